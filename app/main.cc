@@ -1,0 +1,41 @@
+// cfx: the exchange's single executable. Subcommands register themselves (registry.h).
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "registry.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cfx: an exchange for cash-settled GPU-compute futures"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print help for every subcommand");
+  cfx::app::ExitCode rc = 0;
+
+  // Groups first, so that entries registered under them find their parent.
+  std::map<std::string, CLI::App*> groups;
+  groups["bench"] = app.add_subcommand("bench", "Benchmarks; the last line printed is JSON");
+  groups["bench"]->require_subcommand(1);
+
+  auto entries = cfx::app::Commands();
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return a.parent < b.parent; });
+  for (const auto& entry : entries) {
+    if (entry.parent.empty()) {
+      entry.setup(app, &rc);
+    } else {
+      auto it = groups.find(entry.parent);
+      if (it == groups.end()) {
+        it = groups.emplace(entry.parent, app.add_subcommand(entry.parent)).first;
+        it->second->require_subcommand(1);
+      }
+      entry.setup(*it->second, &rc);
+    }
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return rc;
+}

@@ -1,0 +1,44 @@
+// Self-registration of `cfx` subcommands. Each app/cmd_*.cc defines a setup function and
+// registers it at static-initialisation time:
+//
+//   void SetupReplay(CLI::App& parent, cfx::app::ExitCode* rc) {
+//     CLI::App* cmd = parent.add_subcommand("replay", "Run the engine on a command file");
+//     ... cmd->callback([rc] { *rc = RunReplay(...); });
+//   }
+//   CFX_REGISTER_COMMAND("", SetupReplay);        // `cfx replay`
+//   CFX_REGISTER_COMMAND("bench", SetupBookBench); // `cfx bench book`
+//
+// A callback reports failure by setting *rc (non-zero) after printing its own message to
+// standard error.
+#ifndef CFX_APP_REGISTRY_H_
+#define CFX_APP_REGISTRY_H_
+
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+
+namespace cfx::app {
+
+using ExitCode = int;
+using CommandSetup = void (*)(CLI::App& parent, ExitCode* rc);
+
+struct CommandEntry {
+  std::string parent;  // "" for top level, else the name of a top-level group ("bench")
+  CommandSetup setup;
+};
+
+std::vector<CommandEntry>& Commands();
+
+struct Registration {
+  Registration(const char* parent, CommandSetup setup) { Commands().push_back({parent, setup}); }
+};
+
+}  // namespace cfx::app
+
+#define CFX_APP_CONCAT_INNER(a, b) a##b
+#define CFX_APP_CONCAT(a, b) CFX_APP_CONCAT_INNER(a, b)
+#define CFX_REGISTER_COMMAND(parent, fn) \
+  static ::cfx::app::Registration CFX_APP_CONCAT(cfx_registration_, __LINE__)(parent, fn)
+
+#endif  // CFX_APP_REGISTRY_H_

@@ -1,0 +1,35 @@
+// Exact fixed-point decimals as int64 scaled integers.
+//
+//   int64_t ticks;   // 5.250 at scale 3 -> 5250
+//   absl::Status s = ParseScaled("5.250", 3, &ticks);
+//   FormatScaled(5250, 3) == "5.250"
+#ifndef CFX_COMMON_DECIMAL_H_
+#define CFX_COMMON_DECIMAL_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cfx {
+
+// Parses `digits[.digits]` (optional leading '-' when `allow_negative`) into an integer
+// scaled by 10^scale. Returns InvalidArgument if the text is malformed, has more
+// significant decimals than `scale` (non-zero digits past it), or overflows.
+absl::StatusOr<int64_t> ParseScaled(absl::string_view text, int scale,
+                                    bool allow_negative = false);
+
+// Formats `value` / 10^scale with exactly `scale` decimals ("-1.050").
+std::string FormatScaled(int64_t value, int scale);
+
+// Integer division of num by den (den > 0) rounded half to even.
+int64_t DivRoundHalfEven(__int128 num, __int128 den);
+
+// Rounds a double to the nearest integer, exact halves to even (as IEEE rint in the
+// default rounding mode).
+int64_t RoundHalfEven(double x);
+
+}  // namespace cfx
+
+#endif  // CFX_COMMON_DECIMAL_H_

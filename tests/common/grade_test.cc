@@ -1,0 +1,31 @@
+#include "cfx/common/grade.h"
+
+#include "gtest/gtest.h"
+
+namespace cfx {
+namespace {
+
+TEST(GradeTest, ParsesGradesAndSymbols) {
+  auto g = ParseGrade("B200-GOLD-US");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->tier, Tier::kGold);
+  EXPECT_EQ(g->Key(), "B200-GOLD-US");
+  EXPECT_TRUE(ParseGrade("H100-PLAT-APAC").ok());
+  auto s = ParseSymbol("B200-GOLD-US-202703");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->year, 2027);
+  EXPECT_EQ(s->month, 3);
+  EXPECT_EQ(s->Key(), "B200-GOLD-US-202703");
+}
+
+TEST(GradeTest, RejectsUnknownParts) {
+  EXPECT_FALSE(ParseGrade("B200-GOLD").ok());
+  EXPECT_FALSE(ParseGrade("B200-TIN-US").ok());
+  EXPECT_FALSE(ParseGrade("B200-GOLD-MARS").ok());
+  EXPECT_FALSE(ParseGrade("b200-GOLD-US").ok());
+  EXPECT_FALSE(ParseSymbol("B200-GOLD-US-202713").ok());
+  EXPECT_FALSE(ParseSymbol("B200-GOLD-US-2027").ok());
+}
+
+}  // namespace
+}  // namespace cfx
