@@ -1,0 +1,93 @@
+// The exchange's TOML configuration (SPEC §11): firms, accounts, sessions, tokens,
+// products, ports. One file drives `cfx serve`, `cfx settle`, the HTTP API and the demo.
+//
+//   absl::StatusOr<ExchangeConfig> config = LoadConfigFile("config/demo.toml");
+//   if (!config.ok()) { std::cerr << config.status() << "\n"; return 2; }  // names file/key
+#ifndef CFX_COMMON_CONFIG_H_
+#define CFX_COMMON_CONFIG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cfx/common/date.h"
+#include "cfx/common/grade.h"
+
+namespace cfx {
+
+struct FirmConfig {
+  std::string id;
+  std::string name;
+};
+
+struct AccountConfig {
+  std::string id;
+  std::string firm;
+  int64_t collateral_micro_usd = 0;
+};
+
+enum class SessionRole { kTrading, kDropCopy };
+
+struct SessionConfig {
+  std::string sender_comp_id;  // the client's CompID (tag 49 on messages it sends)
+  std::string firm;
+  SessionRole role = SessionRole::kTrading;
+  std::optional<std::string> password;  // checked at Logon (553/554) when set
+  std::string username;                 // 553, optional
+  bool cancel_on_disconnect = true;
+  int throttle_msgs_per_sec = 500;
+  bool reset_on_logon = false;
+};
+
+enum class TokenRole { kFirm, kRiskDesk };
+
+struct TokenConfig {
+  std::string token;
+  TokenRole role = TokenRole::kFirm;
+  std::string firm;  // for kFirm
+};
+
+struct ProductConfig {
+  Grade grade;
+  std::optional<int64_t> ref_ticks;  // initial band reference (0.001 USD ticks)
+  int64_t max_order_qty = 1000;
+};
+
+struct ExchangeConfig {
+  std::string source;  // file name, for messages
+  std::string data_dir = "./cfx-data";
+  std::string listen_address = "127.0.0.1";
+  int fix_port = 9878;
+  int http_port = 8080;
+  std::string fix_target_comp_id = "CFX";
+  std::vector<Date> holidays;
+  double psr = 0.15;                 // price scan range for span16
+  int band_pct = 10;                 // price band ± percent of the reference
+  int market_protection_ticks = 50;
+  int snapshot_interval = 100000;    // inputs between engine snapshots
+  std::vector<FirmConfig> firms;
+  std::vector<AccountConfig> accounts;
+  std::vector<SessionConfig> sessions;
+  std::vector<TokenConfig> tokens;
+  std::vector<ProductConfig> products;
+
+  BusinessCalendar Calendar() const { return BusinessCalendar(holidays); }
+  const AccountConfig* FindAccount(absl::string_view id) const;
+  const SessionConfig* FindSession(absl::string_view sender_comp_id) const;
+  const TokenConfig* FindToken(absl::string_view token) const;
+};
+
+// Parses and validates a config. Errors are InvalidArgument and name the source, the
+// line where known, and the key (`config/demo.toml:12: accounts[2].firm: unknown firm 'F9'`).
+absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view toml_text, absl::string_view source);
+absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path);
+
+// The embedded defaults used by `cfx demo` (the same text as config/demo.toml).
+absl::string_view DemoConfigText();
+
+}  // namespace cfx
+
+#endif  // CFX_COMMON_CONFIG_H_

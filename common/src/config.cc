@@ -1,0 +1,316 @@
+#include "cfx/common/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/common/decimal.h"
+#include "toml++/toml.h"
+
+namespace cfx {
+namespace {
+
+// Collects the first error with its location; keeps parsing code linear.
+class Reader {
+ public:
+  explicit Reader(absl::string_view source) : source_(source) {}
+
+  absl::Status Error(const toml::node* node, absl::string_view key, absl::string_view what) {
+    std::string where(source_);
+    if (node && node->source().begin.line > 0) {
+      absl::StrAppend(&where, ":", node->source().begin.line);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", key, ": ", what));
+  }
+
+  template <typename T>
+  absl::Status Get(const toml::table& t, absl::string_view prefix, const char* key, T* out,
+                   bool required) {
+    const toml::node* node = t.get(key);
+    std::string name = absl::StrCat(prefix, key);
+    if (!node) {
+      return required ? Error(&t, name, "missing") : absl::OkStatus();
+    }
+    if constexpr (std::is_same_v<T, std::string>) {
+      auto v = node->value<std::string>();
+      if (!node->is_string() || !v) return Error(node, name, "expected a string");
+      *out = *v;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (!node->is_boolean()) return Error(node, name, "expected true or false");
+      *out = *node->value<bool>();
+    } else if constexpr (std::is_same_v<T, int>) {
+      if (!node->is_integer()) return Error(node, name, "expected an integer");
+      int64_t v = *node->value<int64_t>();
+      if (v < 0 || v > INT32_MAX) return Error(node, name, "out of range");
+      *out = static_cast<int>(v);
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (!node->is_number()) return Error(node, name, "expected a number");
+      *out = *node->value<double>();
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckKeys(const toml::table& t, absl::string_view prefix,
+                         std::initializer_list<const char*> known) {
+    for (const auto& [k, v] : t) {
+      bool ok = false;
+      for (const char* name : known) ok = ok || k.str() == name;
+      if (!ok) return Error(&v, absl::StrCat(prefix, std::string(k.str())), "unknown key");
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string source_;
+};
+
+#define CFX_RETURN_IF_ERROR(expr)       \
+  do {                                  \
+    absl::Status _st = (expr);          \
+    if (!_st.ok()) return _st;          \
+  } while (0)
+
+const toml::array* ArrayOfTables(const toml::table& root, const char* key) {
+  const toml::node* n = root.get(key);
+  return n ? n->as_array() : nullptr;
+}
+
+}  // namespace
+
+const AccountConfig* ExchangeConfig::FindAccount(absl::string_view id) const {
+  for (const auto& a : accounts) {
+    if (a.id == id) return &a;
+  }
+  return nullptr;
+}
+
+const SessionConfig* ExchangeConfig::FindSession(absl::string_view id) const {
+  for (const auto& s : sessions) {
+    if (s.sender_comp_id == id) return &s;
+  }
+  return nullptr;
+}
+
+const TokenConfig* ExchangeConfig::FindToken(absl::string_view token) const {
+  for (const auto& t : tokens) {
+    if (t.token == token) return &t;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_view source) {
+  toml::table root;
+  try {
+    root = toml::parse(std::string_view(text.data(), text.size()),
+                       std::string_view(source.data(), source.size()));
+  } catch (const toml::parse_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.source().begin.line, ":",
+                                                   e.source().begin.column, ": ",
+                                                   std::string(e.description())));
+  }
+  Reader r(source);
+  ExchangeConfig c;
+  c.source = std::string(source);
+  CFX_RETURN_IF_ERROR(
+      r.CheckKeys(root, "", {"exchange", "firms", "accounts", "sessions", "tokens", "products"}));
+
+  if (const toml::node* ex_node = root.get("exchange")) {
+    const toml::table* ex = ex_node->as_table();
+    if (!ex) return r.Error(ex_node, "exchange", "expected a table");
+    CFX_RETURN_IF_ERROR(r.CheckKeys(
+        *ex, "exchange.",
+        {"data_dir", "listen_address", "fix_port", "http_port", "fix_target_comp_id", "holidays",
+         "psr", "band_pct", "market_protection_ticks", "snapshot_interval"}));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "data_dir", &c.data_dir, false));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "listen_address", &c.listen_address, false));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "fix_port", &c.fix_port, false));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "http_port", &c.http_port, false));
+    CFX_RETURN_IF_ERROR(
+        r.Get(*ex, "exchange.", "fix_target_comp_id", &c.fix_target_comp_id, false));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "psr", &c.psr, false));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "band_pct", &c.band_pct, false));
+    CFX_RETURN_IF_ERROR(
+        r.Get(*ex, "exchange.", "market_protection_ticks", &c.market_protection_ticks, false));
+    CFX_RETURN_IF_ERROR(
+        r.Get(*ex, "exchange.", "snapshot_interval", &c.snapshot_interval, false));
+    if (c.fix_port > 65535) return r.Error(ex->get("fix_port"), "exchange.fix_port", "out of range");
+    if (c.http_port > 65535) {
+      return r.Error(ex->get("http_port"), "exchange.http_port", "out of range");
+    }
+    if (!(c.psr > 0 && c.psr < 1)) return r.Error(ex->get("psr"), "exchange.psr", "must be in (0, 1)");
+    if (c.band_pct < 1 || c.band_pct > 100) {
+      return r.Error(ex->get("band_pct"), "exchange.band_pct", "must be 1..100");
+    }
+    if (c.snapshot_interval < 1) {
+      return r.Error(ex->get("snapshot_interval"), "exchange.snapshot_interval", "must be >= 1");
+    }
+    if (const toml::node* h = ex->get("holidays")) {
+      const toml::array* arr = h->as_array();
+      if (!arr) return r.Error(h, "exchange.holidays", "expected an array of dates");
+      for (size_t i = 0; i < arr->size(); ++i) {
+        const toml::node& item = *arr->get(i);
+        std::string key = absl::StrCat("exchange.holidays[", i, "]");
+        auto s = item.value<std::string>();
+        if (!item.is_string() || !s) return r.Error(&item, key, "expected \"YYYY-MM-DD\"");
+        auto d = ParseDate(*s);
+        if (!d.ok()) return r.Error(&item, key, d.status().message());
+        c.holidays.push_back(*d);
+      }
+    }
+  }
+
+  // Generic walker over arrays of tables.
+  auto each = [&](const char* key, auto&& fn) -> absl::Status {
+    const toml::node* n = root.get(key);
+    if (!n) return absl::OkStatus();
+    const toml::array* arr = ArrayOfTables(root, key);
+    if (!arr) return r.Error(n, key, "expected an array of tables ([[" + std::string(key) + "]])");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      const toml::node& item = *arr->get(i);
+      const toml::table* t = item.as_table();
+      std::string prefix = absl::StrCat(key, "[", i, "].");
+      if (!t) return r.Error(&item, prefix, "expected a table");
+      CFX_RETURN_IF_ERROR(fn(*t, prefix));
+    }
+    return absl::OkStatus();
+  };
+
+  std::set<std::string> firm_ids;
+  CFX_RETURN_IF_ERROR(each("firms", [&](const toml::table& t, const std::string& p) {
+    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"id", "name"}));
+    FirmConfig f;
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "id", &f.id, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "name", &f.name, false));
+    if (f.id.empty()) return r.Error(t.get("id"), p + "id", "empty");
+    if (!firm_ids.insert(f.id).second) return r.Error(t.get("id"), p + "id", "duplicate firm");
+    c.firms.push_back(std::move(f));
+    return absl::OkStatus();
+  }));
+
+  std::set<std::string> account_ids;
+  CFX_RETURN_IF_ERROR(each("accounts", [&](const toml::table& t, const std::string& p) {
+    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"id", "firm", "collateral"}));
+    AccountConfig a;
+    std::string collateral = "0";
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "id", &a.id, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "firm", &a.firm, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "collateral", &collateral, false));
+    if (a.id.empty()) return r.Error(t.get("id"), p + "id", "empty");
+    if (!account_ids.insert(a.id).second) {
+      return r.Error(t.get("id"), p + "id", "duplicate account");
+    }
+    if (!firm_ids.contains(a.firm)) {
+      return r.Error(t.get("firm"), p + "firm", absl::StrCat("unknown firm '", a.firm, "'"));
+    }
+    auto micros = ParseScaled(collateral, 6);
+    if (!micros.ok()) {
+      return r.Error(t.get("collateral"), p + "collateral",
+                     "expected a decimal string of USD, e.g. \"1000000.00\"");
+    }
+    a.collateral_micro_usd = *micros;
+    c.accounts.push_back(std::move(a));
+    return absl::OkStatus();
+  }));
+
+  std::set<std::string> session_ids;
+  CFX_RETURN_IF_ERROR(each("sessions", [&](const toml::table& t, const std::string& p) {
+    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p,
+                                    {"sender_comp_id", "firm", "role", "password", "username",
+                                     "cancel_on_disconnect", "throttle_msgs_per_sec",
+                                     "reset_on_logon"}));
+    SessionConfig s;
+    std::string role = "trading";
+    std::string password;
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "sender_comp_id", &s.sender_comp_id, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "firm", &s.firm, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "role", &role, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "password", &password, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "username", &s.username, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "cancel_on_disconnect", &s.cancel_on_disconnect, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "throttle_msgs_per_sec", &s.throttle_msgs_per_sec, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "reset_on_logon", &s.reset_on_logon, false));
+    if (t.get("password")) s.password = password;
+    if (role == "trading") {
+      s.role = SessionRole::kTrading;
+    } else if (role == "drop_copy") {
+      s.role = SessionRole::kDropCopy;
+    } else {
+      return r.Error(t.get("role"), p + "role", "expected \"trading\" or \"drop_copy\"");
+    }
+    if (s.sender_comp_id.empty()) return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "empty");
+    if (!session_ids.insert(s.sender_comp_id).second) {
+      return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "duplicate session");
+    }
+    if (!firm_ids.contains(s.firm)) {
+      return r.Error(t.get("firm"), p + "firm", absl::StrCat("unknown firm '", s.firm, "'"));
+    }
+    if (s.throttle_msgs_per_sec < 1) {
+      return r.Error(t.get("throttle_msgs_per_sec"), p + "throttle_msgs_per_sec", "must be >= 1");
+    }
+    c.sessions.push_back(std::move(s));
+    return absl::OkStatus();
+  }));
+
+  std::set<std::string> tokens;
+  CFX_RETURN_IF_ERROR(each("tokens", [&](const toml::table& t, const std::string& p) {
+    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"token", "role", "firm"}));
+    TokenConfig tok;
+    std::string role = "firm";
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "token", &tok.token, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "role", &role, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "firm", &tok.firm, false));
+    if (tok.token.size() < 4) return r.Error(t.get("token"), p + "token", "too short");
+    if (!tokens.insert(tok.token).second) return r.Error(t.get("token"), p + "token", "duplicate");
+    if (role == "firm") {
+      tok.role = TokenRole::kFirm;
+      if (!firm_ids.contains(tok.firm)) {
+        return r.Error(t.get("firm") ? t.get("firm") : &t, p + "firm",
+                       absl::StrCat("unknown firm '", tok.firm, "'"));
+      }
+    } else if (role == "risk_desk") {
+      tok.role = TokenRole::kRiskDesk;
+    } else {
+      return r.Error(t.get("role"), p + "role", "expected \"firm\" or \"risk_desk\"");
+    }
+    c.tokens.push_back(std::move(tok));
+    return absl::OkStatus();
+  }));
+
+  std::set<std::string> grades;
+  CFX_RETURN_IF_ERROR(each("products", [&](const toml::table& t, const std::string& p) {
+    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"grade", "ref", "max_order_qty"}));
+    ProductConfig prod;
+    std::string grade, ref;
+    int max_qty = 1000;
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "grade", &grade, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "ref", &ref, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "max_order_qty", &max_qty, false));
+    auto g = ParseGrade(grade);
+    if (!g.ok()) return r.Error(t.get("grade"), p + "grade", g.status().message());
+    if (!grades.insert(grade).second) return r.Error(t.get("grade"), p + "grade", "duplicate");
+    prod.grade = *g;
+    if (t.get("ref")) {
+      auto ticks = ParseScaled(ref, 3);
+      if (!ticks.ok() || *ticks <= 0) {
+        return r.Error(t.get("ref"), p + "ref", "expected a positive price on the 0.001 tick");
+      }
+      prod.ref_ticks = *ticks;
+    }
+    if (max_qty < 1) return r.Error(t.get("max_order_qty"), p + "max_order_qty", "must be >= 1");
+    prod.max_order_qty = max_qty;
+    c.products.push_back(std::move(prod));
+    return absl::OkStatus();
+  }));
+  return c;
+}
+
+absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open config file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseConfig(ss.str(), path);
+}
+
+}  // namespace cfx
