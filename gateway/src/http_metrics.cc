@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -48,8 +49,12 @@ std::string EscapeHelp(const std::string& v) {
 std::string FormatDouble(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  // Shortest text that reads back as the same double ("5e-05", not 5.0000000000000002e-05).
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 
