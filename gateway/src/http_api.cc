@@ -1,0 +1,144 @@
+#include "http_api.h"
+
+#include <chrono>
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "http_target.h"
+
+namespace cfx::gateway::internal {
+namespace {
+
+struct RouteMatch {
+  Endpoint endpoint = Endpoint::kUnmatched;
+  const char* method = "GET";  // the one method the route accepts
+  std::string param;           // {acct}, {sym} or {grade}
+};
+
+RouteMatch Match(const std::vector<std::string>& s) {
+  RouteMatch r;
+  if (s.size() == 1 && s[0] == "healthz") {
+    r.endpoint = Endpoint::kHealthz;
+  } else if (s.size() == 1 && s[0] == "metrics") {
+    r.endpoint = Endpoint::kMetrics;
+  } else if (s.size() == 4 && s[0] == "v1" && s[1] == "accounts" && s[3] == "margin") {
+    r = {Endpoint::kMargin, "GET", s[2]};
+  } else if (s.size() == 4 && s[0] == "v1" && s[1] == "accounts" && s[3] == "positions") {
+    r = {Endpoint::kPositions, "GET", s[2]};
+  } else if (s.size() == 3 && s[0] == "v1" && s[1] == "margin" && s[2] == "whatif") {
+    r = {Endpoint::kWhatIf, "POST", ""};
+  } else if (s.size() == 3 && s[0] == "v1" && s[1] == "book") {
+    r = {Endpoint::kBook, "GET", s[2]};
+  } else if (s.size() == 3 && s[0] == "v1" && s[1] == "reference") {
+    r = {Endpoint::kReference, "GET", s[2]};
+  }
+  return r;
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+HttpApi::HttpApi(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options,
+                 HttpMetrics* metrics, RateLimiter::Clock clock)
+    : options_(std::move(options)),
+      providers_(providers),
+      auth_(config),
+      limiter_(auth_.Tokens(), options_.rate_limit_per_sec, options_.rate_limit_burst,
+               std::move(clock)),
+      metrics_(metrics),
+      ctx_{&auth_, providers_, &options_} {}
+
+HttpResponse HttpApi::Handle(const HttpRequest& request) {
+  int64_t start = NowNs();
+  Endpoint endpoint = Endpoint::kUnmatched;
+  HttpResponse response;
+  try {
+    response = Route(request, &endpoint);
+  } catch (const std::exception&) {
+    // A provider threw. Its text may name internals, so it is not shown.
+    response = ErrorResponse(500, "internal", "internal error");
+  }
+  metrics_->RecordRequest(endpoint, response.status, NowNs() - start);
+  return response;
+}
+
+HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
+  absl::StatusOr<ParsedTarget> target = ParseTarget(request.target);
+  if (!target.ok()) {
+    return ErrorResponse(400, "invalid_target", std::string(target.status().message()));
+  }
+  if (target->duplicate_query_key) {
+    return ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
+  }
+  const std::vector<std::string>& seg = target->segments;
+  bool versioned = !seg.empty() && seg[0] == "v1";
+
+  // Matched first only to label the metrics; 404/405 come after authentication so that
+  // an anonymous caller gets 401 for anything under /v1.
+  RouteMatch route = Match(seg);
+  *endpoint = route.endpoint;
+
+  std::optional<Principal> who;
+  if (versioned) {
+    who = auth_.Authenticate(request.authorization);
+    if (!who) {
+      HttpResponse r = ErrorResponse(401, "unauthorized",
+                                     request.authorization.empty()
+                                         ? "missing Authorization: Bearer <token>"
+                                         : "unknown or malformed bearer token");
+      r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"cfx\"");
+      return r;
+    }
+    if (int64_t retry = limiter_.TryAcquire(who->token); retry > 0) {
+      HttpResponse r = ErrorResponse(429, "rate_limited",
+                                     absl::StrCat("more than ", options_.rate_limit_per_sec,
+                                                  " requests/s for this token"));
+      r.headers.emplace_back("Retry-After", std::to_string(retry));
+      return r;
+    }
+  }
+
+  if (route.endpoint == Endpoint::kUnmatched) {
+    return ErrorResponse(404, "not_found", "no such endpoint");
+  }
+  if (request.method != route.method) {
+    HttpResponse r = ErrorResponse(405, "method_not_allowed",
+                                   absl::StrCat("use ", route.method));
+    r.headers.emplace_back("Allow", route.method);
+    return r;
+  }
+
+  const Query& query = target->query;
+  switch (route.endpoint) {
+    case Endpoint::kHealthz:
+      return JsonResponse(200, "{\"status\":\"ok\"}");
+    case Endpoint::kMetrics: {
+      std::vector<GaugeSample> extra;
+      if (providers_.metrics != nullptr) extra = providers_.metrics->Gauges();
+      HttpResponse r;
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      r.body = metrics_->Render(extra);
+      return r;
+    }
+    case Endpoint::kMargin:
+      return HandleMargin(ctx_, *who, route.param, query);
+    case Endpoint::kWhatIf:
+      return HandleWhatIf(ctx_, query, request.body);
+    case Endpoint::kPositions:
+      return HandlePositions(ctx_, *who, route.param, query);
+    case Endpoint::kBook:
+      return HandleBook(ctx_, route.param, query);
+    case Endpoint::kReference:
+      return HandleReference(ctx_, route.param, query);
+    case Endpoint::kUnmatched:
+      break;
+  }
+  return ErrorResponse(404, "not_found", "no such endpoint");
+}
+
+}  // namespace cfx::gateway::internal

@@ -1,0 +1,66 @@
+#include "http_auth.h"
+
+#include <cctype>
+
+namespace cfx::gateway::internal {
+namespace {
+
+// Constant-time in the length of `expected` for equal-length inputs; a length mismatch
+// returns early, which reveals only the length.
+bool ConstantTimeEquals(std::string_view a, std::string_view expected) {
+  if (a.size() != expected.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ expected[i]);
+  }
+  return diff == 0;
+}
+
+bool IEqualsPrefix(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Authenticator::Authenticator(const ExchangeConfig& config) : tokens_(config.tokens) {
+  for (const AccountConfig& a : config.accounts) account_firm_[a.id] = a.firm;
+}
+
+std::optional<Principal> Authenticator::Authenticate(std::string_view authorization) const {
+  constexpr std::string_view kScheme = "bearer ";
+  if (!IEqualsPrefix(authorization, kScheme)) return std::nullopt;
+  std::string_view token = authorization.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+  if (token.empty()) return std::nullopt;
+  const TokenConfig* match = nullptr;
+  for (const TokenConfig& t : tokens_) {
+    if (ConstantTimeEquals(token, t.token) && match == nullptr) match = &t;
+  }
+  if (match == nullptr) return std::nullopt;
+  return Principal{match->token, match->role,
+                   match->role == TokenRole::kFirm ? match->firm : std::string()};
+}
+
+AccountAccess Authenticator::CheckAccount(const Principal& principal,
+                                          const std::string& account) const {
+  auto it = account_firm_.find(account);
+  if (principal.role == TokenRole::kRiskDesk) {
+    return it == account_firm_.end() ? AccountAccess::kUnknownAccount : AccountAccess::kAllowed;
+  }
+  // Firm token: unknown and foreign accounts are indistinguishable on purpose.
+  if (it == account_firm_.end() || it->second != principal.firm) return AccountAccess::kDenied;
+  return AccountAccess::kAllowed;
+}
+
+std::vector<std::string> Authenticator::Tokens() const {
+  std::vector<std::string> out;
+  for (const TokenConfig& t : tokens_) out.push_back(t.token);
+  return out;
+}
+
+}  // namespace cfx::gateway::internal

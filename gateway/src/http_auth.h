@@ -1,0 +1,50 @@
+// Bearer-token authentication and account authorisation (SPEC §7, docs/http.md).
+//
+// Rules: a firm token sees only its firm's accounts; a risk_desk token sees every account.
+// For a firm token, another firm's account and an account that does not exist give the
+// same answer (kDenied -> 403, identical body), so a firm cannot probe which accounts
+// exist. For the risk desk, an unknown account is kUnknownAccount (-> 404).
+#ifndef CFX_GATEWAY_HTTP_AUTH_H_
+#define CFX_GATEWAY_HTTP_AUTH_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cfx/common/config.h"
+
+namespace cfx::gateway::internal {
+
+struct Principal {
+  std::string token;  // the bucket key for rate limiting
+  TokenRole role = TokenRole::kFirm;
+  std::string firm;   // empty for the risk desk
+};
+
+enum class AccountAccess { kAllowed, kDenied, kUnknownAccount };
+
+// Thread safety: immutable after construction; all methods are const and thread-safe.
+class Authenticator {
+ public:
+  explicit Authenticator(const ExchangeConfig& config);
+
+  // The principal of an Authorization header value ("Bearer <token>", scheme
+  // case-insensitive), or nullopt when absent, malformed or unknown. Tokens are compared
+  // in constant time against every configured token, so timing reveals no prefix.
+  std::optional<Principal> Authenticate(std::string_view authorization) const;
+
+  AccountAccess CheckAccount(const Principal& principal, const std::string& account) const;
+
+  // Every configured token (tests, rate limiter buckets).
+  std::vector<std::string> Tokens() const;
+
+ private:
+  std::vector<TokenConfig> tokens_;
+  std::map<std::string, std::string, std::less<>> account_firm_;  // account -> firm
+};
+
+}  // namespace cfx::gateway::internal
+
+#endif  // CFX_GATEWAY_HTTP_AUTH_H_

@@ -1,0 +1,124 @@
+#include "http_json.h"
+
+#include "cfx/common/decimal.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::gateway {
+
+const char* MarginMethodName(MarginMethod method) {
+  return method == MarginMethod::kMc ? "mc" : "span16";
+}
+
+namespace internal {
+namespace {
+
+using nlohmann::json;
+
+json Optional(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+// Dumps with invalid UTF-8 replaced rather than thrown: provider strings are not trusted
+// to be valid UTF-8, and an exception must not escape a handler.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json ScenarioJson(const ScenarioParams& s) {
+  json tput = json::object();
+  for (int t = 0; t < kNumTiers; ++t) tput[kTierNames[t]] = s.tput_moves[t];
+  return json{{"number", s.number},
+              {"label", s.label.empty() ? std::to_string(s.number) : s.label},
+              {"weight", s.weight},
+              {"price_move", s.price_move},
+              {"tput_moves", std::move(tput)}};
+}
+
+}  // namespace
+
+std::string ErrorJson(const std::string& error, const std::string& detail) {
+  return Dump(json{{"error", error}, {"detail", detail}});
+}
+
+std::string UsdFromMicro(int64_t micro_usd) {
+  return FormatScaled(DivRoundHalfEven(micro_usd, 10'000), 2);
+}
+
+std::string MarginJson(const std::optional<std::string>& account, MarginMethod method,
+                       const MarginResult& result) {
+  json positions = json::array();
+  for (const MarginPositionLine& p : result.positions) {
+    positions.push_back(json{{"sym", p.sym},
+                             {"qty", p.qty},
+                             {"settle", p.settle},
+                             {"theta", Optional(p.theta)},
+                             {"price_per_mtok", Optional(p.price_per_mtok)},
+                             {"worst_loss", UsdFromMicro(p.worst_loss_micro_usd)},
+                             {"worst_loss_micro_usd", p.worst_loss_micro_usd}});
+  }
+  json j = json::object();
+  if (account) j["account"] = *account;
+  j["method"] = MarginMethodName(method);
+  j["margin"] = UsdFromMicro(result.margin_micro_usd);
+  j["margin_micro_usd"] = result.margin_micro_usd;
+  j["worst_scenario"] = result.worst_scenario.number;
+  j["scenario"] = ScenarioJson(result.worst_scenario);
+  j["scenario_count"] = result.scenario_count;
+  j["positions"] = std::move(positions);
+  return Dump(j);
+}
+
+std::string PositionsJson(const std::string& account, const std::vector<PositionLine>& lines) {
+  json positions = json::array();
+  for (const PositionLine& p : lines) {
+    positions.push_back(json{{"sym", p.sym},
+                             {"qty", p.qty},
+                             {"avg_price", Optional(p.avg_price)},
+                             {"last_price", Optional(p.last_price)},
+                             {"settle", Optional(p.settle)},
+                             {"open_buy_qty", p.open_buy_qty},
+                             {"open_sell_qty", p.open_sell_qty},
+                             {"vm", p.vm_micro_usd ? json(UsdFromMicro(*p.vm_micro_usd))
+                                                   : json(nullptr)}});
+  }
+  return Dump(json{{"account", account}, {"positions", std::move(positions)}});
+}
+
+std::string BookJson(const BookSnapshot& book) {
+  auto levels = [](const std::vector<BookLevel>& side) {
+    json out = json::array();
+    for (const BookLevel& l : side) out.push_back(json::array({l.price, l.qty, l.count}));
+    return out;
+  };
+  json last = nullptr;
+  if (book.last_trade) {
+    last = json{{"px", book.last_trade->price}, {"qty", book.last_trade->qty}};
+    if (!book.last_trade->ts.empty()) last["ts"] = book.last_trade->ts;
+  }
+  return Dump(json{{"sym", book.sym},
+                   {"state", book.state},
+                   {"seq", book.seq},
+                   {"bids", levels(book.bids)},
+                   {"asks", levels(book.asks)},
+                   {"last_trade", std::move(last)}});
+}
+
+std::string FixesJson(const std::string& grade, const std::string& from, const std::string& to,
+                      const std::vector<FixRecord>& records) {
+  json fixes = json::array();
+  for (const FixRecord& r : records) {
+    fixes.push_back(json{{"grade", r.grade},
+                         {"date", r.date},
+                         {"fix", Optional(r.fix)},
+                         {"level", r.level ? json(*r.level) : json(nullptr)},
+                         {"p25", Optional(r.p25)},
+                         {"p75", Optional(r.p75)},
+                         {"n_obs", r.n_obs},
+                         {"n_dropped", r.n_dropped},
+                         {"n_providers", r.n_providers},
+                         {"volume", r.volume},
+                         {"theta", Optional(r.theta)},
+                         {"price_per_mtok", Optional(r.price_per_mtok)},
+                         {"flags", r.flags}});
+  }
+  return Dump(json{{"grade", grade}, {"from", from}, {"to", to}, {"fixes", std::move(fixes)}});
+}
+
+}  // namespace internal
+}  // namespace cfx::gateway

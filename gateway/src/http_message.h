@@ -1,0 +1,28 @@
+// Transport-free request and response values: the Beast adapter (http_server.cc) converts
+// to and from these, so routing, auth and handlers compile and test without Boost.
+#ifndef CFX_GATEWAY_HTTP_MESSAGE_H_
+#define CFX_GATEWAY_HTTP_MESSAGE_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cfx::gateway::internal {
+
+struct HttpRequest {
+  std::string method;         // "GET", "POST", ...
+  std::string target;         // "/v1/book/B200-GOLD-US-202703?depth=5"
+  std::string authorization;  // the Authorization header's value, "" when absent
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra (Retry-After, Allow)
+};
+
+}  // namespace cfx::gateway::internal
+
+#endif  // CFX_GATEWAY_HTTP_MESSAGE_H_

@@ -1,0 +1,314 @@
+// The Boost.Beast adapter: accepts connections, reads requests with size limits and
+// timeouts, hands them to HttpApi and writes the answers. Every Asio/Beast operation uses
+// the error_code form, so no Boost exception leaves this file; this is the only file of the
+// library that includes Beast.
+#include "cfx/gateway/http_server.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/strand.hpp"
+#include "boost/beast/core.hpp"
+#include "boost/beast/http.hpp"
+#include "http_api.h"
+#include "http_json.h"
+
+namespace cfx::gateway {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+
+namespace internal {
+
+class HttpSession;
+
+// What a session needs from its server. Separate from HttpServer::Impl (private to
+// HttpServer) so that HttpSession can name it. Thread safety: every method is thread-safe.
+class HttpSessionHost {
+ public:
+  HttpSessionHost(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options)
+      : options_(options), api_(config, providers, options, &metrics_) {}
+
+  HttpApi& api() { return api_; }
+  HttpMetrics& metrics() { return metrics_; }
+  const HttpServerOptions& options() const { return options_; }
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+
+  void Register(uint64_t id, const std::shared_ptr<HttpSession>& s) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_[id] = s;
+  }
+  void Unregister(uint64_t id) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_.erase(id);
+    if (sessions_.empty()) sessions_cv_.notify_all();
+  }
+
+ protected:
+  HttpServerOptions options_;
+  HttpMetrics metrics_;
+  HttpApi api_;
+  std::mutex sessions_mu_;
+  std::condition_variable sessions_cv_;
+  std::map<uint64_t, std::weak_ptr<HttpSession>> sessions_;  // guarded by sessions_mu_
+  std::atomic<bool> stopping_{false};
+};
+
+// One connection. Thread safety: all its handlers run on its own strand; OnServerStop is
+// posted to that strand.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket&& socket, HttpSessionHost* server, uint64_t id)
+      : stream_(std::move(socket)), server_(server), id_(id) {
+    server_->metrics().ConnectionOpened();
+  }
+  ~HttpSession() {
+    server_->metrics().ConnectionClosed();
+    server_->Unregister(id_);
+  }
+
+  void Run() {
+    asio::dispatch(stream_.get_executor(),
+                   beast::bind_front_handler(&HttpSession::DoRead, shared_from_this()));
+  }
+
+  // Closes the connection if it is waiting for a request; one being answered is closed
+  // after its response is written (OnWrite checks stopping()).
+  void OnServerStop() {
+    if (reading_) Close();
+  }
+
+  asio::any_io_executor executor() { return stream_.get_executor(); }
+
+ private:
+  void DoRead() {
+    if (server_->stopping()) return Close();
+    const HttpServerOptions& o = server_->options();
+    parser_.emplace();
+    parser_->body_limit(o.max_body_bytes);
+    parser_->header_limit(static_cast<uint32_t>(o.max_header_bytes));
+    stream_.expires_after(o.read_timeout);
+    reading_ = true;
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      beast::bind_front_handler(&HttpSession::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, size_t /*bytes*/) {
+    reading_ = false;
+    if (ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted) return Close();
+    if (ec == beast::error::timeout) {
+      server_->metrics().ReadTimeout();
+      return Close();  // the stream has closed the socket already
+    }
+    if (ec == bhttp::error::body_limit) return TransportError(413, "payload_too_large",
+        absl::StrCat("body larger than ", server_->options().max_body_bytes, " bytes"));
+    if (ec == bhttp::error::header_limit) return TransportError(431, "headers_too_large",
+        absl::StrCat("request headers larger than ", server_->options().max_header_bytes,
+                     " bytes"));
+    if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
+      // Beast's own category: a malformed request.
+      return TransportError(400, "bad_request", ec.message());
+    }
+    if (ec) return Close();  // a socket error: nobody to answer
+
+    bhttp::request<bhttp::string_body> req = parser_->release();
+    HttpRequest request;
+    request.method = std::string(req.method_string());
+    request.target = std::string(req.target());
+    if (auto it = req.find(bhttp::field::authorization); it != req.end()) {
+      request.authorization = std::string(it->value());
+    }
+    request.body = std::move(req.body());
+    HttpResponse response = server_->api().Handle(request);
+    Write(response, req.version(), req.keep_alive() && !server_->stopping());
+  }
+
+  void TransportError(int status, const char* error, const std::string& detail) {
+    server_->api().RecordTransportError(status);
+    HttpResponse r;
+    r.status = status;
+    r.body = ErrorJson(error, detail);
+    // After a framing error the rest of the stream cannot be trusted: answer and close.
+    Write(r, 11, /*keep_alive=*/false);
+  }
+
+  void Write(const HttpResponse& r, unsigned version, bool keep_alive) {
+    res_ = {};
+    res_.version(version);
+    res_.result(static_cast<unsigned>(r.status));
+    res_.set(bhttp::field::server, "cfx");
+    res_.set(bhttp::field::content_type, r.content_type);
+    res_.set(bhttp::field::cache_control, "no-store");
+    for (const auto& [name, value] : r.headers) res_.set(name, value);
+    res_.body() = r.body;
+    res_.keep_alive(keep_alive);
+    res_.prepare_payload();
+    close_after_write_ = !keep_alive;
+    stream_.expires_after(server_->options().write_timeout);
+    bhttp::async_write(stream_, res_,
+                       beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, size_t /*bytes*/) {
+    if (ec || close_after_write_ || server_->stopping()) return Close();
+    DoRead();
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  bhttp::response<bhttp::string_body> res_;
+  HttpSessionHost* server_;
+  uint64_t id_;
+  bool reading_ = false;
+  bool close_after_write_ = false;
+};
+
+}  // namespace internal
+
+class HttpServer::Impl : public internal::HttpSessionHost {
+ public:
+  Impl(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options)
+      : HttpSessionHost(config, providers, options),
+        address_(config.listen_address),
+        configured_port_(config.http_port) {}
+
+  ~Impl() { Stop(); }
+
+  absl::Status Start();
+  void Stop();
+  int port() const { return port_.load(std::memory_order_acquire); }
+
+ private:
+  void DoAccept();
+  void OnAccept(beast::error_code ec, tcp::socket socket);
+
+  std::string address_;
+  int configured_port_;
+  uint64_t next_session_id_ = 0;  // accept strand only
+  std::atomic<int> port_{0};
+  bool started_ = false;  // controlling thread only
+  bool stopped_ = false;  // controlling thread only
+
+  // Declared after the HttpSessionHost base's state and destroyed before it: queued handlers
+  // hold sessions, whose destructors call Unregister on the base.
+  asio::io_context ioc_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::optional<tcp::acceptor> acceptor_;
+  std::vector<std::thread> threads_;
+};
+
+absl::Status HttpServer::Impl::Start() {
+  if (started_) return absl::FailedPreconditionError("HTTP server already started");
+  beast::error_code ec;
+  asio::ip::address addr = asio::ip::make_address(address_, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("http listen_address '", address_, "': ", ec.message()));
+  }
+  if (configured_port_ < 0 || configured_port_ > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("http_port ", configured_port_, " out of range"));
+  }
+  tcp::endpoint endpoint(addr, static_cast<uint16_t>(configured_port_));
+  acceptor_.emplace(asio::make_strand(ioc_));
+  auto fail = [&](const char* what) {
+    return absl::UnavailableError(absl::StrCat("http ", what, " ", address_, ":",
+                                               configured_port_, ": ", ec.message()));
+  };
+  if (acceptor_->open(endpoint.protocol(), ec); ec) return fail("open");
+  if (acceptor_->set_option(asio::socket_base::reuse_address(true), ec); ec) return fail("option");
+  if (acceptor_->bind(endpoint, ec); ec) return fail("bind");
+  if (acceptor_->listen(asio::socket_base::max_listen_connections, ec); ec) return fail("listen");
+  port_.store(acceptor_->local_endpoint(ec).port(), std::memory_order_release);
+  started_ = true;
+  work_.emplace(ioc_.get_executor());
+  DoAccept();
+  int n = options_.threads > 0 ? options_.threads : 1;
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  return absl::OkStatus();
+}
+
+void HttpServer::Impl::DoAccept() {
+  acceptor_->async_accept(asio::make_strand(ioc_),
+                          beast::bind_front_handler(&Impl::OnAccept, this));
+}
+
+void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
+  if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;  // stopping
+  if (!ec) {
+    size_t active;
+    {
+      std::lock_guard<std::mutex> lock(sessions_mu_);
+      active = sessions_.size();
+    }
+    if (stopping() || active >= static_cast<size_t>(options_.max_connections)) {
+      metrics_.ConnectionRefused();
+      beast::error_code ignored;
+      socket.close(ignored);
+    } else {
+      socket.set_option(tcp::no_delay(true), ec);
+      auto session = std::make_shared<internal::HttpSession>(std::move(socket), this, next_session_id_++);
+      Register(next_session_id_ - 1, session);
+      session->Run();
+    }
+  }
+  // Accept errors (e.g. EMFILE) do not stop the listener.
+  DoAccept();
+}
+
+void HttpServer::Impl::Stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  stopping_.store(true, std::memory_order_release);
+  asio::post(acceptor_->get_executor(), [this] {
+    beast::error_code ignored;
+    acceptor_->close(ignored);
+  });
+  std::vector<std::shared_ptr<internal::HttpSession>> live;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    for (auto& [id, weak] : sessions_) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  for (auto& s : live) {
+    asio::post(s->executor(), [s] { s->OnServerStop(); });
+  }
+  live.clear();
+  {
+    std::unique_lock<std::mutex> lock(sessions_mu_);
+    sessions_cv_.wait_for(lock, options_.stop_drain_timeout, [this] { return sessions_.empty(); });
+  }
+  work_.reset();
+  ioc_.stop();  // drops connections still open after the drain timeout
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+HttpServer::HttpServer(const ExchangeConfig& config, HttpProviders providers,
+                       HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(config, providers, std::move(options))) {}
+
+HttpServer::~HttpServer() = default;
+
+absl::Status HttpServer::Start() { return impl_->Start(); }
+int HttpServer::port() const { return impl_->port(); }
+void HttpServer::Stop() { impl_->Stop(); }
+
+}  // namespace cfx::gateway

@@ -1,0 +1,331 @@
+// Endpoints, authentication and authorisation, over a real server on loopback.
+#include <string>
+#include <vector>
+
+#include "http_test_util.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::gateway::testing {
+namespace {
+
+using nlohmann::json;
+
+json Body(const HttpClientResponse& r) {
+  json j = json::parse(r.body, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.body;
+  return j;
+}
+
+class HttpApiTest : public HttpServerTest {
+ protected:
+  void SetUp() override { StartServer(); }
+};
+
+TEST_F(HttpApiTest, HealthzNeedsNoToken) {
+  HttpClientResponse r = Call("GET", "/healthz", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(Body(r)["status"], "ok");
+  EXPECT_EQ(r.Header("content-type"), "application/json");
+}
+
+TEST_F(HttpApiTest, MarginRendersPartsAndRoundsCentsHalfToEven) {
+  HttpClientResponse r = Call("GET", "/v1/accounts/ALPHA-1/margin", kAlpha);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = Body(r);
+  EXPECT_EQ(j["account"], "ALPHA-1");
+  EXPECT_EQ(j["method"], "span16");
+  EXPECT_EQ(j["margin"], "1234.56");
+  EXPECT_EQ(j["margin_micro_usd"], 1234565000);
+  EXPECT_EQ(j["worst_scenario"], 13);
+  EXPECT_EQ(j["scenario"]["price_move"], -0.15);
+  EXPECT_EQ(j["scenario"]["tput_moves"]["GOLD"], 0.08);
+  EXPECT_EQ(j["scenario_count"], 16);
+  ASSERT_EQ(j["positions"].size(), 1u);
+  json p = j["positions"][0];
+  EXPECT_EQ(p["sym"], kSym);
+  EXPECT_EQ(p["qty"], 7);
+  EXPECT_EQ(p["settle"], "5.280");
+  EXPECT_EQ(p["theta"], "1200");
+  EXPECT_EQ(p["price_per_mtok"], "1.2222");
+  EXPECT_EQ(p["worst_loss"], "1234.56");
+}
+
+TEST_F(HttpApiTest, MarginMethodMcIsPassedToTheProvider) {
+  HttpClientResponse r = Call("GET", "/v1/accounts/ALPHA-1/margin?method=mc", kRisk);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["method"], "mc");
+  EXPECT_EQ(Body(r)["worst_scenario"], 4711);
+}
+
+TEST_F(HttpApiTest, MarginRejectsBadMethodAndUnknownParameter) {
+  for (const char* target : {"/v1/accounts/ALPHA-1/margin?method=var",
+                             "/v1/accounts/ALPHA-1/margin?method=",
+                             "/v1/accounts/ALPHA-1/margin?methd=mc",
+                             "/v1/accounts/ALPHA-1/margin?method=mc&method=span16",
+                             "/v1/accounts/ALPHA-1/margin?method=%zz"}) {
+    HttpClientResponse r = Call("GET", target, kAlpha);
+    EXPECT_EQ(r.status, 400) << target;
+    json j = Body(r);
+    EXPECT_TRUE(j.contains("error") && j.contains("detail")) << r.body;
+  }
+}
+
+TEST_F(HttpApiTest, PositionsOfOwnAccount) {
+  HttpClientResponse r = Call("GET", "/v1/accounts/ALPHA-2/positions", kAlpha);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = Body(r);
+  EXPECT_EQ(j["account"], "ALPHA-2");
+  ASSERT_EQ(j["positions"].size(), 1u);
+  EXPECT_EQ(j["positions"][0]["qty"], 7);
+  EXPECT_EQ(j["positions"][0]["avg_price"], "5.250");
+  EXPECT_EQ(j["positions"][0]["vm"], "210.00");
+}
+
+TEST_F(HttpApiTest, BookIsPublicToAnyTokenAndHonoursDepth) {
+  for (const char* tok : {kAlpha, kBeta, kRisk}) {
+    HttpClientResponse r = Call("GET", std::string("/v1/book/") + kSym, tok);
+    ASSERT_EQ(r.status, 200) << r.body;
+    json j = Body(r);
+    EXPECT_EQ(j["state"], "open");
+    EXPECT_EQ(j["seq"], 42);
+    EXPECT_EQ(j["bids"], json::parse(R"([["5.250",10,2],["5.240",5,1]])"));
+    EXPECT_EQ(j["asks"], json::parse(R"([["5.260",3,1]])"));
+    EXPECT_EQ(j["last_trade"]["px"], "5.255");
+  }
+  HttpClientResponse r = Call("GET", std::string("/v1/book/") + kSym + "?depth=1", kAlpha);
+  EXPECT_EQ(Body(r)["bids"].size(), 1u);
+  EXPECT_EQ(Call("GET", std::string("/v1/book/") + kSym + "?depth=0", kAlpha).status, 400);
+  EXPECT_EQ(Call("GET", std::string("/v1/book/") + kSym + "?depth=x", kAlpha).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/book/B200-GOLD-US-209912", kAlpha).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/book/not-a-symbol", kAlpha).status, 400);
+  // Listed, no published book yet: an empty book, not an error.
+  EXPECT_EQ(Call("GET", "/v1/book/B200-PLAT-US-202703", kAlpha).status, 200);
+}
+
+TEST_F(HttpApiTest, ReferenceFixesInRange) {
+  HttpClientResponse r =
+      Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01&to=2027-03-02", kBeta);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = Body(r);
+  ASSERT_EQ(j["fixes"].size(), 2u);
+  EXPECT_EQ(j["fixes"][0]["fix"], "5.4123");
+  EXPECT_EQ(j["fixes"][0]["level"], 1);
+  EXPECT_EQ(j["fixes"][0]["n_obs"], 9);
+  EXPECT_TRUE(j["fixes"][1]["fix"].is_null());
+  EXPECT_EQ(j["fixes"][1]["flags"], json::parse(R"(["insufficient_data"])"));
+  // `to` defaults to `from`.
+  r = Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-02", kBeta);
+  EXPECT_EQ(Body(r)["fixes"].size(), 1u);
+}
+
+TEST_F(HttpApiTest, ReferenceRejectsBadDatesAndGrades) {
+  for (const char* target : {"/v1/reference/B200-GOLD-US",
+                             "/v1/reference/B200-GOLD-US?from=2027-02-30",
+                             "/v1/reference/B200-GOLD-US?from=20270301",
+                             "/v1/reference/B200-GOLD-US?from=2027-03-01&to=yesterday",
+                             "/v1/reference/B200-GOLD-US?from=2027-03-02&to=2027-03-01",
+                             "/v1/reference/B200-GOLD-US?from=2020-01-01&to=2027-03-01",
+                             "/v1/reference/B200-WOOD-US?from=2027-03-01",
+                             "/v1/reference/b200?from=2027-03-01"}) {
+    EXPECT_EQ(Call("GET", target, kRisk).status, 400) << target;
+  }
+  EXPECT_EQ(Call("GET", "/v1/reference/H100-GOLD-EU?from=2027-03-01", kRisk).status, 404);
+}
+
+TEST_F(HttpApiTest, WhatIfForAFirmToken) {
+  HttpClientResponse r = Call("POST", "/v1/margin/whatif", kGamma,
+                              R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":-5}],)"
+                              R"("method":"span16"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = Body(r);
+  EXPECT_FALSE(j.contains("account"));
+  EXPECT_EQ(j["margin"], "5000.00");  // 5 x 1000 USD per contract in the fake
+  EXPECT_EQ(j["positions"][0]["qty"], -5);
+  // Method defaults to span16; an empty portfolio is margin 0.
+  r = Call("POST", "/v1/margin/whatif", kRisk, R"({"positions":[]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["margin"], "0.00");
+  EXPECT_EQ(Body(r)["method"], "span16");
+}
+
+TEST_F(HttpApiTest, WhatIfRejectsMalformedBodiesAndChangesNothing) {
+  const std::vector<std::string> bodies = {
+      "",
+      "not json",
+      "{\"positions\":[",
+      "[1,2,3]",
+      "42",
+      "{}",
+      R"({"positions":{}})",
+      R"({"positions":[1]})",
+      R"({"positions":[{"qty":-5}]})",
+      R"({"positions":[{"sym":"B200-GOLD-US-202703"}]})",
+      R"({"positions":[{"sym":5,"qty":-5}]})",
+      R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":"5"}]})",
+      R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1.5}]})",
+      R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":true}]})",
+      R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":99999999999999999999}]})",
+      R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":-1000000001}]})",
+      R"({"positions":[{"sym":"NOT-A-SYMBOL","qty":1}]})",
+      R"({"positions":[],"method":"var"})",
+      R"({"positions":[],"method":16})",
+      std::string(20000, '[') + std::string(20000, ']'),
+  };
+  for (const std::string& body : bodies) {
+    int64_t calls = mem_.calls();
+    HttpClientResponse r = Call("POST", "/v1/margin/whatif", kRisk, body);
+    EXPECT_EQ(r.status, 400) << body.substr(0, 80) << " -> " << r.body;
+    json j = Body(r);
+    EXPECT_TRUE(j["error"].is_string() && j["detail"].is_string()) << r.body;
+    EXPECT_EQ(mem_.calls(), calls) << "a malformed request reached a provider";
+  }
+  // A well-formed request naming an unlisted contract: the provider's InvalidArgument.
+  HttpClientResponse r = Call("POST", "/v1/margin/whatif", kRisk,
+                              R"({"positions":[{"sym":"B200-GOLD-US-209912","qty":1}]})");
+  EXPECT_EQ(r.status, 400);
+}
+
+TEST_F(HttpApiTest, NoTokenOrUnknownTokenIs401) {
+  const std::vector<std::string> targets = {
+      "/v1/accounts/ALPHA-1/margin", "/v1/accounts/ALPHA-1/positions",
+      std::string("/v1/book/") + kSym, "/v1/reference/B200-GOLD-US?from=2027-03-01",
+      "/v1/nothing-here"};
+  for (const std::string& t : targets) {
+    EXPECT_EQ(Call("GET", t, "").status, 401) << t;
+    EXPECT_EQ(Call("GET", t, "tok-nobody").status, 401) << t;
+    HttpClientResponse r = Call("GET", t, "tok-alph");  // a prefix of a real token
+    EXPECT_EQ(r.status, 401) << t;
+    EXPECT_EQ(r.Header("www-authenticate"), "Bearer realm=\"cfx\"");
+  }
+  EXPECT_EQ(Call("POST", "/v1/margin/whatif", "", R"({"positions":[]})").status, 401);
+  // Other schemes and a bare token are not bearer tokens.
+  HttpClient c = Connect();
+  ASSERT_TRUE(c.SendRaw("GET /v1/book/B200-GOLD-US-202703 HTTP/1.1\r\nHost: x\r\n"
+                        "Authorization: Basic dG9rLXJpc2s6\r\n\r\n").ok());
+  EXPECT_EQ(c.ReadResponse()->status, 401);
+  ASSERT_TRUE(c.SendRaw("GET /v1/book/B200-GOLD-US-202703 HTTP/1.1\r\nHost: x\r\n"
+                        "Authorization: tok-risk\r\n\r\n").ok());
+  EXPECT_EQ(c.ReadResponse()->status, 401);
+  ASSERT_TRUE(c.SendRaw("GET /v1/book/B200-GOLD-US-202703 HTTP/1.1\r\nHost: x\r\n"
+                        "Authorization: bearer tok-risk\r\n\r\n").ok());
+  EXPECT_EQ(c.ReadResponse()->status, 200);  // the scheme is case-insensitive
+}
+
+TEST_F(HttpApiTest, RiskDeskSeesEveryAccountAndGets404ForUnknown) {
+  for (const char* acct : {"ALPHA-1", "ALPHA-2", "BETA-1", "GAMMA-1"}) {
+    for (const char* what : {"margin", "positions"}) {
+      std::string t = std::string("/v1/accounts/") + acct + "/" + what;
+      EXPECT_EQ(Call("GET", t, kRisk).status, 200) << t;
+    }
+  }
+  EXPECT_EQ(Call("GET", "/v1/accounts/NOPE-1/margin", kRisk).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/accounts/NOPE-1/positions", kRisk).status, 404);
+}
+
+// The isolation property: for every per-account endpoint and every firm token, another
+// firm's account and a non-existent account get the same 403 answer, byte for byte, no
+// provider is asked, and the firm's own accounts are served.
+TEST_F(HttpApiTest, NoFirmCanReadAnotherFirmsAccountThroughAnyEndpoint) {
+  struct Firm {
+    const char* token;
+    const char* firm;
+  };
+  const std::vector<Firm> firms = {{kAlpha, "ALPHA"}, {kBeta, "BETA"}, {kGamma, "GAMMA"}};
+  const std::vector<std::string> accounts = {"ALPHA-1", "ALPHA-2", "BETA-1", "GAMMA-1",
+                                             "NOPE-1", "alpha-1", "ALPHA-1%20", "ALPHA-1x"};
+  const std::vector<std::string> suffixes = {"/margin", "/margin?method=mc",
+                                             "/margin?method=bogus", "/positions",
+                                             "/positions?x=1"};
+  std::string forbidden_body;
+  for (const Firm& f : firms) {
+    for (const std::string& acct : accounts) {
+      bool own = acct.rfind(std::string(f.firm) + "-", 0) == 0 && acct.find(' ') == std::string::npos &&
+                 acct.find('%') == std::string::npos && acct.back() != 'x';
+      for (const std::string& suffix : suffixes) {
+        std::string target = "/v1/accounts/" + acct + suffix;
+        int64_t calls = mem_.calls();
+        HttpClientResponse r = Call("GET", target, f.token);
+        if (own) {
+          EXPECT_NE(r.status, 403) << f.token << " " << target;
+          continue;
+        }
+        EXPECT_EQ(r.status, 403) << f.token << " " << target << " " << r.body;
+        EXPECT_EQ(mem_.calls(), calls) << "a refused request reached a provider";
+        if (forbidden_body.empty()) forbidden_body = r.body;
+        EXPECT_EQ(r.body, forbidden_body) << "403 bodies differ: existence leaks";
+        EXPECT_EQ(r.body.find(acct), std::string::npos);
+      }
+    }
+  }
+  // Endpoints without an account in the path show no account data to a firm token.
+  for (const Firm& f : firms) {
+    for (const std::string& t : {std::string("/v1/book/") + kSym,
+                                 std::string("/v1/reference/B200-GOLD-US?from=2027-03-01")}) {
+      HttpClientResponse r = Call("GET", t, f.token);
+      EXPECT_EQ(r.status, 200);
+      for (const char* acct : {"ALPHA", "BETA", "GAMMA"}) {
+        EXPECT_EQ(r.body.find(acct), std::string::npos) << t;
+      }
+    }
+    HttpClientResponse w = Call("POST", "/v1/margin/whatif", f.token,
+                                R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1}]})");
+    EXPECT_EQ(w.status, 200);
+    for (const char* acct : {"ALPHA", "BETA", "GAMMA"}) {
+      EXPECT_EQ(w.body.find(acct), std::string::npos);
+    }
+  }
+}
+
+TEST_F(HttpApiTest, UnknownPathIs404AndWrongMethodIs405) {
+  EXPECT_EQ(Call("GET", "/nothing", "").status, 404);
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1", kAlpha).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1/orders", kAlpha).status, 404);
+  EXPECT_EQ(Call("GET", "/v2/book/x", "").status, 404);
+  HttpClientResponse r = Call("POST", "/v1/accounts/ALPHA-1/margin", kAlpha, "{}");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.Header("allow"), "GET");
+  r = Call("GET", "/v1/margin/whatif", kAlpha);
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.Header("allow"), "POST");
+  EXPECT_EQ(Call("DELETE", std::string("/v1/book/") + kSym, kAlpha).status, 405);
+  EXPECT_EQ(Call("POST", "/healthz", "", "{}").status, 405);
+  EXPECT_EQ(Call("GET", "/v1//book", kAlpha).status, 400);
+}
+
+TEST_F(HttpApiTest, MetricsArePrometheusTextWithoutAccountData) {
+  Call("GET", "/v1/accounts/ALPHA-1/margin", kAlpha);
+  Call("GET", "/v1/accounts/BETA-1/margin", kAlpha);
+  Call("GET", "/v1/accounts/NOPE/positions", kRisk);
+  HttpClientResponse r = Call("GET", "/metrics", "");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.Header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  const std::string& m = r.body;
+  EXPECT_NE(m.find("# TYPE cfx_http_requests_total counter"), std::string::npos);
+  EXPECT_NE(m.find("cfx_http_requests_total{endpoint=\"/v1/accounts/{acct}/margin\",code=\"200\"} 1"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("cfx_http_requests_total{endpoint=\"/v1/accounts/{acct}/margin\",code=\"403\"} 1"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("cfx_http_request_duration_seconds_bucket{endpoint=\"/v1/accounts/{acct}/margin\",le=\"+Inf\"} 2"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("cfx_http_connections_active "), std::string::npos);
+  EXPECT_NE(m.find("cfx_engine_ring_depth{shard=\"0\"} 3"), std::string::npos) << m;
+  for (const char* secret : {"ALPHA", "BETA", "NOPE", "tok-"}) {
+    EXPECT_EQ(m.find(secret), std::string::npos) << secret;
+  }
+}
+
+TEST_F(HttpApiTest, MissingProviderAnswers503) {
+  server_->Stop();
+  HttpProviders partial;
+  partial.book = &mem_;
+  server_ = std::make_unique<HttpServer>(TestConfig(), partial, NoRateLimit());
+  ASSERT_TRUE(server_->Start().ok());
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1/margin", kAlpha).status, 503);
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1/positions", kAlpha).status, 503);
+  EXPECT_EQ(Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01", kAlpha).status, 503);
+  EXPECT_EQ(Call("GET", std::string("/v1/book/") + kSym, kAlpha).status, 200);
+  EXPECT_EQ(Call("GET", "/metrics", "").status, 200);
+}
+
+}  // namespace
+}  // namespace cfx::gateway::testing

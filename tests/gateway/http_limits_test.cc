@@ -1,0 +1,273 @@
+// Transport behaviour: keep-alive, size limits, slow clients, rate limits, concurrency and
+// graceful stop.
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http_test_util.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::gateway::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+class HttpLimitsTest : public HttpServerTest {};
+
+TEST_F(HttpLimitsTest, KeepAliveServesManyRequestsOnOneConnection) {
+  StartServer();
+  HttpClient c = Connect();
+  for (int i = 0; i < 100; ++i) {
+    absl::StatusOr<HttpClientResponse> r =
+        c.Get(i % 2 ? "/v1/accounts/ALPHA-1/positions" : "/healthz", kAlpha);
+    ASSERT_TRUE(r.ok()) << i << ": " << r.status();
+    ASSERT_EQ(r->status, 200);
+  }
+  // Errors keep the connection too (only framing errors close it).
+  ASSERT_EQ(c.Get("/v1/accounts/BETA-1/positions", kAlpha)->status, 403);
+  ASSERT_EQ(c.Get("/healthz", "")->status, 200);
+}
+
+TEST_F(HttpLimitsTest, ConnectionCloseIsHonoured) {
+  StartServer();
+  HttpClient c = Connect();
+  ASSERT_TRUE(c.SendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->Header("connection"), "close");
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+}
+
+TEST_F(HttpLimitsTest, HugeBodyIs413AndClosed) {
+  StartServer();
+  HttpClient c = Connect();
+  std::string body = "{\"positions\":[" + std::string(70 * 1024, ' ') + "]}";
+  absl::StatusOr<HttpClientResponse> r = c.Request("POST", "/v1/margin/whatif", kRisk, body);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(nlohmann::json::parse(r->body)["error"], "payload_too_large");
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  // A body just under the limit is parsed (and rejected as JSON, not as size).
+  std::string ok_size(60 * 1024, ' ');
+  EXPECT_EQ(Call("POST", "/v1/margin/whatif", kRisk, ok_size).status, 400);
+}
+
+TEST_F(HttpLimitsTest, DeclaredHugeContentLengthIs413BeforeTheBodyArrives) {
+  StartServer();
+  HttpClient c = Connect();
+  ASSERT_TRUE(c.SendRaw("POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n"
+                        "Authorization: Bearer tok-risk\r\nContent-Length: 100000000\r\n\r\n")
+                  .ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 413);
+}
+
+TEST_F(HttpLimitsTest, HugeHeadersAre431) {
+  StartServer();
+  HttpClient c = Connect();
+  ASSERT_TRUE(c.SendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: " +
+                        std::string(16 * 1024, 'a') + "\r\n\r\n")
+                  .ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 431);
+}
+
+TEST_F(HttpLimitsTest, GarbageIs400AndClosed) {
+  StartServer();
+  HttpClient c = Connect();
+  ASSERT_TRUE(c.SendRaw("THIS IS NOT HTTP\r\n\r\n").ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 400);
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+}
+
+TEST_F(HttpLimitsTest, SlowClientIsCutOff) {
+  HttpServerOptions o = NoRateLimit();
+  o.read_timeout = milliseconds(300);
+  StartServer(o);
+  HttpClient c = Connect();
+  // Slowloris: a header line now and then, never finishing the request.
+  ASSERT_TRUE(c.SendRaw("GET /healthz HTTP/1.1\r\n").ok());
+  auto start = std::chrono::steady_clock::now();
+  bool closed = false;
+  for (int i = 0; i < 20 && !closed; ++i) {
+    c.SendRaw("X-Slow: 1\r\n").IgnoreError();
+    closed = c.WaitForClose(milliseconds(100));
+  }
+  EXPECT_TRUE(closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // An idle keep-alive connection is closed after the same limit.
+  HttpClient idle = Connect();
+  ASSERT_EQ(idle.Get("/healthz", "")->status, 200);
+  EXPECT_TRUE(idle.WaitForClose(milliseconds(2000)));
+  HttpClientResponse m = Call("GET", "/metrics", "");
+  EXPECT_NE(m.body.find("cfx_http_read_timeouts_total "), std::string::npos);
+  EXPECT_EQ(m.body.find("cfx_http_read_timeouts_total 0\n"), std::string::npos) << m.body;
+}
+
+TEST_F(HttpLimitsTest, RateLimitPerTokenAnswers429WithRetryAfter) {
+  HttpServerOptions o;
+  o.rate_limit_per_sec = 5;
+  o.rate_limit_burst = 5;
+  StartServer(o);
+  HttpClient c = Connect();
+  int ok = 0, limited = 0;
+  std::string retry_after;
+  for (int i = 0; i < 20; ++i) {
+    HttpClientResponse r = *c.Get("/v1/accounts/ALPHA-1/positions", kAlpha);
+    if (r.status == 200) ++ok;
+    if (r.status == 429) {
+      ++limited;
+      retry_after = r.Header("retry-after");
+      EXPECT_EQ(nlohmann::json::parse(r.body)["error"], "rate_limited");
+    }
+  }
+  EXPECT_GE(ok, 5);
+  EXPECT_LE(ok, 7);  // the burst plus what refills while the loop runs
+  EXPECT_GE(limited, 13);
+  EXPECT_EQ(retry_after, "1");
+  // Buckets are per token: another firm is not throttled by ALPHA's traffic.
+  EXPECT_EQ(c.Get("/v1/accounts/BETA-1/positions", kBeta)->status, 200);
+  // Unauthenticated health checks are not rate limited.
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(c.Get("/healthz", "")->status, 200);
+  // Refill: after Retry-After the token is served again.
+  std::this_thread::sleep_for(milliseconds(1100));
+  EXPECT_EQ(c.Get("/v1/accounts/ALPHA-1/positions", kAlpha)->status, 200);
+}
+
+TEST_F(HttpLimitsTest, ManyConcurrentKeepAliveClientsAllAnsweredCorrectly) {
+  StartServer();
+  constexpr int kClients = 32;
+  constexpr int kRequests = 50;
+  std::atomic<int> good{0};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  const char* tokens[] = {kAlpha, kBeta, kGamma, kRisk};
+  const char* own[] = {"ALPHA-1", "BETA-1", "GAMMA-1", "ALPHA-2"};
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<HttpClient> c = HttpClient::Connect("127.0.0.1", server_->port());
+      if (!c.ok()) {
+        bad += kRequests;
+        return;
+      }
+      const char* tok = tokens[t % 4];
+      std::string acct = own[t % 4];
+      std::string other = own[(t + 1) % 4];
+      for (int i = 0; i < kRequests; ++i) {
+        absl::StatusOr<HttpClientResponse> r;
+        int want = 200;
+        std::string must_contain;
+        switch (i % 4) {
+          case 0:
+            r = c->Get("/v1/accounts/" + acct + "/margin", tok);
+            must_contain = "\"account\":\"" + acct + "\"";
+            break;
+          case 1:
+            r = c->Get("/v1/accounts/" + acct + "/positions", tok);
+            must_contain = "\"account\":\"" + acct + "\"";
+            break;
+          case 2:
+            r = c->Get(std::string("/v1/book/") + kSym, tok);
+            must_contain = "\"seq\":42";
+            break;
+          case 3:
+            r = c->Get("/v1/accounts/" + other + "/positions", tok);
+            // The risk desk may read it; a firm may not (ALPHA-2 after GAMMA-1 wraps to ALPHA-1).
+            want = (t % 4 == 3) ? 200 : 403;
+            break;
+        }
+        if (r.ok() && r->status == want && r->body.find(must_contain) != std::string::npos) {
+          ++good;
+        } else {
+          ++bad;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(good.load(), kClients * kRequests);
+}
+
+TEST_F(HttpLimitsTest, StopClosesIdleConnectionsAndRefusesNewOnes) {
+  StartServer();
+  HttpClient idle = Connect();
+  ASSERT_EQ(idle.Get("/healthz", "")->status, 200);
+  int port = server_->port();
+  auto start = std::chrono::steady_clock::now();
+  server_->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_TRUE(idle.WaitForClose(milliseconds(1000)));
+  absl::StatusOr<HttpClient> late = HttpClient::Connect("127.0.0.1", port);
+  EXPECT_FALSE(late.ok());
+  server_->Stop();  // idempotent
+}
+
+// A provider that blocks until released, to hold a request in flight across Stop().
+class SlowBooks : public BookProvider {
+ public:
+  absl::StatusOr<BookSnapshot> Book(const std::string& sym, int depth) override {
+    entered.store(true);
+    while (!release.load()) std::this_thread::sleep_for(milliseconds(5));
+    BookSnapshot b;
+    b.sym = sym;
+    b.state = "open";
+    return b;
+  }
+  std::atomic<bool> entered{false};
+  std::atomic<bool> release{false};
+};
+
+TEST_F(HttpLimitsTest, StopLetsTheRequestInFlightFinish) {
+  SlowBooks books;
+  HttpProviders providers;
+  providers.book = &books;
+  server_ = std::make_unique<HttpServer>(TestConfig(), providers, NoRateLimit());
+  ASSERT_TRUE(server_->Start().ok());
+  HttpClient c = Connect();
+  absl::StatusOr<HttpClientResponse> answer;
+  std::thread client([&] { answer = c.Get(std::string("/v1/book/") + kSym, kRisk); });
+  while (!books.entered.load()) std::this_thread::sleep_for(milliseconds(1));
+  std::thread stopper([&] { server_->Stop(); });
+  std::this_thread::sleep_for(milliseconds(100));
+  books.release.store(true);
+  stopper.join();
+  client.join();
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(answer->Header("connection"), "close");
+}
+
+TEST_F(HttpLimitsTest, ConnectionsBeyondTheLimitAreClosed) {
+  HttpServerOptions o = NoRateLimit();
+  o.max_connections = 2;
+  StartServer(o);
+  HttpClient a = Connect();
+  HttpClient b = Connect();
+  ASSERT_EQ(a.Get("/healthz", "")->status, 200);
+  ASSERT_EQ(b.Get("/healthz", "")->status, 200);
+  HttpClient c = Connect();
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  EXPECT_EQ(a.Get("/healthz", "")->status, 200);
+}
+
+TEST_F(HttpLimitsTest, StartFailsOnABadAddressOrABusyPort) {
+  StartServer();
+  ExchangeConfig config = TestConfig();
+  config.http_port = server_->port();
+  HttpServer busy(config, mem_.Providers(), {});
+  absl::Status s = busy.Start();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+  config.listen_address = "not-an-address";
+  HttpServer bad(config, mem_.Providers(), {});
+  EXPECT_EQ(bad.Start().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace cfx::gateway::testing

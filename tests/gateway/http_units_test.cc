@@ -1,0 +1,111 @@
+// Unit tests of the transport-free pieces: target parsing, token auth, rate limiter,
+// money rendering and the metrics exposition.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "http_auth.h"
+#include "http_json.h"
+#include "http_metrics.h"
+#include "http_rate_limiter.h"
+#include "http_target.h"
+#include "http_test_util.h"
+
+namespace cfx::gateway::internal {
+namespace {
+
+TEST(HttpTargetTest, SplitsSegmentsAndDecodesQuery) {
+  absl::StatusOr<ParsedTarget> t = ParseTarget("/v1/reference/B200-GOLD-US?from=2027-03-01&to=2027%2D03%2D02");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->segments, (std::vector<std::string>{"v1", "reference", "B200-GOLD-US"}));
+  EXPECT_EQ(t->query.at("from"), "2027-03-01");
+  EXPECT_EQ(t->query.at("to"), "2027-03-02");
+  EXPECT_FALSE(t->duplicate_query_key);
+}
+
+TEST(HttpTargetTest, RejectsMalformedTargets) {
+  for (const char* bad : {"", "v1/book", "/v1//book", "/v1/a%2Fb", "/v1/%zz", "/v1/%4", "/a%00b",
+                          "/x?k=%g1"}) {
+    EXPECT_FALSE(ParseTarget(bad).ok()) << bad;
+  }
+  EXPECT_TRUE(ParseTarget("/x?a=1&a=2")->duplicate_query_key);
+  EXPECT_EQ(ParseTarget("/healthz/")->segments.size(), 1u);
+}
+
+TEST(HttpAuthTest, FirmSeesOwnAccountsOnlyAndCannotTellForeignFromUnknown) {
+  Authenticator auth(testing::TestConfig());
+  std::optional<Principal> alpha = auth.Authenticate("Bearer tok-alpha");
+  ASSERT_TRUE(alpha.has_value());
+  EXPECT_EQ(alpha->firm, "ALPHA");
+  EXPECT_EQ(auth.CheckAccount(*alpha, "ALPHA-1"), AccountAccess::kAllowed);
+  EXPECT_EQ(auth.CheckAccount(*alpha, "BETA-1"), AccountAccess::kDenied);
+  EXPECT_EQ(auth.CheckAccount(*alpha, "NOPE"), AccountAccess::kDenied);
+  std::optional<Principal> risk = auth.Authenticate("BEARER  tok-risk ");
+  ASSERT_TRUE(risk.has_value());
+  EXPECT_EQ(risk->role, TokenRole::kRiskDesk);
+  EXPECT_EQ(auth.CheckAccount(*risk, "BETA-1"), AccountAccess::kAllowed);
+  EXPECT_EQ(auth.CheckAccount(*risk, "NOPE"), AccountAccess::kUnknownAccount);
+  for (const char* bad : {"", "Bearer", "Bearer ", "Bearer tok-alph", "Bearer tok-alphaa",
+                          "Basic tok-alpha", "tok-alpha", "Bearertok-alpha"}) {
+    EXPECT_FALSE(auth.Authenticate(bad).has_value()) << bad;
+  }
+}
+
+TEST(HttpRateLimiterTest, TokenBucketRefillsAtTheConfiguredRate) {
+  int64_t now = 0;
+  RateLimiter limiter({"a", "b"}, /*rate_per_sec=*/2, /*burst=*/3, [&] { return now; });
+  EXPECT_EQ(limiter.TryAcquire("a"), 0);
+  EXPECT_EQ(limiter.TryAcquire("a"), 0);
+  EXPECT_EQ(limiter.TryAcquire("a"), 0);
+  EXPECT_EQ(limiter.TryAcquire("a"), 1);  // empty: 0.5 s to the next token -> 1 s
+  EXPECT_EQ(limiter.TryAcquire("b"), 0);  // buckets are independent
+  now += 500'000'000;                     // +0.5 s: one token back
+  EXPECT_EQ(limiter.TryAcquire("a"), 0);
+  EXPECT_EQ(limiter.TryAcquire("a"), 1);
+  now += 60'000'000'000;  // a long pause refills to the burst, not beyond
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(limiter.TryAcquire("a"), 0);
+  EXPECT_GT(limiter.TryAcquire("a"), 0);
+  RateLimiter slow({"a"}, 0.1, 1, [&] { return now; });
+  EXPECT_EQ(slow.TryAcquire("a"), 0);
+  EXPECT_EQ(slow.TryAcquire("a"), 10);  // Retry-After rounds up to whole seconds
+  RateLimiter off({"a"}, 0, 1, [&] { return now; });
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(off.TryAcquire("a"), 0);
+}
+
+TEST(HttpJsonTest, UsdRoundsHalfToEvenOnTheCent) {
+  EXPECT_EQ(UsdFromMicro(0), "0.00");
+  EXPECT_EQ(UsdFromMicro(1'234'565'000), "1234.56");
+  EXPECT_EQ(UsdFromMicro(1'234'575'000), "1234.58");
+  EXPECT_EQ(UsdFromMicro(1'234'565'001), "1234.57");
+  
+  EXPECT_EQ(UsdFromMicro(-15'000), "-0.02");
+}
+
+TEST(HttpJsonTest, ErrorBodyEscapesAndSurvivesInvalidUtf8) {
+  std::string j = ErrorJson("invalid_field", "bad \"x\"\n\xff");
+  EXPECT_NE(j.find("\\\"x\\\""), std::string::npos) << j;
+  EXPECT_EQ(j.find('\xff'), std::string::npos);
+}
+
+TEST(HttpMetricsTest, RendersCountersHistogramAndValidGaugesOnly) {
+  HttpMetrics m;
+  m.RecordRequest(Endpoint::kBook, 200, 30'000);      // 30 us
+  m.RecordRequest(Endpoint::kBook, 200, 2'000'000);   // 2 ms
+  m.RecordRequest(Endpoint::kBook, 418, 1'000);
+  std::string text = m.Render({{"cfx_ok", "fine", {{"shard", "a\"b"}}, 1.5},
+                               {"bad name", "x", {}, 1},
+                               {"9bad", "x", {}, 1}});
+  EXPECT_NE(text.find("cfx_http_requests_total{endpoint=\"/v1/book/{sym}\",code=\"200\"} 2"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("code=\"other\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("cfx_http_request_duration_seconds_bucket{endpoint=\"/v1/book/{sym}\",le=\"5e-05\"} 2"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("le=\"+Inf\"} 3"), std::string::npos);
+  EXPECT_NE(text.find("cfx_http_request_duration_seconds_count{endpoint=\"/v1/book/{sym}\"} 3"),
+            std::string::npos);
+  EXPECT_NE(text.find("cfx_ok{shard=\"a\\\"b\"} 1.5"), std::string::npos) << text;
+  EXPECT_EQ(text.find("bad name"), std::string::npos);
+  EXPECT_EQ(text.find("9bad"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cfx::gateway::internal
