@@ -45,7 +45,10 @@ class OrderStore {
     OrderId oid = 0;  // 0: empty
     uint32_t slot = kNoSlot;
   };
-  size_t Bucket(OrderId oid) const { return (oid * 0x9E3779B97F4A7C15ull) >> shift_; }
+  // Oids are assigned sequentially and live orders form a moving window, so the identity
+  // (mod table size) spreads them without collisions while the window fits the table and
+  // keeps neighbouring ids in neighbouring cache lines.
+  size_t Bucket(OrderId oid) const { return oid & (map_.size() - 1); }
   void MapInsert(OrderId oid, uint32_t slot);
   void MapErase(OrderId oid);
   void GrowMap();
