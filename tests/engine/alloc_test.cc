@@ -50,7 +50,7 @@ TEST(AllocationTest, SteadyStateRunAllocatesNothing) {
   auto step = [&]() {
     int roll = static_cast<int>(rng() % 100);
     const char* acct = accts[rng() % 4];
-    char cl[16];
+    char cl[32];
     if (roll < 15 && next > 10) {
       CancelCmd c;
       std::snprintf(cl, sizeof cl, "o%llu", static_cast<unsigned long long>(next - 1 - rng() % 10));
