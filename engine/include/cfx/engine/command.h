@@ -1,0 +1,94 @@
+// Inputs of the engine. Plain, trivially copyable structs so that a journal can serialize
+// them and a replay reproduces the same outputs. Time enters only as a field (TimeCmd).
+//
+// Usage:
+//   Command c = NewOrderCmd{...};
+//   engine.Process(c);
+#ifndef CFX_ENGINE_COMMAND_H_
+#define CFX_ENGINE_COMMAND_H_
+
+#include <variant>
+
+#include "cfx/engine/types.h"
+
+namespace cfx::engine {
+
+// A price as the client sent it: ticks plus whether it was a multiple of the tick, so the
+// engine can reject `invalid_price_tick` at its place in the reject precedence (§4.2).
+struct PriceField {
+  bool present = false;
+  bool on_tick = true;
+  PriceTicks ticks = 0;
+  static PriceField Ticks(PriceTicks t) { return PriceField{true, true, t}; }
+};
+
+// Lists a contract (or, when already listed, updates its band reference / limits).
+struct ProductCmd {
+  Name sym;
+  PriceField ref;             // absent: no band (or, when already listed: keep the ref)
+  Qty max_order_qty = 1000;   // `qty_above_max` above this
+  int64_t band_percent = 10;  // band is ref ± this percent, inclusive; 0 disables the band
+  int64_t protection_ticks = 50;  // market order protection
+};
+
+struct StateCmd {
+  Name sym;
+  TradingState state = TradingState::kOpen;
+};
+
+struct NewOrderCmd {
+  ClientId cl;
+  Name acct;
+  Name sym;
+  Side side = Side::kBuy;
+  OrderType type = OrderType::kLimit;
+  TimeInForce tif = TimeInForce::kDay;
+  PriceField px;    // limit price (limit, stop_limit)
+  PriceField stop;  // trigger price (stop, stop_limit)
+  Qty qty = 0;
+  bool has_display = false;  // iceberg; display must be 1..qty
+  Qty display = 0;
+  bool post_only = false;
+  Name stp;    // empty: the account
+  StpAction stp_action = StpAction::kCancelResting;
+  Name firm;   // empty: the account
+  Timestamp expire = kNoTime;  // required for gtd
+  SessionId session = 0;       // for cancel-on-disconnect
+};
+
+struct CancelCmd {
+  ClientId orig;
+  Name acct;
+};
+
+struct ReplaceCmd {
+  ClientId cl;  // the new id
+  ClientId orig;
+  Name acct;
+  PriceField px;     // absent: keep
+  bool has_qty = false;
+  Qty qty = 0;       // the new total quantity
+};
+
+// Cancels resting orders and pending stops. By account (optionally one symbol), or, when
+// `session` != 0, every order entered on that session (cancel-on-disconnect).
+struct MassCancelCmd {
+  Name acct;
+  Name sym;  // empty: all symbols
+  SessionId session = 0;
+};
+
+struct TimeCmd {
+  Timestamp ts = 0;
+};
+
+struct CloseCmd {
+  Name sym;
+};
+
+using Command = std::variant<ProductCmd, StateCmd, NewOrderCmd, CancelCmd, ReplaceCmd,
+                             MassCancelCmd, TimeCmd, CloseCmd>;
+
+}  // namespace cfx::engine
+
+#endif  // CFX_ENGINE_COMMAND_H_

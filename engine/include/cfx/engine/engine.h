@@ -1,0 +1,145 @@
+// The matching engine of one shard: owns every book, validates and sequences commands,
+// assigns order ids, keeps client-id and account indexes, and delivers events.
+//
+// Usage:
+//   Engine engine;
+//   engine.set_listener(&my_listener);
+//   engine.Process(ProductCmd{...});
+//   engine.Process(NewOrderCmd{...});   // listener sees accepted, trades, ... before return
+//
+// Deterministic: the same commands give the same events and the same StateHash().
+// Thread safety: none. One thread (the matcher) calls every method; other threads talk to it
+// through SpscRing/MpscRing.
+#ifndef CFX_ENGINE_ENGINE_H_
+#define CFX_ENGINE_ENGINE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "cfx/engine/command.h"
+#include "cfx/engine/events.h"
+#include "cfx/engine/order_book.h"
+
+namespace cfx::engine {
+
+// Pre-trade check called after every other entry check passes, before `accepted`.
+// Returns kNone to accept, or kInsufficientMargin / kAccountNotPermitted / kThrottled.
+// Replay installs none.
+class PreTradeRisk {
+ public:
+  virtual ~PreTradeRisk() = default;
+  virtual RejectReason CheckNewOrder(const NewOrderCmd& cmd, const OrderBook& book) = 0;
+};
+
+struct EngineConfig {
+  size_t order_capacity = 1 << 16;      // live orders before the pool grows
+  size_t client_id_capacity = 1 << 16;  // client ids (they stay taken) before the map grows
+  size_t max_grid_levels = size_t{1} << 20;
+};
+
+// An order's state as the FIX gateway reports it (ExecutionReport fields).
+struct OrderView {
+  OrderId oid = 0;
+  SymbolId sym = 0;
+  Side side = Side::kBuy;
+  OrderType type = OrderType::kLimit;
+  TimeInForce tif = TimeInForce::kDay;
+  OrderStatus status = OrderStatus::kNew;
+  PriceTicks px = 0;
+  PriceTicks stop_px = 0;
+  Qty qty = 0;
+  Qty cum = 0;
+  Qty leaves = 0;
+  int64_t notional = 0;  // AvgPx = notional / cum (ticks)
+};
+
+class Engine {
+ public:
+  explicit Engine(const EngineConfig& config = {});
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // The listener must outlive the engine or be reset; nullptr drops events.
+  void set_listener(EngineListener* listener) { listener_ = listener; }
+  void set_pre_trade_risk(PreTradeRisk* risk) { risk_ = risk; }
+
+  // Applies one command; every event it caused is delivered before this returns.
+  void Process(const Command& cmd);
+  // Events of the last Process call (valid until the next call).
+  const std::vector<Event>& last_events() const { return ctx_.events; }
+
+  // --- Lookups -------------------------------------------------------------------------
+  // The live order named by (account, client id), or nullopt (unknown, ended, replaced away).
+  std::optional<OrderView> FindOrder(std::string_view acct, std::string_view cl) const;
+  std::optional<OrderView> FindOrder(OrderId oid) const;
+  std::optional<SymbolId> FindSymbol(std::string_view sym) const;
+  std::string_view SymbolName(SymbolId id) const { return symbols_[id]; }
+  std::string_view AccountName(AccountId id) const { return accounts_[id]; }
+  size_t symbol_count() const { return books_.size(); }
+  const OrderBook& book(SymbolId id) const { return *books_[id]; }
+  Timestamp now() const { return now_; }
+  size_t live_orders() const { return ctx_.store.live_count(); }
+
+  // Hash of every book, the indexes and the counters; equal states give equal hashes.
+  uint64_t StateHash() const;
+
+ private:
+  struct ClKey {
+    AccountId acct;
+    ClientId cl;
+    friend bool operator==(const ClKey& a, const ClKey& b) {
+      return a.acct == b.acct && a.cl == b.cl;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const ClKey& k) {
+      return H::combine(std::move(h), k.acct, absl::string_view(k.cl.data, k.cl.len));
+    }
+  };
+  using NameMap = absl::flat_hash_map<std::string, uint32_t>;
+
+  void OnProduct(const ProductCmd& c);
+  void OnState(const StateCmd& c);
+  void OnNew(const NewOrderCmd& c);
+  void OnCancel(const CancelCmd& c);
+  void OnReplace(const ReplaceCmd& c);
+  void OnMassCancel(const MassCancelCmd& c);
+  void OnTime(const TimeCmd& c);
+  void OnClose(const CloseCmd& c);
+
+  // Validation (validation.cc); kNone when the order may be accepted.
+  RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct);
+  RejectReason ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
+                               PriceTicks* px, Qty* qty);
+
+  uint32_t Intern(NameMap& map, std::vector<std::string>& names, std::string_view name);
+  OrderBook* BookOf(std::string_view sym);
+  // The live slot named by (acct, cl), else kNoSlot.
+  uint32_t LookupLive(AccountId acct, const ClientId& cl) const;
+  void EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reason);
+  void EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountId acct,
+                        RejectReason reason);
+  OrderView ViewOf(const Order& o) const;
+  void Deliver();
+
+  EngineConfig config_;
+  MatchContext ctx_;
+  std::vector<std::unique_ptr<OrderBook>> books_;
+  NameMap symbol_ids_, account_ids_, firm_ids_;
+  std::vector<std::string> symbols_, accounts_, firms_;
+  absl::flat_hash_map<ClKey, OrderId> client_ids_;
+  OrderId next_oid_ = 1;
+  uint64_t next_accept_ = 1;
+  Timestamp now_ = kNoTime;
+  Timestamp next_gtd_expiry_ = INT64_MAX;  // lower bound of live gtd expiries
+  EngineListener* listener_ = nullptr;
+  PreTradeRisk* risk_ = nullptr;
+};
+
+}  // namespace cfx::engine
+
+#endif  // CFX_ENGINE_ENGINE_H_

@@ -1,0 +1,171 @@
+// One contract's order book and its matching rules (SPEC §4, §4.2).
+//
+// Layout, chosen for speed (docs/engine.md): per side a dense array of price levels indexed
+// by tick offset from `base_`, a bitmap of non-empty levels for best-price search, and an
+// intrusive FIFO of pool slots per level. Orders live in the shared OrderStore.
+//
+// The book does no input validation: the Engine validates a command (reject precedence,
+// band, ticks, ids) and hands the book an accepted order. The book emits events into the
+// MatchContext and releases ended orders to the store.
+// Thread safety: none; one matcher thread owns the book.
+#ifndef CFX_ENGINE_ORDER_BOOK_H_
+#define CFX_ENGINE_ORDER_BOOK_H_
+
+#include <vector>
+
+#include "cfx/engine/events.h"
+#include "cfx/engine/order_store.h"
+
+namespace cfx::engine {
+
+// State shared by all books of one engine: the pool, the event buffer and the counters.
+struct MatchContext {
+  explicit MatchContext(size_t capacity) : store(capacity) { events.reserve(1024); }
+  OrderStore store;
+  std::vector<Event> events;  // collected while matching, delivered after the command
+  uint64_t next_event_seq = 1;
+  uint64_t next_priority = 1;
+
+  Event& Emit(EventType type) {
+    Event& e = events.emplace_back();
+    e.seq = next_event_seq++;
+    e.type = type;
+    return e;
+  }
+};
+
+struct BookConfig {
+  SymbolId id = 0;
+  bool has_ref = false;
+  PriceTicks ref = 0;
+  int64_t band_percent = 10;  // 0: no band
+  Qty max_order_qty = 1000;
+  int64_t protection_ticks = 50;
+  size_t max_grid_levels = size_t{1} << 20;  // caps the tick grid of a product without band
+};
+
+struct LevelView {
+  PriceTicks px;
+  Qty display_qty;
+  uint32_t count;
+};
+
+class OrderBook {
+ public:
+  OrderBook(const BookConfig& config, MatchContext* ctx);
+
+  const BookConfig& config() const { return config_; }
+  // Updates the band reference (and limits); the grid grows to cover the new band.
+  void Reconfigure(const BookConfig& config);
+  TradingState state() const { return state_; }
+  // Changes the state; pre_open -> open runs the opening auction and then the stops it
+  // triggered. Emits kStateChanged.
+  void SetState(TradingState next);
+
+  // --- Queries used by validation --------------------------------------------------------
+  bool HasBand() const { return config_.has_ref && config_.band_percent > 0; }
+  bool InBand(PriceTicks px) const;
+  // False when a resting order at `px` would need a grid wider than max_grid_levels.
+  bool CanRestAt(PriceTicks px) const;
+  // True when a buy (sell) at `px` would meet the best opposite price.
+  bool WouldCross(Side side, PriceTicks px) const;
+  // True when the stop condition is already met (last trade, else band reference).
+  bool StopAlreadyMet(Side side, PriceTicks stop) const;
+  bool has_last_trade() const { return has_last_; }
+  PriceTicks last_trade() const { return last_trade_; }
+  bool HasBest(Side side) const { return best_[Index(side)] >= 0; }
+  PriceTicks BestPrice(Side side) const { return base_ + best_[Index(side)]; }
+
+  // --- Order flow (REQUIRES: the order was validated and `accepted` emitted) -------------
+  // Enters an accepted order: pending stop, resting (pre_open), or aggressor (open).
+  void Submit(uint32_t slot);
+  // Ends a resting order or pending stop with a `canceled` event and frees its slot.
+  void Cancel(uint32_t slot, CancelReason reason);
+  // Applies a validated replace (§4.2): new id, price (ignored for stop-market) and total.
+  void Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px, Qty new_qty);
+
+  // --- Inspection ------------------------------------------------------------------------
+  // Levels of one side, best first.
+  void Depth(Side side, std::vector<LevelView>* out) const;
+  // Calls fn(slot) for every resting order of `side`, best level first, FIFO within.
+  template <typename Fn>
+  void ForEachResting(Side side, Fn&& fn) const;
+  template <typename Fn>
+  void ForEachPendingStop(Fn&& fn) const {
+    for (uint32_t s = stop_head_; s != kNoSlot; s = ctx_->store.at(s).next) fn(s);
+  }
+  size_t resting_count() const { return resting_; }
+  size_t pending_stop_count() const { return stops_; }
+  bool ever_accepted() const { return ever_accepted_; }
+  void MarkAccepted() { ever_accepted_ = true; }
+  // Folds the book (state, prices, every order's priority position) into `h`.
+  uint64_t Hash(uint64_t h) const;
+
+ private:
+  struct Level {
+    Qty display_qty = 0;
+    uint32_t count = 0;
+    uint32_t head = kNoSlot, tail = kNoSlot;
+  };
+  static int Index(Side s) { return s == Side::kBuy ? 0 : 1; }
+
+  // Grid and levels (order_book.cc).
+  bool EnsureGrid(PriceTicks px);
+  void Regrid(PriceTicks lo, PriceTicks hi);
+  void Rest(uint32_t slot);    // appends at the back with fresh priority and full slice
+  void Unlink(uint32_t slot);  // removes from its level, keeps best prices right
+  void Append(uint32_t slot);  // links at the back of its level (shown already set)
+  int64_t ScanDown(int side, int64_t from) const;  // highest non-empty ≤ from, else -1
+  int64_t ScanUp(int side, int64_t from) const;    // lowest non-empty ≥ from, else -1
+
+  // Matching (matching.cc).
+  void Execute(uint32_t slot);
+  bool Match(uint32_t slot, PriceTicks limit);  // false: the aggressor was ended by STP
+  bool FokFillable(const Order& a, PriceTicks limit) const;
+  void Fill(uint32_t slot, Qty q, PriceTicks px);
+  void EmitTrade(const Order& buy, const Order& sell, PriceTicks px, Qty q, Aggressor agg);
+  void EndOrder(uint32_t slot, CancelReason reason);
+  void Finish(uint32_t slot);  // filled: frees the slot
+  void FillInfo(OrderInfo* info, const Order& o) const;
+  void RecordPrint(PriceTicks px);
+
+  // Stops (stops.cc).
+  void AddStop(uint32_t slot);
+  void RemoveStop(uint32_t slot);
+  void RunTriggers();
+
+  // Opening auction (auction.cc).
+  void RunAuction();
+
+  BookConfig config_;
+  MatchContext* ctx_;
+  TradingState state_ = TradingState::kOpen;
+  PriceTicks base_ = 0;  // price of index 0
+  int64_t n_ = 0;        // levels per side
+  std::vector<Level> levels_[2];
+  std::vector<uint64_t> bits_[2];
+  int64_t best_[2] = {-1, -1};
+  size_t resting_ = 0;
+  bool has_last_ = false;
+  PriceTicks last_trade_ = 0;
+  bool ever_accepted_ = false;
+  // Pending stops in submission order.
+  uint32_t stop_head_ = kNoSlot, stop_tail_ = kNoSlot;
+  size_t stops_ = 0;
+  std::vector<PriceTicks> prints_, gen_prints_;  // trade prices awaiting stop checks
+  std::vector<uint32_t> triggered_;
+  std::vector<Qty> auction_buy_, auction_sell_;  // auction scratch, reused
+};
+
+template <typename Fn>
+void OrderBook::ForEachResting(Side side, Fn&& fn) const {
+  int s = Index(side);
+  for (int64_t i = best_[s]; i >= 0;
+       i = (s == 0) ? ScanDown(s, i - 1) : ScanUp(s, i + 1)) {
+    for (uint32_t o = levels_[s][i].head; o != kNoSlot; o = ctx_->store.at(o).next) fn(o);
+  }
+}
+
+}  // namespace cfx::engine
+
+#endif  // CFX_ENGINE_ORDER_BOOK_H_

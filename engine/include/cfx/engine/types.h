@@ -1,0 +1,121 @@
+// Value types of the matching engine: prices in ticks, quantities, ids and the enums that
+// name every outcome. Everything here is trivially copyable so commands and events can be
+// journaled byte-for-byte later.
+#ifndef CFX_ENGINE_TYPES_H_
+#define CFX_ENGINE_TYPES_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace cfx::engine {
+
+using PriceTicks = int64_t;  // price in ticks of 0.001 USD per GPU-hour
+using Qty = int64_t;         // contracts
+using OrderId = uint64_t;    // exchange-assigned, starts at 1, never reused
+using Timestamp = int64_t;   // nanoseconds since the Unix epoch (an input, never read from a clock)
+using AccountId = uint32_t;  // interned names (engine-local, assigned in order of first sight)
+using FirmId = uint32_t;
+using StpId = uint32_t;
+using SymbolId = uint32_t;
+using SessionId = uint32_t;  // 0: the order belongs to no session
+
+inline constexpr uint32_t kNoSlot = 0xffffffffu;
+inline constexpr Timestamp kNoTime = INT64_MIN;
+
+// Short fixed-capacity string (ids, accounts, symbols): no heap, trivially copyable.
+template <size_t N>
+struct FixedString {
+  static_assert(N < 256);
+  char data[N] = {};
+  uint8_t len = 0;
+
+  // Returns false (and leaves *this empty) when `s` does not fit.
+  bool Assign(std::string_view s) {
+    if (s.size() > N) {
+      len = 0;
+      return false;
+    }
+    std::memcpy(data, s.data(), s.size());
+    len = static_cast<uint8_t>(s.size());
+    return true;
+  }
+  static FixedString From(std::string_view s) {
+    FixedString f;
+    f.Assign(s);
+    return f;
+  }
+  std::string_view view() const { return std::string_view(data, len); }
+  bool empty() const { return len == 0; }
+  friend bool operator==(const FixedString& a, const FixedString& b) {
+    return a.len == b.len && std::memcmp(a.data, b.data, a.len) == 0;
+  }
+};
+
+inline constexpr size_t kMaxIdLength = 32;
+using ClientId = FixedString<kMaxIdLength>;  // the client's order id (FIX ClOrdID)
+using Name = FixedString<kMaxIdLength>;      // account, firm, STP id or symbol
+
+enum class Side : uint8_t { kBuy, kSell };
+enum class OrderType : uint8_t { kLimit, kMarket, kStop, kStopLimit };
+enum class TimeInForce : uint8_t { kDay, kGtc, kIoc, kFok, kGtd };
+enum class StpAction : uint8_t { kCancelResting, kCancelAggressor, kCancelBoth };
+enum class TradingState : uint8_t { kPreOpen, kOpen, kHalted, kClosed };
+enum class Aggressor : uint8_t { kBuy, kSell, kNone };
+
+enum class RejectReason : uint8_t {
+  kNone,
+  kInvalidField,
+  kUnknownSymbol,
+  kMarketClosed,
+  kHalted,
+  kDuplicateClientId,
+  kInvalidQty,
+  kQtyAboveMax,
+  kInvalidPriceTick,
+  kPriceOutsideBand,
+  kInvalidStopPrice,
+  kPostOnlyWouldCross,
+  kUnknownOrder,
+  kInsufficientMargin,
+  kAccountNotPermitted,
+  kThrottled,
+};
+
+enum class CancelReason : uint8_t {
+  kUser,
+  kIoc,
+  kFok,
+  kStp,
+  kExpired,
+  kMass,
+  kDisconnect,
+  kNoLiquidity,
+  kReplacedToZero,
+};
+
+// Lifecycle of an order as the FIX gateway reports it (OrdStatus).
+enum class OrderStatus : uint8_t {
+  kPendingStop,      // accepted stop waiting for its trigger
+  kNew,              // resting, nothing executed
+  kPartiallyFilled,  // resting, part executed
+  kFilled,
+  kCanceled,  // ended by any cancel reason (incl. expiry); cum may be > 0
+};
+
+inline Side Opposite(Side s) { return s == Side::kBuy ? Side::kSell : Side::kBuy; }
+
+// Stable wire names used by replay (SPEC §4.1).
+std::string_view ToString(Side v);
+std::string_view ToString(OrderType v);
+std::string_view ToString(TimeInForce v);
+std::string_view ToString(StpAction v);
+std::string_view ToString(TradingState v);
+std::string_view ToString(Aggressor v);
+std::string_view ToString(RejectReason v);
+std::string_view ToString(CancelReason v);
+std::string_view ToString(OrderStatus v);
+
+}  // namespace cfx::engine
+
+#endif  // CFX_ENGINE_TYPES_H_

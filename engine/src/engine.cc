@@ -1,0 +1,355 @@
+// Engine: command dispatch, ids, indexes, mass actions and expiry.
+#include "cfx/engine/engine.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "absl/strings/string_view.h"
+
+namespace cfx::engine {
+namespace {
+
+// The Debian absl build may not alias absl::string_view to std::string_view.
+absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xFF51AFD7ED558CCDull;
+}
+
+void InfoOf(OrderInfo* info, const Order& o) {
+  info->oid = o.oid;
+  info->acct = o.acct;
+  info->cl = o.cl;
+  info->side = o.side;
+  info->status = o.status;
+  info->cum = o.cum;
+  info->leaves = o.leaves();
+  info->notional = o.notional;
+}
+
+}  // namespace
+
+Engine::Engine(const EngineConfig& config)
+    : config_(config), ctx_(config.order_capacity) {
+  client_ids_.reserve(config.client_id_capacity);
+}
+
+uint32_t Engine::Intern(NameMap& map, std::vector<std::string>& names, std::string_view name) {
+  auto it = map.find(AbslView(name));
+  if (it != map.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(names.size());
+  names.emplace_back(name);
+  map.emplace(std::string(name), id);
+  return id;
+}
+
+OrderBook* Engine::BookOf(std::string_view sym) {
+  auto it = symbol_ids_.find(AbslView(sym));
+  return it == symbol_ids_.end() ? nullptr : books_[it->second].get();
+}
+
+std::optional<SymbolId> Engine::FindSymbol(std::string_view sym) const {
+  auto it = symbol_ids_.find(AbslView(sym));
+  if (it == symbol_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+uint32_t Engine::LookupLive(AccountId acct, const ClientId& cl) const {
+  auto it = client_ids_.find(ClKey{acct, cl});
+  if (it == client_ids_.end() || it->second == 0) return kNoSlot;
+  return ctx_.store.Find(it->second);
+}
+
+void Engine::Process(const Command& cmd) {
+  ctx_.events.clear();
+  std::visit(
+      [this](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, ProductCmd>) OnProduct(c);
+        else if constexpr (std::is_same_v<T, StateCmd>) OnState(c);
+        else if constexpr (std::is_same_v<T, NewOrderCmd>) OnNew(c);
+        else if constexpr (std::is_same_v<T, CancelCmd>) OnCancel(c);
+        else if constexpr (std::is_same_v<T, ReplaceCmd>) OnReplace(c);
+        else if constexpr (std::is_same_v<T, MassCancelCmd>) OnMassCancel(c);
+        else if constexpr (std::is_same_v<T, TimeCmd>) OnTime(c);
+        else OnClose(c);
+      },
+      cmd);
+  Deliver();
+}
+
+void Engine::Deliver() {
+  if (listener_ == nullptr) return;
+  for (const Event& e : ctx_.events) Dispatch(e, *listener_);
+}
+
+void Engine::EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reason) {
+  Event& e = ctx_.Emit(EventType::kRejected);
+  e.reject = reason;
+  e.order.acct = acct;
+  e.order.cl = c.cl;
+  e.order.side = c.side;
+  e.order.status = OrderStatus::kCanceled;
+  e.qty = c.qty;
+}
+
+void Engine::EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountId acct,
+                              RejectReason reason) {
+  Event& e = ctx_.Emit(EventType::kCancelRejected);
+  e.reject = reason;
+  e.orig = orig;
+  e.order.acct = acct;
+  if (cl != nullptr) e.order.cl = *cl;
+}
+
+void Engine::OnProduct(const ProductCmd& c) {
+  if (c.sym.empty() || (c.ref.present && (!c.ref.on_tick || c.ref.ticks <= 0))) {
+    Event& e = ctx_.Emit(EventType::kRejected);
+    e.reject = RejectReason::kInvalidField;
+    return;
+  }
+  OrderBook* book = BookOf(c.sym.view());
+  BookConfig cfg;
+  if (book != nullptr) cfg = book->config();
+  cfg.band_percent = c.band_percent;
+  cfg.max_order_qty = c.max_order_qty;
+  cfg.protection_ticks = c.protection_ticks;
+  cfg.max_grid_levels = config_.max_grid_levels;
+  if (c.ref.present) {
+    cfg.has_ref = true;
+    cfg.ref = c.ref.ticks;
+  }
+  if (book != nullptr) {
+    book->Reconfigure(cfg);
+    return;
+  }
+  cfg.id = Intern(symbol_ids_, symbols_, c.sym.view());
+  books_.push_back(std::make_unique<OrderBook>(cfg, &ctx_));
+}
+
+void Engine::OnState(const StateCmd& c) {
+  OrderBook* book = BookOf(c.sym.view());
+  if (book == nullptr) {
+    Event& e = ctx_.Emit(EventType::kRejected);
+    e.reject = RejectReason::kUnknownSymbol;
+    return;
+  }
+  book->SetState(c.state);
+}
+
+void Engine::OnNew(const NewOrderCmd& c) {
+  AccountId acct = Intern(account_ids_, accounts_, c.acct.view());
+  ctx_.store.ReserveAccounts(accounts_.size());
+  OrderBook* book = nullptr;
+  RejectReason r = ValidateNew(c, &book, acct);
+  if (r == RejectReason::kNone && risk_ != nullptr) r = risk_->CheckNewOrder(c, *book);
+  if (r != RejectReason::kNone) {
+    EmitReject(c, acct, r);
+    return;
+  }
+  OrderId oid = next_oid_++;
+  uint32_t slot = ctx_.store.Allocate(oid, acct);
+  Order& o = ctx_.store.at(slot);
+  o.accept_seq = next_accept_++;
+  o.side = c.side;
+  o.type = c.type;
+  // A market order is IOC whatever its tif, except FOK (§4.2).
+  o.tif = c.tif;
+  if (c.type == OrderType::kMarket && c.tif != TimeInForce::kFok) o.tif = TimeInForce::kIoc;
+  o.px = (c.type == OrderType::kLimit || c.type == OrderType::kStopLimit) ? c.px.ticks : 0;
+  o.stop_px = (c.type == OrderType::kStop || c.type == OrderType::kStopLimit) ? c.stop.ticks : 0;
+  o.qty = c.qty;
+  o.display = c.has_display ? c.display : 0;
+  o.post_only = c.post_only;
+  o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
+  o.firm = Intern(firm_ids_, firms_, c.firm.empty() ? c.acct.view() : c.firm.view());
+  o.stp = Intern(firm_ids_, firms_, c.stp.empty() ? c.acct.view() : c.stp.view());
+  o.stp_action = c.stp_action;
+  o.sym = book->config().id;
+  o.session = c.session;
+  o.cl = c.cl;
+  o.status = OrderStatus::kNew;
+  client_ids_[ClKey{acct, c.cl}] = oid;
+  if (o.tif == TimeInForce::kGtd) next_gtd_expiry_ = std::min(next_gtd_expiry_, o.expire);
+  book->MarkAccepted();
+  Event& e = ctx_.Emit(EventType::kAccepted);
+  e.sym = o.sym;
+  e.has_sym = true;
+  e.qty = o.qty;
+  InfoOf(&e.order, o);
+  book->Submit(slot);
+}
+
+void Engine::OnCancel(const CancelCmd& c) {
+  auto ait = account_ids_.find(AbslView(c.acct.view()));
+  AccountId acct = ait == account_ids_.end() ? 0 : ait->second;
+  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(acct, c.orig);
+  if (slot == kNoSlot) {
+    AccountId shown = Intern(account_ids_, accounts_, c.acct.view());
+    ctx_.store.ReserveAccounts(accounts_.size());
+    EmitCancelReject(c.orig, nullptr, shown, RejectReason::kUnknownOrder);
+    return;
+  }
+  OrderBook& book = *books_[ctx_.store.at(slot).sym];
+  if (book.state() == TradingState::kClosed) {
+    EmitCancelReject(c.orig, nullptr, acct, RejectReason::kMarketClosed);
+    return;
+  }
+  book.Cancel(slot, CancelReason::kUser);
+}
+
+void Engine::OnReplace(const ReplaceCmd& c) {
+  auto ait = account_ids_.find(AbslView(c.acct.view()));
+  AccountId acct = ait == account_ids_.end() ? 0 : ait->second;
+  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(acct, c.orig);
+  if (slot == kNoSlot) {
+    AccountId shown = Intern(account_ids_, accounts_, c.acct.view());
+    ctx_.store.ReserveAccounts(accounts_.size());
+    EmitCancelReject(c.orig, &c.cl, shown, RejectReason::kUnknownOrder);
+    return;
+  }
+  Order& o = ctx_.store.at(slot);
+  OrderBook& book = *books_[o.sym];
+  PriceTicks px = 0;
+  Qty qty = 0;
+  RejectReason r = ValidateReplace(c, o, book, &px, &qty);
+  if (r != RejectReason::kNone) {
+    EmitCancelReject(c.orig, &c.cl, acct, r);
+    return;
+  }
+  // After a replace only the new id names the order; the old one stays taken.
+  client_ids_[ClKey{acct, c.orig}] = 0;
+  client_ids_[ClKey{acct, c.cl}] = o.oid;
+  book.Replace(slot, c.cl, px, qty);
+}
+
+void Engine::OnMassCancel(const MassCancelCmd& c) {
+  OrderStore& st = ctx_.store;
+  if (c.session != 0) {
+    for (uint32_t s = st.first_live(); s != kNoSlot;) {
+      uint32_t next = st.at(s).all_next;
+      const Order& o = st.at(s);
+      if (o.session == c.session && books_[o.sym]->state() != TradingState::kClosed) {
+        books_[o.sym]->Cancel(s, CancelReason::kDisconnect);
+      }
+      s = next;
+    }
+    return;
+  }
+  std::optional<SymbolId> sym;
+  if (!c.sym.empty()) {
+    sym = FindSymbol(c.sym.view());
+    if (!sym) {
+      Event& e = ctx_.Emit(EventType::kRejected);
+      e.reject = RejectReason::kUnknownSymbol;
+      e.order.acct = Intern(account_ids_, accounts_, c.acct.view());
+      st.ReserveAccounts(accounts_.size());
+      return;
+    }
+  }
+  auto ait = account_ids_.find(AbslView(c.acct.view()));
+  if (ait == account_ids_.end()) return;
+  for (uint32_t s = st.first_of_account(ait->second); s != kNoSlot;) {
+    uint32_t next = st.at(s).acct_next;
+    const Order& o = st.at(s);
+    if ((!sym || o.sym == *sym) && books_[o.sym]->state() != TradingState::kClosed) {
+      books_[o.sym]->Cancel(s, CancelReason::kMass);
+    }
+    s = next;
+  }
+}
+
+void Engine::OnTime(const TimeCmd& c) {
+  if (now_ != kNoTime && c.ts < now_) return;  // time never goes back
+  now_ = c.ts;
+  if (now_ < next_gtd_expiry_) return;
+  OrderStore& st = ctx_.store;
+  Timestamp next = INT64_MAX;
+  for (uint32_t s = st.first_live(); s != kNoSlot;) {
+    uint32_t after = st.at(s).all_next;
+    const Order& o = st.at(s);
+    if (o.tif == TimeInForce::kGtd) {
+      if (o.expire <= now_) {
+        books_[o.sym]->Cancel(s, CancelReason::kExpired);
+      } else {
+        next = std::min(next, o.expire);
+      }
+    }
+    s = after;
+  }
+  next_gtd_expiry_ = next;
+}
+
+void Engine::OnClose(const CloseCmd& c) {
+  OrderBook* book = BookOf(c.sym.view());
+  if (book == nullptr) {
+    Event& e = ctx_.Emit(EventType::kRejected);
+    e.reject = RejectReason::kUnknownSymbol;
+    return;
+  }
+  OrderStore& st = ctx_.store;
+  SymbolId id = book->config().id;
+  for (uint32_t s = st.first_live(); s != kNoSlot;) {
+    uint32_t next = st.at(s).all_next;
+    const Order& o = st.at(s);
+    if (o.sym == id && o.tif == TimeInForce::kDay) book->Cancel(s, CancelReason::kExpired);
+    s = next;
+  }
+  book->SetState(TradingState::kClosed);
+}
+
+OrderView Engine::ViewOf(const Order& o) const {
+  OrderView v;
+  v.oid = o.oid;
+  v.sym = o.sym;
+  v.side = o.side;
+  v.type = o.type;
+  v.tif = o.tif;
+  v.status = o.status;
+  v.px = o.px;
+  v.stop_px = o.stop_px;
+  v.qty = o.qty;
+  v.cum = o.cum;
+  v.leaves = o.leaves();
+  v.notional = o.notional;
+  return v;
+}
+
+std::optional<OrderView> Engine::FindOrder(std::string_view acct, std::string_view cl) const {
+  auto ait = account_ids_.find(AbslView(acct));
+  ClientId id;
+  if (ait == account_ids_.end() || !id.Assign(cl)) return std::nullopt;
+  uint32_t slot = LookupLive(ait->second, id);
+  if (slot == kNoSlot) return std::nullopt;
+  return ViewOf(ctx_.store.at(slot));
+}
+
+std::optional<OrderView> Engine::FindOrder(OrderId oid) const {
+  uint32_t slot = ctx_.store.Find(oid);
+  if (slot == kNoSlot) return std::nullopt;
+  return ViewOf(ctx_.store.at(slot));
+}
+
+uint64_t Engine::StateHash() const {
+  uint64_t h = 0xCF0E11ull;
+  h = Mix(h, next_oid_);
+  h = Mix(h, next_accept_);
+  h = Mix(h, ctx_.next_event_seq);
+  h = Mix(h, ctx_.next_priority);
+  h = Mix(h, static_cast<uint64_t>(now_));
+  h = Mix(h, ctx_.store.live_count());
+  h = Mix(h, client_ids_.size());
+  uint64_t ids = 0;  // order-independent fold of the client-id map
+  for (const auto& [key, oid] : client_ids_) {
+    // Deterministic across processes (absl::Hash is seeded per process).
+    uint64_t k = Mix(0, key.acct);
+    for (uint8_t i = 0; i < key.cl.len; ++i) k = Mix(k, static_cast<uint8_t>(key.cl.data[i]));
+    ids += Mix(k, oid);
+  }
+  h = Mix(h, ids);
+  for (const auto& book : books_) h = book->Hash(h);
+  return h;
+}
+
+}  // namespace cfx::engine

@@ -1,0 +1,168 @@
+// Continuous matching: an aggressor against the opposite side, FIFO per level, with STP,
+// FOK pre-check, market protection, IOC remainders and iceberg slices.
+#include <algorithm>
+#include <cassert>
+
+#include "cfx/engine/order_book.h"
+
+namespace cfx::engine {
+
+void OrderBook::FillInfo(OrderInfo* info, const Order& o) const {
+  info->oid = o.oid;
+  info->acct = o.acct;
+  info->cl = o.cl;
+  info->side = o.side;
+  info->status = o.status;
+  info->cum = o.cum;
+  info->leaves = o.leaves();
+  info->notional = o.notional;
+}
+
+void OrderBook::RecordPrint(PriceTicks px) {
+  last_trade_ = px;
+  has_last_ = true;
+  // Only prints that can trigger something are kept; no stops -> nothing to remember.
+  if (stops_ > 0) prints_.push_back(px);
+}
+
+void OrderBook::EmitTrade(const Order& buy, const Order& sell, PriceTicks px, Qty q,
+                          Aggressor agg) {
+  Event& e = ctx_->Emit(EventType::kTrade);
+  e.sym = config_.id;
+  e.has_sym = true;
+  e.has_px = true;
+  e.px = px;
+  e.qty = q;
+  e.aggressor = agg;
+  FillInfo(&e.order, buy);
+  FillInfo(&e.other, sell);
+}
+
+void OrderBook::Fill(uint32_t slot, Qty q, PriceTicks px) {
+  Order& o = ctx_->store.at(slot);
+  o.cum += q;
+  o.notional += px * q;
+  o.status = o.leaves() == 0 ? OrderStatus::kFilled : OrderStatus::kPartiallyFilled;
+}
+
+void OrderBook::Finish(uint32_t slot) {
+  Order& o = ctx_->store.at(slot);
+  if (o.in_level) Unlink(slot);
+  o.status = OrderStatus::kFilled;
+  ctx_->store.Release(slot);
+}
+
+void OrderBook::EndOrder(uint32_t slot, CancelReason reason) {
+  Order& o = ctx_->store.at(slot);
+  if (o.in_level) Unlink(slot);
+  if (o.is_stop_pending()) RemoveStop(slot);
+  o.status = OrderStatus::kCanceled;
+  Event& e = ctx_->Emit(EventType::kCanceled);
+  e.sym = config_.id;
+  e.has_sym = true;
+  e.cancel = reason;
+  e.qty = o.leaves();  // unfilled quantity, hidden part included
+  FillInfo(&e.order, o);
+  e.order.leaves = 0;
+  ctx_->store.Release(slot);
+}
+
+bool OrderBook::FokFillable(const Order& a, PriceTicks limit) const {
+  int opp = Index(Opposite(a.side));
+  Qty need = a.leaves(), avail = 0;
+  for (int64_t i = best_[opp]; i >= 0; i = opp == 0 ? ScanDown(opp, i - 1) : ScanUp(opp, i + 1)) {
+    PriceTicks px = base_ + i;
+    if (a.side == Side::kBuy ? px > limit : px < limit) break;
+    for (uint32_t s = levels_[opp][i].head; s != kNoSlot; s = ctx_->store.at(s).next) {
+      const Order& r = ctx_->store.at(s);
+      if (r.firm == a.firm && r.stp == a.stp) {
+        // cancel_resting removes the self order and goes on; the other actions stop here.
+        if (a.stp_action == StpAction::kCancelResting) continue;
+        return false;
+      }
+      avail += r.leaves();
+      if (avail >= need) return true;
+    }
+  }
+  return false;
+}
+
+bool OrderBook::Match(uint32_t slot, PriceTicks limit) {
+  Order& a = ctx_->store.at(slot);
+  const int opp = Index(Opposite(a.side));
+  const bool buy = a.side == Side::kBuy;
+  const Aggressor agg = buy ? Aggressor::kBuy : Aggressor::kSell;
+  while (a.leaves() > 0) {
+    int64_t i = best_[opp];
+    if (i < 0) break;
+    PriceTicks px = base_ + i;
+    if (buy ? px > limit : px < limit) break;
+    Level& level = levels_[opp][i];
+    uint32_t rs = level.head;
+    Order& r = ctx_->store.at(rs);
+    if (r.firm == a.firm && r.stp == a.stp) {
+      switch (a.stp_action) {
+        case StpAction::kCancelResting:
+          EndOrder(rs, CancelReason::kStp);
+          continue;
+        case StpAction::kCancelAggressor:
+          EndOrder(slot, CancelReason::kStp);
+          return false;
+        case StpAction::kCancelBoth:
+          EndOrder(rs, CancelReason::kStp);
+          EndOrder(slot, CancelReason::kStp);
+          return false;
+      }
+    }
+    Qty q = std::min(a.leaves(), r.shown);
+    Fill(slot, q, px);
+    Fill(rs, q, px);
+    r.shown -= q;
+    level.display_qty -= q;
+    RecordPrint(px);
+    if (buy) EmitTrade(a, r, px, q, agg); else EmitTrade(r, a, px, q, agg);
+    if (r.shown == 0) {
+      if (r.leaves() == 0) {
+        Finish(rs);
+      } else {
+        // Iceberg slice executed: refill and go to the back of the level.
+        Unlink(rs);
+        r.shown = std::min(r.display, r.leaves());
+        r.priority_seq = ctx_->next_priority++;
+        Append(rs);
+      }
+    }
+  }
+  return true;
+}
+
+void OrderBook::Execute(uint32_t slot) {
+  Order& o = ctx_->store.at(slot);
+  const bool market = o.type == OrderType::kMarket;
+  const bool immediate = market || o.tif == TimeInForce::kIoc || o.tif == TimeInForce::kFok;
+  const Side opp = Opposite(o.side);
+  PriceTicks limit = o.px;
+  if (market) {
+    if (!HasBest(opp)) {
+      EndOrder(slot, CancelReason::kNoLiquidity);
+      return;
+    }
+    PriceTicks best = BestPrice(opp);
+    limit = o.side == Side::kBuy ? best + config_.protection_ticks
+                                 : best - config_.protection_ticks;
+  }
+  if (o.tif == TimeInForce::kFok && !FokFillable(o, limit)) {
+    EndOrder(slot, CancelReason::kFok);
+    return;
+  }
+  if (!Match(slot, limit)) return;
+  if (o.leaves() == 0) {
+    Finish(slot);
+  } else if (immediate) {
+    EndOrder(slot, o.tif == TimeInForce::kFok ? CancelReason::kFok : CancelReason::kIoc);
+  } else {
+    Rest(slot);
+  }
+}
+
+}  // namespace cfx::engine

@@ -1,0 +1,116 @@
+#include "cfx/engine/order_store.h"
+
+#include <bit>
+#include <cassert>
+
+namespace cfx::engine {
+
+OrderStore::OrderStore(size_t capacity) {
+  if (capacity < 16) capacity = 16;
+  pool_.resize(capacity);
+  free_.reserve(capacity);
+  for (size_t i = capacity; i-- > 0;) free_.push_back(static_cast<uint32_t>(i));
+  // Load factor ≤ 1/2 keeps linear-probe chains short.
+  size_t buckets = std::bit_ceil(capacity * 2);
+  map_.assign(buckets, MapEntry{});
+  shift_ = 64 - std::countr_zero(buckets);
+}
+
+void OrderStore::ReserveAccounts(size_t n) {
+  if (acct_heads_.size() < n) acct_heads_.resize(n);
+}
+
+void OrderStore::GrowPool() {
+  size_t old = pool_.size();
+  pool_.resize(old * 2);
+  free_.reserve(pool_.size());
+  for (size_t i = pool_.size(); i-- > old;) free_.push_back(static_cast<uint32_t>(i));
+}
+
+void OrderStore::GrowMap() {
+  std::vector<MapEntry> old = std::move(map_);
+  map_.assign(old.size() * 2, MapEntry{});
+  shift_ -= 1;
+  map_size_ = 0;
+  for (const MapEntry& e : old) {
+    if (e.oid != 0) MapInsert(e.oid, e.slot);
+  }
+}
+
+void OrderStore::MapInsert(OrderId oid, uint32_t slot) {
+  if ((map_size_ + 1) * 2 > map_.size()) GrowMap();
+  size_t mask = map_.size() - 1;
+  size_t i = Bucket(oid);
+  while (map_[i].oid != 0) i = (i + 1) & mask;
+  map_[i] = MapEntry{oid, slot};
+  ++map_size_;
+}
+
+uint32_t OrderStore::Find(OrderId oid) const {
+  if (oid == 0) return kNoSlot;
+  size_t mask = map_.size() - 1;
+  for (size_t i = Bucket(oid);; i = (i + 1) & mask) {
+    if (map_[i].oid == oid) return map_[i].slot;
+    if (map_[i].oid == 0) return kNoSlot;
+  }
+}
+
+void OrderStore::MapErase(OrderId oid) {
+  size_t mask = map_.size() - 1;
+  size_t i = Bucket(oid);
+  while (map_[i].oid != oid) {
+    assert(map_[i].oid != 0);
+    i = (i + 1) & mask;
+  }
+  // Backward-shift deletion: move later entries of the probe chain into the hole when
+  // their home bucket does not lie cyclically in (hole, j].
+  size_t hole = i;
+  for (size_t j = (hole + 1) & mask; map_[j].oid != 0; j = (j + 1) & mask) {
+    size_t home = Bucket(map_[j].oid);
+    bool home_in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!home_in_range) {
+      map_[hole] = map_[j];
+      hole = j;
+    }
+  }
+  map_[hole] = MapEntry{};
+  --map_size_;
+}
+
+uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
+  if (free_.empty()) GrowPool();
+  uint32_t slot = free_.back();
+  free_.pop_back();
+  Order& o = pool_[slot];
+  o = Order{};
+  o.oid = oid;
+  o.acct = acct;
+  o.live = true;
+  MapInsert(oid, slot);
+  ++live_;
+  o.all_prev = all_tail_;
+  if (all_tail_ != kNoSlot) pool_[all_tail_].all_next = slot; else all_head_ = slot;
+  all_tail_ = slot;
+  if (acct >= acct_heads_.size()) ReserveAccounts(acct + 1);
+  ListEnds& a = acct_heads_[acct];
+  o.acct_prev = a.tail;
+  if (a.tail != kNoSlot) pool_[a.tail].acct_next = slot; else a.head = slot;
+  a.tail = slot;
+  return slot;
+}
+
+void OrderStore::Release(uint32_t slot) {
+  Order& o = pool_[slot];
+  assert(o.live);
+  MapErase(o.oid);
+  if (o.all_prev != kNoSlot) pool_[o.all_prev].all_next = o.all_next; else all_head_ = o.all_next;
+  if (o.all_next != kNoSlot) pool_[o.all_next].all_prev = o.all_prev; else all_tail_ = o.all_prev;
+  ListEnds& a = acct_heads_[o.acct];
+  if (o.acct_prev != kNoSlot) pool_[o.acct_prev].acct_next = o.acct_next; else a.head = o.acct_next;
+  if (o.acct_next != kNoSlot) pool_[o.acct_next].acct_prev = o.acct_prev; else a.tail = o.acct_prev;
+  o.live = false;
+  --live_;
+  free_.push_back(slot);
+}
+
+}  // namespace cfx::engine

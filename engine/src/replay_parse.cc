@@ -1,0 +1,202 @@
+// JSON command lines -> engine commands (§4.1, the invalid_field rules of §4.2).
+#include <nlohmann/json.hpp>
+
+#include "cfx/engine/price.h"
+#include "cfx/engine/replay.h"
+
+namespace cfx::engine {
+namespace {
+
+using nlohmann::json;
+
+// Field readers: false means invalid_field (wrong type, bad value or missing when required).
+class Fields {
+ public:
+  explicit Fields(const json& j) : j_(j) {}
+
+  bool Str(const char* key, bool required, std::string_view* out) const {
+    auto it = j_.find(key);
+    if (it == j_.end()) return !required;
+    if (!it->is_string()) return false;
+    *out = it->get_ref<const std::string&>();
+    return true;
+  }
+  template <size_t N>
+  bool Fixed(const char* key, bool required, FixedString<N>* out) const {
+    std::string_view s;
+    if (!Str(key, required, &s)) return false;
+    if (j_.find(key) == j_.end()) return true;
+    return !s.empty() && out->Assign(s);
+  }
+  bool Int(const char* key, bool required, bool* present, int64_t* out) const {
+    auto it = j_.find(key);
+    *present = it != j_.end();
+    if (!*present) return !required;
+    if (!it->is_number_integer()) return false;
+    if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      return false;
+    }
+    *out = it->get<int64_t>();
+    return true;
+  }
+  bool Price(const char* key, bool required, PriceField* out) const {
+    std::string_view s;
+    if (!Str(key, required, &s)) return false;
+    if (j_.find(key) == j_.end()) return true;
+    ParsedPrice p = ParsePrice(s);
+    if (!p.ok) return false;
+    *out = PriceField{true, p.on_tick, p.ticks};
+    return true;
+  }
+  bool Bool(const char* key, bool* out) const {
+    auto it = j_.find(key);
+    if (it == j_.end()) return true;
+    if (!it->is_boolean()) return false;
+    *out = it->get<bool>();
+    return true;
+  }
+  template <typename E, size_t K>
+  bool Enum(const char* key, bool required, const std::pair<const char*, E> (&names)[K],
+            E* out) const {
+    std::string_view s;
+    if (!Str(key, required, &s)) return false;
+    if (j_.find(key) == j_.end()) return true;
+    for (const auto& [name, value] : names) {
+      if (s == name) {
+        *out = value;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool Has(const char* key) const { return j_.find(key) != j_.end(); }
+
+ private:
+  const json& j_;
+};
+
+constexpr std::pair<const char*, Side> kSides[] = {{"buy", Side::kBuy}, {"sell", Side::kSell}};
+constexpr std::pair<const char*, OrderType> kTypes[] = {{"limit", OrderType::kLimit},
+                                                        {"market", OrderType::kMarket},
+                                                        {"stop", OrderType::kStop},
+                                                        {"stop_limit", OrderType::kStopLimit}};
+constexpr std::pair<const char*, TimeInForce> kTifs[] = {
+    {"day", TimeInForce::kDay}, {"gtc", TimeInForce::kGtc}, {"ioc", TimeInForce::kIoc},
+    {"fok", TimeInForce::kFok}, {"gtd", TimeInForce::kGtd}};
+constexpr std::pair<const char*, StpAction> kStp[] = {
+    {"cancel_resting", StpAction::kCancelResting},
+    {"cancel_aggressor", StpAction::kCancelAggressor},
+    {"cancel_both", StpAction::kCancelBoth}};
+constexpr std::pair<const char*, TradingState> kStates[] = {{"pre_open", TradingState::kPreOpen},
+                                                            {"open", TradingState::kOpen},
+                                                            {"halted", TradingState::kHalted},
+                                                            {"closed", TradingState::kClosed}};
+
+bool ParseNew(const Fields& f, NewOrderCmd* c) {
+  bool has = false;
+  if (!f.Fixed("cl", true, &c->cl) || !f.Fixed("acct", true, &c->acct) ||
+      !f.Fixed("sym", true, &c->sym) || !f.Enum("side", true, kSides, &c->side) ||
+      !f.Enum("type", true, kTypes, &c->type) || !f.Enum("tif", false, kTifs, &c->tif) ||
+      !f.Int("qty", true, &has, &c->qty) || !f.Int("display", false, &c->has_display, &c->display) ||
+      !f.Bool("post_only", &c->post_only) || !f.Fixed("stp", false, &c->stp) ||
+      !f.Enum("stp_action", false, kStp, &c->stp_action) || !f.Fixed("firm", false, &c->firm)) {
+    return false;
+  }
+  bool limit_px = c->type == OrderType::kLimit || c->type == OrderType::kStopLimit;
+  bool stop = c->type == OrderType::kStop || c->type == OrderType::kStopLimit;
+  if (!f.Price("px", limit_px, &c->px) || !f.Price("stop", stop, &c->stop)) return false;
+  std::string_view expire;
+  if (!f.Str("expire", c->tif == TimeInForce::kGtd, &expire)) return false;
+  if (f.Has("expire") && !ParseTimestamp(expire, &c->expire)) return false;
+  int64_t session = 0;
+  if (!f.Int("session", false, &has, &session) || session < 0 || session > UINT32_MAX) {
+    return false;
+  }
+  c->session = static_cast<SessionId>(session);
+  return true;
+}
+
+bool ParseObject(const json& j, Command* out) {
+  Fields f(j);
+  std::string_view op;
+  if (!f.Str("op", true, &op)) return false;
+  if (op == "product") {
+    ProductCmd c;
+    if (!f.Fixed("sym", true, &c.sym) || !f.Price("ref", false, &c.ref)) return false;
+    if (c.ref.present && !c.ref.on_tick) return false;
+    *out = c;
+  } else if (op == "state") {
+    StateCmd c;
+    if (!f.Fixed("sym", true, &c.sym) || !f.Enum("state", true, kStates, &c.state)) return false;
+    *out = c;
+  } else if (op == "new") {
+    NewOrderCmd c;
+    if (!ParseNew(f, &c)) return false;
+    *out = c;
+  } else if (op == "cancel") {
+    CancelCmd c;
+    if (!f.Fixed("orig", true, &c.orig) || !f.Fixed("acct", true, &c.acct)) return false;
+    *out = c;
+  } else if (op == "replace") {
+    ReplaceCmd c;
+    if (!f.Fixed("cl", true, &c.cl) || !f.Fixed("orig", true, &c.orig) ||
+        !f.Fixed("acct", true, &c.acct) || !f.Price("px", false, &c.px) ||
+        !f.Int("qty", false, &c.has_qty, &c.qty)) {
+      return false;
+    }
+    *out = c;
+  } else if (op == "mass_cancel") {
+    MassCancelCmd c;
+    bool has = false;
+    int64_t session = 0;
+    if (!f.Fixed("acct", !f.Has("session"), &c.acct) || !f.Fixed("sym", false, &c.sym) ||
+        !f.Int("session", false, &has, &session) || session < 0 || session > UINT32_MAX) {
+      return false;
+    }
+    c.session = static_cast<SessionId>(session);
+    *out = c;
+  } else if (op == "time") {
+    TimeCmd c;
+    std::string_view ts;
+    if (!f.Str("ts", true, &ts) || !ParseTimestamp(ts, &c.ts)) return false;
+    *out = c;
+  } else if (op == "close") {
+    CloseCmd c;
+    if (!f.Fixed("sym", true, &c.sym)) return false;
+    *out = c;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool IsBlank(std::string_view line) {
+  for (char ch : line) {
+    if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ParsedLine ParseCommandLine(std::string_view line) {
+  ParsedLine r;
+  if (IsBlank(line)) return r;
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    r.kind = ParsedLine::Kind::kInvalid;
+    return r;
+  }
+  if (ParseObject(j, &r.command)) {
+    r.kind = ParsedLine::Kind::kCommand;
+    return r;
+  }
+  r.kind = ParsedLine::Kind::kInvalid;
+  auto cl = j.find("cl");
+  if (cl != j.end() && cl->is_string()) r.cl = cl->get<std::string>();
+  auto acct = j.find("acct");
+  if (acct != j.end() && acct->is_string()) r.acct = acct->get<std::string>();
+  return r;
+}
+
+}  // namespace cfx::engine

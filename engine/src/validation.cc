@@ -1,0 +1,103 @@
+// Entry and replace checks in the reject precedence of §4.2:
+// invalid_field -> unknown_symbol -> market_closed / halted -> duplicate_client_id ->
+// invalid_qty / qty_above_max -> invalid_price_tick (px, then stop) -> price_outside_band ->
+// invalid_stop_price -> pre_open restriction -> post_only_would_cross.
+#include "cfx/engine/engine.h"
+
+namespace cfx::engine {
+namespace {
+
+bool UsesLimitPrice(OrderType t) { return t == OrderType::kLimit || t == OrderType::kStopLimit; }
+bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStopLimit; }
+
+}  // namespace
+
+RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct) {
+  // invalid_field: shape of the order, independent of the market.
+  if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
+  if (UsesLimitPrice(c.type) &&
+      (!c.px.present || (c.px.on_tick && c.px.ticks <= 0))) {
+    return RejectReason::kInvalidField;
+  }
+  if (IsStop(c.type) && (!c.stop.present || (c.stop.on_tick && c.stop.ticks <= 0))) {
+    return RejectReason::kInvalidField;
+  }
+  if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) {
+    return RejectReason::kInvalidField;
+  }
+  if (c.post_only && (c.type != OrderType::kLimit ||
+                      !(c.tif == TimeInForce::kDay || c.tif == TimeInForce::kGtc ||
+                        c.tif == TimeInForce::kGtd))) {
+    return RejectReason::kInvalidField;
+  }
+  if (c.tif == TimeInForce::kGtd &&
+      (c.expire == kNoTime || (now_ != kNoTime && now_ >= c.expire))) {
+    return RejectReason::kInvalidField;  // missing, or already expired on arrival
+  }
+
+  OrderBook* book = BookOf(c.sym.view());
+  if (book == nullptr) return RejectReason::kUnknownSymbol;
+  *book_out = book;
+  if (book->state() == TradingState::kClosed) return RejectReason::kMarketClosed;
+  if (book->state() == TradingState::kHalted) return RejectReason::kHalted;
+
+  if (client_ids_.contains(ClKey{acct, c.cl})) return RejectReason::kDuplicateClientId;
+
+  if (c.qty <= 0) return RejectReason::kInvalidQty;
+  if (c.has_display && (c.display < 1 || c.display > c.qty)) return RejectReason::kInvalidQty;
+  if (c.qty > book->config().max_order_qty) return RejectReason::kQtyAboveMax;
+
+  if (UsesLimitPrice(c.type) && !c.px.on_tick) return RejectReason::kInvalidPriceTick;
+  if (IsStop(c.type) && !c.stop.on_tick) return RejectReason::kInvalidPriceTick;
+
+  if (UsesLimitPrice(c.type) && (!book->InBand(c.px.ticks) || !book->CanRestAt(c.px.ticks))) {
+    return RejectReason::kPriceOutsideBand;
+  }
+
+  if (IsStop(c.type) && book->StopAlreadyMet(c.side, c.stop.ticks)) {
+    return RejectReason::kInvalidStopPrice;
+  }
+
+  if (book->state() == TradingState::kPreOpen && !IsStop(c.type) &&
+      (c.type == OrderType::kMarket || c.tif == TimeInForce::kIoc ||
+       c.tif == TimeInForce::kFok)) {
+    return RejectReason::kMarketClosed;
+  }
+
+  if (c.post_only && book->state() == TradingState::kOpen &&
+      book->WouldCross(c.side, c.px.ticks)) {
+    return RejectReason::kPostOnlyWouldCross;
+  }
+  return RejectReason::kNone;
+}
+
+RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
+                                     PriceTicks* px, Qty* qty) {
+  if (c.cl.empty()) return RejectReason::kInvalidField;
+  if (c.px.present && c.px.on_tick && c.px.ticks <= 0) return RejectReason::kInvalidField;
+  if (book.state() == TradingState::kClosed) return RejectReason::kMarketClosed;
+  if (book.state() == TradingState::kHalted) return RejectReason::kHalted;
+  if (client_ids_.contains(ClKey{o.acct, c.cl})) return RejectReason::kDuplicateClientId;
+
+  *qty = c.has_qty ? c.qty : o.qty;
+  if (*qty <= 0) return RejectReason::kInvalidQty;
+  if (*qty > book.config().max_order_qty) return RejectReason::kQtyAboveMax;
+
+  // A stop-market order has no limit price; a px on its replace is ignored.
+  bool has_limit = UsesLimitPrice(o.type);
+  *px = o.px;
+  if (has_limit && c.px.present) {
+    if (!c.px.on_tick) return RejectReason::kInvalidPriceTick;
+    if (!book.InBand(c.px.ticks) || !book.CanRestAt(c.px.ticks)) {
+      return RejectReason::kPriceOutsideBand;
+    }
+    *px = c.px.ticks;
+  }
+  if (o.post_only && !o.is_stop_pending() && book.state() == TradingState::kOpen &&
+      *px != o.px && *qty > o.cum && book.WouldCross(o.side, *px)) {
+    return RejectReason::kPostOnlyWouldCross;
+  }
+  return RejectReason::kNone;
+}
+
+}  // namespace cfx::engine

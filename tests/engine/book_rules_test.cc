@@ -1,0 +1,425 @@
+// One test per matching rule of SPEC §4 / §4.2, driven through the replay interface.
+#include "engine_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cfx::engine::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+const std::string kBook = std::string(R"({"ev":"book","sym":")") + kSym + "\"";
+
+std::string Trade(const std::string& px, int qty, const std::string& bcl, const std::string& bacct,
+                  const std::string& scl, const std::string& sacct, const std::string& agg) {
+  return std::string(R"({"ev":"trade","sym":")") + kSym + R"(","px":")" + px + R"(","qty":)" +
+         std::to_string(qty) + R"(,"buy_cl":")" + bcl + R"(","buy_acct":")" + bacct +
+         R"(","sell_cl":")" + scl + R"(","sell_acct":")" + sacct + R"(","aggressor":")" + agg +
+         "\"}";
+}
+std::string Canceled(const std::string& cl, const std::string& acct, int qty,
+                     const std::string& reason) {
+  return R"({"ev":"canceled","cl":")" + cl + R"(","acct":")" + acct + R"(","qty":)" +
+         std::to_string(qty) + R"(,"reason":")" + reason + "\"}";
+}
+std::string BookLine(const std::string& bids, const std::string& asks) {
+  return kBook + R"(,"bids":)" + bids + R"(,"asks":)" + asks + "}";
+}
+
+TEST(OrderBookTest, EarlierOrderAtSamePriceFillsFirst) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
+                       Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.000", 3)});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s1", "B1", "buy"),
+                                              Trade("5.000", 1, "b1", "A1", "s2", "C1", "buy")));
+}
+
+TEST(OrderBookTest, BetterPriceFillsFirstAndTradesPrintAtRestingPrice) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.010", 2),
+                       Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.020", 3)});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s2", "C1", "buy"),
+                                              Trade("5.010", 1, "b1", "A1", "s1", "B1", "buy")));
+}
+
+TEST(OrderBookTest, FokThatCannotFillIsCanceledWholeAndBookUnchanged) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
+                       Limit("b1", "A1", "buy", "5.000", 3, R"(,"tif":"fok")")});
+  EXPECT_THAT(Grep(out, "trade"), IsEmpty());
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("b1", "A1", 3, "fok"));
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",2,1]])"));
+}
+
+TEST(OrderBookTest, FokCountsHiddenIcebergQuantity) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 10, R"(,"display":2)"),
+                       Limit("b1", "A1", "buy", "5.000", 7, R"(,"tif":"fok")")});
+  EXPECT_EQ(Grep(out, "trade").size(), 4u);  // slices 2+2+2+1
+  EXPECT_THAT(Grep(out, "canceled"), IsEmpty());
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",1,1]])"));
+}
+
+TEST(OrderBookTest, FokLeavesOutOrdersStpWouldPrevent) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5),
+                       Limit("s2", "B1", "sell", "5.000", 2),
+                       Limit("b1", "A1", "buy", "5.000", 3, R"(,"tif":"fok")")});
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("b1", "A1", 3, "fok")));
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",7,2]])"));
+}
+
+TEST(OrderBookTest, IocRemainderIsCanceled) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 4),
+                       Limit("b1", "A1", "buy", "5.000", 10, R"(,"tif":"ioc")")});
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("b1", "A1", 6, "ioc"));
+}
+
+TEST(OrderBookTest, MarketOrderWithEmptyOppositeSideIsCanceledNoLiquidity) {
+  auto out = RunNoSeq({ProductLine(), Order("m1", "A1", "buy", "market", 5, "")});
+  EXPECT_THAT(out, ElementsAre(R"({"ev":"accepted","cl":"m1","acct":"A1"})",
+                               Canceled("m1", "A1", 5, "no_liquidity"), BookLine("[]", "[]")));
+}
+
+TEST(OrderBookTest, MarketProtectionIsInclusiveAndRemainderCanceledIoc) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1),
+                       Limit("s2", "B1", "sell", "5.050", 1), Limit("s3", "B1", "sell", "5.051", 1),
+                       Order("m1", "A1", "buy", "market", 5, "")});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 1, "m1", "A1", "s1", "B1", "buy"),
+                                              Trade("5.050", 1, "m1", "A1", "s2", "B1", "buy")));
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("m1", "A1", 3, "ioc"));
+}
+
+TEST(OrderBookTest, PostOnlyThatWouldCrossIsRejected) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1),
+                       Limit("b1", "A1", "buy", "5.000", 1, R"(,"post_only":true)")});
+  EXPECT_EQ(Grep(out, "rejected")[0],
+            R"({"ev":"rejected","cl":"b1","acct":"A1","reason":"post_only_would_cross"})");
+}
+
+TEST(OrderBookTest, PostOnlyCrossingIsAcceptedInPreOpen) {
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("s1", "B1", "sell", "5.000", 1),
+                       Limit("b1", "A1", "buy", "5.000", 1, R"(,"post_only":true)")});
+  EXPECT_EQ(Grep(out, "accepted").size(), 2u);
+  EXPECT_THAT(Grep(out, "trade"), IsEmpty());
+}
+
+TEST(OrderBookTest, IcebergShowsDisplayAndRefillsToBackOfLevel) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 10, R"(,"display":3)"),
+                       Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.000", 4)});
+  // s1's first slice (3) trades, s1 refills and goes behind s2, so s2 trades next.
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 3, "b1", "A1", "s1", "B1", "buy"),
+                                              Trade("5.000", 1, "b1", "A1", "s2", "C1", "buy")));
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",4,2]])"));
+}
+
+TEST(OrderBookTest, IcebergPrintsOneTradePerSlice) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 5, R"(,"display":2)"),
+                       Limit("b1", "A1", "buy", "5.000", 5)});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s1", "B1", "buy"),
+                                              Trade("5.000", 2, "b1", "A1", "s1", "B1", "buy"),
+                                              Trade("5.000", 1, "b1", "A1", "s1", "B1", "buy")));
+}
+
+TEST(OrderBookTest, CanceledQtyIncludesHiddenIcebergQuantity) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 10, R"(,"display":3)"),
+                       CancelLine("s1", "B1")});
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1", "B1", 10, "user"));
+}
+
+TEST(OrderBookTest, CancelOfUnknownEndedOrOtherAccountsOrderIsRejectedUnknownOrder) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1),
+                       CancelLine("s1", "X1"), CancelLine("zz", "B1"), CancelLine("s1", "B1"),
+                       CancelLine("s1", "B1")});
+  auto rej = Grep(out, "cancel_rejected");
+  ASSERT_EQ(rej.size(), 3u);
+  EXPECT_EQ(rej[0], R"({"ev":"cancel_rejected","orig":"s1","acct":"X1","reason":"unknown_order"})");
+}
+
+TEST(OrderBookTest, ClientIdStaysTakenAfterOrderEnds) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1), CancelLine("b1", "A1"),
+                       Limit("b1", "A1", "buy", "4.900", 1), Limit("b1", "A2", "buy", "4.900", 1)});
+  EXPECT_EQ(Grep(out, "duplicate_client_id").size(), 1u);
+  EXPECT_EQ(Grep(out, "accepted").size(), 2u);  // same id, other account: fine
+}
+
+TEST(OrderBookTest, ReplaceWithHigherQtyLosesPriority) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
+                       Limit("s2", "C1", "sell", "5.000", 2),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)"),
+                       Limit("b1", "A1", "buy", "5.000", 2)});
+  EXPECT_EQ(Grep(out, "replaced")[0],
+            R"({"ev":"replaced","cl":"s1b","orig":"s1","acct":"B1","px":"5.000","qty":3})");
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s2", "C1", "buy")));
+}
+
+TEST(OrderBookTest, ReplaceWithLowerQtyAtSamePriceKeepsPriority) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 5),
+                       Limit("s2", "C1", "sell", "5.000", 2),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)"),
+                       Limit("b1", "A1", "buy", "5.000", 2)});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s1b", "B1", "buy")));
+}
+
+TEST(OrderBookTest, ReplaceWithPriceChangeLosesPriority) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.010", 2),
+                       Limit("s2", "C1", "sell", "5.000", 2),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"px":"5.000")"),
+                       Limit("b1", "A1", "buy", "5.000", 2)});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s2", "C1", "buy")));
+}
+
+TEST(OrderBookTest, ReplaceThatChangesNothingKeepsPriority) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
+                       Limit("s2", "C1", "sell", "5.000", 2), ReplaceLine("s1b", "s1", "B1", ""),
+                       Limit("b1", "A1", "buy", "5.000", 2)});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s1b", "B1", "buy")));
+}
+
+TEST(OrderBookTest, ReplaceToTotalAtOrBelowExecutedEndsOrder) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 5),
+                       Limit("b1", "A1", "buy", "5.000", 3),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)")});
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1b", "B1", 2, "replaced_to_zero"));
+  EXPECT_THAT(Grep(out, "replaced\""), IsEmpty());
+}
+
+TEST(OrderBookTest, ReplaceMayTradeOnArrival) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
+                       Limit("b1", "A1", "buy", "4.990", 2),
+                       ReplaceLine("b1b", "b1", "A1", R"(,"px":"5.000")")});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1b", "A1", "s1", "B1", "buy")));
+}
+
+TEST(OrderBookTest, AfterReplaceOnlyNewIdNamesTheOrder) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.990", 2),
+                       ReplaceLine("b1b", "b1", "A1", R"(,"qty":1)"), CancelLine("b1", "A1"),
+                       CancelLine("b1b", "A1")});
+  EXPECT_EQ(Grep(out, "unknown_order").size(), 1u);
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("b1b", "A1", 1, "user"));
+}
+
+TEST(OrderBookTest, IcebergKeepingPriorityShowsMinOfShownAndRemaining) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 10, R"(,"display":4)"),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)")});
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",3,1]])"));
+}
+
+TEST(OrderBookTest, PendingStopCanBeReplaced) {
+  auto out = RunNoSeq({ProductLine(), Order("st", "A1", "buy", "stop", 5, R"(,"stop":"5.100")"),
+                       ReplaceLine("st2", "st", "A1", R"(,"qty":2)"),
+                       Limit("s1", "B1", "sell", "5.100", 5), Limit("b1", "C1", "buy", "5.100", 1)});
+  EXPECT_EQ(Grep(out, "triggered")[0], R"({"ev":"triggered","cl":"st2","acct":"A1"})");
+  EXPECT_EQ(Grep(out, "trade").back(), Trade("5.100", 2, "st2", "A1", "s1", "B1", "buy"));
+}
+
+TEST(OrderBookTest, MassCancelCancelsInAcceptanceOrderWithReasonMass) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1),
+                       Order("st", "A1", "sell", "stop", 1, R"(,"stop":"4.500")"),
+                       Limit("b2", "A1", "buy", "4.950", 2), Limit("x", "Z1", "buy", "4.950", 2),
+                       R"({"op":"mass_cancel","acct":"A1"})", R"({"op":"mass_cancel","acct":"A1"})"});
+  EXPECT_THAT(Grep(out, "canceled"),
+              ElementsAre(Canceled("b1", "A1", 1, "mass"), Canceled("st", "A1", 1, "mass"),
+                          Canceled("b2", "A1", 2, "mass")));
+}
+
+TEST(OrderBookTest, MassCancelBySymbolAndUnknownSymbol) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1),
+                       R"({"op":"mass_cancel","acct":"A1","sym":"NOPE"})",
+                       std::string(R"({"op":"mass_cancel","acct":"A1","sym":")") + kSym + "\"}"});
+  EXPECT_EQ(Grep(out, "unknown_symbol").size(), 1u);
+  EXPECT_EQ(Grep(out, "canceled").size(), 1u);
+}
+
+TEST(OrderBookTest, MassCancelBySessionCancelsWithReasonDisconnect) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1, R"(,"session":7)"),
+                       Limit("b2", "A2", "buy", "4.900", 1, R"(,"session":8)"),
+                       R"({"op":"mass_cancel","session":7})"});
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("b1", "A1", 1, "disconnect")));
+}
+
+TEST(StpTest, CancelRestingCancelsRestingAndAggressorGoesOn) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5),
+                       Limit("s2", "B1", "sell", "5.000", 5), Limit("b1", "A1", "buy", "5.000", 8)});
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1", "A1", 5, "stp"));
+  EXPECT_EQ(Grep(out, "trade").size(), 1u);
+}
+
+TEST(StpTest, CancelAggressorCancelsAggressorRemainder) {
+  auto out = RunNoSeq({ProductLine(), Limit("s0", "B1", "sell", "5.000", 1),
+                       Limit("s1", "A1", "sell", "5.000", 5),
+                       Limit("b1", "A1", "buy", "5.000", 8, R"(,"stp_action":"cancel_aggressor")")});
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("b1", "A1", 7, "stp")));
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",5,1]])"));
+}
+
+TEST(StpTest, CancelBothReportsRestingFirst) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5),
+                       Limit("b1", "A1", "buy", "5.000", 8, R"(,"stp_action":"cancel_both")")});
+  EXPECT_THAT(Grep(out, "canceled"),
+              ElementsAre(Canceled("s1", "A1", 5, "stp"), Canceled("b1", "A1", 8, "stp")));
+}
+
+TEST(StpTest, SameFirmAndStpIdAcrossAccountsIsPrevented) {
+  auto out = RunNoSeq({ProductLine(),
+                       Limit("s1", "A1", "sell", "5.000", 5, R"(,"firm":"F","stp":"X")"),
+                       Limit("b1", "A2", "buy", "5.000", 5, R"(,"firm":"F","stp":"X")")});
+  EXPECT_THAT(Grep(out, "trade"), IsEmpty());
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1", "A1", 5, "stp"));
+}
+
+TEST(StpTest, SameStpIdInDifferentFirmsTrades) {
+  auto out = RunNoSeq({ProductLine(),
+                       Limit("s1", "A1", "sell", "5.000", 5, R"(,"firm":"F","stp":"X")"),
+                       Limit("b1", "A2", "buy", "5.000", 5, R"(,"firm":"G","stp":"X")")});
+  EXPECT_EQ(Grep(out, "trade").size(), 1u);
+}
+
+TEST(StopTest, StopAlreadyMetWithEqualityIsRejected) {
+  auto out = RunNoSeq({ProductLine(), Order("st", "A1", "buy", "stop", 1, R"(,"stop":"5.000")"),
+                       Order("st2", "A1", "sell", "stop", 1, R"(,"stop":"5.000")"),
+                       Order("st3", "A1", "buy", "stop", 1, R"(,"stop":"5.001")")});
+  EXPECT_EQ(Grep(out, "invalid_stop_price").size(), 2u);
+  EXPECT_EQ(Grep(out, "accepted").size(), 1u);
+}
+
+TEST(StopTest, StopWithoutLastTradeOrRefIsAccepted) {
+  auto out = RunNoSeq({ProductLine(""), Order("st", "A1", "buy", "stop", 1, R"(,"stop":"5.000")")});
+  EXPECT_EQ(Grep(out, "accepted").size(), 1u);
+}
+
+TEST(StopTest, StopLimitBecomesLimitAtPxAndRests) {
+  auto out = RunNoSeq({ProductLine(),
+                       Order("st", "A1", "buy", "stop_limit", 5, R"(,"stop":"5.010","px":"5.020")"),
+                       Limit("s1", "B1", "sell", "5.010", 1), Limit("b1", "C1", "buy", "5.010", 1)});
+  EXPECT_EQ(Grep(out, "triggered").size(), 1u);
+  EXPECT_EQ(out.back(), BookLine(R"([["5.020",5,1]])", "[]"));
+}
+
+TEST(StopTest, TriggeredBuyStopsEnterByAscendingStopThenTime) {
+  auto out = RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                       Order("t2", "A2", "buy", "stop", 1, R"(,"stop":"5.005")"),
+                       Order("t3", "A3", "buy", "stop", 1, R"(,"stop":"5.005")"),
+                       Limit("s1", "B1", "sell", "5.010", 10), Limit("b1", "C1", "buy", "5.010", 1)});
+  EXPECT_THAT(Grep(out, "triggered"), ElementsAre(R"({"ev":"triggered","cl":"t2","acct":"A2"})",
+                                                  R"({"ev":"triggered","cl":"t3","acct":"A3"})",
+                                                  R"({"ev":"triggered","cl":"t1","acct":"A1"})"));
+}
+
+TEST(StopTest, CascadeTriggersFurtherStops) {
+  auto out = RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                       Order("t2", "A2", "buy", "stop", 1, R"(,"stop":"5.020")"),
+                       Limit("s1", "B1", "sell", "5.010", 1), Limit("s2", "B1", "sell", "5.020", 1),
+                       Limit("s3", "B1", "sell", "5.030", 1), Limit("b1", "C1", "buy", "5.010", 1)});
+  EXPECT_EQ(Grep(out, "triggered").size(), 2u);
+  EXPECT_EQ(Grep(out, "trade").back(), Trade("5.030", 1, "t2", "A2", "s3", "B1", "buy"));
+}
+
+TEST(StopTest, StopsRestPendingInPreOpen) {
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"),
+                       Order("st", "A1", "buy", "stop", 1, R"(,"stop":"5.100")"),
+                       Order("m", "A1", "buy", "market", 1, "")});
+  EXPECT_EQ(Grep(out, "accepted").size(), 1u);
+  EXPECT_EQ(Grep(out, "market_closed").size(), 1u);
+}
+
+TEST(AuctionTest, TieOnVolumeBrokenBySmallestImbalanceThenReferenceThenLowerPrice) {
+  // Bid 5 @5.020, ask 5 @4.980: every price in [4.980, 5.020] executes 5 with imbalance 0;
+  // the reference 5.000 is inside, so 5.000 wins.
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("b1", "A1", "buy", "5.020", 5),
+                       Limit("s1", "B1", "sell", "4.980", 5), StateLine("open")});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 5, "b1", "A1", "s1", "B1", "none")));
+  // Without a reference, the lower price wins.
+  out = RunNoSeq({ProductLine(""), StateLine("pre_open"), Limit("b1", "A1", "buy", "5.020", 5),
+                  Limit("s1", "B1", "sell", "4.980", 5), StateLine("open")});
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("4.980", 5, "b1", "A1", "s1", "B1", "none")));
+}
+
+TEST(AuctionTest, SmallestImbalanceWinsAmongEqualVolumes) {
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("b1", "A1", "buy", "5.010", 5),
+                       Limit("b2", "A2", "buy", "5.000", 3), Limit("s1", "B1", "sell", "5.000", 5),
+                       StateLine("open")});
+  // exec 5 everywhere in [5.000, 5.010]; imbalance 3 at 5.000, 0 above it; of those the
+  // nearest to the reference 5.000 is 5.001.
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.001", 5, "b1", "A1", "s1", "B1", "none")));
+}
+
+TEST(AuctionTest, StopsTriggeredByAuctionEnterAfterIt) {
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"),
+                       Order("st", "C1", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                       Limit("b1", "A1", "buy", "5.010", 5), Limit("s1", "B1", "sell", "5.010", 6),
+                       StateLine("open")});
+  auto trades = Grep(out, "trade");
+  ASSERT_EQ(trades.size(), 2u);
+  EXPECT_EQ(trades[1], Trade("5.010", 1, "st", "C1", "s1", "B1", "buy"));
+}
+
+TEST(AuctionTest, OnlyPreOpenToOpenRunsAnAuction) {
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("b1", "A1", "buy", "5.010", 5),
+                       Limit("s1", "B1", "sell", "5.010", 5), StateLine("halted"),
+                       StateLine("open")});
+  EXPECT_THAT(Grep(out, "trade"), IsEmpty());
+}
+
+TEST(StateTest, HaltedAllowsCancelsOnly) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.990", 5), StateLine("halted"),
+                       Limit("b2", "A1", "buy", "4.990", 5),
+                       ReplaceLine("b1b", "b1", "A1", R"(,"qty":3)"), CancelLine("b1", "A1")});
+  EXPECT_EQ(Grep(out, R"("reason":"halted")").size(), 2u);
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("b1", "A1", 5, "user"));
+}
+
+TEST(StateTest, CloseExpiresDayOrdersAndPendingStopsButNotGtc) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.990", 5),
+                       Limit("b2", "A1", "buy", "4.990", 5, R"(,"tif":"gtc")"),
+                       Order("st", "A1", "buy", "stop", 1, R"(,"stop":"5.100")"),
+                       std::string(R"({"op":"close","sym":")") + kSym + "\"}",
+                       Limit("b3", "A1", "buy", "4.990", 5), CancelLine("b2", "A1")});
+  EXPECT_THAT(Grep(out, "canceled"),
+              ElementsAre(Canceled("b1", "A1", 5, "expired"), Canceled("st", "A1", 1, "expired")));
+  EXPECT_EQ(Grep(out, "market_closed").size(), 2u);
+  EXPECT_EQ(out.back(), BookLine(R"([["4.990",5,1]])", "[]"));
+}
+
+TEST(StateTest, StateClosedChangesOnlyTheState) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.990", 5), StateLine("closed")});
+  EXPECT_THAT(Grep(out, "canceled"), IsEmpty());
+  EXPECT_EQ(out.back(), BookLine(R"([["4.990",5,1]])", "[]"));
+}
+
+TEST(StateTest, UnknownSymbolStateOrCloseIsRejected) {
+  auto out = RunNoSeq({StateLine("open", "NOPE"), R"({"op":"close","sym":"NOPE"})"});
+  EXPECT_EQ(Grep(out, "unknown_symbol").size(), 2u);
+}
+
+TEST(GtdTest, ExpiresAtTimeAtOrAfterExpireAndEarlierTimeIsIgnored) {
+  std::string gtd = R"(,"tif":"gtd","expire":"2027-03-01T16:00:00Z")";
+  auto out = RunNoSeq({ProductLine(), R"({"op":"time","ts":"2027-03-01T15:00:00Z"})",
+                       Limit("b1", "A1", "buy", "4.990", 5, gtd),
+                       R"({"op":"time","ts":"2027-03-01T14:00:00Z"})",
+                       R"({"op":"time","ts":"2027-03-01T15:59:59Z"})",
+                       R"({"op":"time","ts":"2027-03-01T16:00:00Z"})",
+                       Limit("b2", "A1", "buy", "4.990", 5, gtd)});
+  EXPECT_EQ(Grep(out, "canceled")[0], Canceled("b1", "A1", 5, "expired"));
+  EXPECT_EQ(Grep(out, "invalid_field").size(), 1u);  // b2 already expired on arrival
+}
+
+TEST(BandTest, BandIsInclusiveAndExact) {
+  auto out = RunNoSeq({ProductLine(), Limit("a", "A1", "buy", "4.500", 1),
+                       Limit("b", "A1", "buy", "4.499", 1), Limit("c", "A1", "sell", "5.500", 1),
+                       Limit("d", "A1", "sell", "5.501", 1)});
+  EXPECT_EQ(Grep(out, "price_outside_band").size(), 2u);
+  EXPECT_EQ(Grep(out, "accepted").size(), 2u);
+}
+
+TEST(BandTest, SecondProductReplacesReference) {
+  auto out = RunNoSeq({ProductLine(), ProductLine("6.000"), Limit("a", "A1", "buy", "4.500", 1),
+                       Limit("b", "A1", "buy", "5.400", 1)});
+  EXPECT_EQ(Grep(out, "price_outside_band").size(), 1u);
+  EXPECT_EQ(Grep(out, "accepted")[0], R"({"ev":"accepted","cl":"b","acct":"A1"})");
+}
+
+TEST(BandTest, ProductWithoutReferenceHasNoBand) {
+  auto out = RunNoSeq({ProductLine(""), Limit("a", "A1", "buy", "0.001", 1),
+                       Limit("b", "A1", "sell", "900.000", 1)});
+  EXPECT_EQ(Grep(out, "accepted").size(), 2u);
+}
+
+}  // namespace
+}  // namespace cfx::engine::testing

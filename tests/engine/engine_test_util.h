@@ -1,0 +1,32 @@
+// Helpers for engine tests: build §4.1 command lines and run them through replay.
+#ifndef CFX_TESTS_ENGINE_ENGINE_TEST_UTIL_H_
+#define CFX_TESTS_ENGINE_ENGINE_TEST_UTIL_H_
+
+#include <string>
+#include <vector>
+
+namespace cfx::engine::testing {
+
+inline constexpr const char* kSym = "B200-GOLD-US-202703";
+
+std::string ProductLine(const std::string& ref = "5.000", const std::string& sym = kSym);
+std::string StateLine(const std::string& state, const std::string& sym = kSym);
+// A limit order; `extra` is appended inside the object (e.g. R"(,"tif":"ioc")").
+std::string Limit(const std::string& cl, const std::string& acct, const std::string& side,
+                  const std::string& px, int qty, const std::string& extra = "");
+std::string Order(const std::string& cl, const std::string& acct, const std::string& side,
+                  const std::string& type, int qty, const std::string& extra);
+std::string CancelLine(const std::string& orig, const std::string& acct);
+std::string ReplaceLine(const std::string& cl, const std::string& orig, const std::string& acct,
+                        const std::string& extra);
+
+// Runs the lines; returns every output line with `,"oid":N` removed.
+std::vector<std::string> Run(const std::vector<std::string>& lines);
+// Output lines without `seq`, so tests can list the expected events only.
+std::vector<std::string> RunNoSeq(const std::vector<std::string>& lines);
+// Lines of `out` that contain `needle`.
+std::vector<std::string> Grep(const std::vector<std::string>& out, const std::string& needle);
+
+}  // namespace cfx::engine::testing
+
+#endif  // CFX_TESTS_ENGINE_ENGINE_TEST_UTIL_H_

@@ -1,0 +1,189 @@
+// Every reject reason of §4, and the reject precedence of §4.2.
+#include "cfx/engine/engine.h"
+#include "engine_test_util.h"
+#include "gtest/gtest.h"
+
+namespace cfx::engine::testing {
+namespace {
+
+std::string RejectOf(const std::vector<std::string>& lines) {
+  auto out = RunNoSeq(lines);
+  auto rej = Grep(out, "\"rejected\"");
+  if (rej.empty()) return "none";
+  auto pos = rej.back().find("\"reason\":\"");
+  auto end = rej.back().find('"', pos + 10);
+  return rej.back().substr(pos + 10, end - pos - 10);
+}
+
+TEST(ValidationTest, InvalidFieldCases) {
+  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "limit", 1, "")}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "stop", 1, "")}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "0", 1)}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "-5.0", 1)}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.", 1)}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "hold", "5.000", 1)}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1, R"(,"tif":"gtd")")}),
+            "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), R"({"op":"new","cl":"a","acct":"A1","sym":"S","side":"buy",)"
+                                     R"("type":"limit","px":"5.000","qty":1.5})"}),
+            "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), R"({"op":"new","cl":"a","acct":"A1","sym":"S","side":"buy",)"
+                                     R"("type":"limit","px":5.0,"qty":1})"}),
+            "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "market", 5, R"(,"display":2)")}),
+            "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1,
+                                           R"(,"tif":"ioc","post_only":true)")}),
+            "invalid_field");
+  EXPECT_EQ(RejectOf({R"({"op":"dance"})"}), "invalid_field");
+  EXPECT_EQ(RejectOf({R"({"sym":"x"})"}), "invalid_field");
+}
+
+TEST(ValidationTest, UnknownExtraKeysAreIgnored) {
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1, R"(,"color":"red")")}),
+            "none");
+}
+
+TEST(ValidationTest, EachRejectReason) {
+  EXPECT_EQ(RejectOf({Limit("a", "A1", "buy", "5.000", 1)}), "unknown_symbol");
+  EXPECT_EQ(RejectOf({ProductLine(), StateLine("closed"), Limit("a", "A1", "buy", "5.000", 1)}),
+            "market_closed");
+  EXPECT_EQ(RejectOf({ProductLine(), StateLine("halted"), Limit("a", "A1", "buy", "5.000", 1)}),
+            "halted");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "4.900", 1),
+                      Limit("a", "A1", "buy", "4.900", 1)}),
+            "duplicate_client_id");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 0)}), "invalid_qty");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 5, R"(,"display":6)")}),
+            "invalid_qty");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 5, R"(,"display":0)")}),
+            "invalid_qty");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1001)}), "qty_above_max");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.0005", 1)}), "invalid_price_tick");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "6.000", 1)}), "price_outside_band");
+  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "sell", "stop", 1, R"(,"stop":"5.100")")}),
+            "invalid_stop_price");
+  EXPECT_EQ(RejectOf({ProductLine(), StateLine("pre_open"),
+                      Limit("a", "A1", "buy", "5.000", 1, R"(,"tif":"ioc")")}),
+            "market_closed");
+}
+
+TEST(ValidationTest, PrecedenceFollowsSpecOrder) {
+  // unknown_symbol before everything but invalid_field.
+  EXPECT_EQ(RejectOf({Limit("a", "A1", "buy", "5.0005", 0)}), "unknown_symbol");
+  // halted before duplicate id.
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "4.900", 1), StateLine("halted"),
+                      Limit("a", "A1", "buy", "4.900", 1)}),
+            "halted");
+  // duplicate id before invalid qty.
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "4.900", 1),
+                      Limit("a", "A1", "buy", "4.900", 0)}),
+            "duplicate_client_id");
+  // qty before tick; tick of px before tick of stop; tick before band.
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "9.0001", 0)}), "invalid_qty");
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "9.0001", 1)}), "invalid_price_tick");
+  // band before stop check; stop check before pre_open restriction.
+  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "stop_limit", 1,
+                                           R"(,"stop":"4.000","px":"9.000")")}),
+            "price_outside_band");
+  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "stop_limit", 1,
+                                           R"(,"stop":"4.000","px":"5.000")")}),
+            "invalid_stop_price");
+}
+
+TEST(ValidationTest, RefusedReplaceIsCancelRejectedWithReasonAndOrderUnchanged) {
+  auto out = RunNoSeq({ProductLine(), Limit("s0", "B1", "sell", "5.010", 1),
+                       Limit("b1", "A1", "buy", "4.900", 2, R"(,"post_only":true)"),
+                       ReplaceLine("b1b", "b1", "A1", R"(,"px":"5.010")"),
+                       ReplaceLine("b1c", "b1", "A1", R"(,"px":"9.000")"),
+                       ReplaceLine("b1d", "b1", "A1", R"(,"qty":2000)"),
+                       ReplaceLine("b1", "b1", "A1", R"(,"qty":1)")});
+  auto rej = Grep(out, "cancel_rejected");
+  ASSERT_EQ(rej.size(), 4u);
+  EXPECT_NE(rej[0].find("post_only_would_cross"), std::string::npos);
+  EXPECT_NE(rej[1].find("price_outside_band"), std::string::npos);
+  EXPECT_NE(rej[2].find("qty_above_max"), std::string::npos);
+  EXPECT_NE(rej[3].find("duplicate_client_id"), std::string::npos);
+  EXPECT_NE(out.back().find(R"("bids":[["4.900",2,1]])"), std::string::npos);
+}
+
+class FixedRisk : public PreTradeRisk {
+ public:
+  explicit FixedRisk(RejectReason r) : r_(r) {}
+  RejectReason CheckNewOrder(const NewOrderCmd&, const OrderBook&) override { return r_; }
+
+ private:
+  RejectReason r_;
+};
+
+class Collect : public EngineListener {
+ public:
+  void OnRejected(const Event& e) override { rejects.push_back(e.reject); }
+  std::vector<RejectReason> rejects;
+};
+
+TEST(ValidationTest, PreTradeRiskHookRejectsAfterOtherChecks) {
+  for (RejectReason r : {RejectReason::kInsufficientMargin, RejectReason::kAccountNotPermitted,
+                         RejectReason::kThrottled}) {
+    Engine engine;
+    FixedRisk risk(r);
+    Collect events;
+    engine.set_listener(&events);
+    engine.set_pre_trade_risk(&risk);
+    ProductCmd p;
+    p.sym.Assign("S");
+    p.ref = PriceField::Ticks(5000);
+    engine.Process(p);
+    NewOrderCmd n;
+    n.cl.Assign("a");
+    n.acct.Assign("A1");
+    n.sym.Assign("S");
+    n.px = PriceField::Ticks(5000);
+    n.qty = 1;
+    engine.Process(n);
+    n.qty = 0;
+    engine.Process(n);  // invalid_qty wins over the risk check
+    ASSERT_EQ(events.rejects.size(), 2u);
+    EXPECT_EQ(events.rejects[0], r);
+    EXPECT_EQ(events.rejects[1], RejectReason::kInvalidQty);
+    EXPECT_EQ(engine.live_orders(), 0u);
+  }
+}
+
+TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
+  Engine engine;
+  ProductCmd p;
+  p.sym.Assign("S");
+  engine.Process(p);
+  NewOrderCmd s;
+  s.cl.Assign("s1");
+  s.acct.Assign("B1");
+  s.sym.Assign("S");
+  s.side = Side::kSell;
+  s.px = PriceField::Ticks(5000);
+  s.qty = 10;
+  engine.Process(s);
+  NewOrderCmd b = s;
+  b.cl.Assign("b1");
+  b.acct.Assign("A1");
+  b.side = Side::kBuy;
+  b.px = PriceField::Ticks(5010);
+  b.qty = 4;
+  engine.Process(b);
+  auto v = engine.FindOrder("B1", "s1");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->cum, 4);
+  EXPECT_EQ(v->leaves, 6);
+  EXPECT_EQ(v->notional, 4 * 5000);
+  EXPECT_EQ(v->status, OrderStatus::kPartiallyFilled);
+  EXPECT_FALSE(engine.FindOrder("A1", "b1").has_value());  // filled: ended
+  const auto& events = engine.last_events();
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.back().type, EventType::kTrade);
+  EXPECT_EQ(events.back().order.cum, 4);
+  EXPECT_EQ(events.back().order.status, OrderStatus::kFilled);
+  EXPECT_EQ(events.back().other.leaves, 6);
+}
+
+}  // namespace
+}  // namespace cfx::engine::testing
