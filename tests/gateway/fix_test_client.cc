@@ -290,6 +290,7 @@ FixGatewayConfig FixGatewayTest::MakeConfig() {
   FixGatewayConfig c;
   c.port = port_;
   c.data_dir = dir_ + "/gw";
+  c.message_log = getenv("CFX_FIX_LOG") != nullptr;
   auto session = [](const std::string& id, const std::string& firm, bool dc,
                     const std::string& pw, bool cod, int rate) {
     FixSessionSpec s;
