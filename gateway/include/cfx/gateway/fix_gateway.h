@@ -1,0 +1,105 @@
+// The FIX 4.4 order-entry, drop-copy and market-data gateway (SPEC §6), a QuickFIX
+// acceptor hidden behind this header. C++14-clean: no QuickFIX, no C++17 types.
+//
+//   FixGatewayConfig config = FixGatewayConfigFromExchange(exchange_config);  // fix_config.h
+//   FixGateway gateway(config, &order_entry);
+//   order_entry.SetListener(&gateway);
+//   absl::Status status = gateway.Start();   // listens on config.port
+//   ...
+//   gateway.Stop();                          // logs sessions out; COD fires
+#ifndef CFX_GATEWAY_FIX_GATEWAY_H_
+#define CFX_GATEWAY_FIX_GATEWAY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cfx/gateway/order_entry.h"
+
+namespace cfx {
+namespace gateway {
+
+struct FixSessionSpec {
+  std::string sender_comp_id;  // the client's CompID (tag 49 on what it sends)
+  std::string firm;
+  bool drop_copy = false;      // drop-copy sessions receive copies, may not trade
+  bool has_password = false;   // checked at Logon (554, and 553 when username is set)
+  std::string password;
+  std::string username;
+  bool cancel_on_disconnect = true;
+  int throttle_msgs_per_sec = 500;
+  bool reset_on_logon = false;
+};
+
+struct FixAccountSpec {
+  std::string id;
+  std::string firm;
+};
+
+struct FixGatewayConfig {
+  std::string listen_address = "127.0.0.1";
+  int port = 9878;
+  std::string target_comp_id = "CFX";  // our CompID (tag 56 on what clients send)
+  std::string data_dir = "./cfx-data";  // sequence store and dictionary under data_dir/fix
+  int heartbeat_secs = 30;             // the client's HeartBtInt wins at Logon
+  bool message_log = false;            // QuickFIX file log of every message (debugging)
+  std::vector<FixSessionSpec> sessions;
+  std::vector<FixAccountSpec> accounts;
+};
+
+struct FixSeqNums {
+  int next_sender = 0;  // next MsgSeqNum the gateway will send
+  int next_target = 0;  // next MsgSeqNum expected from the client
+};
+
+// Thread safety: Start/Stop from one owning thread. The ExecutionListener methods may be
+// called from any thread, also concurrently with QuickFIX's session threads.
+class FixGateway : public ExecutionListener {
+ public:
+  // `exchange` must outlive the gateway.
+  FixGateway(FixGatewayConfig config, OrderEntry* exchange);
+  ~FixGateway() override;
+  FixGateway(const FixGateway&) = delete;
+  FixGateway& operator=(const FixGateway&) = delete;
+
+  // Writes the data dictionary, opens the sequence store and listens. Returns
+  // InvalidArgument for a bad config, Unavailable if the port cannot be bound.
+  absl::Status Start();
+  // Logs every session out (cancel-on-disconnect applies) and stops listening. Idempotent.
+  void Stop();
+
+  // Sequence numbers of a configured session; false if `sender_comp_id` is not configured.
+  bool SeqNums(const std::string& sender_comp_id, FixSeqNums* out) const;
+  bool IsLoggedOn(const std::string& sender_comp_id) const;
+  // Path of the FIX 4.4 data dictionary the gateway validates against (after Start).
+  std::string DictionaryPath() const;
+
+  void OnAccepted(const OrderState& order) override;
+  void OnRejected(const OrderState& order, const std::string& reason) override;
+  void OnFill(const OrderState& order, const Fill& fill) override;
+  void OnCanceled(const OrderState& order, const std::string& reason) override;
+  void OnReplaced(const OrderState& order) override;
+  void OnCancelRejected(const CancelRejected& reject) override;
+  void OnTriggered(const OrderState& order) override;
+  void OnStatus(const StatusAnswer& answer) override;
+  void OnMassCancelResult(const MassCancelResult& result) override;
+  void OnBookUpdate(const BookUpdate& book) override;
+  void OnPublicTrade(const PublicTrade& trade) override;
+  void OnSecurityList(const std::vector<std::string>& symbols) override;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes the embedded FIX 4.4 data dictionary (CFX-FIX44.xml) to `path`. For clients and
+// tests that validate with the same dictionary as the gateway.
+absl::Status WriteFixDictionary(const std::string& path);
+
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_FIX_GATEWAY_H_

@@ -1,0 +1,224 @@
+// The order-entry boundary between the FIX gateway and the exchange (engine + journal).
+//
+// The gateway turns FIX messages into the requests below and calls `OrderEntry`; the
+// exchange answers through `ExecutionListener` once each outcome is durable. Neither side
+// sees the other's types: this header is plain C++14 (it is included from the gateway's
+// QuickFIX translation units, which must be compiled as C++14) and names no QuickFIX type.
+//
+//   class EngineOrderEntry : public cfx::gateway::OrderEntry { ... };   // integrator
+//   FixGateway gateway(config, &engine_order_entry);
+//   engine_order_entry.SetListener(&gateway);        // outcomes flow back to FIX sessions
+//
+// Prices are int64 ticks of 0.001 USD; quantities are contracts. Every request carries the
+// FIX session (the client's SenderCompID) that sent it; every order outcome carries the
+// session that must be answered, so the gateway can route it without an order table.
+#ifndef CFX_GATEWAY_ORDER_ENTRY_H_
+#define CFX_GATEWAY_ORDER_ENTRY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cfx {
+namespace gateway {
+
+enum class Side { kBuy, kSell };
+enum class OrdType { kMarket, kLimit, kStop, kStopLimit };
+enum class TimeInForce { kDay, kGtc, kIoc, kFok, kGtd };
+enum class StpAction { kCancelResting, kCancelAggressor, kCancelBoth };
+
+// --- Requests: gateway -> exchange -------------------------------------------------------
+
+struct NewOrder {
+  std::string session;  // FIX SenderCompID of the entering session
+  std::string account;  // already checked: belongs to the session's firm
+  std::string firm;
+  std::string cl_ord_id;
+  std::string symbol;
+  Side side = Side::kBuy;
+  OrdType ord_type = OrdType::kLimit;
+  bool has_price = false;  // limit, stop_limit
+  int64_t price_ticks = 0;
+  bool has_stop = false;  // stop, stop_limit
+  int64_t stop_ticks = 0;
+  int64_t qty = 0;
+  TimeInForce tif = TimeInForce::kDay;
+  std::string expire_time;  // gtd: UTC "YYYY-MM-DDTHH:MM:SSZ"; empty otherwise
+  bool post_only = false;
+  int64_t display_qty = 0;  // iceberg display quantity; 0 = fully displayed
+  std::string stp_id;       // empty = the account (engine default)
+  StpAction stp_action = StpAction::kCancelResting;
+};
+
+struct CancelOrder {
+  std::string session;
+  std::string account;
+  std::string cl_ord_id;       // id of this request (FIX 11)
+  std::string orig_cl_ord_id;  // the order to cancel (FIX 41)
+  std::string symbol;
+};
+
+// A missing price or quantity keeps the order's current one (SPEC §4.2).
+struct ReplaceOrder {
+  std::string session;
+  std::string account;
+  std::string cl_ord_id;
+  std::string orig_cl_ord_id;
+  std::string symbol;
+  bool has_price = false;
+  int64_t price_ticks = 0;
+  bool has_qty = false;
+  int64_t qty = 0;  // new total quantity
+};
+
+struct OrderStatus {
+  std::string session;
+  std::string account;
+  std::string cl_ord_id;
+  std::string symbol;  // as sent (FIX 55/54), echoed in an unknown-order answer
+  Side side = Side::kBuy;
+  std::string status_req_id;  // FIX 790, echoed back
+};
+
+// Cancels the resting orders and pending stops of `account` (or, when empty, of every
+// order entered by `session`), optionally only on `symbol`.
+struct MassCancel {
+  std::string session;
+  std::string cl_ord_id;  // id of the request (FIX 11), echoed back
+  std::string account;
+  std::string symbol;
+};
+
+// The session logged out or lost its connection and has cancel-on-disconnect set: the
+// exchange cancels every live order that session entered, reason "disconnect".
+struct SessionDisconnected {
+  std::string session;
+};
+
+// Requests are fire-and-forget: outcomes arrive on ExecutionListener.
+// Thread safety: implementations must accept calls from any gateway thread concurrently,
+// and must NOT call the listener from inside these calls (deliver from the exchange's own
+// thread after journaling): the gateway may hold QuickFIX session locks while calling.
+class OrderEntry {
+ public:
+  virtual ~OrderEntry() = default;
+  virtual void Submit(const NewOrder& request) = 0;
+  virtual void Cancel(const CancelOrder& request) = 0;
+  virtual void Replace(const ReplaceOrder& request) = 0;
+  virtual void Status(const OrderStatus& request) = 0;
+  virtual void MassCancelOrders(const MassCancel& request) = 0;
+  virtual void Disconnected(const SessionDisconnected& request) = 0;
+};
+
+// --- Outcomes: exchange -> gateway -------------------------------------------------------
+
+// The order as it stands after the outcome it accompanies.
+struct OrderState {
+  std::string session;         // the session to answer (entering or last amending session)
+  std::string account;
+  std::string cl_ord_id;       // current client id (after a replace: the new one)
+  std::string orig_cl_ord_id;  // on replaced/canceled-by-request: the id it had before
+  uint64_t order_id = 0;       // exchange id; 0 before acceptance (rejects)
+  std::string symbol;
+  Side side = Side::kBuy;
+  OrdType ord_type = OrdType::kLimit;
+  TimeInForce tif = TimeInForce::kDay;
+  bool has_price = false;
+  int64_t price_ticks = 0;
+  bool has_stop = false;
+  int64_t stop_ticks = 0;
+  int64_t qty = 0;                 // total order quantity
+  int64_t cum_qty = 0;             // executed so far
+  int64_t leaves_qty = 0;          // still working (0 once the order has ended)
+  int64_t cum_notional_ticks = 0;  // sum of fill px * qty, for the average price
+};
+
+struct Fill {
+  int64_t last_px_ticks = 0;
+  int64_t last_qty = 0;
+  uint64_t trade_id = 0;
+};
+
+// A refused cancel or replace. `response_to_replace` selects FIX 434 (1 cancel, 2 replace).
+struct CancelRejected {
+  std::string session;
+  std::string account;
+  std::string cl_ord_id;
+  std::string orig_cl_ord_id;
+  bool response_to_replace = false;
+  std::string reason;  // SPEC §4 code, e.g. "unknown_order"
+  // A live order refused a replace (halted, post_only_would_cross...): its id and state,
+  // so FIX 37/39 tell the client the order still works.
+  bool order_live = false;
+  uint64_t order_id = 0;
+  int64_t cum_qty = 0;
+};
+
+struct StatusAnswer {
+  std::string status_req_id;
+  bool found = false;  // false: unknown order (or another account's: same answer)
+  std::string reason;  // when !found: "unknown_order"
+  bool ended = false;  // the order has ended; `ended_reason` is how
+  std::string ended_reason;  // "filled", "canceled", "expired", "rejected"
+  // When found, the order as it stands. When !found, an echo of the request (session,
+  // account, cl_ord_id, symbol, side).
+  OrderState order;
+};
+
+struct MassCancelResult {
+  std::string session;
+  std::string cl_ord_id;
+  std::string account;
+  std::string symbol;
+  bool rejected = false;
+  std::string reason;  // when rejected, e.g. "unknown_symbol"
+  int64_t canceled_count = 0;
+};
+
+struct BookLevel {
+  int64_t price_ticks = 0;
+  int64_t qty = 0;  // displayed quantity
+  int64_t order_count = 0;
+};
+
+// A symbol's book after a change, best first on both sides (up to the exchange's depth).
+struct BookUpdate {
+  std::string symbol;
+  std::vector<BookLevel> bids;
+  std::vector<BookLevel> asks;
+};
+
+struct PublicTrade {
+  std::string symbol;
+  int64_t price_ticks = 0;
+  int64_t qty = 0;
+  uint64_t trade_id = 0;
+};
+
+// Thread safety: the gateway accepts calls from any thread. Per order, outcomes must be
+// delivered in order (one exchange thread per order is enough).
+class ExecutionListener {
+ public:
+  virtual ~ExecutionListener() = default;
+  virtual void OnAccepted(const OrderState& order) = 0;
+  // `order` carries what was asked (session, account, cl_ord_id, symbol, side, qty...).
+  virtual void OnRejected(const OrderState& order, const std::string& reason) = 0;
+  virtual void OnFill(const OrderState& order, const Fill& fill) = 0;
+  // reason: user|ioc|fok|stp|expired|mass|disconnect|no_liquidity|replaced_to_zero
+  virtual void OnCanceled(const OrderState& order, const std::string& reason) = 0;
+  virtual void OnReplaced(const OrderState& order) = 0;
+  virtual void OnCancelRejected(const CancelRejected& reject) = 0;
+  virtual void OnTriggered(const OrderState& order) = 0;
+  virtual void OnStatus(const StatusAnswer& answer) = 0;
+  virtual void OnMassCancelResult(const MassCancelResult& result) = 0;
+  // Market data: public, fanned out to subscribed sessions of every firm.
+  virtual void OnBookUpdate(const BookUpdate& book) = 0;
+  virtual void OnPublicTrade(const PublicTrade& trade) = 0;
+  // The listed symbols (SPEC §3); replaces the previous list.
+  virtual void OnSecurityList(const std::vector<std::string>& symbols) = 0;
+};
+
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_ORDER_ENTRY_H_

@@ -1,0 +1,100 @@
+// Session events and dispatch: Logon authentication, roles, the throttle, and routing of
+// each supported message type to its translator. QuickFIX exceptions thrown here are the
+// ones QuickFIX expects (RejectLogon, UnsupportedMessageType); nothing else escapes.
+#include "fix_gateway_impl.h"
+
+namespace cfx {
+namespace gateway {
+
+void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SessionState& s = sessions_[id.getTargetCompID().getValue()];
+  s.logged_on = true;
+  ++s.generation;
+  s.throttle.Reset();
+}
+
+void FixGateway::Impl::onLogout(const FIX::SessionID& id) {
+  const std::string session = id.getTargetCompID().getValue();
+  bool was_logged_on = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    SessionState& s = sessions_[session];
+    was_logged_on = s.logged_on;
+    s.logged_on = false;
+  }
+  const FixSessionSpec* spec = entitlements_.Session(session);
+  // Cancel-on-disconnect covers a clean Logout and a dropped connection alike: QuickFIX
+  // calls onLogout for both. The exchange delivers the cancels asynchronously.
+  if (was_logged_on && spec && !spec->drop_copy && spec->cancel_on_disconnect) {
+    exchange_->Disconnected(SessionDisconnected{session});
+  }
+}
+
+void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
+    FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue, FIX::RejectLogon) {
+  if (message.getHeader().getField(35) != "A") return;
+  const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
+  if (!spec) throw FIX::RejectLogon("unknown session");
+  if (spec->has_password) {
+    std::string password, username;
+    internal::GetField(message, 554, &password);
+    internal::GetField(message, 553, &username);
+    if (password != spec->password || (!spec->username.empty() && username != spec->username)) {
+      throw FIX::RejectLogon("invalid username or password");
+    }
+  }
+}
+
+void FixGateway::Impl::fromApp(const FIX::Message& message, const FIX::SessionID& id) throw(
+    FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+    FIX::UnsupportedMessageType) {
+  const std::string session = id.getTargetCompID().getValue();
+  const FixSessionSpec* spec = entitlements_.Session(session);
+  if (!spec) throw FIX::UnsupportedMessageType();  // cannot happen: sessions are static
+  const std::string type = message.getHeader().getField(35);
+  const bool order_message =
+      type == "D" || type == "F" || type == "G" || type == "H" || type == "q";
+  const bool data_message = type == "V" || type == "x";
+  if (!order_message && !data_message) {
+    // Known to the dictionary but not accepted from clients (8, 9, r, W, X, Y, y, j).
+    throw FIX::UnsupportedMessageType();
+  }
+  if (order_message && spec->drop_copy) {
+    BusinessReject(session, message, 6, "drop-copy session may not send orders");
+    return;
+  }
+  if (!TakeToken(session)) {
+    Throttled(*spec, type, message);
+    return;
+  }
+  if (type == "D") {
+    OnNewOrder(*spec, message);
+  } else if (type == "F") {
+    OnCancel(*spec, message);
+  } else if (type == "G") {
+    OnReplace(*spec, message);
+  } else if (type == "H") {
+    OnStatusRequest(*spec, message);
+  } else if (type == "q") {
+    OnMassCancel(*spec, message);
+  } else if (type == "V") {
+    market_data_.OnRequest(session, Generation(session), message);
+  } else {
+    market_data_.OnSecurityListRequest(session, Generation(session), message);
+  }
+}
+
+void FixGateway::Impl::BusinessReject(const std::string& session, const FIX::Message& ref,
+                                      int reason, const std::string& text) {
+  FIX::Message j = internal::NewMessage("j");
+  std::string seq;
+  if (internal::GetField(ref.getHeader(), 34, &seq)) j.setField(45, seq);
+  j.setField(372, ref.getHeader().getField(35));
+  j.setField(380, std::to_string(reason));
+  j.setField(58, text);
+  Send(session, j);
+}
+
+}  // namespace gateway
+}  // namespace cfx

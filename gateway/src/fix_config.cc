@@ -1,0 +1,28 @@
+#include "cfx/gateway/fix_config.h"
+
+namespace cfx::gateway {
+
+FixGatewayConfig FixGatewayConfigFromExchange(const ExchangeConfig& config) {
+  FixGatewayConfig out;
+  out.listen_address = config.listen_address;
+  out.port = config.fix_port;
+  out.target_comp_id = config.fix_target_comp_id;
+  out.data_dir = config.data_dir;
+  for (const SessionConfig& s : config.sessions) {
+    FixSessionSpec spec;
+    spec.sender_comp_id = s.sender_comp_id;
+    spec.firm = s.firm;
+    spec.drop_copy = s.role == SessionRole::kDropCopy;
+    spec.has_password = s.password.has_value();
+    spec.password = s.password.value_or("");
+    spec.username = s.username;
+    spec.cancel_on_disconnect = s.cancel_on_disconnect;
+    spec.throttle_msgs_per_sec = s.throttle_msgs_per_sec;
+    spec.reset_on_logon = s.reset_on_logon;
+    out.sessions.push_back(std::move(spec));
+  }
+  for (const AccountConfig& a : config.accounts) out.accounts.push_back({a.id, a.firm});
+  return out;
+}
+
+}  // namespace cfx::gateway

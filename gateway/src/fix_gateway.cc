@@ -1,0 +1,237 @@
+// FixGateway lifecycle: settings, sequence store, dictionary, acceptor; and the public
+// forwarding layer. QuickFIX exceptions stop here and become absl::Status.
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include "cfx/gateway/fix_gateway.h"
+#include "fix_dictionary.h"
+#include "fix_gateway_impl.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+
+std::string UtcNowFix() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  struct tm tm;
+  gmtime_r(&tv.tv_sec, &tm);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%04d%02d%02d-%02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(tv.tv_usec / 1000));
+  return buf;
+}
+
+}  // namespace internal
+
+namespace {
+
+// mkdir -p; true if `path` exists as a directory afterwards.
+bool MakeDirs(const std::string& path) {
+  std::string partial;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || (path[i] == '/' && i > 0)) {
+      partial = path.substr(0, i);
+      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+  }
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+absl::Status WriteFixDictionary(const std::string& path) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << internal::FixDictionaryText();
+    if (!out) return absl::UnavailableError("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError("cannot rename " + tmp + " to " + path);
+  }
+  return absl::OkStatus();
+}
+
+FixGateway::Impl::Impl(FixGatewayConfig config, OrderEntry* exchange)
+    : config_(std::move(config)),
+      exchange_(exchange),
+      entitlements_(config_),
+      market_data_([this](const std::string& s, uint64_t g, FIX::Message& m) {
+        return SendIfCurrent(s, g, m);
+      }) {
+  // ExecIDs must stay unique across restarts: prefix them with the start time.
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%llx",
+                static_cast<unsigned long long>(tv.tv_sec) * 1000000ULL + tv.tv_usec);
+  exec_prefix_ = std::string(buf) + "-";
+  for (const FixSessionSpec& s : config_.sessions) {
+    sessions_[s.sender_comp_id].throttle = internal::TokenBucket(s.throttle_msgs_per_sec);
+  }
+}
+
+FixGateway::Impl::~Impl() { Stop(); }
+
+absl::Status FixGateway::Impl::Start() {
+  if (acceptor_) return absl::FailedPreconditionError("FIX gateway already started");
+  if (config_.sessions.empty()) return absl::InvalidArgumentError("no FIX sessions configured");
+  if (config_.port <= 0 || config_.port > 65535) {
+    return absl::InvalidArgumentError("fix_port out of range: " + std::to_string(config_.port));
+  }
+  std::string dir = config_.data_dir + "/fix";
+  if (!MakeDirs(dir + "/store") || (config_.message_log && !MakeDirs(dir + "/log"))) {
+    return absl::UnavailableError("cannot create " + dir);
+  }
+  dictionary_path_ = dir + "/CFX-FIX44.xml";
+  absl::Status written = WriteFixDictionary(dictionary_path_);
+  if (!written.ok()) return written;
+
+  try {
+    FIX::Dictionary defaults;
+    defaults.setString("ConnectionType", "acceptor");
+    defaults.setInt("SocketAcceptPort", config_.port);
+    defaults.setBool("SocketReuseAddress", true);
+    defaults.setBool("SocketNodelay", true);
+    defaults.setString("StartTime", "00:00:00");
+    defaults.setString("EndTime", "00:00:00");
+    defaults.setInt("HeartBtInt", config_.heartbeat_secs);
+    defaults.setBool("UseDataDictionary", true);
+    defaults.setString("DataDictionary", dictionary_path_);
+    defaults.setBool("ValidateUserDefinedFields", true);
+    defaults.setBool("AllowUnknownMsgFields", false);
+    defaults.setString("FileStorePath", dir + "/store");
+    defaults.setString("FileLogPath", dir + "/log");
+    defaults.setBool("PersistMessages", true);
+    defaults.setBool("CheckLatency", false);
+    defaults.setInt("LogonTimeout", 5);
+    settings_.reset(new FIX::SessionSettings());
+    settings_->set(defaults);
+    for (const FixSessionSpec& s : config_.sessions) {
+      FIX::Dictionary d;
+      d.setBool("ResetOnLogon", s.reset_on_logon);
+      settings_->set(IdOf(s.sender_comp_id), d);
+    }
+    store_.reset(new FIX::FileStoreFactory(*settings_));
+    if (config_.message_log) {
+      log_.reset(new FIX::FileLogFactory(*settings_));
+      acceptor_.reset(new FIX::ThreadedSocketAcceptor(*this, *store_, *settings_, *log_));
+    } else {
+      acceptor_.reset(new FIX::ThreadedSocketAcceptor(*this, *store_, *settings_));
+    }
+    acceptor_->start();
+  } catch (const FIX::RuntimeError& e) {
+    acceptor_.reset();
+    return absl::UnavailableError(std::string("FIX acceptor: ") + e.what());
+  } catch (const FIX::Exception& e) {
+    acceptor_.reset();
+    return absl::InvalidArgumentError(std::string("FIX settings: ") + e.what());
+  } catch (const std::exception& e) {
+    acceptor_.reset();
+    return absl::UnavailableError(std::string("FIX acceptor: ") + e.what());
+  }
+  return absl::OkStatus();
+}
+
+void FixGateway::Impl::Stop() {
+  if (!acceptor_) return;
+  try {
+    acceptor_->stop();
+  } catch (const std::exception&) {
+    // Stopping is best effort: the sockets close with the acceptor either way.
+  }
+  acceptor_.reset();
+  log_.reset();
+  store_.reset();
+}
+
+FIX::SessionID FixGateway::Impl::IdOf(const std::string& session) const {
+  return FIX::SessionID("FIX.4.4", config_.target_comp_id, session);
+}
+
+bool FixGateway::Impl::SeqNums(const std::string& session, FixSeqNums* out) const {
+  if (!entitlements_.Session(session)) return false;
+  FIX::Session* s = FIX::Session::lookupSession(IdOf(session));
+  if (!s) return false;
+  out->next_sender = s->getExpectedSenderNum();
+  out->next_target = s->getExpectedTargetNum();
+  return true;
+}
+
+bool FixGateway::Impl::IsLoggedOn(const std::string& session) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(session);
+  return it != sessions_.end() && it->second.logged_on;
+}
+
+bool FixGateway::Impl::Send(const std::string& session, FIX::Message& msg) {
+  try {
+    return FIX::Session::sendToTarget(msg, IdOf(session));
+  } catch (const FIX::SessionNotFound&) {
+    return false;
+  }
+}
+
+uint64_t FixGateway::Impl::Generation(const std::string& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sessions_[session].generation;
+}
+
+bool FixGateway::Impl::SendIfCurrent(const std::string& session, uint64_t generation,
+                                     FIX::Message& msg) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(session);
+    if (it == sessions_.end() || !it->second.logged_on || it->second.generation != generation) {
+      return false;
+    }
+  }
+  return Send(session, msg);
+}
+
+std::string FixGateway::Impl::NextExecId() {
+  return exec_prefix_ + std::to_string(exec_seq_.fetch_add(1, std::memory_order_relaxed) + 1);
+}
+
+bool FixGateway::Impl::TakeToken(const std::string& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sessions_[session].throttle.TryTake();
+}
+
+// --- FixGateway: forwards to Impl ----------------------------------------------------------
+
+FixGateway::FixGateway(FixGatewayConfig config, OrderEntry* exchange)
+    : impl_(new Impl(std::move(config), exchange)) {}
+FixGateway::~FixGateway() { impl_->Stop(); }
+absl::Status FixGateway::Start() { return impl_->Start(); }
+void FixGateway::Stop() { impl_->Stop(); }
+bool FixGateway::SeqNums(const std::string& s, FixSeqNums* out) const {
+  return impl_->SeqNums(s, out);
+}
+bool FixGateway::IsLoggedOn(const std::string& s) const { return impl_->IsLoggedOn(s); }
+std::string FixGateway::DictionaryPath() const { return impl_->DictionaryPath(); }
+void FixGateway::OnAccepted(const OrderState& o) { impl_->Accepted(o); }
+void FixGateway::OnRejected(const OrderState& o, const std::string& r) { impl_->Rejected(o, r); }
+void FixGateway::OnFill(const OrderState& o, const Fill& f) { impl_->Filled(o, f); }
+void FixGateway::OnCanceled(const OrderState& o, const std::string& r) { impl_->Canceled(o, r); }
+void FixGateway::OnReplaced(const OrderState& o) { impl_->Replaced(o); }
+void FixGateway::OnCancelRejected(const CancelRejected& r) { impl_->CancelRejectedOut(r); }
+void FixGateway::OnTriggered(const OrderState& o) { impl_->Triggered(o); }
+void FixGateway::OnStatus(const StatusAnswer& a) { impl_->StatusOut(a); }
+void FixGateway::OnMassCancelResult(const MassCancelResult& r) { impl_->MassCancelOut(r); }
+void FixGateway::OnBookUpdate(const BookUpdate& b) { impl_->market_data().OnBook(b); }
+void FixGateway::OnPublicTrade(const PublicTrade& t) { impl_->market_data().OnTrade(t); }
+void FixGateway::OnSecurityList(const std::vector<std::string>& symbols) {
+  impl_->market_data().SetSymbols(symbols);
+}
+
+}  // namespace gateway
+}  // namespace cfx

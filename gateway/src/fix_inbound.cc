@@ -1,0 +1,248 @@
+// Incoming order messages (D F G H q) -> OrderEntry requests. The gateway answers by itself
+// only what the exchange cannot see: malformed fields (invalid_field and friends), accounts
+// of another firm, and the throttle. Its answers are built by the same code as the
+// exchange's, so a client cannot tell another firm's order from an unknown one.
+#include "fix_gateway_impl.h"
+#include "fix_price.h"
+
+namespace cfx {
+namespace gateway {
+namespace {
+
+constexpr size_t kMaxIdLength = 64;  // ClOrdID, OrigClOrdID, Account, STP id, request ids
+
+bool ValidId(const std::string& id) { return !id.empty() && id.size() <= kMaxIdLength; }
+
+// FIX UTCTIMESTAMP "YYYYMMDD-HH:MM:SS[.sss]" -> "YYYY-MM-DDTHH:MM:SSZ"; false if malformed.
+bool FixTimeToIso(const std::string& t, std::string* out) {
+  if (t.size() < 17 || t[8] != '-' || t[11] != ':' || t[14] != ':') return false;
+  *out = t.substr(0, 4) + "-" + t.substr(4, 2) + "-" + t.substr(6, 2) + "T" + t.substr(9, 8) + "Z";
+  return true;
+}
+
+// Echo of a request's order fields, for a reject built by the gateway.
+OrderState Echo(const std::string& session, const FIX::Message& m) {
+  OrderState o;
+  o.session = session;
+  o.account = internal::FieldOr(m, 1);
+  o.cl_ord_id = internal::FieldOr(m, 11);
+  o.symbol = internal::FieldOr(m, 55);
+  o.side = internal::FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
+  int64_t qty = 0;
+  if (internal::ParseQty(internal::FieldOr(m, 38), &qty)) o.qty = qty;
+  return o;
+}
+
+// Fills `order` from a NewOrderSingle. Returns "" or the reject reason.
+std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
+  using internal::FieldOr;
+  using internal::GetField;
+  std::string v;
+  order->cl_ord_id = FieldOr(m, 11);
+  order->account = FieldOr(m, 1);
+  order->symbol = FieldOr(m, 55);
+  if (!ValidId(order->cl_ord_id) || !ValidId(order->account) || !ValidId(order->symbol)) {
+    return "invalid_field";
+  }
+  order->side = FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
+  const std::string ord_type = FieldOr(m, 40);
+  if (ord_type == "1") order->ord_type = OrdType::kMarket;
+  else if (ord_type == "2") order->ord_type = OrdType::kLimit;
+  else if (ord_type == "3") order->ord_type = OrdType::kStop;
+  else if (ord_type == "4") order->ord_type = OrdType::kStopLimit;
+  else return "invalid_field";
+  if (!GetField(m, 38, &v)) return "invalid_field";
+  if (!internal::ParseQty(v, &order->qty)) return "invalid_qty";
+
+  const bool needs_price =
+      order->ord_type == OrdType::kLimit || order->ord_type == OrdType::kStopLimit;
+  const bool needs_stop =
+      order->ord_type == OrdType::kStop || order->ord_type == OrdType::kStopLimit;
+  if (GetField(m, 44, &v) != needs_price) return "invalid_field";
+  if (needs_price) {
+    internal::PriceParse p = internal::ParsePriceTicks(v, &order->price_ticks);
+    if (p == internal::PriceParse::kOffTick) return "invalid_price_tick";
+    if (p != internal::PriceParse::kOk) return "invalid_field";
+    order->has_price = true;
+  }
+  if (GetField(m, 99, &v) != needs_stop) return "invalid_field";
+  if (needs_stop) {
+    internal::PriceParse p = internal::ParsePriceTicks(v, &order->stop_ticks);
+    if (p == internal::PriceParse::kOffTick) return "invalid_price_tick";
+    if (p != internal::PriceParse::kOk) return "invalid_field";
+    order->has_stop = true;
+  }
+  const std::string tif = FieldOr(m, 59, "0");
+  if (tif == "0") order->tif = TimeInForce::kDay;
+  else if (tif == "1") order->tif = TimeInForce::kGtc;
+  else if (tif == "3") order->tif = TimeInForce::kIoc;
+  else if (tif == "4") order->tif = TimeInForce::kFok;
+  else if (tif == "6") order->tif = TimeInForce::kGtd;
+  else return "invalid_field";
+  const bool has_expire = GetField(m, 126, &v);
+  if (has_expire != (order->tif == TimeInForce::kGtd)) return "invalid_field";
+  if (has_expire && !FixTimeToIso(v, &order->expire_time)) return "invalid_field";
+  if (GetField(m, 18, &v)) {
+    if (v != "6") return "invalid_field";  // the only ExecInst cfx knows: post-only
+    order->post_only = true;
+  }
+  if (GetField(m, 111, &v) && !internal::ParseQty(v, &order->display_qty)) return "invalid_qty";
+  if (GetField(m, 7928, &v)) {
+    if (!ValidId(v)) return "invalid_field";
+    order->stp_id = v;
+  }
+  if (GetField(m, 8000, &v)) {
+    if (v == "O") order->stp_action = StpAction::kCancelResting;
+    else if (v == "N") order->stp_action = StpAction::kCancelAggressor;
+    else if (v == "B") order->stp_action = StpAction::kCancelBoth;
+    else return "invalid_field";
+  }
+  return "";
+}
+
+}  // namespace
+
+void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message& m) {
+  NewOrder order;
+  order.session = spec.sender_comp_id;
+  order.firm = spec.firm;
+  std::string reason = ParseNewOrder(m, &order);
+  if (reason.empty() && !entitlements_.AccountAllowed(spec.firm, order.account)) {
+    reason = "account_not_permitted";
+  }
+  if (!reason.empty()) {
+    Rejected(Echo(spec.sender_comp_id, m), reason);
+    return;
+  }
+  exchange_->Submit(order);
+}
+
+void FixGateway::Impl::OnCancel(const FixSessionSpec& spec, const FIX::Message& m) {
+  CancelOrder req;
+  req.session = spec.sender_comp_id;
+  req.account = internal::FieldOr(m, 1);
+  req.cl_ord_id = internal::FieldOr(m, 11);
+  req.orig_cl_ord_id = internal::FieldOr(m, 41);
+  req.symbol = internal::FieldOr(m, 55);
+  std::string reason;
+  if (!ValidId(req.cl_ord_id) || !ValidId(req.orig_cl_ord_id) || !ValidId(req.account)) {
+    reason = "invalid_field";
+  } else if (!entitlements_.AccountAllowed(spec.firm, req.account)) {
+    reason = "unknown_order";  // exactly what an unknown order gets
+  }
+  if (!reason.empty()) {
+    CancelRejected r;
+    r.session = req.session;
+    r.account = req.account;
+    r.cl_ord_id = req.cl_ord_id;
+    r.orig_cl_ord_id = req.orig_cl_ord_id;
+    r.reason = reason;
+    CancelRejectedOut(r);
+    return;
+  }
+  exchange_->Cancel(req);
+}
+
+void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message& m) {
+  ReplaceOrder req;
+  req.session = spec.sender_comp_id;
+  req.account = internal::FieldOr(m, 1);
+  req.cl_ord_id = internal::FieldOr(m, 11);
+  req.orig_cl_ord_id = internal::FieldOr(m, 41);
+  req.symbol = internal::FieldOr(m, 55);
+  std::string reason, v;
+  if (!ValidId(req.cl_ord_id) || !ValidId(req.orig_cl_ord_id) || !ValidId(req.account)) {
+    reason = "invalid_field";
+  } else if (!entitlements_.AccountAllowed(spec.firm, req.account)) {
+    reason = "unknown_order";
+  } else {
+    if (internal::GetField(m, 44, &v)) {
+      internal::PriceParse p = internal::ParsePriceTicks(v, &req.price_ticks);
+      if (p == internal::PriceParse::kOffTick) reason = "invalid_price_tick";
+      else if (p != internal::PriceParse::kOk) reason = "invalid_field";
+      req.has_price = true;
+    }
+    if (reason.empty() && internal::GetField(m, 38, &v)) {
+      if (!internal::ParseQty(v, &req.qty)) reason = "invalid_qty";
+      req.has_qty = true;
+    }
+  }
+  if (!reason.empty()) {
+    CancelRejected r;
+    r.session = req.session;
+    r.account = req.account;
+    r.cl_ord_id = req.cl_ord_id;
+    r.orig_cl_ord_id = req.orig_cl_ord_id;
+    r.response_to_replace = true;
+    r.reason = reason;
+    CancelRejectedOut(r);
+    return;
+  }
+  exchange_->Replace(req);
+}
+
+void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Message& m) {
+  OrderStatus req;
+  req.session = spec.sender_comp_id;
+  req.account = internal::FieldOr(m, 1);
+  req.cl_ord_id = internal::FieldOr(m, 11);
+  req.symbol = internal::FieldOr(m, 55);
+  req.side = internal::FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
+  req.status_req_id = internal::FieldOr(m, 790);
+  if (!entitlements_.AccountAllowed(spec.firm, req.account) || !ValidId(req.cl_ord_id)) {
+    StatusAnswer a;
+    a.status_req_id = req.status_req_id;
+    a.reason = "unknown_order";
+    a.order = Echo(req.session, m);
+    a.order.qty = 0;
+    StatusOut(a);
+    return;
+  }
+  exchange_->Status(req);
+}
+
+void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Message& m) {
+  MassCancel req;
+  req.session = spec.sender_comp_id;
+  req.cl_ord_id = internal::FieldOr(m, 11);
+  req.account = internal::FieldOr(m, 1);
+  const std::string type = internal::FieldOr(m, 530);
+  if (type == "1") req.symbol = internal::FieldOr(m, 55);
+  MassCancelResult reject;
+  reject.session = req.session;
+  reject.cl_ord_id = req.cl_ord_id;
+  reject.account = req.account;
+  reject.symbol = req.symbol;
+  reject.rejected = true;
+  if ((type == "1" && req.symbol.empty()) || !ValidId(req.cl_ord_id)) {
+    reject.reason = "invalid_field";
+  } else if (!req.account.empty() && !entitlements_.AccountAllowed(spec.firm, req.account)) {
+    reject.reason = "account_not_permitted";
+  } else {
+    exchange_->MassCancelOrders(req);
+    return;
+  }
+  MassCancelOut(reject);
+}
+
+void FixGateway::Impl::Throttled(const FixSessionSpec& spec, const std::string& type,
+                                 const FIX::Message& m) {
+  const std::string reason = "throttled";
+  if (type == "D") {
+    Rejected(Echo(spec.sender_comp_id, m), reason);
+  } else if (type == "F" || type == "G") {
+    CancelRejected r;
+    r.session = spec.sender_comp_id;
+    r.account = internal::FieldOr(m, 1);
+    r.cl_ord_id = internal::FieldOr(m, 11);
+    r.orig_cl_ord_id = internal::FieldOr(m, 41);
+    r.response_to_replace = type == "G";
+    r.reason = reason;
+    CancelRejectedOut(r);
+  } else {
+    BusinessReject(spec.sender_comp_id, m, 0, reason);
+  }
+}
+
+}  // namespace gateway
+}  // namespace cfx

@@ -1,0 +1,292 @@
+#include "fix_market_data.h"
+
+#include <algorithm>
+#include <set>
+
+#include "fix_price.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+namespace {
+
+// FIX 281 MDReqRejReason values used.
+constexpr char kRejUnknownSymbol = '0';
+constexpr char kRejDuplicateId = '1';
+constexpr char kRejUnsupportedSubscription = '4';
+constexpr char kRejUnsupportedDepth = '5';
+constexpr char kRejUnsupportedUpdateType = '6';
+constexpr char kRejUnsupportedEntryType = '8';
+
+const int kSnapshotEntryOrder[] = {269, 270, 271, 346, 0};
+const int kIncrementalEntryOrder[] = {279, 269, 55, 270, 271, 346, 0};
+const int kSymbolOrder[] = {55, 0};
+
+void AddLevel(FIX::Message& msg, char type, const BookLevel& level) {
+  FIX::Group g(268, 269, kSnapshotEntryOrder);
+  g.setField(269, std::string(1, type));
+  g.setField(270, FormatTicks(level.price_ticks));
+  g.setField(271, std::to_string(level.qty));
+  g.setField(346, std::to_string(level.order_count));
+  msg.addGroup(g);
+}
+
+void AddChange(FIX::Message& msg, char action, char type, const std::string& symbol,
+               int64_t px, int64_t qty, int64_t orders, bool with_orders) {
+  FIX::Group g(268, 279, kIncrementalEntryOrder);
+  g.setField(279, std::string(1, action));
+  g.setField(269, std::string(1, type));
+  g.setField(55, symbol);
+  g.setField(270, FormatTicks(px));
+  g.setField(271, std::to_string(qty));
+  if (with_orders) g.setField(346, std::to_string(orders));
+  msg.addGroup(g);
+}
+
+// Appends to `msg` the price-level changes that turn `before` into `after` (one side).
+int DiffSide(FIX::Message& msg, char type, const std::string& symbol,
+             const std::vector<BookLevel>& before, const std::vector<BookLevel>& after) {
+  std::map<int64_t, BookLevel> old_levels, new_levels;
+  for (const BookLevel& l : before) old_levels[l.price_ticks] = l;
+  for (const BookLevel& l : after) new_levels[l.price_ticks] = l;
+  int n = 0;
+  for (const auto& o : old_levels) {
+    if (!new_levels.count(o.first)) {
+      AddChange(msg, '2', type, symbol, o.first, 0, 0, false);
+      ++n;
+    }
+  }
+  for (const auto& l : new_levels) {
+    auto it = old_levels.find(l.first);
+    if (it == old_levels.end()) {
+      AddChange(msg, '0', type, symbol, l.first, l.second.qty, l.second.order_count, true);
+      ++n;
+    } else if (it->second.qty != l.second.qty ||
+               it->second.order_count != l.second.order_count) {
+      AddChange(msg, '1', type, symbol, l.first, l.second.qty, l.second.order_count, true);
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+void MarketData::SetSymbols(const std::vector<std::string>& symbols) {
+  std::lock_guard<std::mutex> lock(mu_);
+  symbols_ = symbols;
+  std::sort(symbols_.begin(), symbols_.end());
+}
+
+void MarketData::OnSecurityListRequest(const std::string& session, uint64_t generation,
+                                       const FIX::Message& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string req_id = FieldOr(request, 320);
+  std::string type = FieldOr(request, 559);
+  std::vector<std::string> out;
+  if (type == "0") {
+    std::string symbol = FieldOr(request, 55);
+    if (std::binary_search(symbols_.begin(), symbols_.end(), symbol)) out.push_back(symbol);
+  } else {
+    out = symbols_;
+  }
+  FIX::Message y = NewMessage("y");
+  y.setField(320, req_id);
+  y.setField(322, "SL" + std::to_string(next_response_id_++));
+  y.setField(560, out.empty() ? "2" : "0");  // 2 = no instruments found
+  for (const std::string& s : out) {
+    FIX::Group g(146, 55, kSymbolOrder);
+    g.setField(55, s);
+    y.addGroup(g);
+  }
+  send_(session, generation, y);
+}
+
+void MarketData::Reject(const std::string& session, uint64_t generation,
+                        const std::string& md_req_id, char reason, const std::string& text) {
+  FIX::Message y = NewMessage("Y");
+  y.setField(262, md_req_id);
+  y.setField(281, std::string(1, reason));
+  y.setField(58, text);
+  send_(session, generation, y);
+}
+
+BookUpdate MarketData::Cut(const BookUpdate& book, size_t depth) const {
+  BookUpdate out = book;
+  if (depth > 0) {
+    if (out.bids.size() > depth) out.bids.resize(depth);
+    if (out.asks.size() > depth) out.asks.resize(depth);
+  }
+  return out;
+}
+
+FIX::Message MarketData::Snapshot(const Subscription& sub, const std::string& symbol) const {
+  FIX::Message w = NewMessage("W");
+  w.setField(262, sub.md_req_id);
+  w.setField(55, symbol);
+  int n = 0;
+  auto book = books_.find(symbol);
+  if (book != books_.end()) {
+    BookUpdate cut = Cut(book->second, sub.depth);
+    if (sub.bids)
+      for (const BookLevel& l : cut.bids) AddLevel(w, '0', l), ++n;
+    if (sub.offers)
+      for (const BookLevel& l : cut.asks) AddLevel(w, '1', l), ++n;
+  }
+  auto trade = last_trade_.find(symbol);
+  if (sub.trades && trade != last_trade_.end()) {
+    FIX::Group g(268, 269, kSnapshotEntryOrder);
+    g.setField(269, "2");
+    g.setField(270, FormatTicks(trade->second.price_ticks));
+    g.setField(271, std::to_string(trade->second.qty));
+    w.addGroup(g);
+    ++n;
+  }
+  if (n == 0) w.setField(268, "0");  // an empty book still answers, with no entries
+  return w;
+}
+
+void MarketData::OnRequest(const std::string& session, uint64_t generation,
+                           const FIX::Message& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Subscription sub;
+  sub.session = session;
+  sub.generation = generation;
+  sub.md_req_id = FieldOr(request, 262);
+  std::string type = FieldOr(request, 263);
+  // Drop subscriptions of an earlier logon of this session.
+  subs_.erase(std::remove_if(subs_.begin(), subs_.end(),
+                             [&](const Subscription& s) {
+                               return s.session == session && s.generation != generation;
+                             }),
+              subs_.end());
+  if (type == "2") {
+    auto it = std::find_if(subs_.begin(), subs_.end(), [&](const Subscription& s) {
+      return s.session == session && s.md_req_id == sub.md_req_id;
+    });
+    if (it == subs_.end()) {
+      Reject(session, generation, sub.md_req_id, kRejUnsupportedSubscription,
+             "no subscription with this MDReqID");
+    } else {
+      subs_.erase(it);
+    }
+    return;
+  }
+  if (type != "0" && type != "1") {
+    Reject(session, generation, sub.md_req_id, kRejUnsupportedSubscription,
+           "SubscriptionRequestType must be 0, 1 or 2");
+    return;
+  }
+  if (type == "1") {
+    for (const Subscription& s : subs_) {
+      if (s.session == session && s.md_req_id == sub.md_req_id) {
+        Reject(session, generation, sub.md_req_id, kRejDuplicateId, "duplicate MDReqID");
+        return;
+      }
+    }
+    std::string update_type = FieldOr(request, 265, "1");
+    if (update_type != "1") {
+      Reject(session, generation, sub.md_req_id, kRejUnsupportedUpdateType,
+             "only incremental updates (265=1) are supported");
+      return;
+    }
+  }
+  std::string depth_text = FieldOr(request, 264, "0");
+  long depth = -1;
+  try {
+    depth = std::stol(depth_text);
+  } catch (...) {
+  }
+  if (depth < 0 || depth > 1000) {
+    Reject(session, generation, sub.md_req_id, kRejUnsupportedDepth, "MarketDepth 0..1000");
+    return;
+  }
+  sub.depth = static_cast<size_t>(depth);
+  size_t n_types = request.groupCount(267);
+  for (size_t i = 1; i <= n_types; ++i) {
+    FIX::Group g(267, 269);
+    request.getGroup(static_cast<unsigned>(i), g);
+    std::string t = FieldOr(g, 269);
+    if (t == "0") sub.bids = true;
+    else if (t == "1") sub.offers = true;
+    else if (t == "2") sub.trades = true;
+    else {
+      Reject(session, generation, sub.md_req_id, kRejUnsupportedEntryType, "MDEntryType 0, 1, 2");
+      return;
+    }
+  }
+  size_t n_syms = request.groupCount(146);
+  std::set<std::string> seen;
+  for (size_t i = 1; i <= n_syms; ++i) {
+    FIX::Group g(146, 55);
+    request.getGroup(static_cast<unsigned>(i), g);
+    std::string s = FieldOr(g, 55);
+    if (!std::binary_search(symbols_.begin(), symbols_.end(), s)) {
+      Reject(session, generation, sub.md_req_id, kRejUnknownSymbol, "unknown_symbol: " + s);
+      return;
+    }
+    if (seen.insert(s).second) sub.symbols.push_back(s);
+  }
+  if (sub.symbols.empty() || (!sub.bids && !sub.offers && !sub.trades)) {
+    Reject(session, generation, sub.md_req_id, kRejUnknownSymbol, "no symbols or entry types");
+    return;
+  }
+  for (const std::string& s : sub.symbols) {
+    FIX::Message w = Snapshot(sub, s);
+    if (!send_(session, generation, w)) return;
+    auto book = books_.find(s);
+    sub.sent[s] = book == books_.end() ? BookUpdate{s, {}, {}} : Cut(book->second, sub.depth);
+  }
+  if (type == "1") subs_.push_back(std::move(sub));
+}
+
+void MarketData::OnBook(const BookUpdate& book) {
+  std::lock_guard<std::mutex> lock(mu_);
+  books_[book.symbol] = book;
+  for (auto it = subs_.begin(); it != subs_.end();) {
+    Subscription& sub = *it;
+    if (std::find(sub.symbols.begin(), sub.symbols.end(), book.symbol) == sub.symbols.end() ||
+        (!sub.bids && !sub.offers)) {
+      ++it;
+      continue;
+    }
+    BookUpdate now = Cut(book, sub.depth);
+    BookUpdate& before = sub.sent[book.symbol];
+    FIX::Message x = NewMessage("X");
+    x.setField(262, sub.md_req_id);
+    int n = 0;
+    if (sub.bids) n += DiffSide(x, '0', book.symbol, before.bids, now.bids);
+    if (sub.offers) n += DiffSide(x, '1', book.symbol, before.asks, now.asks);
+    before = now;
+    if (n > 0 && !send_(sub.session, sub.generation, x)) {
+      it = subs_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+}
+
+void MarketData::OnTrade(const PublicTrade& trade) {
+  std::lock_guard<std::mutex> lock(mu_);
+  last_trade_[trade.symbol] = trade;
+  for (auto it = subs_.begin(); it != subs_.end();) {
+    const Subscription& sub = *it;
+    if (!sub.trades ||
+        std::find(sub.symbols.begin(), sub.symbols.end(), trade.symbol) == sub.symbols.end()) {
+      ++it;
+      continue;
+    }
+    FIX::Message x = NewMessage("X");
+    x.setField(262, sub.md_req_id);
+    AddChange(x, '0', '2', trade.symbol, trade.price_ticks, trade.qty, 0, false);
+    if (!send_(sub.session, sub.generation, x)) {
+      it = subs_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+}
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx

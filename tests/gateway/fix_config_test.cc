@@ -1,0 +1,33 @@
+// The FIX settings derived from the exchange's TOML config (C++20: includes common config).
+#include "cfx/common/config.h"
+#include "cfx/gateway/fix_config.h"
+#include "gtest/gtest.h"
+
+namespace cfx::gateway {
+namespace {
+
+TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
+  absl::StatusOr<ExchangeConfig> config = ParseConfig(DemoConfigText(), "demo.toml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
+  EXPECT_EQ(fix.port, config->fix_port);
+  EXPECT_EQ(fix.target_comp_id, "CFX");
+  ASSERT_EQ(fix.sessions.size(), config->sessions.size());
+  bool saw_drop_copy = false;
+  for (const FixSessionSpec& s : fix.sessions) {
+    if (s.sender_comp_id == "ALPHA_DC") {
+      saw_drop_copy = true;
+      EXPECT_TRUE(s.drop_copy);
+      EXPECT_TRUE(s.has_password);
+    }
+    if (s.sender_comp_id == "GAMMA_T1") {
+      EXPECT_FALSE(s.has_password);
+      EXPECT_FALSE(s.cancel_on_disconnect);
+    }
+  }
+  EXPECT_TRUE(saw_drop_copy);
+  EXPECT_EQ(fix.accounts.size(), config->accounts.size());
+}
+
+}  // namespace
+}  // namespace cfx::gateway

@@ -1,0 +1,437 @@
+// End-to-end tests of the FIX gateway over loopback sockets: a QuickFIX initiator per
+// client session, the gateway, and the fake exchange behind the order-entry boundary.
+#include <chrono>
+#include <thread>
+
+#include "fix_test_client.h"
+
+namespace cfx {
+namespace gateway {
+namespace test {
+namespace {
+
+using Msg = FIX::Message;
+
+TEST_F(FixGatewayTest, CrossingOrdersFillBothFirmsAndCopyOnlyToOwnDropCopy) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto beta = Connect("BETA_T1");
+  auto alpha_dc = Connect("ALPHA_DC");
+  auto beta_dc = Connect("BETA_DC");
+  alpha->Send(NewOrderMsg("a1", "A1", '1', 10, "5.250"));
+  Msg m;
+  ASSERT_TRUE(alpha->WaitExec("a1", '0', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  EXPECT_EQ(F(m, 151), "10");
+  EXPECT_EQ(F(m, 14), "0");
+  EXPECT_EQ(F(m, 44), "5.250");
+  EXPECT_NE(F(m, 37), "NONE");
+  const std::string order_id = F(m, 37);
+  const std::string exec_id = F(m, 17);
+
+  beta->Send(NewOrderMsg("b1", "B1", '2', 4, "5.200"));
+  ASSERT_TRUE(beta->WaitExec("b1", '0', &m));
+  ASSERT_TRUE(beta->WaitExec("b1", 'F', &m));
+  EXPECT_EQ(F(m, 39), "2");
+  EXPECT_EQ(F(m, 31), "5.250");  // at the resting order's price
+  EXPECT_EQ(F(m, 32), "4");
+  EXPECT_EQ(F(m, 14), "4");
+  EXPECT_EQ(F(m, 151), "0");
+  EXPECT_EQ(F(m, 6), "5.250000");
+
+  ASSERT_TRUE(alpha->WaitExec("a1", 'F', &m));
+  EXPECT_EQ(F(m, 39), "1");
+  EXPECT_EQ(F(m, 37), order_id);
+  EXPECT_NE(F(m, 17), exec_id);
+  EXPECT_EQ(F(m, 14), "4");
+  EXPECT_EQ(F(m, 151), "6");
+  EXPECT_EQ(F(m, 797), "");  // only copies carry CopyMsgIndicator
+
+  // Drop copies: each firm's copy session sees its own firm's reports, marked 797=Y.
+  ASSERT_TRUE(alpha_dc->WaitExec("a1", '0', &m));
+  EXPECT_EQ(F(m, 797), "Y");
+  ASSERT_TRUE(alpha_dc->WaitExec("a1", 'F', &m));
+  ASSERT_TRUE(beta_dc->WaitExec("b1", 'F', &m));
+  EXPECT_EQ(F(m, 797), "Y");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (const Msg& x : alpha_dc->Snapshot()) EXPECT_NE(F(x, 1), "B1");
+  for (const Msg& x : beta_dc->Snapshot()) EXPECT_NE(F(x, 1), "A1");
+  for (const Msg& x : alpha->Snapshot()) EXPECT_NE(F(x, 1), "B1");
+  for (const Msg& x : beta->Snapshot()) EXPECT_NE(F(x, 1), "A1");
+}
+
+TEST_F(FixGatewayTest, RejectsCarryOrdRejReasonAndCfxReasonCode) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  struct Case {
+    Msg msg;
+    std::string reason;
+    std::string ord_rej_reason;
+  };
+  Msg no_price = NewOrderMsg("r3", "A1", '1', 5, "5.000");
+  no_price.removeField(44);
+  Msg post_only = NewOrderMsg("r8", "A1", '2', 1, "5.000");
+  post_only.setField(18, "6");
+  Msg bad_display = NewOrderMsg("r9", "A1", '1', 5, "5.000");
+  bad_display.setField(111, "0");
+  Msg gtd_no_expire = NewOrderMsg("r10", "A1", '1', 5, "5.000");
+  gtd_no_expire.setField(59, "6");
+  std::vector<Case> cases = {
+      {NewOrderMsg("r1", "A1", '1', 5, "5.000", "NOPE-202703"), "unknown_symbol", "1"},
+      {NewOrderMsg("r2", "B1", '1', 5, "5.000"), "account_not_permitted", "15"},
+      {no_price, "invalid_field", "99"},
+      {NewOrderMsg("r4", "A1", '1', 5, "5.0005"), "invalid_price_tick", "99"},
+      {NewOrderMsg("r5", "A1", '1', 5000, "5.000"), "qty_above_max", "3"},
+      {NewOrderMsg("r6", "NOSUCH", '1', 5, "5.000"), "account_not_permitted", "15"},
+      {bad_display, "invalid_qty", "13"},
+      {gtd_no_expire, "invalid_field", "99"},
+  };
+  for (Case& c : cases) {
+    std::string cl = F(c.msg, 11);
+    alpha->Send(c.msg);
+    Msg m;
+    ASSERT_TRUE(alpha->WaitExec(cl, '8', &m)) << cl;
+    EXPECT_EQ(F(m, 39), "8") << cl;
+    EXPECT_EQ(F(m, 58), c.reason) << cl;
+    EXPECT_EQ(F(m, 103), c.ord_rej_reason) << cl;
+    EXPECT_EQ(F(m, 37), "NONE") << cl;
+    EXPECT_EQ(F(m, 151), "0") << cl;
+  }
+  // Duplicate client id and post-only crossing come from the exchange.
+  alpha->Send(NewOrderMsg("d1", "A1", '1', 5, "5.000"));
+  Msg m;
+  ASSERT_TRUE(alpha->WaitExec("d1", '0', &m));
+  alpha->Send(NewOrderMsg("d1", "A1", '1', 5, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("d1", '8', &m));
+  EXPECT_EQ(F(m, 58), "duplicate_client_id");
+  EXPECT_EQ(F(m, 103), "6");
+  alpha->Send(post_only);
+  ASSERT_TRUE(alpha->WaitExec("r8", '8', &m));
+  EXPECT_EQ(F(m, 58), "post_only_would_cross");
+  EXPECT_TRUE(alpha->logged_on());
+}
+
+TEST_F(FixGatewayTest, CancelReplaceAndForeignOrdersLookUnknown) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto beta = Connect("BETA_T1");
+  Msg m;
+  beta->Send(NewOrderMsg("bo", "B1", '1', 3, "5.100"));
+  ASSERT_TRUE(beta->WaitExec("bo", '0', &m));
+  alpha->Send(NewOrderMsg("o1", "A1", '1', 10, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("o1", '0', &m));
+
+  alpha->Send(ReplaceMsg("o2", "o1", "A1", "5.010", 8));
+  ASSERT_TRUE(alpha->WaitExec("o2", '5', &m));
+  EXPECT_EQ(F(m, 41), "o1");
+  EXPECT_EQ(F(m, 38), "8");
+  EXPECT_EQ(F(m, 44), "5.010");
+  EXPECT_EQ(F(m, 151), "8");
+  EXPECT_EQ(F(m, 39), "0");
+
+  alpha->Send(CancelMsg("o3", "o2", "A1"));
+  ASSERT_TRUE(alpha->WaitExec("o3", '4', &m));
+  EXPECT_EQ(F(m, 41), "o2");
+  EXPECT_EQ(F(m, 39), "4");
+  EXPECT_EQ(F(m, 58), "user");
+  EXPECT_EQ(F(m, 151), "0");
+
+  // Unknown order, and BETA's live order named with BETA's account: the same answer.
+  alpha->Send(CancelMsg("c1", "nope", "A1"));
+  Msg unknown, foreign;
+  ASSERT_TRUE(alpha->WaitType("9", &unknown));
+  alpha->Send(CancelMsg("c2", "bo", "B1"));
+  ASSERT_TRUE(alpha->WaitType("9", &foreign));
+  for (int tag : {37, 39, 434, 102, 58}) EXPECT_EQ(F(unknown, tag), F(foreign, tag)) << tag;
+  EXPECT_EQ(F(foreign, 58), "unknown_order");
+  EXPECT_EQ(F(foreign, 102), "1");
+  EXPECT_EQ(F(foreign, 434), "1");
+  alpha->Send(ReplaceMsg("c3", "bo", "B1", "5.000", 1));
+  ASSERT_TRUE(alpha->WaitType("9", &foreign));
+  EXPECT_EQ(F(foreign, 434), "2");
+  EXPECT_EQ(F(foreign, 58), "unknown_order");
+  // BETA's order is untouched.
+  beta->Send(CancelMsg("bc", "bo", "B1"));
+  ASSERT_TRUE(beta->WaitExec("bc", '4', &m));
+}
+
+TEST_F(FixGatewayTest, OrderStatusAnswersExecType_I) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto beta = Connect("BETA_T1");
+  Msg m;
+  alpha->Send(NewOrderMsg("s1", "A1", '2', 7, "5.300"));
+  ASSERT_TRUE(alpha->WaitExec("s1", '0', &m));
+  beta->Send(NewOrderMsg("bs", "B1", '2', 7, "5.300"));
+  ASSERT_TRUE(beta->WaitExec("bs", '0', &m));
+  auto status = [](const std::string& cl, const std::string& account) {
+    Msg h;
+    h.getHeader().setField(35, "H");
+    h.setField(11, cl);
+    h.setField(1, account);
+    h.setField(55, kSym);
+    h.setField(54, "2");
+    h.setField(790, "q-" + cl);
+    return h;
+  };
+  alpha->Send(status("s1", "A1"));
+  ASSERT_TRUE(alpha->WaitExec("s1", 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  EXPECT_EQ(F(m, 151), "7");
+  EXPECT_EQ(F(m, 790), "q-s1");
+  Msg unknown, foreign;
+  alpha->Send(status("zz", "A1"));
+  ASSERT_TRUE(alpha->WaitExec("zz", 'I', &unknown));
+  alpha->Send(status("bs", "B1"));
+  ASSERT_TRUE(alpha->WaitExec("bs", 'I', &foreign));
+  for (int tag : {37, 39, 150, 14, 151, 58}) EXPECT_EQ(F(unknown, tag), F(foreign, tag)) << tag;
+  EXPECT_EQ(F(foreign, 39), "8");
+  EXPECT_EQ(F(foreign, 58), "unknown_order");
+}
+
+TEST_F(FixGatewayTest, MassCancelReportsAndCancelsEachOrder) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto dc = Connect("ALPHA_DC");
+  Msg m;
+  alpha->Send(NewOrderMsg("m1", "A1", '1', 1, "5.000"));
+  alpha->Send(NewOrderMsg("m2", "A1", '1', 1, "5.001"));
+  alpha->Send(NewOrderMsg("m3", "A2", '1', 1, "5.002"));
+  ASSERT_TRUE(alpha->WaitExec("m3", '0', &m));
+  Msg q;
+  q.getHeader().setField(35, "q");
+  q.setField(11, "mc1");
+  q.setField(530, "7");
+  q.setField(1, "A1");
+  q.setField(60, UtcNow());
+  alpha->Send(q);
+  ASSERT_TRUE(alpha->WaitType("r", &m));
+  EXPECT_EQ(F(m, 531), "7");
+  EXPECT_EQ(F(m, 533), "2");
+  EXPECT_EQ(F(m, 11), "mc1");
+  ASSERT_TRUE(alpha->WaitExec("m1", '4', &m));
+  EXPECT_EQ(F(m, 58), "mass");
+  ASSERT_TRUE(alpha->WaitExec("m2", '4', &m));
+  ASSERT_TRUE(dc->WaitExec("m2", '4', &m));
+  EXPECT_EQ(F(m, 797), "Y");
+
+  q.setField(530, "1");
+  q.setField(55, "NOPE-202701");
+  q.setField(11, "mc2");
+  alpha->Send(q);
+  ASSERT_TRUE(alpha->WaitType("r", &m));
+  EXPECT_EQ(F(m, 531), "0");
+  EXPECT_EQ(F(m, 532), "1");
+  EXPECT_EQ(F(m, 58), "unknown_symbol");
+
+  q.setField(530, "7");
+  q.removeField(55);
+  q.setField(1, "B1");
+  q.setField(11, "mc3");
+  alpha->Send(q);
+  ASSERT_TRUE(alpha->WaitType("r", &m));
+  EXPECT_EQ(F(m, 531), "0");
+  EXPECT_EQ(F(m, 58), "account_not_permitted");
+}
+
+TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto beta = Connect("BETA_T1");
+  Msg m;
+  Msg x;
+  x.getHeader().setField(35, "x");
+  x.setField(320, "sl1");
+  x.setField(559, "4");
+  beta->Send(x);
+  ASSERT_TRUE(beta->WaitType("y", &m));
+  EXPECT_EQ(F(m, 320), "sl1");
+  EXPECT_EQ(F(m, 560), "0");
+  EXPECT_EQ(F(m, 146), "2");
+
+  alpha->Send(NewOrderMsg("md1", "A1", '1', 5, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("md1", '0', &m));
+  exchange_->Drain();  // the book update follows the ExecutionReport
+
+  Msg v;
+  v.getHeader().setField(35, "V");
+  v.setField(262, "md-1");
+  v.setField(263, "1");
+  v.setField(264, "5");
+  for (const char* t : {"0", "1", "2"}) {
+    FIX::Group g(267, 269);
+    g.setField(269, t);
+    v.addGroup(g);
+  }
+  FIX::Group s(146, 55);
+  s.setField(55, kSym);
+  v.addGroup(s);
+  beta->Send(v);
+  ASSERT_TRUE(beta->WaitType("W", &m));
+  EXPECT_EQ(F(m, 262), "md-1");
+  EXPECT_EQ(F(m, 55), kSym);
+  ASSERT_EQ(F(m, 268), "1");
+  FIX::Group e(268, 269);
+  m.getGroup(1, e);
+  EXPECT_EQ(e.getField(269), "0");
+  EXPECT_EQ(e.getField(270), "5.000");
+  EXPECT_EQ(e.getField(271), "5");
+
+  beta->Send(NewOrderMsg("md2", "B1", '2', 2, "5.000"));
+  // A trade entry, then the bid level changing from 5 to 3.
+  ASSERT_TRUE(beta->WaitFor(
+      [](const Msg& x) {
+        if (F(x, 35) != "X") return false;
+        FIX::Group g(268, 279);
+        x.getGroup(1, g);
+        return g.getField(269) == "2" && g.getField(271) == "2";
+      },
+      &m));
+  ASSERT_TRUE(beta->WaitFor(
+      [](const Msg& x) {
+        if (F(x, 35) != "X") return false;
+        FIX::Group g(268, 279);
+        x.getGroup(1, g);
+        return g.getField(269) == "0" && g.getField(279) == "1" && g.getField(271) == "3";
+      },
+      &m));
+
+  // Unknown symbol -> Y; unsubscribe stops the stream.
+  Msg bad = v;
+  bad.setField(262, "md-2");
+  bad.FIX::FieldMap::removeGroup(146);
+  FIX::Group s2(146, 55);
+  s2.setField(55, "NOPE-202701");
+  bad.addGroup(s2);
+  beta->Send(bad);
+  ASSERT_TRUE(beta->WaitType("Y", &m));
+  EXPECT_EQ(F(m, 262), "md-2");
+  EXPECT_EQ(F(m, 281), "0");
+  v.setField(263, "2");
+  beta->Send(v);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  alpha->Send(NewOrderMsg("md3", "A1", '1', 1, "4.900"));
+  ASSERT_TRUE(alpha->WaitExec("md3", '0', &m));
+  EXPECT_FALSE(beta->WaitType("X", &m, 300));
+}
+
+TEST_F(FixGatewayTest, DropCopySessionMayNotTrade_UnsupportedMessagesGetBusinessReject) {
+  auto dc = Connect("ALPHA_DC");
+  Msg m;
+  dc->Send(NewOrderMsg("x1", "A1", '1', 1, "5.000"));
+  ASSERT_TRUE(dc->WaitType("j", &m));
+  EXPECT_EQ(F(m, 380), "6");
+  EXPECT_EQ(F(m, 372), "D");
+  // A client may not send an ExecutionReport: valid FIX, unsupported here.
+  Msg er;
+  er.getHeader().setField(35, "8");
+  for (auto f : std::vector<std::pair<int, std::string>>{{37, "1"}, {17, "1"}, {150, "0"},
+                                                         {39, "0"}, {55, kSym}, {54, "1"},
+                                                         {151, "0"}, {14, "0"}, {6, "0"}}) {
+    er.setField(f.first, f.second);
+  }
+  dc->Send(er);
+  ASSERT_TRUE(dc->WaitType("j", &m));
+  EXPECT_EQ(F(m, 380), "3");
+  EXPECT_TRUE(dc->logged_on());
+}
+
+TEST_F(FixGatewayTest, ThrottleRejectsPastTheRateAndKeepsTheSession) {
+  auto t = Connect("THROTTLED");
+  for (int i = 0; i < 20; ++i) t->Send(NewOrderMsg("t" + std::to_string(i), "B1", '1', 1, "5.000"));
+  int accepted = 0, throttled = 0;
+  Msg m;
+  while (t->WaitType("8", &m, 1000)) {
+    if (F(m, 150) == "0") ++accepted;
+    if (F(m, 150) == "8" && F(m, 58) == "throttled") ++throttled;
+    if (accepted + throttled == 20) break;
+  }
+  EXPECT_GE(throttled, 10);
+  EXPECT_GE(accepted, 5);
+  EXPECT_EQ(accepted + throttled, 20);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  t->Send(NewOrderMsg("after", "B1", '1', 1, "5.000"));
+  ASSERT_TRUE(t->WaitExec("after", '0', &m));
+  EXPECT_TRUE(t->logged_on());
+}
+
+TEST_F(FixGatewayTest, LogoutAndDisconnectCancelOrdersAndCopiesGoToDropCopy) {
+  auto dc = Connect("ALPHA_DC");
+  auto t1 = Connect("ALPHA_T1", "alpha-secret");
+  auto t2 = Connect("ALPHA_T2");
+  auto beta = Connect("BETA_T1");  // cancel_on_disconnect = false
+  Msg m;
+  t1->Send(NewOrderMsg("cod1", "A1", '1', 2, "5.000"));
+  t2->Send(NewOrderMsg("cod2", "A2", '1', 2, "5.000"));
+  beta->Send(NewOrderMsg("keep", "B1", '1', 2, "5.000"));
+  ASSERT_TRUE(t1->WaitExec("cod1", '0', &m));
+  ASSERT_TRUE(t2->WaitExec("cod2", '0', &m));
+  ASSERT_TRUE(beta->WaitExec("keep", '0', &m));
+
+  t1->Stop(false);  // clean Logout
+  ASSERT_TRUE(dc->WaitExec("cod1", '4', &m));
+  EXPECT_EQ(F(m, 58), "disconnect");
+  EXPECT_EQ(F(m, 797), "Y");
+  t2->Stop(true);  // dropped connection, no Logout
+  ASSERT_TRUE(dc->WaitExec("cod2", '4', &m));
+  EXPECT_EQ(F(m, 58), "disconnect");
+  beta->Stop(false);
+  exchange_->Drain();
+  auto beta2 = Connect("BETA_T1");
+  Msg h;
+  h.getHeader().setField(35, "H");
+  h.setField(11, "keep");
+  h.setField(1, "B1");
+  h.setField(55, kSym);
+  h.setField(54, "1");
+  beta2->Send(h);
+  ASSERT_TRUE(beta2->WaitExec("keep", 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");  // still working
+}
+
+TEST_F(FixGatewayTest, RestartKeepsSequenceNumbers) {
+  auto c = Connect("BETA_T1");
+  Msg m;
+  for (int i = 0; i < 3; ++i) {
+    c->Send(NewOrderMsg("seq" + std::to_string(i), "B1", '1', 1, "5.000"));
+    ASSERT_TRUE(c->WaitExec("seq" + std::to_string(i), '0', &m));
+  }
+  FixSeqNums before;
+  ASSERT_TRUE(gateway_->SeqNums("BETA_T1", &before));
+  EXPECT_GE(before.next_target, 5);
+  StopGateway();
+  ASSERT_TRUE(c->WaitLoggedOut());
+  StartGateway();
+  // QuickFIX 1.14's ThreadedSocketInitiator does not always redial after the acceptor
+  // went away; a client restart reuses its own file store, like a real client would.
+  c->Stop(true);
+  c->Start();
+  ASSERT_TRUE(c->WaitLogon(8000));
+  FixSeqNums after;
+  ASSERT_TRUE(gateway_->SeqNums("BETA_T1", &after));
+  // Both directions continue: the Logout/Logon pair advanced them, nothing reset to 1.
+  EXPECT_GT(after.next_target, before.next_target);
+  EXPECT_GT(after.next_sender, before.next_sender);
+  FIX::Session* s = FIX::Session::lookupSession(c->id());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->getExpectedSenderNum(), after.next_target);
+  EXPECT_EQ(s->getExpectedTargetNum(), after.next_sender);
+  c->Send(NewOrderMsg("seq-after", "B1", '1', 1, "5.000"));
+  ASSERT_TRUE(c->WaitExec("seq-after", '0', &m));
+}
+
+TEST_F(FixGatewayTest, WrongPasswordGetsLogoutWithTextAndNoSession) {
+  auto good = Connect("BETA_T1");
+  auto bad = Connect("ALPHA_T1", "wrong", /*expect_logon=*/false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_FALSE(bad->logged_on());
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T1"));
+  EXPECT_NE(bad->logout_text().find("password"), std::string::npos) << bad->logout_text();
+  bad->Stop(true);
+  auto none = Connect("ALPHA_T1", "", /*expect_logon=*/false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(none->logged_on());
+  none->Stop(true);
+  Msg m;
+  good->Send(NewOrderMsg("still", "B1", '1', 1, "5.000"));
+  ASSERT_TRUE(good->WaitExec("still", '0', &m));
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx

@@ -1,0 +1,357 @@
+#include "fix_test_client.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+namespace cfx {
+namespace gateway {
+namespace test {
+
+const char kSym[] = "B200-GOLD-US-202703";
+const char kSym2[] = "B200-PLAT-US-202703";
+
+TestClient::TestClient(const std::string& sender, int port, const std::string& dir,
+                       const std::string& dictionary, const std::string& password)
+    : password_(password), id_("FIX.4.4", sender, "CFX") {
+  FIX::Dictionary d;
+  d.setString("ConnectionType", "initiator");
+  d.setString("SocketConnectHost", "127.0.0.1");
+  d.setInt("SocketConnectPort", port);
+  d.setInt("HeartBtInt", 30);
+  d.setInt("ReconnectInterval", 1);
+  d.setString("StartTime", "00:00:00");
+  d.setString("EndTime", "00:00:00");
+  d.setBool("UseDataDictionary", true);
+  d.setString("DataDictionary", dictionary);
+  d.setString("FileStorePath", dir);
+  d.setBool("SocketNodelay", true);
+  d.setInt("LogoutTimeout", 2);
+  settings_.set(id_, d);
+  store_.reset(new FIX::FileStoreFactory(settings_));
+}
+
+TestClient::~TestClient() { Stop(true); }
+
+void TestClient::Start() {
+  initiator_.reset(new FIX::ThreadedSocketInitiator(*this, *store_, settings_));
+  initiator_->start();
+}
+
+void TestClient::Stop(bool force) {
+  if (!initiator_) return;
+  initiator_->stop(force);
+  initiator_.reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  logged_on_ = false;
+}
+
+bool TestClient::WaitLogon(int ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return logged_on_; });
+}
+
+bool TestClient::WaitLoggedOut(int ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return !logged_on_; });
+}
+
+bool TestClient::logged_on() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return logged_on_;
+}
+
+std::string TestClient::logout_text() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return logout_text_;
+}
+
+void TestClient::Send(FIX::Message msg) { FIX::Session::sendToTarget(msg, id_); }
+
+bool TestClient::WaitFor(const std::function<bool(const FIX::Message&)>& pred,
+                         FIX::Message* out, int ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    for (auto it = received_.begin(); it != received_.end(); ++it) {
+      if (pred(*it)) {
+        if (out) *out = *it;
+        received_.erase(it);
+        return true;
+      }
+    }
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) return false;
+  }
+}
+
+bool TestClient::WaitExec(const std::string& cl, char exec_type, FIX::Message* out, int ms) {
+  return WaitFor(
+      [&](const FIX::Message& m) {
+        return F(m, 35) == "8" && F(m, 11) == cl && F(m, 150) == std::string(1, exec_type);
+      },
+      out, ms);
+}
+
+bool TestClient::WaitType(const std::string& type, FIX::Message* out, int ms) {
+  return WaitFor([&](const FIX::Message& m) { return F(m, 35) == type; }, out, ms);
+}
+
+std::vector<FIX::Message> TestClient::Snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::vector<FIX::Message>(received_.begin(), received_.end());
+}
+
+void TestClient::onLogon(const FIX::SessionID&) {
+  std::lock_guard<std::mutex> lock(mu_);
+  logged_on_ = true;
+  ++logons_;
+  cv_.notify_all();
+}
+
+void TestClient::onLogout(const FIX::SessionID&) {
+  std::lock_guard<std::mutex> lock(mu_);
+  logged_on_ = false;
+  cv_.notify_all();
+}
+
+void TestClient::toAdmin(FIX::Message& m, const FIX::SessionID&) {
+  if (m.getHeader().getField(35) == "A" && !password_.empty()) m.setField(554, password_);
+}
+
+void TestClient::fromAdmin(const FIX::Message& m, const FIX::SessionID&) throw(
+    FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue, FIX::RejectLogon) {
+  std::string type = m.getHeader().getField(35);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (type == "5" && m.isSetField(58)) logout_text_ = m.getField(58);
+  if (type == "3") received_.push_back(m);  // session-level rejects are checked by tests
+  cv_.notify_all();
+}
+
+void TestClient::fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
+    FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+    FIX::UnsupportedMessageType) {
+  std::lock_guard<std::mutex> lock(mu_);
+  received_.push_back(m);
+  cv_.notify_all();
+}
+
+std::string F(const FIX::Message& m, int tag) {
+  if (m.isSetField(tag)) return m.getField(tag);
+  if (m.getHeader().isSetField(tag)) return m.getHeader().getField(tag);
+  return "";
+}
+
+FIX::Message NewOrderMsg(const std::string& cl, const std::string& account, char side, int qty,
+                         const std::string& px, const std::string& symbol) {
+  FIX::Message m;
+  m.getHeader().setField(35, "D");
+  m.setField(11, cl);
+  m.setField(1, account);
+  m.setField(55, symbol);
+  m.setField(54, std::string(1, side));
+  m.setField(38, std::to_string(qty));
+  m.setField(40, px.empty() ? "1" : "2");
+  if (!px.empty()) m.setField(44, px);
+  m.setField(60, UtcNow());
+  return m;
+}
+
+FIX::Message CancelMsg(const std::string& cl, const std::string& orig, const std::string& account) {
+  FIX::Message m;
+  m.getHeader().setField(35, "F");
+  m.setField(11, cl);
+  m.setField(41, orig);
+  m.setField(1, account);
+  m.setField(55, kSym);
+  m.setField(54, "1");
+  m.setField(60, UtcNow());
+  return m;
+}
+
+FIX::Message ReplaceMsg(const std::string& cl, const std::string& orig, const std::string& account,
+                        const std::string& px, int qty) {
+  FIX::Message m;
+  m.getHeader().setField(35, "G");
+  m.setField(11, cl);
+  m.setField(41, orig);
+  m.setField(1, account);
+  m.setField(55, kSym);
+  m.setField(54, "1");
+  m.setField(40, "2");
+  if (!px.empty()) m.setField(44, px);
+  if (qty > 0) m.setField(38, std::to_string(qty));
+  m.setField(60, UtcNow());
+  return m;
+}
+
+RawSocket::RawSocket(int port) {
+  fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+RawSocket::~RawSocket() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool RawSocket::Write(const std::string& bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = send(fd_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string RawSocket::Read(int ms, bool* closed) {
+  std::string out;
+  *closed = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    deadline - std::chrono::steady_clock::now())
+                                    .count());
+    if (left <= 0) return out;
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, left) <= 0) return out;
+    char buf[65536];
+    ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+    if (n <= 0) {
+      *closed = true;
+      return out;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+std::string Frame(const std::string& body_fields, bool corrupt_checksum) {
+  std::string body = body_fields;
+  for (char& c : body) {
+    if (c == '|') c = '\x01';
+  }
+  if (!body.empty() && body.back() != '\x01') body += '\x01';
+  std::string msg = "8=FIX.4.4\x01" "9=" + std::to_string(body.size()) + "\x01" + body;
+  unsigned sum = 0;
+  for (unsigned char c : msg) sum += c;
+  sum = (sum + (corrupt_checksum ? 1 : 0)) % 256;
+  char cs[8];
+  std::snprintf(cs, sizeof(cs), "%03u", sum);
+  return msg + "10=" + cs + "\x01";
+}
+
+std::string UtcNow() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  struct tm tm;
+  gmtime_r(&tv.tv_sec, &tm);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%04d%02d%02d-%02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(tv.tv_usec / 1000));
+  return buf;
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/cfx_fix_test_XXXXXX";
+  char* d = mkdtemp(tmpl);
+  return d ? std::string(d) : std::string("/tmp");
+}
+
+FixGatewayConfig FixGatewayTest::MakeConfig() {
+  FixGatewayConfig c;
+  c.port = port_;
+  c.data_dir = dir_ + "/gw";
+  c.message_log = getenv("CFX_FIX_LOG") != nullptr;
+  auto session = [](const std::string& id, const std::string& firm, bool dc,
+                    const std::string& pw, bool cod, int rate) {
+    FixSessionSpec s;
+    s.sender_comp_id = id;
+    s.firm = firm;
+    s.drop_copy = dc;
+    s.has_password = !pw.empty();
+    s.password = pw;
+    s.cancel_on_disconnect = cod;
+    s.throttle_msgs_per_sec = rate;
+    return s;
+  };
+  c.sessions = {session("ALPHA_T1", "ALPHA", false, "alpha-secret", true, 1000),
+                session("ALPHA_T2", "ALPHA", false, "", true, 1000),
+                session("ALPHA_DC", "ALPHA", true, "", false, 1000),
+                session("BETA_T1", "BETA", false, "", false, 1000),
+                session("BETA_DC", "BETA", true, "", false, 1000),
+                session("THROTTLED", "BETA", false, "", false, 5)};
+  c.accounts = {{"A1", "ALPHA"}, {"A2", "ALPHA"}, {"B1", "BETA"}};
+  return c;
+}
+
+void FixGatewayTest::SetUp() {
+  port_ = FreePort();
+  dir_ = TempDir();
+  dictionary_ = dir_ + "/CFX-FIX44.xml";
+  ASSERT_TRUE(WriteFixDictionary(dictionary_).ok());
+  StartGateway();
+}
+
+void FixGatewayTest::StartGateway() {
+  exchange_.reset(new testing::FakeExchange({kSym, kSym2}));
+  gateway_.reset(new FixGateway(MakeConfig(), exchange_.get()));
+  exchange_->SetListener(gateway_.get());
+  exchange_->Start();
+  absl::Status st = gateway_->Start();
+  ASSERT_TRUE(st.ok()) << st;
+  exchange_->Drain();
+}
+
+void FixGatewayTest::StopGateway() {
+  if (gateway_) gateway_->Stop();
+  if (exchange_) exchange_->Stop();  // delivers what the logouts queued
+  gateway_.reset();
+  exchange_.reset();
+}
+
+void FixGatewayTest::TearDown() { StopGateway(); }
+
+std::unique_ptr<TestClient> FixGatewayTest::Connect(const std::string& sender,
+                                                    const std::string& password,
+                                                    bool expect_logon) {
+  std::string dir = dir_ + "/client_" + sender;
+  std::string mk = "mkdir -p " + dir;
+  if (std::system(mk.c_str()) != 0) ADD_FAILURE() << "mkdir " << dir;
+  std::unique_ptr<TestClient> c(new TestClient(sender, port_, dir, dictionary_, password));
+  c->Start();
+  if (expect_logon) EXPECT_TRUE(c->WaitLogon()) << sender << " did not log on";
+  return c;
+}
+
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx

@@ -1,0 +1,132 @@
+// Test helpers for the FIX gateway: an in-process QuickFIX initiator (C++14, like the
+// gateway's QuickFIX code), message builders, a raw TCP socket, and a fixture that runs a
+// gateway with the fake exchange on a free loopback port.
+#ifndef CFX_TESTS_GATEWAY_FIX_TEST_CLIENT_H_
+#define CFX_TESTS_GATEWAY_FIX_TEST_CLIENT_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cfx/gateway/fix_fake_exchange.h"
+#include "cfx/gateway/fix_gateway.h"
+#include "gtest/gtest.h"
+#include "quickfix/Application.h"
+#include "quickfix/FileStore.h"
+#include "quickfix/Message.h"
+#include "quickfix/Session.h"
+#include "quickfix/SessionSettings.h"
+#include "quickfix/ThreadedSocketInitiator.h"
+
+namespace cfx {
+namespace gateway {
+namespace test {
+
+extern const char kSym[];   // listed
+extern const char kSym2[];  // listed
+
+// A FIX client session. Thread safety: QuickFIX calls the callbacks on its own thread;
+// the test thread reads through the locked accessors.
+class TestClient : public FIX::Application {
+ public:
+  TestClient(const std::string& sender, int port, const std::string& dir,
+             const std::string& dictionary, const std::string& password = "");
+  ~TestClient() override;
+
+  void Start();
+  void Stop(bool force = false);
+  bool WaitLogon(int ms = 5000);
+  bool WaitLoggedOut(int ms = 5000);
+  bool logged_on();
+  void Send(FIX::Message msg);
+  // Removes and returns the first received application message matching `pred`.
+  bool WaitFor(const std::function<bool(const FIX::Message&)>& pred, FIX::Message* out,
+               int ms = 3000);
+  // The first ExecutionReport for ClOrdID `cl` with ExecType `exec_type`.
+  bool WaitExec(const std::string& cl, char exec_type, FIX::Message* out, int ms = 3000);
+  bool WaitType(const std::string& msg_type, FIX::Message* out, int ms = 3000);
+  std::vector<FIX::Message> Snapshot();
+  std::string logout_text();
+  FIX::SessionID id() const { return id_; }
+
+  void onCreate(const FIX::SessionID&) override {}
+  void onLogon(const FIX::SessionID&) override;
+  void onLogout(const FIX::SessionID&) override;
+  void toAdmin(FIX::Message& m, const FIX::SessionID&) override;
+  void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
+  void fromAdmin(const FIX::Message& m, const FIX::SessionID&) throw(
+      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+      FIX::RejectLogon) override;
+  void fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
+      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+      FIX::UnsupportedMessageType) override;
+
+ private:
+  std::string password_;
+  FIX::SessionID id_;
+  FIX::SessionSettings settings_;
+  std::unique_ptr<FIX::FileStoreFactory> store_;
+  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<FIX::Message> received_;
+  bool logged_on_ = false;
+  int logons_ = 0;
+  std::string logout_text_;
+};
+
+FIX::Message NewOrderMsg(const std::string& cl, const std::string& account, char side,
+                         int qty, const std::string& px, const std::string& symbol = kSym);
+FIX::Message CancelMsg(const std::string& cl, const std::string& orig, const std::string& account);
+FIX::Message ReplaceMsg(const std::string& cl, const std::string& orig, const std::string& account,
+                        const std::string& px, int qty);
+std::string F(const FIX::Message& m, int tag);  // field or ""
+
+// A blocking loopback TCP socket for hostile input.
+class RawSocket {
+ public:
+  explicit RawSocket(int port);
+  ~RawSocket();
+  bool ok() const { return fd_ >= 0; }
+  bool Write(const std::string& bytes);
+  // Reads what arrives within `ms`; sets *closed if the peer closed the connection.
+  std::string Read(int ms, bool* closed);
+
+ private:
+  int fd_ = -1;
+};
+
+// A framed FIX message (BodyLength and CheckSum computed) from "35=A|49=X|..." with | for SOH.
+std::string Frame(const std::string& body_fields, bool corrupt_checksum = false);
+std::string UtcNow();
+int FreePort();
+std::string TempDir();
+
+// Firms ALPHA (accounts A1, A2; sessions ALPHA_T1 with password, ALPHA_T2, drop copy
+// ALPHA_DC) and BETA (account B1; BETA_T1, drop copy BETA_DC); THROTTLED (T1 at 5 msgs/s).
+class FixGatewayTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  FixGatewayConfig MakeConfig();
+  void StartGateway();
+  void StopGateway();
+  std::unique_ptr<TestClient> Connect(const std::string& sender, const std::string& password = "",
+                                      bool expect_logon = true);
+
+  int port_ = 0;
+  std::string dir_;
+  std::string dictionary_;
+  std::unique_ptr<testing::FakeExchange> exchange_;
+  std::unique_ptr<FixGateway> gateway_;
+};
+
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_TESTS_GATEWAY_FIX_TEST_CLIENT_H_

@@ -1,0 +1,74 @@
+// Unit tests of the gateway's pure helpers: prices, the throttle, entitlements.
+#include "fix_entitlements.h"
+#include "fix_price.h"
+#include "fix_throttle.h"
+#include "gtest/gtest.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+namespace {
+
+TEST(FixPriceTest, ParsesDecimalsExactlyIntoTicks) {
+  int64_t t = 0;
+  EXPECT_EQ(ParsePriceTicks("5.25", &t), PriceParse::kOk);
+  EXPECT_EQ(t, 5250);
+  EXPECT_EQ(ParsePriceTicks("5.2500", &t), PriceParse::kOk);
+  EXPECT_EQ(t, 5250);
+  EXPECT_EQ(ParsePriceTicks("12", &t), PriceParse::kOk);
+  EXPECT_EQ(t, 12000);
+  EXPECT_EQ(ParsePriceTicks("5.0005", &t), PriceParse::kOffTick);
+  EXPECT_EQ(ParsePriceTicks("0", &t), PriceParse::kNotPositive);
+  EXPECT_EQ(ParsePriceTicks("-1", &t), PriceParse::kMalformed);
+  EXPECT_EQ(ParsePriceTicks("1e3", &t), PriceParse::kMalformed);
+  EXPECT_EQ(ParsePriceTicks("5.", &t), PriceParse::kMalformed);
+  EXPECT_EQ(ParsePriceTicks("99999999999999999999", &t), PriceParse::kMalformed);
+  EXPECT_EQ(FormatTicks(5250), "5.250");
+  EXPECT_EQ(FormatTicks(7), "0.007");
+  EXPECT_EQ(FormatAvgPx(5250 * 3 + 5260, 4), "5.252500");
+}
+
+TEST(FixPriceTest, QuantitiesArePositiveIntegers) {
+  int64_t q = 0;
+  EXPECT_TRUE(ParseQty("10", &q));
+  EXPECT_EQ(q, 10);
+  EXPECT_TRUE(ParseQty("10.0", &q));
+  EXPECT_FALSE(ParseQty("10.5", &q));
+  EXPECT_FALSE(ParseQty("0", &q));
+  EXPECT_FALSE(ParseQty("", &q));
+}
+
+TEST(FixThrottleTest, BurstsToTheRateThenRefillsOverTime) {
+  TokenBucket bucket(10);
+  auto t0 = TokenBucket::Clock::now();
+  int taken = 0;
+  for (int i = 0; i < 20; ++i) taken += bucket.TryTake(t0) ? 1 : 0;
+  EXPECT_EQ(taken, 10);
+  EXPECT_FALSE(bucket.TryTake(t0 + std::chrono::milliseconds(50)));
+  EXPECT_TRUE(bucket.TryTake(t0 + std::chrono::milliseconds(150)));
+}
+
+TEST(FixEntitlementsTest, AccountsAndDropCopiesStayInsideTheFirm) {
+  FixGatewayConfig c;
+  FixSessionSpec a, dc;
+  a.sender_comp_id = "A_T";
+  a.firm = "A";
+  dc.sender_comp_id = "A_DC";
+  dc.firm = "A";
+  dc.drop_copy = true;
+  c.sessions = {a, dc};
+  c.accounts = {{"A1", "A"}, {"B1", "B"}};
+  Entitlements e(c);
+  EXPECT_TRUE(e.AccountAllowed("A", "A1"));
+  EXPECT_FALSE(e.AccountAllowed("A", "B1"));
+  EXPECT_FALSE(e.AccountAllowed("A", "ZZ"));
+  ASSERT_EQ(e.DropCopies("A").size(), 1u);
+  EXPECT_EQ(e.DropCopies("A")[0], "A_DC");
+  EXPECT_TRUE(e.DropCopies("B").empty());
+  EXPECT_EQ(e.Session("nobody"), nullptr);
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx
