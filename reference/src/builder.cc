@@ -1,0 +1,263 @@
+#include "cfx/reference/builder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/reference/methodology.h"
+
+namespace cfx::reference {
+namespace {
+
+// Observations of one published series (a grade, or a region for the market-wide series),
+// eligible leases only, sorted by time so a day's window is a binary search.
+struct Series {
+  std::string key;
+  bool market_wide = false;
+  std::vector<int> rows;
+};
+
+class Builder {
+ public:
+  Builder(const std::vector<Observation>& obs, const std::vector<ThroughputRow>& tput,
+          const BuildOptions& options, FixStore* store)
+      : obs_(obs), tput_(tput), options_(options), store_(store) {}
+
+  absl::StatusOr<BuildResult> Run();
+
+ private:
+  std::vector<PricePoint> Candidates(const Series& s, const Window& w, Date date);
+  std::optional<int64_t> Theta(const std::string& gpu, Tier tier, Date date);
+  absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, Date date);
+  absl::StatusOr<FixRecord> Level3(const Series& s, Date date, std::optional<int64_t> theta);
+  absl::Status Publish(FixRecord computed);
+
+  const std::vector<Observation>& obs_;
+  const std::vector<ThroughputRow>& tput_;
+  const BuildOptions& options_;
+  FixStore* store_;
+  std::vector<int32_t> provider_id_;  // per observation row
+  std::map<std::tuple<std::string, Tier, Date>, std::optional<int64_t>> theta_cache_;
+  std::map<std::pair<std::string, Date>, FixRecord> run_records_;
+  std::vector<PublishItem> items_;
+  BuildResult result_;
+};
+
+void AddThroughputFields(FixRecord& r, std::optional<int64_t> two_theta_e6) {
+  if (two_theta_e6) {
+    r.theta = static_cast<double>(*two_theta_e6) / 2e6;
+    if (r.fix_e4) r.price_per_mtok_e4 = PricePerMtokE4(*r.fix_e4, *two_theta_e6);
+  } else {
+    r.flags.push_back(kFlagNoThroughput);
+  }
+}
+
+std::optional<int64_t> Theta2(const std::vector<ThroughputRow>& rows, const std::string& gpu,
+                              Tier tier, Date date) {
+  std::map<std::string, const ThroughputRow*> latest;
+  for (const ThroughputRow& r : rows) {
+    if (r.gpu != gpu || r.tier != tier || r.date > date) continue;
+    const ThroughputRow*& slot = latest[r.operator_name];
+    if (slot == nullptr || r.date >= slot->date) slot = &r;  // same date: the later row
+  }
+  if (latest.empty()) return std::nullopt;
+  std::vector<int64_t> values;
+  for (const auto& [name, row] : latest) values.push_back(row->tps_e6);
+  return TwiceMedian(std::move(values));
+}
+
+}  // namespace
+
+std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows,
+                                    const std::string& gpu, Tier tier, Date date) {
+  return Theta2(rows, gpu, tier, date);
+}
+
+std::optional<int64_t> Builder::Theta(const std::string& gpu, Tier tier, Date date) {
+  auto key = std::make_tuple(gpu, tier, date);
+  auto it = theta_cache_.find(key);
+  if (it != theta_cache_.end()) return it->second;
+  return theta_cache_[key] = Theta2(tput_, gpu, tier, date);
+}
+
+std::vector<PricePoint> Builder::Candidates(const Series& s, const Window& w, Date date) {
+  auto first = std::upper_bound(s.rows.begin(), s.rows.end(), w.after,
+                                [&](TimestampUs t, int i) { return t < obs_[i].ts; });
+  std::vector<PricePoint> out;
+  for (auto it = first; it != s.rows.end() && obs_[*it].ts <= w.until; ++it) {
+    const Observation& o = obs_[*it];
+    PricePoint p{provider_id_[*it], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade};
+    if (s.market_wide) {
+      std::optional<int64_t> theta = Theta(o.gpu, o.tier, date);
+      if (!theta) continue;  // no throughput for that grade: cannot be expressed per token
+      p.value_e6 = PricePerMtokE6(o.price_e6, *theta);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+absl::StatusOr<std::optional<FixRecord>> Builder::Lookup(const std::string& key, Date date) {
+  auto it = run_records_.find({key, date});
+  if (it != run_records_.end()) return std::optional<FixRecord>(it->second);
+  if (store_ == nullptr) return std::optional<FixRecord>();
+  return store_->Get(key, date);
+}
+
+absl::StatusOr<FixRecord> Builder::Level3(const Series& s, Date date,
+                                          std::optional<int64_t> theta) {
+  FixRecord r;
+  r.grade = s.key;
+  r.date = date;
+  // Consecutive stale days ending yesterday; the carry may extend the run to at most
+  // kMaxStaleDays. The walk needs at most kMaxStaleDays + 1 look-ups.
+  Date d = options_.calendar.PreviousBusinessDay(date);
+  absl::StatusOr<std::optional<FixRecord>> prev = Lookup(s.key, d);
+  if (!prev.ok()) return prev.status();
+  int stale_run = 0;
+  std::optional<FixRecord> cur = *prev;
+  while (cur && cur->fix_e4 && cur->level == 3 && stale_run <= kMaxStaleDays) {
+    ++stale_run;
+    d = options_.calendar.PreviousBusinessDay(d);
+    absl::StatusOr<std::optional<FixRecord>> earlier = Lookup(s.key, d);
+    if (!earlier.ok()) return earlier.status();
+    cur = *earlier;
+  }
+  if (*prev && (*prev)->fix_e4 && stale_run + 1 <= kMaxStaleDays) {
+    r.level = 3;
+    r.fix_e4 = (*prev)->fix_e4;
+    r.p25_e4 = (*prev)->p25_e4;
+    r.p75_e4 = (*prev)->p75_e4;
+    r.flags.push_back(kFlagStale);
+  } else {
+    r.flags.push_back(kFlagInsufficientData);
+  }
+  if (s.market_wide) {
+    r.price_per_mtok_e4 = r.fix_e4;
+  } else {
+    AddThroughputFields(r, theta);
+  }
+  return r;
+}
+
+absl::Status Builder::Publish(FixRecord computed) {
+  FixRecord final_record = computed;
+  if (store_ != nullptr) {
+    absl::StatusOr<std::vector<FixRevision>> history = store_->History(computed.grade, computed.date);
+    if (!history.ok()) return history.status();
+    const bool same = !history->empty() &&
+                      RecordToJson(history->back().record) == RecordToJson(computed);
+    if (history->empty()) {
+      items_.push_back({computed, 0, ""});
+      ++result_.published;
+    } else if (same) {
+      final_record = history->back().record;
+    } else if (options_.revise) {
+      items_.push_back({computed, history->back().revision + 1, options_.reason});
+      ++result_.revised;
+    } else {
+      final_record = history->back().record;
+      result_.warnings.push_back(absl::StrCat(
+          computed.grade, " ", FormatDate(computed.date),
+          ": already published; the recomputed record differs and was not stored "
+          "(use --revise --reason to publish a correction)"));
+    }
+  }
+  run_records_[{final_record.grade, final_record.date}] = final_record;
+  result_.records.push_back(std::move(final_record));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BuildResult> Builder::Run() {
+  if (options_.to < options_.from) return absl::InvalidArgumentError("--to is before --date");
+  if (options_.revise && options_.reason.empty()) {
+    return absl::InvalidArgumentError("--revise needs a non-empty --reason");
+  }
+  if (options_.revise && store_ == nullptr) {
+    return absl::InvalidArgumentError("--revise needs --data-dir (revisions are stored)");
+  }
+  std::vector<Date> days = options_.calendar.BusinessDays(options_.from, options_.to);
+  if (days.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no business day in ", FormatDate(options_.from),
+                                                   "..", FormatDate(options_.to)));
+  }
+  // Series: every grade in any row (eligible or not), then each region's market-wide series.
+  std::map<std::string, Series> grades, regions;
+  std::map<std::string, int32_t> providers;
+  provider_id_.resize(obs_.size());
+  for (size_t i = 0; i < obs_.size(); ++i) {
+    const Observation& o = obs_[i];
+    provider_id_[i] = providers.try_emplace(o.provider, providers.size()).first->second;
+    Series& g = grades[o.GradeKey()];
+    g.key = o.GradeKey();
+    Series& r = regions[o.region];
+    r.key = absl::StrCat(kMarketWidePrefix, o.region);
+    r.market_wide = true;
+    if (!IsEligibleLease(o.lease)) continue;
+    g.rows.push_back(i);
+    r.rows.push_back(i);
+  }
+  auto by_time = [&](int a, int b) { return obs_[a].ts < obs_[b].ts; };
+  for (auto* m : {&grades, &regions}) {
+    for (auto& [key, s] : *m) std::sort(s.rows.begin(), s.rows.end(), by_time);
+  }
+
+  for (Date day : days) {
+    const Window window = FixWindow(day, options_.calendar);
+    for (auto* m : {&grades, &regions}) {
+      if (m == &regions && !options_.market_wide) continue;
+      for (const auto& [key, s] : *m) {
+        std::optional<int64_t> theta;
+        if (!s.market_wide) {
+          absl::StatusOr<Grade> grade = ParseGrade(s.key);
+          if (!grade.ok()) return grade.status();
+          theta = Theta(grade->gpu, grade->tier, day);
+        }
+        FixComputation fix = ComputeFix(Candidates(s, window, day));
+        FixRecord r;
+        if (fix.level == 0) {
+          absl::StatusOr<FixRecord> carried = Level3(s, day, theta);
+          if (!carried.ok()) return carried.status();
+          r = std::move(*carried);
+        } else {
+          r.grade = s.key;
+          r.date = day;
+          r.level = fix.level;
+          r.fix_e4 = fix.fix_e4;
+          r.p25_e4 = fix.p25_e4;
+          r.p75_e4 = fix.p75_e4;
+          r.n_obs = fix.n_obs;
+          r.n_dropped = fix.n_dropped;
+          r.n_providers = fix.n_providers;
+          r.volume = static_cast<double>(fix.volume_e6) / 1e6;
+          if (s.market_wide) {
+            r.price_per_mtok_e4 = r.fix_e4;
+          } else {
+            AddThroughputFields(r, theta);
+          }
+        }
+        if (s.market_wide) r.flags.push_back(kFlagMarketWide);
+        if (absl::Status st = Publish(std::move(r)); !st.ok()) return st;
+      }
+    }
+  }
+  if (store_ != nullptr) {
+    std::vector<OperatorThroughput> rows;
+    rows.reserve(tput_.size());
+    for (const ThroughputRow& t : tput_) {
+      rows.push_back({t.operator_name, t.tier, t.gpu, t.date, static_cast<double>(t.tps_e6) / 1e6});
+    }
+    if (absl::Status st = store_->Publish(items_, rows); !st.ok()) return st;
+  }
+  return std::move(result_);
+}
+
+absl::StatusOr<BuildResult> BuildFixes(const std::vector<Observation>& observations,
+                                       const std::vector<ThroughputRow>& throughput,
+                                       const BuildOptions& options, FixStore* store) {
+  Builder builder(observations, throughput, options, store);
+  return builder.Run();
+}
+
+}  // namespace cfx::reference
