@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/reference/methodology.h"
@@ -27,7 +30,8 @@ class Builder {
   absl::StatusOr<BuildResult> Run();
 
  private:
-  std::vector<PricePoint> Candidates(const Series& s, const Window& w, Date date);
+  std::vector<PricePoint> Candidates(const Series& s, const Window& w,
+                                     const std::vector<std::optional<int64_t>>& grade_theta);
   std::optional<int64_t> Theta(const std::string& gpu, Tier tier, Date date);
   absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, Date date);
   absl::StatusOr<FixRecord> Level3(const Series& s, Date date, std::optional<int64_t> theta);
@@ -38,6 +42,7 @@ class Builder {
   const BuildOptions& options_;
   FixStore* store_;
   std::vector<int32_t> provider_id_;  // per observation row
+  std::vector<int32_t> grade_index_;  // per observation row, into the sorted grade list
   std::map<std::tuple<std::string, Tier, Date>, std::optional<int64_t>> theta_cache_;
   std::map<std::pair<std::string, Date>, FixRecord> run_records_;
   std::vector<PublishItem> items_;
@@ -81,7 +86,8 @@ std::optional<int64_t> Builder::Theta(const std::string& gpu, Tier tier, Date da
   return theta_cache_[key] = Theta2(tput_, gpu, tier, date);
 }
 
-std::vector<PricePoint> Builder::Candidates(const Series& s, const Window& w, Date date) {
+std::vector<PricePoint> Builder::Candidates(
+    const Series& s, const Window& w, const std::vector<std::optional<int64_t>>& grade_theta) {
   auto first = std::upper_bound(s.rows.begin(), s.rows.end(), w.after,
                                 [&](TimestampUs t, int i) { return t < obs_[i].ts; });
   std::vector<PricePoint> out;
@@ -89,7 +95,7 @@ std::vector<PricePoint> Builder::Candidates(const Series& s, const Window& w, Da
     const Observation& o = obs_[*it];
     PricePoint p{provider_id_[*it], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade};
     if (s.market_wide) {
-      std::optional<int64_t> theta = Theta(o.gpu, o.tier, date);
+      const std::optional<int64_t>& theta = grade_theta[grade_index_[*it]];
       if (!theta) continue;  // no throughput for that grade: cannot be expressed per token
       p.value_e6 = PricePerMtokE6(o.price_e6, *theta);
     }
@@ -183,63 +189,83 @@ absl::StatusOr<BuildResult> Builder::Run() {
                                                    "..", FormatDate(options_.to)));
   }
   // Series: every grade in any row (eligible or not), then each region's market-wide series.
-  std::map<std::string, Series> grades, regions;
-  std::map<std::string, int32_t> providers;
+  // Rows are visited in time order so every series' row list comes out sorted.
+  std::vector<int> order(obs_.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto by_time = [&](int a, int b) { return obs_[a].ts < obs_[b].ts; };
+  if (!std::is_sorted(order.begin(), order.end(), by_time)) {
+    std::stable_sort(order.begin(), order.end(), by_time);
+  }
+  std::unordered_map<std::string_view, int32_t> providers;
+  std::unordered_map<std::string, int32_t> grade_ids;
+  std::map<std::string, Series> regions;
+  std::vector<Series> grade_list;
+  std::vector<Grade> grade_parts;
   provider_id_.resize(obs_.size());
-  for (size_t i = 0; i < obs_.size(); ++i) {
+  grade_index_.resize(obs_.size());
+  std::string key;
+  for (int i : order) {
     const Observation& o = obs_[i];
-    provider_id_[i] = providers.try_emplace(o.provider, providers.size()).first->second;
-    Series& g = grades[o.GradeKey()];
-    g.key = o.GradeKey();
+    provider_id_[i] =
+        providers.try_emplace(std::string_view(o.provider), providers.size()).first->second;
+    key.assign(o.gpu).append("-").append(TierName(o.tier)).append("-").append(o.region);
+    auto [it, inserted] = grade_ids.try_emplace(key, grade_list.size());
+    if (inserted) {
+      grade_list.push_back(Series{key, false, {}});
+      grade_parts.push_back(Grade{o.gpu, o.tier, o.region});
+    }
+    grade_index_[i] = it->second;
     Series& r = regions[o.region];
     r.key = absl::StrCat(kMarketWidePrefix, o.region);
     r.market_wide = true;
     if (!IsEligibleLease(o.lease)) continue;
-    g.rows.push_back(i);
+    grade_list[it->second].rows.push_back(i);
     r.rows.push_back(i);
   }
-  auto by_time = [&](int a, int b) { return obs_[a].ts < obs_[b].ts; };
-  for (auto* m : {&grades, &regions}) {
-    for (auto& [key, s] : *m) std::sort(s.rows.begin(), s.rows.end(), by_time);
-  }
+  // Output order: grades sorted by key.
+  std::vector<int> grade_order(grade_list.size());
+  std::iota(grade_order.begin(), grade_order.end(), 0);
+  std::sort(grade_order.begin(), grade_order.end(),
+            [&](int a, int b) { return grade_list[a].key < grade_list[b].key; });
 
   for (Date day : days) {
     const Window window = FixWindow(day, options_.calendar);
-    for (auto* m : {&grades, &regions}) {
-      if (m == &regions && !options_.market_wide) continue;
-      for (const auto& [key, s] : *m) {
-        std::optional<int64_t> theta;
-        if (!s.market_wide) {
-          absl::StatusOr<Grade> grade = ParseGrade(s.key);
-          if (!grade.ok()) return grade.status();
-          theta = Theta(grade->gpu, grade->tier, day);
-        }
-        FixComputation fix = ComputeFix(Candidates(s, window, day));
-        FixRecord r;
-        if (fix.level == 0) {
-          absl::StatusOr<FixRecord> carried = Level3(s, day, theta);
-          if (!carried.ok()) return carried.status();
-          r = std::move(*carried);
+    std::vector<std::optional<int64_t>> grade_theta(grade_list.size());
+    for (size_t g = 0; g < grade_list.size(); ++g) {
+      grade_theta[g] = Theta(grade_parts[g].gpu, grade_parts[g].tier, day);
+    }
+    std::vector<std::pair<const Series*, std::optional<int64_t>>> todo;
+    for (int g : grade_order) todo.emplace_back(&grade_list[g], grade_theta[g]);
+    if (options_.market_wide) {
+      for (const auto& [region, s] : regions) todo.emplace_back(&s, std::nullopt);
+    }
+    for (const auto& [series, theta] : todo) {
+      const Series& s = *series;
+      FixComputation fix = ComputeFix(Candidates(s, window, grade_theta));
+      FixRecord r;
+      if (fix.level == 0) {
+        absl::StatusOr<FixRecord> carried = Level3(s, day, theta);
+        if (!carried.ok()) return carried.status();
+        r = std::move(*carried);
+      } else {
+        r.grade = s.key;
+        r.date = day;
+        r.level = fix.level;
+        r.fix_e4 = fix.fix_e4;
+        r.p25_e4 = fix.p25_e4;
+        r.p75_e4 = fix.p75_e4;
+        r.n_obs = fix.n_obs;
+        r.n_dropped = fix.n_dropped;
+        r.n_providers = fix.n_providers;
+        r.volume = static_cast<double>(fix.volume_e6) / 1e6;
+        if (s.market_wide) {
+          r.price_per_mtok_e4 = r.fix_e4;
         } else {
-          r.grade = s.key;
-          r.date = day;
-          r.level = fix.level;
-          r.fix_e4 = fix.fix_e4;
-          r.p25_e4 = fix.p25_e4;
-          r.p75_e4 = fix.p75_e4;
-          r.n_obs = fix.n_obs;
-          r.n_dropped = fix.n_dropped;
-          r.n_providers = fix.n_providers;
-          r.volume = static_cast<double>(fix.volume_e6) / 1e6;
-          if (s.market_wide) {
-            r.price_per_mtok_e4 = r.fix_e4;
-          } else {
-            AddThroughputFields(r, theta);
-          }
+          AddThroughputFields(r, theta);
         }
-        if (s.market_wide) r.flags.push_back(kFlagMarketWide);
-        if (absl::Status st = Publish(std::move(r)); !st.ok()) return st;
       }
+      if (s.market_wide) r.flags.push_back(kFlagMarketWide);
+      if (absl::Status st = Publish(std::move(r)); !st.ok()) return st;
     }
   }
   if (store_ != nullptr) {

@@ -138,7 +138,7 @@ SampleData GenerateSample(const SampleOptions& opt) {
             pool_size += p.size;
           }
           int count = opt.observations_per_grade_day;
-          count = static_cast<int>(count * (0.6 + 0.8 * rng.Uniform()));
+          count = static_cast<int>(std::lround(count * (1 - opt.count_jitter + 2 * opt.count_jitter * rng.Uniform())));
           const double u = rng.Uniform();
           const bool dead = u < opt.dead_day_probability;
           const bool quiet = !dead && u < opt.dead_day_probability + opt.quiet_day_probability;

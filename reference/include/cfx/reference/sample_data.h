@@ -33,6 +33,7 @@ struct SampleOptions {
   std::vector<std::string> regions = {"US", "EU"};  // 4 tiers × 2 regions = 8 grades
   int providers = 30;
   int observations_per_grade_day = 40;  // mean; quiet days have far fewer
+  double count_jitter = 0.4;            // a day's count is mean × (1 ± jitter), uniform
   double quiet_day_probability = 0.08;  // level 2 likely
   double dead_day_probability = 0.03;   // level 3 likely
   double outlier_probability = 0.015;
