@@ -1,6 +1,7 @@
 // `cfx bench reference`: times one day's fixes over many observations (docs/performance.md).
 // Generates the day in memory (seeded), then times (a) parsing it back from CSV text and
 // (b) computing every grade's fix, separately. Last line: one JSON object.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -17,6 +18,7 @@ struct BenchFlags {
   int64_t observations = 1'000'000;
   int grades = 48;
   uint64_t seed = 1;
+  int repeat = 3;
 };
 
 int RunBench(const BenchFlags& f) {
@@ -50,16 +52,20 @@ int RunBench(const BenchFlags& f) {
   }
   reference::BuildOptions build;
   build.from = build.to = opt.from;
-  auto t2 = std::chrono::steady_clock::now();
-  absl::StatusOr<reference::BuildResult> result =
-      reference::BuildFixes(*parsed, data.throughput, build, nullptr);
-  auto t3 = std::chrono::steady_clock::now();
-  if (!result.ok()) {
-    std::cerr << "cfx bench reference: " << result.status().message() << "\n";
-    return 1;
+  // The machine is shared: report the best of `repeat` runs of the computation.
+  double compute_s = 1e100;
+  absl::StatusOr<reference::BuildResult> result;
+  for (int i = 0; i < std::max(1, f.repeat); ++i) {
+    auto t2 = std::chrono::steady_clock::now();
+    result = reference::BuildFixes(*parsed, data.throughput, build, nullptr);
+    auto t3 = std::chrono::steady_clock::now();
+    if (!result.ok()) {
+      std::cerr << "cfx bench reference: " << result.status().message() << "\n";
+      return 1;
+    }
+    compute_s = std::min(compute_s, std::chrono::duration<double>(t3 - t2).count());
   }
   const double parse_s = std::chrono::duration<double>(t1 - t0).count();
-  const double compute_s = std::chrono::duration<double>(t3 - t2).count();
   std::cerr << absl::StrFormat("parsed %d observations (%.1f MB CSV) in %.3f s; %d records in %.3f s\n",
                                parsed->size(), csv.size() / 1e6, parse_s, result->records.size(),
                                compute_s);
@@ -77,6 +83,7 @@ void SetupBenchReference(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--observations", flags->observations, "Observations in the day (default 1000000)");
   cmd->add_option("--grades", flags->grades, "Grades, a multiple of 12 (default 48)");
   cmd->add_option("--seed", flags->seed, "Generator seed (default 1)");
+  cmd->add_option("--repeat", flags->repeat, "Compute runs; the best is reported (default 3)");
   cmd->callback([flags, rc] { *rc = RunBench(*flags); });
 }
 

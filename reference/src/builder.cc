@@ -15,10 +15,15 @@ namespace {
 
 // Observations of one published series (a grade, or a region for the market-wide series),
 // eligible leases only, sorted by time so a day's window is a binary search.
+struct SeriesRow {
+  TimestampUs ts;
+  int32_t grade;        // index into the run's grade list (for θ, market-wide)
+  PricePoint point;     // value_e6 is the USD/GPU-hour price
+};
 struct Series {
   std::string key;
   bool market_wide = false;
-  std::vector<int> rows;
+  std::vector<SeriesRow> rows;  // compact copies: the day loop never touches Observation
 };
 
 class Builder {
@@ -42,7 +47,6 @@ class Builder {
   const BuildOptions& options_;
   FixStore* store_;
   std::vector<int32_t> provider_id_;  // per observation row
-  std::vector<int32_t> grade_index_;  // per observation row, into the sorted grade list
   std::map<std::tuple<std::string, Tier, Date>, std::optional<int64_t>> theta_cache_;
   std::map<std::pair<std::string, Date>, FixRecord> run_records_;
   std::vector<PublishItem> items_;
@@ -89,15 +93,17 @@ std::optional<int64_t> Builder::Theta(const std::string& gpu, Tier tier, Date da
 std::vector<PricePoint> Builder::Candidates(
     const Series& s, const Window& w, const std::vector<std::optional<int64_t>>& grade_theta) {
   auto first = std::upper_bound(s.rows.begin(), s.rows.end(), w.after,
-                                [&](TimestampUs t, int i) { return t < obs_[i].ts; });
+                                [](TimestampUs t, const SeriesRow& r) { return t < r.ts; });
+  auto last = std::upper_bound(first, s.rows.end(), w.until,
+                               [](TimestampUs t, const SeriesRow& r) { return t < r.ts; });
   std::vector<PricePoint> out;
-  for (auto it = first; it != s.rows.end() && obs_[*it].ts <= w.until; ++it) {
-    const Observation& o = obs_[*it];
-    PricePoint p{provider_id_[*it], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade};
+  out.reserve(last - first);
+  for (auto it = first; it != last; ++it) {
+    PricePoint p = it->point;
     if (s.market_wide) {
-      const std::optional<int64_t>& theta = grade_theta[grade_index_[*it]];
+      const std::optional<int64_t>& theta = grade_theta[it->grade];
       if (!theta) continue;  // no throughput for that grade: cannot be expressed per token
-      p.value_e6 = PricePerMtokE6(o.price_e6, *theta);
+      p.value_e6 = PricePerMtokE6(p.value_e6, *theta);
     }
     out.push_back(p);
   }
@@ -202,7 +208,6 @@ absl::StatusOr<BuildResult> Builder::Run() {
   std::vector<Series> grade_list;
   std::vector<Grade> grade_parts;
   provider_id_.resize(obs_.size());
-  grade_index_.resize(obs_.size());
   std::string key;
   for (int i : order) {
     const Observation& o = obs_[i];
@@ -214,13 +219,18 @@ absl::StatusOr<BuildResult> Builder::Run() {
       grade_list.push_back(Series{key, false, {}});
       grade_parts.push_back(Grade{o.gpu, o.tier, o.region});
     }
-    grade_index_[i] = it->second;
-    Series& r = regions[o.region];
-    r.key = absl::StrCat(kMarketWidePrefix, o.region);
-    r.market_wide = true;
+    auto region_it = regions.find(o.region);
+    if (region_it == regions.end()) {
+      region_it = regions.emplace(o.region, Series{absl::StrCat(kMarketWidePrefix, o.region), true, {}})
+                      .first;
+    }
+    Series& r = region_it->second;
     if (!IsEligibleLease(o.lease)) continue;
-    grade_list[it->second].rows.push_back(i);
-    r.rows.push_back(i);
+    const SeriesRow row{o.ts, it->second,
+                        PricePoint{provider_id_[i], o.price_e6, o.gpu_hours_e6,
+                                   o.kind == Kind::kTrade}};
+    grade_list[it->second].rows.push_back(row);
+    r.rows.push_back(row);
   }
   // Output order: grades sorted by key.
   std::vector<int> grade_order(grade_list.size());

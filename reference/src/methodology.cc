@@ -16,11 +16,15 @@ bool IsEligibleLease(Lease lease) {
 }
 
 int CountProviders(std::span<const PricePoint> points) {
-  std::vector<int32_t> ids;
-  ids.reserve(points.size());
-  for (const PricePoint& p : points) ids.push_back(p.provider);
-  std::sort(ids.begin(), ids.end());
-  return static_cast<int>(std::unique(ids.begin(), ids.end()) - ids.begin());
+  int32_t max_id = -1;
+  for (const PricePoint& p : points) max_id = std::max(max_id, p.provider);
+  std::vector<char> seen(max_id + 1, 0);
+  int n = 0;
+  for (const PricePoint& p : points) {
+    n += !seen[p.provider];
+    seen[p.provider] = 1;
+  }
+  return n;
 }
 
 bool MeetsThresholds(std::span<const PricePoint> points) {
@@ -139,20 +143,39 @@ bool ProviderCap::Reaches(const std::vector<__int128>& raw_cum, __int128 raw_cum
 int64_t WeightedPercentile(std::span<const PricePoint> sorted, const ProviderCap& cap, int q_num,
                            int q_den) {
   assert(!sorted.empty());
-  std::vector<__int128> raw_cum;  // per capped provider; unused when the cap does not bind
-  if (cap.binding()) {
-    int32_t max_id = 0;
-    for (const PricePoint& p : sorted) max_id = std::max(max_id, p.provider);
-    raw_cum.assign(max_id + 1, 0);
+  if (!cap.binding()) {
+    // Weights are the raw integers: cum / W >= q  <=>  q_den · cum >= q_num · W, exactly.
+    __int128 total = 0;
+    for (const PricePoint& p : sorted) total += p.Weight();
+    __int128 cum = 0;
+    for (const PricePoint& p : sorted) {
+      cum += p.Weight();
+      if (cum * q_den >= total * q_num) return p.value_e6;
+    }
+    return sorted.back().value_e6;
   }
+  // Capped: a long double running share screens the points; only those within 1e-9 of the
+  // target are decided by the exact rational test (Reaches).
+  int32_t max_id = 0;
+  for (const PricePoint& p : sorted) max_id = std::max(max_id, p.provider);
+  std::vector<__int128> raw_cum(max_id + 1, 0);
+  std::vector<long double> share_per_unit(max_id + 1, 0);
+  for (int32_t id = 0; id <= max_id; ++id) {
+    if (cap.ProviderWeight(id) > 0) {
+      share_per_unit[id] = cap.Share(id) / static_cast<long double>(cap.ProviderWeight(id));
+    }
+  }
+  const long double target = static_cast<long double>(q_num) / q_den - 1e-9L;
+  long double approx = 0;
   __int128 uncapped = 0;
   for (const PricePoint& p : sorted) {
-    if (cap.binding() && cap.IsCapped(p.provider)) {
+    if (cap.IsCapped(p.provider)) {
       raw_cum[p.provider] += p.Weight();
     } else {
       uncapped += p.Weight();
     }
-    if (cap.Reaches(raw_cum, uncapped, q_num, q_den)) return p.value_e6;
+    approx += share_per_unit[p.provider] * p.Weight();
+    if (approx >= target && cap.Reaches(raw_cum, uncapped, q_num, q_den)) return p.value_e6;
   }
   return sorted.back().value_e6;  // unreachable with exact arithmetic: the total reaches 100%
 }
