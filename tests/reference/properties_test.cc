@@ -123,3 +123,27 @@ TEST(PropertiesTest, LevelThreeCarryNeverExceedsFiveDays) {
 
 }  // namespace
 }  // namespace cfx::reference
+
+namespace cfx::reference {
+namespace {
+
+TEST(PropertiesTest, ShuffledInputFilesGiveIdenticalRecords) {
+  SampleOptions opt;
+  opt.from = DateFromYmd(2027, 3, 1);
+  opt.to = DateFromYmd(2027, 3, 12);
+  opt.seed = 5;
+  SampleData data = GenerateSample(opt);
+  BuildOptions build;
+  build.from = opt.from;
+  build.to = opt.to;
+  auto base = BuildFixes(data.observations, data.throughput, build, nullptr);
+  ASSERT_TRUE(base.ok());
+  std::mt19937_64 rng(99);
+  std::shuffle(data.observations.begin(), data.observations.end(), rng);
+  auto shuffled = BuildFixes(data.observations, data.throughput, build, nullptr);
+  ASSERT_TRUE(shuffled.ok());
+  EXPECT_EQ(shuffled->records, base->records);
+}
+
+}  // namespace
+}  // namespace cfx::reference
