@@ -66,10 +66,17 @@ absl::Status SplitFields(absl::string_view line, const std::vector<absl::string_
   return absl::OkStatus();
 }
 
+// Values above 10^9 (USD per GPU-hour, GPU-hours, tokens/s) are data errors; the bound also
+// keeps every weight and product of the methodology far inside 64/128-bit integers.
+constexpr int64_t kMaxInputE6 = 1'000'000'000LL * 1'000'000;
+
 absl::StatusOr<int64_t> PositiveScaled(absl::string_view f) {
   absl::StatusOr<int64_t> v = ParseScaled(f, kInputScale);
   if (!v.ok()) return v.status();
   if (*v <= 0) return absl::InvalidArgumentError(absl::StrCat("must be > 0: '", f, "'"));
+  if (*v > kMaxInputE6) {
+    return absl::InvalidArgumentError(absl::StrCat("must be <= 1000000000: '", f, "'"));
+  }
   return v;
 }
 

@@ -92,6 +92,8 @@ TEST(ObservationsCsvTest, RejectsEachMalformedColumn) {
                  "more than 6 decimals");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,0.0", "gpu_hours",
                  "must be > 0");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1000000001",
+                 "gpu_hours", "must be <= 1000000000");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1e3", "gpu_hours",
                  "not a decimal");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade, 5.25,1", "price",
