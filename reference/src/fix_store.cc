@@ -155,7 +155,12 @@ absl::Status FixStore::Publish(const std::vector<PublishItem>& items,
                                const std::vector<OperatorThroughput>& throughput) {
   absl::StatusOr<std::unique_ptr<cfx::KvTxn>> txn = kv_->BeginWrite();
   if (!txn.ok()) return txn.status();
-  if (absl::Status s = (*txn)->Put(kMeta, "schema", "1"); !s.ok()) return s;
+  // A rerun that publishes nothing new must not write at all (not even identical bytes), so
+  // unchanged values are skipped and an empty transaction is aborted.
+  bool changed = !items.empty();
+  if (!items.empty()) {
+    if (absl::Status s = (*txn)->Put(kMeta, "schema", "1"); !s.ok()) return s;
+  }
   for (const PublishItem& item : items) {
     const std::string key = absl::StrCat(FixPrefix(item.record.grade, item.record.date),
                                          absl::StrFormat("%04d", item.revision));
@@ -180,7 +185,16 @@ absl::Status FixStore::Publish(const std::vector<PublishItem>& items,
     value["gpu"] = row.gpu;
     value["date"] = FormatDate(row.date);
     value["output_tps_per_gpu"] = row.output_tps_per_gpu;
-    if (absl::Status s = (*txn)->Put(kThroughput, key, value.dump()); !s.ok()) return s;
+    const std::string text = value.dump();
+    absl::StatusOr<std::optional<std::string>> existing = (*txn)->Get(kThroughput, key);
+    if (!existing.ok()) return existing.status();
+    if (existing->has_value() && **existing == text) continue;
+    if (absl::Status s = (*txn)->Put(kThroughput, key, text); !s.ok()) return s;
+    changed = true;
+  }
+  if (!changed) {
+    (*txn)->Abort();
+    return absl::OkStatus();
   }
   return (*txn)->Commit();
 }

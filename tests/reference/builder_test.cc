@@ -1,5 +1,8 @@
 #include "cfx/reference/builder.h"
 
+#include <fstream>
+#include <iterator>
+
 #include "cfx/reference/methodology.h"
 
 #include "gmock/gmock.h"
@@ -192,8 +195,15 @@ TEST(BuilderTest, RerunIsIdempotentAndRevisionKeepsHistory) {
   auto first = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get());
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->published, 2);
+  auto data_file = [&] {
+    std::ifstream f(dir + "/reference/data.mdb", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  const std::string before = data_file();
+  ASSERT_FALSE(before.empty());
   auto second = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get());
   ASSERT_TRUE(second.ok());
+  EXPECT_EQ(data_file(), before);  // not a byte written
   EXPECT_EQ(second->published, 0);
   EXPECT_EQ(second->records, first->records);
 

@@ -111,8 +111,9 @@ class FixStore {
   absl::StatusOr<std::vector<std::string>> Grades();
 
   // Writes all items and throughput measurements in one durable transaction; nothing is
-  // written on error. A throughput measurement replaces a stored one with the same
-  // (operator, gpu, date). FailedPrecondition if an item's revision is already taken.
+  // written on error, and nothing at all when every value is already stored. A throughput
+  // measurement replaces a stored one with the same (operator, gpu, date).
+  // FailedPrecondition if an item's revision is already taken (e.g. a concurrent build).
   absl::Status Publish(const std::vector<PublishItem>& items,
                        const std::vector<OperatorThroughput>& throughput);
 
