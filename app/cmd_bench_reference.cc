@@ -66,9 +66,9 @@ int RunBench(const BenchFlags& f) {
     compute_s = std::min(compute_s, std::chrono::duration<double>(t3 - t2).count());
   }
   const double parse_s = std::chrono::duration<double>(t1 - t0).count();
-  std::cerr << absl::StrFormat("parsed %d observations (%.1f MB CSV) in %.3f s; %d records in %.3f s\n",
-                               parsed->size(), csv.size() / 1e6, parse_s, result->records.size(),
-                               compute_s);
+  std::cerr << absl::StrFormat(
+      "parsed %d observations (%.1f MB CSV) in %.3f s; %d records in %.3f s\n", parsed->size(),
+      csv.size() / 1e6, parse_s, result->records.size(), compute_s);
   std::cout << absl::StrFormat(
       "{\"bench\":\"reference\",\"seconds\":%.4f,\"parse_seconds\":%.4f,\"observations\":%d,"
       "\"grades\":%d,\"records\":%d}\n",
@@ -80,7 +80,8 @@ void SetupBenchReference(CLI::App& parent, ExitCode* rc) {
   auto flags = std::make_shared<BenchFlags>();
   CLI::App* cmd = parent.add_subcommand(
       "reference", "One day's reference fixes over N observations (parse and compute timed apart)");
-  cmd->add_option("--observations", flags->observations, "Observations in the day (default 1000000)");
+  cmd->add_option("--observations", flags->observations,
+                  "Observations in the day (default 1000000)");
   cmd->add_option("--grades", flags->grades, "Grades, a multiple of 12 (default 48)");
   cmd->add_option("--seed", flags->seed, "Generator seed (default 1)");
   cmd->add_option("--repeat", flags->repeat, "Compute runs; the best is reported (default 3)");

@@ -95,7 +95,8 @@ int RunBuild(const BuildFlags& f) {
     std::cerr << "cfx reference build: " << result.status().message() << "\n";
     return 1;
   }
-  for (const std::string& w : result->warnings) std::cerr << "cfx reference build: warning: " << w << "\n";
+  for (const std::string& w : result->warnings)
+    std::cerr << "cfx reference build: warning: " << w << "\n";
   std::string out;
   if (f.format == "csv") out = reference::RecordCsvHeader() + "\n";
   for (const reference::FixRecord& r : result->records) {
@@ -107,8 +108,8 @@ int RunBuild(const BuildFlags& f) {
   std::cerr << "cfx reference build: " << obs->size() << " observations, " << tput->size()
             << " throughput rows; " << result->records.size() << " records";
   if (store) {
-    std::cerr << "; stored " << result->published << " new, " << result->revised
-              << " revisions in " << f.data_dir << "/reference";
+    std::cerr << "; stored " << result->published << " new, " << result->revised << " revisions in "
+              << f.data_dir << "/reference";
   }
   std::cerr << "\n";
   return 0;
@@ -157,7 +158,8 @@ int RunSample(const SampleFlags& f) {
 }
 
 void SetupReference(CLI::App& parent, ExitCode* rc) {
-  CLI::App* group = parent.add_subcommand("reference", "Reference rates (the rental price benchmark)");
+  CLI::App* group =
+      parent.add_subcommand("reference", "Reference rates (the rental price benchmark)");
   group->require_subcommand(1);
 
   auto build_flags = std::make_shared<BuildFlags>();
@@ -180,8 +182,8 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
   build->callback([build_flags, rc] { *rc = RunBuild(*build_flags); });
 
   auto sample_flags = std::make_shared<SampleFlags>();
-  CLI::App* sample = group->add_subcommand(
-      "sample", "Write seeded sample observations.csv and throughput.csv");
+  CLI::App* sample =
+      group->add_subcommand("sample", "Write seeded sample observations.csv and throughput.csv");
   sample->add_option("--out", sample_flags->out, "Output folder")->required();
   sample->add_option("--from", sample_flags->from, "First date (YYYY-MM-DD)")->required();
   sample->add_option("--to", sample_flags->to, "Last date (YYYY-MM-DD)")->required();

@@ -17,8 +17,8 @@ namespace {
 // eligible leases only, sorted by time so a day's window is a binary search.
 struct SeriesRow {
   TimestampUs ts;
-  int32_t grade;        // index into the run's grade list (for θ, market-wide)
-  PricePoint point;     // value_e6 is the USD/GPU-hour price
+  int32_t grade;     // index into the run's grade list (for θ, market-wide)
+  PricePoint point;  // value_e6 is the USD/GPU-hour price
 };
 struct Series {
   std::string key;
@@ -41,12 +41,18 @@ class Builder {
   absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, Date date);
   absl::StatusOr<FixRecord> Level3(const Series& s, Date date, std::optional<int64_t> theta);
   absl::Status Publish(FixRecord computed);
+  // Builds the grade and market-wide series (compact rows, time-ordered) from obs_.
+  void IndexSeries();
 
   const std::vector<Observation>& obs_;
   const std::vector<ThroughputRow>& tput_;
   const BuildOptions& options_;
   FixStore* store_;
-  std::vector<int32_t> provider_id_;  // per observation row
+  std::vector<int32_t> provider_id_;       // per observation row
+  std::vector<Series> grade_list_;         // in order of first appearance
+  std::vector<Grade> grade_parts_;         // parallel to grade_list_
+  std::vector<int> grade_order_;           // grade_list_ indices sorted by key (output order)
+  std::map<std::string, Series> regions_;  // market-wide series by region
   std::map<std::tuple<std::string, Tier, Date>, std::optional<int64_t>> theta_cache_;
   std::map<std::pair<std::string, Date>, FixRecord> run_records_;
   std::vector<PublishItem> items_;
@@ -76,10 +82,32 @@ std::optional<int64_t> Theta2(const std::vector<ThroughputRow>& rows, const std:
   return TwiceMedian(std::move(values));
 }
 
+// A level-1/2 record from the methodology's result.
+FixRecord FromComputation(const Series& s, Date day, const FixComputation& fix,
+                          std::optional<int64_t> theta) {
+  FixRecord r;
+  r.grade = s.key;
+  r.date = day;
+  r.level = fix.level;
+  r.fix_e4 = fix.fix_e4;
+  r.p25_e4 = fix.p25_e4;
+  r.p75_e4 = fix.p75_e4;
+  r.n_obs = fix.n_obs;
+  r.n_dropped = fix.n_dropped;
+  r.n_providers = fix.n_providers;
+  r.volume = static_cast<double>(fix.volume_e6) / 1e6;
+  if (s.market_wide) {
+    r.price_per_mtok_e4 = r.fix_e4;  // market-wide prices are already per 1M tokens
+  } else {
+    AddThroughputFields(r, theta);
+  }
+  return r;
+}
+
 }  // namespace
 
-std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows,
-                                    const std::string& gpu, Tier tier, Date date) {
+std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows, const std::string& gpu,
+                                    Tier tier, Date date) {
   return Theta2(rows, gpu, tier, date);
 }
 
@@ -156,10 +184,11 @@ absl::StatusOr<FixRecord> Builder::Level3(const Series& s, Date date,
 absl::Status Builder::Publish(FixRecord computed) {
   FixRecord final_record = computed;
   if (store_ != nullptr) {
-    absl::StatusOr<std::vector<FixRevision>> history = store_->History(computed.grade, computed.date);
+    absl::StatusOr<std::vector<FixRevision>> history =
+        store_->History(computed.grade, computed.date);
     if (!history.ok()) return history.status();
-    const bool same = !history->empty() &&
-                      RecordToJson(history->back().record) == RecordToJson(computed);
+    const bool same =
+        !history->empty() && RecordToJson(history->back().record) == RecordToJson(computed);
     if (history->empty()) {
       items_.push_back({computed, 0, ""});
       ++result_.published;
@@ -170,15 +199,59 @@ absl::Status Builder::Publish(FixRecord computed) {
       ++result_.revised;
     } else {
       final_record = history->back().record;
-      result_.warnings.push_back(absl::StrCat(
-          computed.grade, " ", FormatDate(computed.date),
-          ": already published; the recomputed record differs and was not stored "
-          "(use --revise --reason to publish a correction)"));
+      result_.warnings.push_back(
+          absl::StrCat(computed.grade, " ", FormatDate(computed.date),
+                       ": already published; the recomputed record differs and was not stored "
+                       "(use --revise --reason to publish a correction)"));
     }
   }
   run_records_[{final_record.grade, final_record.date}] = final_record;
   result_.records.push_back(std::move(final_record));
   return absl::OkStatus();
+}
+
+void Builder::IndexSeries() {
+  // Series: every grade in any row (eligible or not), then each region's market-wide series.
+  // Rows are visited in time order so every series' row list comes out sorted.
+  std::vector<int> order(obs_.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto by_time = [&](int a, int b) { return obs_[a].ts < obs_[b].ts; };
+  if (!std::is_sorted(order.begin(), order.end(), by_time)) {
+    std::stable_sort(order.begin(), order.end(), by_time);
+  }
+  std::unordered_map<std::string_view, int32_t> providers;
+  std::unordered_map<std::string, int32_t> grade_ids;
+  provider_id_.resize(obs_.size());
+  std::string key;
+  for (int i : order) {
+    const Observation& o = obs_[i];
+    provider_id_[i] =
+        providers.try_emplace(std::string_view(o.provider), providers.size()).first->second;
+    key.assign(o.gpu).append("-").append(TierName(o.tier)).append("-").append(o.region);
+    auto [it, inserted] = grade_ids.try_emplace(key, grade_list_.size());
+    if (inserted) {
+      grade_list_.push_back(Series{key, false, {}});
+      grade_parts_.push_back(Grade{o.gpu, o.tier, o.region});
+    }
+    auto region_it = regions_.find(o.region);
+    if (region_it == regions_.end()) {
+      region_it =
+          regions_.emplace(o.region, Series{absl::StrCat(kMarketWidePrefix, o.region), true, {}})
+              .first;
+    }
+    Series& r = region_it->second;
+    if (!IsEligibleLease(o.lease)) continue;
+    const SeriesRow row{
+        o.ts, it->second,
+        PricePoint{provider_id_[i], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade}};
+    grade_list_[it->second].rows.push_back(row);
+    r.rows.push_back(row);
+  }
+  // Output order: grades sorted by key.
+  grade_order_.resize(grade_list_.size());
+  std::iota(grade_order_.begin(), grade_order_.end(), 0);
+  std::sort(grade_order_.begin(), grade_order_.end(),
+            [&](int a, int b) { return grade_list_[a].key < grade_list_[b].key; });
 }
 
 absl::StatusOr<BuildResult> Builder::Run() {
@@ -194,60 +267,18 @@ absl::StatusOr<BuildResult> Builder::Run() {
     return absl::InvalidArgumentError(absl::StrCat("no business day in ", FormatDate(options_.from),
                                                    "..", FormatDate(options_.to)));
   }
-  // Series: every grade in any row (eligible or not), then each region's market-wide series.
-  // Rows are visited in time order so every series' row list comes out sorted.
-  std::vector<int> order(obs_.size());
-  std::iota(order.begin(), order.end(), 0);
-  auto by_time = [&](int a, int b) { return obs_[a].ts < obs_[b].ts; };
-  if (!std::is_sorted(order.begin(), order.end(), by_time)) {
-    std::stable_sort(order.begin(), order.end(), by_time);
-  }
-  std::unordered_map<std::string_view, int32_t> providers;
-  std::unordered_map<std::string, int32_t> grade_ids;
-  std::map<std::string, Series> regions;
-  std::vector<Series> grade_list;
-  std::vector<Grade> grade_parts;
-  provider_id_.resize(obs_.size());
-  std::string key;
-  for (int i : order) {
-    const Observation& o = obs_[i];
-    provider_id_[i] =
-        providers.try_emplace(std::string_view(o.provider), providers.size()).first->second;
-    key.assign(o.gpu).append("-").append(TierName(o.tier)).append("-").append(o.region);
-    auto [it, inserted] = grade_ids.try_emplace(key, grade_list.size());
-    if (inserted) {
-      grade_list.push_back(Series{key, false, {}});
-      grade_parts.push_back(Grade{o.gpu, o.tier, o.region});
-    }
-    auto region_it = regions.find(o.region);
-    if (region_it == regions.end()) {
-      region_it = regions.emplace(o.region, Series{absl::StrCat(kMarketWidePrefix, o.region), true, {}})
-                      .first;
-    }
-    Series& r = region_it->second;
-    if (!IsEligibleLease(o.lease)) continue;
-    const SeriesRow row{o.ts, it->second,
-                        PricePoint{provider_id_[i], o.price_e6, o.gpu_hours_e6,
-                                   o.kind == Kind::kTrade}};
-    grade_list[it->second].rows.push_back(row);
-    r.rows.push_back(row);
-  }
-  // Output order: grades sorted by key.
-  std::vector<int> grade_order(grade_list.size());
-  std::iota(grade_order.begin(), grade_order.end(), 0);
-  std::sort(grade_order.begin(), grade_order.end(),
-            [&](int a, int b) { return grade_list[a].key < grade_list[b].key; });
+  IndexSeries();
 
   for (Date day : days) {
     const Window window = FixWindow(day, options_.calendar);
-    std::vector<std::optional<int64_t>> grade_theta(grade_list.size());
-    for (size_t g = 0; g < grade_list.size(); ++g) {
-      grade_theta[g] = Theta(grade_parts[g].gpu, grade_parts[g].tier, day);
+    std::vector<std::optional<int64_t>> grade_theta(grade_list_.size());
+    for (size_t g = 0; g < grade_list_.size(); ++g) {
+      grade_theta[g] = Theta(grade_parts_[g].gpu, grade_parts_[g].tier, day);
     }
     std::vector<std::pair<const Series*, std::optional<int64_t>>> todo;
-    for (int g : grade_order) todo.emplace_back(&grade_list[g], grade_theta[g]);
+    for (int g : grade_order_) todo.emplace_back(&grade_list_[g], grade_theta[g]);
     if (options_.market_wide) {
-      for (const auto& [region, s] : regions) todo.emplace_back(&s, std::nullopt);
+      for (const auto& [region, s] : regions_) todo.emplace_back(&s, std::nullopt);
     }
     for (const auto& [series, theta] : todo) {
       const Series& s = *series;
@@ -258,21 +289,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
         if (!carried.ok()) return carried.status();
         r = std::move(*carried);
       } else {
-        r.grade = s.key;
-        r.date = day;
-        r.level = fix.level;
-        r.fix_e4 = fix.fix_e4;
-        r.p25_e4 = fix.p25_e4;
-        r.p75_e4 = fix.p75_e4;
-        r.n_obs = fix.n_obs;
-        r.n_dropped = fix.n_dropped;
-        r.n_providers = fix.n_providers;
-        r.volume = static_cast<double>(fix.volume_e6) / 1e6;
-        if (s.market_wide) {
-          r.price_per_mtok_e4 = r.fix_e4;
-        } else {
-          AddThroughputFields(r, theta);
-        }
+        r = FromComputation(s, day, fix, theta);
       }
       if (s.market_wide) r.flags.push_back(kFlagMarketWide);
       if (absl::Status st = Publish(std::move(r)); !st.ok()) return st;

@@ -64,8 +64,7 @@ int Compare(const Big& a, const Big& b) {
 
 }  // namespace
 
-bool SumOfFractionsAtLeast(const std::vector<std::pair<__int128, __int128>>& terms,
-                           __int128 rhs) {
+bool SumOfFractionsAtLeast(const std::vector<std::pair<__int128, __int128>>& terms, __int128 rhs) {
   long double approx = 0;
   for (const auto& [num, den] : terms) {
     approx += static_cast<long double>(num) / static_cast<long double>(den);

@@ -1,6 +1,7 @@
 // LMDB layout (docs/formats.md, "Reference store"):
-//   table "fixes":      "<grade>/<YYYY-MM-DD>/<rev:04d>" -> {"record":{...§12...},"revision":n,"reason":"..."}
-//   table "throughput": "<gpu>/<operator>/<YYYY-MM-DD>"   -> {"operator","tier","gpu","date","output_tps_per_gpu"}
+//   table "fixes":      "<grade>/<YYYY-MM-DD>/<rev:04d>" ->
+//   {"record":{...§12...},"revision":n,"reason":"..."} table "throughput":
+//   "<gpu>/<operator>/<YYYY-MM-DD>"   -> {"operator","tier","gpu","date","output_tps_per_gpu"}
 //   table "meta":       "schema"                          -> "1"
 #include "cfx/reference/fix_store.h"
 
@@ -29,7 +30,8 @@ absl::StatusOr<FixRevision> DecodeRevision(absl::string_view value) {
     return absl::DataLossError("reference store: malformed fix value");
   }
   absl::StatusOr<FixRecord> rec = RecordFromJson(j["record"].dump());
-  if (!rec.ok()) return absl::DataLossError(absl::StrCat("reference store: ", rec.status().message()));
+  if (!rec.ok())
+    return absl::DataLossError(absl::StrCat("reference store: ", rec.status().message()));
   FixRevision out;
   out.record = std::move(*rec);
   out.revision = j.value("revision", 0);
@@ -54,16 +56,16 @@ absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& gr
   if (!txn.ok()) return txn.status();
   std::vector<FixRevision> out;
   absl::Status decode_status;
-  absl::Status s = (*txn)->Scan(kFixes, FixPrefix(grade, date),
-                                [&](absl::string_view, absl::string_view value) {
-                                  absl::StatusOr<FixRevision> rev = DecodeRevision(value);
-                                  if (!rev.ok()) {
-                                    decode_status = rev.status();
-                                    return false;
-                                  }
-                                  out.push_back(std::move(*rev));
-                                  return true;
-                                });
+  absl::Status s =
+      (*txn)->Scan(kFixes, FixPrefix(grade, date), [&](absl::string_view, absl::string_view value) {
+        absl::StatusOr<FixRevision> rev = DecodeRevision(value);
+        if (!rev.ok()) {
+          decode_status = rev.status();
+          return false;
+        }
+        out.push_back(std::move(*rev));
+        return true;
+      });
   if (!s.ok()) return s;
   if (!decode_status.ok()) return decode_status;
   return out;
@@ -84,17 +86,18 @@ absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade,
   std::map<Date, FixRecord> latest;
   absl::Status decode_status;
   const std::string prefix = absl::StrCat(grade, "/");
-  absl::Status s = (*txn)->Scan(kFixes, prefix, [&](absl::string_view key, absl::string_view value) {
-    absl::StatusOr<Date> date = ParseDate(key.substr(prefix.size(), 10));
-    if (!date.ok() || *date < from || *date > to) return true;
-    absl::StatusOr<FixRevision> rev = DecodeRevision(value);
-    if (!rev.ok()) {
-      decode_status = rev.status();
-      return false;
-    }
-    latest[*date] = std::move(rev->record);
-    return true;
-  });
+  absl::Status s =
+      (*txn)->Scan(kFixes, prefix, [&](absl::string_view key, absl::string_view value) {
+        absl::StatusOr<Date> date = ParseDate(key.substr(prefix.size(), 10));
+        if (!date.ok() || *date < from || *date > to) return true;
+        absl::StatusOr<FixRevision> rev = DecodeRevision(value);
+        if (!rev.ok()) {
+          decode_status = rev.status();
+          return false;
+        }
+        latest[*date] = std::move(rev->record);
+        return true;
+      });
   if (!s.ok()) return s;
   if (!decode_status.ok()) return decode_status;
   std::vector<FixRecord> out;

@@ -41,7 +41,8 @@ class LineReader {
 
 absl::Status RowError(absl::string_view file, int line, absl::string_view column,
                       absl::string_view reason) {
-  if (column.empty()) return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": ", reason));
+  if (column.empty())
+    return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": ", reason));
   return absl::InvalidArgumentError(
       absl::StrCat(file, ":", line, ": column ", column, ": ", reason));
 }
@@ -215,8 +216,8 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
     if (!inserted && it->second.first != r.tier) {
       return RowError(file, n, "tier",
                       absl::StrCat("operator '", r.operator_name, "' is listed under ",
-                                   TierName(r.tier), " here and under ",
-                                   TierName(it->second.first), " on line ", it->second.second));
+                                   TierName(r.tier), " here and under ", TierName(it->second.first),
+                                   " on line ", it->second.second));
     }
     out.push_back(std::move(r));
   }
@@ -238,9 +239,9 @@ absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string&
 std::string ObservationsToCsv(const std::vector<Observation>& rows) {
   std::string out = absl::StrCat(kObservationsHeader, "\n");
   for (const Observation& o : rows) {
-    absl::StrAppend(&out, FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",",
-                    TierName(o.tier), ",", o.region, ",", LeaseName(o.lease), ",",
-                    KindName(o.kind), ",", internal::FormatTrimmed(o.price_e6, kInputScale), ",",
+    absl::StrAppend(&out, FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",", TierName(o.tier),
+                    ",", o.region, ",", LeaseName(o.lease), ",", KindName(o.kind), ",",
+                    internal::FormatTrimmed(o.price_e6, kInputScale), ",",
                     internal::FormatTrimmed(o.gpu_hours_e6, kInputScale), "\n");
   }
   return out;

@@ -193,9 +193,8 @@ FixComputation ComputeFix(std::span<const PricePoint> candidates) {
     OutlierResult filtered = DropOutliers(std::vector<PricePoint>(set.begin(), set.end()));
     if (!MeetsThresholds(filtered.kept)) continue;
     std::vector<PricePoint>& used = filtered.kept;
-    std::sort(used.begin(), used.end(), [](const PricePoint& a, const PricePoint& b) {
-      return a.value_e6 < b.value_e6;
-    });
+    std::sort(used.begin(), used.end(),
+              [](const PricePoint& a, const PricePoint& b) { return a.value_e6 < b.value_e6; });
     ProviderCap cap(used);
     FixComputation out;
     out.level = level;

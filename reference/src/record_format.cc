@@ -79,8 +79,8 @@ std::string RecordCsvHeader() {
 
 std::string RecordToCsv(const FixRecord& r) {
   return absl::StrCat(r.grade, ",", FormatDate(r.date), ",", PriceOrNull(r.fix_e4, false), ",",
-                      r.level ? absl::StrCat(*r.level) : "", ",", PriceOrNull(r.p25_e4, false),
-                      ",", PriceOrNull(r.p75_e4, false), ",", r.n_obs, ",", r.n_dropped, ",",
+                      r.level ? absl::StrCat(*r.level) : "", ",", PriceOrNull(r.p25_e4, false), ",",
+                      PriceOrNull(r.p75_e4, false), ",", r.n_obs, ",", r.n_dropped, ",",
                       r.n_providers, ",", FormatNumber(r.volume), ",",
                       r.theta ? FormatNumber(*r.theta) : "", ",",
                       PriceOrNull(r.price_per_mtok_e4, false), ",", absl::StrJoin(r.flags, ";"));
@@ -97,9 +97,9 @@ absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
     absl::StatusOr<Date> date = ParseDate(j.at("date").get<std::string>());
     if (!date.ok()) return date.status();
     r.date = *date;
-    for (auto [key, field] : {std::pair{"fix", &r.fix_e4}, std::pair{"p25", &r.p25_e4},
-                              std::pair{"p75", &r.p75_e4},
-                              std::pair{"price_per_mtok", &r.price_per_mtok_e4}}) {
+    for (auto [key, field] :
+         {std::pair{"fix", &r.fix_e4}, std::pair{"p25", &r.p25_e4}, std::pair{"p75", &r.p75_e4},
+          std::pair{"price_per_mtok", &r.price_per_mtok_e4}}) {
       absl::StatusOr<std::optional<int64_t>> v = PriceField(j, key);
       if (!v.ok()) return v.status();
       *field = *v;

@@ -36,12 +36,12 @@ class Rng {
 };
 
 constexpr const char* kNameStems[] = {
-    "Apex",   "Boreal", "Cinder", "Delta",  "Ember",  "Fjord",  "Granite", "Helix",
-    "Ion",    "Juniper", "Kestrel", "Lumen", "Meridian", "Nimbus", "Orbit",  "Pylon",
-    "Quartz", "Ridge",  "Summit", "Tundra", "Umbra",  "Vertex", "Willow",  "Xenon",
-    "Yarrow", "Zephyr", "Aurora", "Basalt", "Cobalt", "Drift",  "Echo",    "Flux"};
-constexpr double kTierPrice[kNumTiers] = {6.10, 5.35, 4.65, 4.05};   // B200 US on-demand
-constexpr double kTierTput[kNumTiers] = {290, 255, 222, 195};        // output tok/s/GPU, B200
+    "Apex",   "Boreal",  "Cinder",  "Delta",  "Ember",    "Fjord",  "Granite", "Helix",
+    "Ion",    "Juniper", "Kestrel", "Lumen",  "Meridian", "Nimbus", "Orbit",   "Pylon",
+    "Quartz", "Ridge",   "Summit",  "Tundra", "Umbra",    "Vertex", "Willow",  "Xenon",
+    "Yarrow", "Zephyr",  "Aurora",  "Basalt", "Cobalt",   "Drift",  "Echo",    "Flux"};
+constexpr double kTierPrice[kNumTiers] = {6.10, 5.35, 4.65, 4.05};  // B200 US on-demand
+constexpr double kTierTput[kNumTiers] = {290, 255, 222, 195};       // output tok/s/GPU, B200
 
 double RegionPriceFactor(const std::string& r) {
   return r == "US" ? 1.0 : r == "EU" ? 1.06 : r == "APAC" ? 1.12 : 1.0;
@@ -54,26 +54,34 @@ double GpuTputFactor(const std::string& g) {
 }
 double LeasePriceFactor(Lease l) {
   switch (l) {
-    case Lease::kOnDemand: return 1.0;
-    case Lease::kReserved1m: return 0.96;
-    case Lease::kReserved3m: return 0.90;
-    case Lease::kReserved1y: return 0.82;
-    case Lease::kSpot: return 0.65;
+    case Lease::kOnDemand:
+      return 1.0;
+    case Lease::kReserved1m:
+      return 0.96;
+    case Lease::kReserved3m:
+      return 0.90;
+    case Lease::kReserved1y:
+      return 0.82;
+    case Lease::kSpot:
+      return 0.65;
   }
   return 1.0;
 }
 Lease DrawLease(Rng& rng) {
   double u = rng.Uniform();
-  return u < 0.60 ? Lease::kOnDemand : u < 0.80 ? Lease::kReserved1m
-         : u < 0.90 ? Lease::kReserved3m : u < 0.95 ? Lease::kReserved1y : Lease::kSpot;
+  return u < 0.60   ? Lease::kOnDemand
+         : u < 0.80 ? Lease::kReserved1m
+         : u < 0.90 ? Lease::kReserved3m
+         : u < 0.95 ? Lease::kReserved1y
+                    : Lease::kSpot;
 }
 
 struct Provider {
   std::string name;
   Tier tier;
-  double size;          // relative market share
-  double price_bias;    // multiplicative, ~±3%
-  double tput_skill;    // multiplicative on the tier's throughput
+  double size;        // relative market share
+  double price_bias;  // multiplicative, ~±3%
+  double tput_skill;  // multiplicative on the tier's throughput
   std::vector<std::string> regions;
 };
 
@@ -105,7 +113,13 @@ SampleData GenerateSample(const SampleOptions& opt) {
     for (const std::string& gpu : opt.gpus) {
       double tps = kTierTput[static_cast<int>(p.tier)] * GpuTputFactor(gpu) * p.tput_skill;
       for (Date d = first_measure; d <= opt.to; d.days += 14) {
-        ThroughputRow row{d, p.name, p.tier, gpu, "llama-3.3-70b-fp8", 8000, 1000,
+        ThroughputRow row{d,
+                          p.name,
+                          p.tier,
+                          gpu,
+                          "llama-3.3-70b-fp8",
+                          8000,
+                          1000,
                           std::llround(tps * 10) * 100000};  // one decimal
         out.throughput.push_back(row);
         tps *= 1.0 + 0.01 + 0.015 * rng.Normal();  // serving stacks improve over time
@@ -126,7 +140,8 @@ SampleData GenerateSample(const SampleOptions& opt) {
           const std::string key = absl::StrCat(gpu, t, region);
           double& level = walk.try_emplace(key, 1.0).first->second;
           level *= std::exp(0.008 * rng.Normal());
-          const double mid = kTierPrice[t] * GpuPriceFactor(gpu) * RegionPriceFactor(region) * level;
+          const double mid =
+              kTierPrice[t] * GpuPriceFactor(gpu) * RegionPriceFactor(region) * level;
           std::vector<const Provider*> pool;
           double pool_size = 0;
           for (const Provider& p : providers) {
@@ -138,7 +153,8 @@ SampleData GenerateSample(const SampleOptions& opt) {
             pool_size += p.size;
           }
           int count = opt.observations_per_grade_day;
-          count = static_cast<int>(std::lround(count * (1 - opt.count_jitter + 2 * opt.count_jitter * rng.Uniform())));
+          count = static_cast<int>(
+              std::lround(count * (1 - opt.count_jitter + 2 * opt.count_jitter * rng.Uniform())));
           const double u = rng.Uniform();
           const bool dead = u < opt.dead_day_probability;
           const bool quiet = !dead && u < opt.dead_day_probability + opt.quiet_day_probability;

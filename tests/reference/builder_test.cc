@@ -4,7 +4,6 @@
 #include <iterator>
 
 #include "cfx/reference/methodology.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -12,10 +11,10 @@
 namespace cfx::reference {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::Ob;
 using testing::TempDir;
 using testing::Tp;
-using ::testing::ElementsAre;
 
 const Date kMon = DateFromYmd(2027, 3, 1);
 
@@ -92,8 +91,8 @@ TEST(BuilderTest, NoThroughputFlag) {
 
 TEST(BuilderTest, EveryGradeInAnyRowGetsARecordEvenIfNeverEligible) {
   std::vector<Observation> obs = MondayTrades();
-  obs.push_back(Ob("2027-01-05T10:00:00Z", "Z", "H100-PLAT-EU", Kind::kTrade, 200, 1,
-                   Lease::kSpot));
+  obs.push_back(
+      Ob("2027-01-05T10:00:00Z", "Z", "H100-PLAT-EU", Kind::kTrade, 200, 1, Lease::kSpot));
   BuildOptions opt = Days(kMon, kMon);
   opt.market_wide = false;
   auto r = BuildFixes(obs, GoldThroughput(), opt, nullptr);
@@ -113,8 +112,8 @@ TEST(BuilderTest, EveryGradeInAnyRowGetsARecordEvenIfNeverEligible) {
 
 TEST(BuilderTest, LevelThreeCarriesAtMostFiveBusinessDaysInOneRun) {
   // Fix on Mon 1 March; nothing after. Stale Tue..Mon 8 (5 business days), then none.
-  auto r = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, DateFromYmd(2027, 3, 10)),
-                      nullptr);
+  auto r =
+      BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, DateFromYmd(2027, 3, 10)), nullptr);
   ASSERT_TRUE(r.ok());
   std::vector<FixRecord> grade;
   for (const FixRecord& f : r->records) {
@@ -180,8 +179,9 @@ TEST(BuilderTest, RangeSkipsWeekendsAndHolidays) {
 }
 
 TEST(BuilderTest, RejectsEmptyRangeAndReviseWithoutReason) {
-  EXPECT_FALSE(BuildFixes(MondayTrades(), {}, Days(DateFromYmd(2027, 2, 27),
-                                                    DateFromYmd(2027, 2, 28)), nullptr).ok());
+  EXPECT_FALSE(BuildFixes(MondayTrades(), {},
+                          Days(DateFromYmd(2027, 2, 27), DateFromYmd(2027, 2, 28)), nullptr)
+                   .ok());
   EXPECT_FALSE(BuildFixes(MondayTrades(), {}, Days(kMon, DateFromYmd(2027, 2, 1)), nullptr).ok());
   BuildOptions opt = Days(kMon, kMon);
   opt.revise = true;
@@ -254,11 +254,10 @@ TEST(BuilderTest, StoresThroughputForValuation) {
 }
 
 TEST(ThetaTest, MedianOfLatestPerOperatorLaterRowWinsOnSameDate) {
-  std::vector<ThroughputRow> rows = {Tp("2027-03-01", "A", Tier::kGold, 2000),
-                                     Tp("2027-03-01", "A", Tier::kGold, 2100),
-                                     Tp("2027-03-01", "B", Tier::kGold, 3000),
-                                     Tp("2027-03-01", "C", Tier::kSilv, 100),
-                                     Tp("2027-03-01", "D", Tier::kGold, 5000, "H100")};
+  std::vector<ThroughputRow> rows = {
+      Tp("2027-03-01", "A", Tier::kGold, 2000), Tp("2027-03-01", "A", Tier::kGold, 2100),
+      Tp("2027-03-01", "B", Tier::kGold, 3000), Tp("2027-03-01", "C", Tier::kSilv, 100),
+      Tp("2027-03-01", "D", Tier::kGold, 5000, "H100")};
   // GOLD/B200: A 210 (later row), B 300 → (210 + 300) / 2 = 255 → 2θ = 510.
   EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kGold, kMon), 510'000'000);
   EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kPlat, kMon), std::nullopt);

@@ -76,11 +76,11 @@ TEST(ReferenceCliTest, StoredRunsAreIdempotentAndRevisionsNeedAReason) {
   EXPECT_EQ(second.out, first.out);
   EXPECT_THAT(second.err, HasSubstr("stored 0 new, 0 revisions"));
   // Day by day, the carry works across runs: Wednesday alone gives the same stale record.
-  RunResult wed = RunCfx("reference build --observations " + kExample +
-                      "/observations.csv --throughput " + kExample +
-                      "/throughput.csv --date 2027-03-03 --data-dir " + dir);
-  EXPECT_THAT(first.out, HasSubstr(wed.out.substr(wed.out.find("{\"grade\":\"B200-GOLD-US\""),
-                                                  100)));
+  RunResult wed =
+      RunCfx("reference build --observations " + kExample + "/observations.csv --throughput " +
+             kExample + "/throughput.csv --date 2027-03-03 --data-dir " + dir);
+  EXPECT_THAT(first.out,
+              HasSubstr(wed.out.substr(wed.out.find("{\"grade\":\"B200-GOLD-US\""), 100)));
   RunResult no_reason = RunCfx(ExampleArgs() + " --data-dir " + dir + " --revise");
   EXPECT_NE(no_reason.exit_code, 0);
   EXPECT_THAT(no_reason.err, HasSubstr("--reason"));
@@ -94,7 +94,7 @@ TEST(ReferenceCliTest, BadRowStopsTheRunNamingFileLineAndColumnAndStoresNothing)
   text += "2027-03-01T10:00:00Z,Fjord,B200,GOLD,EU,on_demand,trade,-1,300\n";
   std::ofstream(bad) << text;
   RunResult r = RunCfx("reference build --observations " + bad + " --throughput " + kExample +
-                    "/throughput.csv --date 2027-03-01 --data-dir " + dir + "/data");
+                       "/throughput.csv --date 2027-03-01 --data-dir " + dir + "/data");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(r.out.empty());
   EXPECT_THAT(r.err, HasSubstr(bad + ":30: column price:"));
@@ -119,13 +119,16 @@ TEST(ReferenceCliTest, BadFlagsAndHelp) {
 TEST(ReferenceCliTest, SampleIsReproducible) {
   const std::string a = testing::TempDir("cli_sample_a"), b = testing::TempDir("cli_sample_b");
   ASSERT_EQ(RunCfx("reference sample --out " + a + " --from 2027-03-01 --to 2027-03-05 --seed 9")
-                .exit_code, 0);
+                .exit_code,
+            0);
   ASSERT_EQ(RunCfx("reference sample --out " + b + " --from 2027-03-01 --to 2027-03-05 --seed 9")
-                .exit_code, 0);
+                .exit_code,
+            0);
   EXPECT_EQ(ReadFile(a + "/observations.csv"), ReadFile(b + "/observations.csv"));
   EXPECT_EQ(ReadFile(a + "/throughput.csv"), ReadFile(b + "/throughput.csv"));
-  RunResult built = RunCfx("reference build --observations " + a + "/observations.csv --throughput " +
-                        a + "/throughput.csv --date 2027-03-01 --to 2027-03-05");
+  RunResult built =
+      RunCfx("reference build --observations " + a + "/observations.csv --throughput " + a +
+             "/throughput.csv --date 2027-03-01 --to 2027-03-05");
   EXPECT_EQ(built.exit_code, 0) << built.err;
 }
 

@@ -31,8 +31,7 @@ TEST(WindowTest, IsPreviousBusinessDayToDayAtFourPmExclusiveInclusive) {
 
 TEST(WindowTest, HolidayMovesTheStart) {
   BusinessCalendar cal({DateFromYmd(2027, 2, 26)});
-  EXPECT_EQ(FixWindow(DateFromYmd(2027, 3, 1), cal).after,
-            *ParseTimestamp("2027-02-25T16:00:00Z"));
+  EXPECT_EQ(FixWindow(DateFromYmd(2027, 3, 1), cal).after, *ParseTimestamp("2027-02-25T16:00:00Z"));
 }
 
 TEST(EligibilityTest, OnlyOnDemandAndOneMonthReserved) {
@@ -146,7 +145,7 @@ TEST(WeightedPercentileTest, ExactTieAfterCapping) {
 TEST(SumOfFractionsTest, ExactAtEquality) {
   // 1/3 + 1/6 = 1/2 exactly, with large denominators that long double cannot separate.
   const __int128 big = static_cast<__int128>(1) << 60;
-  EXPECT_TRUE(SumOfFractionsAtLeast({{big, 3 * big}, {big, 6 * big}}, 0) );
+  EXPECT_TRUE(SumOfFractionsAtLeast({{big, 3 * big}, {big, 6 * big}}, 0));
   EXPECT_TRUE(SumOfFractionsAtLeast({{2 * big, 3 * big}, {big, 3 * big}}, 1));
   EXPECT_FALSE(SumOfFractionsAtLeast({{2 * big, 3 * big}, {big - 1, 3 * big}}, 1));
   EXPECT_TRUE(SumOfFractionsAtLeast({{2 * big, 3 * big}, {big + 1, 3 * big}}, 1));

@@ -78,8 +78,7 @@ TEST(PropertiesTest, NoProviderAboveTheCapAfterCapping) {
                         rng() % 2 == 0});
     }
     ProviderCap cap(points);
-    const long double limit =
-        std::max(0.30L, 1.0L / static_cast<long double>(cap.n_providers()));
+    const long double limit = std::max(0.30L, 1.0L / static_cast<long double>(cap.n_providers()));
     long double total = 0;
     for (int p = 0; p < n_providers; ++p) {
       EXPECT_LE(cap.Share(p), limit + 1e-15L) << "trial " << trial;

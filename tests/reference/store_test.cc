@@ -1,5 +1,4 @@
 #include "cfx/reference/fix_store.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -30,18 +29,20 @@ TEST(RecordFormatTest, JsonRoundTripsAndCsvHasTheSameFields) {
   FixRecord r = Rec("B200-GOLD-US", DateFromYmd(2027, 3, 1), 52000);
   r.flags = {"stale"};
   const std::string json = RecordToJson(r);
-  EXPECT_EQ(json,
-            "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
-            "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":7,\"n_dropped\":1,\"n_providers\":4,"
-            "\"volume\":1234.5,\"theta\":251.25,\"price_per_mtok\":\"5.7489\",\"flags\":[\"stale\"]}");
+  EXPECT_EQ(
+      json,
+      "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
+      "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":7,\"n_dropped\":1,\"n_providers\":4,"
+      "\"volume\":1234.5,\"theta\":251.25,\"price_per_mtok\":\"5.7489\",\"flags\":[\"stale\"]}");
   auto back = RecordFromJson(json);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, r);
   EXPECT_EQ(RecordCsvHeader(),
             "grade,date,fix,level,p25,p75,n_obs,n_dropped,n_providers,volume,theta,price_per_mtok,"
             "flags");
-  EXPECT_EQ(RecordToCsv(r), "B200-GOLD-US,2027-03-01,5.2000,1,5.1000,5.3000,7,1,4,1234.5,251.25,"
-                            "5.7489,stale");
+  EXPECT_EQ(RecordToCsv(r),
+            "B200-GOLD-US,2027-03-01,5.2000,1,5.1000,5.3000,7,1,4,1234.5,251.25,"
+            "5.7489,stale");
   EXPECT_FALSE(RecordFromJson("{\"grade\":1}").ok());
   EXPECT_FALSE(RecordFromJson("nope").ok());
 }

@@ -27,7 +27,7 @@ struct BuildOptions {
   Date to;  // inclusive; only business days in [from, to] are published
   BusinessCalendar calendar;
   bool revise = false;
-  std::string reason;  // required with `revise`
+  std::string reason;       // required with `revise`
   bool market_wide = true;  // also compute the ALL-<REGION> series
 };
 
@@ -46,8 +46,8 @@ absl::StatusOr<BuildResult> BuildFixes(const std::vector<Observation>& observati
                                        const BuildOptions& options, FixStore* store);
 
 // Step 6 on exact inputs: 2θ × 10^6 for (gpu, tier) on `date`, or nullopt.
-std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows,
-                                    const std::string& gpu, Tier tier, Date date);
+std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows, const std::string& gpu,
+                                    Tier tier, Date date);
 
 }  // namespace cfx::reference
 

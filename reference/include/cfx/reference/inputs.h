@@ -41,8 +41,8 @@ struct Observation {
   std::string region;
   Lease lease = Lease::kOnDemand;
   Kind kind = Kind::kTrade;
-  int64_t price_e6 = 0;      // USD per GPU-hour × 10^6, > 0
-  int64_t gpu_hours_e6 = 0;  // volume × 10^6, > 0
+  int64_t price_e6 = 0;          // USD per GPU-hour × 10^6, > 0
+  int64_t gpu_hours_e6 = 0;      // volume × 10^6, > 0
   std::string GradeKey() const;  // "B200-GOLD-US"
 };
 

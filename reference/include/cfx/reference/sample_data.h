@@ -42,7 +42,7 @@ struct SampleOptions {
 
 struct SampleData {
   std::vector<Observation> observations;  // sorted by time
-  std::vector<ThroughputRow> throughput;   // sorted by date
+  std::vector<ThroughputRow> throughput;  // sorted by date
 };
 
 SampleData GenerateSample(const SampleOptions& options);
