@@ -61,6 +61,12 @@ TEST(ReferenceCliTest, WorkedExampleMatchesExpectedJson) {
   EXPECT_EQ(r.out, ReadFile(kExample + "/expected.jsonl"));
 }
 
+TEST(ReferenceCliTest, WorkedExampleWithMarketWideSeries) {
+  RunResult r = RunCfx(ExampleArgs() + " --market-wide");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, ReadFile(kExample + "/expected_market_wide.jsonl"));
+}
+
 TEST(ReferenceCliTest, WorkedExampleMatchesExpectedCsv) {
   RunResult r = RunCfx(ExampleArgs() + " --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
