@@ -1,0 +1,202 @@
+// `cfx reference build|sample`: the benchmark administrator's commands (SPEC §8, §12).
+// Thin: parse flags, call cfx_reference, print. Records go to stdout, everything else to stderr.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "cfx/reference/builder.h"
+#include "cfx/reference/fix_store.h"
+#include "cfx/reference/inputs.h"
+#include "cfx/reference/sample_data.h"
+#include "registry.h"
+
+namespace cfx::app {
+namespace {
+
+struct BuildFlags {
+  std::string observations, throughput, date, to, data_dir, format = "json", reason, holidays;
+  bool revise = false;
+  bool market_wide = false;
+};
+
+struct SampleFlags {
+  std::string out, from, to, holidays;
+  uint64_t seed = 1;
+  int providers = 30;
+  int per_day = 40;
+  std::string regions = "US,EU";
+  std::string gpus = "B200";
+};
+
+// Parses a flag's date, or prints "--flag: reason" and returns nullopt.
+std::optional<Date> FlagDate(const std::string& flag, const std::string& text) {
+  absl::StatusOr<Date> d = ParseDate(text);
+  if (!d.ok()) {
+    std::cerr << "cfx reference: " << flag << ": " << d.status().message() << "\n";
+    return std::nullopt;
+  }
+  return *d;
+}
+
+std::optional<BusinessCalendar> FlagHolidays(const std::string& text) {
+  std::vector<Date> days;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::optional<Date> d = FlagDate("--holidays", std::string(part));
+    if (!d) return std::nullopt;
+    days.push_back(*d);
+  }
+  return BusinessCalendar(std::move(days));
+}
+
+int RunBuild(const BuildFlags& f) {
+  std::optional<Date> from = FlagDate("--date", f.date);
+  if (!from) return 2;
+  std::optional<Date> to = f.to.empty() ? from : FlagDate("--to", f.to);
+  if (!to) return 2;
+  std::optional<BusinessCalendar> calendar = FlagHolidays(f.holidays);
+  if (!calendar) return 2;
+  if (f.format != "json" && f.format != "csv") {
+    std::cerr << "cfx reference build: --format: must be json or csv, got '" << f.format << "'\n";
+    return 2;
+  }
+  absl::StatusOr<std::vector<reference::Observation>> obs =
+      reference::ReadObservationsFile(f.observations);
+  if (!obs.ok()) {
+    std::cerr << "cfx reference build: " << obs.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::vector<reference::ThroughputRow>> tput =
+      reference::ReadThroughputFile(f.throughput);
+  if (!tput.ok()) {
+    std::cerr << "cfx reference build: " << tput.status().message() << "\n";
+    return 1;
+  }
+  std::unique_ptr<reference::FixStore> store;
+  if (!f.data_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<reference::FixStore>> opened =
+        reference::FixStore::Open(f.data_dir);
+    if (!opened.ok()) {
+      std::cerr << "cfx reference build: --data-dir: " << opened.status().message() << "\n";
+      return 1;
+    }
+    store = std::move(*opened);
+  }
+  reference::BuildOptions options{.from = *from,
+                                  .to = *to,
+                                  .calendar = *calendar,
+                                  .revise = f.revise,
+                                  .reason = f.reason,
+                                  .market_wide = true};
+  absl::StatusOr<reference::BuildResult> result =
+      reference::BuildFixes(*obs, *tput, options, store.get());
+  if (!result.ok()) {
+    std::cerr << "cfx reference build: " << result.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& w : result->warnings)
+    std::cerr << "cfx reference build: warning: " << w << "\n";
+  std::string out;
+  if (f.format == "csv") out = reference::RecordCsvHeader() + "\n";
+  for (const reference::FixRecord& r : result->records) {
+    if (!f.market_wide && r.HasFlag(reference::kFlagMarketWide)) continue;
+    out += f.format == "csv" ? reference::RecordToCsv(r) : reference::RecordToJson(r);
+    out += '\n';
+  }
+  std::cout << out << std::flush;
+  std::cerr << "cfx reference build: " << obs->size() << " observations, " << tput->size()
+            << " throughput rows; " << result->records.size() << " records";
+  if (store) {
+    std::cerr << "; stored " << result->published << " new, " << result->revised << " revisions in "
+              << f.data_dir << "/reference";
+  }
+  std::cerr << "\n";
+  return 0;
+}
+
+int RunSample(const SampleFlags& f) {
+  std::optional<Date> from = FlagDate("--from", f.from);
+  if (!from) return 2;
+  std::optional<Date> to = FlagDate("--to", f.to);
+  if (!to) return 2;
+  std::optional<BusinessCalendar> calendar = FlagHolidays(f.holidays);
+  if (!calendar) return 2;
+  reference::SampleOptions options;
+  options.from = *from;
+  options.to = *to;
+  options.seed = f.seed;
+  options.providers = f.providers;
+  options.observations_per_grade_day = f.per_day;
+  options.calendar = *calendar;
+  options.regions = absl::StrSplit(f.regions, ',', absl::SkipEmpty());
+  options.gpus = absl::StrSplit(f.gpus, ',', absl::SkipEmpty());
+  for (const std::string& r : options.regions) {
+    if (!IsKnownRegion(r)) {
+      std::cerr << "cfx reference sample: --regions: unknown region '" << r << "'\n";
+      return 2;
+    }
+  }
+  for (const std::string& g : options.gpus) {
+    if (!IsValidGpuName(g)) {
+      std::cerr << "cfx reference sample: --gpus: bad gpu name '" << g << "'\n";
+      return 2;
+    }
+  }
+  if (*to < *from) {
+    std::cerr << "cfx reference sample: --to is before --from\n";
+    return 2;
+  }
+  reference::SampleData data = reference::GenerateSample(options);
+  if (absl::Status s = reference::WriteSampleFiles(data, f.out); !s.ok()) {
+    std::cerr << "cfx reference sample: " << s.message() << "\n";
+    return 1;
+  }
+  std::cerr << "cfx reference sample: wrote " << data.observations.size() << " observations and "
+            << data.throughput.size() << " throughput rows to " << f.out << "\n";
+  return 0;
+}
+
+void SetupReference(CLI::App& parent, ExitCode* rc) {
+  CLI::App* group =
+      parent.add_subcommand("reference", "Reference rates (the rental price benchmark)");
+  group->require_subcommand(1);
+
+  auto build_flags = std::make_shared<BuildFlags>();
+  CLI::App* build = group->add_subcommand(
+      "build", "Compute (and with --data-dir, publish) the daily fixes; records on stdout");
+  build->add_option("--observations", build_flags->observations, "observations.csv")->required();
+  build->add_option("--throughput", build_flags->throughput, "throughput.csv")->required();
+  build->add_option("--date", build_flags->date, "Business date D (YYYY-MM-DD)")->required();
+  build->add_option("--to", build_flags->to, "Last date of the range (default: --date)");
+  build->add_option("--data-dir", build_flags->data_dir,
+                    "Store fixes in DIR/reference (LMDB); needed for level-3 carries across runs");
+  build->add_option("--format", build_flags->format, "json (default) or csv");
+  build->add_flag("--revise", build_flags->revise,
+                  "Store differing recomputations of published dates as revisions");
+  build->add_option("--reason", build_flags->reason, "Reason recorded with a revision");
+  build->add_option("--holidays", build_flags->holidays,
+                    "Comma-separated non-business dates (YYYY-MM-DD,...)");
+  build->add_flag("--market-wide", build_flags->market_wide,
+                  "Also print the market-wide ALL-<REGION> series (always stored)");
+  build->callback([build_flags, rc] { *rc = RunBuild(*build_flags); });
+
+  auto sample_flags = std::make_shared<SampleFlags>();
+  CLI::App* sample =
+      group->add_subcommand("sample", "Write seeded sample observations.csv and throughput.csv");
+  sample->add_option("--out", sample_flags->out, "Output folder")->required();
+  sample->add_option("--from", sample_flags->from, "First date (YYYY-MM-DD)")->required();
+  sample->add_option("--to", sample_flags->to, "Last date (YYYY-MM-DD)")->required();
+  sample->add_option("--seed", sample_flags->seed, "Random seed (default 1)");
+  sample->add_option("--providers", sample_flags->providers, "Number of providers (default 30)");
+  sample->add_option("--per-day", sample_flags->per_day,
+                     "Mean observations per grade and day (default 40)");
+  sample->add_option("--regions", sample_flags->regions, "Comma-separated regions (default US,EU)");
+  sample->add_option("--gpus", sample_flags->gpus, "Comma-separated GPUs (default B200)");
+  sample->add_option("--holidays", sample_flags->holidays, "Comma-separated non-business dates");
+  sample->callback([sample_flags, rc] { *rc = RunSample(*sample_flags); });
+}
+
+}  // namespace
+CFX_REGISTER_COMMAND("", SetupReference);
+}  // namespace cfx::app

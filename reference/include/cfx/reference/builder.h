@@ -1,0 +1,54 @@
+// `cfx reference build`: sequences the methodology steps over a range of business days,
+// applies the level-3 carry across runs, and publishes idempotently to a FixStore.
+//
+//   BuildOptions opt{.from = d, .to = d, .calendar = cal};
+//   absl::StatusOr<BuildResult> r = BuildFixes(observations, throughput, opt, store.get());
+//
+// Publication rules (docs/methodology.md): a (grade, date) already stored is never changed
+// by a plain rerun — its stored record is returned, and a differing recomputation is reported
+// in `warnings`; with `revise`, a differing recomputation is stored as a new revision with
+// `reason`. Nothing is stored unless the whole run succeeds.
+#ifndef CFX_REFERENCE_BUILDER_H_
+#define CFX_REFERENCE_BUILDER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cfx/common/date.h"
+#include "cfx/reference/fix_store.h"
+#include "cfx/reference/inputs.h"
+
+namespace cfx::reference {
+
+struct BuildOptions {
+  Date from;
+  Date to;  // inclusive; only business days in [from, to] are published
+  BusinessCalendar calendar;
+  bool revise = false;
+  std::string reason;       // required with `revise`
+  bool market_wide = true;  // also compute the ALL-<REGION> series
+};
+
+struct BuildResult {
+  // Per date in order: the grade records sorted by grade, then the market-wide records.
+  std::vector<FixRecord> records;
+  int published = 0;  // new (grade, date) records stored
+  int revised = 0;    // new revisions stored
+  std::vector<std::string> warnings;
+};
+
+// `store` may be null: nothing is read or written, and level 3 can only carry records of
+// earlier days of the same run. InvalidArgument for a bad range or a revise without reason.
+absl::StatusOr<BuildResult> BuildFixes(const std::vector<Observation>& observations,
+                                       const std::vector<ThroughputRow>& throughput,
+                                       const BuildOptions& options, FixStore* store);
+
+// Step 6 on exact inputs: 2θ × 10^6 for (gpu, tier) on `date`, or nullopt.
+std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows, const std::string& gpu,
+                                    Tier tier, Date date);
+
+}  // namespace cfx::reference
+
+#endif  // CFX_REFERENCE_BUILDER_H_

@@ -1,0 +1,127 @@
+// Published reference fixes (SPEC §8, §12) and the read API other modules use.
+//
+//   auto store = FixStore::Open(data_dir);                  // <data_dir>/reference (LMDB)
+//   auto rec = (*store)->Get("B200-GOLD-US", date);         // latest revision, or nullopt
+//   if (rec.ok() && *rec && (*rec)->fix_e4) { int64_t fix = *(*rec)->fix_e4; ... }
+//   auto ops = (*store)->LatestThroughput(date);             // for TSR (valuation)
+//   std::optional<double> theta = ComputeTheta(*ops, "B200", Tier::kGold, date);
+//
+// Settlement reads fixes (a stale fix is still a fix: `fix_e4` set, flag "stale"); valuation
+// reads per-operator throughput. The store layout is documented in docs/formats.md.
+#ifndef CFX_REFERENCE_FIX_STORE_H_
+#define CFX_REFERENCE_FIX_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cfx/common/date.h"
+#include "cfx/common/grade.h"
+
+namespace cfx {
+class KvStore;
+}
+
+namespace cfx::reference {
+
+// Flags a record may carry.
+inline constexpr char kFlagStale[] = "stale";
+inline constexpr char kFlagInsufficientData[] = "insufficient_data";
+inline constexpr char kFlagNoThroughput[] = "no_throughput";
+inline constexpr char kFlagMarketWide[] = "market_wide";
+// Market-wide series are stored and printed under the pseudo-grade "ALL-<REGION>"; their
+// prices are USD per 1M output tokens (fix, p25, p75 and price_per_mtok alike).
+inline constexpr char kMarketWidePrefix[] = "ALL-";
+
+// One published record (SPEC §8).
+struct FixRecord {
+  std::string grade;
+  cfx::Date date;
+  std::optional<int64_t> fix_e4, p25_e4, p75_e4;  // price × 10^4 (4 decimals)
+  std::optional<int> level;                       // 1, 2, 3 (stale); null without a fix
+  int n_obs = 0, n_dropped = 0, n_providers = 0;
+  double volume = 0;  // Σ raw gpu_hours used (quotes at full size)
+  std::optional<double> theta;
+  std::optional<int64_t> price_per_mtok_e4;
+  std::vector<std::string> flags;  // "stale", "insufficient_data", "no_throughput", ...
+  bool HasFlag(const std::string& flag) const;
+  friend bool operator==(const FixRecord&, const FixRecord&) = default;
+};
+
+// One operator's throughput measurement (a row of throughput.csv, model/isl/osl dropped).
+struct OperatorThroughput {
+  std::string operator_name;
+  cfx::Tier tier = cfx::Tier::kGold;
+  std::string gpu;
+  cfx::Date date;
+  double output_tps_per_gpu = 0;
+};
+
+// θ_g(D) (SPEC §8 step 6): the median over the tier's operators of each operator's latest
+// measurement for `gpu` dated <= `date` (latest by date, then the later element). nullopt
+// when no operator qualifies. Pure; usable without a store.
+std::optional<double> ComputeTheta(const std::vector<OperatorThroughput>& rows,
+                                   const std::string& gpu, cfx::Tier tier, cfx::Date date);
+
+// The §12 JSON line (no trailing newline); prices as 4-decimal strings, nulls as null.
+std::string RecordToJson(const FixRecord& record);
+// CSV: header (no newline) and one row per record; flags joined by ';'.
+std::string RecordCsvHeader();
+std::string RecordToCsv(const FixRecord& record);
+// Parses a RecordToJson line back. InvalidArgument on malformed input.
+absl::StatusOr<FixRecord> RecordFromJson(const std::string& json);
+
+// A stored revision of one record.
+struct FixRevision {
+  FixRecord record;
+  int revision = 0;    // 0 = first publication
+  std::string reason;  // empty for revision 0
+};
+
+// One record to publish: `revision` must be the next free number for (grade, date).
+struct PublishItem {
+  FixRecord record;
+  int revision = 0;
+  std::string reason;
+};
+
+// Thread safety: not thread-safe; one per thread (LMDB allows several readers, in one
+// process or several, beside the single writer).
+class FixStore {
+ public:
+  // Opens or creates <data_dir>/reference. Returns an error naming the path on failure.
+  static absl::StatusOr<std::unique_ptr<FixStore>> Open(const std::string& data_dir);
+  ~FixStore();
+
+  // Latest revision of the record for (grade, date); nullopt when never published.
+  absl::StatusOr<std::optional<FixRecord>> Get(const std::string& grade, cfx::Date date);
+  // Latest revisions for from <= date <= to, in date order (dates never published are absent).
+  absl::StatusOr<std::vector<FixRecord>> Range(const std::string& grade, cfx::Date from,
+                                               cfx::Date to);
+  // Latest measurement per (operator, gpu) dated <= date (as stored by `cfx reference build`),
+  // sorted by gpu then operator.
+  absl::StatusOr<std::vector<OperatorThroughput>> LatestThroughput(cfx::Date date);
+  // Every revision of one record, oldest first.
+  absl::StatusOr<std::vector<FixRevision>> History(const std::string& grade, cfx::Date date);
+  // Grades (and market-wide keys) with at least one record, sorted.
+  absl::StatusOr<std::vector<std::string>> Grades();
+
+  // Writes all items and throughput measurements in one durable transaction; nothing is
+  // written on error, and nothing at all when every value is already stored. A throughput
+  // measurement replaces a stored one with the same (operator, gpu, date).
+  // FailedPrecondition if an item's revision is already taken (e.g. a concurrent build).
+  absl::Status Publish(const std::vector<PublishItem>& items,
+                       const std::vector<OperatorThroughput>& throughput);
+
+ private:
+  explicit FixStore(std::unique_ptr<cfx::KvStore> kv);
+  std::unique_ptr<cfx::KvStore> kv_;
+};
+
+}  // namespace cfx::reference
+
+#endif  // CFX_REFERENCE_FIX_STORE_H_

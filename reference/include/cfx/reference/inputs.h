@@ -1,0 +1,82 @@
+// Input rows of the benchmark (SPEC §8) and their strict CSV readers.
+//
+//   absl::StatusOr<std::vector<Observation>> obs = ReadObservationsFile("observations.csv");
+//   if (!obs.ok()) { /* message: "observations.csv:12: column price: must be > 0 ('0')" */ }
+//
+// A reader validates every row in full, eligible for a fix or not, and stops at the first bad
+// row. Lines count the header as line 1; blank lines are skipped but counted. Fields are
+// plain comma-separated values: no quoting and no surrounding spaces (a benchmark input is
+// machine-written; anything else is a data-quality problem worth stopping for). CRLF line
+// ends are accepted.
+#ifndef CFX_REFERENCE_INPUTS_H_
+#define CFX_REFERENCE_INPUTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cfx/common/date.h"
+#include "cfx/common/grade.h"
+
+namespace cfx::reference {
+
+enum class Lease { kOnDemand, kReserved1m, kReserved3m, kReserved1y, kSpot };
+enum class Kind { kTrade, kQuote };
+std::optional<Lease> ParseLease(absl::string_view s);
+const char* LeaseName(Lease l);
+std::optional<Kind> ParseKind(absl::string_view s);
+const char* KindName(Kind k);
+
+// Prices and volumes are exact: scaled by 10^6 (at most 6 decimals are accepted).
+inline constexpr int kInputScale = 6;
+
+struct Observation {
+  TimestampUs ts = 0;
+  std::string provider;
+  std::string gpu;
+  Tier tier = Tier::kGold;
+  std::string region;
+  Lease lease = Lease::kOnDemand;
+  Kind kind = Kind::kTrade;
+  int64_t price_e6 = 0;          // USD per GPU-hour × 10^6, > 0
+  int64_t gpu_hours_e6 = 0;      // volume × 10^6, > 0
+  std::string GradeKey() const;  // "B200-GOLD-US"
+};
+
+struct ThroughputRow {
+  Date date;
+  std::string operator_name;
+  Tier tier = Tier::kGold;
+  std::string gpu;
+  std::string model;
+  int64_t isl = 0;
+  int64_t osl = 0;
+  int64_t tps_e6 = 0;  // output tokens/s per GPU × 10^6, > 0
+};
+
+inline constexpr absl::string_view kObservationsHeader =
+    "ts,provider,gpu,tier,region,lease,kind,price,gpu_hours";
+inline constexpr absl::string_view kThroughputHeader =
+    "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu";
+
+// Parse CSV text; `file` names the source in error messages. InvalidArgument on the first
+// bad row, naming file, line, column and reason.
+absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view text,
+                                                              absl::string_view file);
+// Also rejects an operator listed under two tiers.
+absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view text,
+                                                              absl::string_view file);
+// Read a file and parse it. NotFound when the file cannot be read.
+absl::StatusOr<std::vector<Observation>> ReadObservationsFile(const std::string& path);
+absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string& path);
+
+// Writers (used by the sample generator and tests); output parses back to the same rows.
+std::string ObservationsToCsv(const std::vector<Observation>& rows);
+std::string ThroughputToCsv(const std::vector<ThroughputRow>& rows);
+
+}  // namespace cfx::reference
+
+#endif  // CFX_REFERENCE_INPUTS_H_

@@ -1,0 +1,127 @@
+// The fix methodology of SPEC §8, one small function per step, pure and store-free, so each
+// step is tested by hand-computed examples (tests/reference/methodology_test.cc) and the
+// builder (builder.h) only sequences them.
+//
+//   std::vector<PricePoint> candidates = ...;     // step 1: eligible points in the window
+//   FixComputation fix = ComputeFix(candidates);   // steps 2-5 (level 1 or 2, or level 0)
+//
+// All arithmetic is exact: prices are int64 scaled by 10^6, weights are integers in half
+// micro-GPU-hours (a trade weighs 2 × gpu_hours_e6, a quote 1 ×), and the weighted-median
+// comparison after the provider cap is done on exact rationals.
+#ifndef CFX_REFERENCE_METHODOLOGY_H_
+#define CFX_REFERENCE_METHODOLOGY_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cfx/common/date.h"
+#include "cfx/reference/inputs.h"
+
+namespace cfx::reference {
+
+inline constexpr int kMinObservations = 5;
+inline constexpr int kMinProviders = 3;
+inline constexpr int kMaxStaleDays = 5;
+inline constexpr int kFixHourUtc = 16;
+
+// One observation as the methodology sees it.
+struct PricePoint {
+  int32_t provider = 0;  // dense id, >= 0
+  int64_t value_e6 = 0;  // price × 10^6 (USD/GPU-hour, or USD per 1M tokens market-wide)
+  int64_t hours_e6 = 0;  // raw gpu_hours × 10^6
+  bool is_trade = true;
+  // Step 4 base weight, in half micro-GPU-hours: a quote counts 0.5 × gpu_hours.
+  int64_t Weight() const { return is_trade ? 2 * hours_e6 : hours_e6; }
+};
+
+// Step 1: the observation window (after, until] = (D−1 16:00Z, D 16:00Z], D−1 the previous
+// business day.
+struct Window {
+  TimestampUs after = 0;
+  TimestampUs until = 0;
+  bool Contains(TimestampUs ts) const { return ts > after && ts <= until; }
+};
+Window FixWindow(Date d, const BusinessCalendar& calendar);
+// Step 1: on_demand and reserved_1m leases only.
+bool IsEligibleLease(Lease lease);
+
+// Step 2 thresholds: >= 5 points from >= 3 providers.
+int CountProviders(std::span<const PricePoint> points);
+bool MeetsThresholds(std::span<const PricePoint> points);
+
+// Twice the unweighted median (exact: an even count gives the sum of the two middle values).
+// REQUIRES: !values.empty().
+int64_t TwiceMedian(std::vector<int64_t> values);
+
+// Step 3: unweighted median/MAD filter. Drops points with |v − m| > 3 × 1.4826 × MAD
+// (strictly); keeps everything when MAD == 0. Order of the kept points is preserved.
+struct OutlierResult {
+  std::vector<PricePoint> kept;
+  int n_dropped = 0;
+};
+OutlierResult DropOutliers(std::vector<PricePoint> points);
+
+// Step 4: iterative provider cap. cap = max(0.30, 1/n_providers). A provider's capped share is
+// exact: capped providers hold cap × W; the others hold W_p × (1 − k·cap) × W / U, where k is
+// the number capped and U the raw weight of the others.
+class ProviderCap {
+ public:
+  // REQUIRES: every point has Weight() > 0.
+  explicit ProviderCap(std::span<const PricePoint> points);
+  int n_providers() const { return n_providers_; }
+  int n_capped() const { return n_capped_; }
+  bool binding() const { return n_capped_ > 0; }
+  bool IsCapped(int32_t provider) const { return capped_[provider]; }
+  // Share of the total weight held by a provider after capping (for reports and tests).
+  long double Share(int32_t provider) const;
+  // Capped weight of one point as a fraction of the total (for tests; not used for the fix).
+  long double PointShare(const PricePoint& p) const;
+  // True when the points' cumulative capped weight `raw_cum` (per provider raw weight
+  // sums, indexed by provider) reaches >= q_num/q_den of the total. Exact.
+  bool Reaches(const std::vector<__int128>& raw_cum, __int128 raw_cum_uncapped, int q_num,
+               int q_den) const;
+  __int128 ProviderWeight(int32_t provider) const { return weight_[provider]; }
+
+ private:
+  std::vector<__int128> weight_;  // raw weight per provider id
+  std::vector<char> capped_;
+  std::vector<int32_t> capped_ids_;
+  __int128 total_ = 0;
+  __int128 uncapped_total_ = 0;
+  int64_t cap_num_ = 3, cap_den_ = 10;
+  int n_providers_ = 0;
+  int n_capped_ = 0;
+};
+
+// Step 5: weighted percentile: the value of the first point (sorted ascending by value) at
+// which the cumulative capped weight reaches >= q_num/q_den of the total.
+// REQUIRES: `sorted` non-empty and sorted by value_e6.
+int64_t WeightedPercentile(std::span<const PricePoint> sorted, const ProviderCap& cap, int q_num,
+                           int q_den);
+
+// Rounds a 10^-6 value to 4 decimals, half to even.
+int64_t RoundE6ToE4(int64_t value_e6);
+
+// Steps 2-5 together. level 0 means neither level 1 nor level 2 qualified (step 2 level 3).
+struct FixComputation {
+  int level = 0;
+  int64_t fix_e4 = 0, p25_e4 = 0, p75_e4 = 0;
+  int n_obs = 0, n_dropped = 0, n_providers = 0;
+  int64_t volume_e6 = 0;  // Σ raw gpu_hours of the points used
+};
+FixComputation ComputeFix(std::span<const PricePoint> candidates);
+
+// Step 6 publication: (rounded fix) / (θ × 3600) × 10^6, with θ given as 2θ × 10^6 (exact
+// median), rounded to 4 decimals half to even.
+int64_t PricePerMtokE4(int64_t fix_e4, int64_t two_theta_e6);
+// Market-wide conversion of one observation: price / (θ × 3600) × 10^6 in 10^-6 units.
+int64_t PricePerMtokE6(int64_t price_e6, int64_t two_theta_e6);
+
+// Exact test Σ num_i/den_i >= rhs for non-negative terms (den_i > 0). Internal helper of
+// ProviderCap::Reaches, exposed for tests.
+bool SumOfFractionsAtLeast(const std::vector<std::pair<__int128, __int128>>& terms, __int128 rhs);
+
+}  // namespace cfx::reference
+
+#endif  // CFX_REFERENCE_METHODOLOGY_H_

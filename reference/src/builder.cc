@@ -1,0 +1,316 @@
+#include "cfx/reference/builder.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/reference/methodology.h"
+
+namespace cfx::reference {
+namespace {
+
+// Observations of one published series (a grade, or a region for the market-wide series),
+// eligible leases only, sorted by time so a day's window is a binary search.
+struct SeriesRow {
+  TimestampUs ts;
+  int32_t grade;     // index into the run's grade list (for θ, market-wide)
+  PricePoint point;  // value_e6 is the USD/GPU-hour price
+};
+struct Series {
+  std::string key;
+  bool market_wide = false;
+  std::vector<SeriesRow> rows;  // compact copies: the day loop never touches Observation
+};
+
+class Builder {
+ public:
+  Builder(const std::vector<Observation>& obs, const std::vector<ThroughputRow>& tput,
+          const BuildOptions& options, FixStore* store)
+      : obs_(obs), tput_(tput), options_(options), store_(store) {}
+
+  absl::StatusOr<BuildResult> Run();
+
+ private:
+  std::vector<PricePoint> Candidates(const Series& s, const Window& w,
+                                     const std::vector<std::optional<int64_t>>& grade_theta);
+  std::optional<int64_t> Theta(const std::string& gpu, Tier tier, Date date);
+  absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, Date date);
+  absl::StatusOr<FixRecord> Level3(const Series& s, Date date, std::optional<int64_t> theta);
+  absl::Status Publish(FixRecord computed);
+  // Builds the grade and market-wide series (compact rows, time-ordered) from obs_.
+  void IndexSeries();
+
+  const std::vector<Observation>& obs_;
+  const std::vector<ThroughputRow>& tput_;
+  const BuildOptions& options_;
+  FixStore* store_;
+  std::vector<int32_t> provider_id_;       // per observation row
+  std::vector<Series> grade_list_;         // in order of first appearance
+  std::vector<Grade> grade_parts_;         // parallel to grade_list_
+  std::vector<int> grade_order_;           // grade_list_ indices sorted by key (output order)
+  std::map<std::string, Series> regions_;  // market-wide series by region
+  std::map<std::tuple<std::string, Tier, Date>, std::optional<int64_t>> theta_cache_;
+  std::map<std::pair<std::string, Date>, FixRecord> run_records_;
+  std::vector<PublishItem> items_;
+  BuildResult result_;
+};
+
+void AddThroughputFields(FixRecord& r, std::optional<int64_t> two_theta_e6) {
+  if (two_theta_e6) {
+    r.theta = static_cast<double>(*two_theta_e6) / 2e6;
+    if (r.fix_e4) r.price_per_mtok_e4 = PricePerMtokE4(*r.fix_e4, *two_theta_e6);
+  } else {
+    r.flags.push_back(kFlagNoThroughput);
+  }
+}
+
+std::optional<int64_t> Theta2(const std::vector<ThroughputRow>& rows, const std::string& gpu,
+                              Tier tier, Date date) {
+  std::map<std::string, const ThroughputRow*> latest;
+  for (const ThroughputRow& r : rows) {
+    if (r.gpu != gpu || r.tier != tier || r.date > date) continue;
+    const ThroughputRow*& slot = latest[r.operator_name];
+    if (slot == nullptr || r.date >= slot->date) slot = &r;  // same date: the later row
+  }
+  if (latest.empty()) return std::nullopt;
+  std::vector<int64_t> values;
+  for (const auto& [name, row] : latest) values.push_back(row->tps_e6);
+  return TwiceMedian(std::move(values));
+}
+
+// A level-1/2 record from the methodology's result.
+FixRecord FromComputation(const Series& s, Date day, const FixComputation& fix,
+                          std::optional<int64_t> theta) {
+  FixRecord r;
+  r.grade = s.key;
+  r.date = day;
+  r.level = fix.level;
+  r.fix_e4 = fix.fix_e4;
+  r.p25_e4 = fix.p25_e4;
+  r.p75_e4 = fix.p75_e4;
+  r.n_obs = fix.n_obs;
+  r.n_dropped = fix.n_dropped;
+  r.n_providers = fix.n_providers;
+  r.volume = static_cast<double>(fix.volume_e6) / 1e6;
+  if (s.market_wide) {
+    r.price_per_mtok_e4 = r.fix_e4;  // market-wide prices are already per 1M tokens
+  } else {
+    AddThroughputFields(r, theta);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows, const std::string& gpu,
+                                    Tier tier, Date date) {
+  return Theta2(rows, gpu, tier, date);
+}
+
+std::optional<int64_t> Builder::Theta(const std::string& gpu, Tier tier, Date date) {
+  auto key = std::make_tuple(gpu, tier, date);
+  auto it = theta_cache_.find(key);
+  if (it != theta_cache_.end()) return it->second;
+  return theta_cache_[key] = Theta2(tput_, gpu, tier, date);
+}
+
+std::vector<PricePoint> Builder::Candidates(
+    const Series& s, const Window& w, const std::vector<std::optional<int64_t>>& grade_theta) {
+  auto first = std::upper_bound(s.rows.begin(), s.rows.end(), w.after,
+                                [](TimestampUs t, const SeriesRow& r) { return t < r.ts; });
+  auto last = std::upper_bound(first, s.rows.end(), w.until,
+                               [](TimestampUs t, const SeriesRow& r) { return t < r.ts; });
+  std::vector<PricePoint> out;
+  out.reserve(last - first);
+  for (auto it = first; it != last; ++it) {
+    PricePoint p = it->point;
+    if (s.market_wide) {
+      const std::optional<int64_t>& theta = grade_theta[it->grade];
+      if (!theta) continue;  // no throughput for that grade: cannot be expressed per token
+      p.value_e6 = PricePerMtokE6(p.value_e6, *theta);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+absl::StatusOr<std::optional<FixRecord>> Builder::Lookup(const std::string& key, Date date) {
+  auto it = run_records_.find({key, date});
+  if (it != run_records_.end()) return std::optional<FixRecord>(it->second);
+  if (store_ == nullptr) return std::optional<FixRecord>();
+  return store_->Get(key, date);
+}
+
+absl::StatusOr<FixRecord> Builder::Level3(const Series& s, Date date,
+                                          std::optional<int64_t> theta) {
+  FixRecord r;
+  r.grade = s.key;
+  r.date = date;
+  // Consecutive stale days ending yesterday; the carry may extend the run to at most
+  // kMaxStaleDays. The walk needs at most kMaxStaleDays + 1 look-ups.
+  Date d = options_.calendar.PreviousBusinessDay(date);
+  absl::StatusOr<std::optional<FixRecord>> prev = Lookup(s.key, d);
+  if (!prev.ok()) return prev.status();
+  int stale_run = 0;
+  std::optional<FixRecord> cur = *prev;
+  while (cur && cur->fix_e4 && cur->level == 3 && stale_run <= kMaxStaleDays) {
+    ++stale_run;
+    d = options_.calendar.PreviousBusinessDay(d);
+    absl::StatusOr<std::optional<FixRecord>> earlier = Lookup(s.key, d);
+    if (!earlier.ok()) return earlier.status();
+    cur = *earlier;
+  }
+  if (*prev && (*prev)->fix_e4 && stale_run + 1 <= kMaxStaleDays) {
+    r.level = 3;
+    r.fix_e4 = (*prev)->fix_e4;
+    r.p25_e4 = (*prev)->p25_e4;
+    r.p75_e4 = (*prev)->p75_e4;
+    r.flags.push_back(kFlagStale);
+  } else {
+    r.flags.push_back(kFlagInsufficientData);
+  }
+  if (s.market_wide) {
+    r.price_per_mtok_e4 = r.fix_e4;
+  } else {
+    AddThroughputFields(r, theta);
+  }
+  return r;
+}
+
+absl::Status Builder::Publish(FixRecord computed) {
+  FixRecord final_record = computed;
+  if (store_ != nullptr) {
+    absl::StatusOr<std::vector<FixRevision>> history =
+        store_->History(computed.grade, computed.date);
+    if (!history.ok()) return history.status();
+    const bool same =
+        !history->empty() && RecordToJson(history->back().record) == RecordToJson(computed);
+    if (history->empty()) {
+      items_.push_back({computed, 0, ""});
+      ++result_.published;
+    } else if (same) {
+      final_record = history->back().record;
+    } else if (options_.revise) {
+      items_.push_back({computed, history->back().revision + 1, options_.reason});
+      ++result_.revised;
+    } else {
+      final_record = history->back().record;
+      result_.warnings.push_back(
+          absl::StrCat(computed.grade, " ", FormatDate(computed.date),
+                       ": already published; the recomputed record differs and was not stored "
+                       "(use --revise --reason to publish a correction)"));
+    }
+  }
+  run_records_[{final_record.grade, final_record.date}] = final_record;
+  result_.records.push_back(std::move(final_record));
+  return absl::OkStatus();
+}
+
+void Builder::IndexSeries() {
+  // Series: every grade in any row (eligible or not), then each region's market-wide series.
+  // Rows are visited in time order so every series' row list comes out sorted.
+  std::vector<int> order(obs_.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto by_time = [&](int a, int b) { return obs_[a].ts < obs_[b].ts; };
+  if (!std::is_sorted(order.begin(), order.end(), by_time)) {
+    std::stable_sort(order.begin(), order.end(), by_time);
+  }
+  std::unordered_map<std::string_view, int32_t> providers;
+  std::unordered_map<std::string, int32_t> grade_ids;
+  provider_id_.resize(obs_.size());
+  std::string key;
+  for (int i : order) {
+    const Observation& o = obs_[i];
+    provider_id_[i] =
+        providers.try_emplace(std::string_view(o.provider), providers.size()).first->second;
+    key.assign(o.gpu).append("-").append(TierName(o.tier)).append("-").append(o.region);
+    auto [it, inserted] = grade_ids.try_emplace(key, grade_list_.size());
+    if (inserted) {
+      grade_list_.push_back(Series{key, false, {}});
+      grade_parts_.push_back(Grade{o.gpu, o.tier, o.region});
+    }
+    auto region_it = regions_.find(o.region);
+    if (region_it == regions_.end()) {
+      region_it =
+          regions_.emplace(o.region, Series{absl::StrCat(kMarketWidePrefix, o.region), true, {}})
+              .first;
+    }
+    Series& r = region_it->second;
+    if (!IsEligibleLease(o.lease)) continue;
+    const SeriesRow row{
+        o.ts, it->second,
+        PricePoint{provider_id_[i], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade}};
+    grade_list_[it->second].rows.push_back(row);
+    r.rows.push_back(row);
+  }
+  // Output order: grades sorted by key.
+  grade_order_.resize(grade_list_.size());
+  std::iota(grade_order_.begin(), grade_order_.end(), 0);
+  std::sort(grade_order_.begin(), grade_order_.end(),
+            [&](int a, int b) { return grade_list_[a].key < grade_list_[b].key; });
+}
+
+absl::StatusOr<BuildResult> Builder::Run() {
+  if (options_.to < options_.from) return absl::InvalidArgumentError("--to is before --date");
+  if (options_.revise && options_.reason.empty()) {
+    return absl::InvalidArgumentError("--revise needs a non-empty --reason");
+  }
+  if (options_.revise && store_ == nullptr) {
+    return absl::InvalidArgumentError("--revise needs --data-dir (revisions are stored)");
+  }
+  std::vector<Date> days = options_.calendar.BusinessDays(options_.from, options_.to);
+  if (days.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no business day in ", FormatDate(options_.from),
+                                                   "..", FormatDate(options_.to)));
+  }
+  IndexSeries();
+
+  for (Date day : days) {
+    const Window window = FixWindow(day, options_.calendar);
+    std::vector<std::optional<int64_t>> grade_theta(grade_list_.size());
+    for (size_t g = 0; g < grade_list_.size(); ++g) {
+      grade_theta[g] = Theta(grade_parts_[g].gpu, grade_parts_[g].tier, day);
+    }
+    std::vector<std::pair<const Series*, std::optional<int64_t>>> todo;
+    for (int g : grade_order_) todo.emplace_back(&grade_list_[g], grade_theta[g]);
+    if (options_.market_wide) {
+      for (const auto& [region, s] : regions_) todo.emplace_back(&s, std::nullopt);
+    }
+    for (const auto& [series, theta] : todo) {
+      const Series& s = *series;
+      FixComputation fix = ComputeFix(Candidates(s, window, grade_theta));
+      FixRecord r;
+      if (fix.level == 0) {
+        absl::StatusOr<FixRecord> carried = Level3(s, day, theta);
+        if (!carried.ok()) return carried.status();
+        r = std::move(*carried);
+      } else {
+        r = FromComputation(s, day, fix, theta);
+      }
+      if (s.market_wide) r.flags.push_back(kFlagMarketWide);
+      if (absl::Status st = Publish(std::move(r)); !st.ok()) return st;
+    }
+  }
+  if (store_ != nullptr) {
+    std::vector<OperatorThroughput> rows;
+    rows.reserve(tput_.size());
+    for (const ThroughputRow& t : tput_) {
+      rows.push_back({t.operator_name, t.tier, t.gpu, t.date, static_cast<double>(t.tps_e6) / 1e6});
+    }
+    if (absl::Status st = store_->Publish(items_, rows); !st.ok()) return st;
+  }
+  return std::move(result_);
+}
+
+absl::StatusOr<BuildResult> BuildFixes(const std::vector<Observation>& observations,
+                                       const std::vector<ThroughputRow>& throughput,
+                                       const BuildOptions& options, FixStore* store) {
+  Builder builder(observations, throughput, options, store);
+  return builder.Run();
+}
+
+}  // namespace cfx::reference

@@ -1,0 +1,120 @@
+// JSON and CSV forms of a fix record (SPEC §12). The JSON writer is hand-rolled so the field
+// order and number formats are fixed byte for byte; nlohmann::json only parses.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cfx/common/decimal.h"
+#include "cfx/reference/fix_store.h"
+#include "internal/text.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::reference {
+namespace {
+
+std::string JsonString(absl::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      absl::StrAppendFormat(&out, "\\u%04x", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string PriceOrNull(const std::optional<int64_t>& e4, bool quoted) {
+  if (!e4) return quoted ? "null" : "";
+  return quoted ? absl::StrCat("\"", FormatScaled(*e4, 4), "\"") : FormatScaled(*e4, 4);
+}
+
+// Shortest fixed-point text for a double that came from an exact decimal with <= 7 places.
+std::string FormatNumber(double v) {
+  std::string s = absl::StrFormat("%.7f", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+absl::StatusOr<std::optional<int64_t>> PriceField(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::optional<int64_t>();
+  if (!j[key].is_string()) return absl::InvalidArgumentError(absl::StrCat(key, ": not a string"));
+  absl::StatusOr<int64_t> v = ParseScaled(j[key].get<std::string>(), 4, true);
+  if (!v.ok()) return v.status();
+  return std::optional<int64_t>(*v);
+}
+
+}  // namespace
+
+bool FixRecord::HasFlag(const std::string& flag) const {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+std::string RecordToJson(const FixRecord& r) {
+  std::string out = absl::StrCat("{\"grade\":", JsonString(r.grade), ",\"date\":\"",
+                                 FormatDate(r.date), "\",\"fix\":", PriceOrNull(r.fix_e4, true),
+                                 ",\"level\":", r.level ? absl::StrCat(*r.level) : "null",
+                                 ",\"p25\":", PriceOrNull(r.p25_e4, true),
+                                 ",\"p75\":", PriceOrNull(r.p75_e4, true));
+  absl::StrAppend(&out, ",\"n_obs\":", r.n_obs, ",\"n_dropped\":", r.n_dropped,
+                  ",\"n_providers\":", r.n_providers, ",\"volume\":", FormatNumber(r.volume),
+                  ",\"theta\":", r.theta ? FormatNumber(*r.theta) : "null",
+                  ",\"price_per_mtok\":", PriceOrNull(r.price_per_mtok_e4, true), ",\"flags\":[");
+  for (size_t i = 0; i < r.flags.size(); ++i) {
+    absl::StrAppend(&out, i ? "," : "", JsonString(r.flags[i]));
+  }
+  return out + "]}";
+}
+
+std::string RecordCsvHeader() {
+  return "grade,date,fix,level,p25,p75,n_obs,n_dropped,n_providers,volume,theta,price_per_mtok,"
+         "flags";
+}
+
+std::string RecordToCsv(const FixRecord& r) {
+  return absl::StrCat(r.grade, ",", FormatDate(r.date), ",", PriceOrNull(r.fix_e4, false), ",",
+                      r.level ? absl::StrCat(*r.level) : "", ",", PriceOrNull(r.p25_e4, false), ",",
+                      PriceOrNull(r.p75_e4, false), ",", r.n_obs, ",", r.n_dropped, ",",
+                      r.n_providers, ",", FormatNumber(r.volume), ",",
+                      r.theta ? FormatNumber(*r.theta) : "", ",",
+                      PriceOrNull(r.price_per_mtok_e4, false), ",", absl::StrJoin(r.flags, ";"));
+}
+
+absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError("fix record: not a JSON object");
+  }
+  try {
+    FixRecord r;
+    r.grade = j.at("grade").get<std::string>();
+    absl::StatusOr<Date> date = ParseDate(j.at("date").get<std::string>());
+    if (!date.ok()) return date.status();
+    r.date = *date;
+    for (auto [key, field] :
+         {std::pair{"fix", &r.fix_e4}, std::pair{"p25", &r.p25_e4}, std::pair{"p75", &r.p75_e4},
+          std::pair{"price_per_mtok", &r.price_per_mtok_e4}}) {
+      absl::StatusOr<std::optional<int64_t>> v = PriceField(j, key);
+      if (!v.ok()) return v.status();
+      *field = *v;
+    }
+    if (!j.at("level").is_null()) r.level = j.at("level").get<int>();
+    r.n_obs = j.at("n_obs").get<int>();
+    r.n_dropped = j.at("n_dropped").get<int>();
+    r.n_providers = j.at("n_providers").get<int>();
+    r.volume = j.at("volume").get<double>();
+    if (!j.at("theta").is_null()) r.theta = j.at("theta").get<double>();
+    r.flags = j.at("flags").get<std::vector<std::string>>();
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("fix record: ", e.what()));
+  }
+}
+
+}  // namespace cfx::reference

@@ -1,0 +1,274 @@
+#include "cfx/reference/builder.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "cfx/reference/methodology.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace cfx::reference {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::Ob;
+using testing::TempDir;
+using testing::Tp;
+
+const Date kMon = DateFromYmd(2027, 3, 1);
+
+// Five trades from three providers in Monday's window: a level-1 fix of 5.20.
+std::vector<Observation> MondayTrades(const std::string& grade = "B200-GOLD-US") {
+  return {Ob("2027-02-26T17:00:00Z", "A", grade, Kind::kTrade, 500, 100),
+          Ob("2027-02-27T10:00:00Z", "B", grade, Kind::kTrade, 510, 100),
+          Ob("2027-02-28T10:00:00Z", "C", grade, Kind::kTrade, 520, 100),
+          Ob("2027-03-01T09:00:00Z", "A", grade, Kind::kTrade, 530, 100),
+          Ob("2027-03-01T16:00:00Z", "B", grade, Kind::kTrade, 540, 100)};
+}
+
+std::vector<ThroughputRow> GoldThroughput() {
+  return {Tp("2027-02-01", "A", Tier::kGold, 2500), Tp("2027-02-01", "B", Tier::kGold, 2600),
+          Tp("2027-02-01", "C", Tier::kGold, 2400), Tp("2027-02-10", "A", Tier::kGold, 2700),
+          Tp("2027-03-05", "C", Tier::kGold, 9990)};  // future for Monday: ignored
+}
+
+BuildOptions Days(Date from, Date to) {
+  BuildOptions o;
+  o.from = from;
+  o.to = to;
+  return o;
+}
+
+TEST(BuilderTest, LevelOneRecordWithThetaAndPricePerToken) {
+  auto r = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->records.size(), 2u);  // the grade and ALL-US
+  const FixRecord& f = r->records[0];
+  EXPECT_EQ(f.grade, "B200-GOLD-US");
+  EXPECT_EQ(f.level, 1);
+  EXPECT_EQ(f.fix_e4, 52000);
+  EXPECT_EQ(f.p25_e4, 51000);
+  EXPECT_EQ(f.p75_e4, 53000);
+  EXPECT_EQ(f.n_obs, 5);
+  EXPECT_EQ(f.n_providers, 3);
+  EXPECT_EQ(f.volume, 500);
+  // θ: latest per operator dated <= Monday: A 270.0 (Feb 10), B 260.0, C 240.0 → 260.
+  EXPECT_EQ(f.theta, 260.0);
+  // 5.2 / (260 × 3600) × 1e6 = 5.5555… → 5.5556
+  EXPECT_EQ(f.price_per_mtok_e4, 55556);
+  EXPECT_TRUE(f.flags.empty());
+  EXPECT_EQ(RecordToJson(f),
+            "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
+            "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":5,\"n_dropped\":0,\"n_providers\":3,"
+            "\"volume\":500,\"theta\":260,\"price_per_mtok\":\"5.5556\",\"flags\":[]}");
+}
+
+TEST(BuilderTest, MarketWideSeriesConvertsEachObservationWithItsTiersTheta) {
+  auto r = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), nullptr);
+  ASSERT_TRUE(r.ok());
+  const FixRecord& m = r->records[1];
+  EXPECT_EQ(m.grade, "ALL-US");
+  EXPECT_THAT(m.flags, ElementsAre("market_wide"));
+  EXPECT_EQ(m.level, 1);
+  EXPECT_FALSE(m.theta.has_value());
+  // One grade: the same median observation (5.20), converted unrounded: 5.2e6/936000.
+  EXPECT_EQ(m.fix_e4, RoundE6ToE4(PricePerMtokE6(5'200'000, 520'000'000)));
+  EXPECT_EQ(m.price_per_mtok_e4, m.fix_e4);
+}
+
+TEST(BuilderTest, NoThroughputFlag) {
+  auto r = BuildFixes(MondayTrades(), {}, Days(kMon, kMon), nullptr);
+  ASSERT_TRUE(r.ok());
+  const FixRecord& f = r->records[0];
+  EXPECT_EQ(f.fix_e4, 52000);
+  EXPECT_FALSE(f.theta.has_value());
+  EXPECT_FALSE(f.price_per_mtok_e4.has_value());
+  EXPECT_THAT(f.flags, ElementsAre("no_throughput"));
+  // Market-wide has nothing convertible: insufficient data.
+  EXPECT_THAT(r->records[1].flags, ElementsAre("insufficient_data", "market_wide"));
+}
+
+TEST(BuilderTest, EveryGradeInAnyRowGetsARecordEvenIfNeverEligible) {
+  std::vector<Observation> obs = MondayTrades();
+  obs.push_back(
+      Ob("2027-01-05T10:00:00Z", "Z", "H100-PLAT-EU", Kind::kTrade, 200, 1, Lease::kSpot));
+  BuildOptions opt = Days(kMon, kMon);
+  opt.market_wide = false;
+  auto r = BuildFixes(obs, GoldThroughput(), opt, nullptr);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->records.size(), 2u);
+  EXPECT_EQ(r->records[0].grade, "B200-GOLD-US");
+  const FixRecord& h = r->records[1];
+  EXPECT_EQ(h.grade, "H100-PLAT-EU");
+  EXPECT_FALSE(h.fix_e4 || h.p25_e4 || h.p75_e4 || h.level || h.price_per_mtok_e4);
+  EXPECT_THAT(h.flags, ElementsAre("insufficient_data", "no_throughput"));
+  EXPECT_EQ(RecordToJson(h),
+            "{\"grade\":\"H100-PLAT-EU\",\"date\":\"2027-03-01\",\"fix\":null,\"level\":null,"
+            "\"p25\":null,\"p75\":null,\"n_obs\":0,\"n_dropped\":0,\"n_providers\":0,"
+            "\"volume\":0,\"theta\":null,\"price_per_mtok\":null,"
+            "\"flags\":[\"insufficient_data\",\"no_throughput\"]}");
+}
+
+TEST(BuilderTest, LevelThreeCarriesAtMostFiveBusinessDaysInOneRun) {
+  // Fix on Mon 1 March; nothing after. Stale Tue..Mon 8 (5 business days), then none.
+  auto r =
+      BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, DateFromYmd(2027, 3, 10)), nullptr);
+  ASSERT_TRUE(r.ok());
+  std::vector<FixRecord> grade;
+  for (const FixRecord& f : r->records) {
+    if (f.grade == "B200-GOLD-US") grade.push_back(f);
+  }
+  ASSERT_EQ(grade.size(), 8u);  // Mon 1 .. Wed 10, business days only
+  EXPECT_EQ(grade[0].level, 1);
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_EQ(grade[i].level, 3) << i;
+    EXPECT_EQ(grade[i].fix_e4, 52000);
+    EXPECT_EQ(grade[i].p25_e4, 51000);
+    EXPECT_EQ(grade[i].n_obs, 0);
+    EXPECT_EQ(grade[i].volume, 0);
+    EXPECT_THAT(grade[i].flags, ElementsAre("stale"));
+  }
+  // Friday 5 March: θ uses C's new 999.0 → median of 270, 260, 999 = 270 (today's θ).
+  EXPECT_EQ(grade[4].date, DateFromYmd(2027, 3, 5));
+  EXPECT_EQ(grade[4].theta, 270.0);
+  EXPECT_EQ(grade[4].price_per_mtok_e4, PricePerMtokE4(52000, 540'000'000));
+  EXPECT_EQ(grade[6].date, DateFromYmd(2027, 3, 9));
+  EXPECT_FALSE(grade[6].fix_e4.has_value());
+  EXPECT_THAT(grade[6].flags, ElementsAre("insufficient_data"));
+  EXPECT_FALSE(grade[7].fix_e4.has_value());
+}
+
+TEST(BuilderTest, CarryLimitCountsAcrossRunsThroughTheStore) {
+  const std::string dir = TempDir("carry_runs");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  std::vector<Observation> obs = MondayTrades();
+  std::vector<std::optional<int>> levels;
+  for (Date d : BusinessCalendar().BusinessDays(kMon, DateFromYmd(2027, 3, 9))) {
+    BuildOptions opt = Days(d, d);
+    auto r = BuildFixes(obs, GoldThroughput(), opt, store->get());
+    ASSERT_TRUE(r.ok()) << r.status();
+    levels.push_back(r->records[0].level);
+  }
+  EXPECT_THAT(levels, ElementsAre(1, 3, 3, 3, 3, 3, std::nullopt));
+  // A fresh fix restarts the count.
+  auto again = (*store)->Get("B200-GOLD-US", DateFromYmd(2027, 3, 8));
+  ASSERT_TRUE(again.ok() && again->has_value());
+  EXPECT_TRUE((*again)->HasFlag("stale"));
+}
+
+TEST(BuilderTest, FirstRunWithoutHistoryHasNoCarry) {
+  auto r = BuildFixes(MondayTrades(), GoldThroughput(),
+                      Days(DateFromYmd(2027, 3, 2), DateFromYmd(2027, 3, 2)), nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->records[0].flags, ElementsAre("insufficient_data"));
+}
+
+TEST(BuilderTest, RangeSkipsWeekendsAndHolidays) {
+  BuildOptions opt = Days(DateFromYmd(2027, 2, 26), DateFromYmd(2027, 3, 2));
+  opt.calendar = BusinessCalendar({kMon});
+  opt.market_wide = false;
+  auto r = BuildFixes(MondayTrades(), GoldThroughput(), opt, nullptr);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->records.size(), 2u);
+  EXPECT_EQ(r->records[0].date, DateFromYmd(2027, 2, 26));
+  EXPECT_EQ(r->records[1].date, DateFromYmd(2027, 3, 2));
+  // Tuesday's window now opens Friday 16:00 and holds all five trades.
+  EXPECT_EQ(r->records[1].level, 1);
+}
+
+TEST(BuilderTest, RejectsEmptyRangeAndReviseWithoutReason) {
+  EXPECT_FALSE(BuildFixes(MondayTrades(), {},
+                          Days(DateFromYmd(2027, 2, 27), DateFromYmd(2027, 2, 28)), nullptr)
+                   .ok());
+  EXPECT_FALSE(BuildFixes(MondayTrades(), {}, Days(kMon, DateFromYmd(2027, 2, 1)), nullptr).ok());
+  BuildOptions opt = Days(kMon, kMon);
+  opt.revise = true;
+  EXPECT_FALSE(BuildFixes(MondayTrades(), {}, opt, nullptr).ok());
+}
+
+TEST(BuilderTest, RerunIsIdempotentAndRevisionKeepsHistory) {
+  const std::string dir = TempDir("idempotent");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  auto first = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->published, 2);
+  auto data_file = [&] {
+    std::ifstream f(dir + "/reference/data.mdb", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  const std::string before = data_file();
+  ASSERT_FALSE(before.empty());
+  auto second = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get());
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(data_file(), before);  // not a byte written
+  EXPECT_EQ(second->published, 0);
+  EXPECT_EQ(second->records, first->records);
+
+  // A late trade changes the computation; a plain rerun keeps the published record.
+  std::vector<Observation> late = MondayTrades();
+  late.push_back(Ob("2027-03-01T12:00:00Z", "C", "B200-GOLD-US", Kind::kTrade, 560, 1000));
+  auto plain = BuildFixes(late, GoldThroughput(), Days(kMon, kMon), store->get());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->records, first->records);
+  EXPECT_EQ(plain->warnings.size(), 2u);
+  auto history = (*store)->History("B200-GOLD-US", kMon);
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->size(), 1u);
+
+  BuildOptions revise = Days(kMon, kMon);
+  revise.revise = true;
+  revise.reason = "late trade from C";
+  auto revised = BuildFixes(late, GoldThroughput(), revise, store->get());
+  ASSERT_TRUE(revised.ok()) << revised.status();
+  EXPECT_EQ(revised->revised, 2);
+  EXPECT_NE(revised->records[0].fix_e4, first->records[0].fix_e4);
+  history = (*store)->History("B200-GOLD-US", kMon);
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].record, first->records[0]);
+  EXPECT_EQ((*history)[1].revision, 1);
+  EXPECT_EQ((*history)[1].reason, "late trade from C");
+  auto latest = (*store)->Get("B200-GOLD-US", kMon);
+  EXPECT_EQ(**latest, revised->records[0]);
+  // Revising again with the same inputs changes nothing.
+  auto noop = BuildFixes(late, GoldThroughput(), revise, store->get());
+  ASSERT_TRUE(noop.ok());
+  EXPECT_EQ(noop->revised, 0);
+  EXPECT_EQ((*store)->History("B200-GOLD-US", kMon)->size(), 2u);
+}
+
+TEST(BuilderTest, StoresThroughputForValuation) {
+  const std::string dir = TempDir("throughput");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get()).ok());
+  auto ops = (*store)->LatestThroughput(kMon);
+  ASSERT_TRUE(ops.ok());
+  ASSERT_EQ(ops->size(), 3u);  // A (Feb 10), B, C (Feb 1; Mar 5 is later than Monday)
+  EXPECT_EQ((*ops)[0].operator_name, "A");
+  EXPECT_EQ((*ops)[0].output_tps_per_gpu, 270.0);
+  EXPECT_EQ((*ops)[2].output_tps_per_gpu, 240.0);
+  EXPECT_EQ(ComputeTheta(*ops, "B200", Tier::kGold, kMon), 260.0);
+  EXPECT_EQ((*store)->LatestThroughput(DateFromYmd(2027, 3, 5))->at(2).output_tps_per_gpu, 999.0);
+}
+
+TEST(ThetaTest, MedianOfLatestPerOperatorLaterRowWinsOnSameDate) {
+  std::vector<ThroughputRow> rows = {
+      Tp("2027-03-01", "A", Tier::kGold, 2000), Tp("2027-03-01", "A", Tier::kGold, 2100),
+      Tp("2027-03-01", "B", Tier::kGold, 3000), Tp("2027-03-01", "C", Tier::kSilv, 100),
+      Tp("2027-03-01", "D", Tier::kGold, 5000, "H100")};
+  // GOLD/B200: A 210 (later row), B 300 → (210 + 300) / 2 = 255 → 2θ = 510.
+  EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kGold, kMon), 510'000'000);
+  EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kPlat, kMon), std::nullopt);
+  EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kGold, DateFromYmd(2027, 2, 28)), std::nullopt);
+  std::vector<OperatorThroughput> ops;
+  for (const ThroughputRow& r : rows) {
+    ops.push_back({r.operator_name, r.tier, r.gpu, r.date, r.tps_e6 / 1e6});
+  }
+  EXPECT_EQ(ComputeTheta(ops, "B200", Tier::kGold, kMon), 255.0);
+  EXPECT_EQ(ComputeTheta(ops, "H100", Tier::kGold, kMon), 500.0);
+}
+
+}  // namespace
+}  // namespace cfx::reference

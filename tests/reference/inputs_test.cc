@@ -1,0 +1,170 @@
+#include "cfx/reference/inputs.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cfx::reference {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kGoodRow[] = "2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,100";
+
+std::string Obs(const std::string& row) {
+  return std::string(kObservationsHeader) + "\n" + kGoodRow + "\n" + row + "\n";
+}
+
+// Expects the parse of `row` (line 3) to fail naming the file, line, column and reason.
+void ExpectObsError(const std::string& row, const std::string& column, const std::string& reason) {
+  absl::StatusOr<std::vector<Observation>> r = ParseObservationsCsv(Obs(row), "obs.csv");
+  ASSERT_FALSE(r.ok()) << row;
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string where = column.empty() ? "obs.csv:3: " : "obs.csv:3: column " + column + ": ";
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr(where)) << row;
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr(reason)) << row;
+}
+
+TEST(ObservationsCsvTest, ParsesEveryField) {
+  auto r = ParseObservationsCsv(
+      Obs("2027-03-01T11:30:00.5Z,Beta Co,H100,BRNZ,APAC,reserved_1y,quote,2.123456,0.5"),
+      "obs.csv");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 2u);
+  const Observation& o = (*r)[1];
+  EXPECT_EQ(o.ts, *ParseTimestamp("2027-03-01T11:30:00.500000Z"));
+  EXPECT_EQ(o.provider, "Beta Co");
+  EXPECT_EQ(o.gpu, "H100");
+  EXPECT_EQ(o.tier, Tier::kBrnz);
+  EXPECT_EQ(o.region, "APAC");
+  EXPECT_EQ(o.lease, Lease::kReserved1y);
+  EXPECT_EQ(o.kind, Kind::kQuote);
+  EXPECT_EQ(o.price_e6, 2'123'456);
+  EXPECT_EQ(o.gpu_hours_e6, 500'000);
+  EXPECT_EQ(o.GradeKey(), "H100-BRNZ-APAC");
+}
+
+TEST(ObservationsCsvTest, AcceptsCrlfAndBlankLinesCountingThem) {
+  std::string text = std::string(kObservationsHeader) + "\r\n" + kGoodRow + "\r\n\r\n" +
+                     "2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,abc,1\r\n";
+  auto r = ParseObservationsCsv(text, "obs.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("obs.csv:4: column price"));
+}
+
+TEST(ObservationsCsvTest, RejectsBadHeader) {
+  auto r = ParseObservationsCsv("ts,provider,gpu\n", "obs.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("obs.csv:1: header must be"));
+  EXPECT_FALSE(ParseObservationsCsv("", "obs.csv").ok());
+}
+
+TEST(ObservationsCsvTest, RejectsEachMalformedColumn) {
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25", "",
+                 "expected 9 fields, got 8");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1,x", "",
+                 "expected 9 fields, got 10");
+  ExpectObsError("2027-03-01 10:00,Acme,B200,GOLD,US,on_demand,trade,5.25,1", "ts",
+                 "not an ISO 8601");
+  ExpectObsError("2027-02-30T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1", "ts",
+                 "not an ISO 8601");
+  ExpectObsError("2027-03-01T10:00:00+02:00,Acme,B200,GOLD,US,on_demand,trade,5.25,1", "ts",
+                 "not an ISO 8601");
+  ExpectObsError("2027-03-01T10:00:00Z,,B200,GOLD,US,on_demand,trade,5.25,1", "provider", "empty");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,b200,GOLD,US,on_demand,trade,5.25,1", "gpu",
+                 "unknown gpu");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLDEN,US,on_demand,trade,5.25,1", "tier",
+                 "unknown tier: 'GOLDEN'");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,LATAM,on_demand,trade,5.25,1", "region",
+                 "unknown region: 'LATAM'");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,weekly,trade,5.25,1", "lease",
+                 "unknown lease: 'weekly'");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,bid,5.25,1", "kind",
+                 "unknown kind: 'bid'");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.2.5,1", "price",
+                 "not a decimal");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,0,1", "price",
+                 "must be > 0");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,-5.25,1", "price",
+                 "not a decimal");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.1234567,1", "price",
+                 "more than 6 decimals");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,0.0", "gpu_hours",
+                 "must be > 0");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1000000001",
+                 "gpu_hours", "must be <= 1000000000");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1e3", "gpu_hours",
+                 "not a decimal");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade, 5.25,1", "price",
+                 "unexpected space");
+  ExpectObsError("2027-03-01T10:00:00Z,\"Acme\",B200,GOLD,US,on_demand,trade,5.25,1", "provider",
+                 "unexpected space or quote");
+}
+
+TEST(ObservationsCsvTest, IneligibleRowsAreValidatedToo) {
+  // A spot quote for another gpu is never eligible, but its bad price still stops the run.
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,H100,BRNZ,EU,spot,quote,x,1", "price", "not a decimal");
+}
+
+constexpr char kGoodTput[] = "2027-03-01,Acme,GOLD,B200,llama,8000,1000,250.5";
+
+void ExpectTputError(const std::string& row, const std::string& column, const std::string& reason) {
+  std::string text = std::string(kThroughputHeader) + "\n" + kGoodTput + "\n" + row + "\n";
+  auto r = ParseThroughputCsv(text, "tp.csv");
+  ASSERT_FALSE(r.ok()) << row;
+  const std::string where = column.empty() ? "tp.csv:3: " : "tp.csv:3: column " + column + ": ";
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr(where)) << r.status();
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr(reason)) << r.status();
+}
+
+TEST(ThroughputCsvTest, ParsesRows) {
+  std::string text = std::string(kThroughputHeader) + "\n" + kGoodTput + "\n";
+  auto r = ParseThroughputCsv(text, "tp.csv");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].operator_name, "Acme");
+  EXPECT_EQ((*r)[0].tier, Tier::kGold);
+  EXPECT_EQ((*r)[0].tps_e6, 250'500'000);
+  EXPECT_EQ((*r)[0].isl, 8000);
+}
+
+TEST(ThroughputCsvTest, RejectsEachMalformedColumn) {
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000", "", "expected 8 fields");
+  ExpectTputError("2027-3-1,Acme,GOLD,B200,llama,8000,1000,250", "date", "not a date");
+  ExpectTputError("2027-03-01,,GOLD,B200,llama,8000,1000,250", "operator", "empty");
+  ExpectTputError("2027-03-01,Acme,TOP,B200,llama,8000,1000,250", "tier", "unknown tier");
+  ExpectTputError("2027-03-01,Acme,GOLD,-,llama,8000,1000,250", "gpu", "unknown gpu");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,,8000,1000,250", "model", "empty");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8k,1000,250", "isl", "not an integer");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,0,250", "osl", "must be > 0");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000.5,250", "osl", "not an integer");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000,fast", "output_tps_per_gpu",
+                  "not a decimal");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000,0", "output_tps_per_gpu",
+                  "must be > 0");
+}
+
+TEST(ThroughputCsvTest, OperatorUnderTwoTiersIsAnInputError) {
+  ExpectTputError("2027-03-02,Acme,PLAT,H100,llama,8000,1000,250", "tier",
+                  "operator 'Acme' is listed under PLAT here and under GOLD on line 2");
+}
+
+TEST(CsvWritersTest, RoundTrip) {
+  std::string obs_text = Obs("2027-03-01T11:30:00.25Z,Beta,H100,BRNZ,APAC,spot,quote,2.5,0.125");
+  auto obs = ParseObservationsCsv(obs_text, "a");
+  ASSERT_TRUE(obs.ok());
+  auto again = ParseObservationsCsv(ObservationsToCsv(*obs), "b");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(ObservationsToCsv(*again), ObservationsToCsv(*obs));
+  EXPECT_EQ((*again)[1].price_e6, 2'500'000);
+}
+
+TEST(CsvFilesTest, MissingFileIsNotFound) {
+  auto r = ReadObservationsFile("/nonexistent/obs.csv");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("/nonexistent/obs.csv"));
+}
+
+}  // namespace
+}  // namespace cfx::reference

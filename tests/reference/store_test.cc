@@ -1,0 +1,98 @@
+#include "cfx/reference/fix_store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace cfx::reference {
+namespace {
+
+using testing::TempDir;
+
+FixRecord Rec(const std::string& grade, Date date, int64_t fix_e4) {
+  FixRecord r;
+  r.grade = grade;
+  r.date = date;
+  r.fix_e4 = fix_e4;
+  r.p25_e4 = fix_e4 - 1000;
+  r.p75_e4 = fix_e4 + 1000;
+  r.level = 1;
+  r.n_obs = 7;
+  r.n_dropped = 1;
+  r.n_providers = 4;
+  r.volume = 1234.5;
+  r.theta = 251.25;
+  r.price_per_mtok_e4 = 57489;
+  return r;
+}
+
+TEST(RecordFormatTest, JsonRoundTripsAndCsvHasTheSameFields) {
+  FixRecord r = Rec("B200-GOLD-US", DateFromYmd(2027, 3, 1), 52000);
+  r.flags = {"stale"};
+  const std::string json = RecordToJson(r);
+  EXPECT_EQ(
+      json,
+      "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
+      "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":7,\"n_dropped\":1,\"n_providers\":4,"
+      "\"volume\":1234.5,\"theta\":251.25,\"price_per_mtok\":\"5.7489\",\"flags\":[\"stale\"]}");
+  auto back = RecordFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, r);
+  EXPECT_EQ(RecordCsvHeader(),
+            "grade,date,fix,level,p25,p75,n_obs,n_dropped,n_providers,volume,theta,price_per_mtok,"
+            "flags");
+  EXPECT_EQ(RecordToCsv(r),
+            "B200-GOLD-US,2027-03-01,5.2000,1,5.1000,5.3000,7,1,4,1234.5,251.25,"
+            "5.7489,stale");
+  EXPECT_FALSE(RecordFromJson("{\"grade\":1}").ok());
+  EXPECT_FALSE(RecordFromJson("nope").ok());
+}
+
+TEST(FixStoreTest, GetRangeHistoryAndGrades) {
+  auto store = FixStore::Open(TempDir("store_basic"));
+  ASSERT_TRUE(store.ok()) << store.status();
+  const Date d1 = DateFromYmd(2027, 3, 1), d2 = DateFromYmd(2027, 3, 2);
+  ASSERT_TRUE((*store)
+                  ->Publish({{Rec("B200-GOLD-US", d1, 52000), 0, ""},
+                             {Rec("B200-GOLD-US", d2, 53000), 0, ""},
+                             {Rec("B200-GOLD-USX", d1, 1), 0, ""}},
+                            {})
+                  .ok());
+  ASSERT_TRUE((*store)->Publish({{Rec("B200-GOLD-US", d1, 52500), 1, "late trade"}}, {}).ok());
+  // Taking a used revision number fails and writes nothing.
+  absl::Status dup = (*store)->Publish({{Rec("B200-GOLD-US", d2, 1), 0, ""}}, {});
+  EXPECT_EQ(dup.code(), absl::StatusCode::kFailedPrecondition);
+
+  EXPECT_EQ((*(*store)->Get("B200-GOLD-US", d1))->fix_e4, 52500);
+  EXPECT_FALSE((*store)->Get("B200-GOLD-US", DateFromYmd(2027, 3, 3))->has_value());
+  auto range = (*store)->Range("B200-GOLD-US", d1, d2);
+  ASSERT_TRUE(range.ok());
+  ASSERT_EQ(range->size(), 2u);  // the USX grade is not mixed in
+  EXPECT_EQ((*range)[0].fix_e4, 52500);
+  EXPECT_EQ((*range)[1].fix_e4, 53000);
+  EXPECT_EQ((*store)->Range("B200-GOLD-US", d2, d2)->size(), 1u);
+  auto history = (*store)->History("B200-GOLD-US", d1);
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[1].reason, "late trade");
+  EXPECT_THAT(*(*store)->Grades(), ::testing::ElementsAre("B200-GOLD-US", "B200-GOLD-USX"));
+}
+
+TEST(FixStoreTest, ReopenSeesCommittedData) {
+  const std::string dir = TempDir("store_reopen");
+  {
+    auto store = FixStore::Open(dir);
+    ASSERT_TRUE((*store)
+                    ->Publish({{Rec("B200-PLAT-EU", DateFromYmd(2027, 3, 1), 60000), 0, ""}},
+                              {{"Op", Tier::kPlat, "B200", DateFromYmd(2027, 2, 1), 301.5}})
+                    .ok());
+  }
+  auto store = FixStore::Open(dir);
+  EXPECT_EQ((*(*store)->Get("B200-PLAT-EU", DateFromYmd(2027, 3, 1)))->fix_e4, 60000);
+  auto ops = (*store)->LatestThroughput(DateFromYmd(2027, 3, 1));
+  ASSERT_EQ(ops->size(), 1u);
+  EXPECT_EQ((*ops)[0].output_tps_per_gpu, 301.5);
+  EXPECT_EQ((*ops)[0].tier, Tier::kPlat);
+  EXPECT_TRUE((*store)->LatestThroughput(DateFromYmd(2027, 1, 1))->empty());
+}
+
+}  // namespace
+}  // namespace cfx::reference

@@ -1,0 +1,44 @@
+// Builders for test inputs.
+#ifndef CFX_TESTS_REFERENCE_TEST_UTIL_H_
+#define CFX_TESTS_REFERENCE_TEST_UTIL_H_
+
+#include <filesystem>
+#include <string>
+
+#include "cfx/common/grade.h"
+#include "cfx/reference/inputs.h"
+
+namespace cfx::reference::testing {
+
+inline Observation Ob(const std::string& ts, const std::string& provider, const std::string& grade,
+                      Kind kind, int64_t cents, int64_t hours, Lease lease = Lease::kOnDemand) {
+  Grade g = *ParseGrade(grade);
+  Observation o;
+  o.ts = *ParseTimestamp(ts);
+  o.provider = provider;
+  o.gpu = g.gpu;
+  o.tier = g.tier;
+  o.region = g.region;
+  o.lease = lease;
+  o.kind = kind;
+  o.price_e6 = cents * 10'000;
+  o.gpu_hours_e6 = hours * 1'000'000;
+  return o;
+}
+
+inline ThroughputRow Tp(const std::string& date, const std::string& op, Tier tier,
+                        int64_t tps_tenths, const std::string& gpu = "B200") {
+  return ThroughputRow{*ParseDate(date), op, tier, gpu, "m", 8000, 1000, tps_tenths * 100'000};
+}
+
+// A fresh, empty folder under the test's temp dir.
+inline std::string TempDir(const std::string& name) {
+  std::string dir = std::string(::testing::TempDir()) + "/cfx_reference_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace cfx::reference::testing
+
+#endif  // CFX_TESTS_REFERENCE_TEST_UTIL_H_
