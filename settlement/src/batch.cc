@@ -350,6 +350,11 @@ absl::StatusOr<DayRecord> Batch::Run(std::optional<Date> last_settled) {
   auto states = ledger_.Contracts();
   if (!states.ok()) return states.status();
   states_ = *std::move(states);
+  // Every contract with a prior settlement keeps settling until it expires.
+  for (const auto& [sym, state] : states_) {
+    if (state.expired) continue;
+    if (auto index = ContractIndex(sym); !index.ok()) return index.status();
+  }
   if (last_settled) {
     if (absl::Status s = LoadPrior(*last_settled); !s.ok()) return s;
   }
