@@ -102,3 +102,39 @@ TEST(TradeStoreTest, CorruptTradeRecordIsReportedWithItsKey) {
 
 }  // namespace
 }  // namespace cfx::settlement
+
+namespace cfx::settlement {
+namespace {
+
+TEST(TradeStoreTest, BatchSettlesFromTheLmdbTradeStore) {
+  testing::TempDir dir;
+  {
+    auto store = KvStore::Open(dir.path(), {.file = kTradeStoreFile});
+    auto txn = (*store)->BeginWrite();
+    Trade t = testing::MakeTrade(1, "2027-03-01T15:45:00Z", "B200-GOLD-US-202703", "5.250", 2,
+                                 "A", "B");
+    ASSERT_TRUE((*txn)->Put(kTradesTable, TradeKey(1), FormatTradeJson(t)).ok());
+    ASSERT_TRUE((*txn)->Put(kClosesTable, CloseKey(t.sym, testing::D("2027-03-02")),
+                            FormatCloseJson(t.sym, testing::D("2027-03-02"), {5260, 5270}))
+                    .ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  auto trades = OpenLmdbTradeSource(dir.path());
+  ASSERT_TRUE(trades.ok());
+  SettleOptions options;
+  options.data_dir = dir.path();
+  for (const char* day : {"2027-03-01", "2027-03-02"}) {
+    auto r = SettleDate(testing::D(day), SettleConfig{}, {trades->get(), nullptr, nullptr}, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->day.fixes_available);
+  }
+  auto ledger = Ledger::Open(dir.path());
+  auto day = (*ledger)->ReadDay(testing::D("2027-03-02"));
+  ASSERT_TRUE(day.ok() && day->has_value());
+  EXPECT_EQ((*day)->contracts[0].settle, 5265);  // T2 from the stored close
+  EXPECT_EQ((*day)->contracts[0].tier, PriceTier::kT2);
+  EXPECT_TRUE((*ledger)->Verify().ok());
+}
+
+}  // namespace
+}  // namespace cfx::settlement
