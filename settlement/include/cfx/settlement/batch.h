@@ -1,0 +1,69 @@
+// The daily settlement batch (SPEC §9): prices by tier, variation margin, expiry, margin
+// calls, ledger and statements for one business date.
+//
+//   SettleConfig config{.calendar = exchange.Calendar()};
+//   SettleInputs inputs{trades.get(), &fixes, &margin};
+//   absl::StatusOr<SettleReport> r =
+//       SettleDate(*ParseDate("2027-03-01"), config, inputs, {.data_dir = dir, .out_dir = out});
+//
+// All-or-nothing: every ledger write of the date is one transaction; statements are
+// re-derived from the ledger and renamed into place after the commit. Idempotent: a settled
+// date is reported as such (statements rewritten only if missing) and nothing changes.
+#ifndef CFX_SETTLEMENT_BATCH_H_
+#define CFX_SETTLEMENT_BATCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cfx/common/date.h"
+#include "cfx/common/grade.h"
+#include "cfx/settlement/ledger.h"
+#include "cfx/settlement/sources.h"
+
+namespace cfx::settlement {
+
+struct SettleConfig {
+  BusinessCalendar calendar;
+  // Product grades whose 12 months are listed. Empty: the grades of the symbols that have
+  // trades, positions or settlements.
+  std::vector<Grade> grades;
+  std::map<std::string, int64_t, std::less<>> collateral_micro_usd;  // by account
+};
+
+struct SettleInputs {
+  TradeSource* trades = nullptr;  // required
+  FixSource* fixes = nullptr;     // null: no fixes (recorded in the day record)
+  MarginSource* margin = nullptr; // null: zero initial margin (recorded in the day record)
+};
+
+struct SettleOptions {
+  std::string data_dir;  // the ledger lives in <data_dir>/ledger
+  std::string out_dir;   // statements; empty = write none
+  // Called with a stage name and counts, for a progress bar; may be null.
+  std::function<void(std::string_view stage, int64_t done, int64_t total)> progress;
+  FailPoint fail;  // crash injection for tests (see Ledger::CommitDay, WriteStatements)
+};
+
+struct SettleReport {
+  DayRecord day;
+  bool already_settled = false;     // nothing was changed
+  bool statements_written = false;  // statements were (re)written by this run
+};
+
+// Settles `date`. Errors (nothing written in each case):
+//   InvalidArgument    `date` is not a business day, or a trade/close record is bad;
+//   FailedPrecondition the previous business day is not settled (except for the very first
+//                      date), or a date before the first settled date; contracts left
+//                      unsettled (named in the message);
+//   Internal           a ledger invariant (zero sum, cash = Σ postings) does not hold.
+absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
+                                        const SettleInputs& inputs, const SettleOptions& options);
+
+}  // namespace cfx::settlement
+
+#endif  // CFX_SETTLEMENT_BATCH_H_

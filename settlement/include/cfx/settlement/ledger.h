@@ -1,0 +1,131 @@
+// The settlement ledger: an LMDB environment `<data_dir>/ledger` (via cfx::KvStore) that
+// holds, per settled date, the settlement prices, every account's positions and
+// variation-margin postings against the clearing account, and running cash. The layout is
+// documented in docs/formats.md ("Ledger (LMDB)").
+//
+// Double entry: each account posting (VM of one contract) has its counter-posting on the
+// clearing account `kClearingAccount`, kept per contract in the day record. Everything of
+// a date is written by one CommitDay() transaction, so a date is either wholly settled or
+// not at all.
+//
+//   auto ledger = Ledger::Open(data_dir);
+//   std::optional<Date> last = *(*ledger)->LastSettledDate();
+#ifndef CFX_SETTLEMENT_LEDGER_H_
+#define CFX_SETTLEMENT_LEDGER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cfx/common/date.h"
+#include "cfx/settlement/prices.h"
+
+namespace cfx {
+class KvStore;
+}
+
+namespace cfx::settlement {
+
+inline constexpr char kLedgerFile[] = "ledger";
+inline constexpr char kClearingAccount[] = "@CLEARING";
+
+// One contract settled on a date.
+struct ContractDay {
+  std::string sym;
+  int64_t settle = 0;  // ticks
+  PriceTier tier = PriceTier::kT1;
+  std::optional<int64_t> prior_settle;  // nullopt on the contract's first settlement
+  bool expired = false;                 // D was its last trading day
+  std::optional<int64_t> fsp;           // with `expired` (absent only without open interest)
+  int64_t clearing_vm = 0;              // the clearing account's posting: −Σ account VM
+};
+
+// One account's line for one contract (a prior position or trades on the date).
+struct AccountLine {
+  int32_t contract = 0;  // index into DayRecord::contracts
+  int64_t qty = 0;       // position at the end of the date, before an expiry closes it
+  int64_t vm = 0;        // micro-USD, daily VM
+  int64_t final_vm = 0;  // micro-USD, expiry VM (0 unless the contract expired)
+};
+
+struct AccountDay {
+  std::string account;
+  std::vector<AccountLine> lines;  // ascending contract index (= ascending symbol)
+  int64_t vm_cum = 0;  // all VM posted to the account through this date
+  int64_t cash = 0;    // configured collateral + vm_cum
+  int64_t margin = 0;  // initial margin of the open positions after this date
+  int64_t call = 0;    // max(0, margin − cash)
+  int64_t VmTotal() const;  // Σ vm + final_vm of the lines
+};
+
+struct DayRecord {
+  Date date;
+  std::vector<ContractDay> contracts;  // ascending symbol
+  int64_t accounts = 0;
+  int64_t vm_paid = 0;          // Σ positive account VM (= Σ negative, in absolute value)
+  int64_t calls = 0;            // accounts with call > 0
+  int64_t call_total = 0;
+  int64_t clearing_vm_cum = 0;  // clearing account balance after the date (always 0)
+  bool margin_available = true; // false when run without a margin source
+  bool fixes_available = true;  // false when run without a fix source
+};
+
+// Latest state of a contract that has ever settled.
+struct ContractState {
+  int64_t last_settle = 0;
+  Date last_date;
+  bool expired = false;
+  std::optional<int64_t> fsp;
+};
+
+// Named points inside CommitDay where a test can inject a failure (a crash stand-in).
+using FailPoint = std::function<absl::Status(std::string_view point)>;
+
+// Thread safety: one writer at a time (LMDB serialises writers across processes too).
+class Ledger {
+ public:
+  // Opens or creates `<data_dir>/ledger`. Error names the path.
+  static absl::StatusOr<std::unique_ptr<Ledger>> Open(const std::string& data_dir);
+  ~Ledger();
+
+  absl::StatusOr<std::optional<Date>> FirstSettledDate();
+  absl::StatusOr<std::optional<Date>> LastSettledDate();
+  // nullopt when `date` is not settled. DataLoss on an undecodable record.
+  absl::StatusOr<std::optional<DayRecord>> ReadDay(Date date);
+  // Every account entry of a settled date, in account order; stops at fn's first error.
+  absl::Status ForEachAccount(Date date,
+                              const std::function<absl::Status(AccountDay&&)>& fn);
+  absl::StatusOr<std::map<std::string, ContractState, std::less<>>> Contracts();
+
+  // Writes the date atomically: its record, all `accounts` (sorted by account, lines
+  // referring to record.contracts), contract state updates and the settled-date markers.
+  // FailedPrecondition if the date is already settled. `fail` (may be null) is consulted
+  // at "ledger_begin", "ledger_half", "ledger_before_commit"; a non-OK answer aborts.
+  absl::Status CommitDay(const DayRecord& record, const std::vector<AccountDay>& accounts,
+                         const FailPoint& fail);
+
+  // Full audit of the history: every date's postings sum to zero (accounts + clearing),
+  // every account's vm_cum equals the sum of its postings through that date, cash −
+  // vm_cum is constant per account, and the clearing balance matches. Internal on failure,
+  // naming the date and account.
+  absl::Status Verify();
+
+ private:
+  explicit Ledger(std::unique_ptr<KvStore> store);
+  std::unique_ptr<KvStore> store_;
+};
+
+// Entry value encoding (exposed for tests and docs): see docs/formats.md.
+std::string EncodeAccountDay(const AccountDay& day);
+absl::StatusOr<AccountDay> DecodeAccountDay(std::string_view account, std::string_view value);
+
+}  // namespace cfx::settlement
+
+#endif  // CFX_SETTLEMENT_LEDGER_H_

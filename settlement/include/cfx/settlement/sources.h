@@ -1,0 +1,109 @@
+// The inputs of the settlement batch, as narrow interfaces so that the batch can run on
+// the LMDB stores written by other modules (engine trades, reference fixes, valuation
+// margin) or on in-memory fakes in tests and benchmarks.
+//
+//   std::unique_ptr<TradeSource> trades = *OpenLmdbTradeSource(data_dir);
+//   SettleInputs in{.trades = trades.get(), .fixes = &my_fixes, .margin = &my_margin};
+#ifndef CFX_SETTLEMENT_SOURCES_H_
+#define CFX_SETTLEMENT_SOURCES_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cfx/common/date.h"
+
+namespace cfx::settlement {
+
+enum class Aggressor { kBuy, kSell, kNone };
+
+// One execution, as persisted by the engine (docs/formats.md, "Trade store").
+struct Trade {
+  int64_t seq = 0;
+  TimestampUs ts = 0;
+  std::string sym;
+  int64_t px_ticks = 0;  // 0.001 USD per GPU-hour
+  int64_t qty = 0;       // contracts, > 0
+  std::string buy_acct;
+  std::string sell_acct;
+  std::string buy_firm;
+  std::string sell_firm;
+  Aggressor aggressor = Aggressor::kNone;
+};
+
+// Best bid and ask of a book at the close of a trading day (either side may be empty).
+struct CloseQuote {
+  std::optional<int64_t> bid_ticks;
+  std::optional<int64_t> ask_ticks;
+};
+
+// Trades and closing books. Thread safety: used from one thread at a time.
+class TradeSource {
+ public:
+  virtual ~TradeSource() = default;
+  // Calls fn for every trade with from <= ts < to, in sequence order. Returns the first
+  // error reading or decoding the store (naming the record), or fn's first non-OK status.
+  virtual absl::Status ForEachTrade(TimestampUs from, TimestampUs to,
+                                    const std::function<absl::Status(const Trade&)>& fn) = 0;
+  // The closing book of `sym` on `date`; nullopt when no close was recorded.
+  virtual absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym, Date date) = 0;
+};
+
+// Daily benchmark fixes (SPEC §8), as published by `cfx reference build`.
+class FixSource {
+ public:
+  virtual ~FixSource() = default;
+  // The fix of `grade` (e.g. "B200-GOLD-US") on `date`, × 10^4. A stale (carried) fix is
+  // returned like any other; nullopt when there is no record or no fix
+  // (`insufficient_data`). An error only when the store cannot be read.
+  virtual absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, Date date) = 0;
+};
+
+// A position handed to the margin model: `sym` points into storage the batch keeps alive
+// for the duration of the call.
+struct SymQty {
+  std::string_view sym;
+  int64_t qty = 0;
+};
+
+// Settlement prices of the day, in ticks, by symbol.
+using SettlePrices = std::map<std::string, int64_t, std::less<>>;
+
+// Initial margin (span16, SPEC §10) of one account's open positions.
+class MarginSource {
+ public:
+  virtual ~MarginSource() = default;
+  // Initial margin in micro-USD (>= 0) of `positions` (non-zero quantities, sorted by
+  // symbol) valued at `prices` (contains every symbol of `positions`).
+  virtual absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view account,
+                                                        const std::vector<SymQty>& positions,
+                                                        const SettlePrices& prices) = 0;
+};
+
+// A fix source with no fixes: tiers T3 (prior unchanged) and T1/T2 only. For running
+// without a reference store; the batch reports that it used it.
+class NoFixes : public FixSource {
+ public:
+  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string&, Date) override {
+    return std::optional<int64_t>();
+  }
+};
+
+// A margin source that reports zero initial margin (so no margin calls).
+class NoMargin : public MarginSource {
+ public:
+  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view, const std::vector<SymQty>&,
+                                                const SettlePrices&) override {
+    return 0;
+  }
+};
+
+}  // namespace cfx::settlement
+
+#endif  // CFX_SETTLEMENT_SOURCES_H_

@@ -1,0 +1,36 @@
+// Statements of a settled date (SPEC §12), derived from the ledger alone so that a rerun
+// can rewrite them exactly:
+//   <out>/<D>/<account>.json, <out>/<D>/<account>.csv, <out>/<D>/settlement_prices.json,
+//   <out>/<D>/summary.json.
+// Money is USD with 2 decimals (micro-USD rounded half to even), prices 3 decimals.
+#ifndef CFX_SETTLEMENT_STATEMENTS_H_
+#define CFX_SETTLEMENT_STATEMENTS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "cfx/settlement/ledger.h"
+
+namespace cfx::settlement {
+
+std::string UsdCents(int64_t micro_usd);  // 1234567 -> "1.23"
+std::string PriceText(int64_t ticks);     // 5250 -> "5.250"
+
+std::string AccountStatementJson(const DayRecord& day, const AccountDay& account);
+std::string AccountStatementCsv(const DayRecord& day, const AccountDay& account);
+std::string SettlementPricesJson(const DayRecord& day);
+std::string DaySummaryJson(const DayRecord& day);
+// A few human-readable lines: prices with tiers, expiries, VM and calls.
+std::string DaySummaryText(const DayRecord& day);
+
+// Writes every statement of `date` into `<out_dir>/.<D>.tmp` and renames it to
+// `<out_dir>/<D>` (replacing an older one), so a reader sees all files or none.
+// `fail` (may be null) is consulted at "statements_written" (before the rename).
+absl::Status WriteStatements(Ledger& ledger, Date date, const std::string& out_dir,
+                             const FailPoint& fail,
+                             const std::function<void(int64_t done, int64_t total)>& progress);
+
+}  // namespace cfx::settlement
+
+#endif  // CFX_SETTLEMENT_STATEMENTS_H_

@@ -1,0 +1,441 @@
+#include "cfx/settlement/batch.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cfx/settlement/expiry.h"
+#include "cfx/settlement/prices.h"
+#include "cfx/settlement/statements.h"
+#include "cfx/settlement/vm.h"
+#include "fix_cache.h"
+
+namespace cfx::settlement {
+namespace {
+
+struct Line {
+  int32_t contract;  // index into Batch::contracts_ while computing
+  DayActivity act;
+};
+
+struct Account {
+  std::string id;
+  int64_t vm_cum = 0;  // through the previous settled date
+  std::vector<Line> lines;
+};
+
+struct Contract {
+  std::string sym;
+  ContractSymbol parsed;
+  bool required = false;  // open interest, trades or a prior settlement: must settle
+  std::optional<int64_t> prior;
+  __int128 vwap_num = 0;
+  int64_t vwap_den = 0;
+  int64_t open_interest = 0;  // Σ positive end-of-day positions
+  std::optional<SettlePrice> price;
+  bool expiring = false;
+  std::optional<int64_t> fsp;
+};
+
+// One run of SettleDate for a date that is not settled yet.
+class Batch {
+ public:
+  Batch(Date date, const SettleConfig& config, const SettleInputs& inputs,
+        const SettleOptions& options, Ledger& ledger)
+      : date_(date), config_(config), inputs_(inputs), options_(options), ledger_(ledger),
+        fixes_(inputs.fixes) {}
+
+  absl::StatusOr<DayRecord> Run(std::optional<Date> last_settled);
+
+ private:
+  void Progress(std::string_view stage, int64_t done, int64_t total) {
+    if (options_.progress) options_.progress(stage, done, total);
+  }
+  absl::StatusOr<int32_t> ContractIndex(std::string_view sym);
+  int32_t AccountIndex(std::string_view id);
+  Line& LineFor(Account& account, int32_t contract);
+  absl::Status LoadPrior(Date last);
+  absl::Status LoadTrades(std::optional<Date> last);
+  absl::Status PriceContracts();
+  absl::StatusOr<DayRecord> Post(std::vector<AccountDay>* out);
+
+  const Date date_;
+  const SettleConfig& config_;
+  const SettleInputs& inputs_;
+  const SettleOptions& options_;
+  Ledger& ledger_;
+  internal::FixCache fixes_;
+  std::map<std::string, ContractState, std::less<>> states_;
+  std::vector<Contract> contracts_;
+  absl::flat_hash_map<std::string, int32_t> contract_index_;
+  std::vector<Account> accounts_;
+  absl::flat_hash_map<std::string, int32_t> account_index_;
+  int64_t prior_vm_cum_sum_ = 0;
+};
+
+absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
+  auto it = contract_index_.find(absl::string_view(sym.data(), sym.size()));
+  if (it != contract_index_.end()) return it->second;
+  auto parsed = ParseSymbol(absl::string_view(sym.data(), sym.size()));
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("bad contract symbol '", std::string(sym),
+                                                   "': ", parsed.status().message()));
+  }
+  Contract c;
+  c.sym = std::string(sym);
+  c.parsed = *parsed;
+  if (auto s = states_.find(sym); s != states_.end() && !s->second.expired) {
+    c.prior = s->second.last_settle;
+    c.required = true;
+  }
+  int32_t index = static_cast<int32_t>(contracts_.size());
+  contracts_.push_back(std::move(c));
+  contract_index_.emplace(std::string(sym), index);
+  return index;
+}
+
+int32_t Batch::AccountIndex(std::string_view id) {
+  auto it = account_index_.find(absl::string_view(id.data(), id.size()));
+  if (it != account_index_.end()) return it->second;
+  int32_t index = static_cast<int32_t>(accounts_.size());
+  accounts_.push_back(Account{std::string(id), 0, {}});
+  account_index_.emplace(std::string(id), index);
+  return index;
+}
+
+Line& Batch::LineFor(Account& account, int32_t contract) {
+  // Accounts hold few contracts: a linear search beats any map here.
+  for (Line& l : account.lines) {
+    if (l.contract == contract) return l;
+  }
+  account.lines.push_back(Line{contract, {}});
+  return account.lines.back();
+}
+
+absl::Status Batch::LoadPrior(Date last) {
+  auto day = ledger_.ReadDay(last);
+  if (!day.ok()) return day.status();
+  if (!day->has_value()) {
+    return absl::DataLossError(absl::StrCat("ledger: last settled date ", FormatDate(last),
+                                            " has no day record"));
+  }
+  const DayRecord& prev = **day;
+  // Map the previous day's contract indexes to ours; expired contracts carry nothing.
+  std::vector<int32_t> remap(prev.contracts.size(), -1);
+  for (size_t i = 0; i < prev.contracts.size(); ++i) {
+    if (prev.contracts[i].expired) continue;
+    auto index = ContractIndex(prev.contracts[i].sym);
+    if (!index.ok()) return index.status();
+    remap[i] = *index;
+  }
+  accounts_.reserve(prev.accounts);
+  account_index_.reserve(prev.accounts);
+  absl::Status s = ledger_.ForEachAccount(last, [&](AccountDay&& a) -> absl::Status {
+    prior_vm_cum_sum_ += a.vm_cum;
+    int32_t index = AccountIndex(a.account);
+    Account& account = accounts_[index];
+    account.vm_cum = a.vm_cum;
+    for (const AccountLine& l : a.lines) {
+      if (l.contract < 0 || static_cast<size_t>(l.contract) >= remap.size()) {
+        return absl::DataLossError(absl::StrCat("ledger ", FormatDate(last), "/", a.account,
+                                                ": bad contract index"));
+      }
+      if (l.qty == 0 || remap[l.contract] < 0) continue;
+      account.lines.push_back(Line{remap[l.contract], DayActivity{l.qty, 0, 0}});
+    }
+    if (accounts_.size() % 65536 == 0) Progress("load", accounts_.size(), prev.accounts);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  // Cheap every-run audit: the accounts' cash VM and the clearing account offset exactly.
+  if (prior_vm_cum_sum_ + prev.clearing_vm_cum != 0 ||
+      static_cast<int64_t>(accounts_.size()) != prev.accounts) {
+    return absl::InternalError(absl::StrCat("ledger of ", FormatDate(last),
+                                            " does not balance; run a ledger audit"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Batch::LoadTrades(std::optional<Date> last) {
+  // The trading day is [previous business day 16:00Z, D 16:00Z); the first settlement
+  // takes every earlier trade too, so that positions start complete.
+  const TimestampUs from = last ? AtHour(*last, 16) : std::numeric_limits<TimestampUs>::min();
+  const TimestampUs to = AtHour(date_, 16);
+  const TimestampUs close_from = to - 30 * kUsPerMinute;
+  int64_t count = 0;
+  return inputs_.trades->ForEachTrade(from, to, [&](const Trade& t) -> absl::Status {
+    auto index = ContractIndex(t.sym);
+    if (!index.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("trade ", t.seq, ": ", index.status().message()));
+    }
+    Contract& c = contracts_[*index];
+    c.required = true;
+    const int64_t notional = t.qty * t.px_ticks;
+    if (t.ts >= close_from) {
+      c.vwap_num += notional;
+      c.vwap_den += t.qty;
+    }
+    DayActivity& buy = LineFor(accounts_[AccountIndex(t.buy_acct)], *index).act;
+    buy.traded_qty += t.qty;
+    buy.traded_qty_px += notional;
+    DayActivity& sell = LineFor(accounts_[AccountIndex(t.sell_acct)], *index).act;
+    sell.traded_qty -= t.qty;
+    sell.traded_qty_px -= notional;
+    if (++count % 65536 == 0) Progress("trades", count, 0);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Batch::PriceContracts() {
+  // Listing: 12 months of every product grade (config, else the grades seen).
+  std::vector<Grade> grades = config_.grades;
+  if (grades.empty()) {
+    std::map<std::string, Grade> seen;
+    for (const Contract& c : contracts_) seen.emplace(c.parsed.grade.Key(), c.parsed.grade);
+    for (auto& [key, grade] : seen) grades.push_back(grade);
+  }
+  for (const Grade& g : grades) {
+    for (const ContractSymbol& listed : ListedContracts(g, date_)) {
+      if (auto s = ContractIndex(listed.Key()); !s.ok()) return s.status();
+    }
+  }
+  for (Account& a : accounts_) {
+    for (const Line& l : a.lines) {
+      int64_t end = l.act.EndQty();
+      if (end > 0) contracts_[l.contract].open_interest += end;
+    }
+  }
+  const Date prev_business_day = config_.calendar.PreviousBusinessDay(date_);
+  std::vector<std::string> unsettled;
+  for (Contract& c : contracts_) {
+    const Date ltd = LastTradingDay(c.parsed, config_.calendar);
+    if (ltd < date_) {
+      if (c.required) unsettled.push_back(c.sym + " (past its last trading day " + FormatDate(ltd) + ")");
+      continue;
+    }
+    PriceInputs in;
+    in.vwap_num = c.vwap_num;
+    in.vwap_den = c.vwap_den;
+    in.prior_ticks = c.prior;
+    if (c.vwap_den == 0) {
+      auto close = inputs_.trades->Close(c.sym, date_);
+      if (!close.ok()) return close.status();
+      if (close->has_value()) {
+        in.bid_ticks = (*close)->bid_ticks;
+        in.ask_ticks = (*close)->ask_ticks;
+      }
+    }
+    const std::string grade = c.parsed.grade.Key();
+    auto fix = fixes_.Get(grade, date_);
+    if (!fix.ok()) return fix.status();
+    auto prev_fix = fixes_.Get(grade, prev_business_day);
+    if (!prev_fix.ok()) return prev_fix.status();
+    in.fix_e4 = *fix;
+    in.prev_fix_e4 = *prev_fix;
+    c.price = ComputeSettlementPrice(in);
+    if (!c.price) {
+      if (c.required) unsettled.push_back(c.sym + " (no closing trades, no usable close, no prior settlement, no fix)");
+      continue;
+    }
+    if (ltd == date_) {
+      c.expiring = true;
+      std::vector<std::optional<int64_t>> month;
+      for (Date d : config_.calendar.BusinessDays(DateFromYmd(c.parsed.year, c.parsed.month, 1), ltd)) {
+        auto f = fixes_.Get(grade, d);
+        if (!f.ok()) return f.status();
+        month.push_back(*f);
+      }
+      c.fsp = FinalSettlementPrice(month);
+      // Without open interest nothing is paid at expiry; a missing FSP does not block.
+      if (!c.fsp && c.open_interest != 0) unsettled.push_back(c.sym + " (expiry: no fix in the contract month for the FSP)");
+    }
+  }
+  if (!unsettled.empty()) {
+    std::sort(unsettled.begin(), unsettled.end());
+    return absl::FailedPreconditionError(absl::StrCat("unsettled on ", FormatDate(date_), ": ",
+                                                      absl::StrJoin(unsettled, "; ")));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
+  DayRecord day;
+  day.date = date_;
+  day.margin_available = inputs_.margin != nullptr;
+  day.fixes_available = inputs_.fixes != nullptr;
+  // Settled contracts in symbol order; `order[old] = new index`.
+  std::vector<int32_t> by_sym;
+  for (size_t i = 0; i < contracts_.size(); ++i) {
+    if (contracts_[i].price) by_sym.push_back(static_cast<int32_t>(i));
+  }
+  std::sort(by_sym.begin(), by_sym.end(),
+            [&](int32_t a, int32_t b) { return contracts_[a].sym < contracts_[b].sym; });
+  std::vector<int32_t> order(contracts_.size(), -1);
+  SettlePrices prices;
+  for (size_t i = 0; i < by_sym.size(); ++i) {
+    const Contract& c = contracts_[by_sym[i]];
+    order[by_sym[i]] = static_cast<int32_t>(i);
+    day.contracts.push_back(ContractDay{c.sym, c.price->ticks, c.price->tier, c.prior,
+                                        c.expiring, c.fsp, 0});
+    prices.emplace(c.sym, c.price->ticks);
+  }
+  std::vector<int32_t> account_order(accounts_.size());
+  for (size_t i = 0; i < accounts_.size(); ++i) account_order[i] = static_cast<int32_t>(i);
+  std::sort(account_order.begin(), account_order.end(),
+            [&](int32_t a, int32_t b) { return accounts_[a].id < accounts_[b].id; });
+  std::vector<__int128> per_contract(day.contracts.size(), 0);
+  std::vector<SymQty> open;
+  NoMargin no_margin;
+  MarginSource* margin = inputs_.margin ? inputs_.margin : &no_margin;
+  out->reserve(accounts_.size());
+  for (int32_t ai : account_order) {
+    Account& a = accounts_[ai];
+    AccountDay entry;
+    entry.account = a.id;
+    open.clear();
+    for (const Line& l : a.lines) {
+      const Contract& c = contracts_[l.contract];
+      // Every line's contract has a price: PriceContracts refused the date otherwise.
+      AccountLine line{order[l.contract], l.act.EndQty(), 0, 0};
+      line.vm = VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(0));
+      if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(line.qty, *c.fsp, c.price->ticks);
+      per_contract[line.contract] += line.vm + line.final_vm;
+      if (line.vm + line.final_vm > 0) day.vm_paid += line.vm + line.final_vm;
+      if (!c.expiring && line.qty != 0) open.push_back(SymQty{c.sym, line.qty});
+      entry.lines.push_back(line);
+    }
+    std::sort(entry.lines.begin(), entry.lines.end(),
+              [](const AccountLine& x, const AccountLine& y) { return x.contract < y.contract; });
+    std::sort(open.begin(), open.end(),
+              [](const SymQty& x, const SymQty& y) { return x.sym < y.sym; });
+    entry.vm_cum = a.vm_cum + entry.VmTotal();
+    auto collateral = config_.collateral_micro_usd.find(a.id);
+    entry.cash = entry.vm_cum + (collateral == config_.collateral_micro_usd.end() ? 0 : collateral->second);
+    if (!open.empty()) {
+      auto im = margin->InitialMarginMicroUsd(a.id, open, prices);
+      if (!im.ok()) {
+        return absl::Status(im.status().code(), absl::StrCat("margin of ", a.id, ": ", im.status().message()));
+      }
+      entry.margin = *im;
+    }
+    entry.call = std::max<int64_t>(0, entry.margin - entry.cash);
+    if (entry.call > 0) {
+      ++day.calls;
+      day.call_total += entry.call;
+    }
+    out->push_back(std::move(entry));
+    if (out->size() % 65536 == 0) Progress("accounts", out->size(), accounts_.size());
+  }
+  __int128 total = 0;
+  for (size_t i = 0; i < per_contract.size(); ++i) {
+    // VM moves cash between longs and shorts: each contract's postings net to zero and the
+    // clearing account's counter-postings are therefore zero too.
+    if (per_contract[i] != 0) {
+      return absl::InternalError(absl::StrCat("VM of ", day.contracts[i].sym,
+                                              " does not sum to zero; positions do not balance"));
+    }
+    day.contracts[i].clearing_vm = -static_cast<int64_t>(per_contract[i]);
+    total += per_contract[i];
+  }
+  if (total != 0) return absl::InternalError("VM does not sum to zero");
+  day.accounts = static_cast<int64_t>(out->size());
+  day.clearing_vm_cum = -prior_vm_cum_sum_;  // unchanged: today's clearing postings are zero
+  return day;
+}
+
+absl::StatusOr<DayRecord> Batch::Run(std::optional<Date> last_settled) {
+  auto states = ledger_.Contracts();
+  if (!states.ok()) return states.status();
+  states_ = *std::move(states);
+  // Every contract with a prior settlement keeps settling until it expires.
+  for (const auto& [sym, state] : states_) {
+    if (state.expired) continue;
+    if (auto index = ContractIndex(sym); !index.ok()) return index.status();
+  }
+  if (last_settled) {
+    if (absl::Status s = LoadPrior(*last_settled); !s.ok()) return s;
+  }
+  if (absl::Status s = LoadTrades(last_settled); !s.ok()) return s;
+  if (absl::Status s = PriceContracts(); !s.ok()) return s;
+  std::vector<AccountDay> entries;
+  auto day = Post(&entries);
+  if (!day.ok()) return day.status();
+  if (options_.fail) {
+    if (absl::Status s = options_.fail("computed"); !s.ok()) return s;
+  }
+  Progress("write", 0, 1);
+  if (absl::Status s = ledger_.CommitDay(*day, entries, options_.fail); !s.ok()) return s;
+  Progress("write", 1, 1);
+  return day;
+}
+
+}  // namespace
+
+absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
+                                        const SettleInputs& inputs, const SettleOptions& options) {
+  if (inputs.trades == nullptr) return absl::InvalidArgumentError("no trade source");
+  if (!config.calendar.IsBusinessDay(date)) {
+    return absl::InvalidArgumentError(absl::StrCat(FormatDate(date), " is not a business day"));
+  }
+  auto ledger = Ledger::Open(options.data_dir);
+  if (!ledger.ok()) return ledger.status();
+  SettleReport report;
+  auto settled = (*ledger)->ReadDay(date);
+  if (!settled.ok()) return settled.status();
+  auto statements_progress = [&](int64_t done, int64_t total) {
+    if (options.progress) options.progress("statements", done, total);
+  };
+  if (settled->has_value()) {
+    report.day = **settled;
+    report.already_settled = true;
+    // Statements are derived from the ledger: restore them if a crash lost them.
+    if (!options.out_dir.empty() &&
+        !std::filesystem::exists(std::filesystem::path(options.out_dir) / FormatDate(date))) {
+      if (absl::Status s = WriteStatements(**ledger, date, options.out_dir, options.fail,
+                                           statements_progress); !s.ok()) {
+        return s;
+      }
+      report.statements_written = true;
+    }
+    return report;
+  }
+  auto first = (*ledger)->FirstSettledDate();
+  if (!first.ok()) return first.status();
+  auto last = (*ledger)->LastSettledDate();
+  if (!last.ok()) return last.status();
+  if (last->has_value()) {
+    if (date < **first) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to settle ", FormatDate(date), ": it is before the first settled date ",
+          FormatDate(**first)));
+    }
+    const Date expected = config.calendar.NextBusinessDay(**last);
+    if (date != expected) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to settle ", FormatDate(date), ": the previous business day ",
+          FormatDate(config.calendar.PreviousBusinessDay(date)),
+          " is not settled (last settled: ", FormatDate(**last), "); settle ",
+          FormatDate(expected), " first"));
+    }
+  }
+  Batch batch(date, config, inputs, options, **ledger);
+  auto day = batch.Run(*last);
+  if (!day.ok()) return day.status();
+  report.day = *std::move(day);
+  if (options.fail) {
+    if (absl::Status s = options.fail("committed"); !s.ok()) return s;
+  }
+  if (!options.out_dir.empty()) {
+    if (absl::Status s = WriteStatements(**ledger, date, options.out_dir, options.fail,
+                                         statements_progress); !s.ok()) {
+      return s;
+    }
+    report.statements_written = true;
+  }
+  return report;
+}
+
+}  // namespace cfx::settlement

@@ -1,0 +1,39 @@
+#include "cfx/settlement/expiry.h"
+
+#include "cfx/common/decimal.h"
+
+namespace cfx::settlement {
+
+Date LastTradingDay(const ContractSymbol& contract, const BusinessCalendar& calendar) {
+  return calendar.LastBusinessDayOfMonth(contract.year, contract.month);
+}
+
+std::optional<int64_t> FinalSettlementPrice(const std::vector<std::optional<int64_t>>& fixes_e4) {
+  __int128 sum = 0;
+  int64_t n = 0;
+  for (const auto& f : fixes_e4) {
+    if (!f) continue;
+    sum += *f;
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  // mean (× 10^4) / 10 -> ticks, one rounding only.
+  return DivRoundHalfEven(sum, static_cast<__int128>(n) * 10);
+}
+
+std::vector<ContractSymbol> ListedContracts(const Grade& grade, Date date, int count) {
+  int y, m, d;
+  YmdFromDate(date, &y, &m, &d);
+  std::vector<ContractSymbol> out;
+  out.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    out.push_back(ContractSymbol{grade, y, m});
+    if (++m > 12) {
+      m = 1;
+      ++y;
+    }
+  }
+  return out;
+}
+
+}  // namespace cfx::settlement

@@ -1,0 +1,168 @@
+#include "cfx/settlement/statements.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/common/decimal.h"
+
+namespace cfx::settlement {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+ojson OptPrice(const std::optional<int64_t>& ticks) {
+  return ticks ? ojson(PriceText(*ticks)) : ojson(nullptr);
+}
+
+absl::Status WriteFile(const fs::path& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return absl::UnavailableError(absl::StrCat("cannot write ", path.string()));
+  size_t n = std::fwrite(text.data(), 1, text.size(), f);
+  bool ok = n == text.size() && std::fclose(f) == 0;
+  if (!ok) return absl::UnavailableError(absl::StrCat("cannot write ", path.string()));
+  return absl::OkStatus();
+}
+
+// Account ids become file names: refuse anything that could escape the folder.
+bool SafeFileName(std::string_view name) {
+  return !name.empty() && name[0] != '.' && name.find('/') == std::string_view::npos &&
+         name.find('\0') == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string UsdCents(int64_t micro_usd) { return FormatScaled(DivRoundHalfEven(micro_usd, 10'000), 2); }
+
+std::string PriceText(int64_t ticks) { return FormatScaled(ticks, 3); }
+
+std::string AccountStatementJson(const DayRecord& day, const AccountDay& a) {
+  ojson positions = ojson::array();
+  for (const AccountLine& l : a.lines) {
+    const ContractDay& c = day.contracts[l.contract];
+    ojson line = {{"sym", c.sym},
+                  {"qty", l.qty},
+                  {"settle", PriceText(c.settle)},
+                  {"prior_settle", OptPrice(c.prior_settle)},
+                  {"vm", UsdCents(l.vm + l.final_vm)}};
+    if (c.expired) {
+      // Expiry lines say how the total VM splits; the position is closed after this date.
+      line["fsp"] = OptPrice(c.fsp);
+      line["final_vm"] = UsdCents(l.final_vm);
+    }
+    positions.push_back(std::move(line));
+  }
+  ojson j = {{"account", a.account},
+             {"date", FormatDate(day.date)},
+             {"positions", std::move(positions)},
+             {"vm_total", UsdCents(a.VmTotal())},
+             {"cash", UsdCents(a.cash)},
+             {"margin", UsdCents(a.margin)},
+             {"call", UsdCents(a.call)}};
+  return j.dump() + "\n";
+}
+
+std::string AccountStatementCsv(const DayRecord& day, const AccountDay& a) {
+  std::string out = "account,date,sym,qty,settle,prior_settle,vm,vm_total,cash,margin,call\n";
+  std::string tail = absl::StrCat(",", UsdCents(a.VmTotal()), ",", UsdCents(a.cash), ",",
+                                  UsdCents(a.margin), ",", UsdCents(a.call), "\n");
+  std::string head = absl::StrCat(a.account, ",", FormatDate(day.date), ",");
+  if (a.lines.empty()) out += head + ",,,," + tail;
+  for (const AccountLine& l : a.lines) {
+    const ContractDay& c = day.contracts[l.contract];
+    absl::StrAppend(&out, head, c.sym, ",", l.qty, ",", PriceText(c.settle), ",",
+                    c.prior_settle ? PriceText(*c.prior_settle) : "", ",",
+                    UsdCents(l.vm + l.final_vm), tail);
+  }
+  return out;
+}
+
+std::string SettlementPricesJson(const DayRecord& day) {
+  ojson out = ojson::array();
+  for (const ContractDay& c : day.contracts) {
+    ojson p = {{"sym", c.sym}, {"settle", PriceText(c.settle)}, {"tier", PriceTierName(c.tier)}};
+    if (c.expired) p["fsp"] = OptPrice(c.fsp);
+    out.push_back(std::move(p));
+  }
+  return out.dump() + "\n";
+}
+
+std::string DaySummaryJson(const DayRecord& day) {
+  ojson prices = ojson::array();
+  for (const ContractDay& c : day.contracts) {
+    prices.push_back({{"sym", c.sym},
+                      {"settle", PriceText(c.settle)},
+                      {"tier", PriceTierName(c.tier)},
+                      {"prior_settle", OptPrice(c.prior_settle)},
+                      {"expired", c.expired},
+                      {"fsp", OptPrice(c.fsp)}});
+  }
+  ojson j = {{"date", FormatDate(day.date)},
+             {"prices", std::move(prices)},
+             {"accounts", day.accounts},
+             {"vm_total", UsdCents(day.vm_paid)},
+             {"calls", day.calls},
+             {"call_total", UsdCents(day.call_total)},
+             {"margin_available", day.margin_available},
+             {"fixes_available", day.fixes_available}};
+  return j.dump(2) + "\n";
+}
+
+std::string DaySummaryText(const DayRecord& day) {
+  std::string out = absl::StrCat("settlement ", FormatDate(day.date), ": ", day.contracts.size(),
+                                 " contracts, ", day.accounts, " accounts\n");
+  for (const ContractDay& c : day.contracts) {
+    absl::StrAppend(&out, "  ", c.sym, "  ", PriceText(c.settle), "  ", PriceTierName(c.tier));
+    if (c.expired) {
+      absl::StrAppend(&out, "  expired, FSP ", c.fsp ? PriceText(*c.fsp) : "none");
+    }
+    out += "\n";
+  }
+  absl::StrAppend(&out, "  VM moved: ", UsdCents(day.vm_paid), " USD; margin calls: ", day.calls,
+                  " totalling ", UsdCents(day.call_total), " USD\n");
+  if (!day.margin_available) out += "  (no margin source: initial margin taken as 0)\n";
+  if (!day.fixes_available) out += "  (no fix source: T3 kept prior prices, no T4, no FSP)\n";
+  return out;
+}
+
+absl::Status WriteStatements(Ledger& ledger, Date date, const std::string& out_dir,
+                             const FailPoint& fail,
+                             const std::function<void(int64_t, int64_t)>& progress) {
+  auto day = ledger.ReadDay(date);
+  if (!day.ok()) return day.status();
+  if (!day->has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(FormatDate(date), " is not settled"));
+  }
+  const DayRecord& rec = **day;
+  const std::string d = FormatDate(date);
+  fs::path final_dir = fs::path(out_dir) / d;
+  fs::path tmp_dir = fs::path(out_dir) / ("." + d + ".tmp");
+  std::error_code ec;
+  fs::remove_all(tmp_dir, ec);
+  fs::create_directories(tmp_dir, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", tmp_dir.string(), ": ", ec.message()));
+  if (absl::Status s = WriteFile(tmp_dir / "settlement_prices.json", SettlementPricesJson(rec)); !s.ok()) return s;
+  if (absl::Status s = WriteFile(tmp_dir / "summary.json", DaySummaryJson(rec)); !s.ok()) return s;
+  int64_t done = 0;
+  absl::Status s = ledger.ForEachAccount(date, [&](AccountDay&& a) -> absl::Status {
+    if (!SafeFileName(a.account)) {
+      return absl::InvalidArgumentError(absl::StrCat("account id unusable as a file name: '", a.account, "'"));
+    }
+    if (absl::Status w = WriteFile(tmp_dir / (a.account + ".json"), AccountStatementJson(rec, a)); !w.ok()) return w;
+    if (absl::Status w = WriteFile(tmp_dir / (a.account + ".csv"), AccountStatementCsv(rec, a)); !w.ok()) return w;
+    if (progress && (++done % 4096 == 0 || done == rec.accounts)) progress(done, rec.accounts);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  if (fail) {
+    if (absl::Status f = fail("statements_written"); !f.ok()) return f;
+  }
+  fs::remove_all(final_dir, ec);
+  fs::rename(tmp_dir, final_dir, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot rename ", tmp_dir.string(), " to ", final_dir.string(), ": ", ec.message()));
+  return absl::OkStatus();
+}
+
+}  // namespace cfx::settlement

@@ -1,0 +1,55 @@
+// A settlement fixture over in-memory trades and fixes and a temp data dir.
+#ifndef CFX_TESTS_SETTLEMENT_BATCH_FIXTURE_H_
+#define CFX_TESTS_SETTLEMENT_BATCH_FIXTURE_H_
+
+#include <cstdlib>
+
+#include "test_util.h"
+
+namespace cfx::settlement::testing {
+
+// Initial margin: 100 USD per lot held, long or short.
+class PerLotMargin : public MarginSource {
+ public:
+  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view, const std::vector<SymQty>& positions,
+                                                const SettlePrices& prices) override {
+    int64_t im = 0;
+    for (const SymQty& p : positions) {
+      EXPECT_TRUE(prices.count(p.sym)) << p.sym;
+      im += std::llabs(p.qty) * 100'000'000;
+    }
+    return im;
+  }
+};
+
+class BatchFixture : public ::testing::Test {
+ protected:
+  std::string data() const { return dir_.Sub("data"); }
+  std::string out() const { return dir_.Sub("out"); }
+  absl::StatusOr<SettleReport> Settle(const char* date, FailPoint fail = nullptr) {
+    SettleInputs inputs{&trades_, &fixes_, &margin_};
+    SettleOptions options;
+    options.data_dir = data();
+    options.out_dir = out();
+    options.fail = std::move(fail);
+    return SettleDate(D(date), config_, inputs, options);
+  }
+  void AddTrade(const char* ts, const char* px, int64_t qty, const char* buy, const char* sell,
+                const std::string& sym = "B200-GOLD-US-202703") {
+    trades_.AddTrade(MakeTrade(++seq_, ts, sym, px, qty, buy, sell));
+  }
+  std::string Statement(const char* date, const char* account, const char* ext = "json") {
+    return ReadFile(out() + "/" + date + "/" + account + "." + ext);
+  }
+
+  TempDir dir_;
+  MemoryTradeSource trades_;
+  MemoryFixSource fixes_;
+  PerLotMargin margin_;
+  SettleConfig config_;
+  int64_t seq_ = 0;
+};
+
+}  // namespace cfx::settlement::testing
+
+#endif  // CFX_TESTS_SETTLEMENT_BATCH_FIXTURE_H_

@@ -1,0 +1,209 @@
+#include <nlohmann/json.hpp>
+
+#include "batch_fixture.h"
+#include "cfx/settlement/statements.h"
+
+namespace cfx::settlement {
+namespace {
+
+using testing::D;
+using testing::ReadFile;
+using testing::ReadTree;
+
+constexpr char kMar[] = "B200-GOLD-US-202703";
+
+class BatchTest : public testing::BatchFixture {
+ protected:
+  // Day 1 (2027-03-01): A buys 3 from B at 10:00 @ 5.200 (outside the closing window);
+  // A buys 2 from C @ 5.250 and C buys 2 from B @ 5.260 inside it: VWAP 5.255 (T1).
+  void FirstDay() {
+    config_.collateral_micro_usd["A"] = 1'000'000'000;  // 1000 USD
+    AddTrade("2027-03-01T10:00:00Z", "5.200", 3, "A", "B");
+    AddTrade("2027-03-01T15:45:00Z", "5.250", 2, "A", "C");
+    AddTrade("2027-03-01T15:50:00Z", "5.260", 2, "C", "B");
+  }
+};
+
+TEST_F(BatchTest, FirstDaySettlesByVwapAndWritesExactStatements) {
+  FirstDay();
+  auto r = Settle("2027-03-01");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->already_settled);
+  ASSERT_EQ(r->day.contracts.size(), 1u);  // other listed months have no price source
+  EXPECT_EQ(r->day.contracts[0].settle, 5255);
+  EXPECT_EQ(r->day.contracts[0].tier, PriceTier::kT1);
+  // A: 3×(5255−5200) + 2×(5255−5250) = 175 USD; B: −165 + 10 = −155; C: −10 − 10 = −20.
+  EXPECT_EQ(Statement("2027-03-01", "A"),
+            R"({"account":"A","date":"2027-03-01","positions":[{"sym":"B200-GOLD-US-202703",)"
+            R"("qty":5,"settle":"5.255","prior_settle":null,"vm":"175.00"}],"vm_total":"175.00",)"
+            R"("cash":"1175.00","margin":"500.00","call":"0.00"})"
+            "\n");
+  EXPECT_EQ(Statement("2027-03-01", "B"),
+            R"({"account":"B","date":"2027-03-01","positions":[{"sym":"B200-GOLD-US-202703",)"
+            R"("qty":-5,"settle":"5.255","prior_settle":null,"vm":"-155.00"}],"vm_total":"-155.00",)"
+            R"("cash":"-155.00","margin":"500.00","call":"655.00"})"
+            "\n");
+  // C is flat but owes 20 USD: the call covers negative cash.
+  auto c = nlohmann::json::parse(Statement("2027-03-01", "C"));
+  EXPECT_EQ(c["positions"][0]["qty"], 0);
+  EXPECT_EQ(c["vm_total"], "-20.00");
+  EXPECT_EQ(c["call"], "20.00");
+  EXPECT_EQ(Statement("2027-03-01", "A", "csv"),
+            "account,date,sym,qty,settle,prior_settle,vm,vm_total,cash,margin,call\n"
+            "A,2027-03-01,B200-GOLD-US-202703,5,5.255,,175.00,175.00,1175.00,500.00,0.00\n");
+  EXPECT_EQ(ReadFile(out() + "/2027-03-01/settlement_prices.json"),
+            R"([{"sym":"B200-GOLD-US-202703","settle":"5.255","tier":"T1"}])"
+            "\n");
+  auto summary = nlohmann::json::parse(ReadFile(out() + "/2027-03-01/summary.json"));
+  EXPECT_EQ(summary["vm_total"], "175.00");
+  EXPECT_EQ(summary["calls"], 2);
+  EXPECT_EQ(summary["call_total"], "675.00");
+  EXPECT_EQ(r->day.vm_paid, 175'000'000);
+}
+
+TEST_F(BatchTest, SecondDayMarksPriorPositionsAndTradesAtTheMidpoint) {
+  FirstDay();
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  // Day 2: no closing-window trade; a tight book at the close: mid 5.265 (T2).
+  AddTrade("2027-03-02T11:00:00Z", "5.262", 1, "C", "A");
+  trades_.SetClose(kMar, D("2027-03-02"), CloseQuote{5260, 5270});
+  auto r = Settle("2027-03-02");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->day.contracts[0].settle, 5265);
+  EXPECT_EQ(r->day.contracts[0].tier, PriceTier::kT2);
+  EXPECT_EQ(r->day.contracts[0].prior_settle, 5255);
+  // A: 5×10 − 1×3 = 47 USD; B: −5×10 = −50; C: 0×10 + 1×3 = 3.
+  auto a = nlohmann::json::parse(Statement("2027-03-02", "A"));
+  EXPECT_EQ(a["positions"][0]["qty"], 4);
+  EXPECT_EQ(a["positions"][0]["prior_settle"], "5.255");
+  EXPECT_EQ(a["positions"][0]["vm"], "47.00");
+  EXPECT_EQ(a["cash"], "1222.00");
+  EXPECT_EQ(nlohmann::json::parse(Statement("2027-03-02", "B"))["vm_total"], "-50.00");
+  EXPECT_EQ(nlohmann::json::parse(Statement("2027-03-02", "C"))["vm_total"], "3.00");
+  auto ledger = Ledger::Open(data());
+  EXPECT_TRUE((*ledger)->Verify().ok());
+}
+
+TEST_F(BatchTest, ExactHalfVwapRoundsTowardPriorSettlement) {
+  AddTrade("2027-03-01T15:45:00Z", "5.000", 1, "A", "B");
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  // Day 2 VWAP (5.010 + 5.011) / 2 = 5.0105, prior 5.000 below -> 5.010.
+  AddTrade("2027-03-02T15:40:00Z", "5.010", 1, "A", "B");
+  AddTrade("2027-03-02T15:41:00Z", "5.011", 1, "B", "A");
+  auto r = Settle("2027-03-02");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->day.contracts[0].settle, 5010);
+}
+
+TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
+  config_.grades = {*ParseGrade("B200-GOLD-US")};
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
+  fixes_.Set("B200-GOLD-US", D("2027-03-02"), 52105);
+  AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");
+  auto r1 = Settle("2027-03-01");
+  ASSERT_TRUE(r1.ok()) << r1.status();
+  ASSERT_EQ(r1->day.contracts.size(), 12u);
+  EXPECT_EQ(r1->day.contracts[0].sym, kMar);
+  EXPECT_EQ(r1->day.contracts[0].tier, PriceTier::kT1);
+  EXPECT_EQ(r1->day.contracts[11].sym, "B200-GOLD-US-202802");
+  EXPECT_EQ(r1->day.contracts[11].settle, 5200);
+  EXPECT_EQ(r1->day.contracts[11].tier, PriceTier::kT4);
+  auto r2 = Settle("2027-03-02");
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  // 5.200 + (5.2105 − 5.2000) = 5.2105 -> half to even 5.210; the traded one 5.250 -> 5.260 (5.2605).
+  EXPECT_EQ(r2->day.contracts[11].settle, 5210);
+  EXPECT_EQ(r2->day.contracts[11].tier, PriceTier::kT3);
+  EXPECT_EQ(r2->day.contracts[0].settle, 5260);
+  EXPECT_EQ(r2->day.contracts[0].tier, PriceTier::kT3);
+}
+
+TEST_F(BatchTest, ContractWithoutAnyPriceIsUnsettledAndNothingIsWritten) {
+  AddTrade("2027-03-01T10:00:00Z", "5.250", 1, "A", "B");  // not in the closing window
+  auto r = Settle("2027-03-01");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find(kMar), std::string::npos) << r.status();
+  EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-01"));
+  auto ledger = Ledger::Open(data());
+  EXPECT_FALSE((*(*ledger)->LastSettledDate()).has_value());
+  // Once a fix exists the same date settles (T4).
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52500);
+  auto again = Settle("2027-03-01");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->day.contracts[0].tier, PriceTier::kT4);
+}
+
+TEST_F(BatchTest, RefusesNonBusinessDaysGapsAndDatesBeforeTheFirst) {
+  AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");
+  EXPECT_EQ(Settle("2027-03-06").status().code(), absl::StatusCode::kInvalidArgument);  // Saturday
+  fixes_.Set("B200-GOLD-US", D("2027-03-02"), 52500);
+  ASSERT_TRUE(Settle("2027-03-02").ok());  // the very first date may be any business day
+  auto before = Settle("2027-03-01");
+  EXPECT_EQ(before.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(before.status().message().find("first settled date"), std::string::npos);
+  auto gap = Settle("2027-03-04");
+  EXPECT_EQ(gap.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(gap.status().message().find("2027-03-03 is not settled"), std::string::npos)
+      << gap.status();
+}
+
+TEST_F(BatchTest, HolidaysAreSkippedByTheChain) {
+  config_.calendar = BusinessCalendar({D("2027-03-02")});
+  AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  EXPECT_EQ(Settle("2027-03-02").status().code(), absl::StatusCode::kInvalidArgument);
+  // Trades of the holiday belong to the next business day.
+  AddTrade("2027-03-02T15:45:00Z", "5.300", 1, "A", "B");
+  auto r = Settle("2027-03-03");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->day.contracts[0].settle, 5250);  // T3 unchanged: the 03-02 trade is outside the closing window
+  auto a = nlohmann::json::parse(Statement("2027-03-03", "A"));
+  EXPECT_EQ(a["positions"][0]["qty"], 2);
+  EXPECT_EQ(a["positions"][0]["vm"], "-50.00");  // bought at 5.300, settled 5.250
+}
+
+TEST_F(BatchTest, RerunOfASettledDateChangesNothingAndRestoresLostStatements) {
+  FirstDay();
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  auto tree = ReadTree(out());
+  std::string ledger = testing::DumpLedger(data());
+  AddTrade("2027-03-01T15:55:00Z", "9.999", 100, "A", "B");  // late data is not picked up
+  auto again = Settle("2027-03-01");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->already_settled);
+  EXPECT_FALSE(again->statements_written);
+  EXPECT_EQ(ReadTree(out()), tree);
+  EXPECT_EQ(testing::DumpLedger(data()), ledger);
+  std::filesystem::remove_all(out() + "/2027-03-01");
+  auto restore = Settle("2027-03-01");
+  ASSERT_TRUE(restore.ok());
+  EXPECT_TRUE(restore->statements_written);
+  EXPECT_EQ(ReadTree(out()), tree);
+}
+
+TEST_F(BatchTest, AccountsThatWereActiveKeepGettingStatements) {
+  FirstDay();
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  trades_.SetClose(kMar, D("2027-03-02"), CloseQuote{5250, 5260});
+  ASSERT_TRUE(Settle("2027-03-02").ok());
+  // C was flat after day 1 and did not trade on day 2: an empty statement, cash carried.
+  auto c = nlohmann::json::parse(Statement("2027-03-02", "C"));
+  EXPECT_TRUE(c["positions"].empty());
+  EXPECT_EQ(c["vm_total"], "0.00");
+  EXPECT_EQ(c["cash"], "-20.00");
+  EXPECT_EQ(Statement("2027-03-02", "C", "csv"),
+            "account,date,sym,qty,settle,prior_settle,vm,vm_total,cash,margin,call\n"
+            "C,2027-03-02,,,,,,0.00,-20.00,0.00,20.00\n");
+}
+
+TEST(StatementsTest, MoneyIsRoundedHalfEvenToCents) {
+  EXPECT_EQ(UsdCents(1'234'567), "1.23");
+  EXPECT_EQ(UsdCents(1'235'000), "1.24");
+  EXPECT_EQ(UsdCents(1'225'000), "1.22");
+  EXPECT_EQ(UsdCents(-1'225'000), "-1.22");
+  EXPECT_EQ(UsdCents(0), "0.00");
+  EXPECT_EQ(PriceText(5250), "5.250");
+}
+
+}  // namespace
+}  // namespace cfx::settlement

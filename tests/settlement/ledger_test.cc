@@ -1,0 +1,93 @@
+#include "cfx/settlement/ledger.h"
+
+#include "cfx/common/kv_store.h"
+#include "test_util.h"
+
+namespace cfx::settlement {
+namespace {
+
+using testing::D;
+using testing::TempDir;
+
+TEST(LedgerTest, EntryEncodingRoundTrips) {
+  AccountDay a{"A1", {{0, 5, 20'000'000, 0}, {3, -2, -4'000'000, 7'000'000}}, 23'000'000,
+               1'023'000'000, 50'000'000, 0};
+  std::string text = EncodeAccountDay(a);
+  EXPECT_EQ(text, "23000000 1023000000 50000000 0|0:5:20000000;3:-2:-4000000:7000000");
+  auto back = DecodeAccountDay("A1", text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(EncodeAccountDay(*back), text);
+  EXPECT_EQ(back->VmTotal(), 23'000'000);
+  EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|").value().lines.size(), 0u);
+  EXPECT_EQ(DecodeAccountDay("A1", "1 2 3|").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|0:x:1").status().code(), absl::StatusCode::kDataLoss);
+}
+
+DayRecord OneContractDay(Date date) {
+  DayRecord r;
+  r.date = date;
+  r.contracts.push_back(ContractDay{"B200-GOLD-US-202703", 5000, PriceTier::kT1, std::nullopt,
+                                    false, std::nullopt, 0});
+  r.accounts = 2;
+  r.vm_paid = 10'000'000;
+  return r;
+}
+
+TEST(LedgerTest, CommitDayIsReadBackAndVerifies) {
+  TempDir dir;
+  auto ledger = Ledger::Open(dir.path());
+  ASSERT_TRUE(ledger.ok());
+  std::vector<AccountDay> accounts = {{"A", {{0, 1, 10'000'000, 0}}, 10'000'000, 10'000'000, 0, 0},
+                                      {"B", {{0, -1, -10'000'000, 0}}, -10'000'000, -10'000'000, 0, 10'000'000}};
+  ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).ok());
+  EXPECT_EQ(*(*ledger)->FirstSettledDate(), D("2027-03-01"));
+  EXPECT_EQ(*(*ledger)->LastSettledDate(), D("2027-03-01"));
+  auto day = (*ledger)->ReadDay(D("2027-03-01"));
+  ASSERT_TRUE(day.ok() && day->has_value());
+  EXPECT_EQ((*day)->contracts[0].sym, "B200-GOLD-US-202703");
+  auto contracts = (*ledger)->Contracts();
+  EXPECT_EQ(contracts->at("B200-GOLD-US-202703").last_settle, 5000);
+  EXPECT_TRUE((*ledger)->Verify().ok());
+  // A second commit of the same date is refused.
+  EXPECT_EQ((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(LedgerTest, FailureBeforeCommitLeavesNothing) {
+  TempDir dir;
+  auto ledger = Ledger::Open(dir.path());
+  std::vector<AccountDay> accounts = {{"A", {}, 0, 0, 0, 0}};
+  for (const char* point : {"ledger_begin", "ledger_half", "ledger_before_commit"}) {
+    absl::Status s = (*ledger)->CommitDay(
+        OneContractDay(D("2027-03-01")), accounts, [&](std::string_view p) {
+          return p == point ? absl::AbortedError("injected") : absl::OkStatus();
+        });
+    EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << point;
+    EXPECT_FALSE((*(*ledger)->LastSettledDate()).has_value()) << point;
+    EXPECT_FALSE((*(*ledger)->ReadDay(D("2027-03-01"))).has_value()) << point;
+  }
+}
+
+TEST(LedgerTest, VerifyFindsPostingsThatDoNotSumToZero) {
+  TempDir dir;
+  auto ledger = Ledger::Open(dir.path());
+  std::vector<AccountDay> accounts = {{"A", {{0, 1, 10'000'000, 0}}, 10'000'000, 10'000'000, 0, 0},
+                                      {"B", {{0, -1, -9'000'000, 0}}, -9'000'000, -9'000'000, 0, 9'000'000}};
+  ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).ok());
+  absl::Status s = (*ledger)->Verify();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("sum to zero"), std::string::npos) << s;
+}
+
+TEST(LedgerTest, VerifyFindsCashThatIsNotTheSumOfPostings) {
+  TempDir dir;
+  auto ledger = Ledger::Open(dir.path());
+  std::vector<AccountDay> accounts = {{"A", {{0, 1, 10'000'000, 0}}, 11'000'000, 11'000'000, 0, 0},
+                                      {"B", {{0, -1, -10'000'000, 0}}, -10'000'000, -10'000'000, 0, 10'000'000}};
+  ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).ok());
+  absl::Status s = (*ledger)->Verify();
+  EXPECT_NE(s.message().find("vm_cum"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace cfx::settlement
