@@ -75,8 +75,8 @@ TEST(RecoveryTest, RandomCrashPointsRecoverToTheUninterruptedState) {
       for (size_t i = 0; i < to_apply; ++i) {
         machine->Apply(batch_start + i + 1, stream[batch_start + i], sink);
       }
-      if (point == 2 || rng() % 5 == 0) {
-        if (to_apply == n) ASSERT_TRUE(journal->WriteSnapshot(journaled, machine->Snapshot()).ok());
+      if ((point == 2 || rng() % 5 == 0) && to_apply == n) {
+        ASSERT_TRUE(journal->WriteSnapshot(journaled, machine->Snapshot()).ok());
       }
       if (point <= 2) {
         ++crashes;

@@ -28,7 +28,7 @@
 namespace cfx::journal {
 
 struct JournalOptions {
-  std::string data_dir;
+  std::string data_dir = "";
   // Address space reserved for the records (a sparse file on disk); a full map is reported
   // as ResourceExhausted naming the path, never a crash.
   uint64_t map_size_bytes = 16ull << 30;

@@ -36,7 +36,7 @@ struct PipelineOptions {
   size_t output_capacity = 1 << 16;     // SPSC matcher -> publisher
   size_t max_batch = 8192;              // most inputs in one group commit
   uint64_t snapshot_every = 0;          // inputs between snapshots; 0: none (needs a journal)
-  RecoveryOptions recovery;
+  RecoveryOptions recovery = {};
 };
 
 struct PipelineStats {
@@ -150,9 +150,11 @@ class Pipeline {
     uint64_t tag = 0;
     Command command{};
   };
+  // The ack rides on the input's last outcome: one ring slot per input in the common case.
   struct Output {
     uint64_t seq = 0;
     uint64_t tag = 0;
+    bool has_outcome = false;
     bool is_ack = false;
     Outcome outcome{};
   };
@@ -161,18 +163,30 @@ class Pipeline {
     std::string state;
   };
 
-  // Pushes matcher outcomes into the output ring for the input being applied.
+  // Pushes matcher outcomes into the output ring for the input being applied, holding the
+  // latest one back so that Finish() can send it together with the ack.
   class Sink : public OutcomeSink<Outcome> {
    public:
     explicit Sink(Pipeline* p) : p_(p) {}
-    void Emit(const Outcome& outcome) override {
-      p_->PushOutput(Output{seq, tag, false, outcome});
+    void Begin(uint64_t seq, uint64_t tag) {
+      pending_.seq = seq;
+      pending_.tag = tag;
+      pending_.has_outcome = false;
+      pending_.is_ack = false;
     }
-    uint64_t seq = 0;
-    uint64_t tag = 0;
+    void Emit(const Outcome& outcome) override {
+      if (pending_.has_outcome) p_->PushOutput(pending_);
+      pending_.outcome = outcome;
+      pending_.has_outcome = true;
+    }
+    void Finish() {
+      pending_.is_ack = true;
+      p_->PushOutput(pending_);
+    }
 
    private:
     Pipeline* p_;
+    Output pending_;
   };
 
   // Sequencer/journaler thread: everything waiting (up to max_batch) becomes one group
@@ -240,10 +254,9 @@ class Pipeline {
         continue;
       }
       idle.Reset();
-      sink.seq = s.seq;
-      sink.tag = s.tag;
+      sink.Begin(s.seq, s.tag);
       matcher_->Apply(s.seq, s.command, sink);
-      PushOutput(Output{s.seq, s.tag, true, Outcome{}});
+      sink.Finish();
       if (journal_ != nullptr && options_.snapshot_every > 0 &&
           ++since_snapshot >= options_.snapshot_every) {
         since_snapshot = 0;
@@ -292,11 +305,8 @@ class Pipeline {
         continue;
       }
       idle.Reset();
-      if (out.is_ack) {
-        listener_->OnAck(out.seq, out.tag);
-      } else {
-        listener_->OnOutcome(out.seq, out.tag, out.outcome);
-      }
+      if (out.has_outcome) listener_->OnOutcome(out.seq, out.tag, out.outcome);
+      if (out.is_ack) listener_->OnAck(out.seq, out.tag);
     }
     if (!error_reported && failed_.load(std::memory_order_acquire)) {
       listener_->OnJournalError(error_status_);
