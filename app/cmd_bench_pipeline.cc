@@ -1,0 +1,30 @@
+// `cfx bench pipeline`: the order path with the journal off — producers -> MPSC ring ->
+// sequencer -> SPSC -> toy matcher -> SPSC -> publisher — to measure the rings and threads
+// alone. The last line is one JSON object.
+#include <iostream>
+
+#include "journal_bench_harness.h"
+#include "registry.h"
+
+namespace cfx::app {
+namespace {
+
+void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
+  CLI::App* cmd = parent.add_subcommand(
+      "pipeline", "Rings and threads of the order path, journal off (toy matcher)");
+  static bench::HarnessConfig config;
+  cmd->add_option("--producers", config.producers, "Producer threads (default 1)");
+  cmd->add_option("--messages", config.messages, "Inputs to send (default 5000000)");
+  cmd->add_option("--rate", config.rate, "Offers per second in total; 0: flat out (default)");
+  cmd->callback([rc] {
+    nlohmann::json out = bench::RunHarness(config);
+    out["bench"] = "pipeline";
+    out["journal"] = false;
+    std::cout << out.dump() << std::endl;
+    *rc = out.contains("error") ? 1 : 0;
+  });
+}
+CFX_REGISTER_COMMAND("bench", SetupBenchPipeline);
+
+}  // namespace
+}  // namespace cfx::app

@@ -1,0 +1,150 @@
+// Shared harness of `cfx bench pipeline` and `cfx bench journal`: producers offer 64-byte
+// counter commands (the size of an encoded order) to a Pipeline over the toy counter
+// machine and the publisher measures offer-to-ack latency. App-local, header-only (the app
+// target compiles cmd_*.cc only).
+#ifndef CFX_APP_JOURNAL_BENCH_HARNESS_H_
+#define CFX_APP_JOURNAL_BENCH_HARNESS_H_
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "cfx/journal/counter_machine.h"
+#include "cfx/journal/pipeline.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::app::bench {
+
+struct HarnessConfig {
+  int producers = 1;
+  uint64_t messages = 5'000'000;
+  uint64_t rate = 0;  // total offers per second; 0: as fast as the rings take them
+  journal::PipelineOptions pipeline;
+  journal::Journal* journal = nullptr;
+};
+
+// Offer-to-ack latency in 100 ns buckets up to 100 ms (beyond: the last bucket).
+class LatencyListener : public journal::PipelineListener<journal::CounterOutcome> {
+ public:
+  static constexpr uint64_t kBucketNs = 100;
+  static constexpr size_t kBuckets = 1'000'000;
+
+  explicit LatencyListener(const std::vector<int64_t>* sent_ns)
+      : sent_ns_(sent_ns), buckets_(kBuckets, 0) {}
+  void OnOutcome(uint64_t, uint64_t, const journal::CounterOutcome&) override {}
+  void OnAck(uint64_t, uint64_t tag) override {
+    // sent_ns_[tag] was written before the offer; the rings' release/acquire chain orders it.
+    const int64_t now = NowNs();
+    const int64_t ns = now - (*sent_ns_)[tag];
+    ++buckets_[std::min<uint64_t>(std::max<int64_t>(ns, 0) / kBucketNs, kBuckets - 1)];
+    last_ack_ns_.store(now, std::memory_order_relaxed);
+    acked_.fetch_add(1, std::memory_order_release);
+  }
+  void OnJournalError(const absl::Status& status) override { error_ = status; }
+
+  static int64_t NowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  uint64_t acked() const { return acked_.load(std::memory_order_acquire); }
+  int64_t last_ack_ns() const { return last_ack_ns_.load(std::memory_order_relaxed); }
+  // REQUIRES: the pipeline has stopped.
+  double PercentileUs(double p) const {
+    const uint64_t total = acked();
+    const uint64_t want = static_cast<uint64_t>(p * total);
+    uint64_t seen = 0;
+    for (size_t i = 0; i < kBuckets; ++i) {
+      seen += buckets_[i];
+      if (seen > want) return (i + 0.5) * kBucketNs / 1000.0;
+    }
+    return kBuckets * kBucketNs / 1000.0;
+  }
+  const absl::Status& error() const { return error_; }
+
+ private:
+  const std::vector<int64_t>* sent_ns_;
+  std::vector<uint64_t> buckets_;
+  std::atomic<uint64_t> acked_{0};
+  std::atomic<int64_t> last_ack_ns_{0};
+  absl::Status error_;
+};
+
+// Runs the pipeline to completion and returns the figures as JSON.
+inline nlohmann::json RunHarness(const HarnessConfig& config) {
+  std::vector<int64_t> sent_ns(config.messages, 0);
+  journal::CounterCodec codec;
+  journal::CounterMachine machine;
+  LatencyListener listener(&sent_ns);
+  journal::Pipeline<journal::CounterCommand, journal::CounterOutcome> pipeline(
+      config.pipeline, config.journal, &codec, &machine, &listener);
+  auto started = pipeline.Start();
+  if (!started.ok()) return {{"error", std::string(started.status().message())}};
+
+  uint64_t full_retries_total = 0;
+  std::vector<uint64_t> full_retries(config.producers, 0);
+  const int64_t start_ns = LatencyListener::NowNs();
+  std::vector<std::thread> producers;
+  for (int p = 0; p < config.producers; ++p) {
+    producers.emplace_back([&, p] {
+      const uint64_t begin = config.messages * p / config.producers;
+      const uint64_t end = config.messages * (p + 1) / config.producers;
+      const double per_producer_rate = static_cast<double>(config.rate) / config.producers;
+      // Paced runs send in 50 µs bursts: finer sleeps cost more than they measure.
+      constexpr int64_t kBurstNs = 50'000;
+      for (uint64_t i = begin; i < end; ++i) {
+        if (config.rate != 0) {
+          const int64_t due = start_ns + static_cast<int64_t>((i - begin) * 1e9 / per_producer_rate);
+          const int64_t now = LatencyListener::NowNs();
+          if (due > now + kBurstNs) std::this_thread::sleep_for(std::chrono::nanoseconds(due - now));
+        }
+        journal::CounterCommand command{i, i % 128, 1};
+        sent_ns[i] = LatencyListener::NowNs();
+        journal::OfferResult r;
+        while ((r = pipeline.TryOffer(i, command)) == journal::OfferResult::kFull) {
+          ++full_retries[p];
+          std::this_thread::yield();
+        }
+        if (r == journal::OfferResult::kStopped) return;
+      }
+    });
+  }
+  for (auto& t : producers) t.join();
+  absl::Status stop = pipeline.Stop();
+  const int64_t end_ns = listener.last_ack_ns();
+  for (uint64_t r : full_retries) full_retries_total += r;
+
+  const journal::PipelineStats stats = pipeline.stats();
+  const double seconds = std::max<int64_t>(end_ns - start_ns, 1) / 1e9;
+  nlohmann::json histogram = nlohmann::json::object();
+  for (size_t k = 0; k < stats.batch_size_log2.size(); ++k) {
+    if (stats.batch_size_log2[k] != 0) {
+      histogram[std::to_string(uint64_t{1} << k) + "+"] = stats.batch_size_log2[k];
+    }
+  }
+  nlohmann::json out = {
+      {"messages", listener.acked()},
+      {"producers", config.producers},
+      {"offered_rate", config.rate},
+      {"seconds", seconds},
+      {"orders_per_sec", static_cast<uint64_t>(listener.acked() / seconds)},
+      {"p50_ack_us", listener.PercentileUs(0.50)},
+      {"p99_ack_us", listener.PercentileUs(0.99)},
+      {"p999_ack_us", listener.PercentileUs(0.999)},
+      {"mean_group_size", stats.batches ? static_cast<double>(stats.inputs) / stats.batches : 0},
+      {"max_group_size", stats.max_batch},
+      {"group_size_histogram", histogram},
+      {"group_commits", stats.batches},
+      {"producer_full_retries", full_retries_total},
+      {"state_hash", machine.StateHash()},
+  };
+  if (!stop.ok()) out["error"] = std::string(stop.message());
+  return out;
+}
+
+}  // namespace cfx::app::bench
+
+#endif  // CFX_APP_JOURNAL_BENCH_HARNESS_H_

@@ -1,0 +1,117 @@
+// The journal: every sequenced input, in order, in an LMDB environment under
+// `<data_dir>/journal`, plus the latest state snapshots in `<data_dir>/journal/snapshots`.
+// Each record is (seq, payload) with a versioned header and a CRC-32C; a bad checksum, a gap
+// in the sequence or a bad length is reported as DataLoss naming the seq, never skipped.
+// Format: docs/formats.md, "Journal and snapshots (LMDB)".
+//
+//   auto journal = Journal::Open({.data_dir = "/var/cfx"});
+//   if (!journal.ok()) return journal.status();          // names the path
+//   absl::StatusOr<uint64_t> last = (*journal)->AppendBatch(payloads);  // synced on return
+//   absl::Status s = (*journal)->ReadFrom(1, [](uint64_t seq, absl::string_view p) {
+//     Apply(seq, p);
+//     return true;
+//   });
+#ifndef CFX_JOURNAL_JOURNAL_H_
+#define CFX_JOURNAL_JOURNAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace cfx::journal {
+
+struct JournalOptions {
+  std::string data_dir = "";
+  // Address space reserved for the records (a sparse file on disk); a full map is reported
+  // as ResourceExhausted naming the path, never a crash.
+  uint64_t map_size_bytes = 16ull << 30;
+  uint64_t snapshot_map_size_bytes = 4ull << 30;
+  // Snapshots kept; older ones are deleted when a new one is written.
+  int keep_snapshots = 3;
+  // Benchmarks only: commits are not synced, so a power loss may lose acknowledged inputs.
+  // A process crash (kill -9) still loses nothing: the OS has the pages.
+  bool unsafe_no_sync = false;
+  // Opens without creating or writing anything (verify, dump).
+  bool read_only = false;
+};
+
+struct Snapshot {
+  uint64_t seq = 0;  // the state includes every record with seq <= this
+  std::string state;
+};
+
+struct JournalStats {
+  uint64_t records = 0;
+  uint64_t first_seq = 0;  // 0 when empty
+  uint64_t last_seq = 0;
+  uint64_t payload_bytes = 0;
+};
+
+// Thread safety: AppendBatch, TruncateAfter and the test writers are for one writer thread
+// at a time (the journaler). WriteSnapshot may run on another thread concurrently with
+// AppendBatch (snapshots live in their own environment, so neither waits for the other's
+// commit). Readers (ReadFrom, Verify, LatestValidSnapshot, LastSeq) may run on any thread.
+class Journal {
+ public:
+  // Opens or creates `<data_dir>/journal`. Returns an error naming the path when the folder
+  // cannot be created or opened (PermissionDenied, FailedPrecondition, NotFound when
+  // read_only and absent) or the file is damaged (DataLoss).
+  static absl::StatusOr<std::unique_ptr<Journal>> Open(const JournalOptions& options);
+  ~Journal();
+
+  // Appends payloads as records LastSeq()+1, LastSeq()+2, ... in ONE LMDB transaction (group
+  // commit), synced to disk before it returns OK (unless unsafe_no_sync). Returns the seq of
+  // the last record (LastSeq() when `payloads` is empty). On error nothing is appended.
+  // REQUIRES: the journal was not opened read_only; a payload is < 4 GiB.
+  absl::StatusOr<uint64_t> AppendBatch(absl::Span<const absl::string_view> payloads);
+
+  // The highest seq written (0 when empty). Any thread.
+  uint64_t LastSeq() const;
+
+  // Calls fn(seq, payload) for each record with seq >= from, in order, after checking it,
+  // until fn returns false. Returns DataLoss("journal record N: ...") at the first bad or
+  // missing record; records before it have been delivered. `payload` is valid only during
+  // the call.
+  absl::Status ReadFrom(uint64_t from,
+                        const std::function<bool(uint64_t, absl::string_view)>& fn) const;
+
+  // Scans and checks every record. DataLoss naming the first bad seq.
+  absl::StatusOr<JournalStats> Verify() const;
+
+  // Stores `state` as the snapshot that includes records 1..seq (synced), then deletes all
+  // but the newest keep_snapshots. REQUIRES: seq <= LastSeq().
+  absl::Status WriteSnapshot(uint64_t seq, absl::string_view state);
+
+  // The newest snapshot whose checksum is good and whose seq <= LastSeq(); nullopt if none.
+  // A corrupt newer snapshot is skipped (and counted in *skipped_corrupt when non-null).
+  absl::StatusOr<std::optional<Snapshot>> LatestValidSnapshot(int* skipped_corrupt = nullptr) const;
+
+  // OPERATOR ACTION, never called automatically: deletes every record with seq > `seq`
+  // and every snapshot with seq > `seq`, synced. Used to cut a torn or corrupt tail.
+  absl::Status TruncateAfter(uint64_t seq);
+
+  // `<data_dir>/journal`.
+  const std::string& path() const;
+
+  // Test only: stores `value` verbatim under key `seq` (no header, no checks), so tests can
+  // plant corrupt records or gaps. Returns the encoded (valid) record value for a payload.
+  absl::Status WriteRawRecordForTest(uint64_t seq, absl::string_view value);
+  static std::string EncodeRecordForTest(uint64_t seq, absl::string_view payload);
+
+  class Impl;
+
+ private:
+  explicit Journal(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cfx::journal
+
+#endif  // CFX_JOURNAL_JOURNAL_H_

@@ -1,0 +1,373 @@
+// The order path (exchange-core style): producers -> MPSC ring -> sequencer/journaler
+// (assigns seq, group-commits what is waiting, syncs) -> SPSC ring -> matcher (only durable
+// inputs) -> SPSC ring -> publisher (listener callbacks). Snapshots are taken on the
+// matcher thread every N inputs and written by a snapshot thread. No mutex on this path.
+// Diagram and rules: docs/durability.md.
+//
+//   Pipeline<Order, Event> pipeline(options, journal.get(), &codec, &engine, &listener);
+//   auto recovered = pipeline.Start();          // recovery, then threads
+//   if (pipeline.TryOffer(session_tag, order) == OfferResult::kFull) { /* throttled */ }
+//   absl::Status s = pipeline.Stop();           // drains, syncs, joins
+#ifndef CFX_JOURNAL_PIPELINE_H_
+#define CFX_JOURNAL_PIPELINE_H_
+
+#include <array>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cfx/journal/backoff_idle.h"
+#include "cfx/journal/journal.h"
+#include "cfx/journal/matcher_state_machine.h"
+#include "cfx/journal/mpsc_ring.h"
+#include "cfx/journal/pipeline_interfaces.h"
+#include "cfx/journal/recovery.h"
+#include "cfx/journal/spsc_ring.h"
+
+namespace cfx::journal {
+
+enum class OfferResult { kAccepted, kFull, kStopped };
+
+struct PipelineOptions {
+  size_t input_capacity = 1 << 16;      // MPSC producers -> sequencer (power of two)
+  size_t sequenced_capacity = 1 << 16;  // SPSC sequencer -> matcher
+  size_t output_capacity = 1 << 16;     // SPSC matcher -> publisher
+  size_t max_batch = 8192;              // most inputs in one group commit
+  uint64_t snapshot_every = 0;          // inputs between snapshots; 0: none (needs a journal)
+  RecoveryOptions recovery = {};
+};
+
+struct PipelineStats {
+  uint64_t batches = 0;  // group commits (or sequencer batches without a journal)
+  uint64_t inputs = 0;
+  uint64_t max_batch = 0;
+  std::array<uint64_t, 24> batch_size_log2{};  // [k]: batches of size in [2^k, 2^(k+1))
+  uint64_t snapshots_written = 0;
+  uint64_t snapshots_dropped = 0;  // the snapshot writer was still busy
+};
+
+// Thread safety: TryOffer from any number of threads, concurrently. Start and Stop from one
+// controlling thread. Listener callbacks run on the publisher thread. `Command` and
+// `Outcome` are copyable and default-constructible; keep them small and allocation-free
+// (they are copied through preallocated ring slots).
+template <typename Command, typename Outcome>
+class Pipeline {
+ public:
+  // `journal` may be null: no durability, no snapshots (benchmarks of the rings alone).
+  // Nothing is owned; all must outlive the pipeline.
+  Pipeline(const PipelineOptions& options, Journal* journal, const CommandCodec<Command>* codec,
+           Matcher<Command, Outcome>* matcher, PipelineListener<Outcome>* listener)
+      : options_(options),
+        journal_(journal),
+        codec_(codec),
+        matcher_(matcher),
+        listener_(listener),
+        input_(options.input_capacity),
+        sequenced_(options.sequenced_capacity),
+        output_(options.output_capacity),
+        snapshot_jobs_(4) {}
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+  ~Pipeline() { (void)Stop(); }
+
+  // Recovers the matcher from the journal (latest valid snapshot + tail), then starts the
+  // threads. Returns the recovery's error (DataLoss naming the seq) without starting.
+  absl::StatusOr<RecoveryResult> Start() {
+    RecoveryResult result;
+    if (journal_ != nullptr) {
+      MatcherStateMachine<Command, Outcome> adapter(codec_, matcher_);
+      auto recovered = Recover(*journal_, adapter, options_.recovery);
+      if (!recovered.ok()) return recovered.status();
+      result = *recovered;
+    }
+    next_seq_ = result.next_seq;
+    started_ = true;
+    publisher_ = std::thread([this] { RunPublisher(); });
+    matcher_thread_ = std::thread([this] { RunMatcher(); });
+    if (journal_ != nullptr && options_.snapshot_every > 0) {
+      snapshotter_ = std::thread([this] { RunSnapshotter(); });
+    }
+    sequencer_ = std::thread([this] { RunSequencer(); });
+    return result;
+  }
+
+  // Hands one input to the sequencer. Never blocks: kFull when the input ring is full (the
+  // caller spins, yields or rejects `throttled`), kStopped after Stop() or a journal error.
+  OfferResult TryOffer(uint64_t tag, const Command& command) {
+    // Dekker handshake with Stop(): either Stop sees this offer in flight and waits for it,
+    // or this offer sees `stopping_`; both sides use seq_cst.
+    active_offers_.fetch_add(1, std::memory_order_seq_cst);
+    if (stopping_.load(std::memory_order_seq_cst)) {
+      active_offers_.fetch_sub(1, std::memory_order_release);
+      return OfferResult::kStopped;
+    }
+    const bool pushed = input_.TryPush(Input{tag, command});
+    active_offers_.fetch_sub(1, std::memory_order_release);
+    return pushed ? OfferResult::kAccepted : OfferResult::kFull;
+  }
+
+  // Stops accepting, lets every accepted input through journal, matcher and publisher, and
+  // joins the threads. Returns the journal error if one stopped the pipeline. Idempotent.
+  absl::Status Stop() {
+    if (!started_ || stopped_) return error_status_;
+    stopping_.store(true, std::memory_order_seq_cst);
+    while (active_offers_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    input_closed_.store(true, std::memory_order_release);
+    sequencer_.join();
+    matcher_thread_.join();
+    if (snapshotter_.joinable()) snapshotter_.join();
+    publisher_.join();
+    stopped_ = true;
+    return error_status_;
+  }
+
+  // The seq the next accepted input will get. Only meaningful before Start or after Stop.
+  uint64_t next_seq() const { return next_seq_; }
+
+  // Counters (relaxed reads; exact after Stop).
+  PipelineStats stats() const {
+    PipelineStats s;
+    s.batches = batches_.load(std::memory_order_relaxed);
+    s.inputs = inputs_.load(std::memory_order_relaxed);
+    s.max_batch = max_batch_.load(std::memory_order_relaxed);
+    for (size_t i = 0; i < s.batch_size_log2.size(); ++i) {
+      s.batch_size_log2[i] = batch_size_log2_[i].load(std::memory_order_relaxed);
+    }
+    s.snapshots_written = snapshots_written_.load(std::memory_order_relaxed);
+    s.snapshots_dropped = snapshots_dropped_.load(std::memory_order_relaxed);
+    return s;
+  }
+
+ private:
+  struct Input {
+    uint64_t tag = 0;
+    Command command{};
+  };
+  struct Sequenced {
+    uint64_t seq = 0;
+    uint64_t tag = 0;
+    Command command{};
+  };
+  // The ack rides on the input's last outcome: one ring slot per input in the common case.
+  struct Output {
+    uint64_t seq = 0;
+    uint64_t tag = 0;
+    bool has_outcome = false;
+    bool is_ack = false;
+    Outcome outcome{};
+  };
+  struct SnapshotJob {
+    uint64_t seq = 0;
+    std::string state;
+  };
+
+  // Pushes matcher outcomes into the output ring for the input being applied, holding the
+  // latest one back so that Finish() can send it together with the ack.
+  class Sink : public OutcomeSink<Outcome> {
+   public:
+    explicit Sink(Pipeline* p) : p_(p) {}
+    void Begin(uint64_t seq, uint64_t tag) {
+      pending_.seq = seq;
+      pending_.tag = tag;
+      pending_.has_outcome = false;
+      pending_.is_ack = false;
+    }
+    void Emit(const Outcome& outcome) override {
+      if (pending_.has_outcome) p_->PushOutput(pending_);
+      pending_.outcome = outcome;
+      pending_.has_outcome = true;
+    }
+    void Finish() {
+      pending_.is_ack = true;
+      p_->PushOutput(pending_);
+    }
+
+   private:
+    Pipeline* p_;
+    Output pending_;
+  };
+
+  // Sequencer/journaler thread: everything waiting (up to max_batch) becomes one group
+  // commit; only after it is synced do the inputs move on to the matcher.
+  void RunSequencer() {
+    std::vector<Sequenced> batch(options_.max_batch);
+    std::vector<size_t> ends(options_.max_batch);
+    std::vector<absl::string_view> views(options_.max_batch);
+    std::string bytes;
+    bytes.reserve(options_.max_batch * 128);
+    BackoffIdle idle;
+    Input in;
+    for (;;) {
+      // Read before draining: Stop() releases `input_closed_` only after every accepted
+      // input is in the ring, so an empty drain after seeing it means fully drained.
+      const bool closing = input_closed_.load(std::memory_order_acquire);
+      size_t n = 0;
+      bytes.clear();
+      while (n < options_.max_batch && input_.TryPop(in)) {
+        batch[n].tag = in.tag;
+        batch[n].command = in.command;
+        if (journal_ != nullptr) {
+          codec_->Encode(in.command, &bytes);
+          ends[n] = bytes.size();
+        }
+        ++n;
+      }
+      if (n == 0) {
+        if (closing) break;
+        idle.Idle();
+        continue;
+      }
+      idle.Reset();
+      if (journal_ != nullptr) {
+        for (size_t i = 0; i < n; ++i) {
+          const size_t begin = i == 0 ? 0 : ends[i - 1];
+          views[i] = absl::string_view(bytes.data() + begin, ends[i] - begin);
+        }
+        absl::StatusOr<uint64_t> last = journal_->AppendBatch(absl::MakeConstSpan(views.data(), n));
+        if (!last.ok()) {
+          Fail(last.status());
+          break;
+        }
+      }
+      for (size_t i = 0; i < n; ++i) batch[i].seq = next_seq_++;
+      RecordBatch(n);
+      for (size_t i = 0; i < n; ++i) {
+        while (!sequenced_.TryPush(batch[i])) idle.Idle();
+        idle.Reset();
+      }
+    }
+    sequencer_done_.store(true, std::memory_order_release);
+  }
+
+  void RunMatcher() {
+    Sink sink(this);
+    Sequenced s;
+    BackoffIdle idle;
+    uint64_t since_snapshot = 0;
+    for (;;) {
+      const bool upstream_done = sequencer_done_.load(std::memory_order_acquire);
+      if (!sequenced_.TryPop(s)) {
+        if (upstream_done) break;
+        idle.Idle();
+        continue;
+      }
+      idle.Reset();
+      sink.Begin(s.seq, s.tag);
+      matcher_->Apply(s.seq, s.command, sink);
+      sink.Finish();
+      if (journal_ != nullptr && options_.snapshot_every > 0 &&
+          ++since_snapshot >= options_.snapshot_every) {
+        since_snapshot = 0;
+        // Serialising is the only part on the matcher thread; the write is not.
+        if (!snapshot_jobs_.TryPush(SnapshotJob{s.seq, matcher_->Snapshot()})) {
+          snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    }
+    matcher_done_.store(true, std::memory_order_release);
+  }
+
+  void RunSnapshotter() {
+    SnapshotJob job;
+    BackoffIdle idle;
+    for (;;) {
+      const bool upstream_done = matcher_done_.load(std::memory_order_acquire);
+      if (!snapshot_jobs_.TryPop(job)) {
+        if (upstream_done) break;
+        idle.Idle();
+        continue;
+      }
+      idle.Reset();
+      // A failed snapshot costs recovery time, not correctness: the journal has it all.
+      if (journal_->WriteSnapshot(job.seq, job.state).ok()) {
+        snapshots_written_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+
+  void RunPublisher() {
+    Output out;
+    BackoffIdle idle;
+    bool error_reported = false;
+    for (;;) {
+      const bool upstream_done = matcher_done_.load(std::memory_order_acquire);
+      if (!output_.TryPop(out)) {
+        if (!error_reported && failed_.load(std::memory_order_acquire)) {
+          listener_->OnJournalError(error_status_);
+          error_reported = true;
+        }
+        if (upstream_done) break;
+        idle.Idle();
+        continue;
+      }
+      idle.Reset();
+      if (out.has_outcome) listener_->OnOutcome(out.seq, out.tag, out.outcome);
+      if (out.is_ack) listener_->OnAck(out.seq, out.tag);
+    }
+    if (!error_reported && failed_.load(std::memory_order_acquire)) {
+      listener_->OnJournalError(error_status_);
+    }
+  }
+
+  void PushOutput(const Output& out) {
+    BackoffIdle idle;  // the publisher only ever drains, so this wait ends
+    while (!output_.TryPush(out)) idle.Idle();
+  }
+
+  // Sequencer thread. Inputs already accepted but not journaled are never acknowledged.
+  void Fail(const absl::Status& status) {
+    error_status_ = status;  // published by the release below; read after acquire / join
+    failed_.store(true, std::memory_order_release);
+    stopping_.store(true, std::memory_order_seq_cst);
+  }
+
+  void RecordBatch(size_t n) {
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    inputs_.fetch_add(n, std::memory_order_relaxed);
+    if (n > max_batch_.load(std::memory_order_relaxed)) {
+      max_batch_.store(n, std::memory_order_relaxed);  // single writer: no CAS needed
+    }
+    size_t k = 0;
+    while ((size_t{2} << k) <= n && k + 1 < batch_size_log2_.size()) ++k;
+    batch_size_log2_[k].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  const PipelineOptions options_;
+  Journal* const journal_;
+  const CommandCodec<Command>* const codec_;
+  Matcher<Command, Outcome>* const matcher_;
+  PipelineListener<Outcome>* const listener_;
+
+  MpscRing<Input> input_;
+  SpscRing<Sequenced> sequenced_;
+  SpscRing<Output> output_;
+  SpscRing<SnapshotJob> snapshot_jobs_;
+
+  std::thread sequencer_, matcher_thread_, snapshotter_, publisher_;
+  uint64_t next_seq_ = 1;  // sequencer thread while running
+  bool started_ = false;   // controlling thread
+  bool stopped_ = false;
+
+  alignas(kCacheLineSize) std::atomic<int> active_offers_{0};
+  std::atomic<bool> stopping_{false};
+  alignas(kCacheLineSize) std::atomic<bool> input_closed_{false};
+  std::atomic<bool> sequencer_done_{false};
+  std::atomic<bool> matcher_done_{false};
+  std::atomic<bool> failed_{false};
+  absl::Status error_status_;
+
+  alignas(kCacheLineSize) std::atomic<uint64_t> batches_{0};
+  std::atomic<uint64_t> inputs_{0};
+  std::atomic<uint64_t> max_batch_{0};
+  std::array<std::atomic<uint64_t>, 24> batch_size_log2_{};
+  std::atomic<uint64_t> snapshots_written_{0};
+  std::atomic<uint64_t> snapshots_dropped_{0};
+};
+
+}  // namespace cfx::journal
+
+#endif  // CFX_JOURNAL_PIPELINE_H_

@@ -1,0 +1,68 @@
+// The seams through which a state machine (the matching engine) plugs into Pipeline:
+// how a command becomes journal bytes, how it is applied, and where outcomes go.
+#ifndef CFX_JOURNAL_PIPELINE_INTERFACES_H_
+#define CFX_JOURNAL_PIPELINE_INTERFACES_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace cfx::journal {
+
+// Where Matcher::Apply reports the outcomes of one input (fills, rejects, ...), in order.
+// Thread safety: matcher thread only; valid only during Apply.
+template <typename Outcome>
+class OutcomeSink {
+ public:
+  virtual void Emit(const Outcome& outcome) = 0;
+
+ protected:
+  ~OutcomeSink() = default;
+};
+
+// The single-writer state machine. Thread safety: every method runs on the matcher thread
+// (or the thread calling Pipeline::Start, for recovery, before the matcher thread exists).
+template <typename Command, typename Outcome>
+class Matcher {
+ public:
+  virtual ~Matcher() = default;
+  // Applies one sequenced, durable input. Deterministic: same (seq, command) stream, same
+  // state and outcomes. Business failures are outcomes (reject reasons), never errors.
+  virtual void Apply(uint64_t seq, const Command& command, OutcomeSink<Outcome>& sink) = 0;
+  // The whole state as an opaque blob (taken every PipelineOptions::snapshot_every inputs).
+  virtual std::string Snapshot() const = 0;
+  // Replaces the whole state by a Snapshot() blob. Error: the blob is unusable.
+  virtual absl::Status Restore(absl::string_view snapshot) = 0;
+};
+
+// Journal encoding of a command. Thread safety: Encode runs on the sequencer thread, Decode
+// on the recovering thread; implementations hold no mutable state.
+template <typename Command>
+class CommandCodec {
+ public:
+  virtual ~CommandCodec() = default;
+  // Appends the bytes of `command` to *out.
+  virtual void Encode(const Command& command, std::string* out) const = 0;
+  // Parses bytes made by Encode. Error: not a valid encoding (recovery stops on it).
+  virtual absl::Status Decode(absl::string_view bytes, Command* command) const = 0;
+};
+
+// Receives results on the publisher thread, in seq order. `tag` is the producer's
+// correlation value given to Pipeline::TryOffer.
+template <typename Outcome>
+class PipelineListener {
+ public:
+  virtual ~PipelineListener() = default;
+  virtual void OnOutcome(uint64_t seq, uint64_t tag, const Outcome& outcome) = 0;
+  // After all outcomes of the input. With a journal the input is durable (synced) by now.
+  virtual void OnAck(uint64_t seq, uint64_t tag) = 0;
+  // The journal failed (disk full, map full, I/O error): the pipeline stopped accepting;
+  // inputs not acknowledged were not applied. Called once.
+  virtual void OnJournalError(const absl::Status& status) {}
+};
+
+}  // namespace cfx::journal
+
+#endif  // CFX_JOURNAL_PIPELINE_INTERFACES_H_

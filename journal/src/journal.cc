@@ -1,0 +1,200 @@
+#include "cfx/journal/journal.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "journal_impl.h"
+#include "record_format.h"
+
+namespace cfx::journal {
+
+using internal::Cursor;
+using internal::DecodeKey;
+using internal::DecodeValue;
+using internal::EncodeKey;
+using internal::kHeaderSize;
+using internal::kKeySize;
+using internal::kRecordMagic;
+using internal::Txn;
+using internal::View;
+
+Journal::Journal(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Journal::~Journal() = default;
+
+absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& options) {
+  if (options.data_dir.empty()) return absl::InvalidArgumentError("journal: empty data dir");
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->path = absl::StrCat(options.data_dir, "/journal");
+  auto records = internal::LmdbEnv::Open({.path = impl->path,
+                                          .map_size_bytes = options.map_size_bytes,
+                                          .no_sync = options.unsafe_no_sync,
+                                          .read_only = options.read_only});
+  if (!records.ok()) return records.status();
+  impl->records = std::move(*records);
+
+  const std::string snapshot_path = absl::StrCat(impl->path, "/snapshots");
+  std::error_code ec;
+  if (!options.read_only || std::filesystem::is_directory(snapshot_path, ec)) {
+    auto snapshots = internal::LmdbEnv::Open({.path = snapshot_path,
+                                              .map_size_bytes = options.snapshot_map_size_bytes,
+                                              .no_sync = options.unsafe_no_sync,
+                                              .read_only = options.read_only});
+    if (!snapshots.ok()) return snapshots.status();
+    impl->snapshots = std::move(*snapshots);
+  }
+
+  // The last key gives LastSeq; its record is checked by Recover/Verify, not here, so that
+  // a damaged journal can still be opened, inspected and (explicitly) truncated.
+  Txn txn;
+  int rc = txn.Begin(*impl->records, /*read_only=*/true);
+  if (rc != 0) return impl->records->Error(rc, "begin read");
+  Cursor cursor;
+  if ((rc = cursor.Open(txn, impl->records->dbi())) != 0) {
+    return impl->records->Error(rc, "open cursor");
+  }
+  MDB_val k, v;
+  rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_LAST);
+  if (rc == 0) {
+    uint64_t seq;
+    if (!DecodeKey(View(k), &seq)) {
+      return absl::DataLossError(absl::StrCat(impl->path, ": last key has a bad length (",
+                                              k.mv_size, " bytes)"));
+    }
+    impl->last_seq.store(seq, std::memory_order_release);
+  } else if (rc != MDB_NOTFOUND) {
+    return impl->records->Error(rc, "read last record");
+  }
+  return std::unique_ptr<Journal>(new Journal(std::move(impl)));
+}
+
+uint64_t Journal::LastSeq() const { return impl_->last_seq.load(std::memory_order_acquire); }
+
+const std::string& Journal::path() const { return impl_->path; }
+
+absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view> payloads) {
+  uint64_t seq = impl_->last_seq.load(std::memory_order_relaxed);
+  if (payloads.empty()) return seq;
+  const internal::LmdbEnv& env = *impl_->records;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, "begin append");
+  char key[kKeySize];
+  for (absl::string_view payload : payloads) {
+    if (payload.size() > UINT32_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat("journal record ", seq + 1, ": payload of ",
+                                                     payload.size(), " bytes is too large"));
+    }
+    ++seq;
+    EncodeKey(seq, key);
+    MDB_val k{kKeySize, key};
+    MDB_val v{kHeaderSize + payload.size(), nullptr};
+    // APPEND: keys arrive in order, so LMDB skips the search; RESERVE: encode in place.
+    rc = mdb_put(txn.get(), env.dbi(), &k, &v, MDB_APPEND | MDB_RESERVE);
+    if (rc != 0) return env.Error(rc, absl::StrCat("append record ", seq));
+    internal::EncodeValue(kRecordMagic, seq, payload, static_cast<char*>(v.mv_data));
+  }
+  rc = txn.Commit();  // syncs data and meta page unless MDB_NOSYNC
+  if (rc != 0) return env.Error(rc, absl::StrCat("commit records up to ", seq));
+  impl_->last_seq.store(seq, std::memory_order_release);
+  return seq;
+}
+
+absl::Status Journal::ReadFrom(uint64_t from,
+                               const std::function<bool(uint64_t, absl::string_view)>& fn) const {
+  if (from == 0) from = 1;
+  const internal::LmdbEnv& env = *impl_->records;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/true);
+  if (rc != 0) return env.Error(rc, "begin read");
+  Cursor cursor;
+  if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+  char key[kKeySize];
+  EncodeKey(from, key);
+  MDB_val k{kKeySize, key}, v;
+  uint64_t expected = from;
+  for (rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE); rc == 0;
+       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_NEXT)) {
+    uint64_t seq;
+    if (!DecodeKey(View(k), &seq)) {
+      return absl::DataLossError(absl::StrCat("journal record ", expected, ": bad key length (",
+                                              k.mv_size, " bytes)"));
+    }
+    if (seq != expected) {
+      return absl::DataLossError(absl::StrCat("journal record ", expected,
+                                              ": missing (gap; next record is ", seq, ")"));
+    }
+    absl::string_view payload;
+    absl::Status s = DecodeValue(kRecordMagic, "journal record", seq, View(v), &payload);
+    if (!s.ok()) return s;
+    if (!fn(seq, payload)) return absl::OkStatus();
+    ++expected;
+  }
+  if (rc != MDB_NOTFOUND) return env.Error(rc, absl::StrCat("read record ", expected));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JournalStats> Journal::Verify() const {
+  JournalStats stats;
+  absl::Status s = ReadFrom(1, [&](uint64_t seq, absl::string_view payload) {
+    if (stats.records == 0) stats.first_seq = seq;
+    stats.last_seq = seq;
+    ++stats.records;
+    stats.payload_bytes += payload.size();
+    return true;
+  });
+  if (!s.ok()) return s;
+  return stats;
+}
+
+absl::Status Journal::TruncateAfter(uint64_t seq) {
+  const internal::LmdbEnv& env = *impl_->records;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, "begin truncate");
+  {
+    Cursor cursor;
+    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+    char key[kKeySize];
+    EncodeKey(seq + 1, key);
+    for (;;) {
+      // Re-seek each time: where a cursor points after a delete is not worth relying on.
+      MDB_val k{kKeySize, key}, v;
+      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE);
+      if (rc == MDB_NOTFOUND) break;
+      if (rc != 0) return env.Error(rc, "truncate");
+      if ((rc = mdb_cursor_del(cursor.get(), 0)) != 0) return env.Error(rc, "truncate");
+    }
+  }
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit truncate");
+  // Snapshots past the cut describe states the journal no longer explains.
+  absl::Status s = internal::DeleteSnapshotsAfter(*impl_, seq);
+  if (!s.ok()) return s;
+  if (seq < impl_->last_seq.load(std::memory_order_relaxed)) {
+    impl_->last_seq.store(seq, std::memory_order_release);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Journal::WriteRawRecordForTest(uint64_t seq, absl::string_view value) {
+  const internal::LmdbEnv& env = *impl_->records;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, "begin");
+  char key[kKeySize];
+  EncodeKey(seq, key);
+  MDB_val k{kKeySize, key};
+  MDB_val v{value.size(), const_cast<char*>(value.data())};
+  if ((rc = mdb_put(txn.get(), env.dbi(), &k, &v, 0)) != 0) return env.Error(rc, "put");
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit");
+  if (seq > impl_->last_seq.load(std::memory_order_relaxed)) {
+    impl_->last_seq.store(seq, std::memory_order_release);
+  }
+  return absl::OkStatus();
+}
+
+std::string Journal::EncodeRecordForTest(uint64_t seq, absl::string_view payload) {
+  return internal::EncodeValue(kRecordMagic, seq, payload);
+}
+
+}  // namespace cfx::journal

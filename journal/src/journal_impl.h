@@ -1,0 +1,31 @@
+// Private state of Journal, shared by journal.cc (records) and snapshot_store.cc.
+#ifndef CFX_JOURNAL_JOURNAL_IMPL_H_
+#define CFX_JOURNAL_JOURNAL_IMPL_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "cfx/journal/journal.h"
+#include "lmdb_env.h"
+
+namespace cfx::journal {
+
+class Journal::Impl {
+ public:
+  JournalOptions options;
+  std::string path;
+  std::unique_ptr<internal::LmdbEnv> records;
+  std::unique_ptr<internal::LmdbEnv> snapshots;  // null when read_only and none exist
+  // Written by the writer after each commit (release); read by anyone (acquire).
+  std::atomic<uint64_t> last_seq{0};
+};
+
+namespace internal {
+// Deletes every snapshot with seq > `seq` (synced). OK when there is no snapshot store.
+absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq);
+}  // namespace internal
+
+}  // namespace cfx::journal
+
+#endif  // CFX_JOURNAL_JOURNAL_IMPL_H_

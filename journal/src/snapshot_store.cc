@@ -1,0 +1,118 @@
+// Journal's snapshot half: opaque state blobs keyed by the seq they include, in their own
+// LMDB environment so that writing one never waits for (or delays) a record commit.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/journal/journal.h"
+#include "journal_impl.h"
+#include "record_format.h"
+
+namespace cfx::journal {
+
+using internal::Cursor;
+using internal::DecodeKey;
+using internal::DecodeValue;
+using internal::EncodeKey;
+using internal::kHeaderSize;
+using internal::kKeySize;
+using internal::kSnapshotMagic;
+using internal::Txn;
+using internal::View;
+
+absl::Status Journal::WriteSnapshot(uint64_t seq, absl::string_view state) {
+  if (impl_->snapshots == nullptr || impl_->options.read_only) {
+    return absl::FailedPreconditionError(absl::StrCat(impl_->path, ": opened read-only"));
+  }
+  if (state.size() > UINT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat("snapshot ", seq, ": ", state.size(),
+                                                   " bytes is too large"));
+  }
+  const internal::LmdbEnv& env = *impl_->snapshots;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, "begin snapshot");
+  char key[kKeySize];
+  EncodeKey(seq, key);
+  MDB_val k{kKeySize, key};
+  MDB_val v{kHeaderSize + state.size(), nullptr};
+  if ((rc = mdb_put(txn.get(), env.dbi(), &k, &v, MDB_RESERVE)) != 0) {
+    return env.Error(rc, absl::StrCat("write snapshot ", seq));
+  }
+  internal::EncodeValue(kSnapshotMagic, seq, state, static_cast<char*>(v.mv_data));
+
+  // Keep the newest keep_snapshots (at least one: the one just written).
+  {
+    Cursor cursor;
+    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+    std::vector<std::string> old_keys;
+    int seen = 0;
+    const int keep = std::max(1, impl_->options.keep_snapshots);
+    MDB_val ck, cv;
+    for (rc = mdb_cursor_get(cursor.get(), &ck, &cv, MDB_LAST); rc == 0;
+         rc = mdb_cursor_get(cursor.get(), &ck, &cv, MDB_PREV)) {
+      if (++seen > keep) old_keys.emplace_back(View(ck));
+    }
+    for (const std::string& old : old_keys) {
+      MDB_val dk{old.size(), const_cast<char*>(old.data())};
+      if ((rc = mdb_del(txn.get(), env.dbi(), &dk, nullptr)) != 0) {
+        return env.Error(rc, "delete old snapshot");
+      }
+    }
+  }
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, absl::StrCat("commit snapshot ", seq));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skipped_corrupt) const {
+  if (skipped_corrupt != nullptr) *skipped_corrupt = 0;
+  if (impl_->snapshots == nullptr) return std::optional<Snapshot>();
+  const internal::LmdbEnv& env = *impl_->snapshots;
+  const uint64_t last_seq = LastSeq();
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/true);
+  if (rc != 0) return env.Error(rc, "begin read");
+  Cursor cursor;
+  if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+  MDB_val k, v;
+  for (rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_LAST); rc == 0;
+       rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_PREV)) {
+    uint64_t seq;
+    absl::string_view state;
+    // A snapshot past the journal's end cannot be trusted: its inputs are not durable here.
+    if (DecodeKey(View(k), &seq) && seq <= last_seq &&
+        DecodeValue(kSnapshotMagic, "snapshot", seq, View(v), &state).ok()) {
+      return std::optional<Snapshot>(Snapshot{seq, std::string(state)});
+    }
+    if (skipped_corrupt != nullptr) ++*skipped_corrupt;
+  }
+  if (rc != MDB_NOTFOUND) return env.Error(rc, "read snapshots");
+  return std::optional<Snapshot>();
+}
+
+namespace internal {
+
+absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq) {
+  if (impl.snapshots == nullptr) return absl::OkStatus();
+  const LmdbEnv& env = *impl.snapshots;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, "begin");
+  {
+    Cursor cursor;
+    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+    char key[kKeySize];
+    EncodeKey(seq + 1, key);
+    for (;;) {
+      MDB_val k{kKeySize, key}, v;
+      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE);
+      if (rc == MDB_NOTFOUND) break;
+      if (rc != 0) return env.Error(rc, "delete snapshot");
+      if ((rc = mdb_cursor_del(cursor.get(), 0)) != 0) return env.Error(rc, "delete snapshot");
+    }
+  }
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit");
+  return absl::OkStatus();
+}
+
+}  // namespace internal
+}  // namespace cfx::journal

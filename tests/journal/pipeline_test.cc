@@ -1,0 +1,183 @@
+#include "cfx/journal/pipeline.h"
+
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "cfx/journal/counter_machine.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_dir.h"
+
+namespace cfx::journal {
+namespace {
+
+using ::testing::HasSubstr;
+using CounterPipeline = Pipeline<CounterCommand, CounterOutcome>;
+
+// Collects everything on the publisher thread; read only after Stop() (join orders it).
+class RecordingListener : public PipelineListener<CounterOutcome> {
+ public:
+  struct Event {
+    uint64_t seq;
+    uint64_t tag;
+    bool ack;
+    uint64_t id;
+  };
+  void OnOutcome(uint64_t seq, uint64_t tag, const CounterOutcome& o) override {
+    events.push_back({seq, tag, false, o.id});
+  }
+  void OnAck(uint64_t seq, uint64_t tag) override { events.push_back({seq, tag, true, 0}); }
+  void OnJournalError(const absl::Status& status) override {
+    ++errors;
+    error = status;
+  }
+  std::vector<Event> events;
+  int errors = 0;
+  absl::Status error;
+};
+
+// Offers `per_producer` commands from each of `producers` threads, spinning on kFull.
+// The tag is producer << 32 | i, and the command id equals the tag.
+void Produce(CounterPipeline& p, int producers, uint64_t per_producer) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < producers; ++t) {
+    threads.emplace_back([&p, t, per_producer] {
+      std::mt19937_64 rng(t);
+      for (uint64_t i = 0; i < per_producer; ++i) {
+        const uint64_t tag = (static_cast<uint64_t>(t) << 32) | i;
+        CounterCommand c{tag, rng() % 100, static_cast<int64_t>(rng() % 11) - 5};
+        OfferResult r;
+        while ((r = p.TryOffer(tag, c)) == OfferResult::kFull) std::this_thread::yield();
+        ASSERT_EQ(r, OfferResult::kAccepted);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+// Each input: one outcome then its ack, seqs 1..N in order, each producer's inputs in the
+// order it offered them.
+void ExpectOrderedDelivery(const RecordingListener& l, int producers, uint64_t per_producer) {
+  const uint64_t total = producers * per_producer;
+  ASSERT_EQ(l.events.size(), 2 * total);
+  std::vector<uint64_t> next(producers, 0);
+  for (uint64_t i = 0; i < total; ++i) {
+    const auto& outcome = l.events[2 * i];
+    const auto& ack = l.events[2 * i + 1];
+    ASSERT_FALSE(outcome.ack);
+    ASSERT_TRUE(ack.ack);
+    ASSERT_EQ(outcome.seq, i + 1);
+    ASSERT_EQ(ack.seq, i + 1);
+    ASSERT_EQ(outcome.id, ack.tag);
+    const uint64_t producer = ack.tag >> 32;
+    ASSERT_EQ(ack.tag & 0xFFFFFFFF, next[producer]++);
+  }
+}
+
+TEST(PipelineTest, WithoutJournalEveryInputGetsItsOutcomeThenAckInSeqOrder) {
+  CounterCodec codec;
+  CounterMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({.input_capacity = 64, .sequenced_capacity = 64, .output_capacity = 64},
+                    nullptr, &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  Produce(p, 3, 20000);
+  ASSERT_TRUE(p.Stop().ok());
+  ExpectOrderedDelivery(listener, 3, 20000);
+  EXPECT_EQ(machine.applied(), 60000u);
+  EXPECT_EQ(p.next_seq(), 60001u);
+}
+
+TEST(PipelineTest, TryOfferReportsFullInsteadOfBlockingAndStoppedAfterStop) {
+  CounterCodec codec;
+  CounterMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({.input_capacity = 2}, nullptr, &codec, &machine, &listener);
+  EXPECT_EQ(p.TryOffer(1, {}), OfferResult::kAccepted);  // not started: the ring fills
+  EXPECT_EQ(p.TryOffer(2, {}), OfferResult::kAccepted);
+  EXPECT_EQ(p.TryOffer(3, {}), OfferResult::kFull);
+  ASSERT_TRUE(p.Start().ok());
+  ASSERT_TRUE(p.Stop().ok());
+  EXPECT_EQ(p.TryOffer(4, {}), OfferResult::kStopped);
+  EXPECT_EQ(machine.applied(), 2u);  // Stop drained what was accepted
+}
+
+TEST(PipelineTest, JournaledInputsAreDurableBeforeAckAndRestartRecoversTheSameState) {
+  TestDir dir;
+  CounterCodec codec;
+  uint64_t hash_before, next_seq_before;
+  {
+    auto journal = *Journal::Open({.data_dir = dir.path()});
+    CounterMachine machine;
+    RecordingListener listener;
+    CounterPipeline p({.max_batch = 512, .snapshot_every = 1000}, journal.get(), &codec,
+                      &machine, &listener);
+    ASSERT_TRUE(p.Start().ok());
+    Produce(p, 2, 15000);
+    ASSERT_TRUE(p.Stop().ok());
+    ExpectOrderedDelivery(listener, 2, 15000);
+    EXPECT_EQ(journal->LastSeq(), 30000u);
+    EXPECT_TRUE(journal->Verify().ok());
+    const PipelineStats stats = p.stats();
+    EXPECT_EQ(stats.inputs, 30000u);
+    EXPECT_LE(stats.max_batch, 512u);
+    EXPECT_GT(stats.snapshots_written, 0u);
+    EXPECT_GT((*journal->LatestValidSnapshot())->seq, 0u);
+    hash_before = machine.StateHash();
+    next_seq_before = p.next_seq();
+  }
+  auto journal = *Journal::Open({.data_dir = dir.path()});
+  CounterMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({.snapshot_every = 1000}, journal.get(), &codec, &machine, &listener);
+  auto recovered = p.Start();
+  ASSERT_TRUE(recovered.ok()) << recovered.status();
+  EXPECT_EQ(recovered->next_seq, next_seq_before);
+  EXPECT_GT(recovered->snapshot_seq, 0u);
+  EXPECT_EQ(machine.StateHash(), hash_before);
+  // New inputs continue the sequence.
+  EXPECT_EQ(p.TryOffer(7, {7, 1, 1}), OfferResult::kAccepted);
+  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_EQ(listener.events.size(), 2u);
+  EXPECT_EQ(listener.events[1].seq, next_seq_before);
+}
+
+TEST(PipelineTest, JournalFailureStopsTheOrderPathAndNothingUndurableIsAcked) {
+  TestDir dir;
+  auto journal = *Journal::Open({.data_dir = dir.path(), .map_size_bytes = 1 << 20});
+  CounterCodec codec;
+  CounterMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({.max_batch = 256}, journal.get(), &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  OfferResult r = OfferResult::kAccepted;
+  for (uint64_t i = 0; i < 1'000'000 && r != OfferResult::kStopped; ++i) {
+    while ((r = p.TryOffer(i, {i, i % 7, 1})) == OfferResult::kFull) std::this_thread::yield();
+  }
+  EXPECT_EQ(r, OfferResult::kStopped);
+  absl::Status s = p.Stop();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("map full"));
+  EXPECT_EQ(listener.errors, 1);
+  uint64_t acks = 0;
+  for (const auto& e : listener.events) acks += e.ack;
+  EXPECT_EQ(acks, journal->LastSeq());  // every ack is durable; no ack beyond the journal
+  EXPECT_EQ(machine.applied(), journal->LastSeq());
+}
+
+TEST(PipelineTest, RecoveryErrorPreventsStart) {
+  TestDir dir;
+  auto journal = *Journal::Open({.data_dir = dir.path()});
+  ASSERT_TRUE(journal->WriteRawRecordForTest(1, "torn").ok());
+  CounterCodec codec;
+  CounterMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({}, journal.get(), &codec, &machine, &listener);
+  auto r = p.Start();
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("journal record 1: bad length"));
+}
+
+}  // namespace
+}  // namespace cfx::journal
