@@ -12,12 +12,14 @@
 namespace cfx::gpu_valuation {
 namespace {
 
-// Scenario tile: the running losses of one tile (4 KiB) stay in L1 while the positions'
-// U rows stream past.
-constexpr int32_t kTile = 512;
+// Scenarios per register block of the general kernel.
+constexpr int32_t kBlock = 32;
+// Scenarios per block of the selection's pre-filter.
+constexpr int32_t kSelectBlock = 16;
 
-using AccumulateFn = void (*)(const int64_t* u, int32_t num_scenarios, const int32_t* contracts,
-                              const int64_t* qtys, int64_t n, int64_t* loss);
+using EvaluateOneFn = RankedLoss (*)(const int64_t* u, int32_t num_scenarios,
+                                     const int32_t* contracts, const int64_t* qtys, int64_t n,
+                                     int64_t* loss, int32_t rank, std::vector<RankedLoss>* heap);
 
 [[gnu::always_inline]] inline void AccumulateImpl(const int64_t* __restrict u,
                                                   int32_t num_scenarios,
@@ -34,48 +36,35 @@ using AccumulateFn = void (*)(const int64_t* u, int32_t num_scenarios, const int
     for (int s = 0; s < 16; ++s) loss[s] = acc[s];
     return;
   }
-  for (int32_t s0 = 0; s0 < num_scenarios; s0 += kTile) {
-    const int32_t len = std::min(kTile, num_scenarios - s0);
-    int64_t* __restrict out = loss + s0;
-    for (int32_t s = 0; s < len; ++s) out[s] = 0;
+  // Register blocking: 32 running losses (four 512-bit registers) per block of scenarios,
+  // all positions applied before they are stored, so each U entry is loaded once and each
+  // loss stored once.
+  int32_t s0 = 0;
+  for (; s0 + kBlock <= num_scenarios; s0 += kBlock) {
+    int64_t acc[kBlock] = {};
     for (int64_t p = 0; p < n; ++p) {
       const int64_t* __restrict row =
           u + static_cast<size_t>(contracts[p]) * num_scenarios + s0;
       const int64_t q = qtys[p];
-      for (int32_t s = 0; s < len; ++s) out[s] -= q * row[s];
+      for (int s = 0; s < kBlock; ++s) acc[s] -= q * row[s];
     }
+    for (int s = 0; s < kBlock; ++s) loss[s0 + s] = acc[s];
   }
-}
-
-[[gnu::target("avx512f,avx512dq,avx512vl,avx512bw,avx2,prefer-vector-width=512")]] void
-AccumulateAvx512(const int64_t* u, int32_t ns, const int32_t* c, const int64_t* q, int64_t n,
-                 int64_t* loss) {
-  AccumulateImpl(u, ns, c, q, n, loss);
-}
-
-[[gnu::target("avx2")]] void AccumulateAvx2(const int64_t* u, int32_t ns, const int32_t* c,
-                                            const int64_t* q, int64_t n, int64_t* loss) {
-  AccumulateImpl(u, ns, c, q, n, loss);
-}
-
-void AccumulateBaseline(const int64_t* u, int32_t ns, const int32_t* c, const int64_t* q,
-                        int64_t n, int64_t* loss) {
-  AccumulateImpl(u, ns, c, q, n, loss);
-}
-
-AccumulateFn PickAccumulate() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
-    return AccumulateAvx512;
+  const int32_t len = num_scenarios - s0;
+  if (len == 0) return;
+  int64_t* __restrict out = loss + s0;
+  for (int32_t s = 0; s < len; ++s) out[s] = 0;
+  for (int64_t p = 0; p < n; ++p) {
+    const int64_t* __restrict row = u + static_cast<size_t>(contracts[p]) * num_scenarios + s0;
+    const int64_t q = qtys[p];
+    for (int32_t s = 0; s < len; ++s) out[s] -= q * row[s];
   }
-  if (__builtin_cpu_supports("avx2")) return AccumulateAvx2;
-  return AccumulateBaseline;
 }
 
 // The rank-th element by (loss desc, index asc). rank 1 is a scan; otherwise a bounded heap
 // of the best `rank` seen so far: scenarios come in index order, so a later scenario beats
 // the heap's worst only with a strictly larger loss.
-RankedLoss Select(const int64_t* loss, int32_t num_scenarios, int32_t rank,
+[[gnu::always_inline]] inline RankedLoss Select(const int64_t* loss, int32_t num_scenarios, int32_t rank,
                   std::vector<RankedLoss>* heap) {
   if (rank == 1) {
     RankedLoss best{loss[0], 0};
@@ -92,15 +81,59 @@ RankedLoss Select(const int64_t* loss, int32_t num_scenarios, int32_t rank,
   for (int32_t s = 0; s < rank; ++s) heap->push_back({loss[s], s});
   std::make_heap(heap->begin(), heap->end(), better);
   int64_t floor = heap->front().loss;
-  for (int32_t s = rank; s < num_scenarios; ++s) {
+  auto offer = [&](int32_t s) {
     if (loss[s] > floor) {
       std::pop_heap(heap->begin(), heap->end(), better);
       heap->back() = {loss[s], s};
       std::push_heap(heap->begin(), heap->end(), better);
       floor = heap->front().loss;
     }
+  };
+  int32_t s = rank;
+  // Once the heap is full most blocks hold nothing above its floor: a vectorisable block
+  // maximum skips them.
+  for (; s + kSelectBlock <= num_scenarios; s += kSelectBlock) {
+    int64_t block_max = loss[s];
+    for (int32_t i = 1; i < kSelectBlock; ++i) block_max = std::max(block_max, loss[s + i]);
+    if (block_max <= floor) continue;
+    for (int32_t i = 0; i < kSelectBlock; ++i) offer(s + i);
   }
+  for (; s < num_scenarios; ++s) offer(s);
   return heap->front();
+}
+
+// One portfolio: losses, then selection. Compiled per instruction set (see the top).
+#define CFX_EVALUATE_ONE_BODY                          \
+  AccumulateImpl(u, ns, c, q, n, loss);                \
+  return Select(loss, ns, rank, heap);
+
+[[gnu::target("avx512f,avx512dq,avx512vl,avx512bw,avx2,prefer-vector-width=512")]] RankedLoss
+EvaluateOneAvx512(const int64_t* u, int32_t ns, const int32_t* c, const int64_t* q, int64_t n,
+                  int64_t* loss, int32_t rank, std::vector<RankedLoss>* heap) {
+  CFX_EVALUATE_ONE_BODY
+}
+
+[[gnu::target("avx2")]] RankedLoss EvaluateOneAvx2(const int64_t* u, int32_t ns,
+                                                   const int32_t* c, const int64_t* q,
+                                                   int64_t n, int64_t* loss, int32_t rank,
+                                                   std::vector<RankedLoss>* heap) {
+  CFX_EVALUATE_ONE_BODY
+}
+
+RankedLoss EvaluateOneBaseline(const int64_t* u, int32_t ns, const int32_t* c, const int64_t* q,
+                               int64_t n, int64_t* loss, int32_t rank,
+                               std::vector<RankedLoss>* heap) {
+  CFX_EVALUATE_ONE_BODY
+}
+#undef CFX_EVALUATE_ONE_BODY
+
+EvaluateOneFn PickEvaluateOne() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+    return EvaluateOneAvx512;
+  }
+  if (__builtin_cpu_supports("avx2")) return EvaluateOneAvx2;
+  return EvaluateOneBaseline;
 }
 
 class CpuEvaluator final : public Evaluator {
@@ -108,7 +141,7 @@ class CpuEvaluator final : public Evaluator {
   explicit CpuEvaluator(int threads)
       : threads_(threads > 0 ? threads
                              : std::max(1u, std::thread::hardware_concurrency())),
-        accumulate_(PickAccumulate()) {}
+        evaluate_one_(PickEvaluateOne()) {}
 
   std::string Name() const override { return "cpu"; }
 
@@ -141,9 +174,8 @@ class CpuEvaluator final : public Evaluator {
         for (size_t i = begin; i < end; ++i) {
           const int64_t b = batch_.offsets[i];
           const int64_t n = batch_.offsets[i + 1] - b;
-          accumulate_(table_.values.data(), ns, batch_.contracts.data() + b,
-                      batch_.qtys.data() + b, n, loss.data());
-          (*out)[i] = Select(loss.data(), ns, rank, &heap);
+          (*out)[i] = evaluate_one_(table_.values.data(), ns, batch_.contracts.data() + b,
+                                    batch_.qtys.data() + b, n, loss.data(), rank, &heap);
         }
       }
     };
@@ -158,7 +190,7 @@ class CpuEvaluator final : public Evaluator {
 
  private:
   const int threads_;
-  const AccumulateFn accumulate_;
+  const EvaluateOneFn evaluate_one_;
   UTable table_;
   PortfolioBatch batch_;
 };
