@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -26,6 +27,7 @@ struct BenchFlags {
   int iterations = 5;
   uint64_t seed = 1;
   std::string backend = "auto";
+  bool verify = false;
 };
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -125,6 +127,18 @@ int RunBench(const BenchFlags& f) {
     return 1;
   }
   const double cpu_per_batch = (ProcessCpuSeconds() - cpu0) / f.iterations;
+  // --verify: the same resident batch on the CPU evaluator must give identical answers.
+  std::optional<bool> verified;
+  if (f.verify) {
+    auto cpu = gv::MakeCpuEvaluator();
+    std::vector<gv::RankedLoss> expected;
+    absl::Status vs = cpu->SetTable((*engine)->table());
+    if (vs.ok()) vs = cpu->SetPortfolios(batch);
+    if (vs.ok()) vs = cpu->Evaluate((*engine)->scenarios().rank, &expected);
+    verified = vs.ok() && expected == out;
+    std::cout << "  verify against the CPU evaluator: " << (*verified ? "identical" : "MISMATCH")
+              << "\n";
+  }
   std::sort(times.begin(), times.end());
   const double median = times[times.size() / 2];
   const double evals = static_cast<double>(f.accounts) * per * (*engine)->table().num_scenarios;
@@ -153,6 +167,7 @@ int RunBench(const BenchFlags& f) {
   j["positions"] = per;
   j["scenarios"] = (*engine)->table().num_scenarios;
   j["evals"] = evals;
+  if (verified.has_value()) j["verified"] = *verified;
   j["seconds"] = median;
   j["evals_per_sec"] = evals / median;
   j["cpu_seconds_per_batch"] = cpu_per_batch;
@@ -161,7 +176,7 @@ int RunBench(const BenchFlags& f) {
   j["compute_many_seconds"] = compute_many_seconds;
   j["setup_seconds"] = setup_seconds;
   std::cout << j.dump() << std::endl;
-  return 0;
+  return verified.value_or(true) ? 0 : 1;
 }
 
 void SetupBenchMargin(CLI::App& parent, ExitCode* rc) {
@@ -174,6 +189,7 @@ void SetupBenchMargin(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--seed", f->seed, "portfolio generator seed");
   cmd->add_option("--backend", f->backend, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_flag("--verify", f->verify, "check every answer against the CPU evaluator");
   cmd->callback([f, rc] { *rc = RunBench(*f); });
 }
 

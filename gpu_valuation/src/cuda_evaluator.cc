@@ -62,10 +62,10 @@ bool CudaCompiledIn() { return true; }
 absl::StatusOr<std::unique_ptr<Evaluator>> MakeCudaEvaluator() {
   std::string why;
   if (!internal::CudaDeviceUsable(&why)) {
-    return absl::UnavailableError(absl::StrCat("no CUDA device: ", why));
+    return absl::UnavailableError(why);
   }
   internal::CudaState* state = internal::CudaCreate(&why);
-  if (state == nullptr) return absl::UnavailableError(absl::StrCat("no CUDA device: ", why));
+  if (state == nullptr) return absl::UnavailableError(why);
   return std::unique_ptr<Evaluator>(new CudaEvaluator(state));
 }
 

@@ -6,7 +6,7 @@ namespace cfx::gpu_valuation {
 bool CudaCompiledIn() { return false; }
 
 absl::StatusOr<std::unique_ptr<Evaluator>> MakeCudaEvaluator() {
-  return absl::UnavailableError("no CUDA device: built without the CUDA path");
+  return absl::UnavailableError("built without the CUDA path (nvcc not found or CFX_CUDA=OFF)");
 }
 
 }  // namespace cfx::gpu_valuation

@@ -72,7 +72,7 @@ std::unique_ptr<Evaluator> MakeCpuEvaluator(int threads = 0);
 
 // True when this binary was built with the CUDA path.
 bool CudaCompiledIn();
-// Unavailable when not compiled in or no usable device (the reason in the message).
+// Unavailable when not compiled in or no usable device; the message is the reason.
 absl::StatusOr<std::unique_ptr<Evaluator>> MakeCudaEvaluator();
 
 enum class BackendChoice { kAuto, kCpu, kCuda };
