@@ -129,24 +129,36 @@ absl::StatusOr<std::vector<MarginResult>> MarginEngine::ComputeMany(
   PortfolioBatch batch;
   batch.offsets.reserve(accounts.size() + 1);
   for (size_t i = 0; i < accounts.size(); ++i) {
-    std::map<int32_t, __int128> sums;
+    // Sort by contract index and merge duplicates (cheaper than a map for ~10 positions).
+    std::vector<std::pair<int32_t, int64_t>> rows;
+    rows.reserve(accounts[i].positions.size());
     for (const Position& p : accounts[i].positions) {
       const int32_t c = ContractIndex(p.sym);
       if (c < 0) {
         return absl::NotFoundError(absl::StrCat("account ", accounts[i].account,
                                                 ": no settlement price for ", p.sym));
       }
-      sums[c] += p.qty;
+      rows.emplace_back(c, p.qty);
     }
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
     __int128 gross = 0;
-    for (const auto& [c, q] : sums) {
+    for (size_t k = 0; k < rows.size();) {
+      const int32_t c = rows[k].first;
+      __int128 q = 0;
+      for (; k < rows.size() && rows[k].first == c; ++k) q += rows[k].second;
+      if (q > std::numeric_limits<int64_t>::max() || q < -std::numeric_limits<int64_t>::max()) {
+        gross = q;  // fails the bound below
+        break;
+      }
       gross += q < 0 ? -q : q;
-      if (gross > std::numeric_limits<int64_t>::max()) break;
       netted[i].emplace_back(c, static_cast<int64_t>(q));
       if (q != 0) batch.AddEntry(c, static_cast<int64_t>(q));
     }
     // Every partial sum of qty × U is bounded by gross × max|U|; keep it inside int64.
-    if (gross * max_abs_u_ > std::numeric_limits<int64_t>::max()) {
+    if (gross < 0) gross = -gross;
+    if (gross > std::numeric_limits<int64_t>::max() ||
+        gross * max_abs_u_ > std::numeric_limits<int64_t>::max()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "account ", accounts[i].account, ": positions too large to value exactly"));
     }

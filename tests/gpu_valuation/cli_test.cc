@@ -35,7 +35,10 @@ Result RunCfx(const std::string& args) {
 }
 
 std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/cfx_margin_cli_" + name;
+  // Per-test names: ctest runs the tests of this binary in parallel processes.
+  const std::string path = ::testing::TempDir() + "/cfx_margin_cli_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           "_" + name;
   std::ofstream(path) << text;
   return path;
 }

@@ -116,6 +116,16 @@ TEST(MarginEngineTest, UnknownSymbolIsNotFound) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(MarginEngineTest, PortfoliosBeyondExactInt64AreRejected) {
+  auto engine = Engine();
+  // 4e12 lots x ~1.04e9 micro-USD exceeds int64: refused instead of wrapping around.
+  auto r = engine->ComputeAccount("H", {{kGold, 4'000'000'000'000}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  r = engine->ComputeAccount("H", {{kGold, INT64_MAX}, {kGold, INT64_MAX}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(engine->ComputeAccount("H", {{kGold, 1'000'000'000}}).ok());
+}
+
 TEST(MarginEngineTest, ComputeManyMatchesOneByOne) {
   auto engine = Engine();
   std::vector<AccountPositions> accounts = {
