@@ -1,8 +1,8 @@
 // CPU evaluator. Layout is structure-of-arrays: the U table row of a contract is contiguous
-// over scenarios, so the inner loop `loss[s] -= qty * row[s]` is a unit-stride int64
-// multiply-add that GCC vectorises (vpmullq on AVX-512, emulated on AVX2). The kernel is
-// compiled three times (AVX-512, AVX2, baseline) and picked once by CPUID, so the binary
-// still runs on any x86-64 CI machine. Accounts are shared out to all cores in chunks.
+// over scenarios, so `loss[s] -= qty * row[s]` is a unit-stride int64 multiply-add over
+// 8-lane vectors (vpmullq on AVX-512; GCC lowers the same code for AVX2 and SSE2). The
+// kernel is compiled three times (AVX-512, AVX2, baseline) and picked once by CPUID, so the
+// binary still runs on any x86-64 CI machine. Accounts are shared out to all cores in chunks.
 #include <algorithm>
 #include <atomic>
 #include <thread>
