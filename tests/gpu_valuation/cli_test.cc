@@ -1,0 +1,144 @@
+// `cfx margin` end to end (same hand-checked numbers as margin_engine_test.cc).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+Result RunCfx(const std::string& args) {
+  const std::string cmd =
+      std::string("CFX_FORCE_CPU=1 ") + CFX_BINARY_DIR + "/app/cfx " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  // Per-test names: ctest runs the tests of this binary in parallel processes.
+  const std::string path = ::testing::TempDir() + "/cfx_margin_cli_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+class MarginCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    prices_ = Write("prices.csv", "sym,settle\nB200-GOLD-US-202703,5.000\nB200-PLAT-US-202703,6\n");
+    throughput_ = Write("tput.csv",
+                        "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n"
+                        "2027-03-01,g1,GOLD,B200,llama-70b,1024,1024,1000\n"
+                        "2027-03-01,p1,PLAT,B200,llama-70b,1024,1024,2000\n"
+                        "2027-03-09,g2,GOLD,B200,llama-70b,1024,1024,9000\n");  // after --date
+  }
+  std::string Args(const std::string& positions) {
+    return "margin --positions " + positions + " --prices " + prices_ + " --throughput " +
+           throughput_ + " --date 2027-03-02";
+  }
+  std::string prices_, throughput_;
+};
+
+TEST_F(MarginCliTest, PrintsOneHandCheckedObjectPerAccountSortedByAccount) {
+  const std::string pos = Write("pos.csv",
+                                "account,sym,qty\n"
+                                "C,B200-GOLD-US-202703,1\n"
+                                "B,B200-GOLD-US-202703,-1\n"
+                                "A,B200-GOLD-US-202703,2\n"
+                                "C,B200-PLAT-US-202703,-1\n"
+                                "B,B200-GOLD-US-202703,-1\n"
+                                "D,B200-GOLD-US-202703,0\n");
+  Result r = RunCfx(Args(pos));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 4u) << r.output;
+  EXPECT_EQ(lines[0]["account"], "A");
+  EXPECT_EQ(lines[0]["margin"], "1925.00");
+  EXPECT_EQ(lines[0]["worst_scenario"], 14);
+  EXPECT_EQ(lines[0]["backend"], "cpu");
+  EXPECT_EQ(lines[0]["positions"][0]["sym"], "B200-GOLD-US-202703");
+  EXPECT_EQ(lines[0]["positions"][0]["qty"], 2);
+  EXPECT_EQ(lines[0]["positions"][0]["settle"], "5.000");
+  EXPECT_EQ(lines[0]["positions"][0]["theta"], 1000.0);  // g2 is dated after --date
+  EXPECT_EQ(lines[0]["positions"][0]["price_per_mtok"], "1.3889");
+  EXPECT_EQ(lines[0]["positions"][0]["worst_loss"], "1925.00");
+  EXPECT_EQ(lines[1]["account"], "B");
+  EXPECT_EQ(lines[1]["margin"], "2075.00");
+  EXPECT_EQ(lines[1]["worst_scenario"], 11);
+  EXPECT_EQ(lines[1]["positions"][0]["qty"], -2);
+  EXPECT_EQ(lines[2]["margin"], "207.50");
+  EXPECT_EQ(lines[2]["positions"][1]["worst_loss"], "1245.00");
+  EXPECT_EQ(lines[2]["positions"][1]["price_per_mtok"], "0.8333");  // 6 / 7.2
+  EXPECT_EQ(lines[3]["account"], "D");
+  EXPECT_EQ(lines[3]["margin"], "0.00");
+  EXPECT_EQ(lines[3]["worst_scenario"], 1);
+}
+
+TEST_F(MarginCliTest, ScenarioFileReportsItsLabel) {
+  const std::string pos = Write("pos2.csv", "account,sym,qty\nA,B200-GOLD-US-202703,-1\n");
+  const std::string file = Write("scen.csv",
+                                 "scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ\n"
+                                 "calm,1,0,0,0,0,0\nspike,0.5,0.2,0,0,0,0\n");
+  Result r = RunCfx(Args(pos) + " --scenarios " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["margin"], "500.00");
+  EXPECT_EQ(j["worst_scenario"], "spike");
+  EXPECT_EQ(j["method"], "file");
+}
+
+TEST_F(MarginCliTest, McIsReproducible) {
+  const std::string pos = Write("pos3.csv", "account,sym,qty\nA,B200-GOLD-US-202703,3\n");
+  Result a = RunCfx(Args(pos) + " --method mc --mc-scenarios 500 --seed 9");
+  Result b = RunCfx(Args(pos) + " --method mc --mc-scenarios 500 --seed 9");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_EQ(a.output, b.output);
+  EXPECT_EQ(nlohmann::json::parse(a.output)["method"], "mc");
+}
+
+TEST_F(MarginCliTest, ErrorsNameFileLineAndFieldAndPrintNothingElse) {
+  const std::string pos = Write("bad.csv",
+                                "account,sym,qty\nA,B200-GOLD-US-202703,1\n"
+                                "A,B200-SILV-US-202703,1\n");
+  Result r = RunCfx(Args(pos));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("bad.csv:3: field 'sym': no settlement price"));
+  EXPECT_EQ(r.output.find("{"), std::string::npos);
+
+  const std::string pos2 = Write("bad2.csv", "account,sym,qty\nA,B200-GOLD-US-202703,x\n");
+  r = RunCfx(Args(pos2));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("bad2.csv:2: field 'qty'"));
+
+  r = RunCfx(Args(pos2) + " --psr 0.9");
+  EXPECT_NE(r.exit_code, 0);
+  r = RunCfx("margin --positions " + pos2 + " --prices " + prices_ + " --throughput " +
+          throughput_ + " --date 2027-13-01");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("--date"));
+}
+
+}  // namespace

@@ -1,0 +1,180 @@
+// Hand-checked margins. Both grades have one operator, so TSR = 5% (the floor) and
+//   U = S x ((1 + a)(1 + b) - 1) x 1000 x weight USD per contract.
+// GOLD S = 5.000: scenario 14 (a -15%, b -5%): 5 x (0.85 x 0.95 - 1) = -0.9625 -> -962.50;
+// scenario 11 (+15%, +5%): +1.0375 -> +1037.50; scenario 16: -2.25 x 0.35 -> -787.50.
+#include "cfx/gpu_valuation/margin_engine.h"
+
+#include <algorithm>
+
+#include "gtest/gtest.h"
+
+namespace cfx::gpu_valuation {
+namespace {
+
+constexpr char kGold[] = "B200-GOLD-US-202703";
+constexpr char kPlat[] = "B200-PLAT-US-202703";
+
+std::unique_ptr<MarginEngine> Engine(MarginOptions options = {}) {
+  std::vector<ContractPrice> prices = {{kGold, 5000}, {kPlat, 6000}};
+  const Date d = *ParseDate("2027-03-01");
+  std::vector<ThroughputRow> rows = {{"g1", Tier::kGold, "B200", d, 1000},
+                                     {"p1", Tier::kPlat, "B200", d, 2000}};
+  auto engine = MarginEngine::Create(prices, rows, options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return std::move(*engine);
+}
+
+TEST(MarginEngineTest, LongLosesInTheDownScenario) {
+  auto r = Engine()->ComputeAccount("A", {{kGold, 2}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->margin_micro, 1'925'000'000);
+  EXPECT_EQ(r->margin_cents, 192'500);
+  EXPECT_EQ(r->worst_scenario, "14");
+  EXPECT_DOUBLE_EQ(r->price_move, -0.15);
+  ASSERT_EQ(r->tput_moves.size(), 1u);
+  EXPECT_EQ(r->tput_moves[0].first, "B200");
+  EXPECT_DOUBLE_EQ(r->tput_moves[0].second[static_cast<int>(Tier::kGold)], -0.05);
+  ASSERT_EQ(r->positions.size(), 1u);
+  EXPECT_EQ(r->positions[0].worst_loss_micro, 1'925'000'000);
+  EXPECT_DOUBLE_EQ(*r->positions[0].theta, 1000);
+  EXPECT_EQ(*r->positions[0].price_per_mtok_e4, 13889);  // 5 / 3.6 = 1.38888...
+}
+
+TEST(MarginEngineTest, DuplicateRowsAreSummed) {
+  auto engine = Engine();
+  auto split = engine->ComputeAccount("B", {{kGold, -1}, {kGold, -1}});
+  auto whole = engine->ComputeAccount("B", {{kGold, -2}});
+  ASSERT_TRUE(split.ok() && whole.ok());
+  EXPECT_EQ(split->margin_micro, 2'075'000'000);
+  EXPECT_EQ(split->worst_scenario, "11");
+  EXPECT_EQ(split->margin_micro, whole->margin_micro);
+  ASSERT_EQ(split->positions.size(), 1u);
+  EXPECT_EQ(split->positions[0].qty, -2);
+}
+
+TEST(MarginEngineTest, SpreadNetsAcrossGrades) {
+  // Long GOLD, short PLAT: L = (6 - 5) x ((1 + a)(1 + b) - 1) x 1000: worst is 11, 207.50.
+  auto r = Engine()->ComputeAccount("C", {{kPlat, -1}, {kGold, 1}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->margin_micro, 207'500'000);
+  EXPECT_EQ(r->worst_scenario, "11");
+  ASSERT_EQ(r->positions.size(), 2u);
+  EXPECT_EQ(r->positions[0].sym, kGold);  // sorted by symbol
+  EXPECT_EQ(r->positions[0].worst_loss_micro, -1'037'500'000);
+  EXPECT_EQ(r->positions[1].worst_loss_micro, 1'245'000'000);
+}
+
+TEST(MarginEngineTest, EmptyAndFlatAccountsAreZeroAtScenarioOne) {
+  auto engine = Engine();
+  for (const std::vector<Position>& p :
+       {std::vector<Position>{}, std::vector<Position>{{kGold, 3}, {kGold, -3}}}) {
+    auto r = engine->ComputeAccount("D", p);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->margin_micro, 0);
+    EXPECT_EQ(r->worst_scenario, "1");
+    EXPECT_EQ(r->worst_scenario_index, 0);
+  }
+}
+
+TEST(MarginEngineTest, MarginIsFlooredAtZeroButTheWorstScenarioIsKept) {
+  // A file where every scenario is a gain for a long position.
+  ScenarioSet file;
+  file.method = ScenarioMethod::kFile;
+  file.scenarios = {{"up1", 1.0, 0.1, {}}, {"up2", 1.0, 0.05, {}}};
+  MarginOptions o;
+  o.method = ScenarioMethod::kFile;
+  o.file_scenarios = file;
+  auto r = Engine(o)->ComputeAccount("E", {{kGold, 1}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->margin_micro, 0);
+  EXPECT_EQ(r->loss_micro, -250'000'000);
+  EXPECT_EQ(r->worst_scenario, "up2");
+}
+
+TEST(MarginEngineTest, FileScenarioTiesGoToTheFirstRow) {
+  ScenarioSet file;
+  file.method = ScenarioMethod::kFile;
+  file.scenarios = {{"a", 1.0, 0.0, {}}, {"b", 0.5, 0.2, {}}, {"c", 1.0, 0.1, {}}};
+  MarginOptions o;
+  o.method = ScenarioMethod::kFile;
+  o.file_scenarios = file;
+  auto r = Engine(o)->ComputeAccount("F", {{kGold, -1}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->margin_micro, 500'000'000);  // b and c both lose 500.00
+  EXPECT_EQ(r->worst_scenario, "b");
+}
+
+TEST(MarginEngineTest, PerContractInitialMarginIsTheWorseOneLotSide) {
+  auto engine = Engine();
+  EXPECT_EQ(*engine->PerContractInitialMargin(kGold), 1'037'500'000);
+  EXPECT_EQ(engine->PerContractInitialMargin("B200-SILV-US-202703").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(MarginEngineTest, UnknownSymbolIsNotFound) {
+  auto r = Engine()->ComputeAccount("G", {{"B200-BRNZ-EU-202703", 1}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(MarginEngineTest, PortfoliosBeyondExactInt64AreRejected) {
+  auto engine = Engine();
+  // 4e12 lots x ~1.04e9 micro-USD exceeds int64: refused instead of wrapping around.
+  auto r = engine->ComputeAccount("H", {{kGold, 4'000'000'000'000}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  r = engine->ComputeAccount("H", {{kGold, INT64_MAX}, {kGold, INT64_MAX}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(engine->ComputeAccount("H", {{kGold, 1'000'000'000}}).ok());
+}
+
+TEST(MarginEngineTest, ComputeManyMatchesOneByOne) {
+  auto engine = Engine();
+  std::vector<AccountPositions> accounts = {
+      {"A", {{kGold, 2}}}, {"B", {{kGold, -2}}}, {"C", {{kPlat, 7}, {kGold, -3}}}, {"D", {}}};
+  auto many = engine->ComputeMany(accounts);
+  ASSERT_TRUE(many.ok());
+  for (size_t i = 0; i < accounts.size(); ++i) {
+    auto one = engine->ComputeAccount(accounts[i].account, accounts[i].positions);
+    EXPECT_EQ((*many)[i].margin_micro, one->margin_micro);
+    EXPECT_EQ((*many)[i].worst_scenario, one->worst_scenario);
+  }
+}
+
+TEST(MarginEngineTest, MonteCarloIsReproducibleAndTakesTheOnePercentLoss) {
+  MarginOptions o;
+  o.method = ScenarioMethod::kMonteCarlo;
+  o.mc_scenarios = 1000;
+  o.mc_seed = 5;
+  auto e1 = Engine(o);
+  auto e2 = Engine(o);
+  EXPECT_EQ(e1->scenarios().rank, 10);
+  auto r1 = e1->ComputeAccount("M", {{kGold, 4}, {kPlat, -1}});
+  auto r2 = e2->ComputeAccount("M", {{kGold, 4}, {kPlat, -1}});
+  ASSERT_TRUE(r1.ok() && r2.ok());
+  EXPECT_EQ(r1->margin_micro, r2->margin_micro);
+  EXPECT_EQ(r1->worst_scenario, r2->worst_scenario);
+  // The 10th largest loss, recomputed from the U table.
+  const UTable& u = e1->table();
+  const int32_t g = e1->ContractIndex(kGold), p = e1->ContractIndex(kPlat);
+  std::vector<int64_t> losses;
+  for (int32_t s = 0; s < u.num_scenarios; ++s) {
+    losses.push_back(-4 * u.At(g, s) + u.At(p, s));
+  }
+  std::sort(losses.rbegin(), losses.rend());
+  EXPECT_EQ(r1->loss_micro, losses[9]);
+  EXPECT_GT(r1->margin_micro, 0);
+}
+
+TEST(MarginEngineTest, RejectsBadInputs) {
+  MarginOptions o;
+  EXPECT_FALSE(MarginEngine::Create({{"B200-GOLD-US-202703", 0}}, {}, o).ok());
+  EXPECT_FALSE(MarginEngine::Create({{"nope", 1}}, {}, o).ok());
+  EXPECT_FALSE(MarginEngine::Create({{kGold, 1}, {kGold, 2}}, {}, o).ok());
+  o.psr = 0.5;
+  EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {}, o).ok());
+  o = {};
+  o.method = ScenarioMethod::kFile;
+  EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {}, o).ok());
+}
+
+}  // namespace
+}  // namespace cfx::gpu_valuation

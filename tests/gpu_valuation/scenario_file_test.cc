@@ -1,0 +1,81 @@
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "cfx/gpu_valuation/scenarios.h"
+
+namespace cfx::gpu_valuation {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kHeader[] = "scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ\n";
+
+TEST(ScenarioFileTest, ParsesLabelsWeightsAndMoves) {
+  auto set = ParseScenarioCsv(std::string(kHeader) +
+                                  "crash,0.5,-0.30,-0.1,-0.2,-0.3,-0.4\r\n"
+                                  "\n"
+                                  "rally,1,0.2,0,0,0,0.05\n",
+                              "s.csv");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->method, ScenarioMethod::kFile);
+  ASSERT_EQ(set->scenarios.size(), 2u);
+  EXPECT_EQ(set->scenarios[0].label, "crash");
+  EXPECT_DOUBLE_EQ(set->scenarios[0].weight, 0.5);
+  EXPECT_DOUBLE_EQ(set->scenarios[0].price_move, -0.30);
+  // File moves apply as written to every gpu.
+  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[0], "B200", Tier::kSilv), -0.3);
+  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[0], "H100", Tier::kBrnz), -0.4);
+  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[1], "B200", Tier::kBrnz), 0.05);
+}
+
+struct BadCase {
+  const char* body;      // after the header
+  const char* expected;  // a substring of the message
+};
+
+TEST(ScenarioFileTest, RejectsEveryMalformedRowNamingFileLineAndField) {
+  const BadCase kCases[] = {
+      {"x,1,0,0,0,0\n", "s.csv:2: field 'tput_BRNZ': expected 7 fields, found 6"},
+      {"x,1,0,0,0,0,0,9\n", "s.csv:2: field 'tput_BRNZ': expected 7 fields, found 8"},
+      {",1,0,0,0,0,0\n", "s.csv:2: field 'scenario'"},
+      {"a b,1,0,0,0,0,0\n", "s.csv:2: field 'scenario'"},
+      {"x,1,0,0,0,0,0\nx,1,0,0,0,0,0\n", "s.csv:3: field 'scenario': duplicate"},
+      {"x,0,0,0,0,0,0\n", "s.csv:2: field 'weight'"},
+      {"x,-1,0,0,0,0,0\n", "s.csv:2: field 'weight'"},
+      {"x,1.5,0,0,0,0,0\n", "s.csv:2: field 'weight'"},
+      {"x,abc,0,0,0,0,0\n", "s.csv:2: field 'weight': not a decimal"},
+      {"x,1,,0,0,0,0\n", "s.csv:2: field 'price_move'"},
+      {"x,1,1e-3,0,0,0,0\n", "s.csv:2: field 'price_move'"},
+      {"x,1,nan,0,0,0,0\n", "s.csv:2: field 'price_move'"},
+      {"x,1, 0.1,0,0,0,0\n", "s.csv:2: field 'price_move'"},
+      {"x,1,-1.5,0,0,0,0\n", "s.csv:2: field 'price_move': move must be in [-1, 10]"},
+      {"x,1,11,0,0,0,0\n", "s.csv:2: field 'price_move'"},
+      {"x,1,0,0.,0,0,0\n", "s.csv:2: field 'tput_PLAT'"},
+      {"x,1,0,0,-2,0,0\n", "s.csv:2: field 'tput_GOLD'"},
+      {"x,1,0,0,0,x,0\n", "s.csv:2: field 'tput_SILV'"},
+      {"x,1,0,0,0,0,+1\n", "s.csv:2: field 'tput_BRNZ'"},
+      {"\"x\",1,0,0,0,0,0\n", "s.csv:2: quoted"},
+      {"", "s.csv: no scenarios"},
+  };
+  for (const BadCase& c : kCases) {
+    auto set = ParseScenarioCsv(std::string(kHeader) + c.body, "s.csv");
+    ASSERT_FALSE(set.ok()) << c.body;
+    EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(set.status().message()), HasSubstr(c.expected)) << c.body;
+  }
+}
+
+TEST(ScenarioFileTest, RejectsMissingOrWrongHeader) {
+  EXPECT_THAT(std::string(ParseScenarioCsv("", "s.csv").status().message()),
+              HasSubstr("s.csv:1: missing header"));
+  EXPECT_THAT(std::string(ParseScenarioCsv("scenario,weight,price_move\n", "s.csv")
+                              .status()
+                              .message()),
+              HasSubstr("s.csv:1: bad header"));
+}
+
+TEST(ScenarioFileTest, MissingFileIsNotFound) {
+  EXPECT_EQ(ReadScenarioFile("/nonexistent/s.csv").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace cfx::gpu_valuation
