@@ -1,0 +1,41 @@
+// `cfx demo [--out DIR] [--date D] [--days N] [--seed S] [--orders N] [--keep]`: a whole
+// trading day on loopback with the embedded config and generated sample data (SPEC §11).
+// Thin: parses flags and calls cfx::gateway::RunDemo (gateway/include/cfx/gateway/demo.h).
+#include <iostream>
+#include <memory>
+
+#include "cfx/gateway/demo.h"
+#include "registry.h"
+
+namespace {
+
+void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
+  auto options = std::make_shared<cfx::gateway::DemoOptions>();
+  CLI::App* cmd = parent.add_subcommand(
+      "demo", "A whole trading day on loopback: fixes, FIX trading, settlement, margin, report");
+  cmd->add_option("--out", options->out_dir,
+                  "Output folder, wiped first if an earlier demo wrote it")
+      ->capture_default_str();
+  cmd->add_option("--date", options->date, "First trading day (YYYY-MM-DD, a business day)")
+      ->capture_default_str();
+  cmd->add_option("--days", options->days, "Consecutive business days to trade and settle")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the sample data and the order flow")
+      ->capture_default_str();
+  cmd->add_option("--orders", options->orders_per_day, "Random orders per day")
+      ->capture_default_str();
+  cmd->add_flag("--keep", options->keep,
+                "Keep <out>/data (journal, trades, ledger, fixes) for cfx settle/replay");
+  cmd->callback([options, rc] {
+    absl::StatusOr<cfx::gateway::DemoSummary> summary = cfx::gateway::RunDemo(*options, std::cout);
+    if (!summary.ok()) {
+      std::cout << std::flush;
+      std::cerr << "cfx demo: " << summary.status().message() << "\n";
+      *rc = 1;
+    }
+  });
+}
+
+CFX_REGISTER_COMMAND("", SetupDemo);
+
+}  // namespace

@@ -1,0 +1,63 @@
+// Span16 margin for the demo, from the stores of the data dir: settlement prices from the
+// ledger (or the batch's own prices) and operator throughput from the reference store.
+// Two faces: the settlement batch's MarginSource, and the HTTP API's MarginProvider.
+#ifndef CFX_GATEWAY_DEMO_MARGIN_H_
+#define CFX_GATEWAY_DEMO_MARGIN_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cfx/common/config.h"
+#include "cfx/gateway/http_providers.h"
+#include "cfx/gpu_valuation/margin_engine.h"
+#include "cfx/settlement/sources.h"
+
+namespace cfx::gateway::demo {
+
+// Throughput rows stored by `cfx reference build` in `data_dir`, dated <= `date`.
+absl::StatusOr<std::vector<gpu_valuation::ThroughputRow>> StoredThroughput(
+    const std::string& data_dir, Date date);
+
+// Thread safety: serialised by mu_ (the batch calls from one thread anyway).
+class SettleMargin : public settlement::MarginSource {
+ public:
+  SettleMargin(std::vector<gpu_valuation::ThroughputRow> throughput, double psr)
+      : throughput_(std::move(throughput)), psr_(psr) {}
+  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view account,
+                                                const std::vector<settlement::SymQty>& positions,
+                                                const settlement::SettlePrices& prices) override;
+
+ private:
+  std::vector<gpu_valuation::ThroughputRow> throughput_;
+  double psr_;
+  std::mutex mu_;
+  settlement::SettlePrices cached_prices_;
+  std::unique_ptr<gpu_valuation::MarginEngine> engine_;
+};
+
+// The HTTP margin endpoints over the latest settled date: positions and prices from the
+// ledger. Unavailable until Load() has run. Thread safety: Load() swaps under mu_;
+// queries share the engine (MarginEngine is thread-safe).
+class LedgerMarginProvider : public MarginProvider {
+ public:
+  // Reads the ledger's `date` (prices, every account's end-of-day positions).
+  absl::Status Load(const std::string& data_dir, Date date, double psr);
+  absl::StatusOr<MarginResult> AccountMargin(const std::string& account,
+                                             MarginMethod method) override;
+  absl::StatusOr<MarginResult> WhatIf(const std::vector<WhatIfPosition>& positions,
+                                      MarginMethod method) override;
+
+ private:
+  absl::StatusOr<MarginResult> Compute(const std::string& account,
+                                       const std::vector<gpu_valuation::Position>& positions);
+  std::mutex mu_;
+  std::shared_ptr<gpu_valuation::MarginEngine> engine_;
+  std::map<std::string, std::vector<gpu_valuation::Position>> positions_;
+};
+
+}  // namespace cfx::gateway::demo
+
+#endif  // CFX_GATEWAY_DEMO_MARGIN_H_
