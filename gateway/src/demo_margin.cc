@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "cfx/gateway/http_providers.h"
+#include "cfx/gateway/http_server.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/ledger.h"
 
@@ -88,6 +90,24 @@ absl::StatusOr<int64_t> SettleMargin::InitialMarginMicroUsd(
   return r->margin_micro;
 }
 
+// Margin endpoints over the ledger. Thread safety: Load() swaps under mu_; queries share
+// the engine (MarginEngine is thread-safe).
+class LedgerMarginProvider : public MarginProvider {
+ public:
+  absl::Status Load(const std::string& data_dir, Date date, double psr);
+  absl::StatusOr<MarginResult> AccountMargin(const std::string& account,
+                                             MarginMethod method) override;
+  absl::StatusOr<MarginResult> WhatIf(const std::vector<WhatIfPosition>& positions,
+                                      MarginMethod method) override;
+
+ private:
+  absl::StatusOr<MarginResult> Compute(const std::string& account,
+                                       const std::vector<gpu_valuation::Position>& positions);
+  std::mutex mu_;
+  std::shared_ptr<gpu_valuation::MarginEngine> engine_;
+  std::map<std::string, std::vector<gpu_valuation::Position>> positions_;
+};
+
 absl::Status LedgerMarginProvider::Load(const std::string& data_dir, Date date, double psr) {
   absl::StatusOr<std::unique_ptr<settlement::Ledger>> ledger = settlement::Ledger::Open(data_dir);
   if (!ledger.ok()) return ledger.status();
@@ -155,5 +175,27 @@ absl::StatusOr<MarginResult> LedgerMarginProvider::WhatIf(
   for (const WhatIfPosition& p : positions) held.push_back({p.sym, p.qty});
   return Compute("what-if", held);
 }
+
+struct LedgerHttp::Impl {
+  LedgerMarginProvider margin;
+  std::unique_ptr<HttpServer> server;
+};
+
+absl::StatusOr<std::unique_ptr<LedgerHttp>> LedgerHttp::Start(const ExchangeConfig& config) {
+  auto impl = std::make_unique<Impl>();
+  ExchangeConfig http = config;
+  http.http_port = 0;
+  impl->server = std::make_unique<HttpServer>(http, HttpProviders{.margin = &impl->margin});
+  if (absl::Status s = impl->server->Start(); !s.ok()) return s;
+  return std::unique_ptr<LedgerHttp>(new LedgerHttp(std::move(impl)));
+}
+
+LedgerHttp::LedgerHttp(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LedgerHttp::~LedgerHttp() { Stop(); }
+absl::Status LedgerHttp::Load(const std::string& data_dir, Date date, double psr) {
+  return impl_->margin.Load(data_dir, date, psr);
+}
+int LedgerHttp::port() const { return impl_->server->port(); }
+void LedgerHttp::Stop() { impl_->server->Stop(); }
 
 }  // namespace cfx::gateway::demo

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "cfx/common/config.h"
-#include "cfx/gateway/http_providers.h"
 #include "cfx/gpu_valuation/margin_engine.h"
 #include "cfx/settlement/sources.h"
 
@@ -38,24 +37,23 @@ class SettleMargin : public settlement::MarginSource {
   std::unique_ptr<gpu_valuation::MarginEngine> engine_;
 };
 
-// The HTTP margin endpoints over the latest settled date: positions and prices from the
-// ledger. Unavailable until Load() has run. Thread safety: Load() swaps under mu_;
-// queries share the engine (MarginEngine is thread-safe).
-class LedgerMarginProvider : public MarginProvider {
+// The HTTP API (SPEC §7) serving margin over the ledger's latest settled date: positions
+// and prices from the ledger, throughput from the reference store. Margin answers 503
+// until Load() has run. (Kept apart from the FIX headers: both name a `BookLevel`.)
+class LedgerHttp {
  public:
-  // Reads the ledger's `date` (prices, every account's end-of-day positions).
+  // Listens on an ephemeral loopback port.
+  static absl::StatusOr<std::unique_ptr<LedgerHttp>> Start(const ExchangeConfig& config);
+  ~LedgerHttp();
   absl::Status Load(const std::string& data_dir, Date date, double psr);
-  absl::StatusOr<MarginResult> AccountMargin(const std::string& account,
-                                             MarginMethod method) override;
-  absl::StatusOr<MarginResult> WhatIf(const std::vector<WhatIfPosition>& positions,
-                                      MarginMethod method) override;
+  int port() const;
+  void Stop();
+
+  struct Impl;
 
  private:
-  absl::StatusOr<MarginResult> Compute(const std::string& account,
-                                       const std::vector<gpu_valuation::Position>& positions);
-  std::mutex mu_;
-  std::shared_ptr<gpu_valuation::MarginEngine> engine_;
-  std::map<std::string, std::vector<gpu_valuation::Position>> positions_;
+  explicit LedgerHttp(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace cfx::gateway::demo

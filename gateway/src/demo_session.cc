@@ -60,8 +60,10 @@ absl::Status DemoSession::Order(const FixOrder& order) {
   return client_->SendOrder(order);
 }
 
-absl::Status DemoSession::Cancel(const std::string& cl, const std::string& orig) {
+absl::Status DemoSession::Cancel(const std::string& cl, const std::string& orig,
+                                 const std::string& symbol) {
   LiveOrder o;
+  o.symbol = symbol;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = live_.find(orig);
@@ -84,7 +86,10 @@ absl::Status DemoSession::WaitIdle(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!cv_.wait_for(lock, timeout, [&] { return pending_.empty(); })) {
     return absl::DeadlineExceededError(name_ + ": " + std::to_string(pending_.size()) +
-                                       " requests unanswered, first " + *pending_.begin());
+                                       " requests unanswered, first " + *pending_.begin() +
+                                       (last_session_reject_.empty()
+                                            ? std::string()
+                                            : "; last session reject: " + last_session_reject_));
   }
   return absl::OkStatus();
 }
@@ -128,6 +133,7 @@ void DemoSession::OnMessage(const FixMessage& m) {
     pending_.erase(m.Get(379));
   } else if (m.msg_type == "3") {
     ++counts_.rejects["session_reject:" + m.Get(58)];
+    last_session_reject_ = m.Get(58) + " (tag " + m.Get(371) + ", seq " + m.Get(45) + ")";
   }
   cv_.notify_all();
 }

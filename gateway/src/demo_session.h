@@ -59,7 +59,8 @@ class DemoSession {
 
   // Sends and registers the request as pending (its first answer ends the wait).
   absl::Status Order(const FixOrder& order);
-  absl::Status Cancel(const std::string& cl, const std::string& orig);
+  // `symbol` is sent when `orig` is not a live order of this session.
+  absl::Status Cancel(const std::string& cl, const std::string& orig, const std::string& symbol);
   absl::Status Replace(const FixReplace& replace);
   // Sends a status request for a never-used id and waits for all pending answers and for
   // the status answer: afterwards every report caused by earlier requests has arrived.
@@ -91,6 +92,7 @@ class DemoSession {
   std::map<std::string, LiveOrder> live_;
   std::map<std::string, LiveOrder> sent_;  // order ids sent but not yet acknowledged
   SessionCounts counts_;
+  std::string last_session_reject_;  // text of the latest 35=3, for error messages
 };
 
 }  // namespace cfx::gateway::demo

@@ -95,7 +95,7 @@ class DayDriver {
       if (i == 40) SendDeliberateRejects();
       if (absl::Status s = Sync(); !s.ok()) return s;
       if (i % 30 == 29) {
-        log_ << "  " << FormatTimestamp(slots[i]).substr(11, 6) << "Z " << result_.orders
+        log_ << "  " << FormatTimestamp(slots[i]).substr(11, 5) << "Z " << result_.orders
              << " orders\n";
       }
     }
@@ -157,7 +157,7 @@ class DayDriver {
     if (live.size() > 40 || (!live.empty() && rng_.Chance(12))) {
       const auto& [id, order] = live[rng_.Uniform(0, static_cast<int64_t>(live.size()) - 1)];
       ++result_.cancels;
-      return s.Cancel(s.NextId(), id);
+      return s.Cancel(s.NextId(), id, order.symbol);
     }
     if (!live.empty() && rng_.Chance(8)) {
       const auto& [id, order] = live[rng_.Uniform(0, static_cast<int64_t>(live.size()) - 1)];
@@ -232,7 +232,7 @@ class DayDriver {
     o.price_text = FormatPriceTicks(c.mid) + "5";  // 0.0005: off tick
     Send(alpha, o, "deliberate reject").IgnoreError();
     ++result_.cancels;
-    alpha.Cancel(alpha.NextId(), "no-such-order").IgnoreError();
+    alpha.Cancel(alpha.NextId(), "no-such-order", c.sym).IgnoreError();
   }
 
   std::string OtherFirmAccount(DemoSession& mine) {

@@ -14,7 +14,6 @@
 #include "cfx/gateway/fix_config.h"
 #include "cfx/gateway/fix_fake_exchange.h"
 #include "cfx/gateway/fix_gateway.h"
-#include "cfx/gateway/http_server.h"
 #include "cfx/settlement/trade_store.h"
 #include "demo_internal.h"
 #include "demo_margin.h"
@@ -154,10 +153,10 @@ class StandInVenue : public Venue {
     exchange_.SetListener(recorder_.get());
     exchange_.Start();
     if (absl::Status s = gateway_->Start(); !s.ok()) return s;
-    ExchangeConfig http = config_;
-    http.http_port = 0;
-    http_ = std::make_unique<HttpServer>(http, HttpProviders{.margin = &margin_});
-    return http_->Start();
+    absl::StatusOr<std::unique_ptr<LedgerHttp>> http = LedgerHttp::Start(config_);
+    if (!http.ok()) return http.status();
+    http_ = std::move(*http);
+    return absl::OkStatus();
   }
   int fix_port() const override { return fix_port_; }
   int http_port() const override { return http_ ? http_->port() : 0; }
@@ -175,7 +174,7 @@ class StandInVenue : public Venue {
     return recorder_->Flush(paths_.data, recorder_->today());
   }
   absl::Status AfterSettlement(Date date) override {
-    return margin_.Load(paths_.data, date, config_.psr);
+    return http_->Load(paths_.data, date, config_.psr);
   }
   void Stop() override {
     if (http_) http_->Stop();
@@ -194,8 +193,7 @@ class StandInVenue : public Venue {
   testing::FakeExchange exchange_;
   std::unique_ptr<FixGateway> gateway_;
   std::unique_ptr<Recorder> recorder_;
-  LedgerMarginProvider margin_;
-  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<LedgerHttp> http_;
 };
 
 }  // namespace
