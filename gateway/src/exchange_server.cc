@@ -9,11 +9,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cfx/gateway/core_http_providers.h"
 #include "cfx/gateway/exchange_order_entry.h"
 #include "cfx/gateway/fix_config.h"
 #include "cfx/gateway/fix_gateway.h"
-#include "cfx/gateway/http_server.h"
+#include "serve_http.h"
 
 namespace cfx::gateway {
 namespace {
@@ -74,10 +73,10 @@ class ExchangeServer::Impl {
     recovery_ = *std::move(recovery);
     started_ = true;
 
-    providers_ = std::make_unique<CoreHttpProviders>(core_.get(), config_, config_.data_dir);
-    if (absl::Status s = providers_->Start(); !s.ok()) return Fail("margin basis", s);
+    http_ = internal::MakeServeHttp(core_.get(), config_);
+    if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
     if (options_.pre_trade_risk) {
-      auto margins = providers_->PerContractMargins();
+      auto margins = http_->PerContractMargins();
       if (!margins.ok()) return Fail("pre-trade margins", margins.status());
       if (absl::Status s = core_->RefreshMargins(*margins); !s.ok()) {
         return Fail("pre-trade margins", s);
@@ -96,8 +95,7 @@ class ExchangeServer::Impl {
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
     if (absl::Status s = fix_->Start(); !s.ok()) return Fail("FIX", s);
 
-    http_ = std::make_unique<HttpServer>(config_, providers_->Providers());
-    if (absl::Status s = http_->Start(); !s.ok()) return Fail("HTTP", s);
+    if (absl::Status s = http_->StartServer(); !s.ok()) return Fail("HTTP", s);
     return absl::OkStatus();
   }
 
@@ -126,9 +124,8 @@ class ExchangeServer::Impl {
   // Destroyed in reverse order: HTTP and FIX before the core they call.
   std::unique_ptr<exchange::ExchangeCore> core_;
   std::unique_ptr<ExchangeOrderEntry> entry_;
-  std::unique_ptr<CoreHttpProviders> providers_;
+  std::unique_ptr<internal::ServeHttp> http_;  // providers + HTTP server
   std::unique_ptr<FixGateway> fix_;
-  std::unique_ptr<HttpServer> http_;
 };
 
 ExchangeServer::ExchangeServer(ExchangeConfig config, ExchangeServerOptions options)
