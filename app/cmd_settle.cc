@@ -13,6 +13,7 @@
 #include "cfx/settlement/reference_fixes.h"
 #include "cfx/settlement/statements.h"
 #include "cfx/settlement/trade_store.h"
+#include "cfx/settlement/valuation_margin.h"
 #include "registry.h"
 
 namespace {
@@ -59,6 +60,7 @@ int RunSettle(const SettleFlags& flags) {
     return 2;
   }
   SettleConfig config;
+  double psr = 0.15;  // SPEC §10 default price scan range
   if (!flags.config.empty()) {
     auto exchange = cfx::LoadConfigFile(flags.config);
     if (!exchange.ok()) {
@@ -66,6 +68,7 @@ int RunSettle(const SettleFlags& flags) {
       return 2;
     }
     config.calendar = exchange->Calendar();
+    psr = exchange->psr;
     for (const cfx::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
     for (const cfx::AccountConfig& a : exchange->accounts) {
       config.collateral_micro_usd[a.id] = a.collateral_micro_usd;
@@ -84,9 +87,15 @@ int RunSettle(const SettleFlags& flags) {
     std::cerr << "cfx settle: warning: no fixes (" << fixes.status().message()
               << "); T3 keeps prior prices, no T4, no FSP\n";
   }
-  // The span16 margin adapter (gpu_valuation) is wired by the integrator; until then the
-  // batch records that margin was not available and calls cover negative cash only.
-  std::cerr << "cfx settle: warning: no margin source in this build; initial margin taken as 0\n";
+  // Margin calls use span16 initial margin (SPEC §9 step 4) with the throughput stored by
+  // `cfx reference build` in the same data dir; one margin engine serves the whole run.
+  auto margin = OpenValuationMarginSource(flags.data_dir, *date, psr);
+  if (margin.ok()) {
+    inputs.margin = margin->get();
+  } else {
+    std::cerr << "cfx settle: warning: no margin (" << margin.status().message()
+              << "); initial margin taken as 0\n";
+  }
   ProgressLine progress;
   SettleOptions options;
   options.data_dir = flags.data_dir;

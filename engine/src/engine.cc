@@ -26,6 +26,14 @@ void InfoOf(OrderInfo* info, const Order& o) {
   info->cum = o.cum;
   info->leaves = o.leaves();
   info->notional = o.notional;
+  info->firm = o.firm;
+  info->type = o.type;
+  info->tif = o.tif;
+  info->px = o.px;
+  info->stop_px = o.stop_px;
+  info->qty = o.qty;
+  info->expire = o.expire;
+  info->session = o.session;
 }
 
 }  // namespace
@@ -52,6 +60,12 @@ OrderBook* Engine::BookOf(std::string_view sym) {
 std::optional<SymbolId> Engine::FindSymbol(std::string_view sym) const {
   auto it = symbol_ids_.find(AbslView(sym));
   if (it == symbol_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<AccountId> Engine::FindAccount(std::string_view acct) const {
+  auto it = account_ids_.find(AbslView(acct));
+  if (it == account_ids_.end()) return std::nullopt;
   return it->second;
 }
 
@@ -91,6 +105,13 @@ void Engine::EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reaso
   e.order.cl = c.cl;
   e.order.side = c.side;
   e.order.status = OrderStatus::kCanceled;
+  e.order.type = c.type;
+  e.order.tif = c.tif;
+  e.order.px = c.px.ticks;
+  e.order.stop_px = c.stop.ticks;
+  e.order.qty = c.qty;
+  e.order.expire = c.expire;
+  e.order.session = c.session;
   e.qty = c.qty;
 }
 

@@ -16,6 +16,14 @@ void OrderBook::FillInfo(OrderInfo* info, const Order& o) const {
   info->cum = o.cum;
   info->leaves = o.leaves();
   info->notional = o.notional;
+  info->firm = o.firm;
+  info->type = o.type;
+  info->tif = o.tif;
+  info->px = o.px;
+  info->stop_px = o.stop_px;
+  info->qty = o.qty;
+  info->expire = o.expire;
+  info->session = o.session;
 }
 
 void OrderBook::RecordPrint(PriceTicks px) {

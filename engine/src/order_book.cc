@@ -167,6 +167,26 @@ void OrderBook::Append(uint32_t slot) {
   ++resting_;
 }
 
+void OrderBook::RestoreOrder(uint32_t slot) {
+  Order& o = ctx_->store.at(slot);
+  if (o.is_stop_pending()) {
+    AddStop(slot);
+    return;
+  }
+  bool ok = EnsureGrid(o.px);
+  assert(ok && "a snapshot holds only representable prices");
+  (void)ok;
+  Append(slot);
+}
+
+void OrderBook::RestoreMarks(TradingState state, bool has_last, PriceTicks last,
+                             bool ever_accepted) {
+  state_ = state;
+  has_last_ = has_last;
+  last_trade_ = last;
+  ever_accepted_ = ever_accepted;
+}
+
 void OrderBook::Rest(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   bool ok = EnsureGrid(o.px);

@@ -239,6 +239,9 @@ absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result)
     if (!mkdtemp(tmpl)) return absl::UnavailableError("mkdtemp failed");
     dir = tmpl;
   }
+  if (options.external && options.port <= 0) {
+    return absl::InvalidArgumentError("an external server needs its port");
+  }
   const int port = options.port ? options.port : FreeLoopbackPort();
   const std::string dictionary = dir + "/CFX-FIX44.xml";
   absl::Status st = WriteFixDictionary(dictionary);
@@ -260,7 +263,9 @@ absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result)
   std::unique_ptr<FIX::ThreadedSocketInitiator> initiator;
   std::vector<FIX::SessionID> ids;
   try {
-    if (options.echo) {
+    if (options.external) {
+      // The caller runs the server.
+    } else if (options.echo) {
       FIX::Dictionary d = CommonSettings(dir + "/echo", dictionary);
       d.setString("ConnectionType", "acceptor");
       d.setInt("SocketAcceptPort", port);
@@ -321,7 +326,7 @@ absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result)
 
   initiator->stop(true);
   if (gateway) gateway->Stop();
-  exchange.Stop();
+  if (!options.external) exchange.Stop();
   if (echo) echo->stop(true);
   if (options.data_dir.empty()) {
     if (std::system(("rm -rf " + dir).c_str()) != 0) {

@@ -29,6 +29,10 @@ struct ProductCmd {
   Qty max_order_qty = 1000;   // `qty_above_max` above this
   int64_t band_percent = 10;  // band is ref ± this percent, inclusive; 0 disables the band
   int64_t protection_ticks = 50;  // market order protection
+  // Pre-trade initial margin per contract (micro-USD, one lot). Not used by the engine: the
+  // exchange core's risk check reads it, so that margins are sequenced inputs and replay
+  // takes the same decisions. -1: keep the current value (0 at listing).
+  int64_t initial_margin = -1;
 };
 
 struct StateCmd {

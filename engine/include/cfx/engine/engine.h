@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "cfx/engine/command.h"
 #include "cfx/engine/events.h"
@@ -78,15 +79,35 @@ class Engine {
   std::optional<OrderView> FindOrder(std::string_view acct, std::string_view cl) const;
   std::optional<OrderView> FindOrder(OrderId oid) const;
   std::optional<SymbolId> FindSymbol(std::string_view sym) const;
+  std::optional<AccountId> FindAccount(std::string_view acct) const;
   std::string_view SymbolName(SymbolId id) const { return symbols_[id]; }
   std::string_view AccountName(AccountId id) const { return accounts_[id]; }
+  std::string_view FirmName(FirmId id) const { return firms_[id]; }
   size_t symbol_count() const { return books_.size(); }
+  size_t account_count() const { return accounts_.size(); }
+  size_t firm_count() const { return firms_.size(); }
   const OrderBook& book(SymbolId id) const { return *books_[id]; }
   Timestamp now() const { return now_; }
   size_t live_orders() const { return ctx_.store.live_count(); }
 
   // Hash of every book, the indexes and the counters; equal states give equal hashes.
   uint64_t StateHash() const;
+
+  // Calls fn(order) for every live order (resting or pending stop), in acceptance order.
+  template <typename Fn>
+  void ForEachLiveOrder(Fn&& fn) const {
+    for (uint32_t s = ctx_.store.first_live(); s != kNoSlot; s = ctx_.store.at(s).all_next) {
+      fn(ctx_.store.at(s));
+    }
+  }
+
+  // --- Snapshots (snapshot.cc; format: docs/formats.md "Engine snapshot") ---------------
+  // The whole state as a versioned binary blob: Restore() of it into a fresh engine, then
+  // the same commands, gives the same events, order ids and StateHash().
+  std::string Snapshot() const;
+  // Replaces the state by a Snapshot() blob. REQUIRES: a freshly constructed engine.
+  // DataLoss when the blob is truncated, of another version, or inconsistent.
+  absl::Status Restore(absl::string_view blob);
 
  private:
   struct ClKey {

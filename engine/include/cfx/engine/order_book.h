@@ -98,6 +98,11 @@ class OrderBook {
   size_t pending_stop_count() const { return stops_; }
   bool ever_accepted() const { return ever_accepted_; }
   void MarkAccepted() { ever_accepted_ = true; }
+  // Snapshot restore only: links a restored order (fields, shown and priority already set)
+  // at the back of its level, or of the pending-stop list when it is a pending stop.
+  void RestoreOrder(uint32_t slot);
+  // Snapshot restore only: the state and last-trade fields, without events or an auction.
+  void RestoreMarks(TradingState state, bool has_last, PriceTicks last, bool ever_accepted);
   // Folds the book (state, prices, every order's priority position) into `h`.
   uint64_t Hash(uint64_t h) const;
 

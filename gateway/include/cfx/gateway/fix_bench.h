@@ -20,6 +20,11 @@ struct FixBenchOptions {
   int window = 64;          // orders in flight per session in the pipelined phase
   std::string data_dir;     // empty: a fresh directory under /tmp
   int port = 0;             // 0: pick a free loopback port
+  // Connect to a server already listening on `port` (the real exchange, started by the
+  // caller) instead of starting the fake exchange or the echo acceptor. The server must
+  // accept sessions BENCH_0..BENCH_<n-1> (firm BENCH, account BENCH-1) and list
+  // B200-GOLD-US-202703 with 5.000 inside the band.
+  bool external = false;
 };
 
 struct FixBenchPhase {

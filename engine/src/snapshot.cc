@@ -1,0 +1,272 @@
+// Engine::Snapshot / Engine::Restore: the whole engine state as a versioned binary blob, so
+// that a journal can restart from a snapshot plus the records after it. Format:
+// docs/formats.md, "Engine snapshot". Orders are written in acceptance order (which rebuilds
+// the store's acceptance and account lists), then each book's resting orders level by level
+// (best first, FIFO) and its pending stops in list order (which rebuilds time priority).
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/engine/engine.h"
+
+namespace cfx::engine {
+namespace {
+
+constexpr uint32_t kMagic = 0x45584643;  // "CFXE" little-endian
+constexpr uint8_t kVersion = 1;
+
+class Writer {
+ public:
+  explicit Writer(std::string* out) : out_(out) {}
+  template <typename T>
+  void Put(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    out_->append(b, sizeof(T));
+  }
+  void Str(std::string_view s) {
+    Put<uint32_t>(static_cast<uint32_t>(s.size()));
+    out_->append(s.data(), s.size());
+  }
+
+ private:
+  std::string* out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(absl::string_view in) : in_(in) {}
+  template <typename T>
+  bool Get(T* v) {
+    if (in_.size() < sizeof(T)) return Fail();
+    std::memcpy(v, in_.data(), sizeof(T));
+    in_.remove_prefix(sizeof(T));
+    return true;
+  }
+  bool Str(std::string* s) {
+    uint32_t n = 0;
+    if (!Get(&n) || in_.size() < n) return Fail();
+    s->assign(in_.data(), n);
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool Fixed(FixedString<kMaxIdLength>* f) {
+    std::string s;
+    if (!Str(&s) || !f->Assign(s)) return Fail();
+    return true;
+  }
+  bool Count(uint64_t* n, size_t min_item_bytes) {
+    // A count larger than what the remaining bytes can hold is corruption, not a reason to
+    // allocate gigabytes.
+    if (!Get(n) || *n > in_.size() / min_item_bytes + 1) return Fail();
+    return true;
+  }
+  bool ok() const { return ok_; }
+  bool done() const { return in_.empty(); }
+
+ private:
+  bool Fail() {
+    ok_ = false;
+    return false;
+  }
+  absl::string_view in_;
+  bool ok_ = true;
+};
+
+void PutOrder(Writer& w, const Order& o) {
+  w.Put(o.oid);
+  w.Put(o.px);
+  w.Put(o.qty);
+  w.Put(o.cum);
+  w.Put(o.shown);
+  w.Put(o.firm);
+  w.Put(o.stp);
+  w.Put(static_cast<uint8_t>(o.side));
+  w.Put(static_cast<uint8_t>(o.type));
+  w.Put(static_cast<uint8_t>(o.tif));
+  w.Put(static_cast<uint8_t>(o.stp_action));
+  w.Put(static_cast<uint8_t>(o.status));
+  w.Put(static_cast<uint8_t>(o.post_only));
+  w.Put(o.display);
+  w.Put(o.notional);
+  w.Put(o.accept_seq);
+  w.Put(o.priority_seq);
+  w.Put(o.stop_px);
+  w.Put(o.expire);
+  w.Put(o.acct);
+  w.Put(o.sym);
+  w.Put(o.session);
+  w.Str(o.cl.view());
+}
+
+template <typename E>
+bool GetEnum(Reader& r, E* e, uint8_t max) {
+  uint8_t v = 0;
+  if (!r.Get(&v) || v > max) return false;
+  *e = static_cast<E>(v);
+  return true;
+}
+
+}  // namespace
+
+std::string Engine::Snapshot() const {
+  std::string out;
+  out.reserve(256 + ctx_.store.live_count() * 160 + client_ids_.size() * 56);
+  Writer w(&out);
+  w.Put(kMagic);
+  w.Put(kVersion);
+  w.Put(next_oid_);
+  w.Put(next_accept_);
+  w.Put(now_);
+  w.Put(next_gtd_expiry_);
+  w.Put(ctx_.next_event_seq);
+  w.Put(ctx_.next_priority);
+  for (const auto* names : {&accounts_, &firms_}) {
+    w.Put<uint64_t>(names->size());
+    for (const std::string& n : *names) w.Str(n);
+  }
+  w.Put<uint64_t>(books_.size());
+  for (const auto& book : books_) {
+    const BookConfig& c = book->config();
+    w.Str(symbols_[c.id]);
+    w.Put<uint8_t>(c.has_ref);
+    w.Put(c.ref);
+    w.Put(c.band_percent);
+    w.Put(c.max_order_qty);
+    w.Put(c.protection_ticks);
+    w.Put<uint8_t>(static_cast<uint8_t>(book->state()));
+    w.Put<uint8_t>(book->has_last_trade());
+    w.Put(book->last_trade());
+    w.Put<uint8_t>(book->ever_accepted());
+  }
+  w.Put<uint64_t>(client_ids_.size());
+  for (const auto& [key, oid] : client_ids_) {
+    w.Put(key.acct);
+    w.Str(key.cl.view());
+    w.Put(oid);
+  }
+  w.Put<uint64_t>(ctx_.store.live_count());
+  ForEachLiveOrder([&](const Order& o) { PutOrder(w, o); });
+  for (const auto& book : books_) {
+    std::vector<OrderId> oids;
+    auto add = [&](uint32_t slot) { oids.push_back(ctx_.store.at(slot).oid); };
+    book->ForEachResting(Side::kBuy, add);
+    book->ForEachResting(Side::kSell, add);
+    book->ForEachPendingStop(add);
+    w.Put<uint64_t>(oids.size());
+    for (OrderId oid : oids) w.Put(oid);
+  }
+  return out;
+}
+
+absl::Status Engine::Restore(absl::string_view blob) {
+  auto bad = [](absl::string_view what) {
+    return absl::DataLossError(absl::StrCat("engine snapshot: ", what));
+  };
+  if (!books_.empty() || ctx_.store.live_count() != 0 || next_oid_ != 1) {
+    return absl::FailedPreconditionError("engine snapshot: restore into a used engine");
+  }
+  Reader r(blob);
+  uint32_t magic = 0;
+  uint8_t version = 0;
+  if (!r.Get(&magic) || magic != kMagic) return bad("bad magic");
+  if (!r.Get(&version) || version != kVersion) return bad("unsupported version");
+  r.Get(&next_oid_);
+  r.Get(&next_accept_);
+  r.Get(&now_);
+  r.Get(&next_gtd_expiry_);
+  r.Get(&ctx_.next_event_seq);
+  r.Get(&ctx_.next_priority);
+  for (auto [map, names] : {std::pair{&account_ids_, &accounts_}, std::pair{&firm_ids_, &firms_}}) {
+    uint64_t n = 0;
+    if (!r.Count(&n, 4)) return bad("truncated names");
+    for (uint64_t i = 0; i < n; ++i) {
+      std::string s;
+      if (!r.Str(&s)) return bad("truncated names");
+      if (Intern(*map, *names, s) != i) return bad("duplicate name");
+    }
+  }
+  ctx_.store.ReserveAccounts(accounts_.size());
+  uint64_t nbooks = 0;
+  if (!r.Count(&nbooks, 8)) return bad("truncated books");
+  for (uint64_t i = 0; i < nbooks; ++i) {
+    std::string sym;
+    BookConfig c;
+    uint8_t has_ref = 0, has_last = 0, ever = 0;
+    TradingState state{};
+    PriceTicks last = 0;
+    if (!r.Str(&sym) || !r.Get(&has_ref) || !r.Get(&c.ref) || !r.Get(&c.band_percent) ||
+        !r.Get(&c.max_order_qty) || !r.Get(&c.protection_ticks) || !GetEnum(r, &state, 3) ||
+        !r.Get(&has_last) || !r.Get(&last) || !r.Get(&ever)) {
+      return bad("truncated book");
+    }
+    c.has_ref = has_ref != 0;
+    c.max_grid_levels = config_.max_grid_levels;
+    c.id = Intern(symbol_ids_, symbols_, sym);
+    if (c.id != i) return bad("duplicate symbol");
+    books_.push_back(std::make_unique<OrderBook>(c, &ctx_));
+    books_.back()->RestoreMarks(state, has_last != 0, last, ever != 0);
+  }
+  uint64_t nids = 0;
+  if (!r.Count(&nids, 16)) return bad("truncated client ids");
+  client_ids_.reserve(nids);
+  for (uint64_t i = 0; i < nids; ++i) {
+    ClKey key{};
+    OrderId oid = 0;
+    if (!r.Get(&key.acct) || !r.Fixed(&key.cl) || !r.Get(&oid)) return bad("truncated client ids");
+    client_ids_[key] = oid;
+  }
+  uint64_t norders = 0;
+  if (!r.Count(&norders, 64)) return bad("truncated orders");
+  for (uint64_t i = 0; i < norders; ++i) {
+    Order in;
+    uint8_t post_only = 0;
+    if (!r.Get(&in.oid) || !r.Get(&in.px) || !r.Get(&in.qty) || !r.Get(&in.cum) ||
+        !r.Get(&in.shown) || !r.Get(&in.firm) || !r.Get(&in.stp) || !GetEnum(r, &in.side, 1) ||
+        !GetEnum(r, &in.type, 3) || !GetEnum(r, &in.tif, 4) || !GetEnum(r, &in.stp_action, 2) ||
+        !GetEnum(r, &in.status, 4) || !r.Get(&post_only) || !r.Get(&in.display) ||
+        !r.Get(&in.notional) || !r.Get(&in.accept_seq) || !r.Get(&in.priority_seq) ||
+        !r.Get(&in.stop_px) || !r.Get(&in.expire) || !r.Get(&in.acct) || !r.Get(&in.sym) ||
+        !r.Get(&in.session) || !r.Fixed(&in.cl)) {
+      return bad("truncated order");
+    }
+    if (in.oid == 0 || in.oid >= next_oid_ || in.acct >= accounts_.size() ||
+        in.sym >= books_.size() || in.firm >= firms_.size() || in.stp >= firms_.size() ||
+        ctx_.store.Find(in.oid) != kNoSlot) {
+      return bad("inconsistent order");
+    }
+    uint32_t slot = ctx_.store.Allocate(in.oid, in.acct);
+    Order& o = ctx_.store.at(slot);
+    // Keep the store's links (set by Allocate); copy every other field.
+    const uint32_t all_prev = o.all_prev, all_next = o.all_next;
+    const uint32_t acct_prev = o.acct_prev, acct_next = o.acct_next;
+    o = in;
+    o.post_only = post_only != 0;
+    o.live = true;
+    o.in_level = false;
+    o.prev = o.next = kNoSlot;
+    o.all_prev = all_prev;
+    o.all_next = all_next;
+    o.acct_prev = acct_prev;
+    o.acct_next = acct_next;
+  }
+  for (auto& book : books_) {
+    uint64_t n = 0;
+    if (!r.Count(&n, 8)) return bad("truncated book orders");
+    for (uint64_t i = 0; i < n; ++i) {
+      OrderId oid = 0;
+      if (!r.Get(&oid)) return bad("truncated book orders");
+      uint32_t slot = ctx_.store.Find(oid);
+      if (slot == kNoSlot || ctx_.store.at(slot).sym != book->config().id ||
+          ctx_.store.at(slot).in_level) {
+        return bad("book names an unknown order");
+      }
+      book->RestoreOrder(slot);
+    }
+  }
+  if (!r.ok() || !r.done()) return bad("trailing or truncated bytes");
+  return absl::OkStatus();
+}
+
+}  // namespace cfx::engine

@@ -1,0 +1,36 @@
+// The journal encoding of engine commands (journal::CommandCodec<engine::Command>).
+// Format (docs/formats.md, "Engine command codec"): one version byte, one tag byte (the
+// variant index), then the command's fields little-endian: names as u8 length + bytes,
+// prices as a flag byte (+ i64 ticks when present), enums as u8. Decode checks the version,
+// the tag, every length and enum, and that no byte is left over.
+//
+//   EngineCodec codec;
+//   std::string bytes;
+//   codec.Encode(engine::Command{engine::TimeCmd{ts}}, &bytes);
+//   engine::Command c;
+//   absl::Status s = codec.Decode(bytes, &c);   // DataLoss on a malformed payload
+#ifndef CFX_EXCHANGE_ENGINE_CODEC_H_
+#define CFX_EXCHANGE_ENGINE_CODEC_H_
+
+#include <string>
+
+#include "cfx/engine/command.h"
+#include "cfx/journal/pipeline_interfaces.h"
+
+namespace cfx::exchange {
+
+inline constexpr uint8_t kEngineCodecVersion = 1;
+
+// Thread safety: stateless; any thread.
+class EngineCodec : public journal::CommandCodec<engine::Command> {
+ public:
+  void Encode(const engine::Command& command, std::string* out) const override;
+  absl::Status Decode(absl::string_view bytes, engine::Command* command) const override;
+};
+
+// One line of text for `cfx journal dump`: `new cl=o1 acct=A1 sym=... buy limit px=5250 ...`.
+std::string DescribeCommand(const engine::Command& command);
+
+}  // namespace cfx::exchange
+
+#endif  // CFX_EXCHANGE_ENGINE_CODEC_H_

@@ -1,0 +1,112 @@
+// EngineMatcher: the matching engine as the journal pipeline's state machine
+// (journal::Matcher<engine::Command, Outcome>). Applies each durable input to the engine and
+// emits one Outcome per engine event with the names and order terms FIX needs, and the
+// closing quotes of SPEC §9: when a TimeCmd first reaches or passes D 16:00Z of a business
+// day D, before the TimeCmd is applied, one kClose outcome per listed symbol with the best
+// bid and ask (the book after the last input before D 16:00Z).
+//
+// It also owns the pre-trade risk check (SPEC §4), fed only from sequenced state: positions
+// and open quantities derived from engine events, margins per contract from
+// ProductCmd::initial_margin, collateral from the config given at construction (documented
+// in docs/durability.md: change collateral only with a restart from an empty journal tail).
+//
+//   EngineMatcher matcher({.calendar = config.Calendar()});
+//   Pipeline<engine::Command, Outcome> p(opt, journal, &codec, &matcher, &listener);
+#ifndef CFX_EXCHANGE_ENGINE_MATCHER_H_
+#define CFX_EXCHANGE_ENGINE_MATCHER_H_
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "cfx/common/date.h"
+#include "cfx/engine/engine.h"
+#include "cfx/exchange/outcome.h"
+#include "cfx/journal/pipeline_interfaces.h"
+
+namespace cfx::exchange {
+
+namespace internal {
+class BookPublisher;
+}
+
+struct MatcherOptions {
+  BusinessCalendar calendar;
+  bool emit_closes = true;
+  // Pre-trade risk: on when set; collateral (micro-USD) by account, others have 0.
+  bool pre_trade_risk = false;
+  std::map<std::string, int64_t, std::less<>> collateral_micro_usd;
+  engine::EngineConfig engine = {};
+};
+
+// Thread safety: one thread at a time (the matcher thread; recovery before it starts).
+class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
+                      private engine::PreTradeRisk {
+ public:
+  explicit EngineMatcher(MatcherOptions options);
+  ~EngineMatcher() override;
+
+  void Apply(uint64_t seq, const engine::Command& command,
+             journal::OutcomeSink<Outcome>& sink) override;
+  // Engine snapshot + the matcher's own state (last time, positions, margins).
+  std::string Snapshot() const override;
+  absl::Status Restore(absl::string_view snapshot) override;
+
+  const engine::Engine& engine() const { return *engine_; }
+  uint64_t last_seq() const { return last_seq_; }
+  // Position of an account in a contract, from trades (risk state).
+  int64_t Position(engine::AccountId acct, engine::SymbolId sym) const;
+  // Per-contract initial margin in force (micro-USD), 0 when none was set.
+  int64_t Margin(engine::SymbolId sym) const;
+
+  // Optional: book snapshots published after each input (not owned; set before Start).
+  void set_publisher(internal::BookPublisher* publisher) { publisher_ = publisher; }
+  // Publishes every book (after recovery).
+  void PublishAll();
+  // The latest TimeCmd applied (kNoTime before any); any thread (relaxed).
+  engine::Timestamp published_time() const { return published_time_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Exposure {
+    int64_t pos = 0;
+    int64_t open_buy = 0;
+    int64_t open_sell = 0;
+  };
+  struct LiveLeaves {
+    engine::AccountId acct;
+    engine::SymbolId sym;
+    engine::Side side;
+    int64_t leaves;
+  };
+  engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd,
+                                     const engine::OrderBook& book) override;
+  void EmitCloses(engine::Timestamp from, engine::Timestamp to,
+                  journal::OutcomeSink<Outcome>& sink);
+  void Track(const engine::Event& e);
+  void SetLeaves(const engine::OrderInfo& info, engine::SymbolId sym);
+  Exposure& ExposureOf(engine::AccountId acct, engine::SymbolId sym);
+  void RebuildLeaves();
+  void FillOutcome(const engine::Event& e, Outcome* out) const;
+
+  MatcherOptions options_;
+  std::unique_ptr<engine::Engine> engine_;
+  uint64_t last_seq_ = 0;
+  engine::Timestamp last_time_ = engine::kNoTime;
+  // Risk state: all derived from sequenced inputs (snapshotted: positions, margins).
+  absl::flat_hash_map<uint64_t, Exposure> exposure_;  // key: acct << 32 | sym
+  std::vector<std::vector<engine::SymbolId>> account_syms_;  // contracts an account touched
+  absl::flat_hash_map<engine::OrderId, LiveLeaves> leaves_;
+  std::vector<int64_t> margins_;  // by symbol id
+  internal::BookPublisher* publisher_ = nullptr;
+  std::vector<engine::SymbolId> touched_;
+  Outcome scratch_;
+  std::atomic<engine::Timestamp> published_time_{engine::kNoTime};
+};
+
+}  // namespace cfx::exchange
+
+#endif  // CFX_EXCHANGE_ENGINE_MATCHER_H_

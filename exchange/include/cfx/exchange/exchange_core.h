@@ -1,0 +1,209 @@
+// The exchange core: the matching engine behind the durable journal, with the post-trade
+// stores (trades, closes, positions, open orders) and published read-only views. This is
+// the API that `cfx serve` (FIX, HTTP), `cfx demo` and the tests use.
+//
+//   ExchangeOptions opt;
+//   opt.data_dir = "/var/cfx";
+//   ExchangeCore core(config, opt);
+//   core.AddListener(&gateway_adapter);                 // before Start
+//   absl::StatusOr<RecoveryInfo> r = core.Start();      // recovers, lists products, runs
+//   if (!r.ok()) return r.status();                     // e.g. DataLoss "journal record 812"
+//   core.Submit(engine::NewOrderCmd{...}, /*tag=*/42);  // any thread; kFull: caller decides
+//   ...                                                  // listener: outcomes once durable
+//   absl::Status s = core.Stop();                       // drains, syncs, joins
+//
+// Pipeline (docs/architecture.md): producers -> MPSC ring -> journaler (group commit, fsync)
+// -> matcher (engine + pre-trade risk + closing quotes) -> publisher (trade recorder,
+// published state, listeners). No mutex on the order path.
+//
+// Thread safety: Submit, AdvanceTime, OpenAll, PreOpenAll, CloseAll, RefreshMargins and every
+// const query may be called from any thread concurrently once Start returned OK. Start and
+// Stop from one controlling thread. AddListener only before Start. Listener callbacks run on
+// the publisher thread, in sequence order, only for durable inputs.
+#ifndef CFX_EXCHANGE_EXCHANGE_CORE_H_
+#define CFX_EXCHANGE_EXCHANGE_CORE_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cfx/common/config.h"
+#include "cfx/engine/command.h"
+#include "cfx/engine/types.h"
+#include "cfx/exchange/outcome.h"
+#include "cfx/journal/pipeline.h"
+
+namespace cfx::exchange {
+
+using OfferResult = journal::OfferResult;  // kAccepted, kFull, kStopped
+
+enum class ClockMode {
+  kWall,    // a timer thread submits TimeCmd{now} every `wall_tick_ms`
+  kManual,  // time moves only through AdvanceTime (tests, demo, replay-like runs)
+};
+
+struct ExchangeOptions {
+  std::string data_dir;           // empty: config.data_dir
+  bool journal = true;            // false: in memory only (no durability, no trade store)
+  bool record_trades = true;      // trade store <data_dir>/trades (needs the journal)
+  bool unsafe_no_sync = false;    // benchmarks: commits not synced (process-crash safe only)
+  int64_t snapshot_every = -1;    // inputs between engine snapshots; -1: config value; 0: none
+  ClockMode clock = ClockMode::kWall;
+  // Manual clock: the exchange time at a fresh start (ns since the epoch); also the month
+  // the listing starts from. kNoTime: the wall clock's now.
+  engine::Timestamp start_time = engine::kNoTime;
+  int64_t wall_tick_ms = 1000;
+  bool pre_trade_risk = true;     // SPEC §4 margin check (active once margins are set)
+  size_t ring_capacity = 1 << 16; // each pipeline ring (power of two)
+  size_t max_batch = 8192;        // most inputs in one group commit
+};
+
+struct RecoveryInfo {
+  bool fresh = true;              // the journal was empty: products were listed now
+  uint64_t next_seq = 1;
+  uint64_t snapshot_seq = 0;      // 0: no snapshot used
+  uint64_t replayed = 0;          // journal records applied after the snapshot
+  uint64_t recorder_replayed = 0; // inputs re-derived into the trade store (crash recovery)
+  uint64_t state_hash = 0;        // engine StateHash() after recovery
+  std::vector<std::string> listed;  // symbols listed at this start (new months included)
+};
+
+// Receives outcomes. Thread safety: called on the publisher thread only, in seq order.
+class OutcomeListener {
+ public:
+  virtual ~OutcomeListener() = default;
+  // Every outcome of the input `seq`, after the input is durable. `tag` is Submit's.
+  virtual void OnOutcome(uint64_t seq, uint64_t tag, const Outcome& outcome) = 0;
+  // After the input's last outcome (also for inputs without outcomes).
+  virtual void OnAck(uint64_t seq, uint64_t tag) {}
+  // The journal failed: the exchange stopped accepting (Submit returns kStopped).
+  virtual void OnJournalError(const absl::Status& status) {}
+};
+
+struct BookLevelView {
+  engine::PriceTicks px = 0;
+  engine::Qty qty = 0;  // total displayed quantity
+  uint32_t count = 0;   // orders
+};
+
+// A published copy of one book's top levels (never the matcher's live book).
+struct BookView {
+  std::string sym;
+  engine::TradingState state = engine::TradingState::kOpen;
+  uint64_t seq = 0;  // the input seq the copy reflects
+  std::vector<BookLevelView> bids;  // best first
+  std::vector<BookLevelView> asks;  // best first
+  bool has_last_trade = false;
+  engine::PriceTicks last_px = 0;
+  engine::Qty last_qty = 0;
+  engine::Timestamp last_ts = engine::kNoTime;
+};
+
+// Most levels a side a published snapshot holds.
+inline constexpr int kMaxPublishedDepth = 10;
+
+struct PositionView {
+  std::string sym;
+  int64_t qty = 0;            // signed: long > 0
+  int64_t bought = 0;         // traded quantities since the journal began
+  int64_t sold = 0;
+  int64_t open_buy_qty = 0;   // resting/pending buy leaves
+  int64_t open_sell_qty = 0;
+};
+
+// A live order as last published (FIX OrderStatusRequest, tests).
+struct OrderStateView {
+  uint64_t oid = 0;
+  std::string acct;
+  std::string cl;
+  std::string sym;
+  engine::Side side = engine::Side::kBuy;
+  engine::OrderStatus status = engine::OrderStatus::kNew;
+  OrderDetail detail;
+  engine::Qty cum = 0;
+  engine::Qty leaves = 0;
+  int64_t notional = 0;
+};
+
+struct ExchangeStats {
+  uint64_t inputs = 0;            // journaled inputs since Start
+  uint64_t outcomes = 0;          // delivered outcomes since Start
+  uint64_t trades = 0;            // trade outcomes since Start
+  uint64_t acks = 0;
+  uint64_t next_seq = 0;          // the seq after the last published input
+  uint64_t batches = 0;           // group commits
+  uint64_t max_batch = 0;
+  std::array<uint64_t, 24> batch_size_log2{};  // [k]: batches of size in [2^k, 2^(k+1))
+  uint64_t snapshots_written = 0;
+  uint64_t snapshots_dropped = 0;
+  uint64_t offers_full = 0;       // Submit answered kFull
+  uint64_t recorder_batches = 0;  // trade-store transactions
+};
+
+class ExchangeCore {
+ public:
+  // `config` is copied. Nothing runs before Start.
+  ExchangeCore(const ExchangeConfig& config, const ExchangeOptions& options);
+  ~ExchangeCore();  // Stop()s
+  ExchangeCore(const ExchangeCore&) = delete;
+  ExchangeCore& operator=(const ExchangeCore&) = delete;
+
+  // Opens (or creates) the journal and trade store under the data dir, recovers the engine
+  // (snapshot + journal tail), re-derives trade-store rows the crash lost, then starts the
+  // threads and lists what is missing: the 12 monthly contracts from the current month for
+  // each configured product (a fresh start also sends the first TimeCmd). Errors: the data
+  // dir is unusable, or DataLoss naming the first corrupt journal record (nothing started).
+  absl::StatusOr<RecoveryInfo> Start();
+  // Stops accepting, drains every accepted input through journal, engine and publisher,
+  // syncs and joins. Returns the journal error if one stopped the exchange. Idempotent.
+  absl::Status Stop();
+
+  // Hands one command to the sequencer. Never blocks: kFull when the input ring is full
+  // (the caller retries, or rejects `throttled`), kStopped before Start / after Stop.
+  OfferResult Submit(const engine::Command& command, uint64_t tag);
+  // Manual clock: submits TimeCmd{ts} (ignored by the engine if earlier than the last).
+  OfferResult AdvanceTime(engine::Timestamp ts, uint64_t tag = 0);
+  // Session helpers over every listed symbol (each one sequenced command per symbol):
+  // pre_open; open (an opening auction when pre_open); close (day orders expire).
+  // Unavailable if a command could not be offered (full after retries, or stopped).
+  absl::Status PreOpenAll();
+  absl::Status OpenAll();
+  absl::Status CloseAll();
+  // Pre-trade margins: initial margin per contract (micro-USD, one lot), e.g. from
+  // gpu_valuation::MarginEngine::PerContractInitialMargin after a settlement. Sent as a
+  // sequenced ProductCmd per symbol so that replay takes the same decisions.
+  absl::Status RefreshMargins(const std::map<std::string, int64_t>& margin_micro_usd_by_sym);
+  // Waits until every input Submit accepted before this call is published (or `timeout_ms`
+  // passes: DeadlineExceeded; stopped: Unavailable).
+  absl::Status Flush(int64_t timeout_ms = 10000) const;
+
+  // REQUIRES: before Start. Not owned; must outlive the core.
+  void AddListener(OutcomeListener* listener);
+
+  // --- Published views (any thread; never a lock the matcher waits on) -----------------
+  std::optional<BookView> BookSnapshot(std::string_view sym, int depth) const;
+  std::vector<PositionView> Positions(std::string_view account) const;  // sorted by sym
+  std::vector<std::string> ListedSymbols() const;                       // sorted
+  std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
+  ExchangeStats Stats() const;
+  const ExchangeConfig& config() const;
+  const std::string& data_dir() const;
+  // Exchange time of the latest published input's TimeCmd (kNoTime before any).
+  engine::Timestamp now() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cfx::exchange
+
+#endif  // CFX_EXCHANGE_EXCHANGE_CORE_H_

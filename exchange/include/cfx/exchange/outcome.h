@@ -1,0 +1,63 @@
+// What the exchange core tells its listeners (FIX gateway, drop copy, market data, the trade
+// recorder): one Outcome per engine event, plus one per contract at each day's close.
+// Plain, trivially copyable values (names copied, no pointers into the engine), so an
+// Outcome rides through the pipeline's preallocated ring slots and a listener may keep it.
+#ifndef CFX_EXCHANGE_OUTCOME_H_
+#define CFX_EXCHANGE_OUTCOME_H_
+
+#include <cstdint>
+
+#include "cfx/engine/events.h"
+#include "cfx/engine/types.h"
+
+namespace cfx::exchange {
+
+enum class OutcomeKind : uint8_t {
+  kEvent,  // `event` is an engine event (accepted, trade, canceled, ...)
+  kClose,  // the closing quote of `sym` for business day `close_date_days` (SPEC §9)
+};
+
+// The order an event concerns, as FIX reports it (ExecutionReport 38/44/99/40/59).
+// Filled from the order's entry and its latest replace; `has_detail` false when unknown
+// (rejects, cancel rejects of unknown orders).
+struct OrderDetail {
+  bool has_detail = false;
+  engine::OrderType type = engine::OrderType::kLimit;
+  engine::TimeInForce tif = engine::TimeInForce::kDay;
+  engine::PriceTicks px = 0;       // limit price (0 for market / stop-market)
+  engine::PriceTicks stop_px = 0;  // stop, stop_limit
+  engine::Qty qty = 0;             // total order quantity
+  engine::Timestamp expire = engine::kNoTime;
+  engine::SessionId session = 0;   // the session that entered the order
+};
+
+struct Outcome {
+  OutcomeKind kind = OutcomeKind::kEvent;
+  // --- kEvent ----------------------------------------------------------------------------
+  // The engine event: ids (oid, cl, orig), cum/leaves/notional after the event, reasons.
+  // event.order is the buyer on a trade (event.other the seller), else the order concerned.
+  engine::Event event;
+  engine::Name sym;          // symbol name ("" when the event has none)
+  engine::Name acct;         // account name of event.order
+  engine::Name other_acct;   // trade: account name of event.other (the seller)
+  engine::Name firm;         // firm of event.order (as entered; default the account)
+  engine::Name other_firm;   // trade: firm of the seller
+  OrderDetail detail;        // of event.order
+  OrderDetail other_detail;  // trade: of event.other
+  // The input that caused it: the session named by the command (NewOrderCmd::session,
+  // MassCancelCmd::session; 0 otherwise). The producer's tag comes with OnOutcome.
+  engine::SessionId input_session = 0;
+  // Exchange time: ts of the latest TimeCmd applied before this input (engine::kNoTime
+  // before the first). A trade's time in the trade store (SPEC §12).
+  engine::Timestamp ts = engine::kNoTime;
+  // --- kClose (sym set; event unused) ----------------------------------------------------
+  int32_t close_date_days = 0;  // cfx::Date::days of the business day that closed
+  bool has_bid = false;
+  engine::PriceTicks bid = 0;
+  bool has_ask = false;
+  engine::PriceTicks ask = 0;
+};
+
+}  // namespace cfx::exchange
+
+#endif  // CFX_EXCHANGE_OUTCOME_H_

@@ -1,0 +1,285 @@
+// EngineCodec: compact, versioned binary encoding of engine commands for the journal.
+#include "cfx/exchange/engine_codec.h"
+
+#include <bit>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace cfx::exchange {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the codec writes host order");
+
+using namespace cfx::engine;
+
+enum PriceFlags : uint8_t { kPresent = 1, kOnTick = 2 };
+
+class Out {
+ public:
+  explicit Out(std::string* s) : s_(s) {}
+  template <typename T>
+  void Put(T v) {
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    s_->append(b, sizeof(T));
+  }
+  void U8(uint8_t v) { s_->push_back(static_cast<char>(v)); }
+  void Name(const FixedString<kMaxIdLength>& n) {
+    U8(n.len);
+    s_->append(n.data, n.len);
+  }
+  void Price(const PriceField& p) {
+    U8((p.present ? kPresent : 0) | (p.on_tick ? kOnTick : 0));
+    if (p.present) Put(p.ticks);
+  }
+
+ private:
+  std::string* s_;
+};
+
+class In {
+ public:
+  explicit In(absl::string_view b) : b_(b) {}
+  template <typename T>
+  void Get(T* v) {
+    if (b_.size() < sizeof(T)) return Fail("truncated");
+    std::memcpy(v, b_.data(), sizeof(T));
+    b_.remove_prefix(sizeof(T));
+  }
+  uint8_t U8() {
+    uint8_t v = 0;
+    Get(&v);
+    return v;
+  }
+  void Bool(bool* v) {
+    uint8_t x = U8();
+    if (x > 1) return Fail("bad bool");
+    *v = x != 0;
+  }
+  template <typename E>
+  void Enum(E* e, uint8_t max) {
+    uint8_t v = U8();
+    if (v > max) return Fail("bad enum value");
+    *e = static_cast<E>(v);
+  }
+  void Name(FixedString<kMaxIdLength>* n) {
+    uint8_t len = U8();
+    if (len > kMaxIdLength) return Fail("name too long");
+    if (b_.size() < len) return Fail("truncated name");
+    n->Assign(std::string_view(b_.data(), len));
+    b_.remove_prefix(len);
+  }
+  void Price(PriceField* p) {
+    uint8_t f = U8();
+    if (f & ~(kPresent | kOnTick)) return Fail("bad price flags");
+    p->present = f & kPresent;
+    p->on_tick = f & kOnTick;
+    p->ticks = 0;
+    if (p->present) Get(&p->ticks);
+  }
+  absl::Status Finish() {
+    if (error_.empty() && !b_.empty()) error_ = "trailing bytes";
+    if (error_.empty()) return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat("engine command: ", error_));
+  }
+
+ private:
+  void Fail(const char* why) {
+    if (error_.empty()) error_ = why;
+    b_ = {};
+  }
+  absl::string_view b_;
+  std::string error_;
+};
+
+void EncodeBody(Out& o, const ProductCmd& c) {
+  o.Name(c.sym);
+  o.Price(c.ref);
+  o.Put(c.max_order_qty);
+  o.Put(c.band_percent);
+  o.Put(c.protection_ticks);
+  o.Put(c.initial_margin);
+}
+void DecodeBody(In& in, ProductCmd* c) {
+  in.Name(&c->sym);
+  in.Price(&c->ref);
+  in.Get(&c->max_order_qty);
+  in.Get(&c->band_percent);
+  in.Get(&c->protection_ticks);
+  in.Get(&c->initial_margin);
+}
+void EncodeBody(Out& o, const StateCmd& c) {
+  o.Name(c.sym);
+  o.U8(static_cast<uint8_t>(c.state));
+}
+void DecodeBody(In& in, StateCmd* c) {
+  in.Name(&c->sym);
+  in.Enum(&c->state, 3);
+}
+void EncodeBody(Out& o, const NewOrderCmd& c) {
+  o.Name(c.cl);
+  o.Name(c.acct);
+  o.Name(c.sym);
+  o.U8(static_cast<uint8_t>(c.side));
+  o.U8(static_cast<uint8_t>(c.type));
+  o.U8(static_cast<uint8_t>(c.tif));
+  o.Price(c.px);
+  o.Price(c.stop);
+  o.Put(c.qty);
+  o.U8(c.has_display);
+  o.Put(c.display);
+  o.U8(c.post_only);
+  o.Name(c.stp);
+  o.U8(static_cast<uint8_t>(c.stp_action));
+  o.Name(c.firm);
+  o.Put(c.expire);
+  o.Put(c.session);
+}
+void DecodeBody(In& in, NewOrderCmd* c) {
+  in.Name(&c->cl);
+  in.Name(&c->acct);
+  in.Name(&c->sym);
+  in.Enum(&c->side, 1);
+  in.Enum(&c->type, 3);
+  in.Enum(&c->tif, 4);
+  in.Price(&c->px);
+  in.Price(&c->stop);
+  in.Get(&c->qty);
+  in.Bool(&c->has_display);
+  in.Get(&c->display);
+  in.Bool(&c->post_only);
+  in.Name(&c->stp);
+  in.Enum(&c->stp_action, 2);
+  in.Name(&c->firm);
+  in.Get(&c->expire);
+  in.Get(&c->session);
+}
+void EncodeBody(Out& o, const CancelCmd& c) {
+  o.Name(c.orig);
+  o.Name(c.acct);
+}
+void DecodeBody(In& in, CancelCmd* c) {
+  in.Name(&c->orig);
+  in.Name(&c->acct);
+}
+void EncodeBody(Out& o, const ReplaceCmd& c) {
+  o.Name(c.cl);
+  o.Name(c.orig);
+  o.Name(c.acct);
+  o.Price(c.px);
+  o.U8(c.has_qty);
+  o.Put(c.qty);
+}
+void DecodeBody(In& in, ReplaceCmd* c) {
+  in.Name(&c->cl);
+  in.Name(&c->orig);
+  in.Name(&c->acct);
+  in.Price(&c->px);
+  in.Bool(&c->has_qty);
+  in.Get(&c->qty);
+}
+void EncodeBody(Out& o, const MassCancelCmd& c) {
+  o.Name(c.acct);
+  o.Name(c.sym);
+  o.Put(c.session);
+}
+void DecodeBody(In& in, MassCancelCmd* c) {
+  in.Name(&c->acct);
+  in.Name(&c->sym);
+  in.Get(&c->session);
+}
+void EncodeBody(Out& o, const TimeCmd& c) { o.Put(c.ts); }
+void DecodeBody(In& in, TimeCmd* c) { in.Get(&c->ts); }
+void EncodeBody(Out& o, const CloseCmd& c) { o.Name(c.sym); }
+void DecodeBody(In& in, CloseCmd* c) { in.Name(&c->sym); }
+
+template <size_t I>
+bool DecodeIndex(size_t tag, In& in, Command* command) {
+  if constexpr (I < std::variant_size_v<Command>) {
+    if (tag == I) {
+      std::variant_alternative_t<I, Command> c{};
+      DecodeBody(in, &c);
+      *command = c;
+      return true;
+    }
+    return DecodeIndex<I + 1>(tag, in, command);
+  } else {
+    return false;
+  }
+}
+
+absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+std::string P(const PriceField& p) {
+  if (!p.present) return "-";
+  return absl::StrCat(p.ticks, p.on_tick ? "" : "(off-tick)");
+}
+
+}  // namespace
+
+void EngineCodec::Encode(const Command& command, std::string* out) const {
+  Out o(out);
+  o.U8(kEngineCodecVersion);
+  o.U8(static_cast<uint8_t>(command.index()));
+  std::visit([&](const auto& c) { EncodeBody(o, c); }, command);
+}
+
+absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) const {
+  if (bytes.size() < 2) return absl::DataLossError("engine command: truncated header");
+  if (static_cast<uint8_t>(bytes[0]) != kEngineCodecVersion) {
+    return absl::DataLossError(
+        absl::StrCat("engine command: unsupported codec version ", static_cast<int>(bytes[0])));
+  }
+  const size_t tag = static_cast<uint8_t>(bytes[1]);
+  In in(bytes.substr(2));
+  Command decoded;
+  if (!DecodeIndex<0>(tag, in, &decoded)) {
+    return absl::DataLossError(absl::StrCat("engine command: unknown tag ", tag));
+  }
+  absl::Status s = in.Finish();
+  if (s.ok()) *command = decoded;
+  return s;
+}
+
+std::string DescribeCommand(const Command& command) {
+  return std::visit(
+      [](const auto& c) -> std::string {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, ProductCmd>) {
+          return absl::StrCat("product sym=", A(c.sym.view()), " ref=", P(c.ref),
+                              " max_qty=", c.max_order_qty, " band%=", c.band_percent,
+                              " protection=", c.protection_ticks, " im=", c.initial_margin);
+        } else if constexpr (std::is_same_v<T, StateCmd>) {
+          return absl::StrCat("state sym=", A(c.sym.view()), " state=", A(ToString(c.state)));
+        } else if constexpr (std::is_same_v<T, NewOrderCmd>) {
+          std::string s = absl::StrCat("new cl=", A(c.cl.view()), " acct=", A(c.acct.view()),
+                                       " sym=", A(c.sym.view()), " ", A(ToString(c.side)), " ",
+                                       A(ToString(c.type)), " ", A(ToString(c.tif)), " px=", P(c.px),
+                                       " stop=", P(c.stop), " qty=", c.qty);
+          if (c.has_display) absl::StrAppend(&s, " display=", c.display);
+          if (c.post_only) absl::StrAppend(&s, " post_only");
+          if (!c.firm.empty()) absl::StrAppend(&s, " firm=", A(c.firm.view()));
+          if (!c.stp.empty()) absl::StrAppend(&s, " stp=", A(c.stp.view()));
+          if (c.session != 0) absl::StrAppend(&s, " session=", c.session);
+          if (c.expire != kNoTime) absl::StrAppend(&s, " expire=", c.expire);
+          return s;
+        } else if constexpr (std::is_same_v<T, CancelCmd>) {
+          return absl::StrCat("cancel orig=", A(c.orig.view()), " acct=", A(c.acct.view()));
+        } else if constexpr (std::is_same_v<T, ReplaceCmd>) {
+          return absl::StrCat("replace cl=", A(c.cl.view()), " orig=", A(c.orig.view()),
+                              " acct=", A(c.acct.view()), " px=", P(c.px),
+                              " qty=", c.has_qty ? absl::StrCat(c.qty) : "-");
+        } else if constexpr (std::is_same_v<T, MassCancelCmd>) {
+          return absl::StrCat("mass_cancel acct=", A(c.acct.view()), " sym=", A(c.sym.view()),
+                              " session=", c.session);
+        } else if constexpr (std::is_same_v<T, TimeCmd>) {
+          return absl::StrCat("time ts=", c.ts);
+        } else {
+          return absl::StrCat("close sym=", A(c.sym.view()));
+        }
+      },
+      command);
+}
+
+}  // namespace cfx::exchange

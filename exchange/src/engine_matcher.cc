@@ -1,0 +1,319 @@
+// EngineMatcher: engine + closing quotes + pre-trade risk, as the pipeline's Matcher.
+#include "cfx/exchange/engine_matcher.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "book_publisher.h"
+
+namespace cfx::exchange {
+namespace {
+
+using engine::EventType;
+
+constexpr uint32_t kMagic = 0x4D584643;  // "CFXM"
+constexpr int64_t kNsPerUs = 1000;
+
+template <typename T>
+void Put(std::string* s, T v) {
+  char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  s->append(b, sizeof(T));
+}
+template <typename T>
+bool Get(absl::string_view* in, T* v) {
+  if (in->size() < sizeof(T)) return false;
+  std::memcpy(v, in->data(), sizeof(T));
+  in->remove_prefix(sizeof(T));
+  return true;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+uint64_t Key(engine::AccountId a, engine::SymbolId s) { return (uint64_t{a} << 32) | s; }
+
+bool Ended(engine::OrderStatus s) {
+  return s == engine::OrderStatus::kFilled || s == engine::OrderStatus::kCanceled;
+}
+
+}  // namespace
+
+EngineMatcher::EngineMatcher(MatcherOptions options)
+    : options_(std::move(options)), engine_(std::make_unique<engine::Engine>(options_.engine)) {
+  engine_->set_pre_trade_risk(this);
+  leaves_.reserve(1 << 14);
+}
+
+EngineMatcher::~EngineMatcher() = default;
+
+int64_t EngineMatcher::Position(engine::AccountId acct, engine::SymbolId sym) const {
+  auto it = exposure_.find(Key(acct, sym));
+  return it == exposure_.end() ? 0 : it->second.pos;
+}
+
+int64_t EngineMatcher::Margin(engine::SymbolId sym) const {
+  return sym < margins_.size() ? margins_[sym] : 0;
+}
+
+EngineMatcher::Exposure& EngineMatcher::ExposureOf(engine::AccountId acct, engine::SymbolId sym) {
+  auto [it, inserted] = exposure_.try_emplace(Key(acct, sym));
+  if (inserted) {
+    if (account_syms_.size() <= acct) account_syms_.resize(acct + 1);
+    account_syms_[acct].push_back(sym);
+  }
+  return it->second;
+}
+
+void EngineMatcher::SetLeaves(const engine::OrderInfo& info, engine::SymbolId sym) {
+  const int64_t now = Ended(info.status) ? 0 : info.leaves;
+  auto it = leaves_.find(info.oid);
+  if (it == leaves_.end()) {
+    if (now == 0) return;
+    it = leaves_.emplace(info.oid, LiveLeaves{info.acct, sym, info.side, 0}).first;
+  }
+  LiveLeaves& l = it->second;
+  Exposure& x = ExposureOf(l.acct, l.sym);
+  (l.side == engine::Side::kBuy ? x.open_buy : x.open_sell) += now - l.leaves;
+  l.leaves = now;
+  if (now == 0) leaves_.erase(it);
+}
+
+void EngineMatcher::Track(const engine::Event& e) {
+  switch (e.type) {
+    case EventType::kAccepted:
+    case EventType::kCanceled:
+    case EventType::kReplaced:
+    case EventType::kTriggered:
+      if (e.order.oid != 0) SetLeaves(e.order, e.sym);
+      break;
+    case EventType::kTrade:
+      ExposureOf(e.order.acct, e.sym).pos += e.qty;
+      ExposureOf(e.other.acct, e.sym).pos -= e.qty;
+      SetLeaves(e.order, e.sym);
+      SetLeaves(e.other, e.sym);
+      break;
+    default:
+      break;
+  }
+}
+
+void EngineMatcher::RebuildLeaves() {
+  leaves_.clear();
+  for (auto& [key, x] : exposure_) x.open_buy = x.open_sell = 0;
+  engine_->ForEachLiveOrder([&](const engine::Order& o) {
+    engine::OrderInfo info;
+    info.oid = o.oid;
+    info.acct = o.acct;
+    info.side = o.side;
+    info.status = o.status;
+    info.leaves = o.leaves();
+    SetLeaves(info, o.sym);
+  });
+}
+
+engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd,
+                                                  const engine::OrderBook& book) {
+  if (!options_.pre_trade_risk) return engine::RejectReason::kNone;
+  const engine::SymbolId sym = book.config().id;
+  const std::optional<engine::AccountId> acct = engine_->FindAccount(cmd.acct.view());
+  if (!acct) return engine::RejectReason::kNone;  // interned before the check; defensive
+  auto requirement = [&](engine::SymbolId s, int64_t add_buy, int64_t add_sell) -> __int128 {
+    auto it = exposure_.find(Key(*acct, s));
+    Exposure x = it == exposure_.end() ? Exposure{} : it->second;
+    const int64_t a = std::llabs(x.pos + x.open_buy + add_buy);
+    const int64_t b = std::llabs(x.pos - x.open_sell - add_sell);
+    return static_cast<__int128>(std::max(a, b)) * Margin(s);
+  };
+  const int64_t add_buy = cmd.side == engine::Side::kBuy ? cmd.qty : 0;
+  const int64_t add_sell = cmd.side == engine::Side::kSell ? cmd.qty : 0;
+  __int128 total = 0;
+  bool counted = false;
+  if (*acct < account_syms_.size()) {
+    for (engine::SymbolId s : account_syms_[*acct]) {
+      const bool same = s == sym;
+      counted |= same;
+      total += requirement(s, same ? add_buy : 0, same ? add_sell : 0);
+    }
+  }
+  if (!counted) total += requirement(sym, add_buy, add_sell);
+  auto c = options_.collateral_micro_usd.find(cmd.acct.view());
+  const int64_t collateral = c == options_.collateral_micro_usd.end() ? 0 : c->second;
+  return total > collateral ? engine::RejectReason::kInsufficientMargin
+                            : engine::RejectReason::kNone;
+}
+
+void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
+                               journal::OutcomeSink<Outcome>& sink) {
+  const int64_t from_us = FloorDiv(from, kNsPerUs), to_us = FloorDiv(to, kNsPerUs);
+  const int64_t d0 = FloorDiv(from_us, kUsPerDay), d1 = FloorDiv(to_us, kUsPerDay);
+  for (int64_t d = d0; d <= d1; ++d) {
+    const Date day{static_cast<int32_t>(d)};
+    const TimestampUs close = AtHour(day, 16);
+    if (close <= from_us || close > to_us || !options_.calendar.IsBusinessDay(day)) continue;
+    for (size_t id = 0; id < engine_->symbol_count(); ++id) {
+      const engine::OrderBook& book = engine_->book(static_cast<engine::SymbolId>(id));
+      Outcome& o = scratch_;
+      o = Outcome{};
+      o.kind = OutcomeKind::kClose;
+      o.sym = engine::Name::From(engine_->SymbolName(static_cast<engine::SymbolId>(id)));
+      o.ts = from;
+      o.close_date_days = day.days;
+      o.has_bid = book.HasBest(engine::Side::kBuy);
+      if (o.has_bid) o.bid = book.BestPrice(engine::Side::kBuy);
+      o.has_ask = book.HasBest(engine::Side::kSell);
+      if (o.has_ask) o.ask = book.BestPrice(engine::Side::kSell);
+      sink.Emit(o);
+    }
+  }
+}
+
+void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
+  *out = Outcome{};
+  out->event = e;
+  out->ts = last_time_;
+  if (e.has_sym && e.sym < engine_->symbol_count()) {
+    out->sym = engine::Name::From(engine_->SymbolName(e.sym));
+  }
+  const bool names_order = e.order.oid != 0 || e.type == EventType::kRejected ||
+                           e.type == EventType::kCancelRejected;
+  if (names_order && e.order.acct < engine_->account_count()) {
+    out->acct = engine::Name::From(engine_->AccountName(e.order.acct));
+  }
+  auto detail = [&](const engine::OrderInfo& i, OrderDetail* d) {
+    d->has_detail = i.oid != 0 || e.type == EventType::kRejected;
+    d->type = i.type;
+    d->tif = i.tif;
+    d->px = i.px;
+    d->stop_px = i.stop_px;
+    d->qty = i.qty;
+    d->expire = i.expire;
+    d->session = i.session;
+  };
+  detail(e.order, &out->detail);
+  if (e.order.oid != 0 && e.order.firm < engine_->firm_count()) {
+    out->firm = engine::Name::From(engine_->FirmName(e.order.firm));
+  }
+  if (e.type == EventType::kTrade) {
+    out->other_acct = engine::Name::From(engine_->AccountName(e.other.acct));
+    out->other_firm = engine::Name::From(engine_->FirmName(e.other.firm));
+    detail(e.other, &out->other_detail);
+  }
+}
+
+void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
+                          journal::OutcomeSink<Outcome>& sink) {
+  assert(seq > last_seq_);
+  last_seq_ = seq;
+  if (const auto* t = std::get_if<engine::TimeCmd>(&command)) {
+    if (last_time_ == engine::kNoTime || t->ts > last_time_) {
+      if (options_.emit_closes && last_time_ != engine::kNoTime) EmitCloses(last_time_, t->ts, sink);
+      last_time_ = t->ts;
+      published_time_.store(last_time_, std::memory_order_relaxed);
+    }
+  }
+  engine_->Process(command);
+  engine::SessionId session = 0;
+  if (const auto* n = std::get_if<engine::NewOrderCmd>(&command)) {
+    session = n->session;
+  } else if (const auto* m = std::get_if<engine::MassCancelCmd>(&command)) {
+    session = m->session;
+  } else if (const auto* p = std::get_if<engine::ProductCmd>(&command)) {
+    if (auto id = engine_->FindSymbol(p->sym.view())) {
+      if (margins_.size() <= *id) margins_.resize(*id + 1, 0);
+      if (p->initial_margin >= 0) margins_[*id] = p->initial_margin;
+      touched_.push_back(*id);
+    }
+  }
+  for (const engine::Event& e : engine_->last_events()) {
+    Track(e);
+    FillOutcome(e, &scratch_);
+    scratch_.input_session = session;
+    if (e.type == EventType::kRejected && scratch_.sym.empty()) {
+      if (const auto* n = std::get_if<engine::NewOrderCmd>(&command)) {
+        scratch_.sym = n->sym;
+        scratch_.firm = n->firm.empty() ? n->acct : n->firm;
+      }
+    }
+    sink.Emit(scratch_);
+    if (e.has_sym) {
+      touched_.push_back(e.sym);
+      if (e.type == EventType::kTrade && publisher_ != nullptr) {
+        publisher_->NoteTrade(e.sym, e.px, e.qty, last_time_);
+      }
+    }
+  }
+  if (publisher_ != nullptr) {
+    std::sort(touched_.begin(), touched_.end());
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    for (engine::SymbolId id : touched_) publisher_->Publish(*engine_, id, seq);
+  }
+  touched_.clear();
+}
+
+void EngineMatcher::PublishAll() {
+  if (publisher_ == nullptr) return;
+  for (size_t id = 0; id < engine_->symbol_count(); ++id) {
+    publisher_->Publish(*engine_, static_cast<engine::SymbolId>(id), last_seq_);
+  }
+}
+
+std::string EngineMatcher::Snapshot() const {
+  std::string out;
+  const std::string blob = engine_->Snapshot();
+  Put(&out, kMagic);
+  Put<uint64_t>(&out, blob.size());
+  out += blob;
+  Put(&out, last_seq_);
+  Put(&out, last_time_);
+  // Positions only: open quantities are rebuilt from the engine's live orders.
+  std::vector<std::pair<uint64_t, int64_t>> pos;
+  for (const auto& [key, x] : exposure_) pos.emplace_back(key, x.pos);
+  std::sort(pos.begin(), pos.end());  // byte-identical snapshots for equal states
+  Put<uint64_t>(&out, pos.size());
+  for (const auto& [key, p] : pos) {
+    Put(&out, key);
+    Put(&out, p);
+  }
+  Put<uint64_t>(&out, margins_.size());
+  for (int64_t m : margins_) Put(&out, m);
+  return out;
+}
+
+absl::Status EngineMatcher::Restore(absl::string_view in) {
+  auto bad = [](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat("matcher snapshot: ", why));
+  };
+  uint32_t magic = 0;
+  uint64_t n = 0;
+  if (!Get(&in, &magic) || magic != kMagic) return bad("bad magic");
+  if (!Get(&in, &n) || n > in.size()) return bad("truncated engine state");
+  engine_ = std::make_unique<engine::Engine>(options_.engine);
+  engine_->set_pre_trade_risk(this);
+  if (absl::Status s = engine_->Restore(in.substr(0, n)); !s.ok()) return s;
+  in.remove_prefix(n);
+  exposure_.clear();
+  account_syms_.clear();
+  margins_.clear();
+  if (!Get(&in, &last_seq_) || !Get(&in, &last_time_) || !Get(&in, &n) || n > in.size() / 16) {
+    return bad("truncated");
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t key = 0;
+    int64_t p = 0;
+    if (!Get(&in, &key) || !Get(&in, &p)) return bad("truncated positions");
+    ExposureOf(static_cast<engine::AccountId>(key >> 32),
+               static_cast<engine::SymbolId>(key & 0xffffffffu)).pos = p;
+  }
+  if (!Get(&in, &n) || n > in.size() / 8) return bad("truncated margins");
+  margins_.resize(n);
+  for (uint64_t i = 0; i < n; ++i) Get(&in, &margins_[i]);
+  if (!in.empty()) return bad("trailing bytes");
+  published_time_.store(last_time_, std::memory_order_relaxed);
+  RebuildLeaves();
+  return absl::OkStatus();
+}
+
+}  // namespace cfx::exchange

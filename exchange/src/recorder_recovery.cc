@@ -1,0 +1,54 @@
+#include "recorder_recovery.h"
+
+#include "cfx/exchange/engine_codec.h"
+
+namespace cfx::exchange {
+namespace {
+
+class RecordingSink : public journal::OutcomeSink<Outcome> {
+ public:
+  explicit RecordingSink(TradeRecorder* r) : r_(r) {}
+  void Emit(const Outcome& o) override { r_->Add(seq, o); }
+  uint64_t seq = 0;
+
+ private:
+  TradeRecorder* r_;
+};
+
+}  // namespace
+
+absl::StatusOr<uint64_t> RecordJournalTail(const journal::Journal& journal,
+                                           const MatcherOptions& options,
+                                           TradeRecorder* recorder) {
+  const uint64_t from = recorder->last_seq();
+  EngineMatcher shadow(options);
+  EngineCodec codec;
+  RecordingSink sink(recorder);
+  engine::Command cmd;
+  absl::Status error;
+  uint64_t recorded = 0;
+  absl::Status s = journal.ReadFrom(1, [&](uint64_t seq, absl::string_view payload) {
+    error = codec.Decode(payload, &cmd);
+    if (!error.ok()) {
+      error = absl::DataLossError(absl::StrCat("journal record ", seq, ": ", error.message()));
+      return false;
+    }
+    sink.seq = seq;
+    shadow.Apply(seq, cmd, sink);
+    if (seq > from) {
+      recorder->EndInput(seq);
+      ++recorded;
+      if (recorder->pending_inputs() >= 65536) {
+        error = recorder->Commit();
+        if (!error.ok()) return false;
+      }
+    }
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (!error.ok()) return error;
+  if (absl::Status c = recorder->Commit(); !c.ok()) return c;
+  return recorded;
+}
+
+}  // namespace cfx::exchange

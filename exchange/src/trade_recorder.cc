@@ -1,0 +1,265 @@
+// TradeRecorder: trades, closes, positions and open orders in <data_dir>/trades.
+#include "cfx/exchange/trade_recorder.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/common/kv_store.h"
+#include "cfx/settlement/trade_store.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::exchange {
+namespace {
+
+using engine::EventType;
+using json = nlohmann::json;
+
+std::string Str(const engine::Name& n) { return std::string(n.view()); }
+
+settlement::Aggressor ToSettlement(engine::Aggressor a) {
+  switch (a) {
+    case engine::Aggressor::kBuy: return settlement::Aggressor::kBuy;
+    case engine::Aggressor::kSell: return settlement::Aggressor::kSell;
+    default: return settlement::Aggressor::kNone;
+  }
+}
+
+bool Ended(engine::OrderStatus s) {
+  return s == engine::OrderStatus::kFilled || s == engine::OrderStatus::kCanceled;
+}
+
+std::string OrderJson(const OrderStateView& v) {
+  json j = {{"oid", v.oid},
+            {"acct", v.acct},
+            {"cl", v.cl},
+            {"sym", v.sym},
+            {"side", std::string(engine::ToString(v.side))},
+            {"status", std::string(engine::ToString(v.status))},
+            {"type", std::string(engine::ToString(v.detail.type))},
+            {"tif", std::string(engine::ToString(v.detail.tif))},
+            {"px", v.detail.px},
+            {"stop_px", v.detail.stop_px},
+            {"qty", v.detail.qty},
+            {"cum", v.cum},
+            {"leaves", v.leaves},
+            {"notional", v.notional},
+            {"session", v.detail.session}};
+  return j.dump();
+}
+
+}  // namespace
+
+TradeRecorder::~TradeRecorder() = default;
+
+absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(const std::string& data_dir) {
+  std::unique_ptr<TradeRecorder> r(new TradeRecorder());
+  if (data_dir.empty()) return r;
+  KvOptions opt;
+  opt.file = settlement::kTradeStoreFile;
+  auto store = KvStore::Open(data_dir, opt);
+  if (!store.ok()) return store.status();
+  r->store_ = std::move(*store);
+  if (absl::Status s = r->Load(); !s.ok()) return s;
+  return r;
+}
+
+absl::Status TradeRecorder::Load() {
+  auto txn = store_->BeginRead();
+  if (!txn.ok()) return txn.status();
+  auto last = (*txn)->Get(kMetaTable, "last_seq");
+  if (!last.ok()) return last.status();
+  if (last->has_value()) last_seq_.store(std::strtoull((*last)->c_str(), nullptr, 10));
+  std::string error;
+  absl::Status s = (*txn)->Scan(kPositionsTable, "", [&](absl::string_view k, absl::string_view v) {
+    json j = json::parse(v, nullptr, false);
+    if (j.is_discarded() || !j.contains("acct")) {
+      error = absl::StrCat(store_->path(), ": positions/", k, ": malformed");
+      return false;
+    }
+    positions_[{j["acct"].get<std::string>(), j["sym"].get<std::string>()}] =
+        Position{j["qty"].get<int64_t>(), j["bought"].get<int64_t>(), j["sold"].get<int64_t>()};
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (!error.empty()) return absl::DataLossError(error);
+  return absl::OkStatus();
+}
+
+void TradeRecorder::PutPosition(const std::string& acct, const std::string& sym) {
+  const Position& p = positions_[{acct, sym}];
+  if (!store_) return;
+  json j = {{"acct", acct}, {"sym", sym}, {"qty", p.qty}, {"bought", p.bought}, {"sold", p.sold}};
+  ops_.push_back({kPositionsTable, absl::StrCat(acct, "/", sym), j.dump()});
+}
+
+void TradeRecorder::PutOrder(const OrderStateView& v) {
+  if (store_) ops_.push_back({kOrdersTable, absl::StrCat(v.acct, "/", v.cl), OrderJson(v)});
+}
+
+void TradeRecorder::DeleteOrder(const std::string& acct, const std::string& cl) {
+  if (store_) ops_.push_back({kOrdersTable, absl::StrCat(acct, "/", cl), std::nullopt});
+}
+
+void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
+                                const OrderDetail& d, std::string_view acct) {
+  if (info.oid == 0) return;
+  auto it = order_keys_.find(info.oid);
+  const Key key{std::string(acct), std::string(info.cl.view())};
+  if (it != order_keys_.end() && it->second != key) {  // replaced: the new id names it
+    auto old = orders_.find(it->second);
+    OrderStateView moved = old != orders_.end() ? old->second : OrderStateView{};
+    DeleteOrder(it->second.first, it->second.second);
+    if (old != orders_.end()) orders_.erase(old);
+    orders_[key] = moved;
+    it->second = key;
+  }
+  if (Ended(info.status)) {
+    orders_.erase(key);
+    DeleteOrder(key.first, key.second);
+    if (it != order_keys_.end()) order_keys_.erase(it);
+    return;
+  }
+  OrderStateView& v = orders_[key];
+  v.oid = info.oid;
+  v.acct = key.first;
+  v.cl = key.second;
+  if (o.event.has_sym) v.sym = Str(o.sym);
+  v.side = info.side;
+  v.status = info.status;
+  v.detail = d;
+  v.cum = info.cum;
+  v.leaves = info.leaves;
+  v.notional = info.notional;
+  order_keys_[info.oid] = key;
+  PutOrder(v);
+}
+
+void TradeRecorder::OnEvent(const Outcome& o) {
+  const engine::Event& e = o.event;
+  switch (e.type) {
+    case EventType::kTrade: {
+      settlement::Trade t;
+      t.seq = static_cast<int64_t>(e.seq);
+      t.ts = o.ts == engine::kNoTime ? 0 : o.ts / 1000;
+      t.sym = Str(o.sym);
+      t.px_ticks = e.px;
+      t.qty = e.qty;
+      t.buy_acct = Str(o.acct);
+      t.sell_acct = Str(o.other_acct);
+      t.buy_firm = Str(o.firm);
+      t.sell_firm = Str(o.other_firm);
+      t.aggressor = ToSettlement(e.aggressor);
+      if (store_) {
+        ops_.push_back({settlement::kTradesTable, settlement::TradeKey(t.seq),
+                        settlement::FormatTradeJson(t)});
+      }
+      Position& b = positions_[{t.buy_acct, t.sym}];
+      b.qty += t.qty;
+      b.bought += t.qty;
+      Position& s = positions_[{t.sell_acct, t.sym}];
+      s.qty -= t.qty;
+      s.sold += t.qty;
+      PutPosition(t.buy_acct, t.sym);
+      PutPosition(t.sell_acct, t.sym);
+      trades_.fetch_add(1, std::memory_order_relaxed);
+      UpdateOrder(e.order, o, o.detail, o.acct.view());
+      UpdateOrder(e.other, o, o.other_detail, o.other_acct.view());
+      break;
+    }
+    case EventType::kAccepted:
+    case EventType::kCanceled:
+    case EventType::kReplaced:
+    case EventType::kTriggered:
+      UpdateOrder(e.order, o, o.detail, o.acct.view());
+      break;
+    default:
+      break;
+  }
+}
+
+void TradeRecorder::Add(uint64_t seq, const Outcome& o) {
+  if (seq <= last_seq()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (o.kind == OutcomeKind::kClose) {
+    if (!store_) return;
+    settlement::CloseQuote q;
+    if (o.has_bid) q.bid_ticks = o.bid;
+    if (o.has_ask) q.ask_ticks = o.ask;
+    const Date d{o.close_date_days};
+    ops_.push_back({settlement::kClosesTable, settlement::CloseKey(o.sym.view(), d),
+                    settlement::FormatCloseJson(o.sym.view(), d, q)});
+    return;
+  }
+  OnEvent(o);
+}
+
+void TradeRecorder::EndInput(uint64_t seq) {
+  if (seq <= last_seq()) return;
+  pending_seq_ = seq;
+  ++pending_inputs_;
+}
+
+absl::Status TradeRecorder::Commit() {
+  if (pending_inputs_ == 0) return absl::OkStatus();
+  if (store_) {
+    auto txn = store_->BeginWrite();
+    if (!txn.ok()) return txn.status();
+    for (const Op& op : ops_) {
+      absl::Status s = op.value ? (*txn)->Put(op.table, op.key, *op.value)
+                                : (*txn)->Delete(op.table, op.key);
+      if (!s.ok() && !(absl::IsNotFound(s) && !op.value)) return s;
+    }
+    if (absl::Status s = (*txn)->Put(kMetaTable, "last_seq", absl::StrCat(pending_seq_)); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = (*txn)->Commit(); !s.ok()) return s;
+  }
+  ops_.clear();
+  pending_inputs_ = 0;
+  last_seq_.store(pending_seq_, std::memory_order_release);
+  commits_.fetch_add(1, std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+void TradeRecorder::SeedOrders(const std::vector<OrderStateView>& orders) {
+  std::lock_guard<std::mutex> lock(mu_);
+  orders_.clear();
+  order_keys_.clear();
+  for (const OrderStateView& v : orders) {
+    orders_[{v.acct, v.cl}] = v;
+    order_keys_[v.oid] = {v.acct, v.cl};
+  }
+}
+
+std::vector<PositionView> TradeRecorder::Positions(std::string_view account) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, PositionView> out;
+  const std::string acct(account);
+  for (auto it = positions_.lower_bound({acct, ""}); it != positions_.end() && it->first.first == acct;
+       ++it) {
+    PositionView& v = out[it->first.second];
+    v.sym = it->first.second;
+    v.qty = it->second.qty;
+    v.bought = it->second.bought;
+    v.sold = it->second.sold;
+  }
+  for (auto it = orders_.lower_bound({acct, ""}); it != orders_.end() && it->first.first == acct;
+       ++it) {
+    PositionView& v = out[it->second.sym];
+    v.sym = it->second.sym;
+    (it->second.side == engine::Side::kBuy ? v.open_buy_qty : v.open_sell_qty) += it->second.leaves;
+  }
+  std::vector<PositionView> result;
+  for (auto& [sym, v] : out) result.push_back(std::move(v));
+  return result;
+}
+
+std::optional<OrderStateView> TradeRecorder::FindOrder(std::string_view account,
+                                                       std::string_view cl) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = orders_.find({std::string(account), std::string(cl)});
+  if (it == orders_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace cfx::exchange

@@ -1,0 +1,78 @@
+// The FIX gateway's order-entry boundary bound to the real exchange core (SPEC §6 over §4):
+// requests become sequenced engine commands (`ExchangeCore::Submit`), durable outcomes
+// become ExecutionListener calls (ExecutionReports, cancel rejects, mass-cancel reports,
+// market data).
+//
+//   ExchangeCore core(config, options);
+//   ExchangeOrderEntry entry(&core);           // registers itself as an outcome listener
+//   FixGateway gateway(FixGatewayConfigFromExchange(config), &entry);
+//   entry.SetListener(&gateway);
+//   core.Start(); entry.Start();               // publishes the security list
+//   ...
+//   gateway.Stop(); entry.Stop(); core.Stop();
+//
+// Validation of symbol, price band, quantity and duplicates is the engine's: its reject
+// reasons become ExecutionReport rejects. The gateway keeps entitlements (account of the
+// firm) and throttling. Only ids longer than the engine's 32 characters are refused here
+// (`invalid_field`). A full input ring is retried briefly, then rejected `throttled`.
+//
+// Sessions map to engine SessionIds by a hash of the SenderCompID (stable across restarts
+// and config edits, checked for collisions), so cancel-on-disconnect finds a session's
+// orders in a recovered book.
+#ifndef CFX_GATEWAY_EXCHANGE_ORDER_ENTRY_H_
+#define CFX_GATEWAY_EXCHANGE_ORDER_ENTRY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cfx/exchange/exchange_core.h"
+#include "cfx/gateway/order_entry.h"
+
+namespace cfx::gateway {
+
+// Session name <-> engine SessionId (FNV-1a of the name; never 0).
+engine::SessionId SessionIdOf(std::string_view sender_comp_id);
+
+// Thread safety: the OrderEntry methods may be called from any thread concurrently. The
+// listener is called from the core's publisher thread (outcomes) and from this object's own
+// worker thread (status answers, local rejects), never from inside an OrderEntry call.
+class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
+ public:
+  // `core` must outlive this object; must be constructed before core->Start() (it adds
+  // itself as a listener). `sessions` are the configured SenderCompIDs.
+  ExchangeOrderEntry(exchange::ExchangeCore* core, const std::vector<std::string>& sessions);
+  ~ExchangeOrderEntry() override;
+
+  // REQUIRES: before Start. `listener` must outlive Stop().
+  void SetListener(ExecutionListener* listener);
+  // Starts the worker thread and publishes the security list. InvalidArgument when two
+  // session names hash to one id. REQUIRES: the core has started.
+  absl::Status Start();
+  // Answers what is queued on the worker, then joins it. Idempotent.
+  void Stop();
+
+  // OrderEntry
+  void Submit(const NewOrder& request) override;
+  void Cancel(const CancelOrder& request) override;
+  void Replace(const ReplaceOrder& request) override;
+  void Status(const OrderStatus& request) override;
+  void MassCancelOrders(const MassCancel& request) override;
+  void Disconnected(const SessionDisconnected& request) override;
+
+  // exchange::OutcomeListener (publisher thread)
+  void OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& outcome) override;
+  void OnAck(uint64_t seq, uint64_t tag) override;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cfx::gateway
+
+#endif  // CFX_GATEWAY_EXCHANGE_ORDER_ENTRY_H_

@@ -1,0 +1,69 @@
+// The whole exchange in one object (`cfx serve`, `cfx demo`, tests): the exchange core
+// (engine + journal + trade recorder), the FIX gateway bound to it, and the HTTP API over
+// real data, all from one ExchangeConfig.
+//
+//   ExchangeServerOptions opt;
+//   opt.fix_port = 0; opt.http_port = 0;        // ephemeral ports (tests, demo)
+//   opt.manual_clock = true;                    // time moves only by core().AdvanceTime
+//   ExchangeServer server(config, opt);
+//   if (absl::Status s = server.Start(); !s.ok()) return s;
+//   connect FIX to server.fix_port(), HTTP to server.http_port()
+//   absl::Status s = server.Stop();             // FIX logout (COD), HTTP drain, core drain+sync
+//
+// Start order: core (recovery) -> margin basis and pre-trade margins -> FIX -> HTTP. Stop
+// order is the reverse, so nothing new arrives while the core drains.
+#ifndef CFX_GATEWAY_EXCHANGE_SERVER_H_
+#define CFX_GATEWAY_EXCHANGE_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "cfx/common/config.h"
+#include "cfx/engine/types.h"
+#include "cfx/exchange/exchange_core.h"
+
+namespace cfx::gateway {
+
+struct ExchangeServerOptions {
+  std::string data_dir;  // empty: config.data_dir ("./cfx-data" by default)
+  int fix_port = -1;     // -1: config.fix_port; 0: an ephemeral loopback port
+  int http_port = -1;    // -1: config.http_port; 0: ephemeral
+  bool manual_clock = false;                      // else a wall clock ticks every second
+  engine::Timestamp start_time = engine::kNoTime;  // manual clock: time at a fresh start
+  bool pre_trade_risk = true;    // per-contract span16 margins set at start (SPEC §4)
+  bool unsafe_no_sync = false;   // benchmarks only: journal commits not fsynced
+  bool fix_message_log = false;  // QuickFIX message log under <data_dir>/fix (debugging)
+};
+
+// Thread safety: Start and Stop from one controlling thread; the accessors from any
+// thread after Start returned OK.
+class ExchangeServer {
+ public:
+  ExchangeServer(ExchangeConfig config, ExchangeServerOptions options = {});
+  ~ExchangeServer();  // Stop()s
+  ExchangeServer(const ExchangeServer&) = delete;
+  ExchangeServer& operator=(const ExchangeServer&) = delete;
+
+  // Recovers the core from the data dir and starts FIX and HTTP. On error everything
+  // started so far is stopped again; the error names the part that failed.
+  absl::Status Start();
+  // Stops accepting (FIX logout with cancel-on-disconnect, HTTP stop), drains the core and
+  // syncs the journal. Returns the core's journal error, if any. Idempotent.
+  absl::Status Stop();
+
+  int fix_port() const;   // the bound ports (after Start)
+  int http_port() const;
+  const std::string& data_dir() const;
+  exchange::ExchangeCore& core();  // REQUIRES: after Start
+  // What Start recovered (fresh start, replayed inputs, state hash...).
+  const exchange::RecoveryInfo& recovery() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cfx::gateway
+
+#endif  // CFX_GATEWAY_EXCHANGE_SERVER_H_

@@ -1,0 +1,353 @@
+#include "cfx/gateway/core_http_providers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/common/decimal.h"
+#include "cfx/gpu_valuation/margin_engine.h"
+#include "cfx/reference/fix_store.h"
+#include "cfx/settlement/ledger.h"
+
+namespace cfx::gateway {
+namespace {
+
+namespace gv = cfx::gpu_valuation;
+
+// How far back the latest fix of a grade is looked for when a contract has never settled.
+constexpr int kFixLookbackDays = 60;
+
+std::string Price3(int64_t ticks) { return FormatScaled(ticks, 3); }
+
+// The margin inputs at one point in time. Immutable once built; shared with readers.
+struct Basis {
+  std::optional<Date> settled;                   // latest settled date in the ledger
+  Date as_of;                                    // throughput rows dated <= as_of
+  std::map<std::string, int64_t> prices;         // ticks, by symbol
+  std::map<std::string, int64_t> settles;        // from the ledger only
+  std::map<std::pair<std::string, std::string>, int64_t> vm;  // (account, sym) -> Σ VM
+  std::vector<gv::ThroughputRow> throughput;
+  std::shared_ptr<const gv::MarginEngine> span16;
+  std::shared_ptr<const gv::MarginEngine> mc;    // built on first use
+};
+
+MarginResult ToHttp(const gv::MarginResult& r, int scenario_count) {
+  MarginResult out;
+  out.margin_micro_usd = r.margin_cents * 10'000;
+  out.scenario_count = scenario_count;
+  out.worst_scenario.number = r.worst_scenario_index + 1;
+  out.worst_scenario.label = r.worst_scenario;
+  out.worst_scenario.weight = r.weight;
+  out.worst_scenario.price_move = r.price_move;
+  if (!r.tput_moves.empty()) out.worst_scenario.tput_moves = r.tput_moves.front().second;
+  for (const gv::PositionRisk& p : r.positions) {
+    MarginPositionLine line;
+    line.sym = p.sym;
+    line.qty = p.qty;
+    line.settle = Price3(p.settle_ticks);
+    if (p.theta) line.theta = absl::StrCat(*p.theta);
+    if (p.price_per_mtok_e4) line.price_per_mtok = FormatScaled(*p.price_per_mtok_e4, 4);
+    line.worst_loss_micro_usd = p.worst_loss_micro;
+    out.positions.push_back(std::move(line));
+  }
+  return out;
+}
+
+}  // namespace
+
+class CoreHttpProviders::Impl {
+ public:
+  Impl(exchange::ExchangeCore* core, const ExchangeConfig& config, std::string data_dir)
+      : core_(core), config_(config), data_dir_(std::move(data_dir)) {}
+
+  exchange::ExchangeCore* core_;
+  ExchangeConfig config_;
+  std::string data_dir_;
+
+  std::mutex mu_;  // guards the stores and basis_ (never held during a margin run)
+  std::unique_ptr<reference::FixStore> fixes_;
+  std::unique_ptr<settlement::Ledger> ledger_;
+  std::shared_ptr<Basis> basis_;
+
+  Date Today() const {
+    engine::Timestamp now = core_->now();
+    int64_t us = now == engine::kNoTime
+                     ? std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count()
+                     : now / 1000;
+    return Date{static_cast<int32_t>(us / kUsPerDay)};
+  }
+
+  // REQUIRES: mu_ held.
+  absl::StatusOr<std::shared_ptr<Basis>> BuildBasis(std::optional<Date> settled) {
+    auto b = std::make_shared<Basis>();
+    b->settled = settled;
+    b->as_of = Today();
+    auto contracts = ledger_->Contracts();
+    if (!contracts.ok()) return contracts.status();
+    for (const auto& [sym, state] : *contracts) {
+      if (!state.expired) b->settles[sym] = state.last_settle;
+    }
+    if (settled) {
+      auto first = ledger_->FirstSettledDate();
+      if (!first.ok()) return first.status();
+      for (Date d = first->value_or(*settled); d <= *settled; d.days++) {
+        auto day = ledger_->ReadDay(d);
+        if (!day.ok()) return day.status();
+        if (!day->has_value()) continue;
+        const settlement::DayRecord& rec = **day;
+        absl::Status s = ledger_->ForEachAccount(d, [&](settlement::AccountDay&& a) {
+          for (const settlement::AccountLine& l : a.lines) {
+            b->vm[{a.account, rec.contracts[l.contract].sym}] += l.vm + l.final_vm;
+          }
+          return absl::OkStatus();
+        });
+        if (!s.ok()) return s;
+      }
+    }
+    const Date from{b->as_of.days - kFixLookbackDays};
+    std::map<std::string, std::optional<int64_t>> fix_by_grade;
+    for (const std::string& sym : core_->ListedSymbols()) {
+      if (auto it = b->settles.find(sym); it != b->settles.end()) {
+        b->prices[sym] = it->second;
+        continue;
+      }
+      absl::StatusOr<ContractSymbol> cs = ParseSymbol(sym);
+      if (!cs.ok()) continue;
+      const std::string grade = cs->grade.Key();
+      if (!fix_by_grade.count(grade)) {
+        std::optional<int64_t> fix;
+        auto range = fixes_->Range(grade, from, b->as_of);
+        if (!range.ok()) return range.status();
+        for (const reference::FixRecord& r : *range) {
+          if (r.fix_e4) fix = DivRoundHalfEven(*r.fix_e4, 10);  // 4 decimals -> ticks
+        }
+        if (!fix) {
+          for (const ProductConfig& p : config_.products) {
+            if (p.grade == cs->grade && p.ref_ticks) fix = *p.ref_ticks;
+          }
+        }
+        fix_by_grade[grade] = fix;
+      }
+      if (fix_by_grade[grade] && *fix_by_grade[grade] > 0) b->prices[sym] = *fix_by_grade[grade];
+    }
+    auto ops = fixes_->LatestThroughput(b->as_of);
+    if (!ops.ok()) return ops.status();
+    for (const reference::OperatorThroughput& o : *ops) {
+      b->throughput.push_back({o.operator_name, o.tier, o.gpu, o.date, o.output_tps_per_gpu});
+    }
+    auto engine = MakeEngine(*b, gv::ScenarioMethod::kSpan16);
+    if (!engine.ok()) return engine.status();
+    b->span16 = *std::move(engine);
+    return b;
+  }
+
+  absl::StatusOr<std::shared_ptr<const gv::MarginEngine>> MakeEngine(const Basis& b,
+                                                                     gv::ScenarioMethod m) {
+    std::vector<gv::ContractPrice> prices;
+    for (const auto& [sym, ticks] : b.prices) prices.push_back({sym, ticks});
+    gv::MarginOptions options;
+    options.method = m;
+    options.psr = config_.psr;
+    options.as_of = b.as_of;
+    auto engine = gv::MarginEngine::Create(std::move(prices), b.throughput, options);
+    if (!engine.ok()) return engine.status();
+    return std::shared_ptr<const gv::MarginEngine>(std::move(*engine));
+  }
+
+  // The current basis, rebuilt when the ledger has a newer settlement.
+  absl::StatusOr<std::shared_ptr<Basis>> Current() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!ledger_) return absl::UnavailableError("providers not started");
+    auto settled = ledger_->LastSettledDate();
+    if (!settled.ok()) return settled.status();
+    if (basis_ == nullptr || basis_->settled != *settled) {
+      auto b = BuildBasis(*settled);
+      if (!b.ok()) return b.status();
+      basis_ = *std::move(b);
+    }
+    return basis_;
+  }
+
+  absl::StatusOr<std::shared_ptr<const gv::MarginEngine>> EngineFor(MarginMethod method) {
+    auto b = Current();
+    if (!b.ok()) return b.status();
+    if (method == MarginMethod::kSpan16) return (*b)->span16;
+    std::lock_guard<std::mutex> lock(mu_);
+    if ((*b)->mc == nullptr) {
+      auto mc = MakeEngine(**b, gv::ScenarioMethod::kMonteCarlo);
+      if (!mc.ok()) return mc.status();
+      (*b)->mc = *std::move(mc);
+    }
+    return (*b)->mc;
+  }
+};
+
+CoreHttpProviders::CoreHttpProviders(exchange::ExchangeCore* core, const ExchangeConfig& config,
+                                     std::string data_dir)
+    : impl_(std::make_unique<Impl>(core, config, std::move(data_dir))) {}
+
+CoreHttpProviders::~CoreHttpProviders() = default;
+
+absl::Status CoreHttpProviders::Start() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu_);
+    auto fixes = reference::FixStore::Open(impl_->data_dir_);
+    if (!fixes.ok()) return fixes.status();
+    impl_->fixes_ = *std::move(fixes);
+    auto ledger = settlement::Ledger::Open(impl_->data_dir_);
+    if (!ledger.ok()) return ledger.status();
+    impl_->ledger_ = *std::move(ledger);
+  }
+  return impl_->Current().status();
+}
+
+HttpProviders CoreHttpProviders::Providers() { return {this, this, this, this, this}; }
+
+absl::StatusOr<std::map<std::string, int64_t>> CoreHttpProviders::PerContractMargins() {
+  auto b = impl_->Current();
+  if (!b.ok()) return b.status();
+  std::map<std::string, int64_t> out;
+  for (const auto& [sym, ticks] : (*b)->prices) {
+    auto im = (*b)->span16->PerContractInitialMargin(sym);
+    if (!im.ok()) return im.status();
+    out[sym] = *im;
+  }
+  return out;
+}
+
+absl::StatusOr<MarginResult> CoreHttpProviders::AccountMargin(const std::string& account,
+                                                              MarginMethod method) {
+  auto engine = impl_->EngineFor(method);
+  if (!engine.ok()) return engine.status();
+  std::vector<gv::Position> book;
+  for (const exchange::PositionView& p : impl_->core_->Positions(account)) {
+    if (p.qty == 0) continue;
+    if ((*engine)->ContractIndex(p.sym) < 0) {
+      return absl::UnavailableError(absl::StrCat("no price for ", p.sym));
+    }
+    book.push_back({p.sym, p.qty});
+  }
+  auto r = (*engine)->ComputeAccount(account, book);
+  if (!r.ok()) return r.status();
+  return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
+}
+
+absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(
+    const std::vector<WhatIfPosition>& positions, MarginMethod method) {
+  auto engine = impl_->EngineFor(method);
+  if (!engine.ok()) return engine.status();
+  std::vector<gv::Position> book;
+  for (const WhatIfPosition& p : positions) {
+    if ((*engine)->ContractIndex(p.sym) < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown or unpriced symbol ", p.sym));
+    }
+    book.push_back({p.sym, p.qty});
+  }
+  auto r = (*engine)->ComputeAccount("whatif", book);
+  if (!r.ok()) {
+    if (r.status().code() == absl::StatusCode::kInvalidArgument) return r.status();
+    return r.status();
+  }
+  return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
+}
+
+absl::StatusOr<std::vector<PositionLine>> CoreHttpProviders::Positions(
+    const std::string& account) {
+  auto b = impl_->Current();
+  if (!b.ok()) return b.status();
+  std::vector<PositionLine> out;
+  for (const exchange::PositionView& p : impl_->core_->Positions(account)) {
+    PositionLine line;
+    line.sym = p.sym;
+    line.qty = p.qty;
+    line.open_buy_qty = p.open_buy_qty;
+    line.open_sell_qty = p.open_sell_qty;
+    if (auto view = impl_->core_->BookSnapshot(p.sym, 0); view && view->has_last_trade) {
+      line.last_price = Price3(view->last_px);
+    }
+    if (auto it = (*b)->settles.find(p.sym); it != (*b)->settles.end()) {
+      line.settle = Price3(it->second);
+    }
+    if (auto it = (*b)->vm.find({account, p.sym}); it != (*b)->vm.end()) {
+      line.vm_micro_usd = it->second;
+    }
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
+absl::StatusOr<BookSnapshot> CoreHttpProviders::Book(const std::string& sym, int depth) {
+  std::optional<exchange::BookView> view =
+      impl_->core_->BookSnapshot(sym, std::min(depth, exchange::kMaxPublishedDepth));
+  if (!view) return absl::NotFoundError(absl::StrCat("unknown symbol ", sym));
+  BookSnapshot out;
+  out.sym = sym;
+  out.state = std::string(engine::ToString(view->state));
+  out.seq = view->seq;
+  for (const exchange::BookLevelView& l : view->bids) out.bids.push_back({Price3(l.px), l.qty, l.count});
+  for (const exchange::BookLevelView& l : view->asks) out.asks.push_back({Price3(l.px), l.qty, l.count});
+  if (view->has_last_trade) {
+    LastTrade t;
+    t.price = Price3(view->last_px);
+    t.qty = view->last_qty;
+    if (view->last_ts != engine::kNoTime) t.ts = FormatTimestamp(view->last_ts / 1000);
+    out.last_trade = t;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const Grade& grade, Date from,
+                                                               Date to) {
+  bool known = false;
+  for (const ProductConfig& p : impl_->config_.products) known |= p.grade == grade;
+  if (!known) return absl::NotFoundError(absl::StrCat("unknown grade ", grade.Key()));
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  if (!impl_->fixes_) return absl::UnavailableError("providers not started");
+  auto records = impl_->fixes_->Range(grade.Key(), from, to);
+  if (!records.ok()) return records.status();
+  std::vector<FixRecord> out;
+  for (const reference::FixRecord& r : *records) {
+    FixRecord f;
+    f.grade = r.grade;
+    f.date = FormatDate(r.date);
+    if (r.fix_e4) f.fix = FormatScaled(*r.fix_e4, 4);
+    f.level = r.level;
+    if (r.p25_e4) f.p25 = FormatScaled(*r.p25_e4, 4);
+    if (r.p75_e4) f.p75 = FormatScaled(*r.p75_e4, 4);
+    f.n_obs = r.n_obs;
+    f.n_dropped = r.n_dropped;
+    f.n_providers = r.n_providers;
+    f.volume = absl::StrCat(r.volume);
+    if (r.theta) f.theta = absl::StrCat(*r.theta);
+    if (r.price_per_mtok_e4) f.price_per_mtok = FormatScaled(*r.price_per_mtok_e4, 4);
+    f.flags = r.flags;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<GaugeSample> CoreHttpProviders::Gauges() {
+  exchange::ExchangeStats s = impl_->core_->Stats();
+  auto g = [](const char* name, const char* help, double v) {
+    return GaugeSample{name, help, {}, v};
+  };
+  return {
+      g("cfx_exchange_inputs", "Journaled inputs since start", static_cast<double>(s.inputs)),
+      g("cfx_exchange_outcomes", "Outcomes delivered since start", static_cast<double>(s.outcomes)),
+      g("cfx_exchange_trades", "Trades since start", static_cast<double>(s.trades)),
+      g("cfx_exchange_next_seq", "Next input sequence number", static_cast<double>(s.next_seq)),
+      g("cfx_journal_batches", "Group commits since start", static_cast<double>(s.batches)),
+      g("cfx_journal_max_batch", "Largest group commit", static_cast<double>(s.max_batch)),
+      g("cfx_exchange_offers_full", "Submits refused: input ring full",
+        static_cast<double>(s.offers_full)),
+      g("cfx_exchange_snapshots_written", "Engine snapshots written",
+        static_cast<double>(s.snapshots_written)),
+  };
+}
+
+}  // namespace cfx::gateway

@@ -1,0 +1,541 @@
+#include "cfx/gateway/exchange_order_entry.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cfx/common/date.h"
+
+namespace cfx::gateway {
+namespace {
+
+namespace en = cfx::engine;
+
+// How often a full input ring is retried before the request is refused `throttled`.
+constexpr int kFullRetries = 2000;
+
+OrdType ToGateway(en::OrderType t) {
+  switch (t) {
+    case en::OrderType::kLimit: return OrdType::kLimit;
+    case en::OrderType::kMarket: return OrdType::kMarket;
+    case en::OrderType::kStop: return OrdType::kStop;
+    case en::OrderType::kStopLimit: return OrdType::kStopLimit;
+  }
+  return OrdType::kLimit;
+}
+
+en::OrderType ToEngine(OrdType t) {
+  switch (t) {
+    case OrdType::kLimit: return en::OrderType::kLimit;
+    case OrdType::kMarket: return en::OrderType::kMarket;
+    case OrdType::kStop: return en::OrderType::kStop;
+    case OrdType::kStopLimit: return en::OrderType::kStopLimit;
+  }
+  return en::OrderType::kLimit;
+}
+
+// Both enums list day, gtc, ioc, fok, gtd in this order.
+TimeInForce ToGateway(en::TimeInForce t) { return static_cast<TimeInForce>(t); }
+en::TimeInForce ToEngine(TimeInForce t) { return static_cast<en::TimeInForce>(t); }
+Side ToGateway(en::Side s) { return s == en::Side::kBuy ? Side::kBuy : Side::kSell; }
+en::Side ToEngine(Side s) { return s == Side::kBuy ? en::Side::kBuy : en::Side::kSell; }
+
+en::StpAction ToEngine(StpAction a) {
+  switch (a) {
+    case StpAction::kCancelResting: return en::StpAction::kCancelResting;
+    case StpAction::kCancelAggressor: return en::StpAction::kCancelAggressor;
+    case StpAction::kCancelBoth: return en::StpAction::kCancelBoth;
+  }
+  return en::StpAction::kCancelResting;
+}
+
+bool HasPrice(en::OrderType t) {
+  return t == en::OrderType::kLimit || t == en::OrderType::kStopLimit;
+}
+bool HasStop(en::OrderType t) {
+  return t == en::OrderType::kStop || t == en::OrderType::kStopLimit;
+}
+
+std::string Str(const en::Name& n) { return std::string(n.view()); }
+
+// What the publisher needs to answer one request: the request itself, as sent.
+struct Pending {
+  enum class Kind { kNew, kCancel, kReplace, kMass, kDisconnect };
+  Kind kind = Kind::kNew;
+  OrderState asked;            // kNew: the order as asked (for rejects)
+  std::string cl_ord_id;       // cancel/replace/mass: the request's id
+  std::string orig_cl_ord_id;  // cancel/replace: the order named
+  MassCancelResult mass;       // kMass: filled as outcomes arrive
+};
+
+}  // namespace
+
+engine::SessionId SessionIdOf(std::string_view name) {
+  uint32_t h = 2166136261u;
+  for (char c : name) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 16777619u;
+  }
+  return h == 0 ? 1 : h;
+}
+
+class ExchangeOrderEntry::Impl {
+ public:
+  Impl(exchange::ExchangeCore* core, const std::vector<std::string>& sessions) : core_(core) {
+    for (const std::string& s : sessions) {
+      auto [it, inserted] = session_names_.emplace(SessionIdOf(s), s);
+      if (!inserted && it->second != s) collision_ = absl::StrCat(it->second, " and ", s);
+    }
+  }
+
+  exchange::ExchangeCore* core_;
+  ExecutionListener* listener_ = nullptr;
+  absl::flat_hash_map<en::SessionId, std::string> session_names_;  // immutable after ctor
+  std::string collision_;
+
+  // Requests in flight, by tag. Producers insert, the publisher erases at the ack.
+  std::mutex pending_mu_;
+  absl::flat_hash_map<uint64_t, Pending> pending_;
+  std::atomic<uint64_t> next_tag_{1};
+
+  // Publisher thread only: symbols whose book changed during the current input.
+  std::vector<std::string> touched_;
+
+  // The worker: status answers and local rejects, so that no listener call happens inside
+  // an OrderEntry call.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::thread worker_;
+
+  void Post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      std::function<void()> task = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  const std::string& SessionName(en::SessionId id) const {
+    static const std::string kNone;
+    auto it = session_names_.find(id);
+    return it == session_names_.end() ? kNone : it->second;
+  }
+
+  // Registers the request and offers the command; on kFull (after retries) or kStopped the
+  // request is forgotten.
+  exchange::OfferResult Offer(const en::Command& command, Pending pending) {
+    const uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.emplace(tag, std::move(pending));
+    }
+    exchange::OfferResult r = exchange::OfferResult::kFull;
+    for (int i = 0; i < kFullRetries; ++i) {
+      r = core_->Submit(command, tag);
+      if (r != exchange::OfferResult::kFull) break;
+      std::this_thread::yield();
+    }
+    if (r != exchange::OfferResult::kAccepted) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.erase(tag);
+    }
+    return r;
+  }
+
+  OrderState StateOf(const en::OrderInfo& info, const en::Name& acct, const en::Name& sym,
+                     const exchange::OrderDetail& d) const {
+    OrderState s;
+    s.session = SessionName(d.session);
+    s.account = Str(acct);
+    s.cl_ord_id = std::string(info.cl.view());
+    s.order_id = info.oid;
+    s.symbol = Str(sym);
+    s.side = ToGateway(info.side);
+    if (d.has_detail) {
+      s.ord_type = ToGateway(d.type);
+      s.tif = ToGateway(d.tif);
+      s.has_price = HasPrice(d.type);
+      s.price_ticks = d.px;
+      s.has_stop = HasStop(d.type);
+      s.stop_ticks = d.stop_px;
+      s.qty = d.qty;
+    } else {
+      s.qty = info.cum + info.leaves;
+    }
+    s.cum_qty = info.cum;
+    s.leaves_qty = info.leaves;
+    s.cum_notional_ticks = info.notional;
+    return s;
+  }
+
+  void Touch(const en::Name& sym) {
+    if (sym.empty()) return;
+    for (const std::string& t : touched_) {
+      if (t == sym.view()) return;
+    }
+    touched_.emplace_back(sym.view());
+  }
+
+  void OnEvent(uint64_t tag, const exchange::Outcome& o) {
+    const en::Event& e = o.event;
+    Pending* p = nullptr;
+    std::unique_lock<std::mutex> lock(pending_mu_);
+    if (tag != 0) {
+      auto it = pending_.find(tag);
+      if (it != pending_.end()) p = &it->second;
+    }
+    // The publisher is the only thread that erases, so *p stays valid without the lock.
+    lock.unlock();
+    switch (e.type) {
+      case en::EventType::kAccepted:
+        Touch(o.sym);
+        listener_->OnAccepted(StateOf(e.order, o.acct, o.sym, o.detail));
+        return;
+      case en::EventType::kRejected: {
+        const std::string reason(en::ToString(e.reject));
+        if (p != nullptr && p->kind == Pending::Kind::kMass) {
+          p->mass.rejected = true;
+          p->mass.reason = reason;
+          return;
+        }
+        if (p != nullptr && p->kind == Pending::Kind::kNew) {
+          listener_->OnRejected(p->asked, reason);
+          return;
+        }
+        listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail), reason);
+        return;
+      }
+      case en::EventType::kTrade: {
+        Touch(o.sym);
+        const Fill fill{e.px, e.qty, e.seq};
+        listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail), fill);
+        listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail), fill);
+        listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px, e.qty, e.seq});
+        return;
+      }
+      case en::EventType::kCanceled: {
+        Touch(o.sym);
+        OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
+        if (p != nullptr && p->kind == Pending::Kind::kCancel &&
+            e.cancel == en::CancelReason::kUser) {
+          s.session = p->asked.session;
+          s.orig_cl_ord_id = s.cl_ord_id;
+          s.cl_ord_id = p->cl_ord_id;
+        } else if (p != nullptr && p->kind == Pending::Kind::kReplace &&
+                   e.cancel == en::CancelReason::kReplacedToZero) {
+          s.session = p->asked.session;
+          s.cl_ord_id = p->cl_ord_id;
+          s.orig_cl_ord_id = p->orig_cl_ord_id;
+        } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
+          ++p->mass.canceled_count;
+        }
+        listener_->OnCanceled(s, std::string(en::ToString(e.cancel)));
+        return;
+      }
+      case en::EventType::kReplaced: {
+        Touch(o.sym);
+        OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
+        if (p != nullptr) s.session = p->asked.session;
+        s.orig_cl_ord_id = std::string(e.orig.view());
+        if (e.has_px) {
+          s.has_price = true;
+          s.price_ticks = e.px;
+        }
+        s.qty = e.qty;
+        listener_->OnReplaced(s);
+        return;
+      }
+      case en::EventType::kTriggered:
+        Touch(o.sym);
+        listener_->OnTriggered(StateOf(e.order, o.acct, o.sym, o.detail));
+        return;
+      case en::EventType::kCancelRejected: {
+        CancelRejected r;
+        r.account = Str(o.acct);
+        r.orig_cl_ord_id = std::string(e.orig.view());
+        r.reason = std::string(en::ToString(e.reject));
+        if (p != nullptr) {
+          r.session = p->asked.session;
+          r.account = p->asked.account;
+          r.cl_ord_id = p->cl_ord_id;
+          r.orig_cl_ord_id = p->orig_cl_ord_id;
+          r.response_to_replace = p->kind == Pending::Kind::kReplace;
+        } else {
+          r.session = SessionName(o.detail.session);
+        }
+        // Refused for another reason than "unknown": the order still works.
+        if (e.reject != en::RejectReason::kUnknownOrder && e.order.oid != 0) {
+          r.order_live = true;
+          r.order_id = e.order.oid;
+          r.cum_qty = e.order.cum;
+        }
+        listener_->OnCancelRejected(r);
+        return;
+      }
+      case en::EventType::kStateChanged:
+        Touch(o.sym);
+        return;
+    }
+  }
+
+  void OnAck(uint64_t tag) {
+    for (const std::string& sym : touched_) {
+      std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
+      if (!view) continue;
+      BookUpdate u;
+      u.symbol = sym;
+      for (const exchange::BookLevelView& l : view->bids) u.bids.push_back({l.px, l.qty, l.count});
+      for (const exchange::BookLevelView& l : view->asks) u.asks.push_back({l.px, l.qty, l.count});
+      listener_->OnBookUpdate(u);
+    }
+    touched_.clear();
+    if (tag == 0) return;
+    Pending done;
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      auto it = pending_.find(tag);
+      if (it == pending_.end()) return;
+      done = std::move(it->second);
+      pending_.erase(it);
+    }
+    if (done.kind == Pending::Kind::kMass) listener_->OnMassCancelResult(done.mass);
+  }
+
+  // Refuses a request locally, from the worker thread.
+  void RejectNew(const OrderState& asked, const std::string& reason) {
+    Post([this, asked, reason] { listener_->OnRejected(asked, reason); });
+  }
+  void RejectCancel(CancelRejected r) {
+    Post([this, r] { listener_->OnCancelRejected(r); });
+  }
+};
+
+ExchangeOrderEntry::ExchangeOrderEntry(exchange::ExchangeCore* core,
+                                       const std::vector<std::string>& sessions)
+    : impl_(std::make_unique<Impl>(core, sessions)) {
+  core->AddListener(this);
+}
+
+ExchangeOrderEntry::~ExchangeOrderEntry() { Stop(); }
+
+void ExchangeOrderEntry::SetListener(ExecutionListener* listener) {
+  impl_->listener_ = listener;
+}
+
+absl::Status ExchangeOrderEntry::Start() {
+  if (!impl_->collision_.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sessions ", impl_->collision_, " map to one engine session id; rename one"));
+  }
+  impl_->worker_ = std::thread([this] { impl_->Run(); });
+  std::vector<std::string> symbols = impl_->core_->ListedSymbols();
+  impl_->Post([this, symbols] { impl_->listener_->OnSecurityList(symbols); });
+  return absl::OkStatus();
+}
+
+void ExchangeOrderEntry::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu_);
+    impl_->stopping_ = true;
+  }
+  impl_->cv_.notify_all();
+  if (impl_->worker_.joinable()) impl_->worker_.join();
+}
+
+namespace {
+
+// Copies `s` into an engine name; false if it does not fit.
+bool Assign(en::Name* out, const std::string& s) { return out->Assign(s); }
+
+}  // namespace
+
+void ExchangeOrderEntry::Submit(const NewOrder& r) {
+  Pending p;
+  OrderState& s = p.asked;
+  s.session = r.session;
+  s.account = r.account;
+  s.cl_ord_id = r.cl_ord_id;
+  s.symbol = r.symbol;
+  s.side = r.side;
+  s.ord_type = r.ord_type;
+  s.tif = r.tif;
+  s.has_price = r.has_price;
+  s.price_ticks = r.price_ticks;
+  s.has_stop = r.has_stop;
+  s.stop_ticks = r.stop_ticks;
+  s.qty = r.qty;
+  en::NewOrderCmd c;
+  if (!c.cl.Assign(r.cl_ord_id) || !Assign(&c.acct, r.account) || !Assign(&c.firm, r.firm) ||
+      !Assign(&c.stp, r.stp_id)) {
+    impl_->RejectNew(s, "invalid_field");
+    return;
+  }
+  if (!Assign(&c.sym, r.symbol)) {
+    impl_->RejectNew(s, "unknown_symbol");
+    return;
+  }
+  c.side = ToEngine(r.side);
+  c.type = ToEngine(r.ord_type);
+  c.tif = ToEngine(r.tif);
+  if (r.has_price) c.px = en::PriceField::Ticks(r.price_ticks);
+  if (r.has_stop) c.stop = en::PriceField::Ticks(r.stop_ticks);
+  c.qty = r.qty;
+  c.has_display = r.display_qty != 0;
+  c.display = r.display_qty;
+  c.post_only = r.post_only;
+  c.stp_action = ToEngine(r.stp_action);
+  c.session = SessionIdOf(r.session);
+  if (r.tif == TimeInForce::kGtd) {
+    absl::StatusOr<TimestampUs> ts = ParseTimestamp(r.expire_time);
+    if (!ts.ok()) {
+      impl_->RejectNew(s, "invalid_field");
+      return;
+    }
+    c.expire = static_cast<en::Timestamp>(*ts) * 1000;
+  }
+  OrderState asked = s;
+  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) impl_->RejectNew(asked, "throttled");
+}
+
+void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
+  CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, false, "", false,
+                         0, 0};
+  en::CancelCmd c;
+  if (!c.orig.Assign(r.orig_cl_ord_id) || !Assign(&c.acct, r.account)) {
+    refusal.reason = "unknown_order";  // no such id can exist in the engine
+    impl_->RejectCancel(refusal);
+    return;
+  }
+  Pending p;
+  p.kind = Pending::Kind::kCancel;
+  p.asked.session = r.session;
+  p.asked.account = r.account;
+  p.cl_ord_id = r.cl_ord_id;
+  p.orig_cl_ord_id = r.orig_cl_ord_id;
+  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
+    refusal.reason = "throttled";
+    impl_->RejectCancel(refusal);
+  }
+}
+
+void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
+  CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, true, "", false,
+                         0, 0};
+  en::ReplaceCmd c;
+  if (!c.orig.Assign(r.orig_cl_ord_id) || !Assign(&c.acct, r.account)) {
+    refusal.reason = "unknown_order";
+    impl_->RejectCancel(refusal);
+    return;
+  }
+  if (!c.cl.Assign(r.cl_ord_id)) {
+    refusal.reason = "invalid_field";
+    impl_->RejectCancel(refusal);
+    return;
+  }
+  if (r.has_price) c.px = en::PriceField::Ticks(r.price_ticks);
+  c.has_qty = r.has_qty;
+  c.qty = r.qty;
+  Pending p;
+  p.kind = Pending::Kind::kReplace;
+  p.asked.session = r.session;
+  p.asked.account = r.account;
+  p.cl_ord_id = r.cl_ord_id;
+  p.orig_cl_ord_id = r.orig_cl_ord_id;
+  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
+    refusal.reason = "throttled";
+    impl_->RejectCancel(refusal);
+  }
+}
+
+void ExchangeOrderEntry::Status(const OrderStatus& r) {
+  impl_->Post([this, r] {
+    StatusAnswer a;
+    a.status_req_id = r.status_req_id;
+    std::optional<exchange::OrderStateView> v = impl_->core_->FindOrder(r.account, r.cl_ord_id);
+    if (!v) {
+      // Unknown, ended, or another account's: the same answer (SPEC §6).
+      a.reason = "unknown_order";
+      a.order.session = r.session;
+      a.order.account = r.account;
+      a.order.cl_ord_id = r.cl_ord_id;
+      a.order.symbol = r.symbol;
+      a.order.side = r.side;
+    } else {
+      en::OrderInfo info;
+      info.oid = v->oid;
+      info.cl.Assign(v->cl);
+      info.side = v->side;
+      info.status = v->status;
+      info.cum = v->cum;
+      info.leaves = v->leaves;
+      info.notional = v->notional;
+      a.found = true;
+      a.order = impl_->StateOf(info, en::Name::From(v->acct), en::Name::From(v->sym), v->detail);
+      a.order.session = r.session;
+    }
+    impl_->listener_->OnStatus(a);
+  });
+}
+
+void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
+  MassCancelResult result{r.session, r.cl_ord_id, r.account, r.symbol, false, "", 0};
+  en::MassCancelCmd c;
+  if (!Assign(&c.acct, r.account) || !Assign(&c.sym, r.symbol)) {
+    result.rejected = true;
+    result.reason = "unknown_symbol";
+    impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
+    return;
+  }
+  if (r.account.empty()) c.session = SessionIdOf(r.session);
+  Pending p;
+  p.kind = Pending::Kind::kMass;
+  p.asked.session = r.session;
+  p.mass = result;
+  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
+    result.rejected = true;
+    result.reason = "throttled";
+    impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
+  }
+}
+
+void ExchangeOrderEntry::Disconnected(const SessionDisconnected& r) {
+  en::MassCancelCmd c;
+  c.session = SessionIdOf(r.session);
+  Pending p;
+  p.kind = Pending::Kind::kDisconnect;
+  p.asked.session = r.session;
+  // A full ring here would leave orders working after a disconnect: retry much longer.
+  for (int i = 0; i < 100 && impl_->Offer(c, p) == exchange::OfferResult::kFull; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& o) {
+  if (o.kind != exchange::OutcomeKind::kEvent) return;
+  impl_->OnEvent(tag, o);
+}
+
+void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) { impl_->OnAck(tag); }
+
+}  // namespace cfx::gateway

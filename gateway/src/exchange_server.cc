@@ -1,0 +1,144 @@
+#include "cfx/gateway/exchange_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/gateway/exchange_order_entry.h"
+#include "cfx/gateway/fix_config.h"
+#include "cfx/gateway/fix_gateway.h"
+#include "serve_http.h"
+
+namespace cfx::gateway {
+namespace {
+
+// QuickFIX cannot report the port it bound, so an ephemeral FIX port is chosen here: bind
+// port 0, read it back, close. Another process could take it in between; on loopback in a
+// test run that is rare, and Start then fails with Unavailable instead of hanging.
+absl::StatusOr<int> PickFreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return absl::UnavailableError("socket() failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  if (port <= 0) return absl::UnavailableError("no free loopback port");
+  return port;
+}
+
+}  // namespace
+
+class ExchangeServer::Impl {
+ public:
+  Impl(ExchangeConfig config, ExchangeServerOptions options)
+      : config_(std::move(config)), options_(std::move(options)) {
+    if (!options_.data_dir.empty()) config_.data_dir = options_.data_dir;
+    if (options_.fix_port >= 0) config_.fix_port = options_.fix_port;
+    if (options_.http_port >= 0) config_.http_port = options_.http_port;
+  }
+
+  absl::Status Start() {
+    if (started_) return absl::FailedPreconditionError("exchange server already started");
+    std::error_code ec;
+    std::filesystem::create_directories(config_.data_dir, ec);
+    if (ec) {
+      return absl::UnavailableError(
+          absl::StrCat("data dir ", config_.data_dir, ": ", ec.message()));
+    }
+    exchange::ExchangeOptions core_options;
+    core_options.data_dir = config_.data_dir;
+    core_options.clock =
+        options_.manual_clock ? exchange::ClockMode::kManual : exchange::ClockMode::kWall;
+    core_options.start_time = options_.start_time;
+    core_options.pre_trade_risk = options_.pre_trade_risk;
+    core_options.unsafe_no_sync = options_.unsafe_no_sync;
+    core_ = std::make_unique<exchange::ExchangeCore>(config_, core_options);
+    std::vector<std::string> sessions;
+    for (const SessionConfig& s : config_.sessions) sessions.push_back(s.sender_comp_id);
+    entry_ = std::make_unique<ExchangeOrderEntry>(core_.get(), sessions);
+    auto recovery = core_->Start();
+    if (!recovery.ok()) return Fail("exchange core", recovery.status());
+    recovery_ = *std::move(recovery);
+    started_ = true;
+
+    http_ = internal::MakeServeHttp(core_.get(), config_);
+    if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
+    if (options_.pre_trade_risk) {
+      auto margins = http_->PerContractMargins();
+      if (!margins.ok()) return Fail("pre-trade margins", margins.status());
+      if (absl::Status s = core_->RefreshMargins(*margins); !s.ok()) {
+        return Fail("pre-trade margins", s);
+      }
+    }
+
+    if (config_.fix_port == 0) {
+      auto port = PickFreePort();
+      if (!port.ok()) return Fail("FIX", port.status());
+      config_.fix_port = *port;
+    }
+    FixGatewayConfig fix_config = FixGatewayConfigFromExchange(config_);
+    fix_config.message_log = options_.fix_message_log;
+    fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
+    entry_->SetListener(fix_.get());
+    if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
+    if (absl::Status s = fix_->Start(); !s.ok()) return Fail("FIX", s);
+
+    if (absl::Status s = http_->StartServer(); !s.ok()) return Fail("HTTP", s);
+    return absl::OkStatus();
+  }
+
+  absl::Status Stop() {
+    if (http_) http_->Stop();
+    if (fix_) fix_->Stop();  // logouts: cancel-on-disconnect goes to the core
+    absl::Status s;
+    if (core_ && started_) {
+      // The core drains every accepted input (COD included) before the listener stops.
+      s = core_->Stop();
+    }
+    if (entry_) entry_->Stop();
+    started_ = false;
+    return s;
+  }
+
+  absl::Status Fail(const char* part, const absl::Status& s) {
+    Stop();
+    return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
+  }
+
+  ExchangeConfig config_;
+  ExchangeServerOptions options_;
+  bool started_ = false;
+  exchange::RecoveryInfo recovery_;
+  // Destroyed in reverse order: HTTP and FIX before the core they call.
+  std::unique_ptr<exchange::ExchangeCore> core_;
+  std::unique_ptr<ExchangeOrderEntry> entry_;
+  std::unique_ptr<internal::ServeHttp> http_;  // providers + HTTP server
+  std::unique_ptr<FixGateway> fix_;
+};
+
+ExchangeServer::ExchangeServer(ExchangeConfig config, ExchangeServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
+
+ExchangeServer::~ExchangeServer() { impl_->Stop(); }
+
+absl::Status ExchangeServer::Start() { return impl_->Start(); }
+absl::Status ExchangeServer::Stop() { return impl_->Stop(); }
+int ExchangeServer::fix_port() const { return impl_->config_.fix_port; }
+int ExchangeServer::http_port() const { return impl_->http_ ? impl_->http_->port() : 0; }
+const std::string& ExchangeServer::data_dir() const { return impl_->config_.data_dir; }
+exchange::ExchangeCore& ExchangeServer::core() { return *impl_->core_; }
+const exchange::RecoveryInfo& ExchangeServer::recovery() const { return impl_->recovery_; }
+
+}  // namespace cfx::gateway

@@ -1,0 +1,38 @@
+// The HTTP half of ExchangeServer behind a small interface, so that exchange_server.cc does
+// not include both order_entry.h and http_providers.h (both name a `BookLevel`, for FIX
+// market data and for the JSON book respectively).
+#ifndef CFX_GATEWAY_SERVE_HTTP_H_
+#define CFX_GATEWAY_SERVE_HTTP_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cfx/common/config.h"
+#include "cfx/exchange/exchange_core.h"
+
+namespace cfx::gateway::internal {
+
+// Thread safety: Start/Stop from the controlling thread; PerContractMargins any thread.
+class ServeHttp {
+ public:
+  virtual ~ServeHttp() = default;
+  // Opens the ledger and reference store and builds the margin basis.
+  virtual absl::Status StartProviders() = 0;
+  virtual absl::StatusOr<std::map<std::string, int64_t>> PerContractMargins() = 0;
+  // Binds config.http_port (0: ephemeral) and serves.
+  virtual absl::Status StartServer() = 0;
+  virtual int port() const = 0;
+  virtual void Stop() = 0;
+};
+
+// `core` must outlive the result; `config` is copied.
+std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
+                                         const ExchangeConfig& config);
+
+}  // namespace cfx::gateway::internal
+
+#endif  // CFX_GATEWAY_SERVE_HTTP_H_

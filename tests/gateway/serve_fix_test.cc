@@ -1,0 +1,272 @@
+// FIX against the real exchange (ExchangeServer: core + engine + journal) over loopback:
+// every message path, engine rejects as ExecutionReport rejects, firm and drop-copy
+// boundaries, cancel-on-disconnect through the engine, and a restart that keeps sequence
+// numbers and resting orders. C++14 (QuickFIX headers); the server sits behind
+// serve_harness.h.
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "fix_test_client.h"
+#include "serve_harness.h"
+
+namespace cfx {
+namespace gateway {
+namespace test {
+namespace {
+
+using Msg = FIX::Message;
+
+class ServeFixTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TempDir();
+    dictionary_ = dir_ + "/CFX-FIX44.xml";
+    ASSERT_TRUE(WriteFixDictionary(dictionary_).ok());
+    StartServer();
+  }
+  void TearDown() override {
+    clients_.clear();
+    StopServer();
+    std::string rm = "rm -rf '" + dir_ + "'";
+    if (std::system(rm.c_str()) != 0) ADD_FAILURE() << rm;
+  }
+  void StartServer() {
+    std::string error;
+    server_ = ServeHarness::Start(dir_ + "/data", &error);
+    ASSERT_TRUE(server_ != nullptr) << error;
+  }
+  void StopServer() {
+    if (!server_) return;
+    std::string error;
+    EXPECT_TRUE(server_->Stop(&error)) << error;
+    server_.reset();
+  }
+  TestClient* Connect(const std::string& sender, const std::string& password = "") {
+    std::string dir = dir_ + "/client_" + sender;
+    std::string mk = "mkdir -p " + dir;
+    if (std::system(mk.c_str()) != 0) ADD_FAILURE() << mk;
+    clients_.emplace_back(new TestClient(sender, server_->fix_port(), dir, dictionary_, password));
+    clients_.back()->Start();
+    EXPECT_TRUE(clients_.back()->WaitLogon()) << sender << " did not log on";
+    return clients_.back().get();
+  }
+  static Msg Status(const std::string& cl, const std::string& account) {
+    Msg h;
+    h.getHeader().setField(35, "H");
+    h.setField(11, cl);
+    h.setField(1, account);
+    h.setField(55, kSym);
+    h.setField(54, "1");
+    h.setField(790, "q-" + cl);
+    return h;
+  }
+
+  std::string dir_, dictionary_;
+  std::unique_ptr<ServeHarness> server_;
+  std::vector<std::unique_ptr<TestClient>> clients_;
+};
+
+TEST_F(ServeFixTest, CrossingOrdersFillThroughTheEngineAndCopiesStayInTheFirm) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  TestClient* alpha_dc = Connect("ALPHA_DC");
+  TestClient* beta_dc = Connect("BETA_DC");
+  Msg m;
+  alpha->Send(NewOrderMsg("a1", "A1", '1', 10, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("a1", '0', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  EXPECT_EQ(F(m, 151), "10");
+  const std::string order_id = F(m, 37);
+  EXPECT_NE(order_id, "NONE");
+  beta->Send(NewOrderMsg("b1", "B1", '2', 4, "4.990"));
+  ASSERT_TRUE(beta->WaitExec("b1", 'F', &m));
+  EXPECT_EQ(F(m, 31), "5.000");  // the resting order's price
+  EXPECT_EQ(F(m, 32), "4");
+  EXPECT_EQ(F(m, 39), "2");
+  ASSERT_TRUE(alpha->WaitExec("a1", 'F', &m));
+  EXPECT_EQ(F(m, 37), order_id);
+  EXPECT_EQ(F(m, 14), "4");
+  EXPECT_EQ(F(m, 151), "6");
+  EXPECT_EQ(F(m, 39), "1");
+  ASSERT_TRUE(alpha_dc->WaitExec("a1", 'F', &m));
+  EXPECT_EQ(F(m, 797), "Y");
+  ASSERT_TRUE(beta_dc->WaitExec("b1", 'F', &m));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (const Msg& x : alpha_dc->Snapshot()) EXPECT_NE(F(x, 1), "B1");
+  for (const Msg& x : beta_dc->Snapshot()) EXPECT_NE(F(x, 1), "A1");
+  for (const Msg& x : beta->Snapshot()) EXPECT_NE(F(x, 1), "A1");
+}
+
+TEST_F(ServeFixTest, EngineRejectsBecomeExecutionReportRejectsWithReason) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  struct Case {
+    Msg msg;
+    std::string reason;
+  };
+  Msg post_only = NewOrderMsg("r6", "A1", '2', 1, "4.900");
+  post_only.setField(18, "6");
+  std::vector<Case> cases = {
+      {NewOrderMsg("r1", "A1", '1', 5, "5.000", "B200-GOLD-US-209912"), "unknown_symbol"},
+      {NewOrderMsg("r2", "A1", '1', 5, "5.600"), "price_outside_band"},
+      {NewOrderMsg("r3", "A1", '1', 5000, "5.000"), "qty_above_max"},
+      {NewOrderMsg("r4", "B1", '1', 5, "5.000"), "account_not_permitted"},
+      {NewOrderMsg("r5", "A2", '1', 1, "5.000"), "insufficient_margin"},
+  };
+  Msg m;
+  alpha->Send(NewOrderMsg("rest", "A1", '1', 1, "4.950"));
+  ASSERT_TRUE(alpha->WaitExec("rest", '0', &m));
+  cases.push_back({post_only, "post_only_would_cross"});
+  cases.push_back({NewOrderMsg("rest", "A1", '1', 1, "4.950"), "duplicate_client_id"});
+  for (Case& c : cases) {
+    const std::string cl = F(c.msg, 11);
+    alpha->Send(c.msg);
+    ASSERT_TRUE(alpha->WaitExec(cl, '8', &m)) << cl;
+    EXPECT_EQ(F(m, 39), "8") << cl;
+    EXPECT_EQ(F(m, 58), c.reason) << cl;
+    EXPECT_EQ(F(m, 37), "NONE") << cl;
+  }
+}
+
+TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  alpha->Send(NewOrderMsg("o1", "A1", '1', 10, "4.900"));
+  ASSERT_TRUE(alpha->WaitExec("o1", '0', &m));
+  alpha->Send(ReplaceMsg("o2", "o1", "A1", "4.910", 8));
+  ASSERT_TRUE(alpha->WaitExec("o2", '5', &m));
+  EXPECT_EQ(F(m, 41), "o1");
+  EXPECT_EQ(F(m, 44), "4.910");
+  EXPECT_EQ(F(m, 38), "8");
+  EXPECT_EQ(F(m, 151), "8");
+  alpha->Send(Status("o2", "A1"));
+  ASSERT_TRUE(alpha->WaitExec("o2", 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  EXPECT_EQ(F(m, 790), "q-o2");
+  EXPECT_EQ(F(m, 151), "8");
+  // Another firm's order looks unknown.
+  beta->Send(Status("o2", "A1"));
+  ASSERT_TRUE(beta->WaitExec("o2", 'I', &m));
+  EXPECT_EQ(F(m, 39), "8");
+  alpha->Send(CancelMsg("c1", "o2", "A1"));
+  ASSERT_TRUE(alpha->WaitExec("c1", '4', &m));
+  EXPECT_EQ(F(m, 41), "o2");
+  EXPECT_EQ(F(m, 58), "user");
+  alpha->Send(CancelMsg("c2", "o2", "A1"));
+  ASSERT_TRUE(alpha->WaitType("9", &m));
+  EXPECT_EQ(F(m, 58), "unknown_order");
+
+  alpha->Send(NewOrderMsg("m1", "A1", '1', 1, "4.800"));
+  alpha->Send(NewOrderMsg("m2", "A1", '1', 1, "4.810"));
+  ASSERT_TRUE(alpha->WaitExec("m2", '0', &m));
+  Msg q;
+  q.getHeader().setField(35, "q");
+  q.setField(11, "mc1");
+  q.setField(530, "7");
+  q.setField(1, "A1");
+  q.setField(60, UtcNow());
+  alpha->Send(q);
+  ASSERT_TRUE(alpha->WaitType("r", &m));
+  EXPECT_EQ(F(m, 531), "7");
+  EXPECT_EQ(F(m, 533), "2");
+  ASSERT_TRUE(alpha->WaitExec("m1", '4', &m));
+  EXPECT_EQ(F(m, 58), "mass");
+  q.setField(11, "mc2");
+  q.setField(530, "1");
+  q.setField(55, "B200-GOLD-US-209912");
+  alpha->Send(q);
+  ASSERT_TRUE(alpha->WaitType("r", &m));
+  EXPECT_EQ(F(m, 531), "0");
+  EXPECT_EQ(F(m, 58), "unknown_symbol");
+}
+
+TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  Msg x;
+  x.getHeader().setField(35, "x");
+  x.setField(320, "sl1");
+  x.setField(559, "4");
+  beta->Send(x);
+  ASSERT_TRUE(beta->WaitType("y", &m));
+  EXPECT_EQ(F(m, 146), "24");  // 2 grades x 12 months
+  alpha->Send(NewOrderMsg("md1", "A1", '1', 5, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("md1", '0', &m));
+  ASSERT_TRUE(server_->Flush());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Msg v;
+  v.getHeader().setField(35, "V");
+  v.setField(262, "md-1");
+  v.setField(263, "1");
+  v.setField(264, "5");
+  for (const char* t : {"0", "1", "2"}) {
+    FIX::Group g(267, 269);
+    g.setField(269, t);
+    v.addGroup(g);
+  }
+  FIX::Group s(146, 55);
+  s.setField(55, kSym);
+  v.addGroup(s);
+  beta->Send(v);
+  ASSERT_TRUE(beta->WaitType("W", &m));
+  ASSERT_EQ(F(m, 268), "1");
+  FIX::Group e(268, 269);
+  m.getGroup(1, e);
+  EXPECT_EQ(e.getField(270), "5.000");
+  EXPECT_EQ(e.getField(271), "5");
+  beta->Send(NewOrderMsg("md2", "B1", '2', 2, "5.000"));
+  ASSERT_TRUE(beta->WaitFor(
+      [](const Msg& x) {
+        if (F(x, 35) != "X") return false;
+        FIX::Group g(268, 279);
+        x.getGroup(1, g);
+        return g.getField(269) == "2" && g.getField(271) == "2";
+      },
+      &m));
+}
+
+TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {
+  TestClient* t1 = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* t2 = Connect("ALPHA_T2");
+  TestClient* dc = Connect("ALPHA_DC");
+  Msg m;
+  t2->Send(NewOrderMsg("cod1", "A1", '1', 3, "4.900"));
+  ASSERT_TRUE(t2->WaitExec("cod1", '0', &m));
+  t1->Send(Status("cod1", "A1"));
+  ASSERT_TRUE(t1->WaitExec("cod1", 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  t2->Stop(/*force=*/true);
+  ASSERT_TRUE(dc->WaitExec("cod1", '4', &m, 5000));
+  EXPECT_EQ(F(m, 58), "disconnect");
+  t1->Send(Status("cod1", "A1"));
+  ASSERT_TRUE(t1->WaitExec("cod1", 'I', &m));
+  EXPECT_EQ(F(m, 39), "8");  // gone from the engine
+}
+
+TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
+  TestClient* beta = Connect("BETA_T1");  // no cancel-on-disconnect: the order survives
+  Msg m;
+  beta->Send(NewOrderMsg("keep", "B1", '2', 7, "5.100"));
+  ASSERT_TRUE(beta->WaitExec("keep", '0', &m));
+  const std::string order_id = F(m, 37);
+  const int seq_before = std::atoi(m.getHeader().getField(34).c_str());
+  beta->Stop();
+  clients_.clear();
+  StopServer();
+  StartServer();
+  beta = Connect("BETA_T1");  // same client store: continues its sequence numbers
+  beta->Send(Status("keep", "B1"));
+  ASSERT_TRUE(beta->WaitExec("keep", 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  EXPECT_EQ(F(m, 37), order_id);
+  EXPECT_EQ(F(m, 151), "7");
+  // The gateway continued its outgoing sequence instead of starting again at 1.
+  EXPECT_GT(std::atoi(m.getHeader().getField(34).c_str()), seq_before);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx

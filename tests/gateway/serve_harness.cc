@@ -1,0 +1,139 @@
+#include "serve_harness.h"
+
+#include "absl/strings/str_cat.h"
+#include "cfx/common/config.h"
+#include "cfx/common/date.h"
+#include "cfx/gateway/exchange_server.h"
+
+namespace cfx {
+namespace gateway {
+namespace test {
+
+std::string ServeConfigText(const std::string& data_dir) {
+  return absl::StrCat(R"([exchange]
+data_dir = ")", data_dir, R"("
+fix_port = 0
+http_port = 0
+psr = 0.15
+
+[[firms]]
+id = "ALPHA"
+name = "Alpha"
+
+[[firms]]
+id = "BETA"
+name = "Beta"
+
+[[accounts]]
+id = "A1"
+firm = "ALPHA"
+collateral = "1000000.00"
+
+[[accounts]]
+id = "A2"
+firm = "ALPHA"
+collateral = "10.00"
+
+[[accounts]]
+id = "B1"
+firm = "BETA"
+collateral = "1000000.00"
+
+[[sessions]]
+sender_comp_id = "ALPHA_T1"
+firm = "ALPHA"
+password = "alpha-secret"
+throttle_msgs_per_sec = 5000
+
+[[sessions]]
+sender_comp_id = "ALPHA_T2"
+firm = "ALPHA"
+throttle_msgs_per_sec = 5000
+
+[[sessions]]
+sender_comp_id = "ALPHA_DC"
+firm = "ALPHA"
+role = "drop_copy"
+
+[[sessions]]
+sender_comp_id = "BETA_T1"
+firm = "BETA"
+cancel_on_disconnect = false
+throttle_msgs_per_sec = 5000
+
+[[sessions]]
+sender_comp_id = "BETA_DC"
+firm = "BETA"
+role = "drop_copy"
+
+[[tokens]]
+token = "tok-alpha"
+role = "firm"
+firm = "ALPHA"
+
+[[tokens]]
+token = "tok-beta"
+role = "firm"
+firm = "BETA"
+
+[[tokens]]
+token = "tok-risk"
+role = "risk_desk"
+
+[[products]]
+grade = "B200-GOLD-US"
+ref = "5.000"
+
+[[products]]
+grade = "B200-PLAT-US"
+ref = "6.000"
+)");
+}
+
+struct ServeHarness::Impl {
+  std::unique_ptr<ExchangeServer> server;
+};
+
+ServeHarness::ServeHarness(Impl* impl) : impl_(impl) {}
+ServeHarness::~ServeHarness() {
+  std::string ignored;
+  Stop(&ignored);
+}
+
+std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir,
+                                                  std::string* error) {
+  absl::StatusOr<ExchangeConfig> config = ParseConfig(ServeConfigText(data_dir), "serve-test");
+  if (!config.ok()) {
+    *error = std::string(config.status().message());
+    return nullptr;
+  }
+  ExchangeServerOptions options;
+  options.fix_port = 0;
+  options.http_port = 0;
+  options.manual_clock = true;
+  options.start_time = *ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+  auto impl = std::make_unique<Impl>();
+  impl->server = std::make_unique<ExchangeServer>(*config, options);
+  if (absl::Status s = impl->server->Start(); !s.ok()) {
+    *error = std::string(s.message());
+    return nullptr;
+  }
+  return std::unique_ptr<ServeHarness>(new ServeHarness(impl.release()));
+}
+
+int ServeHarness::fix_port() const { return impl_->server->fix_port(); }
+int ServeHarness::http_port() const { return impl_->server->http_port(); }
+
+bool ServeHarness::Stop(std::string* error) {
+  if (!impl_->server) return true;
+  absl::Status s = impl_->server->Stop();
+  impl_->server.reset();
+  if (!s.ok()) *error = std::string(s.message());
+  return s.ok();
+}
+
+bool ServeHarness::Flush() { return impl_->server && impl_->server->core().Flush().ok(); }
+
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx

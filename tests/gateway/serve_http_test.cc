@@ -1,0 +1,193 @@
+// The HTTP API over real data (ExchangeServer: core, ledger, reference store, margin
+// engine) and `cfx serve` as a real process stopped by SIGTERM.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "cfx/common/config.h"
+#include "cfx/common/date.h"
+#include "cfx/gateway/exchange_server.h"
+#include "cfx/gateway/http_client.h"
+#include "cfx/reference/fix_store.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "serve_harness.h"
+
+namespace cfx::gateway {
+namespace {
+
+constexpr char kSym[] = "B200-GOLD-US-202703";
+
+std::string FreshDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/cfx_serve_http_" + name + "_" +
+                    std::to_string(::getpid());
+  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return dir;
+}
+
+engine::NewOrderCmd Order(const char* cl, const char* acct, engine::Side side, int64_t qty,
+                          int64_t px) {
+  engine::NewOrderCmd c;
+  c.cl.Assign(cl);
+  c.acct.Assign(acct);
+  c.firm.Assign(acct[0] == 'A' ? "ALPHA" : "BETA");
+  c.sym.Assign(kSym);
+  c.side = side;
+  c.qty = qty;
+  c.px = engine::PriceField::Ticks(px);
+  return c;
+}
+
+class ServeHttpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A published fix and throughput, written before the server opens the store (LMDB
+    // allows one environment handle per process).
+    auto store = reference::FixStore::Open(dir_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    reference::PublishItem item;
+    item.record.grade = "B200-GOLD-US";
+    item.record.date = *ParseDate("2027-02-26");
+    item.record.fix_e4 = 50100;
+    item.record.level = 1;
+    item.record.n_obs = 6;
+    item.record.n_providers = 3;
+    std::vector<reference::OperatorThroughput> ops = {
+        {"g1", Tier::kGold, "B200", *ParseDate("2027-02-20"), 1000},
+        {"g2", Tier::kGold, "B200", *ParseDate("2027-02-20"), 1500}};
+    ASSERT_TRUE((*store)->Publish({item}, ops).ok());
+    store->reset();
+    auto config = ParseConfig(test::ServeConfigText(dir_), "serve-test");
+    ASSERT_TRUE(config.ok()) << config.status();
+    ExchangeServerOptions options;
+    options.fix_port = 0;
+    options.http_port = 0;
+    options.manual_clock = true;
+    options.start_time = *ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    server_ = std::make_unique<ExchangeServer>(*config, options);
+    absl::Status s = server_->Start();
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  void TearDown() override {
+    if (server_) EXPECT_TRUE(server_->Stop().ok());
+  }
+  nlohmann::json Get(const std::string& target, const std::string& token, int want = 200) {
+    auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
+    EXPECT_TRUE(client.ok()) << client.status();
+    if (!client.ok()) return nullptr;
+    auto r = client->Get(target, token);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return nullptr;
+    EXPECT_EQ(r->status, want) << target << ": " << r->body;
+    return nlohmann::json::parse(r->body, nullptr, false);
+  }
+  void Trade() {
+    ExchangeServer& s = *server_;
+    ASSERT_EQ(s.core().Submit(Order("h1", "A1", engine::Side::kBuy, 10, 5000), 0),
+              exchange::OfferResult::kAccepted);
+    ASSERT_EQ(s.core().Submit(Order("h2", "B1", engine::Side::kSell, 4, 5000), 0),
+              exchange::OfferResult::kAccepted);
+    ASSERT_TRUE(s.core().Flush().ok());
+  }
+
+  std::string dir_;
+  std::unique_ptr<ExchangeServer> server_;
+};
+
+TEST_F(ServeHttpTest, BookAfterTradesIsThePublishedSnapshot) {
+  Trade();
+  nlohmann::json book = Get(std::string("/v1/book/") + kSym, "tok-risk");
+  ASSERT_TRUE(book.is_object()) << book;
+  ASSERT_EQ(book["bids"].size(), 1u) << book;
+  EXPECT_EQ(book["bids"][0][0], "5.000");
+  EXPECT_EQ(book["bids"][0][1], 6);
+  EXPECT_EQ(book["asks"].size(), 0u);
+  EXPECT_EQ(book["last_trade"]["px"], "5.000");
+  EXPECT_EQ(book["last_trade"]["qty"], 4);
+  Get("/v1/book/B200-GOLD-US-209912", "tok-risk", 404);
+}
+
+TEST_F(ServeHttpTest, PositionsAndMarginOfTheCallersFirmOnly) {
+  Trade();
+  nlohmann::json pos = Get("/v1/accounts/A1/positions", "tok-alpha");
+  ASSERT_TRUE(pos.is_object()) << pos;
+  ASSERT_EQ(pos["positions"].size(), 1u) << pos;
+  EXPECT_EQ(pos["positions"][0]["sym"], kSym);
+  EXPECT_EQ(pos["positions"][0]["qty"], 4);
+  EXPECT_EQ(pos["positions"][0]["open_buy_qty"], 6);
+  nlohmann::json margin = Get("/v1/accounts/A1/margin?method=span16", "tok-alpha");
+  ASSERT_TRUE(margin.is_object()) << margin;
+  EXPECT_NE(margin["margin"], "0.00") << margin;
+  // Before any settlement the basis is the grade's latest fix, rounded to the tick.
+  EXPECT_EQ(margin["positions"][0]["settle"], "5.010") << margin;
+  nlohmann::json risk = Get("/v1/accounts/A1/margin", "tok-risk");
+  EXPECT_EQ(risk["margin"], margin["margin"]);
+  Get("/v1/accounts/A1/positions", "tok-beta", 403);
+  Get("/v1/accounts/A1/margin", "tok-beta", 403);
+  Get("/v1/accounts/B1/positions", "tok-alpha", 403);
+}
+
+TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
+  nlohmann::json fixes =
+      Get("/v1/reference/B200-GOLD-US?from=2027-02-01&to=2027-03-01", "tok-alpha");
+  ASSERT_TRUE(fixes.is_object()) << fixes;
+  ASSERT_EQ(fixes["fixes"].size(), 1u) << fixes;
+  EXPECT_EQ(fixes["fixes"][0]["fix"], "5.0100");
+  EXPECT_EQ(fixes["fixes"][0]["date"], "2027-02-26");
+  Trade();
+  auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
+  ASSERT_TRUE(client.ok());
+  auto metrics = client->Get("/metrics", "");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_NE(metrics->body.find("cfx_exchange_trades"), std::string::npos) << metrics->body;
+}
+
+// `cfx serve` as a process: starts, answers /healthz, exits 0 on SIGTERM.
+TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
+  const std::string dir = FreshDir("process");
+  const std::string config = dir + "/cfx.toml";
+  std::ofstream(config) << test::ServeConfigText(dir + "/data");
+  const std::string log = dir + "/serve.log";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    FILE* f = freopen(log.c_str(), "w", stderr);
+    (void)f;
+    const std::string bin = std::string(CFX_BINARY_DIR) + "/app/cfx";
+    execl(bin.c_str(), bin.c_str(), "serve", "--config", config.c_str(), nullptr);
+    _exit(127);
+  }
+  int http_port = 0;
+  for (int i = 0; i < 200 && http_port == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t at = text.find("http=");
+    if (at != std::string::npos) http_port = std::atoi(text.c_str() + at + 5);
+  }
+  ASSERT_GT(http_port, 0) << "no listening line in " << log;
+  auto client = HttpClient::Connect("127.0.0.1", http_port);
+  ASSERT_TRUE(client.ok());
+  auto health = client->Get("/healthz", "");
+  ASSERT_TRUE(health.ok());
+  EXPECT_EQ(health->status, 200);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("stopped cleanly"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace cfx::gateway

@@ -1,0 +1,147 @@
+// `cfx settle` with the span16 margin adapter (SPEC §9 step 4): the margin and call in the
+// statements equal what `cfx margin` computes for the same positions, prices and
+// throughput. Runs the real binaries on a data dir written through the modules' stores.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "cfx/common/date.h"
+#include "cfx/common/kv_store.h"
+#include "cfx/reference/fix_store.h"
+#include "cfx/settlement/trade_store.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx {
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+Result Run(const std::string& args) {
+  const std::string cmd =
+      std::string("CFX_FORCE_CPU=1 ") + CFX_BINARY_DIR + "/app/cfx " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string MakeDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/cfx_serve_settle_" + name + "_" +
+                    std::to_string(::getpid());
+  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return dir;
+}
+
+settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sym,
+                            int64_t px, int64_t qty, const std::string& buyer,
+                            const std::string& seller) {
+  settlement::Trade t;
+  t.seq = seq;
+  t.ts = *ParseTimestamp(ts);
+  t.sym = sym;
+  t.px_ticks = px;
+  t.qty = qty;
+  t.buy_acct = buyer;
+  t.sell_acct = seller;
+  t.buy_firm = buyer.substr(0, 1);
+  t.sell_firm = seller.substr(0, 1);
+  t.aggressor = settlement::Aggressor::kBuy;
+  return t;
+}
+
+TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
+  const std::string dir = MakeDir("data");
+  const Date date = *ParseDate("2027-03-01");
+  // Trades in the closing window, so the traded contracts settle T1 at the trade price
+  // and VM is zero: the call is then the whole margin (no collateral configured).
+  {
+    auto kv = KvStore::Open(dir, KvOptions{.file = settlement::kTradeStoreFile});
+    ASSERT_TRUE(kv.ok()) << kv.status();
+    auto txn = (*kv)->BeginWrite();
+    ASSERT_TRUE(txn.ok());
+    for (const settlement::Trade& t :
+         {MakeTrade(1, "2027-03-01T15:40:00Z", "B200-GOLD-US-202703", 5000, 5, "A1", "B1"),
+          MakeTrade(2, "2027-03-01T15:45:00Z", "B200-GOLD-US-202704", 5100, 3, "B1", "A1"),
+          MakeTrade(3, "2027-03-01T15:50:00Z", "B200-GOLD-US-202703", 5000, 2, "C1", "A1")}) {
+      ASSERT_TRUE((*txn)->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
+                              settlement::FormatTradeJson(t))
+                      .ok());
+    }
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  // The grade's fix (T4 for the untraded months) and operator throughput, as
+  // `cfx reference build` stores them.
+  const std::string tput_csv = dir + "/throughput.csv";
+  {
+    auto store = reference::FixStore::Open(dir);
+    ASSERT_TRUE(store.ok()) << store.status();
+    reference::PublishItem item;
+    item.record.grade = "B200-GOLD-US";
+    item.record.date = date;
+    item.record.fix_e4 = 50000;
+    item.record.p25_e4 = 49000;
+    item.record.p75_e4 = 51000;
+    item.record.level = 1;
+    item.record.n_obs = 5;
+    item.record.n_providers = 3;
+    std::vector<reference::OperatorThroughput> ops;
+    std::ofstream csv(tput_csv);
+    csv << "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n";
+    const std::pair<const char*, double> rows[] = {{"g1", 1000}, {"g2", 1400}, {"g3", 2100}};
+    for (const auto& [name, tps] : rows) {
+      ops.push_back({name, Tier::kGold, "B200", *ParseDate("2027-02-20"), tps});
+      csv << "2027-02-20," << name << ",GOLD,B200,m,1024,1024," << tps << "\n";
+    }
+    ASSERT_TRUE((*store)->Publish({item}, ops).ok());
+  }
+  const std::string out = dir + "/out";
+  Result settle = Run("settle --date 2027-03-01 --data-dir " + dir + " --out " + out);
+  ASSERT_EQ(settle.exit_code, 0) << settle.output;
+  EXPECT_EQ(settle.output.find("no margin"), std::string::npos) << settle.output;
+
+  // The same positions and prices through `cfx margin`.
+  {
+    std::ofstream pos(dir + "/positions.csv");
+    pos << "account,sym,qty\nA1,B200-GOLD-US-202703,3\nA1,B200-GOLD-US-202704,-3\n"
+           "B1,B200-GOLD-US-202703,-5\nB1,B200-GOLD-US-202704,3\nC1,B200-GOLD-US-202703,2\n";
+    std::ofstream px(dir + "/prices.csv");
+    px << "sym,settle\nB200-GOLD-US-202703,5.000\nB200-GOLD-US-202704,5.100\n";
+  }
+  Result margin = Run("margin --positions " + dir + "/positions.csv --prices " + dir +
+                      "/prices.csv --throughput " + tput_csv + " --date 2027-03-01");
+  ASSERT_EQ(margin.exit_code, 0) << margin.output;
+  std::map<std::string, std::string> expected;
+  std::istringstream lines(margin.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    expected[j["account"].get<std::string>()] = j["margin"].get<std::string>();
+  }
+  ASSERT_EQ(expected.size(), 3u) << margin.output;
+  for (const auto& [account, want] : expected) {
+    std::ifstream in(out + "/2027-03-01/" + account + ".json");
+    ASSERT_TRUE(in.good()) << account;
+    nlohmann::json statement = nlohmann::json::parse(in);
+    EXPECT_EQ(statement["margin"], want) << account;
+    EXPECT_NE(want, "0.00") << account;
+    EXPECT_EQ(statement["cash"], "0.00") << account;
+    EXPECT_EQ(statement["call"], want) << account;  // no collateral, no VM
+  }
+}
+
+}  // namespace
+}  // namespace cfx
