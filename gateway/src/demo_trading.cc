@@ -52,10 +52,19 @@ class DayDriver {
       : venue_(venue), sessions_(sessions), contracts_(contracts), rng_(rng), closing_(closing),
         result_(result), log_(log) {}
 
+  void SubscribeOnFirstDay(const std::string& sym) { md_symbol_ = sym; }
+
   absl::Status Run(Date day, int orders) {
     const TimestampUs t0 = AtHour(day, 0);
     if (absl::Status s = venue_.AdvanceTime(t0 + 7 * kUsPerHour); !s.ok()) return s;
     if (absl::Status s = venue_.PreOpenAll(); !s.ok()) return s;
+    if (!md_symbol_.empty()) {  // the first day: the books exist now
+      if (absl::Status s = sessions_[1]->client().SubscribeMarketData("demo-md", {md_symbol_}, 5);
+          !s.ok()) {
+        return s;
+      }
+      md_symbol_.clear();
+    }
     // Pre-open: a two-sided book around each contract's reference, crossing a little so
     // the auction has something to match.
     for (auto& session : sessions_) {
@@ -91,6 +100,9 @@ class DayDriver {
       for (int n = 0; n < per_slot; ++n) {
         DemoSession& s = *sessions_[rng_.Uniform(0, static_cast<int64_t>(sessions_.size()) - 1)];
         if (absl::Status st = RandomRequest(s); !st.ok()) return st;
+        // One request at a time: requests of different sessions would otherwise race to
+        // the sequencer, and the day would differ from run to run.
+        if (absl::Status st = s.WaitIdle(kAnswerTimeout); !st.ok()) return st;
       }
       if (i == 40) SendDeliberateRejects();
       if (absl::Status s = Sync(); !s.ok()) return s;
@@ -124,6 +136,12 @@ class DayDriver {
 
   absl::Status Send(DemoSession& s, FixOrder& o, const std::string& kind) {
     o.cl_ord_id = s.NextId();
+    const bool may_rest = o.ord_type != OrdType::kMarket && o.tif != TimeInForce::kIoc &&
+                          o.tif != TimeInForce::kFok && kind != "deliberate reject";
+    if (may_rest) {
+      resting_[&s].push_back({o.account, o.symbol, o.side, o.price_ticks, o.qty});
+      resting_ids_[&s].push_back(o.cl_ord_id);
+    }
     ++result_.orders;
     ++result_.orders_by_type[kind];
     return s.Order(o);
@@ -152,23 +170,35 @@ class DayDriver {
     const Side side = rng_.Chance(50) ? Side::kBuy : Side::kSell;
     const int sign = side == Side::kBuy ? 1 : -1;
     const int64_t qty = rng_.Uniform(1, 10);
-    std::vector<std::pair<std::string, LiveOrder>> live = s.LiveOrders();
-    // Keep each session's resting exposure small, within its accounts' collateral.
-    if (live.size() > 40 || (!live.empty() && rng_.Chance(12))) {
-      const auto& [id, order] = live[rng_.Uniform(0, static_cast<int64_t>(live.size()) - 1)];
+    // Cancels and replaces pick from the orders this driver sent that may still rest, not
+    // from the session's reports: fills of resting orders arrive asynchronously, and the
+    // choice must not depend on timing. A pick that has filled meanwhile is answered
+    // `unknown_order`, as for any client.
+    std::vector<LiveOrder>& mine = resting_[&s];
+    std::vector<std::string>& ids = resting_ids_[&s];
+    if (mine.size() > 40 || (!mine.empty() && rng_.Chance(12))) {
+      const size_t k = static_cast<size_t>(rng_.Uniform(0, static_cast<int64_t>(mine.size()) - 1));
+      const std::string id = ids[k];
+      const std::string sym = mine[k].symbol;
+      mine.erase(mine.begin() + static_cast<ptrdiff_t>(k));
+      ids.erase(ids.begin() + static_cast<ptrdiff_t>(k));
       ++result_.cancels;
-      return s.Cancel(s.NextId(), id, order.symbol);
+      return s.Cancel(s.NextId(), id, sym);
     }
-    if (!live.empty() && rng_.Chance(8)) {
-      const auto& [id, order] = live[rng_.Uniform(0, static_cast<int64_t>(live.size()) - 1)];
+    if (!mine.empty() && rng_.Chance(8)) {
+      const size_t k = static_cast<size_t>(rng_.Uniform(0, static_cast<int64_t>(mine.size()) - 1));
+      LiveOrder& order = mine[k];
       if (order.price_ticks > 0) {
-        FixReplace r{.cl_ord_id = s.NextId(), .orig_cl_ord_id = id, .account = order.account,
+        FixReplace r{.cl_ord_id = s.NextId(), .orig_cl_ord_id = ids[k], .account = order.account,
                      .symbol = order.symbol, .side = order.side};
         if (rng_.Chance(50)) {
           r.price_ticks = order.price_ticks + (order.side == Side::kBuy ? 1 : -1) * rng_.Uniform(1, 3);
+          order.price_ticks = r.price_ticks;
         } else {
           r.qty = std::max<int64_t>(1, order.leaves + rng_.Uniform(-3, 3));
+          order.leaves = r.qty;
         }
+        ids[k] = r.cl_ord_id;
         ++result_.replaces;
         return s.Replace(r);
       }
@@ -249,6 +279,9 @@ class DayDriver {
   std::atomic<bool>& closing_;
   TradingResult& result_;
   std::ostream& log_;
+  std::string md_symbol_;
+  std::map<DemoSession*, std::vector<LiveOrder>> resting_;
+  std::map<DemoSession*, std::vector<std::string>> resting_ids_;
 };
 
 std::string NextMonthSymbol(const Grade& grade, Date day, int ahead) {
@@ -304,10 +337,6 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
   // Market data on the second firm's session for the most traded contract.
   DemoSession& md_session = *traders[1];
   result.md_symbol = NextMonthSymbol(config.products.front().grade, days.front(), 0);
-  if (absl::Status s = md_session.client().SubscribeMarketData("demo-md", {result.md_symbol}, 5);
-      !s.ok()) {
-    return s;
-  }
 
   Rng rng(seed * 0x2545F4914F6CDD1DULL + 1);
   for (const Date day : days) {
@@ -325,6 +354,7 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
       }
     }
     DayDriver driver(venue, traders, contracts, rng, closing, result, log);
+    if (day == days.front()) driver.SubscribeOnFirstDay(result.md_symbol);
     if (absl::Status s = driver.Run(day, orders_per_day); !s.ok()) {
       return absl::Status(s.code(), "trading " + FormatDate(day) + ": " + std::string(s.message()));
     }

@@ -26,7 +26,7 @@ struct DemoOptions {
   std::string date = "2027-03-01";  // first trading day (a Monday in the listed months)
   int days = 1;                     // consecutive business days traded and settled
   uint64_t seed = 7;
-  int orders_per_day = 3000;        // the random session's orders, per day
+  int orders_per_day = 5000;        // random requests (orders, cancels, replaces) per day
   bool keep = false;                // keep the exchange's data dir (journal, ledger) after
 };
 
