@@ -93,6 +93,7 @@ struct TradingResult {
   int64_t drop_copies = 0;            // ALPHA_DC, 797=Y
   int64_t md_snapshots = 0;           // W on the subscribed session
   int64_t md_incrementals = 0;        // X
+  std::map<std::string, int64_t> md_rejects;  // Y
   std::string md_symbol;
   std::vector<std::string> sessions;  // logged on
 };

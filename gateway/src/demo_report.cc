@@ -81,7 +81,8 @@ nlohmann::json ToJson(const DemoRun& run) {
   j["drop_copy"] = {{"firm_exec_reports", t.alpha_exec_reports}, {"copies", t.drop_copies}};
   j["market_data"] = {{"symbol", t.md_symbol},
                       {"snapshots", t.md_snapshots},
-                      {"incrementals", t.md_incrementals}};
+                      {"incrementals", t.md_incrementals},
+                      {"rejects", t.md_rejects}};
   json days = json::array();
   for (const SettleDayResult& d : run.settlement) {
     json prices = json::array();
@@ -170,7 +171,9 @@ std::string Markdown(const DemoRun& run) {
   o << ".\n\nDrop copy: " << t.drop_copies << " copies for " << t.alpha_exec_reports
     << " execution reports of the firm (" << (t.drop_copies == t.alpha_exec_reports ? "equal" : "DIFFERENT")
     << "). Market data on " << t.md_symbol << ": " << t.md_snapshots << " snapshot(s), "
-    << t.md_incrementals << " incremental refreshes.\n\n";
+    << t.md_incrementals << " incremental refreshes";
+  for (const auto& [k, v] : t.md_rejects) o << "; MarketDataRequestReject: " << k;
+  o << ".\n\n";
   for (const SettleDayResult& d : run.settlement) {
     o << "## Settlement " << FormatDate(d.date) << "\n\n" << d.listed << " contracts settled; tiers:";
     for (const auto& [k, v] : d.tiers) o << " " << k << " " << v;

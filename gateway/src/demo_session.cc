@@ -132,7 +132,7 @@ void DemoSession::OnMessage(const FixMessage& m) {
     ++counts_.rejects["business_reject:" + m.Get(58)];
     pending_.erase(m.Get(379));
   } else if (m.msg_type == "Y") {
-    ++counts_.rejects["market_data:" + m.Get(58)];
+    ++counts_.md_rejects[m.Get(58)];
   } else if (m.msg_type == "3") {
     ++counts_.rejects["session_reject:" + m.Get(58)];
     last_session_reject_ = m.Get(58) + " (tag " + m.Get(371) + ", seq " + m.Get(45) + ")";

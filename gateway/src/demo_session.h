@@ -37,6 +37,7 @@ struct SessionCounts {
   int64_t fill_qty = 0;
   int64_t closing_fills = 0;
   std::map<std::string, int64_t> rejects;
+  std::map<std::string, int64_t> md_rejects;  // MarketDataRequestReject (Y) by text
   std::map<std::string, int64_t> cancel_rejects;
   std::map<std::string, int64_t> cancels_by_reason;
   std::map<std::string, int64_t> fills_by_symbol;

@@ -369,6 +369,7 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
     result.closing_window_trades += c.closing_fills;
     for (const auto& [k, v] : c.rejects) result.rejects[k] += v;
     for (const auto& [k, v] : c.cancel_rejects) result.cancel_rejects[k] += v;
+    for (const auto& [k, v] : c.md_rejects) result.md_rejects[k] += v;
     for (const auto& [k, v] : c.cancels_by_reason) result.cancels_by_reason[k] += v;
     for (const auto& [k, v] : c.fills_by_symbol) result.trades_by_symbol[k] += v;
     for (const auto& [k, v] : c.qty_by_symbol) result.volume_by_symbol[k] += v;
