@@ -72,6 +72,9 @@ class ExchangeServer::Impl {
     if (!recovery.ok()) return Fail("exchange core", recovery.status());
     recovery_ = *std::move(recovery);
     started_ = true;
+    // The listing (ProductCmds) is sequenced like any input: wait until it is published so
+    // that the margin basis, the pre-trade margins and the security list see every symbol.
+    if (absl::Status s = core_->Flush(); !s.ok()) return Fail("exchange core", s);
 
     http_ = internal::MakeServeHttp(core_.get(), config_);
     if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
