@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "cfx/exchange/engine_codec.h"
 #include "cfx/journal/journal.h"
 #include "nlohmann/json.hpp"
 #include "registry.h"
@@ -17,12 +18,13 @@
 namespace cfx::app {
 namespace {
 
-// How dump shows a payload. The engine integrator replaces this with its command decoder
-// (returning a JSON object); until then: text when printable, else hex.
+// How dump shows a payload: the decoded engine command (EngineCodec) as {"command": text};
+// a payload that does not decode shows the error and the bytes in hex, so an operator can
+// still see what is there.
 nlohmann::json DescribePayload(absl::string_view payload) {
-  bool printable = true;
-  for (unsigned char c : payload) printable = printable && std::isprint(c);
-  if (printable) return {{"text", std::string(payload)}};
+  engine::Command command;
+  absl::Status s = exchange::EngineCodec().Decode(payload, &command);
+  if (s.ok()) return {{"command", exchange::DescribeCommand(command)}};
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * payload.size());
@@ -30,7 +32,7 @@ nlohmann::json DescribePayload(absl::string_view payload) {
     hex.push_back(kHex[c >> 4]);
     hex.push_back(kHex[c & 15]);
   }
-  return {{"hex", hex}};
+  return {{"error", std::string(s.message())}, {"hex", hex}};
 }
 
 int Fail(absl::string_view command, const absl::Status& status) {

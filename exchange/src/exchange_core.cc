@@ -222,6 +222,8 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
       info.listed.push_back(sym);
     }
   }
+  // Callers expect the listing in ListedSymbols() once Start returns.
+  if (absl::Status s = Flush(); !s.ok()) return s;
   if (o.clock == ClockMode::kWall) {
     m.clock = std::thread([&m] {
       while (!m.stop_clock.load(std::memory_order_acquire)) {

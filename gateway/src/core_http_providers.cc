@@ -248,11 +248,9 @@ absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(
     }
     book.push_back({p.sym, p.qty});
   }
+  // InvalidArgument (too large to evaluate exactly) is shown to the caller as a 400.
   auto r = (*engine)->ComputeAccount("whatif", book);
-  if (!r.ok()) {
-    if (r.status().code() == absl::StatusCode::kInvalidArgument) return r.status();
-    return r.status();
-  }
+  if (!r.ok()) return r.status();
   return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
 }
 

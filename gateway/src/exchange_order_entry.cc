@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/common/date.h"
 
@@ -99,9 +100,10 @@ class ExchangeOrderEntry::Impl {
   absl::flat_hash_map<en::SessionId, std::string> session_names_;  // immutable after ctor
   std::string collision_;
 
-  // Requests in flight, by tag. Producers insert, the publisher erases at the ack.
+  // Requests in flight, by tag. Producers insert, the publisher erases at the ack. A node
+  // map: the publisher keeps a pointer to an entry across producers' inserts (rehashes).
   std::mutex pending_mu_;
-  absl::flat_hash_map<uint64_t, Pending> pending_;
+  absl::node_hash_map<uint64_t, Pending> pending_;
   std::atomic<uint64_t> next_tag_{1};
 
   // Publisher thread only: symbols whose book changed during the current input.
@@ -205,7 +207,8 @@ class ExchangeOrderEntry::Impl {
       auto it = pending_.find(tag);
       if (it != pending_.end()) p = &it->second;
     }
-    // The publisher is the only thread that erases, so *p stays valid without the lock.
+    // The publisher is the only thread that erases or changes entries, and node_hash_map
+    // keeps element addresses across inserts, so *p stays valid without the lock.
     lock.unlock();
     switch (e.type) {
       case en::EventType::kAccepted:

@@ -5,7 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -72,6 +77,9 @@ class ExchangeServer::Impl {
     if (!recovery.ok()) return Fail("exchange core", recovery.status());
     recovery_ = *std::move(recovery);
     started_ = true;
+    // The listing (ProductCmds) is sequenced like any input: wait until it is published so
+    // that the margin basis, the pre-trade margins and the security list see every symbol.
+    if (absl::Status s = core_->Flush(); !s.ok()) return Fail("exchange core", s);
 
     http_ = internal::MakeServeHttp(core_.get(), config_);
     if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
@@ -81,6 +89,8 @@ class ExchangeServer::Impl {
       if (absl::Status s = core_->RefreshMargins(*margins); !s.ok()) {
         return Fail("pre-trade margins", s);
       }
+      sent_margins_ = *std::move(margins);
+      refresher_ = std::thread([this] { RefreshLoop(); });
     }
 
     if (config_.fix_port == 0) {
@@ -99,7 +109,30 @@ class ExchangeServer::Impl {
     return absl::OkStatus();
   }
 
+  // SPEC §4: per-contract margins are refreshed after each settlement. `cfx settle` runs
+  // in another process, so the ledger is polled; a changed basis is sent to the core as
+  // sequenced ProductCmds (replay takes the same decisions).
+  void RefreshLoop() {
+    std::unique_lock<std::mutex> lock(refresh_mu_);
+    while (!refresh_cv_.wait_for(lock, kRefreshEvery, [&] { return stop_refresh_; })) {
+      lock.unlock();
+      auto margins = http_->PerContractMargins();
+      if (margins.ok() && *margins != sent_margins_) {
+        if (absl::Status s = core_->RefreshMargins(*margins); s.ok()) {
+          sent_margins_ = *std::move(margins);
+        }
+      }
+      lock.lock();
+    }
+  }
+
   absl::Status Stop() {
+    {
+      std::lock_guard<std::mutex> lock(refresh_mu_);
+      stop_refresh_ = true;
+    }
+    refresh_cv_.notify_all();
+    if (refresher_.joinable()) refresher_.join();
     if (http_) http_->Stop();
     if (fix_) fix_->Stop();  // logouts: cancel-on-disconnect goes to the core
     absl::Status s;
@@ -117,8 +150,15 @@ class ExchangeServer::Impl {
     return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
   }
 
+  static constexpr std::chrono::seconds kRefreshEvery{30};
+
   ExchangeConfig config_;
   ExchangeServerOptions options_;
+  std::map<std::string, int64_t> sent_margins_;  // refresher thread after Start
+  std::mutex refresh_mu_;
+  std::condition_variable refresh_cv_;
+  bool stop_refresh_ = false;
+  std::thread refresher_;
   bool started_ = false;
   exchange::RecoveryInfo recovery_;
   // Destroyed in reverse order: HTTP and FIX before the core they call.

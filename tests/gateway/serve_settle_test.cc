@@ -24,7 +24,7 @@ struct Result {
   std::string output;
 };
 
-Result Run(const std::string& args) {
+Result RunCfx(const std::string& args) {
   const std::string cmd =
       std::string("CFX_FORCE_CPU=1 ") + CFX_BINARY_DIR + "/app/cfx " + args + " 2>&1";
   Result r;
@@ -109,7 +109,7 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
     ASSERT_TRUE((*store)->Publish({item}, ops).ok());
   }
   const std::string out = dir + "/out";
-  Result settle = Run("settle --date 2027-03-01 --data-dir " + dir + " --out " + out);
+  Result settle = RunCfx("settle --date 2027-03-01 --data-dir " + dir + " --out " + out);
   ASSERT_EQ(settle.exit_code, 0) << settle.output;
   EXPECT_EQ(settle.output.find("no margin"), std::string::npos) << settle.output;
 
@@ -121,7 +121,7 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
     std::ofstream px(dir + "/prices.csv");
     px << "sym,settle\nB200-GOLD-US-202703,5.000\nB200-GOLD-US-202704,5.100\n";
   }
-  Result margin = Run("margin --positions " + dir + "/positions.csv --prices " + dir +
+  Result margin = RunCfx("margin --positions " + dir + "/positions.csv --prices " + dir +
                       "/prices.csv --throughput " + tput_csv + " --date 2027-03-01");
   ASSERT_EQ(margin.exit_code, 0) << margin.output;
   std::map<std::string, std::string> expected;

@@ -158,7 +158,8 @@ class ExchangeCore {
   // Opens (or creates) the journal and trade store under the data dir, recovers the engine
   // (snapshot + journal tail), re-derives trade-store rows the crash lost, then starts the
   // threads and lists what is missing: the 12 monthly contracts from the current month for
-  // each configured product (a fresh start also sends the first TimeCmd). Errors: the data
+  // each configured product, after a TimeCmd with the clock's time; returns once those are
+  // applied (ListedSymbols() is complete). Errors: the data
   // dir is unusable, or DataLoss naming the first corrupt journal record (nothing started).
   absl::StatusOr<RecoveryInfo> Start();
   // Stops accepting, drains every accepted input through journal, engine and publisher,

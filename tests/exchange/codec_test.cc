@@ -1,0 +1,115 @@
+#include "cfx/exchange/engine_codec.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "random_commands.h"
+
+namespace cfx::exchange {
+namespace {
+
+std::string Bytes(const engine::Command& c) {
+  std::string out;
+  EngineCodec().Encode(c, &out);
+  return out;
+}
+
+void ExpectRoundTrip(const engine::Command& c) {
+  const std::string bytes = Bytes(c);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(bytes, &back).ok()) << DescribeCommand(c);
+  EXPECT_EQ(back.index(), c.index());
+  EXPECT_EQ(Bytes(back), bytes) << DescribeCommand(c);
+  EXPECT_EQ(DescribeCommand(back), DescribeCommand(c));
+}
+
+TEST(EngineCodecTest, EveryVariantRoundTrips) {
+  engine::NewOrderCmd n;
+  n.cl = engine::Name::From("order-1");
+  n.acct = engine::Name::From("A1");
+  n.sym = engine::Name::From("B200-GOLD-US-202703");
+  n.side = engine::Side::kSell;
+  n.type = engine::OrderType::kStopLimit;
+  n.tif = engine::TimeInForce::kGtd;
+  n.px = engine::PriceField::Ticks(5250);
+  n.stop = engine::PriceField{true, false, 5300};
+  n.qty = 10;
+  n.has_display = true;
+  n.display = 3;
+  n.post_only = true;
+  n.stp = engine::Name::From("S");
+  n.stp_action = engine::StpAction::kCancelBoth;
+  n.firm = engine::Name::From("F1");
+  n.expire = 123456789;
+  n.session = 7;
+  engine::ProductCmd p{engine::Name::From("B200-GOLD-US-202703"), engine::PriceField::Ticks(5000),
+                       900, 5, 40, 123};
+  engine::ReplaceCmd r{engine::Name::From("b"), engine::Name::From("a"), engine::Name::From("A1"),
+                       engine::PriceField::Ticks(1), true, 4};
+  const std::vector<engine::Command> all = {
+      p,
+      engine::StateCmd{engine::Name::From("X"), engine::TradingState::kHalted},
+      n,
+      engine::CancelCmd{engine::Name::From("o1"), engine::Name::From("A1")},
+      r,
+      engine::MassCancelCmd{engine::Name::From("A1"), engine::Name::From("X"), 3},
+      engine::TimeCmd{-5},
+      engine::CloseCmd{engine::Name::From("X")},
+  };
+  ASSERT_EQ(all.size(), std::variant_size_v<engine::Command>);
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].index(), i);
+    ExpectRoundTrip(all[i]);
+  }
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(n), &back).ok());
+  const auto& m = std::get<engine::NewOrderCmd>(back);
+  EXPECT_EQ(m.cl.view(), "order-1");
+  EXPECT_FALSE(m.stop.on_tick);
+  EXPECT_EQ(m.stop.ticks, 5300);
+  EXPECT_EQ(m.expire, 123456789);
+  EXPECT_EQ(m.session, 7u);
+  EXPECT_EQ(m.stp_action, engine::StpAction::kCancelBoth);
+}
+
+TEST(EngineCodecTest, RandomCommandsRoundTrip) {
+  testing::RandomCommands gen(7);
+  for (int i = 0; i < 20000; ++i) ExpectRoundTrip(gen.Next());
+}
+
+TEST(EngineCodecTest, EveryTruncationIsRejected) {
+  testing::RandomCommands gen(11);
+  for (int i = 0; i < 200; ++i) {
+    const std::string bytes = Bytes(gen.Next());
+    for (size_t len = 0; len < bytes.size(); ++len) {
+      engine::Command c;
+      EXPECT_FALSE(EngineCodec().Decode(bytes.substr(0, len), &c).ok()) << len;
+    }
+  }
+}
+
+TEST(EngineCodecTest, MalformedPayloadsAreDataLoss) {
+  engine::Command c;
+  std::string good = Bytes(engine::CancelCmd{engine::Name::From("o1"), engine::Name::From("A1")});
+  std::string bad_version = good;
+  bad_version[0] = 9;
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(bad_version, &c)));
+  std::string bad_tag = good;
+  bad_tag[1] = 8;
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(bad_tag, &c)));
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(good + "x", &c)));  // trailing byte
+  std::string long_name = good;
+  long_name[2] = 33;  // longer than kMaxIdLength
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(long_name, &c)));
+  std::string state = Bytes(engine::StateCmd{engine::Name::From("X"), engine::TradingState::kOpen});
+  state.back() = 4;  // no such TradingState
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(state, &c)));
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode("", &c)));
+  // A failed decode leaves the output untouched.
+  c = engine::TimeCmd{42};
+  EXPECT_FALSE(EngineCodec().Decode(bad_tag, &c).ok());
+  EXPECT_EQ(std::get<engine::TimeCmd>(c).ts, 42);
+}
+
+}  // namespace
+}  // namespace cfx::exchange

@@ -1,0 +1,57 @@
+// Shared helpers for the ExchangeCore tests and the crash child.
+#ifndef CFX_TESTS_EXCHANGE_CORE_TEST_UTIL_H_
+#define CFX_TESTS_EXCHANGE_CORE_TEST_UTIL_H_
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "cfx/common/config.h"
+#include "cfx/exchange/exchange_core.h"
+#include "random_commands.h"
+
+namespace cfx::exchange::testing {
+
+inline ExchangeConfig TestConfig(int accounts = 4) {
+  ExchangeConfig c;
+  ProductConfig p;
+  p.grade = Grade{"B200", Tier::kGold, "US"};
+  p.ref_ticks = 5000;
+  c.products.push_back(p);
+  for (int i = 0; i < accounts; ++i) {
+    c.accounts.push_back(AccountConfig{"A" + std::to_string(i), "F1", 5'000'000'000});
+  }
+  return c;
+}
+
+inline ExchangeOptions TestOptions(const std::string& dir) {
+  ExchangeOptions o;
+  o.data_dir = dir;
+  o.clock = ClockMode::kManual;
+  o.start_time = kMarch2027 + 9 * 3600 * kNsPerSec;
+  o.snapshot_every = 500;
+  o.ring_capacity = 1 << 12;
+  return o;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "cfx_exchange_test_XXXXXX").string();
+    char* made = mkdtemp(pattern.data());
+    path_ = made != nullptr ? made : "";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace cfx::exchange::testing
+
+#endif  // CFX_TESTS_EXCHANGE_CORE_TEST_UTIL_H_

@@ -1,0 +1,291 @@
+// ExchangeCore end to end: many producers, outcomes only after durable, restart to the
+// journal's state, the trade store in settlement's format, closes, pre-trade risk and a
+// corrupt journal tail.
+#include "cfx/exchange/exchange_core.h"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "cfx/common/kv_store.h"
+#include "cfx/exchange/engine_codec.h"
+#include "cfx/exchange/engine_matcher.h"
+#include "cfx/journal/journal.h"
+#include "cfx/journal/matcher_state_machine.h"
+#include "cfx/journal/recovery.h"
+#include "cfx/settlement/trade_store.h"
+#include "core_test_util.h"
+#include "gtest/gtest.h"
+
+namespace cfx::exchange {
+namespace {
+
+using testing::kMarch2027;
+using testing::kNsPerSec;
+
+class Recorder : public OutcomeListener {
+ public:
+  explicit Recorder(const ExchangeCore* core) : core_(core) {}
+  void OnOutcome(uint64_t seq, uint64_t tag, const Outcome& o) override {
+    // Durable first: the journal has committed at least up to this seq.
+    const ExchangeStats s = core_->Stats();
+    if (start_seq + s.inputs <= seq) not_durable++;
+    if (seq < last_seq) out_of_order++;
+    last_seq = seq;
+    std::lock_guard<std::mutex> lock(mu);
+    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kTrade) trades.push_back(o);
+    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kAccepted) {
+      live[{std::string(o.acct.view()), std::string(o.event.order.cl.view())}] = o.event.order;
+    }
+    for (const engine::OrderInfo* i : {&o.event.order, &o.event.other}) {
+      if (o.kind != OutcomeKind::kEvent || i->oid == 0) continue;
+      for (auto it = live.begin(); it != live.end(); ++it) {
+        if (it->second.oid == i->oid) {
+          it->second = *i;
+          break;
+        }
+      }
+    }
+    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kRejected) rejects.push_back(o);
+  }
+  void OnAck(uint64_t, uint64_t) override { acks++; }
+
+  const ExchangeCore* core_;
+  uint64_t start_seq = 1;
+  std::atomic<uint64_t> not_durable{0}, out_of_order{0}, acks{0};
+  uint64_t last_seq = 0;
+  std::mutex mu;
+  std::vector<Outcome> trades, rejects;
+  std::map<std::pair<std::string, std::string>, engine::OrderInfo> live;
+};
+
+engine::NewOrderCmd Order(const std::string& cl, const std::string& acct, engine::Side side,
+                          int64_t px, int64_t qty) {
+  engine::NewOrderCmd c;
+  c.cl = engine::Name::From(cl);
+  c.acct = engine::Name::From(acct);
+  c.sym = engine::Name::From("B200-GOLD-US-202703");
+  c.side = side;
+  c.px = engine::PriceField::Ticks(px);
+  c.qty = qty;
+  c.tif = engine::TimeInForce::kGtc;
+  return c;
+}
+
+void SubmitOrDie(ExchangeCore& core, const engine::Command& c, uint64_t tag = 0) {
+  for (;;) {
+    OfferResult r = core.Submit(c, tag);
+    if (r == OfferResult::kAccepted) return;
+    ASSERT_NE(r, OfferResult::kStopped);
+    std::this_thread::yield();
+  }
+}
+
+uint64_t ReplayHash(const std::string& dir, uint64_t* next_seq) {
+  journal::JournalOptions jo;
+  jo.data_dir = dir;
+  jo.read_only = true;
+  auto j = journal::Journal::Open(jo);
+  EXPECT_TRUE(j.ok()) << j.status();
+  EngineCodec codec;
+  EngineMatcher m(MatcherOptions{});
+  journal::MatcherStateMachine<engine::Command, Outcome> sm(&codec, &m);
+  // Replay from record 1 (no snapshot): a fresh machine, every record.
+  uint64_t n = 0;
+  engine::Command cmd;
+  class Drop : public journal::OutcomeSink<Outcome> {
+    void Emit(const Outcome&) override {}
+  } drop;
+  absl::Status s = (*j)->ReadFrom(1, [&](uint64_t seq, absl::string_view p) {
+    EXPECT_TRUE(codec.Decode(p, &cmd).ok());
+    m.Apply(seq, cmd, drop);
+    n = seq;
+    return true;
+  });
+  EXPECT_TRUE(s.ok()) << s;
+  *next_seq = n + 1;
+  return m.engine().StateHash();
+}
+
+TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
+  testing::TempDir dir;
+  const ExchangeConfig config = testing::TestConfig();
+  std::map<std::pair<std::string, std::string>, engine::OrderInfo> live;
+  std::vector<Outcome> trades;
+  {
+    ExchangeCore core(config, testing::TestOptions(dir.path()));
+    Recorder rec(&core);
+    core.AddListener(&rec);
+    auto info = core.Start();
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_TRUE(info->fresh);
+    EXPECT_EQ(info->listed.size(), 12u);
+    EXPECT_EQ(core.ListedSymbols().size(), 12u);
+    EXPECT_EQ(core.ListedSymbols().front(), "B200-GOLD-US-202703");
+    std::vector<std::thread> producers;
+    for (int t = 0; t < 4; ++t) {
+      producers.emplace_back([&, t] {
+        for (int i = 0; i < 400; ++i) {
+          const bool buy = (i + t) % 2 == 0;
+          SubmitOrDie(core,
+                      Order("t" + std::to_string(t) + "-" + std::to_string(i), "A" + std::to_string(t),
+                            buy ? engine::Side::kBuy : engine::Side::kSell, 4990 + (i * 7 + t) % 21,
+                            1 + i % 5),
+                      t * 1000000 + i);
+        }
+      });
+    }
+    for (auto& p : producers) p.join();
+    ASSERT_TRUE(core.Flush().ok());
+    EXPECT_EQ(rec.not_durable.load(), 0u);
+    EXPECT_EQ(rec.out_of_order.load(), 0u);
+    EXPECT_GT(rec.trades.size(), 10u);
+    const ExchangeStats stats = core.Stats();
+    EXPECT_EQ(stats.trades, rec.trades.size());
+    EXPECT_GE(stats.batches, 1u);
+    auto book = core.BookSnapshot("B200-GOLD-US-202703", 5);
+    ASSERT_TRUE(book.has_value());
+    EXPECT_TRUE(book->has_last_trade);
+    EXPECT_FALSE(core.BookSnapshot("NOPE", 5).has_value());
+    // Published order views agree with the outcomes.
+    for (const auto& [key, o] : rec.live) {
+      auto v = core.FindOrder(key.first, key.second);
+      const bool ended = o.status == engine::OrderStatus::kFilled ||
+                         o.status == engine::OrderStatus::kCanceled;
+      ASSERT_EQ(v.has_value(), !ended) << key.second;
+      if (v) EXPECT_EQ(v->leaves, o.leaves);
+    }
+    int64_t net = 0;
+    for (int a = 0; a < 4; ++a) {
+      for (const PositionView& p : core.Positions("A" + std::to_string(a))) net += p.qty;
+    }
+    EXPECT_EQ(net, 0);  // zero-sum
+    ASSERT_TRUE(core.Stop().ok());
+    live = rec.live;
+    trades = rec.trades;
+  }
+  uint64_t next_seq = 0;
+  const uint64_t hash = ReplayHash(dir.path(), &next_seq);
+  {
+    ExchangeCore core(config, testing::TestOptions(dir.path()));
+    auto info = core.Start();
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_FALSE(info->fresh);
+    EXPECT_TRUE(info->listed.empty());
+    EXPECT_EQ(info->next_seq, next_seq);
+    EXPECT_EQ(info->state_hash, hash);
+    EXPECT_GT(info->snapshot_seq, 0u);
+    for (const auto& [key, o] : live) {
+      const bool ended = o.status == engine::OrderStatus::kFilled ||
+                         o.status == engine::OrderStatus::kCanceled;
+      auto v = core.FindOrder(key.first, key.second);
+      ASSERT_EQ(v.has_value(), !ended) << key.second;
+      if (v) {
+        EXPECT_EQ(v->oid, o.oid);
+        EXPECT_EQ(v->cum, o.cum);
+      }
+    }
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  // The trade store holds exactly the trades, in settlement's format.
+  auto src = settlement::OpenLmdbTradeSource(dir.path());
+  ASSERT_TRUE(src.ok());
+  std::vector<settlement::Trade> stored;
+  ASSERT_TRUE((*src)->ForEachTrade(INT64_MIN, INT64_MAX, [&](const settlement::Trade& t) {
+    stored.push_back(t);
+    return absl::OkStatus();
+  }).ok());
+  ASSERT_EQ(stored.size(), trades.size());
+  for (size_t i = 0; i < trades.size(); ++i) {
+    EXPECT_EQ(stored[i].seq, static_cast<int64_t>(trades[i].event.seq));
+    EXPECT_EQ(stored[i].px_ticks, trades[i].event.px);
+    EXPECT_EQ(stored[i].qty, trades[i].event.qty);
+    EXPECT_EQ(stored[i].buy_acct, trades[i].acct.view());
+    EXPECT_EQ(stored[i].sell_acct, trades[i].other_acct.view());
+    EXPECT_EQ(stored[i].ts, (kMarch2027 + 9 * 3600 * kNsPerSec) / 1000);
+    EXPECT_EQ(stored[i].sym, "B200-GOLD-US-202703");
+  }
+}
+
+TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
+  testing::TempDir dir;
+  {
+    ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+    ASSERT_TRUE(core.Start().ok());
+    SubmitOrDie(core, Order("b", "A0", engine::Side::kBuy, 4990, 1));
+    SubmitOrDie(core, Order("s", "A1", engine::Side::kSell, 5010, 1));
+    // Mon 2027-03-01 15:59 -> Tue 2027-03-02 17:00: closes for Monday only... and Tuesday.
+    core.AdvanceTime(kMarch2027 + (15 * 3600 + 59 * 60) * kNsPerSec);
+    core.AdvanceTime(kMarch2027 + (24 + 17) * 3600 * kNsPerSec);
+    ASSERT_TRUE(core.Flush().ok());
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  auto src = settlement::OpenLmdbTradeSource(dir.path());
+  ASSERT_TRUE(src.ok());
+  for (int day : {1, 2}) {
+    auto q = (*src)->Close("B200-GOLD-US-202703", DateFromYmd(2027, 3, day));
+    ASSERT_TRUE(q.ok());
+    ASSERT_TRUE(q->has_value()) << day;
+    EXPECT_EQ((*q)->bid_ticks, 4990);
+    EXPECT_EQ((*q)->ask_ticks, 5010);
+  }
+  auto other = (*src)->Close("B200-GOLD-US-202704", DateFromYmd(2027, 3, 1));
+  ASSERT_TRUE(other.ok() && other->has_value());
+  EXPECT_FALSE((*other)->bid_ticks.has_value());
+  auto none = (*src)->Close("B200-GOLD-US-202703", DateFromYmd(2027, 3, 3));
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
+  testing::TempDir dir;
+  ExchangeConfig config = testing::TestConfig();
+  config.accounts[0].collateral_micro_usd = 5'000'000'000;  // 5,000 USD
+  ExchangeCore core(config, testing::TestOptions(dir.path()));
+  Recorder rec(&core);
+  core.AddListener(&rec);
+  ASSERT_TRUE(core.Start().ok());
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", 1'000'000'000}}).ok());  // 1,000 USD
+  SubmitOrDie(core, Order("ok", "A0", engine::Side::kBuy, 5000, 3));
+  SubmitOrDie(core, Order("ok2", "A0", engine::Side::kSell, 5100, 2));  // max(|3|,|-2|) = 3
+  SubmitOrDie(core, Order("big", "A0", engine::Side::kBuy, 5000, 3));   // 6 lots > 5
+  SubmitOrDie(core, Order("fits", "A0", engine::Side::kBuy, 5000, 2));  // 5 lots
+  ASSERT_TRUE(core.Flush().ok());
+  ASSERT_EQ(rec.rejects.size(), 1u);
+  EXPECT_EQ(rec.rejects[0].event.order.cl.view(), "big");
+  EXPECT_EQ(rec.rejects[0].event.reject, engine::RejectReason::kInsufficientMargin);
+  EXPECT_TRUE(core.FindOrder("A0", "fits").has_value());
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+TEST(ExchangeCoreTest, CorruptJournalTailStopsStartNamingTheRecord) {
+  testing::TempDir dir;
+  {
+    ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+    ASSERT_TRUE(core.Start().ok());
+    ASSERT_TRUE(core.Flush().ok());
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  uint64_t last = 0;
+  {
+    journal::JournalOptions jo;
+    jo.data_dir = dir.path();
+    auto j = journal::Journal::Open(jo);
+    ASSERT_TRUE(j.ok());
+    last = (*j)->LastSeq();
+    std::string rec = journal::Journal::EncodeRecordForTest(last + 1, "payload");
+    rec[rec.size() - 1] ^= 0x5a;  // checksum no longer matches
+    ASSERT_TRUE((*j)->WriteRawRecordForTest(last + 1, rec).ok());
+  }
+  ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+  auto info = core.Start();
+  ASSERT_FALSE(info.ok());
+  EXPECT_TRUE(absl::IsDataLoss(info.status())) << info.status();
+  EXPECT_NE(std::string(info.status().message()).find("journal record " + std::to_string(last + 1)),
+            std::string::npos)
+      << info.status();
+}
+
+}  // namespace
+}  // namespace cfx::exchange
