@@ -68,6 +68,14 @@ TEST_F(DemoTest, DropCopyCountEqualsTheFirmsExecutionReports) {
   EXPECT_EQ(d["copies"], d["firm_exec_reports"]);
 }
 
+TEST_F(DemoTest, MarketDataSnapshotThenIncrementals) {
+  ASSERT_FALSE(report_->is_discarded());
+  const json& md = (*report_)["market_data"];
+  EXPECT_EQ(md["snapshots"].get<int64_t>(), 1);
+  EXPECT_GT(md["incrementals"].get<int64_t>(), 0);
+  EXPECT_TRUE(md["rejects"].empty());
+}
+
 TEST_F(DemoTest, SettlementPricesWithTiersAndZeroSumVm) {
   ASSERT_FALSE(report_->is_discarded());
   const json& day = (*report_)["settlement"].at(0);
