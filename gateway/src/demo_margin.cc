@@ -66,30 +66,6 @@ absl::StatusOr<std::vector<gpu_valuation::ThroughputRow>> StoredThroughput(
   return out;
 }
 
-absl::StatusOr<int64_t> SettleMargin::InitialMarginMicroUsd(
-    std::string_view account, const std::vector<settlement::SymQty>& positions,
-    const settlement::SettlePrices& prices) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // The batch asks with one price map per date: build the U table once per map.
-  if (!engine_ || cached_prices_ != prices) {
-    std::vector<gpu_valuation::ContractPrice> contract_prices;
-    for (const auto& [sym, ticks] : prices) contract_prices.push_back({sym, ticks});
-    gpu_valuation::MarginOptions options;
-    options.psr = psr_;
-    absl::StatusOr<std::unique_ptr<gpu_valuation::MarginEngine>> engine =
-        gpu_valuation::MarginEngine::Create(contract_prices, throughput_, options);
-    if (!engine.ok()) return engine.status();
-    engine_ = std::move(*engine);
-    cached_prices_ = prices;
-  }
-  std::vector<gpu_valuation::Position> held;
-  for (const settlement::SymQty& p : positions) held.push_back({std::string(p.sym), p.qty});
-  absl::StatusOr<gpu_valuation::MarginResult> r =
-      engine_->ComputeAccount(std::string(account), held);
-  if (!r.ok()) return r.status();
-  return r->margin_micro;
-}
-
 // Margin endpoints over the ledger. Thread safety: Load() swaps under mu_; queries share
 // the engine (MarginEngine is thread-safe).
 class LedgerMarginProvider : public MarginProvider {

@@ -1,6 +1,6 @@
 // Demo step d: the settlement batch for a trading day, as `cfx settle --date D --data-dir
 // <out>/data --out <out>/statements --config demo.toml` runs it, with span16 initial margin
-// from the reference store's throughput (demo_margin.h).
+// from the reference store's throughput (settlement/valuation_margin.h).
 #include <algorithm>
 #include <filesystem>
 
@@ -8,8 +8,8 @@
 #include "cfx/settlement/ledger.h"
 #include "cfx/settlement/reference_fixes.h"
 #include "cfx/settlement/trade_store.h"
+#include "cfx/settlement/valuation_margin.h"
 #include "demo_internal.h"
-#include "demo_margin.h"
 
 namespace cfx::gateway::demo {
 
@@ -27,12 +27,11 @@ absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date dat
   absl::StatusOr<std::unique_ptr<settlement::FixSource>> fixes =
       settlement::OpenReferenceFixSource(paths.data);
   if (!fixes.ok()) return fixes.status();
-  absl::StatusOr<std::vector<gpu_valuation::ThroughputRow>> throughput =
-      StoredThroughput(paths.data, date);
-  if (!throughput.ok()) return throughput.status();
-  SettleMargin margin(std::move(*throughput), config.psr);
+  absl::StatusOr<std::unique_ptr<settlement::MarginSource>> margin =
+      settlement::OpenValuationMarginSource(paths.data, date, config.psr);
+  if (!margin.ok()) return margin.status();
 
-  settlement::SettleInputs inputs{trades->get(), fixes->get(), &margin};
+  settlement::SettleInputs inputs{trades->get(), fixes->get(), margin->get()};
   settlement::SettleOptions options{.data_dir = paths.data, .out_dir = paths.statements};
   absl::StatusOr<settlement::SettleReport> report =
       settlement::SettleDate(date, settle_config, inputs, options);
@@ -41,7 +40,7 @@ absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date dat
   SettleDayResult result;
   result.date = date;
   result.margin_available = report->day.margin_available;
-  result.margin_source = "span16 (gpu_valuation::MarginEngine, PSR " +
+  result.margin_source = "span16 (settlement::OpenValuationMarginSource, PSR " +
                          std::to_string(config.psr).substr(0, 4) + ", stored throughput)";
   result.listed = static_cast<int64_t>(report->day.contracts.size());
   for (const settlement::ContractDay& c : report->day.contracts) {
