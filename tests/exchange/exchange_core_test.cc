@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "cfx/common/kv_store.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
@@ -129,7 +130,7 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
         for (int i = 0; i < 400; ++i) {
           const bool buy = (i + t) % 2 == 0;
           SubmitOrDie(core,
-                      Order("t" + std::to_string(t) + "-" + std::to_string(i), "A" + std::to_string(t),
+                      Order(absl::StrCat("t", t, "-", i), absl::StrCat("A", t),
                             buy ? engine::Side::kBuy : engine::Side::kSell, 4990 + (i * 7 + t) % 21,
                             1 + i % 5),
                       t * 1000000 + i);
@@ -154,7 +155,9 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
       const bool ended = o.status == engine::OrderStatus::kFilled ||
                          o.status == engine::OrderStatus::kCanceled;
       ASSERT_EQ(v.has_value(), !ended) << key.second;
-      if (v) EXPECT_EQ(v->leaves, o.leaves);
+      if (v) {
+        EXPECT_EQ(v->leaves, o.leaves);
+      }
     }
     int64_t net = 0;
     for (int a = 0; a < 4; ++a) {
@@ -257,6 +260,29 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   EXPECT_EQ(rec.rejects[0].event.reject, engine::RejectReason::kInsufficientMargin);
   EXPECT_TRUE(core.FindOrder("A0", "fits").has_value());
   ASSERT_TRUE(core.Stop().ok());
+}
+
+TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {
+  ExchangeOptions opt;
+  opt.journal = false;  // in memory: no data dir is touched
+  opt.clock = ClockMode::kWall;
+  opt.wall_tick_ms = 10;
+  ExchangeCore core(testing::TestConfig(), opt);
+  auto info = core.Start();
+  ASSERT_TRUE(info.ok()) << info.status();
+  const engine::Timestamp first = core.now();
+  ASSERT_NE(first, engine::kNoTime);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_GT(core.now(), first);
+  SubmitOrDie(core, Order("w", "A0", engine::Side::kBuy, 5000, 1));
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_TRUE(core.FindOrder("A0", "w").has_value());
+  auto positions = core.Positions("A0");
+  ASSERT_EQ(positions.size(), 1u);
+  EXPECT_EQ(positions[0].open_buy_qty, 1);
+  ASSERT_TRUE(core.Stop().ok());
+  EXPECT_EQ(core.Submit(engine::TimeCmd{1}, 0), OfferResult::kStopped);
 }
 
 TEST(ExchangeCoreTest, CorruptJournalTailStopsStartNamingTheRecord) {
