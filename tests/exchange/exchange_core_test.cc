@@ -212,6 +212,39 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
   }
 }
 
+TEST(ExchangeCoreTest, PublishedBooksAreConsistentWhileTheMatcherWrites) {
+  testing::TempDir dir;
+  ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+  ASSERT_TRUE(core.Start().ok());
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> reads{0}, bad{0};
+  std::thread reader([&] {
+    uint64_t last_seq = 0;
+    while (!done.load()) {
+      auto b = core.BookSnapshot("B200-GOLD-US-202703", kMaxPublishedDepth);
+      if (!b) continue;
+      ++reads;
+      if (b->seq < last_seq) ++bad;  // never goes back
+      last_seq = b->seq;
+      for (size_t i = 1; i < b->bids.size(); ++i) bad += b->bids[i].px >= b->bids[i - 1].px;
+      for (size_t i = 1; i < b->asks.size(); ++i) bad += b->asks[i].px <= b->asks[i - 1].px;
+      if (!b->bids.empty() && !b->asks.empty()) bad += b->bids[0].px >= b->asks[0].px;  // uncrossed
+      for (const auto& l : b->bids) bad += l.qty <= 0 || l.count == 0;
+    }
+  });
+  for (int i = 0; i < 5000; ++i) {
+    SubmitOrDie(core, Order(absl::StrCat("o", i), absl::StrCat("A", i % 4),
+                            i % 2 ? engine::Side::kSell : engine::Side::kBuy, 4980 + (i * 13) % 41,
+                            1 + i % 3));
+  }
+  ASSERT_TRUE(core.Flush().ok());
+  done = true;
+  reader.join();
+  EXPECT_GT(reads.load(), 0u);
+  EXPECT_EQ(bad.load(), 0u);
+  ASSERT_TRUE(core.Stop().ok());
+}
+
 TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
   testing::TempDir dir;
   {
