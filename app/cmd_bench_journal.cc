@@ -73,6 +73,8 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
       "journal", "Durable order path: group commit to LMDB, ack after the synced commit");
   static JournalBenchFlags flags;
   cmd->add_option("--data-dir", flags.data_dir, "Data dir (default: a fresh temp dir)");
+  cmd->add_flag("--engine", flags.harness.engine,
+                "Run the real engine (EngineMatcher + EngineCodec) instead of the toy matcher");
   cmd->add_option("--producers", flags.harness.producers, "Producer threads (default 1)");
   cmd->add_option("--messages", flags.harness.messages, "Inputs to send (default 3000000)");
   cmd->add_option("--rate", flags.harness.rate,

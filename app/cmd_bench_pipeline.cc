@@ -13,6 +13,8 @@ void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
   CLI::App* cmd = parent.add_subcommand(
       "pipeline", "Rings and threads of the order path, journal off (toy matcher)");
   static bench::HarnessConfig config;
+  cmd->add_flag("--engine", config.engine,
+                "Run the real engine (EngineMatcher + EngineCodec) instead of the toy matcher");
   cmd->add_option("--producers", config.producers, "Producer threads (default 1)");
   cmd->add_option("--messages", config.messages, "Inputs to send (default 5000000)");
   cmd->add_option("--rate", config.rate, "Offers per second in total; 0: flat out (default)");

@@ -82,6 +82,33 @@ absl::Status TradeRecorder::Load() {
   });
   if (!s.ok()) return s;
   if (!error.empty()) return absl::DataLossError(error);
+  // Open orders, so that re-derived rows can re-key or delete rows written before a crash.
+  s = (*txn)->Scan(kOrdersTable, "", [&](absl::string_view k, absl::string_view v) {
+    json j = json::parse(v, nullptr, false);
+    if (j.is_discarded() || !j.contains("oid") || !j.contains("cl")) {
+      error = absl::StrCat(store_->path(), ": orders/", k, ": malformed");
+      return false;
+    }
+    OrderStateView o;
+    o.oid = j["oid"].get<uint64_t>();
+    o.acct = j["acct"].get<std::string>();
+    o.cl = j["cl"].get<std::string>();
+    o.sym = j["sym"].get<std::string>();
+    o.side = j["side"] == "sell" ? engine::Side::kSell : engine::Side::kBuy;
+    o.cum = j["cum"].get<int64_t>();
+    o.leaves = j["leaves"].get<int64_t>();
+    o.notional = j["notional"].get<int64_t>();
+    o.detail.has_detail = true;
+    o.detail.px = j["px"].get<int64_t>();
+    o.detail.stop_px = j["stop_px"].get<int64_t>();
+    o.detail.qty = j["qty"].get<int64_t>();
+    o.detail.session = j["session"].get<uint32_t>();
+    order_keys_[o.oid] = {o.acct, o.cl};
+    orders_[{o.acct, o.cl}] = std::move(o);
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (!error.empty()) return absl::DataLossError(error);
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "cfx/common/config.h"
 #include "cfx/exchange/exchange_core.h"
 #include "random_commands.h"
@@ -19,7 +20,7 @@ inline ExchangeConfig TestConfig(int accounts = 4) {
   p.ref_ticks = 5000;
   c.products.push_back(p);
   for (int i = 0; i < accounts; ++i) {
-    c.accounts.push_back(AccountConfig{"A" + std::to_string(i), "F1", 5'000'000'000});
+    c.accounts.push_back(AccountConfig{absl::StrCat("A", i), "F1", 5'000'000'000});
   }
   return c;
 }

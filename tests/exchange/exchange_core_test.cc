@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "cfx/common/kv_store.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
@@ -127,9 +128,10 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
     for (int t = 0; t < 4; ++t) {
       producers.emplace_back([&, t] {
         for (int i = 0; i < 400; ++i) {
-          const bool buy = (i + t) % 2 == 0;
+          // Accounts alternate with the side, so trades happen whatever the interleaving.
+          const bool buy = i % 2 == 0;
           SubmitOrDie(core,
-                      Order("t" + std::to_string(t) + "-" + std::to_string(i), "A" + std::to_string(t),
+                      Order(absl::StrCat("t", t, "-", i), absl::StrCat("A", i % 4),
                             buy ? engine::Side::kBuy : engine::Side::kSell, 4990 + (i * 7 + t) % 21,
                             1 + i % 5),
                       t * 1000000 + i);
@@ -154,7 +156,9 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
       const bool ended = o.status == engine::OrderStatus::kFilled ||
                          o.status == engine::OrderStatus::kCanceled;
       ASSERT_EQ(v.has_value(), !ended) << key.second;
-      if (v) EXPECT_EQ(v->leaves, o.leaves);
+      if (v) {
+        EXPECT_EQ(v->leaves, o.leaves);
+      }
     }
     int64_t net = 0;
     for (int a = 0; a < 4; ++a) {
@@ -208,6 +212,39 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
   }
 }
 
+TEST(ExchangeCoreTest, PublishedBooksAreConsistentWhileTheMatcherWrites) {
+  testing::TempDir dir;
+  ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+  ASSERT_TRUE(core.Start().ok());
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> reads{0}, bad{0};
+  std::thread reader([&] {
+    uint64_t last_seq = 0;
+    while (!done.load()) {
+      auto b = core.BookSnapshot("B200-GOLD-US-202703", kMaxPublishedDepth);
+      if (!b) continue;
+      ++reads;
+      if (b->seq < last_seq) ++bad;  // never goes back
+      last_seq = b->seq;
+      for (size_t i = 1; i < b->bids.size(); ++i) bad += b->bids[i].px >= b->bids[i - 1].px;
+      for (size_t i = 1; i < b->asks.size(); ++i) bad += b->asks[i].px <= b->asks[i - 1].px;
+      if (!b->bids.empty() && !b->asks.empty()) bad += b->bids[0].px >= b->asks[0].px;  // uncrossed
+      for (const auto& l : b->bids) bad += l.qty <= 0 || l.count == 0;
+    }
+  });
+  for (int i = 0; i < 5000; ++i) {
+    SubmitOrDie(core, Order(absl::StrCat("o", i), absl::StrCat("A", i % 4),
+                            i % 2 ? engine::Side::kSell : engine::Side::kBuy, 4980 + (i * 13) % 41,
+                            1 + i % 3));
+  }
+  ASSERT_TRUE(core.Flush().ok());
+  done = true;
+  reader.join();
+  EXPECT_GT(reads.load(), 0u);
+  EXPECT_EQ(bad.load(), 0u);
+  ASSERT_TRUE(core.Stop().ok());
+}
+
 TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
   testing::TempDir dir;
   {
@@ -257,6 +294,29 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   EXPECT_EQ(rec.rejects[0].event.reject, engine::RejectReason::kInsufficientMargin);
   EXPECT_TRUE(core.FindOrder("A0", "fits").has_value());
   ASSERT_TRUE(core.Stop().ok());
+}
+
+TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {
+  ExchangeOptions opt;
+  opt.journal = false;  // in memory: no data dir is touched
+  opt.clock = ClockMode::kWall;
+  opt.wall_tick_ms = 10;
+  ExchangeCore core(testing::TestConfig(), opt);
+  auto info = core.Start();
+  ASSERT_TRUE(info.ok()) << info.status();
+  const engine::Timestamp first = core.now();
+  ASSERT_NE(first, engine::kNoTime);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_GT(core.now(), first);
+  SubmitOrDie(core, Order("w", "A0", engine::Side::kBuy, 5000, 1));
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_TRUE(core.FindOrder("A0", "w").has_value());
+  auto positions = core.Positions("A0");
+  ASSERT_EQ(positions.size(), 1u);
+  EXPECT_EQ(positions[0].open_buy_qty, 1);
+  ASSERT_TRUE(core.Stop().ok());
+  EXPECT_EQ(core.Submit(engine::TimeCmd{1}, 0), OfferResult::kStopped);
 }
 
 TEST(ExchangeCoreTest, CorruptJournalTailStopsStartNamingTheRecord) {

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core_test_util.h"
 
 namespace {
@@ -63,16 +64,14 @@ int main(int argc, char** argv) {
           if (std::holds_alternative<engine::TimeCmd>(c) && t != 0) continue;
         } else {
           engine::NewOrderCmd n = gen.NewOrder();
-          n.cl = engine::Name::From("r" + std::to_string(seed) + "t" + std::to_string(t) + "-" +
-                                    std::to_string(i));
+          n.cl = engine::Name::From(absl::StrCat("r", seed, "t", t, "-", i));
           n.type = engine::OrderType::kLimit;
           n.px = engine::PriceField::Ticks(4990 + static_cast<int64_t>(i % 21));
           n.qty = 1 + i % 7;
           c = n;
         }
         if (auto* n = std::get_if<engine::NewOrderCmd>(&c); n && n->cl.view().substr(0, 1) == "c") {
-          n->cl = engine::Name::From("r" + std::to_string(seed) + "t" + std::to_string(t) + "x" +
-                                     std::to_string(i));
+          n->cl = engine::Name::From(absl::StrCat("r", seed, "t", t, "x", i));
         }
         while (core.Submit(c, i) == OfferResult::kFull) std::this_thread::yield();
       }

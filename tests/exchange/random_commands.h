@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cfx/engine/command.h"
 
 namespace cfx::exchange::testing {
@@ -21,8 +22,8 @@ class RandomCommands {
   explicit RandomCommands(uint64_t seed, int symbols = 2, int accounts = 4)
       : rng_(seed), symbols_(symbols), accounts_(accounts) {}
 
-  std::string Sym(int i) const { return "B200-GOLD-US-20270" + std::to_string(3 + i); }
-  std::string Acct(int i) const { return "A" + std::to_string(i); }
+  std::string Sym(int i) const { return absl::StrCat("B200-GOLD-US-20270", 3 + i); }
+  std::string Acct(int i) const { return absl::StrCat("A", i); }
 
   // The listing every stream starts with.
   std::vector<engine::Command> Listing() const {
@@ -69,7 +70,7 @@ class RandomCommands {
 
   engine::NewOrderCmd NewOrder() {
     engine::NewOrderCmd c;
-    c.cl = engine::Name::From("c" + std::to_string(++cl_));
+    c.cl = engine::Name::From(absl::StrCat("c", ++cl_));
     c.acct = engine::Name::From(Acct(Pick(accounts_)));
     c.sym = engine::Name::From(Sym(Pick(symbols_)));
     c.side = Pick(2) == 0 ? engine::Side::kBuy : engine::Side::kSell;
@@ -97,24 +98,24 @@ class RandomCommands {
       c.display = 1 + Pick(5);
     }
     if (c.type == engine::OrderType::kLimit && Pick(10) == 0) c.post_only = true;
-    if (Pick(5) == 0) c.stp = engine::Name::From("S" + std::to_string(Pick(2)));
+    if (Pick(5) == 0) c.stp = engine::Name::From(absl::StrCat("S", Pick(2)));
     c.stp_action = static_cast<engine::StpAction>(Pick(3));
-    if (Pick(3) == 0) c.firm = engine::Name::From("F" + std::to_string(Pick(2)));
+    if (Pick(3) == 0) c.firm = engine::Name::From(absl::StrCat("F", Pick(2)));
     c.session = Pick(4);
     return c;
   }
 
   engine::CancelCmd Cancel() {
     engine::CancelCmd c;
-    c.orig = engine::Name::From("c" + std::to_string(1 + Pick(cl_)));
+    c.orig = engine::Name::From(absl::StrCat("c", 1 + Pick(cl_)));
     c.acct = engine::Name::From(Acct(Pick(accounts_)));
     return c;
   }
 
   engine::ReplaceCmd Replace() {
     engine::ReplaceCmd c;
-    c.orig = engine::Name::From("c" + std::to_string(1 + Pick(cl_)));
-    c.cl = engine::Name::From("c" + std::to_string(++cl_));
+    c.orig = engine::Name::From(absl::StrCat("c", 1 + Pick(cl_)));
+    c.cl = engine::Name::From(absl::StrCat("c", ++cl_));
     c.acct = engine::Name::From(Acct(Pick(accounts_)));
     if (Pick(3) != 0) c.px = engine::PriceField::Ticks(4980 + Pick(41));
     if (Pick(2) == 0) {

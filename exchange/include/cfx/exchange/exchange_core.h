@@ -190,6 +190,7 @@ class ExchangeCore {
 
   // --- Published views (any thread; never a lock the matcher waits on) -----------------
   std::optional<BookView> BookSnapshot(std::string_view sym, int depth) const;
+  // Positions from the trade store (with record_trades; otherwise trades since Start only).
   std::vector<PositionView> Positions(std::string_view account) const;  // sorted by sym
   std::vector<std::string> ListedSymbols() const;                       // sorted
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
