@@ -282,7 +282,8 @@ absl::Status ExchangeCore::CloseAll() {
   });
 }
 
-absl::Status ExchangeCore::RefreshMargins(const std::map<std::string, int64_t>& margins) {
+absl::Status ExchangeCore::RefreshMargins(const std::map<std::string, int64_t>& margins,
+                                          const std::map<std::string, int64_t>& band_refs) {
   Impl& m = *impl_;
   for (const auto& [sym, im] : margins) {
     const ProductConfig* product = nullptr;
@@ -290,7 +291,10 @@ absl::Status ExchangeCore::RefreshMargins(const std::map<std::string, int64_t>& 
       if (sym.rfind(p.grade.Key() + "-", 0) == 0) product = &p;
     }
     engine::ProductCmd c = m.ProductFor(sym, product);
-    c.ref = engine::PriceField{};  // keep the band reference in force
+    c.ref = engine::PriceField{};  // absent: keep the band reference in force
+    if (auto it = band_refs.find(sym); it != band_refs.end() && it->second > 0) {
+      c.ref = engine::PriceField::Ticks(it->second);
+    }
     c.initial_margin = im;
     if (absl::Status s = m.OfferRetrying(c); !s.ok()) return s;
   }

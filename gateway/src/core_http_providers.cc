@@ -121,7 +121,9 @@ class CoreHttpProviders::Impl {
       const std::string grade = cs->grade.Key();
       if (!fix_by_grade.count(grade)) {
         std::optional<int64_t> fix;
-        auto range = fixes_->Range(grade, from, b->as_of);
+        // The fix of `as_of` is published at its 16:00Z close: during that trading day
+        // the latest fix is the previous business day's.
+        auto range = fixes_->Range(grade, from, Date{b->as_of.days - 1});
         if (!range.ok()) return range.status();
         for (const reference::FixRecord& r : *range) {
           if (r.fix_e4) fix = DivRoundHalfEven(*r.fix_e4, 10);  // 4 decimals -> ticks
@@ -204,6 +206,12 @@ absl::Status CoreHttpProviders::Start() {
     impl_->ledger_ = *std::move(ledger);
   }
   return impl_->Current().status();
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> CoreHttpProviders::BandReferences() {
+  auto b = impl_->Current();
+  if (!b.ok()) return b.status();
+  return (*b)->prices;
 }
 
 HttpProviders CoreHttpProviders::Providers() { return {this, this, this, this, this}; }

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/common/decimal.h"
 #include "demo_session.h"
 
 namespace cfx::gateway::demo {
@@ -342,12 +343,12 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
   for (const Date day : days) {
     std::vector<Contract> contracts;
     for (const ProductConfig& p : config.products) {
-      // Prices around the band reference the exchange uses: the configured initial
-      // reference, else the previous business day's fix.
+      // Prices around the band reference the exchange uses (SPEC §3): before any
+      // settlement, the previous business day's fix, else the configured initial reference.
       auto it = data.prior_fix_e4.find(absl::StrCat(p.grade.Key(), "/", FormatDate(day)));
-      const int64_t ref = p.ref_ticks ? *p.ref_ticks
-                          : it != data.prior_fix_e4.end() ? (it->second + 5) / 10
-                                                          : 5000;
+      const int64_t ref = it != data.prior_fix_e4.end() ? DivRoundHalfEven(it->second, 10)
+                          : p.ref_ticks                 ? *p.ref_ticks
+                                                        : 5000;
       for (int ahead = 0; ahead < 2; ++ahead) {
         const int64_t r = ref + ref * ahead / 100;  // the later month a little dearer
         contracts.push_back({NextMonthSymbol(p.grade, day, ahead), r, r});

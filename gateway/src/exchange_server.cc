@@ -86,7 +86,9 @@ class ExchangeServer::Impl {
     if (options_.pre_trade_risk) {
       auto margins = http_->PerContractMargins();
       if (!margins.ok()) return Fail("pre-trade margins", margins.status());
-      if (absl::Status s = core_->RefreshMargins(*margins); !s.ok()) {
+      auto refs = http_->BandReferences();
+      if (!refs.ok()) return Fail("band references", refs.status());
+      if (absl::Status s = core_->RefreshMargins(*margins, *refs); !s.ok()) {
         return Fail("pre-trade margins", s);
       }
       sent_margins_ = *std::move(margins);
@@ -117,8 +119,9 @@ class ExchangeServer::Impl {
     while (!refresh_cv_.wait_for(lock, kRefreshEvery, [&] { return stop_refresh_; })) {
       lock.unlock();
       auto margins = http_->PerContractMargins();
-      if (margins.ok() && *margins != sent_margins_) {
-        if (absl::Status s = core_->RefreshMargins(*margins); s.ok()) {
+      auto refs = http_->BandReferences();
+      if (margins.ok() && refs.ok() && *margins != sent_margins_) {
+        if (absl::Status s = core_->RefreshMargins(*margins, *refs); s.ok()) {
           sent_margins_ = *std::move(margins);
         }
       }

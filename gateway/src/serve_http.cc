@@ -15,6 +15,9 @@ class ServeHttpImpl : public ServeHttp {
   absl::StatusOr<std::map<std::string, int64_t>> PerContractMargins() override {
     return providers_.PerContractMargins();
   }
+  absl::StatusOr<std::map<std::string, int64_t>> BandReferences() override {
+    return providers_.BandReferences();
+  }
   absl::Status StartServer() override {
     server_ = std::make_unique<HttpServer>(config_, providers_.Providers());
     return server_->Start();

@@ -23,6 +23,7 @@ class ServeHttp {
   // Opens the ledger and reference store and builds the margin basis.
   virtual absl::Status StartProviders() = 0;
   virtual absl::StatusOr<std::map<std::string, int64_t>> PerContractMargins() = 0;
+  virtual absl::StatusOr<std::map<std::string, int64_t>> BandReferences() = 0;
   // Binds config.http_port (0: ephemeral) and serves.
   virtual absl::Status StartServer() = 0;
   virtual int port() const = 0;

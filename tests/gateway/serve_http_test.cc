@@ -115,6 +115,26 @@ TEST_F(ServeHttpTest, BookAfterTradesIsThePublishedSnapshot) {
   Get("/v1/book/B200-GOLD-US-209912", "tok-risk", 404);
 }
 
+// SPEC §3: the band reference is the prior settlement, else the grade's latest fix; the
+// config's `ref` (5.000 here) only stands in before either exists. The fix before
+// 2027-03-01 is 5.010, so the band is [4.509, 5.511].
+TEST_F(ServeHttpTest, PriceBandIsCentredOnTheLatestFixNotTheConfiguredRef) {
+  ExchangeServer& s = *server_;
+  ASSERT_EQ(s.core().Submit(Order("in1", "A1", engine::Side::kBuy, 1, 5511), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(Order("in2", "A1", engine::Side::kBuy, 1, 4509), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(Order("out1", "A1", engine::Side::kBuy, 1, 5512), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(Order("out2", "A1", engine::Side::kBuy, 1, 4508), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  EXPECT_TRUE(s.core().FindOrder("A1", "in1").has_value());
+  EXPECT_TRUE(s.core().FindOrder("A1", "in2").has_value());
+  EXPECT_FALSE(s.core().FindOrder("A1", "out1").has_value());  // outside [4.509, 5.511]
+  EXPECT_FALSE(s.core().FindOrder("A1", "out2").has_value());  // inside the config's band
+}
+
 TEST_F(ServeHttpTest, PositionsAndMarginOfTheCallersFirmOnly) {
   Trade();
   nlohmann::json pos = Get("/v1/accounts/A1/positions", "tok-alpha");

@@ -180,7 +180,11 @@ class ExchangeCore {
   // Pre-trade margins: initial margin per contract (micro-USD, one lot), e.g. from
   // gpu_valuation::MarginEngine::PerContractInitialMargin after a settlement. Sent as a
   // sequenced ProductCmd per symbol so that replay takes the same decisions.
-  absl::Status RefreshMargins(const std::map<std::string, int64_t>& margin_micro_usd_by_sym);
+  // `band_ref_ticks_by_sym`, when it names a symbol, also moves its price-band reference
+  // (SPEC §3: the prior settlement, else the grade's latest fix; the config's `ref` only
+  // until either exists).
+  absl::Status RefreshMargins(const std::map<std::string, int64_t>& margin_micro_usd_by_sym,
+                              const std::map<std::string, int64_t>& band_ref_ticks_by_sym = {});
   // Waits until every input Submit accepted before this call is published (or `timeout_ms`
   // passes: DeadlineExceeded; stopped: Unavailable).
   absl::Status Flush(int64_t timeout_ms = 10000) const;

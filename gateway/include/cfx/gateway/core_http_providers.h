@@ -50,6 +50,9 @@ class CoreHttpProviders : public MarginProvider,
   // Span16 initial margin of a one-lot position per listed contract that has a price, in
   // micro-USD (SPEC §4 pre-trade risk).
   absl::StatusOr<std::map<std::string, int64_t>> PerContractMargins();
+  // Price-band reference per listed contract, in ticks (SPEC §3): its latest settlement,
+  // else the grade's latest fix before today, else the product's configured `ref`.
+  absl::StatusOr<std::map<std::string, int64_t>> BandReferences();
 
   absl::StatusOr<MarginResult> AccountMargin(const std::string& account,
                                              MarginMethod method) override;
