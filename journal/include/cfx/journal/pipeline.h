@@ -167,6 +167,9 @@ class Pipeline {
     bool is_ack = false;
     Outcome outcome{};
   };
+  // Most inputs the matcher applies before waking a parked publisher within a burst.
+  static constexpr int kNotifyEvery = 32;
+
   struct SnapshotJob {
     uint64_t seq = 0;
     std::string state;
@@ -261,6 +264,7 @@ class Pipeline {
     Sequenced s;
     ParkingIdle idle(&matcher_wake_);
     uint64_t since_snapshot = 0;
+    int since_notify = 0;
     for (;;) {
       const bool upstream_done = sequencer_done_.load(std::memory_order_acquire);
       if (!sequenced_.TryPop(s)) {
@@ -272,7 +276,14 @@ class Pipeline {
       sink.Begin(s.seq, s.tag);
       matcher_->Apply(s.seq, s.command, sink);
       sink.Finish();
-      publisher_wake_.Notify();  // per input: its outcomes go out without waiting for more
+      // Wake the publisher at the end of a burst (a lone input's outcomes go out at once),
+      // and every kNotifyEvery inputs within one. Not per input: a publisher faster than
+      // the matcher parks between inputs, and a FUTEX_WAKE per input halved
+      // `cfx bench pipeline --engine` (1.06 M -> 0.49 M inputs/s).
+      if (++since_notify >= kNotifyEvery || sequenced_.Empty()) {
+        since_notify = 0;
+        publisher_wake_.Notify();
+      }
       if (journal_ != nullptr && options_.snapshot_every > 0 &&
           ++since_snapshot >= options_.snapshot_every) {
         since_snapshot = 0;
