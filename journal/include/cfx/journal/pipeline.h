@@ -4,7 +4,7 @@
 // matcher thread every N inputs and written by a snapshot thread. No mutex on this path.
 // Diagram and rules: docs/durability.md.
 //
-// Idle stages spin briefly, yield, then park on a futex (ParkingIdle); whoever makes work
+// Idle stages spin briefly, then park on a futex (ParkingIdle); whoever makes work
 // for a stage (a push into its ring, or the flag that ends it) calls its WakeSignal's
 // Notify afterwards, which costs a fence and a load unless the stage is parked. A lone
 // input therefore crosses each hand-off in one wake-up, not in sleep quanta.
