@@ -46,20 +46,25 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   }
   void OnAck(uint64_t seq, uint64_t tag) override {
     recorder->EndInput(seq);
-    // One trade-store transaction per journal group commit (or coarser under load): commit
-    // when the publisher has caught up with everything journaled.
-    const uint64_t journaled = journal ? journal->LastSeq() : seq;
-    if (seq >= journaled || recorder->pending_inputs() >= kCommitEveryInputs) CommitRecorder();
+    // The input is durable in the journal (the matcher only sees committed inputs), so the
+    // listeners hear of it now; the trade store, derived from the journal, follows.
     for (OutcomeListener* l : listeners) l->OnAck(seq, tag);
     published_seq.store(seq, std::memory_order_release);
     acks.fetch_add(1, std::memory_order_release);
+    // Hand the rows to the committer thread when the publisher has caught up with the
+    // journal (or a large batch piled up): its LMDB commit and fsync never delay an
+    // outcome, and inputs published during one commit share the next (group commit).
+    const uint64_t journaled = journal ? journal->LastSeq() : seq;
+    if (seq >= journaled || recorder->pending_inputs() >= kCommitEveryInputs) {
+      ReportRecorderError(recorder->CommitInBackground());
+    }
   }
   void OnJournalError(const absl::Status& status) override {
     std::cerr << "cfx exchange: journal error, order path stopped: " << status << "\n";
     for (OutcomeListener* l : listeners) l->OnJournalError(status);
   }
-  void CommitRecorder() {
-    absl::Status s = recorder->Commit();
+  void CommitRecorder() { ReportRecorderError(recorder->Commit()); }
+  void ReportRecorderError(const absl::Status& s) {
     if (!s.ok() && !recorder_failed) {
       // The journal still has every input: a restart re-derives the rows (docs/durability.md).
       std::cerr << "cfx exchange: trade store commit failed (re-derived on restart): " << s << "\n";
@@ -113,7 +118,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   std::atomic<bool> running{false};
   std::atomic<bool> stop_clock{false};
   bool started = false;
-  bool recorder_failed = false;  // publisher thread
+  bool recorder_failed = false;  // publisher thread (controlling thread after Stop)
   std::atomic<uint64_t> offered{0}, acks{0}, outcomes{0}, trades{0}, offers_full{0};
   std::atomic<uint64_t> published_seq{0};
   uint64_t start_seq = 1;
@@ -311,6 +316,17 @@ absl::Status ExchangeCore::Flush(int64_t timeout_ms) const {
       return absl::DeadlineExceededError("ExchangeCore::Flush: outcomes still in flight");
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  // The trade store commits on its own thread after the listeners: wait for it too, so
+  // that a reader of <data_dir>/trades (settlement in `cfx demo`) sees what was published.
+  // A failed store commit was logged and is re-derived at restart: not a Flush error.
+  if (m.recorder) {
+    const uint64_t published = m.published_seq.load(std::memory_order_acquire);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (!m.recorder->WaitCommitted(published, std::max(left, std::chrono::milliseconds(0)))) {
+      return absl::DeadlineExceededError("ExchangeCore::Flush: trade store commit in flight");
+    }
   }
   return absl::OkStatus();
 }

@@ -12,16 +12,26 @@
 //
 //   auto rec = TradeRecorder::Open("/var/cfx");           // "" -> memory only
 //   rec->Add(seq, outcome); ... rec->EndInput(seq);
-//   absl::Status s = rec->Commit();                        // synced
+//   absl::Status s = rec->Commit();                        // synced, on this thread
+//   rec->CommitInBackground();                             // or: on the committer thread
+//
+// The store is derived data (the journal is the durability boundary), so the order path
+// never waits for it: ExchangeCore hands buffered rows to a committer thread
+// (CommitInBackground) and goes on delivering outcomes while that thread writes and syncs.
+// Each background transaction still holds whole inputs and the matching `last_seq`, in
+// input order, so recovery's re-derivation stays exact.
 #ifndef CFX_EXCHANGE_TRADE_RECORDER_H_
 #define CFX_EXCHANGE_TRADE_RECORDER_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -40,9 +50,11 @@ inline constexpr char kPositionsTable[] = "positions";
 inline constexpr char kOrdersTable[] = "orders";
 inline constexpr char kMetaTable[] = "meta";
 
-// Thread safety: Add, EndInput, Commit, Seed* on one writer thread (the publisher).
-// Positions, FindOrder, last_seq and the counters from any thread: they read in-memory
-// copies under a mutex that only this writer and readers take (never the matcher).
+// Thread safety: Add, EndInput, Commit, CommitInBackground, Seed* on one writer thread (the
+// publisher). Positions, FindOrder, last_seq, WaitCommitted and the counters from any
+// thread: they read in-memory copies under a mutex that only this writer and readers take
+// (never the matcher). The committer thread (started by the first CommitInBackground) only
+// touches the batches handed to it, under `commit_mu_`, and the LMDB store.
 class TradeRecorder {
  public:
   // Opens `<data_dir>/trades` (created if absent) and loads positions and open orders.
@@ -58,9 +70,17 @@ class TradeRecorder {
   void Add(uint64_t seq, const Outcome& outcome);
   // Marks input `seq` complete (its outcomes were all added).
   void EndInput(uint64_t seq);
-  // Writes everything buffered and `last_seq` in one synced transaction. A no-op when
-  // nothing is buffered. Errors name the store path.
+  // Writes everything buffered and `last_seq` in one synced transaction, on this thread,
+  // after any batch handed to the committer thread. A no-op when nothing is buffered.
+  // Errors name the store path (the rows stay buffered and are retried by the next commit).
   absl::Status Commit();
+  // Hands everything buffered to the committer thread and returns at once; batches handed
+  // over while it is busy are written together by its next transaction. Returns the error
+  // of a failed background transaction once (its rows are retried with the next batch).
+  absl::Status CommitInBackground();
+  // Waits until inputs up to `seq` are committed (true), or `timeout` passes, or a background
+  // commit has failed (false).
+  bool WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const;
   size_t pending_inputs() const { return pending_inputs_; }
 
   // Replaces the in-memory open orders by `orders` (after recovery: the engine's live
@@ -84,6 +104,9 @@ class TradeRecorder {
   };
   TradeRecorder() = default;
   absl::Status Load();
+  // One transaction: `ops` and last_seq = `seq`. Store thread: the writer or the committer.
+  absl::Status WriteTxn(const std::vector<Op>& ops, uint64_t seq);
+  void RunCommitter();
   void OnEvent(const Outcome& o);
   void UpdateOrder(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,
                    std::string_view acct);
@@ -98,6 +121,18 @@ class TradeRecorder {
   std::vector<Op> ops_;
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> trades_{0};
+
+  // Hand-off to the committer thread. The writer takes the lock only to append a batch;
+  // the committer only to take one and to report its result, never during the LMDB write.
+  mutable std::mutex commit_mu_;
+  mutable std::condition_variable commit_cv_;
+  std::vector<Op> handed_;        // rows handed over, not yet taken (or a failed batch)
+  uint64_t handed_seq_ = 0;       // the last input seq `handed_` covers
+  bool committing_ = false;       // the committer holds a batch
+  bool stop_committer_ = false;
+  bool commit_failed_ = false;    // the last background transaction failed
+  absl::Status commit_error_;     // not yet reported by CommitInBackground
+  std::thread committer_;         // started by the first CommitInBackground
 
   mutable std::mutex mu_;  // readers vs the publisher; the matcher never takes it
   std::map<Key, Position> positions_;

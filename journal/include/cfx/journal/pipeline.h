@@ -4,6 +4,11 @@
 // matcher thread every N inputs and written by a snapshot thread. No mutex on this path.
 // Diagram and rules: docs/durability.md.
 //
+// Idle stages spin briefly, then park on a futex (ParkingIdle); whoever makes work
+// for a stage (a push into its ring, or the flag that ends it) calls its WakeSignal's
+// Notify afterwards, which costs a fence and a load unless the stage is parked. A lone
+// input therefore crosses each hand-off in one wake-up, not in sleep quanta.
+//
 //   Pipeline<Order, Event> pipeline(options, journal.get(), &codec, &engine, &listener);
 //   auto recovered = pipeline.Start();          // recovery, then threads
 //   if (pipeline.TryOffer(session_tag, order) == OfferResult::kFull) { /* throttled */ }
@@ -22,6 +27,7 @@
 #include "cfx/journal/journal.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/mpsc_ring.h"
+#include "cfx/journal/parking_idle.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
 #include "cfx/journal/spsc_ring.h"
@@ -105,7 +111,9 @@ class Pipeline {
     }
     const bool pushed = input_.TryPush(Input{tag, command});
     active_offers_.fetch_sub(1, std::memory_order_release);
-    return pushed ? OfferResult::kAccepted : OfferResult::kFull;
+    if (!pushed) return OfferResult::kFull;
+    sequencer_wake_.Notify();
+    return OfferResult::kAccepted;
   }
 
   // Stops accepting, lets every accepted input through journal, matcher and publisher, and
@@ -115,6 +123,7 @@ class Pipeline {
     stopping_.store(true, std::memory_order_seq_cst);
     while (active_offers_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     input_closed_.store(true, std::memory_order_release);
+    sequencer_wake_.Notify();
     sequencer_.join();
     matcher_thread_.join();
     if (snapshotter_.joinable()) snapshotter_.join();
@@ -158,6 +167,9 @@ class Pipeline {
     bool is_ack = false;
     Outcome outcome{};
   };
+  // Most inputs the matcher applies before waking a parked publisher within a burst.
+  static constexpr int kNotifyEvery = 32;
+
   struct SnapshotJob {
     uint64_t seq = 0;
     std::string state;
@@ -197,7 +209,8 @@ class Pipeline {
     std::vector<absl::string_view> views(options_.max_batch);
     std::string bytes;
     bytes.reserve(options_.max_batch * 128);
-    BackoffIdle idle;
+    ParkingIdle idle(&sequencer_wake_);
+    BackoffIdle full;  // the matcher only ever drains, so a full ring empties
     Input in;
     for (;;) {
       // Read before draining: Stop() releases `input_closed_` only after every accepted
@@ -234,18 +247,24 @@ class Pipeline {
       for (size_t i = 0; i < n; ++i) batch[i].seq = next_seq_++;
       RecordBatch(n);
       for (size_t i = 0; i < n; ++i) {
-        while (!sequenced_.TryPush(batch[i])) idle.Idle();
-        idle.Reset();
+        while (!sequenced_.TryPush(batch[i])) {
+          matcher_wake_.Notify();  // it may have parked before this batch's first push
+          full.Idle();
+        }
+        full.Reset();
       }
+      matcher_wake_.Notify();  // once per batch: the fence is not paid per input
     }
     sequencer_done_.store(true, std::memory_order_release);
+    matcher_wake_.Notify();
   }
 
   void RunMatcher() {
     Sink sink(this);
     Sequenced s;
-    BackoffIdle idle;
+    ParkingIdle idle(&matcher_wake_);
     uint64_t since_snapshot = 0;
+    int since_notify = 0;
     for (;;) {
       const bool upstream_done = sequencer_done_.load(std::memory_order_acquire);
       if (!sequenced_.TryPop(s)) {
@@ -257,21 +276,33 @@ class Pipeline {
       sink.Begin(s.seq, s.tag);
       matcher_->Apply(s.seq, s.command, sink);
       sink.Finish();
+      // Wake the publisher at the end of a burst (a lone input's outcomes go out at once),
+      // and every kNotifyEvery inputs within one. Not per input: a publisher faster than
+      // the matcher parks between inputs, and a FUTEX_WAKE per input halved
+      // `cfx bench pipeline --engine` (1.06 M -> 0.49 M inputs/s).
+      if (++since_notify >= kNotifyEvery || sequenced_.Empty()) {
+        since_notify = 0;
+        publisher_wake_.Notify();
+      }
       if (journal_ != nullptr && options_.snapshot_every > 0 &&
           ++since_snapshot >= options_.snapshot_every) {
         since_snapshot = 0;
         // Serialising is the only part on the matcher thread; the write is not.
-        if (!snapshot_jobs_.TryPush(SnapshotJob{s.seq, matcher_->Snapshot()})) {
+        if (snapshot_jobs_.TryPush(SnapshotJob{s.seq, matcher_->Snapshot()})) {
+          snapshot_wake_.Notify();
+        } else {
           snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
         }
       }
     }
     matcher_done_.store(true, std::memory_order_release);
+    publisher_wake_.Notify();
+    snapshot_wake_.Notify();
   }
 
   void RunSnapshotter() {
     SnapshotJob job;
-    BackoffIdle idle;
+    ParkingIdle idle(&snapshot_wake_);
     for (;;) {
       const bool upstream_done = matcher_done_.load(std::memory_order_acquire);
       if (!snapshot_jobs_.TryPop(job)) {
@@ -291,7 +322,7 @@ class Pipeline {
 
   void RunPublisher() {
     Output out;
-    BackoffIdle idle;
+    ParkingIdle idle(&publisher_wake_);
     bool error_reported = false;
     for (;;) {
       const bool upstream_done = matcher_done_.load(std::memory_order_acquire);
@@ -315,7 +346,10 @@ class Pipeline {
 
   void PushOutput(const Output& out) {
     BackoffIdle idle;  // the publisher only ever drains, so this wait ends
-    while (!output_.TryPush(out)) idle.Idle();
+    while (!output_.TryPush(out)) {
+      publisher_wake_.Notify();  // it may have parked before this input's first outcome
+      idle.Idle();
+    }
   }
 
   // Sequencer thread. Inputs already accepted but not journaled are never acknowledged.
@@ -323,6 +357,7 @@ class Pipeline {
     error_status_ = status;  // published by the release below; read after acquire / join
     failed_.store(true, std::memory_order_release);
     stopping_.store(true, std::memory_order_seq_cst);
+    publisher_wake_.Notify();  // it reports the error even while nothing else flows
   }
 
   void RecordBatch(size_t n) {
@@ -359,6 +394,12 @@ class Pipeline {
   std::atomic<bool> matcher_done_{false};
   std::atomic<bool> failed_{false};
   absl::Status error_status_;
+
+  // One per consumer thread; see ParkingIdle.
+  WakeSignal sequencer_wake_;  // producers (TryOffer), Stop
+  WakeSignal matcher_wake_;    // sequencer
+  WakeSignal publisher_wake_;  // matcher, Fail
+  WakeSignal snapshot_wake_;   // matcher
 
   alignas(kCacheLineSize) std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> inputs_{0};

@@ -50,6 +50,15 @@ class SpscRing {
     return true;
   }
 
+  // True when nothing is ready to pop (rereads the producer's index only if the cached one
+  // says so). Consumer thread only.
+  bool Empty() {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head != cached_tail_) return false;
+    cached_tail_ = tail_.load(std::memory_order_acquire);
+    return head == cached_tail_;
+  }
+
   // Approximate when read by a thread that is neither the producer nor the consumer.
   size_t SizeApprox() const {
     return static_cast<size_t>(tail_.load(std::memory_order_acquire) -
