@@ -17,24 +17,6 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h * 0xFF51AFD7ED558CCDull;
 }
 
-void InfoOf(OrderInfo* info, const Order& o) {
-  info->oid = o.oid;
-  info->acct = o.acct;
-  info->cl = o.cl;
-  info->side = o.side;
-  info->status = o.status;
-  info->cum = o.cum;
-  info->leaves = o.leaves();
-  info->notional = o.notional;
-  info->firm = o.firm;
-  info->type = o.type;
-  info->tif = o.tif;
-  info->px = o.px;
-  info->stop_px = o.stop_px;
-  info->qty = o.qty;
-  info->expire = o.expire;
-  info->session = o.session;
-}
 
 }  // namespace
 
@@ -198,7 +180,7 @@ void Engine::OnNew(const NewOrderCmd& c) {
   e.sym = o.sym;
   e.has_sym = true;
   e.qty = o.qty;
-  InfoOf(&e.order, o);
+  FillOrderInfo(&e.order, o);
   book->Submit(slot);
 }
 

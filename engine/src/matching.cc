@@ -7,7 +7,7 @@
 
 namespace cfx::engine {
 
-void OrderBook::FillInfo(OrderInfo* info, const Order& o) const {
+void FillOrderInfo(OrderInfo* info, const Order& o) {
   info->oid = o.oid;
   info->acct = o.acct;
   info->cl = o.cl;
@@ -42,8 +42,8 @@ void OrderBook::EmitTrade(const Order& buy, const Order& sell, PriceTicks px, Qt
   e.px = px;
   e.qty = q;
   e.aggressor = agg;
-  FillInfo(&e.order, buy);
-  FillInfo(&e.other, sell);
+  FillOrderInfo(&e.order, buy);
+  FillOrderInfo(&e.other, sell);
 }
 
 void OrderBook::Fill(uint32_t slot, Qty q, PriceTicks px) {
@@ -70,7 +70,7 @@ void OrderBook::EndOrder(uint32_t slot, CancelReason reason) {
   e.has_sym = true;
   e.cancel = reason;
   e.qty = o.leaves();  // unfilled quantity, hidden part included
-  FillInfo(&e.order, o);
+  FillOrderInfo(&e.order, o);
   e.order.leaves = 0;
   ctx_->store.Release(slot);
 }

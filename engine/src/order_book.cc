@@ -253,7 +253,7 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
     e.px = ord.px;
     e.qty = ord.qty;
     e.orig = orig;
-    FillInfo(&e.order, ord);
+    FillOrderInfo(&e.order, ord);
   };
   if (o.is_stop_pending()) {
     if (o.type == OrderType::kStopLimit) o.px = new_px;

@@ -60,7 +60,7 @@ void OrderBook::RunTriggers() {
       Event& e = ctx_->Emit(EventType::kTriggered);
       e.sym = config_.id;
       e.has_sym = true;
-      FillInfo(&e.order, o);
+      FillOrderInfo(&e.order, o);
       Execute(s);
     }
     triggered_.clear();

@@ -1,6 +1,8 @@
 // Runs the built `cfx` binary: the documented worked example (docs/methodology.md) and the
 // command's error contract.
+
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -27,7 +29,9 @@ struct RunResult {
 };
 
 RunResult RunCfx(const std::string& args) {
-  const std::string err_file = std::string(::testing::TempDir()) + "/cfx_reference_cli.err";
+  // One file per process: ctest runs the tests of this binary in parallel processes.
+  const std::string err_file =
+      std::string(::testing::TempDir()) + "/cfx_reference_cli." + std::to_string(getpid()) + ".err";
   RunResult r;
   FILE* p = popen((kCfx + " " + args + " 2>" + err_file).c_str(), "r");
   if (p == nullptr) return r;

@@ -50,6 +50,9 @@ struct LevelView {
   uint32_t count;
 };
 
+// Copies the order's identity, state and terms into an event's OrderInfo.
+void FillOrderInfo(OrderInfo* info, const Order& o);
+
 class OrderBook {
  public:
   OrderBook(const BookConfig& config, MatchContext* ctx);
@@ -131,7 +134,6 @@ class OrderBook {
   void EmitTrade(const Order& buy, const Order& sell, PriceTicks px, Qty q, Aggressor agg);
   void EndOrder(uint32_t slot, CancelReason reason);
   void Finish(uint32_t slot);  // filled: frees the slot
-  void FillInfo(OrderInfo* info, const Order& o) const;
   void RecordPrint(PriceTicks px);
 
   // Stops (stops.cc).
