@@ -148,25 +148,13 @@ absl::StatusOr<JournalStats> Journal::Verify() const {
 }
 
 absl::Status Journal::TruncateAfter(uint64_t seq) {
-  const internal::LmdbEnv& env = *impl_->records;
-  Txn txn;
-  int rc = txn.Begin(env, /*read_only=*/false);
-  if (rc != 0) return env.Error(rc, "begin truncate");
-  {
-    Cursor cursor;
-    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
-    char key[kKeySize];
-    EncodeKey(seq + 1, key);
-    for (;;) {
-      // Re-seek each time: where a cursor points after a delete is not worth relying on.
-      MDB_val k{kKeySize, key}, v;
-      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE);
-      if (rc == MDB_NOTFOUND) break;
-      if (rc != 0) return env.Error(rc, "truncate");
-      if ((rc = mdb_cursor_del(cursor.get(), 0)) != 0) return env.Error(rc, "truncate");
-    }
+  char key[kKeySize];
+  EncodeKey(seq + 1, key);
+  if (absl::Status s = internal::DeleteFromKey(*impl_->records, absl::string_view(key, kKeySize),
+                                               "truncate");
+      !s.ok()) {
+    return s;
   }
-  if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit truncate");
   // Snapshots past the cut describe states the journal no longer explains.
   absl::Status s = internal::DeleteSnapshotsAfter(*impl_, seq);
   if (!s.ok()) return s;

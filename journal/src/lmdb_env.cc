@@ -105,4 +105,25 @@ absl::Status LmdbEnv::Error(int rc, absl::string_view what) const {
   return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", mdb_strerror(rc)));
 }
 
+absl::Status DeleteFromKey(const LmdbEnv& env, absl::string_view first_key,
+                           absl::string_view what) {
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, absl::StrCat("begin ", what));
+  {
+    Cursor cursor;
+    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+    for (;;) {
+      // Re-seek each time: where a cursor points after a delete is not worth relying on.
+      MDB_val k{first_key.size(), const_cast<char*>(first_key.data())}, v;
+      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE);
+      if (rc == MDB_NOTFOUND) break;
+      if (rc != 0) return env.Error(rc, what);
+      if ((rc = mdb_cursor_del(cursor.get(), 0)) != 0) return env.Error(rc, what);
+    }
+  }
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, absl::StrCat("commit ", what));
+  return absl::OkStatus();
+}
+
 }  // namespace cfx::journal::internal

@@ -82,6 +82,10 @@ class Cursor {
   MDB_cursor* cursor_ = nullptr;
 };
 
+// Deletes every key >= `first_key` of env's table in one synced write transaction.
+// Errors name `what` ("truncate", "delete snapshot").
+absl::Status DeleteFromKey(const LmdbEnv& env, absl::string_view first_key, absl::string_view what);
+
 inline absl::string_view View(const MDB_val& v) {
   return absl::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
 }

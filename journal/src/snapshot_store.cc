@@ -93,25 +93,9 @@ namespace internal {
 
 absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq) {
   if (impl.snapshots == nullptr) return absl::OkStatus();
-  const LmdbEnv& env = *impl.snapshots;
-  Txn txn;
-  int rc = txn.Begin(env, /*read_only=*/false);
-  if (rc != 0) return env.Error(rc, "begin");
-  {
-    Cursor cursor;
-    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
-    char key[kKeySize];
-    EncodeKey(seq + 1, key);
-    for (;;) {
-      MDB_val k{kKeySize, key}, v;
-      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE);
-      if (rc == MDB_NOTFOUND) break;
-      if (rc != 0) return env.Error(rc, "delete snapshot");
-      if ((rc = mdb_cursor_del(cursor.get(), 0)) != 0) return env.Error(rc, "delete snapshot");
-    }
-  }
-  if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit");
-  return absl::OkStatus();
+  char key[kKeySize];
+  EncodeKey(seq + 1, key);
+  return DeleteFromKey(*impl.snapshots, absl::string_view(key, kKeySize), "delete snapshot");
 }
 
 }  // namespace internal
