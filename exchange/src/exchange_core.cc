@@ -156,7 +156,8 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
     if (!j.ok()) return j.status();
     m.journal = std::move(*j);
   }
-  auto rec = TradeRecorder::Open(o.journal && o.record_trades ? m.data_dir : "");
+  auto rec = TradeRecorder::Open(o.journal && o.record_trades ? m.data_dir : "",
+                                 o.ended_orders_kept);
   if (!rec.ok()) return rec.status();
   m.recorder = std::move(*rec);
   if (m.journal && o.record_trades && m.recorder->last_seq() < m.journal->LastSeq()) {

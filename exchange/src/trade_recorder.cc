@@ -1,6 +1,7 @@
 // TradeRecorder: trades, closes, positions and open orders in <data_dir>/trades.
 #include "cfx/exchange/trade_recorder.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 
@@ -29,7 +30,53 @@ bool Ended(engine::OrderStatus s) {
   return s == engine::OrderStatus::kFilled || s == engine::OrderStatus::kCanceled;
 }
 
-std::string OrderJson(const OrderStateView& v) {
+// The engine enum value whose wire name is `name` (values 0..count-1).
+template <class E>
+bool FromName(const json& name, int count, E* out) {
+  if (!name.is_string()) return false;
+  for (int i = 0; i < count; ++i) {
+    if (engine::ToString(static_cast<E>(i)) == name.get<std::string>()) {
+      *out = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Reads a row of `orders` or `ended_orders` (OrderJson); false if a field is missing or bad.
+bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  for (const char* k : {"oid", "cum", "leaves", "notional", "px", "stop_px", "qty", "session"}) {
+    if (!j.contains(k) || !j[k].is_number_integer()) return false;
+  }
+  for (const char* k : {"acct", "cl", "sym"}) {
+    if (!j.contains(k) || !j[k].is_string()) return false;
+  }
+  o->oid = j["oid"].get<uint64_t>();
+  o->acct = j["acct"].get<std::string>();
+  o->cl = j["cl"].get<std::string>();
+  o->sym = j["sym"].get<std::string>();
+  o->cum = j["cum"].get<int64_t>();
+  o->leaves = j["leaves"].get<int64_t>();
+  o->notional = j["notional"].get<int64_t>();
+  o->detail.has_detail = true;
+  o->detail.px = j["px"].get<int64_t>();
+  o->detail.stop_px = j["stop_px"].get<int64_t>();
+  o->detail.qty = j["qty"].get<int64_t>();
+  o->detail.session = j["session"].get<uint32_t>();
+  o->expired = j.value("expired", false);
+  if (serial) {
+    if (!j.contains("end") || !j["end"].is_number_unsigned()) return false;
+    *serial = j["end"].get<uint64_t>();
+  }
+  return FromName(j.value("side", json()), 2, &o->side) &&
+         FromName(j.value("status", json()), 5, &o->status) &&
+         FromName(j.value("type", json()), 4, &o->detail.type) &&
+         FromName(j.value("tif", json()), 5, &o->detail.tif);
+}
+
+std::string OrderJson(const OrderStateView& v, uint64_t end_serial = 0) {
   json j = {{"oid", v.oid},
             {"acct", v.acct},
             {"cl", v.cl},
@@ -45,6 +92,8 @@ std::string OrderJson(const OrderStateView& v) {
             {"leaves", v.leaves},
             {"notional", v.notional},
             {"session", v.detail.session}};
+  if (v.expired) j["expired"] = true;
+  if (end_serial) j["end"] = end_serial;
   return j.dump();
 }
 
@@ -60,8 +109,10 @@ TradeRecorder::~TradeRecorder() {
   committer_.join();  // it writes what was handed over first (unless that failed)
 }
 
-absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(const std::string& data_dir) {
+absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(const std::string& data_dir,
+                                                                   size_t ended_kept) {
   std::unique_ptr<TradeRecorder> r(new TradeRecorder());
+  r->ended_kept_ = ended_kept;
   if (data_dir.empty()) return r;
   KvOptions opt;
   opt.file = settlement::kTradeStoreFile;
@@ -93,27 +144,27 @@ absl::Status TradeRecorder::Load() {
   if (!error.empty()) return absl::DataLossError(error);
   // Open orders, so that re-derived rows can re-key or delete rows written before a crash.
   s = (*txn)->Scan(kOrdersTable, "", [&](absl::string_view k, absl::string_view v) {
-    json j = json::parse(v, nullptr, false);
-    if (j.is_discarded() || !j.contains("oid") || !j.contains("cl")) {
+    OrderStateView o;
+    if (!ParseOrderJson(v, &o, nullptr)) {
       error = absl::StrCat(store_->path(), ": orders/", k, ": malformed");
       return false;
     }
-    OrderStateView o;
-    o.oid = j["oid"].get<uint64_t>();
-    o.acct = j["acct"].get<std::string>();
-    o.cl = j["cl"].get<std::string>();
-    o.sym = j["sym"].get<std::string>();
-    o.side = j["side"] == "sell" ? engine::Side::kSell : engine::Side::kBuy;
-    o.cum = j["cum"].get<int64_t>();
-    o.leaves = j["leaves"].get<int64_t>();
-    o.notional = j["notional"].get<int64_t>();
-    o.detail.has_detail = true;
-    o.detail.px = j["px"].get<int64_t>();
-    o.detail.stop_px = j["stop_px"].get<int64_t>();
-    o.detail.qty = j["qty"].get<int64_t>();
-    o.detail.session = j["session"].get<uint32_t>();
     order_keys_[o.oid] = {o.acct, o.cl};
     orders_[{o.acct, o.cl}] = std::move(o);
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (!error.empty()) return absl::DataLossError(error);
+  s = (*txn)->Scan(kEndedOrdersTable, "", [&](absl::string_view k, absl::string_view v) {
+    EndedOrder e;
+    if (!ParseOrderJson(v, &e.view, &e.serial)) {
+      error = absl::StrCat(store_->path(), ": ended_orders/", k, ": malformed");
+      return false;
+    }
+    Key key{e.view.acct, e.view.cl};
+    ended_by_serial_[e.serial] = key;
+    next_ended_serial_ = std::max(next_ended_serial_, e.serial + 1);
+    ended_[std::move(key)] = std::move(e);
     return true;
   });
   if (!s.ok()) return s;
@@ -150,24 +201,61 @@ void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
     it->second = key;
   }
   if (Ended(info.status)) {
-    orders_.erase(key);
+    auto live = orders_.find(key);
+    OrderStateView v = live != orders_.end() ? std::move(live->second) : OrderStateView{};
+    if (live != orders_.end()) orders_.erase(live);
     DeleteOrder(key.first, key.second);
     if (it != order_keys_.end()) order_keys_.erase(it);
+    Fill(info, o, d, key, &v);
+    RememberEnded(std::move(v));
     return;
   }
   OrderStateView& v = orders_[key];
+  Fill(info, o, d, key, &v);
+  order_keys_[info.oid] = key;
+  PutOrder(v);
+}
+
+void TradeRecorder::RememberEnded(OrderStateView v) {
+  if (ended_kept_ == 0) return;
+  Key key{v.acct, v.cl};
+  EndedOrder& e = ended_[key];
+  if (e.serial) ended_by_serial_.erase(e.serial);  // the id ended before: the newest wins
+  e.serial = next_ended_serial_++;
+  e.view = std::move(v);
+  ended_by_serial_[e.serial] = key;
+  if (store_) {
+    ops_.push_back({kEndedOrdersTable, absl::StrCat(key.first, "/", key.second),
+                    OrderJson(e.view, e.serial)});
+  }
+  while (ended_.size() > ended_kept_) {
+    auto oldest = ended_by_serial_.begin();
+    if (store_) {
+      ops_.push_back({kEndedOrdersTable,
+                      absl::StrCat(oldest->second.first, "/", oldest->second.second),
+                      std::nullopt});
+    }
+    ended_.erase(oldest->second);
+    ended_by_serial_.erase(oldest);
+  }
+}
+
+void TradeRecorder::Fill(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,
+                         const Key& key, OrderStateView* out) {
+  OrderStateView& v = *out;
   v.oid = info.oid;
   v.acct = key.first;
   v.cl = key.second;
   if (o.event.has_sym) v.sym = Str(o.sym);
   v.side = info.side;
   v.status = info.status;
-  v.detail = d;
+  if (d.has_detail || !v.detail.has_detail) v.detail = d;
   v.cum = info.cum;
   v.leaves = info.leaves;
   v.notional = info.notional;
-  order_keys_[info.oid] = key;
-  PutOrder(v);
+  if (o.event.type == EventType::kCanceled) {
+    v.expired = o.event.cancel == engine::CancelReason::kExpired;
+  }
 }
 
 void TradeRecorder::OnEvent(const Outcome& o) {
@@ -390,9 +478,10 @@ std::vector<PositionView> TradeRecorder::Positions(std::string_view account) con
 std::optional<OrderStateView> TradeRecorder::FindOrder(std::string_view account,
                                                        std::string_view cl) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = orders_.find({std::string(account), std::string(cl)});
-  if (it == orders_.end()) return std::nullopt;
-  return it->second;
+  const Key key{std::string(account), std::string(cl)};
+  if (auto it = orders_.find(key); it != orders_.end()) return it->second;
+  if (auto it = ended_.find(key); it != ended_.end()) return it->second.view;
+  return std::nullopt;
 }
 
 }  // namespace cfx::exchange

@@ -477,7 +477,7 @@ void ExchangeOrderEntry::Status(const OrderStatus& r) {
     a.status_req_id = r.status_req_id;
     std::optional<exchange::OrderStateView> v = impl_->core_->FindOrder(r.account, r.cl_ord_id);
     if (!v) {
-      // Unknown, ended, or another account's: the same answer (SPEC §6).
+      // Unknown (or forgotten, docs/fix.md) or another account's: the same answer (SPEC §6).
       a.reason = "unknown_order";
       a.order.session = r.session;
       a.order.account = r.account;
@@ -494,6 +494,12 @@ void ExchangeOrderEntry::Status(const OrderStatus& r) {
       info.leaves = v->leaves;
       info.notional = v->notional;
       a.found = true;
+      if (v->status == en::OrderStatus::kFilled || v->status == en::OrderStatus::kCanceled) {
+        a.ended = true;
+        a.ended_reason = v->status == en::OrderStatus::kFilled ? "filled"
+                         : v->expired                          ? "expired"
+                                                               : "canceled";
+      }
       a.order = impl_->StateOf(info, en::Name::From(v->acct), en::Name::From(v->sym), v->detail);
       a.order.session = r.session;
     }

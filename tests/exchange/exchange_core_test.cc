@@ -296,6 +296,45 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   ASSERT_TRUE(core.Stop().ok());
 }
 
+TEST(ExchangeCoreTest, EndedOrdersStayFindableUpToTheCapAlsoAfterRestart) {
+  testing::TempDir dir;
+  ExchangeOptions options = testing::TestOptions(dir.path());
+  options.ended_orders_kept = 3;
+  auto check = [](ExchangeCore& core, const std::string& when) {
+    EXPECT_FALSE(core.FindOrder("A0", "e1").has_value()) << when << ": the oldest is forgotten";
+    for (auto [acct, cl] : {std::pair{"A1", "s1"}, {"A0", "e2"}, {"A1", "s2"}}) {
+      std::optional<OrderStateView> v = core.FindOrder(acct, cl);
+      ASSERT_TRUE(v.has_value()) << when << " " << cl;
+      EXPECT_EQ(v->status, engine::OrderStatus::kFilled) << when << " " << cl;
+      EXPECT_EQ(v->cum, 1) << cl;
+      EXPECT_EQ(v->leaves, 0) << cl;
+      EXPECT_EQ(v->notional, 5000) << cl;
+      EXPECT_EQ(v->sym, "B200-GOLD-US-202703") << cl;
+    }
+    std::optional<OrderStateView> live = core.FindOrder("A0", "live");
+    ASSERT_TRUE(live.has_value()) << when;
+    EXPECT_EQ(live->status, engine::OrderStatus::kNew);
+    EXPECT_EQ(live->leaves, 4);
+    EXPECT_FALSE(core.FindOrder("A1", "e2").has_value()) << "keyed by account";
+  };
+  {
+    ExchangeCore core(testing::TestConfig(), options);
+    ASSERT_TRUE(core.Start().ok());
+    SubmitOrDie(core, Order("e1", "A0", engine::Side::kBuy, 5000, 1));
+    SubmitOrDie(core, Order("s1", "A1", engine::Side::kSell, 5000, 1));
+    SubmitOrDie(core, Order("e2", "A0", engine::Side::kBuy, 5000, 1));
+    SubmitOrDie(core, Order("s2", "A1", engine::Side::kSell, 5000, 1));
+    SubmitOrDie(core, Order("live", "A0", engine::Side::kBuy, 4990, 4));
+    ASSERT_TRUE(core.Flush().ok());
+    check(core, "running");
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  ExchangeCore again(testing::TestConfig(), options);
+  ASSERT_TRUE(again.Start().ok());
+  check(again, "after restart");
+  ASSERT_TRUE(again.Stop().ok());
+}
+
 TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {
   ExchangeOptions opt;
   opt.journal = false;  // in memory: no data dir is touched

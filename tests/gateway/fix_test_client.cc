@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <thread>
 
 namespace cfx {
 namespace gateway {
@@ -348,7 +349,15 @@ std::unique_ptr<TestClient> FixGatewayTest::Connect(const std::string& sender,
   if (std::system(mk.c_str()) != 0) ADD_FAILURE() << "mkdir " << dir;
   std::unique_ptr<TestClient> c(new TestClient(sender, port_, dir, dictionary_, password));
   c->Start();
-  if (expect_logon) EXPECT_TRUE(c->WaitLogon()) << sender << " did not log on";
+  if (expect_logon) {
+    EXPECT_TRUE(c->WaitLogon()) << sender << " did not log on";
+    // QuickFIX answers the Logon before it tells the gateway: wait for the gateway's side
+    // too, so a test starts trading only once every session is logged on at both ends.
+    for (int i = 0; i < 500 && !gateway_->IsLoggedOn(sender); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(gateway_->IsLoggedOn(sender)) << sender << " not logged on at the gateway";
+  }
   return c;
 }
 

@@ -29,6 +29,10 @@ namespace test {
 extern const char kSym[];   // listed
 extern const char kSym2[];  // listed
 
+// How long a test waits for a message it expects. Generous: a passing test never waits
+// this long, and CI machines are slow and shared.
+constexpr int kWaitMs = 10000;
+
 // A FIX client session. Thread safety: QuickFIX calls the callbacks on its own thread;
 // the test thread reads through the locked accessors.
 class TestClient : public FIX::Application {
@@ -45,10 +49,10 @@ class TestClient : public FIX::Application {
   void Send(FIX::Message msg);
   // Removes and returns the first received application message matching `pred`.
   bool WaitFor(const std::function<bool(const FIX::Message&)>& pred, FIX::Message* out,
-               int ms = 3000);
+               int ms = kWaitMs);
   // The first ExecutionReport for ClOrdID `cl` with ExecType `exec_type`.
-  bool WaitExec(const std::string& cl, char exec_type, FIX::Message* out, int ms = 3000);
-  bool WaitType(const std::string& msg_type, FIX::Message* out, int ms = 3000);
+  bool WaitExec(const std::string& cl, char exec_type, FIX::Message* out, int ms = kWaitMs);
+  bool WaitType(const std::string& msg_type, FIX::Message* out, int ms = kWaitMs);
   std::vector<FIX::Message> Snapshot();
   std::string logout_text();
   FIX::SessionID id() const { return id_; }

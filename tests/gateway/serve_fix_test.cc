@@ -242,7 +242,8 @@ TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {
   EXPECT_EQ(F(m, 58), "disconnect");
   t1->Send(Status("cod1", "A1"));
   ASSERT_TRUE(t1->WaitExec("cod1", 'I', &m));
-  EXPECT_EQ(F(m, 39), "8");  // gone from the engine
+  EXPECT_EQ(F(m, 39), "4");  // ended: status still answers, with its last state
+  EXPECT_EQ(F(m, 151), "0");
 }
 
 TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
@@ -264,6 +265,50 @@ TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
   EXPECT_EQ(F(m, 151), "7");
   // The gateway continued its outgoing sequence instead of starting again at 1.
   EXPECT_GT(std::atoi(m.getHeader().getField(34).c_str()), seq_before);
+}
+
+TEST_F(ServeFixTest, StatusOfFilledAndCanceledOrdersAlsoAfterRestart) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  alpha->Send(NewOrderMsg("f1", "A1", '1', 3, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("f1", '0', &m));
+  const std::string filled_id = F(m, 37);
+  beta->Send(NewOrderMsg("fb", "B1", '2', 3, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("f1", 'F', &m));
+  alpha->Send(NewOrderMsg("x1", "A1", '1', 2, "4.900"));
+  ASSERT_TRUE(alpha->WaitExec("x1", '0', &m));
+  alpha->Send(CancelMsg("x2", "x1", "A1"));
+  ASSERT_TRUE(alpha->WaitExec("x2", '4', &m));
+
+  auto check = [&](const std::string& when) {
+    Msg s;
+    alpha->Send(Status("f1", "A1"));
+    ASSERT_TRUE(alpha->WaitExec("f1", 'I', &s)) << when;
+    EXPECT_EQ(F(s, 39), "2") << when;
+    EXPECT_EQ(F(s, 37), filled_id) << when;
+    EXPECT_EQ(F(s, 14), "3") << when;
+    EXPECT_EQ(F(s, 151), "0") << when;
+    EXPECT_EQ(F(s, 6), "5.000000") << when;
+    alpha->Send(Status("x1", "A1"));
+    ASSERT_TRUE(alpha->WaitExec("x1", 'I', &s)) << when;
+    EXPECT_EQ(F(s, 39), "4") << when;
+    EXPECT_EQ(F(s, 14), "0") << when;
+    EXPECT_EQ(F(s, 151), "0") << when;
+    // Another firm asking for the ended order still gets the unknown-order answer.
+    beta->Send(Status("f1", "A1"));
+    ASSERT_TRUE(beta->WaitExec("f1", 'I', &s)) << when;
+    EXPECT_EQ(F(s, 39), "8") << when;
+    EXPECT_EQ(F(s, 58), "unknown_order") << when;
+    EXPECT_EQ(F(s, 37), "NONE") << when;
+  };
+  check("before restart");
+  clients_.clear();
+  StopServer();
+  StartServer();
+  alpha = Connect("ALPHA_T1", "alpha-secret");
+  beta = Connect("BETA_T1");
+  check("after restart");
 }
 
 }  // namespace

@@ -49,6 +49,9 @@ enum class ClockMode {
   kManual,  // time moves only through AdvanceTime (tests, demo, replay-like runs)
 };
 
+// How many ended orders status requests can still answer (docs/fix.md, "Order status").
+inline constexpr size_t kDefaultEndedOrdersKept = 100000;
+
 struct ExchangeOptions {
   std::string data_dir;           // empty: config.data_dir
   bool journal = true;            // false: in memory only (no durability, no trade store)
@@ -63,6 +66,7 @@ struct ExchangeOptions {
   bool pre_trade_risk = true;     // SPEC §4 margin check (active once margins are set)
   size_t ring_capacity = 1 << 16; // each pipeline ring (power of two)
   size_t max_batch = 8192;        // most inputs in one group commit
+  size_t ended_orders_kept = kDefaultEndedOrdersKept;  // for FindOrder after an order ends
 };
 
 struct RecoveryInfo {
@@ -130,6 +134,7 @@ struct OrderStateView {
   engine::Qty cum = 0;
   engine::Qty leaves = 0;
   int64_t notional = 0;
+  bool expired = false;  // status canceled because the order expired (GTD, day end)
 };
 
 struct ExchangeStats {

@@ -6,6 +6,8 @@
 //                      table `closes`    closing quotes (settlement::FormatCloseJson)
 //                      table `positions` `<acct>/<sym>` -> {"acct","sym","qty","bought","sold"}
 //                      table `orders`    `<acct>/<cl>`  -> the live order (deleted when it ends)
+//                      table `ended_orders` `<acct>/<cl>` -> the order as it ended (filled or
+//                                        canceled), the most recent `ended_kept` of them
 //                      table `meta`      `last_seq`     -> the last input seq recorded
 // Tables: docs/formats.md. Restart: rows of inputs after `last_seq` are re-derived from the
 // journal (ExchangeCore::Start, RecordJournalTail), so a kill -9 loses no trade.
@@ -48,6 +50,7 @@ namespace cfx::exchange {
 
 inline constexpr char kPositionsTable[] = "positions";
 inline constexpr char kOrdersTable[] = "orders";
+inline constexpr char kEndedOrdersTable[] = "ended_orders";
 inline constexpr char kMetaTable[] = "meta";
 
 // Thread safety: Add, EndInput, Commit, CommitInBackground, Seed* on one writer thread (the
@@ -57,9 +60,10 @@ inline constexpr char kMetaTable[] = "meta";
 // touches the batches handed to it, under `commit_mu_`, and the LMDB store.
 class TradeRecorder {
  public:
-  // Opens `<data_dir>/trades` (created if absent) and loads positions and open orders.
-  // An empty `data_dir` keeps everything in memory (no persistence).
-  static absl::StatusOr<std::unique_ptr<TradeRecorder>> Open(const std::string& data_dir);
+  // Opens `<data_dir>/trades` (created if absent) and loads positions, open orders and the
+  // most recent `ended_kept` ended orders. An empty `data_dir` keeps everything in memory.
+  static absl::StatusOr<std::unique_ptr<TradeRecorder>> Open(
+      const std::string& data_dir, size_t ended_kept = kDefaultEndedOrdersKept);
   ~TradeRecorder();
 
   // The last input seq whose rows are committed (0: none).
@@ -88,6 +92,8 @@ class TradeRecorder {
   void SeedOrders(const std::vector<OrderStateView>& orders);
 
   std::vector<PositionView> Positions(std::string_view account) const;
+  // The live order `cl` of `account`; else the most recently ended one of that id (status
+  // filled or canceled, leaves 0) while it is among the last `ended_kept` to end.
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
   uint64_t commits() const { return commits_.load(std::memory_order_relaxed); }
   uint64_t trades() const { return trades_.load(std::memory_order_relaxed); }
@@ -113,6 +119,11 @@ class TradeRecorder {
   void PutPosition(const std::string& acct, const std::string& sym);
   void PutOrder(const OrderStateView& v);
   void DeleteOrder(const std::string& acct, const std::string& cl);
+  // Sets the view `out` of order `key` from the engine's `info` after outcome `o`.
+  static void Fill(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,
+                   const Key& key, OrderStateView* out);
+  // Keeps `v` (which just ended) for status requests; forgets the oldest beyond the cap.
+  void RememberEnded(OrderStateView v);
 
   std::unique_ptr<KvStore> store_;  // null: memory only
   std::atomic<uint64_t> last_seq_{0};
@@ -138,6 +149,14 @@ class TradeRecorder {
   std::map<Key, Position> positions_;
   std::map<Key, OrderStateView> orders_;  // live orders by (acct, cl)
   absl::flat_hash_map<uint64_t, Key> order_keys_;  // oid -> (acct, cl)
+  struct EndedOrder {
+    uint64_t serial = 0;  // order of ending: the oldest is forgotten first
+    OrderStateView view;
+  };
+  size_t ended_kept_ = kDefaultEndedOrdersKept;
+  uint64_t next_ended_serial_ = 1;
+  std::map<Key, EndedOrder> ended_;          // by (acct, cl)
+  std::map<uint64_t, Key> ended_by_serial_;  // serial -> (acct, cl)
 };
 
 }  // namespace cfx::exchange
