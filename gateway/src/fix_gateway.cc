@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cfx/gateway/fix_gateway.h"
+#include "fix_acceptor.h"
 #include "fix_dictionary.h"
 #include "fix_gateway_impl.h"
 
@@ -123,9 +124,11 @@ absl::Status FixGateway::Impl::Start() {
     store_.reset(new FIX::FileStoreFactory(*settings_));
     if (config_.message_log) {
       log_.reset(new FIX::FileLogFactory(*settings_));
-      acceptor_.reset(new FIX::ThreadedSocketAcceptor(*this, *store_, *settings_, *log_));
+      acceptor_.reset(new internal::BoundAcceptor(*this, *store_, *settings_, *log_,
+                                                  config_.listen_address, config_.port, true));
     } else {
-      acceptor_.reset(new FIX::ThreadedSocketAcceptor(*this, *store_, *settings_));
+      acceptor_.reset(new internal::BoundAcceptor(*this, *store_, *settings_,
+                                                  config_.listen_address, config_.port, true));
     }
     acceptor_->start();
   } catch (const FIX::RuntimeError& e) {

@@ -105,7 +105,7 @@ class FixGateway::Impl : public FIX::Application {
   std::unique_ptr<FIX::SessionSettings> settings_;
   std::unique_ptr<FIX::MessageStoreFactory> store_;
   std::unique_ptr<FIX::LogFactory> log_;
-  std::unique_ptr<FIX::ThreadedSocketAcceptor> acceptor_;
+  std::unique_ptr<FIX::Acceptor> acceptor_;  // internal::BoundAcceptor
 
   mutable std::mutex mu_;
   std::map<std::string, SessionState> sessions_;

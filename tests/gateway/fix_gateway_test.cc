@@ -445,6 +445,41 @@ TEST_F(FixGatewayTest, WrongPasswordGetsLogoutWithTextAndNoSession) {
   ASSERT_TRUE(good->WaitExec("still", '0', &m));
 }
 
+TEST_F(FixGatewayTest, ListensOnlyOnTheConfiguredAddress) {
+  StopGateway();
+  StartGateway("127.0.0.2");  // all of 127/8 is loopback on Linux
+  RawSocket elsewhere(port_, "127.0.0.1");
+  EXPECT_FALSE(elsewhere.ok()) << "the gateway must listen on 127.0.0.2 only";
+  RawSocket bound(port_, "127.0.0.2");
+  ASSERT_TRUE(bound.ok());
+  ASSERT_TRUE(bound.Write(Frame("35=A|49=BETA_T1|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|")));
+  bool closed = false;
+  std::string answer;
+  for (int i = 0; i < 50 && answer.find("\x01" "35=A\x01") == std::string::npos && !closed; ++i) {
+    answer += bound.Read(100, &closed);
+  }
+  EXPECT_NE(answer.find("\x01" "35=A\x01"), std::string::npos) << "no Logon answer: " << answer;
+  EXPECT_TRUE(gateway_->IsLoggedOn("BETA_T1"));
+}
+
+TEST_F(FixGatewayTest, AnAddressThatCannotBeBoundFailsStartNamingIt) {
+  for (const std::string address : {"256.1.1.1", "not-an-address", "127.0.0.1"}) {
+    FixGatewayConfig config = MakeConfig();  // 127.0.0.1: the port is the running gateway's
+    config.listen_address = address;
+    config.data_dir = dir_ + "/other";
+    config.target_comp_id = "CFX2";  // QuickFIX's session registry is process-wide
+    FixGateway other(config, exchange_.get());
+    absl::Status st = other.Start();
+    EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable) << address << ": " << st;
+    EXPECT_NE(std::string(st.message()).find(address), std::string::npos) << st;
+    other.Stop();
+  }
+  Msg m;
+  auto beta = Connect("BETA_T1");
+  beta->Send(NewOrderMsg("after", "B1", '1', 1, "5.000"));
+  ASSERT_TRUE(beta->WaitExec("after", '0', &m)) << "the running gateway keeps serving";
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace gateway

@@ -193,13 +193,12 @@ FIX::Message ReplaceMsg(const std::string& cl, const std::string& orig, const st
   return m;
 }
 
-RawSocket::RawSocket(int port) {
+RawSocket::RawSocket(int port, const char* ipv4) {
   fd_ = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (inet_pton(AF_INET, ipv4, &addr.sin_addr) != 1 || connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     close(fd_);
     fd_ = -1;
   }
@@ -322,9 +321,11 @@ void FixGatewayTest::SetUp() {
   StartGateway();
 }
 
-void FixGatewayTest::StartGateway() {
+void FixGatewayTest::StartGateway(const std::string& listen_address) {
   exchange_.reset(new testing::FakeExchange({kSym, kSym2}));
-  gateway_.reset(new FixGateway(MakeConfig(), exchange_.get()));
+  FixGatewayConfig config = MakeConfig();
+  config.listen_address = listen_address;
+  gateway_.reset(new FixGateway(config, exchange_.get()));
   exchange_->SetListener(gateway_.get());
   exchange_->Start();
   absl::Status st = gateway_->Start();

@@ -93,7 +93,7 @@ std::string F(const FIX::Message& m, int tag);  // field or ""
 // A blocking loopback TCP socket for hostile input.
 class RawSocket {
  public:
-  explicit RawSocket(int port);
+  explicit RawSocket(int port, const char* ipv4 = "127.0.0.1");
   ~RawSocket();
   bool ok() const { return fd_ >= 0; }
   bool Write(const std::string& bytes);
@@ -117,7 +117,7 @@ class FixGatewayTest : public ::testing::Test {
   void SetUp() override;
   void TearDown() override;
   FixGatewayConfig MakeConfig();
-  void StartGateway();
+  void StartGateway(const std::string& listen_address = "127.0.0.1");
   void StopGateway();
   std::unique_ptr<TestClient> Connect(const std::string& sender, const std::string& password = "",
                                       bool expect_logon = true);
