@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -94,6 +96,29 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     return absl::UnavailableError("exchange input ring full");
   }
 
+  // Lists each product's 12 months from the month of `now` that are not listed yet (a new
+  // month is followed once the calendar reaches it). Cheap when the month has not changed.
+  // Any thread: the clock thread, AdvanceTime's callers, Start.
+  absl::Status ListMonths(engine::Timestamp now, std::vector<std::string>* added) {
+    int year = 0, month = 0, day = 0;
+    YmdFromDate(Date{static_cast<int32_t>(now / 1000 / kUsPerDay)}, &year, &month, &day);
+    const int index = year * 12 + month - 1;
+    std::lock_guard<std::mutex> lock(listing_mu);
+    if (index <= listed_month_index) return absl::OkStatus();
+    for (const ProductConfig& p : config.products) {
+      for (int k = 0; k < 12; ++k) {
+        ContractSymbol cs{p.grade, (index + k) / 12, (index + k) % 12 + 1};
+        std::string sym = cs.Key();
+        if (listed_syms.count(sym)) continue;
+        if (absl::Status s = OfferRetrying(ProductFor(sym, &p)); !s.ok()) return s;
+        if (added != nullptr) added->push_back(sym);
+        listed_syms.insert(std::move(sym));
+      }
+    }
+    listed_month_index = index;
+    return absl::OkStatus();
+  }
+
   engine::ProductCmd ProductFor(const std::string& sym, const ProductConfig* p) const {
     engine::ProductCmd c;
     c.sym = engine::Name::From(sym);
@@ -115,6 +140,9 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   std::unique_ptr<journal::Pipeline<engine::Command, Outcome>> pipeline;
   std::vector<OutcomeListener*> listeners;
   std::thread clock;
+  std::mutex listing_mu;
+  std::set<std::string> listed_syms;  // every symbol listed (recovered or offered)
+  int listed_month_index = -1;        // year*12 + month-1 of the last ListMonths pass
   std::atomic<bool> running{false};
   std::atomic<bool> stop_clock{false};
   bool started = false;
@@ -205,9 +233,13 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
     live.push_back(std::move(v));
   });
   m.recorder->SeedOrders(live);
-  std::vector<std::string> have;
-  for (size_t i = 0; i < eng.symbol_count(); ++i) {
-    have.emplace_back(eng.SymbolName(static_cast<engine::SymbolId>(i)));
+  {
+    std::lock_guard<std::mutex> lock(m.listing_mu);
+    m.listed_syms.clear();
+    m.listed_month_index = -1;
+    for (size_t i = 0; i < eng.symbol_count(); ++i) {
+      m.listed_syms.emplace(eng.SymbolName(static_cast<engine::SymbolId>(i)));
+    }
   }
   engine::Timestamp now = o.clock == ClockMode::kWall ? WallNow()
                           : o.start_time != engine::kNoTime ? o.start_time
@@ -217,17 +249,7 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   m.started = true;
 
   if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
-  int year = 0, month = 0, day = 0;
-  YmdFromDate(Date{static_cast<int32_t>(now / 1000 / kUsPerDay)}, &year, &month, &day);
-  for (const ProductConfig& p : m.config.products) {
-    for (int k = 0; k < 12; ++k) {
-      ContractSymbol cs{p.grade, year + (month - 1 + k) / 12, (month - 1 + k) % 12 + 1};
-      const std::string sym = cs.Key();
-      if (std::find(have.begin(), have.end(), sym) != have.end()) continue;
-      if (absl::Status s = m.OfferRetrying(m.ProductFor(sym, &p)); !s.ok()) return s;
-      info.listed.push_back(sym);
-    }
-  }
+  if (absl::Status s = m.ListMonths(now, &info.listed); !s.ok()) return s;
   // Callers expect the listing in ListedSymbols() once Start returns.
   if (absl::Status s = Flush(); !s.ok()) return s;
   if (o.clock == ClockMode::kWall) {
@@ -235,7 +257,9 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
       while (!m.stop_clock.load(std::memory_order_acquire)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(m.options.wall_tick_ms));
         if (m.stop_clock.load(std::memory_order_acquire)) break;
-        (void)m.Offer(engine::TimeCmd{WallNow()}, 0);  // full: the next tick carries time
+        const engine::Timestamp t = WallNow();
+        (void)m.Offer(engine::TimeCmd{t}, 0);  // full: the next tick carries time
+        (void)m.ListMonths(t, nullptr);        // failed: the next tick tries again
       }
     });
   }
@@ -259,7 +283,9 @@ OfferResult ExchangeCore::Submit(const engine::Command& command, uint64_t tag) {
 }
 
 OfferResult ExchangeCore::AdvanceTime(engine::Timestamp ts, uint64_t tag) {
-  return impl_->Offer(engine::TimeCmd{ts}, tag);
+  OfferResult r = impl_->Offer(engine::TimeCmd{ts}, tag);
+  if (r == OfferResult::kAccepted) (void)impl_->ListMonths(ts, nullptr);  // else: next time
+  return r;
 }
 
 static absl::Status ForAllSymbols(ExchangeCore::Impl& m,

@@ -3,6 +3,7 @@
 // corrupt journal tail.
 #include "cfx/exchange/exchange_core.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -152,13 +153,12 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
     EXPECT_FALSE(core.BookSnapshot("NOPE", 5).has_value());
     // Published order views agree with the outcomes.
     for (const auto& [key, o] : rec.live) {
+      // Live and ended orders alike (ended ones are kept up to a cap far above this test).
       auto v = core.FindOrder(key.first, key.second);
-      const bool ended = o.status == engine::OrderStatus::kFilled ||
-                         o.status == engine::OrderStatus::kCanceled;
-      ASSERT_EQ(v.has_value(), !ended) << key.second;
-      if (v) {
-        EXPECT_EQ(v->leaves, o.leaves);
-      }
+      ASSERT_TRUE(v.has_value()) << key.second;
+      EXPECT_EQ(v->status, o.status) << key.second;
+      EXPECT_EQ(v->leaves, o.leaves) << key.second;
+      EXPECT_EQ(v->cum, o.cum) << key.second;
     }
     int64_t net = 0;
     for (int a = 0; a < 4; ++a) {
@@ -180,15 +180,12 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
     EXPECT_EQ(info->next_seq, next_seq);
     EXPECT_EQ(info->state_hash, hash);
     EXPECT_GT(info->snapshot_seq, 0u);
-    for (const auto& [key, o] : live) {
-      const bool ended = o.status == engine::OrderStatus::kFilled ||
-                         o.status == engine::OrderStatus::kCanceled;
+    for (const auto& [key, o] : live) {  // live and ended orders survive the restart
       auto v = core.FindOrder(key.first, key.second);
-      ASSERT_EQ(v.has_value(), !ended) << key.second;
-      if (v) {
-        EXPECT_EQ(v->oid, o.oid);
-        EXPECT_EQ(v->cum, o.cum);
-      }
+      ASSERT_TRUE(v.has_value()) << key.second;
+      EXPECT_EQ(v->oid, o.oid);
+      EXPECT_EQ(v->status, o.status);
+      EXPECT_EQ(v->cum, o.cum);
     }
     ASSERT_TRUE(core.Stop().ok());
   }
@@ -332,6 +329,43 @@ TEST(ExchangeCoreTest, EndedOrdersStayFindableUpToTheCapAlsoAfterRestart) {
   ExchangeCore again(testing::TestConfig(), options);
   ASSERT_TRUE(again.Start().ok());
   check(again, "after restart");
+  ASSERT_TRUE(again.Stop().ok());
+}
+
+TEST(ExchangeCoreTest, ANewMonthIsListedWhileRunningAndNotTwiceAfterRestart) {
+  testing::TempDir dir;
+  const ExchangeOptions options = testing::TestOptions(dir.path());  // 2027-03-01 09:00Z
+  const std::string next = "B200-GOLD-US-202803";
+  auto count = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::count(v.begin(), v.end(), s);
+  };
+  {
+    ExchangeCore core(testing::TestConfig(), options);
+    auto r = core.Start();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->listed.size(), 12u);
+    EXPECT_EQ(count(core.ListedSymbols(), next), 0);
+    // Later in March: nothing new.
+    ASSERT_EQ(core.AdvanceTime(options.start_time + 20ll * 86400 * kNsPerSec), OfferResult::kAccepted);
+    ASSERT_TRUE(core.Flush().ok());
+    EXPECT_EQ(core.ListedSymbols().size(), 12u);
+    // 1 April: March 2028 joins the window, and it trades.
+    ASSERT_EQ(core.AdvanceTime(options.start_time + 31ll * 86400 * kNsPerSec), OfferResult::kAccepted);
+    ASSERT_TRUE(core.Flush().ok());
+    EXPECT_EQ(count(core.ListedSymbols(), next), 1);
+    EXPECT_EQ(core.ListedSymbols().size(), 13u);  // March 2027 stays until it is settled
+    engine::NewOrderCmd o = Order("n1", "A0", engine::Side::kBuy, 5000, 1);
+    o.sym = engine::Name::From(next);
+    SubmitOrDie(core, o);
+    ASSERT_TRUE(core.Flush().ok());
+    EXPECT_TRUE(core.FindOrder("A0", "n1").has_value()) << "the new month accepts orders";
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  ExchangeCore again(testing::TestConfig(), options);
+  auto r = again.Start();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->listed.empty()) << "recovered symbols are not listed again";
+  EXPECT_EQ(count(again.ListedSymbols(), next), 1);
   ASSERT_TRUE(again.Stop().ok());
 }
 

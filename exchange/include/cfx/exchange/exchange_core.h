@@ -164,7 +164,9 @@ class ExchangeCore {
   // (snapshot + journal tail), re-derives trade-store rows the crash lost, then starts the
   // threads and lists what is missing: the 12 monthly contracts from the current month for
   // each configured product, after a TimeCmd with the clock's time; returns once those are
-  // applied (ListedSymbols() is complete). Errors: the data
+  // applied (ListedSymbols() is complete). While running, each clock tick (or AdvanceTime)
+  // that enters a new month lists that month's 12th contract, so a year of months stays
+  // listed without a restart. Errors: the data
   // dir is unusable, or DataLoss naming the first corrupt journal record (nothing started).
   absl::StatusOr<RecoveryInfo> Start();
   // Stops accepting, drains every accepted input through journal, engine and publisher,
@@ -174,7 +176,8 @@ class ExchangeCore {
   // Hands one command to the sequencer. Never blocks: kFull when the input ring is full
   // (the caller retries, or rejects `throttled`), kStopped before Start / after Stop.
   OfferResult Submit(const engine::Command& command, uint64_t tag);
-  // Manual clock: submits TimeCmd{ts} (ignored by the engine if earlier than the last).
+  // Manual clock: submits TimeCmd{ts} (ignored by the engine if earlier than the last);
+  // once accepted, lists the months `ts` brings into the 12-month window (Start).
   OfferResult AdvanceTime(engine::Timestamp ts, uint64_t tag = 0);
   // Session helpers over every listed symbol (each one sequenced command per symbol):
   // pre_open; open (an opening auction when pre_open); close (day orders expire).
