@@ -138,6 +138,16 @@ void Engine::OnState(const StateCmd& c) {
     e.reject = RejectReason::kUnknownSymbol;
     return;
   }
+  if (book->state() == TradingState::kExpired) return;  // delisted for good
+  if (c.state == TradingState::kExpired) {
+    const SymbolId id = book->config().id;
+    OrderStore& st = ctx_.store;
+    for (uint32_t s = st.first_live(); s != kNoSlot;) {
+      uint32_t next = st.at(s).all_next;
+      if (st.at(s).sym == id) book->Cancel(s, CancelReason::kExpired);
+      s = next;
+    }
+  }
   book->SetState(c.state);
 }
 
@@ -195,7 +205,7 @@ void Engine::OnCancel(const CancelCmd& c) {
     return;
   }
   OrderBook& book = *books_[ctx_.store.at(slot).sym];
-  if (book.state() == TradingState::kClosed) {
+  if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
     EmitCancelReject(c.orig, nullptr, acct, RejectReason::kMarketClosed);
     return;
   }
@@ -291,6 +301,7 @@ void Engine::OnClose(const CloseCmd& c) {
     e.reject = RejectReason::kUnknownSymbol;
     return;
   }
+  if (book->state() == TradingState::kExpired) return;  // nothing left to close
   OrderStore& st = ctx_.store;
   SymbolId id = book->config().id;
   for (uint32_t s = st.first_live(); s != kNoSlot;) {

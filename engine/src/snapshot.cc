@@ -197,7 +197,7 @@ absl::Status Engine::Restore(absl::string_view blob) {
     TradingState state{};
     PriceTicks last = 0;
     if (!r.Str(&sym) || !r.Get(&has_ref) || !r.Get(&c.ref) || !r.Get(&c.band_percent) ||
-        !r.Get(&c.max_order_qty) || !r.Get(&c.protection_ticks) || !GetEnum(r, &state, 3) ||
+        !r.Get(&c.max_order_qty) || !r.Get(&c.protection_ticks) || !GetEnum(r, &state, 4) ||
         !r.Get(&has_last) || !r.Get(&last) || !r.Get(&ever)) {
       return bad("truncated book");
     }

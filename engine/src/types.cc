@@ -41,6 +41,7 @@ std::string_view ToString(TradingState v) {
     case TradingState::kOpen: return "open";
     case TradingState::kHalted: return "halted";
     case TradingState::kClosed: return "closed";
+    case TradingState::kExpired: return "expired";
   }
   return "?";
 }

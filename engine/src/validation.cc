@@ -38,7 +38,9 @@ RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, Acc
   OrderBook* book = BookOf(c.sym.view());
   if (book == nullptr) return RejectReason::kUnknownSymbol;
   *book_out = book;
-  if (book->state() == TradingState::kClosed) return RejectReason::kMarketClosed;
+  if (book->state() == TradingState::kClosed || book->state() == TradingState::kExpired) {
+    return RejectReason::kMarketClosed;
+  }
   if (book->state() == TradingState::kHalted) return RejectReason::kHalted;
 
   if (client_ids_.contains(ClKey{acct, c.cl})) return RejectReason::kDuplicateClientId;
@@ -75,7 +77,9 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
                                      PriceTicks* px, Qty* qty) {
   if (c.cl.empty()) return RejectReason::kInvalidField;
   if (c.px.present && c.px.on_tick && c.px.ticks <= 0) return RejectReason::kInvalidField;
-  if (book.state() == TradingState::kClosed) return RejectReason::kMarketClosed;
+  if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
+    return RejectReason::kMarketClosed;
+  }
   if (book.state() == TradingState::kHalted) return RejectReason::kHalted;
   if (client_ids_.contains(ClKey{o.acct, c.cl})) return RejectReason::kDuplicateClientId;
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "book_publisher.h"
+#include "cfx/common/grade.h"
 
 namespace cfx::exchange {
 namespace {
@@ -167,7 +168,29 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
       if (o.has_ask) o.ask = book.BestPrice(engine::Side::kSell);
       sink.Emit(o);
     }
+    for (size_t id = 0; id < engine_->symbol_count(); ++id) {
+      const auto sid = static_cast<engine::SymbolId>(id);
+      if (LastTradingDay(sid) != day.days ||
+          engine_->book(sid).state() == engine::TradingState::kExpired) {
+        continue;
+      }
+      const engine::Command expire =
+          engine::StateCmd{engine::Name::From(engine_->SymbolName(sid)), engine::TradingState::kExpired};
+      engine_->Process(expire);
+      EmitEvents(expire, 0, sink);
+    }
   }
+}
+
+int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {
+  while (last_trading_day_.size() <= id && last_trading_day_.size() < engine_->symbol_count()) {
+    const auto next = static_cast<engine::SymbolId>(last_trading_day_.size());
+    const std::string_view name = engine_->SymbolName(next);
+    absl::StatusOr<ContractSymbol> c = ParseSymbol(absl::string_view(name.data(), name.size()));
+    last_trading_day_.push_back(
+        c.ok() ? options_.calendar.LastBusinessDayOfMonth(c->year, c->month).days : INT32_MIN);
+  }
+  return id < last_trading_day_.size() ? last_trading_day_[id] : INT32_MIN;
 }
 
 void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
@@ -227,6 +250,17 @@ void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
       touched_.push_back(*id);
     }
   }
+  EmitEvents(command, session, sink);
+  if (publisher_ != nullptr) {
+    std::sort(touched_.begin(), touched_.end());
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    for (engine::SymbolId id : touched_) publisher_->Publish(*engine_, id, seq);
+  }
+  touched_.clear();
+}
+
+void EngineMatcher::EmitEvents(const engine::Command& command, engine::SessionId session,
+                               journal::OutcomeSink<Outcome>& sink) {
   for (const engine::Event& e : engine_->last_events()) {
     Track(e);
     FillOutcome(e, &scratch_);
@@ -245,12 +279,6 @@ void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
       }
     }
   }
-  if (publisher_ != nullptr) {
-    std::sort(touched_.begin(), touched_.end());
-    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-    for (engine::SymbolId id : touched_) publisher_->Publish(*engine_, id, seq);
-  }
-  touched_.clear();
 }
 
 void EngineMatcher::PublishAll() {

@@ -33,7 +33,8 @@ constexpr size_t kCommitEveryInputs = 4096;
 
 class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
  public:
-  Impl(const ExchangeConfig& c, const ExchangeOptions& o) : config(c), options(o) {
+  Impl(const ExchangeConfig& c, const ExchangeOptions& o)
+      : config(c), options(o), calendar(c.Calendar()) {
     data_dir = o.data_dir.empty() ? c.data_dir : o.data_dir;
   }
 
@@ -96,13 +97,16 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     return absl::UnavailableError("exchange input ring full");
   }
 
-  // Lists each product's 12 months from the month of `now` that are not listed yet (a new
-  // month is followed once the calendar reaches it). Cheap when the month has not changed.
-  // Any thread: the clock thread, AdvanceTime's callers, Start.
+  // Lists each product's 12 months from the first month still trading at `now` that are
+  // not listed yet: the current month until its last trading day's 16:00Z close (when the
+  // matcher expires it), the next month after that. Cheap when nothing changed. Any thread:
+  // the clock thread, AdvanceTime's callers, Start.
   absl::Status ListMonths(engine::Timestamp now, std::vector<std::string>* added) {
     int year = 0, month = 0, day = 0;
-    YmdFromDate(Date{static_cast<int32_t>(now / 1000 / kUsPerDay)}, &year, &month, &day);
-    const int index = year * 12 + month - 1;
+    const int64_t now_us = now / 1000;
+    YmdFromDate(Date{static_cast<int32_t>(now_us / kUsPerDay)}, &year, &month, &day);
+    int index = year * 12 + month - 1;
+    if (now_us >= AtHour(calendar.LastBusinessDayOfMonth(year, month), 16)) ++index;
     std::lock_guard<std::mutex> lock(listing_mu);
     if (index <= listed_month_index) return absl::OkStatus();
     for (const ProductConfig& p : config.products) {
@@ -131,6 +135,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
 
   ExchangeConfig config;
   ExchangeOptions options;
+  BusinessCalendar calendar;
   std::string data_dir;
   EngineCodec codec;
   std::unique_ptr<journal::Journal> journal;
@@ -369,6 +374,12 @@ std::vector<PositionView> ExchangeCore::Positions(std::string_view account) cons
 
 std::vector<std::string> ExchangeCore::ListedSymbols() const {
   std::vector<std::string> s = impl_->publisher.Symbols();
+  s.erase(std::remove_if(s.begin(), s.end(),
+                         [&](const std::string& sym) {
+                           std::optional<BookView> b = impl_->publisher.Read(sym, 0);
+                           return b && b->state == engine::TradingState::kExpired;
+                         }),
+          s.end());
   std::sort(s.begin(), s.end());
   return s;
 }

@@ -332,32 +332,57 @@ TEST(ExchangeCoreTest, EndedOrdersStayFindableUpToTheCapAlsoAfterRestart) {
   ASSERT_TRUE(again.Stop().ok());
 }
 
-TEST(ExchangeCoreTest, ANewMonthIsListedWhileRunningAndNotTwiceAfterRestart) {
+TEST(ExchangeCoreTest, AtTheLastTradingDaysCloseTheMonthExpiresAndTheNextIsListed) {
   testing::TempDir dir;
   const ExchangeOptions options = testing::TestOptions(dir.path());  // 2027-03-01 09:00Z
-  const std::string next = "B200-GOLD-US-202803";
+  const std::string march = "B200-GOLD-US-202703", next = "B200-GOLD-US-202803";
+  const int64_t hour = 3600ll * kNsPerSec, day = 24 * hour;
+  // Wednesday 2027-03-31 is March's last trading day; its close is 16:00Z.
+  const engine::Timestamp close = options.start_time + 30 * day + 7 * hour;
   auto count = [](const std::vector<std::string>& v, const std::string& s) {
     return std::count(v.begin(), v.end(), s);
   };
   {
     ExchangeCore core(testing::TestConfig(), options);
+    Recorder rec(&core);
+    core.AddListener(&rec);
     auto r = core.Start();
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->listed.size(), 12u);
-    EXPECT_EQ(count(core.ListedSymbols(), next), 0);
-    // Later in March: nothing new.
-    ASSERT_EQ(core.AdvanceTime(options.start_time + 20ll * 86400 * kNsPerSec), OfferResult::kAccepted);
+    SubmitOrDie(core, Order("gtc", "A0", engine::Side::kBuy, 5000, 2));  // March, GTC
+    // The last trading day, before the close: March still trades, nothing new is listed.
+    ASSERT_EQ(core.AdvanceTime(close - kNsPerSec), OfferResult::kAccepted);
     ASSERT_TRUE(core.Flush().ok());
     EXPECT_EQ(core.ListedSymbols().size(), 12u);
-    // 1 April: March 2028 joins the window, and it trades.
-    ASSERT_EQ(core.AdvanceTime(options.start_time + 31ll * 86400 * kNsPerSec), OfferResult::kAccepted);
+    EXPECT_EQ(core.FindOrder("A0", "gtc")->status, engine::OrderStatus::kNew);
+    // Past the close: March expires (its GTC order canceled `expired`), March 2028 is listed.
+    ASSERT_EQ(core.AdvanceTime(close + kNsPerSec), OfferResult::kAccepted);
     ASSERT_TRUE(core.Flush().ok());
     EXPECT_EQ(count(core.ListedSymbols(), next), 1);
-    EXPECT_EQ(core.ListedSymbols().size(), 13u);  // March 2027 stays until it is settled
+    EXPECT_EQ(core.ListedSymbols().size(), 12u);  // March is no longer listed
+    EXPECT_EQ(count(core.ListedSymbols(), march), 0);
+    std::optional<OrderStateView> gtc = core.FindOrder("A0", "gtc");
+    ASSERT_TRUE(gtc.has_value());
+    EXPECT_EQ(gtc->status, engine::OrderStatus::kCanceled);
+    EXPECT_TRUE(gtc->expired);
+    auto book = core.BookSnapshot(march, 5);
+    ASSERT_TRUE(book.has_value());
+    EXPECT_EQ(book->state, engine::TradingState::kExpired);
+    EXPECT_EQ(book->bids.size(), 0u);
+    SubmitOrDie(core, Order("late", "A0", engine::Side::kBuy, 5000, 1));
+    ASSERT_TRUE(core.OpenAll().ok());  // reopening every book leaves an expired one expired
+    SubmitOrDie(core, Order("later", "A0", engine::Side::kBuy, 5000, 1));
     engine::NewOrderCmd o = Order("n1", "A0", engine::Side::kBuy, 5000, 1);
     o.sym = engine::Name::From(next);
     SubmitOrDie(core, o);
     ASSERT_TRUE(core.Flush().ok());
+    {
+      std::lock_guard<std::mutex> lock(rec.mu);
+      ASSERT_EQ(rec.rejects.size(), 2u);
+      for (const Outcome& x : rec.rejects) {
+        EXPECT_EQ(x.event.reject, engine::RejectReason::kMarketClosed);
+      }
+    }
     EXPECT_TRUE(core.FindOrder("A0", "n1").has_value()) << "the new month accepts orders";
     ASSERT_TRUE(core.Stop().ok());
   }
@@ -366,6 +391,7 @@ TEST(ExchangeCoreTest, ANewMonthIsListedWhileRunningAndNotTwiceAfterRestart) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->listed.empty()) << "recovered symbols are not listed again";
   EXPECT_EQ(count(again.ListedSymbols(), next), 1);
+  EXPECT_EQ(again.BookSnapshot(march, 1)->state, engine::TradingState::kExpired);
   ASSERT_TRUE(again.Stop().ok());
 }
 

@@ -60,7 +60,10 @@ enum class Side : uint8_t { kBuy, kSell };
 enum class OrderType : uint8_t { kLimit, kMarket, kStop, kStopLimit };
 enum class TimeInForce : uint8_t { kDay, kGtc, kIoc, kFok, kGtd };
 enum class StpAction : uint8_t { kCancelResting, kCancelAggressor, kCancelBoth };
-enum class TradingState : uint8_t { kPreOpen, kOpen, kHalted, kClosed };
+// kExpired: delisted after its last trading day (the exchange sets it at that day's close):
+// every order was canceled `expired`; new orders are refused `market_closed`, and no later
+// StateCmd changes it.
+enum class TradingState : uint8_t { kPreOpen, kOpen, kHalted, kClosed, kExpired };
 enum class Aggressor : uint8_t { kBuy, kSell, kNone };
 
 enum class RejectReason : uint8_t {

@@ -84,8 +84,18 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   };
   engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd,
                                      const engine::OrderBook& book) override;
+  // Closing quotes at 16:00Z of each business day in (from, to]; at the close of a
+  // contract's last trading day, after its quote, the contract expires (StateCmd kExpired:
+  // its orders are canceled `expired`, new ones refused). Derived from the TimeCmd alone,
+  // so replaying the journal expires the same contracts at the same input.
   void EmitCloses(engine::Timestamp from, engine::Timestamp to,
                   journal::OutcomeSink<Outcome>& sink);
+  // Emits the engine's events of the command just processed as outcomes.
+  void EmitEvents(const engine::Command& command, engine::SessionId session,
+                  journal::OutcomeSink<Outcome>& sink);
+  // The last trading day (days since the epoch) of symbol `id`; INT32_MIN if its name is
+  // not a contract symbol.
+  int32_t LastTradingDay(engine::SymbolId id);
   void Track(const engine::Event& e);
   void SetLeaves(const engine::OrderInfo& info, engine::SymbolId sym);
   Exposure& ExposureOf(engine::AccountId acct, engine::SymbolId sym);
@@ -101,6 +111,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   std::vector<std::vector<engine::SymbolId>> account_syms_;  // contracts an account touched
   absl::flat_hash_map<engine::OrderId, LiveLeaves> leaves_;
   std::vector<int64_t> margins_;  // by symbol id
+  std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
   internal::BookPublisher* publisher_ = nullptr;
   std::vector<engine::SymbolId> touched_;
   Outcome scratch_;

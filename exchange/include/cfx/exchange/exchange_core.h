@@ -204,6 +204,7 @@ class ExchangeCore {
   std::optional<BookView> BookSnapshot(std::string_view sym, int depth) const;
   // Positions from the trade store (with record_trades; otherwise trades since Start only).
   std::vector<PositionView> Positions(std::string_view account) const;  // sorted by sym
+  // The contracts that trade: listed and not expired (an expired one keeps its book view).
   std::vector<std::string> ListedSymbols() const;                       // sorted
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
   ExchangeStats Stats() const;
