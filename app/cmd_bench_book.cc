@@ -1,5 +1,7 @@
-// `cfx bench book --workload liquibook|mixed --orders N --seed S`: order-book throughput and
-// per-order latency; the last line printed is one JSON object (docs/performance.md).
+// `cfx bench book --workload liquibook|mixed --orders N --seed S [--engine --accounts A]`:
+// order-book throughput and per-order latency, or with --engine the same stream as gateway
+// commands through Engine (client ids, A accounts, validation, STP, a counting listener);
+// the last line printed is one JSON object (docs/performance.md).
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +16,8 @@ struct BookBenchFlags {
   std::string workload = "liquibook";
   size_t orders = 3000000;
   unsigned seed = 3;
+  bool engine = false;
+  uint32_t accounts = 16;
 };
 
 cfx::app::ExitCode RunBookBenchCommand(const BookBenchFlags& flags) {
@@ -27,9 +31,20 @@ cfx::app::ExitCode RunBookBenchCommand(const BookBenchFlags& flags) {
               << flags.workload << "'\n";
     return 2;
   }
-  cfx::engine::BenchFigures f = cfx::engine::RunBookBench(items);
+  if (flags.accounts == 0) {
+    std::cerr << "cfx bench book: --accounts must be at least 1\n";
+    return 2;
+  }
+  cfx::engine::BenchFigures f;
+  cfx::engine::EventCounts counts;
+  if (flags.engine) {
+    f = cfx::engine::RunEngineBench(cfx::engine::EngineCommands(items, flags.accounts), &counts);
+  } else {
+    f = cfx::engine::RunBookBench(items);
+  }
   nlohmann::ordered_json j;
   j["bench"] = "book";
+  j["engine"] = flags.engine;
   j["workload"] = flags.workload;
   j["orders"] = flags.orders;
   j["seed"] = flags.seed;
@@ -40,6 +55,15 @@ cfx::app::ExitCode RunBookBenchCommand(const BookBenchFlags& flags) {
   j["p999_ns"] = f.p999_ns;
   j["trades"] = f.trades;
   j["resting_at_end"] = f.resting_at_end;
+  if (flags.engine) {
+    j["accounts"] = flags.accounts;
+    j["accepted"] = counts.accepted;
+    j["rejected"] = counts.rejected;
+    j["canceled"] = counts.canceled;
+    j["stp_canceled"] = counts.stp_canceled;
+    j["replaced"] = counts.replaced;
+    j["cancel_rejected"] = counts.cancel_rejected;
+  }
   std::cout << j.dump() << std::endl;
   return 0;
 }
@@ -50,6 +74,9 @@ void SetupBookBench(CLI::App& parent, cfx::app::ExitCode* rc) {
   cmd->add_option("--workload", flags->workload, "liquibook (default) or mixed");
   cmd->add_option("--orders", flags->orders, "Number of orders (default 3000000)");
   cmd->add_option("--seed", flags->seed, "Random seed (default 3)");
+  cmd->add_flag("--engine", flags->engine,
+                "Send the stream through Engine as gateway commands instead of one book");
+  cmd->add_option("--accounts", flags->accounts, "With --engine: accounts (default 16)");
   cmd->callback([flags, rc] { *rc = RunBookBenchCommand(*flags); });
 }
 

@@ -3,11 +3,16 @@
 #include <x86intrin.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <string_view>
+#include <variant>
 
+#include "absl/strings/str_cat.h"
+#include "cfx/engine/engine.h"
 #include "cfx/engine/order_book.h"
 
 namespace cfx::engine {
@@ -105,8 +110,7 @@ class BenchBook {
     c.max_order_qty = INT64_MAX;
     return c;
   }
-  // Applies one item; returns trades printed.
-  uint64_t Apply(const WorkItem& w) {
+  void Apply(const WorkItem& w) {
     ctx_.events.clear();
     switch (w.op) {
       case WorkItem::Op::kNew: {
@@ -136,51 +140,75 @@ class BenchBook {
         break;
       }
     }
-    uint64_t trades = 0;
-    for (const Event& e : ctx_.events) trades += e.type == EventType::kTrade;
-    return trades;
+    for (const Event& e : ctx_.events) trades_ += e.type == EventType::kTrade;
   }
+  uint64_t trades() const { return trades_; }
   size_t resting() const { return book_.resting_count(); }
 
  private:
   MatchContext ctx_;
   OrderBook book_;
   OrderId next_oid_ = 1;
+  uint64_t trades_ = 0;
 };
 
-}  // namespace
+constexpr std::string_view kBenchSymbol = "BENCH";
 
-uint64_t RunBookOnce(const std::vector<WorkItem>& items) {
-  auto book = std::make_unique<BenchBook>(1 << 16);
-  uint64_t trades = 0;
-  for (const WorkItem& w : items) trades += book->Apply(w);
-  return trades;
-}
+// One benchmark engine: the bench contract listed (band off, max qty unlimited), a counting
+// listener, the order pool and the client-id map reserved for `orders` and `client_ids`.
+class BenchEngine {
+ public:
+  BenchEngine(size_t orders, size_t client_ids) : engine_(Config(orders, client_ids)) {
+    ProductCmd p;
+    p.sym = Name::From(kBenchSymbol);
+    p.band_percent = 0;
+    p.max_order_qty = INT64_MAX;
+    engine_.Process(p);
+    engine_.set_listener(&listener_);
+  }
+  static EngineConfig Config(size_t orders, size_t client_ids) {
+    EngineConfig c;
+    c.order_capacity = orders;
+    c.client_id_capacity = client_ids;
+    return c;
+  }
+  void Apply(const Command& c) { engine_.Process(c); }
+  uint64_t trades() const { return listener_.counts().trades; }
+  size_t resting() const { return engine_.book(0).resting_count(); }
+  const EventCounts& counts() const { return listener_.counts(); }
 
-BenchFigures RunBookBench(const std::vector<WorkItem>& items) {
+ private:
+  CountingListener listener_;
+  Engine engine_;
+};
+
+// Times `inputs` through fresh drivers from `make()` (a std::unique_ptr<Driver>), one at a
+// time as each is freed before the next is made: pass 1 times the whole batch and hands its
+// driver to `pass1_done`; pass 2 times each input with rdtsc, calibrated against
+// steady_clock over the pass. Driver: Apply(input), trades(), resting().
+template <typename Input, typename Make, typename Done>
+BenchFigures TimeStream(const std::vector<Input>& inputs, Make make, Done pass1_done) {
   BenchFigures f;
-  // Size the pool for the stream (Liquibook's stream leaves ~half its orders resting), so
-  // the timed loops never grow it.
-  size_t capacity = 16;
-  for (const WorkItem& w : items) capacity += w.op == WorkItem::Op::kNew;
   using Clock = std::chrono::steady_clock;
   {
-    auto book = std::make_unique<BenchBook>(capacity);
+    auto first = make();
     auto t0 = Clock::now();
-    for (const WorkItem& w : items) f.trades += book->Apply(w);
+    for (const Input& in : inputs) first->Apply(in);
     double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-    f.ns_per_order = ns / static_cast<double>(items.size());
+    f.ns_per_order = ns / static_cast<double>(inputs.size());
     f.orders_per_sec = 1e9 / f.ns_per_order;
-    f.resting_at_end = book->resting();
+    f.trades = first->trades();
+    f.resting_at_end = first->resting();
+    pass1_done(*first);
   }
   {
-    auto book = std::make_unique<BenchBook>(capacity);
-    std::vector<uint64_t> ticks(items.size());
+    auto second = make();
+    std::vector<uint64_t> ticks(inputs.size());
     auto t0 = Clock::now();
     uint64_t c0 = __rdtsc();
-    for (size_t i = 0; i < items.size(); ++i) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
       uint64_t a = __rdtsc();
-      book->Apply(items[i]);
+      second->Apply(inputs[i]);
       ticks[i] = __rdtsc() - a;
     }
     uint64_t c1 = __rdtsc();
@@ -198,6 +226,98 @@ BenchFigures RunBookBench(const std::vector<WorkItem>& items) {
     }
   }
   return f;
+}
+
+// Client ids the commands take (they stay taken); at least the orders they enter.
+size_t ClientIdCount(const std::vector<Command>& commands) {
+  size_t ids = 16;
+  for (const Command& c : commands) {
+    ids += std::holds_alternative<NewOrderCmd>(c) || std::holds_alternative<ReplaceCmd>(c);
+  }
+  return ids;
+}
+
+}  // namespace
+
+uint64_t RunBookOnce(const std::vector<WorkItem>& items) {
+  auto book = std::make_unique<BenchBook>(1 << 16);
+  for (const WorkItem& w : items) book->Apply(w);
+  return book->trades();
+}
+
+BenchFigures RunBookBench(const std::vector<WorkItem>& items) {
+  // Size the pool for the stream (Liquibook's stream leaves ~half its orders resting), so
+  // the timed loops never grow it.
+  size_t capacity = 16;
+  for (const WorkItem& w : items) capacity += w.op == WorkItem::Op::kNew;
+  return TimeStream(
+      items, [&] { return std::make_unique<BenchBook>(capacity); }, [](const BenchBook&) {});
+}
+
+std::vector<Command> EngineCommands(const std::vector<WorkItem>& items, uint32_t accounts) {
+  assert(accounts >= 1);
+  std::vector<Name> names(accounts);
+  for (uint32_t a = 0; a < accounts; ++a) names[a] = Name::From(absl::StrCat("A", a));
+  const Name sym = Name::From(kBenchSymbol);
+  std::vector<ClientId> cl_of;       // by target (oid - 1): the order's current client id
+  std::vector<uint32_t> account_of;  // by target (oid - 1)
+  std::vector<Command> commands;
+  commands.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const WorkItem& w = items[i];
+    switch (w.op) {
+      case WorkItem::Op::kNew: {
+        const uint64_t k = cl_of.size();
+        NewOrderCmd n;
+        n.cl = ClientId::From(absl::StrCat("c", k));
+        n.acct = names[(k + k / accounts) % accounts];
+        n.sym = sym;
+        n.side = w.side;
+        n.tif = w.tif;
+        n.px = PriceField::Ticks(w.px);
+        n.qty = w.qty;
+        cl_of.push_back(n.cl);
+        account_of.push_back(static_cast<uint32_t>((k + k / accounts) % accounts));
+        commands.push_back(n);
+        break;
+      }
+      case WorkItem::Op::kCancel: {
+        CancelCmd c;
+        c.orig = cl_of[w.target - 1];
+        c.acct = names[account_of[w.target - 1]];
+        commands.push_back(c);
+        break;
+      }
+      case WorkItem::Op::kReplace: {
+        ReplaceCmd r;
+        r.cl = ClientId::From(absl::StrCat("r", i));
+        r.orig = cl_of[w.target - 1];
+        r.acct = names[account_of[w.target - 1]];
+        r.px = PriceField::Ticks(w.px);
+        r.has_qty = true;
+        r.qty = w.qty;
+        cl_of[w.target - 1] = r.cl;
+        commands.push_back(r);
+        break;
+      }
+    }
+  }
+  return commands;
+}
+
+BenchFigures RunEngineBench(const std::vector<Command>& commands, EventCounts* counts) {
+  // Sized for the stream, as RunBookBench, so the timed loops never grow the pool or map.
+  const size_t ids = ClientIdCount(commands);
+  return TimeStream(
+      commands, [&] { return std::make_unique<BenchEngine>(ids, ids); },
+      [&](const BenchEngine& e) { *counts = e.counts(); });
+}
+
+EventCounts RunEngineOnce(const std::vector<Command>& commands) {
+  // The pool as RunBookOnce's; the id map reserved (reserving is cheap, growing is not).
+  auto engine = std::make_unique<BenchEngine>(1 << 16, ClientIdCount(commands));
+  for (const Command& c : commands) engine->Apply(c);
+  return engine->counts();
 }
 
 }  // namespace cfx::engine

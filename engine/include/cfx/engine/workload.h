@@ -1,12 +1,17 @@
-// Synthetic order streams and the book benchmark driver used by `cfx bench book` and
-// perf/engine/book_bench.cc. The driver feeds one OrderBook directly (as Liquibook's own
-// benchmark does): no parsing, no id maps, events collected and counted per order.
+// Synthetic order streams and the benchmark drivers used by `cfx bench book [--engine]` and
+// perf/engine/{book,engine}_bench.cc. The book driver feeds one OrderBook directly (as
+// Liquibook's own benchmark does): no parsing, no id maps, events collected and counted per
+// order. The engine driver feeds the same stream to an Engine as the gateway's commands
+// (client ids, accounts, validation, self-trade prevention) and counts the events its
+// listener receives.
 #ifndef CFX_ENGINE_WORKLOAD_H_
 #define CFX_ENGINE_WORKLOAD_H_
 
 #include <cstdint>
 #include <vector>
 
+#include "cfx/engine/command.h"
+#include "cfx/engine/events.h"
 #include "cfx/engine/types.h"
 
 namespace cfx::engine {
@@ -42,6 +47,45 @@ BenchFigures RunBookBench(const std::vector<WorkItem>& items);
 
 // Runs the items through a fresh book once; returns trades (for Google Benchmark loops).
 uint64_t RunBookOnce(const std::vector<WorkItem>& items);
+
+// The items as the gateway would send them for one contract. The k-th kNew (k = 0, 1, ...)
+// gets client id "c<k>" and account "A<(k + k / accounts) % accounts>" (round robin, shifted
+// each round so that every account sends both sides of an alternating stream); kCancel and
+// kReplace name the target's current client id, and the i-th item, a replace, gives it
+// "r<i>". A replace's qty is the new total (the book driver keeps the leaves instead).
+// REQUIRES: accounts >= 1.
+std::vector<Command> EngineCommands(const std::vector<WorkItem>& items, uint32_t accounts);
+
+struct EventCounts {
+  uint64_t accepted = 0, rejected = 0, trades = 0, canceled = 0, stp_canceled = 0;
+  uint64_t replaced = 0, cancel_rejected = 0;
+};
+
+// The bench listener: counts events by type (STP cancels also on their own), nothing else.
+class CountingListener final : public EngineListener {
+ public:
+  void OnAccepted(const Event&) override { ++counts_.accepted; }
+  void OnRejected(const Event&) override { ++counts_.rejected; }
+  void OnTrade(const Event&) override { ++counts_.trades; }
+  void OnCanceled(const Event& e) override {
+    ++counts_.canceled;
+    counts_.stp_canceled += e.cancel == CancelReason::kStp;
+  }
+  void OnReplaced(const Event&) override { ++counts_.replaced; }
+  void OnCancelRejected(const Event&) override { ++counts_.cancel_rejected; }
+  const EventCounts& counts() const { return counts_; }
+
+ private:
+  EventCounts counts_;
+};
+
+// As RunBookBench, through a fresh Engine per pass (the contract listed with its band and
+// qty limit off, capacities sized for the stream) with a CountingListener; `counts` gets
+// pass 1's events. Latency is Engine::Process, listener delivery included.
+BenchFigures RunEngineBench(const std::vector<Command>& commands, EventCounts* counts);
+
+// Runs the commands through a fresh engine once; returns its events (for Google Benchmark).
+EventCounts RunEngineOnce(const std::vector<Command>& commands);
 
 }  // namespace cfx::engine
 
