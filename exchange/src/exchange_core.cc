@@ -196,7 +196,8 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   if (m.journal && o.record_trades && m.recorder->last_seq() < m.journal->LastSeq()) {
     auto n = RecordJournalTail(*m.journal, mo, m.recorder.get());
     if (!n.ok()) return n.status();
-    info.recorder_replayed = *n;
+    info.recorder_replayed = n->recorded;
+    info.recorder_start_seq = n->start_seq;
   }
 
   m.matcher = std::make_unique<EngineMatcher>(mo);

@@ -1,5 +1,7 @@
 #include "recorder_recovery.h"
 
+#include <memory>
+
 #include "cfx/exchange/engine_codec.h"
 
 namespace cfx::exchange {
@@ -17,24 +19,35 @@ class RecordingSink : public journal::OutcomeSink<Outcome> {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> RecordJournalTail(const journal::Journal& journal,
+absl::StatusOr<RecordedTail> RecordJournalTail(const journal::Journal& journal,
                                            const MatcherOptions& options,
                                            TradeRecorder* recorder) {
   const uint64_t from = recorder->last_seq();
-  EngineMatcher shadow(options);
+  auto shadow = std::make_unique<EngineMatcher>(options);
+  // Start from the newest snapshot the trade store already covers, not from record 1: the
+  // inputs up to the snapshot have their rows in the store, and the matcher state at the
+  // snapshot is exactly what replaying them would give.
+  uint64_t start = 1;
+  auto snapshot = journal.LatestValidSnapshot(nullptr, from);
+  if (!snapshot.ok()) return snapshot.status();
+  if (snapshot->has_value() && shadow->Restore((*snapshot)->state).ok()) {
+    start = (*snapshot)->seq + 1;
+  } else if (snapshot->has_value()) {
+    shadow = std::make_unique<EngineMatcher>(options);  // drop a partly restored state
+  }
   EngineCodec codec;
   RecordingSink sink(recorder);
   engine::Command cmd;
   absl::Status error;
   uint64_t recorded = 0;
-  absl::Status s = journal.ReadFrom(1, [&](uint64_t seq, absl::string_view payload) {
+  absl::Status s = journal.ReadFrom(start, [&](uint64_t seq, absl::string_view payload) {
     error = codec.Decode(payload, &cmd);
     if (!error.ok()) {
       error = absl::DataLossError(absl::StrCat("journal record ", seq, ": ", error.message()));
       return false;
     }
     sink.seq = seq;
-    shadow.Apply(seq, cmd, sink);
+    shadow->Apply(seq, cmd, sink);
     if (seq > from) {
       recorder->EndInput(seq);
       ++recorded;
@@ -48,7 +61,7 @@ absl::StatusOr<uint64_t> RecordJournalTail(const journal::Journal& journal,
   if (!s.ok()) return s;
   if (!error.ok()) return error;
   if (absl::Status c = recorder->Commit(); !c.ok()) return c;
-  return recorded;
+  return RecordedTail{recorded, start};
 }
 
 }  // namespace cfx::exchange

@@ -1,8 +1,9 @@
 // Re-deriving trade-store rows after a crash. The recorder commits after the journal, so a
 // kill -9 can leave inputs journaled (and acknowledged) whose rows were never written. On
 // start, inputs after the recorder's `last_seq` are recomputed by replaying the journal
-// from record 1 through a shadow EngineMatcher with the same options (same decisions), and
-// their outcomes are recorded. Rows are keyed by engine event seq and positions move only
+// through a shadow EngineMatcher with the same options (same decisions), from the newest
+// snapshot at or before `last_seq` (record 1 if there is none), and their outcomes are
+// recorded. Rows are keyed by engine event seq and positions move only
 // for seq > last_seq, so this is idempotent.
 #ifndef CFX_EXCHANGE_RECORDER_RECOVERY_H_
 #define CFX_EXCHANGE_RECORDER_RECOVERY_H_
@@ -14,8 +15,13 @@
 
 namespace cfx::exchange {
 
-// Returns the number of inputs recorded. DataLoss naming the seq on a corrupt journal.
-absl::StatusOr<uint64_t> RecordJournalTail(const journal::Journal& journal,
+struct RecordedTail {
+  uint64_t recorded = 0;    // inputs whose rows were re-derived
+  uint64_t start_seq = 1;   // the first journal record read (after the snapshot used)
+};
+
+// DataLoss naming the seq on a corrupt journal.
+absl::StatusOr<RecordedTail> RecordJournalTail(const journal::Journal& journal,
                                            const MatcherOptions& options,
                                            TradeRecorder* recorder);
 

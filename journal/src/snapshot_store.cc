@@ -63,7 +63,8 @@ absl::Status Journal::WriteSnapshot(uint64_t seq, absl::string_view state) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skipped_corrupt) const {
+absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skipped_corrupt,
+                                                                     uint64_t at_most) const {
   if (skipped_corrupt != nullptr) *skipped_corrupt = 0;
   if (impl_->snapshots == nullptr) return std::optional<Snapshot>();
   const internal::LmdbEnv& env = *impl_->snapshots;
@@ -78,6 +79,7 @@ absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skippe
        rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_PREV)) {
     uint64_t seq;
     absl::string_view state;
+    if (DecodeKey(View(k), &seq) && seq > at_most && seq <= last_seq) continue;
     // A snapshot past the journal's end cannot be trusted: its inputs are not durable here.
     if (DecodeKey(View(k), &seq) && seq <= last_seq &&
         DecodeValue(kSnapshotMagic, "snapshot", seq, View(v), &state).ok()) {

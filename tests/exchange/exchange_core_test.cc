@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -393,6 +394,60 @@ TEST(ExchangeCoreTest, AtTheLastTradingDaysCloseTheMonthExpiresAndTheNextIsListe
   EXPECT_EQ(count(again.ListedSymbols(), next), 1);
   EXPECT_EQ(again.BookSnapshot(march, 1)->state, engine::TradingState::kExpired);
   ASSERT_TRUE(again.Stop().ok());
+}
+
+TEST(ExchangeCoreTest, TradeStoreBehindTheJournalIsRederivedFromASnapshotNotRecordOne) {
+  testing::TempDir dir, saved;
+  ExchangeOptions options = testing::TestOptions(dir.path());
+  options.snapshot_every = 100;  // 3 kept: one is at or before the saved store
+  auto submit = [](ExchangeCore& core, int from, int to) {
+    for (int i = from; i < to; ++i) {
+      SubmitOrDie(core, Order(absl::StrCat("o", i), absl::StrCat("A", i % 4),
+                              i % 2 ? engine::Side::kSell : engine::Side::kBuy, 5000 + i % 3, 1 + i % 2));
+    }
+    ASSERT_TRUE(core.Flush().ok());
+  };
+  const std::filesystem::path trades = std::filesystem::path(dir.path()) / settlement::kTradeStoreFile;
+  const std::filesystem::path kept = std::filesystem::path(saved.path()) / "trades";
+  {
+    ExchangeCore core(testing::TestConfig(), options);
+    ASSERT_TRUE(core.Start().ok());
+    submit(core, 0, 200);
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  std::filesystem::copy(trades, kept, std::filesystem::copy_options::recursive);
+  std::map<std::string, std::vector<PositionView>> want;
+  {
+    ExchangeCore core(testing::TestConfig(), options);
+    ASSERT_TRUE(core.Start().ok());
+    submit(core, 200, 400);
+    for (int a = 0; a < 4; ++a) want[absl::StrCat("A", a)] = core.Positions(absl::StrCat("A", a));
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  // The trade store as it was after the first 200 orders: as if the process had died
+  // before its commits of the last 200 (the journal has them all).
+  std::filesystem::remove_all(trades);
+  std::filesystem::copy(kept, trades, std::filesystem::copy_options::recursive);
+  ExchangeCore core(testing::TestConfig(), options);
+  auto info = core.Start();
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_GE(info->recorder_replayed, 200u);
+  EXPECT_GT(info->recorder_start_seq, 1u) << "re-derivation should start at a snapshot";
+  EXPECT_LE(info->recorder_start_seq, info->next_seq - info->recorder_replayed);
+  for (int a = 0; a < 4; ++a) {
+    const std::string acct = absl::StrCat("A", a);
+    std::vector<PositionView> got = core.Positions(acct);
+    ASSERT_EQ(got.size(), want[acct].size()) << acct;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].sym, want[acct][i].sym);
+      EXPECT_EQ(got[i].qty, want[acct][i].qty) << acct;
+      EXPECT_EQ(got[i].bought, want[acct][i].bought) << acct;
+      EXPECT_EQ(got[i].sold, want[acct][i].sold) << acct;
+      EXPECT_EQ(got[i].open_buy_qty, want[acct][i].open_buy_qty) << acct;
+      EXPECT_EQ(got[i].open_sell_qty, want[acct][i].open_sell_qty) << acct;
+    }
+  }
+  ASSERT_TRUE(core.Stop().ok());
 }
 
 TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {

@@ -75,6 +75,7 @@ struct RecoveryInfo {
   uint64_t snapshot_seq = 0;      // 0: no snapshot used
   uint64_t replayed = 0;          // journal records applied after the snapshot
   uint64_t recorder_replayed = 0; // inputs re-derived into the trade store (crash recovery)
+  uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
   uint64_t state_hash = 0;        // engine StateHash() after recovery
   std::vector<std::string> listed;  // symbols listed at this start (new months included)
 };

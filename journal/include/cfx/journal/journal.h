@@ -89,9 +89,11 @@ class Journal {
   // but the newest keep_snapshots. REQUIRES: seq <= LastSeq().
   absl::Status WriteSnapshot(uint64_t seq, absl::string_view state);
 
-  // The newest snapshot whose checksum is good and whose seq <= LastSeq(); nullopt if none.
-  // A corrupt newer snapshot is skipped (and counted in *skipped_corrupt when non-null).
-  absl::StatusOr<std::optional<Snapshot>> LatestValidSnapshot(int* skipped_corrupt = nullptr) const;
+  // The newest snapshot whose checksum is good and whose seq <= min(LastSeq(), at_most);
+  // nullopt if none. A corrupt newer snapshot is skipped (and counted in *skipped_corrupt
+  // when non-null); one past `at_most` is skipped without being counted.
+  absl::StatusOr<std::optional<Snapshot>> LatestValidSnapshot(
+      int* skipped_corrupt = nullptr, uint64_t at_most = UINT64_MAX) const;
 
   // OPERATOR ACTION, never called automatically: deletes every record with seq > `seq`
   // and every snapshot with seq > `seq`, synced. Used to cut a torn or corrupt tail.
