@@ -18,6 +18,7 @@ struct BenchFixFlags {
   int sessions = 4;
   int64_t orders = 20000;
   int window = 64;
+  bool rest = false;
   bool echo = false;
   bool fake = false;
   bool no_sync = false;
@@ -60,6 +61,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
   options.sessions = flags.sessions;
   options.orders = flags.orders;
   options.window = flags.window;
+  options.cross = !flags.rest;
   options.echo = flags.echo;
   // Default: the real exchange (core + engine + journal, synced group commits) behind the
   // gateway, in this process. --fake keeps the old in-memory stand-in for comparison.
@@ -114,6 +116,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
   nlohmann::json out = {{"bench", "fix"},
                         {"mode", flags.echo ? "echo" : flags.fake ? "fake" : "cfx"},
                         {"synced", !flags.echo && !flags.fake && !flags.no_sync},
+                        {"load", flags.rest ? "rest" : "cross"},
                         {"core", core_stats},
                         {"sessions", flags.sessions},
                         {"orders_per_sec", result.pipelined.orders_per_sec},
@@ -133,6 +136,8 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--sessions", flags->sessions, "FIX sessions (default 4)");
   cmd->add_option("--orders", flags->orders, "orders per phase, over all sessions (default 20000)");
   cmd->add_option("--window", flags->window, "orders in flight per session when pipelined (64)");
+  cmd->add_flag("--rest", flags->rest,
+                "orders rest (buys 4.900, sells 5.100): one ExecutionReport an order, as echo");
   cmd->add_flag("--echo", flags->echo,
                 "run against a bare QuickFIX acceptor that only echoes an ExecutionReport");
   cmd->add_flag("--fake", flags->fake, "gateway on the in-memory fake exchange (no engine, no journal)");

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/common/kv_store.h"
 #include "cfx/settlement/trade_store.h"
@@ -175,16 +176,16 @@ absl::Status TradeRecorder::Load() {
 void TradeRecorder::PutPosition(const std::string& acct, const std::string& sym) {
   const Position& p = positions_[{acct, sym}];
   if (!store_) return;
-  json j = {{"acct", acct}, {"sym", sym}, {"qty", p.qty}, {"bought", p.bought}, {"sold", p.sold}};
-  ops_.push_back({kPositionsTable, absl::StrCat(acct, "/", sym), j.dump()});
+  ops_.push_back({kPositionsTable, absl::StrCat(acct, "/", sym),
+                  PositionRow{acct, sym, p.qty, p.bought, p.sold}});
 }
 
 void TradeRecorder::PutOrder(const OrderStateView& v) {
-  if (store_) ops_.push_back({kOrdersTable, absl::StrCat(v.acct, "/", v.cl), OrderJson(v)});
+  if (store_) ops_.push_back({kOrdersTable, absl::StrCat(v.acct, "/", v.cl), OrderRow{v, 0}});
 }
 
 void TradeRecorder::DeleteOrder(const std::string& acct, const std::string& cl) {
-  if (store_) ops_.push_back({kOrdersTable, absl::StrCat(acct, "/", cl), std::nullopt});
+  if (store_) ops_.push_back({kOrdersTable, absl::StrCat(acct, "/", cl), std::monostate{}});
 }
 
 void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
@@ -226,14 +227,14 @@ void TradeRecorder::RememberEnded(OrderStateView v) {
   ended_by_serial_[e.serial] = key;
   if (store_) {
     ops_.push_back({kEndedOrdersTable, absl::StrCat(key.first, "/", key.second),
-                    OrderJson(e.view, e.serial)});
+                    OrderRow{e.view, e.serial}});
   }
   while (ended_.size() > ended_kept_) {
     auto oldest = ended_by_serial_.begin();
     if (store_) {
       ops_.push_back({kEndedOrdersTable,
                       absl::StrCat(oldest->second.first, "/", oldest->second.second),
-                      std::nullopt});
+                      std::monostate{}});
     }
     ended_.erase(oldest->second);
     ended_by_serial_.erase(oldest);
@@ -274,8 +275,7 @@ void TradeRecorder::OnEvent(const Outcome& o) {
       t.sell_firm = Str(o.other_firm);
       t.aggressor = ToSettlement(e.aggressor);
       if (store_) {
-        ops_.push_back({settlement::kTradesTable, settlement::TradeKey(t.seq),
-                        settlement::FormatTradeJson(t)});
+        ops_.push_back({settlement::kTradesTable, settlement::TradeKey(t.seq), t});
       }
       Position& b = positions_[{t.buy_acct, t.sym}];
       b.qty += t.qty;
@@ -323,14 +323,32 @@ void TradeRecorder::EndInput(uint64_t seq) {
   ++pending_inputs_;
 }
 
+std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  if (const auto* o = std::get_if<OrderRow>(&value)) return OrderJson(o->view, o->end_serial);
+  if (const auto* t = std::get_if<settlement::Trade>(&value)) return settlement::FormatTradeJson(*t);
+  if (const auto* p = std::get_if<PositionRow>(&value)) {
+    json j = {{"acct", p->acct}, {"sym", p->sym}, {"qty", p->qty}, {"bought", p->bought},
+              {"sold", p->sold}};
+    return j.dump();
+  }
+  return std::string();
+}
+
 absl::Status TradeRecorder::WriteTxn(const std::vector<Op>& ops, uint64_t seq) {
   if (store_) {
     auto txn = store_->BeginWrite();
     if (!txn.ok()) return txn.status();
-    for (const Op& op : ops) {
-      absl::Status s = op.value ? (*txn)->Put(op.table, op.key, *op.value)
-                                : (*txn)->Delete(op.table, op.key);
-      if (!s.ok() && !(absl::IsNotFound(s) && !op.value)) return s;
+    // Only the last op of a row counts: later ones overwrite, so earlier ones are skipped.
+    absl::flat_hash_set<std::pair<absl::string_view, absl::string_view>> written;
+    written.reserve(ops.size());
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      const Op& op = *it;
+      if (!written.insert({op.table, op.key}).second) continue;
+      const bool erase = std::holds_alternative<std::monostate>(op.value);
+      absl::Status s = erase ? (*txn)->Delete(op.table, op.key)
+                             : (*txn)->Put(op.table, op.key, RowText(op.value));
+      if (!s.ok() && !(absl::IsNotFound(s) && erase)) return s;
     }
     if (absl::Status s = (*txn)->Put(kMetaTable, "last_seq", absl::StrCat(seq)); !s.ok()) {
       return s;

@@ -184,7 +184,7 @@ FixBenchPhase Summarize(BenchClient& client, int sessions, double seconds) {
 
 // Sends `per_session` orders on every session with at most `window` unacknowledged.
 FixBenchPhase RunPhase(BenchClient& client, const std::vector<FIX::SessionID>& ids,
-                       int64_t per_session, int window, const std::string& tag) {
+                       int64_t per_session, int window, bool cross, const std::string& tag) {
   const int sessions = static_cast<int>(ids.size());
   for (int i = 0; i < sessions; ++i) {
     BenchClient::State& s = client.state(i);
@@ -210,11 +210,13 @@ FixBenchPhase RunPhase(BenchClient& client, const std::vector<FIX::SessionID>& i
         d.setField(11, tag + std::to_string(i) + "-" + std::to_string(n));
         d.setField(1, kBenchAccount);
         d.setField(55, kBenchSymbol);
-        // Alternating sides at one price: orders cross, the book stays small.
-        d.setField(54, ((n + i) % 2) ? "2" : "1");
+        // Alternating sides: at one price they cross and the book stays small; apart they
+        // rest (FixBenchOptions::cross).
+        const bool sell = (n + i) % 2 != 0;
+        d.setField(54, sell ? "2" : "1");
         d.setField(38, "1");
         d.setField(40, "2");
-        d.setField(44, "5.000");
+        d.setField(44, cross ? "5.000" : sell ? "5.100" : "4.900");
         d.setField(60, internal::UtcNowFix());
         FIX::Session::sendToTarget(d, ids[static_cast<size_t>(i)]);
       }
@@ -321,8 +323,8 @@ absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result)
     }
   }
   const int64_t per_session = std::max<int64_t>(1, options.orders / options.sessions);
-  result->one_at_a_time = RunPhase(client, ids, per_session, 1, "a");
-  result->pipelined = RunPhase(client, ids, per_session, options.window, "p");
+  result->one_at_a_time = RunPhase(client, ids, per_session, 1, options.cross, "a");
+  result->pipelined = RunPhase(client, ids, per_session, options.window, options.cross, "p");
 
   initiator->stop(true);
   if (gateway) gateway->Stop();

@@ -35,11 +35,13 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "cfx/exchange/exchange_core.h"
+#include "cfx/settlement/trade_store.h"
 #include "cfx/exchange/outcome.h"
 
 namespace cfx {
@@ -103,15 +105,28 @@ class TradeRecorder {
     int64_t qty = 0, bought = 0, sold = 0;
   };
   using Key = std::pair<std::string, std::string>;  // (acct, sym) or (acct, cl)
+  // A row to write, kept as data until the transaction that writes it: the JSON is made on
+  // the thread that commits (the committer, in `cfx serve`), not on the publisher, and a
+  // row written several times in one batch is made and written once (the last).
+  struct OrderRow {
+    OrderStateView view;
+    uint64_t end_serial = 0;  // ended orders: their place in the forgetting order
+  };
+  struct PositionRow {
+    std::string acct, sym;
+    int64_t qty = 0, bought = 0, sold = 0;
+  };
   struct Op {
     const char* table;
     std::string key;
-    std::optional<std::string> value;  // nullopt: delete
+    // monostate: delete; string: ready text (closes); the others are formatted at commit.
+    std::variant<std::monostate, std::string, OrderRow, PositionRow, settlement::Trade> value;
   };
   TradeRecorder() = default;
   absl::Status Load();
   // One transaction: `ops` and last_seq = `seq`. Store thread: the writer or the committer.
   absl::Status WriteTxn(const std::vector<Op>& ops, uint64_t seq);
+  static std::string RowText(const decltype(Op::value)& value);
   void RunCommitter();
   void OnEvent(const Outcome& o);
   void UpdateOrder(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,

@@ -18,6 +18,10 @@ struct FixBenchOptions {
   int64_t orders = 10000;  // per phase, spread over the sessions
   bool echo = false;
   int window = 64;          // orders in flight per session in the pipelined phase
+  // true: sides alternate at one price, so every second order trades (an ack plus a fill
+  // to each side: about 2 ExecutionReports an order); false: buys at 4.900 and sells at
+  // 5.100 rest, one ExecutionReport an order, as the echo acceptor sends.
+  bool cross = true;
   std::string data_dir;     // empty: a fresh directory under /tmp
   int port = 0;             // 0: pick a free loopback port
   // Connect to a server already listening on `port` (the real exchange, started by the
