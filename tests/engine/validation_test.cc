@@ -187,3 +187,58 @@ TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
 
 }  // namespace
 }  // namespace cfx::engine::testing
+
+namespace cfx::engine::testing {
+namespace {
+
+// The exchange's delisting state (docs/engine.md, "expired"), through the Engine API: the
+// replay format has no `expired` state.
+TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
+  Engine eng;
+  auto sym = Name::From(kSym);
+  ProductCmd p;
+  p.sym = sym;
+  p.ref = PriceField::Ticks(5000);
+  eng.Process(p);
+  auto order = [&](const char* cl, Side side, TimeInForce tif, OrderType type, int64_t px) {
+    NewOrderCmd c;
+    c.cl = ClientId::From(cl);
+    c.acct = Name::From("A1");
+    c.sym = sym;
+    c.side = side;
+    c.tif = tif;
+    c.type = type;
+    if (type == OrderType::kStop) c.stop = PriceField::Ticks(px);
+    else c.px = PriceField::Ticks(px);
+    c.qty = 3;
+    return c;
+  };
+  eng.Process(order("gtc", Side::kBuy, TimeInForce::kGtc, OrderType::kLimit, 4990));
+  eng.Process(order("day", Side::kSell, TimeInForce::kDay, OrderType::kLimit, 5010));
+  eng.Process(order("stop", Side::kBuy, TimeInForce::kGtc, OrderType::kStop, 5100));
+  ASSERT_EQ(eng.live_orders(), 3u);
+  eng.Process(StateCmd{sym, TradingState::kExpired});
+  int expired = 0;
+  for (const Event& e : eng.last_events()) {
+    if (e.type == EventType::kCanceled && e.cancel == CancelReason::kExpired) ++expired;
+  }
+  EXPECT_EQ(expired, 3);
+  EXPECT_EQ(eng.live_orders(), 0u);
+  EXPECT_EQ(eng.book(0).state(), TradingState::kExpired);
+
+  eng.Process(StateCmd{sym, TradingState::kOpen});  // ignored
+  eng.Process(CloseCmd{sym});                      // ignored
+  EXPECT_EQ(eng.book(0).state(), TradingState::kExpired);
+  eng.Process(order("late", Side::kBuy, TimeInForce::kGtc, OrderType::kLimit, 5000));
+  ASSERT_EQ(eng.last_events().size(), 1u);
+  EXPECT_EQ(eng.last_events()[0].type, EventType::kRejected);
+  EXPECT_EQ(eng.last_events()[0].reject, RejectReason::kMarketClosed);
+
+  Engine restored;
+  ASSERT_TRUE(restored.Restore(eng.Snapshot()).ok());
+  EXPECT_EQ(restored.book(0).state(), TradingState::kExpired);
+  EXPECT_EQ(restored.StateHash(), eng.StateHash());
+}
+
+}  // namespace
+}  // namespace cfx::engine::testing
