@@ -71,6 +71,15 @@ class FixGateway::Impl : public FIX::Application {
   // fix_inbound.cc: each validates, checks entitlements and forwards to the exchange, or
   // answers the client itself with the same message the exchange's refusal would give.
   void OnNewOrder(const FixSessionSpec& spec, const FIX::Message& m);
+  // The ids an F or G names (1, 11, 41, 55), and the reason to refuse it before the
+  // exchange ("" if none): malformed ids, or another firm's account (as unknown_order).
+  struct AmendIds {
+    std::string account, cl_ord_id, orig_cl_ord_id, symbol;
+  };
+  std::string CheckAmend(const FixSessionSpec& spec, const FIX::Message& m, AmendIds* ids) const;
+  // An OrderCancelReject(9) for the F (or G, `replace`) `m` of `session`.
+  void RejectCancelOrReplace(const std::string& session, const FIX::Message& m, bool replace,
+                             const std::string& reason);
   void OnCancel(const FixSessionSpec& spec, const FIX::Message& m);
   void OnReplace(const FixSessionSpec& spec, const FIX::Message& m);
   void OnStatusRequest(const FixSessionSpec& spec, const FIX::Message& m);

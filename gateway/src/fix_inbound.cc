@@ -117,45 +117,58 @@ void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message
   exchange_->Submit(order);
 }
 
+void FixGateway::Impl::RejectCancelOrReplace(const std::string& session, const FIX::Message& m,
+                                             bool replace, const std::string& reason) {
+  CancelRejected r;
+  r.session = session;
+  r.account = internal::FieldOr(m, 1);
+  r.cl_ord_id = internal::FieldOr(m, 11);
+  r.orig_cl_ord_id = internal::FieldOr(m, 41);
+  r.response_to_replace = replace;
+  r.reason = reason;
+  CancelRejectedOut(r);
+}
+
+std::string FixGateway::Impl::CheckAmend(const FixSessionSpec& spec, const FIX::Message& m,
+                                         AmendIds* ids) const {
+  ids->account = internal::FieldOr(m, 1);
+  ids->cl_ord_id = internal::FieldOr(m, 11);
+  ids->orig_cl_ord_id = internal::FieldOr(m, 41);
+  ids->symbol = internal::FieldOr(m, 55);
+  if (!ValidId(ids->cl_ord_id) || !ValidId(ids->orig_cl_ord_id) || !ValidId(ids->account)) {
+    return "invalid_field";
+  }
+  // Another firm's account: exactly what an unknown order gets.
+  if (!entitlements_.AccountAllowed(spec.firm, ids->account)) return "unknown_order";
+  return "";
+}
+
 void FixGateway::Impl::OnCancel(const FixSessionSpec& spec, const FIX::Message& m) {
   CancelOrder req;
   req.session = spec.sender_comp_id;
-  req.account = internal::FieldOr(m, 1);
-  req.cl_ord_id = internal::FieldOr(m, 11);
-  req.orig_cl_ord_id = internal::FieldOr(m, 41);
-  req.symbol = internal::FieldOr(m, 55);
-  std::string reason;
-  if (!ValidId(req.cl_ord_id) || !ValidId(req.orig_cl_ord_id) || !ValidId(req.account)) {
-    reason = "invalid_field";
-  } else if (!entitlements_.AccountAllowed(spec.firm, req.account)) {
-    reason = "unknown_order";  // exactly what an unknown order gets
-  }
+  AmendIds ids;
+  const std::string reason = CheckAmend(spec, m, &ids);
   if (!reason.empty()) {
-    CancelRejected r;
-    r.session = req.session;
-    r.account = req.account;
-    r.cl_ord_id = req.cl_ord_id;
-    r.orig_cl_ord_id = req.orig_cl_ord_id;
-    r.reason = reason;
-    CancelRejectedOut(r);
+    RejectCancelOrReplace(req.session, m, /*replace=*/false, reason);
     return;
   }
+  req.account = ids.account;
+  req.cl_ord_id = ids.cl_ord_id;
+  req.orig_cl_ord_id = ids.orig_cl_ord_id;
+  req.symbol = ids.symbol;
   exchange_->Cancel(req);
 }
 
 void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message& m) {
   ReplaceOrder req;
   req.session = spec.sender_comp_id;
-  req.account = internal::FieldOr(m, 1);
-  req.cl_ord_id = internal::FieldOr(m, 11);
-  req.orig_cl_ord_id = internal::FieldOr(m, 41);
-  req.symbol = internal::FieldOr(m, 55);
-  std::string reason, v;
-  if (!ValidId(req.cl_ord_id) || !ValidId(req.orig_cl_ord_id) || !ValidId(req.account)) {
-    reason = "invalid_field";
-  } else if (!entitlements_.AccountAllowed(spec.firm, req.account)) {
-    reason = "unknown_order";
-  } else {
+  AmendIds ids;
+  std::string reason = CheckAmend(spec, m, &ids), v;
+  req.account = ids.account;
+  req.cl_ord_id = ids.cl_ord_id;
+  req.orig_cl_ord_id = ids.orig_cl_ord_id;
+  req.symbol = ids.symbol;
+  if (reason.empty()) {
     if (internal::GetField(m, 44, &v)) {
       internal::PriceParse p = internal::ParsePriceTicks(v, &req.price_ticks);
       if (p == internal::PriceParse::kOffTick) reason = "invalid_price_tick";
@@ -168,14 +181,7 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
     }
   }
   if (!reason.empty()) {
-    CancelRejected r;
-    r.session = req.session;
-    r.account = req.account;
-    r.cl_ord_id = req.cl_ord_id;
-    r.orig_cl_ord_id = req.orig_cl_ord_id;
-    r.response_to_replace = true;
-    r.reason = reason;
-    CancelRejectedOut(r);
+    RejectCancelOrReplace(req.session, m, /*replace=*/true, reason);
     return;
   }
   exchange_->Replace(req);
@@ -231,14 +237,7 @@ void FixGateway::Impl::Throttled(const FixSessionSpec& spec, const std::string& 
   if (type == "D") {
     Rejected(Echo(spec.sender_comp_id, m), reason);
   } else if (type == "F" || type == "G") {
-    CancelRejected r;
-    r.session = spec.sender_comp_id;
-    r.account = internal::FieldOr(m, 1);
-    r.cl_ord_id = internal::FieldOr(m, 11);
-    r.orig_cl_ord_id = internal::FieldOr(m, 41);
-    r.response_to_replace = type == "G";
-    r.reason = reason;
-    CancelRejectedOut(r);
+    RejectCancelOrReplace(spec.sender_comp_id, m, type == "G", reason);
   } else {
     BusinessReject(spec.sender_comp_id, m, 0, reason);
   }
