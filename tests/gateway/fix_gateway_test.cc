@@ -161,14 +161,7 @@ TEST_F(FixGatewayTest, OrderStatusAnswersExecType_I) {
   beta->Send(NewOrderMsg("bs", "B1", '2', 7, "5.300"));
   ASSERT_TRUE(beta->WaitExec("bs", '0', &m));
   auto status = [](const std::string& cl, const std::string& account) {
-    Msg h;
-    h.getHeader().setField(35, "H");
-    h.setField(11, cl);
-    h.setField(1, account);
-    h.setField(55, kSym);
-    h.setField(54, "2");
-    h.setField(790, "q-" + cl);
-    return h;
+    return StatusMsg(cl, account, '2');
   };
   alpha->Send(status("s1", "A1"));
   ASSERT_TRUE(alpha->WaitExec("s1", 'I', &m));
@@ -193,12 +186,7 @@ TEST_F(FixGatewayTest, MassCancelReportsAndCancelsEachOrder) {
   alpha->Send(NewOrderMsg("m2", "A1", '1', 1, "5.001"));
   alpha->Send(NewOrderMsg("m3", "A2", '1', 1, "5.002"));
   ASSERT_TRUE(alpha->WaitExec("m3", '0', &m));
-  Msg q;
-  q.getHeader().setField(35, "q");
-  q.setField(11, "mc1");
-  q.setField(530, "7");
-  q.setField(1, "A1");
-  q.setField(60, UtcNow());
+  Msg q = MassCancelMsg("mc1", "A1");
   alpha->Send(q);
   ASSERT_TRUE(alpha->WaitType("r", &m));
   EXPECT_EQ(F(m, 531), "7");
@@ -233,11 +221,7 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   auto alpha = Connect("ALPHA_T1", "alpha-secret");
   auto beta = Connect("BETA_T1");
   Msg m;
-  Msg x;
-  x.getHeader().setField(35, "x");
-  x.setField(320, "sl1");
-  x.setField(559, "4");
-  beta->Send(x);
+  beta->Send(SecurityListMsg("sl1"));
   ASSERT_TRUE(beta->WaitType("y", &m));
   EXPECT_EQ(F(m, 320), "sl1");
   EXPECT_EQ(F(m, 560), "0");
@@ -247,19 +231,7 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   ASSERT_TRUE(alpha->WaitExec("md1", '0', &m));
   exchange_->Drain();  // the book update follows the ExecutionReport
 
-  Msg v;
-  v.getHeader().setField(35, "V");
-  v.setField(262, "md-1");
-  v.setField(263, "1");
-  v.setField(264, "5");
-  for (const char* t : {"0", "1", "2"}) {
-    FIX::Group g(267, 269);
-    g.setField(269, t);
-    v.addGroup(g);
-  }
-  FIX::Group s(146, 55);
-  s.setField(55, kSym);
-  v.addGroup(s);
+  Msg v = MarketDataMsg("md-1", kSym);
   beta->Send(v);
   ASSERT_TRUE(beta->WaitType("W", &m));
   EXPECT_EQ(F(m, 262), "md-1");
@@ -372,13 +344,7 @@ TEST_F(FixGatewayTest, LogoutAndDisconnectCancelOrdersAndCopiesGoToDropCopy) {
   beta->Stop(false);
   exchange_->Drain();
   auto beta2 = Connect("BETA_T1");
-  Msg h;
-  h.getHeader().setField(35, "H");
-  h.setField(11, "keep");
-  h.setField(1, "B1");
-  h.setField(55, kSym);
-  h.setField(54, "1");
-  beta2->Send(h);
+  beta2->Send(StatusMsg("keep", "B1"));
   ASSERT_TRUE(beta2->WaitExec("keep", 'I', &m));
   EXPECT_EQ(F(m, 39), "0");  // still working
 }

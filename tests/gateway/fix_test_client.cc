@@ -144,6 +144,53 @@ void TestClient::fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
   cv_.notify_all();
 }
 
+FIX::Message StatusMsg(const std::string& cl, const std::string& account, char side) {
+  FIX::Message h;
+  h.getHeader().setField(35, "H");
+  h.setField(11, cl);
+  h.setField(1, account);
+  h.setField(55, kSym);
+  h.setField(54, std::string(1, side));
+  h.setField(790, "q-" + cl);
+  return h;
+}
+
+FIX::Message MassCancelMsg(const std::string& cl, const std::string& account) {
+  FIX::Message q;
+  q.getHeader().setField(35, "q");
+  q.setField(11, cl);
+  q.setField(530, "7");
+  q.setField(1, account);
+  q.setField(60, UtcNow());
+  return q;
+}
+
+FIX::Message SecurityListMsg(const std::string& req_id) {
+  FIX::Message x;
+  x.getHeader().setField(35, "x");
+  x.setField(320, req_id);
+  x.setField(559, "4");
+  return x;
+}
+
+FIX::Message MarketDataMsg(const std::string& req_id, const std::string& symbol,
+                           const std::string& depth) {
+  FIX::Message v;
+  v.getHeader().setField(35, "V");
+  v.setField(262, req_id);
+  v.setField(263, "1");
+  v.setField(264, depth);
+  for (const char* t : {"0", "1", "2"}) {
+    FIX::Group g(267, 269);
+    g.setField(269, t);
+    v.addGroup(g);
+  }
+  FIX::Group s(146, 55);
+  s.setField(55, symbol);
+  v.addGroup(s);
+  return v;
+}
+
 std::string F(const FIX::Message& m, int tag) {
   if (m.isSetField(tag)) return m.getField(tag);
   if (m.getHeader().isSetField(tag)) return m.getHeader().getField(tag);

@@ -88,6 +88,15 @@ FIX::Message NewOrderMsg(const std::string& cl, const std::string& account, char
 FIX::Message CancelMsg(const std::string& cl, const std::string& orig, const std::string& account);
 FIX::Message ReplaceMsg(const std::string& cl, const std::string& orig, const std::string& account,
                         const std::string& px, int qty);
+// OrderStatusRequest(H) for `cl` of `account` on kSym; 790 = "q-" + cl.
+FIX::Message StatusMsg(const std::string& cl, const std::string& account, char side = '1');
+// OrderMassCancelRequest(q) of type 7 (all orders) for `account`.
+FIX::Message MassCancelMsg(const std::string& cl, const std::string& account);
+// SecurityListRequest(x) for all securities (559=4).
+FIX::Message SecurityListMsg(const std::string& req_id);
+// MarketDataRequest(V): snapshot + updates (263=1) of bids, offers and trades of `symbol`.
+FIX::Message MarketDataMsg(const std::string& req_id, const std::string& symbol,
+                           const std::string& depth = "5");
 std::string F(const FIX::Message& m, int tag);  // field or ""
 
 // A blocking loopback TCP socket for hostile input.

@@ -52,14 +52,7 @@ class ServeFixTest : public ::testing::Test {
     return clients_.back().get();
   }
   static Msg Status(const std::string& cl, const std::string& account) {
-    Msg h;
-    h.getHeader().setField(35, "H");
-    h.setField(11, cl);
-    h.setField(1, account);
-    h.setField(55, kSym);
-    h.setField(54, "1");
-    h.setField(790, "q-" + cl);
-    return h;
+    return StatusMsg(cl, account);
   }
 
   std::string dir_, dictionary_;
@@ -160,12 +153,7 @@ TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
   alpha->Send(NewOrderMsg("m1", "A1", '1', 1, "4.800"));
   alpha->Send(NewOrderMsg("m2", "A1", '1', 1, "4.810"));
   ASSERT_TRUE(alpha->WaitExec("m2", '0', &m));
-  Msg q;
-  q.getHeader().setField(35, "q");
-  q.setField(11, "mc1");
-  q.setField(530, "7");
-  q.setField(1, "A1");
-  q.setField(60, UtcNow());
+  Msg q = MassCancelMsg("mc1", "A1");
   alpha->Send(q);
   ASSERT_TRUE(alpha->WaitType("r", &m));
   EXPECT_EQ(F(m, 531), "7");
@@ -185,31 +173,14 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");
   Msg m;
-  Msg x;
-  x.getHeader().setField(35, "x");
-  x.setField(320, "sl1");
-  x.setField(559, "4");
-  beta->Send(x);
+  beta->Send(SecurityListMsg("sl1"));
   ASSERT_TRUE(beta->WaitType("y", &m));
   EXPECT_EQ(F(m, 146), "24");  // 2 grades x 12 months
   alpha->Send(NewOrderMsg("md1", "A1", '1', 5, "5.000"));
   ASSERT_TRUE(alpha->WaitExec("md1", '0', &m));
   ASSERT_TRUE(server_->Flush());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  Msg v;
-  v.getHeader().setField(35, "V");
-  v.setField(262, "md-1");
-  v.setField(263, "1");
-  v.setField(264, "5");
-  for (const char* t : {"0", "1", "2"}) {
-    FIX::Group g(267, 269);
-    g.setField(269, t);
-    v.addGroup(g);
-  }
-  FIX::Group s(146, 55);
-  s.setField(55, kSym);
-  v.addGroup(s);
-  beta->Send(v);
+  beta->Send(MarketDataMsg("md-1", kSym));
   ASSERT_TRUE(beta->WaitType("W", &m));
   ASSERT_EQ(F(m, 268), "1");
   FIX::Group e(268, 269);
