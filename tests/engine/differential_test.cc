@@ -1,10 +1,17 @@
-// Differential test: long random command streams through the Engine and through the
-// simple ReferenceBook must give the same events (accepts, rejects, trades, cancels,
-// replaces, triggers) and the same final book. Scope: one open contract (auctions and
-// state changes are covered by the rule tests instead).
-#include <random>
+// Differential test: long random command streams through the Engine and through the simple
+// ReferenceBook must give the same events (accepts, rejects, trades, cancels, replaces,
+// triggers), the same book, the same trading state and the same number of live orders after
+// every command. Scope: one contract, with trading states (pre_open/open/halted/closed), the
+// opening auction, gtd expiry by `time`, `close`, and commands naming an unknown symbol.
+//
+// On a divergence the stream is shrunk and printed as §4.1 replay lines, ready for
+// `cfx replay --input`.
+#include <cstdio>
+#include <cstdlib>
 
 #include "cfx/engine/engine.h"
+#include "cfx/engine/replay.h"
+#include "command_stream.h"
 #include "gtest/gtest.h"
 #include "reference_book.h"
 
@@ -13,7 +20,6 @@ namespace {
 
 class Normalise : public EngineListener {
  public:
-  explicit Normalise(const Engine& e) : e_(e) {}
   void OnAccepted(const Event& e) override { out.push_back("A " + Cl(e.order)); }
   void OnRejected(const Event& e) override {
     out.push_back("J " + Cl(e.order) + " " + std::string(ToString(e.reject)));
@@ -34,11 +40,11 @@ class Normalise : public EngineListener {
   void OnCancelRejected(const Event& e) override {
     out.push_back("X " + std::string(e.orig.view()) + " " + std::string(ToString(e.reject)));
   }
+  // State changes are not compared as events (§4.1 defines none); the state itself is.
   std::vector<std::string> out;
 
  private:
   static std::string Cl(const OrderInfo& o) { return std::string(o.cl.view()); }
-  const Engine& e_;
 };
 
 std::vector<std::string> EngineDepth(const Engine& engine, Side side) {
@@ -52,118 +58,208 @@ std::vector<std::string> EngineDepth(const Engine& engine, Side side) {
   return r;
 }
 
-// Builds a random command; `next_cl` numbers client ids, `used` remembers (acct, cl).
-Command RandomCommand(std::mt19937_64& rng, int& next_cl,
-                      std::vector<std::pair<std::string, std::string>>& used) {
-  static const char* kAccts[] = {"A1", "A2", "B1", "C1", "D1"};
-  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
-  int roll = pick(100);
-  if (roll < 12 && !used.empty()) {
-    auto& [acct, cl] = used[rng() % used.size()];
-    CancelCmd c;
-    c.orig.Assign(cl);
-    c.acct.Assign(pick(20) == 0 ? "C1" : acct);
-    return c;
-  }
-  if (roll < 30 && !used.empty()) {
-    auto& [acct, cl] = used[rng() % used.size()];
-    ReplaceCmd c;
-    c.orig.Assign(cl);
-    c.acct.Assign(acct);
-    std::string ncl = pick(30) == 0 ? used[rng() % used.size()].second : "r" + std::to_string(next_cl++);
-    c.cl.Assign(ncl);
-    if (pick(3) != 0) c.px = PriceField::Ticks(5000 + pick(41) - 20);
-    if (pick(2) == 0) {
-      c.has_qty = true;
-      c.qty = pick(25) - 2;
-    }
-    if (pick(40) == 0) c.px.on_tick = false;
-    used.push_back({acct, ncl});
-    return c;
-  }
-  if (roll < 32) {
-    MassCancelCmd c;
-    c.acct.Assign(kAccts[pick(5)]);
-    return c;
-  }
-  NewOrderCmd c;
-  std::string acct = kAccts[pick(5)];
-  std::string cl = pick(50) == 0 && !used.empty() ? used[rng() % used.size()].second
-                                                  : "o" + std::to_string(next_cl++);
-  c.cl.Assign(cl);
-  c.acct.Assign(acct);
-  c.sym.Assign("S");
-  used.push_back({acct, cl});
-  c.side = pick(2) ? Side::kBuy : Side::kSell;
-  int t = pick(100);
-  c.type = t < 70 ? OrderType::kLimit : t < 80 ? OrderType::kMarket
-         : t < 90 ? OrderType::kStop : OrderType::kStopLimit;
-  int tif = pick(100);
-  c.tif = tif < 60 ? TimeInForce::kDay : tif < 75 ? TimeInForce::kGtc
-        : tif < 90 ? TimeInForce::kIoc : TimeInForce::kFok;
-  int spread = pick(10) == 0 ? 600 : 20;  // sometimes outside the band
-  c.px = PriceField::Ticks(5000 + pick(2 * spread + 1) - spread);
-  if (pick(60) == 0) c.px.on_tick = false;
-  c.stop = PriceField::Ticks(5000 + pick(41) - 20);
-  c.qty = pick(60) == 0 ? 1001 : pick(40) == 0 ? 0 : 1 + pick(20);
-  if (pick(6) == 0) {
-    c.has_display = true;
-    c.display = pick(6);
-  }
-  c.post_only = pick(12) == 0;
-  if (pick(3) == 0) c.firm.Assign(pick(2) ? "F1" : "F2");
-  if (pick(3) == 0) c.stp.Assign(pick(2) ? "X" : "Y");
-  c.stp_action = static_cast<StpAction>(pick(3));
-  return c;
-}
+// --- Running both -----------------------------------------------------------------------
 
-void RunDifferential(uint64_t seed, int commands) {
-  Engine engine;
-  Normalise events(engine);
-  engine.set_listener(&events);
+ProductCmd Product(bool has_ref) {
   ProductCmd p;
   p.sym.Assign("S");
-  p.ref = PriceField::Ticks(5000);
-  engine.Process(p);
-  ReferenceBook ref(5000, 1000);
-  std::mt19937_64 rng(seed);
-  int next_cl = 1;
-  std::vector<std::pair<std::string, std::string>> used;
-  for (int i = 0; i < commands; ++i) {
-    Command cmd = RandomCommand(rng, next_cl, used);
+  if (has_ref) p.ref = PriceField::Ticks(5000);
+  return p;
+}
+
+// Applies a command to the model (std::visit picks the overload).
+struct ApplyTo {
+  ReferenceBook& ref;
+  void operator()(const NewOrderCmd& c) { ref.New(c); }
+  void operator()(const CancelCmd& c) { ref.Cancel(c); }
+  void operator()(const ReplaceCmd& c) { ref.Replace(c); }
+  void operator()(const MassCancelCmd& c) { ref.MassCancel(c); }
+  void operator()(const StateCmd& c) { ref.State(c); }
+  void operator()(const TimeCmd& c) { ref.Time(c); }
+  void operator()(const CloseCmd& c) { ref.Close(c); }
+  void operator()(const ProductCmd&) { ADD_FAILURE() << "the streams list no products"; }
+};
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += "  " + x + "\n";
+  return s;
+}
+
+struct Outcome {
+  int diverged_at = -1;  // index of the first command whose outcome differs; -1: none
+  std::string what;
+  ReferenceBook::Stats stats;
+};
+
+// Runs `cmds` through both after listing the contract; compares after every command.
+Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds) {
+  Engine engine;
+  Normalise events;
+  engine.set_listener(&events);
+  engine.Process(Product(has_ref));
+  ReferenceBook ref("S", has_ref, 5000, 1000);
+  Outcome r;
+  for (size_t i = 0; i < cmds.size(); ++i) {
     size_t before = events.out.size(), ref_before = ref.out().size();
-    engine.Process(cmd);
-    if (auto* n = std::get_if<NewOrderCmd>(&cmd)) ref.New(*n);
-    else if (auto* c = std::get_if<CancelCmd>(&cmd)) ref.Cancel(*c);
-    else if (auto* r = std::get_if<ReplaceCmd>(&cmd)) ref.Replace(*r);
-    else if (auto* m = std::get_if<MassCancelCmd>(&cmd)) ref.MassCancel(std::string(m->acct.view()));
+    engine.Process(cmds[i]);
+    std::visit(ApplyTo{ref}, cmds[i]);
     std::vector<std::string> got(events.out.begin() + before, events.out.end());
     std::vector<std::string> want(ref.out().begin() + ref_before, ref.out().end());
-    ASSERT_EQ(got, want) << "seed " << seed << " command " << i;
+    std::string what;
+    if (got != want) what = "events\nengine:\n" + Join(got) + "model:\n" + Join(want);
+    for (Side side : {Side::kBuy, Side::kSell}) {
+      if (what.empty() && EngineDepth(engine, side) != ref.Depth(side)) {
+        what = std::string(ToString(side)) + " depth\nengine:\n" + Join(EngineDepth(engine, side)) +
+               "model:\n" + Join(ref.Depth(side));
+      }
+    }
+    if (what.empty() && engine.book(0).state() != ref.state()) {
+      what = "state: engine " + std::string(ToString(engine.book(0).state())) + ", model " +
+             std::string(ToString(ref.state()));
+    }
+    if (what.empty() && engine.live_orders() != ref.live_orders()) {
+      what = "live orders: engine " + std::to_string(engine.live_orders()) + ", model " +
+             std::to_string(ref.live_orders());
+    }
+    if (!what.empty()) {
+      r.diverged_at = static_cast<int>(i);
+      r.what = what;
+      return r;
+    }
   }
-  EXPECT_EQ(EngineDepth(engine, Side::kBuy), ref.Depth(Side::kBuy)) << "seed " << seed;
-  EXPECT_EQ(EngineDepth(engine, Side::kSell), ref.Depth(Side::kSell)) << "seed " << seed;
+  r.stats = ref.stats();
+  return r;
+}
+
+// Removes commands (halving chunks, then one by one) while the streams still diverge.
+std::vector<Command> Shrink(bool has_ref, std::vector<Command> cmds, int diverged_at) {
+  cmds.resize(diverged_at + 1);
+  for (size_t chunk = cmds.size() / 2; chunk > 0; chunk /= 2) {
+    for (size_t start = 0; start < cmds.size();) {
+      std::vector<Command> cand(cmds.begin(), cmds.begin() + start);
+      cand.insert(cand.end(), cmds.begin() + std::min(cmds.size(), start + chunk), cmds.end());
+      Outcome o = RunBoth(has_ref, cand);
+      if (o.diverged_at >= 0) {
+        cand.resize(o.diverged_at + 1);
+        cmds = std::move(cand);
+      } else {
+        start += chunk;
+      }
+    }
+  }
+  return cmds;
+}
+
+void Add(ReferenceBook::Stats& sum, const ReferenceBook::Stats& s) {
+  sum.auctions += s.auctions;
+  sum.auctions_with_trades += s.auctions_with_trades;
+  sum.auction_trades += s.auction_trades;
+  sum.auction_stp_cancels += s.auction_stp_cancels;
+  sum.auction_triggers += s.auction_triggers;
+  sum.auction_iceberg_refills += s.auction_iceberg_refills;
+  sum.auction_by_imbalance += s.auction_by_imbalance;
+  sum.auction_by_ref += s.auction_by_ref;
+  sum.auction_by_lower += s.auction_by_lower;
+  sum.gtd_expired += s.gtd_expired;
+  sum.gtd_invalid += s.gtd_invalid;
+  sum.closes += s.closes;
+  sum.day_expired += s.day_expired;
+  sum.state_rejects += s.state_rejects;
+  sum.pre_open_rejects += s.pre_open_rejects;
+  sum.pre_open_accepts += s.pre_open_accepts;
+  sum.cancel_state_rejects += s.cancel_state_rejects;
+  sum.replace_state_rejects += s.replace_state_rejects;
+  sum.unknown_symbol += s.unknown_symbol;
+}
+
+// Runs one stream through both; on a divergence fails with a shrunk replay input.
+void RunDifferential(uint64_t seed, int n, bool sessions, bool has_ref, ReferenceBook::Stats* sum) {
+  std::vector<Command> cmds = RandomStream(seed, n, sessions);
+  Outcome o = RunBoth(has_ref, cmds);
+  if (o.diverged_at >= 0) {
+    std::vector<Command> small = Shrink(has_ref, cmds, o.diverged_at);
+    Outcome s = RunBoth(has_ref, small);
+    std::string lines = ToReplayLine(Product(has_ref)) + "\n";
+    for (const Command& c : small) lines += ToReplayLine(c) + "\n";
+    FAIL() << "seed " << seed << " command " << o.diverged_at << ": " << o.what << "\nshrunk to "
+           << small.size() + 1 << " lines, differing at the last: " << s.what << "replay input:\n"
+           << lines;
+  }
+  Add(*sum, o.stats);
+}
+
+// CFX_DIFFERENTIAL_SEEDS=N runs N seeds of each kind instead of the default (soak runs).
+uint64_t Seeds(uint64_t fallback) {
+  const char* env = std::getenv("CFX_DIFFERENTIAL_SEEDS");
+  return env != nullptr ? std::strtoull(env, nullptr, 10) : fallback;
 }
 
 TEST(DifferentialTest, RandomStreamsAgreeWithReferenceBook) {
-  for (uint64_t seed = 1; seed <= 30; ++seed) RunDifferential(seed, 3000);
+  ReferenceBook::Stats sum;
+  const uint64_t seeds = Seeds(100);
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    // One open contract all along, ref 5.000.
+    RunDifferential(seed, 3000, /*sessions=*/false, /*has_ref=*/true, &sum);
+    // State changes, auctions, time and close; every fourth contract has no band reference.
+    RunDifferential(1'000'000 + seed, 4000, /*sessions=*/true, seed % 4 != 0, &sum);
+    if (HasFatalFailure()) return;
+  }
+  std::printf(
+      "differential: auctions %d (with trades %d, trades %d, stp cancels %d, triggers %d, "
+      "iceberg refills %d; decided by imbalance %d, ref %d, lower price %d); gtd expired %d, "
+      "gtd invalid %d; closes %d, day expired %d; state rejects: new %d, pre_open %d, "
+      "cancel %d, replace %d; pre_open accepts %d; unknown symbol %d\n",
+      sum.auctions, sum.auctions_with_trades, sum.auction_trades, sum.auction_stp_cancels,
+      sum.auction_triggers, sum.auction_iceberg_refills, sum.auction_by_imbalance,
+      sum.auction_by_ref, sum.auction_by_lower, sum.gtd_expired, sum.gtd_invalid, sum.closes,
+      sum.day_expired, sum.state_rejects, sum.pre_open_rejects, sum.cancel_state_rejects,
+      sum.replace_state_rejects, sum.pre_open_accepts, sum.unknown_symbol);
+  // The streams must reach every path this test exists for.
+  EXPECT_GT(sum.auctions_with_trades, 100);
+  EXPECT_GT(sum.auction_stp_cancels, 0);
+  EXPECT_GT(sum.auction_triggers, 0);
+  EXPECT_GT(sum.auction_iceberg_refills, 0);
+  EXPECT_GT(sum.auction_by_imbalance, 0);
+  EXPECT_GT(sum.auction_by_ref, 0);
+  EXPECT_GT(sum.auction_by_lower, 0);
+  EXPECT_GT(sum.gtd_expired, 100);
+  EXPECT_GT(sum.gtd_invalid, 0);
+  EXPECT_GT(sum.day_expired, 100);
+  EXPECT_GT(sum.state_rejects, 100);
+  EXPECT_GT(sum.pre_open_rejects, 100);
+  EXPECT_GT(sum.cancel_state_rejects, 0);
+  EXPECT_GT(sum.replace_state_rejects, 0);
+  EXPECT_GT(sum.unknown_symbol, 0);
 }
 
 TEST(DifferentialTest, SameCommandsGiveSameStateHash) {
   auto run = [](uint64_t seed) {
     Engine engine;
-    ProductCmd p;
-    p.sym.Assign("S");
-    p.ref = PriceField::Ticks(5000);
-    engine.Process(p);
-    std::mt19937_64 rng(seed);
-    int next_cl = 1;
-    std::vector<std::pair<std::string, std::string>> used;
-    for (int i = 0; i < 5000; ++i) engine.Process(RandomCommand(rng, next_cl, used));
+    engine.Process(Product(true));
+    for (const Command& c : RandomStream(seed, 5000, true)) engine.Process(c);
     return engine.StateHash();
   };
   EXPECT_EQ(run(7), run(7));
   EXPECT_NE(run(7), run(8));
+}
+
+// The replay lines a failure prints parse back to the commands the test ran (a gtd order
+// without expire is the only command replay itself refuses: `invalid_field` either way).
+TEST(DifferentialTest, PrintedReplayLinesParseBackToTheStream) {
+  std::vector<Command> cmds = RandomStream(11, 3000, true);
+  cmds.insert(cmds.begin(), {Product(true), Product(false)});
+  for (const Command& c : cmds) {
+    std::string line = ToReplayLine(c);
+    ParsedLine parsed = ParseCommandLine(line);
+    auto* n = std::get_if<NewOrderCmd>(&c);
+    if (n != nullptr && n->tif == TimeInForce::kGtd && n->expire == kNoTime) {
+      EXPECT_EQ(parsed.kind, ParsedLine::Kind::kInvalid) << line;
+      continue;
+    }
+    ASSERT_EQ(parsed.kind, ParsedLine::Kind::kCommand) << line;
+    EXPECT_EQ(ToReplayLine(parsed.command), line);
+  }
 }
 
 }  // namespace

@@ -141,24 +141,169 @@ int ReferenceBook::FindLive(const std::string& acct, const std::string& cl, bool
   return -1;
 }
 
+// Opening auction (§4, §4.2): every tick between the lowest and highest limit price is a
+// candidate; the price maximises executed quantity, then minimises the imbalance, then the
+// distance to the band reference (skipped without one), then is the lower price. Buys (price
+// desc, time) and sells (price asc, time) are paired greedily at that price with their whole
+// quantity; STP acts with the later-entered (later time priority) order as aggressor.
+void ReferenceBook::Auction() {
+  ++stats_.auctions;
+  if (book_.empty()) return;
+  PriceTicks lo = book_[0].px, hi = book_[0].px;
+  for (const O& o : book_) {
+    lo = std::min(lo, o.px);
+    hi = std::max(hi, o.px);
+  }
+  struct Cand {
+    PriceTicks px;
+    Qty exec, imbalance, dist;
+  };
+  std::vector<Cand> cands;  // ascending price
+  for (PriceTicks p = lo; p <= hi; ++p) {
+    Qty buys = 0, sells = 0;
+    for (const O& o : book_) {
+      if (o.side == Side::kBuy && o.px >= p) buys += o.leaves();
+      if (o.side == Side::kSell && o.px <= p) sells += o.leaves();
+    }
+    Qty exec = std::min(buys, sells);
+    if (exec > 0) cands.push_back({p, exec, std::abs(buys - sells), std::abs(p - ref_)});
+  }
+  if (cands.empty()) return;
+  // Keeps the candidates with the smallest key; returns how many are left.
+  auto keep_min = [&](auto key) {
+    Qty best = key(cands[0]);
+    for (const Cand& c : cands) best = std::min(best, key(c));
+    std::erase_if(cands, [&](const Cand& c) { return key(c) != best; });
+    return cands.size();
+  };
+  size_t n_exec = keep_min([](const Cand& c) { return -c.exec; });
+  size_t n_imb = keep_min([](const Cand& c) { return c.imbalance; });
+  size_t n_ref = has_ref_ ? keep_min([](const Cand& c) { return c.dist; }) : n_imb;
+  if (n_exec > 1 && n_imb == 1) ++stats_.auction_by_imbalance;
+  if (n_imb > 1 && n_ref == 1) ++stats_.auction_by_ref;
+  if (n_ref > 1) ++stats_.auction_by_lower;
+  const PriceTicks px = cands[0].px;  // the lower price of what is left
+
+  // The best order of `side` that is executable at px, -1 if none.
+  auto best = [&](Side side) {
+    int b = -1;
+    for (int i = 0; i < static_cast<int>(book_.size()); ++i) {
+      const O& o = book_[i];
+      if (o.side != side || (side == Side::kBuy ? o.px < px : o.px > px)) continue;
+      if (b < 0) { b = i; continue; }
+      const O& x = book_[b];
+      bool better = side == Side::kBuy ? o.px > x.px : o.px < x.px;
+      if (better || (o.px == x.px && o.prio < x.prio)) b = i;
+    }
+    return b;
+  };
+  // Erases book_ entries by index (descending, so the others stay valid).
+  auto erase = [&](std::vector<int> idx) {
+    std::sort(idx.rbegin(), idx.rend());
+    for (int i : idx) book_.erase(book_.begin() + i);
+  };
+  bool traded = false;
+  for (;;) {
+    int b = best(Side::kBuy), s = best(Side::kSell);
+    if (b < 0 || s < 0) break;
+    O& buy = book_[b];
+    O& sell = book_[s];
+    if (buy.firm == sell.firm && buy.stp == sell.stp) {
+      int later = buy.prio > sell.prio ? b : s, earlier = later == b ? s : b;
+      StpAction act = book_[later].act;
+      std::vector<int> gone;  // cancel_both reports the resting (earlier) order first
+      if (act != StpAction::kCancelAggressor) gone.push_back(earlier);
+      if (act != StpAction::kCancelResting) gone.push_back(later);
+      for (int i : gone) {
+        Emit("C " + book_[i].cl + " " + S(book_[i].leaves()) + " stp");
+        ++stats_.auction_stp_cancels;
+      }
+      erase(gone);
+      continue;
+    }
+    Qty q = std::min(buy.leaves(), sell.leaves());
+    for (O* o : {&buy, &sell}) {
+      o->cum += q;
+      o->shown -= std::min(o->shown, q);  // the displayed part is consumed first
+    }
+    Emit("T " + S(px) + " " + S(q) + " " + buy.cl + " " + sell.cl + " none");
+    ++stats_.auction_trades;
+    traded = true;
+    prints_.push_back(px);
+    last_ = px;
+    has_last_ = true;
+    std::vector<int> filled;
+    if (buy.leaves() == 0) filled.push_back(b);
+    if (sell.leaves() == 0) filled.push_back(s);
+    erase(filled);
+  }
+  if (traded) ++stats_.auctions_with_trades;
+  // An iceberg whose displayed part was used up refills and goes to the back of its level.
+  for (O& o : book_) {
+    if (o.display > 0 && o.shown == 0) {
+      o.shown = std::min(o.display, o.leaves());
+      o.prio = ++prio_;
+      ++stats_.auction_iceberg_refills;
+    }
+  }
+}
+
+template <typename Pred>
+int ReferenceBook::CancelWhere(Pred pred, const char* reason) {
+  std::vector<std::pair<uint64_t, std::string>> all;
+  for (const O& o : book_) if (pred(o)) all.push_back({o.accept, o.cl + " " + S(o.leaves())});
+  for (const O& o : stops_) if (pred(o)) all.push_back({o.accept, o.cl + " " + S(o.leaves())});
+  std::sort(all.begin(), all.end());
+  for (auto& [a, s] : all) Emit("C " + s + " " + reason);
+  std::erase_if(book_, pred);
+  std::erase_if(stops_, pred);
+  return static_cast<int>(all.size());
+}
+
 void ReferenceBook::New(const NewOrderCmd& c) {
   std::string cl(c.cl.view()), acct(c.acct.view());
   auto reject = [&](const char* r) { Emit("J " + cl + " " + r); };
   bool limit_px = c.type == OrderType::kLimit || c.type == OrderType::kStopLimit;
   bool stop = c.type == OrderType::kStop || c.type == OrderType::kStopLimit;
-  if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) return reject("invalid_field");
-  if (c.post_only && (c.type != OrderType::kLimit || c.tif == TimeInForce::kIoc || c.tif == TimeInForce::kFok)) return reject("invalid_field");
+  bool resting_tif = c.tif == TimeInForce::kDay || c.tif == TimeInForce::kGtc ||
+                     c.tif == TimeInForce::kGtd;
+  // §4.2 precedence, in order.
+  if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) {
+    return reject("invalid_field");
+  }
+  if (c.post_only && (c.type != OrderType::kLimit || !resting_tif)) return reject("invalid_field");
+  if (c.tif == TimeInForce::kGtd && (c.expire == kNoTime || (has_now_ && now_ >= c.expire))) {
+    ++stats_.gtd_invalid;
+    return reject("invalid_field");
+  }
+  if (c.sym.view() != sym_) {
+    ++stats_.unknown_symbol;
+    return reject("unknown_symbol");
+  }
+  if (state_ == TradingState::kClosed || state_ == TradingState::kHalted) {
+    ++stats_.state_rejects;
+    return reject(state_ == TradingState::kClosed ? "market_closed" : "halted");
+  }
   if (taken_.count({acct, cl})) return reject("duplicate_client_id");
-  if (c.qty <= 0 || (c.has_display && (c.display < 1 || c.display > c.qty))) return reject("invalid_qty");
+  if (c.qty <= 0 || (c.has_display && (c.display < 1 || c.display > c.qty))) {
+    return reject("invalid_qty");
+  }
   if (c.qty > max_qty_) return reject("qty_above_max");
   if (limit_px && !c.px.on_tick) return reject("invalid_price_tick");
   if (stop && !c.stop.on_tick) return reject("invalid_price_tick");
-  if (limit_px && (c.px.ticks * 10 < ref_ * 9 || c.px.ticks * 10 > ref_ * 11)) return reject("price_outside_band");
-  if (stop) {
+  if (limit_px && !InBand(c.px.ticks)) return reject("price_outside_band");
+  if (stop && (has_last_ || has_ref_)) {
     PriceTicks r = has_last_ ? last_ : ref_;
-    if (c.side == Side::kBuy ? r >= c.stop.ticks : r <= c.stop.ticks) return reject("invalid_stop_price");
+    bool met = c.side == Side::kBuy ? r >= c.stop.ticks : r <= c.stop.ticks;
+    if (met) return reject("invalid_stop_price");
   }
-  if (c.post_only) {
+  // Stops rest pending in pre_open whatever their tif; they are not market orders yet.
+  if (state_ == TradingState::kPreOpen && !stop &&
+      (c.type == OrderType::kMarket || !resting_tif)) {
+    ++stats_.pre_open_rejects;
+    return reject("market_closed");
+  }
+  if (c.post_only && state_ == TradingState::kOpen) {  // nothing trades on arrival in pre_open
     int b = BestOpp(c.side);
     if (b >= 0 && Crosses(c.side, c.px.ticks, book_[b].px)) return reject("post_only_would_cross");
   }
@@ -178,9 +323,15 @@ void ReferenceBook::New(const NewOrderCmd& c) {
   o.qty = c.qty;
   o.display = c.has_display ? c.display : 0;
   o.post_only = c.post_only;
+  o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
   o.accept = ++accept_;
   if (stop) {
     stops_.push_back(o);
+    return;
+  }
+  if (state_ == TradingState::kPreOpen) {
+    ++stats_.pre_open_accepts;
+    Rest(o);
     return;
   }
   prints_.clear();
@@ -192,6 +343,11 @@ void ReferenceBook::Cancel(const CancelCmd& c) {
   bool is_stop = false;
   int i = FindLive(std::string(c.acct.view()), std::string(c.orig.view()), &is_stop);
   if (i < 0) { Emit("X " + std::string(c.orig.view()) + " unknown_order"); return; }
+  if (state_ == TradingState::kClosed) {
+    ++stats_.cancel_state_rejects;
+    Emit("X " + std::string(c.orig.view()) + " market_closed");
+    return;
+  }
   auto& v = is_stop ? stops_ : book_;
   Emit("C " + v[i].cl + " " + S(v[i].leaves()) + " user");
   v.erase(v.begin() + i);
@@ -202,6 +358,11 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   bool is_stop = false;
   int i = FindLive(acct, orig, &is_stop);
   if (i < 0) { Emit("X " + orig + " unknown_order"); return; }
+  if (state_ == TradingState::kClosed || state_ == TradingState::kHalted) {
+    ++stats_.replace_state_rejects;
+    Emit("X " + orig + (state_ == TradingState::kClosed ? " market_closed" : " halted"));
+    return;
+  }
   auto& v = is_stop ? stops_ : book_;
   O o = v[i];
   if (taken_.count({acct, cl})) { Emit("X " + orig + " duplicate_client_id"); return; }
@@ -212,12 +373,15 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   PriceTicks px = o.px;
   if (has_limit && c.px.present) {
     if (!c.px.on_tick) { Emit("X " + orig + " invalid_price_tick"); return; }
-    if (c.px.ticks * 10 < ref_ * 9 || c.px.ticks * 10 > ref_ * 11) { Emit("X " + orig + " price_outside_band"); return; }
+    if (!InBand(c.px.ticks)) { Emit("X " + orig + " price_outside_band"); return; }
     px = c.px.ticks;
   }
-  if (o.post_only && !is_stop && px != o.px && qty > o.cum) {
+  if (o.post_only && !is_stop && state_ == TradingState::kOpen && px != o.px && qty > o.cum) {
     int b = BestOpp(o.side);
-    if (b >= 0 && Crosses(o.side, px, book_[b].px)) { Emit("X " + orig + " post_only_would_cross"); return; }
+    if (b >= 0 && Crosses(o.side, px, book_[b].px)) {
+      Emit("X " + orig + " post_only_would_cross");
+      return;
+    }
   }
   taken_.insert({acct, cl});
   if (qty <= o.cum) {
@@ -246,19 +410,60 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   o.px = px;
   o.qty = qty;
   Emit("P " + cl + " " + orig + " " + pxs + " " + S(qty));
+  if (state_ == TradingState::kPreOpen) {  // no matching: to the back of its level
+    Rest(o);
+    return;
+  }
   prints_.clear();
   Execute(o);
   Triggers(prints_);
 }
 
-void ReferenceBook::MassCancel(const std::string& acct) {
-  std::vector<std::pair<uint64_t, std::string>> all;
-  for (const O& o : book_) if (o.acct == acct) all.push_back({o.accept, "C " + o.cl + " " + S(o.leaves()) + " mass"});
-  for (const O& o : stops_) if (o.acct == acct) all.push_back({o.accept, "C " + o.cl + " " + S(o.leaves()) + " mass"});
-  std::sort(all.begin(), all.end());
-  for (auto& [a, s] : all) Emit(s);
-  std::erase_if(book_, [&](const O& o) { return o.acct == acct; });
-  std::erase_if(stops_, [&](const O& o) { return o.acct == acct; });
+void ReferenceBook::MassCancel(const MassCancelCmd& c) {
+  if (!c.sym.empty() && c.sym.view() != sym_) {
+    ++stats_.unknown_symbol;
+    Emit("J  unknown_symbol");
+    return;
+  }
+  if (state_ == TradingState::kClosed) return;  // nothing is allowed in closed
+  std::string acct(c.acct.view());
+  CancelWhere([&](const O& o) { return o.acct == acct; }, "mass");
+}
+
+void ReferenceBook::State(const StateCmd& c) {
+  if (c.sym.view() != sym_) {
+    ++stats_.unknown_symbol;
+    Emit("J  unknown_symbol");
+    return;
+  }
+  TradingState prev = state_;
+  state_ = c.state;
+  if (prev != TradingState::kPreOpen || c.state != TradingState::kOpen) return;
+  prints_.clear();
+  Auction();
+  size_t before = out_.size();
+  Triggers(prints_);  // stops triggered by auction prints enter after the auction
+  for (size_t i = before; i < out_.size(); ++i) stats_.auction_triggers += out_[i][0] == 'G';
+}
+
+void ReferenceBook::Time(const TimeCmd& c) {
+  if (has_now_ && c.ts < now_) return;  // time never goes back
+  has_now_ = true;
+  now_ = c.ts;
+  stats_.gtd_expired += CancelWhere(
+      [&](const O& o) { return o.tif == TimeInForce::kGtd && o.expire <= now_; }, "expired");
+}
+
+void ReferenceBook::Close(const CloseCmd& c) {
+  if (c.sym.view() != sym_) {
+    ++stats_.unknown_symbol;
+    Emit("J  unknown_symbol");
+    return;
+  }
+  ++stats_.closes;
+  stats_.day_expired +=
+      CancelWhere([](const O& o) { return o.tif == TimeInForce::kDay; }, "expired");
+  state_ = TradingState::kClosed;
 }
 
 std::vector<std::string> ReferenceBook::Depth(Side side) const {
