@@ -387,7 +387,13 @@ void FixGatewayTest::StopGateway() {
   exchange_.reset();
 }
 
-void FixGatewayTest::TearDown() { StopGateway(); }
+void FixGatewayTest::TearDown() {
+  StopGateway();
+  if (dir_.rfind("/tmp/cfx_fix_test_", 0) == 0) {  // only what SetUp made
+    const std::string rm = "rm -rf '" + dir_ + "'";
+    if (std::system(rm.c_str()) != 0) ADD_FAILURE() << rm;
+  }
+}
 
 std::unique_ptr<TestClient> FixGatewayTest::Connect(const std::string& sender,
                                                     const std::string& password,

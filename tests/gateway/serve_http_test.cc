@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -78,6 +79,9 @@ class ServeHttpTest : public ::testing::Test {
   }
   void TearDown() override {
     if (server_) EXPECT_TRUE(server_->Stop().ok());
+    server_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
   }
   nlohmann::json Get(const std::string& target, const std::string& token, int want = 200) {
     auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
@@ -173,6 +177,13 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
 // `cfx serve` as a process: starts, answers /healthz, exits 0 on SIGTERM.
 TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
   const std::string dir = FreshDir("process");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
   const std::string config = dir + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(dir + "/data");
   const std::string log = dir + "/serve.log";

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -65,6 +66,13 @@ settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::strin
 
 TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
   const std::string dir = MakeDir("data");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
   const Date date = *ParseDate("2027-03-01");
   // Trades in the closing window, so the traded contracts settle T1 at the trade price
   // and VM is zero: the call is then the whole margin (no collateral configured).

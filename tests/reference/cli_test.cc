@@ -44,6 +44,7 @@ RunResult RunCfx(const std::string& args) {
   std::stringstream ss;
   ss << e.rdbuf();
   r.err = ss.str();
+  std::remove(err_file.c_str());
   return r;
 }
 
