@@ -1,6 +1,7 @@
 // `cfx replay --input commands.jsonl [--output events.jsonl] [--data-dir DIR]` (SPEC §4.1,
 // §12). With a data dir, trades, positions and closing quotes are also persisted as in
-// `cfx serve` (exchange/replay_store.h); the event output is the same either way.
+// `cfx serve` (exchange/replay_store.h), without the core's contract expiry, so the store
+// holds exactly the events printed; the event output is the same either way.
 #include <fstream>
 #include <iostream>
 #include <memory>

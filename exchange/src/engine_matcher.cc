@@ -168,7 +168,7 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
       if (o.has_ask) o.ask = book.BestPrice(engine::Side::kSell);
       sink.Emit(o);
     }
-    for (size_t id = 0; id < engine_->symbol_count(); ++id) {
+    for (size_t id = 0; options_.expire_contracts && id < engine_->symbol_count(); ++id) {
       const auto sid = static_cast<engine::SymbolId>(id);
       if (LastTradingDay(sid) != day.days ||
           engine_->book(sid).state() == engine::TradingState::kExpired) {

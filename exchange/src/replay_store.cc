@@ -31,6 +31,7 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   if (!recorder.ok()) return recorder.status();
   MatcherOptions opt;
   opt.calendar = calendar;
+  opt.expire_contracts = false;  // the store mirrors the printed §4.1 events
   EngineMatcher matcher(opt);
   RecordSink sink(recorder->get());
   ReplayStoreResult result;

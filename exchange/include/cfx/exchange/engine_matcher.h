@@ -37,6 +37,9 @@ class BookPublisher;
 struct MatcherOptions {
   BusinessCalendar calendar;
   bool emit_closes = true;
+  // Expire each contract at its last trading day's 16:00Z close (with emit_closes). Off for
+  // `cfx replay --data-dir`, whose store must match the §4.1 events it prints.
+  bool expire_contracts = true;
   // Pre-trade risk: on when set; collateral (micro-USD) by account, others have 0.
   bool pre_trade_risk = false;
   std::map<std::string, int64_t, std::less<>> collateral_micro_usd;
