@@ -21,6 +21,7 @@ void BookPublisher::Publish(const engine::Engine& engine, engine::SymbolId id, u
   if (id >= kMaxSymbols) return;
   Slot& slot = slots_[id];
   size_t n = count_.load(std::memory_order_relaxed);
+  bool listing_changed = n <= id;
   // Symbols are interned densely in listing order, so ids below engine.symbol_count() exist.
   while (n <= id) {
     std::string_view name = engine.SymbolName(static_cast<engine::SymbolId>(n));
@@ -50,6 +51,12 @@ void BookPublisher::Publish(const engine::Engine& engine, engine::SymbolId id, u
   std::atomic_thread_fence(std::memory_order_release);
   for (size_t i = 0; i < kWords; ++i) slot.words[i].store(words[i], std::memory_order_relaxed);
   slot.version.store(v + 2, std::memory_order_release);
+  const bool expired = book.state() == engine::TradingState::kExpired;
+  if (expired != slot.expired) {
+    slot.expired = expired;
+    listing_changed = true;
+  }
+  if (listing_changed) listing_version_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 int BookPublisher::Find(std::string_view sym) const {

@@ -44,6 +44,9 @@ class BookPublisher {
 
   std::optional<BookView> Read(std::string_view sym, int depth) const;
   std::vector<std::string> Symbols() const;
+  // Changes when a symbol is first published or a book enters or leaves `expired`: readers
+  // that cache the listing compare it (any thread).
+  uint64_t listing_version() const { return listing_version_.load(std::memory_order_acquire); }
 
  private:
   static constexpr size_t kWords = sizeof(PublishedBook) / 8;
@@ -51,13 +54,15 @@ class BookPublisher {
     std::atomic<uint64_t> version{0};
     std::atomic<uint64_t> words[kWords];
     char name[engine::kMaxIdLength + 1] = {};
-    // Writer-only scratch: last trade kept between publishes.
+    // Writer-only scratch: last trade kept between publishes, and the state last published.
     PublishedBook last{};
+    bool expired = false;
   };
   int Find(std::string_view sym) const;
 
   std::unique_ptr<Slot[]> slots_;
   std::atomic<size_t> count_{0};
+  std::atomic<uint64_t> listing_version_{0};
   std::vector<engine::LevelView> scratch_;
 };
 

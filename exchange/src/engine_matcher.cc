@@ -134,6 +134,8 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
   bool counted = false;
   if (*acct < account_syms_.size()) {
     for (engine::SymbolId s : account_syms_[*acct]) {
+      // An expired contract was finally settled: its position carries no margin.
+      if (engine_->book(s).state() == engine::TradingState::kExpired) continue;
       const bool same = s == sym;
       counted |= same;
       total += requirement(s, same ? add_buy : 0, same ? add_sell : 0);
@@ -156,6 +158,7 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
     if (close <= from_us || close > to_us || !options_.calendar.IsBusinessDay(day)) continue;
     for (size_t id = 0; id < engine_->symbol_count(); ++id) {
       const engine::OrderBook& book = engine_->book(static_cast<engine::SymbolId>(id));
+      if (book.state() == engine::TradingState::kExpired) continue;  // delisted: no quote
       Outcome& o = scratch_;
       o = Outcome{};
       o.kind = OutcomeKind::kClose;
@@ -168,9 +171,12 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
       if (o.has_ask) o.ask = book.BestPrice(engine::Side::kSell);
       sink.Emit(o);
     }
+    // Expire what trades past its last trading day: that day's close, or the first close
+    // after it if time jumped over it (a restart across it restores the same decision).
     for (size_t id = 0; options_.expire_contracts && id < engine_->symbol_count(); ++id) {
       const auto sid = static_cast<engine::SymbolId>(id);
-      if (LastTradingDay(sid) != day.days ||
+      const int32_t last_day = LastTradingDay(sid);
+      if (last_day == INT32_MIN || last_day > day.days ||
           engine_->book(sid).state() == engine::TradingState::kExpired) {
         continue;
       }
@@ -320,6 +326,7 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   if (!Get(&in, &n) || n > in.size()) return bad("truncated engine state");
   engine_ = std::make_unique<engine::Engine>(options_.engine);
   engine_->set_pre_trade_risk(this);
+  last_trading_day_.clear();  // by symbol id of the engine being replaced
   if (absl::Status s = engine_->Restore(in.substr(0, n)); !s.ok()) return s;
   in.remove_prefix(n);
   exposure_.clear();

@@ -373,6 +373,14 @@ std::vector<PositionView> ExchangeCore::Positions(std::string_view account) cons
   return impl_->recorder->Positions(account);
 }
 
+std::vector<std::string> ExchangeCore::AllSymbols() const {
+  std::vector<std::string> s = impl_->publisher.Symbols();
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+uint64_t ExchangeCore::ListingVersion() const { return impl_->publisher.listing_version(); }
+
 std::vector<std::string> ExchangeCore::ListedSymbols() const {
   std::vector<std::string> s = impl_->publisher.Symbols();
   s.erase(std::remove_if(s.begin(), s.end(),

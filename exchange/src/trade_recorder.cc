@@ -168,6 +168,9 @@ absl::Status TradeRecorder::Load() {
     ended_[std::move(key)] = std::move(e);
     return true;
   });
+  // A cap lowered since the rows were written: forget the oldest now (the deletes go
+  // out with the next commit).
+  if (s.ok() && error.empty()) ForgetEndedBeyondCap();
   if (!s.ok()) return s;
   if (!error.empty()) return absl::DataLossError(error);
   return absl::OkStatus();
@@ -217,6 +220,19 @@ void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
   PutOrder(v);
 }
 
+void TradeRecorder::ForgetEndedBeyondCap() {
+  while (ended_.size() > ended_kept_) {
+    auto oldest = ended_by_serial_.begin();
+    if (store_) {
+      ops_.push_back({kEndedOrdersTable,
+                      absl::StrCat(oldest->second.first, "/", oldest->second.second),
+                      std::monostate{}});
+    }
+    ended_.erase(oldest->second);
+    ended_by_serial_.erase(oldest);
+  }
+}
+
 void TradeRecorder::RememberEnded(OrderStateView v) {
   if (ended_kept_ == 0) return;
   Key key{v.acct, v.cl};
@@ -229,16 +245,7 @@ void TradeRecorder::RememberEnded(OrderStateView v) {
     ops_.push_back({kEndedOrdersTable, absl::StrCat(key.first, "/", key.second),
                     OrderRow{e.view, e.serial}});
   }
-  while (ended_.size() > ended_kept_) {
-    auto oldest = ended_by_serial_.begin();
-    if (store_) {
-      ops_.push_back({kEndedOrdersTable,
-                      absl::StrCat(oldest->second.first, "/", oldest->second.second),
-                      std::monostate{}});
-    }
-    ended_.erase(oldest->second);
-    ended_by_serial_.erase(oldest);
-  }
+  ForgetEndedBeyondCap();
 }
 
 void TradeRecorder::Fill(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,

@@ -111,7 +111,8 @@ class CoreHttpProviders::Impl {
     }
     const Date from{b->as_of.days - kFixLookbackDays};
     std::map<std::string, std::optional<int64_t>> fix_by_grade;
-    for (const std::string& sym : core_->ListedSymbols()) {
+    // Every contract the engine knows: a position may be held in one that has expired.
+    for (const std::string& sym : core_->AllSymbols()) {
       if (auto it = b->settles.find(sym); it != b->settles.end()) {
         b->prices[sym] = it->second;
         continue;
@@ -235,6 +236,9 @@ absl::StatusOr<MarginResult> CoreHttpProviders::AccountMargin(const std::string&
   std::vector<gv::Position> book;
   for (const exchange::PositionView& p : impl_->core_->Positions(account)) {
     if (p.qty == 0) continue;
+    // An expired contract's position was closed at its final settlement: no risk left.
+    std::optional<exchange::BookView> book_view = impl_->core_->BookSnapshot(p.sym, 0);
+    if (book_view && book_view->state == engine::TradingState::kExpired) continue;
     if ((*engine)->ContractIndex(p.sym) < 0) {
       return absl::UnavailableError(absl::StrCat("no price for ", p.sym));
     }

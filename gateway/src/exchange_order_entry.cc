@@ -108,6 +108,7 @@ class ExchangeOrderEntry::Impl {
 
   // Publisher thread only: symbols whose book changed during the current input.
   std::vector<std::string> touched_;
+  std::atomic<uint64_t> listing_seen_{0};  // the ListingVersion of the last list handed over
 
   // The worker: status answers and local rejects, so that no listener call happens inside
   // an OrderEntry call.
@@ -302,7 +303,18 @@ class ExchangeOrderEntry::Impl {
     }
   }
 
+  // Hands the current listing to the listener, through the worker like the first one so
+  // that lists arrive in the order they were read. Any thread; PostListing calls race only
+  // in the harmless way (a list re-sent).
+  void PostListing() {
+    listing_seen_.store(core_->ListingVersion(), std::memory_order_release);
+    std::vector<std::string> symbols = core_->ListedSymbols();
+    Post([this, symbols] { listener_->OnSecurityList(symbols); });
+  }
+
   void OnAck(uint64_t tag) {
+    // A month listed or expired while running: market data and security lists follow.
+    if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
     for (const std::string& sym : touched_) {
       std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
       if (!view) continue;
@@ -352,8 +364,7 @@ absl::Status ExchangeOrderEntry::Start() {
         absl::StrCat("sessions ", impl_->collision_, " map to one engine session id; rename one"));
   }
   impl_->worker_ = std::thread([this] { impl_->Run(); });
-  std::vector<std::string> symbols = impl_->core_->ListedSymbols();
-  impl_->Post([this, symbols] { impl_->listener_->OnSecurityList(symbols); });
+  impl_->PostListing();
   return absl::OkStatus();
 }
 

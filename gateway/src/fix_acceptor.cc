@@ -5,12 +5,14 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -77,25 +79,33 @@ void BoundAcceptor::onInitialize(const FIX::SessionSettings&) throw(FIX::Runtime
 void BoundAcceptor::AcceptLoop() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // out of fds: back off
-        if (isStopped()) return;
-        continue;
-      }
-      return;  // the listening socket was shut down: stopping
-    }
-    if (isStopped()) {
-      ::close(fd);
+    if (stopping_.load(std::memory_order_acquire)) {
+      if (fd >= 0) ::close(fd);
       return;
+    }
+    if (fd < 0) {
+      if (errno == EINVAL || errno == EBADF) return;  // the listening socket is gone
+      if (errno == EINTR) continue;
+      // Out of descriptors or memory, or a network error of one pending connection
+      // (accept(2) passes those on): back off briefly and keep serving.
+      std::this_thread::sleep_for(std::chrono::milliseconds(
+          errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM ? 50 : 1));
+      continue;
+    }
+    // QuickFIX's connection waits with select(): a descriptor past FD_SETSIZE cannot be
+    // served, so refuse the connection (the client retries) rather than corrupt memory.
+    if (fd >= FD_SETSIZE) {
+      ::close(fd);
+      continue;
     }
     if (no_delay_) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
     ReapFinished();
-    const int own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    // Our reference above FD_SETSIZE where the limit allows, leaving low numbers to QuickFIX.
+    int own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, FD_SETSIZE);
+    if (own_fd < 0) own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (own_fd < 0) {  // out of descriptors: refuse this connection rather than lose track
       ::close(fd);
       continue;
@@ -104,19 +114,29 @@ void BoundAcceptor::AcceptLoop() {
     connections_.emplace_back(new Connection());
     Connection* c = connections_.back().get();
     c->own_fd = own_fd;
-    c->thread = std::thread([this, c, fd] {
-      // The connection finds its session from the Logon (any configured session).
-      FIX::ThreadedSocketConnection* connection =
-          new FIX::ThreadedSocketConnection(fd, getSessions(), getLog());
-      while (connection->read()) {
-      }
-      delete connection;  // unregisters the session; read() has closed `fd`
-      std::lock_guard<std::mutex> done_lock(mu_);
-      if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close
-      c->own_fd = -1;
-      c->done = true;
-    });
+    try {
+      StartConnection(c, fd);
+    } catch (const std::system_error&) {  // no thread to be had: refuse this connection
+      ::close(fd);
+      ::close(own_fd);
+      connections_.pop_back();
+    }
   }
+}
+
+void BoundAcceptor::StartConnection(Connection* c, int fd) {
+  c->thread = std::thread([this, c, fd] {
+    // The connection finds its session from the Logon (any configured session).
+    FIX::ThreadedSocketConnection* connection =
+        new FIX::ThreadedSocketConnection(fd, getSessions(), getLog());
+    while (connection->read()) {
+    }
+    delete connection;  // unregisters the session; read() has closed `fd`
+    std::lock_guard<std::mutex> done_lock(mu_);
+    if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close
+    c->own_fd = -1;
+    c->done = true;
+  });
 }
 
 void BoundAcceptor::ReapFinished() {
@@ -145,6 +165,7 @@ void BoundAcceptor::onStop() {
 }
 
 void BoundAcceptor::CloseAll() {
+  stopping_.store(true, std::memory_order_release);
   if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);  // wakes accept()
   if (accept_thread_.joinable()) accept_thread_.join();
   std::list<std::unique_ptr<Connection>> all;

@@ -11,6 +11,7 @@
 #ifndef CFX_GATEWAY_SRC_FIX_ACCEPTOR_H_
 #define CFX_GATEWAY_SRC_FIX_ACCEPTOR_H_
 
+#include <atomic>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -49,6 +50,9 @@ class BoundAcceptor : public FIX::Acceptor {
   void onStop() override;
 
   void AcceptLoop();
+  // Runs connection `c` (socket `fd`) on a thread of its own; mu_ held. Throws
+  // std::system_error when no thread can be started.
+  void StartConnection(Connection* c, int fd);
   void ReapFinished();  // joins the threads of closed connections; takes mu_
   void CloseAll();      // stops accepting, closes every connection, joins; idempotent
 
@@ -56,6 +60,7 @@ class BoundAcceptor : public FIX::Acceptor {
   const int port_;
   const bool no_delay_;
   int listen_fd_ = -1;
+  std::atomic<bool> stopping_{false};  // set before the listening socket is shut down
   std::thread accept_thread_;
   std::mutex mu_;
   std::list<std::unique_ptr<Connection>> connections_;

@@ -238,6 +238,41 @@ TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
   EXPECT_GT(std::atoi(m.getHeader().getField(34).c_str()), seq_before);
 }
 
+TEST_F(ServeFixTest, SecurityListAndMarketDataFollowExpiryAndTheNewListing) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  alpha->Send(NewOrderMsg("gtc", "A1", '1', 2, "4.900"));  // resting in March
+  ASSERT_TRUE(alpha->WaitExec("gtc", '0', &m));
+  // Past March's last trading day (Wednesday 2027-03-31) at its 16:00Z close.
+  ASSERT_TRUE(server_->AdvanceTime("2027-03-31T16:00:01Z"));
+  ASSERT_TRUE(alpha->WaitExec("gtc", 'C', &m));  // canceled, reason expired
+  EXPECT_EQ(F(m, 58), "expired");
+  ASSERT_TRUE(server_->AdvanceTime("2027-03-31T16:00:02Z"));  // one more input: the refresh
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  alpha->Send(SecurityListMsg("after"));
+  ASSERT_TRUE(alpha->WaitType("y", &m));
+  EXPECT_EQ(F(m, 146), "24");  // still 2 grades x 12 months
+  std::string listed;
+  for (int i = 1; i <= 24; ++i) {
+    FIX::Group g(146, 55);
+    m.getGroup(i, g);
+    listed += g.getField(55) + " ";
+  }
+  EXPECT_EQ(listed.find(std::string(kSym) + " "), std::string::npos) << listed;
+  EXPECT_NE(listed.find("B200-GOLD-US-202803"), std::string::npos) << listed;
+  // The new month has market data; the expired one is refused as unknown.
+  alpha->Send(MarketDataMsg("md-new", "B200-GOLD-US-202803"));
+  ASSERT_TRUE(alpha->WaitType("W", &m));
+  EXPECT_EQ(F(m, 262), "md-new");
+  alpha->Send(MarketDataMsg("md-old", kSym));
+  ASSERT_TRUE(alpha->WaitType("Y", &m));
+  EXPECT_EQ(F(m, 262), "md-old");
+  // Orders in the expired month: market_closed.
+  alpha->Send(NewOrderMsg("late", "A1", '1', 1, "5.000"));
+  ASSERT_TRUE(alpha->WaitExec("late", '8', &m));
+  EXPECT_EQ(F(m, 58), "market_closed");
+}
+
 TEST_F(ServeFixTest, StatusOfFilledAndCanceledOrdersAlsoAfterRestart) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");

@@ -134,6 +134,15 @@ bool ServeHarness::Stop(std::string* error) {
 
 bool ServeHarness::Flush() { return impl_->server && impl_->server->core().Flush().ok(); }
 
+bool ServeHarness::AdvanceTime(const std::string& iso) {
+  absl::StatusOr<TimestampUs> ts = ParseTimestamp(iso);
+  if (!impl_->server || !ts.ok()) return false;
+  if (impl_->server->core().AdvanceTime(*ts * 1000) != exchange::OfferResult::kAccepted) {
+    return false;
+  }
+  return Flush();
+}
+
 }  // namespace test
 }  // namespace gateway
 }  // namespace cfx

@@ -29,6 +29,8 @@ class ServeHarness {
   bool Stop(std::string* error);
   // Waits until every input submitted so far is published.
   bool Flush();
+  // Manual clock: moves exchange time to `iso` ("2027-03-31T17:00:00Z") and flushes.
+  bool AdvanceTime(const std::string& iso);
 
   struct Impl;
 

@@ -159,6 +159,30 @@ TEST_F(ServeHttpTest, PositionsAndMarginOfTheCallersFirmOnly) {
   Get("/v1/accounts/B1/positions", "tok-alpha", 403);
 }
 
+TEST_F(ServeHttpTest, MarginLeavesOutAContractThatHasExpired) {
+  Trade();  // A1 long 4 March
+  ExchangeServer& s = *server_;
+  engine::NewOrderCmd april = Order("h3", "A1", engine::Side::kBuy, 2, 5000);
+  april.sym.Assign("B200-GOLD-US-202704");
+  engine::NewOrderCmd april_sell = Order("h4", "B1", engine::Side::kSell, 2, 5000);
+  april_sell.sym.Assign("B200-GOLD-US-202704");
+  ASSERT_EQ(s.core().Submit(april, 0), exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(april_sell, 0), exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  nlohmann::json before = Get("/v1/accounts/A1/margin?method=span16", "tok-alpha");
+  ASSERT_EQ(before["positions"].size(), 2u) << before;
+  // March expires at the 16:00Z close of its last trading day.
+  ASSERT_EQ(s.core().AdvanceTime(*ParseTimestamp("2027-03-31T16:00:01Z") * 1000),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  nlohmann::json after = Get("/v1/accounts/A1/margin?method=span16", "tok-alpha");
+  ASSERT_TRUE(after.is_object()) << after;
+  ASSERT_EQ(after["positions"].size(), 1u) << after;
+  EXPECT_EQ(after["positions"][0]["sym"], "B200-GOLD-US-202704") << after;
+  nlohmann::json pos = Get("/v1/accounts/A1/positions", "tok-alpha");
+  EXPECT_EQ(pos["positions"].size(), 2u) << "positions still list what was traded: " << pos;
+}
+
 TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
   nlohmann::json fixes =
       Get("/v1/reference/B200-GOLD-US?from=2027-02-01&to=2027-03-01", "tok-alpha");

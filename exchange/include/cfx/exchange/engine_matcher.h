@@ -87,10 +87,12 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   };
   engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd,
                                      const engine::OrderBook& book) override;
-  // Closing quotes at 16:00Z of each business day in (from, to]; at the close of a
-  // contract's last trading day, after its quote, the contract expires (StateCmd kExpired:
-  // its orders are canceled `expired`, new ones refused). Derived from the TimeCmd alone,
-  // so replaying the journal expires the same contracts at the same input.
+  // Closing quotes at 16:00Z of each business day in (from, to] (none for an expired
+  // contract); at the close of a contract's last trading day, after its quote, or at the
+  // first close after it if time jumped over it, the contract expires (StateCmd kExpired:
+  // its orders are canceled `expired`, new ones refused). Derived from the TimeCmd and the
+  // calendar, so replaying the journal with the same holidays expires the same contracts
+  // at the same input (docs/engine.md: do not change holidays of past dates).
   void EmitCloses(engine::Timestamp from, engine::Timestamp to,
                   journal::OutcomeSink<Outcome>& sink);
   // Emits the engine's events of the command just processed as outcomes.

@@ -207,6 +207,11 @@ class ExchangeCore {
   std::vector<PositionView> Positions(std::string_view account) const;  // sorted by sym
   // The contracts that trade: listed and not expired (an expired one keeps its book view).
   std::vector<std::string> ListedSymbols() const;                       // sorted
+  // Every contract the engine knows, expired ones included (prices for positions held).
+  std::vector<std::string> AllSymbols() const;                          // sorted
+  // Changes whenever ListedSymbols() may have changed (a listing or an expiry was
+  // published): cache the listing and compare this to refresh it. Any thread.
+  uint64_t ListingVersion() const;
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
   ExchangeStats Stats() const;
   const ExchangeConfig& config() const;

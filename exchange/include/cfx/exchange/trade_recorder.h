@@ -139,6 +139,7 @@ class TradeRecorder {
                    const Key& key, OrderStateView* out);
   // Keeps `v` (which just ended) for status requests; forgets the oldest beyond the cap.
   void RememberEnded(OrderStateView v);
+  void ForgetEndedBeyondCap();  // the oldest ended orders past `ended_kept_`
 
   std::unique_ptr<KvStore> store_;  // null: memory only
   std::atomic<uint64_t> last_seq_{0};
