@@ -341,6 +341,21 @@ class ExchangeOrderEntry::Impl {
   void RejectNew(const OrderState& asked, const std::string& reason) {
     Post([this, asked, reason] { listener_->OnRejected(asked, reason); });
   }
+  // Offers the cancel or replace `command` of the request `refusal` describes; refuses it
+  // `throttled` when the input ring stays full.
+  void OfferAmend(const en::Command& command, Pending::Kind kind, CancelRejected refusal) {
+    Pending p;
+    p.kind = kind;
+    p.asked.session = refusal.session;
+    p.asked.account = refusal.account;
+    p.cl_ord_id = refusal.cl_ord_id;
+    p.orig_cl_ord_id = refusal.orig_cl_ord_id;
+    if (Offer(command, std::move(p)) != exchange::OfferResult::kAccepted) {
+      refusal.reason = "throttled";
+      RejectCancel(refusal);
+    }
+  }
+
   void RejectCancel(CancelRejected r) {
     Post([this, r] { listener_->OnCancelRejected(r); });
   }
@@ -386,19 +401,8 @@ bool Assign(en::Name* out, const std::string& s) { return out->Assign(s); }
 
 void ExchangeOrderEntry::Submit(const NewOrder& r) {
   Pending p;
+  p.asked = AskedState(r);
   OrderState& s = p.asked;
-  s.session = r.session;
-  s.account = r.account;
-  s.cl_ord_id = r.cl_ord_id;
-  s.symbol = r.symbol;
-  s.side = r.side;
-  s.ord_type = r.ord_type;
-  s.tif = r.tif;
-  s.has_price = r.has_price;
-  s.price_ticks = r.price_ticks;
-  s.has_stop = r.has_stop;
-  s.stop_ticks = r.stop_ticks;
-  s.qty = r.qty;
   en::NewOrderCmd c;
   if (!c.cl.Assign(r.cl_ord_id) || !Assign(&c.acct, r.account) || !Assign(&c.firm, r.firm) ||
       !Assign(&c.stp, r.stp_id)) {
@@ -441,16 +445,7 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
-  Pending p;
-  p.kind = Pending::Kind::kCancel;
-  p.asked.session = r.session;
-  p.asked.account = r.account;
-  p.cl_ord_id = r.cl_ord_id;
-  p.orig_cl_ord_id = r.orig_cl_ord_id;
-  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
-    refusal.reason = "throttled";
-    impl_->RejectCancel(refusal);
-  }
+  impl_->OfferAmend(c, Pending::Kind::kCancel, refusal);
 }
 
 void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
@@ -470,16 +465,7 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
   if (r.has_price) c.px = en::PriceField::Ticks(r.price_ticks);
   c.has_qty = r.has_qty;
   c.qty = r.qty;
-  Pending p;
-  p.kind = Pending::Kind::kReplace;
-  p.asked.session = r.session;
-  p.asked.account = r.account;
-  p.cl_ord_id = r.cl_ord_id;
-  p.orig_cl_ord_id = r.orig_cl_ord_id;
-  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
-    refusal.reason = "throttled";
-    impl_->RejectCancel(refusal);
-  }
+  impl_->OfferAmend(c, Pending::Kind::kReplace, refusal);
 }
 
 void ExchangeOrderEntry::Status(const OrderStatus& r) {

@@ -25,19 +25,7 @@ class FakeExchange::Book {
       : l_(l), symbols_(symbols.begin(), symbols.end()), max_qty_(max_qty) {}
 
   void Submit(const NewOrder& r) {
-    OrderState s;
-    s.session = r.session;
-    s.account = r.account;
-    s.cl_ord_id = r.cl_ord_id;
-    s.symbol = r.symbol;
-    s.side = r.side;
-    s.ord_type = r.ord_type;
-    s.tif = r.tif;
-    s.has_price = r.has_price;
-    s.price_ticks = r.price_ticks;
-    s.has_stop = r.has_stop;
-    s.stop_ticks = r.stop_ticks;
-    s.qty = r.qty;
+    OrderState s = AskedState(r);
     std::string reason;
     if (!symbols_.count(r.symbol)) reason = "unknown_symbol";
     else if (used_.count({r.account, r.cl_ord_id})) reason = "duplicate_client_id";

@@ -133,6 +133,25 @@ struct OrderState {
   int64_t cum_notional_ticks = 0;  // sum of fill px * qty, for the average price
 };
 
+// The order as a NewOrder asks for it (nothing executed yet): what a reject or an
+// acknowledgement describes.
+inline OrderState AskedState(const NewOrder& r) {
+  OrderState s;
+  s.session = r.session;
+  s.account = r.account;
+  s.cl_ord_id = r.cl_ord_id;
+  s.symbol = r.symbol;
+  s.side = r.side;
+  s.ord_type = r.ord_type;
+  s.tif = r.tif;
+  s.has_price = r.has_price;
+  s.price_ticks = r.price_ticks;
+  s.has_stop = r.has_stop;
+  s.stop_ticks = r.stop_ticks;
+  s.qty = r.qty;
+  return s;
+}
+
 struct Fill {
   int64_t last_px_ticks = 0;
   int64_t last_qty = 0;
