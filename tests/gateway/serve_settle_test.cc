@@ -15,29 +15,14 @@
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/trade_store.h"
 #include "gtest/gtest.h"
+#include "run_cfx.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx {
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
-
-Result RunCfx(const std::string& args) {
-  const std::string cmd =
-      std::string("CFX_FORCE_CPU=1 ") + CFX_BINARY_DIR + "/app/cfx " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using testsupport::RunCfx;
+using Result = testsupport::CfxResult;
 
 std::string MakeDir(const std::string& name) {
   std::string dir = ::testing::TempDir() + "/cfx_serve_settle_" + name + "_" +
