@@ -1,8 +1,6 @@
 // kill -9 a real process running ExchangeCore under load, many times; after each kill every
 // acknowledged order is in the journal; at the end recovery equals a clean replay of the
 // journal and the trade store equals the trades of a clean replay (rows re-derived).
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,50 +15,18 @@
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/journal/journal.h"
 #include "cfx/settlement/trade_store.h"
+#include "child_process.h"
 #include "core_test_util.h"
 #include "gtest/gtest.h"
 
 namespace cfx::exchange {
 namespace {
 
+// The crash child with `args`; SIGKILL after `kill_after_ms` (negative: never).
 std::string RunChild(const std::vector<std::string>& args, int kill_after_ms) {
-  int fds[2];
-  EXPECT_EQ(pipe(fds), 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(CFX_EXCHANGE_CRASH_CHILD));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(CFX_EXCHANGE_CRASH_CHILD, argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[65536];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kill_after_ms);
-  bool killed = kill_after_ms < 0;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (!killed && left.count() <= 0) {
-      kill(pid, SIGKILL);
-      killed = true;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    poll(&p, 1, killed ? 1000 : static_cast<int>(std::max<int64_t>(1, left.count())));
-    if (p.revents == 0) continue;
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, n);
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return out;
+  return testsupport::RunChild(CFX_EXCHANGE_CRASH_CHILD, args,
+                               std::chrono::milliseconds(kill_after_ms))
+      .output;
 }
 
 struct JournalView {

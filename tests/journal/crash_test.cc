@@ -5,8 +5,6 @@
 //   - recovery (snapshot + tail) equals applying exactly the journal's records from seq 1,
 //     and the restarted child recovered to that same state and next seq (nothing that was
 //     not durable appeared).
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,53 +20,18 @@
 #include "cfx/journal/counter_machine.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "gtest/gtest.h"
+#include "child_process.h"
 #include "test_dir.h"
 
 namespace cfx::journal {
 namespace {
 
-struct ChildRun {
-  std::string output;
-  int status = 0;
-};
+using testsupport::ChildRun;
 
 // Starts the child, reads its output for `run_for`, kills it with SIGKILL, reads the rest.
 ChildRun RunAndKill(const std::string& data_dir, int round, std::chrono::milliseconds run_for) {
-  int fds[2];
-  EXPECT_EQ(pipe(fds), 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    const std::string round_arg = std::to_string(round);
-    execl(CFX_JOURNAL_CRASH_CHILD, CFX_JOURNAL_CRASH_CHILD, data_dir.c_str(), round_arg.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  ChildRun run;
-  char buf[65536];
-  const auto deadline = std::chrono::steady_clock::now() + run_for;
-  bool killed = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (!killed && left.count() <= 0) {
-      kill(pid, SIGKILL);
-      killed = true;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    poll(&p, 1, killed ? 1000 : static_cast<int>(std::max<int64_t>(1, left.count())));
-    if (p.revents == 0) continue;
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;  // EOF: the child is gone
-    run.output.append(buf, n);
-  }
-  if (!killed) kill(pid, SIGKILL);
-  close(fds[0]);
-  waitpid(pid, &run.status, 0);
-  return run;
+  return testsupport::RunChild(CFX_JOURNAL_CRASH_CHILD, {data_dir, std::to_string(round)},
+                               run_for);
 }
 
 TEST(CrashTest, KillNineAtRandomMomentsNeverLosesAnAcknowledgedInput) {
