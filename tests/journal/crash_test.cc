@@ -5,6 +5,7 @@
 //   - recovery (snapshot + tail) equals applying exactly the journal's records from seq 1,
 //     and the restarted child recovered to that same state and next seq (nothing that was
 //     not durable appeared).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
