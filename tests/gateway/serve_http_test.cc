@@ -17,6 +17,7 @@
 #include "cfx/gateway/http_client.h"
 #include "cfx/reference/fix_store.h"
 #include "gtest/gtest.h"
+#include "remove_on_exit.h"
 #include "nlohmann/json.hpp"
 #include "serve_harness.h"
 
@@ -201,13 +202,7 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
 // `cfx serve` as a process: starts, answers /healthz, exits 0 on SIGTERM.
 TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
   const std::string dir = FreshDir("process");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const testsupport::RemoveOnExit cleanup(dir);
   const std::string config = dir + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(dir + "/data");
   const std::string log = dir + "/serve.log";

@@ -15,6 +15,7 @@
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/trade_store.h"
 #include "gtest/gtest.h"
+#include "remove_on_exit.h"
 #include "run_cfx.h"
 #include "nlohmann/json.hpp"
 
@@ -51,13 +52,7 @@ settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::strin
 
 TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
   const std::string dir = MakeDir("data");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const testsupport::RemoveOnExit cleanup(dir);
   const Date date = *ParseDate("2027-03-01");
   // Trades in the closing window, so the traded contracts settle T1 at the trade price
   // and VM is zero: the call is then the whole margin (no collateral configured).
