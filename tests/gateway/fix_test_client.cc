@@ -191,6 +191,18 @@ FIX::Message MarketDataMsg(const std::string& req_id, const std::string& symbol,
   return v;
 }
 
+std::function<bool(const FIX::Message&)> FirstIncremental(const std::string& type,
+                                                          const std::string& qty,
+                                                          const std::string& action) {
+  return [type, qty, action](const FIX::Message& x) {
+    if (F(x, 35) != "X") return false;
+    FIX::Group g(268, 279);
+    x.getGroup(1, g);
+    return g.getField(269) == type && g.getField(271) == qty &&
+           (action.empty() || g.getField(279) == action);
+  };
+}
+
 std::string F(const FIX::Message& m, int tag) {
   if (m.isSetField(tag)) return m.getField(tag);
   if (m.getHeader().isSetField(tag)) return m.getHeader().getField(tag);

@@ -97,6 +97,11 @@ FIX::Message SecurityListMsg(const std::string& req_id);
 // MarketDataRequest(V): snapshot + updates (263=1) of bids, offers and trades of `symbol`.
 FIX::Message MarketDataMsg(const std::string& req_id, const std::string& symbol,
                            const std::string& depth = "5");
+// Matches a MarketDataIncrementalRefresh(X) whose first entry has MDEntryType `type`,
+// MDEntrySize `qty` and, when given, MDUpdateAction `action`.
+std::function<bool(const FIX::Message&)> FirstIncremental(const std::string& type,
+                                                          const std::string& qty,
+                                                          const std::string& action = "");
 std::string F(const FIX::Message& m, int tag);  // field or ""
 
 // A blocking loopback TCP socket for hostile input.

@@ -188,14 +188,7 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   EXPECT_EQ(e.getField(270), "5.000");
   EXPECT_EQ(e.getField(271), "5");
   beta->Send(NewOrderMsg("md2", "B1", '2', 2, "5.000"));
-  ASSERT_TRUE(beta->WaitFor(
-      [](const Msg& x) {
-        if (F(x, 35) != "X") return false;
-        FIX::Group g(268, 279);
-        x.getGroup(1, g);
-        return g.getField(269) == "2" && g.getField(271) == "2";
-      },
-      &m));
+  ASSERT_TRUE(beta->WaitFor(FirstIncremental("2", "2"), &m));
 }
 
 TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {
