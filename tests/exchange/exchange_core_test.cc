@@ -327,10 +327,92 @@ TEST(ExchangeCoreTest, EndedOrdersStayFindableUpToTheCapAlsoAfterRestart) {
     check(core, "running");
     ASSERT_TRUE(core.Stop().ok());
   }
-  ExchangeCore again(testing::TestConfig(), options);
-  ASSERT_TRUE(again.Start().ok());
-  check(again, "after restart");
-  ASSERT_TRUE(again.Stop().ok());
+  {
+    ExchangeCore again(testing::TestConfig(), options);
+    ASSERT_TRUE(again.Start().ok());
+    check(again, "after restart");
+    ASSERT_TRUE(again.Stop().ok());
+  }
+  // A cap lowered between runs: only the newest ended order is kept, also in the store.
+  options.ended_orders_kept = 1;
+  for (int run = 0; run < 2; ++run) {
+    ExchangeCore lower(testing::TestConfig(), options);
+    ASSERT_TRUE(lower.Start().ok());
+    EXPECT_TRUE(lower.FindOrder("A1", "s2").has_value()) << run;
+    for (auto [acct, cl] : {std::pair{"A1", "s1"}, {"A0", "e2"}}) {
+      EXPECT_FALSE(lower.FindOrder(acct, cl).has_value()) << run << " " << cl;
+    }
+    // The trimmed rows are deleted with the next commit: one more input makes one.
+    SubmitOrDie(lower, Order(absl::StrCat("more", run), "A2", engine::Side::kBuy, 4980, 1));
+    ASSERT_TRUE(lower.Flush().ok());
+    ASSERT_TRUE(lower.Stop().ok());
+  }
+}
+
+TEST(ExchangeCoreTest, AContractListedAfterItsLastTradingDayExpiresAtTheNextClose) {
+  // Catch-up: the contract's last trading day (2027-02-26) is before the first close the
+  // clock crosses, so no close of that day ever comes.
+  EngineMatcher matcher(MatcherOptions{});
+  class Count : public journal::OutcomeSink<Outcome> {
+   public:
+    void Emit(const Outcome& o) override {
+      if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kStateChanged &&
+          o.event.state == engine::TradingState::kExpired) {
+        ++expired;
+      }
+    }
+    int expired = 0;
+  } sink;
+  uint64_t seq = 0;
+  engine::ProductCmd feb;
+  feb.sym = engine::Name::From("B200-GOLD-US-202702");
+  engine::ProductCmd apr;
+  apr.sym = engine::Name::From("B200-GOLD-US-202704");
+  matcher.Apply(++seq, engine::TimeCmd{kMarch2027 + 9 * 3600 * kNsPerSec}, sink);
+  matcher.Apply(++seq, feb, sink);
+  matcher.Apply(++seq, apr, sink);
+  EXPECT_EQ(sink.expired, 0) << "nothing before a close";
+  matcher.Apply(++seq, engine::TimeCmd{kMarch2027 + 17 * 3600 * kNsPerSec}, sink);  // 16:00Z
+  EXPECT_EQ(sink.expired, 1);
+  EXPECT_EQ(matcher.engine().book(0).state(), engine::TradingState::kExpired);  // February
+  EXPECT_NE(matcher.engine().book(1).state(), engine::TradingState::kExpired);  // April
+}
+
+TEST(ExchangeCoreTest, PositionsInAnExpiredContractCarryNoPreTradeMargin) {
+  testing::TempDir dir;
+  ExchangeConfig config = testing::TestConfig();
+  config.accounts[0].collateral_micro_usd = 5'000'000'000;  // 5 lots at 1,000 USD
+  ExchangeOptions options = testing::TestOptions(dir.path());
+  ExchangeCore core(config, options);
+  Recorder rec(&core);
+  core.AddListener(&rec);
+  ASSERT_TRUE(core.Start().ok());
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", 1'000'000'000},
+                                   {"B200-GOLD-US-202704", 1'000'000'000}})
+                  .ok());
+  SubmitOrDie(core, Order("buy", "A0", engine::Side::kBuy, 5000, 5));  // March: 5 lots
+  SubmitOrDie(core, Order("sell", "A1", engine::Side::kSell, 5000, 5));
+  engine::NewOrderCmd april = Order("apr1", "A0", engine::Side::kBuy, 5000, 1);
+  april.sym = engine::Name::From("B200-GOLD-US-202704");
+  SubmitOrDie(core, april);  // 6 lots > 5: refused while March counts
+  ASSERT_TRUE(core.Flush().ok());
+  {
+    std::lock_guard<std::mutex> lock(rec.mu);
+    ASSERT_EQ(rec.rejects.size(), 1u);
+    EXPECT_EQ(rec.rejects[0].event.reject, engine::RejectReason::kInsufficientMargin);
+  }
+  // March expires at 2027-03-31 16:00Z: its 5 lots no longer need margin.
+  ASSERT_EQ(core.AdvanceTime(options.start_time + 30ll * 86400 * kNsPerSec + 8ll * 3600 * kNsPerSec),
+            OfferResult::kAccepted);
+  april.cl = engine::ClientId::From("apr2");
+  SubmitOrDie(core, april);
+  ASSERT_TRUE(core.Flush().ok());
+  {
+    std::lock_guard<std::mutex> lock(rec.mu);
+    EXPECT_EQ(rec.rejects.size(), 1u);
+  }
+  EXPECT_TRUE(core.FindOrder("A0", "apr2").has_value());
+  ASSERT_TRUE(core.Stop().ok());
 }
 
 TEST(ExchangeCoreTest, AtTheLastTradingDaysCloseTheMonthExpiresAndTheNextIsListed) {
