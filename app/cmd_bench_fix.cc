@@ -7,7 +7,7 @@
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
-#include "cfx/gateway/fix_bench.h"
+#include "cfx/perf/fix_bench.h"
 #include "nlohmann/json.hpp"
 #include "registry.h"
 
@@ -51,13 +51,13 @@ ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
   return c;
 }
 
-nlohmann::json PhaseJson(const gateway::FixBenchPhase& p) {
+nlohmann::json PhaseJson(const perf::FixBenchPhase& p) {
   return {{"orders", p.orders},   {"seconds", p.seconds}, {"orders_per_sec", p.orders_per_sec},
           {"p50_us", p.p50_us},   {"p99_us", p.p99_us},   {"p999_us", p.p999_us}};
 }
 
 ExitCode RunBenchFix(const BenchFixFlags& flags) {
-  gateway::FixBenchOptions options;
+  perf::FixBenchOptions options;
   options.sessions = flags.sessions;
   options.orders = flags.orders;
   options.window = flags.window;
@@ -86,8 +86,8 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
     options.external = true;
     options.port = server->fix_port();
   }
-  gateway::FixBenchResult result;
-  absl::Status status = gateway::RunFixBench(options, &result);
+  perf::FixBenchResult result;
+  absl::Status status = perf::RunFixBench(options, &result);
   nlohmann::json core_stats;
   if (server) {
     exchange::ExchangeStats st = server->core().Stats();

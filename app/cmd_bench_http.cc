@@ -9,9 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include "cfx/demo/demo_config.h"
 #include "cfx/common/config.h"
 #include "cfx/common/decimal.h"
-#include "cfx/gateway/http_client.h"
+#include "cfx/client/http_client.h"
 #include "cfx/gateway/http_memory_providers.h"
 #include "cfx/gateway/http_server.h"
 #include "nlohmann/json.hpp"
@@ -41,6 +42,7 @@ std::string Target(const std::string& endpoint, int i) {
 
 void FillBenchData(cfx::gateway::InMemoryProviders* mem) {
   using namespace cfx::gateway;
+  using namespace cfx::client;
   BookSnapshot book;
   book.sym = "B200-GOLD-US-202703";
   book.state = "open";
@@ -78,7 +80,8 @@ void FillBenchData(cfx::gateway::InMemoryProviders* mem) {
 
 int RunBenchHttp(const BenchHttpFlags& flags) {
   using namespace cfx::gateway;
-  absl::StatusOr<cfx::ExchangeConfig> config = cfx::ParseConfig(cfx::DemoConfigText(), "demo");
+  using namespace cfx::client;
+  absl::StatusOr<cfx::ExchangeConfig> config = cfx::ParseConfig(cfx::demo::DemoConfigText(), "demo");
   if (!config.ok()) {
     std::cerr << config.status() << "\n";
     return 2;

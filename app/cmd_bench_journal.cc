@@ -5,14 +5,14 @@
 #include <filesystem>
 #include <iostream>
 
-#include "journal_bench_harness.h"
+#include "cfx/perf/journal_bench_harness.h"
 #include "registry.h"
 
 namespace cfx::app {
 namespace {
 
-bench::HarnessConfig DefaultHarness() {
-  bench::HarnessConfig config;
+perf::HarnessConfig DefaultHarness() {
+  perf::HarnessConfig config;
   config.messages = 3'000'000;
   config.rate = 1'000'000;
   return config;
@@ -22,7 +22,7 @@ struct JournalBenchFlags {
   std::string data_dir;  // empty: a fresh temp dir, removed afterwards
   bool unsafe_no_sync = false;
   uint64_t map_size_gib = 16;
-  bench::HarnessConfig harness = DefaultHarness();
+  perf::HarnessConfig harness = DefaultHarness();
 };
 
 int RunBenchJournal(JournalBenchFlags& flags) {
@@ -53,7 +53,7 @@ int RunBenchJournal(JournalBenchFlags& flags) {
       return 1;
     }
     flags.harness.journal = journal->get();
-    nlohmann::json out = bench::RunHarness(flags.harness);
+    nlohmann::json out = perf::RunHarness(flags.harness);
     out["bench"] = "journal";
     out["journal"] = true;
     out["synced"] = !flags.unsafe_no_sync;

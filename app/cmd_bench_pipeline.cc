@@ -3,7 +3,7 @@
 // alone. The last line is one JSON object.
 #include <iostream>
 
-#include "journal_bench_harness.h"
+#include "cfx/perf/journal_bench_harness.h"
 #include "registry.h"
 
 namespace cfx::app {
@@ -12,14 +12,14 @@ namespace {
 void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
   CLI::App* cmd = parent.add_subcommand(
       "pipeline", "Rings and threads of the order path, journal off (toy matcher)");
-  static bench::HarnessConfig config;
+  static perf::HarnessConfig config;
   cmd->add_flag("--engine", config.engine,
                 "Run the real engine (EngineMatcher + EngineCodec) instead of the toy matcher");
   cmd->add_option("--producers", config.producers, "Producer threads (default 1)");
   cmd->add_option("--messages", config.messages, "Inputs to send (default 5000000)");
   cmd->add_option("--rate", config.rate, "Offers per second in total; 0: flat out (default)");
   cmd->callback([rc] {
-    nlohmann::json out = bench::RunHarness(config);
+    nlohmann::json out = perf::RunHarness(config);
     out["bench"] = "pipeline";
     out["journal"] = false;
     std::cout << out.dump() << std::endl;

@@ -1,16 +1,16 @@
 // `cfx demo [--out DIR] [--date D] [--days N] [--seed S] [--orders N] [--keep]`: a whole
 // trading day on loopback with the embedded config and generated sample data (SPEC §11).
-// Thin: parses flags and calls cfx::gateway::RunDemo (gateway/include/cfx/gateway/demo.h).
+// Thin: parses flags and calls cfx::demo::RunDemo (demo/include/cfx/demo/demo.h).
 #include <iostream>
 #include <memory>
 
-#include "cfx/gateway/demo.h"
+#include "cfx/demo/demo.h"
 #include "registry.h"
 
 namespace {
 
 void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
-  auto options = std::make_shared<cfx::gateway::DemoOptions>();
+  auto options = std::make_shared<cfx::demo::DemoOptions>();
   CLI::App* cmd = parent.add_subcommand(
       "demo", "A whole trading day on loopback: fixes, FIX trading, settlement, margin, report");
   cmd->add_option("--out", options->out_dir,
@@ -27,7 +27,7 @@ void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
   cmd->add_flag("--keep", options->keep,
                 "Keep <out>/data (journal, trades, ledger, fixes) for cfx settle/replay");
   cmd->callback([options, rc] {
-    absl::StatusOr<cfx::gateway::DemoSummary> summary = cfx::gateway::RunDemo(*options, std::cout);
+    absl::StatusOr<cfx::demo::DemoSummary> summary = cfx::demo::RunDemo(*options, std::cout);
     if (!summary.ok()) {
       std::cout << std::flush;
       std::cerr << "cfx demo: " << summary.status().message() << "\n";

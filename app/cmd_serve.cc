@@ -1,7 +1,5 @@
 // `cfx serve --config FILE`: the exchange (engine, journal, FIX, HTTP) until SIGTERM or
 // SIGINT (SPEC §11, docs/serve.md). Thin: flags -> ExchangeServer; signals -> Stop.
-// Compiled to nothing in a tree without the exchange module (no `serve` command then).
-#if __has_include("cfx/exchange/exchange_core.h")
 #include <signal.h>
 
 #include <iostream>
@@ -85,4 +83,3 @@ CFX_REGISTER_COMMAND("", SetupServe);
 }  // namespace
 }  // namespace cfx::app
 
-#endif  // __has_include("cfx/exchange/exchange_core.h")

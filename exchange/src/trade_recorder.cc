@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "cfx/common/kv_store.h"
-#include "cfx/settlement/trade_store.h"
+#include "cfx/storage/kv_store.h"
+#include "cfx/trade_store/format.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx::exchange {
@@ -19,11 +19,11 @@ using json = nlohmann::json;
 
 std::string Str(const engine::Name& n) { return std::string(n.view()); }
 
-settlement::Aggressor ToSettlement(engine::Aggressor a) {
+trade_store::Aggressor ToSettlement(engine::Aggressor a) {
   switch (a) {
-    case engine::Aggressor::kBuy: return settlement::Aggressor::kBuy;
-    case engine::Aggressor::kSell: return settlement::Aggressor::kSell;
-    default: return settlement::Aggressor::kNone;
+    case engine::Aggressor::kBuy: return trade_store::Aggressor::kBuy;
+    case engine::Aggressor::kSell: return trade_store::Aggressor::kSell;
+    default: return trade_store::Aggressor::kNone;
   }
 }
 
@@ -115,9 +115,9 @@ absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(const std::st
   std::unique_ptr<TradeRecorder> r(new TradeRecorder());
   r->ended_kept_ = ended_kept;
   if (data_dir.empty()) return r;
-  KvOptions opt;
-  opt.file = settlement::kTradeStoreFile;
-  auto store = KvStore::Open(data_dir, opt);
+  storage::KvOptions opt;
+  opt.file = trade_store::kTradeStoreFile;
+  auto store = storage::KvStore::Open(data_dir, opt);
   if (!store.ok()) return store.status();
   r->store_ = std::move(*store);
   if (absl::Status s = r->Load(); !s.ok()) return s;
@@ -270,7 +270,7 @@ void TradeRecorder::OnEvent(const Outcome& o) {
   const engine::Event& e = o.event;
   switch (e.type) {
     case EventType::kTrade: {
-      settlement::Trade t;
+      trade_store::Trade t;
       t.seq = static_cast<int64_t>(e.seq);
       t.ts = o.ts == engine::kNoTime ? 0 : o.ts / 1000;
       t.sym = Str(o.sym);
@@ -282,7 +282,7 @@ void TradeRecorder::OnEvent(const Outcome& o) {
       t.sell_firm = Str(o.other_firm);
       t.aggressor = ToSettlement(e.aggressor);
       if (store_) {
-        ops_.push_back({settlement::kTradesTable, settlement::TradeKey(t.seq), t});
+        ops_.push_back({trade_store::kTradesTable, trade_store::TradeKey(t.seq), t});
       }
       Position& b = positions_[{t.buy_acct, t.sym}];
       b.qty += t.qty;
@@ -313,12 +313,12 @@ void TradeRecorder::Add(uint64_t seq, const Outcome& o) {
   std::lock_guard<std::mutex> lock(mu_);
   if (o.kind == OutcomeKind::kClose) {
     if (!store_) return;
-    settlement::CloseQuote q;
+    trade_store::CloseQuote q;
     if (o.has_bid) q.bid_ticks = o.bid;
     if (o.has_ask) q.ask_ticks = o.ask;
     const Date d{o.close_date_days};
-    ops_.push_back({settlement::kClosesTable, settlement::CloseKey(o.sym.view(), d),
-                    settlement::FormatCloseJson(o.sym.view(), d, q)});
+    ops_.push_back({trade_store::kClosesTable, trade_store::CloseKey(o.sym.view(), d),
+                    trade_store::FormatCloseJson(o.sym.view(), d, q)});
     return;
   }
   OnEvent(o);
@@ -333,7 +333,7 @@ void TradeRecorder::EndInput(uint64_t seq) {
 std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
   if (const auto* text = std::get_if<std::string>(&value)) return *text;
   if (const auto* o = std::get_if<OrderRow>(&value)) return OrderJson(o->view, o->end_serial);
-  if (const auto* t = std::get_if<settlement::Trade>(&value)) return settlement::FormatTradeJson(*t);
+  if (const auto* t = std::get_if<trade_store::Trade>(&value)) return trade_store::FormatTradeJson(*t);
   if (const auto* p = std::get_if<PositionRow>(&value)) {
     json j = {{"acct", p->acct}, {"sym", p->sym}, {"qty", p->qty}, {"bought", p->bought},
               {"sold", p->sold}};

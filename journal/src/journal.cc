@@ -8,15 +8,15 @@
 
 namespace cfx::journal {
 
-using internal::Cursor;
+using storage::Cursor;
 using internal::DecodeKey;
 using internal::DecodeValue;
 using internal::EncodeKey;
 using internal::kHeaderSize;
 using internal::kKeySize;
 using internal::kRecordMagic;
-using internal::Txn;
-using internal::View;
+using storage::Txn;
+using storage::View;
 
 Journal::Journal(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Journal::~Journal() = default;
@@ -26,7 +26,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->path = absl::StrCat(options.data_dir, "/journal");
-  auto records = internal::LmdbEnv::Open({.path = impl->path,
+  auto records = storage::LmdbEnv::Open({.path = impl->path,
                                           .map_size_bytes = options.map_size_bytes,
                                           .no_sync = options.unsafe_no_sync,
                                           .read_only = options.read_only});
@@ -36,7 +36,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   const std::string snapshot_path = absl::StrCat(impl->path, "/snapshots");
   std::error_code ec;
   if (!options.read_only || std::filesystem::is_directory(snapshot_path, ec)) {
-    auto snapshots = internal::LmdbEnv::Open({.path = snapshot_path,
+    auto snapshots = storage::LmdbEnv::Open({.path = snapshot_path,
                                               .map_size_bytes = options.snapshot_map_size_bytes,
                                               .no_sync = options.unsafe_no_sync,
                                               .read_only = options.read_only});
@@ -75,7 +75,7 @@ const std::string& Journal::path() const { return impl_->path; }
 absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view> payloads) {
   uint64_t seq = impl_->last_seq.load(std::memory_order_relaxed);
   if (payloads.empty()) return seq;
-  const internal::LmdbEnv& env = *impl_->records;
+  const storage::LmdbEnv& env = *impl_->records;
   Txn txn;
   int rc = txn.Begin(env, /*read_only=*/false);
   if (rc != 0) return env.Error(rc, "begin append");
@@ -103,7 +103,7 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
 absl::Status Journal::ReadFrom(uint64_t from,
                                const std::function<bool(uint64_t, absl::string_view)>& fn) const {
   if (from == 0) from = 1;
-  const internal::LmdbEnv& env = *impl_->records;
+  const storage::LmdbEnv& env = *impl_->records;
   Txn txn;
   int rc = txn.Begin(env, /*read_only=*/true);
   if (rc != 0) return env.Error(rc, "begin read");
@@ -150,7 +150,7 @@ absl::StatusOr<JournalStats> Journal::Verify() const {
 absl::Status Journal::TruncateAfter(uint64_t seq) {
   char key[kKeySize];
   EncodeKey(seq + 1, key);
-  if (absl::Status s = internal::DeleteFromKey(*impl_->records, absl::string_view(key, kKeySize),
+  if (absl::Status s = storage::DeleteFromKey(*impl_->records, absl::string_view(key, kKeySize),
                                                "truncate");
       !s.ok()) {
     return s;
@@ -165,7 +165,7 @@ absl::Status Journal::TruncateAfter(uint64_t seq) {
 }
 
 absl::Status Journal::WriteRawRecordForTest(uint64_t seq, absl::string_view value) {
-  const internal::LmdbEnv& env = *impl_->records;
+  const storage::LmdbEnv& env = *impl_->records;
   Txn txn;
   int rc = txn.Begin(env, /*read_only=*/false);
   if (rc != 0) return env.Error(rc, "begin");

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cfx/journal/journal.h"
-#include "lmdb_env.h"
+#include "cfx/storage/lmdb_env.h"
 
 namespace cfx::journal {
 
@@ -15,8 +15,8 @@ class Journal::Impl {
  public:
   JournalOptions options;
   std::string path;
-  std::unique_ptr<internal::LmdbEnv> records;
-  std::unique_ptr<internal::LmdbEnv> snapshots;  // null when read_only and none exist
+  std::unique_ptr<storage::LmdbEnv> records;
+  std::unique_ptr<storage::LmdbEnv> snapshots;  // null when read_only and none exist
   // Written by the writer after each commit (release); read by anyone (acquire).
   std::atomic<uint64_t> last_seq{0};
 };

@@ -9,15 +9,15 @@
 
 namespace cfx::journal {
 
-using internal::Cursor;
+using storage::Cursor;
 using internal::DecodeKey;
 using internal::DecodeValue;
 using internal::EncodeKey;
 using internal::kHeaderSize;
 using internal::kKeySize;
 using internal::kSnapshotMagic;
-using internal::Txn;
-using internal::View;
+using storage::Txn;
+using storage::View;
 
 absl::Status Journal::WriteSnapshot(uint64_t seq, absl::string_view state) {
   if (impl_->snapshots == nullptr || impl_->options.read_only) {
@@ -27,7 +27,7 @@ absl::Status Journal::WriteSnapshot(uint64_t seq, absl::string_view state) {
     return absl::InvalidArgumentError(absl::StrCat("snapshot ", seq, ": ", state.size(),
                                                    " bytes is too large"));
   }
-  const internal::LmdbEnv& env = *impl_->snapshots;
+  const storage::LmdbEnv& env = *impl_->snapshots;
   Txn txn;
   int rc = txn.Begin(env, /*read_only=*/false);
   if (rc != 0) return env.Error(rc, "begin snapshot");
@@ -67,7 +67,7 @@ absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skippe
                                                                      uint64_t at_most) const {
   if (skipped_corrupt != nullptr) *skipped_corrupt = 0;
   if (impl_->snapshots == nullptr) return std::optional<Snapshot>();
-  const internal::LmdbEnv& env = *impl_->snapshots;
+  const storage::LmdbEnv& env = *impl_->snapshots;
   const uint64_t last_seq = LastSeq();
   Txn txn;
   int rc = txn.Begin(env, /*read_only=*/true);

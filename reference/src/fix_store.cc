@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx::reference {
@@ -41,18 +41,18 @@ absl::StatusOr<FixRevision> DecodeRevision(absl::string_view value) {
 
 }  // namespace
 
-FixStore::FixStore(std::unique_ptr<cfx::KvStore> kv) : kv_(std::move(kv)) {}
+FixStore::FixStore(std::unique_ptr<storage::KvStore> kv) : kv_(std::move(kv)) {}
 FixStore::~FixStore() = default;
 
 absl::StatusOr<std::unique_ptr<FixStore>> FixStore::Open(const std::string& data_dir) {
-  absl::StatusOr<std::unique_ptr<cfx::KvStore>> kv =
-      cfx::KvStore::Open(data_dir, cfx::KvOptions{.file = "reference"});
+  absl::StatusOr<std::unique_ptr<storage::KvStore>> kv =
+      storage::KvStore::Open(data_dir, storage::KvOptions{.file = "reference"});
   if (!kv.ok()) return kv.status();
   return std::unique_ptr<FixStore>(new FixStore(std::move(*kv)));
 }
 
 absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& grade, Date date) {
-  absl::StatusOr<std::unique_ptr<cfx::KvTxn>> txn = kv_->BeginRead();
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::vector<FixRevision> out;
   absl::Status decode_status;
@@ -80,7 +80,7 @@ absl::StatusOr<std::optional<FixRecord>> FixStore::Get(const std::string& grade,
 
 absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade, Date from,
                                                        Date to) {
-  absl::StatusOr<std::unique_ptr<cfx::KvTxn>> txn = kv_->BeginRead();
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   // Keys sort by date then revision, so the last value seen for a date is its latest.
   std::map<Date, FixRecord> latest;
@@ -106,7 +106,7 @@ absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade,
 }
 
 absl::StatusOr<std::vector<std::string>> FixStore::Grades() {
-  absl::StatusOr<std::unique_ptr<cfx::KvTxn>> txn = kv_->BeginRead();
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::vector<std::string> out;
   absl::Status s = (*txn)->Scan(kFixes, "", [&](absl::string_view key, absl::string_view) {
@@ -119,7 +119,7 @@ absl::StatusOr<std::vector<std::string>> FixStore::Grades() {
 }
 
 absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(Date date) {
-  absl::StatusOr<std::unique_ptr<cfx::KvTxn>> txn = kv_->BeginRead();
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::map<std::pair<std::string, std::string>, OperatorThroughput> latest;  // (gpu, operator)
   absl::Status decode_status;
@@ -156,7 +156,7 @@ absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(Date 
 
 absl::Status FixStore::Publish(const std::vector<PublishItem>& items,
                                const std::vector<OperatorThroughput>& throughput) {
-  absl::StatusOr<std::unique_ptr<cfx::KvTxn>> txn = kv_->BeginWrite();
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginWrite();
   if (!txn.ok()) return txn.status();
   // A rerun that publishes nothing new must not write at all (not even identical bytes), so
   // unchanged values are skipped and an empty transaction is aborted.

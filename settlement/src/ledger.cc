@@ -4,7 +4,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "ledger_codec.h"
 
 namespace cfx::settlement {
@@ -33,7 +33,7 @@ bool TakeInt(std::string_view* s, int64_t* out) {
   return true;
 }
 
-absl::StatusOr<std::optional<Date>> ReadDateKey(KvStore& store, const char* key) {
+absl::StatusOr<std::optional<Date>> ReadDateKey(storage::KvStore& store, const char* key) {
   auto txn = store.BeginRead();
   if (!txn.ok()) return txn.status();
   auto value = (*txn)->Get(kMetaTable, key);
@@ -97,11 +97,11 @@ absl::StatusOr<AccountDay> DecodeAccountDay(std::string_view account, std::strin
   return day;
 }
 
-Ledger::Ledger(std::unique_ptr<KvStore> store) : store_(std::move(store)) {}
+Ledger::Ledger(std::unique_ptr<storage::KvStore> store) : store_(std::move(store)) {}
 Ledger::~Ledger() = default;
 
 absl::StatusOr<std::unique_ptr<Ledger>> Ledger::Open(const std::string& data_dir) {
-  auto store = KvStore::Open(data_dir, KvOptions{.file = kLedgerFile});
+  auto store = storage::KvStore::Open(data_dir, storage::KvOptions{.file = kLedgerFile});
   if (!store.ok()) return store.status();
   return std::unique_ptr<Ledger>(new Ledger(*std::move(store)));
 }
@@ -169,7 +169,7 @@ absl::Status Ledger::CommitDay(const DayRecord& record, const std::vector<Accoun
   };
   auto txn_or = store_->BeginWrite();
   if (!txn_or.ok()) return txn_or.status();
-  KvTxn& txn = **txn_or;
+  storage::KvTxn& txn = **txn_or;
   const std::string date = FormatDate(record.date);
   auto existing = txn.Get(kDaysTable, date);
   if (!existing.ok()) return existing.status();

@@ -1,4 +1,5 @@
 #include "cfx/common/config.h"
+#include "cfx/demo/demo_config.h"
 
 #include "gtest/gtest.h"
 
@@ -6,7 +7,7 @@ namespace cfx {
 namespace {
 
 TEST(ConfigTest, DemoConfigParses) {
-  auto c = ParseConfig(DemoConfigText(), "demo.toml");
+  auto c = ParseConfig(demo::DemoConfigText(), "demo.toml");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->firms.size(), 3u);
   ASSERT_NE(c->FindAccount("ALPHA-1"), nullptr);

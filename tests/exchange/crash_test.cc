@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/journal/journal.h"
@@ -114,7 +114,7 @@ TEST(ExchangeCrashTest, KillNineUnderLoadLosesNoAckedOrderAndTradeStoreIsRederiv
   EXPECT_EQ(hash, before.hash);
   EXPECT_EQ(next, before.next_seq);
   const JournalView after = ReadJournal(dir.path());
-  auto store = KvStore::Open(dir.path(), KvOptions{.file = settlement::kTradeStoreFile});
+  auto store = storage::KvStore::Open(dir.path(), storage::KvOptions{.file = settlement::kTradeStoreFile});
   ASSERT_TRUE(store.ok());
   auto txn = (*store)->BeginRead();
   ASSERT_TRUE(txn.ok());

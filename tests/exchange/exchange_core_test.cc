@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/journal/journal.h"

@@ -1,4 +1,5 @@
 // The FIX settings derived from the exchange's TOML config (C++20: includes common config).
+#include "cfx/demo/demo_config.h"
 #include "cfx/common/config.h"
 #include "cfx/gateway/fix_config.h"
 #include "gtest/gtest.h"
@@ -7,7 +8,7 @@ namespace cfx::gateway {
 namespace {
 
 TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(DemoConfigText(), "demo.toml");
+  absl::StatusOr<ExchangeConfig> config = ParseConfig(demo::DemoConfigText(), "demo.toml");
   ASSERT_TRUE(config.ok()) << config.status();
   FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
   EXPECT_EQ(fix.port, config->fix_port);

@@ -1,9 +1,11 @@
 #include "http_test_util.h"
 
+#include "cfx/demo/demo_config.h"
+
 namespace cfx::gateway::testing {
 
 ExchangeConfig TestConfig() {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(DemoConfigText(), "demo.toml");
+  absl::StatusOr<ExchangeConfig> config = ParseConfig(demo::DemoConfigText(), "demo.toml");
   EXPECT_TRUE(config.ok()) << config.status();
   config->listen_address = "127.0.0.1";
   config->http_port = 0;

@@ -8,12 +8,15 @@
 #include <string>
 
 #include "cfx/common/config.h"
-#include "cfx/gateway/http_client.h"
+#include "cfx/client/http_client.h"
 #include "cfx/gateway/http_memory_providers.h"
 #include "cfx/gateway/http_server.h"
 #include "gtest/gtest.h"
 
 namespace cfx::gateway::testing {
+
+using client::HttpClient;
+using client::HttpClientResponse;
 
 inline constexpr char kAlpha[] = "tok-alpha";  // firm ALPHA: ALPHA-1, ALPHA-2
 inline constexpr char kBeta[] = "tok-beta";    // firm BETA: BETA-1

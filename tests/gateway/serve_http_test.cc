@@ -14,7 +14,7 @@
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
-#include "cfx/gateway/http_client.h"
+#include "cfx/client/http_client.h"
 #include "cfx/reference/fix_store.h"
 #include "gtest/gtest.h"
 #include "remove_on_exit.h"
@@ -23,6 +23,9 @@
 
 namespace cfx::gateway {
 namespace {
+
+using client::HttpClient;
+using client::HttpClientResponse;
 
 constexpr char kSym[] = "B200-GOLD-US-202703";
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cfx/common/date.h"
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/trade_store.h"
 #include "gtest/gtest.h"
@@ -57,7 +57,7 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
   // Trades in the closing window, so the traded contracts settle T1 at the trade price
   // and VM is zero: the call is then the whole margin (no collateral configured).
   {
-    auto kv = KvStore::Open(dir, KvOptions{.file = settlement::kTradeStoreFile});
+    auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
     ASSERT_TRUE(kv.ok()) << kv.status();
     auto txn = (*kv)->BeginWrite();
     ASSERT_TRUE(txn.ok());

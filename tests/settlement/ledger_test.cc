@@ -1,6 +1,6 @@
 #include "cfx/settlement/ledger.h"
 
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "test_util.h"
 
 namespace cfx::settlement {

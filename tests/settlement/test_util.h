@@ -15,6 +15,7 @@
 #include "cfx/common/decimal.h"
 #include "cfx/settlement/batch.h"
 #include "cfx/settlement/ledger.h"
+#include "cfx/settlement/memory_sources.h"
 #include "cfx/settlement/trade_store.h"
 #include "gtest/gtest.h"
 

@@ -1,6 +1,6 @@
 #include "cfx/settlement/trade_store.h"
 
-#include "cfx/common/kv_store.h"
+#include "cfx/storage/kv_store.h"
 #include "test_util.h"
 
 namespace cfx::settlement {
@@ -54,7 +54,7 @@ TEST(TradeStoreTest, CloseRecordsWithNullSides) {
 TEST(TradeStoreTest, LmdbSourceReadsTradesInWindowAndCloses) {
   TempDir dir;
   {
-    auto store = KvStore::Open(dir.path(), {.file = kTradeStoreFile});
+    auto store = storage::KvStore::Open(dir.path(), {.file = kTradeStoreFile});
     ASSERT_TRUE(store.ok());
     auto txn = (*store)->BeginWrite();
     const char* times[] = {"2027-02-26T17:00:00Z", "2027-03-01T15:45:00Z", "2027-03-01T16:00:00Z"};
@@ -88,7 +88,7 @@ TEST(TradeStoreTest, LmdbSourceReadsTradesInWindowAndCloses) {
 TEST(TradeStoreTest, CorruptTradeRecordIsReportedWithItsKey) {
   TempDir dir;
   {
-    auto store = KvStore::Open(dir.path(), {.file = kTradeStoreFile});
+    auto store = storage::KvStore::Open(dir.path(), {.file = kTradeStoreFile});
     auto txn = (*store)->BeginWrite();
     ASSERT_TRUE((*txn)->Put(kTradesTable, TradeKey(9), "{broken").ok());
     ASSERT_TRUE((*txn)->Commit().ok());
@@ -109,7 +109,7 @@ namespace {
 TEST(TradeStoreTest, BatchSettlesFromTheLmdbTradeStore) {
   testing::TempDir dir;
   {
-    auto store = KvStore::Open(dir.path(), {.file = kTradeStoreFile});
+    auto store = storage::KvStore::Open(dir.path(), {.file = kTradeStoreFile});
     auto txn = (*store)->BeginWrite();
     Trade t = testing::MakeTrade(1, "2027-03-01T15:45:00Z", "B200-GOLD-US-202703", "5.250", 2,
                                  "A", "B");

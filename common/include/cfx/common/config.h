@@ -85,9 +85,6 @@ struct ExchangeConfig {
 absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view toml_text, absl::string_view source);
 absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path);
 
-// The embedded defaults used by `cfx demo` (the same text as config/demo.toml).
-absl::string_view DemoConfigText();
-
 }  // namespace cfx
 
 #endif  // CFX_COMMON_CONFIG_H_

@@ -1,9 +1,9 @@
 // TradeRecorder: the post-trade store of the exchange. Consumes outcomes (on the publisher
 // thread in `cfx serve`, inline in `cfx replay --data-dir`) and writes, in ONE LMDB
 // transaction per commit, together with the last input seq it covers:
-//   <data_dir>/trades  table `trades`    one row per execution (settlement's format,
-//                                        settlement::FormatTradeJson; key: engine event seq)
-//                      table `closes`    closing quotes (settlement::FormatCloseJson)
+//   <data_dir>/trades  table `trades`    one row per execution (cfx/trade_store/format.h,
+//                                        trade_store::FormatTradeJson; key: engine event seq)
+//                      table `closes`    closing quotes (trade_store::FormatCloseJson)
 //                      table `positions` `<acct>/<sym>` -> {"acct","sym","qty","bought","sold"}
 //                      table `orders`    `<acct>/<cl>`  -> the live order (deleted when it ends)
 //                      table `ended_orders` `<acct>/<cl>` -> the order as it ended (filled or
@@ -41,10 +41,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "cfx/exchange/exchange_core.h"
-#include "cfx/settlement/trade_store.h"
+#include "cfx/trade_store/format.h"
 #include "cfx/exchange/outcome.h"
 
-namespace cfx {
+namespace cfx::storage {
 class KvStore;
 }
 
@@ -120,7 +120,7 @@ class TradeRecorder {
     const char* table;
     std::string key;
     // monostate: delete; string: ready text (closes); the others are formatted at commit.
-    std::variant<std::monostate, std::string, OrderRow, PositionRow, settlement::Trade> value;
+    std::variant<std::monostate, std::string, OrderRow, PositionRow, trade_store::Trade> value;
   };
   TradeRecorder() = default;
   absl::Status Load();
@@ -141,7 +141,7 @@ class TradeRecorder {
   void RememberEnded(OrderStateView v);
   void ForgetEndedBeyondCap();  // the oldest ended orders past `ended_kept_`
 
-  std::unique_ptr<KvStore> store_;  // null: memory only
+  std::unique_ptr<storage::KvStore> store_;  // null: memory only
   std::atomic<uint64_t> last_seq_{0};
   uint64_t pending_seq_ = 0;
   size_t pending_inputs_ = 0;

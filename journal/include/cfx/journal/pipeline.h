@@ -23,16 +23,23 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cfx/journal/backoff_idle.h"
+#include "cfx/concurrency/backoff_idle.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/matcher_state_machine.h"
-#include "cfx/journal/mpsc_ring.h"
-#include "cfx/journal/parking_idle.h"
+#include "cfx/concurrency/mpsc_ring.h"
+#include "cfx/concurrency/parking_idle.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
-#include "cfx/journal/spsc_ring.h"
+#include "cfx/concurrency/spsc_ring.h"
 
 namespace cfx::journal {
+
+using concurrency::BackoffIdle;
+using concurrency::kCacheLineSize;
+using concurrency::MpscRing;
+using concurrency::ParkingIdle;
+using concurrency::SpscRing;
+using concurrency::WakeSignal;
 
 enum class OfferResult { kAccepted, kFull, kStopped };
 

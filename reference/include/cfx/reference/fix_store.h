@@ -22,7 +22,7 @@
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
 
-namespace cfx {
+namespace cfx::storage {
 class KvStore;
 }
 
@@ -118,8 +118,8 @@ class FixStore {
                        const std::vector<OperatorThroughput>& throughput);
 
  private:
-  explicit FixStore(std::unique_ptr<cfx::KvStore> kv);
-  std::unique_ptr<cfx::KvStore> kv_;
+  explicit FixStore(std::unique_ptr<storage::KvStore> kv);
+  std::unique_ptr<storage::KvStore> kv_;
 };
 
 }  // namespace cfx::reference

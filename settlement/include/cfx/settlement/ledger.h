@@ -1,4 +1,4 @@
-// The settlement ledger: an LMDB environment `<data_dir>/ledger` (via cfx::KvStore) that
+// The settlement ledger: an LMDB environment `<data_dir>/ledger` (via storage::KvStore) that
 // holds, per settled date, the settlement prices, every account's positions and
 // variation-margin postings against the clearing account, and running cash. The layout is
 // documented in docs/formats.md ("Ledger (LMDB)").
@@ -27,7 +27,7 @@
 #include "cfx/common/date.h"
 #include "cfx/settlement/prices.h"
 
-namespace cfx {
+namespace cfx::storage {
 class KvStore;
 }
 
@@ -118,8 +118,8 @@ class Ledger {
   absl::Status Verify();
 
  private:
-  explicit Ledger(std::unique_ptr<KvStore> store);
-  std::unique_ptr<KvStore> store_;
+  explicit Ledger(std::unique_ptr<storage::KvStore> store);
+  std::unique_ptr<storage::KvStore> store_;
 };
 
 // Entry value encoding (exposed for tests and docs): see docs/formats.md.

@@ -18,30 +18,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
+#include "cfx/trade_store/format.h"
 
 namespace cfx::settlement {
 
-enum class Aggressor { kBuy, kSell, kNone };
-
-// One execution, as persisted by the engine (docs/formats.md, "Trade store").
-struct Trade {
-  int64_t seq = 0;
-  TimestampUs ts = 0;
-  std::string sym;
-  int64_t px_ticks = 0;  // 0.001 USD per GPU-hour
-  int64_t qty = 0;       // contracts, > 0
-  std::string buy_acct;
-  std::string sell_acct;
-  std::string buy_firm;
-  std::string sell_firm;
-  Aggressor aggressor = Aggressor::kNone;
-};
-
-// Best bid and ask of a book at the close of a trading day (either side may be empty).
-struct CloseQuote {
-  std::optional<int64_t> bid_ticks;
-  std::optional<int64_t> ask_ticks;
-};
+// The trade store's rows (cfx/trade_store/format.h), as settlement reads them.
+using trade_store::Aggressor;
+using trade_store::CloseQuote;
+using trade_store::Trade;
 
 // Trades and closing books. Thread safety: used from one thread at a time.
 class TradeSource {

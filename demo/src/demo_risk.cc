@@ -1,0 +1,101 @@
+// Demo step e: the risk desk over HTTP. Margin of every account with the risk-desk token,
+// one what-if portfolio, and the access rules (SPEC §7): a firm's token on another firm's
+// account is 403, no token is 401.
+#include "cfx/client/http_client.h"
+#include "demo_internal.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::demo {
+namespace {
+
+std::string TokenFor(const ExchangeConfig& config, TokenRole role, const std::string& firm) {
+  for (const TokenConfig& t : config.tokens) {
+    if (t.role == role && (role == TokenRole::kRiskDesk || t.firm == firm)) return t.token;
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<RiskResult> RunRiskDesk(const ExchangeConfig& config, Venue& venue,
+                                       const SettleDayResult& last_day, std::ostream& log) {
+  absl::StatusOr<HttpClient> client = HttpClient::Connect("127.0.0.1", venue.http_port());
+  if (!client.ok()) return client.status();
+  const std::string risk = TokenFor(config, TokenRole::kRiskDesk, "");
+  if (risk.empty()) return absl::FailedPreconditionError("the config has no risk_desk token");
+
+  RiskResult result;
+  for (const AccountConfig& a : config.accounts) {
+    absl::StatusOr<HttpClientResponse> r =
+        client->Get("/v1/accounts/" + a.id + "/margin?method=span16", risk);
+    if (!r.ok()) return r.status();
+    MarginAnswer answer{.account = a.id, .http_status = r->status};
+    if (r->status != 200) {
+      return absl::InternalError("GET margin of " + a.id + ": HTTP " + std::to_string(r->status) +
+                                 " " + r->body);
+    }
+    nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || !j.contains("margin")) {
+      return absl::InternalError("GET margin of " + a.id + ": unreadable answer " + r->body);
+    }
+    answer.margin = j["margin"].get<std::string>();
+    answer.worst_scenario = j["worst_scenario"].dump();
+    answer.positions = j.contains("positions") ? static_cast<int64_t>(j["positions"].size()) : 0;
+    for (const AccountSettlement& s : last_day.accounts) {
+      if (s.account == a.id) answer.call_micro = s.call;
+    }
+    result.accounts.push_back(answer);
+    log << "  " << a.id << ": margin " << answer.margin << " USD (worst scenario "
+        << answer.worst_scenario << ", " << answer.positions << " positions)\n";
+  }
+
+  // What-if: a short in the most traded contract of the day and a long in another.
+  std::vector<std::string> syms;
+  for (const SettledContract& c : last_day.contracts) syms.push_back(c.sym);
+  if (syms.size() >= 2) {
+    nlohmann::json body = {{"method", "span16"},
+                           {"positions", {{{"sym", syms[0]}, {"qty", -20}},
+                                          {{"sym", syms[1]}, {"qty", 10}}}}};
+    result.whatif_portfolio = syms[0] + " -20, " + syms[1] + " +10";
+    absl::StatusOr<HttpClientResponse> r =
+        client->Request("POST", "/v1/margin/whatif", risk, body.dump());
+    if (!r.ok()) return r.status();
+    result.whatif_status = r->status;
+    nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+    if (r->status != 200 || j.is_discarded() || !j.contains("margin")) {
+      return absl::InternalError("POST what-if: HTTP " + std::to_string(r->status) + " " + r->body);
+    }
+    result.whatif_body_margin = j["margin"].get<std::string>();
+    log << "  what-if (" << result.whatif_portfolio << "): margin " << result.whatif_body_margin
+        << " USD\n";
+  }
+
+  // Access control: the first firm's token on another firm's account.
+  const AccountConfig* other = nullptr;
+  for (const AccountConfig& a : config.accounts) {
+    if (a.firm != config.firms.front().id) {
+      other = &a;
+      break;
+    }
+  }
+  const std::string firm_token = TokenFor(config, TokenRole::kFirm, config.firms.front().id);
+  if (other && !firm_token.empty()) {
+    absl::StatusOr<HttpClientResponse> r =
+        client->Get("/v1/accounts/" + other->id + "/margin", firm_token);
+    if (!r.ok()) return r.status();
+    result.cross_firm_status = r->status;
+    log << "  " << config.firms.front().id << "'s token on " << other->id << ": HTTP "
+        << r->status << "\n";
+    if (r->status != 403) {
+      return absl::InternalError("cross-firm margin query answered " + std::to_string(r->status) +
+                                 ", expected 403");
+    }
+  }
+  absl::StatusOr<HttpClientResponse> r =
+      client->Get("/v1/accounts/" + config.accounts.front().id + "/margin", "");
+  if (!r.ok()) return r.status();
+  result.no_token_status = r->status;
+  return result;
+}
+
+}  // namespace cfx::demo

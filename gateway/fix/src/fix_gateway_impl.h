@@ -1,0 +1,126 @@
+// The gateway's QuickFIX side: the Application callbacks (logon checks, roles, throttle,
+// dispatch), translation of incoming messages into OrderEntry requests, and of exchange
+// outcomes into ExecutionReports routed to the owning session and its firm's drop copies.
+// Split over fix_gateway.cc (lifecycle), fix_application.cc (session events, dispatch),
+// fix_inbound.cc (D F G H q) and fix_outbound.cc (8 9 r).
+#ifndef CFX_GATEWAY_FIX_GATEWAY_IMPL_H_
+#define CFX_GATEWAY_FIX_GATEWAY_IMPL_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cfx/gateway/fix_gateway.h"
+#include "fix_entitlements.h"
+#include "fix_market_data.h"
+#include "cfx/gateway/fix_quickfix.h"
+#include "fix_throttle.h"
+
+namespace cfx {
+namespace gateway {
+
+// Thread safety: QuickFIX calls the Application methods from one thread per connection;
+// the exchange calls the outcome methods from its own threads. `mu_` guards `sessions_` and
+// is never held while calling QuickFIX or the exchange, so no lock cycle can form with
+// QuickFIX's per-session locks.
+class FixGateway::Impl : public FIX::Application {
+ public:
+  Impl(FixGatewayConfig config, OrderEntry* exchange);
+  ~Impl() override;
+
+  absl::Status Start();
+  void Stop();
+  bool SeqNums(const std::string& session, FixSeqNums* out) const;
+  bool IsLoggedOn(const std::string& session) const;
+  std::string DictionaryPath() const { return dictionary_path_; }
+
+  // FIX::Application
+  void onCreate(const FIX::SessionID&) override {}
+  void onLogon(const FIX::SessionID& id) override;
+  void onLogout(const FIX::SessionID& id) override;
+  void toAdmin(FIX::Message&, const FIX::SessionID&) override {}
+  void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
+  void fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
+      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+      FIX::RejectLogon) override;
+  void fromApp(const FIX::Message& message, const FIX::SessionID& id) throw(
+      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+      FIX::UnsupportedMessageType) override;
+
+  // Outcomes (fix_outbound.cc).
+  void Accepted(const OrderState& order);
+  void Rejected(const OrderState& order, const std::string& reason);
+  void Filled(const OrderState& order, const Fill& fill);
+  void Canceled(const OrderState& order, const std::string& reason);
+  void Replaced(const OrderState& order);
+  void CancelRejectedOut(const CancelRejected& reject);
+  void Triggered(const OrderState& order);
+  void StatusOut(const StatusAnswer& answer);
+  void MassCancelOut(const MassCancelResult& result);
+  internal::MarketData& market_data() { return market_data_; }
+
+ private:
+  struct SessionState {
+    bool logged_on = false;
+    uint64_t generation = 0;  // bumped at every logon
+    internal::TokenBucket throttle;
+  };
+
+  // fix_inbound.cc: each validates, checks entitlements and forwards to the exchange, or
+  // answers the client itself with the same message the exchange's refusal would give.
+  void OnNewOrder(const FixSessionSpec& spec, const FIX::Message& m);
+  // The ids an F or G names (1, 11, 41, 55), and the reason to refuse it before the
+  // exchange ("" if none): malformed ids, or another firm's account (as unknown_order).
+  struct AmendIds {
+    std::string account, cl_ord_id, orig_cl_ord_id, symbol;
+  };
+  std::string CheckAmend(const FixSessionSpec& spec, const FIX::Message& m, AmendIds* ids) const;
+  // An OrderCancelReject(9) for the F (or G, `replace`) `m` of `session`.
+  void RejectCancelOrReplace(const std::string& session, const FIX::Message& m, bool replace,
+                             const std::string& reason);
+  void OnCancel(const FixSessionSpec& spec, const FIX::Message& m);
+  void OnReplace(const FixSessionSpec& spec, const FIX::Message& m);
+  void OnStatusRequest(const FixSessionSpec& spec, const FIX::Message& m);
+  void OnMassCancel(const FixSessionSpec& spec, const FIX::Message& m);
+  void Throttled(const FixSessionSpec& spec, const std::string& msg_type,
+                 const FIX::Message& m);
+  void BusinessReject(const std::string& session, const FIX::Message& ref, int reason,
+                      const std::string& text);
+
+  // fix_outbound.cc
+  FIX::Message ExecReport(const OrderState& o, char exec_type, char ord_status);
+  // Sends an ExecutionReport to `order.session` and a 797=Y copy to every drop-copy session
+  // of the account's firm. Never crosses firms: a session of another firm gets nothing.
+  void RouteExecReport(const OrderState& order, FIX::Message& report);
+
+  // Sends to a configured session; false if it is unknown or QuickFIX refused.
+  bool Send(const std::string& session, FIX::Message& msg);
+  FIX::SessionID IdOf(const std::string& session) const;
+  std::string NextExecId();
+  bool TakeToken(const std::string& session);
+  uint64_t Generation(const std::string& session);
+  bool SendIfCurrent(const std::string& session, uint64_t generation, FIX::Message& msg);
+
+  FixGatewayConfig config_;
+  OrderEntry* exchange_;
+  internal::Entitlements entitlements_;
+  internal::MarketData market_data_;
+  std::string dictionary_path_;
+  std::string exec_prefix_;
+  std::atomic<uint64_t> exec_seq_{0};
+
+  std::unique_ptr<FIX::SessionSettings> settings_;
+  std::unique_ptr<FIX::MessageStoreFactory> store_;
+  std::unique_ptr<FIX::LogFactory> log_;
+  std::unique_ptr<FIX::Acceptor> acceptor_;  // internal::BoundAcceptor
+
+  mutable std::mutex mu_;
+  std::map<std::string, SessionState> sessions_;
+};
+
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_FIX_GATEWAY_IMPL_H_

@@ -1,0 +1,68 @@
+// Market data for FIX sessions: the listed symbols (SecurityList `y`), the latest book and
+// trade per symbol, and per-session subscriptions (MarketDataRequest `V` -> snapshot `W`,
+// then incrementals `X`; `Y` for a bad request).
+#ifndef CFX_GATEWAY_FIX_MARKET_DATA_H_
+#define CFX_GATEWAY_FIX_MARKET_DATA_H_
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cfx/gateway/order_entry.h"
+#include "cfx/gateway/fix_quickfix.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+
+// Thread safety: every method locks mu_, and messages are sent while it is held, so a
+// session sees its snapshot before the incrementals that follow it. `send` must not call
+// back into MarketData. Lock order: mu_ before the gateway's session lock.
+class MarketData {
+ public:
+  // Sends `msg` to the session; returns false if the session is gone (subscription dropped).
+  using Sender = std::function<bool(const std::string& session, uint64_t generation,
+                                    FIX::Message& msg)>;
+  explicit MarketData(Sender send) : send_(std::move(send)) {}
+
+  void SetSymbols(const std::vector<std::string>& symbols);
+  // Answers a SecurityListRequest `x` with `y`.
+  void OnSecurityListRequest(const std::string& session, uint64_t generation,
+                             const FIX::Message& request);
+  // Answers a MarketDataRequest `V`: `W` per symbol (+ subscription) or `Y`.
+  void OnRequest(const std::string& session, uint64_t generation, const FIX::Message& request);
+  void OnBook(const BookUpdate& book);
+  void OnTrade(const PublicTrade& trade);
+
+ private:
+  struct Subscription {
+    std::string session;
+    uint64_t generation = 0;  // the session's logon; a later logon ends the subscription
+    std::string md_req_id;
+    std::vector<std::string> symbols;
+    size_t depth = 0;  // 0 = full book
+    bool bids = false, offers = false, trades = false;
+    std::map<std::string, BookUpdate> sent;  // what the client has, per symbol (cut to depth)
+  };
+
+  void Reject(const std::string& session, uint64_t generation, const std::string& md_req_id,
+              char reason, const std::string& text);
+  FIX::Message Snapshot(const Subscription& sub, const std::string& symbol) const;
+  BookUpdate Cut(const BookUpdate& book, size_t depth) const;
+
+  std::mutex mu_;
+  Sender send_;
+  std::vector<std::string> symbols_;
+  std::map<std::string, BookUpdate> books_;
+  std::map<std::string, PublicTrade> last_trade_;
+  std::vector<Subscription> subs_;
+  uint64_t next_response_id_ = 1;
+};
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_FIX_MARKET_DATA_H_

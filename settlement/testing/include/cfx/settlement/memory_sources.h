@@ -1,0 +1,43 @@
+// In-memory TradeSource and FixSource for tests and benchmarks (test-only target
+// cfx_settlement_testing).
+//
+//   MemoryTradeSource trades;
+//   trades.AddTrade({.seq = 1, .ts = ts, .sym = "B200-GOLD-US-202703", .px_ticks = 5000, .qty = 2});
+#ifndef CFX_SETTLEMENT_MEMORY_SOURCES_H_
+#define CFX_SETTLEMENT_MEMORY_SOURCES_H_
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "cfx/settlement/sources.h"
+
+namespace cfx::settlement {
+
+// Trades are returned in `seq` order.
+class MemoryTradeSource : public TradeSource {
+ public:
+  void AddTrade(Trade trade);
+  void SetClose(const std::string& sym, Date date, CloseQuote quote);
+  absl::Status ForEachTrade(TimestampUs from, TimestampUs to,
+                            const std::function<absl::Status(const Trade&)>& fn) override;
+  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym, Date date) override;
+
+ private:
+  std::map<int64_t, Trade> trades_;
+  std::map<std::pair<std::string, Date>, CloseQuote> closes_;
+};
+
+// Fixes by grade and date, × 10^4.
+class MemoryFixSource : public FixSource {
+ public:
+  void Set(const std::string& grade, Date date, int64_t fix_e4) { fixes_[{grade, date}] = fix_e4; }
+  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, Date date) override;
+
+ private:
+  std::map<std::pair<std::string, Date>, int64_t> fixes_;
+};
+
+}  // namespace cfx::settlement
+
+#endif  // CFX_SETTLEMENT_MEMORY_SOURCES_H_

@@ -1,0 +1,130 @@
+#include "cfx/storage/lmdb_env.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+
+namespace cfx::storage {
+
+absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options) {
+  namespace fs = std::filesystem;
+  const std::string& path = options.path;
+  std::error_code ec;
+  if (options.read_only) {
+    if (!fs::is_directory(path, ec)) {
+      return absl::NotFoundError(absl::StrCat(path, ": no journal here (not a directory)"));
+    }
+  } else {
+    fs::create_directories(path, ec);
+    if (ec) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, ": cannot create the data directory: ", ec.message()));
+    }
+  }
+
+  MDB_env* env = nullptr;
+  int rc = mdb_env_create(&env);
+  if (rc != 0) return absl::InternalError(absl::StrCat(path, ": mdb_env_create: ", mdb_strerror(rc)));
+  auto fail = [&](absl::Status s) {
+    mdb_env_close(env);
+    return s;
+  };
+  mdb_env_set_mapsize(env, options.map_size_bytes);
+  if (options.max_tables > 0) mdb_env_set_maxdbs(env, options.max_tables);
+  unsigned flags = MDB_NOTLS;
+  if (options.no_sync) flags |= MDB_NOSYNC;
+  if (options.read_only) flags |= MDB_RDONLY;
+  rc = mdb_env_open(env, path.c_str(), flags, 0644);
+  if (rc != 0) {
+    if (rc == EACCES || rc == EROFS || rc == EPERM) {
+      return fail(absl::PermissionDeniedError(
+          absl::StrCat(path, ": cannot open the LMDB environment: ", mdb_strerror(rc))));
+    }
+    if (rc == MDB_INVALID || rc == MDB_CORRUPTED || rc == MDB_VERSION_MISMATCH) {
+      return fail(absl::DataLossError(
+          absl::StrCat(path, "/data.mdb: not a valid LMDB file: ", mdb_strerror(rc))));
+    }
+    return fail(absl::UnavailableError(
+        absl::StrCat(path, ": cannot open the LMDB environment: ", mdb_strerror(rc))));
+  }
+
+  // LMDB maps the file and trusts its meta page; a file cut short (a truncated copy, a bad
+  // restore) would fault (SIGBUS) on the first read of a missing page. Check the size first.
+  MDB_envinfo info;
+  MDB_stat stat;
+  mdb_env_info(env, &info);
+  mdb_env_stat(env, &stat);
+  struct stat st;
+  const std::string data_file = absl::StrCat(path, "/data.mdb");
+  if (::stat(data_file.c_str(), &st) == 0) {
+    const uint64_t needed = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+    if (static_cast<uint64_t>(st.st_size) < needed) {
+      return fail(absl::DataLossError(absl::StrCat(data_file, ": file is truncated (",
+                                                   st.st_size, " bytes; LMDB needs ", needed,
+                                                   ")")));
+    }
+  }
+
+  MDB_txn* txn = nullptr;
+  rc = mdb_txn_begin(env, nullptr, options.read_only ? MDB_RDONLY : 0, &txn);
+  if (rc != 0) {
+    return fail(absl::UnavailableError(absl::StrCat(path, ": begin: ", mdb_strerror(rc))));
+  }
+  MDB_dbi dbi;
+  rc = mdb_dbi_open(txn, nullptr, 0, &dbi);
+  if (rc == 0) rc = mdb_txn_commit(txn);
+  else mdb_txn_abort(txn);
+  if (rc != 0) {
+    return fail(absl::UnavailableError(absl::StrCat(path, ": open database: ", mdb_strerror(rc))));
+  }
+  return std::unique_ptr<LmdbEnv>(new LmdbEnv(env, dbi, path, options.map_size_bytes));
+}
+
+LmdbEnv::~LmdbEnv() { mdb_env_close(env_); }
+
+absl::Status LmdbEnv::Error(int rc, absl::string_view what) const {
+  if (rc == MDB_MAP_FULL) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path_, ": ", what, ": LMDB map full (map size ", map_size_,
+                     " bytes); raise the map size"));
+  }
+  if (rc == ENOSPC || rc == EDQUOT) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path_, ": ", what, ": disk full: ", mdb_strerror(rc)));
+  }
+  if (rc == EACCES || rc == EROFS || rc == EPERM) {
+    return absl::PermissionDeniedError(absl::StrCat(path_, ": ", what, ": ", mdb_strerror(rc)));
+  }
+  if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND) {
+    return absl::DataLossError(absl::StrCat(path_, ": ", what, ": ", mdb_strerror(rc)));
+  }
+  return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", mdb_strerror(rc)));
+}
+
+absl::Status DeleteFromKey(const LmdbEnv& env, absl::string_view first_key,
+                           absl::string_view what) {
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, absl::StrCat("begin ", what));
+  {
+    Cursor cursor;
+    if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
+    for (;;) {
+      // Re-seek each time: where a cursor points after a delete is not worth relying on.
+      MDB_val k{first_key.size(), const_cast<char*>(first_key.data())}, v;
+      rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_SET_RANGE);
+      if (rc == MDB_NOTFOUND) break;
+      if (rc != 0) return env.Error(rc, what);
+      if ((rc = mdb_cursor_del(cursor.get(), 0)) != 0) return env.Error(rc, what);
+    }
+  }
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, absl::StrCat("commit ", what));
+  return absl::OkStatus();
+}
+
+}  // namespace cfx::storage

@@ -1,0 +1,54 @@
+#include "cfx/storage/kv_store.h"
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+
+namespace cfx::storage {
+namespace {
+
+std::string TempDir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("cfx_kv_" + name + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+TEST(KvStoreTest, CommittedWritesAreVisibleAbortedAreNot) {
+  std::string dir = TempDir("commit");
+  auto store = KvStore::Open(dir);
+  ASSERT_TRUE(store.ok()) << store.status();
+  {
+    auto txn = (*store)->BeginWrite();
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE((*txn)->Put("t", "a/1", "x").ok());
+    ASSERT_TRUE((*txn)->Put("t", "a/2", "y").ok());
+    ASSERT_TRUE((*txn)->Put("t", "b/1", "z").ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  {
+    auto txn = (*store)->BeginWrite();
+    ASSERT_TRUE((*txn)->Put("t", "a/3", "lost").ok());
+    // destroyed without Commit: aborted
+  }
+  auto txn = (*store)->BeginRead();
+  ASSERT_TRUE(txn.ok());
+  EXPECT_EQ(**(*txn)->Get("t", "a/1"), "x");
+  EXPECT_FALSE((*(*txn)->Get("t", "a/3")).has_value());
+  EXPECT_FALSE((*(*txn)->Get("missing_table", "k")).has_value());
+  std::vector<std::string> keys;
+  ASSERT_TRUE((*txn)->Scan("t", "a/", [&](absl::string_view k, absl::string_view) {
+                     keys.emplace_back(k);
+                     return true;
+                   }).ok());
+  EXPECT_EQ(keys, (std::vector<std::string>{"a/1", "a/2"}));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(KvStoreTest, UnwritableDirIsAClearError) {
+  auto store = KvStore::Open("/proc/cfx-cannot-exist");
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("/proc/cfx-cannot-exist"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cfx::storage
