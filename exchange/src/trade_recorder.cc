@@ -95,7 +95,7 @@ std::string OrderJson(const OrderStateView& v, uint64_t end_serial = 0) {
             {"session", v.detail.session}};
   if (v.expired) j["expired"] = true;
   if (end_serial) j["end"] = end_serial;
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -337,7 +337,7 @@ std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
   if (const auto* p = std::get_if<PositionRow>(&value)) {
     json j = {{"acct", p->acct}, {"sym", p->sym}, {"qty", p->qty}, {"bought", p->bought},
               {"sold", p->sold}};
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return std::string();
 }

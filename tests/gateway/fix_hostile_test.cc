@@ -2,6 +2,7 @@
 // session must still trade: the gateway keeps serving other sessions.
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "fix_test_client.h"
 
@@ -95,8 +96,9 @@ TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
   bool closed = false;
   std::string reply = s.Read(600, &closed);
   ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
-  // A 200 kB ClOrdID: parsed, then refused as invalid_field; the session stays up.
-  std::string huge(200000, 'x');
+  // A 10 kB ClOrdID (under max_message_bytes): parsed, then refused as invalid_field; the
+  // session stays up.
+  std::string huge(10000, 'x');
   s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=" + huge +
                 "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));
   reply = s.Read(800, &closed);
@@ -115,6 +117,107 @@ TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
   // Garbled bytes mid-session and a body length lying about the size.
   s.Write("8=FIX.4.4\x01" "9=99999\x01" "35=D\x01" + std::string(1000, 'y'));
   s.Read(600, &closed);
+  ExpectStillServing();
+}
+
+// SPEC §5 poison input: an id that is not printable ASCII is refused at the gateway, never
+// acknowledged (a stored non-UTF-8 ClOrdID used to abort the trade recorder on every restart).
+TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
+  RawSocket s(port_);
+  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  bool closed = false;
+  std::string reply = s.Read(600, &closed);
+  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
+  int seq = 2;
+  for (const std::string& bad : {std::string("ab\xff\xfe"), std::string("caf\xc3\xa9"),
+                                 std::string("del\x7f"), std::string("sp ace"),
+                                 std::string("tab\tx")}) {
+    s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                  "|11=" + bad + "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() +
+                  "|"));
+    reply = s.Read(800, &closed);
+    EXPECT_NE(reply.find("58=invalid_field"), std::string::npos) << bad << ": " << reply;
+    EXPECT_EQ(reply.find("150=0"), std::string::npos) << bad << " was acknowledged";
+    // The same id as a replace's new ClOrdID: an OrderCancelReject, nothing replaced.
+    s.Write(Frame("35=G|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                  "|11=" + bad + "|41=orig1|1=A2|55=" + kSym + "|54=1|38=2|40=2|44=5.000|60=" +
+                  UtcNow() + "|"));
+    reply = s.Read(800, &closed);
+    EXPECT_NE(reply.find("35=9"), std::string::npos) << bad << ": " << reply;
+    EXPECT_NE(reply.find("invalid_field"), std::string::npos) << bad << ": " << reply;
+  }
+  EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
+// SPEC §6 bounds: a message larger than max_message_bytes closes the connection before
+// QuickFIX buffers it (a BodyLength of 999999999 used to make it buffer whatever followed).
+TEST_F(FixHostileTest, OversizedMessagesCloseTheConnection) {
+  {
+    RawSocket s(port_);
+    s.Write("8=FIX.4.4\x01" "9=999999999\x01" "35=A\x01" + std::string(100000, 'y'));
+    bool closed = false;
+    s.Read(2000, &closed);
+    EXPECT_TRUE(closed);
+  }
+  RawSocket s(port_);
+  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  bool closed = false;
+  std::string reply = s.Read(600, &closed);
+  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
+  s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=" + std::string(40000, 'x') +
+                "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));
+  s.Read(2000, &closed);
+  EXPECT_TRUE(closed);
+  ExpectStillServing();
+}
+
+// SPEC §6 bounds: a connection that sends no Logon is closed after logon_timeout_ms.
+TEST_F(FixHostileTest, ConnectionWithoutALogonIsClosedAfterTheTimeout) {
+  good_.reset();
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.logon_timeout_ms = 300; };
+  StartGateway();
+  good_ = Connect("BETA_T1");
+  RawSocket idle(port_);
+  RawSocket dribble(port_);
+  dribble.Write("8=FIX.4.4\x01" "9=");  // a slow client that never finishes its Logon
+  bool closed = false;
+  const auto start = std::chrono::steady_clock::now();
+  idle.Read(3000, &closed);
+  EXPECT_TRUE(closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  closed = false;
+  dribble.Read(3000, &closed);
+  EXPECT_TRUE(closed);
+  ExpectStillServing();
+}
+
+// SPEC §6 bounds: connections per peer address are capped; the sessions already up go on.
+TEST_F(FixHostileTest, ConnectionsPerPeerBeyondTheLimitAreRefused) {
+  good_.reset();
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.max_connections_per_peer = 3; };
+  StartGateway();
+  good_ = Connect("BETA_T1");  // one of the three
+  std::vector<std::unique_ptr<RawSocket>> held;
+  for (int i = 0; i < 2; ++i) held.emplace_back(new RawSocket(port_));
+  RawSocket extra(port_);
+  bool closed = false;
+  extra.Read(1500, &closed);
+  EXPECT_TRUE(closed) << "a fourth connection from one address was kept";
+  ExpectStillServing();
+  held.clear();
+}
+
+// SPEC §6: SendingTime accuracy. A Logon dated more than max_latency_secs away is refused.
+TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
+  RawSocket s(port_);
+  s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=20200101-00:00:00.000|98=0|108=30|"));
+  bool closed = false;
+  std::string reply = s.Read(1500, &closed);
+  EXPECT_EQ(reply.find("35=A"), std::string::npos) << reply;
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
   ExpectStillServing();
 }
 

@@ -384,6 +384,7 @@ void FixGatewayTest::StartGateway(const std::string& listen_address) {
   exchange_.reset(new testing::FakeExchange({kSym, kSym2}));
   FixGatewayConfig config = MakeConfig();
   config.listen_address = listen_address;
+  if (configure_) configure_(config);
   gateway_.reset(new FixGateway(config, exchange_.get()));
   exchange_->SetListener(gateway_.get());
   exchange_->Start();

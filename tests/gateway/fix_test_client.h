@@ -139,6 +139,8 @@ class FixGatewayTest : public ::testing::Test {
   int port_ = 0;
   std::string dir_;
   std::string dictionary_;
+  // Applied to the config by StartGateway (a test's limits).
+  std::function<void(FixGatewayConfig&)> configure_;
   std::unique_ptr<testing::FakeExchange> exchange_;
   std::unique_ptr<FixGateway> gateway_;
 };

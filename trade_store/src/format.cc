@@ -54,7 +54,7 @@ std::string FormatTradeJson(const Trade& t) {
   j["aggressor"] = t.aggressor == Aggressor::kBuy    ? "buy"
                    : t.aggressor == Aggressor::kSell ? "sell"
                                                      : "none";
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
@@ -111,7 +111,7 @@ std::string FormatCloseJson(std::string_view sym, Date date, const CloseQuote& q
   j["date"] = FormatDate(date);
   j["bid"] = q.bid_ticks ? json(FormatScaled(*q.bid_ticks, 3)) : json(nullptr);
   j["ask"] = q.ask_ticks ? json(FormatScaled(*q.ask_ticks, 3)) : json(nullptr);
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 absl::StatusOr<CloseQuote> ParseCloseJson(std::string_view text) {

@@ -1,7 +1,12 @@
-// BoundAcceptor: listen on one address, accept, and run each connection through QuickFIX.
+// BoundAcceptor: listen on one address, accept within the limits, and relay each connection
+// to QuickFIX (see fix_acceptor.h).
 #include "fix_acceptor.h"
 
+#include "fix_framing.h"
+
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,7 +16,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <iostream>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -22,19 +29,19 @@ namespace internal {
 
 BoundAcceptor::BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
                              const FIX::SessionSettings& settings, std::string address, int port,
-                             bool no_delay)
+                             AcceptorLimits limits)
     : FIX::Acceptor(app, store, settings),
       address_(std::move(address)),
       port_(port),
-      no_delay_(no_delay) {}
+      limits_(limits) {}
 
 BoundAcceptor::BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
                              const FIX::SessionSettings& settings, FIX::LogFactory& log,
-                             std::string address, int port, bool no_delay)
+                             std::string address, int port, AcceptorLimits limits)
     : FIX::Acceptor(app, store, settings, log),
       address_(std::move(address)),
       port_(port),
-      no_delay_(no_delay) {}
+      limits_(limits) {}
 
 BoundAcceptor::~BoundAcceptor() { CloseAll(); }
 
@@ -76,9 +83,42 @@ void BoundAcceptor::onInitialize(const FIX::SessionSettings&) throw(FIX::Runtime
   accept_thread_ = std::thread([this] { AcceptLoop(); });
 }
 
+namespace {
+
+std::string PeerAddress(const sockaddr_storage& ss) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (ss.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(ss).sin_addr, text, sizeof text);
+  } else if (ss.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr, text,
+                sizeof text);
+  }
+  return text;
+}
+
+bool SetNonBlocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL, 0);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void LogRefusal(const std::string& peer, const std::string& why) {
+  std::cerr << "cfx fix: " << peer << ": " << why << "\n";
+}
+
+}  // namespace
+
 void BoundAcceptor::AcceptLoop() {
   for (;;) {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_storage ss;
+    socklen_t ss_len = sizeof ss;
+    std::memset(&ss, 0, sizeof ss);
+    int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&ss), &ss_len, SOCK_CLOEXEC);
     if (stopping_.load(std::memory_order_acquire)) {
       if (fd >= 0) ::close(fd);
       return;
@@ -92,17 +132,12 @@ void BoundAcceptor::AcceptLoop() {
           errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM ? 50 : 1));
       continue;
     }
-    // QuickFIX's connection waits with select(): a descriptor past FD_SETSIZE cannot be
-    // served, so refuse the connection (the client retries) rather than corrupt memory.
-    if (fd >= FD_SETSIZE) {
-      ::close(fd);
-      continue;
-    }
-    if (no_delay_) {
+    if (limits_.no_delay) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
     ReapFinished();
+    const std::string peer = PeerAddress(ss);
     // Our reference above FD_SETSIZE where the limit allows, leaving low numbers to QuickFIX.
     int own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, FD_SETSIZE);
     if (own_fd < 0) own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -111,32 +146,162 @@ void BoundAcceptor::AcceptLoop() {
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    int& from_peer = per_peer_[peer];
+    const bool full = static_cast<int>(connections_.size()) >= limits_.max_connections;
+    if (full || from_peer >= limits_.max_connections_per_peer) {
+      if (from_peer == 0) per_peer_.erase(peer);
+      counters_.refused.fetch_add(1, std::memory_order_relaxed);
+      LogRefusal(peer, full ? "refused: max_connections reached"
+                            : "refused: max_connections_per_peer reached");
+      ::close(fd);
+      ::close(own_fd);
+      continue;
+    }
+    ++from_peer;
     connections_.emplace_back(new Connection());
     Connection* c = connections_.back().get();
     c->own_fd = own_fd;
+    c->peer = peer;
     try {
       StartConnection(c, fd);
     } catch (const std::system_error&) {  // no thread to be had: refuse this connection
       ::close(fd);
       ::close(own_fd);
       connections_.pop_back();
+      if (--per_peer_[peer] <= 0) per_peer_.erase(peer);
     }
   }
 }
 
 void BoundAcceptor::StartConnection(Connection* c, int fd) {
   c->thread = std::thread([this, c, fd] {
-    // The connection finds its session from the Logon (any configured session).
-    FIX::ThreadedSocketConnection* connection =
-        new FIX::ThreadedSocketConnection(fd, getSessions(), getLog());
-    while (connection->read()) {
-    }
-    delete connection;  // unregisters the session; read() has closed `fd`
+    Relay(fd, c->peer);
     std::lock_guard<std::mutex> done_lock(mu_);
     if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close
     c->own_fd = -1;
     c->done = true;
+    auto it = per_peer_.find(c->peer);
+    if (it != per_peer_.end() && --it->second <= 0) per_peer_.erase(it);
   });
+}
+
+void BoundAcceptor::Relay(int fd, const std::string& peer) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    ::close(fd);
+    return;
+  }
+  // QuickFIX's connection waits with select(): its descriptor must be below FD_SETSIZE.
+  if (pair[1] >= FD_SETSIZE || !SetNonBlocking(fd) || !SetNonBlocking(pair[0])) {
+    ::close(pair[0]);
+    ::close(pair[1]);
+    ::close(fd);
+    return;
+  }
+  const int quickfix_fd = pair[1];
+  std::thread quickfix;
+  try {
+    quickfix = std::thread([this, quickfix_fd] {
+      // The connection finds its session from the Logon (any configured session).
+      FIX::ThreadedSocketConnection* connection =
+          new FIX::ThreadedSocketConnection(quickfix_fd, getSessions(), getLog());
+      while (connection->read()) {
+      }
+      delete connection;  // unregisters the session; read() has closed its descriptor
+    });
+  } catch (const std::system_error&) {
+    ::close(pair[0]);
+    ::close(pair[1]);
+    ::close(fd);
+    return;
+  }
+  const int relay_fd = pair[0];
+  FixFraming framing(limits_.max_message_bytes);
+  std::string to_client, to_quickfix;
+  const int64_t logon_deadline = NowMs() + limits_.logon_timeout_ms;
+  char buf[16384];
+  bool quickfix_closed = false;
+  for (;;) {
+    const bool awaiting_logon = framing.messages() == 0;
+    pollfd fds[2];
+    fds[0].fd = fd;
+    fds[0].events = static_cast<short>((to_quickfix.size() < sizeof buf ? POLLIN : 0) |
+                                       (to_client.empty() ? 0 : POLLOUT));
+    fds[1].fd = relay_fd;
+    fds[1].events = static_cast<short>(POLLIN | (to_quickfix.empty() ? 0 : POLLOUT));
+    int timeout = -1;
+    if (awaiting_logon) timeout = static_cast<int>(std::max<int64_t>(0, logon_deadline - NowMs()));
+    const int ready = ::poll(fds, 2, timeout);
+    if (ready < 0 && errno != EINTR) break;
+    if (awaiting_logon && NowMs() >= logon_deadline) {
+      counters_.logon_timeouts.fetch_add(1, std::memory_order_relaxed);
+      LogRefusal(peer, "closed: no Logon within " + std::to_string(limits_.logon_timeout_ms) +
+                           " ms of connecting");
+      break;
+    }
+    if (ready <= 0) continue;
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // client gone
+      if (n > 0) {
+        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n));
+        if (r != FixFraming::Result::kOk) {
+          (r == FixFraming::Result::kTooLarge ? counters_.oversized : counters_.malformed)
+              .fetch_add(1, std::memory_order_relaxed);
+          LogRefusal(peer, "closed: " + framing.error());
+          break;
+        }
+        to_quickfix.append(buf, static_cast<size_t>(n));
+      }
+    }
+    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t n = ::recv(relay_fd, buf, sizeof buf, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        quickfix_closed = true;  // QuickFIX ended the session: flush what it sent, then close
+        break;
+      }
+      if (n > 0) {
+        to_client.append(buf, static_cast<size_t>(n));
+        if (to_client.size() > limits_.max_outbound_bytes) {
+          counters_.slow_consumers.fetch_add(1, std::memory_order_relaxed);
+          LogRefusal(peer, "closed: more than " + std::to_string(limits_.max_outbound_bytes) +
+                               " bytes unread (the client stopped reading)");
+          to_client.clear();
+          break;
+        }
+      }
+    }
+    if (!to_quickfix.empty() && (fds[1].revents & POLLOUT)) {
+      const ssize_t n = ::send(relay_fd, to_quickfix.data(), to_quickfix.size(), MSG_NOSIGNAL);
+      if (n > 0) to_quickfix.erase(0, static_cast<size_t>(n));
+      else if (n < 0 && errno != EAGAIN && errno != EINTR) break;
+    }
+    if (!to_client.empty() && (fds[0].revents & POLLOUT)) {
+      const ssize_t n = ::send(fd, to_client.data(), to_client.size(), MSG_NOSIGNAL);
+      if (n > 0) to_client.erase(0, static_cast<size_t>(n));
+      else if (n < 0 && errno != EAGAIN && errno != EINTR) break;
+    }
+  }
+  if (quickfix_closed && !to_client.empty()) {
+    // The Logout or reject QuickFIX wrote last: give the client a moment to take it.
+    const int64_t deadline = NowMs() + 1000;
+    while (!to_client.empty() && NowMs() < deadline) {
+      pollfd p;
+      p.fd = fd;
+      p.events = POLLOUT;
+      if (::poll(&p, 1, 50) <= 0) continue;
+      const ssize_t n = ::send(fd, to_client.data(), to_client.size(), MSG_NOSIGNAL);
+      if (n <= 0 && errno != EAGAIN && errno != EINTR) break;
+      if (n > 0) to_client.erase(0, static_cast<size_t>(n));
+    }
+  }
+  // Ending the relay's end makes QuickFIX's read fail: it disconnects the session (cancel on
+  // disconnect and all) and its thread ends.
+  ::shutdown(relay_fd, SHUT_RDWR);
+  quickfix.join();
+  ::close(relay_fd);
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
 }
 
 void BoundAcceptor::ReapFinished() {

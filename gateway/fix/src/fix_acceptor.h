@@ -1,9 +1,17 @@
-// BoundAcceptor: a QuickFIX acceptor that listens on one address and port. QuickFIX's own
-// ThreadedSocketAcceptor binds every interface (this QuickFIX has no bind-address setting),
-// so the gateway runs its own accept loop and hands each connection to QuickFIX's
-// ThreadedSocketConnection, one thread per connection, as ThreadedSocketAcceptor does.
+// BoundAcceptor: a QuickFIX acceptor that listens on one address and port and bounds what a
+// client can make the exchange hold (SPEC §6). QuickFIX's own ThreadedSocketAcceptor binds
+// every interface and bounds nothing, so the gateway runs its own accept loop:
+//   - connections in all and per peer address are capped (past a cap: accepted and closed);
+//   - each connection runs through a relay thread between the client's socket and a local
+//     socket pair whose other end QuickFIX's ThreadedSocketConnection serves (on a thread of
+//     its own). The relay frames the client's bytes (FixFraming): a BodyLength over the limit
+//     or a malformed stream closes the connection before QuickFIX buffers anything, and a
+//     client whose first whole message (its Logon) has not arrived within the logon timeout
+//     is closed. It also queues what QuickFIX sends: QuickFIX never blocks on a client that
+//     stops reading (a blocked send would stall the publisher and so every other session);
+//     past max_outbound_bytes unread, the client is disconnected.
 //
-//   BoundAcceptor acceptor(app, store, settings, "127.0.0.1", 9878, /*no_delay=*/true);
+//   BoundAcceptor acceptor(app, store, settings, "127.0.0.1", 9878, AcceptorLimits{});
 //   acceptor.start();   // FIX::RuntimeError if the address cannot be bound
 //   acceptor.stop();    // logs sessions out, closes every connection, joins its threads
 //
@@ -13,6 +21,7 @@
 
 #include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,25 +33,49 @@ namespace cfx {
 namespace gateway {
 namespace internal {
 
+struct AcceptorLimits {
+  bool no_delay = true;
+  int max_connections = 256;           // in all
+  int max_connections_per_peer = 16;   // per peer IP address
+  int logon_timeout_ms = 10000;        // connect -> first whole message
+  size_t max_message_bytes = 16384;    // largest BodyLength accepted
+  size_t max_outbound_bytes = 8 << 20; // unread output queued for one client
+};
+
+// Counters of what the limits refused, for logs and tests. Thread-safe.
+struct AcceptorCounters {
+  std::atomic<uint64_t> refused{0};          // over max_connections(_per_peer)
+  std::atomic<uint64_t> logon_timeouts{0};
+  std::atomic<uint64_t> oversized{0};        // BodyLength over the limit
+  std::atomic<uint64_t> malformed{0};        // not a FIX stream
+  std::atomic<uint64_t> slow_consumers{0};   // over max_outbound_bytes unread
+};
+
 class BoundAcceptor : public FIX::Acceptor {
  public:
   BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
                 const FIX::SessionSettings& settings, std::string address, int port,
-                bool no_delay);
+                AcceptorLimits limits);
   BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
                 const FIX::SessionSettings& settings, FIX::LogFactory& log, std::string address,
-                int port, bool no_delay);
+                int port, AcceptorLimits limits);
   ~BoundAcceptor() override;
+
+  const AcceptorCounters& counters() const { return counters_; }
 
  private:
   struct Connection {
-    // A duplicate of the connection's socket, closed (under mu_) only after QuickFIX is
-    // done with its own: stopping can always shut the socket down through it, and never
-    // hits a descriptor number that was closed and reused meanwhile.
+    // A duplicate of the client's socket, closed (under mu_) only after the relay is done
+    // with its own: stopping can always shut the socket down through it, and never hits a
+    // descriptor number that was closed and reused meanwhile.
     int own_fd = -1;
+    std::string peer;
     std::thread thread;
     bool done = false;  // under mu_
   };
+
+  // Relays between the client (`fd`) and QuickFIX until either side ends; see above.
+  void Relay(int fd, const std::string& peer);
 
   void onInitialize(const FIX::SessionSettings&) throw(FIX::RuntimeError) override;
   void onStart() override {}  // the accept loop starts in onInitialize
@@ -58,12 +91,14 @@ class BoundAcceptor : public FIX::Acceptor {
 
   const std::string address_;
   const int port_;
-  const bool no_delay_;
+  const AcceptorLimits limits_;
+  AcceptorCounters counters_;
   int listen_fd_ = -1;
   std::atomic<bool> stopping_{false};  // set before the listening socket is shut down
   std::thread accept_thread_;
   std::mutex mu_;
-  std::list<std::unique_ptr<Connection>> connections_;
+  std::list<std::unique_ptr<Connection>> connections_;  // under mu_
+  std::map<std::string, int> per_peer_;                 // live connections; under mu_
 };
 
 }  // namespace internal

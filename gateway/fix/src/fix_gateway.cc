@@ -112,7 +112,10 @@ absl::Status FixGateway::Impl::Start() {
     defaults.setString("FileStorePath", dir + "/store");
     defaults.setString("FileLogPath", dir + "/log");
     defaults.setBool("PersistMessages", true);
-    defaults.setBool("CheckLatency", false);
+    // SendingTime accuracy (SPEC §6): a message (a Logon included) whose SendingTime is more
+    // than max_latency_secs from our clock is rejected, as QuickFIX's acceptance tests expect.
+    defaults.setBool("CheckLatency", config_.max_latency_secs > 0);
+    if (config_.max_latency_secs > 0) defaults.setInt("MaxLatency", config_.max_latency_secs);
     defaults.setInt("LogonTimeout", 5);
     settings_.reset(new FIX::SessionSettings());
     settings_->set(defaults);
@@ -122,13 +125,20 @@ absl::Status FixGateway::Impl::Start() {
       settings_->set(IdOf(s.sender_comp_id), d);
     }
     store_.reset(new FIX::FileStoreFactory(*settings_));
+    internal::AcceptorLimits limits;
+    limits.no_delay = true;
+    limits.max_connections = config_.max_connections;
+    limits.max_connections_per_peer = config_.max_connections_per_peer;
+    limits.logon_timeout_ms = config_.logon_timeout_ms;
+    limits.max_message_bytes = static_cast<size_t>(config_.max_message_bytes);
+    limits.max_outbound_bytes = static_cast<size_t>(config_.max_outbound_bytes);
     if (config_.message_log) {
       log_.reset(new FIX::FileLogFactory(*settings_));
       acceptor_.reset(new internal::BoundAcceptor(*this, *store_, *settings_, *log_,
-                                                  config_.listen_address, config_.port, true));
+                                                  config_.listen_address, config_.port, limits));
     } else {
       acceptor_.reset(new internal::BoundAcceptor(*this, *store_, *settings_,
-                                                  config_.listen_address, config_.port, true));
+                                                  config_.listen_address, config_.port, limits));
     }
     acceptor_->start();
   } catch (const FIX::RuntimeError& e) {

@@ -11,7 +11,19 @@ namespace {
 
 constexpr size_t kMaxIdLength = 64;  // ClOrdID, OrigClOrdID, Account, STP id, request ids
 
-bool ValidId(const std::string& id) { return !id.empty() && id.size() <= kMaxIdLength; }
+// SPEC §5 (poison input): an id from outside is stored in the journal and the trade store
+// and echoed in reports, so it must be printable ASCII without spaces (0x21-0x7E) and short.
+// Anything else (control bytes, invalid or any UTF-8) is refused here, never stored.
+bool ValidId(const std::string& id) {
+  if (id.empty() || id.size() > kMaxIdLength) return false;
+  for (char c : id) {
+    if (c < 0x21 || c > 0x7E) return false;
+  }
+  return true;
+}
+
+// An optional id: absent is fine, present must be valid.
+bool ValidOptionalId(const std::string& id) { return id.empty() || ValidId(id); }
 
 // FIX UTCTIMESTAMP "YYYYMMDD-HH:MM:SS[.sss]" -> "YYYY-MM-DDTHH:MM:SSZ"; false if malformed.
 bool FixTimeToIso(const std::string& t, std::string* out) {
@@ -135,7 +147,8 @@ std::string FixGateway::Impl::CheckAmend(const FixSessionSpec& spec, const FIX::
   ids->cl_ord_id = internal::FieldOr(m, 11);
   ids->orig_cl_ord_id = internal::FieldOr(m, 41);
   ids->symbol = internal::FieldOr(m, 55);
-  if (!ValidId(ids->cl_ord_id) || !ValidId(ids->orig_cl_ord_id) || !ValidId(ids->account)) {
+  if (!ValidId(ids->cl_ord_id) || !ValidId(ids->orig_cl_ord_id) || !ValidId(ids->account) ||
+      !ValidOptionalId(ids->symbol)) {
     return "invalid_field";
   }
   // Another firm's account: exactly what an unknown order gets.
@@ -220,7 +233,8 @@ void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Messa
   reject.account = req.account;
   reject.symbol = req.symbol;
   reject.rejected = true;
-  if ((type == "1" && req.symbol.empty()) || !ValidId(req.cl_ord_id)) {
+  if ((type == "1" && !ValidId(req.symbol)) || !ValidId(req.cl_ord_id) ||
+      !ValidOptionalId(req.account)) {
     reject.reason = "invalid_field";
   } else if (!req.account.empty() && !entitlements_.AccountAllowed(spec.firm, req.account)) {
     reject.reason = "account_not_permitted";

@@ -144,7 +144,7 @@ std::string HttpMetrics::Render(const std::vector<GaugeSample>& extra) const {
       "cfx_http_connections_total ",
       connections_total_.load(std::memory_order_relaxed), "\n",
       "# HELP cfx_http_connections_refused_total Connections closed at once: max_connections "
-      "reached.\n"
+      "or max_connections_per_peer reached.\n"
       "# TYPE cfx_http_connections_refused_total counter\n"
       "cfx_http_connections_refused_total ",
       connections_refused_.load(std::memory_order_relaxed), "\n",
@@ -152,7 +152,12 @@ std::string HttpMetrics::Render(const std::vector<GaugeSample>& extra) const {
       "arrive in time.\n"
       "# TYPE cfx_http_read_timeouts_total counter\n"
       "cfx_http_read_timeouts_total ",
-      read_timeouts_.load(std::memory_order_relaxed), "\n");
+      read_timeouts_.load(std::memory_order_relaxed), "\n",
+      "# HELP cfx_http_handler_exceptions_total Connections dropped because Beast threw while "
+      "reading their request.\n"
+      "# TYPE cfx_http_handler_exceptions_total counter\n"
+      "cfx_http_handler_exceptions_total ",
+      handler_exceptions_.load(std::memory_order_relaxed), "\n");
 
   // Provider gauges, grouped by name so each name has one HELP/TYPE header.
   std::map<std::string, std::vector<const GaugeSample*>> by_name;

@@ -1,10 +1,15 @@
 // The Boost.Beast adapter: accepts connections, reads requests with size limits and
 // timeouts, hands them to HttpApi and writes the answers. Every Asio/Beast operation uses
-// the error_code form, so no Boost exception leaves this file; this is the only file of the
+// the error_code form; what Beast still throws from inside an operation (a chunked trailer
+// field over its 64 KiB field limit throws std::length_error from the parser) is caught by
+// the I/O loop, which drops only the connection whose operation threw (its handler, and so
+// its session, is destroyed while the exception unwinds). This is the only file of the
 // library that includes Beast.
 #include "cfx/gateway/http_server.h"
 
 #include <atomic>
+#include <exception>
+#include <iostream>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -48,10 +53,26 @@ class HttpSessionHost {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_[id] = s;
   }
-  void Unregister(uint64_t id) {
+  void Unregister(uint64_t id, const std::string& peer) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_.erase(id);
+    if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second <= 0) {
+      per_peer_.erase(it);
+    }
     if (sessions_.empty()) sessions_cv_.notify_all();
+  }
+  // Takes a connection slot for `peer`; false (nothing taken) when the server is full or
+  // the peer holds max_connections_per_peer already.
+  bool TakeSlot(const std::string& peer) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    if (sessions_.size() >= static_cast<size_t>(options_.max_connections)) return false;
+    int& n = per_peer_[peer];
+    if (n >= options_.max_connections_per_peer) {
+      if (n == 0) per_peer_.erase(peer);
+      return false;
+    }
+    ++n;
+    return true;
   }
 
  protected:
@@ -61,6 +82,7 @@ class HttpSessionHost {
   std::mutex sessions_mu_;
   std::condition_variable sessions_cv_;
   std::map<uint64_t, std::weak_ptr<HttpSession>> sessions_;  // guarded by sessions_mu_
+  std::map<std::string, int> per_peer_;                       // guarded by sessions_mu_
   std::atomic<bool> stopping_{false};
 };
 
@@ -68,13 +90,14 @@ class HttpSessionHost {
 // posted to that strand.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket&& socket, HttpSessionHost* server, uint64_t id)
-      : stream_(std::move(socket)), server_(server), id_(id) {
+  // REQUIRES: server->TakeSlot(peer) returned true; the session gives the slot back.
+  HttpSession(tcp::socket&& socket, HttpSessionHost* server, uint64_t id, std::string peer)
+      : stream_(std::move(socket)), server_(server), id_(id), peer_(std::move(peer)) {
     server_->metrics().ConnectionOpened();
   }
   ~HttpSession() {
     server_->metrics().ConnectionClosed();
-    server_->Unregister(id_);
+    server_->Unregister(id_, peer_);
   }
 
   void Run() {
@@ -176,6 +199,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bhttp::response<bhttp::string_body> res_;
   HttpSessionHost* server_;
   uint64_t id_;
+  std::string peer_;
   bool reading_ = false;
   bool close_after_write_ = false;
 };
@@ -198,6 +222,9 @@ class HttpServer::Impl : public internal::HttpSessionHost {
  private:
   void DoAccept();
   void OnAccept(beast::error_code ec, tcp::socket socket);
+  // ioc_.run() until stopped. An exception out of a handler ends only that handler's
+  // connection (see the file comment); the loop goes on serving the others.
+  void RunLoop();
 
   std::string address_;
   int configured_port_;
@@ -240,8 +267,23 @@ absl::Status HttpServer::Impl::Start() {
   work_.emplace(ioc_.get_executor());
   DoAccept();
   int n = options_.threads > 0 ? options_.threads : 1;
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { RunLoop(); });
   return absl::OkStatus();
+}
+
+void HttpServer::Impl::RunLoop() {
+  for (;;) {
+    try {
+      ioc_.run();
+      return;
+    } catch (const std::exception& e) {
+      metrics_.HandlerException();
+      std::cerr << "cfx http: connection dropped: " << e.what() << "\n";
+    } catch (...) {
+      metrics_.HandlerException();
+      std::cerr << "cfx http: connection dropped: unknown exception\n";
+    }
+  }
 }
 
 void HttpServer::Impl::DoAccept() {
@@ -252,19 +294,18 @@ void HttpServer::Impl::DoAccept() {
 void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;  // stopping
   if (!ec) {
-    size_t active;
-    {
-      std::lock_guard<std::mutex> lock(sessions_mu_);
-      active = sessions_.size();
-    }
-    if (stopping() || active >= static_cast<size_t>(options_.max_connections)) {
+    beast::error_code peer_ec;
+    const tcp::endpoint remote = socket.remote_endpoint(peer_ec);
+    const std::string peer = peer_ec ? std::string("?") : remote.address().to_string();
+    if (stopping() || peer_ec || !TakeSlot(peer)) {
       metrics_.ConnectionRefused();
       beast::error_code ignored;
       socket.close(ignored);
     } else {
       socket.set_option(tcp::no_delay(true), ec);
-      auto session = std::make_shared<internal::HttpSession>(std::move(socket), this, next_session_id_++);
-      Register(next_session_id_ - 1, session);
+      const uint64_t id = next_session_id_++;
+      auto session = std::make_shared<internal::HttpSession>(std::move(socket), this, id, peer);
+      Register(id, session);
       session->Run();
     }
   }

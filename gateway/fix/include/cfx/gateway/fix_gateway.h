@@ -45,6 +45,14 @@ struct FixGatewayConfig {
   std::string data_dir = "./cfx-data";  // sequence store and dictionary under data_dir/fix
   int heartbeat_secs = 30;             // the client's HeartBtInt wins at Logon
   bool message_log = false;            // QuickFIX file log of every message (debugging)
+  // Bounds on what clients can make the gateway hold (SPEC §6, docs/reliability.md). Past a
+  // bound the connection is refused or closed; other sessions are not affected.
+  int max_connections = 256;              // connections in all
+  int max_connections_per_peer = 16;      // connections from one peer IP address
+  int logon_timeout_ms = 10000;           // connect -> the Logon has arrived
+  int max_message_bytes = 16384;          // largest BodyLength (9); larger closes the connection
+  int64_t max_outbound_bytes = 8 << 20;   // unread output per client; beyond: disconnected
+  int max_latency_secs = 120;             // SendingTime (52) accuracy; 0 turns the check off
   std::vector<FixSessionSpec> sessions;
   std::vector<FixAccountSpec> accounts;
 };

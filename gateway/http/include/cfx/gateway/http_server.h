@@ -34,6 +34,8 @@ struct HttpServerOptions {
   double rate_limit_per_sec = 100;
   double rate_limit_burst = 100;
   int max_connections = 1024;             // beyond: accepted and closed at once
+  // Connections from one peer address (SPEC §7): one client cannot hold every slot.
+  int max_connections_per_peer = 64;      // beyond: accepted and closed at once
   std::chrono::milliseconds stop_drain_timeout{5000};  // Stop() waits this long for in-flight
   int default_book_depth = 10;
   int max_book_depth = 1000;
