@@ -1,10 +1,9 @@
 #include "cfx/common/config.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
 #include "toml++/toml.h"
 
@@ -76,46 +75,66 @@ const toml::array* ArrayOfTables(const toml::table& root, const char* key) {
   return n ? n->as_array() : nullptr;
 }
 
-}  // namespace
-
-const AccountConfig* ExchangeConfig::FindAccount(absl::string_view id) const {
-  for (const auto& a : accounts) {
-    if (a.id == id) return &a;
+// One pass over the parsed TOML: each table has its own step, in dependency order (firms
+// before the accounts, sessions and tokens that name them). Every step returns the first
+// error, naming the file, line and key.
+class ConfigParser {
+ public:
+  ConfigParser(const toml::table& root, absl::string_view source) : root_(root), r(source) {
+    c.source = std::string(source);
   }
-  return nullptr;
-}
+  absl::StatusOr<ExchangeConfig> Parse();
 
-const SessionConfig* ExchangeConfig::FindSession(absl::string_view id) const {
-  for (const auto& s : sessions) {
-    if (s.sender_comp_id == id) return &s;
-  }
-  return nullptr;
-}
+ private:
+  absl::Status Exchange();  // [exchange]
+  absl::Status Limits();    // [limits]: the bounds of docs/reliability.md
+  absl::Status Firms();     // [[firms]]
+  absl::Status Accounts();  // [[accounts]]
+  absl::Status Sessions();  // [[sessions]]
+  absl::Status Tokens();    // [[tokens]]
+  absl::Status Products();  // [[products]]
+  // Calls fn(table, "key[i].") for each table of the array of tables `key` (absent: none).
+  template <typename Fn>
+  absl::Status Each(const char* key, Fn&& fn);
 
-const TokenConfig* ExchangeConfig::FindToken(absl::string_view token) const {
-  for (const auto& t : tokens) {
-    if (t.token == token) return &t;
-  }
-  return nullptr;
-}
-
-absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_view source) {
-  toml::table root;
-  try {
-    root = toml::parse(std::string_view(text.data(), text.size()),
-                       std::string_view(source.data(), source.size()));
-  } catch (const toml::parse_error& e) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.source().begin.line, ":",
-                                                   e.source().begin.column, ": ",
-                                                   std::string(e.description())));
-  }
-  Reader r(source);
+  const toml::table& root_;
+  Reader r;
   ExchangeConfig c;
-  c.source = std::string(source);
-  CFX_RETURN_IF_ERROR(
-      r.CheckKeys(root, "", {"exchange", "firms", "accounts", "sessions", "tokens", "products"}));
+  std::set<std::string> firm_ids, account_ids, session_ids, tokens, grades;
+};
 
-  if (const toml::node* ex_node = root.get("exchange")) {
+template <typename Fn>
+absl::Status ConfigParser::Each(const char* key, Fn&& fn) {
+  const toml::node* n = root_.get(key);
+  if (!n) return absl::OkStatus();
+  const toml::array* arr = ArrayOfTables(root_, key);
+  if (!arr) return r.Error(n, key, "expected an array of tables ([[" + std::string(key) + "]])");
+  for (size_t i = 0; i < arr->size(); ++i) {
+    const toml::node& item = *arr->get(i);
+    const toml::table* t = item.as_table();
+    std::string prefix = absl::StrCat(key, "[", i, "].");
+    if (!t) return r.Error(&item, prefix, "expected a table");
+    CFX_RETURN_IF_ERROR(fn(*t, prefix));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExchangeConfig> ConfigParser::Parse() {
+  CFX_RETURN_IF_ERROR(r.CheckKeys(
+      root_, "", {"exchange", "limits", "firms", "accounts", "sessions", "tokens", "products"}));
+  CFX_RETURN_IF_ERROR(Exchange());
+  CFX_RETURN_IF_ERROR(Limits());
+  CFX_RETURN_IF_ERROR(Firms());
+  CFX_RETURN_IF_ERROR(Accounts());
+  CFX_RETURN_IF_ERROR(Sessions());
+  CFX_RETURN_IF_ERROR(Tokens());
+  CFX_RETURN_IF_ERROR(Products());
+  return std::move(c);
+}
+
+// [exchange]: addresses, ports, the data dir, holidays and market defaults.
+absl::Status ConfigParser::Exchange() {
+  if (const toml::node* ex_node = root_.get("exchange")) {
     const toml::table* ex = ex_node->as_table();
     if (!ex) return r.Error(ex_node, "exchange", "expected a table");
     CFX_RETURN_IF_ERROR(r.CheckKeys(
@@ -159,25 +178,51 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
       }
     }
   }
+  return absl::OkStatus();
+}
 
-  // Generic walker over arrays of tables.
-  auto each = [&](const char* key, auto&& fn) -> absl::Status {
-    const toml::node* n = root.get(key);
-    if (!n) return absl::OkStatus();
-    const toml::array* arr = ArrayOfTables(root, key);
-    if (!arr) return r.Error(n, key, "expected an array of tables ([[" + std::string(key) + "]])");
-    for (size_t i = 0; i < arr->size(); ++i) {
-      const toml::node& item = *arr->get(i);
-      const toml::table* t = item.as_table();
-      std::string prefix = absl::StrCat(key, "[", i, "].");
-      if (!t) return r.Error(&item, prefix, "expected a table");
-      CFX_RETURN_IF_ERROR(fn(*t, prefix));
-    }
-    return absl::OkStatus();
+// [limits]: every key optional; a bound below its minimum is an error.
+absl::Status ConfigParser::Limits() {
+  const toml::node* node = root_.get("limits");
+  if (!node) return absl::OkStatus();
+  const toml::table* t = node->as_table();
+  if (!t) return r.Error(node, "limits", "expected a table");
+  LimitsConfig& l = c.limits;
+  CFX_RETURN_IF_ERROR(r.CheckKeys(
+      *t, "limits.",
+      {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
+       "fix_max_message_bytes", "fix_max_outbound_bytes", "fix_max_latency_secs",
+       "http_max_connections", "http_max_connections_per_peer", "http_max_body_bytes",
+       "http_max_header_bytes", "http_read_timeout_ms"}));
+  struct Bound {
+    const char* key;
+    int* value;
+    int min;
   };
+  for (const Bound& b :
+       {Bound{"fix_max_connections", &l.fix_max_connections, 1},
+        Bound{"fix_max_connections_per_peer", &l.fix_max_connections_per_peer, 1},
+        Bound{"fix_logon_timeout_ms", &l.fix_logon_timeout_ms, 100},
+        Bound{"fix_max_message_bytes", &l.fix_max_message_bytes, 512},
+        Bound{"fix_max_outbound_bytes", &l.fix_max_outbound_bytes, 65536},
+        Bound{"fix_max_latency_secs", &l.fix_max_latency_secs, 0},
+        Bound{"http_max_connections", &l.http_max_connections, 1},
+        Bound{"http_max_connections_per_peer", &l.http_max_connections_per_peer, 1},
+        Bound{"http_max_body_bytes", &l.http_max_body_bytes, 1024},
+        Bound{"http_max_header_bytes", &l.http_max_header_bytes, 1024},
+        Bound{"http_read_timeout_ms", &l.http_read_timeout_ms, 100}}) {
+    CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", b.key, b.value, false));
+    if (*b.value < b.min) {
+      return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),
+                     absl::StrCat("must be >= ", b.min));
+    }
+  }
+  return absl::OkStatus();
+}
 
-  std::set<std::string> firm_ids;
-  CFX_RETURN_IF_ERROR(each("firms", [&](const toml::table& t, const std::string& p) {
+// [[firms]]: unique ids.
+absl::Status ConfigParser::Firms() {
+  CFX_RETURN_IF_ERROR(Each("firms", [&](const toml::table& t, const std::string& p) {
     CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"id", "name"}));
     FirmConfig f;
     CFX_RETURN_IF_ERROR(r.Get(t, p, "id", &f.id, true));
@@ -187,9 +232,12 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
     c.firms.push_back(std::move(f));
     return absl::OkStatus();
   }));
+  return absl::OkStatus();
+}
 
-  std::set<std::string> account_ids;
-  CFX_RETURN_IF_ERROR(each("accounts", [&](const toml::table& t, const std::string& p) {
+// [[accounts]]: unique ids of known firms; collateral a USD decimal string.
+absl::Status ConfigParser::Accounts() {
+  CFX_RETURN_IF_ERROR(Each("accounts", [&](const toml::table& t, const std::string& p) {
     CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"id", "firm", "collateral"}));
     AccountConfig a;
     std::string collateral = "0";
@@ -212,9 +260,12 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
     c.accounts.push_back(std::move(a));
     return absl::OkStatus();
   }));
+  return absl::OkStatus();
+}
 
-  std::set<std::string> session_ids;
-  CFX_RETURN_IF_ERROR(each("sessions", [&](const toml::table& t, const std::string& p) {
+// [[sessions]]: unique CompIDs of known firms, a role, a throttle >= 1.
+absl::Status ConfigParser::Sessions() {
+  CFX_RETURN_IF_ERROR(Each("sessions", [&](const toml::table& t, const std::string& p) {
     CFX_RETURN_IF_ERROR(r.CheckKeys(t, p,
                                     {"sender_comp_id", "firm", "role", "password", "username",
                                      "cancel_on_disconnect", "throttle_msgs_per_sec",
@@ -251,9 +302,12 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
     c.sessions.push_back(std::move(s));
     return absl::OkStatus();
   }));
+  return absl::OkStatus();
+}
 
-  std::set<std::string> tokens;
-  CFX_RETURN_IF_ERROR(each("tokens", [&](const toml::table& t, const std::string& p) {
+// [[tokens]]: unique bearer tokens, a firm's or the risk desk's.
+absl::Status ConfigParser::Tokens() {
+  CFX_RETURN_IF_ERROR(Each("tokens", [&](const toml::table& t, const std::string& p) {
     CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"token", "role", "firm"}));
     TokenConfig tok;
     std::string role = "firm";
@@ -276,9 +330,12 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
     c.tokens.push_back(std::move(tok));
     return absl::OkStatus();
   }));
+  return absl::OkStatus();
+}
 
-  std::set<std::string> grades;
-  CFX_RETURN_IF_ERROR(each("products", [&](const toml::table& t, const std::string& p) {
+// [[products]]: unique grades, an optional reference price, a max order size.
+absl::Status ConfigParser::Products() {
+  CFX_RETURN_IF_ERROR(Each("products", [&](const toml::table& t, const std::string& p) {
     CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"grade", "ref", "max_order_qty"}));
     ProductConfig prod;
     std::string grade, ref;
@@ -302,15 +359,52 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
     c.products.push_back(std::move(prod));
     return absl::OkStatus();
   }));
-  return c;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const AccountConfig* ExchangeConfig::FindAccount(absl::string_view id) const {
+  for (const auto& a : accounts) {
+    if (a.id == id) return &a;
+  }
+  return nullptr;
+}
+
+const SessionConfig* ExchangeConfig::FindSession(absl::string_view id) const {
+  for (const auto& s : sessions) {
+    if (s.sender_comp_id == id) return &s;
+  }
+  return nullptr;
+}
+
+const TokenConfig* ExchangeConfig::FindToken(absl::string_view token) const {
+  for (const auto& t : tokens) {
+    if (t.token == token) return &t;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_view source) {
+  toml::table root;
+  try {
+    root = toml::parse(std::string_view(text.data(), text.size()),
+                       std::string_view(source.data(), source.size()));
+  } catch (const toml::parse_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ":", e.source().begin.line, ":",
+                                                   e.source().begin.column, ": ",
+                                                   std::string(e.description())));
+  }
+  return ConfigParser(root, source).Parse();
 }
 
 absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open config file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseConfig(ss.str(), path);
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (absl::IsNotFound(text.status())) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open config file"));
+  }
+  if (!text.ok()) return text.status();
+  return ParseConfig(*text, path);
 }
 
 }  // namespace cfx

@@ -10,33 +10,13 @@
 #include "cfx/engine/engine.h"
 
 namespace cfx::engine {
-namespace {
+namespace internal {
 
-constexpr uint32_t kMagic = 0x45584643;  // "CFXE" little-endian
-constexpr uint8_t kVersion = 1;
-
-class Writer {
+// Reads a Snapshot() blob front to back. A failed read returns false and leaves ok() false
+// for good, so reads whose result is not checked are caught by Restore's final check.
+class SnapshotReader {
  public:
-  explicit Writer(std::string* out) : out_(out) {}
-  template <typename T>
-  void Put(T v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    char b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    out_->append(b, sizeof(T));
-  }
-  void Str(std::string_view s) {
-    Put<uint32_t>(static_cast<uint32_t>(s.size()));
-    out_->append(s.data(), s.size());
-  }
-
- private:
-  std::string* out_;
-};
-
-class Reader {
- public:
-  explicit Reader(absl::string_view in) : in_(in) {}
+  explicit SnapshotReader(absl::string_view in) : in_(in) {}
   template <typename T>
   bool Get(T* v) {
     if (in_.size() < sizeof(T)) return Fail();
@@ -74,6 +54,33 @@ class Reader {
   bool ok_ = true;
 };
 
+}  // namespace internal
+namespace {
+
+using Reader = internal::SnapshotReader;
+
+constexpr uint32_t kMagic = 0x45584643;  // "CFXE" little-endian
+constexpr uint8_t kVersion = 1;
+
+class Writer {
+ public:
+  explicit Writer(std::string* out) : out_(out) {}
+  template <typename T>
+  void Put(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    out_->append(b, sizeof(T));
+  }
+  void Str(std::string_view s) {
+    Put<uint32_t>(static_cast<uint32_t>(s.size()));
+    out_->append(s.data(), s.size());
+  }
+
+ private:
+  std::string* out_;
+};
+
 void PutOrder(Writer& w, const Order& o) {
   w.Put(o.oid);
   w.Put(o.px);
@@ -100,12 +107,18 @@ void PutOrder(Writer& w, const Order& o) {
   w.Str(o.cl.view());
 }
 
+// Reads an enum written as its uint8_t value; false past `last`, the enum's last
+// enumerator (the engine's enums count from 0 with no gaps).
 template <typename E>
-bool GetEnum(Reader& r, E* e, uint8_t max) {
+bool GetEnum(Reader& r, E* e, E last) {
   uint8_t v = 0;
-  if (!r.Get(&v) || v > max) return false;
+  if (!r.Get(&v) || v > static_cast<uint8_t>(last)) return false;
   *e = static_cast<E>(v);
   return true;
+}
+
+absl::Status Bad(absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("engine snapshot: ", what));
 }
 
 }  // namespace
@@ -161,35 +174,54 @@ std::string Engine::Snapshot() const {
 }
 
 absl::Status Engine::Restore(absl::string_view blob) {
-  auto bad = [](absl::string_view what) {
-    return absl::DataLossError(absl::StrCat("engine snapshot: ", what));
-  };
   if (!books_.empty() || ctx_.store.live_count() != 0 || next_oid_ != 1) {
     return absl::FailedPreconditionError("engine snapshot: restore into a used engine");
   }
   Reader r(blob);
+  if (absl::Status s = RestoreCounters(r); !s.ok()) return s;
+  if (absl::Status s = RestoreNames(r); !s.ok()) return s;
+  if (absl::Status s = RestoreBooks(r); !s.ok()) return s;
+  if (absl::Status s = RestoreClientIds(r); !s.ok()) return s;
+  if (absl::Status s = RestoreOrders(r); !s.ok()) return s;
+  if (absl::Status s = RestoreBookOrders(r); !s.ok()) return s;
+  if (!r.ok() || !r.done()) return Bad("trailing or truncated bytes");
+  return absl::OkStatus();
+}
+
+// Magic, version and the counters (a short counter read fails Restore's final check).
+absl::Status Engine::RestoreCounters(Reader& r) {
   uint32_t magic = 0;
   uint8_t version = 0;
-  if (!r.Get(&magic) || magic != kMagic) return bad("bad magic");
-  if (!r.Get(&version) || version != kVersion) return bad("unsupported version");
+  if (!r.Get(&magic) || magic != kMagic) return Bad("bad magic");
+  if (!r.Get(&version) || version != kVersion) return Bad("unsupported version");
   r.Get(&next_oid_);
   r.Get(&next_accept_);
   r.Get(&now_);
   r.Get(&next_gtd_expiry_);
   r.Get(&ctx_.next_event_seq);
   r.Get(&ctx_.next_priority);
+  return absl::OkStatus();
+}
+
+// Account names, then firm names, each interned at the id it had.
+absl::Status Engine::RestoreNames(Reader& r) {
   for (auto [map, names] : {std::pair{&account_ids_, &accounts_}, std::pair{&firm_ids_, &firms_}}) {
     uint64_t n = 0;
-    if (!r.Count(&n, 4)) return bad("truncated names");
+    if (!r.Count(&n, 4)) return Bad("truncated names");
     for (uint64_t i = 0; i < n; ++i) {
       std::string s;
-      if (!r.Str(&s)) return bad("truncated names");
-      if (Intern(*map, *names, s) != i) return bad("duplicate name");
+      if (!r.Str(&s)) return Bad("truncated names");
+      if (Intern(*map, *names, s) != i) return Bad("duplicate name");
     }
   }
   ctx_.store.ReserveAccounts(accounts_.size());
+  return absl::OkStatus();
+}
+
+// One empty book per symbol, in id order, with its configuration and marks.
+absl::Status Engine::RestoreBooks(Reader& r) {
   uint64_t nbooks = 0;
-  if (!r.Count(&nbooks, 8)) return bad("truncated books");
+  if (!r.Count(&nbooks, 8)) return Bad("truncated books");
   for (uint64_t i = 0; i < nbooks; ++i) {
     std::string sym;
     BookConfig c;
@@ -197,44 +229,57 @@ absl::Status Engine::Restore(absl::string_view blob) {
     TradingState state{};
     PriceTicks last = 0;
     if (!r.Str(&sym) || !r.Get(&has_ref) || !r.Get(&c.ref) || !r.Get(&c.band_percent) ||
-        !r.Get(&c.max_order_qty) || !r.Get(&c.protection_ticks) || !GetEnum(r, &state, 4) ||
-        !r.Get(&has_last) || !r.Get(&last) || !r.Get(&ever)) {
-      return bad("truncated book");
+        !r.Get(&c.max_order_qty) || !r.Get(&c.protection_ticks) ||
+        !GetEnum(r, &state, TradingState::kExpired) || !r.Get(&has_last) || !r.Get(&last) ||
+        !r.Get(&ever)) {
+      return Bad("truncated book");
     }
     c.has_ref = has_ref != 0;
     c.max_grid_levels = config_.max_grid_levels;
     c.id = Intern(symbol_ids_, symbols_, sym);
-    if (c.id != i) return bad("duplicate symbol");
+    if (c.id != i) return Bad("duplicate symbol");
     books_.push_back(std::make_unique<OrderBook>(c, &ctx_));
     books_.back()->RestoreMarks(state, has_last != 0, last, ever != 0);
   }
+  return absl::OkStatus();
+}
+
+// The (account, client id) -> order id index, ended orders' ids included.
+absl::Status Engine::RestoreClientIds(Reader& r) {
   uint64_t nids = 0;
-  if (!r.Count(&nids, 16)) return bad("truncated client ids");
+  if (!r.Count(&nids, 16)) return Bad("truncated client ids");
   client_ids_.reserve(nids);
   for (uint64_t i = 0; i < nids; ++i) {
     ClKey key{};
     OrderId oid = 0;
-    if (!r.Get(&key.acct) || !r.Fixed(&key.cl) || !r.Get(&oid)) return bad("truncated client ids");
+    if (!r.Get(&key.acct) || !r.Fixed(&key.cl) || !r.Get(&oid)) return Bad("truncated client ids");
     client_ids_[key] = oid;
   }
+  return absl::OkStatus();
+}
+
+// Every live order into the store, in acceptance order, not yet in any book.
+absl::Status Engine::RestoreOrders(Reader& r) {
   uint64_t norders = 0;
-  if (!r.Count(&norders, 64)) return bad("truncated orders");
+  if (!r.Count(&norders, 64)) return Bad("truncated orders");
   for (uint64_t i = 0; i < norders; ++i) {
     Order in;
     uint8_t post_only = 0;
     if (!r.Get(&in.oid) || !r.Get(&in.px) || !r.Get(&in.qty) || !r.Get(&in.cum) ||
-        !r.Get(&in.shown) || !r.Get(&in.firm) || !r.Get(&in.stp) || !GetEnum(r, &in.side, 1) ||
-        !GetEnum(r, &in.type, 3) || !GetEnum(r, &in.tif, 4) || !GetEnum(r, &in.stp_action, 2) ||
-        !GetEnum(r, &in.status, 4) || !r.Get(&post_only) || !r.Get(&in.display) ||
-        !r.Get(&in.notional) || !r.Get(&in.accept_seq) || !r.Get(&in.priority_seq) ||
-        !r.Get(&in.stop_px) || !r.Get(&in.expire) || !r.Get(&in.acct) || !r.Get(&in.sym) ||
-        !r.Get(&in.session) || !r.Fixed(&in.cl)) {
-      return bad("truncated order");
+        !r.Get(&in.shown) || !r.Get(&in.firm) || !r.Get(&in.stp) ||
+        !GetEnum(r, &in.side, Side::kSell) || !GetEnum(r, &in.type, OrderType::kStopLimit) ||
+        !GetEnum(r, &in.tif, TimeInForce::kGtd) ||
+        !GetEnum(r, &in.stp_action, StpAction::kCancelBoth) ||
+        !GetEnum(r, &in.status, OrderStatus::kCanceled) || !r.Get(&post_only) ||
+        !r.Get(&in.display) || !r.Get(&in.notional) || !r.Get(&in.accept_seq) ||
+        !r.Get(&in.priority_seq) || !r.Get(&in.stop_px) || !r.Get(&in.expire) || !r.Get(&in.acct) ||
+        !r.Get(&in.sym) || !r.Get(&in.session) || !r.Fixed(&in.cl)) {
+      return Bad("truncated order");
     }
     if (in.oid == 0 || in.oid >= next_oid_ || in.acct >= accounts_.size() ||
         in.sym >= books_.size() || in.firm >= firms_.size() || in.stp >= firms_.size() ||
         ctx_.store.Find(in.oid) != kNoSlot) {
-      return bad("inconsistent order");
+      return Bad("inconsistent order");
     }
     uint32_t slot = ctx_.store.Allocate(in.oid, in.acct);
     Order& o = ctx_.store.at(slot);
@@ -251,21 +296,25 @@ absl::Status Engine::Restore(absl::string_view blob) {
     o.acct_prev = acct_prev;
     o.acct_next = acct_next;
   }
+  return absl::OkStatus();
+}
+
+// Each book's resting orders and pending stops, in the order that rebuilds time priority.
+absl::Status Engine::RestoreBookOrders(Reader& r) {
   for (auto& book : books_) {
     uint64_t n = 0;
-    if (!r.Count(&n, 8)) return bad("truncated book orders");
+    if (!r.Count(&n, 8)) return Bad("truncated book orders");
     for (uint64_t i = 0; i < n; ++i) {
       OrderId oid = 0;
-      if (!r.Get(&oid)) return bad("truncated book orders");
+      if (!r.Get(&oid)) return Bad("truncated book orders");
       uint32_t slot = ctx_.store.Find(oid);
       if (slot == kNoSlot || ctx_.store.at(slot).sym != book->config().id ||
           ctx_.store.at(slot).in_level) {
-        return bad("book names an unknown order");
+        return Bad("book names an unknown order");
       }
       book->RestoreOrder(slot);
     }
   }
-  if (!r.ok() || !r.done()) return bad("trailing or truncated bytes");
   return absl::OkStatus();
 }
 

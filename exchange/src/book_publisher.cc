@@ -1,9 +1,41 @@
 #include "book_publisher.h"
 
 #include <cstring>
+#include <iterator>
 #include <thread>
 
 namespace cfx::exchange::internal {
+namespace {
+
+using engine::TradingState;
+
+// PublishedBook::state is a TradingState as a byte: StateCode writes it (a switch, so a new
+// state is a compile warning), Read decodes it through kStateOfCode, which must invert it
+// (checked below; a new state needs its case and its entry at that code).
+constexpr uint8_t StateCode(TradingState s) {
+  switch (s) {
+    case TradingState::kPreOpen: return 0;
+    case TradingState::kOpen: return 1;
+    case TradingState::kHalted: return 2;
+    case TradingState::kClosed: return 3;
+    case TradingState::kExpired: return 4;
+  }
+  return 0;
+}
+
+constexpr TradingState kStateOfCode[] = {TradingState::kPreOpen, TradingState::kOpen,
+                                         TradingState::kHalted, TradingState::kClosed,
+                                         TradingState::kExpired};
+
+constexpr bool StateTableInvertsCodes() {
+  for (size_t i = 0; i < std::size(kStateOfCode); ++i) {
+    if (StateCode(kStateOfCode[i]) != i) return false;
+  }
+  return true;
+}
+static_assert(StateTableInvertsCodes(), "kStateOfCode[StateCode(s)] must be s");
+
+}  // namespace
 
 BookPublisher::BookPublisher() : slots_(new Slot[kMaxSymbols]) {}
 
@@ -33,7 +65,7 @@ void BookPublisher::Publish(const engine::Engine& engine, engine::SymbolId id, u
   PublishedBook b = slot.last;
   const engine::OrderBook& book = engine.book(id);
   b.seq = seq;
-  b.state = static_cast<uint8_t>(book.state());
+  b.state = StateCode(book.state());
   for (int side = 0; side < 2; ++side) {
     scratch_.clear();
     book.Depth(side == 0 ? engine::Side::kBuy : engine::Side::kSell, &scratch_);
@@ -96,7 +128,7 @@ std::optional<BookView> BookPublisher::Read(std::string_view sym, int depth) con
   std::memcpy(&b, words, sizeof(b));
   BookView view;
   view.sym = std::string(sym);
-  view.state = static_cast<engine::TradingState>(b.state);
+  view.state = kStateOfCode[b.state];  // only StateCode writes b.state
   view.seq = b.seq;
   depth = std::clamp(depth, 0, kMaxPublishedDepth);
   for (int side = 0; side < 2; ++side) {

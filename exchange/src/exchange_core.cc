@@ -123,6 +123,132 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     return absl::OkStatus();
   }
 
+  // --- Start's steps (controlling thread, in this order) -----------------------------------
+  // The matcher's options: the config's calendar and collateral, the options' risk switch.
+  MatcherOptions MatcherOptionsFromConfig() const {
+    MatcherOptions mo;
+    mo.calendar = config.Calendar();
+    mo.pre_trade_risk = options.pre_trade_risk;
+    for (const AccountConfig& a : config.accounts) {
+      mo.collateral_micro_usd[a.id] = a.collateral_micro_usd;
+    }
+    return mo;
+  }
+
+  // With options.journal: creates the data dir and opens the journal in it (else nothing).
+  absl::Status OpenJournal() {
+    if (!options.journal) return absl::OkStatus();
+    std::error_code ec;
+    std::filesystem::create_directories(data_dir, ec);
+    if (ec) {
+      return absl::PermissionDeniedError(
+          absl::StrCat(data_dir, ": cannot create the data dir: ", ec.message()));
+    }
+    journal::JournalOptions jo;
+    jo.data_dir = data_dir;
+    jo.unsafe_no_sync = options.unsafe_no_sync;
+    auto j = journal::Journal::Open(jo);
+    if (!j.ok()) return j.status();
+    journal = std::move(*j);
+    return absl::OkStatus();
+  }
+
+  // Opens the trade recorder (in memory without a journal) and re-derives the rows of the
+  // journal records it is missing (a crash between journal and trade-store commits).
+  absl::Status OpenRecorder(const MatcherOptions& mo, RecoveryInfo* info) {
+    auto rec = TradeRecorder::Open(options.journal && options.record_trades ? data_dir : "",
+                                   options.ended_orders_kept);
+    if (!rec.ok()) return rec.status();
+    recorder = std::move(*rec);
+    if (journal && options.record_trades && recorder->last_seq() < journal->LastSeq()) {
+      auto n = RecordJournalTail(*journal, mo, recorder.get());
+      if (!n.ok()) return n.status();
+      info->recorder_replayed = n->recorded;
+      info->recorder_start_seq = n->start_seq;
+    }
+    return absl::OkStatus();
+  }
+
+  // Builds the matcher and the pipeline and starts it: the engine recovers (snapshot +
+  // journal tail) and the threads run. Fills `info`'s recovery fields.
+  absl::Status StartPipeline(const MatcherOptions& mo, RecoveryInfo* info) {
+    matcher = std::make_unique<EngineMatcher>(mo);
+    matcher->set_publisher(&publisher);
+    journal::PipelineOptions po;
+    po.input_capacity = po.sequenced_capacity = po.output_capacity = options.ring_capacity;
+    po.max_batch = options.max_batch;
+    const int64_t every =
+        options.snapshot_every >= 0 ? options.snapshot_every : config.snapshot_interval;
+    po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
+    pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
+        po, journal.get(), &codec, matcher.get(), this);
+    auto r = pipeline->Start();
+    if (!r.ok()) return r.status();
+    info->fresh = r->next_seq == 1;
+    info->next_seq = r->next_seq;
+    info->snapshot_seq = r->snapshot_seq;
+    info->replayed = r->replayed;
+    start_seq = r->next_seq;
+    published_seq.store(r->next_seq - 1);
+    return absl::OkStatus();
+  }
+
+  // Seeds what derives from the recovered engine: its state hash into `info`, the published
+  // books, the recorder's open orders and the set of listed symbols.
+  void SeedFromRecoveredEngine(RecoveryInfo* info) {
+    // The threads run, but nothing reaches the matcher before the first offer, so reading
+    // the recovered engine here races with nothing (the ring push orders it).
+    const engine::Engine& eng = matcher->engine();
+    info->state_hash = eng.StateHash();
+    matcher->PublishAll();
+    std::vector<OrderStateView> live;
+    eng.ForEachLiveOrder([&](const engine::Order& ord) {
+      OrderStateView v;
+      v.oid = ord.oid;
+      v.acct = std::string(eng.AccountName(ord.acct));
+      v.cl = std::string(ord.cl.view());
+      v.sym = std::string(eng.SymbolName(ord.sym));
+      v.side = ord.side;
+      v.status = ord.status;
+      v.detail = {true, ord.type, ord.tif, ord.px, ord.stop_px, ord.qty, ord.expire, ord.session};
+      v.cum = ord.cum;
+      v.leaves = ord.leaves();
+      v.notional = ord.notional;
+      live.push_back(std::move(v));
+    });
+    recorder->SeedOrders(live);
+    std::lock_guard<std::mutex> lock(listing_mu);
+    listed_syms.clear();
+    listed_month_index = -1;
+    for (size_t i = 0; i < eng.symbol_count(); ++i) {
+      listed_syms.emplace(eng.SymbolName(static_cast<engine::SymbolId>(i)));
+    }
+  }
+
+  // The time to start at: the wall clock's (or the manual start_time), never before the
+  // recovered engine's. REQUIRES: the pipeline started, nothing offered yet.
+  engine::Timestamp StartTime() const {
+    const engine::Engine& eng = matcher->engine();
+    engine::Timestamp now = options.clock == ClockMode::kWall ? WallNow()
+                            : options.start_time != engine::kNoTime ? options.start_time
+                                                                    : WallNow();
+    if (eng.now() != engine::kNoTime && eng.now() > now) now = eng.now();
+    return now;
+  }
+
+  // Starts the clock thread: every wall_tick_ms a TimeCmd{now} and the listing it brings.
+  void StartWallClock() {
+    clock = std::thread([this] {
+      while (!stop_clock.load(std::memory_order_acquire)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(options.wall_tick_ms));
+        if (stop_clock.load(std::memory_order_acquire)) break;
+        const engine::Timestamp t = WallNow();
+        (void)Offer(engine::TimeCmd{t}, 0);  // full: the next tick carries time
+        (void)ListMonths(t, nullptr);        // failed: the next tick tries again
+      }
+    });
+  }
+
   engine::ProductCmd ProductFor(const std::string& sym, const ProductConfig* p) const {
     engine::ProductCmd c;
     c.sym = engine::Name::From(sym);
@@ -167,90 +293,13 @@ void ExchangeCore::AddListener(OutcomeListener* listener) { impl_->listeners.pus
 absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   Impl& m = *impl_;
   if (m.started) return absl::FailedPreconditionError("ExchangeCore::Start called twice");
-  const ExchangeOptions& o = m.options;
   RecoveryInfo info;
-
-  MatcherOptions mo;
-  mo.calendar = m.config.Calendar();
-  mo.pre_trade_risk = o.pre_trade_risk;
-  for (const AccountConfig& a : m.config.accounts) mo.collateral_micro_usd[a.id] = a.collateral_micro_usd;
-
-  if (o.journal) {
-    std::error_code ec;
-    std::filesystem::create_directories(m.data_dir, ec);
-    if (ec) {
-      return absl::PermissionDeniedError(
-          absl::StrCat(m.data_dir, ": cannot create the data dir: ", ec.message()));
-    }
-    journal::JournalOptions jo;
-    jo.data_dir = m.data_dir;
-    jo.unsafe_no_sync = o.unsafe_no_sync;
-    auto j = journal::Journal::Open(jo);
-    if (!j.ok()) return j.status();
-    m.journal = std::move(*j);
-  }
-  auto rec = TradeRecorder::Open(o.journal && o.record_trades ? m.data_dir : "",
-                                 o.ended_orders_kept);
-  if (!rec.ok()) return rec.status();
-  m.recorder = std::move(*rec);
-  if (m.journal && o.record_trades && m.recorder->last_seq() < m.journal->LastSeq()) {
-    auto n = RecordJournalTail(*m.journal, mo, m.recorder.get());
-    if (!n.ok()) return n.status();
-    info.recorder_replayed = n->recorded;
-    info.recorder_start_seq = n->start_seq;
-  }
-
-  m.matcher = std::make_unique<EngineMatcher>(mo);
-  m.matcher->set_publisher(&m.publisher);
-  journal::PipelineOptions po;
-  po.input_capacity = po.sequenced_capacity = po.output_capacity = o.ring_capacity;
-  po.max_batch = o.max_batch;
-  const int64_t every = o.snapshot_every >= 0 ? o.snapshot_every : m.config.snapshot_interval;
-  po.snapshot_every = m.journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
-  m.pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
-      po, m.journal.get(), &m.codec, m.matcher.get(), &m);
-  auto r = m.pipeline->Start();
-  if (!r.ok()) return r.status();
-  info.fresh = r->next_seq == 1;
-  info.next_seq = r->next_seq;
-  info.snapshot_seq = r->snapshot_seq;
-  info.replayed = r->replayed;
-  m.start_seq = r->next_seq;
-  m.published_seq.store(r->next_seq - 1);
-
-  // The threads run, but nothing reaches the matcher before the first offer below, so
-  // reading the recovered engine here races with nothing (the ring push orders it).
-  const engine::Engine& eng = m.matcher->engine();
-  info.state_hash = eng.StateHash();
-  m.matcher->PublishAll();
-  std::vector<OrderStateView> live;
-  eng.ForEachLiveOrder([&](const engine::Order& ord) {
-    OrderStateView v;
-    v.oid = ord.oid;
-    v.acct = std::string(eng.AccountName(ord.acct));
-    v.cl = std::string(ord.cl.view());
-    v.sym = std::string(eng.SymbolName(ord.sym));
-    v.side = ord.side;
-    v.status = ord.status;
-    v.detail = {true, ord.type, ord.tif, ord.px, ord.stop_px, ord.qty, ord.expire, ord.session};
-    v.cum = ord.cum;
-    v.leaves = ord.leaves();
-    v.notional = ord.notional;
-    live.push_back(std::move(v));
-  });
-  m.recorder->SeedOrders(live);
-  {
-    std::lock_guard<std::mutex> lock(m.listing_mu);
-    m.listed_syms.clear();
-    m.listed_month_index = -1;
-    for (size_t i = 0; i < eng.symbol_count(); ++i) {
-      m.listed_syms.emplace(eng.SymbolName(static_cast<engine::SymbolId>(i)));
-    }
-  }
-  engine::Timestamp now = o.clock == ClockMode::kWall ? WallNow()
-                          : o.start_time != engine::kNoTime ? o.start_time
-                                                            : WallNow();
-  if (eng.now() != engine::kNoTime && eng.now() > now) now = eng.now();
+  const MatcherOptions mo = m.MatcherOptionsFromConfig();
+  if (absl::Status s = m.OpenJournal(); !s.ok()) return s;
+  if (absl::Status s = m.OpenRecorder(mo, &info); !s.ok()) return s;
+  if (absl::Status s = m.StartPipeline(mo, &info); !s.ok()) return s;
+  m.SeedFromRecoveredEngine(&info);
+  const engine::Timestamp now = m.StartTime();
   m.running.store(true, std::memory_order_release);
   m.started = true;
 
@@ -258,17 +307,7 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   if (absl::Status s = m.ListMonths(now, &info.listed); !s.ok()) return s;
   // Callers expect the listing in ListedSymbols() once Start returns.
   if (absl::Status s = Flush(); !s.ok()) return s;
-  if (o.clock == ClockMode::kWall) {
-    m.clock = std::thread([&m] {
-      while (!m.stop_clock.load(std::memory_order_acquire)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(m.options.wall_tick_ms));
-        if (m.stop_clock.load(std::memory_order_acquire)) break;
-        const engine::Timestamp t = WallNow();
-        (void)m.Offer(engine::TimeCmd{t}, 0);  // full: the next tick carries time
-        (void)m.ListMonths(t, nullptr);        // failed: the next tick tries again
-      }
-    });
-  }
+  if (m.options.clock == ClockMode::kWall) m.StartWallClock();
   return info;
 }
 

@@ -4,33 +4,28 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
-#include "csv_util.h"
+#include "cfx/reference/inputs.h"
+#include "cfx/reference/throughput.h"
 
 namespace cfx::gpu_valuation {
 namespace {
 
-using internal::FieldError;
+constexpr absl::string_view kPositionsHeader = "account,sym,qty";
+constexpr absl::string_view kPricesHeader = "sym,settle";
 
-bool IsPlainName(absl::string_view s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (char c : s) {
-    if (c <= ' ' || c == 0x7f) return false;
-  }
-  return true;
-}
-
-absl::Status CheckSymbol(absl::string_view sym, absl::string_view file, int line) {
-  absl::StatusOr<ContractSymbol> parsed = ParseSymbol(sym);
+absl::Status CheckSymbol(const CsvReader& csv, size_t column) {
+  absl::StatusOr<ContractSymbol> parsed = ParseSymbol(csv.field(column));
   if (!parsed.ok()) {
-    return FieldError(file, line, "sym", absl::StrCat("bad contract symbol \"", sym, "\""));
+    return csv.Error(column, absl::StrCat("bad contract symbol \"", csv.field(column), "\""));
   }
   return absl::OkStatus();
 }
 
 template <typename T, typename F>
 absl::StatusOr<T> ReadWith(const std::string& path, F parse) {
-  absl::StatusOr<std::string> text = internal::ReadWholeFile(path);
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return text.status();
   return parse(*text, path);
 }
@@ -39,102 +34,49 @@ absl::StatusOr<T> ReadWith(const std::string& path, F parse) {
 
 absl::StatusOr<std::vector<PositionRow>> ParsePositionsCsv(absl::string_view text,
                                                            absl::string_view file) {
-  auto lines = internal::SplitCsv(text, file, "account,sym,qty");
-  if (!lines.ok()) return lines.status();
+  CsvReader csv(text, file, kPositionsHeader);
   std::vector<PositionRow> rows;
-  for (const internal::CsvLine& line : *lines) {
+  while (csv.Next()) {
     PositionRow row;
-    row.line = line.number;
-    row.account = line.fields[0];
+    row.line = csv.line();
+    row.account = std::string(csv.field(0));
     if (!IsPlainName(row.account)) {
-      return FieldError(file, line.number, "account",
-                        "must be 1-64 characters without spaces or control characters");
+      return csv.Error(0, kPlainNameRule);
     }
-    if (absl::Status s = CheckSymbol(line.fields[1], file, line.number); !s.ok()) return s;
-    row.position.sym = line.fields[1];
-    absl::StatusOr<int64_t> qty = internal::ParseInteger(line.fields[2]);
-    if (!qty.ok()) return FieldError(file, line.number, "qty", qty.status().message());
+    if (absl::Status s = CheckSymbol(csv, 1); !s.ok()) return s;
+    row.position.sym = std::string(csv.field(1));
+    absl::StatusOr<int64_t> qty = ParseInteger(csv.field(2));
+    if (!qty.ok()) return csv.Error(2, qty.status().message());
     if (*qty > kMaxRowQty || *qty < -kMaxRowQty) {
-      return FieldError(file, line.number, "qty", absl::StrCat("|qty| must be <= ", kMaxRowQty));
+      return csv.Error(2, absl::StrCat("|qty| must be <= ", kMaxRowQty));
     }
     row.position.qty = *qty;
     rows.push_back(std::move(row));
   }
+  if (!csv.status().ok()) return csv.status();
   return rows;
 }
 
 absl::StatusOr<std::vector<ContractPrice>> ParsePricesCsv(absl::string_view text,
                                                           absl::string_view file) {
-  auto lines = internal::SplitCsv(text, file, "sym,settle");
-  if (!lines.ok()) return lines.status();
+  CsvReader csv(text, file, kPricesHeader);
   std::vector<ContractPrice> prices;
-  std::set<std::string> seen;
-  for (const internal::CsvLine& line : *lines) {
-    if (absl::Status s = CheckSymbol(line.fields[0], file, line.number); !s.ok()) return s;
-    if (!seen.insert(line.fields[0]).second) {
-      return FieldError(file, line.number, "sym",
-                        absl::StrCat("duplicate symbol \"", line.fields[0], "\""));
+  std::set<std::string, std::less<>> seen;
+  while (csv.Next()) {
+    if (absl::Status s = CheckSymbol(csv, 0); !s.ok()) return s;
+    const absl::string_view sym = csv.field(0);
+    if (!seen.emplace(sym).second) {
+      return csv.Error(0, absl::StrCat("duplicate symbol \"", sym, "\""));
     }
-    absl::StatusOr<int64_t> ticks = ParseScaled(line.fields[1], 3);
+    absl::StatusOr<int64_t> ticks = ParseScaled(csv.field(1), 3);
     if (!ticks.ok() || *ticks <= 0) {
-      return FieldError(file, line.number, "settle",
-                        absl::StrCat("not a positive price on the 0.001 tick: \"",
-                                     line.fields[1], "\""));
+      return csv.Error(
+          1, absl::StrCat("not a positive price on the 0.001 tick: \"", csv.field(1), "\""));
     }
-    prices.push_back({line.fields[0], *ticks});
+    prices.push_back({std::string(sym), *ticks});
   }
+  if (!csv.status().ok()) return csv.status();
   return prices;
-}
-
-absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view text,
-                                                              absl::string_view file) {
-  auto lines =
-      internal::SplitCsv(text, file, "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu");
-  if (!lines.ok()) return lines.status();
-  std::vector<ThroughputRow> rows;
-  std::map<std::string, Tier> operator_tier;
-  for (const internal::CsvLine& line : *lines) {
-    const int n = line.number;
-    ThroughputRow row;
-    absl::StatusOr<Date> date = ParseDate(line.fields[0]);
-    if (!date.ok()) {
-      return FieldError(file, n, "date", absl::StrCat("not a date: \"", line.fields[0], "\""));
-    }
-    row.date = *date;
-    row.operator_name = line.fields[1];
-    if (!IsPlainName(row.operator_name)) {
-      return FieldError(file, n, "operator",
-                        "must be 1-64 characters without spaces or control characters");
-    }
-    std::optional<Tier> tier = ParseTier(line.fields[2]);
-    if (!tier.has_value()) {
-      return FieldError(file, n, "tier", absl::StrCat("unknown tier \"", line.fields[2], "\""));
-    }
-    row.tier = *tier;
-    auto [it, inserted] = operator_tier.try_emplace(row.operator_name, *tier);
-    if (!inserted && it->second != *tier) {
-      return FieldError(file, n, "tier",
-                        absl::StrCat("operator \"", row.operator_name, "\" listed under ",
-                                     TierName(it->second), " and ", TierName(*tier)));
-    }
-    if (!IsValidGpuName(line.fields[3])) {
-      return FieldError(file, n, "gpu", absl::StrCat("bad gpu \"", line.fields[3], "\""));
-    }
-    row.gpu = line.fields[3];
-    if (line.fields[4].empty()) return FieldError(file, n, "model", "must not be empty");
-    for (int k : {5, 6}) {
-      const char* name = k == 5 ? "isl" : "osl";
-      absl::StatusOr<int64_t> v = internal::ParseInteger(line.fields[k]);
-      if (!v.ok()) return FieldError(file, n, name, v.status().message());
-      if (*v <= 0) return FieldError(file, n, name, "must be positive");
-    }
-    absl::StatusOr<double> tps = internal::ParseDecimal(line.fields[7]);
-    if (!tps.ok()) return FieldError(file, n, "output_tps_per_gpu", tps.status().message());
-    if (*tps <= 0) return FieldError(file, n, "output_tps_per_gpu", "must be positive");
-    row.output_tps_per_gpu = *tps;
-    rows.push_back(std::move(row));
-  }
-  return rows;
 }
 
 absl::StatusOr<std::vector<PositionRow>> ReadPositionsCsv(const std::string& path) {
@@ -144,7 +86,9 @@ absl::StatusOr<std::vector<ContractPrice>> ReadPricesCsv(const std::string& path
   return ReadWith<std::vector<ContractPrice>>(path, ParsePricesCsv);
 }
 absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputCsv(const std::string& path) {
-  return ReadWith<std::vector<ThroughputRow>>(path, ParseThroughputCsv);
+  absl::StatusOr<std::vector<reference::ThroughputRow>> rows = reference::ReadThroughputFile(path);
+  if (!rows.ok()) return rows.status();
+  return reference::ToOperatorThroughput(*rows);
 }
 
 absl::StatusOr<std::vector<AccountPositions>> GroupByAccount(
@@ -155,8 +99,8 @@ absl::StatusOr<std::vector<AccountPositions>> GroupByAccount(
   std::map<std::string, std::vector<Position>> by_account;
   for (const PositionRow& row : rows) {
     if (!priced.contains(row.position.sym)) {
-      return FieldError(positions_file, row.line, "sym",
-                        absl::StrCat("no settlement price for \"", row.position.sym, "\""));
+      return CsvError(positions_file, row.line, "sym",
+                      absl::StrCat("no settlement price for \"", row.position.sym, "\""));
     }
     by_account[row.account].push_back(row.position);
   }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/decimal.h"
+#include "cfx/reference/throughput.h"
 
 namespace cfx::gpu_valuation {
 namespace {
@@ -46,13 +47,18 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
       return absl::InvalidArgumentError(
           absl::StrCat("throughput of operator ", r.operator_name, " must be positive"));
     }
+    // θ is exact on tokens/s × 10^6 (reference::TpsE6), as the input files state them.
+    if (!(r.output_tps_per_gpu <= reference::kMaxTps) || reference::TpsE6(r) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("throughput of operator ", r.operator_name,
+                                                     " must be in [0.000001, 1000000000]"));
+    }
     auto [it, inserted] = operator_tier.try_emplace(r.operator_name, r.tier);
     if (!inserted && it->second != r.tier) {
       return absl::InvalidArgumentError(
           absl::StrCat("operator ", r.operator_name, " listed under two tiers"));
     }
   }
-  const std::vector<ThroughputRow> latest = LatestPerOperator(throughput, options.as_of);
+  const std::vector<ThroughputRow> latest = reference::LatestPerOperator(throughput, options.as_of);
   engine->tsr_ = ComputeTsr(latest);
   absl::StatusOr<ScenarioSet> scenarios = BuildScenarios(options, engine->tsr_);
   if (!scenarios.ok()) return scenarios.status();
@@ -71,7 +77,10 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
     Contract c;
     c.price = prices[i];
     c.grade = sym->grade;
-    c.theta = GradeTheta(latest, c.grade.gpu, c.grade.tier);
+    // The printed θ keeps the interpolated double `cfx margin` has always shown.
+    const std::optional<reference::Theta> theta =
+        reference::GradeTheta(latest, c.grade.gpu, c.grade.tier, options.as_of);
+    if (theta.has_value()) c.theta = theta->InterpolatedValue();
     if (c.theta.has_value()) {
       const double settle = static_cast<double>(c.price.settle_ticks) / 1000.0;
       c.price_per_mtok_e4 = RoundHalfEven(settle / (*c.theta * 3600.0) * 1e6 * 1e4);

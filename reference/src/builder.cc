@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/reference/methodology.h"
+#include "cfx/reference/throughput.h"
 
 namespace cfx::reference {
 namespace {
@@ -37,7 +38,8 @@ class Builder {
  private:
   std::vector<PricePoint> Candidates(const Series& s, const Window& w,
                                      const std::vector<std::optional<int64_t>>& grade_theta);
-  std::optional<int64_t> Theta(const std::string& gpu, Tier tier, Date date);
+  // 2θ × 10^6 of (gpu, tier) on `date`, cached: every day asks once per grade.
+  std::optional<int64_t> TwiceTheta(const std::string& gpu, Tier tier, Date date);
   absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, Date date);
   absl::StatusOr<FixRecord> Level3(const Series& s, Date date, std::optional<int64_t> theta);
   absl::Status Publish(FixRecord computed);
@@ -68,20 +70,6 @@ void AddThroughputFields(FixRecord& r, std::optional<int64_t> two_theta_e6) {
   }
 }
 
-std::optional<int64_t> Theta2(const std::vector<ThroughputRow>& rows, const std::string& gpu,
-                              Tier tier, Date date) {
-  std::map<std::string, const ThroughputRow*> latest;
-  for (const ThroughputRow& r : rows) {
-    if (r.gpu != gpu || r.tier != tier || r.date > date) continue;
-    const ThroughputRow*& slot = latest[r.operator_name];
-    if (slot == nullptr || r.date >= slot->date) slot = &r;  // same date: the later row
-  }
-  if (latest.empty()) return std::nullopt;
-  std::vector<int64_t> values;
-  for (const auto& [name, row] : latest) values.push_back(row->tps_e6);
-  return TwiceMedian(std::move(values));
-}
-
 // A level-1/2 record from the methodology's result.
 FixRecord FromComputation(const Series& s, Date day, const FixComputation& fix,
                           std::optional<int64_t> theta) {
@@ -106,16 +94,12 @@ FixRecord FromComputation(const Series& s, Date day, const FixComputation& fix,
 
 }  // namespace
 
-std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows, const std::string& gpu,
-                                    Tier tier, Date date) {
-  return Theta2(rows, gpu, tier, date);
-}
-
-std::optional<int64_t> Builder::Theta(const std::string& gpu, Tier tier, Date date) {
+std::optional<int64_t> Builder::TwiceTheta(const std::string& gpu, Tier tier, Date date) {
   auto key = std::make_tuple(gpu, tier, date);
   auto it = theta_cache_.find(key);
   if (it != theta_cache_.end()) return it->second;
-  return theta_cache_[key] = Theta2(tput_, gpu, tier, date);
+  std::optional<Theta> theta = GradeTheta(tput_, gpu, tier, date);
+  return theta_cache_[key] = theta ? std::optional<int64_t>(theta->two_theta_e6()) : std::nullopt;
 }
 
 std::vector<PricePoint> Builder::Candidates(
@@ -273,7 +257,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
     const Window window = FixWindow(day, options_.calendar);
     std::vector<std::optional<int64_t>> grade_theta(grade_list_.size());
     for (size_t g = 0; g < grade_list_.size(); ++g) {
-      grade_theta[g] = Theta(grade_parts_[g].gpu, grade_parts_[g].tier, day);
+      grade_theta[g] = TwiceTheta(grade_parts_[g].gpu, grade_parts_[g].tier, day);
     }
     std::vector<std::pair<const Series*, std::optional<int64_t>>> todo;
     for (int g : grade_order_) todo.emplace_back(&grade_list_[g], grade_theta[g]);
@@ -296,12 +280,9 @@ absl::StatusOr<BuildResult> Builder::Run() {
     }
   }
   if (store_ != nullptr) {
-    std::vector<OperatorThroughput> rows;
-    rows.reserve(tput_.size());
-    for (const ThroughputRow& t : tput_) {
-      rows.push_back({t.operator_name, t.tier, t.gpu, t.date, static_cast<double>(t.tps_e6) / 1e6});
+    if (absl::Status st = store_->Publish(items_, ToOperatorThroughput(tput_)); !st.ok()) {
+      return st;
     }
-    if (absl::Status st = store_->Publish(items_, rows); !st.ok()) return st;
   }
   return std::move(result_);
 }

@@ -121,7 +121,7 @@ absl::StatusOr<std::vector<std::string>> FixStore::Grades() {
 absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(Date date) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
-  std::map<std::pair<std::string, std::string>, OperatorThroughput> latest;  // (gpu, operator)
+  std::vector<OperatorThroughput> rows;
   absl::Status decode_status;
   absl::Status s = (*txn)->Scan(kThroughput, "", [&](absl::string_view, absl::string_view value) {
     nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
@@ -141,17 +141,13 @@ absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(Date 
     row.tier = *tier;
     row.date = *d;
     row.output_tps_per_gpu = j["output_tps_per_gpu"].get<double>();
-    if (row.date > date) return true;
-    auto key = std::make_pair(row.gpu, row.operator_name);
-    auto it = latest.find(key);
-    if (it == latest.end() || row.date >= it->second.date) latest[key] = row;
+    if (row.date <= date) rows.push_back(std::move(row));
     return true;
   });
   if (!s.ok()) return s;
   if (!decode_status.ok()) return decode_status;
-  std::vector<OperatorThroughput> out;
-  for (auto& [key, row] : latest) out.push_back(std::move(row));
-  return out;
+  // One row per (gpu, operator, date) key, so "the later row" never has to break a tie.
+  return LatestPerOperator(rows, date);
 }
 
 absl::Status FixStore::Publish(const std::vector<PublishItem>& items,

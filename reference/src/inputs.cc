@@ -1,12 +1,10 @@
 #include "cfx/reference/inputs.h"
 
 #include <array>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
 #include "internal/text.h"
 
@@ -15,57 +13,6 @@ namespace {
 
 constexpr std::array<const char*, 5> kLeaseNames = {"on_demand", "reserved_1m", "reserved_3m",
                                                     "reserved_1y", "spot"};
-
-// Iterates the physical lines of a CSV text, numbering them from 1 and dropping a trailing
-// '\r'.
-class LineReader {
- public:
-  explicit LineReader(absl::string_view text) : text_(text) {}
-  bool Next(absl::string_view* line) {
-    if (pos_ >= text_.size()) return false;
-    size_t end = text_.find('\n', pos_);
-    if (end == absl::string_view::npos) end = text_.size();
-    *line = text_.substr(pos_, end - pos_);
-    if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
-    pos_ = end + 1;
-    ++number_;
-    return true;
-  }
-  int number() const { return number_; }
-
- private:
-  absl::string_view text_;
-  size_t pos_ = 0;
-  int number_ = 0;
-};
-
-absl::Status RowError(absl::string_view file, int line, absl::string_view column,
-                      absl::string_view reason) {
-  if (column.empty())
-    return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": ", reason));
-  return absl::InvalidArgumentError(
-      absl::StrCat(file, ":", line, ": column ", column, ": ", reason));
-}
-
-// Splits a data line into exactly `names.size()` fields or explains why not.
-absl::Status SplitFields(absl::string_view line, const std::vector<absl::string_view>& names,
-                         absl::string_view file, int line_no,
-                         std::vector<absl::string_view>* fields) {
-  *fields = absl::StrSplit(line, ',');
-  if (fields->size() != names.size()) {
-    return RowError(file, line_no, "",
-                    absl::StrCat("expected ", names.size(), " fields, got ", fields->size()));
-  }
-  for (size_t i = 0; i < names.size(); ++i) {
-    absl::string_view f = (*fields)[i];
-    if (f.empty()) return RowError(file, line_no, names[i], "empty");
-    if (f.front() == ' ' || f.back() == ' ' || f.front() == '"') {
-      return RowError(file, line_no, names[i],
-                      absl::StrCat("unexpected space or quote: '", f, "'"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 // Values above 10^9 (USD per GPU-hour, GPU-hours, tokens/s) are data errors; the bound also
 // keeps every weight and product of the methodology far inside 64/128-bit integers.
@@ -88,26 +35,6 @@ absl::StatusOr<int64_t> PositiveInteger(absl::string_view f) {
   }
   if (*v <= 0) return absl::InvalidArgumentError(absl::StrCat("must be > 0: '", f, "'"));
   return v;
-}
-
-absl::Status CheckHeader(LineReader& reader, absl::string_view expected, absl::string_view file) {
-  absl::string_view header;
-  if (!reader.Next(&header)) return RowError(file, 1, "", "empty file, expected a header");
-  // A UTF-8 byte order mark is an artefact of spreadsheet exports, not data.
-  if (header.substr(0, 3) == "\xEF\xBB\xBF") header.remove_prefix(3);
-  if (header != expected) {
-    return RowError(file, 1, "",
-                    absl::StrCat("header must be '", expected, "', got '", header, "'"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -133,94 +60,78 @@ std::string Observation::GradeKey() const {
 
 absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view text,
                                                               absl::string_view file) {
-  static const std::vector<absl::string_view> kNames = absl::StrSplit(kObservationsHeader, ',');
-  LineReader reader(text);
-  if (absl::Status s = CheckHeader(reader, kObservationsHeader, file); !s.ok()) return s;
+  CsvReader csv(text, file, kObservationsHeader);
   std::vector<Observation> out;
   out.reserve(text.size() / 64);
-  absl::string_view line;
-  std::vector<absl::string_view> f;
-  while (reader.Next(&line)) {
-    if (line.empty()) continue;
-    const int n = reader.number();
-    if (absl::Status s = SplitFields(line, kNames, file, n, &f); !s.ok()) return s;
+  while (csv.Next()) {
+    const std::vector<absl::string_view>& f = csv.fields();
     Observation o;
     absl::StatusOr<TimestampUs> ts = ParseTimestamp(f[0]);
-    if (!ts.ok()) return RowError(file, n, "ts", ts.status().message());
+    if (!ts.ok()) return csv.Error(0, ts.status().message());
     o.ts = *ts;
     o.provider = std::string(f[1]);
-    if (!IsValidGpuName(f[2])) {
-      return RowError(file, n, "gpu", absl::StrCat("unknown gpu: '", f[2], "'"));
-    }
+    if (!IsValidGpuName(f[2])) return csv.Error(2, absl::StrCat("unknown gpu: '", f[2], "'"));
     o.gpu = std::string(f[2]);
     std::optional<Tier> tier = ParseTier(f[3]);
-    if (!tier) return RowError(file, n, "tier", absl::StrCat("unknown tier: '", f[3], "'"));
+    if (!tier) return csv.Error(3, absl::StrCat("unknown tier: '", f[3], "'"));
     o.tier = *tier;
-    if (!IsKnownRegion(f[4])) {
-      return RowError(file, n, "region", absl::StrCat("unknown region: '", f[4], "'"));
-    }
+    if (!IsKnownRegion(f[4])) return csv.Error(4, absl::StrCat("unknown region: '", f[4], "'"));
     o.region = std::string(f[4]);
     std::optional<Lease> lease = ParseLease(f[5]);
-    if (!lease) return RowError(file, n, "lease", absl::StrCat("unknown lease: '", f[5], "'"));
+    if (!lease) return csv.Error(5, absl::StrCat("unknown lease: '", f[5], "'"));
     o.lease = *lease;
     std::optional<Kind> kind = ParseKind(f[6]);
-    if (!kind) return RowError(file, n, "kind", absl::StrCat("unknown kind: '", f[6], "'"));
+    if (!kind) return csv.Error(6, absl::StrCat("unknown kind: '", f[6], "'"));
     o.kind = *kind;
     absl::StatusOr<int64_t> price = PositiveScaled(f[7]);
-    if (!price.ok()) return RowError(file, n, "price", price.status().message());
+    if (!price.ok()) return csv.Error(7, price.status().message());
     o.price_e6 = *price;
     absl::StatusOr<int64_t> hours = PositiveScaled(f[8]);
-    if (!hours.ok()) return RowError(file, n, "gpu_hours", hours.status().message());
+    if (!hours.ok()) return csv.Error(8, hours.status().message());
     o.gpu_hours_e6 = *hours;
     out.push_back(std::move(o));
   }
+  if (!csv.status().ok()) return csv.status();
   return out;
 }
 
 absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view text,
                                                               absl::string_view file) {
-  static const std::vector<absl::string_view> kNames = absl::StrSplit(kThroughputHeader, ',');
-  LineReader reader(text);
-  if (absl::Status s = CheckHeader(reader, kThroughputHeader, file); !s.ok()) return s;
+  CsvReader csv(text, file, kThroughputHeader);
   std::vector<ThroughputRow> out;
   std::map<std::string, std::pair<Tier, int>, std::less<>> operator_tier;  // tier, first line
-  absl::string_view line;
-  std::vector<absl::string_view> f;
-  while (reader.Next(&line)) {
-    if (line.empty()) continue;
-    const int n = reader.number();
-    if (absl::Status s = SplitFields(line, kNames, file, n, &f); !s.ok()) return s;
+  while (csv.Next()) {
+    const std::vector<absl::string_view>& f = csv.fields();
     ThroughputRow r;
     absl::StatusOr<Date> date = ParseDate(f[0]);
-    if (!date.ok()) return RowError(file, n, "date", date.status().message());
+    if (!date.ok()) return csv.Error(0, date.status().message());
     r.date = *date;
+    if (!IsPlainName(f[1])) return csv.Error(1, absl::StrCat(kPlainNameRule, ": '", f[1], "'"));
     r.operator_name = std::string(f[1]);
     std::optional<Tier> tier = ParseTier(f[2]);
-    if (!tier) return RowError(file, n, "tier", absl::StrCat("unknown tier: '", f[2], "'"));
+    if (!tier) return csv.Error(2, absl::StrCat("unknown tier: '", f[2], "'"));
     r.tier = *tier;
-    if (!IsValidGpuName(f[3])) {
-      return RowError(file, n, "gpu", absl::StrCat("unknown gpu: '", f[3], "'"));
-    }
+    if (!IsValidGpuName(f[3])) return csv.Error(3, absl::StrCat("unknown gpu: '", f[3], "'"));
     r.gpu = std::string(f[3]);
     r.model = std::string(f[4]);
     absl::StatusOr<int64_t> isl = PositiveInteger(f[5]);
-    if (!isl.ok()) return RowError(file, n, "isl", isl.status().message());
+    if (!isl.ok()) return csv.Error(5, isl.status().message());
     r.isl = *isl;
     absl::StatusOr<int64_t> osl = PositiveInteger(f[6]);
-    if (!osl.ok()) return RowError(file, n, "osl", osl.status().message());
+    if (!osl.ok()) return csv.Error(6, osl.status().message());
     r.osl = *osl;
     absl::StatusOr<int64_t> tps = PositiveScaled(f[7]);
-    if (!tps.ok()) return RowError(file, n, "output_tps_per_gpu", tps.status().message());
+    if (!tps.ok()) return csv.Error(7, tps.status().message());
     r.tps_e6 = *tps;
-    auto [it, inserted] = operator_tier.try_emplace(r.operator_name, r.tier, n);
+    auto [it, inserted] = operator_tier.try_emplace(r.operator_name, r.tier, csv.line());
     if (!inserted && it->second.first != r.tier) {
-      return RowError(file, n, "tier",
-                      absl::StrCat("operator '", r.operator_name, "' is listed under ",
-                                   TierName(r.tier), " here and under ", TierName(it->second.first),
-                                   " on line ", it->second.second));
+      return csv.Error(2, absl::StrCat("operator '", r.operator_name, "' is listed under ",
+                                       TierName(r.tier), " here and under ",
+                                       TierName(it->second.first), " on line ", it->second.second));
     }
     out.push_back(std::move(r));
   }
+  if (!csv.status().ok()) return csv.status();
   return out;
 }
 

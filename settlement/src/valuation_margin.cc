@@ -73,14 +73,9 @@ absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(
     const std::string& data_dir, Date date, double psr) {
   auto store = reference::FixStore::Open(data_dir);
   if (!store.ok()) return store.status();
-  auto ops = (*store)->LatestThroughput(date);
+  auto ops = (*store)->LatestThroughput(date);  // valuation's rows are the reference's
   if (!ops.ok()) return ops.status();
-  std::vector<gv::ThroughputRow> rows;
-  rows.reserve(ops->size());
-  for (const reference::OperatorThroughput& o : *ops) {
-    rows.push_back(gv::ThroughputRow{o.operator_name, o.tier, o.gpu, o.date, o.output_tps_per_gpu});
-  }
-  return std::unique_ptr<MarginSource>(new ValuationMarginSource(std::move(rows), date, psr));
+  return std::unique_ptr<MarginSource>(new ValuationMarginSource(*std::move(ops), date, psr));
 }
 
 }  // namespace cfx::settlement

@@ -42,6 +42,11 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[exchange]\nholidays = [\"2027-02-30\"]\n", "exchange.holidays[0]"},
       {"[[tokens]]\ntoken = \"abcd\"\nrole = \"firm\"\nfirm = \"NOPE\"\n", "tokens[0].firm"},
       {"this is = not toml = at all", "cfg.toml:1"},
+      {"[limits]\nfix_max_connections = 0\n", "cfg.toml:2: limits.fix_max_connections: must be >= 1"},
+      {"[limits]\nfix_logon_timeout_ms = 5\n", "limits.fix_logon_timeout_ms: must be >= 100"},
+      {"[limits]\nhttp_max_body_bytes = \"big\"\n", "limits.http_max_body_bytes: expected an integer"},
+      {"[limits]\nmax_everything = 1\n", "limits.max_everything: unknown key"},
+      {"limits = 3\n", "limits: expected a table"},
   };
   for (const auto& c : cases) {
     auto parsed = ParseConfig(c.toml, "cfg.toml");
@@ -49,6 +54,26 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
     EXPECT_NE(parsed.status().message().find(c.expect), std::string::npos)
         << parsed.status().message() << " / wanted: " << c.expect;
   }
+}
+
+TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
+  auto defaults = ParseConfig("", "empty.toml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->limits.fix_max_connections, 256);
+  EXPECT_EQ(defaults->limits.fix_max_connections_per_peer, 16);
+  EXPECT_EQ(defaults->limits.fix_logon_timeout_ms, 10000);
+  EXPECT_EQ(defaults->limits.fix_max_message_bytes, 16384);
+  EXPECT_EQ(defaults->limits.fix_max_latency_secs, 120);
+  EXPECT_EQ(defaults->limits.http_max_connections_per_peer, 64);
+  auto set = ParseConfig(
+      "[limits]\nfix_max_connections = 10\nfix_max_connections_per_peer = 2\n"
+      "fix_max_latency_secs = 0\nhttp_max_connections_per_peer = 3\n",
+      "l.toml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->limits.fix_max_connections, 10);
+  EXPECT_EQ(set->limits.fix_max_connections_per_peer, 2);
+  EXPECT_EQ(set->limits.fix_max_latency_secs, 0);
+  EXPECT_EQ(set->limits.http_max_connections_per_peer, 3);
 }
 
 TEST(ConfigTest, MissingFileIsNotFound) {

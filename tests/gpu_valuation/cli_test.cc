@@ -110,13 +110,13 @@ TEST_F(MarginCliTest, ErrorsNameFileLineAndFieldAndPrintNothingElse) {
                                 "A,B200-SILV-US-202703,1\n");
   Result r = RunCfx(Args(pos));
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("bad.csv:3: field 'sym': no settlement price"));
+  EXPECT_THAT(r.output, HasSubstr("bad.csv:3: column sym: no settlement price"));
   EXPECT_EQ(r.output.find("{"), std::string::npos);
 
   const std::string pos2 = Write("bad2.csv", "account,sym,qty\nA,B200-GOLD-US-202703,x\n");
   r = RunCfx(Args(pos2));
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("bad2.csv:2: field 'qty'"));
+  EXPECT_THAT(r.output, HasSubstr("bad2.csv:2: column qty"));
 
   r = RunCfx(Args(pos2) + " --psr 0.9");
   EXPECT_NE(r.exit_code, 0);

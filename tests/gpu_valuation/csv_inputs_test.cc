@@ -1,5 +1,8 @@
 #include "cfx/gpu_valuation/csv_inputs.h"
 
+#include <fstream>
+#include <string>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -23,57 +26,93 @@ TEST(CsvInputsTest, ParsesPositionsAndPrices) {
 
 TEST(CsvInputsTest, RejectsBadPositions) {
   const char* h = "account,sym,qty\n";
-  EXPECT_THAT(Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-US-202703,1.5\n", "p.csv")
-                          .status()),
-              HasSubstr("p.csv:2: field 'qty': not an integer"));
-  EXPECT_THAT(Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-XX-202703,1\n", "p.csv")
-                          .status()),
-              HasSubstr("p.csv:2: field 'sym'"));
-  EXPECT_THAT(Message(ParsePositionsCsv(std::string(h) + ",B200-GOLD-US-202703,1\n", "p.csv")
-                          .status()),
-              HasSubstr("p.csv:2: field 'account'"));
+  EXPECT_THAT(
+      Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-US-202703,1.5\n", "p.csv").status()),
+      HasSubstr("p.csv:2: column qty: not an integer"));
+  EXPECT_THAT(
+      Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-XX-202703,1\n", "p.csv").status()),
+      HasSubstr("p.csv:2: column sym"));
+  EXPECT_THAT(
+      Message(ParsePositionsCsv(std::string(h) + ",B200-GOLD-US-202703,1\n", "p.csv").status()),
+      HasSubstr("p.csv:2: column account"));
   EXPECT_THAT(
       Message(ParsePositionsCsv(std::string(h) + "A,B200-GOLD-US-202703,2000000000\n", "p.csv")
                   .status()),
-      HasSubstr("p.csv:2: field 'qty'"));
+      HasSubstr("p.csv:2: column qty"));
   EXPECT_THAT(Message(ParsePositionsCsv("acct,sym,qty\n", "p.csv").status()),
-              HasSubstr("p.csv:1: bad header"));
+              HasSubstr("p.csv:1: header must be 'account,sym,qty', got 'acct,sym,qty'"));
 }
 
 TEST(CsvInputsTest, RejectsBadPrices) {
   const char* h = "sym,settle\n";
-  EXPECT_THAT(Message(ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,5.2501\n", "s.csv")
-                          .status()),
-              HasSubstr("s.csv:2: field 'settle'"));
-  EXPECT_THAT(Message(ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,0\n", "s.csv")
-                          .status()),
-              HasSubstr("s.csv:2: field 'settle'"));
-  EXPECT_THAT(Message(ParsePricesCsv(std::string(h) +
-                                         "B200-GOLD-US-202703,5\nB200-GOLD-US-202703,6\n",
-                                     "s.csv")
-                          .status()),
-              HasSubstr("s.csv:3: field 'sym': duplicate"));
+  EXPECT_THAT(
+      Message(ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,5.2501\n", "s.csv").status()),
+      HasSubstr("s.csv:2: column settle"));
+  EXPECT_THAT(Message(ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,0\n", "s.csv").status()),
+              HasSubstr("s.csv:2: column settle"));
+  EXPECT_THAT(
+      Message(
+          ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,5\nB200-GOLD-US-202703,6\n", "s.csv")
+              .status()),
+      HasSubstr("s.csv:3: column sym: duplicate"));
 }
 
-TEST(CsvInputsTest, RejectsBadThroughputRows) {
+TEST(CsvInputsTest, FollowTheStrictCsvRules) {
+  const char* h = "account,sym,qty\n";
+  EXPECT_THAT(
+      Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-US-202703\n", "p.csv").status()),
+      HasSubstr("p.csv:2: column qty: missing (expected 3 fields, got 2)"));
+  EXPECT_THAT(
+      Message(ParsePositionsCsv(std::string(h) + "A1, B200-GOLD-US-202703,1\n", "p.csv").status()),
+      HasSubstr("p.csv:2: column sym: unexpected space"));
+  EXPECT_THAT(Message(ParsePricesCsv("sym,settle\n\"B200-GOLD-US-202703\",5\n", "s.csv").status()),
+              HasSubstr("s.csv:2: column sym: unexpected space or quote"));
+  // A spreadsheet's byte order mark before the header is dropped; CRLF is accepted.
+  auto pos = ParsePositionsCsv(
+      "\xEF\xBB\xBF"
+      "account,sym,qty\r\n\r\nA1,B200-GOLD-US-202703,1\r\n",
+      "p.csv");
+  ASSERT_TRUE(pos.ok()) << pos.status();
+  EXPECT_EQ((*pos)[0].line, 3);
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/cfx_csv_inputs_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(CsvInputsTest, ThroughputIsReadByTheReferenceReader) {
   const std::string h = "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n";
-  const std::string ok = "2027-03-01,op1,GOLD,B200,llama,1024,1024,1000.5\n";
-  ASSERT_TRUE(ParseThroughputCsv(h + ok, "t.csv").ok());
+  auto rows = ReadThroughputCsv(
+      WriteTemp("t_ok.csv", h + "2027-03-01,op1,GOLD,B200,llama,1024,1024,260.3\n"));
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].operator_name, "op1");
+  EXPECT_EQ((*rows)[0].tier, Tier::kGold);
+  EXPECT_EQ((*rows)[0].output_tps_per_gpu, 260.3);  // the double nearest the text
+  // Its errors and its limits are the reference's (at most 6 decimals, <= 10^9).
   const std::pair<const char*, const char*> kCases[] = {
-      {"2027-02-30,op1,GOLD,B200,m,1,1,1\n", "t.csv:3: field 'date'"},
-      {"2027-03-01,op1,GOLDEN,B200,m,1,1,1\n", "t.csv:3: field 'tier'"},
-      {"2027-03-01,op1,PLAT,B200,m,1,1,1\n", "t.csv:3: field 'tier': operator \"op1\""},
-      {"2027-03-01,op2,GOLD,b200,m,1,1,1\n", "t.csv:3: field 'gpu'"},
-      {"2027-03-01,op2,GOLD,B200,,1,1,1\n", "t.csv:3: field 'model'"},
-      {"2027-03-01,op2,GOLD,B200,m,0,1,1\n", "t.csv:3: field 'isl'"},
-      {"2027-03-01,op2,GOLD,B200,m,1,x,1\n", "t.csv:3: field 'osl'"},
-      {"2027-03-01,op2,GOLD,B200,m,1,1,0\n", "t.csv:3: field 'output_tps_per_gpu'"},
-      {"2027-03-01,op2,GOLD,B200,m,1,1\n", "t.csv:3: field 'output_tps_per_gpu'"},
+      {"2027-02-30,op1,GOLD,B200,m,1,1,1\n", ":2: column date"},
+      {"2027-03-01,op 1,GOLD,B200,m,1,1,1\n", ":2: column operator"},
+      {"2027-03-01,op1,GOLDEN,B200,m,1,1,1\n", ":2: column tier"},
+      {"2027-03-01,op1,GOLD,B200,m,1,1,1\n2027-03-01,op1,PLAT,B200,m,1,1,1\n",
+       ":3: column tier: operator 'op1'"},
+      {"2027-03-01,op2,GOLD,b200,m,1,1,1\n", ":2: column gpu"},
+      {"2027-03-01,op2,GOLD,B200,,1,1,1\n", ":2: column model: empty"},
+      {"2027-03-01,op2,GOLD,B200,m,0,1,1\n", ":2: column isl"},
+      {"2027-03-01,op2,GOLD,B200,m,1,x,1\n", ":2: column osl"},
+      {"2027-03-01,op2,GOLD,B200,m,1,1,0\n", ":2: column output_tps_per_gpu"},
+      {"2027-03-01,op2,GOLD,B200,m,1,1,1.0000001\n", ":2: column output_tps_per_gpu: more than 6"},
+      {"2027-03-01,op2,GOLD,B200,m,1,1,1000000001\n", ":2: column output_tps_per_gpu: must be <="},
+      {"2027-03-01,op2,GOLD,B200,m,1,1\n", ":2: column output_tps_per_gpu: missing"},
   };
   for (const auto& [row, expected] : kCases) {
-    EXPECT_THAT(Message(ParseThroughputCsv(h + ok + row, "t.csv").status()), HasSubstr(expected))
+    EXPECT_THAT(Message(ReadThroughputCsv(WriteTemp("t_bad.csv", h + row)).status()),
+                HasSubstr(expected))
         << row;
   }
+  EXPECT_EQ(ReadThroughputCsv("/nonexistent/t.csv").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(CsvInputsTest, GroupByAccountSortsAndRejectsUnpricedSymbols) {
@@ -85,7 +124,7 @@ TEST(CsvInputsTest, GroupByAccountSortsAndRejectsUnpricedSymbols) {
   std::vector<ContractPrice> prices = {{"B200-GOLD-US-202703", 5000}};
   auto grouped = GroupByAccount(*rows, prices, "p.csv");
   EXPECT_THAT(Message(grouped.status()),
-              HasSubstr("p.csv:4: field 'sym': no settlement price for \"B200-PLAT-US-202703\""));
+              HasSubstr("p.csv:4: column sym: no settlement price for \"B200-PLAT-US-202703\""));
   prices.push_back({"B200-PLAT-US-202703", 6000});
   grouped = GroupByAccount(*rows, prices, "p.csv");
   ASSERT_TRUE(grouped.ok());

@@ -174,6 +174,29 @@ TEST(MarginEngineTest, RejectsBadInputs) {
   o = {};
   o.method = ScenarioMethod::kFile;
   EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {}, o).ok());
+  // Throughput outside what the input files can state (> 0, <= 10^9, 6 decimals).
+  const Date d = *ParseDate("2027-03-01");
+  for (double tps : {0.0, -1.0, 1e-7, 2e9}) {
+    EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {{"g1", Tier::kGold, "B200", d, tps}}, {}).ok())
+        << tps;
+  }
+}
+
+TEST(MarginEngineTest, ThetaIsTheReferenceMedianPrintedAsItAlwaysWas) {
+  // An even count: θ is the reference's median of 260.3 and 261.1; the reported double is
+  // the interpolated one `cfx margin` has always printed (260.70000000000005).
+  const Date d = *ParseDate("2027-03-01");
+  std::vector<ThroughputRow> rows = {{"g1", Tier::kGold, "B200", d, 260.3},
+                                     {"g2", Tier::kGold, "B200", d, 261.1}};
+  auto engine = MarginEngine::Create({{kGold, 5000}}, rows, {});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto r = (*engine)->ComputeAccount("A", {{kGold, 1}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const double lower = 260.3, upper = 261.1;
+  EXPECT_EQ(*r->positions[0].theta, lower + 0.5 * (upper - lower));
+  EXPECT_EQ(*r->positions[0].theta,
+            reference::GradeTheta(rows, "B200", Tier::kGold, d)->InterpolatedValue());
+  EXPECT_EQ(*r->positions[0].price_per_mtok_e4, 53275);  // 5 / (260.7 × 3600) × 10^6
 }
 
 }  // namespace

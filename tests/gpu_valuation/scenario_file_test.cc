@@ -32,28 +32,28 @@ struct BadCase {
   const char* expected;  // a substring of the message
 };
 
-TEST(ScenarioFileTest, RejectsEveryMalformedRowNamingFileLineAndField) {
+TEST(ScenarioFileTest, RejectsEveryMalformedRowNamingFileLineAndColumn) {
   const BadCase kCases[] = {
-      {"x,1,0,0,0,0\n", "s.csv:2: field 'tput_BRNZ': expected 7 fields, found 6"},
-      {"x,1,0,0,0,0,0,9\n", "s.csv:2: field 'tput_BRNZ': expected 7 fields, found 8"},
-      {",1,0,0,0,0,0\n", "s.csv:2: field 'scenario'"},
-      {"a b,1,0,0,0,0,0\n", "s.csv:2: field 'scenario'"},
-      {"x,1,0,0,0,0,0\nx,1,0,0,0,0,0\n", "s.csv:3: field 'scenario': duplicate"},
-      {"x,0,0,0,0,0,0\n", "s.csv:2: field 'weight'"},
-      {"x,-1,0,0,0,0,0\n", "s.csv:2: field 'weight'"},
-      {"x,1.5,0,0,0,0,0\n", "s.csv:2: field 'weight'"},
-      {"x,abc,0,0,0,0,0\n", "s.csv:2: field 'weight': not a decimal"},
-      {"x,1,,0,0,0,0\n", "s.csv:2: field 'price_move'"},
-      {"x,1,1e-3,0,0,0,0\n", "s.csv:2: field 'price_move'"},
-      {"x,1,nan,0,0,0,0\n", "s.csv:2: field 'price_move'"},
-      {"x,1, 0.1,0,0,0,0\n", "s.csv:2: field 'price_move'"},
-      {"x,1,-1.5,0,0,0,0\n", "s.csv:2: field 'price_move': move must be in [-1, 10]"},
-      {"x,1,11,0,0,0,0\n", "s.csv:2: field 'price_move'"},
-      {"x,1,0,0.,0,0,0\n", "s.csv:2: field 'tput_PLAT'"},
-      {"x,1,0,0,-2,0,0\n", "s.csv:2: field 'tput_GOLD'"},
-      {"x,1,0,0,0,x,0\n", "s.csv:2: field 'tput_SILV'"},
-      {"x,1,0,0,0,0,+1\n", "s.csv:2: field 'tput_BRNZ'"},
-      {"\"x\",1,0,0,0,0,0\n", "s.csv:2: quoted"},
+      {"x,1,0,0,0,0\n", "s.csv:2: column tput_BRNZ: missing (expected 7 fields, got 6)"},
+      {"x,1,0,0,0,0,0,9\n", "s.csv:2: expected 7 fields, got 8"},
+      {",1,0,0,0,0,0\n", "s.csv:2: column scenario: empty"},
+      {"a b,1,0,0,0,0,0\n", "s.csv:2: column scenario"},
+      {"x,1,0,0,0,0,0\nx,1,0,0,0,0,0\n", "s.csv:3: column scenario: duplicate"},
+      {"x,0,0,0,0,0,0\n", "s.csv:2: column weight"},
+      {"x,-1,0,0,0,0,0\n", "s.csv:2: column weight"},
+      {"x,1.5,0,0,0,0,0\n", "s.csv:2: column weight"},
+      {"x,abc,0,0,0,0,0\n", "s.csv:2: column weight: not a decimal"},
+      {"x,1,,0,0,0,0\n", "s.csv:2: column price_move: empty"},
+      {"x,1,1e-3,0,0,0,0\n", "s.csv:2: column price_move"},
+      {"x,1,nan,0,0,0,0\n", "s.csv:2: column price_move"},
+      {"x,1, 0.1,0,0,0,0\n", "s.csv:2: column price_move: unexpected space"},
+      {"x,1,-1.5,0,0,0,0\n", "s.csv:2: column price_move: move must be in [-1, 10]"},
+      {"x,1,11,0,0,0,0\n", "s.csv:2: column price_move"},
+      {"x,1,0,0.,0,0,0\n", "s.csv:2: column tput_PLAT"},
+      {"x,1,0,0,-2,0,0\n", "s.csv:2: column tput_GOLD"},
+      {"x,1,0,0,0,x,0\n", "s.csv:2: column tput_SILV"},
+      {"x,1,0,0,0,0,+1\n", "s.csv:2: column tput_BRNZ"},
+      {"\"x\",1,0,0,0,0,0\n", "s.csv:2: column scenario: unexpected space or quote"},
       {"", "s.csv: no scenarios"},
   };
   for (const BadCase& c : kCases) {
@@ -66,11 +66,10 @@ TEST(ScenarioFileTest, RejectsEveryMalformedRowNamingFileLineAndField) {
 
 TEST(ScenarioFileTest, RejectsMissingOrWrongHeader) {
   EXPECT_THAT(std::string(ParseScenarioCsv("", "s.csv").status().message()),
-              HasSubstr("s.csv:1: missing header"));
-  EXPECT_THAT(std::string(ParseScenarioCsv("scenario,weight,price_move\n", "s.csv")
-                              .status()
-                              .message()),
-              HasSubstr("s.csv:1: bad header"));
+              HasSubstr("s.csv:1: empty file, expected a header"));
+  EXPECT_THAT(
+      std::string(ParseScenarioCsv("scenario,weight,price_move\n", "s.csv").status().message()),
+      HasSubstr("s.csv:1: header must be 'scenario,weight,"));
 }
 
 TEST(ScenarioFileTest, MissingFileIsNotFound) {

@@ -249,25 +249,8 @@ TEST(BuilderTest, StoresThroughputForValuation) {
   EXPECT_EQ((*ops)[0].operator_name, "A");
   EXPECT_EQ((*ops)[0].output_tps_per_gpu, 270.0);
   EXPECT_EQ((*ops)[2].output_tps_per_gpu, 240.0);
-  EXPECT_EQ(ComputeTheta(*ops, "B200", Tier::kGold, kMon), 260.0);
+  EXPECT_EQ(GradeTheta(*ops, "B200", Tier::kGold, kMon)->Value(), 260.0);
   EXPECT_EQ((*store)->LatestThroughput(DateFromYmd(2027, 3, 5))->at(2).output_tps_per_gpu, 999.0);
-}
-
-TEST(ThetaTest, MedianOfLatestPerOperatorLaterRowWinsOnSameDate) {
-  std::vector<ThroughputRow> rows = {
-      Tp("2027-03-01", "A", Tier::kGold, 2000), Tp("2027-03-01", "A", Tier::kGold, 2100),
-      Tp("2027-03-01", "B", Tier::kGold, 3000), Tp("2027-03-01", "C", Tier::kSilv, 100),
-      Tp("2027-03-01", "D", Tier::kGold, 5000, "H100")};
-  // GOLD/B200: A 210 (later row), B 300 → (210 + 300) / 2 = 255 → 2θ = 510.
-  EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kGold, kMon), 510'000'000);
-  EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kPlat, kMon), std::nullopt);
-  EXPECT_EQ(TwiceThetaE6(rows, "B200", Tier::kGold, DateFromYmd(2027, 2, 28)), std::nullopt);
-  std::vector<OperatorThroughput> ops;
-  for (const ThroughputRow& r : rows) {
-    ops.push_back({r.operator_name, r.tier, r.gpu, r.date, r.tps_e6 / 1e6});
-  }
-  EXPECT_EQ(ComputeTheta(ops, "B200", Tier::kGold, kMon), 255.0);
-  EXPECT_EQ(ComputeTheta(ops, "H100", Tier::kGold, kMon), 500.0);
 }
 
 }  // namespace

@@ -53,6 +53,12 @@ TEST(ObservationsCsvTest, AcceptsCrlfAndBlankLinesCountingThem) {
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("obs.csv:4: column price"));
 }
 
+TEST(ObservationsCsvTest, DropsAByteOrderMarkBeforeTheHeader) {
+  auto r = ParseObservationsCsv("\xEF\xBB\xBF" + Obs(kGoodRow), "obs.csv");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->size(), 2u);
+}
+
 TEST(ObservationsCsvTest, RejectsBadHeader) {
   auto r = ParseObservationsCsv("ts,provider,gpu\n", "obs.csv");
   ASSERT_FALSE(r.ok());
@@ -61,8 +67,8 @@ TEST(ObservationsCsvTest, RejectsBadHeader) {
 }
 
 TEST(ObservationsCsvTest, RejectsEachMalformedColumn) {
-  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25", "",
-                 "expected 9 fields, got 8");
+  ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25", "gpu_hours",
+                 "missing (expected 9 fields, got 8)");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1,x", "",
                  "expected 9 fields, got 10");
   ExpectObsError("2027-03-01 10:00,Acme,B200,GOLD,US,on_demand,trade,5.25,1", "ts",
@@ -130,9 +136,14 @@ TEST(ThroughputCsvTest, ParsesRows) {
 }
 
 TEST(ThroughputCsvTest, RejectsEachMalformedColumn) {
-  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000", "", "expected 8 fields");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000", "output_tps_per_gpu",
+                  "missing (expected 8 fields, got 7)");
   ExpectTputError("2027-3-1,Acme,GOLD,B200,llama,8000,1000,250", "date", "not a date");
   ExpectTputError("2027-03-01,,GOLD,B200,llama,8000,1000,250", "operator", "empty");
+  ExpectTputError("2027-03-01,Acme Co,GOLD,B200,llama,8000,1000,250", "operator",
+                  "must be 1-64 printable ASCII characters without spaces: 'Acme Co'");
+  ExpectTputError("2027-03-01," + std::string(65, 'x') + ",GOLD,B200,llama,8000,1000,250",
+                  "operator", "must be 1-64 printable ASCII");
   ExpectTputError("2027-03-01,Acme,TOP,B200,llama,8000,1000,250", "tier", "unknown tier");
   ExpectTputError("2027-03-01,Acme,GOLD,-,llama,8000,1000,250", "gpu", "unknown gpu");
   ExpectTputError("2027-03-01,Acme,GOLD,B200,,8000,1000,250", "model", "empty");

@@ -8,6 +8,13 @@ FixGatewayConfig FixGatewayConfigFromExchange(const ExchangeConfig& config) {
   out.port = config.fix_port;
   out.target_comp_id = config.fix_target_comp_id;
   out.data_dir = config.data_dir;
+  const LimitsConfig& l = config.limits;
+  out.max_connections = l.fix_max_connections;
+  out.max_connections_per_peer = l.fix_max_connections_per_peer;
+  out.logon_timeout_ms = l.fix_logon_timeout_ms;
+  out.max_message_bytes = l.fix_max_message_bytes;
+  out.max_outbound_bytes = l.fix_max_outbound_bytes;
+  out.max_latency_secs = l.fix_max_latency_secs;
   for (const SessionConfig& s : config.sessions) {
     FixSessionSpec spec;
     spec.sender_comp_id = s.sender_comp_id;

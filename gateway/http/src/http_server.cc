@@ -342,6 +342,17 @@ void HttpServer::Impl::Stop() {
   threads_.clear();
 }
 
+HttpServerOptions HttpServerOptionsFromConfig(const ExchangeConfig& config) {
+  HttpServerOptions o;
+  const LimitsConfig& l = config.limits;
+  o.max_connections = l.http_max_connections;
+  o.max_connections_per_peer = l.http_max_connections_per_peer;
+  o.max_body_bytes = static_cast<size_t>(l.http_max_body_bytes);
+  o.max_header_bytes = static_cast<size_t>(l.http_max_header_bytes);
+  o.read_timeout = std::chrono::milliseconds(l.http_read_timeout_ms);
+  return o;
+}
+
 HttpServer::HttpServer(const ExchangeConfig& config, HttpProviders providers,
                        HttpServerOptions options)
     : impl_(std::make_unique<Impl>(config, providers, std::move(options))) {}

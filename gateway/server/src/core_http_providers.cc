@@ -140,9 +140,7 @@ class CoreHttpProviders::Impl {
     }
     auto ops = fixes_->LatestThroughput(b->as_of);
     if (!ops.ok()) return ops.status();
-    for (const reference::OperatorThroughput& o : *ops) {
-      b->throughput.push_back({o.operator_name, o.tier, o.gpu, o.date, o.output_tps_per_gpu});
-    }
+    b->throughput = *std::move(ops);  // valuation's rows are the reference's
     auto engine = MakeEngine(*b, gv::ScenarioMethod::kSpan16);
     if (!engine.ok()) return engine.status();
     b->span16 = *std::move(engine);

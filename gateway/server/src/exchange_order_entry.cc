@@ -41,9 +41,28 @@ en::OrderType ToEngine(OrdType t) {
   return en::OrderType::kLimit;
 }
 
-// Both enums list day, gtc, ioc, fok, gtd in this order.
-TimeInForce ToGateway(en::TimeInForce t) { return static_cast<TimeInForce>(t); }
-en::TimeInForce ToEngine(TimeInForce t) { return static_cast<en::TimeInForce>(t); }
+TimeInForce ToGateway(en::TimeInForce t) {
+  switch (t) {
+    case en::TimeInForce::kDay: return TimeInForce::kDay;
+    case en::TimeInForce::kGtc: return TimeInForce::kGtc;
+    case en::TimeInForce::kIoc: return TimeInForce::kIoc;
+    case en::TimeInForce::kFok: return TimeInForce::kFok;
+    case en::TimeInForce::kGtd: return TimeInForce::kGtd;
+  }
+  return TimeInForce::kDay;
+}
+
+en::TimeInForce ToEngine(TimeInForce t) {
+  switch (t) {
+    case TimeInForce::kDay: return en::TimeInForce::kDay;
+    case TimeInForce::kGtc: return en::TimeInForce::kGtc;
+    case TimeInForce::kIoc: return en::TimeInForce::kIoc;
+    case TimeInForce::kFok: return en::TimeInForce::kFok;
+    case TimeInForce::kGtd: return en::TimeInForce::kGtd;
+  }
+  return en::TimeInForce::kDay;
+}
+
 Side ToGateway(en::Side s) { return s == en::Side::kBuy ? Side::kBuy : Side::kSell; }
 en::Side ToEngine(Side s) { return s == Side::kBuy ? en::Side::kBuy : en::Side::kSell; }
 
@@ -200,107 +219,135 @@ class ExchangeOrderEntry::Impl {
     touched_.emplace_back(sym.view());
   }
 
+  // The request in flight under `tag`, or nullptr (tag 0: not an order entry's input).
+  // Publisher thread: it alone erases or changes entries, and node_hash_map keeps element
+  // addresses across producers' inserts, so the pointer stays valid without the lock.
+  Pending* FindPending(uint64_t tag) {
+    if (tag == 0) return nullptr;
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    auto it = pending_.find(tag);
+    return it == pending_.end() ? nullptr : &it->second;
+  }
+
+  // Turns one engine event of a durable input into listener calls. `tag` is Submit's.
   void OnEvent(uint64_t tag, const exchange::Outcome& o) {
-    const en::Event& e = o.event;
-    Pending* p = nullptr;
-    std::unique_lock<std::mutex> lock(pending_mu_);
-    if (tag != 0) {
-      auto it = pending_.find(tag);
-      if (it != pending_.end()) p = &it->second;
-    }
-    // The publisher is the only thread that erases or changes entries, and node_hash_map
-    // keeps element addresses across inserts, so *p stays valid without the lock.
-    lock.unlock();
-    switch (e.type) {
+    Pending* p = FindPending(tag);
+    switch (o.event.type) {
       case en::EventType::kAccepted:
         Touch(o.sym);
-        listener_->OnAccepted(StateOf(e.order, o.acct, o.sym, o.detail));
+        listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail));
         return;
-      case en::EventType::kRejected: {
-        const std::string reason(en::ToString(e.reject));
-        if (p != nullptr && p->kind == Pending::Kind::kMass) {
-          p->mass.rejected = true;
-          p->mass.reason = reason;
-          return;
-        }
-        if (p != nullptr && p->kind == Pending::Kind::kNew) {
-          listener_->OnRejected(p->asked, reason);
-          return;
-        }
-        listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail), reason);
+      case en::EventType::kRejected:
+        DeliverRejected(o, p);
         return;
-      }
-      case en::EventType::kTrade: {
-        Touch(o.sym);
-        const Fill fill{e.px, e.qty, e.seq};
-        listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail), fill);
-        listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail), fill);
-        listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px, e.qty, e.seq});
+      case en::EventType::kTrade:
+        DeliverTrade(o);
         return;
-      }
-      case en::EventType::kCanceled: {
-        Touch(o.sym);
-        OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
-        if (p != nullptr && p->kind == Pending::Kind::kCancel &&
-            e.cancel == en::CancelReason::kUser) {
-          s.session = p->asked.session;
-          s.orig_cl_ord_id = s.cl_ord_id;
-          s.cl_ord_id = p->cl_ord_id;
-        } else if (p != nullptr && p->kind == Pending::Kind::kReplace &&
-                   e.cancel == en::CancelReason::kReplacedToZero) {
-          s.session = p->asked.session;
-          s.cl_ord_id = p->cl_ord_id;
-          s.orig_cl_ord_id = p->orig_cl_ord_id;
-        } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
-          ++p->mass.canceled_count;
-        }
-        listener_->OnCanceled(s, std::string(en::ToString(e.cancel)));
+      case en::EventType::kCanceled:
+        DeliverCanceled(o, p);
         return;
-      }
-      case en::EventType::kReplaced: {
-        Touch(o.sym);
-        OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
-        if (p != nullptr) s.session = p->asked.session;
-        s.orig_cl_ord_id = std::string(e.orig.view());
-        if (e.has_px) {
-          s.has_price = true;
-          s.price_ticks = e.px;
-        }
-        s.qty = e.qty;
-        listener_->OnReplaced(s);
+      case en::EventType::kReplaced:
+        DeliverReplaced(o, p);
         return;
-      }
       case en::EventType::kTriggered:
         Touch(o.sym);
-        listener_->OnTriggered(StateOf(e.order, o.acct, o.sym, o.detail));
+        listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail));
         return;
-      case en::EventType::kCancelRejected: {
-        CancelRejected r;
-        r.account = Str(o.acct);
-        r.orig_cl_ord_id = std::string(e.orig.view());
-        r.reason = std::string(en::ToString(e.reject));
-        if (p != nullptr) {
-          r.session = p->asked.session;
-          r.account = p->asked.account;
-          r.cl_ord_id = p->cl_ord_id;
-          r.orig_cl_ord_id = p->orig_cl_ord_id;
-          r.response_to_replace = p->kind == Pending::Kind::kReplace;
-        } else {
-          r.session = SessionName(o.detail.session);
-        }
-        // Refused for another reason than "unknown": the order still works.
-        if (e.reject != en::RejectReason::kUnknownOrder && e.order.oid != 0) {
-          r.order_live = true;
-          r.order_id = e.order.oid;
-          r.cum_qty = e.order.cum;
-        }
-        listener_->OnCancelRejected(r);
+      case en::EventType::kCancelRejected:
+        DeliverCancelRejected(o, p);
         return;
-      }
       case en::EventType::kStateChanged:
         Touch(o.sym);
         return;
     }
+  }
+
+  // A reject: counted into a mass cancel's result, else an order reject (as asked, when the
+  // request is ours).
+  void DeliverRejected(const exchange::Outcome& o, Pending* p) {
+    const en::Event& e = o.event;
+    const std::string reason(en::ToString(e.reject));
+    if (p != nullptr && p->kind == Pending::Kind::kMass) {
+      p->mass.rejected = true;
+      p->mass.reason = reason;
+      return;
+    }
+    if (p != nullptr && p->kind == Pending::Kind::kNew) {
+      listener_->OnRejected(p->asked, reason);
+      return;
+    }
+    listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail), reason);
+  }
+
+  // A trade: a fill to each side's order, then the public trade.
+  void DeliverTrade(const exchange::Outcome& o) {
+    const en::Event& e = o.event;
+    Touch(o.sym);
+    const Fill fill{e.px, e.qty, e.seq};
+    listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail), fill);
+    listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail), fill);
+    listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px, e.qty, e.seq});
+  }
+
+  // A cancel, answered to the cancel or replace request that caused it (its session and
+  // ids), or counted into a mass cancel's result.
+  void DeliverCanceled(const exchange::Outcome& o, Pending* p) {
+    const en::Event& e = o.event;
+    Touch(o.sym);
+    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
+    if (p != nullptr && p->kind == Pending::Kind::kCancel && e.cancel == en::CancelReason::kUser) {
+      s.session = p->asked.session;
+      s.orig_cl_ord_id = s.cl_ord_id;
+      s.cl_ord_id = p->cl_ord_id;
+    } else if (p != nullptr && p->kind == Pending::Kind::kReplace &&
+               e.cancel == en::CancelReason::kReplacedToZero) {
+      s.session = p->asked.session;
+      s.cl_ord_id = p->cl_ord_id;
+      s.orig_cl_ord_id = p->orig_cl_ord_id;
+    } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
+      ++p->mass.canceled_count;
+    }
+    listener_->OnCanceled(s, std::string(en::ToString(e.cancel)));
+  }
+
+  // A replace, answered to the amending session with the order's new price and quantity.
+  void DeliverReplaced(const exchange::Outcome& o, Pending* p) {
+    const en::Event& e = o.event;
+    Touch(o.sym);
+    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
+    if (p != nullptr) s.session = p->asked.session;
+    s.orig_cl_ord_id = std::string(e.orig.view());
+    if (e.has_px) {
+      s.has_price = true;
+      s.price_ticks = e.px;
+    }
+    s.qty = e.qty;
+    listener_->OnReplaced(s);
+  }
+
+  // A refused cancel or replace, with the request's ids and whether the order still works.
+  void DeliverCancelRejected(const exchange::Outcome& o, const Pending* p) {
+    const en::Event& e = o.event;
+    CancelRejected r;
+    r.account = Str(o.acct);
+    r.orig_cl_ord_id = std::string(e.orig.view());
+    r.reason = std::string(en::ToString(e.reject));
+    if (p != nullptr) {
+      r.session = p->asked.session;
+      r.account = p->asked.account;
+      r.cl_ord_id = p->cl_ord_id;
+      r.orig_cl_ord_id = p->orig_cl_ord_id;
+      r.response_to_replace = p->kind == Pending::Kind::kReplace;
+    } else {
+      r.session = SessionName(o.detail.session);
+    }
+    // Refused for another reason than "unknown": the order still works.
+    if (e.reject != en::RejectReason::kUnknownOrder && e.order.oid != 0) {
+      r.order_live = true;
+      r.order_id = e.order.oid;
+      r.cum_qty = e.order.cum;
+    }
+    listener_->OnCancelRejected(r);
   }
 
   // Hands the current listing to the listener, through the worker like the first one so

@@ -19,7 +19,8 @@ class ServeHttpImpl : public ServeHttp {
     return providers_.BandReferences();
   }
   absl::Status StartServer() override {
-    server_ = std::make_unique<HttpServer>(config_, providers_.Providers());
+    server_ = std::make_unique<HttpServer>(config_, providers_.Providers(),
+                                           HttpServerOptionsFromConfig(config_));
     return server_->Start();
   }
   int port() const override { return server_ ? server_->port() : 0; }

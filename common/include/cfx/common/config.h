@@ -56,6 +56,22 @@ struct ProductConfig {
   int64_t max_order_qty = 1000;
 };
 
+// [limits]: what one client can make the exchange hold (SPEC §6, §7). Every key is
+// optional; the defaults are safe for a production venue. docs/reliability.md lists them.
+struct LimitsConfig {
+  int fix_max_connections = 256;           // FIX connections in all
+  int fix_max_connections_per_peer = 16;   // FIX connections from one IP address
+  int fix_logon_timeout_ms = 10000;        // connect -> Logon received
+  int fix_max_message_bytes = 16384;       // largest BodyLength (9)
+  int fix_max_outbound_bytes = 8 << 20;    // unread output per FIX client before disconnect
+  int fix_max_latency_secs = 120;          // SendingTime accuracy; 0 turns the check off
+  int http_max_connections = 1024;
+  int http_max_connections_per_peer = 64;
+  int http_max_body_bytes = 64 * 1024;
+  int http_max_header_bytes = 8 * 1024;    // request line + headers (and trailers)
+  int http_read_timeout_ms = 15000;        // one whole request, also the keep-alive idle
+};
+
 struct ExchangeConfig {
   std::string source;  // file name, for messages
   std::string data_dir = "./cfx-data";
@@ -68,6 +84,7 @@ struct ExchangeConfig {
   int band_pct = 10;                 // price band ± percent of the reference
   int market_protection_ticks = 50;
   int snapshot_interval = 100000;    // inputs between engine snapshots
+  LimitsConfig limits;
   std::vector<FirmConfig> firms;
   std::vector<AccountConfig> accounts;
   std::vector<SessionConfig> sessions;

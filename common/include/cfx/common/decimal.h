@@ -1,7 +1,7 @@
 // Exact fixed-point decimals as int64 scaled integers.
 //
-//   int64_t ticks;   // 5.250 at scale 3 -> 5250
-//   absl::Status s = ParseScaled("5.250", 3, &ticks);
+//   absl::StatusOr<int64_t> ticks = ParseScaled("5.250", 3);   // *ticks == 5250
+//   absl::StatusOr<int64_t> neg = ParseScaled("-1.05", 3, /*allow_negative=*/true);  // -1050
 //   FormatScaled(5250, 3) == "5.250"
 #ifndef CFX_COMMON_DECIMAL_H_
 #define CFX_COMMON_DECIMAL_H_

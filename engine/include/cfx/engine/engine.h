@@ -8,8 +8,9 @@
 //   engine.Process(NewOrderCmd{...});   // listener sees accepted, trades, ... before return
 //
 // Deterministic: the same commands give the same events and the same StateHash().
-// Thread safety: none. One thread (the matcher) calls every method; other threads talk to it
-// through SpscRing/MpscRing.
+// Thread safety: none. One thread calls every method. The engine holds no ring and knows
+// no thread: in `cfx serve` other threads reach it through the exchange's journal::Pipeline
+// (the rings in concurrency/), whose matcher thread is the one caller.
 #ifndef CFX_ENGINE_ENGINE_H_
 #define CFX_ENGINE_ENGINE_H_
 
@@ -27,6 +28,9 @@
 #include "cfx/engine/order_book.h"
 
 namespace cfx::engine {
+namespace internal {
+class SnapshotReader;  // snapshot.cc
+}  // namespace internal
 
 // Pre-trade check called after every other entry check passes, before `accepted`.
 // Returns kNone to accept, or kInsufficientMargin / kAccountNotPermitted / kThrottled.
@@ -136,6 +140,15 @@ class Engine {
   RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct);
   RejectReason ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
                                PriceTicks* px, Qty* qty);
+
+  // Restore's steps (snapshot.cc), in blob order. Each reads its section into the engine
+  // and returns DataLoss naming what is wrong (the caller checks trailing bytes at the end).
+  absl::Status RestoreCounters(internal::SnapshotReader& r);
+  absl::Status RestoreNames(internal::SnapshotReader& r);
+  absl::Status RestoreBooks(internal::SnapshotReader& r);
+  absl::Status RestoreClientIds(internal::SnapshotReader& r);
+  absl::Status RestoreOrders(internal::SnapshotReader& r);
+  absl::Status RestoreBookOrders(internal::SnapshotReader& r);
 
   uint32_t Intern(NameMap& map, std::vector<std::string>& names, std::string_view name);
   OrderBook* BookOf(std::string_view sym);

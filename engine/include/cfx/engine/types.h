@@ -1,6 +1,7 @@
 // Value types of the matching engine: prices in ticks, quantities, ids and the enums that
-// name every outcome. Everything here is trivially copyable so commands and events can be
-// journaled byte-for-byte later.
+// name every outcome. Everything here is trivially copyable, so commands and events are
+// copied into preallocated ring slots (journal::Pipeline) without allocating; the journal
+// stores commands field by field through exchange::EngineCodec, not as raw bytes.
 #ifndef CFX_ENGINE_TYPES_H_
 #define CFX_ENGINE_TYPES_H_
 
@@ -36,7 +37,7 @@ struct FixedString {
       len = 0;
       return false;
     }
-    std::memcpy(data, s.data(), s.size());
+    if (!s.empty()) std::memcpy(data, s.data(), s.size());  // an empty view may hold nullptr
     len = static_cast<uint8_t>(s.size());
     return true;
   }

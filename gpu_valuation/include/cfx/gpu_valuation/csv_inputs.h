@@ -1,5 +1,6 @@
-// Readers for the `cfx margin` input files (SPEC §12). Every error names the file, the line
-// (the header is line 1) and the field, e.g. `pos.csv:4: field 'qty': not an integer: "1.5"`.
+// Readers for the `cfx margin` input files (SPEC §12), under the strict CSV rules of
+// cfx/common/csv.h. Every error names the file, the line (the header is line 1) and the
+// column, e.g. `pos.csv:4: column qty: not an integer: "1.5"`.
 //
 //   absl::StatusOr<std::vector<PositionRow>> pos = ReadPositionsCsv("pos.csv");
 #ifndef CFX_GPU_VALUATION_CSV_INPUTS_H_
@@ -28,17 +29,15 @@ absl::StatusOr<std::vector<PositionRow>> ParsePositionsCsv(absl::string_view tex
 // Header `sym,settle`; settle a positive price on the 0.001 tick; no duplicate symbol.
 absl::StatusOr<std::vector<ContractPrice>> ParsePricesCsv(absl::string_view text,
                                                           absl::string_view file_name);
-// Header `date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu` (SPEC §8). Every row is
-// validated; an operator listed under two tiers is an error.
-absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view text,
-                                                              absl::string_view file_name);
 
 absl::StatusOr<std::vector<PositionRow>> ReadPositionsCsv(const std::string& path);
 absl::StatusOr<std::vector<ContractPrice>> ReadPricesCsv(const std::string& path);
+// throughput.csv (SPEC §8), read by reference::ReadThroughputFile, the one reader of that
+// file, so `cfx margin` and `cfx reference build` accept the same files.
 absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputCsv(const std::string& path);
 
 // Groups rows by account (sorted by account), checking every symbol has a price: an unknown
-// symbol is an error naming `positions_file`, its line and field `sym`.
+// symbol is an error naming `positions_file`, its line and column `sym`.
 absl::StatusOr<std::vector<AccountPositions>> GroupByAccount(
     const std::vector<PositionRow>& rows, const std::vector<ContractPrice>& prices,
     absl::string_view positions_file);

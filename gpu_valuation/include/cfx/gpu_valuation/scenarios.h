@@ -66,8 +66,10 @@ absl::StatusOr<ScenarioSet> BuildMonteCarlo(double psr, const TsrTable& tsr, int
                                             uint64_t seed);
 
 // Parses a scenario file (header scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,
-// tput_BRNZ). `file_name` is used in messages, which name the file, the line (the header
-// is line 1) and the field. InvalidArgument on any malformed content.
+// tput_BRNZ) under the strict CSV rules of cfx/common/csv.h. `file_name` is used in
+// messages, which name the file, the line (the header is line 1) and the column
+// (`s.csv:4: column weight: weight must be in (0, 1], got 1.5`). InvalidArgument on any
+// malformed content.
 absl::StatusOr<ScenarioSet> ParseScenarioCsv(absl::string_view text, absl::string_view file_name);
 // Reads and parses `path`; NotFound if it cannot be read.
 absl::StatusOr<ScenarioSet> ReadScenarioFile(const std::string& path);

@@ -45,10 +45,6 @@ absl::StatusOr<BuildResult> BuildFixes(const std::vector<Observation>& observati
                                        const std::vector<ThroughputRow>& throughput,
                                        const BuildOptions& options, FixStore* store);
 
-// Step 6 on exact inputs: 2θ × 10^6 for (gpu, tier) on `date`, or nullopt.
-std::optional<int64_t> TwiceThetaE6(const std::vector<ThroughputRow>& rows, const std::string& gpu,
-                                    Tier tier, Date date);
-
 }  // namespace cfx::reference
 
 #endif  // CFX_REFERENCE_BUILDER_H_

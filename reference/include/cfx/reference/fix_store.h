@@ -4,7 +4,7 @@
 //   auto rec = (*store)->Get("B200-GOLD-US", date);         // latest revision, or nullopt
 //   if (rec.ok() && *rec && (*rec)->fix_e4) { int64_t fix = *(*rec)->fix_e4; ... }
 //   auto ops = (*store)->LatestThroughput(date);             // for TSR (valuation)
-//   std::optional<double> theta = ComputeTheta(*ops, "B200", Tier::kGold, date);
+//   std::optional<Theta> theta = GradeTheta(*ops, "B200", Tier::kGold, date);  // throughput.h
 //
 // Settlement reads fixes (a stale fix is still a fix: `fix_e4` set, flag "stale"); valuation
 // reads per-operator throughput. The store layout is documented in docs/formats.md.
@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
+#include "cfx/reference/throughput.h"
 
 namespace cfx::storage {
 class KvStore;
@@ -51,21 +52,6 @@ struct FixRecord {
   bool HasFlag(const std::string& flag) const;
   friend bool operator==(const FixRecord&, const FixRecord&) = default;
 };
-
-// One operator's throughput measurement (a row of throughput.csv, model/isl/osl dropped).
-struct OperatorThroughput {
-  std::string operator_name;
-  cfx::Tier tier = cfx::Tier::kGold;
-  std::string gpu;
-  cfx::Date date;
-  double output_tps_per_gpu = 0;
-};
-
-// θ_g(D) (SPEC §8 step 6): the median over the tier's operators of each operator's latest
-// measurement for `gpu` dated <= `date` (latest by date, then the later element). nullopt
-// when no operator qualifies. Pure; usable without a store.
-std::optional<double> ComputeTheta(const std::vector<OperatorThroughput>& rows,
-                                   const std::string& gpu, cfx::Tier tier, cfx::Date date);
 
 // The §12 JSON line (no trailing newline); prices as 4-decimal strings, nulls as null.
 std::string RecordToJson(const FixRecord& record);

@@ -4,10 +4,9 @@
 //   if (!obs.ok()) { /* message: "observations.csv:12: column price: must be > 0 ('0')" */ }
 //
 // A reader validates every row in full, eligible for a fix or not, and stops at the first bad
-// row. Lines count the header as line 1; blank lines are skipped but counted. Fields are
-// plain comma-separated values: no quoting and no surrounding spaces (a benchmark input is
-// machine-written; anything else is a data-quality problem worth stopping for). CRLF line
-// ends are accepted.
+// row. The text follows the strict CSV rules of cfx/common/csv.h: exact header (line 1, a
+// UTF-8 byte order mark before it is dropped), no quoting, no surrounding spaces, no empty
+// field, exact field count, CRLF accepted, blank lines skipped but counted.
 #ifndef CFX_REFERENCE_INPUTS_H_
 #define CFX_REFERENCE_INPUTS_H_
 
@@ -66,7 +65,8 @@ inline constexpr absl::string_view kThroughputHeader =
 // bad row, naming file, line, column and reason.
 absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view text,
                                                               absl::string_view file);
-// Also rejects an operator listed under two tiers.
+// Also rejects an operator listed under two tiers, and an operator name that is not
+// IsPlainName (1-64 printable ASCII characters, no space: it keys the store and JSON).
 absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view text,
                                                               absl::string_view file);
 // Read a file and parse it. NotFound when the file cannot be read.

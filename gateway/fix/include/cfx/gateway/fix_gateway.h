@@ -98,6 +98,9 @@ class FixGateway : public ExecutionListener {
   void OnSecurityList(const std::vector<std::string>& symbols) override;
 
   class Impl;
+  // The QuickFIX-side application (fix_gateway_impl.h), for the FIX fuzz target, which
+  // feeds it messages without sockets. Not for production code.
+  Impl& impl_for_fuzzing() { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -5,9 +5,12 @@
 // sees the other's types: this header is plain C++14 (it is included from the gateway's
 // QuickFIX translation units, which must be compiled as C++14) and names no QuickFIX type.
 //
-//   class EngineOrderEntry : public cfx::gateway::OrderEntry { ... };   // integrator
-//   FixGateway gateway(config, &engine_order_entry);
-//   engine_order_entry.SetListener(&gateway);        // outcomes flow back to FIX sessions
+// The exchange's implementation is ExchangeOrderEntry (gateway/server,
+// cfx/gateway/exchange_order_entry.h); the FIX tests use testing::FakeExchange.
+//
+//   ExchangeOrderEntry entry(&core, sessions);       // : public cfx::gateway::OrderEntry
+//   FixGateway gateway(config, &entry);
+//   entry.SetListener(&gateway);                      // outcomes flow back to FIX sessions
 //
 // Prices are int64 ticks of 0.001 USD; quantities are contracts. Every request carries the
 // FIX session (the client's SenderCompID) that sent it; every order outcome carries the

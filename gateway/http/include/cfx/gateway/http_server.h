@@ -43,6 +43,9 @@ struct HttpServerOptions {
   size_t max_whatif_positions = 1000;
 };
 
+// The defaults above with the config's [limits] applied (what `cfx serve` runs with).
+HttpServerOptions HttpServerOptionsFromConfig(const ExchangeConfig& config);
+
 // Thread safety: Start(), Stop() and the destructor must be called from one controlling
 // thread (not from a provider callback); port() may be called from any thread after Start().
 class HttpServer {

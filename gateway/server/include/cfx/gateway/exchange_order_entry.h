@@ -4,7 +4,7 @@
 // market data).
 //
 //   ExchangeCore core(config, options);
-//   ExchangeOrderEntry entry(&core);           // registers itself as an outcome listener
+//   ExchangeOrderEntry entry(&core, sessions); // registers itself as an outcome listener
 //   FixGateway gateway(FixGatewayConfigFromExchange(config), &entry);
 //   entry.SetListener(&gateway);
 //   core.Start(); entry.Start();               // publishes the security list

@@ -1,5 +1,7 @@
-// An in-memory stand-in for the exchange behind OrderEntry, for the FIX gateway's tests and
-// for `cfx bench fix` until the engine is bound. NOT the engine: it rests and crosses limit
+// An in-memory stand-in for the exchange behind OrderEntry (a test double, target
+// cfx_fix_testing): for the FIX gateway's tests and for `cfx bench fix --fake`, which
+// measures the gateway alone. The real binding is gateway/server's ExchangeOrderEntry
+// (cfx/gateway/exchange_order_entry.h). NOT the engine: it rests and crosses limit
 // and market orders price-time, handles IOC/FOK, post-only, stops, cancel, replace, mass
 // cancel and cancel-on-disconnect, and publishes books and trades. No bands, no STP, no
 // auction, no margin. C++14-clean.

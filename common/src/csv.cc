@@ -1,0 +1,155 @@
+#include "cfx/common/csv.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace cfx {
+namespace {
+
+constexpr absl::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+bool IsPadding(char c) { return c == ' ' || c == '\t'; }
+
+bool IsDigits(absl::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
+                      absl::string_view reason) {
+  if (column.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": ", reason));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(file, ":", line, ": column ", column, ": ", reason));
+}
+
+CsvReader::CsvReader(absl::string_view text, absl::string_view file, absl::string_view header)
+    : text_(text), file_(file), header_(header), names_(absl::StrSplit(header, ',')) {}
+
+bool CsvReader::NextLine(absl::string_view* line) {
+  if (pos_ >= text_.size()) return false;
+  size_t end = text_.find('\n', pos_);
+  if (end == absl::string_view::npos) end = text_.size();
+  *line = text_.substr(pos_, end - pos_);
+  if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+  pos_ = end + 1;
+  ++line_;
+  return true;
+}
+
+absl::Status CsvReader::CheckHeader() {
+  absl::string_view header;
+  if (!NextLine(&header)) return CsvError(file_, 1, "", "empty file, expected a header");
+  if (absl::StartsWith(header, kUtf8Bom)) header.remove_prefix(kUtf8Bom.size());
+  if (header != header_) {
+    return CsvError(file_, 1, "",
+                    absl::StrCat("header must be '", header_, "', got '", header, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CsvReader::SplitRow(absl::string_view line) {
+  fields_.clear();  // keeps its capacity: no allocation per row
+  for (size_t start = 0;;) {
+    const size_t comma = line.find(',', start);
+    fields_.push_back(line.substr(start, comma == absl::string_view::npos ? comma : comma - start));
+    if (comma == absl::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (fields_.size() < names_.size()) {
+    return CsvError(
+        file_, line_, names_[fields_.size()],
+        absl::StrCat("missing (expected ", names_.size(), " fields, got ", fields_.size(), ")"));
+  }
+  if (fields_.size() > names_.size()) {
+    return CsvError(file_, line_, "",
+                    absl::StrCat("expected ", names_.size(), " fields, got ", fields_.size()));
+  }
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    absl::string_view f = fields_[i];
+    if (f.empty()) return Error(i, "empty");
+    if (IsPadding(f.front()) || IsPadding(f.back()) || f.find('"') != absl::string_view::npos) {
+      return Error(i, absl::StrCat("unexpected space or quote: '", f, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool CsvReader::Next() {
+  if (!status_.ok()) return false;
+  if (!header_checked_) {
+    header_checked_ = true;
+    status_ = CheckHeader();
+    if (!status_.ok()) return false;
+  }
+  absl::string_view line;
+  while (NextLine(&line)) {
+    if (line.empty()) continue;
+    status_ = SplitRow(line);
+    return status_.ok();
+  }
+  fields_.clear();
+  return false;
+}
+
+absl::Status CsvReader::Error(size_t column, absl::string_view reason) const {
+  return CsvError(file_, line_, names_[column], reason);
+}
+
+absl::StatusOr<double> ParseDecimalDouble(absl::string_view text) {
+  absl::string_view body = text;
+  if (!body.empty() && body.front() == '-') body.remove_prefix(1);
+  const size_t dot = body.find('.');
+  const bool ok = dot == absl::string_view::npos
+                      ? IsDigits(body)
+                      : IsDigits(body.substr(0, dot)) && IsDigits(body.substr(dot + 1));
+  if (!ok) return absl::InvalidArgumentError(absl::StrCat("not a decimal number: \"", text, "\""));
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) {
+    return absl::InvalidArgumentError(absl::StrCat("not a finite number: \"", text, "\""));
+  }
+  return value;
+}
+
+absl::StatusOr<int64_t> ParseInteger(absl::string_view text) {
+  absl::string_view body = text;
+  if (!body.empty() && body.front() == '-') body.remove_prefix(1);
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!IsDigits(body) || ec != std::errc() || ptr != text.data() + text.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("not an integer: \"", text, "\""));
+  }
+  return value;
+}
+
+bool IsPlainName(absl::string_view text) {
+  if (text.empty() || text.size() > 64) return false;
+  for (char c : text) {
+    if (c <= ' ' || c > '~') return false;  // char may be signed: bytes >= 0x80 fail too
+  }
+  return true;
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return ss.str();
+}
+
+}  // namespace cfx
