@@ -6,6 +6,7 @@
 
 #include "cfx/demo/demo.h"
 #include "registry.h"
+#include "run_status.h"
 
 namespace {
 
@@ -30,8 +31,7 @@ void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
     absl::StatusOr<cfx::demo::DemoSummary> summary = cfx::demo::RunDemo(*options, std::cout);
     if (!summary.ok()) {
       std::cout << std::flush;
-      std::cerr << "cfx demo: " << summary.status().message() << "\n";
-      *rc = 1;
+      *rc = cfx::app::Fail("demo", summary.status());
     }
   });
 }

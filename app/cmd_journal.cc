@@ -14,6 +14,7 @@
 #include "cfx/journal/journal.h"
 #include "nlohmann/json.hpp"
 #include "registry.h"
+#include "run_status.h"
 
 namespace cfx::app {
 namespace {
@@ -35,14 +36,9 @@ nlohmann::json DescribePayload(absl::string_view payload) {
   return {{"error", std::string(s.message())}, {"hex", hex}};
 }
 
-int Fail(absl::string_view command, const absl::Status& status) {
-  std::cerr << "cfx journal " << command << ": " << status.message() << "\n";
-  return 1;
-}
-
-int RunVerify(const std::string& data_dir, bool truncate) {
+ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   auto journal = journal::Journal::Open({.data_dir = data_dir, .read_only = !truncate});
-  if (!journal.ok()) return Fail("verify", journal.status());
+  if (!journal.ok()) return Fail("journal verify", journal.status());
   uint64_t last_good = 0, records = 0;
   absl::Status s = (*journal)->ReadFrom(1, [&](uint64_t seq, absl::string_view) {
     last_good = seq;
@@ -67,11 +63,11 @@ int RunVerify(const std::string& data_dir, bool truncate) {
   out["first_bad_seq"] = last_good + 1;
   if (!truncate) {
     std::cout << out.dump() << "\n";
-    return Fail("verify", s);
+    return Fail("journal verify", s);
   }
   // Operator action, asked for explicitly: drop the bad record and everything after it.
   absl::Status cut = (*journal)->TruncateAfter(last_good);
-  if (!cut.ok()) return Fail("verify", cut);
+  if (!cut.ok()) return Fail("journal verify", cut);
   out["truncated_from"] = last_good + 1;
   std::cout << out.dump() << "\n";
   std::cerr << "cfx journal verify: truncated records " << last_good + 1 << ".. ("
@@ -79,9 +75,9 @@ int RunVerify(const std::string& data_dir, bool truncate) {
   return 0;
 }
 
-int RunDump(const std::string& data_dir, uint64_t from, uint64_t limit) {
+ExitCode RunDump(const std::string& data_dir, uint64_t from, uint64_t limit) {
   auto journal = journal::Journal::Open({.data_dir = data_dir, .read_only = true});
-  if (!journal.ok()) return Fail("dump", journal.status());
+  if (!journal.ok()) return Fail("journal dump", journal.status());
   uint64_t printed = 0, last = from == 0 ? 0 : from - 1;
   absl::Status s = (*journal)->ReadFrom(from, [&](uint64_t seq, absl::string_view payload) {
     if (limit != 0 && printed >= limit) return false;
@@ -97,7 +93,7 @@ int RunDump(const std::string& data_dir, uint64_t from, uint64_t limit) {
                            {"error", std::string(s.message())}};
     std::cout << line.dump() << "\n";
     std::cout.flush();
-    return Fail("dump", s);
+    return Fail("journal dump", s);
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "cfx/gpu_valuation/margin_engine.h"
 #include "cfx/gpu_valuation/margin_json.h"
 #include "registry.h"
+#include "run_status.h"
 
 namespace cfx::app {
 namespace {
@@ -26,14 +27,9 @@ struct MarginFlags {
   uint64_t seed = gv::kDefaultMcSeed;
 };
 
-int Fail(const absl::Status& status) {
-  std::cerr << "cfx margin: " << status.message() << "\n";
-  return 1;
-}
-
-int RunMargin(const MarginFlags& flags, bool method_given) {
+ExitCode RunMargin(const MarginFlags& flags, bool method_given) {
   absl::StatusOr<Date> date = ParseDate(flags.date);
-  if (!date.ok()) return Fail(absl::InvalidArgumentError("--date: expected YYYY-MM-DD"));
+  if (!date.ok()) return Fail("margin", "--date: expected YYYY-MM-DD");
   gv::MarginOptions options;
   options.as_of = *date;
   options.psr = flags.psr;
@@ -41,10 +37,10 @@ int RunMargin(const MarginFlags& flags, bool method_given) {
   options.mc_seed = flags.seed;
   if (!flags.scenarios.empty()) {
     if (method_given) {
-      return Fail(absl::InvalidArgumentError("--scenarios replaces --method; give one of them"));
+      return Fail("margin", "--scenarios replaces --method; give one of them");
     }
     absl::StatusOr<gv::ScenarioSet> file = gv::ReadScenarioFile(flags.scenarios);
-    if (!file.ok()) return Fail(file.status());
+    if (!file.ok()) return Fail("margin", file.status());
     options.method = gv::ScenarioMethod::kFile;
     options.file_scenarios = std::move(*file);
   } else if (flags.method == "mc") {
@@ -53,17 +49,17 @@ int RunMargin(const MarginFlags& flags, bool method_given) {
     options.method = gv::ScenarioMethod::kSpan16;
   }
   auto prices = gv::ReadPricesCsv(flags.prices);
-  if (!prices.ok()) return Fail(prices.status());
+  if (!prices.ok()) return Fail("margin", prices.status());
   auto rows = gv::ReadPositionsCsv(flags.positions);
-  if (!rows.ok()) return Fail(rows.status());
+  if (!rows.ok()) return Fail("margin", rows.status());
   auto throughput = gv::ReadThroughputCsv(flags.throughput);
-  if (!throughput.ok()) return Fail(throughput.status());
+  if (!throughput.ok()) return Fail("margin", throughput.status());
   auto accounts = gv::GroupByAccount(*rows, *prices, flags.positions);
-  if (!accounts.ok()) return Fail(accounts.status());
+  if (!accounts.ok()) return Fail("margin", accounts.status());
   auto engine = gv::MarginEngine::Create(*prices, *throughput, options);
-  if (!engine.ok()) return Fail(engine.status());
+  if (!engine.ok()) return Fail("margin", engine.status());
   auto results = (*engine)->ComputeMany(*accounts);
-  if (!results.ok()) return Fail(results.status());
+  if (!results.ok()) return Fail("margin", results.status());
   // Everything is computed before anything is printed: an error leaves no partial output.
   std::string out;
   for (const gv::MarginResult& r : *results) {

@@ -5,12 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cfx/reference/builder.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/reference/inputs.h"
 #include "cfx/reference/sample_data.h"
 #include "registry.h"
+#include "run_status.h"
 
 namespace cfx::app {
 namespace {
@@ -34,7 +36,7 @@ struct SampleFlags {
 std::optional<Date> FlagDate(const std::string& flag, const std::string& text) {
   absl::StatusOr<Date> d = ParseDate(text);
   if (!d.ok()) {
-    std::cerr << "cfx reference: " << flag << ": " << d.status().message() << "\n";
+    Fail("reference", absl::StrCat(flag, ": ", d.status().message()));
     return std::nullopt;
   }
   return *d;
@@ -50,7 +52,7 @@ std::optional<BusinessCalendar> FlagHolidays(const std::string& text) {
   return BusinessCalendar(std::move(days));
 }
 
-int RunBuild(const BuildFlags& f) {
+ExitCode RunBuild(const BuildFlags& f) {
   std::optional<Date> from = FlagDate("--date", f.date);
   if (!from) return 2;
   std::optional<Date> to = f.to.empty() ? from : FlagDate("--to", f.to);
@@ -58,28 +60,20 @@ int RunBuild(const BuildFlags& f) {
   std::optional<BusinessCalendar> calendar = FlagHolidays(f.holidays);
   if (!calendar) return 2;
   if (f.format != "json" && f.format != "csv") {
-    std::cerr << "cfx reference build: --format: must be json or csv, got '" << f.format << "'\n";
-    return 2;
+    return Fail("reference build", "--format: must be json or csv, got '" + f.format + "'", 2);
   }
   absl::StatusOr<std::vector<reference::Observation>> obs =
       reference::ReadObservationsFile(f.observations);
-  if (!obs.ok()) {
-    std::cerr << "cfx reference build: " << obs.status().message() << "\n";
-    return 1;
-  }
+  if (!obs.ok()) return Fail("reference build", obs.status());
   absl::StatusOr<std::vector<reference::ThroughputRow>> tput =
       reference::ReadThroughputFile(f.throughput);
-  if (!tput.ok()) {
-    std::cerr << "cfx reference build: " << tput.status().message() << "\n";
-    return 1;
-  }
+  if (!tput.ok()) return Fail("reference build", tput.status());
   std::unique_ptr<reference::FixStore> store;
   if (!f.data_dir.empty()) {
     absl::StatusOr<std::unique_ptr<reference::FixStore>> opened =
         reference::FixStore::Open(f.data_dir);
     if (!opened.ok()) {
-      std::cerr << "cfx reference build: --data-dir: " << opened.status().message() << "\n";
-      return 1;
+      return Fail("reference build", absl::StrCat("--data-dir: ", opened.status().message()));
     }
     store = std::move(*opened);
   }
@@ -91,10 +85,7 @@ int RunBuild(const BuildFlags& f) {
                                   .market_wide = true};
   absl::StatusOr<reference::BuildResult> result =
       reference::BuildFixes(*obs, *tput, options, store.get());
-  if (!result.ok()) {
-    std::cerr << "cfx reference build: " << result.status().message() << "\n";
-    return 1;
-  }
+  if (!result.ok()) return Fail("reference build", result.status());
   for (const std::string& w : result->warnings)
     std::cerr << "cfx reference build: warning: " << w << "\n";
   std::string out;
@@ -115,7 +106,7 @@ int RunBuild(const BuildFlags& f) {
   return 0;
 }
 
-int RunSample(const SampleFlags& f) {
+ExitCode RunSample(const SampleFlags& f) {
   std::optional<Date> from = FlagDate("--from", f.from);
   if (!from) return 2;
   std::optional<Date> to = FlagDate("--to", f.to);
@@ -133,24 +124,18 @@ int RunSample(const SampleFlags& f) {
   options.gpus = absl::StrSplit(f.gpus, ',', absl::SkipEmpty());
   for (const std::string& r : options.regions) {
     if (!IsKnownRegion(r)) {
-      std::cerr << "cfx reference sample: --regions: unknown region '" << r << "'\n";
-      return 2;
+      return Fail("reference sample", "--regions: unknown region '" + r + "'", 2);
     }
   }
   for (const std::string& g : options.gpus) {
     if (!IsValidGpuName(g)) {
-      std::cerr << "cfx reference sample: --gpus: bad gpu name '" << g << "'\n";
-      return 2;
+      return Fail("reference sample", "--gpus: bad gpu name '" + g + "'", 2);
     }
   }
-  if (*to < *from) {
-    std::cerr << "cfx reference sample: --to is before --from\n";
-    return 2;
-  }
+  if (*to < *from) return Fail("reference sample", "--to is before --from", 2);
   reference::SampleData data = reference::GenerateSample(options);
   if (absl::Status s = reference::WriteSampleFiles(data, f.out); !s.ok()) {
-    std::cerr << "cfx reference sample: " << s.message() << "\n";
-    return 1;
+    return Fail("reference sample", s);
   }
   std::cerr << "cfx reference sample: wrote " << data.observations.size() << " observations and "
             << data.throughput.size() << " throughput rows to " << f.out << "\n";
@@ -162,9 +147,9 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
       parent.add_subcommand("reference", "Reference rates (the rental price benchmark)");
   group->require_subcommand(1);
 
-  auto build_flags = std::make_shared<BuildFlags>();
-  CLI::App* build = group->add_subcommand(
-      "build", "Compute (and with --data-dir, publish) the daily fixes; records on stdout");
+  auto [build, build_flags] = AddCommand<BuildFlags>(
+      *group, rc, "build",
+      "Compute (and with --data-dir, publish) the daily fixes; records on stdout", RunBuild);
   build->add_option("--observations", build_flags->observations, "observations.csv")->required();
   build->add_option("--throughput", build_flags->throughput, "throughput.csv")->required();
   build->add_option("--date", build_flags->date, "Business date D (YYYY-MM-DD)")->required();
@@ -179,11 +164,9 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
                     "Comma-separated non-business dates (YYYY-MM-DD,...)");
   build->add_flag("--market-wide", build_flags->market_wide,
                   "Also print the market-wide ALL-<REGION> series (always stored)");
-  build->callback([build_flags, rc] { *rc = RunBuild(*build_flags); });
 
-  auto sample_flags = std::make_shared<SampleFlags>();
-  CLI::App* sample =
-      group->add_subcommand("sample", "Write seeded sample observations.csv and throughput.csv");
+  auto [sample, sample_flags] = AddCommand<SampleFlags>(
+      *group, rc, "sample", "Write seeded sample observations.csv and throughput.csv", RunSample);
   sample->add_option("--out", sample_flags->out, "Output folder")->required();
   sample->add_option("--from", sample_flags->from, "First date (YYYY-MM-DD)")->required();
   sample->add_option("--to", sample_flags->to, "Last date (YYYY-MM-DD)")->required();
@@ -194,9 +177,9 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
   sample->add_option("--regions", sample_flags->regions, "Comma-separated regions (default US,EU)");
   sample->add_option("--gpus", sample_flags->gpus, "Comma-separated GPUs (default B200)");
   sample->add_option("--holidays", sample_flags->holidays, "Comma-separated non-business dates");
-  sample->callback([sample_flags, rc] { *rc = RunSample(*sample_flags); });
 }
 
-}  // namespace
 CFX_REGISTER_COMMAND("", SetupReference);
+
+}  // namespace
 }  // namespace cfx::app

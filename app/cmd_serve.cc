@@ -7,9 +7,11 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
 #include "cfx/common/config.h"
 #include "cfx/gateway/exchange_server.h"
 #include "registry.h"
+#include "run_status.h"
 
 namespace cfx::app {
 namespace {
@@ -25,10 +27,7 @@ struct ServeFlags {
 
 ExitCode RunServe(const ServeFlags& flags) {
   absl::StatusOr<ExchangeConfig> config = LoadConfigFile(flags.config);
-  if (!config.ok()) {
-    std::cerr << "cfx serve: " << config.status().message() << "\n";
-    return 2;
-  }
+  if (!config.ok()) return Fail("serve", config.status(), 2);
   // Block the stop signals before any thread starts, so every thread inherits the mask and
   // only sigwait below sees them.
   sigset_t stop_signals;
@@ -44,10 +43,7 @@ ExitCode RunServe(const ServeFlags& flags) {
   options.pre_trade_risk = !flags.no_risk;
   options.fix_message_log = flags.fix_log;
   gateway::ExchangeServer server(*config, options);
-  if (absl::Status s = server.Start(); !s.ok()) {
-    std::cerr << "cfx serve: " << s.message() << "\n";
-    return 1;
-  }
+  if (absl::Status s = server.Start(); !s.ok()) return Fail("serve", s);
   const exchange::RecoveryInfo& r = server.recovery();
   std::cerr << "cfx serve: listening fix=" << server.fix_port() << " http=" << server.http_port()
             << " data_dir=" << server.data_dir() << " (" << (r.fresh ? "fresh" : "recovered")
@@ -57,17 +53,16 @@ ExitCode RunServe(const ServeFlags& flags) {
   sigwait(&stop_signals, &sig);
   std::cerr << "cfx serve: signal " << sig << ", stopping" << std::endl;
   if (absl::Status s = server.Stop(); !s.ok()) {
-    std::cerr << "cfx serve: stop: " << s.message() << "\n";
-    return 1;
+    return Fail("serve", absl::StrCat("stop: ", s.message()));
   }
   std::cerr << "cfx serve: stopped cleanly" << std::endl;
   return 0;
 }
 
 void SetupServe(CLI::App& parent, ExitCode* rc) {
-  auto flags = std::make_shared<ServeFlags>();
-  CLI::App* cmd = parent.add_subcommand(
-      "serve", "Run the exchange: engine, journal, FIX gateway and HTTP API (until SIGTERM)");
+  auto [cmd, flags] = AddCommand<ServeFlags>(
+      parent, rc, "serve",
+      "Run the exchange: engine, journal, FIX gateway and HTTP API (until SIGTERM)", RunServe);
   cmd->add_option("--config", flags->config, "Exchange TOML config (config/demo.toml)")
       ->required();
   cmd->add_option("--data-dir", flags->data_dir, "Data dir (default: the config's data_dir)");
@@ -75,7 +70,6 @@ void SetupServe(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--http-port", flags->http_port, "HTTP port (default: config; 0 = any free)");
   cmd->add_flag("--no-risk", flags->no_risk, "Disable the pre-trade margin check");
   cmd->add_flag("--fix-log", flags->fix_log, "Log every FIX message under <data_dir>/fix");
-  cmd->callback([flags, rc] { *rc = RunServe(*flags); });
 }
 
 CFX_REGISTER_COMMAND("", SetupServe);

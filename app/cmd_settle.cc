@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/settlement/batch.h"
@@ -15,7 +16,9 @@
 #include "cfx/settlement/trade_store.h"
 #include "cfx/settlement/valuation_margin.h"
 #include "registry.h"
+#include "run_status.h"
 
+namespace cfx::app {
 namespace {
 
 struct SettleFlags {
@@ -52,21 +55,15 @@ class ProgressLine {
   bool drawn_ = false;
 };
 
-int RunSettle(const SettleFlags& flags) {
+ExitCode RunSettle(const SettleFlags& flags) {
   using namespace cfx::settlement;
   auto date = cfx::ParseDate(flags.date);
-  if (!date.ok()) {
-    std::cerr << "cfx settle: --date: " << date.status().message() << "\n";
-    return 2;
-  }
+  if (!date.ok()) return Fail("settle", absl::StrCat("--date: ", date.status().message()), 2);
   SettleConfig config;
   double psr = 0.15;  // SPEC §10 default price scan range
   if (!flags.config.empty()) {
     auto exchange = cfx::LoadConfigFile(flags.config);
-    if (!exchange.ok()) {
-      std::cerr << "cfx settle: " << exchange.status().message() << "\n";
-      return 2;
-    }
+    if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
     config.calendar = exchange->Calendar();
     psr = exchange->psr;
     for (const cfx::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
@@ -75,10 +72,7 @@ int RunSettle(const SettleFlags& flags) {
     }
   }
   auto trades = OpenLmdbTradeSource(flags.data_dir);
-  if (!trades.ok()) {
-    std::cerr << "cfx settle: " << trades.status().message() << "\n";
-    return 1;
-  }
+  if (!trades.ok()) return Fail("settle", trades.status());
   SettleInputs inputs{trades->get(), nullptr, nullptr};
   auto fixes = OpenReferenceFixSource(flags.data_dir);
   if (fixes.ok()) {
@@ -120,27 +114,24 @@ int RunSettle(const SettleFlags& flags) {
   if (flags.verify) {
     auto ledger = Ledger::Open(flags.data_dir);
     absl::Status s = ledger.ok() ? (*ledger)->Verify() : ledger.status();
-    if (!s.ok()) {
-      std::cerr << "cfx settle: ledger audit failed: " << s.message() << "\n";
-      return 1;
-    }
+    if (!s.ok()) return Fail("settle", absl::StrCat("ledger audit failed: ", s.message()));
     std::cout << "ledger audit: OK\n";
   }
   return 0;
 }
 
-void SetupSettle(CLI::App& parent, cfx::app::ExitCode* rc) {
-  auto flags = std::make_shared<SettleFlags>();
-  CLI::App* cmd = parent.add_subcommand(
-      "settle", "Daily settlement: prices, variation margin, expiry, margin calls, statements");
+void SetupSettle(CLI::App& parent, ExitCode* rc) {
+  auto [cmd, flags] = AddCommand<SettleFlags>(
+      parent, rc, "settle",
+      "Daily settlement: prices, variation margin, expiry, margin calls, statements", RunSettle);
   cmd->add_option("--date", flags->date, "Business date to settle (YYYY-MM-DD)")->required();
   cmd->add_option("--data-dir", flags->data_dir, "Data dir (trades, reference, ledger)")->required();
   cmd->add_option("--out", flags->out_dir, "Statements folder (default: DIR/statements)");
   cmd->add_option("--config", flags->config, "Exchange TOML config (holidays, products, collateral)");
   cmd->add_flag("--verify", flags->verify, "Audit the whole ledger after the run");
-  cmd->callback([flags, rc] { *rc = RunSettle(*flags); });
 }
 
 CFX_REGISTER_COMMAND("", SetupSettle);
 
 }  // namespace
+}  // namespace cfx::app

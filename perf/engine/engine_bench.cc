@@ -3,25 +3,28 @@
 // book_bench.cc (the same streams on one book); see also `cfx bench book --engine`.
 #include <benchmark/benchmark.h>
 
+#include <vector>
+
 #include "cfx/engine/workload.h"
 
 namespace {
 
 constexpr uint32_t kAccounts = 16;
 
-void BM_EngineLiquibookStream(benchmark::State& state) {
-  auto commands = cfx::engine::EngineCommands(
-      cfx::engine::LiquibookWorkload(static_cast<size_t>(state.range(0)), 3), kAccounts);
+// Times a fresh engine over `items` sent as gateway commands.
+void RunEngineStream(benchmark::State& state, const std::vector<cfx::engine::WorkItem>& items) {
+  auto commands = cfx::engine::EngineCommands(items, kAccounts);
   for (auto _ : state) benchmark::DoNotOptimize(cfx::engine::RunEngineOnce(commands).trades);
   state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+void BM_EngineLiquibookStream(benchmark::State& state) {
+  RunEngineStream(state, cfx::engine::LiquibookWorkload(static_cast<size_t>(state.range(0)), 3));
 }
 BENCHMARK(BM_EngineLiquibookStream)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 void BM_EngineMixedStream(benchmark::State& state) {
-  auto commands = cfx::engine::EngineCommands(
-      cfx::engine::MixedWorkload(static_cast<size_t>(state.range(0)), 3), kAccounts);
-  for (auto _ : state) benchmark::DoNotOptimize(cfx::engine::RunEngineOnce(commands).trades);
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  RunEngineStream(state, cfx::engine::MixedWorkload(static_cast<size_t>(state.range(0)), 3));
 }
 BENCHMARK(BM_EngineMixedStream)->Arg(100000)->Unit(benchmark::kMillisecond);
 

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cfx/common/units.h"
 #include "cfx/settlement/expiry.h"
 #include "cfx/settlement/prices.h"
 #include "cfx/settlement/statements.h"
@@ -31,14 +32,24 @@ struct Contract {
   std::string sym;
   ContractSymbol parsed;
   bool required = false;  // open interest, trades or a prior settlement: must settle
-  std::optional<int64_t> prior;
-  __int128 vwap_num = 0;
-  int64_t vwap_den = 0;
-  int64_t open_interest = 0;  // Σ positive end-of-day positions
+  std::optional<PriceTicks> prior;
+  __int128 vwap_num = 0;  // Σ px × qty of the closing window (contract·ticks)
+  Qty vwap_den;
+  Qty open_interest;  // Σ positive end-of-day positions
   std::optional<SettlePrice> price;
   bool expiring = false;
-  std::optional<int64_t> fsp;
+  std::optional<PriceTicks> fsp;
 };
+
+// The trade store's rows and the ledger's hold int64_t (trade_store/format.h, ledger.h): the
+// batch turns their prices and quantities into PriceTicks and Qty as it reads, and back as it
+// writes the day's rows.
+std::optional<PriceTicks> FromRow(const std::optional<int64_t>& ticks) {
+  return ticks ? std::optional<PriceTicks>(PriceTicks(*ticks)) : std::nullopt;
+}
+std::optional<int64_t> ToRow(const std::optional<PriceTicks>& ticks) {
+  return ticks ? std::optional<int64_t>(ticks->value()) : std::nullopt;
+}
 
 // One run of SettleDate for a date that is not settled yet.
 class Batch {
@@ -88,7 +99,7 @@ absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
   c.sym = std::string(sym);
   c.parsed = *parsed;
   if (auto s = states_.find(sym); s != states_.end() && !s->second.expired) {
-    c.prior = s->second.last_settle;
+    c.prior = PriceTicks(s->second.last_settle);
     c.required = true;
   }
   int32_t index = static_cast<int32_t>(contracts_.size());
@@ -144,7 +155,7 @@ absl::Status Batch::LoadPrior(Date last) {
                                                 ": bad contract index"));
       }
       if (l.qty == 0 || remap[l.contract] < 0) continue;
-      account.lines.push_back(Line{remap[l.contract], DayActivity{l.qty, 0, 0}});
+      account.lines.push_back(Line{remap[l.contract], DayActivity{Qty(l.qty), Qty(0), 0}});
     }
     if (accounts_.size() % 65536 == 0) Progress("load", accounts_.size(), prev.accounts);
     return absl::OkStatus();
@@ -173,16 +184,17 @@ absl::Status Batch::LoadTrades(std::optional<Date> last) {
     }
     Contract& c = contracts_[*index];
     c.required = true;
-    const int64_t notional = t.qty * t.px_ticks;
+    const Qty qty(t.qty);
+    const int64_t notional = t.qty * t.px_ticks;  // contract·ticks
     if (t.ts >= close_from) {
       c.vwap_num += notional;
-      c.vwap_den += t.qty;
+      c.vwap_den += qty;
     }
     DayActivity& buy = LineFor(accounts_[AccountIndex(t.buy_acct)], *index).act;
-    buy.traded_qty += t.qty;
+    buy.traded_qty += qty;
     buy.traded_qty_px += notional;
     DayActivity& sell = LineFor(accounts_[AccountIndex(t.sell_acct)], *index).act;
-    sell.traded_qty -= t.qty;
+    sell.traded_qty -= qty;
     sell.traded_qty_px -= notional;
     if (++count % 65536 == 0) Progress("trades", count, 0);
     return absl::OkStatus();
@@ -204,8 +216,8 @@ absl::Status Batch::PriceContracts() {
   }
   for (Account& a : accounts_) {
     for (const Line& l : a.lines) {
-      int64_t end = l.act.EndQty();
-      if (end > 0) contracts_[l.contract].open_interest += end;
+      const Qty end = l.act.EndQty();
+      if (end > Qty(0)) contracts_[l.contract].open_interest += end;
     }
   }
   const Date prev_business_day = config_.calendar.PreviousBusinessDay(date_);
@@ -220,12 +232,12 @@ absl::Status Batch::PriceContracts() {
     in.vwap_num = c.vwap_num;
     in.vwap_den = c.vwap_den;
     in.prior_ticks = c.prior;
-    if (c.vwap_den == 0) {
+    if (c.vwap_den == Qty(0)) {
       auto close = inputs_.trades->Close(c.sym, date_);
       if (!close.ok()) return close.status();
       if (close->has_value()) {
-        in.bid_ticks = (*close)->bid_ticks;
-        in.ask_ticks = (*close)->ask_ticks;
+        in.bid_ticks = FromRow((*close)->bid_ticks);
+        in.ask_ticks = FromRow((*close)->ask_ticks);
       }
     }
     const std::string grade = c.parsed.grade.Key();
@@ -250,7 +262,7 @@ absl::Status Batch::PriceContracts() {
       }
       c.fsp = FinalSettlementPrice(month);
       // Without open interest nothing is paid at expiry; a missing FSP does not block.
-      if (!c.fsp && c.open_interest != 0) unsettled.push_back(c.sym + " (expiry: no fix in the contract month for the FSP)");
+      if (!c.fsp && c.open_interest != Qty(0)) unsettled.push_back(c.sym + " (expiry: no fix in the contract month for the FSP)");
     }
   }
   if (!unsettled.empty()) {
@@ -278,9 +290,9 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
   for (size_t i = 0; i < by_sym.size(); ++i) {
     const Contract& c = contracts_[by_sym[i]];
     order[by_sym[i]] = static_cast<int32_t>(i);
-    day.contracts.push_back(ContractDay{c.sym, c.price->ticks, c.price->tier, c.prior,
-                                        c.expiring, c.fsp, 0});
-    prices.emplace(c.sym, c.price->ticks);
+    day.contracts.push_back(ContractDay{c.sym, c.price->ticks.value(), c.price->tier,
+                                        ToRow(c.prior), c.expiring, ToRow(c.fsp), 0});
+    prices.emplace(c.sym, c.price->ticks.value());
   }
   std::vector<int32_t> account_order(accounts_.size());
   for (size_t i = 0; i < accounts_.size(); ++i) account_order[i] = static_cast<int32_t>(i);
@@ -299,9 +311,11 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     for (const Line& l : a.lines) {
       const Contract& c = contracts_[l.contract];
       // Every line's contract has a price: PriceContracts refused the date otherwise.
-      AccountLine line{order[l.contract], l.act.EndQty(), 0, 0};
-      line.vm = VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(0));
-      if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(line.qty, *c.fsp, c.price->ticks);
+      const Qty end = l.act.EndQty();
+      AccountLine line{order[l.contract], end.value(), 0, 0};
+      line.vm = VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(PriceTicks(0)))
+                    .value();
+      if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(end, *c.fsp, c.price->ticks).value();
       per_contract[line.contract] += line.vm + line.final_vm;
       if (line.vm + line.final_vm > 0) day.vm_paid += line.vm + line.final_vm;
       if (!c.expiring && line.qty != 0) open.push_back(SymQty{c.sym, line.qty});

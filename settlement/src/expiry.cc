@@ -8,7 +8,8 @@ Date LastTradingDay(const ContractSymbol& contract, const BusinessCalendar& cale
   return calendar.LastBusinessDayOfMonth(contract.year, contract.month);
 }
 
-std::optional<int64_t> FinalSettlementPrice(const std::vector<std::optional<int64_t>>& fixes_e4) {
+std::optional<PriceTicks> FinalSettlementPrice(
+    const std::vector<std::optional<int64_t>>& fixes_e4) {
   __int128 sum = 0;
   int64_t n = 0;
   for (const auto& f : fixes_e4) {
@@ -18,7 +19,7 @@ std::optional<int64_t> FinalSettlementPrice(const std::vector<std::optional<int6
   }
   if (n == 0) return std::nullopt;
   // mean (× 10^4) / 10 -> ticks, one rounding only.
-  return DivRoundHalfEven(sum, static_cast<__int128>(n) * 10);
+  return PriceTicks(DivRoundHalfEven(sum, static_cast<__int128>(n) * 10));
 }
 
 std::vector<ContractSymbol> ListedContracts(const Grade& grade, Date date, int count) {

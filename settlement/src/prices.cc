@@ -22,7 +22,7 @@ std::optional<PriceTier> ParsePriceTier(std::string_view name) {
   return std::nullopt;
 }
 
-int64_t RoundTowardPrior(__int128 num, __int128 den, std::optional<int64_t> prior) {
+PriceTicks RoundTowardPrior(__int128 num, __int128 den, std::optional<PriceTicks> prior) {
   // Floor division, so that the remainder is in [0, den) for negative numerators too.
   __int128 q = num / den;
   __int128 r = num % den;
@@ -30,29 +30,30 @@ int64_t RoundTowardPrior(__int128 num, __int128 den, std::optional<int64_t> prio
     q -= 1;
     r += den;
   }
-  if (2 * r < den) return static_cast<int64_t>(q);
-  if (2 * r > den) return static_cast<int64_t>(q + 1);
+  if (2 * r < den) return PriceTicks(static_cast<int64_t>(q));
+  if (2 * r > den) return PriceTicks(static_cast<int64_t>(q + 1));
   // Exact half between q and q + 1.
-  if (!prior.has_value()) return DivRoundHalfEven(num, den);
-  return *prior <= q ? static_cast<int64_t>(q) : static_cast<int64_t>(q + 1);
+  if (!prior.has_value()) return PriceTicks(DivRoundHalfEven(num, den));
+  return PriceTicks(static_cast<int64_t>(prior->value() <= q ? q : q + 1));
 }
 
 std::optional<SettlePrice> ComputeSettlementPrice(const PriceInputs& in) {
-  if (in.vwap_den > 0) {
-    return SettlePrice{RoundTowardPrior(in.vwap_num, in.vwap_den, in.prior_ticks), PriceTier::kT1};
+  if (in.vwap_den > Qty(0)) {
+    return SettlePrice{RoundTowardPrior(in.vwap_num, in.vwap_den.value(), in.prior_ticks),
+                       PriceTier::kT1};
   }
   if (in.bid_ticks && in.ask_ticks && *in.ask_ticks - *in.bid_ticks <= kMaxMidSpreadTicks) {
-    return SettlePrice{
-        RoundTowardPrior(static_cast<__int128>(*in.bid_ticks) + *in.ask_ticks, 2, in.prior_ticks),
-        PriceTier::kT2};
+    __int128 sum = static_cast<__int128>(in.bid_ticks->value()) + in.ask_ticks->value();
+    return SettlePrice{RoundTowardPrior(sum, 2, in.prior_ticks), PriceTier::kT2};
   }
   if (in.prior_ticks) {
     if (!in.fix_e4 || !in.prev_fix_e4) return SettlePrice{*in.prior_ticks, PriceTier::kT3};
     // The whole price prior + Δfix is rounded (fixes are one decimal finer than the tick).
-    __int128 e4 = static_cast<__int128>(*in.prior_ticks) * 10 + (*in.fix_e4 - *in.prev_fix_e4);
-    return SettlePrice{DivRoundHalfEven(e4, 10), PriceTier::kT3};
+    __int128 e4 =
+        static_cast<__int128>(in.prior_ticks->value()) * 10 + (*in.fix_e4 - *in.prev_fix_e4);
+    return SettlePrice{PriceTicks(DivRoundHalfEven(e4, 10)), PriceTier::kT3};
   }
-  if (in.fix_e4) return SettlePrice{DivRoundHalfEven(*in.fix_e4, 10), PriceTier::kT4};
+  if (in.fix_e4) return SettlePrice{PriceTicks(DivRoundHalfEven(*in.fix_e4, 10)), PriceTier::kT4};
   return std::nullopt;
 }
 

@@ -6,25 +6,32 @@
 namespace cfx::settlement {
 namespace {
 
-int64_t Checked(__int128 v) {
+[[noreturn]] void Overflow() {
   // A broken invariant (absurd positions or prices), not a business outcome: stop.
-  if (v > INT64_MAX || v < INT64_MIN) {
-    std::fprintf(stderr, "cfx settlement: variation margin overflows int64\n");
-    std::abort();
-  }
-  return static_cast<int64_t>(v);
+  std::fprintf(stderr, "cfx settlement: variation margin overflows int64\n");
+  std::abort();
+}
+
+MicroUsd Checked(__int128 v) {
+  if (v > INT64_MAX || v < INT64_MIN) Overflow();
+  return MicroUsd(static_cast<int64_t>(v));
 }
 
 }  // namespace
 
-int64_t VariationMarginMicroUsd(const DayActivity& a, int64_t settle, int64_t prior_settle) {
-  __int128 ticks = static_cast<__int128>(a.traded_qty) * settle - a.traded_qty_px;
-  if (a.prior_qty != 0) ticks += static_cast<__int128>(a.prior_qty) * (settle - prior_settle);
-  return Checked(ticks * kMicroUsdPerTickContract);
+MicroUsd VariationMarginMicroUsd(const DayActivity& a, PriceTicks settle, PriceTicks prior_settle) {
+  // Summed in __int128 and checked once: a term may exceed int64 while the total fits.
+  __int128 ticks = static_cast<__int128>(a.traded_qty.value()) * settle.value() - a.traded_qty_px;
+  if (a.prior_qty != Qty(0)) {
+    ticks += static_cast<__int128>(a.prior_qty.value()) * (settle - prior_settle).value();
+  }
+  return Checked(ticks * kMicroUsdPerTickContract.value());
 }
 
-int64_t FinalVmMicroUsd(int64_t qty, int64_t fsp, int64_t settle) {
-  return Checked(static_cast<__int128>(qty) * (fsp - settle) * kMicroUsdPerTickContract);
+MicroUsd FinalVmMicroUsd(Qty qty, PriceTicks fsp, PriceTicks settle) {
+  std::optional<MicroUsd> vm = MicroUsdOf(qty, fsp - settle, kMicroUsdPerTickContract);
+  if (!vm) Overflow();
+  return *vm;
 }
 
 }  // namespace cfx::settlement

@@ -30,6 +30,16 @@ void ReferenceBook::Rest(O o) {
   book_.push_back(o);
 }
 
+void ReferenceBook::RestOrExecute(O o) {
+  if (state_ == TradingState::kPreOpen) {
+    Rest(o);
+    return;
+  }
+  prints_.clear();
+  Execute(o);
+  Triggers(prints_);
+}
+
 void ReferenceBook::Execute(O o) {
   bool market = o.type == OrderType::kMarket;
   PriceTicks limit = o.px;
@@ -329,14 +339,8 @@ void ReferenceBook::New(const NewOrderCmd& c) {
     stops_.push_back(o);
     return;
   }
-  if (state_ == TradingState::kPreOpen) {
-    ++stats_.pre_open_accepts;
-    Rest(o);
-    return;
-  }
-  prints_.clear();
-  Execute(o);
-  Triggers(prints_);
+  if (state_ == TradingState::kPreOpen) ++stats_.pre_open_accepts;
+  RestOrExecute(o);
 }
 
 void ReferenceBook::Cancel(const CancelCmd& c) {
@@ -410,13 +414,7 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   o.px = px;
   o.qty = qty;
   Emit("P " + cl + " " + orig + " " + pxs + " " + S(qty));
-  if (state_ == TradingState::kPreOpen) {  // no matching: to the back of its level
-    Rest(o);
-    return;
-  }
-  prints_.clear();
-  Execute(o);
-  Triggers(prints_);
+  RestOrExecute(o);  // in pre-open: to the back of its level
 }
 
 void ReferenceBook::MassCancel(const MassCancelCmd& c) {

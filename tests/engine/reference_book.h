@@ -87,6 +87,9 @@ class ReferenceBook {
   int BestOpp(Side side) const;  // index into book_, -1 if none
   void Execute(O o);
   void Rest(O o);
+  // In pre-open rests `o` (no matching); otherwise matches it, then fires the stops its
+  // prints trigger.
+  void RestOrExecute(O o);
   void Auction();
   void Triggers(std::vector<PriceTicks> prints);
   // Cancels (reason) every resting order and pending stop matching `pred`, in acceptance order.

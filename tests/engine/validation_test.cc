@@ -122,6 +122,18 @@ class Collect : public EngineListener {
   std::vector<RejectReason> rejects;
 };
 
+// A day limit order on symbol "S", as the Engine API takes it.
+NewOrderCmd LimitOnS(const char* cl, const char* acct, Side side, PriceTicks px, Qty qty) {
+  NewOrderCmd n;
+  n.cl.Assign(cl);
+  n.acct.Assign(acct);
+  n.sym.Assign("S");
+  n.side = side;
+  n.px = PriceField::Ticks(px);
+  n.qty = qty;
+  return n;
+}
+
 TEST(ValidationTest, PreTradeRiskHookRejectsAfterOtherChecks) {
   for (RejectReason r : {RejectReason::kInsufficientMargin, RejectReason::kAccountNotPermitted,
                          RejectReason::kThrottled}) {
@@ -134,12 +146,7 @@ TEST(ValidationTest, PreTradeRiskHookRejectsAfterOtherChecks) {
     p.sym.Assign("S");
     p.ref = PriceField::Ticks(5000);
     engine.Process(p);
-    NewOrderCmd n;
-    n.cl.Assign("a");
-    n.acct.Assign("A1");
-    n.sym.Assign("S");
-    n.px = PriceField::Ticks(5000);
-    n.qty = 1;
+    NewOrderCmd n = LimitOnS("a", "A1", Side::kBuy, 5000, 1);
     engine.Process(n);
     n.qty = 0;
     engine.Process(n);  // invalid_qty wins over the risk check
@@ -155,21 +162,8 @@ TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
   ProductCmd p;
   p.sym.Assign("S");
   engine.Process(p);
-  NewOrderCmd s;
-  s.cl.Assign("s1");
-  s.acct.Assign("B1");
-  s.sym.Assign("S");
-  s.side = Side::kSell;
-  s.px = PriceField::Ticks(5000);
-  s.qty = 10;
-  engine.Process(s);
-  NewOrderCmd b = s;
-  b.cl.Assign("b1");
-  b.acct.Assign("A1");
-  b.side = Side::kBuy;
-  b.px = PriceField::Ticks(5010);
-  b.qty = 4;
-  engine.Process(b);
+  engine.Process(LimitOnS("s1", "B1", Side::kSell, 5000, 10));
+  engine.Process(LimitOnS("b1", "A1", Side::kBuy, 5010, 4));
   auto v = engine.FindOrder("B1", "s1");
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->cum, 4);

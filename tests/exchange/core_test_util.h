@@ -2,14 +2,13 @@
 #ifndef CFX_TESTS_EXCHANGE_CORE_TEST_UTIL_H_
 #define CFX_TESTS_EXCHANGE_CORE_TEST_UTIL_H_
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/config.h"
 #include "cfx/exchange/exchange_core.h"
 #include "random_commands.h"
+#include "temp_dir.h"
 
 namespace cfx::exchange::testing {
 
@@ -35,22 +34,10 @@ inline ExchangeOptions TestOptions(const std::string& dir) {
   return o;
 }
 
-class TempDir {
+// A fresh $TMPDIR/cfx_exchange_test_XXXXXX, removed afterwards.
+class TempDir : public testsupport::TempDir {
  public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "cfx_exchange_test_XXXXXX").string();
-    char* made = mkdtemp(pattern.data());
-    path_ = made != nullptr ? made : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : testsupport::TempDir("cfx_exchange_test") {}
 };
 
 }  // namespace cfx::exchange::testing

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "fix_test_client.h"
+#include "fix_test_steps.h"
 
 namespace cfx {
 namespace gateway {
@@ -28,8 +29,7 @@ TEST_F(FixGatewayTest, CrossingOrdersFillBothFirmsAndCopyOnlyToOwnDropCopy) {
   const std::string order_id = F(m, 37);
   const std::string exec_id = F(m, 17);
 
-  beta->Send(NewOrderMsg("b1", "B1", '2', 4, "5.200"));
-  ASSERT_TRUE(beta->WaitExec("b1", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("b1", "B1", '2', 4, "5.200"), '0', &m));
   ASSERT_TRUE(beta->WaitExec("b1", 'F', &m));
   EXPECT_EQ(F(m, 39), "2");
   EXPECT_EQ(F(m, 31), "5.250");  // at the resting order's price
@@ -99,8 +99,7 @@ TEST_F(FixGatewayTest, RejectsCarryOrdRejReasonAndCfxReasonCode) {
   alpha->Send(NewOrderMsg("d1", "A1", '1', 5, "5.000"));
   Msg m;
   ASSERT_TRUE(alpha->WaitExec("d1", '0', &m));
-  alpha->Send(NewOrderMsg("d1", "A1", '1', 5, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("d1", '8', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("d1", "A1", '1', 5, "5.000"), '8', &m));
   EXPECT_EQ(F(m, 58), "duplicate_client_id");
   EXPECT_EQ(F(m, 103), "6");
   alpha->Send(post_only);
@@ -113,21 +112,17 @@ TEST_F(FixGatewayTest, CancelReplaceAndForeignOrdersLookUnknown) {
   auto alpha = Connect("ALPHA_T1", "alpha-secret");
   auto beta = Connect("BETA_T1");
   Msg m;
-  beta->Send(NewOrderMsg("bo", "B1", '1', 3, "5.100"));
-  ASSERT_TRUE(beta->WaitExec("bo", '0', &m));
-  alpha->Send(NewOrderMsg("o1", "A1", '1', 10, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("o1", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("bo", "B1", '1', 3, "5.100"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("o1", "A1", '1', 10, "5.000"), '0', &m));
 
-  alpha->Send(ReplaceMsg("o2", "o1", "A1", "5.010", 8));
-  ASSERT_TRUE(alpha->WaitExec("o2", '5', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, ReplaceMsg("o2", "o1", "A1", "5.010", 8), '5', &m));
   EXPECT_EQ(F(m, 41), "o1");
   EXPECT_EQ(F(m, 38), "8");
   EXPECT_EQ(F(m, 44), "5.010");
   EXPECT_EQ(F(m, 151), "8");
   EXPECT_EQ(F(m, 39), "0");
 
-  alpha->Send(CancelMsg("o3", "o2", "A1"));
-  ASSERT_TRUE(alpha->WaitExec("o3", '4', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, CancelMsg("o3", "o2", "A1"), '4', &m));
   EXPECT_EQ(F(m, 41), "o2");
   EXPECT_EQ(F(m, 39), "4");
   EXPECT_EQ(F(m, 58), "user");
@@ -137,29 +132,24 @@ TEST_F(FixGatewayTest, CancelReplaceAndForeignOrdersLookUnknown) {
   alpha->Send(CancelMsg("c1", "nope", "A1"));
   Msg unknown, foreign;
   ASSERT_TRUE(alpha->WaitType("9", &unknown));
-  alpha->Send(CancelMsg("c2", "bo", "B1"));
-  ASSERT_TRUE(alpha->WaitType("9", &foreign));
+  ASSERT_TRUE(SendAndWaitType(*alpha, CancelMsg("c2", "bo", "B1"), "9", &foreign));
   for (int tag : {37, 39, 434, 102, 58}) EXPECT_EQ(F(unknown, tag), F(foreign, tag)) << tag;
   EXPECT_EQ(F(foreign, 58), "unknown_order");
   EXPECT_EQ(F(foreign, 102), "1");
   EXPECT_EQ(F(foreign, 434), "1");
-  alpha->Send(ReplaceMsg("c3", "bo", "B1", "5.000", 1));
-  ASSERT_TRUE(alpha->WaitType("9", &foreign));
+  ASSERT_TRUE(SendAndWaitType(*alpha, ReplaceMsg("c3", "bo", "B1", "5.000", 1), "9", &foreign));
   EXPECT_EQ(F(foreign, 434), "2");
   EXPECT_EQ(F(foreign, 58), "unknown_order");
   // BETA's order is untouched.
-  beta->Send(CancelMsg("bc", "bo", "B1"));
-  ASSERT_TRUE(beta->WaitExec("bc", '4', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, CancelMsg("bc", "bo", "B1"), '4', &m));
 }
 
 TEST_F(FixGatewayTest, OrderStatusAnswersExecType_I) {
   auto alpha = Connect("ALPHA_T1", "alpha-secret");
   auto beta = Connect("BETA_T1");
   Msg m;
-  alpha->Send(NewOrderMsg("s1", "A1", '2', 7, "5.300"));
-  ASSERT_TRUE(alpha->WaitExec("s1", '0', &m));
-  beta->Send(NewOrderMsg("bs", "B1", '2', 7, "5.300"));
-  ASSERT_TRUE(beta->WaitExec("bs", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("s1", "A1", '2', 7, "5.300"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("bs", "B1", '2', 7, "5.300"), '0', &m));
   auto status = [](const std::string& cl, const std::string& account) {
     return StatusMsg(cl, account, '2');
   };
@@ -184,11 +174,9 @@ TEST_F(FixGatewayTest, MassCancelReportsAndCancelsEachOrder) {
   Msg m;
   alpha->Send(NewOrderMsg("m1", "A1", '1', 1, "5.000"));
   alpha->Send(NewOrderMsg("m2", "A1", '1', 1, "5.001"));
-  alpha->Send(NewOrderMsg("m3", "A2", '1', 1, "5.002"));
-  ASSERT_TRUE(alpha->WaitExec("m3", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("m3", "A2", '1', 1, "5.002"), '0', &m));
   Msg q = MassCancelMsg("mc1", "A1");
-  alpha->Send(q);
-  ASSERT_TRUE(alpha->WaitType("r", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "7");
   EXPECT_EQ(F(m, 533), "2");
   EXPECT_EQ(F(m, 11), "mc1");
@@ -201,8 +189,7 @@ TEST_F(FixGatewayTest, MassCancelReportsAndCancelsEachOrder) {
   q.setField(530, "1");
   q.setField(55, "NOPE-202701");
   q.setField(11, "mc2");
-  alpha->Send(q);
-  ASSERT_TRUE(alpha->WaitType("r", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "0");
   EXPECT_EQ(F(m, 532), "1");
   EXPECT_EQ(F(m, 58), "unknown_symbol");
@@ -211,8 +198,7 @@ TEST_F(FixGatewayTest, MassCancelReportsAndCancelsEachOrder) {
   q.removeField(55);
   q.setField(1, "B1");
   q.setField(11, "mc3");
-  alpha->Send(q);
-  ASSERT_TRUE(alpha->WaitType("r", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "0");
   EXPECT_EQ(F(m, 58), "account_not_permitted");
 }
@@ -221,19 +207,16 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   auto alpha = Connect("ALPHA_T1", "alpha-secret");
   auto beta = Connect("BETA_T1");
   Msg m;
-  beta->Send(SecurityListMsg("sl1"));
-  ASSERT_TRUE(beta->WaitType("y", &m));
+  ASSERT_TRUE(SendAndWaitType(*beta, SecurityListMsg("sl1"), "y", &m));
   EXPECT_EQ(F(m, 320), "sl1");
   EXPECT_EQ(F(m, 560), "0");
   EXPECT_EQ(F(m, 146), "2");
 
-  alpha->Send(NewOrderMsg("md1", "A1", '1', 5, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("md1", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md1", "A1", '1', 5, "5.000"), '0', &m));
   exchange_->Drain();  // the book update follows the ExecutionReport
 
   Msg v = MarketDataMsg("md-1", kSym);
-  beta->Send(v);
-  ASSERT_TRUE(beta->WaitType("W", &m));
+  ASSERT_TRUE(SendAndWaitType(*beta, v, "W", &m));
   EXPECT_EQ(F(m, 262), "md-1");
   EXPECT_EQ(F(m, 55), kSym);
   ASSERT_EQ(F(m, 268), "1");
@@ -255,23 +238,20 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   FIX::Group s2(146, 55);
   s2.setField(55, "NOPE-202701");
   bad.addGroup(s2);
-  beta->Send(bad);
-  ASSERT_TRUE(beta->WaitType("Y", &m));
+  ASSERT_TRUE(SendAndWaitType(*beta, bad, "Y", &m));
   EXPECT_EQ(F(m, 262), "md-2");
   EXPECT_EQ(F(m, 281), "0");
   v.setField(263, "2");
   beta->Send(v);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  alpha->Send(NewOrderMsg("md3", "A1", '1', 1, "4.900"));
-  ASSERT_TRUE(alpha->WaitExec("md3", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md3", "A1", '1', 1, "4.900"), '0', &m));
   EXPECT_FALSE(beta->WaitType("X", &m, 300));
 }
 
 TEST_F(FixGatewayTest, DropCopySessionMayNotTrade_UnsupportedMessagesGetBusinessReject) {
   auto dc = Connect("ALPHA_DC");
   Msg m;
-  dc->Send(NewOrderMsg("x1", "A1", '1', 1, "5.000"));
-  ASSERT_TRUE(dc->WaitType("j", &m));
+  ASSERT_TRUE(SendAndWaitType(*dc, NewOrderMsg("x1", "A1", '1', 1, "5.000"), "j", &m));
   EXPECT_EQ(F(m, 380), "6");
   EXPECT_EQ(F(m, 372), "D");
   // A client may not send an ExecutionReport: valid FIX, unsupported here.
@@ -282,8 +262,7 @@ TEST_F(FixGatewayTest, DropCopySessionMayNotTrade_UnsupportedMessagesGetBusiness
                                                          {151, "0"}, {14, "0"}, {6, "0"}}) {
     er.setField(f.first, f.second);
   }
-  dc->Send(er);
-  ASSERT_TRUE(dc->WaitType("j", &m));
+  ASSERT_TRUE(SendAndWaitType(*dc, er, "j", &m));
   EXPECT_EQ(F(m, 380), "3");
   EXPECT_TRUE(dc->logged_on());
 }
@@ -302,8 +281,7 @@ TEST_F(FixGatewayTest, ThrottleRejectsPastTheRateAndKeepsTheSession) {
   EXPECT_GE(accepted, 5);
   EXPECT_EQ(accepted + throttled, 20);
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-  t->Send(NewOrderMsg("after", "B1", '1', 1, "5.000"));
-  ASSERT_TRUE(t->WaitExec("after", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*t, NewOrderMsg("after", "B1", '1', 1, "5.000"), '0', &m));
   EXPECT_TRUE(t->logged_on());
 }
 
@@ -330,8 +308,7 @@ TEST_F(FixGatewayTest, LogoutAndDisconnectCancelOrdersAndCopiesGoToDropCopy) {
   beta->Stop(false);
   exchange_->Drain();
   auto beta2 = Connect("BETA_T1");
-  beta2->Send(StatusMsg("keep", "B1"));
-  ASSERT_TRUE(beta2->WaitExec("keep", 'I', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta2, StatusMsg("keep", "B1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "0");  // still working
 }
 
@@ -376,8 +353,7 @@ TEST_F(FixGatewayTest, RestartKeepsSequenceNumbers) {
   EXPECT_GT(after.next_sender, before.next_sender);
   EXPECT_EQ(s->getExpectedSenderNum(), after.next_target);
   EXPECT_EQ(s->getExpectedTargetNum(), after.next_sender);
-  c->Send(NewOrderMsg("seq-after", "B1", '1', 1, "5.000"));
-  ASSERT_TRUE(c->WaitExec("seq-after", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*c, NewOrderMsg("seq-after", "B1", '1', 1, "5.000"), '0', &m));
 }
 
 TEST_F(FixGatewayTest, WrongPasswordGetsLogoutWithTextAndNoSession) {
@@ -393,8 +369,7 @@ TEST_F(FixGatewayTest, WrongPasswordGetsLogoutWithTextAndNoSession) {
   EXPECT_FALSE(none->logged_on());
   none->Stop(true);
   Msg m;
-  good->Send(NewOrderMsg("still", "B1", '1', 1, "5.000"));
-  ASSERT_TRUE(good->WaitExec("still", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*good, NewOrderMsg("still", "B1", '1', 1, "5.000"), '0', &m));
 }
 
 TEST_F(FixGatewayTest, ListensOnlyOnTheConfiguredAddress) {

@@ -15,7 +15,14 @@ namespace {
 
 using std::chrono::milliseconds;
 
-class HttpLimitsTest : public HttpServerTest {};
+class HttpLimitsTest : public HttpServerTest {
+ protected:
+  // Sends `raw` bytes on `c` as they are and reads one response.
+  static absl::StatusOr<HttpClientResponse> SendRawAndRead(HttpClient& c, const std::string& raw) {
+    if (absl::Status s = c.SendRaw(raw); !s.ok()) return s;
+    return c.ReadResponse();
+  }
+};
 
 TEST_F(HttpLimitsTest, KeepAliveServesManyRequestsOnOneConnection) {
   StartServer();
@@ -34,8 +41,8 @@ TEST_F(HttpLimitsTest, KeepAliveServesManyRequestsOnOneConnection) {
 TEST_F(HttpLimitsTest, ConnectionCloseIsHonoured) {
   StartServer();
   HttpClient c = Connect();
-  ASSERT_TRUE(c.SendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").ok());
-  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  absl::StatusOr<HttpClientResponse> r =
+      SendRawAndRead(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->Header("connection"), "close");
   EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
@@ -58,10 +65,10 @@ TEST_F(HttpLimitsTest, HugeBodyIs413AndClosed) {
 TEST_F(HttpLimitsTest, DeclaredHugeContentLengthIs413BeforeTheBodyArrives) {
   StartServer();
   HttpClient c = Connect();
-  ASSERT_TRUE(c.SendRaw("POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n"
-                        "Authorization: Bearer tok-risk\r\nContent-Length: 100000000\r\n\r\n")
-                  .ok());
-  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  absl::StatusOr<HttpClientResponse> r =
+      SendRawAndRead(c,
+                     "POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n"
+                     "Authorization: Bearer tok-risk\r\nContent-Length: 100000000\r\n\r\n");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 413);
 }
@@ -69,10 +76,8 @@ TEST_F(HttpLimitsTest, DeclaredHugeContentLengthIs413BeforeTheBodyArrives) {
 TEST_F(HttpLimitsTest, HugeHeadersAre431) {
   StartServer();
   HttpClient c = Connect();
-  ASSERT_TRUE(c.SendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: " +
-                        std::string(16 * 1024, 'a') + "\r\n\r\n")
-                  .ok());
-  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  absl::StatusOr<HttpClientResponse> r = SendRawAndRead(
+      c, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: " + std::string(16 * 1024, 'a') + "\r\n\r\n");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 431);
 }
@@ -80,8 +85,7 @@ TEST_F(HttpLimitsTest, HugeHeadersAre431) {
 TEST_F(HttpLimitsTest, GarbageIs400AndClosed) {
   StartServer();
   HttpClient c = Connect();
-  ASSERT_TRUE(c.SendRaw("THIS IS NOT HTTP\r\n\r\n").ok());
-  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  absl::StatusOr<HttpClientResponse> r = SendRawAndRead(c, "THIS IS NOT HTTP\r\n\r\n");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 400);
   EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "fix_test_client.h"
+#include "fix_test_steps.h"
 #include "serve_harness.h"
 
 namespace cfx {
@@ -66,14 +67,12 @@ TEST_F(ServeFixTest, CrossingOrdersFillThroughTheEngineAndCopiesStayInTheFirm) {
   TestClient* alpha_dc = Connect("ALPHA_DC");
   TestClient* beta_dc = Connect("BETA_DC");
   Msg m;
-  alpha->Send(NewOrderMsg("a1", "A1", '1', 10, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("a1", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("a1", "A1", '1', 10, "5.000"), '0', &m));
   EXPECT_EQ(F(m, 39), "0");
   EXPECT_EQ(F(m, 151), "10");
   const std::string order_id = F(m, 37);
   EXPECT_NE(order_id, "NONE");
-  beta->Send(NewOrderMsg("b1", "B1", '2', 4, "4.990"));
-  ASSERT_TRUE(beta->WaitExec("b1", 'F', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("b1", "B1", '2', 4, "4.990"), 'F', &m));
   EXPECT_EQ(F(m, 31), "5.000");  // the resting order's price
   EXPECT_EQ(F(m, 32), "4");
   EXPECT_EQ(F(m, 39), "2");
@@ -107,8 +106,7 @@ TEST_F(ServeFixTest, EngineRejectsBecomeExecutionReportRejectsWithReason) {
       {NewOrderMsg("r5", "A2", '1', 1, "5.000"), "insufficient_margin"},
   };
   Msg m;
-  alpha->Send(NewOrderMsg("rest", "A1", '1', 1, "4.950"));
-  ASSERT_TRUE(alpha->WaitExec("rest", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("rest", "A1", '1', 1, "4.950"), '0', &m));
   cases.push_back({post_only, "post_only_would_cross"});
   cases.push_back({NewOrderMsg("rest", "A1", '1', 1, "4.950"), "duplicate_client_id"});
   for (Case& c : cases) {
@@ -125,37 +123,29 @@ TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");
   Msg m;
-  alpha->Send(NewOrderMsg("o1", "A1", '1', 10, "4.900"));
-  ASSERT_TRUE(alpha->WaitExec("o1", '0', &m));
-  alpha->Send(ReplaceMsg("o2", "o1", "A1", "4.910", 8));
-  ASSERT_TRUE(alpha->WaitExec("o2", '5', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("o1", "A1", '1', 10, "4.900"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, ReplaceMsg("o2", "o1", "A1", "4.910", 8), '5', &m));
   EXPECT_EQ(F(m, 41), "o1");
   EXPECT_EQ(F(m, 44), "4.910");
   EXPECT_EQ(F(m, 38), "8");
   EXPECT_EQ(F(m, 151), "8");
-  alpha->Send(Status("o2", "A1"));
-  ASSERT_TRUE(alpha->WaitExec("o2", 'I', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("o2", "A1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "0");
   EXPECT_EQ(F(m, 790), "q-o2");
   EXPECT_EQ(F(m, 151), "8");
   // Another firm's order looks unknown.
-  beta->Send(Status("o2", "A1"));
-  ASSERT_TRUE(beta->WaitExec("o2", 'I', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, Status("o2", "A1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "8");
-  alpha->Send(CancelMsg("c1", "o2", "A1"));
-  ASSERT_TRUE(alpha->WaitExec("c1", '4', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, CancelMsg("c1", "o2", "A1"), '4', &m));
   EXPECT_EQ(F(m, 41), "o2");
   EXPECT_EQ(F(m, 58), "user");
-  alpha->Send(CancelMsg("c2", "o2", "A1"));
-  ASSERT_TRUE(alpha->WaitType("9", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, CancelMsg("c2", "o2", "A1"), "9", &m));
   EXPECT_EQ(F(m, 58), "unknown_order");
 
   alpha->Send(NewOrderMsg("m1", "A1", '1', 1, "4.800"));
-  alpha->Send(NewOrderMsg("m2", "A1", '1', 1, "4.810"));
-  ASSERT_TRUE(alpha->WaitExec("m2", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("m2", "A1", '1', 1, "4.810"), '0', &m));
   Msg q = MassCancelMsg("mc1", "A1");
-  alpha->Send(q);
-  ASSERT_TRUE(alpha->WaitType("r", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "7");
   EXPECT_EQ(F(m, 533), "2");
   ASSERT_TRUE(alpha->WaitExec("m1", '4', &m));
@@ -163,8 +153,7 @@ TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
   q.setField(11, "mc2");
   q.setField(530, "1");
   q.setField(55, "B200-GOLD-US-209912");
-  alpha->Send(q);
-  ASSERT_TRUE(alpha->WaitType("r", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "0");
   EXPECT_EQ(F(m, 58), "unknown_symbol");
 }
@@ -173,15 +162,12 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");
   Msg m;
-  beta->Send(SecurityListMsg("sl1"));
-  ASSERT_TRUE(beta->WaitType("y", &m));
+  ASSERT_TRUE(SendAndWaitType(*beta, SecurityListMsg("sl1"), "y", &m));
   EXPECT_EQ(F(m, 146), "24");  // 2 grades x 12 months
-  alpha->Send(NewOrderMsg("md1", "A1", '1', 5, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("md1", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md1", "A1", '1', 5, "5.000"), '0', &m));
   ASSERT_TRUE(server_->Flush());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  beta->Send(MarketDataMsg("md-1", kSym));
-  ASSERT_TRUE(beta->WaitType("W", &m));
+  ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg("md-1", kSym), "W", &m));
   ASSERT_EQ(F(m, 268), "1");
   FIX::Group e(268, 269);
   m.getGroup(1, e);
@@ -196,16 +182,13 @@ TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {
   TestClient* t2 = Connect("ALPHA_T2");
   TestClient* dc = Connect("ALPHA_DC");
   Msg m;
-  t2->Send(NewOrderMsg("cod1", "A1", '1', 3, "4.900"));
-  ASSERT_TRUE(t2->WaitExec("cod1", '0', &m));
-  t1->Send(Status("cod1", "A1"));
-  ASSERT_TRUE(t1->WaitExec("cod1", 'I', &m));
+  ASSERT_TRUE(SendAndWaitExec(*t2, NewOrderMsg("cod1", "A1", '1', 3, "4.900"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*t1, Status("cod1", "A1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "0");
   t2->Stop(/*force=*/true);
   ASSERT_TRUE(dc->WaitExec("cod1", '4', &m, 5000));
   EXPECT_EQ(F(m, 58), "disconnect");
-  t1->Send(Status("cod1", "A1"));
-  ASSERT_TRUE(t1->WaitExec("cod1", 'I', &m));
+  ASSERT_TRUE(SendAndWaitExec(*t1, Status("cod1", "A1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "4");  // ended: status still answers, with its last state
   EXPECT_EQ(F(m, 151), "0");
 }
@@ -213,8 +196,7 @@ TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {
 TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
   TestClient* beta = Connect("BETA_T1");  // no cancel-on-disconnect: the order survives
   Msg m;
-  beta->Send(NewOrderMsg("keep", "B1", '2', 7, "5.100"));
-  ASSERT_TRUE(beta->WaitExec("keep", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("keep", "B1", '2', 7, "5.100"), '0', &m));
   const std::string order_id = F(m, 37);
   const int seq_before = std::atoi(m.getHeader().getField(34).c_str());
   beta->Stop();
@@ -222,8 +204,7 @@ TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
   StopServer();
   StartServer();
   beta = Connect("BETA_T1");  // same client store: continues its sequence numbers
-  beta->Send(Status("keep", "B1"));
-  ASSERT_TRUE(beta->WaitExec("keep", 'I', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, Status("keep", "B1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "0");
   EXPECT_EQ(F(m, 37), order_id);
   EXPECT_EQ(F(m, 151), "7");
@@ -242,8 +223,7 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFollowExpiryAndTheNewListing) {
   EXPECT_EQ(F(m, 58), "expired");
   ASSERT_TRUE(server_->AdvanceTime("2027-03-31T16:00:02Z"));  // one more input: the refresh
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  alpha->Send(SecurityListMsg("after"));
-  ASSERT_TRUE(alpha->WaitType("y", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, SecurityListMsg("after"), "y", &m));
   EXPECT_EQ(F(m, 146), "24");  // still 2 grades x 12 months
   std::string listed;
   for (int i = 1; i <= 24; ++i) {
@@ -254,15 +234,12 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFollowExpiryAndTheNewListing) {
   EXPECT_EQ(listed.find(std::string(kSym) + " "), std::string::npos) << listed;
   EXPECT_NE(listed.find("B200-GOLD-US-202803"), std::string::npos) << listed;
   // The new month has market data; the expired one is refused as unknown.
-  alpha->Send(MarketDataMsg("md-new", "B200-GOLD-US-202803"));
-  ASSERT_TRUE(alpha->WaitType("W", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, MarketDataMsg("md-new", "B200-GOLD-US-202803"), "W", &m));
   EXPECT_EQ(F(m, 262), "md-new");
-  alpha->Send(MarketDataMsg("md-old", kSym));
-  ASSERT_TRUE(alpha->WaitType("Y", &m));
+  ASSERT_TRUE(SendAndWaitType(*alpha, MarketDataMsg("md-old", kSym), "Y", &m));
   EXPECT_EQ(F(m, 262), "md-old");
   // Orders in the expired month: market_closed.
-  alpha->Send(NewOrderMsg("late", "A1", '1', 1, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("late", '8', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("late", "A1", '1', 1, "5.000"), '8', &m));
   EXPECT_EQ(F(m, 58), "market_closed");
 }
 
@@ -270,15 +247,12 @@ TEST_F(ServeFixTest, StatusOfFilledAndCanceledOrdersAlsoAfterRestart) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");
   Msg m;
-  alpha->Send(NewOrderMsg("f1", "A1", '1', 3, "5.000"));
-  ASSERT_TRUE(alpha->WaitExec("f1", '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("f1", "A1", '1', 3, "5.000"), '0', &m));
   const std::string filled_id = F(m, 37);
   beta->Send(NewOrderMsg("fb", "B1", '2', 3, "5.000"));
   ASSERT_TRUE(alpha->WaitExec("f1", 'F', &m));
-  alpha->Send(NewOrderMsg("x1", "A1", '1', 2, "4.900"));
-  ASSERT_TRUE(alpha->WaitExec("x1", '0', &m));
-  alpha->Send(CancelMsg("x2", "x1", "A1"));
-  ASSERT_TRUE(alpha->WaitExec("x2", '4', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("x1", "A1", '1', 2, "4.900"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, CancelMsg("x2", "x1", "A1"), '4', &m));
 
   auto check = [&](const std::string& when) {
     Msg s;

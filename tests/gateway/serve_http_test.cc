@@ -11,14 +11,15 @@
 #include <string>
 #include <thread>
 
+#include "cfx/client/http_client.h"
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
-#include "cfx/client/http_client.h"
 #include "cfx/reference/fix_store.h"
+#include "fresh_dir.h"
 #include "gtest/gtest.h"
-#include "remove_on_exit.h"
 #include "nlohmann/json.hpp"
+#include "remove_on_exit.h"
 #include "serve_harness.h"
 
 namespace cfx::gateway {
@@ -30,11 +31,7 @@ using client::HttpClientResponse;
 constexpr char kSym[] = "B200-GOLD-US-202703";
 
 std::string FreshDir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/cfx_serve_http_" + name + "_" +
-                    std::to_string(::getpid());
-  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
-  return dir;
+  return testsupport::FreshDir("cfx_serve_http_" + name);
 }
 
 engine::NewOrderCmd Order(const char* cl, const char* acct, engine::Side side, int64_t qty,

@@ -11,13 +11,14 @@
 #include <string>
 
 #include "cfx/common/date.h"
-#include "cfx/storage/kv_store.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/trade_store.h"
+#include "cfx/storage/kv_store.h"
+#include "fresh_dir.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "remove_on_exit.h"
 #include "run_cfx.h"
-#include "nlohmann/json.hpp"
 
 namespace cfx {
 namespace {
@@ -26,11 +27,7 @@ using testsupport::RunCfx;
 using Result = testsupport::CfxResult;
 
 std::string MakeDir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/cfx_serve_settle_" + name + "_" +
-                    std::to_string(::getpid());
-  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
-  return dir;
+  return testsupport::FreshDir("cfx_serve_settle_" + name);
 }
 
 settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sym,

@@ -1,6 +1,7 @@
 #include "cfx/gpu_valuation/csv_inputs.h"
 
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -24,49 +25,55 @@ TEST(CsvInputsTest, ParsesPositionsAndPrices) {
   EXPECT_EQ((*prices)[0].settle_ticks, 5250);
 }
 
+// A CSV text and the error it must give (a substring of the message).
+struct BadCsv {
+  std::string text;
+  const char* error;
+};
+
+// Parses each case's text as `file` with `parse` and expects its error.
+template <typename Parse>
+void ExpectErrors(Parse parse, const char* file, std::initializer_list<BadCsv> cases) {
+  for (const BadCsv& c : cases) {
+    EXPECT_THAT(Message(parse(c.text, file).status()), HasSubstr(c.error)) << c.text;
+  }
+}
+
 TEST(CsvInputsTest, RejectsBadPositions) {
-  const char* h = "account,sym,qty\n";
-  EXPECT_THAT(
-      Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-US-202703,1.5\n", "p.csv").status()),
-      HasSubstr("p.csv:2: column qty: not an integer"));
-  EXPECT_THAT(
-      Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-XX-202703,1\n", "p.csv").status()),
-      HasSubstr("p.csv:2: column sym"));
-  EXPECT_THAT(
-      Message(ParsePositionsCsv(std::string(h) + ",B200-GOLD-US-202703,1\n", "p.csv").status()),
-      HasSubstr("p.csv:2: column account"));
-  EXPECT_THAT(
-      Message(ParsePositionsCsv(std::string(h) + "A,B200-GOLD-US-202703,2000000000\n", "p.csv")
-                  .status()),
-      HasSubstr("p.csv:2: column qty"));
-  EXPECT_THAT(Message(ParsePositionsCsv("acct,sym,qty\n", "p.csv").status()),
-              HasSubstr("p.csv:1: header must be 'account,sym,qty', got 'acct,sym,qty'"));
+  const std::string h = "account,sym,qty\n";
+  ExpectErrors(
+      ParsePositionsCsv, "p.csv",
+      {
+          {h + "A1,B200-GOLD-US-202703,1.5\n", "p.csv:2: column qty: not an integer"},
+          {h + "A1,B200-GOLD-XX-202703,1\n", "p.csv:2: column sym"},
+          {h + ",B200-GOLD-US-202703,1\n", "p.csv:2: column account"},
+          {h + "A,B200-GOLD-US-202703,2000000000\n", "p.csv:2: column qty"},
+          {"acct,sym,qty\n", "p.csv:1: header must be 'account,sym,qty', got 'acct,sym,qty'"},
+      });
 }
 
 TEST(CsvInputsTest, RejectsBadPrices) {
-  const char* h = "sym,settle\n";
-  EXPECT_THAT(
-      Message(ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,5.2501\n", "s.csv").status()),
-      HasSubstr("s.csv:2: column settle"));
-  EXPECT_THAT(Message(ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,0\n", "s.csv").status()),
-              HasSubstr("s.csv:2: column settle"));
-  EXPECT_THAT(
-      Message(
-          ParsePricesCsv(std::string(h) + "B200-GOLD-US-202703,5\nB200-GOLD-US-202703,6\n", "s.csv")
-              .status()),
-      HasSubstr("s.csv:3: column sym: duplicate"));
+  const std::string h = "sym,settle\n";
+  ExpectErrors(
+      ParsePricesCsv, "s.csv",
+      {
+          {h + "B200-GOLD-US-202703,5.2501\n", "s.csv:2: column settle"},
+          {h + "B200-GOLD-US-202703,0\n", "s.csv:2: column settle"},
+          {h + "B200-GOLD-US-202703,5\nB200-GOLD-US-202703,6\n", "s.csv:3: column sym: duplicate"},
+      });
 }
 
 TEST(CsvInputsTest, FollowTheStrictCsvRules) {
-  const char* h = "account,sym,qty\n";
-  EXPECT_THAT(
-      Message(ParsePositionsCsv(std::string(h) + "A1,B200-GOLD-US-202703\n", "p.csv").status()),
-      HasSubstr("p.csv:2: column qty: missing (expected 3 fields, got 2)"));
-  EXPECT_THAT(
-      Message(ParsePositionsCsv(std::string(h) + "A1, B200-GOLD-US-202703,1\n", "p.csv").status()),
-      HasSubstr("p.csv:2: column sym: unexpected space"));
-  EXPECT_THAT(Message(ParsePricesCsv("sym,settle\n\"B200-GOLD-US-202703\",5\n", "s.csv").status()),
-              HasSubstr("s.csv:2: column sym: unexpected space or quote"));
+  const std::string h = "account,sym,qty\n";
+  ExpectErrors(ParsePositionsCsv, "p.csv",
+               {
+                   {h + "A1,B200-GOLD-US-202703\n",
+                    "p.csv:2: column qty: missing (expected 3 fields, got 2)"},
+                   {h + "A1, B200-GOLD-US-202703,1\n", "p.csv:2: column sym: unexpected space"},
+               });
+  ExpectErrors(ParsePricesCsv, "s.csv",
+               {{"sym,settle\n\"B200-GOLD-US-202703\",5\n",
+                 "s.csv:2: column sym: unexpected space or quote"}});
   // A spreadsheet's byte order mark before the header is dropped; CRLF is accepted.
   auto pos = ParsePositionsCsv(
       "\xEF\xBB\xBF"

@@ -150,38 +150,44 @@ std::unique_ptr<Evaluator> CudaOrSkipReason(std::string* reason) {
   return std::move(*cuda);
 }
 
-TEST(CudaEvaluatorTest, BitIdenticalToCpuOnRandomPortfolios) {
-  std::string reason;
-  auto gpu = CudaOrSkipReason(&reason);
-  if (gpu == nullptr) GTEST_SKIP() << "no CUDA device: " << reason;
-  auto cpu = MakeCpuEvaluator();
+// The CUDA evaluator against the CPU one; skipped without a usable device.
+class CudaEvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    gpu_ = CudaOrSkipReason(&reason);
+    if (gpu_ == nullptr) GTEST_SKIP() << "no CUDA device: " << reason;
+    cpu_ = MakeCpuEvaluator();
+  }
+
+  std::unique_ptr<Evaluator> gpu_;
+  std::unique_ptr<Evaluator> cpu_;
+};
+
+TEST_F(CudaEvaluatorTest, BitIdenticalToCpuOnRandomPortfolios) {
   std::mt19937_64 rng(777);
   for (const Shape& shape : kShapes) {
     SCOPED_TRACE(::testing::Message() << "scenarios " << shape.scenarios << " rank "
                                       << shape.rank);
     const UTable u = RandomTable(40, shape.scenarios, shape.spread, &rng);
     const PortfolioBatch b = RandomBatch(40, 3000, &rng);
-    EXPECT_EQ(Evaluate(*gpu, u, b, shape.rank), Evaluate(*cpu, u, b, shape.rank));
+    EXPECT_EQ(Evaluate(*gpu_, u, b, shape.rank), Evaluate(*cpu_, u, b, shape.rank));
   }
 }
 
-TEST(CudaEvaluatorTest, BitIdenticalBeyondSharedMemoryAndOnResidentReuse) {
-  std::string reason;
-  auto gpu = CudaOrSkipReason(&reason);
-  if (gpu == nullptr) GTEST_SKIP() << "no CUDA device: " << reason;
-  auto cpu = MakeCpuEvaluator();
+TEST_F(CudaEvaluatorTest, BitIdenticalBeyondSharedMemoryAndOnResidentReuse) {
   std::mt19937_64 rng(99);
   // 40,000 scenarios x 8 bytes do not fit in shared memory: the global scratch path.
   const UTable u = RandomTable(12, 40000, 1'000'000, &rng);
   const PortfolioBatch b = RandomBatch(12, 300, &rng);
   for (int32_t rank : {1, 400, 40000}) {
-    EXPECT_EQ(Evaluate(*gpu, u, b, rank), Evaluate(*cpu, u, b, rank)) << rank;
+    EXPECT_EQ(Evaluate(*gpu_, u, b, rank), Evaluate(*cpu_, u, b, rank)) << rank;
   }
   // A second batch on the same resident table, and an empty batch.
   const PortfolioBatch b2 = RandomBatch(12, 5, &rng);
-  EXPECT_EQ(Evaluate(*gpu, u, b2, 3), Evaluate(*cpu, u, b2, 3));
+  EXPECT_EQ(Evaluate(*gpu_, u, b2, 3), Evaluate(*cpu_, u, b2, 3));
   PortfolioBatch empty;
-  EXPECT_TRUE(Evaluate(*gpu, u, empty, 1).empty());
+  EXPECT_TRUE(Evaluate(*gpu_, u, empty, 1).empty());
 }
 
 }  // namespace

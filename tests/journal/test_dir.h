@@ -2,28 +2,14 @@
 #ifndef CFX_TESTS_JOURNAL_TEST_DIR_H_
 #define CFX_TESTS_JOURNAL_TEST_DIR_H_
 
-#include <cstdlib>
-#include <filesystem>
-#include <string>
+#include "temp_dir.h"
 
 namespace cfx::journal {
 
-class TestDir {
+// $TMPDIR/cfx_journal_test_XXXXXX.
+class TestDir : public testsupport::TempDir {
  public:
-  TestDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "cfx_journal_test_XXXXXX").string();
-    char* made = mkdtemp(pattern.data());
-    path_ = made != nullptr ? made : "";
-  }
-  ~TestDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TestDir() : testsupport::TempDir("cfx_journal_test") {}
 };
 
 }  // namespace cfx::journal

@@ -11,11 +11,26 @@
 namespace cfx::reference {
 namespace {
 
+// Sample options for the days [from, to] with `seed`, the rest as SampleOptions' defaults.
+SampleOptions Days(Date from, Date to, uint64_t seed) {
+  SampleOptions opt;
+  opt.from = from;
+  opt.to = to;
+  opt.seed = seed;
+  return opt;
+}
+
+// Builds the fixes of every day the sample covers.
+absl::StatusOr<BuildResult> BuildSample(const SampleData& data, const SampleOptions& opt) {
+  BuildOptions build;
+  build.from = opt.from;
+  build.to = opt.to;
+  return BuildFixes(data.observations, data.throughput, build, nullptr);
+}
+
 // Candidate points per grade for one day of generated data (eligible, in the window).
 std::map<std::string, std::vector<PricePoint>> DayPoints(uint64_t seed) {
-  SampleOptions opt;
-  opt.from = opt.to = DateFromYmd(2027, 3, 3);
-  opt.seed = seed;
+  SampleOptions opt = Days(DateFromYmd(2027, 3, 3), DateFromYmd(2027, 3, 3), seed);
   opt.regions = {"US", "EU", "APAC"};
   SampleData data = GenerateSample(opt);
   const Window w = FixWindow(opt.from, opt.calendar);
@@ -93,17 +108,11 @@ TEST(PropertiesTest, NoProviderAboveTheCapAfterCapping) {
 
 TEST(PropertiesTest, LevelThreeCarryNeverExceedsFiveDays) {
   // A month of sparse data: many quiet and dead days.
-  SampleOptions opt;
-  opt.from = DateFromYmd(2027, 3, 1);
-  opt.to = DateFromYmd(2027, 5, 31);
-  opt.seed = 11;
+  SampleOptions opt = Days(DateFromYmd(2027, 3, 1), DateFromYmd(2027, 5, 31), 11);
   opt.observations_per_grade_day = 6;
   opt.dead_day_probability = 0.5;
   SampleData data = GenerateSample(opt);
-  BuildOptions build;
-  build.from = opt.from;
-  build.to = opt.to;
-  auto r = BuildFixes(data.observations, data.throughput, build, nullptr);
+  auto r = BuildSample(data, opt);
   ASSERT_TRUE(r.ok());
   std::map<std::string, int> run;
   int max_run = 0, stale = 0;
@@ -120,26 +129,14 @@ TEST(PropertiesTest, LevelThreeCarryNeverExceedsFiveDays) {
   EXPECT_EQ(max_run, kMaxStaleDays);  // reached, never exceeded
 }
 
-}  // namespace
-}  // namespace cfx::reference
-
-namespace cfx::reference {
-namespace {
-
 TEST(PropertiesTest, ShuffledInputFilesGiveIdenticalRecords) {
-  SampleOptions opt;
-  opt.from = DateFromYmd(2027, 3, 1);
-  opt.to = DateFromYmd(2027, 3, 12);
-  opt.seed = 5;
+  const SampleOptions opt = Days(DateFromYmd(2027, 3, 1), DateFromYmd(2027, 3, 12), 5);
   SampleData data = GenerateSample(opt);
-  BuildOptions build;
-  build.from = opt.from;
-  build.to = opt.to;
-  auto base = BuildFixes(data.observations, data.throughput, build, nullptr);
+  auto base = BuildSample(data, opt);
   ASSERT_TRUE(base.ok());
   std::mt19937_64 rng(99);
   std::shuffle(data.observations.begin(), data.observations.end(), rng);
-  auto shuffled = BuildFixes(data.observations, data.throughput, build, nullptr);
+  auto shuffled = BuildSample(data, opt);
   ASSERT_TRUE(shuffled.ok());
   EXPECT_EQ(shuffled->records, base->records);
 }

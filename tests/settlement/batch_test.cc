@@ -197,12 +197,12 @@ TEST_F(BatchTest, AccountsThatWereActiveKeepGettingStatements) {
 }
 
 TEST(StatementsTest, MoneyIsRoundedHalfEvenToCents) {
-  EXPECT_EQ(UsdCents(1'234'567), "1.23");
-  EXPECT_EQ(UsdCents(1'235'000), "1.24");
-  EXPECT_EQ(UsdCents(1'225'000), "1.22");
-  EXPECT_EQ(UsdCents(-1'225'000), "-1.22");
-  EXPECT_EQ(UsdCents(0), "0.00");
-  EXPECT_EQ(PriceText(5250), "5.250");
+  EXPECT_EQ(UsdCents(MicroUsd(1'234'567)), "1.23");
+  EXPECT_EQ(UsdCents(MicroUsd(1'235'000)), "1.24");
+  EXPECT_EQ(UsdCents(MicroUsd(1'225'000)), "1.22");
+  EXPECT_EQ(UsdCents(MicroUsd(-1'225'000)), "-1.22");
+  EXPECT_EQ(UsdCents(MicroUsd(0)), "0.00");
+  EXPECT_EQ(PriceText(PriceTicks(5250)), "5.250");
 }
 
 }  // namespace

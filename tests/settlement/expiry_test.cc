@@ -7,12 +7,13 @@ namespace {
 
 TEST(FspTest, MeanOfFixesHalfEven) {
   // (51000 + 51010) / 2 = 51005 e4 = 5100.5 ticks -> 5100 (even).
-  EXPECT_EQ(FinalSettlementPrice({51000, 51010}), 5100);
-  EXPECT_EQ(FinalSettlementPrice({51010, 51020}), 5102);  // 5101.5 -> 5102
+  EXPECT_EQ(FinalSettlementPrice({51000, 51010}), PriceTicks(5100));
+  EXPECT_EQ(FinalSettlementPrice({51010, 51020}), PriceTicks(5102));  // 5101.5 -> 5102
 }
 
 TEST(FspTest, MissingDaysAreSkipped) {
-  EXPECT_EQ(FinalSettlementPrice({std::nullopt, 51000, std::nullopt, 51030}), 5102);  // 5101.5
+  // (51000 + 51030) / 2 = 5101.5 ticks -> 5102.
+  EXPECT_EQ(FinalSettlementPrice({std::nullopt, 51000, std::nullopt, 51030}), PriceTicks(5102));
 }
 
 TEST(FspTest, NoFixNoFsp) {

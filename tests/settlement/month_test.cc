@@ -99,21 +99,23 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
     }
   }
   // FSP: mean of March's fixes, missing days skipped.
-  ASSERT_EQ(last_settle[kMar], *FinalSettlementPrice(march_fixes));
+  ASSERT_EQ(PriceTicks(last_settle[kMar]), *FinalSettlementPrice(march_fixes));
   // Telescoping: all VM of an account = Σ trades q × (final price − px).
-  std::map<std::string, int64_t> expected_vm;
+  std::map<std::string, MicroUsd> expected_vm;
   for (const Signed& s : ledger_of_trades) {
-    expected_vm[s.acct] += s.qty * (last_settle[s.sym] - s.px) * kMicroUsdPerTickContract;
+    const PriceTicks move = PriceTicks(last_settle[s.sym]) - PriceTicks(s.px);
+    expected_vm[s.acct] += *MicroUsdOf(Qty(s.qty), move, kMicroUsdPerTickContract);
   }
-  int64_t total = 0;
+  MicroUsd total;
   for (const std::string& a : accounts) {
     auto j = nlohmann::json::parse(ReadFile(out() + "/2027-04-02/" + a + ".json"));
-    int64_t collateral = config_.collateral_micro_usd.count(a) ? config_.collateral_micro_usd[a] : 0;
+    const MicroUsd collateral(
+        config_.collateral_micro_usd.count(a) ? config_.collateral_micro_usd[a] : 0);
     EXPECT_EQ(j["cash"], UsdCents(collateral + expected_vm[a])) << a;
-    EXPECT_EQ(sum_vm_cents[a] * 10'000, expected_vm[a]) << a;
+    EXPECT_EQ(MicroUsd(sum_vm_cents[a] * 10'000), expected_vm[a]) << a;
     total += expected_vm[a];
   }
-  EXPECT_EQ(total, 0);
+  EXPECT_EQ(total, MicroUsd(0));
 }
 
 TEST_F(MonthTest, ExpiryPostsFinalVmAndClosesPositions) {

@@ -50,5 +50,30 @@ TEST(KvStoreTest, UnwritableDirIsAClearError) {
   EXPECT_NE(store.status().message().find("/proc/cfx-cannot-exist"), std::string::npos);
 }
 
+// A full LMDB map is a clear, actionable error naming the store (the same mapping as the
+// journal's, through LmdbEnv), and the transaction that hit it leaves nothing behind.
+TEST(KvStoreTest, MapFullIsAClearErrorAndTheTransactionLeavesNothing) {
+  std::string dir = TempDir("mapfull");
+  auto store = KvStore::Open(dir, {.file = "small", .map_size_bytes = 1 << 20});
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto txn = (*store)->BeginWrite();
+  ASSERT_TRUE(txn.ok());
+  absl::Status failed;
+  const std::string value(64 * 1024, 'v');
+  for (int i = 0; i < 64 && failed.ok(); ++i) {
+    failed = (*txn)->Put("t", "k" + std::to_string(i), value);
+  }
+  if (failed.ok()) failed = (*txn)->Commit();
+  ASSERT_FALSE(failed.ok()) << "4 MiB fit in a 1 MiB map";
+  EXPECT_EQ(failed.code(), absl::StatusCode::kResourceExhausted) << failed;
+  EXPECT_NE(failed.message().find("map full"), std::string::npos) << failed;
+  EXPECT_NE(failed.message().find(dir), std::string::npos) << failed;
+  txn->reset();
+  auto read = (*store)->BeginRead();
+  ASSERT_TRUE(read.ok());
+  EXPECT_FALSE((*(*read)->Get("t", "k0")).has_value());
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cfx::storage

@@ -11,18 +11,22 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "cfx/gateway/fix_fake_exchange.h"
 #include "cfx/gateway/fix_gateway.h"
 #include "cfx/gateway/fix_quickfix.h"
+#include "timing.h"
+#include "work_dir.h"
 
 namespace cfx {
 namespace perf {
 
-namespace internal = gateway::internal;
+namespace qf = gateway::internal;  // fix_quickfix.h's message helpers
 using namespace cfx::gateway;  // NOLINT(build/namespaces): the bench drives the gateway
 namespace {
 
@@ -33,8 +37,9 @@ const char kBenchAccount[] = "BENCH-1";
 
 std::string SessionName(int i) { return "BENCH_" + std::to_string(i); }
 
-// The --echo server: answers each order with one ExecutionReport and nothing else.
-class EchoApp : public FIX::Application {
+// A FIX::Application that ignores every callback but fromApp; subclasses override what
+// they need.
+class QuietApplication : public FIX::Application {
  public:
   void onCreate(const FIX::SessionID&) override {}
   void onLogon(const FIX::SessionID&) override {}
@@ -44,27 +49,32 @@ class EchoApp : public FIX::Application {
   void fromAdmin(const FIX::Message&, const FIX::SessionID&) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::RejectLogon) override {}
+};
+
+// The --echo server: answers each order with one ExecutionReport and nothing else.
+class EchoApp : public QuietApplication {
+ public:
   void fromApp(const FIX::Message& m, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::UnsupportedMessageType) override {
     if (m.getHeader().getField(35) != "D") throw FIX::UnsupportedMessageType();
-    FIX::Message er = internal::NewMessage("8");
+    FIX::Message er = qf::NewMessage("8");
     const uint64_t n = ++seq_;
     er.setField(37, std::to_string(n));
     er.setField(11, m.getField(11));
     er.setField(17, "E" + std::to_string(n));
     er.setField(150, "0");
     er.setField(39, "0");
-    er.setField(1, internal::FieldOr(m, 1));
+    er.setField(1, qf::FieldOr(m, 1));
     er.setField(55, m.getField(55));
     er.setField(54, m.getField(54));
     er.setField(38, m.getField(38));
     er.setField(40, m.getField(40));
-    er.setField(44, internal::FieldOr(m, 44, "0"));
+    er.setField(44, qf::FieldOr(m, 44, "0"));
     er.setField(151, m.getField(38));
     er.setField(14, "0");
     er.setField(6, "0");
-    er.setField(60, internal::UtcNowFix());
+    er.setField(60, qf::UtcNowFix());
     FIX::Session::sendToTarget(er, id);
   }
 
@@ -73,7 +83,7 @@ class EchoApp : public FIX::Application {
 };
 
 // The load generator: N initiator sessions; records the time of each order's first report.
-class BenchClient : public FIX::Application {
+class BenchClient : public QuietApplication {
  public:
   explicit BenchClient(int sessions) : states_(sessions) {}
 
@@ -88,7 +98,6 @@ class BenchClient : public FIX::Application {
 
   State& state(int i) { return states_[i]; }
 
-  void onCreate(const FIX::SessionID&) override {}
   void onLogon(const FIX::SessionID& id) override {
     State& s = Of(id);
     std::lock_guard<std::mutex> lock(s.mu);
@@ -101,19 +110,14 @@ class BenchClient : public FIX::Application {
     s.logged_on = false;
     s.cv.notify_all();
   }
-  void toAdmin(FIX::Message&, const FIX::SessionID&) override {}
-  void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
-  void fromAdmin(const FIX::Message&, const FIX::SessionID&) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::RejectLogon) override {}
   void fromApp(const FIX::Message& m, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::UnsupportedMessageType) override {
     const Clock::time_point now = Clock::now();
     if (m.getHeader().getField(35) != "8") return;
-    const std::string type = internal::FieldOr(m, 150);
+    const std::string type = qf::FieldOr(m, 150);
     if (type != "0" && type != "8") return;  // the acknowledgement, not fills
-    const std::string cl = internal::FieldOr(m, 11);
+    const std::string cl = qf::FieldOr(m, 11);
     size_t dash = cl.rfind('-');
     if (dash == std::string::npos) return;
     size_t n = static_cast<size_t>(std::strtoull(cl.c_str() + dash + 1, nullptr, 10));
@@ -174,14 +178,9 @@ FixBenchPhase Summarize(BenchClient& client, int sessions, double seconds) {
   p.orders = static_cast<int64_t>(all.size());
   p.seconds = seconds;
   p.orders_per_sec = seconds > 0 ? all.size() / seconds : 0;
-  auto pct = [&](double q) {
-    if (all.empty()) return 0.0;
-    size_t idx = std::min(all.size() - 1, static_cast<size_t>(q * (all.size() - 1) + 0.5));
-    return all[idx] / 1000.0;
-  };
-  p.p50_us = pct(0.50);
-  p.p99_us = pct(0.99);
-  p.p999_us = pct(0.999);
+  p.p50_us = internal::PercentileUs(all, 0.50);
+  p.p99_us = internal::PercentileUs(all, 0.99);
+  p.p999_us = internal::PercentileUs(all, 0.999);
   return p;
 }
 
@@ -209,7 +208,7 @@ FixBenchPhase RunPhase(BenchClient& client, const std::vector<FIX::SessionID>& i
           if (!s.logged_on) return;
           s.sent[static_cast<size_t>(n)] = Clock::now();
         }
-        FIX::Message d = internal::NewMessage("D");
+        FIX::Message d = qf::NewMessage("D");
         d.setField(11, tag + std::to_string(i) + "-" + std::to_string(n));
         d.setField(1, kBenchAccount);
         d.setField(55, kBenchSymbol);
@@ -220,7 +219,7 @@ FixBenchPhase RunPhase(BenchClient& client, const std::vector<FIX::SessionID>& i
         d.setField(38, "1");
         d.setField(40, "2");
         d.setField(44, cross ? "5.000" : sell ? "5.100" : "4.900");
-        d.setField(60, internal::UtcNowFix());
+        d.setField(60, qf::UtcNowFix());
         FIX::Session::sendToTarget(d, ids[static_cast<size_t>(i)]);
       }
       std::unique_lock<std::mutex> lock(s.mu);
@@ -228,116 +227,175 @@ FixBenchPhase RunPhase(BenchClient& client, const std::vector<FIX::SessionID>& i
     });
   }
   for (std::thread& t : threads) t.join();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return Summarize(client, sessions, seconds);
+  return Summarize(client, sessions, internal::SecondsSince(start));
 }
 
-}  // namespace
-
-absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result) {
+absl::Status CheckOptions(const FixBenchOptions& options) {
   if (options.sessions < 1 || options.sessions > 64 || options.orders < 1 || options.window < 1) {
     return absl::InvalidArgumentError("need 1..64 sessions, orders >= 1, window >= 1");
-  }
-  std::string dir = options.data_dir;
-  if (dir.empty()) {
-    char tmpl[] = "/tmp/cfx_bench_fix_XXXXXX";
-    if (!mkdtemp(tmpl)) return absl::UnavailableError("mkdtemp failed");
-    dir = tmpl;
   }
   if (options.external && options.port <= 0) {
     return absl::InvalidArgumentError("an external server needs its port");
   }
-  const int port = options.port ? options.port : FreeLoopbackPort();
-  const std::string dictionary = dir + "/CFX-FIX44.xml";
+  return absl::OkStatus();
+}
+
+// The work folder: the data dictionary both sides load, and the QuickFIX stores of the
+// echo acceptor and of the initiator.
+absl::Status PrepareDir(const std::string& dir, const std::string& dictionary) {
   absl::Status st = WriteFixDictionary(dictionary);
   if (!st.ok()) return st;
-  if (std::system(("mkdir -p " + dir + "/echo " + dir + "/client").c_str()) != 0) {
+  if (!internal::MakeDirs(dir + "/echo") || !internal::MakeDirs(dir + "/client")) {
     return absl::UnavailableError("cannot create " + dir);
   }
+  return absl::OkStatus();
+}
 
-  // Server: the gateway on the fake exchange, or the bare echo acceptor.
-  testing::FakeExchange exchange({kBenchSymbol}, 1000000);
-  std::unique_ptr<FixGateway> gateway;
-  EchoApp echo_app;
-  FIX::SessionSettings echo_settings;
-  std::unique_ptr<FIX::FileStoreFactory> echo_store;
-  std::unique_ptr<FIX::ThreadedSocketAcceptor> echo;
-  BenchClient client(options.sessions);
-  FIX::SessionSettings client_settings;
-  std::unique_ptr<FIX::FileStoreFactory> client_store;
-  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator;
-  std::vector<FIX::SessionID> ids;
-  try {
-    if (options.external) {
-      // The caller runs the server.
-    } else if (options.echo) {
-      FIX::Dictionary d = CommonSettings(dir + "/echo", dictionary);
-      d.setString("ConnectionType", "acceptor");
-      d.setInt("SocketAcceptPort", port);
-      d.setBool("SocketReuseAddress", true);
-      echo_settings.set(d);
-      for (int i = 0; i < options.sessions; ++i) {
-        echo_settings.set(FIX::SessionID("FIX.4.4", "CFX", SessionName(i)), FIX::Dictionary());
-      }
-      echo_store.reset(new FIX::FileStoreFactory(echo_settings));
-      echo.reset(new FIX::ThreadedSocketAcceptor(echo_app, *echo_store, echo_settings));
-      echo->start();
-    } else {
-      FixGatewayConfig config;
-      config.port = port;
-      config.data_dir = dir + "/gateway";
-      for (int i = 0; i < options.sessions; ++i) {
-        FixSessionSpec s;
-        s.sender_comp_id = SessionName(i);
-        s.firm = kBenchFirm;
-        s.cancel_on_disconnect = false;
-        s.throttle_msgs_per_sec = 1000000000;
-        s.reset_on_logon = true;
-        config.sessions.push_back(s);
-      }
-      config.accounts.push_back({kBenchAccount, kBenchFirm});
-      gateway.reset(new FixGateway(config, &exchange));
-      exchange.SetListener(gateway.get());
-      exchange.Start();
-      st = gateway->Start();
+// One run: the server side (the gateway on the fake exchange, or the echo acceptor; none
+// when the caller runs the server) and the initiator's sessions. Members are destroyed in
+// reverse order, the initiator before the servers it talks to.
+class BenchRun {
+ public:
+  BenchRun(const FixBenchOptions& options, const std::string& dir, int port)
+      : options_(options),
+        dir_(dir),
+        dictionary_(dir + "/CFX-FIX44.xml"),
+        port_(port),
+        exchange_({kBenchSymbol}, 1000000),
+        client_(options.sessions) {}
+
+  const std::string& dictionary() const { return dictionary_; }
+
+  // Starts the server side, then the initiator. Unavailable when QuickFIX refuses a
+  // setting or a socket.
+  absl::Status Start() {
+    try {
+      absl::Status st = options_.external ? absl::OkStatus()
+                        : options_.echo   ? StartEcho()
+                                          : StartGateway();
       if (!st.ok()) return st;
+      StartInitiator();
+    } catch (const std::exception& e) {
+      return absl::UnavailableError(std::string("FIX bench setup: ") + e.what());
     }
-    FIX::Dictionary c = CommonSettings(dir + "/client", dictionary);
+    return absl::OkStatus();
+  }
+
+  // Waits up to 10 s for each session's logon.
+  absl::Status WaitForLogons() {
+    for (int i = 0; i < options_.sessions; ++i) {
+      BenchClient::State& s = client_.state(i);
+      std::unique_lock<std::mutex> lock(s.mu);
+      if (!s.cv.wait_for(lock, std::chrono::seconds(10), [&] { return s.logged_on; })) {
+        return absl::UnavailableError("session " + SessionName(i) + " did not log on");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // One order at a time per session, then `window` in flight per session.
+  void RunPhases(FixBenchResult* result) {
+    const int64_t per_session = std::max<int64_t>(1, options_.orders / options_.sessions);
+    result->one_at_a_time = RunPhase(client_, ids_, per_session, 1, options_.cross, "a");
+    result->pipelined = RunPhase(client_, ids_, per_session, options_.window, options_.cross, "p");
+  }
+
+  void Stop() {
+    initiator_->stop(true);
+    if (gateway_) gateway_->Stop();
+    if (!options_.external) exchange_.Stop();
+    if (echo_) echo_->stop(true);
+  }
+
+ private:
+  // Throws FIX::ConfigError or FIX::RuntimeError.
+  absl::Status StartEcho() {
+    FIX::Dictionary d = CommonSettings(dir_ + "/echo", dictionary_);
+    d.setString("ConnectionType", "acceptor");
+    d.setInt("SocketAcceptPort", port_);
+    d.setBool("SocketReuseAddress", true);
+    echo_settings_.set(d);
+    for (int i = 0; i < options_.sessions; ++i) {
+      echo_settings_.set(FIX::SessionID("FIX.4.4", "CFX", SessionName(i)), FIX::Dictionary());
+    }
+    echo_store_.reset(new FIX::FileStoreFactory(echo_settings_));
+    echo_.reset(new FIX::ThreadedSocketAcceptor(echo_app_, *echo_store_, echo_settings_));
+    echo_->start();
+    return absl::OkStatus();
+  }
+
+  absl::Status StartGateway() {
+    FixGatewayConfig config;
+    config.port = port_;
+    config.data_dir = dir_ + "/gateway";
+    for (int i = 0; i < options_.sessions; ++i) {
+      FixSessionSpec s;
+      s.sender_comp_id = SessionName(i);
+      s.firm = kBenchFirm;
+      s.cancel_on_disconnect = false;
+      s.throttle_msgs_per_sec = 1000000000;
+      s.reset_on_logon = true;
+      config.sessions.push_back(s);
+    }
+    config.accounts.push_back({kBenchAccount, kBenchFirm});
+    gateway_.reset(new FixGateway(config, &exchange_));
+    exchange_.SetListener(gateway_.get());
+    exchange_.Start();
+    return gateway_->Start();
+  }
+
+  // Throws FIX::ConfigError or FIX::RuntimeError.
+  void StartInitiator() {
+    FIX::Dictionary c = CommonSettings(dir_ + "/client", dictionary_);
     c.setString("ConnectionType", "initiator");
     c.setString("SocketConnectHost", "127.0.0.1");
-    c.setInt("SocketConnectPort", port);
+    c.setInt("SocketConnectPort", port_);
     c.setInt("ReconnectInterval", 1);
-    client_settings.set(c);
-    for (int i = 0; i < options.sessions; ++i) {
-      ids.emplace_back("FIX.4.4", SessionName(i), "CFX");
-      client_settings.set(ids.back(), FIX::Dictionary());
+    client_settings_.set(c);
+    for (int i = 0; i < options_.sessions; ++i) {
+      ids_.emplace_back("FIX.4.4", SessionName(i), "CFX");
+      client_settings_.set(ids_.back(), FIX::Dictionary());
     }
-    client_store.reset(new FIX::FileStoreFactory(client_settings));
-    initiator.reset(new FIX::ThreadedSocketInitiator(client, *client_store, client_settings));
-    initiator->start();
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(std::string("FIX bench setup: ") + e.what());
+    client_store_.reset(new FIX::FileStoreFactory(client_settings_));
+    initiator_.reset(new FIX::ThreadedSocketInitiator(client_, *client_store_, client_settings_));
+    initiator_->start();
   }
-  for (int i = 0; i < options.sessions; ++i) {
-    BenchClient::State& s = client.state(i);
-    std::unique_lock<std::mutex> lock(s.mu);
-    if (!s.cv.wait_for(lock, std::chrono::seconds(10), [&] { return s.logged_on; })) {
-      return absl::UnavailableError("session " + SessionName(i) + " did not log on");
-    }
-  }
-  const int64_t per_session = std::max<int64_t>(1, options.orders / options.sessions);
-  result->one_at_a_time = RunPhase(client, ids, per_session, 1, options.cross, "a");
-  result->pipelined = RunPhase(client, ids, per_session, options.window, options.cross, "p");
 
-  initiator->stop(true);
-  if (gateway) gateway->Stop();
-  if (!options.external) exchange.Stop();
-  if (echo) echo->stop(true);
-  if (options.data_dir.empty()) {
-    if (std::system(("rm -rf " + dir).c_str()) != 0) {
-      // Leaving a temp dir behind is harmless.
-    }
-  }
+  const FixBenchOptions options_;
+  const std::string dir_;
+  const std::string dictionary_;
+  const int port_;
+  testing::FakeExchange exchange_;
+  std::unique_ptr<FixGateway> gateway_;
+  EchoApp echo_app_;
+  FIX::SessionSettings echo_settings_;
+  std::unique_ptr<FIX::FileStoreFactory> echo_store_;
+  std::unique_ptr<FIX::ThreadedSocketAcceptor> echo_;
+  BenchClient client_;
+  FIX::SessionSettings client_settings_;
+  std::unique_ptr<FIX::FileStoreFactory> client_store_;
+  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
+  std::vector<FIX::SessionID> ids_;
+};
+
+}  // namespace
+
+absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result) {
+  absl::Status st = CheckOptions(options);
+  if (!st.ok()) return st;
+  const bool temporary = options.data_dir.empty();
+  const std::string dir =
+      temporary ? internal::MakeTempDir("/tmp/cfx_bench_fix_XXXXXX") : options.data_dir;
+  if (dir.empty()) return absl::UnavailableError("mkdtemp failed");
+  const int port = options.port ? options.port : FreeLoopbackPort();
+  BenchRun run(options, dir, port);
+  st = PrepareDir(dir, run.dictionary());
+  if (st.ok()) st = run.Start();
+  if (st.ok()) st = run.WaitForLogons();
+  if (!st.ok()) return st;
+  run.RunPhases(result);
+  run.Stop();
+  if (temporary) internal::RemoveDirQuietly(dir);
   return absl::OkStatus();
 }
 

@@ -8,16 +8,18 @@
 
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
+#include "cfx/common/units.h"
 
 namespace cfx::settlement {
 
 // The last business day of the contract month.
 Date LastTradingDay(const ContractSymbol& contract, const BusinessCalendar& calendar);
 
-// FSP in ticks from the grade's daily fixes (× 10^4) over the business days of the
-// contract month; days without a fix are nullopt and skipped. Mean rounded to the tick,
-// half to even; nullopt when no day has a fix.
-std::optional<int64_t> FinalSettlementPrice(const std::vector<std::optional<int64_t>>& fixes_e4);
+// FSP from the grade's daily fixes (int64 × 10^4) over the business days of the contract
+// month; days without a fix are nullopt and skipped. Mean rounded to the tick, half to
+// even; nullopt when no day has a fix.
+std::optional<PriceTicks> FinalSettlementPrice(
+    const std::vector<std::optional<int64_t>>& fixes_e4);
 
 // The `count` consecutive contract months starting with the month of `date`, for `grade`.
 std::vector<ContractSymbol> ListedContracts(const Grade& grade, Date date, int count = 12);

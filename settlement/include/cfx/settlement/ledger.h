@@ -10,6 +10,11 @@
 //
 //   auto ledger = Ledger::Open(data_dir);
 //   std::optional<Date> last = *(*ledger)->LastSettledDate();
+//
+// The record structs below are the ledger's stored rows, read by the statements, the demo and
+// the HTTP API: like trade_store::Trade they keep int64_t fields with the unit in the comment
+// (ticks, contracts, micro-USD). The batch computes prices, positions and VM in PriceTicks,
+// Qty and MicroUsd (cfx/common/units.h) and converts when it fills them.
 #ifndef CFX_SETTLEMENT_LEDGER_H_
 #define CFX_SETTLEMENT_LEDGER_H_
 
@@ -41,20 +46,21 @@ struct ContractDay {
   std::string sym;
   int64_t settle = 0;  // ticks
   PriceTier tier = PriceTier::kT1;
-  std::optional<int64_t> prior_settle;  // nullopt on the contract's first settlement
+  std::optional<int64_t> prior_settle;  // ticks; nullopt on the contract's first settlement
   bool expired = false;                 // D was its last trading day
-  std::optional<int64_t> fsp;           // with `expired` (absent only without open interest)
-  int64_t clearing_vm = 0;              // the clearing account's posting: −Σ account VM
+  std::optional<int64_t> fsp;           // ticks, with `expired`; absent only without open interest
+  int64_t clearing_vm = 0;              // micro-USD, the clearing account's: −Σ account VM
 };
 
 // One account's line for one contract (a prior position or trades on the date).
 struct AccountLine {
   int32_t contract = 0;  // index into DayRecord::contracts
-  int64_t qty = 0;       // position at the end of the date, before an expiry closes it
+  int64_t qty = 0;       // contracts, position at the end of the date, before expiry closes it
   int64_t vm = 0;        // micro-USD, daily VM
   int64_t final_vm = 0;  // micro-USD, expiry VM (0 unless the contract expired)
 };
 
+// Money fields in micro-USD.
 struct AccountDay {
   std::string account;
   std::vector<AccountLine> lines;  // ascending contract index (= ascending symbol)
@@ -69,20 +75,20 @@ struct DayRecord {
   Date date;
   std::vector<ContractDay> contracts;  // ascending symbol
   int64_t accounts = 0;
-  int64_t vm_paid = 0;          // Σ positive account VM (= Σ negative, in absolute value)
+  int64_t vm_paid = 0;          // micro-USD: Σ positive account VM (= |Σ negative|)
   int64_t calls = 0;            // accounts with call > 0
-  int64_t call_total = 0;
-  int64_t clearing_vm_cum = 0;  // clearing account balance after the date (always 0)
+  int64_t call_total = 0;       // micro-USD: Σ call
+  int64_t clearing_vm_cum = 0;  // micro-USD, clearing balance after the date (always 0)
   bool margin_available = true; // false when run without a margin source
   bool fixes_available = true;  // false when run without a fix source
 };
 
 // Latest state of a contract that has ever settled.
 struct ContractState {
-  int64_t last_settle = 0;
+  int64_t last_settle = 0;  // ticks
   Date last_date;
   bool expired = false;
-  std::optional<int64_t> fsp;
+  std::optional<int64_t> fsp;  // ticks
 };
 
 // Named points inside CommitDay where a test can inject a failure (a crash stand-in).

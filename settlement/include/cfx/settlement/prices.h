@@ -1,14 +1,16 @@
 // Daily settlement prices by the tiers of SPEC §9.1, in exact integer arithmetic.
-// Prices are int64 ticks of 0.001 USD per GPU-hour; fixes are × 10^4 (one digit finer).
+// Prices are PriceTicks (0.001 USD per GPU-hour); fixes are int64 × 10^4 (one digit finer).
 //
-//   PriceInputs in{.vwap_num = 10501, .vwap_den = 2, .prior_ticks = 5300};
-//   std::optional<SettlePrice> p = ComputeSettlementPrice(in);   // {5251, kT1}
+//   PriceInputs in{.vwap_num = 10501, .vwap_den = Qty(2), .prior_ticks = PriceTicks(5300)};
+//   std::optional<SettlePrice> p = ComputeSettlementPrice(in);   // {PriceTicks(5251), kT1}
 #ifndef CFX_SETTLEMENT_PRICES_H_
 #define CFX_SETTLEMENT_PRICES_H_
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+#include "cfx/common/units.h"
 
 namespace cfx::settlement {
 
@@ -17,27 +19,28 @@ const char* PriceTierName(PriceTier tier);  // "T1"..."T4"
 std::optional<PriceTier> ParsePriceTier(std::string_view name);
 
 struct SettlePrice {
-  int64_t ticks = 0;
+  PriceTicks ticks;
   PriceTier tier = PriceTier::kT1;
   friend bool operator==(const SettlePrice&, const SettlePrice&) = default;
 };
 
-// num / den (den > 0) rounded to an integer tick; an exact half goes toward `prior` when
-// there is one (and to even when there is none, or when prior is the half itself, which
-// cannot happen for integer priors).
-int64_t RoundTowardPrior(__int128 num, __int128 den, std::optional<int64_t> prior);
+// num / den ticks (den > 0) rounded to an integer tick; an exact half goes toward `prior`
+// when there is one (and to even when there is none, or when prior is the half itself,
+// which cannot happen for integer priors).
+PriceTicks RoundTowardPrior(__int128 num, __int128 den, std::optional<PriceTicks> prior);
 
 // Largest allowed bid/ask spread for T2, in ticks (inclusive).
-inline constexpr int64_t kMaxMidSpreadTicks = 10;
+inline constexpr PriceTicks kMaxMidSpreadTicks{10};
 
 // Everything the tiers look at for one contract on one date.
 struct PriceInputs {
-  // T1: Σ px×qty and Σ qty over trades in [15:30Z, 16:00Z) of D; den 0 = no trades.
+  // T1: Σ px×qty (contract·ticks) and Σ qty over trades in [15:30Z, 16:00Z) of D;
+  // den 0 = no trades.
   __int128 vwap_num = 0;
-  int64_t vwap_den = 0;
-  std::optional<int64_t> bid_ticks;  // T2: the book at the close
-  std::optional<int64_t> ask_ticks;
-  std::optional<int64_t> prior_ticks;     // latest earlier settlement
+  Qty vwap_den;
+  std::optional<PriceTicks> bid_ticks;  // T2: the book at the close
+  std::optional<PriceTicks> ask_ticks;
+  std::optional<PriceTicks> prior_ticks;  // latest earlier settlement
   std::optional<int64_t> fix_e4;          // fix of the grade on D
   std::optional<int64_t> prev_fix_e4;     // fix of the grade on the previous business day
 };

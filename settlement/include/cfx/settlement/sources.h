@@ -53,13 +53,18 @@ class FixSource {
 // for the duration of the call.
 struct SymQty {
   std::string_view sym;
-  int64_t qty = 0;
+  int64_t qty = 0;  // contracts
 };
 
 // Settlement prices of the day, in ticks, by symbol.
 using SettlePrices = std::map<std::string, int64_t, std::less<>>;
 
 // Initial margin (span16, SPEC §10) of one account's open positions.
+//
+// Quantities, prices and the result are int64_t in the units stated (contracts, ticks,
+// micro-USD), not Qty, PriceTicks and MicroUsd like the rest of settlement's API: the
+// interface is also implemented outside the module (`cfx bench settle`), and the types
+// change together with those implementations.
 class MarginSource {
  public:
   virtual ~MarginSource() = default;

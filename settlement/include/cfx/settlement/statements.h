@@ -10,12 +10,13 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cfx/common/units.h"
 #include "cfx/settlement/ledger.h"
 
 namespace cfx::settlement {
 
-std::string UsdCents(int64_t micro_usd);  // 1234567 -> "1.23"
-std::string PriceText(int64_t ticks);     // 5250 -> "5.250"
+std::string UsdCents(MicroUsd amount);   // MicroUsd(1234567) -> "1.23"
+std::string PriceText(PriceTicks price);  // PriceTicks(5250) -> "5.250"
 
 std::string AccountStatementJson(const DayRecord& day, const AccountDay& account);
 std::string AccountStatementCsv(const DayRecord& day, const AccountDay& account);

@@ -2,8 +2,7 @@
 // counter commands (the size of an encoded order) to a Pipeline over the toy counter
 // machine — or, with `--engine`, engine orders (new / cancel / replace on one contract,
 // crossing prices) to the real EngineMatcher with the EngineCodec — and the publisher
-// measures offer-to-ack latency. App-local, header-only (the app
-// target compiles cmd_*.cc only).
+// measures offer-to-ack latency. Header-only; journal_bench.h runs it over a journal.
 #ifndef CFX_PERF_JOURNAL_BENCH_HARNESS_H_
 #define CFX_PERF_JOURNAL_BENCH_HARNESS_H_
 

@@ -1,0 +1,44 @@
+// `cfx bench book`: order-book throughput and per-order latency on a seeded stream, or with
+// `engine` the same stream as gateway commands through Engine (client ids, accounts,
+// validation, STP, a counting listener). The drivers are engine/testing's workload.h; this
+// chooses the stream and reports (docs/performance.md).
+//
+//   BookBenchOptions options;  // 3,000,000 Liquibook orders, one book
+//   PrintBookBench(RunBookBench(options), std::cout);  // one JSON line
+#ifndef CFX_PERF_BOOK_BENCH_H_
+#define CFX_PERF_BOOK_BENCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+
+#include "cfx/engine/workload.h"
+
+namespace cfx::perf {
+
+enum class BookWorkload { kLiquibook, kMixed };
+const char* WorkloadName(BookWorkload workload);  // "liquibook", "mixed"
+
+struct BookBenchOptions {
+  BookWorkload workload = BookWorkload::kLiquibook;
+  size_t orders = 3000000;
+  unsigned seed = 3;
+  bool engine = false;     // through Engine as gateway commands instead of one book
+  uint32_t accounts = 16;  // with `engine`: the accounts the orders come from
+};
+
+struct BookBenchResult {
+  BookBenchOptions options;
+  engine::BenchFigures figures;
+  engine::EventCounts counts;  // with `engine`: the listener's events of the timed pass
+};
+
+// Runs the bench. REQUIRES: options.accounts >= 1.
+BookBenchResult RunBookBench(const BookBenchOptions& options);
+
+// Writes the result as one JSON object on one line.
+void PrintBookBench(const BookBenchResult& result, std::ostream& out);
+
+}  // namespace cfx::perf
+
+#endif  // CFX_PERF_BOOK_BENCH_H_

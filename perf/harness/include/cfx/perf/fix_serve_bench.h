@@ -1,0 +1,51 @@
+// `cfx bench fix` end to end: RunFixBench (fix_bench.h) against the server chosen. By
+// default the real exchange — ExchangeServer: core, engine and journal with synced group
+// commits behind the FIX gateway — started in this process on a temp data dir that is
+// removed afterwards; or the gateway on the in-memory fake exchange; or the bare QuickFIX
+// echo acceptor (docs/performance.md).
+//
+//   FixServeBenchOptions options;  // 4 sessions, 20000 orders a phase, against cfx serve
+//   absl::StatusOr<FixServeBenchResult> result = RunFixServeBench(options);
+//   if (result.ok()) PrintFixServeBench(*result, std::cout);  // the last line is JSON
+#ifndef CFX_PERF_FIX_SERVE_BENCH_H_
+#define CFX_PERF_FIX_SERVE_BENCH_H_
+
+#include <optional>
+#include <ostream>
+
+#include "absl/status/statusor.h"
+#include "cfx/exchange/exchange_core.h"
+#include "cfx/perf/fix_bench.h"
+
+namespace cfx::perf {
+
+enum class FixBenchServer {
+  kServe,  // the real exchange, as `cfx serve` runs it
+  kFake,   // the FIX gateway on the fake exchange (no engine, no journal)
+  kEcho,   // a bare QuickFIX acceptor that answers each order with one ExecutionReport
+};
+
+struct FixServeBenchOptions {
+  // Sessions, orders, window and load; `echo`, `external` and `port` follow `server`.
+  FixBenchOptions bench;
+  FixBenchServer server = FixBenchServer::kServe;
+  bool no_sync = false;         // kServe: journal commits not fsynced
+  std::ostream* log = nullptr;  // when set, gets a line if the exchange does not stop cleanly
+};
+
+struct FixServeBenchResult {
+  FixServeBenchOptions options;
+  FixBenchResult phases;
+  std::optional<exchange::ExchangeStats> core;  // kServe: the core's counters at the end
+};
+
+// Runs the bench. Returns the exchange's error when it cannot start, or RunFixBench's.
+absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions& options);
+
+// Writes the report: a line per phase, then one JSON object (the headline: throughput of
+// the pipelined phase, latency of the one-at-a-time phase).
+void PrintFixServeBench(const FixServeBenchResult& result, std::ostream& out);
+
+}  // namespace cfx::perf
+
+#endif  // CFX_PERF_FIX_SERVE_BENCH_H_

@@ -1,0 +1,42 @@
+// `cfx bench journal`: the durable order path — every input group-committed to the LMDB
+// journal and synced before it is matched and acknowledged. RunHarness
+// (journal_bench_harness.h) over a journal in a data dir.
+//
+//   JournalBenchOptions options;  // 3,000,000 inputs at 1,000,000/s, a fresh temp dir
+//   absl::StatusOr<nlohmann::json> figures = RunJournalBench(options);
+#ifndef CFX_PERF_JOURNAL_BENCH_H_
+#define CFX_PERF_JOURNAL_BENCH_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cfx/perf/journal_bench_harness.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::perf {
+
+// The default load: 3,000,000 inputs offered at 1,000,000 a second.
+inline HarnessConfig DefaultJournalLoad() {
+  HarnessConfig config;
+  config.messages = 3'000'000;
+  config.rate = 1'000'000;
+  return config;
+}
+
+struct JournalBenchOptions {
+  std::string data_dir;         // empty: a fresh temp dir, removed afterwards
+  bool unsafe_no_sync = false;  // commits not synced (a power loss may lose acked inputs)
+  uint64_t map_size_gib = 16;   // LMDB map size
+  // The load; `journal` is set by RunJournalBench.
+  HarnessConfig harness = DefaultJournalLoad();
+};
+
+// Runs the harness on the journal in `data_dir`. Returns the figures as JSON, with "error"
+// set when the pipeline failed; FailedPrecondition when the journal already holds records,
+// Unavailable when no temp dir can be made, or the journal's error when it cannot open.
+absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& options);
+
+}  // namespace cfx::perf
+
+#endif  // CFX_PERF_JOURNAL_BENCH_H_

@@ -1,0 +1,57 @@
+// `cfx bench margin`: position-scenario evaluations per second of the margin evaluator on
+// synthetic portfolios (docs/performance.md). Seeded: the same options give the same
+// portfolios, so runs differ only in their timings.
+//
+//   MarginBenchOptions options;  // 100000 accounts x 10 positions, span16, best backend
+//   absl::StatusOr<MarginBenchResult> result = RunMarginBench(options);
+//   if (result.ok()) PrintMarginBench(*result, std::cout);  // the last line is JSON
+#ifndef CFX_PERF_MARGIN_BENCH_H_
+#define CFX_PERF_MARGIN_BENCH_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cfx/gpu_valuation/evaluator.h"
+
+namespace cfx::perf {
+
+struct MarginBenchOptions {
+  int64_t accounts = 100000;  // portfolios in the batch
+  int positions = 10;         // distinct contracts per portfolio (at most the 144 listed)
+  int32_t scenarios = 16;     // 16: span16; otherwise Monte Carlo with this many
+  int iterations = 5;         // timed batches; the median is reported
+  uint64_t seed = 1;          // prices and portfolios
+  gpu_valuation::BackendChoice backend = gpu_valuation::BackendChoice::kAuto;
+  bool verify = false;  // also check every answer against the CPU evaluator
+};
+
+struct MarginBenchResult {
+  int64_t accounts = 0;
+  int positions = 0;      // per portfolio, as generated
+  int32_t scenarios = 0;  // in the U table
+  int32_t rank = 0;       // of the loss that sets the margin
+  std::string method;     // "span16" or "mc"
+  std::string backend;    // the evaluator timed: "cpu" or "cuda"
+  int iterations = 0;
+  double evals = 0;                  // position-scenario evaluations per batch
+  double seconds = 0;                // median batch, resident portfolios
+  double cpu_seconds_per_batch = 0;  // process CPU time (all threads) per timed batch
+  double setup_seconds = 0;          // MarginEngine::Create
+  double load_seconds = 0;           // table and portfolios onto the evaluator
+  double compute_many_seconds = 0;   // one ComputeMany: netting, evaluation, answers
+  std::optional<bool> verified;      // set with `verify`: identical to the CPU evaluator
+};
+
+// Runs the bench. InvalidArgument when a count is below 1; otherwise the margin engine's or
+// the evaluator's error (Unavailable for `kCuda` without a usable device).
+absl::StatusOr<MarginBenchResult> RunMarginBench(const MarginBenchOptions& options);
+
+// Writes the report: the verification (when run), a summary, then one JSON object.
+void PrintMarginBench(const MarginBenchResult& result, std::ostream& out);
+
+}  // namespace cfx::perf
+
+#endif  // CFX_PERF_MARGIN_BENCH_H_

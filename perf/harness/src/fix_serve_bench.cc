@@ -1,0 +1,157 @@
+#include "cfx/perf/fix_serve_bench.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cfx/common/config.h"
+#include "cfx/common/date.h"
+#include "cfx/gateway/exchange_server.h"
+#include "nlohmann/json.hpp"
+#include "work_dir.h"
+
+namespace cfx::perf {
+namespace {
+
+// The bench exchange: one account with ample collateral, sessions BENCH_0.. that reset
+// their sequence numbers, no throttle, one grade listed from March 2027.
+ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
+  ExchangeConfig c;
+  c.source = "bench";
+  c.data_dir = data_dir;
+  c.fix_port = 0;
+  c.http_port = 0;
+  c.firms.push_back({"BENCH", "Bench"});
+  c.accounts.push_back({"BENCH-1", "BENCH", int64_t{1'000'000'000} * 1'000'000});
+  for (int i = 0; i < sessions; ++i) {
+    SessionConfig s;
+    s.sender_comp_id = "BENCH_" + std::to_string(i);
+    s.firm = "BENCH";
+    s.cancel_on_disconnect = false;
+    s.throttle_msgs_per_sec = 1'000'000'000;
+    s.reset_on_logon = true;
+    c.sessions.push_back(s);
+  }
+  ProductConfig p;
+  p.grade = Grade{"B200", Tier::kGold, "US"};
+  p.ref_ticks = 5000;
+  p.max_order_qty = 1000;
+  c.products.push_back(p);
+  return c;
+}
+
+// The real exchange on a fresh temp data dir, with a manual clock in trading hours.
+// Thread safety: one controlling thread.
+class BenchExchange {
+ public:
+  ~BenchExchange() {
+    server_.reset();
+    if (!data_dir_.empty()) internal::RemoveDirQuietly(data_dir_);
+  }
+
+  absl::Status Start(int sessions, bool no_sync) {
+    data_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_serve_XXXXXX");
+    if (data_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
+    gateway::ExchangeServerOptions so;
+    so.manual_clock = true;
+    so.start_time = *ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    so.unsafe_no_sync = no_sync;
+    server_ = std::make_unique<gateway::ExchangeServer>(BenchConfig(data_dir_, sessions), so);
+    return server_->Start();
+  }
+
+  int fix_port() const { return server_->fix_port(); }
+
+  // Stops the exchange and returns the core's counters; a failure to stop cleanly goes to
+  // `log` (when set) and does not spoil the figures.
+  exchange::ExchangeStats Stop(std::ostream* log) {
+    exchange::ExchangeStats stats = server_->core().Stats();
+    if (absl::Status s = server_->Stop(); !s.ok() && log != nullptr) {
+      *log << "cfx bench fix: stop: " << s << "\n";
+    }
+    return stats;
+  }
+
+ private:
+  std::string data_dir_;
+  std::unique_ptr<gateway::ExchangeServer> server_;
+};
+
+// How the report names the server: in the summary lines, and as the JSON "mode".
+struct ServerNames {
+  const char* text;
+  const char* mode;
+};
+
+ServerNames NamesOf(FixBenchServer server) {
+  switch (server) {
+    case FixBenchServer::kEcho:
+      return {"echo (bare QuickFIX acceptor)", "echo"};
+    case FixBenchServer::kFake:
+      return {"cfx gateway + fake exchange", "fake"};
+    case FixBenchServer::kServe:
+      break;
+  }
+  return {"cfx serve (gateway + core + journal)", "cfx"};
+}
+
+nlohmann::json PhaseJson(const FixBenchPhase& p) {
+  return {{"orders", p.orders}, {"seconds", p.seconds}, {"orders_per_sec", p.orders_per_sec},
+          {"p50_us", p.p50_us}, {"p99_us", p.p99_us},   {"p999_us", p.p999_us}};
+}
+
+}  // namespace
+
+absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions& options) {
+  FixServeBenchResult result;
+  result.options = options;
+  FixBenchOptions bench = options.bench;
+  bench.echo = options.server == FixBenchServer::kEcho;
+  std::unique_ptr<BenchExchange> exchange;
+  if (options.server == FixBenchServer::kServe) {
+    exchange = std::make_unique<BenchExchange>();
+    if (absl::Status s = exchange->Start(bench.sessions, options.no_sync); !s.ok()) return s;
+    bench.external = true;
+    bench.port = exchange->fix_port();
+  }
+  absl::Status status = RunFixBench(bench, &result.phases);
+  if (exchange) {
+    result.core = exchange->Stop(options.log);
+    exchange.reset();
+  }
+  if (!status.ok()) return status;
+  return result;
+}
+
+void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
+  const FixServeBenchOptions& o = r.options;
+  for (const auto& [name, p] : {std::pair{"one-at-a-time", r.phases.one_at_a_time},
+                                std::pair{"pipelined", r.phases.pipelined}}) {
+    out << absl::StrFormat(
+        "%s, %s: %d orders in %.3f s, %.0f orders/s, p50 %.1f us, p99 %.1f us, p99.9 %.1f us\n",
+        NamesOf(o.server).text, name, p.orders, p.seconds, p.orders_per_sec, p.p50_us, p.p99_us,
+        p.p999_us);
+  }
+  nlohmann::json core;
+  if (r.core) {
+    core = {
+        {"inputs", r.core->inputs}, {"batches", r.core->batches}, {"max_batch", r.core->max_batch}};
+  }
+  nlohmann::json j = {{"bench", "fix"},
+                      {"mode", NamesOf(o.server).mode},
+                      {"synced", o.server == FixBenchServer::kServe && !o.no_sync},
+                      {"load", o.bench.cross ? "cross" : "rest"},
+                      {"core", core},
+                      {"sessions", o.bench.sessions},
+                      {"orders_per_sec", r.phases.pipelined.orders_per_sec},
+                      {"p50_us", r.phases.one_at_a_time.p50_us},
+                      {"p99_us", r.phases.one_at_a_time.p99_us},
+                      {"p999_us", r.phases.one_at_a_time.p999_us},
+                      {"one_at_a_time", PhaseJson(r.phases.one_at_a_time)},
+                      {"pipelined", PhaseJson(r.phases.pipelined)}};
+  out << j.dump() << std::endl;
+}
+
+}  // namespace cfx::perf
