@@ -1,8 +1,31 @@
 #include "cfx/journal/recovery.h"
 
+#include <exception>
+
 #include "absl/strings/str_cat.h"
 
 namespace cfx::journal {
+namespace {
+
+// SPEC §5: recovery never aborts on a stored record. What a state machine throws (a
+// library's exception on a value it cannot take) becomes an error naming the record, so
+// the exchange stops with a message instead of crashing on every restart.
+template <typename Fn>
+absl::Status Guarded(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("exception: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("unknown exception");
+  }
+}
+
+constexpr char kOperatorHint[] =
+    " (the record is intact: this is a bug or a version mismatch, not damage; do not truncate "
+    "the journal; keep the data dir and report it)";
+
+}  // namespace
 
 absl::StatusOr<RecoveryResult> Recover(Journal& journal, StateMachine& machine,
                                        const RecoveryOptions& options) {
@@ -10,7 +33,7 @@ absl::StatusOr<RecoveryResult> Recover(Journal& journal, StateMachine& machine,
   auto snapshot = journal.LatestValidSnapshot(&result.skipped_snapshots);
   if (!snapshot.ok()) return snapshot.status();
   if (snapshot->has_value()) {
-    absl::Status s = machine.Restore((*snapshot)->state);
+    absl::Status s = Guarded([&] { return machine.Restore((*snapshot)->state); });
     if (!s.ok()) {
       return absl::DataLossError(absl::StrCat("snapshot ", (*snapshot)->seq,
                                               ": cannot be restored: ", s.message()));
@@ -22,7 +45,7 @@ absl::StatusOr<RecoveryResult> Recover(Journal& journal, StateMachine& machine,
   absl::Status apply_status;
   absl::Status read_status =
       journal.ReadFrom(last_applied + 1, [&](uint64_t seq, absl::string_view payload) {
-        apply_status = machine.Apply(seq, payload);
+        apply_status = Guarded([&] { return machine.Apply(seq, payload); });
         if (!apply_status.ok()) return false;
         last_applied = seq;
         ++result.replayed;
@@ -32,7 +55,8 @@ absl::StatusOr<RecoveryResult> Recover(Journal& journal, StateMachine& machine,
     // The record was intact (checksum good) but the machine refused it: a bug or a version
     // mismatch, not damage; never truncated.
     return absl::DataLossError(absl::StrCat("journal record ", last_applied + 1,
-                                            ": cannot be applied: ", apply_status.message()));
+                                            ": cannot be applied: ", apply_status.message(),
+                                            kOperatorHint));
   }
   // A tail shorter than LastSeq (a gap at the very end cannot show in ReadFrom) is checked too.
   if (read_status.ok() && last_applied < journal.LastSeq()) {

@@ -1,6 +1,7 @@
 #include "cfx/journal/recovery.h"
 
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,34 @@ TEST(RecoveryTest, UndecodablePayloadIsDataLossAndNeverTruncated) {
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.status().message(), HasSubstr("journal record 1: cannot be applied"));
   EXPECT_EQ(journal->LastSeq(), 1u);
+}
+
+// SPEC §5: a stored record that makes the state machine throw stops recovery with an error
+// naming the record and telling the operator what to do; it never aborts (which would
+// repeat on every restart).
+class ThrowingMachine : public StateMachine {
+ public:
+  absl::Status Restore(absl::string_view) override { return absl::OkStatus(); }
+  std::string Snapshot() const override { return ""; }
+  absl::Status Apply(uint64_t seq, absl::string_view) override {
+    if (seq == 3) throw std::runtime_error("invalid UTF-8 byte at index 2: 0xFF");
+    return absl::OkStatus();
+  }
+};
+
+TEST(RecoveryTest, ARecordThatThrowsStopsRecoveryNamingItsSeq) {
+  TestDir dir;
+  auto journal = *Journal::Open({.data_dir = dir.path()});
+  std::vector<absl::string_view> records = {"a", "b", "c", "d"};
+  ASSERT_TRUE(journal->AppendBatch(records).ok());
+  ThrowingMachine machine;
+  auto result = Recover(*journal, machine, {.truncate_corrupt_tail = true});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(result.status().message(), HasSubstr("journal record 3: cannot be applied"));
+  EXPECT_THAT(result.status().message(), HasSubstr("invalid UTF-8"));
+  EXPECT_THAT(result.status().message(), HasSubstr("do not truncate"));
+  EXPECT_EQ(journal->LastSeq(), 4u);  // nothing was cut
 }
 
 TEST(RecoveryTest, EmptyJournalStartsAtSeqOne) {

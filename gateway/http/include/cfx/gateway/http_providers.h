@@ -1,11 +1,12 @@
 // The data behind the HTTP API (SPEC §7): narrow provider interfaces that the
 // integrator (`cfx serve`) implements over the engine, valuation and reference modules,
 // and that tests implement in memory (http_memory_providers.h). The HTTP layer owns the
-// JSON rendering; providers return plain structs.
+// JSON rendering; providers return plain structs. `cfx serve`'s implementation is
+// CoreHttpProviders (gateway/server/include/cfx/gateway/core_http_providers.h).
 //
-//   class EngineBooks : public cfx::gateway::BookProvider { ... };
-//   cfx::gateway::HttpProviders providers;
-//   providers.book = &engine_books;  // a null provider answers 503 on its endpoints
+//   cfx::gateway::CoreHttpProviders core(&exchange_core, config, data_dir);  // gateway/server
+//   cfx::gateway::HttpProviders providers = core.Providers();
+//   providers.book = nullptr;  // a null provider answers 503 on its endpoints
 //
 // Common contract of every provider:
 //  - Thread safety: called concurrently from the HTTP server's I/O threads (2 by default),
