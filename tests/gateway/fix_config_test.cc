@@ -30,5 +30,22 @@ TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
   EXPECT_EQ(fix.accounts.size(), config->accounts.size());
 }
 
+// [limits] reaches the acceptor: a bound set in the config is the one the gateway enforces.
+TEST(FixConfigTest, LimitsComeFromTheConfig) {
+  absl::StatusOr<ExchangeConfig> config = ParseConfig(
+      "[limits]\nfix_max_connections = 7\nfix_max_connections_per_peer = 2\n"
+      "fix_logon_timeout_ms = 500\nfix_max_message_bytes = 1024\n"
+      "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\n",
+      "l.toml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
+  EXPECT_EQ(fix.max_connections, 7);
+  EXPECT_EQ(fix.max_connections_per_peer, 2);
+  EXPECT_EQ(fix.logon_timeout_ms, 500);
+  EXPECT_EQ(fix.max_message_bytes, 1024);
+  EXPECT_EQ(fix.max_outbound_bytes, 70000);
+  EXPECT_EQ(fix.max_latency_secs, 0);
+}
+
 }  // namespace
 }  // namespace cfx::gateway

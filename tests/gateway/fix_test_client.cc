@@ -1,5 +1,7 @@
 #include "fix_test_client.h"
 
+#include "cfx/gateway/fix_quickfix.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -313,17 +315,7 @@ std::string Frame(const std::string& body_fields, bool corrupt_checksum) {
   return msg + "10=" + cs + "\x01";
 }
 
-std::string UtcNow() {
-  struct timeval tv;
-  gettimeofday(&tv, nullptr);
-  struct tm tm;
-  gmtime_r(&tv.tv_sec, &tm);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04d%02d%02d-%02d:%02d:%02d.%03d", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(tv.tv_usec / 1000));
-  return buf;
-}
+std::string UtcNow() { return ::cfx::gateway::internal::UtcNowFix(); }  // the gateway's own clock format
 
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
