@@ -15,7 +15,8 @@ namespace cfx::app {
 namespace {
 
 ExitCode RunBenchHttp(const perf::HttpBenchOptions& flags) {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(demo::DemoConfigText(), "demo");
+  absl::StatusOr<common::ExchangeConfig> config =
+      common::ParseConfig(demo::DemoConfigText(), "demo");
   if (!config.ok()) {
     std::cerr << config.status() << "\n";
     return 2;

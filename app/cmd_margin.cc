@@ -28,7 +28,7 @@ struct MarginFlags {
 };
 
 ExitCode RunMargin(const MarginFlags& flags, bool method_given) {
-  absl::StatusOr<Date> date = ParseDate(flags.date);
+  absl::StatusOr<common::Date> date = common::ParseDate(flags.date);
   if (!date.ok()) return Fail("margin", "--date: expected YYYY-MM-DD");
   gv::MarginOptions options;
   options.as_of = *date;
@@ -84,8 +84,9 @@ void SetupMargin(CLI::App& parent, ExitCode* rc) {
       ->required();
   CLI::Option* method = cmd->add_option("--method", flags->method, "span16 (default) or mc")
                             ->check(CLI::IsMember({"span16", "mc"}));
-  cmd->add_option("--scenarios", flags->scenarios,
-                  "scenario CSV scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ");
+  cmd->add_option(
+      "--scenarios", flags->scenarios,
+      "scenario CSV scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ");
   cmd->add_option("--psr", flags->psr, "price scan range, (0, 1/3] (default 0.15)");
   cmd->add_option("--mc-scenarios", flags->mc_scenarios, "mc scenario count (default 10000)");
   cmd->add_option("--seed", flags->seed, "mc seed");

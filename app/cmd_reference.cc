@@ -33,8 +33,8 @@ struct SampleFlags {
 };
 
 // Parses a flag's date, or prints "--flag: reason" and returns nullopt.
-std::optional<Date> FlagDate(const std::string& flag, const std::string& text) {
-  absl::StatusOr<Date> d = ParseDate(text);
+std::optional<common::Date> FlagDate(const std::string& flag, const std::string& text) {
+  absl::StatusOr<common::Date> d = common::ParseDate(text);
   if (!d.ok()) {
     Fail("reference", absl::StrCat(flag, ": ", d.status().message()));
     return std::nullopt;
@@ -42,22 +42,22 @@ std::optional<Date> FlagDate(const std::string& flag, const std::string& text) {
   return *d;
 }
 
-std::optional<BusinessCalendar> FlagHolidays(const std::string& text) {
-  std::vector<Date> days;
+std::optional<common::BusinessCalendar> FlagHolidays(const std::string& text) {
+  std::vector<common::Date> days;
   for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    std::optional<Date> d = FlagDate("--holidays", std::string(part));
+    std::optional<common::Date> d = FlagDate("--holidays", std::string(part));
     if (!d) return std::nullopt;
     days.push_back(*d);
   }
-  return BusinessCalendar(std::move(days));
+  return common::BusinessCalendar(std::move(days));
 }
 
 ExitCode RunBuild(const BuildFlags& f) {
-  std::optional<Date> from = FlagDate("--date", f.date);
+  std::optional<common::Date> from = FlagDate("--date", f.date);
   if (!from) return 2;
-  std::optional<Date> to = f.to.empty() ? from : FlagDate("--to", f.to);
+  std::optional<common::Date> to = f.to.empty() ? from : FlagDate("--to", f.to);
   if (!to) return 2;
-  std::optional<BusinessCalendar> calendar = FlagHolidays(f.holidays);
+  std::optional<common::BusinessCalendar> calendar = FlagHolidays(f.holidays);
   if (!calendar) return 2;
   if (f.format != "json" && f.format != "csv") {
     return Fail("reference build", "--format: must be json or csv, got '" + f.format + "'", 2);
@@ -107,11 +107,11 @@ ExitCode RunBuild(const BuildFlags& f) {
 }
 
 ExitCode RunSample(const SampleFlags& f) {
-  std::optional<Date> from = FlagDate("--from", f.from);
+  std::optional<common::Date> from = FlagDate("--from", f.from);
   if (!from) return 2;
-  std::optional<Date> to = FlagDate("--to", f.to);
+  std::optional<common::Date> to = FlagDate("--to", f.to);
   if (!to) return 2;
-  std::optional<BusinessCalendar> calendar = FlagHolidays(f.holidays);
+  std::optional<common::BusinessCalendar> calendar = FlagHolidays(f.holidays);
   if (!calendar) return 2;
   reference::SampleOptions options;
   options.from = *from;
@@ -123,12 +123,12 @@ ExitCode RunSample(const SampleFlags& f) {
   options.regions = absl::StrSplit(f.regions, ',', absl::SkipEmpty());
   options.gpus = absl::StrSplit(f.gpus, ',', absl::SkipEmpty());
   for (const std::string& r : options.regions) {
-    if (!IsKnownRegion(r)) {
+    if (!common::IsKnownRegion(r)) {
       return Fail("reference sample", "--regions: unknown region '" + r + "'", 2);
     }
   }
   for (const std::string& g : options.gpus) {
-    if (!IsValidGpuName(g)) {
+    if (!common::IsValidGpuName(g)) {
       return Fail("reference sample", "--gpus: bad gpu name '" + g + "'", 2);
     }
   }

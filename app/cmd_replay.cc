@@ -25,9 +25,9 @@ struct ReplayFlags {
 };
 
 ExitCode Persist(const ReplayFlags& flags) {
-  cfx::BusinessCalendar calendar;
+  cfx::common::BusinessCalendar calendar;
   if (!flags.config.empty()) {
-    auto config = cfx::LoadConfigFile(flags.config);
+    auto config = cfx::common::LoadConfigFile(flags.config);
     if (!config.ok()) return Fail("replay", config.status(), 2);
     calendar = config->Calendar();
   }
@@ -36,8 +36,8 @@ ExitCode Persist(const ReplayFlags& flags) {
   if (!r.ok()) {
     return Fail("replay", absl::StrCat("--data-dir ", flags.data_dir, ": ", r.status().message()));
   }
-  std::cerr << "cfx replay: persisted " << r->recorded << " inputs, " << r->trades
-            << " trades to " << flags.data_dir << "/trades\n";
+  std::cerr << "cfx replay: persisted " << r->recorded << " inputs, " << r->trades << " trades to "
+            << flags.data_dir << "/trades\n";
   return 0;
 }
 
@@ -60,8 +60,7 @@ void SetupReplay(CLI::App& parent, ExitCode* rc) {
       parent, rc, "replay",
       "Run the matching engine on a JSON-lines command file (no network, no risk)",
       RunReplayCommand);
-  cmd->add_option("--input", flags->input, "Command file, one JSON object per line")
-      ->required();
+  cmd->add_option("--input", flags->input, "Command file, one JSON object per line")->required();
   cmd->add_option("--output", flags->output, "Event file ('-' or absent: standard output)");
   cmd->add_option("--data-dir", flags->data_dir,
                   "Also persist trades, positions and closes here (as cfx serve)");

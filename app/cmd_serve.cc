@@ -26,7 +26,7 @@ struct ServeFlags {
 };
 
 ExitCode RunServe(const ServeFlags& flags) {
-  absl::StatusOr<ExchangeConfig> config = LoadConfigFile(flags.config);
+  absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(flags.config);
   if (!config.ok()) return Fail("serve", config.status(), 2);
   // Block the stop signals before any thread starts, so every thread inherits the mask and
   // only sigwait below sees them.
@@ -63,8 +63,7 @@ void SetupServe(CLI::App& parent, ExitCode* rc) {
   auto [cmd, flags] = AddCommand<ServeFlags>(
       parent, rc, "serve",
       "Run the exchange: engine, journal, FIX gateway and HTTP API (until SIGTERM)", RunServe);
-  cmd->add_option("--config", flags->config, "Exchange TOML config (config/demo.toml)")
-      ->required();
+  cmd->add_option("--config", flags->config, "Exchange TOML config (config/demo.toml)")->required();
   cmd->add_option("--data-dir", flags->data_dir, "Data dir (default: the config's data_dir)");
   cmd->add_option("--fix-port", flags->fix_port, "FIX port (default: config; 0 = any free)");
   cmd->add_option("--http-port", flags->http_port, "HTTP port (default: config; 0 = any free)");
@@ -76,4 +75,3 @@ CFX_REGISTER_COMMAND("", SetupServe);
 
 }  // namespace
 }  // namespace cfx::app
-

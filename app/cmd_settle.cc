@@ -57,17 +57,17 @@ class ProgressLine {
 
 ExitCode RunSettle(const SettleFlags& flags) {
   using namespace cfx::settlement;
-  auto date = cfx::ParseDate(flags.date);
+  auto date = cfx::common::ParseDate(flags.date);
   if (!date.ok()) return Fail("settle", absl::StrCat("--date: ", date.status().message()), 2);
   SettleConfig config;
   double psr = 0.15;  // SPEC §10 default price scan range
   if (!flags.config.empty()) {
-    auto exchange = cfx::LoadConfigFile(flags.config);
+    auto exchange = cfx::common::LoadConfigFile(flags.config);
     if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
     config.calendar = exchange->Calendar();
     psr = exchange->psr;
-    for (const cfx::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
-    for (const cfx::AccountConfig& a : exchange->accounts) {
+    for (const cfx::common::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
+    for (const cfx::common::AccountConfig& a : exchange->accounts) {
       config.collateral_micro_usd[a.id] = a.collateral_micro_usd;
     }
   }
@@ -105,8 +105,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
   }
   if (report->already_settled) {
     std::cout << flags.date << " is already settled; nothing changed"
-              << (report->statements_written ? " (missing statements were rewritten)" : "")
-              << "\n";
+              << (report->statements_written ? " (missing statements were rewritten)" : "") << "\n";
   } else {
     std::cout << DaySummaryText(report->day) << "statements: " << options.out_dir << "/"
               << flags.date << "/\n";
@@ -125,9 +124,11 @@ void SetupSettle(CLI::App& parent, ExitCode* rc) {
       parent, rc, "settle",
       "Daily settlement: prices, variation margin, expiry, margin calls, statements", RunSettle);
   cmd->add_option("--date", flags->date, "Business date to settle (YYYY-MM-DD)")->required();
-  cmd->add_option("--data-dir", flags->data_dir, "Data dir (trades, reference, ledger)")->required();
+  cmd->add_option("--data-dir", flags->data_dir, "Data dir (trades, reference, ledger)")
+      ->required();
   cmd->add_option("--out", flags->out_dir, "Statements folder (default: DIR/statements)");
-  cmd->add_option("--config", flags->config, "Exchange TOML config (holidays, products, collateral)");
+  cmd->add_option("--config", flags->config,
+                  "Exchange TOML config (holidays, products, collateral)");
   cmd->add_flag("--verify", flags->verify, "Audit the whole ledger after the run");
 }
 

@@ -5,6 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  cfx::ParseConfig(text, "fuzz.toml").IgnoreError();
+  cfx::common::ParseConfig(text, "fuzz.toml").IgnoreError();
   return 0;
 }

@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: {
       auto rows = cfx::reference::ParseObservationsCsv(text, "o.csv");
       if (rows.ok()) {
-        auto again = cfx::reference::ParseObservationsCsv(
-            cfx::reference::ObservationsToCsv(*rows), "o2.csv");
+        auto again = cfx::reference::ParseObservationsCsv(cfx::reference::ObservationsToCsv(*rows),
+                                                          "o2.csv");
         if (!again.ok() || again->size() != rows->size()) abort();
       }
       break;
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       cfx::gpu_valuation::ParseScenarioCsv(text, "sc.csv").IgnoreError();
       break;
     default: {
-      cfx::CsvReader csv(text, "x.csv", "a,b,c");
+      cfx::common::CsvReader csv(text, "x.csv", "a,b,c");
       while (csv.Next()) {
         if (csv.fields().size() != 3) abort();
       }

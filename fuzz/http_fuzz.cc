@@ -19,7 +19,8 @@ namespace bhttp = boost::beast::http;
 using cfx::gateway::internal::HttpApi;
 
 struct Fixture {
-  cfx::ExchangeConfig config = *cfx::ParseConfig(cfx::demo::DemoConfigText(), "demo.toml");
+  cfx::common::ExchangeConfig config =
+      *cfx::common::ParseConfig(cfx::demo::DemoConfigText(), "demo.toml");
   cfx::gateway::InMemoryProviders memory;
   cfx::gateway::HttpServerOptions options;
   cfx::gateway::internal::HttpMetrics metrics;

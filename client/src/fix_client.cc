@@ -1,44 +1,48 @@
 // FixClient: one QuickFIX initiator session behind a plain C++14 interface.
 #include "cfx/client/fix_client.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <mutex>
 
-#include "cfx/gateway/fix_gateway.h"
+#include "cfx/client/fix_session.h"
 #include "cfx/gateway/fix_quickfix.h"
 
 namespace cfx {
 namespace client {
 
 namespace internal = gateway::internal;
-using gateway::WriteFixDictionary;
 namespace {
 
 const char* SideCode(Side side) { return side == Side::kBuy ? "1" : "2"; }
 
 const char* OrdTypeCode(OrdType type) {
   switch (type) {
-    case OrdType::kMarket: return "1";
-    case OrdType::kLimit: return "2";
-    case OrdType::kStop: return "3";
-    case OrdType::kStopLimit: return "4";
+    case OrdType::kMarket:
+      return "1";
+    case OrdType::kLimit:
+      return "2";
+    case OrdType::kStop:
+      return "3";
+    case OrdType::kStopLimit:
+      return "4";
   }
   return "2";
 }
 
 const char* TifCode(TimeInForce tif) {
   switch (tif) {
-    case TimeInForce::kDay: return "0";
-    case TimeInForce::kGtc: return "1";
-    case TimeInForce::kIoc: return "3";
-    case TimeInForce::kFok: return "4";
-    case TimeInForce::kGtd: return "6";
+    case TimeInForce::kDay:
+      return "0";
+    case TimeInForce::kGtc:
+      return "1";
+    case TimeInForce::kIoc:
+      return "3";
+    case TimeInForce::kFok:
+      return "4";
+    case TimeInForce::kGtd:
+      return "6";
   }
   return "0";
 }
@@ -65,17 +69,6 @@ FixMessage Convert(const FIX::Message& m) {
   return out;
 }
 
-bool MakeDirs(const std::string& path) {
-  std::string partial;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || (path[i] == '/' && i > 0)) {
-      partial = path.substr(0, i);
-      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string FixMessage::Get(int tag) const {
@@ -99,106 +92,34 @@ std::string FormatPriceTicks(int64_t ticks) {
   return buf;
 }
 
-// Thread safety: mu_ guards the queue, counters and logon state; QuickFIX calls the
-// Application methods on its session thread.
-class FixClient::Impl : public FIX::Application {
+// The FixSession delivers on its session thread; mu_ guards the queue and counters.
+class FixClient::Impl {
  public:
-  explicit Impl(FixClientOptions options)
-      : options_(std::move(options)),
-        id_("FIX.4.4", options_.sender_comp_id, options_.target_comp_id) {}
-
-  ~Impl() override { Stop(); }
+  explicit Impl(FixClientOptions options) : session_(std::move(options)) {
+    session_.SetHandler([this](const FIX::Message& m) { Deliver(Convert(m)); });
+  }
 
   absl::Status Logon(std::chrono::milliseconds timeout) {
-    if (options_.store_dir.empty()) return absl::InvalidArgumentError("FixClient: no store_dir");
-    if (!MakeDirs(options_.store_dir)) {
-      return absl::UnavailableError("FixClient: cannot create " + options_.store_dir);
-    }
-    std::string dictionary = options_.dictionary_path;
-    if (dictionary.empty()) {
-      dictionary = options_.store_dir + "/CFX-FIX44.xml";
-      absl::Status st = WriteFixDictionary(dictionary);
-      if (!st.ok()) return st;
-    }
-    try {
-      FIX::Dictionary d;
-      d.setString("ConnectionType", "initiator");
-      d.setString("SocketConnectHost", options_.host);
-      d.setInt("SocketConnectPort", options_.port);
-      d.setInt("HeartBtInt", options_.heartbeat_secs);
-      d.setInt("ReconnectInterval", 1);
-      d.setString("StartTime", "00:00:00");
-      d.setString("EndTime", "00:00:00");
-      d.setBool("UseDataDictionary", true);
-      d.setString("DataDictionary", dictionary);
-      d.setString("FileStorePath", options_.store_dir);
-      d.setBool("SocketNodelay", true);
-      d.setBool("ResetOnLogon", options_.reset_on_logon);
-      d.setBool("CheckLatency", false);
-      d.setInt("LogoutTimeout", 2);
-      settings_.set(id_, d);
-      store_.reset(new FIX::FileStoreFactory(settings_));
-      initiator_.reset(new FIX::ThreadedSocketInitiator(*this, *store_, settings_));
-      initiator_->start();
-    } catch (const std::exception& e) {
-      return absl::UnavailableError(std::string("FixClient ") + options_.sender_comp_id + ": " +
-                                    e.what());
-    }
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, timeout, [&] { return logged_on_; })) {
-      std::string why = logout_text_.empty() ? "no Logon answer" : logout_text_;
-      lock.unlock();
-      Stop();
-      return absl::UnavailableError("FIX session " + options_.sender_comp_id + " did not log on (" +
-                                    why + ")");
+    absl::Status st = session_.Start();
+    if (!st.ok()) return st;
+    if (!session_.WaitLogon(timeout)) {
+      const std::string text = session_.logout_text();
+      session_.Stop(true);
+      return absl::UnavailableError("FIX session " + session_.sender() + " did not log on (" +
+                                    (text.empty() ? "no Logon answer" : text) + ")");
     }
     return absl::OkStatus();
   }
 
-  void Logout(std::chrono::milliseconds timeout) {
-    if (!initiator_) return;
-    try {
-      FIX::Session* session = FIX::Session::lookupSession(id_);
-      if (session && session->isLoggedOn()) session->logout();
-    } catch (const std::exception&) {
-      // Stop() below ends the session either way.
-    }
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, timeout, [&] { return !logged_on_; });
-    }
-    Stop();
-  }
-
-  void Stop() {
-    if (!initiator_) return;
-    try {
-      initiator_->stop(true);
-    } catch (const std::exception&) {
-    }
-    initiator_.reset();
-    std::lock_guard<std::mutex> lock(mu_);
-    logged_on_ = false;
-  }
-
-  bool logged_on() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return logged_on_;
-  }
+  void Logout(std::chrono::milliseconds timeout) { session_.Logout(timeout); }
+  bool logged_on() const { return session_.logged_on(); }
 
   absl::Status Send(FIX::Message& m) {
-    if (!logged_on()) {
-      return absl::FailedPreconditionError("FIX session " + options_.sender_comp_id +
+    if (!session_.logged_on()) {
+      return absl::FailedPreconditionError("FIX session " + session_.sender() +
                                            " is not logged on");
     }
-    try {
-      if (!FIX::Session::sendToTarget(m, id_)) {
-        return absl::UnavailableError("FIX session " + options_.sender_comp_id + ": send refused");
-      }
-    } catch (const std::exception& e) {
-      return absl::UnavailableError("FIX session " + options_.sender_comp_id + ": " + e.what());
-    }
-    return absl::OkStatus();
+    return session_.Send(m);
   }
 
   bool WaitFor(const std::function<bool(const FixMessage&)>& pred, FixMessage* out,
@@ -236,42 +157,6 @@ class FixClient::Impl : public FIX::Application {
     queueing_ = on;
   }
 
-  // FIX::Application
-  void onCreate(const FIX::SessionID&) override {}
-  void onLogon(const FIX::SessionID&) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    logged_on_ = true;
-    cv_.notify_all();
-  }
-  void onLogout(const FIX::SessionID&) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    logged_on_ = false;
-    cv_.notify_all();
-  }
-  void toAdmin(FIX::Message& m, const FIX::SessionID&) override {
-    if (m.getHeader().getField(35) != "A") return;
-    if (!options_.password.empty()) m.setField(554, options_.password);
-    if (!options_.username.empty()) m.setField(553, options_.username);
-  }
-  void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
-  void fromAdmin(const FIX::Message& m, const FIX::SessionID&) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::RejectLogon) override {
-    const std::string type = m.getHeader().getField(35);
-    if (type == "5" && m.isSetField(58)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      logout_text_ = m.getField(58);
-      cv_.notify_all();
-    } else if (type == "3") {
-      Deliver(Convert(m));  // a session-level reject answers one of our requests
-    }
-  }
-  void fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::UnsupportedMessageType) override {
-    Deliver(Convert(m));
-  }
-
  private:
   void Deliver(FixMessage msg) {
     if (callback_) callback_(msg);
@@ -281,20 +166,13 @@ class FixClient::Impl : public FIX::Application {
     cv_.notify_all();
   }
 
-  const FixClientOptions options_;
-  const FIX::SessionID id_;
   Callback callback_;  // set before Logon, read-only after
-  FIX::SessionSettings settings_;
-  std::unique_ptr<FIX::FileStoreFactory> store_;
-  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
-
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<FixMessage> queue_;
   std::map<std::string, int64_t> counts_;
   bool queueing_ = true;
-  bool logged_on_ = false;
-  std::string logout_text_;
+  FixSession session_;  // last: stopped (its thread joined) before the members above go
 };
 
 FixClient::FixClient(FixClientOptions options) : impl_(new Impl(std::move(options))) {}
@@ -362,9 +240,8 @@ absl::Status FixClient::SendReplace(const FixReplace& r) {
 }
 
 absl::Status FixClient::SendStatusRequest(const std::string& status_req_id,
-                                          const std::string& cl_ord_id,
-                                          const std::string& account, const std::string& symbol,
-                                          Side side) {
+                                          const std::string& cl_ord_id, const std::string& account,
+                                          const std::string& symbol, Side side) {
   FIX::Message m = internal::NewMessage("H");
   m.setField(11, cl_ord_id);
   if (!account.empty()) m.setField(1, account);

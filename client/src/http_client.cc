@@ -59,8 +59,8 @@ absl::StatusOr<HttpClient> HttpClient::Connect(const std::string& host, int port
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
     int err = errno;
     close(fd);
-    return absl::UnavailableError(absl::StrCat("connect ", host, ":", port, ": ",
-                                               std::strerror(err)));
+    return absl::UnavailableError(
+        absl::StrCat("connect ", host, ":", port, ": ", std::strerror(err)));
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

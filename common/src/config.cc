@@ -7,7 +7,7 @@
 #include "cfx/common/decimal.h"
 #include "toml++/toml.h"
 
-namespace cfx {
+namespace cfx::common {
 namespace {
 
 // Collects the first error with its location; keeps parsing code linear.
@@ -64,10 +64,10 @@ class Reader {
   std::string source_;
 };
 
-#define CFX_RETURN_IF_ERROR(expr)       \
-  do {                                  \
-    absl::Status _st = (expr);          \
-    if (!_st.ok()) return _st;          \
+#define CFX_RETURN_IF_ERROR(expr) \
+  do {                            \
+    absl::Status _st = (expr);    \
+    if (!_st.ok()) return _st;    \
   } while (0)
 
 const toml::array* ArrayOfTables(const toml::table& root, const char* key) {
@@ -151,13 +151,14 @@ absl::Status ConfigParser::Exchange() {
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "band_pct", &c.band_pct, false));
     CFX_RETURN_IF_ERROR(
         r.Get(*ex, "exchange.", "market_protection_ticks", &c.market_protection_ticks, false));
-    CFX_RETURN_IF_ERROR(
-        r.Get(*ex, "exchange.", "snapshot_interval", &c.snapshot_interval, false));
-    if (c.fix_port > 65535) return r.Error(ex->get("fix_port"), "exchange.fix_port", "out of range");
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "snapshot_interval", &c.snapshot_interval, false));
+    if (c.fix_port > 65535)
+      return r.Error(ex->get("fix_port"), "exchange.fix_port", "out of range");
     if (c.http_port > 65535) {
       return r.Error(ex->get("http_port"), "exchange.http_port", "out of range");
     }
-    if (!(c.psr > 0 && c.psr < 1)) return r.Error(ex->get("psr"), "exchange.psr", "must be in (0, 1)");
+    if (!(c.psr > 0 && c.psr < 1))
+      return r.Error(ex->get("psr"), "exchange.psr", "must be in (0, 1)");
     if (c.band_pct < 1 || c.band_pct > 100) {
       return r.Error(ex->get("band_pct"), "exchange.band_pct", "must be 1..100");
     }
@@ -188,12 +189,12 @@ absl::Status ConfigParser::Limits() {
   const toml::table* t = node->as_table();
   if (!t) return r.Error(node, "limits", "expected a table");
   LimitsConfig& l = c.limits;
-  CFX_RETURN_IF_ERROR(r.CheckKeys(
-      *t, "limits.",
-      {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
-       "fix_max_message_bytes", "fix_max_outbound_bytes", "fix_max_latency_secs",
-       "http_max_connections", "http_max_connections_per_peer", "http_max_body_bytes",
-       "http_max_header_bytes", "http_read_timeout_ms"}));
+  CFX_RETURN_IF_ERROR(
+      r.CheckKeys(*t, "limits.",
+                  {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
+                   "fix_max_message_bytes", "fix_max_outbound_bytes", "fix_max_latency_secs",
+                   "http_max_connections", "http_max_connections_per_peer", "http_max_body_bytes",
+                   "http_max_header_bytes", "http_read_timeout_ms"}));
   struct Bound {
     const char* key;
     int* value;
@@ -266,10 +267,10 @@ absl::Status ConfigParser::Accounts() {
 // [[sessions]]: unique CompIDs of known firms, a role, a throttle >= 1.
 absl::Status ConfigParser::Sessions() {
   CFX_RETURN_IF_ERROR(Each("sessions", [&](const toml::table& t, const std::string& p) {
-    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p,
-                                    {"sender_comp_id", "firm", "role", "password", "username",
-                                     "cancel_on_disconnect", "throttle_msgs_per_sec",
-                                     "reset_on_logon"}));
+    CFX_RETURN_IF_ERROR(
+        r.CheckKeys(t, p,
+                    {"sender_comp_id", "firm", "role", "password", "username",
+                     "cancel_on_disconnect", "throttle_msgs_per_sec", "reset_on_logon"}));
     SessionConfig s;
     std::string role = "trading";
     std::string password;
@@ -289,7 +290,8 @@ absl::Status ConfigParser::Sessions() {
     } else {
       return r.Error(t.get("role"), p + "role", "expected \"trading\" or \"drop_copy\"");
     }
-    if (s.sender_comp_id.empty()) return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "empty");
+    if (s.sender_comp_id.empty())
+      return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "empty");
     if (!session_ids.insert(s.sender_comp_id).second) {
       return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "duplicate session");
     }
@@ -407,4 +409,4 @@ absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path) {
   return ParseConfig(*text, path);
 }
 
-}  // namespace cfx
+}  // namespace cfx::common

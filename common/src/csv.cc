@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace cfx {
+namespace cfx::common {
 namespace {
 
 constexpr absl::string_view kUtf8Bom = "\xEF\xBB\xBF";
@@ -152,4 +152,4 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return ss.str();
 }
 
-}  // namespace cfx
+}  // namespace cfx::common

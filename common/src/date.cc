@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_format.h"
 
-namespace cfx {
+namespace cfx::common {
 namespace {
 
 // Howard Hinnant's days_from_civil / civil_from_days.
@@ -156,4 +156,4 @@ std::vector<Date> BusinessCalendar::BusinessDays(Date from, Date to) const {
   return out;
 }
 
-}  // namespace cfx
+}  // namespace cfx::common

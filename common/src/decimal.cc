@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace cfx {
+namespace cfx::common {
 
 absl::StatusOr<int64_t> ParseScaled(absl::string_view text, int scale, bool allow_negative) {
   absl::string_view s = text;
@@ -88,4 +88,4 @@ int64_t DivRoundHalfEven(__int128 num, __int128 den) {
 
 int64_t RoundHalfEven(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
 
-}  // namespace cfx
+}  // namespace cfx::common

@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 
-namespace cfx {
+namespace cfx::common {
 
 std::optional<Tier> ParseTier(absl::string_view s) {
   for (int i = 0; i < kNumTiers; ++i) {
@@ -37,8 +37,7 @@ std::string Grade::Key() const { return absl::StrCat(gpu, "-", TierName(tier), "
 absl::StatusOr<Grade> ParseGrade(absl::string_view key) {
   std::vector<absl::string_view> parts = absl::StrSplit(key, '-');
   if (parts.size() != 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a grade (GPU-TIER-REGION): '", key, "'"));
+    return absl::InvalidArgumentError(absl::StrCat("not a grade (GPU-TIER-REGION): '", key, "'"));
   }
   Grade g;
   if (!IsValidGpuName(parts[0])) {
@@ -83,4 +82,4 @@ absl::StatusOr<ContractSymbol> ParseSymbol(absl::string_view sym) {
   return out;
 }
 
-}  // namespace cfx
+}  // namespace cfx::common

@@ -1,11 +1,11 @@
 // RunDemo (demo.h): the output directory, then steps a to f in order.
 #include "cfx/demo/demo.h"
-#include "cfx/demo/demo_config.h"
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 
+#include "cfx/demo/demo_config.h"
 #include "demo_internal.h"
 
 namespace cfx::demo {
@@ -22,9 +22,9 @@ absl::Status PrepareOut(const std::string& out) {
       return absl::FailedPreconditionError(out + " exists and is not a directory");
     }
     if (!fs::is_empty(out, ec) && !fs::exists(fs::path(out) / kMarker, ec)) {
-      return absl::FailedPreconditionError(
-          out + " is not empty and was not written by cfx demo (no " + kMarker +
-          "); choose another --out or remove it");
+      return absl::FailedPreconditionError(out +
+                                           " is not empty and was not written by cfx demo (no " +
+                                           kMarker + "); choose another --out or remove it");
     }
     fs::remove_all(out, ec);
     if (ec) return absl::UnavailableError("cannot remove " + out + ": " + ec.message());
@@ -48,12 +48,14 @@ namespace cfx::demo {
 absl::StatusOr<DemoSummary> RunDemo(const DemoOptions& options, std::ostream& log) {
   using namespace demo;
   const auto started = std::chrono::steady_clock::now();
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(DemoConfigText(), "embedded demo.toml");
+  absl::StatusOr<common::ExchangeConfig> config =
+      common::ParseConfig(DemoConfigText(), "embedded demo.toml");
   if (!config.ok()) return config.status();
-  absl::StatusOr<Date> first = ParseDate(options.date);
-  if (!first.ok()) return absl::InvalidArgumentError("--date: " + std::string(first.status().message()));
+  absl::StatusOr<common::Date> first = common::ParseDate(options.date);
+  if (!first.ok())
+    return absl::InvalidArgumentError("--date: " + std::string(first.status().message()));
   if (options.days < 1 || options.days > 20) return absl::InvalidArgumentError("--days: 1..20");
-  const BusinessCalendar calendar = config->Calendar();
+  const common::BusinessCalendar calendar = config->Calendar();
   if (!calendar.IsBusinessDay(*first)) {
     return absl::InvalidArgumentError("--date: " + options.date + " is not a business day");
   }
@@ -66,8 +68,11 @@ absl::StatusOr<DemoSummary> RunDemo(const DemoOptions& options, std::ostream& lo
 
   const std::string out = fs::absolute(options.out_dir).lexically_normal().string();
   if (absl::Status s = PrepareOut(out); !s.ok()) return s;
-  const DemoPaths paths{.out = out, .inputs = out + "/inputs", .data = out + "/data",
-                        .statements = out + "/statements", .clients = out + "/data/clients"};
+  const DemoPaths paths{.out = out,
+                        .inputs = out + "/inputs",
+                        .data = out + "/data",
+                        .statements = out + "/statements",
+                        .clients = out + "/data/clients"};
   config->data_dir = paths.data;
 
   log << "[1/6] sample data and reference fixes\n";
@@ -76,7 +81,7 @@ absl::StatusOr<DemoSummary> RunDemo(const DemoOptions& options, std::ostream& lo
   run.data = std::move(*data);
 
   log << "[2/6] exchange on loopback (manual clock)\n";
-  const TimestampUs start = AtHour(run.days.front(), 6);
+  const common::TimestampUs start = common::AtHour(run.days.front(), 6);
   absl::StatusOr<std::unique_ptr<Venue>> venue = StartVenue(*config, paths, start);
   if (!venue.ok()) return Step(venue.status(), "starting the exchange");
   run.venue = (*venue)->Describe();
@@ -84,9 +89,8 @@ absl::StatusOr<DemoSummary> RunDemo(const DemoOptions& options, std::ostream& lo
       << "\n";
 
   log << "[3/6] trading over FIX\n";
-  absl::StatusOr<TradingResult> trading =
-      RunTradingDays(*config, **venue, run.data, run.days, options.seed, options.orders_per_day,
-                     paths, log);
+  absl::StatusOr<TradingResult> trading = RunTradingDays(
+      *config, **venue, run.data, run.days, options.seed, options.orders_per_day, paths, log);
   // Settlement reads the stores the exchange wrote: stop it first (journal synced).
   (*venue)->Stop();
   venue->reset();
@@ -94,14 +98,15 @@ absl::StatusOr<DemoSummary> RunDemo(const DemoOptions& options, std::ostream& lo
   run.trading = std::move(*trading);
 
   log << "[4/6] settlement\n";
-  for (const Date d : run.days) {
+  for (const common::Date d : run.days) {
     absl::StatusOr<SettleDayResult> day = SettleDay(*config, d, paths, log);
-    if (!day.ok()) return Step(day.status(), ("settlement of " + FormatDate(d)).c_str());
+    if (!day.ok()) return Step(day.status(), ("settlement of " + common::FormatDate(d)).c_str());
     run.settlement.push_back(std::move(*day));
   }
 
   log << "[5/6] risk desk over HTTP (exchange restarted on the settled data)\n";
-  const TimestampUs next_morning = AtHour(calendar.NextBusinessDay(run.days.back()), 6);
+  const common::TimestampUs next_morning =
+      common::AtHour(calendar.NextBusinessDay(run.days.back()), 6);
   venue = StartVenue(*config, paths, next_morning);
   if (!venue.ok()) return Step(venue.status(), "restarting the exchange");
   if (absl::Status s = (*venue)->AfterSettlement(run.days.back()); !s.ok()) {

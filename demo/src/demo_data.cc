@@ -13,15 +13,17 @@
 
 namespace cfx::demo {
 
-absl::StatusOr<DataResult> BuildData(const ExchangeConfig& config, const std::vector<Date>& days,
-                                     uint64_t seed, const DemoPaths& paths, std::ostream& log) {
-  const BusinessCalendar calendar = config.Calendar();
+absl::StatusOr<DataResult> BuildData(const common::ExchangeConfig& config,
+                                     const std::vector<common::Date>& days, uint64_t seed,
+                                     const DemoPaths& paths, std::ostream& log) {
+  const common::BusinessCalendar calendar = config.Calendar();
   int year, month, day;
-  YmdFromDate(days.front(), &year, &month, &day);
+  common::YmdFromDate(days.front(), &year, &month, &day);
   // The whole month before: level-3 carries and the T3 tier need earlier fixes, and the
   // first trading day's band reference is the previous business day's fix.
-  const Date from = month == 1 ? DateFromYmd(year - 1, 12, 1) : DateFromYmd(year, month - 1, 1);
-  const Date to = days.back();
+  const common::Date from =
+      month == 1 ? common::DateFromYmd(year - 1, 12, 1) : common::DateFromYmd(year, month - 1, 1);
+  const common::Date to = days.back();
 
   reference::SampleOptions sample;
   sample.from = from;
@@ -51,9 +53,9 @@ absl::StatusOr<DataResult> BuildData(const ExchangeConfig& config, const std::ve
   result.observations = static_cast<int64_t>(obs->size());
   result.throughput_rows = static_cast<int64_t>(tput->size());
   result.records = static_cast<int64_t>(built->records.size());
-  for (const Date d : days) {
-    const Date prev = calendar.PreviousBusinessDay(d);
-    for (const ProductConfig& p : config.products) {
+  for (const common::Date d : days) {
+    const common::Date prev = calendar.PreviousBusinessDay(d);
+    for (const common::ProductConfig& p : config.products) {
       const std::string grade = p.grade.Key();
       absl::StatusOr<std::optional<reference::FixRecord>> rec = (*store)->Get(grade, d);
       if (!rec.ok()) return rec.status();
@@ -68,13 +70,13 @@ absl::StatusOr<DataResult> BuildData(const ExchangeConfig& config, const std::ve
       absl::StatusOr<std::optional<reference::FixRecord>> before = (*store)->Get(grade, prev);
       if (!before.ok()) return before.status();
       if (*before && (*before)->fix_e4) {
-        result.prior_fix_e4[absl::StrCat(grade, "/", FormatDate(d))] = *(*before)->fix_e4;
+        result.prior_fix_e4[absl::StrCat(grade, "/", common::FormatDate(d))] = *(*before)->fix_e4;
       }
     }
   }
   log << "  " << result.observations << " observations, " << result.throughput_rows
-      << " throughput rows (" << FormatDate(from) << " .. " << FormatDate(to) << ") -> "
-      << paths.inputs << "/\n"
+      << " throughput rows (" << common::FormatDate(from) << " .. " << common::FormatDate(to)
+      << ") -> " << paths.inputs << "/\n"
       << "  " << result.records << " fix records published to " << paths.data << "/reference ("
       << built->published << " new)\n";
   return result;

@@ -39,7 +39,7 @@ struct DemoPaths {
 // Step a: the fixes used, per grade and trading day.
 struct FixUsed {
   std::string grade;
-  Date date;
+  common::Date date;
   std::optional<int64_t> fix_e4;
   std::optional<int> level;
   std::optional<int64_t> price_per_mtok_e4;
@@ -49,15 +49,16 @@ struct FixUsed {
 struct DataResult {
   int64_t observations = 0;
   int64_t throughput_rows = 0;
-  int64_t records = 0;  // published fix records (all grades, all days)
+  int64_t records = 0;         // published fix records (all grades, all days)
   std::vector<FixUsed> fixes;  // the product grades on the trading days
   // Previous business day's fix of each product grade (the band reference before any
   // settlement), × 10^4, by "<grade>/<YYYY-MM-DD of the trading day>".
   std::map<std::string, int64_t> prior_fix_e4;
 };
 
-absl::StatusOr<DataResult> BuildData(const ExchangeConfig& config, const std::vector<Date>& days,
-                                     uint64_t seed, const DemoPaths& paths, std::ostream& log);
+absl::StatusOr<DataResult> BuildData(const common::ExchangeConfig& config,
+                                     const std::vector<common::Date>& days, uint64_t seed,
+                                     const DemoPaths& paths, std::ostream& log);
 
 // The exchange as the demo drives it: in-process, loopback, ephemeral ports, manual clock.
 class Venue {
@@ -66,49 +67,51 @@ class Venue {
   virtual int fix_port() const = 0;
   virtual int http_port() const = 0;
   // Sets the exchange clock (a sequenced input). Time never goes back.
-  virtual absl::Status AdvanceTime(TimestampUs ts) = 0;
+  virtual absl::Status AdvanceTime(common::TimestampUs ts) = 0;
   virtual absl::Status PreOpenAll() = 0;
   virtual absl::Status OpenAll() = 0;   // pre_open -> open: opening auctions
   virtual absl::Status CloseAll() = 0;  // day orders expire, books closed
   // Called after settlement of `date`: the venue refreshes what margin depends on.
-  virtual absl::Status AfterSettlement(Date date) = 0;
+  virtual absl::Status AfterSettlement(common::Date date) = 0;
   virtual void Stop() = 0;
   // One line saying what runs (for the report).
   virtual std::string Describe() const = 0;
 };
 
-absl::StatusOr<std::unique_ptr<Venue>> StartVenue(const ExchangeConfig& config,
-                                                  const DemoPaths& paths, TimestampUs start);
+absl::StatusOr<std::unique_ptr<Venue>> StartVenue(const common::ExchangeConfig& config,
+                                                  const DemoPaths& paths,
+                                                  common::TimestampUs start);
 
 // Step c.
 struct TradingResult {
-  int64_t orders = 0;         // NewOrderSingle sent
-  int64_t cancels = 0;        // OrderCancelRequest sent
-  int64_t replaces = 0;       // OrderCancelReplaceRequest sent
-  int64_t exec_reports = 0;   // on the trading sessions
-  int64_t fills = 0;          // ExecutionReports with a fill, both sides
-  int64_t trades = 0;         // distinct trades (public trade prints)
-  int64_t volume = 0;         // contracts traded
+  int64_t orders = 0;                             // NewOrderSingle sent
+  int64_t cancels = 0;                            // OrderCancelRequest sent
+  int64_t replaces = 0;                           // OrderCancelReplaceRequest sent
+  int64_t exec_reports = 0;                       // on the trading sessions
+  int64_t fills = 0;                              // ExecutionReports with a fill, both sides
+  int64_t trades = 0;                             // distinct trades (public trade prints)
+  int64_t volume = 0;                             // contracts traded
   std::map<std::string, int64_t> rejects;         // order rejects by reason (58)
   std::map<std::string, int64_t> cancel_rejects;  // OrderCancelReject by reason
   std::map<std::string, int64_t> cancels_by_reason;
   std::map<std::string, int64_t> orders_by_type;  // limit, market, stop, iceberg, ioc...
   std::map<std::string, int64_t> trades_by_symbol;
   std::map<std::string, int64_t> volume_by_symbol;
-  int64_t closing_window_trades = 0;  // in [15:30Z, 16:00Z)
-  int64_t alpha_exec_reports = 0;     // ALPHA's trading session(s)
-  int64_t drop_copies = 0;            // ALPHA_DC, 797=Y
-  int64_t md_snapshots = 0;           // W on the subscribed session
-  int64_t md_incrementals = 0;        // X
+  int64_t closing_window_trades = 0;          // in [15:30Z, 16:00Z)
+  int64_t alpha_exec_reports = 0;             // ALPHA's trading session(s)
+  int64_t drop_copies = 0;                    // ALPHA_DC, 797=Y
+  int64_t md_snapshots = 0;                   // W on the subscribed session
+  int64_t md_incrementals = 0;                // X
   std::map<std::string, int64_t> md_rejects;  // Y
   std::string md_symbol;
   std::vector<std::string> sessions;  // logged on
 };
 
-absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue& venue,
-                                             const DataResult& data, const std::vector<Date>& days,
-                                             uint64_t seed, int orders_per_day,
-                                             const DemoPaths& paths, std::ostream& log);
+absl::StatusOr<TradingResult> RunTradingDays(const common::ExchangeConfig& config, Venue& venue,
+                                             const DataResult& data,
+                                             const std::vector<common::Date>& days, uint64_t seed,
+                                             int orders_per_day, const DemoPaths& paths,
+                                             std::ostream& log);
 
 // Step d.
 struct SettledContract {
@@ -120,7 +123,7 @@ struct SettledContract {
 
 struct AccountSettlement {
   std::string account;
-  int64_t vm = 0;      // micro-USD, this day
+  int64_t vm = 0;  // micro-USD, this day
   int64_t cash = 0;
   int64_t margin = 0;
   int64_t call = 0;
@@ -128,7 +131,7 @@ struct AccountSettlement {
 };
 
 struct SettleDayResult {
-  Date date;
+  common::Date date;
   std::vector<SettledContract> contracts;  // the ones with trades or open interest first
   int64_t listed = 0;                      // every settled contract
   std::map<std::string, int64_t> tiers;    // "T1" -> count
@@ -139,14 +142,14 @@ struct SettleDayResult {
   std::vector<std::string> statement_files;
 };
 
-absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date date,
+absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, common::Date date,
                                           const DemoPaths& paths, std::ostream& log);
 
 // Step e.
 struct MarginAnswer {
   std::string account;
   int http_status = 0;
-  std::string margin;          // USD, 2 decimals
+  std::string margin;  // USD, 2 decimals
   std::string worst_scenario;
   int64_t positions = 0;
   std::optional<int64_t> call_micro;  // from settlement, for the report
@@ -161,13 +164,13 @@ struct RiskResult {
   int no_token_status = 0;       // 401
 };
 
-absl::StatusOr<RiskResult> RunRiskDesk(const ExchangeConfig& config, Venue& venue,
+absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Venue& venue,
                                        const SettleDayResult& last_day, std::ostream& log);
 
 // Step f.
 struct DemoRun {
   DemoOptions options;
-  std::vector<Date> days;
+  std::vector<common::Date> days;
   std::string venue;
   DataResult data;
   TradingResult trading;

@@ -45,7 +45,7 @@ nlohmann::json ToJson(const DemoRun& run) {
   using nlohmann::json;
   const TradingResult& t = run.trading;
   json j;
-  j["date"] = FormatDate(run.days.front());
+  j["date"] = common::FormatDate(run.days.front());
   j["days"] = run.days.size();
   j["seed"] = run.options.seed;
   j["exchange"] = run.venue;
@@ -55,13 +55,13 @@ nlohmann::json ToJson(const DemoRun& run) {
                {"fix_records", run.data.records}};
   json fixes = json::array();
   for (const FixUsed& f : run.data.fixes) {
-    fixes.push_back({{"grade", f.grade},
-                     {"date", FormatDate(f.date)},
-                     {"fix", f.fix_e4 ? json(E4(*f.fix_e4)) : json(nullptr)},
-                     {"level", f.level ? json(*f.level) : json(nullptr)},
-                     {"price_per_mtok",
-                      f.price_per_mtok_e4 ? json(E4(*f.price_per_mtok_e4)) : json(nullptr)},
-                     {"flags", f.flags}});
+    fixes.push_back(
+        {{"grade", f.grade},
+         {"date", common::FormatDate(f.date)},
+         {"fix", f.fix_e4 ? json(E4(*f.fix_e4)) : json(nullptr)},
+         {"level", f.level ? json(*f.level) : json(nullptr)},
+         {"price_per_mtok", f.price_per_mtok_e4 ? json(E4(*f.price_per_mtok_e4)) : json(nullptr)},
+         {"flags", f.flags}});
   }
   j["fixes"] = fixes;
   j["trading"] = {{"sessions", t.sessions},
@@ -87,10 +87,11 @@ nlohmann::json ToJson(const DemoRun& run) {
   for (const SettleDayResult& d : run.settlement) {
     json prices = json::array();
     for (const SettledContract& c : d.contracts) {
-      prices.push_back({{"sym", c.sym},
-                        {"settle", Px(c.settle_ticks)},
-                        {"tier", c.tier},
-                        {"prior_settle", c.prior_ticks ? json(Px(*c.prior_ticks)) : json(nullptr)}});
+      prices.push_back(
+          {{"sym", c.sym},
+           {"settle", Px(c.settle_ticks)},
+           {"tier", c.tier},
+           {"prior_settle", c.prior_ticks ? json(Px(*c.prior_ticks)) : json(nullptr)}});
     }
     json accounts = json::array();
     for (const AccountSettlement& a : d.accounts) {
@@ -101,7 +102,7 @@ nlohmann::json ToJson(const DemoRun& run) {
                           {"call", UsdFromMicro(a.call)},
                           {"positions", a.positions}});
     }
-    days.push_back({{"date", FormatDate(d.date)},
+    days.push_back({{"date", common::FormatDate(d.date)},
                     {"contracts", d.listed},
                     {"tiers", d.tiers},
                     {"settlement_prices", prices},
@@ -121,9 +122,10 @@ nlohmann::json ToJson(const DemoRun& run) {
                        {"call", m.call_micro ? json(UsdFromMicro(*m.call_micro)) : json(nullptr)}});
   }
   j["risk"] = {{"margins", margins},
-               {"whatif", {{"portfolio", run.risk.whatif_portfolio},
-                           {"http_status", run.risk.whatif_status},
-                           {"margin", run.risk.whatif_body_margin}}},
+               {"whatif",
+                {{"portfolio", run.risk.whatif_portfolio},
+                 {"http_status", run.risk.whatif_status},
+                 {"margin", run.risk.whatif_body_margin}}},
                {"cross_firm_status", run.risk.cross_firm_status},
                {"no_token_status", run.risk.no_token_status}};
   return j;
@@ -134,15 +136,16 @@ std::string Markdown(const DemoRun& run) {
   const TradingResult& t = run.trading;
   o << "# cfx demo report\n\n"
     << "Trading day" << (run.days.size() > 1 ? "s " : " ");
-  for (size_t i = 0; i < run.days.size(); ++i) o << (i ? ", " : "") << FormatDate(run.days[i]);
+  for (size_t i = 0; i < run.days.size(); ++i)
+    o << (i ? ", " : "") << common::FormatDate(run.days[i]);
   o << ", seed " << run.options.seed << ". Exchange: " << run.venue << ".\n\n";
-  o << "## Reference fixes used\n\n| grade | date | fix (USD/GPU-h) | level | USD per 1M output tokens | flags |\n"
+  o << "## Reference fixes used\n\n| grade | date | fix (USD/GPU-h) | level | USD per 1M output "
+       "tokens | flags |\n"
     << "|---|---|---|---|---|---|\n";
   for (const FixUsed& f : run.data.fixes) {
-    o << "| " << f.grade << " | " << FormatDate(f.date) << " | "
-      << (f.fix_e4 ? E4(*f.fix_e4) : "-") << " | "
-      << (f.level ? std::to_string(*f.level) : "-") << " | "
-      << (f.price_per_mtok_e4 ? E4(*f.price_per_mtok_e4) : "-") << " | ";
+    o << "| " << f.grade << " | " << common::FormatDate(f.date) << " | "
+      << (f.fix_e4 ? E4(*f.fix_e4) : "-") << " | " << (f.level ? std::to_string(*f.level) : "-")
+      << " | " << (f.price_per_mtok_e4 ? E4(*f.price_per_mtok_e4) : "-") << " | ";
     for (size_t i = 0; i < f.flags.size(); ++i) o << (i ? ";" : "") << f.flags[i];
     o << " |\n";
   }
@@ -150,7 +153,8 @@ std::string Markdown(const DemoRun& run) {
     << " throughput rows (inputs/), " << run.data.records << " fix records published.\n\n";
   o << "## Trading (FIX)\n\nSessions: ";
   for (size_t i = 0; i < t.sessions.size(); ++i) o << (i ? ", " : "") << t.sessions[i];
-  o << ".\n\n| orders | cancels | replaces | trades | volume (contracts) | in the closing window |\n"
+  o << ".\n\n| orders | cancels | replaces | trades | volume (contracts) | in the closing window "
+       "|\n"
     << "|---|---|---|---|---|---|\n| " << t.orders << " | " << t.cancels << " | " << t.replaces
     << " | " << t.trades << " | " << t.volume << " | " << t.closing_window_trades << " |\n\n";
   o << "Orders by type: ";
@@ -161,7 +165,8 @@ std::string Markdown(const DemoRun& run) {
   }
   o << ".\n\n| reject reason | count |\n|---|---|\n";
   for (const auto& [k, v] : t.rejects) o << "| " << k << " | " << v << " |\n";
-  for (const auto& [k, v] : t.cancel_rejects) o << "| cancel/replace: " << k << " | " << v << " |\n";
+  for (const auto& [k, v] : t.cancel_rejects)
+    o << "| cancel/replace: " << k << " | " << v << " |\n";
   o << "\nCanceled by reason: ";
   first = true;
   for (const auto& [k, v] : t.cancels_by_reason) {
@@ -169,13 +174,15 @@ std::string Markdown(const DemoRun& run) {
     first = false;
   }
   o << ".\n\nDrop copy: " << t.drop_copies << " copies for " << t.alpha_exec_reports
-    << " execution reports of the firm (" << (t.drop_copies == t.alpha_exec_reports ? "equal" : "DIFFERENT")
-    << "). Market data on " << t.md_symbol << ": " << t.md_snapshots << " snapshot(s), "
-    << t.md_incrementals << " incremental refreshes";
+    << " execution reports of the firm ("
+    << (t.drop_copies == t.alpha_exec_reports ? "equal" : "DIFFERENT") << "). Market data on "
+    << t.md_symbol << ": " << t.md_snapshots << " snapshot(s), " << t.md_incrementals
+    << " incremental refreshes";
   for (const auto& [k, v] : t.md_rejects) o << "; MarketDataRequestReject: " << k;
   o << ".\n\n";
   for (const SettleDayResult& d : run.settlement) {
-    o << "## Settlement " << FormatDate(d.date) << "\n\n" << d.listed << " contracts settled; tiers:";
+    o << "## Settlement " << common::FormatDate(d.date) << "\n\n"
+      << d.listed << " contracts settled; tiers:";
     for (const auto& [k, v] : d.tiers) o << " " << k << " " << v;
     o << ". Σ VM = " << d.vm_sum << " micro-USD. Initial margin: " << d.margin_source << ".\n\n"
       << "| contract | settle | tier | prior |\n|---|---|---|---|\n";
@@ -190,8 +197,8 @@ std::string Markdown(const DemoRun& run) {
       o << "| " << a.account << " | " << UsdFromMicro(a.vm) << " | " << UsdFromMicro(a.cash)
         << " | " << UsdFromMicro(a.margin) << " | " << UsdFromMicro(a.call) << " |\n";
     }
-    o << "\nStatements: statements/" << FormatDate(d.date) << "/ (" << d.statement_files.size()
-      << " files).\n\n";
+    o << "\nStatements: statements/" << common::FormatDate(d.date) << "/ ("
+      << d.statement_files.size() << " files).\n\n";
   }
   o << "## Risk desk (HTTP)\n\n| account | HTTP | margin (USD) | worst scenario | positions |\n"
     << "|---|---|---|---|---|\n";
@@ -232,14 +239,15 @@ absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostrea
   }
   out << "\n";
   for (const SettleDayResult& d : run.settlement) {
-    out << "Settlement " << FormatDate(d.date) << ":";
+    out << "Settlement " << common::FormatDate(d.date) << ":";
     int shown = 0;
     for (const SettledContract& c : d.contracts) {
       if (++shown > 8) break;
       out << " " << c.sym << " " << Px(c.settle_ticks) << " " << c.tier << ";";
     }
     out << " ... (" << d.listed << " contracts)\n  VM:";
-    for (const AccountSettlement& a : d.accounts) out << " " << a.account << " " << UsdFromMicro(a.vm);
+    for (const AccountSettlement& a : d.accounts)
+      out << " " << a.account << " " << UsdFromMicro(a.vm);
     out << "  (sum " << d.vm_sum << ")\n  margin/call:";
     for (const AccountSettlement& a : d.accounts) {
       out << " " << a.account << " " << UsdFromMicro(a.margin) << "/" << UsdFromMicro(a.call);

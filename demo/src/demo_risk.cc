@@ -8,24 +8,25 @@
 namespace cfx::demo {
 namespace {
 
-std::string TokenFor(const ExchangeConfig& config, TokenRole role, const std::string& firm) {
-  for (const TokenConfig& t : config.tokens) {
-    if (t.role == role && (role == TokenRole::kRiskDesk || t.firm == firm)) return t.token;
+std::string TokenFor(const common::ExchangeConfig& config, common::TokenRole role,
+                     const std::string& firm) {
+  for (const common::TokenConfig& t : config.tokens) {
+    if (t.role == role && (role == common::TokenRole::kRiskDesk || t.firm == firm)) return t.token;
   }
   return "";
 }
 
 }  // namespace
 
-absl::StatusOr<RiskResult> RunRiskDesk(const ExchangeConfig& config, Venue& venue,
+absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Venue& venue,
                                        const SettleDayResult& last_day, std::ostream& log) {
   absl::StatusOr<HttpClient> client = HttpClient::Connect("127.0.0.1", venue.http_port());
   if (!client.ok()) return client.status();
-  const std::string risk = TokenFor(config, TokenRole::kRiskDesk, "");
+  const std::string risk = TokenFor(config, common::TokenRole::kRiskDesk, "");
   if (risk.empty()) return absl::FailedPreconditionError("the config has no risk_desk token");
 
   RiskResult result;
-  for (const AccountConfig& a : config.accounts) {
+  for (const common::AccountConfig& a : config.accounts) {
     absl::StatusOr<HttpClientResponse> r =
         client->Get("/v1/accounts/" + a.id + "/margin?method=span16", risk);
     if (!r.ok()) return r.status();
@@ -53,9 +54,9 @@ absl::StatusOr<RiskResult> RunRiskDesk(const ExchangeConfig& config, Venue& venu
   std::vector<std::string> syms;
   for (const SettledContract& c : last_day.contracts) syms.push_back(c.sym);
   if (syms.size() >= 2) {
-    nlohmann::json body = {{"method", "span16"},
-                           {"positions", {{{"sym", syms[0]}, {"qty", -20}},
-                                          {{"sym", syms[1]}, {"qty", 10}}}}};
+    nlohmann::json body = {
+        {"method", "span16"},
+        {"positions", {{{"sym", syms[0]}, {"qty", -20}}, {{"sym", syms[1]}, {"qty", 10}}}}};
     result.whatif_portfolio = syms[0] + " -20, " + syms[1] + " +10";
     absl::StatusOr<HttpClientResponse> r =
         client->Request("POST", "/v1/margin/whatif", risk, body.dump());
@@ -71,21 +72,22 @@ absl::StatusOr<RiskResult> RunRiskDesk(const ExchangeConfig& config, Venue& venu
   }
 
   // Access control: the first firm's token on another firm's account.
-  const AccountConfig* other = nullptr;
-  for (const AccountConfig& a : config.accounts) {
+  const common::AccountConfig* other = nullptr;
+  for (const common::AccountConfig& a : config.accounts) {
     if (a.firm != config.firms.front().id) {
       other = &a;
       break;
     }
   }
-  const std::string firm_token = TokenFor(config, TokenRole::kFirm, config.firms.front().id);
+  const std::string firm_token =
+      TokenFor(config, common::TokenRole::kFirm, config.firms.front().id);
   if (other && !firm_token.empty()) {
     absl::StatusOr<HttpClientResponse> r =
         client->Get("/v1/accounts/" + other->id + "/margin", firm_token);
     if (!r.ok()) return r.status();
     result.cross_firm_status = r->status;
-    log << "  " << config.firms.front().id << "'s token on " << other->id << ": HTTP "
-        << r->status << "\n";
+    log << "  " << config.firms.front().id << "'s token on " << other->id << ": HTTP " << r->status
+        << "\n";
     if (r->status != 403) {
       return absl::InternalError("cross-firm margin query answered " + std::to_string(r->status) +
                                  ", expected 403");

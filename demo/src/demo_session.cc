@@ -24,8 +24,9 @@ int64_t ToTicks(const std::string& s) {
 
 }  // namespace
 
-DemoSession::DemoSession(const SessionConfig& session, std::vector<std::string> accounts, int port,
-                         const std::string& store_dir, const std::atomic<bool>* in_closing_window)
+DemoSession::DemoSession(const common::SessionConfig& session, std::vector<std::string> accounts,
+                         int port, const std::string& store_dir,
+                         const std::atomic<bool>* in_closing_window)
     : name_(session.sender_comp_id),
       firm_(session.firm),
       accounts_(std::move(accounts)),
@@ -54,8 +55,8 @@ absl::Status DemoSession::Order(const FixOrder& order) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.insert(order.cl_ord_id);
-    sent_[order.cl_ord_id] = LiveOrder{order.account, order.symbol, order.side,
-                                       order.price_ticks, order.qty};
+    sent_[order.cl_ord_id] =
+        LiveOrder{order.account, order.symbol, order.side, order.price_ticks, order.qty};
   }
   return client_->SendOrder(order);
 }
@@ -70,8 +71,8 @@ absl::Status DemoSession::Cancel(const std::string& cl, const std::string& orig,
     if (it != live_.end()) o = it->second;
     pending_.insert(cl);
   }
-  return client_->SendCancel(cl, orig, o.account.empty() ? accounts_.front() : o.account,
-                             o.symbol, o.side);
+  return client_->SendCancel(cl, orig, o.account.empty() ? accounts_.front() : o.account, o.symbol,
+                             o.side);
 }
 
 absl::Status DemoSession::Replace(const FixReplace& replace) {
@@ -101,8 +102,8 @@ absl::Status DemoSession::Barrier(std::chrono::milliseconds timeout) {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.insert(id);
   }
-  if (absl::Status s = client_->SendStatusRequest(id, id, accounts_.front(), "B200-GOLD-US-202703",
-                                                  Side::kBuy);
+  if (absl::Status s =
+          client_->SendStatusRequest(id, id, accounts_.front(), "B200-GOLD-US-202703", Side::kBuy);
       !s.ok()) {
     return s;
   }
@@ -177,8 +178,7 @@ void DemoSession::OnExecReport(const FixMessage& m) {
     }
     case '4':
     case 'C':
-      ++counts_.cancels_by_reason[type == 'C' ? "expired"
-                                  : m.Get(58).empty() ? "user" : m.Get(58)];
+      ++counts_.cancels_by_reason[type == 'C' ? "expired" : m.Get(58).empty() ? "user" : m.Get(58)];
       live_.erase(m.Get(41));
       break;
     case '5': {

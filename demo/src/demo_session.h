@@ -48,7 +48,7 @@ struct SessionCounts {
 // under mu_. `in_closing_window` is read by the callback to attribute fills.
 class DemoSession {
  public:
-  DemoSession(const SessionConfig& session, std::vector<std::string> accounts, int port,
+  DemoSession(const common::SessionConfig& session, std::vector<std::string> accounts, int port,
               const std::string& store_dir, const std::atomic<bool>* in_closing_window);
 
   absl::Status Logon();

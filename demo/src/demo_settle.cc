@@ -13,12 +13,12 @@
 
 namespace cfx::demo {
 
-absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date date,
+absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, common::Date date,
                                           const DemoPaths& paths, std::ostream& log) {
   settlement::SettleConfig settle_config;
   settle_config.calendar = config.Calendar();
-  for (const ProductConfig& p : config.products) settle_config.grades.push_back(p.grade);
-  for (const AccountConfig& a : config.accounts) {
+  for (const common::ProductConfig& p : config.products) settle_config.grades.push_back(p.grade);
+  for (const common::AccountConfig& a : config.accounts) {
     settle_config.collateral_micro_usd[a.id] = a.collateral_micro_usd;
   }
   absl::StatusOr<std::unique_ptr<settlement::TradeSource>> trades =
@@ -45,7 +45,8 @@ absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date dat
   result.listed = static_cast<int64_t>(report->day.contracts.size());
   for (const settlement::ContractDay& c : report->day.contracts) {
     ++result.tiers[settlement::PriceTierName(c.tier)];
-    result.contracts.push_back({.sym = c.sym, .settle_ticks = c.settle,
+    result.contracts.push_back({.sym = c.sym,
+                                .settle_ticks = c.settle,
                                 .tier = settlement::PriceTierName(c.tier),
                                 .prior_ticks = c.prior_settle});
   }
@@ -53,8 +54,11 @@ absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date dat
   if (!ledger.ok()) return ledger.status();
   std::map<std::string, bool> active;  // contracts with a position at the end of the day
   absl::Status st = (*ledger)->ForEachAccount(date, [&](settlement::AccountDay&& a) {
-    AccountSettlement s{.account = a.account, .vm = a.VmTotal(), .cash = a.cash,
-                        .margin = a.margin, .call = a.call};
+    AccountSettlement s{.account = a.account,
+                        .vm = a.VmTotal(),
+                        .cash = a.cash,
+                        .margin = a.margin,
+                        .call = a.call};
     for (const settlement::AccountLine& line : a.lines) {
       const std::string& sym = report->day.contracts[line.contract].sym;
       s.positions[sym] = line.qty;
@@ -66,19 +70,19 @@ absl::StatusOr<SettleDayResult> SettleDay(const ExchangeConfig& config, Date dat
   });
   if (!st.ok()) return st;
   if (result.vm_sum != 0) {
-    return absl::InternalError("settlement of " + FormatDate(date) + ": sum of VM is " +
+    return absl::InternalError("settlement of " + common::FormatDate(date) + ": sum of VM is " +
                                std::to_string(result.vm_sum) + " micro-USD, not 0");
   }
   // Contracts that traded or are held first, then the rest (settled from fixes).
   std::stable_partition(result.contracts.begin(), result.contracts.end(),
                         [&](const SettledContract& c) { return active.count(c.sym) != 0; });
-  const std::string dir = paths.statements + "/" + FormatDate(date);
+  const std::string dir = paths.statements + "/" + common::FormatDate(date);
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     result.statement_files.push_back(entry.path().filename().string());
   }
   std::sort(result.statement_files.begin(), result.statement_files.end());
-  log << "  " << FormatDate(date) << ": " << result.listed << " contracts settled (";
+  log << "  " << common::FormatDate(date) << ": " << result.listed << " contracts settled (";
   bool first = true;
   for (const auto& [tier, n] : result.tiers) {
     log << (first ? "" : ", ") << tier << " " << n;

@@ -50,14 +50,19 @@ class DayDriver {
   DayDriver(Venue& venue, std::vector<std::unique_ptr<DemoSession>>& sessions,
             std::vector<Contract>& contracts, Rng& rng, std::atomic<bool>& closing,
             TradingResult& result, std::ostream& log)
-      : venue_(venue), sessions_(sessions), contracts_(contracts), rng_(rng), closing_(closing),
-        result_(result), log_(log) {}
+      : venue_(venue),
+        sessions_(sessions),
+        contracts_(contracts),
+        rng_(rng),
+        closing_(closing),
+        result_(result),
+        log_(log) {}
 
   void SubscribeOnFirstDay(const std::string& sym) { md_symbol_ = sym; }
 
-  absl::Status Run(Date day, int orders) {
-    const TimestampUs t0 = AtHour(day, 0);
-    if (absl::Status s = venue_.AdvanceTime(t0 + 7 * kUsPerHour); !s.ok()) return s;
+  absl::Status Run(common::Date day, int orders) {
+    const common::TimestampUs t0 = common::AtHour(day, 0);
+    if (absl::Status s = venue_.AdvanceTime(t0 + 7 * common::kUsPerHour); !s.ok()) return s;
     if (absl::Status s = venue_.PreOpenAll(); !s.ok()) return s;
     if (!md_symbol_.empty()) {  // the first day: the books exist now
       if (absl::Status s = sessions_[1]->client().SubscribeMarketData("demo-md", {md_symbol_}, 5);
@@ -79,20 +84,22 @@ class DayDriver {
       }
     }
     if (absl::Status s = Sync(); !s.ok()) return s;
-    log_ << "  " << FormatDate(day) << " 07:00Z pre_open: " << result_.orders
+    log_ << "  " << common::FormatDate(day) << " 07:00Z pre_open: " << result_.orders
          << " orders entered\n";
-    if (absl::Status s = venue_.AdvanceTime(t0 + 8 * kUsPerHour); !s.ok()) return s;
+    if (absl::Status s = venue_.AdvanceTime(t0 + 8 * common::kUsPerHour); !s.ok()) return s;
     if (absl::Status s = venue_.OpenAll(); !s.ok()) return s;
     if (absl::Status s = Sync(); !s.ok()) return s;
     log_ << "  08:00Z opening auction\n";
 
     // 90 five-minute slots to 15:30Z, then 30 one-minute slots in the closing window.
-    std::vector<TimestampUs> slots;
-    for (int m = 0; m < 450; m += 5) slots.push_back(t0 + 8 * kUsPerHour + m * kUsPerMinute);
-    for (int m = 0; m < 30; ++m) slots.push_back(t0 + 15 * kUsPerHour + (30 + m) * kUsPerMinute);
+    std::vector<common::TimestampUs> slots;
+    for (int m = 0; m < 450; m += 5)
+      slots.push_back(t0 + 8 * common::kUsPerHour + m * common::kUsPerMinute);
+    for (int m = 0; m < 30; ++m)
+      slots.push_back(t0 + 15 * common::kUsPerHour + (30 + m) * common::kUsPerMinute);
     const int per_slot = std::max<int>(1, orders / static_cast<int>(slots.size()));
     for (size_t i = 0; i < slots.size(); ++i) {
-      const bool closing = slots[i] >= t0 + 15 * kUsPerHour + 30 * kUsPerMinute;
+      const bool closing = slots[i] >= t0 + 15 * common::kUsPerHour + 30 * common::kUsPerMinute;
       closing_.store(closing, std::memory_order_release);
       if (absl::Status s = venue_.AdvanceTime(slots[i]); !s.ok()) return s;
       for (Contract& c : contracts_) {
@@ -108,13 +115,14 @@ class DayDriver {
       if (i == 40) SendDeliberateRejects();
       if (absl::Status s = Sync(); !s.ok()) return s;
       if (i % 30 == 29) {
-        log_ << "  " << FormatTimestamp(slots[i]).substr(11, 5) << "Z " << result_.orders
+        log_ << "  " << common::FormatTimestamp(slots[i]).substr(11, 5) << "Z " << result_.orders
              << " orders\n";
       }
     }
     closing_.store(false, std::memory_order_release);
     // Past 16:00Z the day's closing books are recorded; then the session closes.
-    if (absl::Status s = venue_.AdvanceTime(t0 + 16 * kUsPerHour + kUsPerMinute); !s.ok()) {
+    if (absl::Status s = venue_.AdvanceTime(t0 + 16 * common::kUsPerHour + common::kUsPerMinute);
+        !s.ok()) {
       return s;
     }
     if (absl::Status s = venue_.CloseAll(); !s.ok()) return s;
@@ -158,11 +166,11 @@ class DayDriver {
     o.qty = qty;
     o.tif = tif;
     o.display_qty = display;
-    const char* kind = display > 0                   ? "iceberg"
-                       : tif == TimeInForce::kIoc   ? "limit ioc"
-                       : tif == TimeInForce::kFok   ? "limit fok"
-                       : tif == TimeInForce::kGtc   ? "limit gtc"
-                                                    : "limit day";
+    const char* kind = display > 0                ? "iceberg"
+                       : tif == TimeInForce::kIoc ? "limit ioc"
+                       : tif == TimeInForce::kFok ? "limit fok"
+                       : tif == TimeInForce::kGtc ? "limit gtc"
+                                                  : "limit day";
     return Send(s, o, kind);
   }
 
@@ -190,10 +198,14 @@ class DayDriver {
       const size_t k = static_cast<size_t>(rng_.Uniform(0, static_cast<int64_t>(mine.size()) - 1));
       LiveOrder& order = mine[k];
       if (order.price_ticks > 0) {
-        FixReplace r{.cl_ord_id = s.NextId(), .orig_cl_ord_id = ids[k], .account = order.account,
-                     .symbol = order.symbol, .side = order.side};
+        FixReplace r{.cl_ord_id = s.NextId(),
+                     .orig_cl_ord_id = ids[k],
+                     .account = order.account,
+                     .symbol = order.symbol,
+                     .side = order.side};
         if (rng_.Chance(50)) {
-          r.price_ticks = order.price_ticks + (order.side == Side::kBuy ? 1 : -1) * rng_.Uniform(1, 3);
+          r.price_ticks =
+              order.price_ticks + (order.side == Side::kBuy ? 1 : -1) * rng_.Uniform(1, 3);
           order.price_ticks = r.price_ticks;
         } else {
           r.qty = std::max<int64_t>(1, order.leaves + rng_.Uniform(-3, 3));
@@ -285,32 +297,34 @@ class DayDriver {
   std::map<DemoSession*, std::vector<std::string>> resting_ids_;
 };
 
-std::string NextMonthSymbol(const Grade& grade, Date day, int ahead) {
+std::string NextMonthSymbol(const common::Grade& grade, common::Date day, int ahead) {
   int y, m, d;
-  YmdFromDate(day, &y, &m, &d);
+  common::YmdFromDate(day, &y, &m, &d);
   m += ahead;
   while (m > 12) {
     m -= 12;
     ++y;
   }
-  return ContractSymbol{grade, y, m}.Key();
+  return common::ContractSymbol{grade, y, m}.Key();
 }
 
 }  // namespace
 
-absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue& venue,
-                                             const DataResult& data, const std::vector<Date>& days,
-                                             uint64_t seed, int orders_per_day,
-                                             const DemoPaths& paths, std::ostream& log) {
+absl::StatusOr<TradingResult> RunTradingDays(const common::ExchangeConfig& config, Venue& venue,
+                                             const DataResult& data,
+                                             const std::vector<common::Date>& days, uint64_t seed,
+                                             int orders_per_day, const DemoPaths& paths,
+                                             std::ostream& log) {
   TradingResult result;
   std::atomic<bool> closing{false};
   std::vector<std::unique_ptr<DemoSession>> traders;
   std::unique_ptr<FixClient> drop_copy;
   std::string drop_copy_firm;
-  for (const SessionConfig& sc : config.sessions) {
-    if (sc.role == SessionRole::kDropCopy) {
+  for (const common::SessionConfig& sc : config.sessions) {
+    if (sc.role == common::SessionRole::kDropCopy) {
       if (drop_copy) continue;  // one drop copy is enough to show it
-      FixClientOptions o{.sender_comp_id = sc.sender_comp_id, .port = venue.fix_port(),
+      FixClientOptions o{.sender_comp_id = sc.sender_comp_id,
+                         .port = venue.fix_port(),
                          .password = sc.password.value_or(""),
                          .store_dir = paths.clients + "/" + sc.sender_comp_id};
       drop_copy = std::make_unique<FixClient>(o);
@@ -321,7 +335,7 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
       continue;
     }
     std::vector<std::string> accounts;
-    for (const AccountConfig& a : config.accounts) {
+    for (const common::AccountConfig& a : config.accounts) {
       if (a.firm == sc.firm) accounts.push_back(a.id);
     }
     if (accounts.empty()) continue;
@@ -340,13 +354,13 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
   result.md_symbol = NextMonthSymbol(config.products.front().grade, days.front(), 0);
 
   Rng rng(seed * 0x2545F4914F6CDD1DULL + 1);
-  for (const Date day : days) {
+  for (const common::Date day : days) {
     std::vector<Contract> contracts;
-    for (const ProductConfig& p : config.products) {
+    for (const common::ProductConfig& p : config.products) {
       // Prices around the band reference the exchange uses (SPEC §3): before any
       // settlement, the previous business day's fix, else the configured initial reference.
-      auto it = data.prior_fix_e4.find(absl::StrCat(p.grade.Key(), "/", FormatDate(day)));
-      const int64_t ref = it != data.prior_fix_e4.end() ? DivRoundHalfEven(it->second, 10)
+      auto it = data.prior_fix_e4.find(absl::StrCat(p.grade.Key(), "/", common::FormatDate(day)));
+      const int64_t ref = it != data.prior_fix_e4.end() ? common::DivRoundHalfEven(it->second, 10)
                           : p.ref_ticks                 ? *p.ref_ticks
                                                         : 5000;
       for (int ahead = 0; ahead < 2; ++ahead) {
@@ -357,7 +371,8 @@ absl::StatusOr<TradingResult> RunTradingDays(const ExchangeConfig& config, Venue
     DayDriver driver(venue, traders, contracts, rng, closing, result, log);
     if (day == days.front()) driver.SubscribeOnFirstDay(result.md_symbol);
     if (absl::Status s = driver.Run(day, orders_per_day); !s.ok()) {
-      return absl::Status(s.code(), "trading " + FormatDate(day) + ": " + std::string(s.message()));
+      return absl::Status(s.code(),
+                          "trading " + common::FormatDate(day) + ": " + std::string(s.message()));
     }
   }
 

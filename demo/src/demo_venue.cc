@@ -10,7 +10,8 @@ namespace {
 
 class ServerVenue : public Venue {
  public:
-  ServerVenue(const ExchangeConfig& config, const DemoPaths& paths, TimestampUs start) {
+  ServerVenue(const common::ExchangeConfig& config, const DemoPaths& paths,
+              common::TimestampUs start) {
     ExchangeServerOptions options;
     options.data_dir = paths.data;
     options.fix_port = 0;
@@ -23,7 +24,7 @@ class ServerVenue : public Venue {
   absl::Status Start() { return server_->Start(); }
   int fix_port() const override { return server_->fix_port(); }
   int http_port() const override { return server_->http_port(); }
-  absl::Status AdvanceTime(TimestampUs ts) override {
+  absl::Status AdvanceTime(common::TimestampUs ts) override {
     if (server_->core().AdvanceTime(ts * 1000) != exchange::OfferResult::kAccepted) {
       return absl::UnavailableError("the exchange refused the time input");
     }
@@ -33,7 +34,7 @@ class ServerVenue : public Venue {
   absl::Status OpenAll() override { return Flushed(server_->core().OpenAll()); }
   absl::Status CloseAll() override { return Flushed(server_->core().CloseAll()); }
   // The server reads the margin basis (latest settlement) from the ledger when it starts.
-  absl::Status AfterSettlement(Date) override { return absl::OkStatus(); }
+  absl::Status AfterSettlement(common::Date) override { return absl::OkStatus(); }
   void Stop() override {
     if (!stopped_) {
       stopped_ = true;
@@ -56,8 +57,9 @@ class ServerVenue : public Venue {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Venue>> StartVenue(const ExchangeConfig& config,
-                                                  const DemoPaths& paths, TimestampUs start) {
+absl::StatusOr<std::unique_ptr<Venue>> StartVenue(const common::ExchangeConfig& config,
+                                                  const DemoPaths& paths,
+                                                  common::TimestampUs start) {
   auto venue = std::make_unique<ServerVenue>(config, paths, start);
   if (absl::Status s = venue->Start(); !s.ok()) return s;
   return venue;

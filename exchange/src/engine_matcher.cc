@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "book_publisher.h"
@@ -151,10 +151,10 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
 void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
                                journal::OutcomeSink<Outcome>& sink) {
   const int64_t from_us = FloorDiv(from, kNsPerUs), to_us = FloorDiv(to, kNsPerUs);
-  const int64_t d0 = FloorDiv(from_us, kUsPerDay), d1 = FloorDiv(to_us, kUsPerDay);
+  const int64_t d0 = FloorDiv(from_us, common::kUsPerDay), d1 = FloorDiv(to_us, common::kUsPerDay);
   for (int64_t d = d0; d <= d1; ++d) {
-    const Date day{static_cast<int32_t>(d)};
-    const TimestampUs close = AtHour(day, 16);
+    const common::Date day{static_cast<int32_t>(d)};
+    const common::TimestampUs close = common::AtHour(day, 16);
     if (close <= from_us || close > to_us || !options_.calendar.IsBusinessDay(day)) continue;
     for (size_t id = 0; id < engine_->symbol_count(); ++id) {
       const engine::OrderBook& book = engine_->book(static_cast<engine::SymbolId>(id));
@@ -180,8 +180,8 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
           engine_->book(sid).state() == engine::TradingState::kExpired) {
         continue;
       }
-      const engine::Command expire =
-          engine::StateCmd{engine::Name::From(engine_->SymbolName(sid)), engine::TradingState::kExpired};
+      const engine::Command expire = engine::StateCmd{engine::Name::From(engine_->SymbolName(sid)),
+                                                      engine::TradingState::kExpired};
       engine_->Process(expire);
       EmitEvents(expire, 0, sink);
     }
@@ -192,7 +192,8 @@ int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {
   while (last_trading_day_.size() <= id && last_trading_day_.size() < engine_->symbol_count()) {
     const auto next = static_cast<engine::SymbolId>(last_trading_day_.size());
     const std::string_view name = engine_->SymbolName(next);
-    absl::StatusOr<ContractSymbol> c = ParseSymbol(absl::string_view(name.data(), name.size()));
+    absl::StatusOr<common::ContractSymbol> c =
+        common::ParseSymbol(absl::string_view(name.data(), name.size()));
     last_trading_day_.push_back(
         c.ok() ? options_.calendar.LastBusinessDayOfMonth(c->year, c->month).days : INT32_MIN);
   }
@@ -206,8 +207,8 @@ void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
   if (e.has_sym && e.sym < engine_->symbol_count()) {
     out->sym = engine::Name::From(engine_->SymbolName(e.sym));
   }
-  const bool names_order = e.order.oid != 0 || e.type == EventType::kRejected ||
-                           e.type == EventType::kCancelRejected;
+  const bool names_order =
+      e.order.oid != 0 || e.type == EventType::kRejected || e.type == EventType::kCancelRejected;
   if (names_order && e.order.acct < engine_->account_count()) {
     out->acct = engine::Name::From(engine_->AccountName(e.order.acct));
   }
@@ -238,7 +239,8 @@ void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
   last_seq_ = seq;
   if (const auto* t = std::get_if<engine::TimeCmd>(&command)) {
     if (last_time_ == engine::kNoTime || t->ts > last_time_) {
-      if (options_.emit_closes && last_time_ != engine::kNoTime) EmitCloses(last_time_, t->ts, sink);
+      if (options_.emit_closes && last_time_ != engine::kNoTime)
+        EmitCloses(last_time_, t->ts, sink);
       last_time_ = t->ts;
       published_time_.store(last_time_, std::memory_order_relaxed);
     }
@@ -340,7 +342,8 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
     int64_t p = 0;
     if (!Get(&in, &key) || !Get(&in, &p)) return bad("truncated positions");
     ExposureOf(static_cast<engine::AccountId>(key >> 32),
-               static_cast<engine::SymbolId>(key & 0xffffffffu)).pos = p;
+               static_cast<engine::SymbolId>(key & 0xffffffffu))
+        .pos = p;
   }
   if (!Get(&in, &n) || n > in.size() / 8) return bad("truncated margins");
   margins_.resize(n);

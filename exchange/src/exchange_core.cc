@@ -33,7 +33,7 @@ constexpr size_t kCommitEveryInputs = 4096;
 
 class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
  public:
-  Impl(const ExchangeConfig& c, const ExchangeOptions& o)
+  Impl(const common::ExchangeConfig& c, const ExchangeOptions& o)
       : config(c), options(o), calendar(c.Calendar()) {
     data_dir = o.data_dir.empty() ? c.data_dir : o.data_dir;
   }
@@ -104,14 +104,15 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   absl::Status ListMonths(engine::Timestamp now, std::vector<std::string>* added) {
     int year = 0, month = 0, day = 0;
     const int64_t now_us = now / 1000;
-    YmdFromDate(Date{static_cast<int32_t>(now_us / kUsPerDay)}, &year, &month, &day);
+    common::YmdFromDate(common::Date{static_cast<int32_t>(now_us / common::kUsPerDay)}, &year,
+                        &month, &day);
     int index = year * 12 + month - 1;
-    if (now_us >= AtHour(calendar.LastBusinessDayOfMonth(year, month), 16)) ++index;
+    if (now_us >= common::AtHour(calendar.LastBusinessDayOfMonth(year, month), 16)) ++index;
     std::lock_guard<std::mutex> lock(listing_mu);
     if (index <= listed_month_index) return absl::OkStatus();
-    for (const ProductConfig& p : config.products) {
+    for (const common::ProductConfig& p : config.products) {
       for (int k = 0; k < 12; ++k) {
-        ContractSymbol cs{p.grade, (index + k) / 12, (index + k) % 12 + 1};
+        common::ContractSymbol cs{p.grade, (index + k) / 12, (index + k) % 12 + 1};
         std::string sym = cs.Key();
         if (listed_syms.count(sym)) continue;
         if (absl::Status s = OfferRetrying(ProductFor(sym, &p)); !s.ok()) return s;
@@ -129,7 +130,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     MatcherOptions mo;
     mo.calendar = config.Calendar();
     mo.pre_trade_risk = options.pre_trade_risk;
-    for (const AccountConfig& a : config.accounts) {
+    for (const common::AccountConfig& a : config.accounts) {
       mo.collateral_micro_usd[a.id] = a.collateral_micro_usd;
     }
     return mo;
@@ -229,7 +230,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   // recovered engine's. REQUIRES: the pipeline started, nothing offered yet.
   engine::Timestamp StartTime() const {
     const engine::Engine& eng = matcher->engine();
-    engine::Timestamp now = options.clock == ClockMode::kWall ? WallNow()
+    engine::Timestamp now = options.clock == ClockMode::kWall       ? WallNow()
                             : options.start_time != engine::kNoTime ? options.start_time
                                                                     : WallNow();
     if (eng.now() != engine::kNoTime && eng.now() > now) now = eng.now();
@@ -249,7 +250,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     });
   }
 
-  engine::ProductCmd ProductFor(const std::string& sym, const ProductConfig* p) const {
+  engine::ProductCmd ProductFor(const std::string& sym, const common::ProductConfig* p) const {
     engine::ProductCmd c;
     c.sym = engine::Name::From(sym);
     if (p != nullptr && p->ref_ticks) c.ref = engine::PriceField::Ticks(*p->ref_ticks);
@@ -259,9 +260,9 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     return c;
   }
 
-  ExchangeConfig config;
+  common::ExchangeConfig config;
   ExchangeOptions options;
-  BusinessCalendar calendar;
+  common::BusinessCalendar calendar;
   std::string data_dir;
   EngineCodec codec;
   std::unique_ptr<journal::Journal> journal;
@@ -283,7 +284,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   uint64_t start_seq = 1;
 };
 
-ExchangeCore::ExchangeCore(const ExchangeConfig& config, const ExchangeOptions& options)
+ExchangeCore::ExchangeCore(const common::ExchangeConfig& config, const ExchangeOptions& options)
     : impl_(std::make_unique<Impl>(config, options)) {}
 
 ExchangeCore::~ExchangeCore() { (void)Stop(); }
@@ -363,8 +364,8 @@ absl::Status ExchangeCore::RefreshMargins(const std::map<std::string, int64_t>& 
                                           const std::map<std::string, int64_t>& band_refs) {
   Impl& m = *impl_;
   for (const auto& [sym, im] : margins) {
-    const ProductConfig* product = nullptr;
-    for (const ProductConfig& p : m.config.products) {
+    const common::ProductConfig* product = nullptr;
+    for (const common::ProductConfig& p : m.config.products) {
       if (sym.rfind(p.grade.Key() + "-", 0) == 0) product = &p;
     }
     engine::ProductCmd c = m.ProductFor(sym, product);
@@ -459,7 +460,7 @@ ExchangeStats ExchangeCore::Stats() const {
   return s;
 }
 
-const ExchangeConfig& ExchangeCore::config() const { return impl_->config; }
+const common::ExchangeConfig& ExchangeCore::config() const { return impl_->config; }
 const std::string& ExchangeCore::data_dir() const { return impl_->data_dir; }
 engine::Timestamp ExchangeCore::now() const {
   return impl_->matcher ? impl_->matcher->published_time() : engine::kNoTime;

@@ -26,7 +26,7 @@ class RecordSink : public journal::OutcomeSink<Outcome> {
 }  // namespace
 
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
-                                                const BusinessCalendar& calendar) {
+                                                const common::BusinessCalendar& calendar) {
   auto recorder = TradeRecorder::Open(data_dir);
   if (!recorder.ok()) return recorder.status();
   MatcherOptions opt;

@@ -21,9 +21,12 @@ std::string Str(const engine::Name& n) { return std::string(n.view()); }
 
 trade_store::Aggressor ToSettlement(engine::Aggressor a) {
   switch (a) {
-    case engine::Aggressor::kBuy: return trade_store::Aggressor::kBuy;
-    case engine::Aggressor::kSell: return trade_store::Aggressor::kSell;
-    default: return trade_store::Aggressor::kNone;
+    case engine::Aggressor::kBuy:
+      return trade_store::Aggressor::kBuy;
+    case engine::Aggressor::kSell:
+      return trade_store::Aggressor::kSell;
+    default:
+      return trade_store::Aggressor::kNone;
   }
 }
 
@@ -242,8 +245,8 @@ void TradeRecorder::RememberEnded(OrderStateView v) {
   e.view = std::move(v);
   ended_by_serial_[e.serial] = key;
   if (store_) {
-    ops_.push_back({kEndedOrdersTable, absl::StrCat(key.first, "/", key.second),
-                    OrderRow{e.view, e.serial}});
+    ops_.push_back(
+        {kEndedOrdersTable, absl::StrCat(key.first, "/", key.second), OrderRow{e.view, e.serial}});
   }
   ForgetEndedBeyondCap();
 }
@@ -316,7 +319,7 @@ void TradeRecorder::Add(uint64_t seq, const Outcome& o) {
     trade_store::CloseQuote q;
     if (o.has_bid) q.bid_ticks = o.bid;
     if (o.has_ask) q.ask_ticks = o.ask;
-    const Date d{o.close_date_days};
+    const common::Date d{o.close_date_days};
     ops_.push_back({trade_store::kClosesTable, trade_store::CloseKey(o.sym.view(), d),
                     trade_store::FormatCloseJson(o.sym.view(), d, q)});
     return;
@@ -333,9 +336,13 @@ void TradeRecorder::EndInput(uint64_t seq) {
 std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
   if (const auto* text = std::get_if<std::string>(&value)) return *text;
   if (const auto* o = std::get_if<OrderRow>(&value)) return OrderJson(o->view, o->end_serial);
-  if (const auto* t = std::get_if<trade_store::Trade>(&value)) return trade_store::FormatTradeJson(*t);
+  if (const auto* t = std::get_if<trade_store::Trade>(&value))
+    return trade_store::FormatTradeJson(*t);
   if (const auto* p = std::get_if<PositionRow>(&value)) {
-    json j = {{"acct", p->acct}, {"sym", p->sym}, {"qty", p->qty}, {"bought", p->bought},
+    json j = {{"acct", p->acct},
+              {"sym", p->sym},
+              {"qty", p->qty},
+              {"bought", p->bought},
               {"sold", p->sold}};
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
@@ -463,8 +470,7 @@ void TradeRecorder::RunCommitter() {
 
 bool TradeRecorder::WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(commit_mu_);
-  return commit_cv_.wait_for(lock, timeout,
-                             [&] { return last_seq() >= seq || commit_failed_; });
+  return commit_cv_.wait_for(lock, timeout, [&] { return last_seq() >= seq || commit_failed_; });
 }
 
 void TradeRecorder::SeedOrders(const std::vector<OrderStateView>& orders) {
@@ -481,8 +487,8 @@ std::vector<PositionView> TradeRecorder::Positions(std::string_view account) con
   std::lock_guard<std::mutex> lock(mu_);
   std::map<std::string, PositionView> out;
   const std::string acct(account);
-  for (auto it = positions_.lower_bound({acct, ""}); it != positions_.end() && it->first.first == acct;
-       ++it) {
+  for (auto it = positions_.lower_bound({acct, ""});
+       it != positions_.end() && it->first.first == acct; ++it) {
     PositionView& v = out[it->first.second];
     v.sym = it->first.second;
     v.qty = it->second.qty;

@@ -15,8 +15,8 @@ namespace {
 constexpr absl::string_view kPositionsHeader = "account,sym,qty";
 constexpr absl::string_view kPricesHeader = "sym,settle";
 
-absl::Status CheckSymbol(const CsvReader& csv, size_t column) {
-  absl::StatusOr<ContractSymbol> parsed = ParseSymbol(csv.field(column));
+absl::Status CheckSymbol(const common::CsvReader& csv, size_t column) {
+  absl::StatusOr<common::ContractSymbol> parsed = common::ParseSymbol(csv.field(column));
   if (!parsed.ok()) {
     return csv.Error(column, absl::StrCat("bad contract symbol \"", csv.field(column), "\""));
   }
@@ -25,7 +25,7 @@ absl::Status CheckSymbol(const CsvReader& csv, size_t column) {
 
 template <typename T, typename F>
 absl::StatusOr<T> ReadWith(const std::string& path, F parse) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = common::ReadWholeFile(path);
   if (!text.ok()) return text.status();
   return parse(*text, path);
 }
@@ -34,18 +34,18 @@ absl::StatusOr<T> ReadWith(const std::string& path, F parse) {
 
 absl::StatusOr<std::vector<PositionRow>> ParsePositionsCsv(absl::string_view text,
                                                            absl::string_view file) {
-  CsvReader csv(text, file, kPositionsHeader);
+  common::CsvReader csv(text, file, kPositionsHeader);
   std::vector<PositionRow> rows;
   while (csv.Next()) {
     PositionRow row;
     row.line = csv.line();
     row.account = std::string(csv.field(0));
-    if (!IsPlainName(row.account)) {
-      return csv.Error(0, kPlainNameRule);
+    if (!common::IsPlainName(row.account)) {
+      return csv.Error(0, common::kPlainNameRule);
     }
     if (absl::Status s = CheckSymbol(csv, 1); !s.ok()) return s;
     row.position.sym = std::string(csv.field(1));
-    absl::StatusOr<int64_t> qty = ParseInteger(csv.field(2));
+    absl::StatusOr<int64_t> qty = common::ParseInteger(csv.field(2));
     if (!qty.ok()) return csv.Error(2, qty.status().message());
     if (*qty > kMaxRowQty || *qty < -kMaxRowQty) {
       return csv.Error(2, absl::StrCat("|qty| must be <= ", kMaxRowQty));
@@ -59,7 +59,7 @@ absl::StatusOr<std::vector<PositionRow>> ParsePositionsCsv(absl::string_view tex
 
 absl::StatusOr<std::vector<ContractPrice>> ParsePricesCsv(absl::string_view text,
                                                           absl::string_view file) {
-  CsvReader csv(text, file, kPricesHeader);
+  common::CsvReader csv(text, file, kPricesHeader);
   std::vector<ContractPrice> prices;
   std::set<std::string, std::less<>> seen;
   while (csv.Next()) {
@@ -68,7 +68,7 @@ absl::StatusOr<std::vector<ContractPrice>> ParsePricesCsv(absl::string_view text
     if (!seen.emplace(sym).second) {
       return csv.Error(0, absl::StrCat("duplicate symbol \"", sym, "\""));
     }
-    absl::StatusOr<int64_t> ticks = ParseScaled(csv.field(1), 3);
+    absl::StatusOr<int64_t> ticks = common::ParseScaled(csv.field(1), 3);
     if (!ticks.ok() || *ticks <= 0) {
       return csv.Error(
           1, absl::StrCat("not a positive price on the 0.001 tick: \"", csv.field(1), "\""));
@@ -99,8 +99,8 @@ absl::StatusOr<std::vector<AccountPositions>> GroupByAccount(
   std::map<std::string, std::vector<Position>> by_account;
   for (const PositionRow& row : rows) {
     if (!priced.contains(row.position.sym)) {
-      return CsvError(positions_file, row.line, "sym",
-                      absl::StrCat("no settlement price for \"", row.position.sym, "\""));
+      return common::CsvError(positions_file, row.line, "sym",
+                              absl::StrCat("no settlement price for \"", row.position.sym, "\""));
     }
     by_account[row.account].push_back(row.position);
   }

@@ -41,7 +41,7 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
   std::unique_ptr<MarginEngine> engine(new MarginEngine());
   std::sort(prices.begin(), prices.end(),
             [](const ContractPrice& a, const ContractPrice& b) { return a.sym < b.sym; });
-  std::map<std::string, Tier> operator_tier;
+  std::map<std::string, common::Tier> operator_tier;
   for (const ThroughputRow& r : throughput) {
     if (!(r.output_tps_per_gpu > 0)) {
       return absl::InvalidArgumentError(
@@ -68,11 +68,11 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
     if (i > 0 && prices[i].sym == prices[i - 1].sym) {
       return absl::InvalidArgumentError(absl::StrCat("duplicate price for ", prices[i].sym));
     }
-    absl::StatusOr<ContractSymbol> sym = ParseSymbol(prices[i].sym);
+    absl::StatusOr<common::ContractSymbol> sym = common::ParseSymbol(prices[i].sym);
     if (!sym.ok()) return absl::InvalidArgumentError(absl::StrCat("bad symbol ", prices[i].sym));
     if (prices[i].settle_ticks <= 0 || prices[i].settle_ticks > kMaxSettleTicks) {
-      return absl::InvalidArgumentError(absl::StrCat("settlement price of ", prices[i].sym,
-                                                     " out of range"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("settlement price of ", prices[i].sym, " out of range"));
     }
     Contract c;
     c.price = prices[i];
@@ -83,7 +83,7 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
     if (theta.has_value()) c.theta = theta->InterpolatedValue();
     if (c.theta.has_value()) {
       const double settle = static_cast<double>(c.price.settle_ticks) / 1000.0;
-      c.price_per_mtok_e4 = RoundHalfEven(settle / (*c.theta * 3600.0) * 1e6 * 1e4);
+      c.price_per_mtok_e4 = common::RoundHalfEven(settle / (*c.theta * 3600.0) * 1e6 * 1e4);
     }
     engine->contracts_.push_back(std::move(c));
   }
@@ -144,8 +144,8 @@ absl::StatusOr<std::vector<MarginResult>> MarginEngine::ComputeMany(
     for (const Position& p : accounts[i].positions) {
       const int32_t c = ContractIndex(p.sym);
       if (c < 0) {
-        return absl::NotFoundError(absl::StrCat("account ", accounts[i].account,
-                                                ": no settlement price for ", p.sym));
+        return absl::NotFoundError(
+            absl::StrCat("account ", accounts[i].account, ": no settlement price for ", p.sym));
       }
       rows.emplace_back(c, p.qty);
     }
@@ -168,8 +168,8 @@ absl::StatusOr<std::vector<MarginResult>> MarginEngine::ComputeMany(
     if (gross < 0) gross = -gross;
     if (gross > std::numeric_limits<int64_t>::max() ||
         gross * max_abs_u_ > std::numeric_limits<int64_t>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "account ", accounts[i].account, ": positions too large to value exactly"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("account ", accounts[i].account, ": positions too large to value exactly"));
     }
     batch.EndPortfolio();
   }
@@ -212,7 +212,7 @@ MarginResult MarginEngine::Describe(const std::string& account,
   r.backend = backend_name;
   r.loss_micro = worst.loss;
   r.margin_micro = std::max<int64_t>(0, worst.loss);
-  r.margin_cents = DivRoundHalfEven(r.margin_micro, 10'000);
+  r.margin_cents = common::DivRoundHalfEven(r.margin_micro, 10'000);
   r.worst_scenario_index = worst.scenario;
   const Scenario& sc = scenarios_.scenarios[worst.scenario];
   r.worst_scenario = sc.label;
@@ -232,8 +232,9 @@ MarginResult MarginEngine::Describe(const std::string& account,
     r.positions.push_back(std::move(p));
   }
   for (const std::string& gpu : gpus) {
-    std::array<double, kNumTiers> moves;
-    for (int t = 0; t < kNumTiers; ++t) moves[t] = scenarios_.TputMove(sc, gpu, static_cast<Tier>(t));
+    std::array<double, common::kNumTiers> moves;
+    for (int t = 0; t < common::kNumTiers; ++t)
+      moves[t] = scenarios_.TputMove(sc, gpu, static_cast<common::Tier>(t));
     r.tput_moves.emplace_back(gpu, moves);
   }
   return r;

@@ -15,8 +15,8 @@ constexpr absl::string_view kHeader =
 constexpr double kMinMove = -1.0;
 constexpr double kMaxMove = 10.0;
 
-absl::Status ParseMove(const CsvReader& csv, size_t column, double* out) {
-  absl::StatusOr<double> v = ParseDecimalDouble(csv.field(column));
+absl::Status ParseMove(const common::CsvReader& csv, size_t column, double* out) {
+  absl::StatusOr<double> v = common::ParseDecimalDouble(csv.field(column));
   if (!v.ok()) return csv.Error(column, v.status().message());
   if (*v < kMinMove || *v > kMaxMove) {
     return csv.Error(column, absl::StrCat("move must be in [-1, 10], got ", *v));
@@ -28,7 +28,7 @@ absl::Status ParseMove(const CsvReader& csv, size_t column, double* out) {
 }  // namespace
 
 absl::StatusOr<ScenarioSet> ParseScenarioCsv(absl::string_view text, absl::string_view file) {
-  CsvReader csv(text, file, kHeader);
+  common::CsvReader csv(text, file, kHeader);
   ScenarioSet set;
   set.method = ScenarioMethod::kFile;
   set.rank = 1;
@@ -41,18 +41,19 @@ absl::StatusOr<ScenarioSet> ParseScenarioCsv(absl::string_view text, absl::strin
     }
     Scenario s;
     s.label = std::string(csv.field(0));
-    if (!IsPlainName(s.label)) return csv.Error(0, absl::StrCat("label ", kPlainNameRule));
+    if (!common::IsPlainName(s.label))
+      return csv.Error(0, absl::StrCat("label ", common::kPlainNameRule));
     if (!labels.insert(s.label).second) {
       return csv.Error(0, absl::StrCat("duplicate label \"", s.label, "\""));
     }
-    absl::StatusOr<double> w = ParseDecimalDouble(csv.field(1));
+    absl::StatusOr<double> w = common::ParseDecimalDouble(csv.field(1));
     if (!w.ok()) return csv.Error(1, w.status().message());
     if (!(*w > 0.0 && *w <= 1.0)) {
       return csv.Error(1, absl::StrCat("weight must be in (0, 1], got ", *w));
     }
     s.weight = *w;
     if (absl::Status st = ParseMove(csv, 2, &s.price_move); !st.ok()) return st;
-    for (int t = 0; t < kNumTiers; ++t) {
+    for (int t = 0; t < common::kNumTiers; ++t) {
       if (absl::Status st = ParseMove(csv, 3 + t, &s.tput_factor[t]); !st.ok()) return st;
     }
     set.scenarios.push_back(std::move(s));
@@ -65,7 +66,7 @@ absl::StatusOr<ScenarioSet> ParseScenarioCsv(absl::string_view text, absl::strin
 }
 
 absl::StatusOr<ScenarioSet> ReadScenarioFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = common::ReadWholeFile(path);
   if (!text.ok()) return text.status();
   return ParseScenarioCsv(*text, path);
 }

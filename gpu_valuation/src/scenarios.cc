@@ -20,7 +20,7 @@ const char* MethodName(ScenarioMethod m) {
   return "?";
 }
 
-const std::array<double, kNumTiers>& ScenarioSet::TputScale(const std::string& gpu) const {
+const std::array<double, common::kNumTiers>& ScenarioSet::TputScale(const std::string& gpu) const {
   auto it = tput_scale_by_gpu.find(gpu);
   return it == tput_scale_by_gpu.end() ? default_tput_scale : it->second;
 }
@@ -29,8 +29,7 @@ namespace {
 
 absl::Status CheckPsr(double psr) {
   if (!(psr > 0.0 && psr <= kMaxPsr)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("psr must be in (0, 1/3], got ", psr));
+    return absl::InvalidArgumentError(absl::StrCat("psr must be in (0, 1/3], got ", psr));
   }
   return absl::OkStatus();
 }
@@ -39,8 +38,9 @@ absl::Status CheckPsr(double psr) {
 // measurement at all is scanned at kTsrUnmeasured.
 void SetTsrScales(const TsrTable& tsr, ScenarioSet* set) {
   for (const auto& [gpu, tiers] : tsr.by_gpu()) {
-    std::array<double, kNumTiers> scale;
-    for (int t = 0; t < kNumTiers; ++t) scale[t] = tsr.Get(gpu, static_cast<Tier>(t));
+    std::array<double, common::kNumTiers> scale;
+    for (int t = 0; t < common::kNumTiers; ++t)
+      scale[t] = tsr.Get(gpu, static_cast<common::Tier>(t));
     set->tput_scale_by_gpu[gpu] = scale;
   }
   set->default_tput_scale.fill(kTsrUnmeasured);
@@ -102,7 +102,7 @@ absl::StatusOr<ScenarioSet> BuildMonteCarlo(double psr, const TsrTable& tsr, int
     s.label = absl::StrCat(i + 1);
     s.weight = 1.0;
     s.price_move = psr * clamp(z[0]) / 3.0;
-    for (int t = 0; t < kNumTiers; ++t) {
+    for (int t = 0; t < common::kNumTiers; ++t) {
       s.tput_factor[t] = clamp(load * z[1] + idio * z[2 + t]) / 3.0;
     }
     set.scenarios.push_back(s);

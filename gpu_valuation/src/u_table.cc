@@ -13,11 +13,11 @@ int64_t ScenarioValueChangeMicro(int64_t settle_ticks, double a, double b, doubl
   const double settle = static_cast<double>(settle_ticks) / 1000.0;
   const double moved = settle * (1.0 + a) * (1.0 + b);
   const double value = (moved - settle) * 1000.0 * weight * 1e6;
-  return RoundHalfEven(value);
+  return common::RoundHalfEven(value);
 }
 
 std::string FormatMicroAsUsd(int64_t micro) {
-  return FormatScaled(DivRoundHalfEven(micro, 10'000), 2);
+  return common::FormatScaled(common::DivRoundHalfEven(micro, 10'000), 2);
 }
 
 }  // namespace cfx::gpu_valuation

@@ -17,7 +17,7 @@ namespace {
 // Observations of one published series (a grade, or a region for the market-wide series),
 // eligible leases only, sorted by time so a day's window is a binary search.
 struct SeriesRow {
-  TimestampUs ts;
+  common::TimestampUs ts;
   int32_t grade;     // index into the run's grade list (for θ, market-wide)
   PricePoint point;  // value_e6 is the USD/GPU-hour price
 };
@@ -39,9 +39,10 @@ class Builder {
   std::vector<PricePoint> Candidates(const Series& s, const Window& w,
                                      const std::vector<std::optional<int64_t>>& grade_theta);
   // 2θ × 10^6 of (gpu, tier) on `date`, cached: every day asks once per grade.
-  std::optional<int64_t> TwiceTheta(const std::string& gpu, Tier tier, Date date);
-  absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, Date date);
-  absl::StatusOr<FixRecord> Level3(const Series& s, Date date, std::optional<int64_t> theta);
+  std::optional<int64_t> TwiceTheta(const std::string& gpu, common::Tier tier, common::Date date);
+  absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, common::Date date);
+  absl::StatusOr<FixRecord> Level3(const Series& s, common::Date date,
+                                   std::optional<int64_t> theta);
   absl::Status Publish(FixRecord computed);
   // Builds the grade and market-wide series (compact rows, time-ordered) from obs_.
   void IndexSeries();
@@ -50,13 +51,14 @@ class Builder {
   const std::vector<ThroughputRow>& tput_;
   const BuildOptions& options_;
   FixStore* store_;
-  std::vector<int32_t> provider_id_;       // per observation row
-  std::vector<Series> grade_list_;         // in order of first appearance
-  std::vector<Grade> grade_parts_;         // parallel to grade_list_
-  std::vector<int> grade_order_;           // grade_list_ indices sorted by key (output order)
-  std::map<std::string, Series> regions_;  // market-wide series by region
-  std::map<std::tuple<std::string, Tier, Date>, std::optional<int64_t>> theta_cache_;
-  std::map<std::pair<std::string, Date>, FixRecord> run_records_;
+  std::vector<int32_t> provider_id_;        // per observation row
+  std::vector<Series> grade_list_;          // in order of first appearance
+  std::vector<common::Grade> grade_parts_;  // parallel to grade_list_
+  std::vector<int> grade_order_;            // grade_list_ indices sorted by key (output order)
+  std::map<std::string, Series> regions_;   // market-wide series by region
+  std::map<std::tuple<std::string, common::Tier, common::Date>, std::optional<int64_t>>
+      theta_cache_;
+  std::map<std::pair<std::string, common::Date>, FixRecord> run_records_;
   std::vector<PublishItem> items_;
   BuildResult result_;
 };
@@ -71,7 +73,7 @@ void AddThroughputFields(FixRecord& r, std::optional<int64_t> two_theta_e6) {
 }
 
 // A level-1/2 record from the methodology's result.
-FixRecord FromComputation(const Series& s, Date day, const FixComputation& fix,
+FixRecord FromComputation(const Series& s, common::Date day, const FixComputation& fix,
                           std::optional<int64_t> theta) {
   FixRecord r;
   r.grade = s.key;
@@ -94,7 +96,8 @@ FixRecord FromComputation(const Series& s, Date day, const FixComputation& fix,
 
 }  // namespace
 
-std::optional<int64_t> Builder::TwiceTheta(const std::string& gpu, Tier tier, Date date) {
+std::optional<int64_t> Builder::TwiceTheta(const std::string& gpu, common::Tier tier,
+                                           common::Date date) {
   auto key = std::make_tuple(gpu, tier, date);
   auto it = theta_cache_.find(key);
   if (it != theta_cache_.end()) return it->second;
@@ -105,9 +108,9 @@ std::optional<int64_t> Builder::TwiceTheta(const std::string& gpu, Tier tier, Da
 std::vector<PricePoint> Builder::Candidates(
     const Series& s, const Window& w, const std::vector<std::optional<int64_t>>& grade_theta) {
   auto first = std::upper_bound(s.rows.begin(), s.rows.end(), w.after,
-                                [](TimestampUs t, const SeriesRow& r) { return t < r.ts; });
+                                [](common::TimestampUs t, const SeriesRow& r) { return t < r.ts; });
   auto last = std::upper_bound(first, s.rows.end(), w.until,
-                               [](TimestampUs t, const SeriesRow& r) { return t < r.ts; });
+                               [](common::TimestampUs t, const SeriesRow& r) { return t < r.ts; });
   std::vector<PricePoint> out;
   out.reserve(last - first);
   for (auto it = first; it != last; ++it) {
@@ -122,21 +125,22 @@ std::vector<PricePoint> Builder::Candidates(
   return out;
 }
 
-absl::StatusOr<std::optional<FixRecord>> Builder::Lookup(const std::string& key, Date date) {
+absl::StatusOr<std::optional<FixRecord>> Builder::Lookup(const std::string& key,
+                                                         common::Date date) {
   auto it = run_records_.find({key, date});
   if (it != run_records_.end()) return std::optional<FixRecord>(it->second);
   if (store_ == nullptr) return std::optional<FixRecord>();
   return store_->Get(key, date);
 }
 
-absl::StatusOr<FixRecord> Builder::Level3(const Series& s, Date date,
+absl::StatusOr<FixRecord> Builder::Level3(const Series& s, common::Date date,
                                           std::optional<int64_t> theta) {
   FixRecord r;
   r.grade = s.key;
   r.date = date;
   // Consecutive stale days ending yesterday; the carry may extend the run to at most
   // kMaxStaleDays. The walk needs at most kMaxStaleDays + 1 look-ups.
-  Date d = options_.calendar.PreviousBusinessDay(date);
+  common::Date d = options_.calendar.PreviousBusinessDay(date);
   absl::StatusOr<std::optional<FixRecord>> prev = Lookup(s.key, d);
   if (!prev.ok()) return prev.status();
   int stale_run = 0;
@@ -184,7 +188,7 @@ absl::Status Builder::Publish(FixRecord computed) {
     } else {
       final_record = history->back().record;
       result_.warnings.push_back(
-          absl::StrCat(computed.grade, " ", FormatDate(computed.date),
+          absl::StrCat(computed.grade, " ", common::FormatDate(computed.date),
                        ": already published; the recomputed record differs and was not stored "
                        "(use --revise --reason to publish a correction)"));
     }
@@ -211,11 +215,11 @@ void Builder::IndexSeries() {
     const Observation& o = obs_[i];
     provider_id_[i] =
         providers.try_emplace(std::string_view(o.provider), providers.size()).first->second;
-    key.assign(o.gpu).append("-").append(TierName(o.tier)).append("-").append(o.region);
+    key.assign(o.gpu).append("-").append(common::TierName(o.tier)).append("-").append(o.region);
     auto [it, inserted] = grade_ids.try_emplace(key, grade_list_.size());
     if (inserted) {
       grade_list_.push_back(Series{key, false, {}});
-      grade_parts_.push_back(Grade{o.gpu, o.tier, o.region});
+      grade_parts_.push_back(common::Grade{o.gpu, o.tier, o.region});
     }
     auto region_it = regions_.find(o.region);
     if (region_it == regions_.end()) {
@@ -246,14 +250,15 @@ absl::StatusOr<BuildResult> Builder::Run() {
   if (options_.revise && store_ == nullptr) {
     return absl::InvalidArgumentError("--revise needs --data-dir (revisions are stored)");
   }
-  std::vector<Date> days = options_.calendar.BusinessDays(options_.from, options_.to);
+  std::vector<common::Date> days = options_.calendar.BusinessDays(options_.from, options_.to);
   if (days.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("no business day in ", FormatDate(options_.from),
-                                                   "..", FormatDate(options_.to)));
+    return absl::InvalidArgumentError(absl::StrCat("no business day in ",
+                                                   common::FormatDate(options_.from), "..",
+                                                   common::FormatDate(options_.to)));
   }
   IndexSeries();
 
-  for (Date day : days) {
+  for (common::Date day : days) {
     const Window window = FixWindow(day, options_.calendar);
     std::vector<std::optional<int64_t>> grade_theta(grade_list_.size());
     for (size_t g = 0; g < grade_list_.size(); ++g) {

@@ -20,8 +20,8 @@ constexpr char kFixes[] = "fixes";
 constexpr char kThroughput[] = "throughput";
 constexpr char kMeta[] = "meta";
 
-std::string FixPrefix(const std::string& grade, Date date) {
-  return absl::StrCat(grade, "/", FormatDate(date), "/");
+std::string FixPrefix(const std::string& grade, common::Date date) {
+  return absl::StrCat(grade, "/", common::FormatDate(date), "/");
 }
 
 absl::StatusOr<FixRevision> DecodeRevision(absl::string_view value) {
@@ -51,7 +51,8 @@ absl::StatusOr<std::unique_ptr<FixStore>> FixStore::Open(const std::string& data
   return std::unique_ptr<FixStore>(new FixStore(std::move(*kv)));
 }
 
-absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& grade, Date date) {
+absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& grade,
+                                                           common::Date date) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::vector<FixRevision> out;
@@ -71,24 +72,25 @@ absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& gr
   return out;
 }
 
-absl::StatusOr<std::optional<FixRecord>> FixStore::Get(const std::string& grade, Date date) {
+absl::StatusOr<std::optional<FixRecord>> FixStore::Get(const std::string& grade,
+                                                       common::Date date) {
   absl::StatusOr<std::vector<FixRevision>> history = History(grade, date);
   if (!history.ok()) return history.status();
   if (history->empty()) return std::optional<FixRecord>();
   return std::optional<FixRecord>(std::move(history->back().record));
 }
 
-absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade, Date from,
-                                                       Date to) {
+absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade, common::Date from,
+                                                       common::Date to) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   // Keys sort by date then revision, so the last value seen for a date is its latest.
-  std::map<Date, FixRecord> latest;
+  std::map<common::Date, FixRecord> latest;
   absl::Status decode_status;
   const std::string prefix = absl::StrCat(grade, "/");
   absl::Status s =
       (*txn)->Scan(kFixes, prefix, [&](absl::string_view key, absl::string_view value) {
-        absl::StatusOr<Date> date = ParseDate(key.substr(prefix.size(), 10));
+        absl::StatusOr<common::Date> date = common::ParseDate(key.substr(prefix.size(), 10));
         if (!date.ok() || *date < from || *date > to) return true;
         absl::StatusOr<FixRevision> rev = DecodeRevision(value);
         if (!rev.ok()) {
@@ -118,7 +120,7 @@ absl::StatusOr<std::vector<std::string>> FixStore::Grades() {
   return out;
 }
 
-absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(Date date) {
+absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(common::Date date) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::vector<OperatorThroughput> rows;
@@ -126,11 +128,11 @@ absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(Date 
   absl::Status s = (*txn)->Scan(kThroughput, "", [&](absl::string_view, absl::string_view value) {
     nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
     OperatorThroughput row;
-    std::optional<Tier> tier;
-    absl::StatusOr<Date> d = absl::InvalidArgumentError("missing date");
+    std::optional<common::Tier> tier;
+    absl::StatusOr<common::Date> d = absl::InvalidArgumentError("missing date");
     if (j.is_object() && j.contains("date") && j["date"].is_string()) {
-      d = ParseDate(j["date"].get<std::string>());
-      tier = ParseTier(j.value("tier", ""));
+      d = common::ParseDate(j["date"].get<std::string>());
+      tier = common::ParseTier(j.value("tier", ""));
     }
     if (!d.ok() || !tier || !j["output_tps_per_gpu"].is_number()) {
       decode_status = absl::DataLossError("reference store: malformed throughput value");
@@ -177,12 +179,12 @@ absl::Status FixStore::Publish(const std::vector<PublishItem>& items,
   }
   for (const OperatorThroughput& row : throughput) {
     const std::string key =
-        absl::StrCat(row.gpu, "/", row.operator_name, "/", FormatDate(row.date));
+        absl::StrCat(row.gpu, "/", row.operator_name, "/", common::FormatDate(row.date));
     nlohmann::ordered_json value;
     value["operator"] = row.operator_name;
-    value["tier"] = TierName(row.tier);
+    value["tier"] = common::TierName(row.tier);
     value["gpu"] = row.gpu;
-    value["date"] = FormatDate(row.date);
+    value["date"] = common::FormatDate(row.date);
     value["output_tps_per_gpu"] = row.output_tps_per_gpu;
     const std::string text = value.dump();
     absl::StatusOr<std::optional<std::string>> existing = (*txn)->Get(kThroughput, key);

@@ -19,7 +19,7 @@ constexpr std::array<const char*, 5> kLeaseNames = {"on_demand", "reserved_1m", 
 constexpr int64_t kMaxInputE6 = 1'000'000'000LL * 1'000'000;
 
 absl::StatusOr<int64_t> PositiveScaled(absl::string_view f) {
-  absl::StatusOr<int64_t> v = ParseScaled(f, kInputScale);
+  absl::StatusOr<int64_t> v = common::ParseScaled(f, kInputScale);
   if (!v.ok()) return v.status();
   if (*v <= 0) return absl::InvalidArgumentError(absl::StrCat("must be > 0: '", f, "'"));
   if (*v > kMaxInputE6) {
@@ -29,7 +29,7 @@ absl::StatusOr<int64_t> PositiveScaled(absl::string_view f) {
 }
 
 absl::StatusOr<int64_t> PositiveInteger(absl::string_view f) {
-  absl::StatusOr<int64_t> v = ParseScaled(f, 0);
+  absl::StatusOr<int64_t> v = common::ParseScaled(f, 0);
   if (!v.ok() || f.find('.') != absl::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat("not an integer: '", f, "'"));
   }
@@ -55,27 +55,29 @@ std::optional<Kind> ParseKind(absl::string_view s) {
 const char* KindName(Kind k) { return k == Kind::kTrade ? "trade" : "quote"; }
 
 std::string Observation::GradeKey() const {
-  return absl::StrCat(gpu, "-", TierName(tier), "-", region);
+  return absl::StrCat(gpu, "-", common::TierName(tier), "-", region);
 }
 
 absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view text,
                                                               absl::string_view file) {
-  CsvReader csv(text, file, kObservationsHeader);
+  common::CsvReader csv(text, file, kObservationsHeader);
   std::vector<Observation> out;
   out.reserve(text.size() / 64);
   while (csv.Next()) {
     const std::vector<absl::string_view>& f = csv.fields();
     Observation o;
-    absl::StatusOr<TimestampUs> ts = ParseTimestamp(f[0]);
+    absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(f[0]);
     if (!ts.ok()) return csv.Error(0, ts.status().message());
     o.ts = *ts;
     o.provider = std::string(f[1]);
-    if (!IsValidGpuName(f[2])) return csv.Error(2, absl::StrCat("unknown gpu: '", f[2], "'"));
+    if (!common::IsValidGpuName(f[2]))
+      return csv.Error(2, absl::StrCat("unknown gpu: '", f[2], "'"));
     o.gpu = std::string(f[2]);
-    std::optional<Tier> tier = ParseTier(f[3]);
+    std::optional<common::Tier> tier = common::ParseTier(f[3]);
     if (!tier) return csv.Error(3, absl::StrCat("unknown tier: '", f[3], "'"));
     o.tier = *tier;
-    if (!IsKnownRegion(f[4])) return csv.Error(4, absl::StrCat("unknown region: '", f[4], "'"));
+    if (!common::IsKnownRegion(f[4]))
+      return csv.Error(4, absl::StrCat("unknown region: '", f[4], "'"));
     o.region = std::string(f[4]);
     std::optional<Lease> lease = ParseLease(f[5]);
     if (!lease) return csv.Error(5, absl::StrCat("unknown lease: '", f[5], "'"));
@@ -97,21 +99,24 @@ absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view 
 
 absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view text,
                                                               absl::string_view file) {
-  CsvReader csv(text, file, kThroughputHeader);
+  common::CsvReader csv(text, file, kThroughputHeader);
   std::vector<ThroughputRow> out;
-  std::map<std::string, std::pair<Tier, int>, std::less<>> operator_tier;  // tier, first line
+  std::map<std::string, std::pair<common::Tier, int>, std::less<>>
+      operator_tier;  // tier, first line
   while (csv.Next()) {
     const std::vector<absl::string_view>& f = csv.fields();
     ThroughputRow r;
-    absl::StatusOr<Date> date = ParseDate(f[0]);
+    absl::StatusOr<common::Date> date = common::ParseDate(f[0]);
     if (!date.ok()) return csv.Error(0, date.status().message());
     r.date = *date;
-    if (!IsPlainName(f[1])) return csv.Error(1, absl::StrCat(kPlainNameRule, ": '", f[1], "'"));
+    if (!common::IsPlainName(f[1]))
+      return csv.Error(1, absl::StrCat(common::kPlainNameRule, ": '", f[1], "'"));
     r.operator_name = std::string(f[1]);
-    std::optional<Tier> tier = ParseTier(f[2]);
+    std::optional<common::Tier> tier = common::ParseTier(f[2]);
     if (!tier) return csv.Error(2, absl::StrCat("unknown tier: '", f[2], "'"));
     r.tier = *tier;
-    if (!IsValidGpuName(f[3])) return csv.Error(3, absl::StrCat("unknown gpu: '", f[3], "'"));
+    if (!common::IsValidGpuName(f[3]))
+      return csv.Error(3, absl::StrCat("unknown gpu: '", f[3], "'"));
     r.gpu = std::string(f[3]);
     r.model = std::string(f[4]);
     absl::StatusOr<int64_t> isl = PositiveInteger(f[5]);
@@ -125,9 +130,10 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
     r.tps_e6 = *tps;
     auto [it, inserted] = operator_tier.try_emplace(r.operator_name, r.tier, csv.line());
     if (!inserted && it->second.first != r.tier) {
-      return csv.Error(2, absl::StrCat("operator '", r.operator_name, "' is listed under ",
-                                       TierName(r.tier), " here and under ",
-                                       TierName(it->second.first), " on line ", it->second.second));
+      return csv.Error(
+          2, absl::StrCat("operator '", r.operator_name, "' is listed under ",
+                          common::TierName(r.tier), " here and under ",
+                          common::TierName(it->second.first), " on line ", it->second.second));
     }
     out.push_back(std::move(r));
   }
@@ -136,13 +142,13 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
 }
 
 absl::StatusOr<std::vector<Observation>> ReadObservationsFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = common::ReadWholeFile(path);
   if (!text.ok()) return text.status();
   return ParseObservationsCsv(*text, path);
 }
 
 absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = common::ReadWholeFile(path);
   if (!text.ok()) return text.status();
   return ParseThroughputCsv(*text, path);
 }
@@ -150,9 +156,9 @@ absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string&
 std::string ObservationsToCsv(const std::vector<Observation>& rows) {
   std::string out = absl::StrCat(kObservationsHeader, "\n");
   for (const Observation& o : rows) {
-    absl::StrAppend(&out, FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",", TierName(o.tier),
-                    ",", o.region, ",", LeaseName(o.lease), ",", KindName(o.kind), ",",
-                    internal::FormatTrimmed(o.price_e6, kInputScale), ",",
+    absl::StrAppend(&out, common::FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",",
+                    common::TierName(o.tier), ",", o.region, ",", LeaseName(o.lease), ",",
+                    KindName(o.kind), ",", internal::FormatTrimmed(o.price_e6, kInputScale), ",",
                     internal::FormatTrimmed(o.gpu_hours_e6, kInputScale), "\n");
   }
   return out;
@@ -161,8 +167,8 @@ std::string ObservationsToCsv(const std::vector<Observation>& rows) {
 std::string ThroughputToCsv(const std::vector<ThroughputRow>& rows) {
   std::string out = absl::StrCat(kThroughputHeader, "\n");
   for (const ThroughputRow& r : rows) {
-    absl::StrAppend(&out, FormatDate(r.date), ",", r.operator_name, ",", TierName(r.tier), ",",
-                    r.gpu, ",", r.model, ",", r.isl, ",", r.osl, ",",
+    absl::StrAppend(&out, common::FormatDate(r.date), ",", r.operator_name, ",",
+                    common::TierName(r.tier), ",", r.gpu, ",", r.model, ",", r.isl, ",", r.osl, ",",
                     internal::FormatTrimmed(r.tps_e6, kInputScale), "\n");
   }
   return out;

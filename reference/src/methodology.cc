@@ -7,8 +7,9 @@
 
 namespace cfx::reference {
 
-Window FixWindow(Date d, const BusinessCalendar& calendar) {
-  return Window{AtHour(calendar.PreviousBusinessDay(d), kFixHourUtc), AtHour(d, kFixHourUtc)};
+Window FixWindow(common::Date d, const common::BusinessCalendar& calendar) {
+  return Window{common::AtHour(calendar.PreviousBusinessDay(d), kFixHourUtc),
+                common::AtHour(d, kFixHourUtc)};
 }
 
 bool IsEligibleLease(Lease lease) {
@@ -180,7 +181,7 @@ int64_t WeightedPercentile(std::span<const PricePoint> sorted, const ProviderCap
   return sorted.back().value_e6;  // unreachable with exact arithmetic: the total reaches 100%
 }
 
-int64_t RoundE6ToE4(int64_t value_e6) { return DivRoundHalfEven(value_e6, 100); }
+int64_t RoundE6ToE4(int64_t value_e6) { return common::DivRoundHalfEven(value_e6, 100); }
 
 FixComputation ComputeFix(std::span<const PricePoint> candidates) {
   std::vector<PricePoint> trades;
@@ -212,13 +213,13 @@ FixComputation ComputeFix(std::span<const PricePoint> candidates) {
 
 int64_t PricePerMtokE4(int64_t fix_e4, int64_t two_theta_e6) {
   // fix / (θ·3600) · 10^6 · 10^4 = fix_e4 · 10^6 · 2·10^6 / (2θ_e6 · 3600)
-  return DivRoundHalfEven(static_cast<__int128>(fix_e4) * 2'000'000'000'000LL,
-                          static_cast<__int128>(two_theta_e6) * 3600);
+  return common::DivRoundHalfEven(static_cast<__int128>(fix_e4) * 2'000'000'000'000LL,
+                                  static_cast<__int128>(two_theta_e6) * 3600);
 }
 
 int64_t PricePerMtokE6(int64_t price_e6, int64_t two_theta_e6) {
-  return DivRoundHalfEven(static_cast<__int128>(price_e6) * 2'000'000'000'000LL,
-                          static_cast<__int128>(two_theta_e6) * 3600);
+  return common::DivRoundHalfEven(static_cast<__int128>(price_e6) * 2'000'000'000'000LL,
+                                  static_cast<__int128>(two_theta_e6) * 3600);
 }
 
 }  // namespace cfx::reference

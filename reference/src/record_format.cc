@@ -30,7 +30,8 @@ std::string JsonString(absl::string_view s) {
 
 std::string PriceOrNull(const std::optional<int64_t>& e4, bool quoted) {
   if (!e4) return quoted ? "null" : "";
-  return quoted ? absl::StrCat("\"", FormatScaled(*e4, 4), "\"") : FormatScaled(*e4, 4);
+  return quoted ? absl::StrCat("\"", common::FormatScaled(*e4, 4), "\"")
+                : common::FormatScaled(*e4, 4);
 }
 
 // Shortest fixed-point text for a double that came from an exact decimal with <= 7 places.
@@ -45,7 +46,7 @@ std::string FormatNumber(double v) {
 absl::StatusOr<std::optional<int64_t>> PriceField(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null()) return std::optional<int64_t>();
   if (!j[key].is_string()) return absl::InvalidArgumentError(absl::StrCat(key, ": not a string"));
-  absl::StatusOr<int64_t> v = ParseScaled(j[key].get<std::string>(), 4, true);
+  absl::StatusOr<int64_t> v = common::ParseScaled(j[key].get<std::string>(), 4, true);
   if (!v.ok()) return v.status();
   return std::optional<int64_t>(*v);
 }
@@ -57,11 +58,11 @@ bool FixRecord::HasFlag(const std::string& flag) const {
 }
 
 std::string RecordToJson(const FixRecord& r) {
-  std::string out = absl::StrCat("{\"grade\":", JsonString(r.grade), ",\"date\":\"",
-                                 FormatDate(r.date), "\",\"fix\":", PriceOrNull(r.fix_e4, true),
-                                 ",\"level\":", r.level ? absl::StrCat(*r.level) : "null",
-                                 ",\"p25\":", PriceOrNull(r.p25_e4, true),
-                                 ",\"p75\":", PriceOrNull(r.p75_e4, true));
+  std::string out = absl::StrCat(
+      "{\"grade\":", JsonString(r.grade), ",\"date\":\"", common::FormatDate(r.date),
+      "\",\"fix\":", PriceOrNull(r.fix_e4, true),
+      ",\"level\":", r.level ? absl::StrCat(*r.level) : "null",
+      ",\"p25\":", PriceOrNull(r.p25_e4, true), ",\"p75\":", PriceOrNull(r.p75_e4, true));
   absl::StrAppend(&out, ",\"n_obs\":", r.n_obs, ",\"n_dropped\":", r.n_dropped,
                   ",\"n_providers\":", r.n_providers, ",\"volume\":", FormatNumber(r.volume),
                   ",\"theta\":", r.theta ? FormatNumber(*r.theta) : "null",
@@ -78,9 +79,9 @@ std::string RecordCsvHeader() {
 }
 
 std::string RecordToCsv(const FixRecord& r) {
-  return absl::StrCat(r.grade, ",", FormatDate(r.date), ",", PriceOrNull(r.fix_e4, false), ",",
-                      r.level ? absl::StrCat(*r.level) : "", ",", PriceOrNull(r.p25_e4, false), ",",
-                      PriceOrNull(r.p75_e4, false), ",", r.n_obs, ",", r.n_dropped, ",",
+  return absl::StrCat(r.grade, ",", common::FormatDate(r.date), ",", PriceOrNull(r.fix_e4, false),
+                      ",", r.level ? absl::StrCat(*r.level) : "", ",", PriceOrNull(r.p25_e4, false),
+                      ",", PriceOrNull(r.p75_e4, false), ",", r.n_obs, ",", r.n_dropped, ",",
                       r.n_providers, ",", FormatNumber(r.volume), ",",
                       r.theta ? FormatNumber(*r.theta) : "", ",",
                       PriceOrNull(r.price_per_mtok_e4, false), ",", absl::StrJoin(r.flags, ";"));
@@ -94,7 +95,7 @@ absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
   try {
     FixRecord r;
     r.grade = j.at("grade").get<std::string>();
-    absl::StatusOr<Date> date = ParseDate(j.at("date").get<std::string>());
+    absl::StatusOr<common::Date> date = common::ParseDate(j.at("date").get<std::string>());
     if (!date.ok()) return date.status();
     r.date = *date;
     for (auto [key, field] :

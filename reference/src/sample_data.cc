@@ -40,8 +40,8 @@ constexpr const char* kNameStems[] = {
     "Ion",    "Juniper", "Kestrel", "Lumen",  "Meridian", "Nimbus", "Orbit",   "Pylon",
     "Quartz", "Ridge",   "Summit",  "Tundra", "Umbra",    "Vertex", "Willow",  "Xenon",
     "Yarrow", "Zephyr",  "Aurora",  "Basalt", "Cobalt",   "Drift",  "Echo",    "Flux"};
-constexpr double kTierPrice[kNumTiers] = {6.10, 5.35, 4.65, 4.05};  // B200 US on-demand
-constexpr double kTierTput[kNumTiers] = {290, 255, 222, 195};       // output tok/s/GPU, B200
+constexpr double kTierPrice[common::kNumTiers] = {6.10, 5.35, 4.65, 4.05};  // B200 US on-demand
+constexpr double kTierTput[common::kNumTiers] = {290, 255, 222, 195};  // output tok/s/GPU, B200
 
 double RegionPriceFactor(const std::string& r) {
   return r == "US" ? 1.0 : r == "EU" ? 1.06 : r == "APAC" ? 1.12 : 1.0;
@@ -78,7 +78,7 @@ Lease DrawLease(Rng& rng) {
 
 struct Provider {
   std::string name;
-  Tier tier;
+  common::Tier tier;
   double size;        // relative market share
   double price_bias;  // multiplicative, ~±3%
   double tput_skill;  // multiplicative on the tier's throughput
@@ -96,23 +96,24 @@ SampleData GenerateSample(const SampleOptions& opt) {
   for (int i = 0; i < n; ++i) {
     Provider p;
     p.name = i < 32 ? std::string(kNameStems[i]) + "Cloud" : absl::StrCat("Provider", i + 1);
-    p.tier = static_cast<Tier>(i % kNumTiers);
-    p.size = 1.0 / std::pow(i / kNumTiers + 1.0, 1.2) * (0.7 + 0.6 * rng.Uniform());
+    p.tier = static_cast<common::Tier>(i % common::kNumTiers);
+    p.size = 1.0 / std::pow(i / common::kNumTiers + 1.0, 1.2) * (0.7 + 0.6 * rng.Uniform());
     p.price_bias = 1.0 + 0.02 * rng.Normal();
     p.tput_skill = 0.88 + 0.24 * rng.Uniform();
     for (size_t r = 0; r < opt.regions.size(); ++r) {
       // Big providers are everywhere; small ones in one or two regions (first always).
-      if (r == 0 || i / kNumTiers < 3 || rng.Uniform() < 0.5) p.regions.push_back(opt.regions[r]);
+      if (r == 0 || i / common::kNumTiers < 3 || rng.Uniform() < 0.5)
+        p.regions.push_back(opt.regions[r]);
     }
     providers.push_back(std::move(p));
   }
   // Throughput: every operator measured for every gpu two weeks before `from`, then every
   // ten business days, with a slow drift of its own.
-  const Date first_measure{opt.from.days - 14};
+  const common::Date first_measure{opt.from.days - 14};
   for (const Provider& p : providers) {
     for (const std::string& gpu : opt.gpus) {
       double tps = kTierTput[static_cast<int>(p.tier)] * GpuTputFactor(gpu) * p.tput_skill;
-      for (Date d = first_measure; d <= opt.to; d.days += 14) {
+      for (common::Date d = first_measure; d <= opt.to; d.days += 14) {
         ThroughputRow row{d,
                           p.name,
                           p.tier,
@@ -132,10 +133,10 @@ SampleData GenerateSample(const SampleOptions& opt) {
   // Observations: per business day and grade, a random-walk mid plus provider, lease and
   // kind effects, drawn inside that day's window.
   std::map<std::string, double> walk;
-  for (Date day : opt.calendar.BusinessDays(opt.from, opt.to)) {
+  for (common::Date day : opt.calendar.BusinessDays(opt.from, opt.to)) {
     const Window w = FixWindow(day, opt.calendar);
     for (const std::string& gpu : opt.gpus) {
-      for (int t = 0; t < kNumTiers; ++t) {
+      for (int t = 0; t < common::kNumTiers; ++t) {
         for (const std::string& region : opt.regions) {
           const std::string key = absl::StrCat(gpu, t, region);
           double& level = walk.try_emplace(key, 1.0).first->second;
@@ -173,7 +174,7 @@ SampleData GenerateSample(const SampleOptions& opt) {
             o.ts = w.after + 1'000'000 * (1 + rng.Below((w.until - w.after) / 1'000'000));
             o.provider = p->name;
             o.gpu = gpu;
-            o.tier = static_cast<Tier>(t);
+            o.tier = static_cast<common::Tier>(t);
             o.region = region;
             o.lease = DrawLease(rng);
             // Quiet days are mostly quotes: trades alone do not reach level 1.

@@ -16,7 +16,7 @@ int64_t RowTpsE6(const OperatorThroughput& r) { return TpsE6(r); }
 // Indices of the rows kept by LatestPerOperator among those `keep` accepts, sorted by
 // (gpu, operator): per (gpu, operator) the latest dated <= as_of, a later row winning a tie.
 template <typename Row, typename Keep>
-std::vector<size_t> LatestIndices(const std::vector<Row>& rows, std::optional<Date> as_of,
+std::vector<size_t> LatestIndices(const std::vector<Row>& rows, std::optional<common::Date> as_of,
                                   Keep keep) {
   std::map<std::pair<std::string_view, std::string_view>, size_t> chosen;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -32,8 +32,8 @@ std::vector<size_t> LatestIndices(const std::vector<Row>& rows, std::optional<Da
 }
 
 template <typename Row>
-std::optional<Theta> GradeThetaOf(const std::vector<Row>& rows, const std::string& gpu, Tier tier,
-                                  std::optional<Date> as_of) {
+std::optional<Theta> GradeThetaOf(const std::vector<Row>& rows, const std::string& gpu,
+                                  common::Tier tier, std::optional<common::Date> as_of) {
   const std::vector<size_t> latest =
       LatestIndices(rows, as_of, [&](const Row& r) { return r.gpu == gpu && r.tier == tier; });
   if (latest.empty()) return std::nullopt;
@@ -70,7 +70,7 @@ int64_t TpsE6(const OperatorThroughput& row) {
 }
 
 std::vector<OperatorThroughput> LatestPerOperator(const std::vector<OperatorThroughput>& rows,
-                                                  std::optional<Date> as_of) {
+                                                  std::optional<common::Date> as_of) {
   std::vector<OperatorThroughput> out;
   for (size_t i : LatestIndices(rows, as_of, [](const OperatorThroughput&) { return true; })) {
     out.push_back(rows[i]);
@@ -85,12 +85,12 @@ double Theta::InterpolatedValue() const {
 }
 
 std::optional<Theta> GradeTheta(const std::vector<OperatorThroughput>& rows, const std::string& gpu,
-                                Tier tier, std::optional<Date> as_of) {
+                                common::Tier tier, std::optional<common::Date> as_of) {
   return GradeThetaOf(rows, gpu, tier, as_of);
 }
 
 std::optional<Theta> GradeTheta(const std::vector<ThroughputRow>& rows, const std::string& gpu,
-                                Tier tier, std::optional<Date> as_of) {
+                                common::Tier tier, std::optional<common::Date> as_of) {
   return GradeThetaOf(rows, gpu, tier, as_of);
 }
 

@@ -30,36 +30,40 @@ struct Account {
 
 struct Contract {
   std::string sym;
-  ContractSymbol parsed;
+  common::ContractSymbol parsed;
   bool required = false;  // open interest, trades or a prior settlement: must settle
-  std::optional<PriceTicks> prior;
+  std::optional<common::PriceTicks> prior;
   __int128 vwap_num = 0;  // Σ px × qty of the closing window (contract·ticks)
-  Qty vwap_den;
-  Qty open_interest;  // Σ positive end-of-day positions
+  common::Qty vwap_den;
+  common::Qty open_interest;  // Σ positive end-of-day positions
   std::optional<SettlePrice> price;
   bool expiring = false;
-  std::optional<PriceTicks> fsp;
+  std::optional<common::PriceTicks> fsp;
 };
 
 // The trade store's rows and the ledger's hold int64_t (trade_store/format.h, ledger.h): the
 // batch turns their prices and quantities into PriceTicks and Qty as it reads, and back as it
 // writes the day's rows.
-std::optional<PriceTicks> FromRow(const std::optional<int64_t>& ticks) {
-  return ticks ? std::optional<PriceTicks>(PriceTicks(*ticks)) : std::nullopt;
+std::optional<common::PriceTicks> FromRow(const std::optional<int64_t>& ticks) {
+  return ticks ? std::optional<common::PriceTicks>(common::PriceTicks(*ticks)) : std::nullopt;
 }
-std::optional<int64_t> ToRow(const std::optional<PriceTicks>& ticks) {
+std::optional<int64_t> ToRow(const std::optional<common::PriceTicks>& ticks) {
   return ticks ? std::optional<int64_t>(ticks->value()) : std::nullopt;
 }
 
 // One run of SettleDate for a date that is not settled yet.
 class Batch {
  public:
-  Batch(Date date, const SettleConfig& config, const SettleInputs& inputs,
+  Batch(common::Date date, const SettleConfig& config, const SettleInputs& inputs,
         const SettleOptions& options, Ledger& ledger)
-      : date_(date), config_(config), inputs_(inputs), options_(options), ledger_(ledger),
+      : date_(date),
+        config_(config),
+        inputs_(inputs),
+        options_(options),
+        ledger_(ledger),
         fixes_(inputs.fixes) {}
 
-  absl::StatusOr<DayRecord> Run(std::optional<Date> last_settled);
+  absl::StatusOr<DayRecord> Run(std::optional<common::Date> last_settled);
 
  private:
   void Progress(std::string_view stage, int64_t done, int64_t total) {
@@ -68,12 +72,12 @@ class Batch {
   absl::StatusOr<int32_t> ContractIndex(std::string_view sym);
   int32_t AccountIndex(std::string_view id);
   Line& LineFor(Account& account, int32_t contract);
-  absl::Status LoadPrior(Date last);
-  absl::Status LoadTrades(std::optional<Date> last);
+  absl::Status LoadPrior(common::Date last);
+  absl::Status LoadTrades(std::optional<common::Date> last);
   absl::Status PriceContracts();
   absl::StatusOr<DayRecord> Post(std::vector<AccountDay>* out);
 
-  const Date date_;
+  const common::Date date_;
   const SettleConfig& config_;
   const SettleInputs& inputs_;
   const SettleOptions& options_;
@@ -90,16 +94,16 @@ class Batch {
 absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
   auto it = contract_index_.find(absl::string_view(sym.data(), sym.size()));
   if (it != contract_index_.end()) return it->second;
-  auto parsed = ParseSymbol(absl::string_view(sym.data(), sym.size()));
+  auto parsed = common::ParseSymbol(absl::string_view(sym.data(), sym.size()));
   if (!parsed.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("bad contract symbol '", std::string(sym),
-                                                   "': ", parsed.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad contract symbol '", std::string(sym), "': ", parsed.status().message()));
   }
   Contract c;
   c.sym = std::string(sym);
   c.parsed = *parsed;
   if (auto s = states_.find(sym); s != states_.end() && !s->second.expired) {
-    c.prior = PriceTicks(s->second.last_settle);
+    c.prior = common::PriceTicks(s->second.last_settle);
     c.required = true;
   }
   int32_t index = static_cast<int32_t>(contracts_.size());
@@ -126,12 +130,12 @@ Line& Batch::LineFor(Account& account, int32_t contract) {
   return account.lines.back();
 }
 
-absl::Status Batch::LoadPrior(Date last) {
+absl::Status Batch::LoadPrior(common::Date last) {
   auto day = ledger_.ReadDay(last);
   if (!day.ok()) return day.status();
   if (!day->has_value()) {
-    return absl::DataLossError(absl::StrCat("ledger: last settled date ", FormatDate(last),
-                                            " has no day record"));
+    return absl::DataLossError(
+        absl::StrCat("ledger: last settled date ", common::FormatDate(last), " has no day record"));
   }
   const DayRecord& prev = **day;
   // Map the previous day's contract indexes to ours; expired contracts carry nothing.
@@ -151,11 +155,12 @@ absl::Status Batch::LoadPrior(Date last) {
     account.vm_cum = a.vm_cum;
     for (const AccountLine& l : a.lines) {
       if (l.contract < 0 || static_cast<size_t>(l.contract) >= remap.size()) {
-        return absl::DataLossError(absl::StrCat("ledger ", FormatDate(last), "/", a.account,
+        return absl::DataLossError(absl::StrCat("ledger ", common::FormatDate(last), "/", a.account,
                                                 ": bad contract index"));
       }
       if (l.qty == 0 || remap[l.contract] < 0) continue;
-      account.lines.push_back(Line{remap[l.contract], DayActivity{Qty(l.qty), Qty(0), 0}});
+      account.lines.push_back(
+          Line{remap[l.contract], DayActivity{common::Qty(l.qty), common::Qty(0), 0}});
     }
     if (accounts_.size() % 65536 == 0) Progress("load", accounts_.size(), prev.accounts);
     return absl::OkStatus();
@@ -164,27 +169,29 @@ absl::Status Batch::LoadPrior(Date last) {
   // Cheap every-run audit: the accounts' cash VM and the clearing account offset exactly.
   if (prior_vm_cum_sum_ + prev.clearing_vm_cum != 0 ||
       static_cast<int64_t>(accounts_.size()) != prev.accounts) {
-    return absl::InternalError(absl::StrCat("ledger of ", FormatDate(last),
+    return absl::InternalError(absl::StrCat("ledger of ", common::FormatDate(last),
                                             " does not balance; run a ledger audit"));
   }
   return absl::OkStatus();
 }
 
-absl::Status Batch::LoadTrades(std::optional<Date> last) {
+absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
   // The trading day is [previous business day 16:00Z, D 16:00Z); the first settlement
   // takes every earlier trade too, so that positions start complete.
-  const TimestampUs from = last ? AtHour(*last, 16) : std::numeric_limits<TimestampUs>::min();
-  const TimestampUs to = AtHour(date_, 16);
-  const TimestampUs close_from = to - 30 * kUsPerMinute;
+  const common::TimestampUs from =
+      last ? common::AtHour(*last, 16) : std::numeric_limits<common::TimestampUs>::min();
+  const common::TimestampUs to = common::AtHour(date_, 16);
+  const common::TimestampUs close_from = to - 30 * common::kUsPerMinute;
   int64_t count = 0;
   return inputs_.trades->ForEachTrade(from, to, [&](const Trade& t) -> absl::Status {
     auto index = ContractIndex(t.sym);
     if (!index.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("trade ", t.seq, ": ", index.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("trade ", t.seq, ": ", index.status().message()));
     }
     Contract& c = contracts_[*index];
     c.required = true;
-    const Qty qty(t.qty);
+    const common::Qty qty(t.qty);
     const int64_t notional = t.qty * t.px_ticks;  // contract·ticks
     if (t.ts >= close_from) {
       c.vwap_num += notional;
@@ -203,36 +210,37 @@ absl::Status Batch::LoadTrades(std::optional<Date> last) {
 
 absl::Status Batch::PriceContracts() {
   // Listing: 12 months of every product grade (config, else the grades seen).
-  std::vector<Grade> grades = config_.grades;
+  std::vector<common::Grade> grades = config_.grades;
   if (grades.empty()) {
-    std::map<std::string, Grade> seen;
+    std::map<std::string, common::Grade> seen;
     for (const Contract& c : contracts_) seen.emplace(c.parsed.grade.Key(), c.parsed.grade);
     for (auto& [key, grade] : seen) grades.push_back(grade);
   }
-  for (const Grade& g : grades) {
-    for (const ContractSymbol& listed : ListedContracts(g, date_)) {
+  for (const common::Grade& g : grades) {
+    for (const common::ContractSymbol& listed : ListedContracts(g, date_)) {
       if (auto s = ContractIndex(listed.Key()); !s.ok()) return s.status();
     }
   }
   for (Account& a : accounts_) {
     for (const Line& l : a.lines) {
-      const Qty end = l.act.EndQty();
-      if (end > Qty(0)) contracts_[l.contract].open_interest += end;
+      const common::Qty end = l.act.EndQty();
+      if (end > common::Qty(0)) contracts_[l.contract].open_interest += end;
     }
   }
-  const Date prev_business_day = config_.calendar.PreviousBusinessDay(date_);
+  const common::Date prev_business_day = config_.calendar.PreviousBusinessDay(date_);
   std::vector<std::string> unsettled;
   for (Contract& c : contracts_) {
-    const Date ltd = LastTradingDay(c.parsed, config_.calendar);
+    const common::Date ltd = LastTradingDay(c.parsed, config_.calendar);
     if (ltd < date_) {
-      if (c.required) unsettled.push_back(c.sym + " (past its last trading day " + FormatDate(ltd) + ")");
+      if (c.required)
+        unsettled.push_back(c.sym + " (past its last trading day " + common::FormatDate(ltd) + ")");
       continue;
     }
     PriceInputs in;
     in.vwap_num = c.vwap_num;
     in.vwap_den = c.vwap_den;
     in.prior_ticks = c.prior;
-    if (c.vwap_den == Qty(0)) {
+    if (c.vwap_den == common::Qty(0)) {
       auto close = inputs_.trades->Close(c.sym, date_);
       if (!close.ok()) return close.status();
       if (close->has_value()) {
@@ -249,26 +257,30 @@ absl::Status Batch::PriceContracts() {
     in.prev_fix_e4 = *prev_fix;
     c.price = ComputeSettlementPrice(in);
     if (!c.price) {
-      if (c.required) unsettled.push_back(c.sym + " (no closing trades, no usable close, no prior settlement, no fix)");
+      if (c.required)
+        unsettled.push_back(c.sym +
+                            " (no closing trades, no usable close, no prior settlement, no fix)");
       continue;
     }
     if (ltd == date_) {
       c.expiring = true;
       std::vector<std::optional<int64_t>> month;
-      for (Date d : config_.calendar.BusinessDays(DateFromYmd(c.parsed.year, c.parsed.month, 1), ltd)) {
+      for (common::Date d : config_.calendar.BusinessDays(
+               common::DateFromYmd(c.parsed.year, c.parsed.month, 1), ltd)) {
         auto f = fixes_.Get(grade, d);
         if (!f.ok()) return f.status();
         month.push_back(*f);
       }
       c.fsp = FinalSettlementPrice(month);
       // Without open interest nothing is paid at expiry; a missing FSP does not block.
-      if (!c.fsp && c.open_interest != Qty(0)) unsettled.push_back(c.sym + " (expiry: no fix in the contract month for the FSP)");
+      if (!c.fsp && c.open_interest != common::Qty(0))
+        unsettled.push_back(c.sym + " (expiry: no fix in the contract month for the FSP)");
     }
   }
   if (!unsettled.empty()) {
     std::sort(unsettled.begin(), unsettled.end());
-    return absl::FailedPreconditionError(absl::StrCat("unsettled on ", FormatDate(date_), ": ",
-                                                      absl::StrJoin(unsettled, "; ")));
+    return absl::FailedPreconditionError(absl::StrCat("unsettled on ", common::FormatDate(date_),
+                                                      ": ", absl::StrJoin(unsettled, "; ")));
   }
   return absl::OkStatus();
 }
@@ -311,10 +323,11 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     for (const Line& l : a.lines) {
       const Contract& c = contracts_[l.contract];
       // Every line's contract has a price: PriceContracts refused the date otherwise.
-      const Qty end = l.act.EndQty();
+      const common::Qty end = l.act.EndQty();
       AccountLine line{order[l.contract], end.value(), 0, 0};
-      line.vm = VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(PriceTicks(0)))
-                    .value();
+      line.vm =
+          VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(common::PriceTicks(0)))
+              .value();
       if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(end, *c.fsp, c.price->ticks).value();
       per_contract[line.contract] += line.vm + line.final_vm;
       if (line.vm + line.final_vm > 0) day.vm_paid += line.vm + line.final_vm;
@@ -327,11 +340,13 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
               [](const SymQty& x, const SymQty& y) { return x.sym < y.sym; });
     entry.vm_cum = a.vm_cum + entry.VmTotal();
     auto collateral = config_.collateral_micro_usd.find(a.id);
-    entry.cash = entry.vm_cum + (collateral == config_.collateral_micro_usd.end() ? 0 : collateral->second);
+    entry.cash =
+        entry.vm_cum + (collateral == config_.collateral_micro_usd.end() ? 0 : collateral->second);
     if (!open.empty()) {
       auto im = margin->InitialMarginMicroUsd(a.id, open, prices);
       if (!im.ok()) {
-        return absl::Status(im.status().code(), absl::StrCat("margin of ", a.id, ": ", im.status().message()));
+        return absl::Status(im.status().code(),
+                            absl::StrCat("margin of ", a.id, ": ", im.status().message()));
       }
       entry.margin = *im;
     }
@@ -360,7 +375,7 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
   return day;
 }
 
-absl::StatusOr<DayRecord> Batch::Run(std::optional<Date> last_settled) {
+absl::StatusOr<DayRecord> Batch::Run(std::optional<common::Date> last_settled) {
   auto states = ledger_.Contracts();
   if (!states.ok()) return states.status();
   states_ = *std::move(states);
@@ -388,11 +403,12 @@ absl::StatusOr<DayRecord> Batch::Run(std::optional<Date> last_settled) {
 
 }  // namespace
 
-absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
+absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& config,
                                         const SettleInputs& inputs, const SettleOptions& options) {
   if (inputs.trades == nullptr) return absl::InvalidArgumentError("no trade source");
   if (!config.calendar.IsBusinessDay(date)) {
-    return absl::InvalidArgumentError(absl::StrCat(FormatDate(date), " is not a business day"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(common::FormatDate(date), " is not a business day"));
   }
   auto ledger = Ledger::Open(options.data_dir);
   if (!ledger.ok()) return ledger.status();
@@ -407,9 +423,11 @@ absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
     report.already_settled = true;
     // Statements are derived from the ledger: restore them if a crash lost them.
     if (!options.out_dir.empty() &&
-        !std::filesystem::exists(std::filesystem::path(options.out_dir) / FormatDate(date))) {
-      if (absl::Status s = WriteStatements(**ledger, date, options.out_dir, options.fail,
-                                           statements_progress); !s.ok()) {
+        !std::filesystem::exists(std::filesystem::path(options.out_dir) /
+                                 common::FormatDate(date))) {
+      if (absl::Status s =
+              WriteStatements(**ledger, date, options.out_dir, options.fail, statements_progress);
+          !s.ok()) {
         return s;
       }
       report.statements_written = true;
@@ -422,17 +440,17 @@ absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
   if (!last.ok()) return last.status();
   if (last->has_value()) {
     if (date < **first) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "refusing to settle ", FormatDate(date), ": it is before the first settled date ",
-          FormatDate(**first)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("refusing to settle ", common::FormatDate(date),
+                       ": it is before the first settled date ", common::FormatDate(**first)));
     }
-    const Date expected = config.calendar.NextBusinessDay(**last);
+    const common::Date expected = config.calendar.NextBusinessDay(**last);
     if (date != expected) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "refusing to settle ", FormatDate(date), ": the previous business day ",
-          FormatDate(config.calendar.PreviousBusinessDay(date)),
-          " is not settled (last settled: ", FormatDate(**last), "); settle ",
-          FormatDate(expected), " first"));
+          "refusing to settle ", common::FormatDate(date), ": the previous business day ",
+          common::FormatDate(config.calendar.PreviousBusinessDay(date)),
+          " is not settled (last settled: ", common::FormatDate(**last), "); settle ",
+          common::FormatDate(expected), " first"));
     }
   }
   Batch batch(date, config, inputs, options, **ledger);
@@ -443,8 +461,9 @@ absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
     if (absl::Status s = options.fail("committed"); !s.ok()) return s;
   }
   if (!options.out_dir.empty()) {
-    if (absl::Status s = WriteStatements(**ledger, date, options.out_dir, options.fail,
-                                         statements_progress); !s.ok()) {
+    if (absl::Status s =
+            WriteStatements(**ledger, date, options.out_dir, options.fail, statements_progress);
+        !s.ok()) {
       return s;
     }
     report.statements_written = true;

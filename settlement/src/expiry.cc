@@ -4,11 +4,12 @@
 
 namespace cfx::settlement {
 
-Date LastTradingDay(const ContractSymbol& contract, const BusinessCalendar& calendar) {
+common::Date LastTradingDay(const common::ContractSymbol& contract,
+                            const common::BusinessCalendar& calendar) {
   return calendar.LastBusinessDayOfMonth(contract.year, contract.month);
 }
 
-std::optional<PriceTicks> FinalSettlementPrice(
+std::optional<common::PriceTicks> FinalSettlementPrice(
     const std::vector<std::optional<int64_t>>& fixes_e4) {
   __int128 sum = 0;
   int64_t n = 0;
@@ -19,16 +20,17 @@ std::optional<PriceTicks> FinalSettlementPrice(
   }
   if (n == 0) return std::nullopt;
   // mean (× 10^4) / 10 -> ticks, one rounding only.
-  return PriceTicks(DivRoundHalfEven(sum, static_cast<__int128>(n) * 10));
+  return common::PriceTicks(common::DivRoundHalfEven(sum, static_cast<__int128>(n) * 10));
 }
 
-std::vector<ContractSymbol> ListedContracts(const Grade& grade, Date date, int count) {
+std::vector<common::ContractSymbol> ListedContracts(const common::Grade& grade, common::Date date,
+                                                    int count) {
   int y, m, d;
-  YmdFromDate(date, &y, &m, &d);
-  std::vector<ContractSymbol> out;
+  common::YmdFromDate(date, &y, &m, &d);
+  std::vector<common::ContractSymbol> out;
   out.reserve(count);
   for (int i = 0; i < count; ++i) {
-    out.push_back(ContractSymbol{grade, y, m});
+    out.push_back(common::ContractSymbol{grade, y, m});
     if (++m > 12) {
       m = 1;
       ++y;

@@ -14,7 +14,7 @@ namespace cfx::settlement::internal {
 class FixCache {
  public:
   explicit FixCache(FixSource* source) : source_(source) {}  // null: no fixes at all
-  absl::StatusOr<std::optional<int64_t>> Get(const std::string& grade, Date date) {
+  absl::StatusOr<std::optional<int64_t>> Get(const std::string& grade, common::Date date) {
     if (source_ == nullptr) return std::optional<int64_t>();
     auto key = std::make_pair(grade, date);
     auto it = cache_.find(key);
@@ -27,7 +27,7 @@ class FixCache {
 
  private:
   FixSource* source_;
-  std::map<std::pair<std::string, Date>, std::optional<int64_t>> cache_;
+  std::map<std::pair<std::string, common::Date>, std::optional<int64_t>> cache_;
 };
 
 }  // namespace cfx::settlement::internal

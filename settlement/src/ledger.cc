@@ -18,8 +18,8 @@ constexpr char kFirstDateKey[] = "first_date";
 constexpr char kLastDateKey[] = "last_date";
 constexpr char kFormatKey[] = "format";
 
-std::string EntryKey(Date date, std::string_view account) {
-  return absl::StrCat(FormatDate(date), "/", std::string(account));
+std::string EntryKey(common::Date date, std::string_view account) {
+  return absl::StrCat(common::FormatDate(date), "/", std::string(account));
 }
 
 // Parses one integer from the front of `*s` and drops it plus one following separator.
@@ -33,15 +33,15 @@ bool TakeInt(std::string_view* s, int64_t* out) {
   return true;
 }
 
-absl::StatusOr<std::optional<Date>> ReadDateKey(storage::KvStore& store, const char* key) {
+absl::StatusOr<std::optional<common::Date>> ReadDateKey(storage::KvStore& store, const char* key) {
   auto txn = store.BeginRead();
   if (!txn.ok()) return txn.status();
   auto value = (*txn)->Get(kMetaTable, key);
   if (!value.ok()) return value.status();
-  if (!value->has_value()) return std::optional<Date>();
-  auto date = ParseDate(**value);
+  if (!value->has_value()) return std::optional<common::Date>();
+  auto date = common::ParseDate(**value);
   if (!date.ok()) return absl::DataLossError(absl::StrCat("ledger meta/", key, ": ", **value));
-  return std::optional<Date>(*date);
+  return std::optional<common::Date>(*date);
 }
 
 }  // namespace
@@ -106,18 +106,18 @@ absl::StatusOr<std::unique_ptr<Ledger>> Ledger::Open(const std::string& data_dir
   return std::unique_ptr<Ledger>(new Ledger(*std::move(store)));
 }
 
-absl::StatusOr<std::optional<Date>> Ledger::FirstSettledDate() {
+absl::StatusOr<std::optional<common::Date>> Ledger::FirstSettledDate() {
   return ReadDateKey(*store_, kFirstDateKey);
 }
 
-absl::StatusOr<std::optional<Date>> Ledger::LastSettledDate() {
+absl::StatusOr<std::optional<common::Date>> Ledger::LastSettledDate() {
   return ReadDateKey(*store_, kLastDateKey);
 }
 
-absl::StatusOr<std::optional<DayRecord>> Ledger::ReadDay(Date date) {
+absl::StatusOr<std::optional<DayRecord>> Ledger::ReadDay(common::Date date) {
   auto txn = store_->BeginRead();
   if (!txn.ok()) return txn.status();
-  auto value = (*txn)->Get(kDaysTable, FormatDate(date));
+  auto value = (*txn)->Get(kDaysTable, common::FormatDate(date));
   if (!value.ok()) return value.status();
   if (!value->has_value()) return std::optional<DayRecord>();
   auto day = internal::DecodeDayRecord(**value);
@@ -125,19 +125,19 @@ absl::StatusOr<std::optional<DayRecord>> Ledger::ReadDay(Date date) {
   return std::optional<DayRecord>(*std::move(day));
 }
 
-absl::Status Ledger::ForEachAccount(Date date,
+absl::Status Ledger::ForEachAccount(common::Date date,
                                     const std::function<absl::Status(AccountDay&&)>& fn) {
   auto txn = store_->BeginRead();
   if (!txn.ok()) return txn.status();
-  std::string prefix = FormatDate(date) + "/";
+  std::string prefix = common::FormatDate(date) + "/";
   absl::Status inner;
-  absl::Status scan = (*txn)->Scan(kEntriesTable, prefix, [&](absl::string_view key,
-                                                              absl::string_view value) {
-    std::string_view account(key.data() + prefix.size(), key.size() - prefix.size());
-    auto day = DecodeAccountDay(account, std::string_view(value.data(), value.size()));
-    inner = day.ok() ? fn(*std::move(day)) : day.status();
-    return inner.ok();
-  });
+  absl::Status scan =
+      (*txn)->Scan(kEntriesTable, prefix, [&](absl::string_view key, absl::string_view value) {
+        std::string_view account(key.data() + prefix.size(), key.size() - prefix.size());
+        auto day = DecodeAccountDay(account, std::string_view(value.data(), value.size()));
+        inner = day.ok() ? fn(*std::move(day)) : day.status();
+        return inner.ok();
+      });
   if (!scan.ok()) return scan;
   return inner;
 }
@@ -147,16 +147,16 @@ absl::StatusOr<std::map<std::string, ContractState, std::less<>>> Ledger::Contra
   if (!txn.ok()) return txn.status();
   std::map<std::string, ContractState, std::less<>> out;
   absl::Status inner;
-  absl::Status scan = (*txn)->Scan(kContractsTable, "", [&](absl::string_view key,
-                                                            absl::string_view value) {
-    auto state = internal::DecodeContractState(std::string_view(value.data(), value.size()));
-    if (!state.ok()) {
-      inner = state.status();
-      return false;
-    }
-    out.emplace(std::string(key), *state);
-    return true;
-  });
+  absl::Status scan =
+      (*txn)->Scan(kContractsTable, "", [&](absl::string_view key, absl::string_view value) {
+        auto state = internal::DecodeContractState(std::string_view(value.data(), value.size()));
+        if (!state.ok()) {
+          inner = state.status();
+          return false;
+        }
+        out.emplace(std::string(key), *state);
+        return true;
+      });
   if (!scan.ok()) return scan;
   if (!inner.ok()) return inner;
   return out;
@@ -164,13 +164,11 @@ absl::StatusOr<std::map<std::string, ContractState, std::less<>>> Ledger::Contra
 
 absl::Status Ledger::CommitDay(const DayRecord& record, const std::vector<AccountDay>& accounts,
                                const FailPoint& fail) {
-  auto check = [&](std::string_view point) {
-    return fail ? fail(point) : absl::OkStatus();
-  };
+  auto check = [&](std::string_view point) { return fail ? fail(point) : absl::OkStatus(); };
   auto txn_or = store_->BeginWrite();
   if (!txn_or.ok()) return txn_or.status();
   storage::KvTxn& txn = **txn_or;
-  const std::string date = FormatDate(record.date);
+  const std::string date = common::FormatDate(record.date);
   auto existing = txn.Get(kDaysTable, date);
   if (!existing.ok()) return existing.status();
   if (existing->has_value()) {
@@ -208,30 +206,32 @@ absl::Status Ledger::Verify() {
   struct Running {
     int64_t vm_cum = 0;
     int64_t collateral = 0;
-    Date last_seen;
+    common::Date last_seen;
   };
   std::map<std::string, Running, std::less<>> accounts;
   int64_t clearing_cum = 0;
-  std::vector<Date> dates;
+  std::vector<common::Date> dates;
   {
     auto txn = store_->BeginRead();
     if (!txn.ok()) return txn.status();
     absl::Status inner;
     absl::Status scan = (*txn)->Scan(kDaysTable, "", [&](absl::string_view key, absl::string_view) {
-      auto d = ParseDate(key);
-      if (!d.ok()) inner = absl::DataLossError(absl::StrCat("ledger days/", std::string(key)));
-      else dates.push_back(*d);
+      auto d = common::ParseDate(key);
+      if (!d.ok())
+        inner = absl::DataLossError(absl::StrCat("ledger days/", std::string(key)));
+      else
+        dates.push_back(*d);
       return inner.ok();
     });
     if (!scan.ok()) return scan;
     if (!inner.ok()) return inner;
   }
-  std::optional<Date> previous;
-  for (Date date : dates) {
+  std::optional<common::Date> previous;
+  for (common::Date date : dates) {
     auto day = ReadDay(date);
     if (!day.ok()) return day.status();
     const DayRecord& rec = **day;
-    const std::string d = FormatDate(date);
+    const std::string d = common::FormatDate(date);
     std::vector<__int128> per_contract(rec.contracts.size(), 0);
     __int128 account_sum = 0;
     int64_t count = 0;
@@ -248,13 +248,12 @@ absl::Status Ledger::Verify() {
       auto [it, inserted] = accounts.try_emplace(a.account);
       Running& r = it->second;
       if (!inserted && r.last_seen != *previous) {
-        return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account,
-                                                ": account missing on an earlier date"));
+        return absl::InternalError(
+            absl::StrCat("ledger ", d, "/", a.account, ": account missing on an earlier date"));
       }
       if (a.vm_cum != r.vm_cum + posted) {
-        return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": vm_cum ",
-                                                a.vm_cum, " != sum of postings ",
-                                                r.vm_cum + posted));
+        return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": vm_cum ", a.vm_cum,
+                                                " != sum of postings ", r.vm_cum + posted));
       }
       if (!inserted && a.cash - a.vm_cum != r.collateral) {
         return absl::InternalError(
@@ -277,8 +276,8 @@ absl::Status Ledger::Verify() {
     __int128 clearing_day = 0;
     for (size_t i = 0; i < rec.contracts.size(); ++i) {
       if (per_contract[i] + rec.contracts[i].clearing_vm != 0) {
-        return absl::InternalError(absl::StrCat("ledger ", d, " ", rec.contracts[i].sym,
-                                                ": postings do not sum to zero"));
+        return absl::InternalError(
+            absl::StrCat("ledger ", d, " ", rec.contracts[i].sym, ": postings do not sum to zero"));
       }
       clearing_day += rec.contracts[i].clearing_vm;
     }

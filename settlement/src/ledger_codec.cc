@@ -29,7 +29,7 @@ std::string EncodeDayRecord(const DayRecord& day) {
                          {"clearing_vm", c.clearing_vm}});
   }
   json j = {{"format", 1},
-            {"date", FormatDate(day.date)},
+            {"date", common::FormatDate(day.date)},
             {"contracts", std::move(contracts)},
             {"accounts", day.accounts},
             {"vm_paid", day.vm_paid},
@@ -46,7 +46,7 @@ absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
   if (!j.is_object()) return Corrupt("day record is not JSON", text);
   try {
     DayRecord day;
-    auto date = ParseDate(j.at("date").get<std::string>());
+    auto date = common::ParseDate(j.at("date").get<std::string>());
     if (!date.ok()) return Corrupt("bad date", text);
     day.date = *date;
     for (const json& c : j.at("contracts")) {
@@ -77,7 +77,7 @@ absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
 
 std::string EncodeContractState(const ContractState& s) {
   json j = {{"last_settle", s.last_settle},
-            {"last_date", FormatDate(s.last_date)},
+            {"last_date", common::FormatDate(s.last_date)},
             {"expired", s.expired},
             {"fsp", OptInt(s.fsp)}};
   return j.dump();
@@ -89,7 +89,7 @@ absl::StatusOr<ContractState> DecodeContractState(std::string_view text) {
   try {
     ContractState s;
     s.last_settle = j.at("last_settle").get<int64_t>();
-    auto date = ParseDate(j.at("last_date").get<std::string>());
+    auto date = common::ParseDate(j.at("last_date").get<std::string>());
     if (!date.ok()) return Corrupt("bad date", text);
     s.last_date = *date;
     s.expired = j.at("expired").get<bool>();

@@ -6,10 +6,14 @@ namespace cfx::settlement {
 
 const char* PriceTierName(PriceTier tier) {
   switch (tier) {
-    case PriceTier::kT1: return "T1";
-    case PriceTier::kT2: return "T2";
-    case PriceTier::kT3: return "T3";
-    case PriceTier::kT4: return "T4";
+    case PriceTier::kT1:
+      return "T1";
+    case PriceTier::kT2:
+      return "T2";
+    case PriceTier::kT3:
+      return "T3";
+    case PriceTier::kT4:
+      return "T4";
   }
   return "T?";
 }
@@ -22,7 +26,8 @@ std::optional<PriceTier> ParsePriceTier(std::string_view name) {
   return std::nullopt;
 }
 
-PriceTicks RoundTowardPrior(__int128 num, __int128 den, std::optional<PriceTicks> prior) {
+common::PriceTicks RoundTowardPrior(__int128 num, __int128 den,
+                                    std::optional<common::PriceTicks> prior) {
   // Floor division, so that the remainder is in [0, den) for negative numerators too.
   __int128 q = num / den;
   __int128 r = num % den;
@@ -30,15 +35,15 @@ PriceTicks RoundTowardPrior(__int128 num, __int128 den, std::optional<PriceTicks
     q -= 1;
     r += den;
   }
-  if (2 * r < den) return PriceTicks(static_cast<int64_t>(q));
-  if (2 * r > den) return PriceTicks(static_cast<int64_t>(q + 1));
+  if (2 * r < den) return common::PriceTicks(static_cast<int64_t>(q));
+  if (2 * r > den) return common::PriceTicks(static_cast<int64_t>(q + 1));
   // Exact half between q and q + 1.
-  if (!prior.has_value()) return PriceTicks(DivRoundHalfEven(num, den));
-  return PriceTicks(static_cast<int64_t>(prior->value() <= q ? q : q + 1));
+  if (!prior.has_value()) return common::PriceTicks(common::DivRoundHalfEven(num, den));
+  return common::PriceTicks(static_cast<int64_t>(prior->value() <= q ? q : q + 1));
 }
 
 std::optional<SettlePrice> ComputeSettlementPrice(const PriceInputs& in) {
-  if (in.vwap_den > Qty(0)) {
+  if (in.vwap_den > common::Qty(0)) {
     return SettlePrice{RoundTowardPrior(in.vwap_num, in.vwap_den.value(), in.prior_ticks),
                        PriceTier::kT1};
   }
@@ -51,9 +56,11 @@ std::optional<SettlePrice> ComputeSettlementPrice(const PriceInputs& in) {
     // The whole price prior + Δfix is rounded (fixes are one decimal finer than the tick).
     __int128 e4 =
         static_cast<__int128>(in.prior_ticks->value()) * 10 + (*in.fix_e4 - *in.prev_fix_e4);
-    return SettlePrice{PriceTicks(DivRoundHalfEven(e4, 10)), PriceTier::kT3};
+    return SettlePrice{common::PriceTicks(common::DivRoundHalfEven(e4, 10)), PriceTier::kT3};
   }
-  if (in.fix_e4) return SettlePrice{PriceTicks(DivRoundHalfEven(*in.fix_e4, 10)), PriceTier::kT4};
+  if (in.fix_e4)
+    return SettlePrice{common::PriceTicks(common::DivRoundHalfEven(*in.fix_e4, 10)),
+                       PriceTier::kT4};
   return std::nullopt;
 }
 

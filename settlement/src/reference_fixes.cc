@@ -11,7 +11,8 @@ class ReferenceFixSource : public FixSource {
   explicit ReferenceFixSource(std::unique_ptr<reference::FixStore> store)
       : store_(std::move(store)) {}
 
-  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, Date date) override {
+  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade,
+                                               common::Date date) override {
     auto record = store_->Get(grade, date);
     if (!record.ok()) return record.status();
     // A stale record carries the earlier fix in fix_e4 and counts as a fix (SPEC §9.1);

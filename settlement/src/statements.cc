@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 // The ledger's rows are int64_t in their documented units (ledger.h); they become
 // MicroUsd and PriceTicks here, where they are formatted.
 ojson OptPrice(const std::optional<int64_t>& ticks) {
-  return ticks ? ojson(PriceText(PriceTicks(*ticks))) : ojson(nullptr);
+  return ticks ? ojson(PriceText(common::PriceTicks(*ticks))) : ojson(nullptr);
 }
 
 absl::Status WriteFile(const fs::path& path, const std::string& text) {
@@ -36,11 +36,11 @@ bool SafeFileName(std::string_view name) {
 
 }  // namespace
 
-std::string UsdCents(MicroUsd amount) {
-  return FormatScaled(DivRoundHalfEven(amount.value(), 10'000), 2);
+std::string UsdCents(common::MicroUsd amount) {
+  return common::FormatScaled(common::DivRoundHalfEven(amount.value(), 10'000), 2);
 }
 
-std::string PriceText(PriceTicks price) { return FormatScaled(price.value(), 3); }
+std::string PriceText(common::PriceTicks price) { return common::FormatScaled(price.value(), 3); }
 
 std::string AccountStatementJson(const DayRecord& day, const AccountDay& a) {
   ojson positions = ojson::array();
@@ -48,38 +48,38 @@ std::string AccountStatementJson(const DayRecord& day, const AccountDay& a) {
     const ContractDay& c = day.contracts[l.contract];
     ojson line = {{"sym", c.sym},
                   {"qty", l.qty},
-                  {"settle", PriceText(PriceTicks(c.settle))},
+                  {"settle", PriceText(common::PriceTicks(c.settle))},
                   {"prior_settle", OptPrice(c.prior_settle)},
-                  {"vm", UsdCents(MicroUsd(l.vm + l.final_vm))}};
+                  {"vm", UsdCents(common::MicroUsd(l.vm + l.final_vm))}};
     if (c.expired) {
       // Expiry lines say how the total VM splits; the position is closed after this date.
       line["fsp"] = OptPrice(c.fsp);
-      line["final_vm"] = UsdCents(MicroUsd(l.final_vm));
+      line["final_vm"] = UsdCents(common::MicroUsd(l.final_vm));
     }
     positions.push_back(std::move(line));
   }
   ojson j = {{"account", a.account},
-             {"date", FormatDate(day.date)},
+             {"date", common::FormatDate(day.date)},
              {"positions", std::move(positions)},
-             {"vm_total", UsdCents(MicroUsd(a.VmTotal()))},
-             {"cash", UsdCents(MicroUsd(a.cash))},
-             {"margin", UsdCents(MicroUsd(a.margin))},
-             {"call", UsdCents(MicroUsd(a.call))}};
+             {"vm_total", UsdCents(common::MicroUsd(a.VmTotal()))},
+             {"cash", UsdCents(common::MicroUsd(a.cash))},
+             {"margin", UsdCents(common::MicroUsd(a.margin))},
+             {"call", UsdCents(common::MicroUsd(a.call))}};
   return j.dump() + "\n";
 }
 
 std::string AccountStatementCsv(const DayRecord& day, const AccountDay& a) {
   std::string out = "account,date,sym,qty,settle,prior_settle,vm,vm_total,cash,margin,call\n";
-  std::string tail =
-      absl::StrCat(",", UsdCents(MicroUsd(a.VmTotal())), ",", UsdCents(MicroUsd(a.cash)), ",",
-                   UsdCents(MicroUsd(a.margin)), ",", UsdCents(MicroUsd(a.call)), "\n");
-  std::string head = absl::StrCat(a.account, ",", FormatDate(day.date), ",");
+  std::string tail = absl::StrCat(
+      ",", UsdCents(common::MicroUsd(a.VmTotal())), ",", UsdCents(common::MicroUsd(a.cash)), ",",
+      UsdCents(common::MicroUsd(a.margin)), ",", UsdCents(common::MicroUsd(a.call)), "\n");
+  std::string head = absl::StrCat(a.account, ",", common::FormatDate(day.date), ",");
   if (a.lines.empty()) out += head + ",,,," + tail;
   for (const AccountLine& l : a.lines) {
     const ContractDay& c = day.contracts[l.contract];
-    absl::StrAppend(&out, head, c.sym, ",", l.qty, ",", PriceText(PriceTicks(c.settle)), ",",
-                    c.prior_settle ? PriceText(PriceTicks(*c.prior_settle)) : "", ",",
-                    UsdCents(MicroUsd(l.vm + l.final_vm)), tail);
+    absl::StrAppend(&out, head, c.sym, ",", l.qty, ",", PriceText(common::PriceTicks(c.settle)),
+                    ",", c.prior_settle ? PriceText(common::PriceTicks(*c.prior_settle)) : "", ",",
+                    UsdCents(common::MicroUsd(l.vm + l.final_vm)), tail);
   }
   return out;
 }
@@ -88,7 +88,7 @@ std::string SettlementPricesJson(const DayRecord& day) {
   ojson out = ojson::array();
   for (const ContractDay& c : day.contracts) {
     ojson p = {{"sym", c.sym},
-               {"settle", PriceText(PriceTicks(c.settle))},
+               {"settle", PriceText(common::PriceTicks(c.settle))},
                {"tier", PriceTierName(c.tier)}};
     if (c.expired) p["fsp"] = OptPrice(c.fsp);
     out.push_back(std::move(p));
@@ -100,67 +100,77 @@ std::string DaySummaryJson(const DayRecord& day) {
   ojson prices = ojson::array();
   for (const ContractDay& c : day.contracts) {
     prices.push_back({{"sym", c.sym},
-                      {"settle", PriceText(PriceTicks(c.settle))},
+                      {"settle", PriceText(common::PriceTicks(c.settle))},
                       {"tier", PriceTierName(c.tier)},
                       {"prior_settle", OptPrice(c.prior_settle)},
                       {"expired", c.expired},
                       {"fsp", OptPrice(c.fsp)}});
   }
-  ojson j = {{"date", FormatDate(day.date)},
+  ojson j = {{"date", common::FormatDate(day.date)},
              {"prices", std::move(prices)},
              {"accounts", day.accounts},
-             {"vm_total", UsdCents(MicroUsd(day.vm_paid))},
+             {"vm_total", UsdCents(common::MicroUsd(day.vm_paid))},
              {"calls", day.calls},
-             {"call_total", UsdCents(MicroUsd(day.call_total))},
+             {"call_total", UsdCents(common::MicroUsd(day.call_total))},
              {"margin_available", day.margin_available},
              {"fixes_available", day.fixes_available}};
   return j.dump(2) + "\n";
 }
 
 std::string DaySummaryText(const DayRecord& day) {
-  std::string out = absl::StrCat("settlement ", FormatDate(day.date), ": ", day.contracts.size(),
-                                 " contracts, ", day.accounts, " accounts\n");
+  std::string out = absl::StrCat("settlement ", common::FormatDate(day.date), ": ",
+                                 day.contracts.size(), " contracts, ", day.accounts, " accounts\n");
   for (const ContractDay& c : day.contracts) {
-    absl::StrAppend(&out, "  ", c.sym, "  ", PriceText(PriceTicks(c.settle)), "  ",
+    absl::StrAppend(&out, "  ", c.sym, "  ", PriceText(common::PriceTicks(c.settle)), "  ",
                     PriceTierName(c.tier));
     if (c.expired) {
-      absl::StrAppend(&out, "  expired, FSP ", c.fsp ? PriceText(PriceTicks(*c.fsp)) : "none");
+      absl::StrAppend(&out, "  expired, FSP ",
+                      c.fsp ? PriceText(common::PriceTicks(*c.fsp)) : "none");
     }
     out += "\n";
   }
-  absl::StrAppend(&out, "  VM moved: ", UsdCents(MicroUsd(day.vm_paid)),
+  absl::StrAppend(&out, "  VM moved: ", UsdCents(common::MicroUsd(day.vm_paid)),
                   " USD; margin calls: ", day.calls, " totalling ",
-                  UsdCents(MicroUsd(day.call_total)), " USD\n");
+                  UsdCents(common::MicroUsd(day.call_total)), " USD\n");
   if (!day.margin_available) out += "  (no margin source: initial margin taken as 0)\n";
   if (!day.fixes_available) out += "  (no fix source: T3 kept prior prices, no T4, no FSP)\n";
   return out;
 }
 
-absl::Status WriteStatements(Ledger& ledger, Date date, const std::string& out_dir,
+absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::string& out_dir,
                              const FailPoint& fail,
                              const std::function<void(int64_t, int64_t)>& progress) {
   auto day = ledger.ReadDay(date);
   if (!day.ok()) return day.status();
   if (!day->has_value()) {
-    return absl::FailedPreconditionError(absl::StrCat(FormatDate(date), " is not settled"));
+    return absl::FailedPreconditionError(absl::StrCat(common::FormatDate(date), " is not settled"));
   }
   const DayRecord& rec = **day;
-  const std::string d = FormatDate(date);
+  const std::string d = common::FormatDate(date);
   fs::path final_dir = fs::path(out_dir) / d;
   fs::path tmp_dir = fs::path(out_dir) / ("." + d + ".tmp");
   std::error_code ec;
   fs::remove_all(tmp_dir, ec);
   fs::create_directories(tmp_dir, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", tmp_dir.string(), ": ", ec.message()));
-  if (absl::Status s = WriteFile(tmp_dir / "settlement_prices.json", SettlementPricesJson(rec)); !s.ok()) return s;
+  if (ec)
+    return absl::UnavailableError(
+        absl::StrCat("cannot create ", tmp_dir.string(), ": ", ec.message()));
+  if (absl::Status s = WriteFile(tmp_dir / "settlement_prices.json", SettlementPricesJson(rec));
+      !s.ok())
+    return s;
   if (absl::Status s = WriteFile(tmp_dir / "summary.json", DaySummaryJson(rec)); !s.ok()) return s;
   int64_t done = 0;
   absl::Status s = ledger.ForEachAccount(date, [&](AccountDay&& a) -> absl::Status {
     if (!SafeFileName(a.account)) {
-      return absl::InvalidArgumentError(absl::StrCat("account id unusable as a file name: '", a.account, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("account id unusable as a file name: '", a.account, "'"));
     }
-    if (absl::Status w = WriteFile(tmp_dir / (a.account + ".json"), AccountStatementJson(rec, a)); !w.ok()) return w;
-    if (absl::Status w = WriteFile(tmp_dir / (a.account + ".csv"), AccountStatementCsv(rec, a)); !w.ok()) return w;
+    if (absl::Status w = WriteFile(tmp_dir / (a.account + ".json"), AccountStatementJson(rec, a));
+        !w.ok())
+      return w;
+    if (absl::Status w = WriteFile(tmp_dir / (a.account + ".csv"), AccountStatementCsv(rec, a));
+        !w.ok())
+      return w;
     if (progress && (++done % 4096 == 0 || done == rec.accounts)) progress(done, rec.accounts);
     return absl::OkStatus();
   });
@@ -170,7 +180,9 @@ absl::Status WriteStatements(Ledger& ledger, Date date, const std::string& out_d
   }
   fs::remove_all(final_dir, ec);
   fs::rename(tmp_dir, final_dir, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("cannot rename ", tmp_dir.string(), " to ", final_dir.string(), ": ", ec.message()));
+  if (ec)
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp_dir.string(), " to ",
+                                               final_dir.string(), ": ", ec.message()));
   return absl::OkStatus();
 }
 

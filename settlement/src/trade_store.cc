@@ -6,37 +6,36 @@
 namespace cfx::settlement {
 namespace {
 
-
 // Reads one transaction's view of the engine's trade store.
 class LmdbTradeSource : public TradeSource {
  public:
   explicit LmdbTradeSource(std::unique_ptr<storage::KvStore> store) : store_(std::move(store)) {}
 
-  absl::Status ForEachTrade(TimestampUs from, TimestampUs to,
+  absl::Status ForEachTrade(common::TimestampUs from, common::TimestampUs to,
                             const std::function<absl::Status(const Trade&)>& fn) override {
     auto txn = store_->BeginRead();
     if (!txn.ok()) return txn.status();
     absl::Status inner;
     // Keys are zero-padded sequence numbers, so key order is sequence order. The whole
     // table is scanned: the contract does not promise that `ts` never goes backwards.
-    absl::Status scan = (*txn)->Scan(kTradesTable, "", [&](absl::string_view key,
-                                                            absl::string_view value) {
-      auto trade = ParseTradeJson(std::string_view(value.data(), value.size()));
-      if (!trade.ok()) {
-        inner = absl::InvalidArgumentError(absl::StrCat(store_->path(), " trades/",
-                                                        std::string(key), ": ",
-                                                        trade.status().message()));
-        return false;
-      }
-      if (trade->ts < from || trade->ts >= to) return true;
-      inner = fn(*trade);
-      return inner.ok();
-    });
+    absl::Status scan =
+        (*txn)->Scan(kTradesTable, "", [&](absl::string_view key, absl::string_view value) {
+          auto trade = ParseTradeJson(std::string_view(value.data(), value.size()));
+          if (!trade.ok()) {
+            inner = absl::InvalidArgumentError(absl::StrCat(
+                store_->path(), " trades/", std::string(key), ": ", trade.status().message()));
+            return false;
+          }
+          if (trade->ts < from || trade->ts >= to) return true;
+          inner = fn(*trade);
+          return inner.ok();
+        });
     if (!scan.ok()) return scan;
     return inner;
   }
 
-  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym, Date date) override {
+  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym,
+                                                  common::Date date) override {
     auto txn = store_->BeginRead();
     if (!txn.ok()) return txn.status();
     std::string key = CloseKey(sym, date);

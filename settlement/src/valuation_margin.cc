@@ -16,7 +16,7 @@ namespace gv = cfx::gpu_valuation;
 // Thread safety: one thread at a time (the batch's).
 class ValuationMarginSource : public MarginSource {
  public:
-  ValuationMarginSource(std::vector<gv::ThroughputRow> throughput, Date date, double psr)
+  ValuationMarginSource(std::vector<gv::ThroughputRow> throughput, common::Date date, double psr)
       : throughput_(std::move(throughput)), date_(date), psr_(psr) {}
 
   absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view account,
@@ -60,17 +60,18 @@ class ValuationMarginSource : public MarginSource {
   }
 
   std::vector<gv::ThroughputRow> throughput_;
-  Date date_;
+  common::Date date_;
   double psr_;
   std::unique_ptr<gv::MarginEngine> engine_;
-  SettlePrices prices_;                       // the map engine_ was built from
+  SettlePrices prices_;                        // the map engine_ was built from
   const SettlePrices* prices_seen_ = nullptr;  // identity of the caller's map, a fast path
 };
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(
-    const std::string& data_dir, Date date, double psr) {
+absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(const std::string& data_dir,
+                                                                        common::Date date,
+                                                                        double psr) {
   auto store = reference::FixStore::Open(data_dir);
   if (!store.ok()) return store.status();
   auto ops = (*store)->LatestThroughput(date);  // valuation's rows are the reference's

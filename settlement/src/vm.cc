@@ -12,24 +12,27 @@ namespace {
   std::abort();
 }
 
-MicroUsd Checked(__int128 v) {
+common::MicroUsd Checked(__int128 v) {
   if (v > INT64_MAX || v < INT64_MIN) Overflow();
-  return MicroUsd(static_cast<int64_t>(v));
+  return common::MicroUsd(static_cast<int64_t>(v));
 }
 
 }  // namespace
 
-MicroUsd VariationMarginMicroUsd(const DayActivity& a, PriceTicks settle, PriceTicks prior_settle) {
+common::MicroUsd VariationMarginMicroUsd(const DayActivity& a, common::PriceTicks settle,
+                                         common::PriceTicks prior_settle) {
   // Summed in __int128 and checked once: a term may exceed int64 while the total fits.
   __int128 ticks = static_cast<__int128>(a.traded_qty.value()) * settle.value() - a.traded_qty_px;
-  if (a.prior_qty != Qty(0)) {
+  if (a.prior_qty != common::Qty(0)) {
     ticks += static_cast<__int128>(a.prior_qty.value()) * (settle - prior_settle).value();
   }
   return Checked(ticks * kMicroUsdPerTickContract.value());
 }
 
-MicroUsd FinalVmMicroUsd(Qty qty, PriceTicks fsp, PriceTicks settle) {
-  std::optional<MicroUsd> vm = MicroUsdOf(qty, fsp - settle, kMicroUsdPerTickContract);
+common::MicroUsd FinalVmMicroUsd(common::Qty qty, common::PriceTicks fsp,
+                                 common::PriceTicks settle) {
+  std::optional<common::MicroUsd> vm =
+      common::MicroUsdOf(qty, fsp - settle, kMicroUsdPerTickContract);
   if (!vm) Overflow();
   return *vm;
 }

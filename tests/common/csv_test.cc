@@ -23,7 +23,7 @@ struct Parsed {
 
 Parsed Parse(const std::string& text) {
   Parsed out;
-  CsvReader csv(text, "t.csv", kHeader);
+  common::CsvReader csv(text, "t.csv", kHeader);
   while (csv.Next()) {
     out.rows.emplace_back(csv.fields().begin(), csv.fields().end());
     out.lines.push_back(csv.line());
@@ -127,7 +127,7 @@ TEST(CsvReaderTest, RejectsSurroundingSpacesButKeepsInnerOnes) {
 }
 
 TEST(CsvReaderTest, StopsAtTheFirstBadRow) {
-  CsvReader csv("a,b,c\n1,2,3\n1,2\n4,5,6\n", "t.csv", kHeader);
+  common::CsvReader csv("a,b,c\n1,2,3\n1,2\n4,5,6\n", "t.csv", kHeader);
   EXPECT_TRUE(csv.Next());
   EXPECT_FALSE(csv.Next());
   EXPECT_FALSE(csv.status().ok());
@@ -136,60 +136,60 @@ TEST(CsvReaderTest, StopsAtTheFirstBadRow) {
 }
 
 TEST(CsvReaderTest, ErrorNamesFileLineAndColumn) {
-  CsvReader csv("a,b,c\n\n1,2,3\n", "t.csv", kHeader);
+  common::CsvReader csv("a,b,c\n\n1,2,3\n", "t.csv", kHeader);
   ASSERT_TRUE(csv.Next());
   EXPECT_EQ(csv.column_count(), 3u);
   EXPECT_EQ(csv.column_name(1), "b");
   const absl::Status s = csv.Error(1, "not a number: '2'");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "t.csv:3: column b: not a number: '2'");
-  EXPECT_EQ(CsvError("f.csv", 7, "", "no rows").message(), "f.csv:7: no rows");
+  EXPECT_EQ(common::CsvError("f.csv", 7, "", "no rows").message(), "f.csv:7: no rows");
 }
 
 TEST(CsvFieldTest, ParseDecimalDoubleIsStrict) {
-  EXPECT_EQ(*ParseDecimalDouble("0.25"), 0.25);
-  EXPECT_EQ(*ParseDecimalDouble("-1"), -1.0);
-  EXPECT_EQ(*ParseDecimalDouble("1000.5"), 1000.5);
+  EXPECT_EQ(*common::ParseDecimalDouble("0.25"), 0.25);
+  EXPECT_EQ(*common::ParseDecimalDouble("-1"), -1.0);
+  EXPECT_EQ(*common::ParseDecimalDouble("1000.5"), 1000.5);
   for (const char* bad : {"", "-", "1.", ".5", "1e3", "+1", "nan", "inf", " 1", "1.2.3", "--1"}) {
-    EXPECT_FALSE(ParseDecimalDouble(bad).ok()) << bad;
+    EXPECT_FALSE(common::ParseDecimalDouble(bad).ok()) << bad;
   }
-  EXPECT_THAT(std::string(ParseDecimalDouble("abc").status().message()),
+  EXPECT_THAT(std::string(common::ParseDecimalDouble("abc").status().message()),
               HasSubstr("not a decimal number: \"abc\""));
 }
 
 TEST(CsvFieldTest, ParseIntegerIsStrict) {
-  EXPECT_EQ(*ParseInteger("42"), 42);
-  EXPECT_EQ(*ParseInteger("-7"), -7);
-  EXPECT_EQ(*ParseInteger("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(*common::ParseInteger("42"), 42);
+  EXPECT_EQ(*common::ParseInteger("-7"), -7);
+  EXPECT_EQ(*common::ParseInteger("9223372036854775807"), INT64_MAX);
   for (const char* bad : {"", "-", "1.5", "+1", "1e3", "x", "9223372036854775808", " 1"}) {
-    EXPECT_FALSE(ParseInteger(bad).ok()) << bad;
+    EXPECT_FALSE(common::ParseInteger(bad).ok()) << bad;
   }
-  EXPECT_THAT(std::string(ParseInteger("1.5").status().message()),
+  EXPECT_THAT(std::string(common::ParseInteger("1.5").status().message()),
               HasSubstr("not an integer: \"1.5\""));
 }
 
 TEST(CsvFieldTest, PlainNamesArePrintableAsciiWithoutSpaces) {
-  EXPECT_TRUE(IsPlainName("ALPHA-1"));
-  EXPECT_TRUE(IsPlainName(std::string(64, 'x')));
-  EXPECT_FALSE(IsPlainName(""));
-  EXPECT_FALSE(IsPlainName(std::string(65, 'x')));
-  EXPECT_FALSE(IsPlainName("a b"));
-  EXPECT_FALSE(IsPlainName("a\tb"));
-  EXPECT_FALSE(IsPlainName("a\x7f"));
-  EXPECT_FALSE(IsPlainName("M\xC3\xBCller"));  // non-ASCII bytes
+  EXPECT_TRUE(common::IsPlainName("ALPHA-1"));
+  EXPECT_TRUE(common::IsPlainName(std::string(64, 'x')));
+  EXPECT_FALSE(common::IsPlainName(""));
+  EXPECT_FALSE(common::IsPlainName(std::string(65, 'x')));
+  EXPECT_FALSE(common::IsPlainName("a b"));
+  EXPECT_FALSE(common::IsPlainName("a\tb"));
+  EXPECT_FALSE(common::IsPlainName("a\x7f"));
+  EXPECT_FALSE(common::IsPlainName("M\xC3\xBCller"));  // non-ASCII bytes
 }
 
 TEST(ReadWholeFileTest, ReadsBytesAsTheyAre) {
   const std::string path = ::testing::TempDir() + "/cfx_csv_test_read.csv";
   const std::string bytes = "a,b,c\r\n1,2,3\n\xEF\xBB\xBF";
   std::ofstream(path, std::ios::binary) << bytes;
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = common::ReadWholeFile(path);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text, bytes);
 }
 
 TEST(ReadWholeFileTest, MissingFileIsNotFoundNamingThePath) {
-  absl::StatusOr<std::string> text = ReadWholeFile("/nonexistent/x.csv");
+  absl::StatusOr<std::string> text = common::ReadWholeFile("/nonexistent/x.csv");
   EXPECT_EQ(text.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(text.status().message(), "/nonexistent/x.csv: cannot open file");
 }

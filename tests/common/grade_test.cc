@@ -6,12 +6,12 @@ namespace cfx {
 namespace {
 
 TEST(GradeTest, ParsesGradesAndSymbols) {
-  auto g = ParseGrade("B200-GOLD-US");
+  auto g = common::ParseGrade("B200-GOLD-US");
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->tier, Tier::kGold);
+  EXPECT_EQ(g->tier, common::Tier::kGold);
   EXPECT_EQ(g->Key(), "B200-GOLD-US");
-  EXPECT_TRUE(ParseGrade("H100-PLAT-APAC").ok());
-  auto s = ParseSymbol("B200-GOLD-US-202703");
+  EXPECT_TRUE(common::ParseGrade("H100-PLAT-APAC").ok());
+  auto s = common::ParseSymbol("B200-GOLD-US-202703");
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->year, 2027);
   EXPECT_EQ(s->month, 3);
@@ -19,12 +19,12 @@ TEST(GradeTest, ParsesGradesAndSymbols) {
 }
 
 TEST(GradeTest, RejectsUnknownParts) {
-  EXPECT_FALSE(ParseGrade("B200-GOLD").ok());
-  EXPECT_FALSE(ParseGrade("B200-TIN-US").ok());
-  EXPECT_FALSE(ParseGrade("B200-GOLD-MARS").ok());
-  EXPECT_FALSE(ParseGrade("b200-GOLD-US").ok());
-  EXPECT_FALSE(ParseSymbol("B200-GOLD-US-202713").ok());
-  EXPECT_FALSE(ParseSymbol("B200-GOLD-US-2027").ok());
+  EXPECT_FALSE(common::ParseGrade("B200-GOLD").ok());
+  EXPECT_FALSE(common::ParseGrade("B200-TIN-US").ok());
+  EXPECT_FALSE(common::ParseGrade("B200-GOLD-MARS").ok());
+  EXPECT_FALSE(common::ParseGrade("b200-GOLD-US").ok());
+  EXPECT_FALSE(common::ParseSymbol("B200-GOLD-US-202713").ok());
+  EXPECT_FALSE(common::ParseSymbol("B200-GOLD-US-2027").ok());
 }
 
 }  // namespace

@@ -12,14 +12,14 @@
 
 namespace cfx::exchange::testing {
 
-inline ExchangeConfig TestConfig(int accounts = 4) {
-  ExchangeConfig c;
-  ProductConfig p;
-  p.grade = Grade{"B200", Tier::kGold, "US"};
+inline common::ExchangeConfig TestConfig(int accounts = 4) {
+  common::ExchangeConfig c;
+  common::ProductConfig p;
+  p.grade = common::Grade{"B200", common::Tier::kGold, "US"};
   p.ref_ticks = 5000;
   c.products.push_back(p);
   for (int i = 0; i < accounts; ++i) {
-    c.accounts.push_back(AccountConfig{absl::StrCat("A", i), "F1", 5'000'000'000});
+    c.accounts.push_back(common::AccountConfig{absl::StrCat("A", i), "F1", 5'000'000'000});
   }
   return c;
 }

@@ -11,13 +11,13 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "cfx/storage/kv_store.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/recovery.h"
 #include "cfx/settlement/trade_store.h"
+#include "cfx/storage/kv_store.h"
 #include "core_test_util.h"
 #include "gtest/gtest.h"
 
@@ -37,7 +37,8 @@ class Recorder : public OutcomeListener {
     if (seq < last_seq) out_of_order++;
     last_seq = seq;
     std::lock_guard<std::mutex> lock(mu);
-    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kTrade) trades.push_back(o);
+    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kTrade)
+      trades.push_back(o);
     if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kAccepted) {
       live[{std::string(o.acct.view()), std::string(o.event.order.cl.view())}] = o.event.order;
     }
@@ -50,7 +51,8 @@ class Recorder : public OutcomeListener {
         }
       }
     }
-    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kRejected) rejects.push_back(o);
+    if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kRejected)
+      rejects.push_back(o);
   }
   void OnAck(uint64_t, uint64_t) override { acks++; }
 
@@ -113,7 +115,7 @@ uint64_t ReplayHash(const std::string& dir, uint64_t* next_seq) {
 
 TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
   testing::TempDir dir;
-  const ExchangeConfig config = testing::TestConfig();
+  const common::ExchangeConfig config = testing::TestConfig();
   std::map<std::pair<std::string, std::string>, engine::OrderInfo> live;
   std::vector<Outcome> trades;
   {
@@ -194,10 +196,13 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
   auto src = settlement::OpenLmdbTradeSource(dir.path());
   ASSERT_TRUE(src.ok());
   std::vector<settlement::Trade> stored;
-  ASSERT_TRUE((*src)->ForEachTrade(INT64_MIN, INT64_MAX, [&](const settlement::Trade& t) {
-    stored.push_back(t);
-    return absl::OkStatus();
-  }).ok());
+  ASSERT_TRUE((*src)
+                  ->ForEachTrade(INT64_MIN, INT64_MAX,
+                                 [&](const settlement::Trade& t) {
+                                   stored.push_back(t);
+                                   return absl::OkStatus();
+                                 })
+                  .ok());
   ASSERT_EQ(stored.size(), trades.size());
   for (size_t i = 0; i < trades.size(); ++i) {
     EXPECT_EQ(stored[i].seq, static_cast<int64_t>(trades[i].event.seq));
@@ -259,23 +264,23 @@ TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
   auto src = settlement::OpenLmdbTradeSource(dir.path());
   ASSERT_TRUE(src.ok());
   for (int day : {1, 2}) {
-    auto q = (*src)->Close("B200-GOLD-US-202703", DateFromYmd(2027, 3, day));
+    auto q = (*src)->Close("B200-GOLD-US-202703", common::DateFromYmd(2027, 3, day));
     ASSERT_TRUE(q.ok());
     ASSERT_TRUE(q->has_value()) << day;
     EXPECT_EQ((*q)->bid_ticks, 4990);
     EXPECT_EQ((*q)->ask_ticks, 5010);
   }
-  auto other = (*src)->Close("B200-GOLD-US-202704", DateFromYmd(2027, 3, 1));
+  auto other = (*src)->Close("B200-GOLD-US-202704", common::DateFromYmd(2027, 3, 1));
   ASSERT_TRUE(other.ok() && other->has_value());
   EXPECT_FALSE((*other)->bid_ticks.has_value());
-  auto none = (*src)->Close("B200-GOLD-US-202703", DateFromYmd(2027, 3, 3));
+  auto none = (*src)->Close("B200-GOLD-US-202703", common::DateFromYmd(2027, 3, 3));
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
 }
 
 TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   testing::TempDir dir;
-  ExchangeConfig config = testing::TestConfig();
+  common::ExchangeConfig config = testing::TestConfig();
   config.accounts[0].collateral_micro_usd = 5'000'000'000;  // 5,000 USD
   ExchangeCore core(config, testing::TestOptions(dir.path()));
   Recorder rec(&core);
@@ -380,7 +385,7 @@ TEST(ExchangeCoreTest, AContractListedAfterItsLastTradingDayExpiresAtTheNextClos
 
 TEST(ExchangeCoreTest, PositionsInAnExpiredContractCarryNoPreTradeMargin) {
   testing::TempDir dir;
-  ExchangeConfig config = testing::TestConfig();
+  common::ExchangeConfig config = testing::TestConfig();
   config.accounts[0].collateral_micro_usd = 5'000'000'000;  // 5 lots at 1,000 USD
   ExchangeOptions options = testing::TestOptions(dir.path());
   ExchangeCore core(config, options);
@@ -402,8 +407,9 @@ TEST(ExchangeCoreTest, PositionsInAnExpiredContractCarryNoPreTradeMargin) {
     EXPECT_EQ(rec.rejects[0].event.reject, engine::RejectReason::kInsufficientMargin);
   }
   // March expires at 2027-03-31 16:00Z: its 5 lots no longer need margin.
-  ASSERT_EQ(core.AdvanceTime(options.start_time + 30ll * 86400 * kNsPerSec + 8ll * 3600 * kNsPerSec),
-            OfferResult::kAccepted);
+  ASSERT_EQ(
+      core.AdvanceTime(options.start_time + 30ll * 86400 * kNsPerSec + 8ll * 3600 * kNsPerSec),
+      OfferResult::kAccepted);
   april.cl = engine::ClientId::From("apr2");
   SubmitOrDie(core, april);
   ASSERT_TRUE(core.Flush().ok());
@@ -484,12 +490,14 @@ TEST(ExchangeCoreTest, TradeStoreBehindTheJournalIsRederivedFromASnapshotNotReco
   options.snapshot_every = 100;  // 3 kept: one is at or before the saved store
   auto submit = [](ExchangeCore& core, int from, int to) {
     for (int i = from; i < to; ++i) {
-      SubmitOrDie(core, Order(absl::StrCat("o", i), absl::StrCat("A", i % 4),
-                              i % 2 ? engine::Side::kSell : engine::Side::kBuy, 5000 + i % 3, 1 + i % 2));
+      SubmitOrDie(core,
+                  Order(absl::StrCat("o", i), absl::StrCat("A", i % 4),
+                        i % 2 ? engine::Side::kSell : engine::Side::kBuy, 5000 + i % 3, 1 + i % 2));
     }
     ASSERT_TRUE(core.Flush().ok());
   };
-  const std::filesystem::path trades = std::filesystem::path(dir.path()) / settlement::kTradeStoreFile;
+  const std::filesystem::path trades =
+      std::filesystem::path(dir.path()) / settlement::kTradeStoreFile;
   const std::filesystem::path kept = std::filesystem::path(saved.path()) / "trades";
   {
     ExchangeCore core(testing::TestConfig(), options);

@@ -19,12 +19,12 @@ namespace {
 std::string Describe(const engine::Event& e) {
   auto info = [](const engine::OrderInfo& o) {
     return absl::StrCat(o.oid, "/", o.acct, "/", std::string(o.cl.view()), "/",
-                        static_cast<int>(o.status), "/", o.cum, "/", o.leaves, "/", o.notional,
-                        "/", o.px, "/", o.qty);
+                        static_cast<int>(o.status), "/", o.cum, "/", o.leaves, "/", o.notional, "/",
+                        o.px, "/", o.qty);
   };
   return absl::StrCat(e.seq, " ", static_cast<int>(e.type), " ", e.sym, " ",
-                      static_cast<int>(e.reject), " ", static_cast<int>(e.cancel), " ", e.px,
-                      " ", e.qty, " ", info(e.order), " ", info(e.other), " ",
+                      static_cast<int>(e.reject), " ", static_cast<int>(e.cancel), " ", e.px, " ",
+                      e.qty, " ", info(e.order), " ", info(e.other), " ",
                       std::string(e.orig.view()));
 }
 
@@ -79,8 +79,8 @@ class Collect : public journal::OutcomeSink<Outcome> {
  public:
   void Emit(const Outcome& o) override {
     s += absl::StrCat(static_cast<int>(o.kind), " ", std::string(o.sym.view()), " ",
-                      std::string(o.acct.view()), " ", o.ts, " ", o.close_date_days, " ",
-                      o.has_bid, o.bid, " ", o.has_ask, o.ask, " ", Describe(o.event), "\n");
+                      std::string(o.acct.view()), " ", o.ts, " ", o.close_date_days, " ", o.has_bid,
+                      o.bid, " ", o.has_ask, o.ask, " ", Describe(o.event), "\n");
   }
   std::string s;
 };
@@ -125,16 +125,21 @@ namespace {
 TEST(ReplayStoreTest, StoreMirrorsReplayEventsAcrossALastTradingDay) {
   const std::string sym = "B200-GOLD-US-202703";
   std::ostringstream in;
-  in << R"({"op":"product","sym":")" << sym << R"(","ref":"5.000"})" << "\n"
-     << R"({"op":"time","ts":"2027-03-31T15:00:00Z"})" << "\n"
-     << R"({"op":"time","ts":"2027-03-31T17:00:00Z"})" << "\n"
+  in << R"({"op":"product","sym":")" << sym << R"(","ref":"5.000"})"
+     << "\n"
+     << R"({"op":"time","ts":"2027-03-31T15:00:00Z"})"
+     << "\n"
+     << R"({"op":"time","ts":"2027-03-31T17:00:00Z"})"
+     << "\n"
      << R"({"op":"new","cl":"b","acct":"A1","sym":")" << sym
-     << R"(","side":"buy","type":"limit","px":"5.000","qty":1,"tif":"gtc"})" << "\n"
+     << R"(","side":"buy","type":"limit","px":"5.000","qty":1,"tif":"gtc"})"
+     << "\n"
      << R"({"op":"new","cl":"s","acct":"B1","sym":")" << sym
-     << R"(","side":"sell","type":"limit","px":"5.000","qty":1,"tif":"gtc"})" << "\n";
+     << R"(","side":"sell","type":"limit","px":"5.000","qty":1,"tif":"gtc"})"
+     << "\n";
   testing::TempDir dir;
   std::istringstream replay(in.str());
-  auto r = PersistReplay(replay, dir.path(), BusinessCalendar());
+  auto r = PersistReplay(replay, dir.path(), common::BusinessCalendar());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->trades, 1u) << "the replay engine trades the contract; the store must too";
 

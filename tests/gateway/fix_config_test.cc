@@ -1,14 +1,16 @@
 // The FIX settings derived from the exchange's TOML config (C++20: includes common config).
-#include "cfx/demo/demo_config.h"
-#include "cfx/common/config.h"
 #include "cfx/gateway/fix_config.h"
+
+#include "cfx/common/config.h"
+#include "cfx/demo/demo_config.h"
 #include "gtest/gtest.h"
 
 namespace cfx::gateway {
 namespace {
 
 TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(demo::DemoConfigText(), "demo.toml");
+  absl::StatusOr<common::ExchangeConfig> config =
+      common::ParseConfig(demo::DemoConfigText(), "demo.toml");
   ASSERT_TRUE(config.ok()) << config.status();
   FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
   EXPECT_EQ(fix.port, config->fix_port);
@@ -32,7 +34,7 @@ TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
 
 // [limits] reaches the acceptor: a bound set in the config is the one the gateway enforces.
 TEST(FixConfigTest, LimitsComeFromTheConfig) {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(
+  absl::StatusOr<common::ExchangeConfig> config = common::ParseConfig(
       "[limits]\nfix_max_connections = 7\nfix_max_connections_per_peer = 2\n"
       "fix_logon_timeout_ms = 500\nfix_max_message_bytes = 1024\n"
       "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\n",

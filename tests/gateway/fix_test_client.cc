@@ -1,7 +1,5 @@
 #include "fix_test_client.h"
 
-#include "cfx/gateway/fix_quickfix.h"
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,6 +13,8 @@
 #include <ctime>
 #include <thread>
 
+#include "cfx/gateway/fix_quickfix.h"
+
 namespace cfx {
 namespace gateway {
 namespace test {
@@ -22,77 +22,42 @@ namespace test {
 const char kSym[] = "B200-GOLD-US-202703";
 const char kSym2[] = "B200-PLAT-US-202703";
 
+namespace {
+
+client::FixClientOptions TestOptions(const std::string& sender, int port, const std::string& dir,
+                                     const std::string& dictionary, const std::string& password) {
+  client::FixClientOptions o;
+  o.sender_comp_id = sender;
+  o.port = port;
+  o.store_dir = dir;
+  o.dictionary_path = dictionary;
+  o.password = password;
+  o.reset_on_logon = false;
+  return o;
+}
+
+}  // namespace
+
 TestClient::TestClient(const std::string& sender, int port, const std::string& dir,
                        const std::string& dictionary, const std::string& password)
-    : password_(password), id_("FIX.4.4", sender, "CFX") {
-  FIX::Dictionary d;
-  d.setString("ConnectionType", "initiator");
-  d.setString("SocketConnectHost", "127.0.0.1");
-  d.setInt("SocketConnectPort", port);
-  d.setInt("HeartBtInt", 30);
-  d.setInt("ReconnectInterval", 1);
-  d.setString("StartTime", "00:00:00");
-  d.setString("EndTime", "00:00:00");
-  d.setBool("UseDataDictionary", true);
-  d.setString("DataDictionary", dictionary);
-  d.setString("FileStorePath", dir);
-  d.setBool("SocketNodelay", true);
-  d.setInt("LogoutTimeout", 2);
-  settings_.set(id_, d);
-  store_.reset(new FIX::FileStoreFactory(settings_));
-}
-
-TestClient::~TestClient() { Stop(true); }
+    : FixSession(TestOptions(sender, port, dir, dictionary, password)) {}
 
 void TestClient::Start() {
-  initiator_.reset(new FIX::ThreadedSocketInitiator(*this, *store_, settings_));
-  initiator_->start();
+  absl::Status st = FixSession::Start();
+  EXPECT_TRUE(st.ok()) << st;
 }
 
-void TestClient::Stop(bool force) {
-  if (!initiator_) return;
-  initiator_->stop(force);
-  initiator_.reset();
-  std::lock_guard<std::mutex> lock(mu_);
-  logged_on_ = false;
-}
-
-bool TestClient::WaitLogon(int ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return logged_on_; });
-}
+bool TestClient::WaitLogon(int ms) { return FixSession::WaitLogon(std::chrono::milliseconds(ms)); }
 
 bool TestClient::WaitLoggedOut(int ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return !logged_on_; });
+  return FixSession::WaitLoggedOut(std::chrono::milliseconds(ms));
 }
 
-bool TestClient::logged_on() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return logged_on_;
-}
+void TestClient::Send(FIX::Message msg) { FixSession::Send(msg).IgnoreError(); }
 
-std::string TestClient::logout_text() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return logout_text_;
-}
-
-void TestClient::Send(FIX::Message msg) { FIX::Session::sendToTarget(msg, id_); }
-
-bool TestClient::WaitFor(const std::function<bool(const FIX::Message&)>& pred,
-                         FIX::Message* out, int ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  for (;;) {
-    for (auto it = received_.begin(); it != received_.end(); ++it) {
-      if (pred(*it)) {
-        if (out) *out = *it;
-        received_.erase(it);
-        return true;
-      }
-    }
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) return false;
-  }
+bool TestClient::WaitFor(const std::function<bool(const FIX::Message&)>& pred, FIX::Message* out,
+                         int ms) {
+  return FixSession::WaitFor(pred, out, std::chrono::milliseconds(ms));
 }
 
 bool TestClient::WaitExec(const std::string& cl, char exec_type, FIX::Message* out, int ms) {
@@ -105,45 +70,6 @@ bool TestClient::WaitExec(const std::string& cl, char exec_type, FIX::Message* o
 
 bool TestClient::WaitType(const std::string& type, FIX::Message* out, int ms) {
   return WaitFor([&](const FIX::Message& m) { return F(m, 35) == type; }, out, ms);
-}
-
-std::vector<FIX::Message> TestClient::Snapshot() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return std::vector<FIX::Message>(received_.begin(), received_.end());
-}
-
-void TestClient::onLogon(const FIX::SessionID&) {
-  std::lock_guard<std::mutex> lock(mu_);
-  logged_on_ = true;
-  ++logons_;
-  cv_.notify_all();
-}
-
-void TestClient::onLogout(const FIX::SessionID&) {
-  std::lock_guard<std::mutex> lock(mu_);
-  logged_on_ = false;
-  cv_.notify_all();
-}
-
-void TestClient::toAdmin(FIX::Message& m, const FIX::SessionID&) {
-  if (m.getHeader().getField(35) == "A" && !password_.empty()) m.setField(554, password_);
-}
-
-void TestClient::fromAdmin(const FIX::Message& m, const FIX::SessionID&) throw(
-    FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue, FIX::RejectLogon) {
-  std::string type = m.getHeader().getField(35);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (type == "5" && m.isSetField(58)) logout_text_ = m.getField(58);
-  if (type == "3") received_.push_back(m);  // session-level rejects are checked by tests
-  cv_.notify_all();
-}
-
-void TestClient::fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
-    FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-    FIX::UnsupportedMessageType) {
-  std::lock_guard<std::mutex> lock(mu_);
-  received_.push_back(m);
-  cv_.notify_all();
 }
 
 FIX::Message StatusMsg(const std::string& cl, const std::string& account, char side) {
@@ -259,7 +185,8 @@ RawSocket::RawSocket(int port, const char* ipv4) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (inet_pton(AF_INET, ipv4, &addr.sin_addr) != 1 || connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (inet_pton(AF_INET, ipv4, &addr.sin_addr) != 1 ||
+      connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     close(fd_);
     fd_ = -1;
   }
@@ -306,7 +233,10 @@ std::string Frame(const std::string& body_fields, bool corrupt_checksum) {
     if (c == '|') c = '\x01';
   }
   if (!body.empty() && body.back() != '\x01') body += '\x01';
-  std::string msg = "8=FIX.4.4\x01" "9=" + std::to_string(body.size()) + "\x01" + body;
+  std::string msg =
+      "8=FIX.4.4\x01"
+      "9=" +
+      std::to_string(body.size()) + "\x01" + body;
   unsigned sum = 0;
   for (unsigned char c : msg) sum += c;
   sum = (sum + (corrupt_checksum ? 1 : 0)) % 256;
@@ -315,7 +245,9 @@ std::string Frame(const std::string& body_fields, bool corrupt_checksum) {
   return msg + "10=" + cs + "\x01";
 }
 
-std::string UtcNow() { return ::cfx::gateway::internal::UtcNowFix(); }  // the gateway's own clock format
+std::string UtcNow() {
+  return ::cfx::gateway::internal::UtcNowFix();
+}  // the gateway's own clock format
 
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -342,8 +274,8 @@ FixGatewayConfig FixGatewayTest::MakeConfig() {
   c.port = port_;
   c.data_dir = dir_ + "/gw";
   c.message_log = getenv("CFX_FIX_LOG") != nullptr;
-  auto session = [](const std::string& id, const std::string& firm, bool dc,
-                    const std::string& pw, bool cod, int rate) {
+  auto session = [](const std::string& id, const std::string& firm, bool dc, const std::string& pw,
+                    bool cod, int rate) {
     FixSessionSpec s;
     s.sender_comp_id = id;
     s.firm = firm;

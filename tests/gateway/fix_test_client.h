@@ -1,26 +1,19 @@
-// Test helpers for the FIX gateway: an in-process QuickFIX initiator (C++14, like the
-// gateway's QuickFIX code), message builders, a raw TCP socket, and a fixture that runs a
+// Test helpers for the FIX gateway: the in-process initiator (client::FixSession, C++14
+// like the gateway's QuickFIX code), message builders, a raw TCP socket, and a fixture that runs a
 // gateway with the fake exchange on a free loopback port.
 #ifndef CFX_TESTS_GATEWAY_FIX_TEST_CLIENT_H_
 #define CFX_TESTS_GATEWAY_FIX_TEST_CLIENT_H_
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "cfx/client/fix_session.h"
 #include "cfx/gateway/fix_fake_exchange.h"
 #include "cfx/gateway/fix_gateway.h"
 #include "gtest/gtest.h"
-#include "quickfix/Application.h"
-#include "quickfix/FileStore.h"
 #include "quickfix/Message.h"
-#include "quickfix/Session.h"
-#include "quickfix/SessionSettings.h"
-#include "quickfix/ThreadedSocketInitiator.h"
 
 namespace cfx {
 namespace gateway {
@@ -33,19 +26,18 @@ extern const char kSym2[];  // listed
 // this long, and CI machines are slow and shared.
 constexpr int kWaitMs = 10000;
 
-// A FIX client session. Thread safety: QuickFIX calls the callbacks on its own thread;
-// the test thread reads through the locked accessors.
-class TestClient : public FIX::Application {
+// A FIX client session: the project's one initiator (client::FixSession) with the waits
+// the tests use, in milliseconds. Sequence numbers persist across reconnects (no
+// ResetOnLogon), so tests can exercise resend and gap fill.
+class TestClient : public client::FixSession {
  public:
   TestClient(const std::string& sender, int port, const std::string& dir,
              const std::string& dictionary, const std::string& password = "");
-  ~TestClient() override;
 
+  // Starts connecting; a failure to start is a test failure.
   void Start();
-  void Stop(bool force = false);
   bool WaitLogon(int ms = 5000);
   bool WaitLoggedOut(int ms = 5000);
-  bool logged_on();
   void Send(FIX::Message msg);
   // Removes and returns the first received application message matching `pred`.
   bool WaitFor(const std::function<bool(const FIX::Message&)>& pred, FIX::Message* out,
@@ -53,38 +45,10 @@ class TestClient : public FIX::Application {
   // The first ExecutionReport for ClOrdID `cl` with ExecType `exec_type`.
   bool WaitExec(const std::string& cl, char exec_type, FIX::Message* out, int ms = kWaitMs);
   bool WaitType(const std::string& msg_type, FIX::Message* out, int ms = kWaitMs);
-  std::vector<FIX::Message> Snapshot();
-  std::string logout_text();
-  FIX::SessionID id() const { return id_; }
-
-  void onCreate(const FIX::SessionID&) override {}
-  void onLogon(const FIX::SessionID&) override;
-  void onLogout(const FIX::SessionID&) override;
-  void toAdmin(FIX::Message& m, const FIX::SessionID&) override;
-  void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
-  void fromAdmin(const FIX::Message& m, const FIX::SessionID&) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::RejectLogon) override;
-  void fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::UnsupportedMessageType) override;
-
- private:
-  std::string password_;
-  FIX::SessionID id_;
-  FIX::SessionSettings settings_;
-  std::unique_ptr<FIX::FileStoreFactory> store_;
-  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<FIX::Message> received_;
-  bool logged_on_ = false;
-  int logons_ = 0;
-  std::string logout_text_;
 };
 
-FIX::Message NewOrderMsg(const std::string& cl, const std::string& account, char side,
-                         int qty, const std::string& px, const std::string& symbol = kSym);
+FIX::Message NewOrderMsg(const std::string& cl, const std::string& account, char side, int qty,
+                         const std::string& px, const std::string& symbol = kSym);
 FIX::Message CancelMsg(const std::string& cl, const std::string& orig, const std::string& account);
 FIX::Message ReplaceMsg(const std::string& cl, const std::string& orig, const std::string& account,
                         const std::string& px, int qty);

@@ -309,7 +309,7 @@ TEST_F(HttpLimitsTest, HugeChunkedTrailerDropsOnlyThatConnection) {
 
 TEST_F(HttpLimitsTest, StartFailsOnABadAddressOrABusyPort) {
   StartServer();
-  ExchangeConfig config = TestConfig();
+  common::ExchangeConfig config = TestConfig();
   config.http_port = server_->port();
   HttpServer busy(config, mem_.Providers(), {});
   absl::Status s = busy.Start();

@@ -4,8 +4,9 @@
 
 namespace cfx::gateway::testing {
 
-ExchangeConfig TestConfig() {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(demo::DemoConfigText(), "demo.toml");
+common::ExchangeConfig TestConfig() {
+  absl::StatusOr<common::ExchangeConfig> config =
+      common::ParseConfig(demo::DemoConfigText(), "demo.toml");
   EXPECT_TRUE(config.ok()) << config.status();
   config->listen_address = "127.0.0.1";
   config->http_port = 0;
@@ -65,7 +66,8 @@ void FillProviders(InMemoryProviders* mem) {
   none.level = std::nullopt;
   none.flags = {"insufficient_data"};
   mem->SetFixes("B200-GOLD-US", {fix, none});
-  mem->SetGauges({{"cfx_engine_ring_depth", "Inputs queued for the matcher.", {{"shard", "0"}}, 3}});
+  mem->SetGauges(
+      {{"cfx_engine_ring_depth", "Inputs queued for the matcher.", {{"shard", "0"}}, 3}});
 }
 
 void HttpServerTest::StartServer(HttpServerOptions options) {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "cfx/common/config.h"
 #include "cfx/client/http_client.h"
+#include "cfx/common/config.h"
 #include "cfx/gateway/http_memory_providers.h"
 #include "cfx/gateway/http_server.h"
 #include "gtest/gtest.h"
@@ -25,7 +25,7 @@ inline constexpr char kRisk[] = "tok-risk";    // risk desk
 inline constexpr char kSym[] = "B200-GOLD-US-202703";
 
 // Loopback, port 0, the demo's firms/accounts/tokens.
-ExchangeConfig TestConfig();
+common::ExchangeConfig TestConfig();
 // Fills positions/margins per account (each account's data carries its own id, so a leak
 // is visible), one book, fixes for B200-GOLD-US and one gauge.
 void FillProviders(InMemoryProviders* mem);

@@ -14,7 +14,8 @@ namespace cfx::gateway::internal {
 namespace {
 
 TEST(HttpTargetTest, SplitsSegmentsAndDecodesQuery) {
-  absl::StatusOr<ParsedTarget> t = ParseTarget("/v1/reference/B200-GOLD-US?from=2027-03-01&to=2027%2D03%2D02");
+  absl::StatusOr<ParsedTarget> t =
+      ParseTarget("/v1/reference/B200-GOLD-US?from=2027-03-01&to=2027%2D03%2D02");
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->segments, (std::vector<std::string>{"v1", "reference", "B200-GOLD-US"}));
   EXPECT_EQ(t->query.at("from"), "2027-03-01");
@@ -23,8 +24,8 @@ TEST(HttpTargetTest, SplitsSegmentsAndDecodesQuery) {
 }
 
 TEST(HttpTargetTest, RejectsMalformedTargets) {
-  for (const char* bad : {"", "v1/book", "/v1//book", "/v1/a%2Fb", "/v1/%zz", "/v1/%4", "/a%00b",
-                          "/x?k=%g1"}) {
+  for (const char* bad :
+       {"", "v1/book", "/v1//book", "/v1/a%2Fb", "/v1/%zz", "/v1/%4", "/a%00b", "/x?k=%g1"}) {
     EXPECT_FALSE(ParseTarget(bad).ok()) << bad;
   }
   EXPECT_TRUE(ParseTarget("/x?a=1&a=2")->duplicate_query_key);
@@ -41,7 +42,7 @@ TEST(HttpAuthTest, FirmSeesOwnAccountsOnlyAndCannotTellForeignFromUnknown) {
   EXPECT_EQ(auth.CheckAccount(*alpha, "NOPE"), AccountAccess::kDenied);
   std::optional<Principal> risk = auth.Authenticate("BEARER  tok-risk ");
   ASSERT_TRUE(risk.has_value());
-  EXPECT_EQ(risk->role, TokenRole::kRiskDesk);
+  EXPECT_EQ(risk->role, common::TokenRole::kRiskDesk);
   EXPECT_EQ(auth.CheckAccount(*risk, "BETA-1"), AccountAccess::kAllowed);
   EXPECT_EQ(auth.CheckAccount(*risk, "NOPE"), AccountAccess::kUnknownAccount);
   for (const char* bad : {"", "Bearer", "Bearer ", "Bearer tok-alph", "Bearer tok-alphaa",
@@ -76,7 +77,7 @@ TEST(HttpJsonTest, UsdRoundsHalfToEvenOnTheCent) {
   EXPECT_EQ(UsdFromMicro(1'234'565'000), "1234.56");
   EXPECT_EQ(UsdFromMicro(1'234'575'000), "1234.58");
   EXPECT_EQ(UsdFromMicro(1'234'565'001), "1234.57");
-  
+
   EXPECT_EQ(UsdFromMicro(-15'000), "-0.02");
 }
 
@@ -88,17 +89,21 @@ TEST(HttpJsonTest, ErrorBodyEscapesAndSurvivesInvalidUtf8) {
 
 TEST(HttpMetricsTest, RendersCountersHistogramAndValidGaugesOnly) {
   HttpMetrics m;
-  m.RecordRequest(Endpoint::kBook, 200, 30'000);      // 30 us
-  m.RecordRequest(Endpoint::kBook, 200, 2'000'000);   // 2 ms
+  m.RecordRequest(Endpoint::kBook, 200, 30'000);     // 30 us
+  m.RecordRequest(Endpoint::kBook, 200, 2'000'000);  // 2 ms
   m.RecordRequest(Endpoint::kBook, 418, 1'000);
   std::string text = m.Render({{"cfx_ok", "fine", {{"shard", "a\"b"}}, 1.5},
                                {"bad name", "x", {}, 1},
                                {"9bad", "x", {}, 1}});
   EXPECT_NE(text.find("cfx_http_requests_total{endpoint=\"/v1/book/{sym}\",code=\"200\"} 2"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("code=\"other\"} 1"), std::string::npos);
-  EXPECT_NE(text.find("cfx_http_request_duration_seconds_bucket{endpoint=\"/v1/book/{sym}\",le=\"5e-05\"} 2"),
-            std::string::npos) << text;
+  EXPECT_NE(
+      text.find(
+          "cfx_http_request_duration_seconds_bucket{endpoint=\"/v1/book/{sym}\",le=\"5e-05\"} 2"),
+      std::string::npos)
+      << text;
   EXPECT_NE(text.find("le=\"+Inf\"} 3"), std::string::npos);
   EXPECT_NE(text.find("cfx_http_request_duration_seconds_count{endpoint=\"/v1/book/{sym}\"} 3"),
             std::string::npos);

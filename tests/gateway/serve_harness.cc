@@ -11,7 +11,8 @@ namespace test {
 
 std::string ServeConfigText(const std::string& data_dir) {
   return absl::StrCat(R"([exchange]
-data_dir = ")", data_dir, R"("
+data_dir = ")",
+                      data_dir, R"("
 fix_port = 0
 http_port = 0
 psr = 0.15
@@ -100,9 +101,9 @@ ServeHarness::~ServeHarness() {
   Stop(&ignored);
 }
 
-std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir,
-                                                  std::string* error) {
-  absl::StatusOr<ExchangeConfig> config = ParseConfig(ServeConfigText(data_dir), "serve-test");
+std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir, std::string* error) {
+  absl::StatusOr<common::ExchangeConfig> config =
+      common::ParseConfig(ServeConfigText(data_dir), "serve-test");
   if (!config.ok()) {
     *error = std::string(config.status().message());
     return nullptr;
@@ -111,7 +112,7 @@ std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir,
   options.fix_port = 0;
   options.http_port = 0;
   options.manual_clock = true;
-  options.start_time = *ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+  options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
   auto impl = std::make_unique<Impl>();
   impl->server = std::make_unique<ExchangeServer>(*config, options);
   if (absl::Status s = impl->server->Start(); !s.ok()) {
@@ -135,7 +136,7 @@ bool ServeHarness::Stop(std::string* error) {
 bool ServeHarness::Flush() { return impl_->server && impl_->server->core().Flush().ok(); }
 
 bool ServeHarness::AdvanceTime(const std::string& iso) {
-  absl::StatusOr<TimestampUs> ts = ParseTimestamp(iso);
+  absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(iso);
   if (!impl_->server || !ts.ok()) return false;
   if (impl_->server->core().AdvanceTime(*ts * 1000) != exchange::OfferResult::kAccepted) {
     return false;

@@ -57,23 +57,23 @@ class ServeHttpTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     reference::PublishItem item;
     item.record.grade = "B200-GOLD-US";
-    item.record.date = *ParseDate("2027-02-26");
+    item.record.date = *common::ParseDate("2027-02-26");
     item.record.fix_e4 = 50100;
     item.record.level = 1;
     item.record.n_obs = 6;
     item.record.n_providers = 3;
     std::vector<reference::OperatorThroughput> ops = {
-        {"g1", Tier::kGold, "B200", *ParseDate("2027-02-20"), 1000},
-        {"g2", Tier::kGold, "B200", *ParseDate("2027-02-20"), 1500}};
+        {"g1", common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), 1000},
+        {"g2", common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), 1500}};
     ASSERT_TRUE((*store)->Publish({item}, ops).ok());
     store->reset();
-    auto config = ParseConfig(test::ServeConfigText(dir_), "serve-test");
+    auto config = common::ParseConfig(test::ServeConfigText(dir_), "serve-test");
     ASSERT_TRUE(config.ok()) << config.status();
     ExchangeServerOptions options;
     options.fix_port = 0;
     options.http_port = 0;
     options.manual_clock = true;
-    options.start_time = *ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
     server_ = std::make_unique<ExchangeServer>(*config, options);
     absl::Status s = server_->Start();
     ASSERT_TRUE(s.ok()) << s;
@@ -173,7 +173,7 @@ TEST_F(ServeHttpTest, MarginLeavesOutAContractThatHasExpired) {
   nlohmann::json before = Get("/v1/accounts/A1/margin?method=span16", "tok-alpha");
   ASSERT_EQ(before["positions"].size(), 2u) << before;
   // March expires at the 16:00Z close of its last trading day.
-  ASSERT_EQ(s.core().AdvanceTime(*ParseTimestamp("2027-03-31T16:00:01Z") * 1000),
+  ASSERT_EQ(s.core().AdvanceTime(*common::ParseTimestamp("2027-03-31T16:00:01Z") * 1000),
             exchange::OfferResult::kAccepted);
   ASSERT_TRUE(s.core().Flush().ok());
   nlohmann::json after = Get("/v1/accounts/A1/margin?method=span16", "tok-alpha");

@@ -30,12 +30,11 @@ std::string MakeDir(const std::string& name) {
   return testsupport::FreshDir("cfx_serve_settle_" + name);
 }
 
-settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sym,
-                            int64_t px, int64_t qty, const std::string& buyer,
-                            const std::string& seller) {
+settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sym, int64_t px,
+                            int64_t qty, const std::string& buyer, const std::string& seller) {
   settlement::Trade t;
   t.seq = seq;
-  t.ts = *ParseTimestamp(ts);
+  t.ts = *common::ParseTimestamp(ts);
   t.sym = sym;
   t.px_ticks = px;
   t.qty = qty;
@@ -50,7 +49,7 @@ settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::strin
 TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
   const std::string dir = MakeDir("data");
   const testsupport::RemoveOnExit cleanup(dir);
-  const Date date = *ParseDate("2027-03-01");
+  const common::Date date = *common::ParseDate("2027-03-01");
   // Trades in the closing window, so the traded contracts settle T1 at the trade price
   // and VM is zero: the call is then the whole margin (no collateral configured).
   {
@@ -62,8 +61,9 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
          {MakeTrade(1, "2027-03-01T15:40:00Z", "B200-GOLD-US-202703", 5000, 5, "A1", "B1"),
           MakeTrade(2, "2027-03-01T15:45:00Z", "B200-GOLD-US-202704", 5100, 3, "B1", "A1"),
           MakeTrade(3, "2027-03-01T15:50:00Z", "B200-GOLD-US-202703", 5000, 2, "C1", "A1")}) {
-      ASSERT_TRUE((*txn)->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
-                              settlement::FormatTradeJson(t))
+      ASSERT_TRUE((*txn)
+                      ->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
+                            settlement::FormatTradeJson(t))
                       .ok());
     }
     ASSERT_TRUE((*txn)->Commit().ok());
@@ -88,7 +88,7 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
     csv << "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n";
     const std::pair<const char*, double> rows[] = {{"g1", 1000}, {"g2", 1400}, {"g3", 2100}};
     for (const auto& [name, tps] : rows) {
-      ops.push_back({name, Tier::kGold, "B200", *ParseDate("2027-02-20"), tps});
+      ops.push_back({name, common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), tps});
       csv << "2027-02-20," << name << ",GOLD,B200,m,1024,1024," << tps << "\n";
     }
     ASSERT_TRUE((*store)->Publish({item}, ops).ok());
@@ -107,7 +107,7 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
     px << "sym,settle\nB200-GOLD-US-202703,5.000\nB200-GOLD-US-202704,5.100\n";
   }
   Result margin = RunCfx("margin --positions " + dir + "/positions.csv --prices " + dir +
-                      "/prices.csv --throughput " + tput_csv + " --date 2027-03-01");
+                         "/prices.csv --throughput " + tput_csv + " --date 2027-03-01");
   ASSERT_EQ(margin.exit_code, 0) << margin.output;
   std::map<std::string, std::string> expected;
   std::istringstream lines(margin.output);

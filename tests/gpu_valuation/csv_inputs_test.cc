@@ -96,7 +96,7 @@ TEST(CsvInputsTest, ThroughputIsReadByTheReferenceReader) {
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].operator_name, "op1");
-  EXPECT_EQ((*rows)[0].tier, Tier::kGold);
+  EXPECT_EQ((*rows)[0].tier, common::Tier::kGold);
   EXPECT_EQ((*rows)[0].output_tps_per_gpu, 260.3);  // the double nearest the text
   // Its errors and its limits are the reference's (at most 6 decimals, <= 10^9).
   const std::pair<const char*, const char*> kCases[] = {

@@ -16,9 +16,9 @@ constexpr char kPlat[] = "B200-PLAT-US-202703";
 
 std::unique_ptr<MarginEngine> Engine(MarginOptions options = {}) {
   std::vector<ContractPrice> prices = {{kGold, 5000}, {kPlat, 6000}};
-  const Date d = *ParseDate("2027-03-01");
-  std::vector<ThroughputRow> rows = {{"g1", Tier::kGold, "B200", d, 1000},
-                                     {"p1", Tier::kPlat, "B200", d, 2000}};
+  const common::Date d = *common::ParseDate("2027-03-01");
+  std::vector<ThroughputRow> rows = {{"g1", common::Tier::kGold, "B200", d, 1000},
+                                     {"p1", common::Tier::kPlat, "B200", d, 2000}};
   auto engine = MarginEngine::Create(prices, rows, options);
   EXPECT_TRUE(engine.ok()) << engine.status();
   return std::move(*engine);
@@ -33,7 +33,7 @@ TEST(MarginEngineTest, LongLosesInTheDownScenario) {
   EXPECT_DOUBLE_EQ(r->price_move, -0.15);
   ASSERT_EQ(r->tput_moves.size(), 1u);
   EXPECT_EQ(r->tput_moves[0].first, "B200");
-  EXPECT_DOUBLE_EQ(r->tput_moves[0].second[static_cast<int>(Tier::kGold)], -0.05);
+  EXPECT_DOUBLE_EQ(r->tput_moves[0].second[static_cast<int>(common::Tier::kGold)], -0.05);
   ASSERT_EQ(r->positions.size(), 1u);
   EXPECT_EQ(r->positions[0].worst_loss_micro, 1'925'000'000);
   EXPECT_DOUBLE_EQ(*r->positions[0].theta, 1000);
@@ -175,9 +175,10 @@ TEST(MarginEngineTest, RejectsBadInputs) {
   o.method = ScenarioMethod::kFile;
   EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {}, o).ok());
   // Throughput outside what the input files can state (> 0, <= 10^9, 6 decimals).
-  const Date d = *ParseDate("2027-03-01");
+  const common::Date d = *common::ParseDate("2027-03-01");
   for (double tps : {0.0, -1.0, 1e-7, 2e9}) {
-    EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {{"g1", Tier::kGold, "B200", d, tps}}, {}).ok())
+    EXPECT_FALSE(
+        MarginEngine::Create({{kGold, 1}}, {{"g1", common::Tier::kGold, "B200", d, tps}}, {}).ok())
         << tps;
   }
 }
@@ -185,9 +186,9 @@ TEST(MarginEngineTest, RejectsBadInputs) {
 TEST(MarginEngineTest, ThetaIsTheReferenceMedianPrintedAsItAlwaysWas) {
   // An even count: θ is the reference's median of 260.3 and 261.1; the reported double is
   // the interpolated one `cfx margin` has always printed (260.70000000000005).
-  const Date d = *ParseDate("2027-03-01");
-  std::vector<ThroughputRow> rows = {{"g1", Tier::kGold, "B200", d, 260.3},
-                                     {"g2", Tier::kGold, "B200", d, 261.1}};
+  const common::Date d = *common::ParseDate("2027-03-01");
+  std::vector<ThroughputRow> rows = {{"g1", common::Tier::kGold, "B200", d, 260.3},
+                                     {"g2", common::Tier::kGold, "B200", d, 261.1}};
   auto engine = MarginEngine::Create({{kGold, 5000}}, rows, {});
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto r = (*engine)->ComputeAccount("A", {{kGold, 1}});
@@ -195,7 +196,7 @@ TEST(MarginEngineTest, ThetaIsTheReferenceMedianPrintedAsItAlwaysWas) {
   const double lower = 260.3, upper = 261.1;
   EXPECT_EQ(*r->positions[0].theta, lower + 0.5 * (upper - lower));
   EXPECT_EQ(*r->positions[0].theta,
-            reference::GradeTheta(rows, "B200", Tier::kGold, d)->InterpolatedValue());
+            reference::GradeTheta(rows, "B200", common::Tier::kGold, d)->InterpolatedValue());
   EXPECT_EQ(*r->positions[0].price_per_mtok_e4, 53275);  // 5 / (260.7 × 3600) × 10^6
 }
 

@@ -1,6 +1,6 @@
+#include "cfx/gpu_valuation/scenarios.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cfx/gpu_valuation/scenarios.h"
 
 namespace cfx::gpu_valuation {
 namespace {
@@ -22,9 +22,9 @@ TEST(ScenarioFileTest, ParsesLabelsWeightsAndMoves) {
   EXPECT_DOUBLE_EQ(set->scenarios[0].weight, 0.5);
   EXPECT_DOUBLE_EQ(set->scenarios[0].price_move, -0.30);
   // File moves apply as written to every gpu.
-  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[0], "B200", Tier::kSilv), -0.3);
-  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[0], "H100", Tier::kBrnz), -0.4);
-  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[1], "B200", Tier::kBrnz), 0.05);
+  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[0], "B200", common::Tier::kSilv), -0.3);
+  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[0], "H100", common::Tier::kBrnz), -0.4);
+  EXPECT_DOUBLE_EQ(set->TputMove(set->scenarios[1], "B200", common::Tier::kBrnz), 0.05);
 }
 
 struct BadCase {

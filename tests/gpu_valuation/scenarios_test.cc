@@ -10,8 +10,8 @@ namespace {
 
 TsrTable GoldTsr(double gold) {
   TsrTable t;
-  t.Set("B200", Tier::kGold, gold);
-  t.Set("B200", Tier::kPlat, 0.2);
+  t.Set("B200", common::Tier::kGold, gold);
+  t.Set("B200", common::Tier::kPlat, 0.2);
   return t;
 }
 
@@ -21,20 +21,22 @@ TEST(Span16Test, TableMatchesSpecNumberingAndValues) {
   ASSERT_EQ(set->scenarios.size(), 16u);
   EXPECT_EQ(set->rank, 1);
   // (a in thirds of PSR, b sign, weight) for scenarios 1..16, SPEC §10.
-  const struct { double thirds, sign, weight; } kExpected[16] = {
-      {0, 1, 1},  {0, -1, 1},  {1, 1, 1},  {1, -1, 1},  {-1, 1, 1}, {-1, -1, 1},
-      {2, 1, 1},  {2, -1, 1},  {-2, 1, 1}, {-2, -1, 1}, {3, 1, 1},  {3, -1, 1},
-      {-3, 1, 1}, {-3, -1, 1}, {9, 0, 0.35}, {-9, 0, 0.35}};
+  const struct {
+    double thirds, sign, weight;
+  } kExpected[16] = {{0, 1, 1},  {0, -1, 1},  {1, 1, 1},    {1, -1, 1},   {-1, 1, 1}, {-1, -1, 1},
+                     {2, 1, 1},  {2, -1, 1},  {-2, 1, 1},   {-2, -1, 1},  {3, 1, 1},  {3, -1, 1},
+                     {-3, 1, 1}, {-3, -1, 1}, {9, 0, 0.35}, {-9, 0, 0.35}};
   for (int i = 0; i < 16; ++i) {
     const Scenario& s = set->scenarios[i];
     SCOPED_TRACE(i + 1);
     EXPECT_EQ(s.label, std::to_string(i + 1));
     EXPECT_DOUBLE_EQ(s.price_move, 0.15 * kExpected[i].thirds / 3.0);
     EXPECT_DOUBLE_EQ(s.weight, kExpected[i].weight);
-    EXPECT_DOUBLE_EQ(set->TputMove(s, "B200", Tier::kGold), kExpected[i].sign * 0.1);
-    EXPECT_DOUBLE_EQ(set->TputMove(s, "B200", Tier::kPlat), kExpected[i].sign * 0.2);
+    EXPECT_DOUBLE_EQ(set->TputMove(s, "B200", common::Tier::kGold), kExpected[i].sign * 0.1);
+    EXPECT_DOUBLE_EQ(set->TputMove(s, "B200", common::Tier::kPlat), kExpected[i].sign * 0.2);
     // A gpu without measurements is scanned at the widest TSR.
-    EXPECT_DOUBLE_EQ(set->TputMove(s, "H100", Tier::kGold), kExpected[i].sign * kTsrUnmeasured);
+    EXPECT_DOUBLE_EQ(set->TputMove(s, "H100", common::Tier::kGold),
+                     kExpected[i].sign * kTsrUnmeasured);
   }
   EXPECT_DOUBLE_EQ(set->scenarios[2].price_move, 0.05);
   EXPECT_DOUBLE_EQ(set->scenarios[6].price_move, 0.1);

@@ -16,7 +16,7 @@ using testing::Ob;
 using testing::TempDir;
 using testing::Tp;
 
-const Date kMon = DateFromYmd(2027, 3, 1);
+const common::Date kMon = common::DateFromYmd(2027, 3, 1);
 
 // Five trades from three providers in Monday's window: a level-1 fix of 5.20.
 std::vector<Observation> MondayTrades(const std::string& grade = "B200-GOLD-US") {
@@ -28,12 +28,14 @@ std::vector<Observation> MondayTrades(const std::string& grade = "B200-GOLD-US")
 }
 
 std::vector<ThroughputRow> GoldThroughput() {
-  return {Tp("2027-02-01", "A", Tier::kGold, 2500), Tp("2027-02-01", "B", Tier::kGold, 2600),
-          Tp("2027-02-01", "C", Tier::kGold, 2400), Tp("2027-02-10", "A", Tier::kGold, 2700),
-          Tp("2027-03-05", "C", Tier::kGold, 9990)};  // future for Monday: ignored
+  return {Tp("2027-02-01", "A", common::Tier::kGold, 2500),
+          Tp("2027-02-01", "B", common::Tier::kGold, 2600),
+          Tp("2027-02-01", "C", common::Tier::kGold, 2400),
+          Tp("2027-02-10", "A", common::Tier::kGold, 2700),
+          Tp("2027-03-05", "C", common::Tier::kGold, 9990)};  // future for Monday: ignored
 }
 
-BuildOptions Days(Date from, Date to) {
+BuildOptions Days(common::Date from, common::Date to) {
   BuildOptions o;
   o.from = from;
   o.to = to;
@@ -112,8 +114,8 @@ TEST(BuilderTest, EveryGradeInAnyRowGetsARecordEvenIfNeverEligible) {
 
 TEST(BuilderTest, LevelThreeCarriesAtMostFiveBusinessDaysInOneRun) {
   // Fix on Mon 1 March; nothing after. Stale Tue..Mon 8 (5 business days), then none.
-  auto r =
-      BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, DateFromYmd(2027, 3, 10)), nullptr);
+  auto r = BuildFixes(MondayTrades(), GoldThroughput(),
+                      Days(kMon, common::DateFromYmd(2027, 3, 10)), nullptr);
   ASSERT_TRUE(r.ok());
   std::vector<FixRecord> grade;
   for (const FixRecord& f : r->records) {
@@ -130,10 +132,10 @@ TEST(BuilderTest, LevelThreeCarriesAtMostFiveBusinessDaysInOneRun) {
     EXPECT_THAT(grade[i].flags, ElementsAre("stale"));
   }
   // Friday 5 March: θ uses C's new 999.0 → median of 270, 260, 999 = 270 (today's θ).
-  EXPECT_EQ(grade[4].date, DateFromYmd(2027, 3, 5));
+  EXPECT_EQ(grade[4].date, common::DateFromYmd(2027, 3, 5));
   EXPECT_EQ(grade[4].theta, 270.0);
   EXPECT_EQ(grade[4].price_per_mtok_e4, PricePerMtokE4(52000, 540'000'000));
-  EXPECT_EQ(grade[6].date, DateFromYmd(2027, 3, 9));
+  EXPECT_EQ(grade[6].date, common::DateFromYmd(2027, 3, 9));
   EXPECT_FALSE(grade[6].fix_e4.has_value());
   EXPECT_THAT(grade[6].flags, ElementsAre("insufficient_data"));
   EXPECT_FALSE(grade[7].fix_e4.has_value());
@@ -145,7 +147,8 @@ TEST(BuilderTest, CarryLimitCountsAcrossRunsThroughTheStore) {
   ASSERT_TRUE(store.ok());
   std::vector<Observation> obs = MondayTrades();
   std::vector<std::optional<int>> levels;
-  for (Date d : BusinessCalendar().BusinessDays(kMon, DateFromYmd(2027, 3, 9))) {
+  for (common::Date d :
+       common::BusinessCalendar().BusinessDays(kMon, common::DateFromYmd(2027, 3, 9))) {
     BuildOptions opt = Days(d, d);
     auto r = BuildFixes(obs, GoldThroughput(), opt, store->get());
     ASSERT_TRUE(r.ok()) << r.status();
@@ -153,36 +156,39 @@ TEST(BuilderTest, CarryLimitCountsAcrossRunsThroughTheStore) {
   }
   EXPECT_THAT(levels, ElementsAre(1, 3, 3, 3, 3, 3, std::nullopt));
   // A fresh fix restarts the count.
-  auto again = (*store)->Get("B200-GOLD-US", DateFromYmd(2027, 3, 8));
+  auto again = (*store)->Get("B200-GOLD-US", common::DateFromYmd(2027, 3, 8));
   ASSERT_TRUE(again.ok() && again->has_value());
   EXPECT_TRUE((*again)->HasFlag("stale"));
 }
 
 TEST(BuilderTest, FirstRunWithoutHistoryHasNoCarry) {
-  auto r = BuildFixes(MondayTrades(), GoldThroughput(),
-                      Days(DateFromYmd(2027, 3, 2), DateFromYmd(2027, 3, 2)), nullptr);
+  auto r =
+      BuildFixes(MondayTrades(), GoldThroughput(),
+                 Days(common::DateFromYmd(2027, 3, 2), common::DateFromYmd(2027, 3, 2)), nullptr);
   ASSERT_TRUE(r.ok());
   EXPECT_THAT(r->records[0].flags, ElementsAre("insufficient_data"));
 }
 
 TEST(BuilderTest, RangeSkipsWeekendsAndHolidays) {
-  BuildOptions opt = Days(DateFromYmd(2027, 2, 26), DateFromYmd(2027, 3, 2));
-  opt.calendar = BusinessCalendar({kMon});
+  BuildOptions opt = Days(common::DateFromYmd(2027, 2, 26), common::DateFromYmd(2027, 3, 2));
+  opt.calendar = common::BusinessCalendar({kMon});
   opt.market_wide = false;
   auto r = BuildFixes(MondayTrades(), GoldThroughput(), opt, nullptr);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->records.size(), 2u);
-  EXPECT_EQ(r->records[0].date, DateFromYmd(2027, 2, 26));
-  EXPECT_EQ(r->records[1].date, DateFromYmd(2027, 3, 2));
+  EXPECT_EQ(r->records[0].date, common::DateFromYmd(2027, 2, 26));
+  EXPECT_EQ(r->records[1].date, common::DateFromYmd(2027, 3, 2));
   // Tuesday's window now opens Friday 16:00 and holds all five trades.
   EXPECT_EQ(r->records[1].level, 1);
 }
 
 TEST(BuilderTest, RejectsEmptyRangeAndReviseWithoutReason) {
   EXPECT_FALSE(BuildFixes(MondayTrades(), {},
-                          Days(DateFromYmd(2027, 2, 27), DateFromYmd(2027, 2, 28)), nullptr)
+                          Days(common::DateFromYmd(2027, 2, 27), common::DateFromYmd(2027, 2, 28)),
+                          nullptr)
                    .ok());
-  EXPECT_FALSE(BuildFixes(MondayTrades(), {}, Days(kMon, DateFromYmd(2027, 2, 1)), nullptr).ok());
+  EXPECT_FALSE(
+      BuildFixes(MondayTrades(), {}, Days(kMon, common::DateFromYmd(2027, 2, 1)), nullptr).ok());
   BuildOptions opt = Days(kMon, kMon);
   opt.revise = true;
   EXPECT_FALSE(BuildFixes(MondayTrades(), {}, opt, nullptr).ok());
@@ -249,8 +255,9 @@ TEST(BuilderTest, StoresThroughputForValuation) {
   EXPECT_EQ((*ops)[0].operator_name, "A");
   EXPECT_EQ((*ops)[0].output_tps_per_gpu, 270.0);
   EXPECT_EQ((*ops)[2].output_tps_per_gpu, 240.0);
-  EXPECT_EQ(GradeTheta(*ops, "B200", Tier::kGold, kMon)->Value(), 260.0);
-  EXPECT_EQ((*store)->LatestThroughput(DateFromYmd(2027, 3, 5))->at(2).output_tps_per_gpu, 999.0);
+  EXPECT_EQ(GradeTheta(*ops, "B200", common::Tier::kGold, kMon)->Value(), 260.0);
+  EXPECT_EQ((*store)->LatestThroughput(common::DateFromYmd(2027, 3, 5))->at(2).output_tps_per_gpu,
+            999.0);
 }
 
 }  // namespace

@@ -33,10 +33,10 @@ TEST(ObservationsCsvTest, ParsesEveryField) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->size(), 2u);
   const Observation& o = (*r)[1];
-  EXPECT_EQ(o.ts, *ParseTimestamp("2027-03-01T11:30:00.500000Z"));
+  EXPECT_EQ(o.ts, *common::ParseTimestamp("2027-03-01T11:30:00.500000Z"));
   EXPECT_EQ(o.provider, "Beta Co");
   EXPECT_EQ(o.gpu, "H100");
-  EXPECT_EQ(o.tier, Tier::kBrnz);
+  EXPECT_EQ(o.tier, common::Tier::kBrnz);
   EXPECT_EQ(o.region, "APAC");
   EXPECT_EQ(o.lease, Lease::kReserved1y);
   EXPECT_EQ(o.kind, Kind::kQuote);
@@ -130,7 +130,7 @@ TEST(ThroughputCsvTest, ParsesRows) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->size(), 1u);
   EXPECT_EQ((*r)[0].operator_name, "Acme");
-  EXPECT_EQ((*r)[0].tier, Tier::kGold);
+  EXPECT_EQ((*r)[0].tier, common::Tier::kGold);
   EXPECT_EQ((*r)[0].tps_e6, 250'500'000);
   EXPECT_EQ((*r)[0].isl, 8000);
 }

@@ -17,21 +17,22 @@ PricePoint Q(int provider, int64_t cents, int64_t hours) {
 }
 
 TEST(WindowTest, IsPreviousBusinessDayToDayAtFourPmExclusiveInclusive) {
-  BusinessCalendar cal;
-  const Date monday = DateFromYmd(2027, 3, 1);
+  common::BusinessCalendar cal;
+  const common::Date monday = common::DateFromYmd(2027, 3, 1);
   Window w = FixWindow(monday, cal);
-  EXPECT_EQ(w.after, *ParseTimestamp("2027-02-26T16:00:00Z"));  // Friday
-  EXPECT_EQ(w.until, *ParseTimestamp("2027-03-01T16:00:00Z"));
-  EXPECT_FALSE(w.Contains(*ParseTimestamp("2027-02-26T16:00:00Z")));
-  EXPECT_TRUE(w.Contains(*ParseTimestamp("2027-02-26T16:00:00.000001Z")));
-  EXPECT_TRUE(w.Contains(*ParseTimestamp("2027-02-28T09:00:00Z")));  // the weekend counts
-  EXPECT_TRUE(w.Contains(*ParseTimestamp("2027-03-01T16:00:00Z")));
-  EXPECT_FALSE(w.Contains(*ParseTimestamp("2027-03-01T16:00:01Z")));
+  EXPECT_EQ(w.after, *common::ParseTimestamp("2027-02-26T16:00:00Z"));  // Friday
+  EXPECT_EQ(w.until, *common::ParseTimestamp("2027-03-01T16:00:00Z"));
+  EXPECT_FALSE(w.Contains(*common::ParseTimestamp("2027-02-26T16:00:00Z")));
+  EXPECT_TRUE(w.Contains(*common::ParseTimestamp("2027-02-26T16:00:00.000001Z")));
+  EXPECT_TRUE(w.Contains(*common::ParseTimestamp("2027-02-28T09:00:00Z")));  // the weekend counts
+  EXPECT_TRUE(w.Contains(*common::ParseTimestamp("2027-03-01T16:00:00Z")));
+  EXPECT_FALSE(w.Contains(*common::ParseTimestamp("2027-03-01T16:00:01Z")));
 }
 
 TEST(WindowTest, HolidayMovesTheStart) {
-  BusinessCalendar cal({DateFromYmd(2027, 2, 26)});
-  EXPECT_EQ(FixWindow(DateFromYmd(2027, 3, 1), cal).after, *ParseTimestamp("2027-02-25T16:00:00Z"));
+  common::BusinessCalendar cal({common::DateFromYmd(2027, 2, 26)});
+  EXPECT_EQ(FixWindow(common::DateFromYmd(2027, 3, 1), cal).after,
+            *common::ParseTimestamp("2027-02-25T16:00:00Z"));
 }
 
 TEST(EligibilityTest, OnlyOnDemandAndOneMonthReserved) {

@@ -12,7 +12,7 @@ namespace cfx::reference {
 namespace {
 
 // Sample options for the days [from, to] with `seed`, the rest as SampleOptions' defaults.
-SampleOptions Days(Date from, Date to, uint64_t seed) {
+SampleOptions Days(common::Date from, common::Date to, uint64_t seed) {
   SampleOptions opt;
   opt.from = from;
   opt.to = to;
@@ -30,7 +30,7 @@ absl::StatusOr<BuildResult> BuildSample(const SampleData& data, const SampleOpti
 
 // Candidate points per grade for one day of generated data (eligible, in the window).
 std::map<std::string, std::vector<PricePoint>> DayPoints(uint64_t seed) {
-  SampleOptions opt = Days(DateFromYmd(2027, 3, 3), DateFromYmd(2027, 3, 3), seed);
+  SampleOptions opt = Days(common::DateFromYmd(2027, 3, 3), common::DateFromYmd(2027, 3, 3), seed);
   opt.regions = {"US", "EU", "APAC"};
   SampleData data = GenerateSample(opt);
   const Window w = FixWindow(opt.from, opt.calendar);
@@ -108,7 +108,7 @@ TEST(PropertiesTest, NoProviderAboveTheCapAfterCapping) {
 
 TEST(PropertiesTest, LevelThreeCarryNeverExceedsFiveDays) {
   // A month of sparse data: many quiet and dead days.
-  SampleOptions opt = Days(DateFromYmd(2027, 3, 1), DateFromYmd(2027, 5, 31), 11);
+  SampleOptions opt = Days(common::DateFromYmd(2027, 3, 1), common::DateFromYmd(2027, 5, 31), 11);
   opt.observations_per_grade_day = 6;
   opt.dead_day_probability = 0.5;
   SampleData data = GenerateSample(opt);
@@ -130,7 +130,8 @@ TEST(PropertiesTest, LevelThreeCarryNeverExceedsFiveDays) {
 }
 
 TEST(PropertiesTest, ShuffledInputFilesGiveIdenticalRecords) {
-  const SampleOptions opt = Days(DateFromYmd(2027, 3, 1), DateFromYmd(2027, 3, 12), 5);
+  const SampleOptions opt =
+      Days(common::DateFromYmd(2027, 3, 1), common::DateFromYmd(2027, 3, 12), 5);
   SampleData data = GenerateSample(opt);
   auto base = BuildSample(data, opt);
   ASSERT_TRUE(base.ok());

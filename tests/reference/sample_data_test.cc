@@ -11,8 +11,8 @@ namespace {
 
 SampleOptions Month(uint64_t seed) {
   SampleOptions opt;
-  opt.from = DateFromYmd(2027, 3, 1);
-  opt.to = DateFromYmd(2027, 3, 31);
+  opt.from = common::DateFromYmd(2027, 3, 1);
+  opt.to = common::DateFromYmd(2027, 3, 31);
   opt.seed = seed;
   return opt;
 }
@@ -28,7 +28,7 @@ TEST(SampleDataTest, SameSeedSameData) {
 TEST(SampleDataTest, LooksLikeTheMarketItDescribes) {
   SampleData d = GenerateSample(Month(1));
   std::set<std::string> providers, grades;
-  std::map<Tier, std::pair<double, int>> on_demand;  // sum, count (US trades)
+  std::map<common::Tier, std::pair<double, int>> on_demand;  // sum, count (US trades)
   for (const Observation& o : d.observations) {
     providers.insert(o.provider);
     grades.insert(o.GradeKey());
@@ -41,7 +41,8 @@ TEST(SampleDataTest, LooksLikeTheMarketItDescribes) {
   EXPECT_LE(providers.size(), 40u);
   EXPECT_EQ(grades.size(), 8u);
   double prev = 1e9;
-  for (Tier t : {Tier::kPlat, Tier::kGold, Tier::kSilv, Tier::kBrnz}) {
+  for (common::Tier t :
+       {common::Tier::kPlat, common::Tier::kGold, common::Tier::kSilv, common::Tier::kBrnz}) {
     double mean = on_demand[t].first / on_demand[t].second;
     EXPECT_GT(mean, 3.5);
     EXPECT_LT(mean, 7.0);
@@ -61,8 +62,8 @@ TEST(SampleDataTest, LooksLikeTheMarketItDescribes) {
 TEST(SampleDataTest, AMonthHasLevelTwoAndLevelThreeDays) {
   SampleData d = GenerateSample(Month(1));
   BuildOptions build;
-  build.from = DateFromYmd(2027, 3, 1);
-  build.to = DateFromYmd(2027, 3, 31);
+  build.from = common::DateFromYmd(2027, 3, 1);
+  build.to = common::DateFromYmd(2027, 3, 31);
   auto r = BuildFixes(d.observations, d.throughput, build, nullptr);
   ASSERT_TRUE(r.ok());
   std::map<int, int> levels;

@@ -8,7 +8,7 @@ namespace {
 
 using testing::TempDir;
 
-FixRecord Rec(const std::string& grade, Date date, int64_t fix_e4) {
+FixRecord Rec(const std::string& grade, common::Date date, int64_t fix_e4) {
   FixRecord r;
   r.grade = grade;
   r.date = date;
@@ -26,7 +26,7 @@ FixRecord Rec(const std::string& grade, Date date, int64_t fix_e4) {
 }
 
 TEST(RecordFormatTest, JsonRoundTripsAndCsvHasTheSameFields) {
-  FixRecord r = Rec("B200-GOLD-US", DateFromYmd(2027, 3, 1), 52000);
+  FixRecord r = Rec("B200-GOLD-US", common::DateFromYmd(2027, 3, 1), 52000);
   r.flags = {"stale"};
   const std::string json = RecordToJson(r);
   EXPECT_EQ(
@@ -50,7 +50,7 @@ TEST(RecordFormatTest, JsonRoundTripsAndCsvHasTheSameFields) {
 TEST(FixStoreTest, GetRangeHistoryAndGrades) {
   auto store = FixStore::Open(TempDir("store_basic"));
   ASSERT_TRUE(store.ok()) << store.status();
-  const Date d1 = DateFromYmd(2027, 3, 1), d2 = DateFromYmd(2027, 3, 2);
+  const common::Date d1 = common::DateFromYmd(2027, 3, 1), d2 = common::DateFromYmd(2027, 3, 2);
   ASSERT_TRUE((*store)
                   ->Publish({{Rec("B200-GOLD-US", d1, 52000), 0, ""},
                              {Rec("B200-GOLD-US", d2, 53000), 0, ""},
@@ -63,7 +63,7 @@ TEST(FixStoreTest, GetRangeHistoryAndGrades) {
   EXPECT_EQ(dup.code(), absl::StatusCode::kFailedPrecondition);
 
   EXPECT_EQ((*(*store)->Get("B200-GOLD-US", d1))->fix_e4, 52500);
-  EXPECT_FALSE((*store)->Get("B200-GOLD-US", DateFromYmd(2027, 3, 3))->has_value());
+  EXPECT_FALSE((*store)->Get("B200-GOLD-US", common::DateFromYmd(2027, 3, 3))->has_value());
   auto range = (*store)->Range("B200-GOLD-US", d1, d2);
   ASSERT_TRUE(range.ok());
   ASSERT_EQ(range->size(), 2u);  // the USX grade is not mixed in
@@ -80,18 +80,19 @@ TEST(FixStoreTest, ReopenSeesCommittedData) {
   const std::string dir = TempDir("store_reopen");
   {
     auto store = FixStore::Open(dir);
-    ASSERT_TRUE((*store)
-                    ->Publish({{Rec("B200-PLAT-EU", DateFromYmd(2027, 3, 1), 60000), 0, ""}},
-                              {{"Op", Tier::kPlat, "B200", DateFromYmd(2027, 2, 1), 301.5}})
-                    .ok());
+    ASSERT_TRUE(
+        (*store)
+            ->Publish({{Rec("B200-PLAT-EU", common::DateFromYmd(2027, 3, 1), 60000), 0, ""}},
+                      {{"Op", common::Tier::kPlat, "B200", common::DateFromYmd(2027, 2, 1), 301.5}})
+            .ok());
   }
   auto store = FixStore::Open(dir);
-  EXPECT_EQ((*(*store)->Get("B200-PLAT-EU", DateFromYmd(2027, 3, 1)))->fix_e4, 60000);
-  auto ops = (*store)->LatestThroughput(DateFromYmd(2027, 3, 1));
+  EXPECT_EQ((*(*store)->Get("B200-PLAT-EU", common::DateFromYmd(2027, 3, 1)))->fix_e4, 60000);
+  auto ops = (*store)->LatestThroughput(common::DateFromYmd(2027, 3, 1));
   ASSERT_EQ(ops->size(), 1u);
   EXPECT_EQ((*ops)[0].output_tps_per_gpu, 301.5);
-  EXPECT_EQ((*ops)[0].tier, Tier::kPlat);
-  EXPECT_TRUE((*store)->LatestThroughput(DateFromYmd(2027, 1, 1))->empty());
+  EXPECT_EQ((*ops)[0].tier, common::Tier::kPlat);
+  EXPECT_TRUE((*store)->LatestThroughput(common::DateFromYmd(2027, 1, 1))->empty());
 }
 
 }  // namespace

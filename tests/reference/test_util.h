@@ -12,9 +12,9 @@ namespace cfx::reference::testing {
 
 inline Observation Ob(const std::string& ts, const std::string& provider, const std::string& grade,
                       Kind kind, int64_t cents, int64_t hours, Lease lease = Lease::kOnDemand) {
-  Grade g = *ParseGrade(grade);
+  common::Grade g = *common::ParseGrade(grade);
   Observation o;
-  o.ts = *ParseTimestamp(ts);
+  o.ts = *common::ParseTimestamp(ts);
   o.provider = provider;
   o.gpu = g.gpu;
   o.tier = g.tier;
@@ -26,9 +26,10 @@ inline Observation Ob(const std::string& ts, const std::string& provider, const 
   return o;
 }
 
-inline ThroughputRow Tp(const std::string& date, const std::string& op, Tier tier,
+inline ThroughputRow Tp(const std::string& date, const std::string& op, common::Tier tier,
                         int64_t tps_tenths, const std::string& gpu = "B200") {
-  return ThroughputRow{*ParseDate(date), op, tier, gpu, "m", 8000, 1000, tps_tenths * 100'000};
+  return ThroughputRow{*common::ParseDate(date), op, tier, gpu, "m", 8000, 1000,
+                       tps_tenths * 100'000};
 }
 
 // A fresh, empty folder under the test's temp dir.

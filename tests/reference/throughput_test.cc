@@ -14,41 +14,43 @@ namespace {
 
 using testing::Tp;
 
-const Date kMon = DateFromYmd(2027, 3, 1);
+const common::Date kMon = common::DateFromYmd(2027, 3, 1);
 
-OperatorThroughput Op(const char* op, Tier tier, const char* date, double tps,
+OperatorThroughput Op(const char* op, common::Tier tier, const char* date, double tps,
                       const char* gpu = "B200") {
-  return {op, tier, gpu, *ParseDate(date), tps};
+  return {op, tier, gpu, *common::ParseDate(date), tps};
 }
 
 TEST(ThetaTest, MedianOfLatestPerOperatorLaterRowWinsOnSameDate) {
-  std::vector<ThroughputRow> rows = {
-      Tp("2027-03-01", "A", Tier::kGold, 2000), Tp("2027-03-01", "A", Tier::kGold, 2100),
-      Tp("2027-03-01", "B", Tier::kGold, 3000), Tp("2027-03-01", "C", Tier::kSilv, 100),
-      Tp("2027-03-01", "D", Tier::kGold, 5000, "H100")};
+  std::vector<ThroughputRow> rows = {Tp("2027-03-01", "A", common::Tier::kGold, 2000),
+                                     Tp("2027-03-01", "A", common::Tier::kGold, 2100),
+                                     Tp("2027-03-01", "B", common::Tier::kGold, 3000),
+                                     Tp("2027-03-01", "C", common::Tier::kSilv, 100),
+                                     Tp("2027-03-01", "D", common::Tier::kGold, 5000, "H100")};
   // GOLD/B200: A 210 (later row), B 300 -> (210 + 300) / 2 = 255 -> 2θ = 510.
-  EXPECT_EQ(GradeTheta(rows, "B200", Tier::kGold, kMon), (Theta{210'000'000, 300'000'000}));
-  EXPECT_EQ(GradeTheta(rows, "B200", Tier::kGold, kMon)->two_theta_e6(), 510'000'000);
-  EXPECT_EQ(GradeTheta(rows, "B200", Tier::kPlat, kMon), std::nullopt);
-  EXPECT_EQ(GradeTheta(rows, "B200", Tier::kGold, DateFromYmd(2027, 2, 28)), std::nullopt);
+  EXPECT_EQ(GradeTheta(rows, "B200", common::Tier::kGold, kMon), (Theta{210'000'000, 300'000'000}));
+  EXPECT_EQ(GradeTheta(rows, "B200", common::Tier::kGold, kMon)->two_theta_e6(), 510'000'000);
+  EXPECT_EQ(GradeTheta(rows, "B200", common::Tier::kPlat, kMon), std::nullopt);
+  EXPECT_EQ(GradeTheta(rows, "B200", common::Tier::kGold, common::DateFromYmd(2027, 2, 28)),
+            std::nullopt);
   // The store's and valuation's rows give the same θ.
   const std::vector<OperatorThroughput> ops = ToOperatorThroughput(rows);
-  EXPECT_EQ(GradeTheta(ops, "B200", Tier::kGold, kMon),
-            GradeTheta(rows, "B200", Tier::kGold, kMon));
-  EXPECT_EQ(GradeTheta(ops, "B200", Tier::kGold, kMon)->Value(), 255.0);
-  EXPECT_EQ(GradeTheta(ops, "H100", Tier::kGold, kMon)->Value(), 500.0);
-  EXPECT_EQ(GradeTheta(ops, "H100", Tier::kGold, std::nullopt)->Value(), 500.0);
+  EXPECT_EQ(GradeTheta(ops, "B200", common::Tier::kGold, kMon),
+            GradeTheta(rows, "B200", common::Tier::kGold, kMon));
+  EXPECT_EQ(GradeTheta(ops, "B200", common::Tier::kGold, kMon)->Value(), 255.0);
+  EXPECT_EQ(GradeTheta(ops, "H100", common::Tier::kGold, kMon)->Value(), 500.0);
+  EXPECT_EQ(GradeTheta(ops, "H100", common::Tier::kGold, std::nullopt)->Value(), 500.0);
 }
 
 TEST(ThetaTest, OddCountIsTheMiddleValueEvenCountTheMeanOfTheMiddleTwo) {
-  std::vector<OperatorThroughput> rows = {Op("a", Tier::kGold, "2027-03-01", 1000),
-                                          Op("b", Tier::kGold, "2027-03-01", 1300),
-                                          Op("c", Tier::kPlat, "2027-03-01", 9000)};
-  EXPECT_EQ(GradeTheta(rows, "B200", Tier::kGold, std::nullopt)->Value(), 1150);
-  rows.push_back(Op("d", Tier::kGold, "2027-03-01", 1200));
-  EXPECT_EQ(GradeTheta(rows, "B200", Tier::kGold, std::nullopt),
+  std::vector<OperatorThroughput> rows = {Op("a", common::Tier::kGold, "2027-03-01", 1000),
+                                          Op("b", common::Tier::kGold, "2027-03-01", 1300),
+                                          Op("c", common::Tier::kPlat, "2027-03-01", 9000)};
+  EXPECT_EQ(GradeTheta(rows, "B200", common::Tier::kGold, std::nullopt)->Value(), 1150);
+  rows.push_back(Op("d", common::Tier::kGold, "2027-03-01", 1200));
+  EXPECT_EQ(GradeTheta(rows, "B200", common::Tier::kGold, std::nullopt),
             (Theta{1'200'000'000, 1'200'000'000}));
-  EXPECT_FALSE(GradeTheta(rows, "B200", Tier::kSilv, std::nullopt).has_value());
+  EXPECT_FALSE(GradeTheta(rows, "B200", common::Tier::kSilv, std::nullopt).has_value());
 }
 
 TEST(ThetaTest, ValueIsCorrectlyRoundedInterpolatedValueIsValuationsDouble) {
@@ -64,18 +66,19 @@ TEST(ThetaTest, ValueIsCorrectlyRoundedInterpolatedValueIsValuationsDouble) {
 
 TEST(ThroughputTest, LatestPerOperatorByDateThenLaterRowAndOnlyUpToAsOf) {
   std::vector<OperatorThroughput> rows = {
-      Op("a", Tier::kGold, "2027-03-02", 10),         Op("a", Tier::kGold, "2027-03-01", 20),
-      Op("a", Tier::kGold, "2027-03-02", 30),          // same date, later row wins
-      Op("a", Tier::kGold, "2027-03-05", 40),          // after as_of
-      Op("a", Tier::kGold, "2027-03-01", 50, "H100"),  // another gpu is another series
+      Op("a", common::Tier::kGold, "2027-03-02", 10),
+      Op("a", common::Tier::kGold, "2027-03-01", 20),
+      Op("a", common::Tier::kGold, "2027-03-02", 30),          // same date, later row wins
+      Op("a", common::Tier::kGold, "2027-03-05", 40),          // after as_of
+      Op("a", common::Tier::kGold, "2027-03-01", 50, "H100"),  // another gpu is another series
   };
-  auto latest = LatestPerOperator(rows, *ParseDate("2027-03-03"));
+  auto latest = LatestPerOperator(rows, *common::ParseDate("2027-03-03"));
   ASSERT_EQ(latest.size(), 2u);
   EXPECT_EQ(latest[0].gpu, "B200");
   EXPECT_EQ(latest[0].output_tps_per_gpu, 30);
   EXPECT_EQ(latest[1].output_tps_per_gpu, 50);
   EXPECT_EQ(LatestPerOperator(rows, std::nullopt)[0].output_tps_per_gpu, 40);
-  EXPECT_TRUE(LatestPerOperator(rows, *ParseDate("2027-02-28")).empty());
+  EXPECT_TRUE(LatestPerOperator(rows, *common::ParseDate("2027-02-28")).empty());
 }
 
 TEST(ThroughputTest, DoubleOfTpsE6IsTheDoubleOfTheDecimalTextAndRoundTrips) {
@@ -84,10 +87,10 @@ TEST(ThroughputTest, DoubleOfTpsE6IsTheDoubleOfTheDecimalTextAndRoundTrips) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 100000; ++i) {
     const int64_t e6 = 1 + static_cast<int64_t>(rng() % 1'000'000'000'000'000ULL);
-    const std::string text = FormatScaled(e6, 6);
+    const std::string text = common::FormatScaled(e6, 6);
     double parsed = 0;
     std::from_chars(text.data(), text.data() + text.size(), parsed);
-    ThroughputRow row = Tp("2027-03-01", "a", Tier::kGold, 1);
+    ThroughputRow row = Tp("2027-03-01", "a", common::Tier::kGold, 1);
     row.tps_e6 = e6;
     const OperatorThroughput op = ToOperatorThroughput(row);
     ASSERT_EQ(op.output_tps_per_gpu, parsed) << text;

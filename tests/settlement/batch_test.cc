@@ -38,11 +38,12 @@ TEST_F(BatchTest, FirstDaySettlesByVwapAndWritesExactStatements) {
             R"("qty":5,"settle":"5.255","prior_settle":null,"vm":"175.00"}],"vm_total":"175.00",)"
             R"("cash":"1175.00","margin":"500.00","call":"0.00"})"
             "\n");
-  EXPECT_EQ(Statement("2027-03-01", "B"),
-            R"({"account":"B","date":"2027-03-01","positions":[{"sym":"B200-GOLD-US-202703",)"
-            R"("qty":-5,"settle":"5.255","prior_settle":null,"vm":"-155.00"}],"vm_total":"-155.00",)"
-            R"("cash":"-155.00","margin":"500.00","call":"655.00"})"
-            "\n");
+  EXPECT_EQ(
+      Statement("2027-03-01", "B"),
+      R"({"account":"B","date":"2027-03-01","positions":[{"sym":"B200-GOLD-US-202703",)"
+      R"("qty":-5,"settle":"5.255","prior_settle":null,"vm":"-155.00"}],"vm_total":"-155.00",)"
+      R"("cash":"-155.00","margin":"500.00","call":"655.00"})"
+      "\n");
   // C is flat but owes 20 USD: the call covers negative cash.
   auto c = nlohmann::json::parse(Statement("2027-03-01", "C"));
   EXPECT_EQ(c["positions"][0]["qty"], 0);
@@ -96,7 +97,7 @@ TEST_F(BatchTest, ExactHalfVwapRoundsTowardPriorSettlement) {
 }
 
 TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
-  config_.grades = {*ParseGrade("B200-GOLD-US")};
+  config_.grades = {*common::ParseGrade("B200-GOLD-US")};
   fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
   fixes_.Set("B200-GOLD-US", D("2027-03-02"), 52105);
   AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");
@@ -110,7 +111,8 @@ TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
   EXPECT_EQ(r1->day.contracts[11].tier, PriceTier::kT4);
   auto r2 = Settle("2027-03-02");
   ASSERT_TRUE(r2.ok()) << r2.status();
-  // 5.200 + (5.2105 − 5.2000) = 5.2105 -> half to even 5.210; the traded one 5.250 -> 5.260 (5.2605).
+  // 5.200 + (5.2105 − 5.2000) = 5.2105 -> half to even 5.210; the traded one 5.250 -> 5.260
+  // (5.2605).
   EXPECT_EQ(r2->day.contracts[11].settle, 5210);
   EXPECT_EQ(r2->day.contracts[11].tier, PriceTier::kT3);
   EXPECT_EQ(r2->day.contracts[0].settle, 5260);
@@ -148,7 +150,7 @@ TEST_F(BatchTest, RefusesNonBusinessDaysGapsAndDatesBeforeTheFirst) {
 }
 
 TEST_F(BatchTest, HolidaysAreSkippedByTheChain) {
-  config_.calendar = BusinessCalendar({D("2027-03-02")});
+  config_.calendar = common::BusinessCalendar({D("2027-03-02")});
   AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");
   ASSERT_TRUE(Settle("2027-03-01").ok());
   EXPECT_EQ(Settle("2027-03-02").status().code(), absl::StatusCode::kInvalidArgument);
@@ -156,7 +158,8 @@ TEST_F(BatchTest, HolidaysAreSkippedByTheChain) {
   AddTrade("2027-03-02T15:45:00Z", "5.300", 1, "A", "B");
   auto r = Settle("2027-03-03");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->day.contracts[0].settle, 5250);  // T3 unchanged: the 03-02 trade is outside the closing window
+  EXPECT_EQ(r->day.contracts[0].settle,
+            5250);  // T3 unchanged: the 03-02 trade is outside the closing window
   auto a = nlohmann::json::parse(Statement("2027-03-03", "A"));
   EXPECT_EQ(a["positions"][0]["qty"], 2);
   EXPECT_EQ(a["positions"][0]["vm"], "-50.00");  // bought at 5.300, settled 5.250
@@ -197,12 +200,12 @@ TEST_F(BatchTest, AccountsThatWereActiveKeepGettingStatements) {
 }
 
 TEST(StatementsTest, MoneyIsRoundedHalfEvenToCents) {
-  EXPECT_EQ(UsdCents(MicroUsd(1'234'567)), "1.23");
-  EXPECT_EQ(UsdCents(MicroUsd(1'235'000)), "1.24");
-  EXPECT_EQ(UsdCents(MicroUsd(1'225'000)), "1.22");
-  EXPECT_EQ(UsdCents(MicroUsd(-1'225'000)), "-1.22");
-  EXPECT_EQ(UsdCents(MicroUsd(0)), "0.00");
-  EXPECT_EQ(PriceText(PriceTicks(5250)), "5.250");
+  EXPECT_EQ(UsdCents(common::MicroUsd(1'234'567)), "1.23");
+  EXPECT_EQ(UsdCents(common::MicroUsd(1'235'000)), "1.24");
+  EXPECT_EQ(UsdCents(common::MicroUsd(1'225'000)), "1.22");
+  EXPECT_EQ(UsdCents(common::MicroUsd(-1'225'000)), "-1.22");
+  EXPECT_EQ(UsdCents(common::MicroUsd(0)), "0.00");
+  EXPECT_EQ(PriceText(common::PriceTicks(5250)), "5.250");
 }
 
 }  // namespace

@@ -7,13 +7,14 @@ namespace {
 
 TEST(FspTest, MeanOfFixesHalfEven) {
   // (51000 + 51010) / 2 = 51005 e4 = 5100.5 ticks -> 5100 (even).
-  EXPECT_EQ(FinalSettlementPrice({51000, 51010}), PriceTicks(5100));
-  EXPECT_EQ(FinalSettlementPrice({51010, 51020}), PriceTicks(5102));  // 5101.5 -> 5102
+  EXPECT_EQ(FinalSettlementPrice({51000, 51010}), common::PriceTicks(5100));
+  EXPECT_EQ(FinalSettlementPrice({51010, 51020}), common::PriceTicks(5102));  // 5101.5 -> 5102
 }
 
 TEST(FspTest, MissingDaysAreSkipped) {
   // (51000 + 51030) / 2 = 5101.5 ticks -> 5102.
-  EXPECT_EQ(FinalSettlementPrice({std::nullopt, 51000, std::nullopt, 51030}), PriceTicks(5102));
+  EXPECT_EQ(FinalSettlementPrice({std::nullopt, 51000, std::nullopt, 51030}),
+            common::PriceTicks(5102));
 }
 
 TEST(FspTest, NoFixNoFsp) {
@@ -22,16 +23,16 @@ TEST(FspTest, NoFixNoFsp) {
 }
 
 TEST(ExpiryTest, LastTradingDayIsLastBusinessDayOfMonth) {
-  BusinessCalendar cal;
-  auto sym = ParseSymbol("B200-GOLD-US-202707");  // 2027-07-31 is a Saturday
-  EXPECT_EQ(FormatDate(LastTradingDay(*sym, cal)), "2027-07-30");
-  BusinessCalendar holidays({*ParseDate("2027-07-30")});
-  EXPECT_EQ(FormatDate(LastTradingDay(*sym, holidays)), "2027-07-29");
+  common::BusinessCalendar cal;
+  auto sym = common::ParseSymbol("B200-GOLD-US-202707");  // 2027-07-31 is a Saturday
+  EXPECT_EQ(common::FormatDate(LastTradingDay(*sym, cal)), "2027-07-30");
+  common::BusinessCalendar holidays({*common::ParseDate("2027-07-30")});
+  EXPECT_EQ(common::FormatDate(LastTradingDay(*sym, holidays)), "2027-07-29");
 }
 
 TEST(ExpiryTest, TwelveListedMonthsFromTheMonthOfTheDate) {
-  auto grade = ParseGrade("B200-GOLD-US");
-  auto listed = ListedContracts(*grade, *ParseDate("2027-03-15"));
+  auto grade = common::ParseGrade("B200-GOLD-US");
+  auto listed = ListedContracts(*grade, *common::ParseDate("2027-03-15"));
   ASSERT_EQ(listed.size(), 12u);
   EXPECT_EQ(listed.front().Key(), "B200-GOLD-US-202703");
   EXPECT_EQ(listed.back().Key(), "B200-GOLD-US-202802");

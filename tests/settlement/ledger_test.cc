@@ -10,8 +10,9 @@ using testing::D;
 using testing::TempDir;
 
 TEST(LedgerTest, EntryEncodingRoundTrips) {
-  AccountDay a{"A1", {{0, 5, 20'000'000, 0}, {3, -2, -4'000'000, 7'000'000}}, 23'000'000,
-               1'023'000'000, 50'000'000, 0};
+  AccountDay a{"A1",       {{0, 5, 20'000'000, 0}, {3, -2, -4'000'000, 7'000'000}},
+               23'000'000, 1'023'000'000,
+               50'000'000, 0};
   std::string text = EncodeAccountDay(a);
   EXPECT_EQ(text, "23000000 1023000000 50000000 0|0:5:20000000;3:-2:-4000000:7000000");
   auto back = DecodeAccountDay("A1", text);
@@ -23,7 +24,7 @@ TEST(LedgerTest, EntryEncodingRoundTrips) {
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|0:x:1").status().code(), absl::StatusCode::kDataLoss);
 }
 
-DayRecord OneContractDay(Date date) {
+DayRecord OneContractDay(common::Date date) {
   DayRecord r;
   r.date = date;
   r.contracts.push_back(ContractDay{"B200-GOLD-US-202703", 5000, PriceTier::kT1, std::nullopt,
@@ -37,8 +38,9 @@ TEST(LedgerTest, CommitDayIsReadBackAndVerifies) {
   TempDir dir;
   auto ledger = Ledger::Open(dir.path());
   ASSERT_TRUE(ledger.ok());
-  std::vector<AccountDay> accounts = {{"A", {{0, 1, 10'000'000, 0}}, 10'000'000, 10'000'000, 0, 0},
-                                      {"B", {{0, -1, -10'000'000, 0}}, -10'000'000, -10'000'000, 0, 10'000'000}};
+  std::vector<AccountDay> accounts = {
+      {"A", {{0, 1, 10'000'000, 0}}, 10'000'000, 10'000'000, 0, 0},
+      {"B", {{0, -1, -10'000'000, 0}}, -10'000'000, -10'000'000, 0, 10'000'000}};
   ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).ok());
   EXPECT_EQ(*(*ledger)->FirstSettledDate(), D("2027-03-01"));
   EXPECT_EQ(*(*ledger)->LastSettledDate(), D("2027-03-01"));
@@ -58,8 +60,8 @@ TEST(LedgerTest, FailureBeforeCommitLeavesNothing) {
   auto ledger = Ledger::Open(dir.path());
   std::vector<AccountDay> accounts = {{"A", {}, 0, 0, 0, 0}};
   for (const char* point : {"ledger_begin", "ledger_half", "ledger_before_commit"}) {
-    absl::Status s = (*ledger)->CommitDay(
-        OneContractDay(D("2027-03-01")), accounts, [&](std::string_view p) {
+    absl::Status s =
+        (*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, [&](std::string_view p) {
           return p == point ? absl::AbortedError("injected") : absl::OkStatus();
         });
     EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << point;

@@ -1,8 +1,7 @@
 // A month of random trading settled day by day: cash reconciles to the sum of all VM to the
 // cent, the ledger audits clean every day, and the March contract expires at its FSP.
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "batch_fixture.h"
 #include "cfx/settlement/expiry.h"
@@ -21,13 +20,13 @@ constexpr char kMar[] = "B200-GOLD-US-202703";
 class MonthTest : public testing::BatchFixture {};
 
 TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
-  config_.grades = {*ParseGrade(kGrade)};
+  config_.grades = {*common::ParseGrade(kGrade)};
   const std::vector<std::string> accounts = {"A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7"};
   for (size_t i = 0; i < accounts.size(); i += 2) {
     config_.collateral_micro_usd[accounts[i]] = static_cast<int64_t>(i + 1) * 123'456'789;
   }
   const std::vector<std::string> syms = {kMar, "B200-GOLD-US-202704", "B200-GOLD-US-202705"};
-  std::vector<Date> days = config_.calendar.BusinessDays(D("2027-03-01"), D("2027-04-02"));
+  std::vector<common::Date> days = config_.calendar.BusinessDays(D("2027-03-01"), D("2027-04-02"));
   std::mt19937 rng(7);
   // Fixes: every business day except every 4th (missing days are skipped by the FSP and
   // make T3 keep the prior price).
@@ -37,26 +36,31 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
     if (i % 4 != 3) fix = 50000 + static_cast<int64_t>(rng() % 2000);
     if (fix) fixes_.Set(kGrade, days[i], *fix);
     int y, m, d;
-    YmdFromDate(days[i], &y, &m, &d);
+    common::YmdFromDate(days[i], &y, &m, &d);
     if (m == 3) march_fixes.push_back(fix);
   }
   fixes_.Set(kGrade, D("2027-04-01"), 50500);  // so that the new month can list by T4
   fixes_.Set(kGrade, D("2027-04-02"), 50600);
   // Trades: a dozen a day at random times of the trading day, some in the closing window.
-  struct Signed { std::string acct, sym; int64_t qty, px; };
+  struct Signed {
+    std::string acct, sym;
+    int64_t qty, px;
+  };
   std::vector<Signed> ledger_of_trades;
   for (size_t i = 0; i < days.size(); ++i) {
-    TimestampUs start = AtHour(i == 0 ? Date{days[0].days - 3} : days[i - 1], 16);
-    TimestampUs end = AtHour(days[i], 16);
+    common::TimestampUs start =
+        common::AtHour(i == 0 ? common::Date{days[0].days - 3} : days[i - 1], 16);
+    common::TimestampUs end = common::AtHour(days[i], 16);
     for (int k = 0; k < 12; ++k) {
-      const std::string& sym = syms[rng() % (days[i] > D("2027-03-31") ? 2 : 3) +
-                                    (days[i] > D("2027-03-31") ? 1 : 0)];
+      const std::string& sym =
+          syms[rng() % (days[i] > D("2027-03-31") ? 2 : 3) + (days[i] > D("2027-03-31") ? 1 : 0)];
       std::string buy = accounts[rng() % accounts.size()];
       std::string sell = accounts[rng() % accounts.size()];
       int64_t qty = 1 + rng() % 20;
       int64_t px = 4800 + rng() % 400;
-      TimestampUs ts = k % 3 == 0 ? end - 1 - static_cast<int64_t>(rng() % (30 * kUsPerMinute))
-                                  : start + static_cast<int64_t>(rng() % (end - start));
+      common::TimestampUs ts =
+          k % 3 == 0 ? end - 1 - static_cast<int64_t>(rng() % (30 * common::kUsPerMinute))
+                     : start + static_cast<int64_t>(rng() % (end - start));
       Trade t;
       t.seq = ++seq_;
       t.ts = ts;
@@ -72,12 +76,12 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
   }
   std::map<std::string, int64_t> last_settle;
   std::map<std::string, int64_t> sum_vm_cents;  // Σ of the printed daily vm_total
-  for (Date day : days) {
+  for (common::Date day : days) {
     auto r = SettleDate(day, config_, {&trades_, &fixes_, &margin_},
                         {.data_dir = data(), .out_dir = out()});
-    ASSERT_TRUE(r.ok()) << FormatDate(day) << ": " << r.status();
+    ASSERT_TRUE(r.ok()) << common::FormatDate(day) << ": " << r.status();
     auto ledger = Ledger::Open(data());
-    ASSERT_TRUE((*ledger)->Verify().ok()) << FormatDate(day);
+    ASSERT_TRUE((*ledger)->Verify().ok()) << common::FormatDate(day);
     for (const ContractDay& c : r->day.contracts) {
       last_settle[c.sym] = c.expired ? *c.fsp : c.settle;
       if (c.sym == kMar) {
@@ -89,33 +93,34 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
       EXPECT_EQ(r->day.contracts.back().sym, "B200-GOLD-US-202803");  // newly listed
     }
     for (const std::string& a : accounts) {
-      std::string path = out() + "/" + FormatDate(day) + "/" + a + ".json";
+      std::string path = out() + "/" + common::FormatDate(day) + "/" + a + ".json";
       if (!std::filesystem::exists(path)) continue;
       auto j = nlohmann::json::parse(ReadFile(path));
-      sum_vm_cents[a] += *ParseScaled(j["vm_total"].get<std::string>(), 2, true);
+      sum_vm_cents[a] += *common::ParseScaled(j["vm_total"].get<std::string>(), 2, true);
       if (day > D("2027-03-31")) {
         for (const auto& p : j["positions"]) EXPECT_NE(p["sym"], kMar);
       }
     }
   }
   // FSP: mean of March's fixes, missing days skipped.
-  ASSERT_EQ(PriceTicks(last_settle[kMar]), *FinalSettlementPrice(march_fixes));
+  ASSERT_EQ(common::PriceTicks(last_settle[kMar]), *FinalSettlementPrice(march_fixes));
   // Telescoping: all VM of an account = Σ trades q × (final price − px).
-  std::map<std::string, MicroUsd> expected_vm;
+  std::map<std::string, common::MicroUsd> expected_vm;
   for (const Signed& s : ledger_of_trades) {
-    const PriceTicks move = PriceTicks(last_settle[s.sym]) - PriceTicks(s.px);
-    expected_vm[s.acct] += *MicroUsdOf(Qty(s.qty), move, kMicroUsdPerTickContract);
+    const common::PriceTicks move =
+        common::PriceTicks(last_settle[s.sym]) - common::PriceTicks(s.px);
+    expected_vm[s.acct] += *common::MicroUsdOf(common::Qty(s.qty), move, kMicroUsdPerTickContract);
   }
-  MicroUsd total;
+  common::MicroUsd total;
   for (const std::string& a : accounts) {
     auto j = nlohmann::json::parse(ReadFile(out() + "/2027-04-02/" + a + ".json"));
-    const MicroUsd collateral(
+    const common::MicroUsd collateral(
         config_.collateral_micro_usd.count(a) ? config_.collateral_micro_usd[a] : 0);
     EXPECT_EQ(j["cash"], UsdCents(collateral + expected_vm[a])) << a;
-    EXPECT_EQ(MicroUsd(sum_vm_cents[a] * 10'000), expected_vm[a]) << a;
+    EXPECT_EQ(common::MicroUsd(sum_vm_cents[a] * 10'000), expected_vm[a]) << a;
     total += expected_vm[a];
   }
-  EXPECT_EQ(total, MicroUsd(0));
+  EXPECT_EQ(total, common::MicroUsd(0));
 }
 
 TEST_F(MonthTest, ExpiryPostsFinalVmAndClosesPositions) {

@@ -21,16 +21,15 @@
 
 namespace cfx::settlement::testing {
 
-inline Date D(const char* s) { return *ParseDate(s); }
-inline TimestampUs Ts(const char* s) { return *ParseTimestamp(s); }
-inline int64_t Px(const char* s) { return *ParseScaled(s, 3); }
+inline common::Date D(const char* s) { return *common::ParseDate(s); }
+inline common::TimestampUs Ts(const char* s) { return *common::ParseTimestamp(s); }
+inline int64_t Px(const char* s) { return *common::ParseScaled(s, 3); }
 
-inline Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sym,
-                       const char* px, int64_t qty, const std::string& buy,
-                       const std::string& sell) {
+inline Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sym, const char* px,
+                       int64_t qty, const std::string& buy, const std::string& sell) {
   Trade t;
   t.seq = seq;
-  t.ts = *ParseTimestamp(ts);
+  t.ts = *common::ParseTimestamp(ts);
   t.sym = sym;
   t.px_ticks = Px(px);
   t.qty = qty;
@@ -86,21 +85,23 @@ inline std::string DumpLedger(const std::string& data_dir) {
   auto first = (*ledger)->FirstSettledDate();
   auto last = (*ledger)->LastSettledDate();
   if (!first->has_value()) return "empty";
-  BusinessCalendar cal;
-  for (Date d = **first; d <= **last; d = Date{d.days + 1}) {
+  common::BusinessCalendar cal;
+  for (common::Date d = **first; d <= **last; d = common::Date{d.days + 1}) {
     auto day = (*ledger)->ReadDay(d);
     if (!day->has_value()) continue;
-    absl::StrAppend(&out, FormatDate(d), " accounts=", (*day)->accounts, " vm_paid=",
-                    (*day)->vm_paid, "\n");
+    absl::StrAppend(&out, common::FormatDate(d), " accounts=", (*day)->accounts,
+                    " vm_paid=", (*day)->vm_paid, "\n");
     for (const ContractDay& c : (*day)->contracts) {
-      absl::StrAppend(&out, "  ", c.sym, " ", c.settle, " ", PriceTierName(c.tier), " ",
-                      c.expired, " ", c.fsp.value_or(-1), "\n");
+      absl::StrAppend(&out, "  ", c.sym, " ", c.settle, " ", PriceTierName(c.tier), " ", c.expired,
+                      " ", c.fsp.value_or(-1), "\n");
     }
     EXPECT_TRUE((*ledger)
-                    ->ForEachAccount(d, [&](AccountDay&& a) {
-                      absl::StrAppend(&out, "  ", a.account, " ", EncodeAccountDay(a), "\n");
-                      return absl::OkStatus();
-                    })
+                    ->ForEachAccount(d,
+                                     [&](AccountDay&& a) {
+                                       absl::StrAppend(&out, "  ", a.account, " ",
+                                                       EncodeAccountDay(a), "\n");
+                                       return absl::OkStatus();
+                                     })
                     .ok());
   }
   return out;

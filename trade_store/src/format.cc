@@ -18,7 +18,8 @@ absl::Status Bad(std::string_view what, std::string_view json_text) {
 
 absl::StatusOr<std::string> GetString(const json& j, const char* key, std::string_view text) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return Bad(absl::StrCat("missing or non-string '", key, "'"), text);
+  if (it == j.end() || !it->is_string())
+    return Bad(absl::StrCat("missing or non-string '", key, "'"), text);
   return it->get<std::string>();
 }
 
@@ -27,7 +28,7 @@ absl::StatusOr<std::optional<int64_t>> GetPrice(const json& j, const char* key,
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::optional<int64_t>();
   if (!it->is_string()) return Bad(absl::StrCat("non-string '", key, "'"), text);
-  auto ticks = ParseScaled(it->get<std::string>(), 3);
+  auto ticks = common::ParseScaled(it->get<std::string>(), 3);
   if (!ticks.ok()) return Bad(absl::StrCat("bad '", key, "': ", ticks.status().message()), text);
   return std::optional<int64_t>(*ticks);
 }
@@ -36,16 +37,16 @@ absl::StatusOr<std::optional<int64_t>> GetPrice(const json& j, const char* key,
 
 std::string TradeKey(int64_t seq) { return absl::StrFormat("%016d", seq); }
 
-std::string CloseKey(std::string_view sym, Date date) {
-  return absl::StrCat(std::string(sym), "/", FormatDate(date));
+std::string CloseKey(std::string_view sym, common::Date date) {
+  return absl::StrCat(std::string(sym), "/", common::FormatDate(date));
 }
 
 std::string FormatTradeJson(const Trade& t) {
   json j;
   j["seq"] = t.seq;
-  j["ts"] = FormatTimestamp(t.ts);
+  j["ts"] = common::FormatTimestamp(t.ts);
   j["sym"] = t.sym;
-  j["px"] = FormatScaled(t.px_ticks, 3);
+  j["px"] = common::FormatScaled(t.px_ticks, 3);
   j["qty"] = t.qty;
   j["buy_acct"] = t.buy_acct;
   j["sell_acct"] = t.sell_acct;
@@ -66,7 +67,7 @@ absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
   t.seq = seq->get<int64_t>();
   auto ts = GetString(j, "ts", text);
   if (!ts.ok()) return ts.status();
-  auto parsed_ts = ParseTimestamp(*ts);
+  auto parsed_ts = common::ParseTimestamp(*ts);
   if (!parsed_ts.ok()) return Bad("bad 'ts'", text);
   t.ts = *parsed_ts;
   auto sym = GetString(j, "sym", text);
@@ -88,8 +89,10 @@ absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
   t.buy_acct = *std::move(buy);
   t.sell_acct = *std::move(sell);
   // Firms and aggressor are informational for settlement: optional here.
-  if (auto f = j.find("buy_firm"); f != j.end() && f->is_string()) t.buy_firm = f->get<std::string>();
-  if (auto f = j.find("sell_firm"); f != j.end() && f->is_string()) t.sell_firm = f->get<std::string>();
+  if (auto f = j.find("buy_firm"); f != j.end() && f->is_string())
+    t.buy_firm = f->get<std::string>();
+  if (auto f = j.find("sell_firm"); f != j.end() && f->is_string())
+    t.sell_firm = f->get<std::string>();
   if (auto a = j.find("aggressor"); a != j.end() && a->is_string()) {
     std::string s = a->get<std::string>();
     if (s == "buy") {
@@ -105,12 +108,12 @@ absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
   return t;
 }
 
-std::string FormatCloseJson(std::string_view sym, Date date, const CloseQuote& q) {
+std::string FormatCloseJson(std::string_view sym, common::Date date, const CloseQuote& q) {
   json j;
   j["sym"] = std::string(sym);
-  j["date"] = FormatDate(date);
-  j["bid"] = q.bid_ticks ? json(FormatScaled(*q.bid_ticks, 3)) : json(nullptr);
-  j["ask"] = q.ask_ticks ? json(FormatScaled(*q.ask_ticks, 3)) : json(nullptr);
+  j["date"] = common::FormatDate(date);
+  j["bid"] = q.bid_ticks ? json(common::FormatScaled(*q.bid_ticks, 3)) : json(nullptr);
+  j["ask"] = q.ask_ticks ? json(common::FormatScaled(*q.ask_ticks, 3)) : json(nullptr);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

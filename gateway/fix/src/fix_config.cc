@@ -2,24 +2,24 @@
 
 namespace cfx::gateway {
 
-FixGatewayConfig FixGatewayConfigFromExchange(const ExchangeConfig& config) {
+FixGatewayConfig FixGatewayConfigFromExchange(const common::ExchangeConfig& config) {
   FixGatewayConfig out;
   out.listen_address = config.listen_address;
   out.port = config.fix_port;
   out.target_comp_id = config.fix_target_comp_id;
   out.data_dir = config.data_dir;
-  const LimitsConfig& l = config.limits;
+  const common::LimitsConfig& l = config.limits;
   out.max_connections = l.fix_max_connections;
   out.max_connections_per_peer = l.fix_max_connections_per_peer;
   out.logon_timeout_ms = l.fix_logon_timeout_ms;
   out.max_message_bytes = l.fix_max_message_bytes;
   out.max_outbound_bytes = l.fix_max_outbound_bytes;
   out.max_latency_secs = l.fix_max_latency_secs;
-  for (const SessionConfig& s : config.sessions) {
+  for (const common::SessionConfig& s : config.sessions) {
     FixSessionSpec spec;
     spec.sender_comp_id = s.sender_comp_id;
     spec.firm = s.firm;
-    spec.drop_copy = s.role == SessionRole::kDropCopy;
+    spec.drop_copy = s.role == common::SessionRole::kDropCopy;
     spec.has_password = s.password.has_value();
     spec.password = s.password.value_or("");
     spec.username = s.username;
@@ -28,7 +28,7 @@ FixGatewayConfig FixGatewayConfigFromExchange(const ExchangeConfig& config) {
     spec.reset_on_logon = s.reset_on_logon;
     out.sessions.push_back(std::move(spec));
   }
-  for (const AccountConfig& a : config.accounts) out.accounts.push_back({a.id, a.firm});
+  for (const common::AccountConfig& a : config.accounts) out.accounts.push_back({a.id, a.firm});
   return out;
 }
 

@@ -43,8 +43,8 @@ int64_t NowNs() {
 
 }  // namespace
 
-HttpApi::HttpApi(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options,
-                 HttpMetrics* metrics, RateLimiter::Clock clock)
+HttpApi::HttpApi(const common::ExchangeConfig& config, HttpProviders providers,
+                 HttpServerOptions options, HttpMetrics* metrics, RateLimiter::Clock clock)
     : options_(std::move(options)),
       providers_(providers),
       auth_(config),
@@ -87,17 +87,17 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
   if (versioned) {
     who = auth_.Authenticate(request.authorization);
     if (!who) {
-      HttpResponse r = ErrorResponse(401, "unauthorized",
-                                     request.authorization.empty()
-                                         ? "missing Authorization: Bearer <token>"
-                                         : "unknown or malformed bearer token");
+      HttpResponse r =
+          ErrorResponse(401, "unauthorized",
+                        request.authorization.empty() ? "missing Authorization: Bearer <token>"
+                                                      : "unknown or malformed bearer token");
       r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"cfx\"");
       return r;
     }
     if (int64_t retry = limiter_.TryAcquire(who->token); retry > 0) {
-      HttpResponse r = ErrorResponse(429, "rate_limited",
-                                     absl::StrCat("more than ", options_.rate_limit_per_sec,
-                                                  " requests/s for this token"));
+      HttpResponse r = ErrorResponse(
+          429, "rate_limited",
+          absl::StrCat("more than ", options_.rate_limit_per_sec, " requests/s for this token"));
       r.headers.emplace_back("Retry-After", std::to_string(retry));
       return r;
     }
@@ -107,8 +107,7 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
     return ErrorResponse(404, "not_found", "no such endpoint");
   }
   if (request.method != route.method) {
-    HttpResponse r = ErrorResponse(405, "method_not_allowed",
-                                   absl::StrCat("use ", route.method));
+    HttpResponse r = ErrorResponse(405, "method_not_allowed", absl::StrCat("use ", route.method));
     r.headers.emplace_back("Allow", route.method);
     return r;
   }

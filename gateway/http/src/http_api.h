@@ -23,14 +23,16 @@ namespace cfx::gateway::internal {
 class HttpApi {
  public:
   // `metrics` must outlive the API. RateLimiter::Clock may be null (steady clock).
-  HttpApi(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options,
+  HttpApi(const common::ExchangeConfig& config, HttpProviders providers, HttpServerOptions options,
           HttpMetrics* metrics, RateLimiter::Clock clock = nullptr);
 
   // Never throws: an exception from a provider becomes a 500.
   HttpResponse Handle(const HttpRequest& request);
 
   // Records a response produced by the transport itself (413, 431, 400 on a bad request).
-  void RecordTransportError(int status) { metrics_->RecordRequest(Endpoint::kUnmatched, status, 0); }
+  void RecordTransportError(int status) {
+    metrics_->RecordRequest(Endpoint::kUnmatched, status, 0);
+  }
 
  private:
   HttpResponse Route(const HttpRequest& request, Endpoint* endpoint);

@@ -26,8 +26,8 @@ bool IEqualsPrefix(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
-Authenticator::Authenticator(const ExchangeConfig& config) : tokens_(config.tokens) {
-  for (const AccountConfig& a : config.accounts) account_firm_[a.id] = a.firm;
+Authenticator::Authenticator(const common::ExchangeConfig& config) : tokens_(config.tokens) {
+  for (const common::AccountConfig& a : config.accounts) account_firm_[a.id] = a.firm;
 }
 
 std::optional<Principal> Authenticator::Authenticate(std::string_view authorization) const {
@@ -37,19 +37,19 @@ std::optional<Principal> Authenticator::Authenticate(std::string_view authorizat
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
   if (token.empty()) return std::nullopt;
-  const TokenConfig* match = nullptr;
-  for (const TokenConfig& t : tokens_) {
+  const common::TokenConfig* match = nullptr;
+  for (const common::TokenConfig& t : tokens_) {
     if (ConstantTimeEquals(token, t.token) && match == nullptr) match = &t;
   }
   if (match == nullptr) return std::nullopt;
   return Principal{match->token, match->role,
-                   match->role == TokenRole::kFirm ? match->firm : std::string()};
+                   match->role == common::TokenRole::kFirm ? match->firm : std::string()};
 }
 
 AccountAccess Authenticator::CheckAccount(const Principal& principal,
                                           const std::string& account) const {
   auto it = account_firm_.find(account);
-  if (principal.role == TokenRole::kRiskDesk) {
+  if (principal.role == common::TokenRole::kRiskDesk) {
     return it == account_firm_.end() ? AccountAccess::kUnknownAccount : AccountAccess::kAllowed;
   }
   // Firm token: unknown and foreign accounts are indistinguishable on purpose.
@@ -59,7 +59,7 @@ AccountAccess Authenticator::CheckAccount(const Principal& principal,
 
 std::vector<std::string> Authenticator::Tokens() const {
   std::vector<std::string> out;
-  for (const TokenConfig& t : tokens_) out.push_back(t.token);
+  for (const common::TokenConfig& t : tokens_) out.push_back(t.token);
   return out;
 }
 

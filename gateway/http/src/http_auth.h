@@ -19,8 +19,8 @@ namespace cfx::gateway::internal {
 
 struct Principal {
   std::string token;  // the bucket key for rate limiting
-  TokenRole role = TokenRole::kFirm;
-  std::string firm;   // empty for the risk desk
+  common::TokenRole role = common::TokenRole::kFirm;
+  std::string firm;  // empty for the risk desk
 };
 
 enum class AccountAccess { kAllowed, kDenied, kUnknownAccount };
@@ -28,7 +28,7 @@ enum class AccountAccess { kAllowed, kDenied, kUnknownAccount };
 // Thread safety: immutable after construction; all methods are const and thread-safe.
 class Authenticator {
  public:
-  explicit Authenticator(const ExchangeConfig& config);
+  explicit Authenticator(const common::ExchangeConfig& config);
 
   // The principal of an Authorization header value ("Bearer <token>", scheme
   // case-insensitive), or nullopt when absent, malformed or unknown. Tokens are compared
@@ -41,7 +41,7 @@ class Authenticator {
   std::vector<std::string> Tokens() const;
 
  private:
-  std::vector<TokenConfig> tokens_;
+  std::vector<common::TokenConfig> tokens_;
   std::map<std::string, std::string, std::less<>> account_firm_;  // account -> firm
 };
 

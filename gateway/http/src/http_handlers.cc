@@ -29,7 +29,8 @@ std::optional<HttpResponse> CheckQueryKeys(const Query& query,
   for (const auto& [key, value] : query) {
     bool ok = false;
     for (const char* a : allowed) ok = ok || key == a;
-    if (!ok) return ErrorResponse(400, "invalid_parameter", "unknown query parameter '" + key + "'");
+    if (!ok)
+      return ErrorResponse(400, "invalid_parameter", "unknown query parameter '" + key + "'");
   }
   return std::nullopt;
 }
@@ -44,8 +45,10 @@ std::optional<MarginMethod> ParseMethod(const std::string& text) {
 std::optional<HttpResponse> CheckAccess(const HandlerContext& ctx, const Principal& who,
                                         const std::string& account) {
   switch (ctx.auth->CheckAccount(who, account)) {
-    case AccountAccess::kAllowed: return std::nullopt;
-    case AccountAccess::kDenied: return Forbidden();
+    case AccountAccess::kAllowed:
+      return std::nullopt;
+    case AccountAccess::kDenied:
+      return Forbidden();
     case AccountAccess::kUnknownAccount:
       return ErrorResponse(404, "not_found", "unknown account");
   }
@@ -116,7 +119,8 @@ HttpResponse HandleWhatIf(const HandlerContext& ctx, const Query& query, const s
   if (auto bad = CheckQueryKeys(query, {})) return *bad;
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return ErrorResponse(400, "invalid_json", "the body is not valid JSON");
-  if (!doc.is_object()) return ErrorResponse(400, "invalid_field", "the body must be a JSON object");
+  if (!doc.is_object())
+    return ErrorResponse(400, "invalid_field", "the body must be a JSON object");
 
   MarginMethod method = MarginMethod::kSpan16;
   if (auto it = doc.find("method"); it != doc.end()) {
@@ -143,7 +147,7 @@ HttpResponse HandleWhatIf(const HandlerContext& ctx, const Query& query, const s
       return ErrorResponse(400, "invalid_field", where + ".sym: missing or not a string");
     }
     std::string sym_text = sym->get<std::string>();
-    if (!ParseSymbol(sym_text).ok()) {
+    if (!common::ParseSymbol(sym_text).ok()) {
       return ErrorResponse(400, "invalid_field", where + ".sym: not a contract symbol");
     }
     auto qty = p.find("qty");
@@ -178,16 +182,17 @@ HttpResponse HandlePositions(const HandlerContext& ctx, const Principal& who,
 
 HttpResponse HandleBook(const HandlerContext& ctx, const std::string& sym, const Query& query) {
   if (auto bad = CheckQueryKeys(query, {"depth"})) return *bad;
-  if (!ParseSymbol(sym).ok()) {
-    return ErrorResponse(400, "invalid_parameter", "not a contract symbol (GPU-TIER-REGION-YYYYMM)");
+  if (!common::ParseSymbol(sym).ok()) {
+    return ErrorResponse(400, "invalid_parameter",
+                         "not a contract symbol (GPU-TIER-REGION-YYYYMM)");
   }
   int depth = ctx.options->default_book_depth;
   if (auto it = query.find("depth"); it != query.end()) {
     std::optional<int> d = ParseSmallInt(it->second, 1, ctx.options->max_book_depth);
     if (!d) {
-      return ErrorResponse(400, "invalid_parameter",
-                           absl::StrCat("depth must be an integer in 1..",
-                                        ctx.options->max_book_depth));
+      return ErrorResponse(
+          400, "invalid_parameter",
+          absl::StrCat("depth must be an integer in 1..", ctx.options->max_book_depth));
     }
     depth = *d;
   }
@@ -200,7 +205,7 @@ HttpResponse HandleBook(const HandlerContext& ctx, const std::string& sym, const
 HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade_text,
                              const Query& query) {
   if (auto bad = CheckQueryKeys(query, {"from", "to"})) return *bad;
-  absl::StatusOr<Grade> grade = ParseGrade(grade_text);
+  absl::StatusOr<common::Grade> grade = common::ParseGrade(grade_text);
   if (!grade.ok()) {
     return ErrorResponse(400, "invalid_parameter", "not a grade (GPU-TIER-REGION)");
   }
@@ -208,25 +213,25 @@ HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade
   if (from_it == query.end()) {
     return ErrorResponse(400, "invalid_parameter", "from: missing (YYYY-MM-DD)");
   }
-  absl::StatusOr<Date> from = ParseDate(from_it->second);
+  absl::StatusOr<common::Date> from = common::ParseDate(from_it->second);
   if (!from.ok()) return ErrorResponse(400, "invalid_parameter", "from: not a date (YYYY-MM-DD)");
-  Date to = *from;
+  common::Date to = *from;
   if (auto it = query.find("to"); it != query.end()) {
-    absl::StatusOr<Date> t = ParseDate(it->second);
+    absl::StatusOr<common::Date> t = common::ParseDate(it->second);
     if (!t.ok()) return ErrorResponse(400, "invalid_parameter", "to: not a date (YYYY-MM-DD)");
     to = *t;
   }
   if (to < *from) return ErrorResponse(400, "invalid_parameter", "to is before from");
   if (to.days - from->days + 1 > ctx.options->max_reference_days) {
-    return ErrorResponse(400, "invalid_parameter",
-                         absl::StrCat("range longer than ", ctx.options->max_reference_days,
-                                      " days"));
+    return ErrorResponse(
+        400, "invalid_parameter",
+        absl::StrCat("range longer than ", ctx.options->max_reference_days, " days"));
   }
   if (ctx.providers.reference == nullptr) return Unavailable("reference data");
-  absl::StatusOr<std::vector<FixRecord>> fixes =
-      ctx.providers.reference->Fixes(*grade, *from, to);
+  absl::StatusOr<std::vector<FixRecord>> fixes = ctx.providers.reference->Fixes(*grade, *from, to);
   if (!fixes.ok()) return ProviderErrorResponse(fixes.status());
-  return JsonResponse(200, FixesJson(grade->Key(), FormatDate(*from), FormatDate(to), *fixes));
+  return JsonResponse(
+      200, FixesJson(grade->Key(), common::FormatDate(*from), common::FormatDate(to), *fixes));
 }
 
 }  // namespace cfx::gateway::internal

@@ -22,7 +22,7 @@ std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 
 json ScenarioJson(const ScenarioParams& s) {
   json tput = json::object();
-  for (int t = 0; t < kNumTiers; ++t) tput[kTierNames[t]] = s.tput_moves[t];
+  for (int t = 0; t < common::kNumTiers; ++t) tput[common::kTierNames[t]] = s.tput_moves[t];
   return json{{"number", s.number},
               {"label", s.label.empty() ? std::to_string(s.number) : s.label},
               {"weight", s.weight},
@@ -37,7 +37,7 @@ std::string ErrorJson(const std::string& error, const std::string& detail) {
 }
 
 std::string UsdFromMicro(int64_t micro_usd) {
-  return FormatScaled(DivRoundHalfEven(micro_usd, 10'000), 2);
+  return common::FormatScaled(common::DivRoundHalfEven(micro_usd, 10'000), 2);
 }
 
 std::string MarginJson(const std::optional<std::string>& account, MarginMethod method,
@@ -67,15 +67,15 @@ std::string MarginJson(const std::optional<std::string>& account, MarginMethod m
 std::string PositionsJson(const std::string& account, const std::vector<PositionLine>& lines) {
   json positions = json::array();
   for (const PositionLine& p : lines) {
-    positions.push_back(json{{"sym", p.sym},
-                             {"qty", p.qty},
-                             {"avg_price", Optional(p.avg_price)},
-                             {"last_price", Optional(p.last_price)},
-                             {"settle", Optional(p.settle)},
-                             {"open_buy_qty", p.open_buy_qty},
-                             {"open_sell_qty", p.open_sell_qty},
-                             {"vm", p.vm_micro_usd ? json(UsdFromMicro(*p.vm_micro_usd))
-                                                   : json(nullptr)}});
+    positions.push_back(
+        json{{"sym", p.sym},
+             {"qty", p.qty},
+             {"avg_price", Optional(p.avg_price)},
+             {"last_price", Optional(p.last_price)},
+             {"settle", Optional(p.settle)},
+             {"open_buy_qty", p.open_buy_qty},
+             {"open_sell_qty", p.open_sell_qty},
+             {"vm", p.vm_micro_usd ? json(UsdFromMicro(*p.vm_micro_usd)) : json(nullptr)}});
   }
   return Dump(json{{"account", account}, {"positions", std::move(positions)}});
 }

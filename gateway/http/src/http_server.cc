@@ -8,9 +8,9 @@
 #include "cfx/gateway/http_server.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <iostream>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,7 +41,8 @@ class HttpSession;
 // HttpServer) so that HttpSession can name it. Thread safety: every method is thread-safe.
 class HttpSessionHost {
  public:
-  HttpSessionHost(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options)
+  HttpSessionHost(const common::ExchangeConfig& config, HttpProviders providers,
+                  HttpServerOptions options)
       : options_(options), api_(config, providers, options, &metrics_) {}
 
   HttpApi& api() { return api_; }
@@ -82,7 +83,7 @@ class HttpSessionHost {
   std::mutex sessions_mu_;
   std::condition_variable sessions_cv_;
   std::map<uint64_t, std::weak_ptr<HttpSession>> sessions_;  // guarded by sessions_mu_
-  std::map<std::string, int> per_peer_;                       // guarded by sessions_mu_
+  std::map<std::string, int> per_peer_;                      // guarded by sessions_mu_
   std::atomic<bool> stopping_{false};
 };
 
@@ -133,11 +134,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       server_->metrics().ReadTimeout();
       return Close();  // the stream has closed the socket already
     }
-    if (ec == bhttp::error::body_limit) return TransportError(413, "payload_too_large",
-        absl::StrCat("body larger than ", server_->options().max_body_bytes, " bytes"));
-    if (ec == bhttp::error::header_limit) return TransportError(431, "headers_too_large",
-        absl::StrCat("request headers larger than ", server_->options().max_header_bytes,
-                     " bytes"));
+    if (ec == bhttp::error::body_limit)
+      return TransportError(
+          413, "payload_too_large",
+          absl::StrCat("body larger than ", server_->options().max_body_bytes, " bytes"));
+    if (ec == bhttp::error::header_limit)
+      return TransportError(431, "headers_too_large",
+                            absl::StrCat("request headers larger than ",
+                                         server_->options().max_header_bytes, " bytes"));
     if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
       // Beast's own category: a malformed request.
       return TransportError(400, "bad_request", ec.message());
@@ -208,7 +212,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 class HttpServer::Impl : public internal::HttpSessionHost {
  public:
-  Impl(const ExchangeConfig& config, HttpProviders providers, HttpServerOptions options)
+  Impl(const common::ExchangeConfig& config, HttpProviders providers, HttpServerOptions options)
       : HttpSessionHost(config, providers, options),
         address_(config.listen_address),
         configured_port_(config.http_port) {}
@@ -250,13 +254,14 @@ absl::Status HttpServer::Impl::Start() {
         absl::StrCat("http listen_address '", address_, "': ", ec.message()));
   }
   if (configured_port_ < 0 || configured_port_ > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("http_port ", configured_port_, " out of range"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("http_port ", configured_port_, " out of range"));
   }
   tcp::endpoint endpoint(addr, static_cast<uint16_t>(configured_port_));
   acceptor_.emplace(asio::make_strand(ioc_));
   auto fail = [&](const char* what) {
-    return absl::UnavailableError(absl::StrCat("http ", what, " ", address_, ":",
-                                               configured_port_, ": ", ec.message()));
+    return absl::UnavailableError(
+        absl::StrCat("http ", what, " ", address_, ":", configured_port_, ": ", ec.message()));
   };
   if (acceptor_->open(endpoint.protocol(), ec); ec) return fail("open");
   if (acceptor_->set_option(asio::socket_base::reuse_address(true), ec); ec) return fail("option");
@@ -342,9 +347,9 @@ void HttpServer::Impl::Stop() {
   threads_.clear();
 }
 
-HttpServerOptions HttpServerOptionsFromConfig(const ExchangeConfig& config) {
+HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& config) {
   HttpServerOptions o;
-  const LimitsConfig& l = config.limits;
+  const common::LimitsConfig& l = config.limits;
   o.max_connections = l.http_max_connections;
   o.max_connections_per_peer = l.http_max_connections_per_peer;
   o.max_body_bytes = static_cast<size_t>(l.http_max_body_bytes);
@@ -353,7 +358,7 @@ HttpServerOptions HttpServerOptionsFromConfig(const ExchangeConfig& config) {
   return o;
 }
 
-HttpServer::HttpServer(const ExchangeConfig& config, HttpProviders providers,
+HttpServer::HttpServer(const common::ExchangeConfig& config, HttpProviders providers,
                        HttpServerOptions options)
     : impl_(std::make_unique<Impl>(config, providers, std::move(options))) {}
 

@@ -20,18 +20,18 @@ namespace gv = cfx::gpu_valuation;
 // How far back the latest fix of a grade is looked for when a contract has never settled.
 constexpr int kFixLookbackDays = 60;
 
-std::string Price3(int64_t ticks) { return FormatScaled(ticks, 3); }
+std::string Price3(int64_t ticks) { return common::FormatScaled(ticks, 3); }
 
 // The margin inputs at one point in time. Immutable once built; shared with readers.
 struct Basis {
-  std::optional<Date> settled;                   // latest settled date in the ledger
-  Date as_of;                                    // throughput rows dated <= as_of
-  std::map<std::string, int64_t> prices;         // ticks, by symbol
-  std::map<std::string, int64_t> settles;        // from the ledger only
+  std::optional<common::Date> settled;                        // latest settled date in the ledger
+  common::Date as_of;                                         // throughput rows dated <= as_of
+  std::map<std::string, int64_t> prices;                      // ticks, by symbol
+  std::map<std::string, int64_t> settles;                     // from the ledger only
   std::map<std::pair<std::string, std::string>, int64_t> vm;  // (account, sym) -> Σ VM
   std::vector<gv::ThroughputRow> throughput;
   std::shared_ptr<const gv::MarginEngine> span16;
-  std::shared_ptr<const gv::MarginEngine> mc;    // built on first use
+  std::shared_ptr<const gv::MarginEngine> mc;  // built on first use
 };
 
 MarginResult ToHttp(const gv::MarginResult& r, int scenario_count) {
@@ -49,7 +49,7 @@ MarginResult ToHttp(const gv::MarginResult& r, int scenario_count) {
     line.qty = p.qty;
     line.settle = Price3(p.settle_ticks);
     if (p.theta) line.theta = absl::StrCat(*p.theta);
-    if (p.price_per_mtok_e4) line.price_per_mtok = FormatScaled(*p.price_per_mtok_e4, 4);
+    if (p.price_per_mtok_e4) line.price_per_mtok = common::FormatScaled(*p.price_per_mtok_e4, 4);
     line.worst_loss_micro_usd = p.worst_loss_micro;
     out.positions.push_back(std::move(line));
   }
@@ -60,11 +60,11 @@ MarginResult ToHttp(const gv::MarginResult& r, int scenario_count) {
 
 class CoreHttpProviders::Impl {
  public:
-  Impl(exchange::ExchangeCore* core, const ExchangeConfig& config, std::string data_dir)
+  Impl(exchange::ExchangeCore* core, const common::ExchangeConfig& config, std::string data_dir)
       : core_(core), config_(config), data_dir_(std::move(data_dir)) {}
 
   exchange::ExchangeCore* core_;
-  ExchangeConfig config_;
+  common::ExchangeConfig config_;
   std::string data_dir_;
 
   std::mutex mu_;  // guards the stores and basis_ (never held during a margin run)
@@ -72,18 +72,17 @@ class CoreHttpProviders::Impl {
   std::unique_ptr<settlement::Ledger> ledger_;
   std::shared_ptr<Basis> basis_;
 
-  Date Today() const {
+  common::Date Today() const {
     engine::Timestamp now = core_->now();
-    int64_t us = now == engine::kNoTime
-                     ? std::chrono::duration_cast<std::chrono::microseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count()
-                     : now / 1000;
-    return Date{static_cast<int32_t>(us / kUsPerDay)};
+    int64_t us = now == engine::kNoTime ? std::chrono::duration_cast<std::chrono::microseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count()
+                                        : now / 1000;
+    return common::Date{static_cast<int32_t>(us / common::kUsPerDay)};
   }
 
   // REQUIRES: mu_ held.
-  absl::StatusOr<std::shared_ptr<Basis>> BuildBasis(std::optional<Date> settled) {
+  absl::StatusOr<std::shared_ptr<Basis>> BuildBasis(std::optional<common::Date> settled) {
     auto b = std::make_shared<Basis>();
     b->settled = settled;
     b->as_of = Today();
@@ -95,7 +94,7 @@ class CoreHttpProviders::Impl {
     if (settled) {
       auto first = ledger_->FirstSettledDate();
       if (!first.ok()) return first.status();
-      for (Date d = first->value_or(*settled); d <= *settled; d.days++) {
+      for (common::Date d = first->value_or(*settled); d <= *settled; d.days++) {
         auto day = ledger_->ReadDay(d);
         if (!day.ok()) return day.status();
         if (!day->has_value()) continue;
@@ -109,7 +108,7 @@ class CoreHttpProviders::Impl {
         if (!s.ok()) return s;
       }
     }
-    const Date from{b->as_of.days - kFixLookbackDays};
+    const common::Date from{b->as_of.days - kFixLookbackDays};
     std::map<std::string, std::optional<int64_t>> fix_by_grade;
     // Every contract the engine knows: a position may be held in one that has expired.
     for (const std::string& sym : core_->AllSymbols()) {
@@ -117,20 +116,20 @@ class CoreHttpProviders::Impl {
         b->prices[sym] = it->second;
         continue;
       }
-      absl::StatusOr<ContractSymbol> cs = ParseSymbol(sym);
+      absl::StatusOr<common::ContractSymbol> cs = common::ParseSymbol(sym);
       if (!cs.ok()) continue;
       const std::string grade = cs->grade.Key();
       if (!fix_by_grade.count(grade)) {
         std::optional<int64_t> fix;
         // The fix of `as_of` is published at its 16:00Z close: during that trading day
         // the latest fix is the previous business day's.
-        auto range = fixes_->Range(grade, from, Date{b->as_of.days - 1});
+        auto range = fixes_->Range(grade, from, common::Date{b->as_of.days - 1});
         if (!range.ok()) return range.status();
         for (const reference::FixRecord& r : *range) {
-          if (r.fix_e4) fix = DivRoundHalfEven(*r.fix_e4, 10);  // 4 decimals -> ticks
+          if (r.fix_e4) fix = common::DivRoundHalfEven(*r.fix_e4, 10);  // 4 decimals -> ticks
         }
         if (!fix) {
-          for (const ProductConfig& p : config_.products) {
+          for (const common::ProductConfig& p : config_.products) {
             if (p.grade == cs->grade && p.ref_ticks) fix = *p.ref_ticks;
           }
         }
@@ -188,8 +187,8 @@ class CoreHttpProviders::Impl {
   }
 };
 
-CoreHttpProviders::CoreHttpProviders(exchange::ExchangeCore* core, const ExchangeConfig& config,
-                                     std::string data_dir)
+CoreHttpProviders::CoreHttpProviders(exchange::ExchangeCore* core,
+                                     const common::ExchangeConfig& config, std::string data_dir)
     : impl_(std::make_unique<Impl>(core, config, std::move(data_dir))) {}
 
 CoreHttpProviders::~CoreHttpProviders() = default;
@@ -247,8 +246,8 @@ absl::StatusOr<MarginResult> CoreHttpProviders::AccountMargin(const std::string&
   return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
 }
 
-absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(
-    const std::vector<WhatIfPosition>& positions, MarginMethod method) {
+absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(const std::vector<WhatIfPosition>& positions,
+                                                       MarginMethod method) {
   auto engine = impl_->EngineFor(method);
   if (!engine.ok()) return engine.status();
   std::vector<gv::Position> book;
@@ -264,8 +263,7 @@ absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(
   return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
 }
 
-absl::StatusOr<std::vector<PositionLine>> CoreHttpProviders::Positions(
-    const std::string& account) {
+absl::StatusOr<std::vector<PositionLine>> CoreHttpProviders::Positions(const std::string& account) {
   auto b = impl_->Current();
   if (!b.ok()) return b.status();
   std::vector<PositionLine> out;
@@ -297,22 +295,25 @@ absl::StatusOr<BookSnapshot> CoreHttpProviders::Book(const std::string& sym, int
   out.sym = sym;
   out.state = std::string(engine::ToString(view->state));
   out.seq = view->seq;
-  for (const exchange::BookLevelView& l : view->bids) out.bids.push_back({Price3(l.px), l.qty, l.count});
-  for (const exchange::BookLevelView& l : view->asks) out.asks.push_back({Price3(l.px), l.qty, l.count});
+  for (const exchange::BookLevelView& l : view->bids)
+    out.bids.push_back({Price3(l.px), l.qty, l.count});
+  for (const exchange::BookLevelView& l : view->asks)
+    out.asks.push_back({Price3(l.px), l.qty, l.count});
   if (view->has_last_trade) {
     LastTrade t;
     t.price = Price3(view->last_px);
     t.qty = view->last_qty;
-    if (view->last_ts != engine::kNoTime) t.ts = FormatTimestamp(view->last_ts / 1000);
+    if (view->last_ts != engine::kNoTime) t.ts = common::FormatTimestamp(view->last_ts / 1000);
     out.last_trade = t;
   }
   return out;
 }
 
-absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const Grade& grade, Date from,
-                                                               Date to) {
+absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const common::Grade& grade,
+                                                                common::Date from,
+                                                                common::Date to) {
   bool known = false;
-  for (const ProductConfig& p : impl_->config_.products) known |= p.grade == grade;
+  for (const common::ProductConfig& p : impl_->config_.products) known |= p.grade == grade;
   if (!known) return absl::NotFoundError(absl::StrCat("unknown grade ", grade.Key()));
   std::lock_guard<std::mutex> lock(impl_->mu_);
   if (!impl_->fixes_) return absl::UnavailableError("providers not started");
@@ -322,17 +323,17 @@ absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const Grade& gra
   for (const reference::FixRecord& r : *records) {
     FixRecord f;
     f.grade = r.grade;
-    f.date = FormatDate(r.date);
-    if (r.fix_e4) f.fix = FormatScaled(*r.fix_e4, 4);
+    f.date = common::FormatDate(r.date);
+    if (r.fix_e4) f.fix = common::FormatScaled(*r.fix_e4, 4);
     f.level = r.level;
-    if (r.p25_e4) f.p25 = FormatScaled(*r.p25_e4, 4);
-    if (r.p75_e4) f.p75 = FormatScaled(*r.p75_e4, 4);
+    if (r.p25_e4) f.p25 = common::FormatScaled(*r.p25_e4, 4);
+    if (r.p75_e4) f.p75 = common::FormatScaled(*r.p75_e4, 4);
     f.n_obs = r.n_obs;
     f.n_dropped = r.n_dropped;
     f.n_providers = r.n_providers;
     f.volume = absl::StrCat(r.volume);
     if (r.theta) f.theta = absl::StrCat(*r.theta);
-    if (r.price_per_mtok_e4) f.price_per_mtok = FormatScaled(*r.price_per_mtok_e4, 4);
+    if (r.price_per_mtok_e4) f.price_per_mtok = common::FormatScaled(*r.price_per_mtok_e4, 4);
     f.flags = r.flags;
     out.push_back(std::move(f));
   }

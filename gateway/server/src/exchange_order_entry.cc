@@ -23,42 +23,60 @@ constexpr int kFullRetries = 2000;
 
 OrdType ToGateway(en::OrderType t) {
   switch (t) {
-    case en::OrderType::kLimit: return OrdType::kLimit;
-    case en::OrderType::kMarket: return OrdType::kMarket;
-    case en::OrderType::kStop: return OrdType::kStop;
-    case en::OrderType::kStopLimit: return OrdType::kStopLimit;
+    case en::OrderType::kLimit:
+      return OrdType::kLimit;
+    case en::OrderType::kMarket:
+      return OrdType::kMarket;
+    case en::OrderType::kStop:
+      return OrdType::kStop;
+    case en::OrderType::kStopLimit:
+      return OrdType::kStopLimit;
   }
   return OrdType::kLimit;
 }
 
 en::OrderType ToEngine(OrdType t) {
   switch (t) {
-    case OrdType::kLimit: return en::OrderType::kLimit;
-    case OrdType::kMarket: return en::OrderType::kMarket;
-    case OrdType::kStop: return en::OrderType::kStop;
-    case OrdType::kStopLimit: return en::OrderType::kStopLimit;
+    case OrdType::kLimit:
+      return en::OrderType::kLimit;
+    case OrdType::kMarket:
+      return en::OrderType::kMarket;
+    case OrdType::kStop:
+      return en::OrderType::kStop;
+    case OrdType::kStopLimit:
+      return en::OrderType::kStopLimit;
   }
   return en::OrderType::kLimit;
 }
 
 TimeInForce ToGateway(en::TimeInForce t) {
   switch (t) {
-    case en::TimeInForce::kDay: return TimeInForce::kDay;
-    case en::TimeInForce::kGtc: return TimeInForce::kGtc;
-    case en::TimeInForce::kIoc: return TimeInForce::kIoc;
-    case en::TimeInForce::kFok: return TimeInForce::kFok;
-    case en::TimeInForce::kGtd: return TimeInForce::kGtd;
+    case en::TimeInForce::kDay:
+      return TimeInForce::kDay;
+    case en::TimeInForce::kGtc:
+      return TimeInForce::kGtc;
+    case en::TimeInForce::kIoc:
+      return TimeInForce::kIoc;
+    case en::TimeInForce::kFok:
+      return TimeInForce::kFok;
+    case en::TimeInForce::kGtd:
+      return TimeInForce::kGtd;
   }
   return TimeInForce::kDay;
 }
 
 en::TimeInForce ToEngine(TimeInForce t) {
   switch (t) {
-    case TimeInForce::kDay: return en::TimeInForce::kDay;
-    case TimeInForce::kGtc: return en::TimeInForce::kGtc;
-    case TimeInForce::kIoc: return en::TimeInForce::kIoc;
-    case TimeInForce::kFok: return en::TimeInForce::kFok;
-    case TimeInForce::kGtd: return en::TimeInForce::kGtd;
+    case TimeInForce::kDay:
+      return en::TimeInForce::kDay;
+    case TimeInForce::kGtc:
+      return en::TimeInForce::kGtc;
+    case TimeInForce::kIoc:
+      return en::TimeInForce::kIoc;
+    case TimeInForce::kFok:
+      return en::TimeInForce::kFok;
+    case TimeInForce::kGtd:
+      return en::TimeInForce::kGtd;
   }
   return en::TimeInForce::kDay;
 }
@@ -68,9 +86,12 @@ en::Side ToEngine(Side s) { return s == Side::kBuy ? en::Side::kBuy : en::Side::
 
 en::StpAction ToEngine(StpAction a) {
   switch (a) {
-    case StpAction::kCancelResting: return en::StpAction::kCancelResting;
-    case StpAction::kCancelAggressor: return en::StpAction::kCancelAggressor;
-    case StpAction::kCancelBoth: return en::StpAction::kCancelBoth;
+    case StpAction::kCancelResting:
+      return en::StpAction::kCancelResting;
+    case StpAction::kCancelAggressor:
+      return en::StpAction::kCancelAggressor;
+    case StpAction::kCancelBoth:
+      return en::StpAction::kCancelBoth;
   }
   return en::StpAction::kCancelResting;
 }
@@ -363,7 +384,8 @@ class ExchangeOrderEntry::Impl {
     // A month listed or expired while running: market data and security lists follow.
     if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
     for (const std::string& sym : touched_) {
-      std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
+      std::optional<exchange::BookView> view =
+          core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
       if (!view) continue;
       BookUpdate u;
       u.symbol = sym;
@@ -416,9 +438,7 @@ ExchangeOrderEntry::ExchangeOrderEntry(exchange::ExchangeCore* core,
 
 ExchangeOrderEntry::~ExchangeOrderEntry() { Stop(); }
 
-void ExchangeOrderEntry::SetListener(ExecutionListener* listener) {
-  impl_->listener_ = listener;
-}
+void ExchangeOrderEntry::SetListener(ExecutionListener* listener) { impl_->listener_ = listener; }
 
 absl::Status ExchangeOrderEntry::Start() {
   if (!impl_->collision_.empty()) {
@@ -472,7 +492,7 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   c.stp_action = ToEngine(r.stp_action);
   c.session = SessionIdOf(r.session);
   if (r.tif == TimeInForce::kGtd) {
-    absl::StatusOr<TimestampUs> ts = ParseTimestamp(r.expire_time);
+    absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(r.expire_time);
     if (!ts.ok()) {
       impl_->RejectNew(s, "invalid_field");
       return;
@@ -480,12 +500,13 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
     c.expire = static_cast<en::Timestamp>(*ts) * 1000;
   }
   OrderState asked = s;
-  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) impl_->RejectNew(asked, "throttled");
+  if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted)
+    impl_->RejectNew(asked, "throttled");
 }
 
 void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
   CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, false, "", false,
-                         0, 0};
+                         0,         0};
   en::CancelCmd c;
   if (!c.orig.Assign(r.orig_cl_ord_id) || !Assign(&c.acct, r.account)) {
     refusal.reason = "unknown_order";  // no such id can exist in the engine
@@ -497,7 +518,7 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
 
 void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
   CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, true, "", false,
-                         0, 0};
+                         0,         0};
   en::ReplaceCmd c;
   if (!c.orig.Assign(r.orig_cl_ord_id) || !Assign(&c.acct, r.account)) {
     refusal.reason = "unknown_order";

@@ -47,7 +47,7 @@ absl::StatusOr<int> PickFreePort() {
 
 class ExchangeServer::Impl {
  public:
-  Impl(ExchangeConfig config, ExchangeServerOptions options)
+  Impl(common::ExchangeConfig config, ExchangeServerOptions options)
       : config_(std::move(config)), options_(std::move(options)) {
     if (!options_.data_dir.empty()) config_.data_dir = options_.data_dir;
     if (options_.fix_port >= 0) config_.fix_port = options_.fix_port;
@@ -71,7 +71,7 @@ class ExchangeServer::Impl {
     core_options.unsafe_no_sync = options_.unsafe_no_sync;
     core_ = std::make_unique<exchange::ExchangeCore>(config_, core_options);
     std::vector<std::string> sessions;
-    for (const SessionConfig& s : config_.sessions) sessions.push_back(s.sender_comp_id);
+    for (const common::SessionConfig& s : config_.sessions) sessions.push_back(s.sender_comp_id);
     entry_ = std::make_unique<ExchangeOrderEntry>(core_.get(), sessions);
     auto recovery = core_->Start();
     if (!recovery.ok()) return Fail("exchange core", recovery.status());
@@ -155,7 +155,7 @@ class ExchangeServer::Impl {
 
   static constexpr std::chrono::seconds kRefreshEvery{30};
 
-  ExchangeConfig config_;
+  common::ExchangeConfig config_;
   ExchangeServerOptions options_;
   std::map<std::string, int64_t> sent_margins_;  // refresher thread after Start
   std::mutex refresh_mu_;
@@ -171,7 +171,7 @@ class ExchangeServer::Impl {
   std::unique_ptr<FixGateway> fix_;
 };
 
-ExchangeServer::ExchangeServer(ExchangeConfig config, ExchangeServerOptions options)
+ExchangeServer::ExchangeServer(common::ExchangeConfig config, ExchangeServerOptions options)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
 
 ExchangeServer::~ExchangeServer() { impl_->Stop(); }

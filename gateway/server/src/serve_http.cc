@@ -8,7 +8,7 @@ namespace {
 
 class ServeHttpImpl : public ServeHttp {
  public:
-  ServeHttpImpl(exchange::ExchangeCore* core, const ExchangeConfig& config)
+  ServeHttpImpl(exchange::ExchangeCore* core, const common::ExchangeConfig& config)
       : config_(config), providers_(core, config, config.data_dir) {}
 
   absl::Status StartProviders() override { return providers_.Start(); }
@@ -29,7 +29,7 @@ class ServeHttpImpl : public ServeHttp {
   }
 
  private:
-  ExchangeConfig config_;
+  common::ExchangeConfig config_;
   CoreHttpProviders providers_;
   std::unique_ptr<HttpServer> server_;  // declared last: stopped before the providers go
 };
@@ -37,7 +37,7 @@ class ServeHttpImpl : public ServeHttp {
 }  // namespace
 
 std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
-                                         const ExchangeConfig& config) {
+                                         const common::ExchangeConfig& config) {
   return std::make_unique<ServeHttpImpl>(core, config);
 }
 

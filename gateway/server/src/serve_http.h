@@ -32,7 +32,7 @@ class ServeHttp {
 
 // `core` must outlive the result; `config` is copied.
 std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
-                                         const ExchangeConfig& config);
+                                         const common::ExchangeConfig& config);
 
 }  // namespace cfx::gateway::internal
 

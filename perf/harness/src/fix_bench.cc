@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "cfx/client/fix_session.h"
 #include "cfx/gateway/fix_fake_exchange.h"
 #include "cfx/gateway/fix_gateway.h"
 #include "cfx/gateway/fix_quickfix.h"
@@ -27,7 +28,7 @@ namespace cfx {
 namespace perf {
 
 namespace qf = gateway::internal;  // fix_quickfix.h's message helpers
-using namespace cfx::gateway;  // NOLINT(build/namespaces): the bench drives the gateway
+using namespace cfx::gateway;      // NOLINT(build/namespaces): the bench drives the gateway
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -46,17 +47,18 @@ class QuietApplication : public FIX::Application {
   void onLogout(const FIX::SessionID&) override {}
   void toAdmin(FIX::Message&, const FIX::SessionID&) override {}
   void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
-  void fromAdmin(const FIX::Message&, const FIX::SessionID&) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::RejectLogon) override {}
+  void fromAdmin(const FIX::Message&,
+                 const FIX::SessionID&) throw(FIX::FieldNotFound, FIX::IncorrectDataFormat,
+                                              FIX::IncorrectTagValue, FIX::RejectLogon) override {}
 };
 
 // The --echo server: answers each order with one ExecutionReport and nothing else.
 class EchoApp : public QuietApplication {
  public:
-  void fromApp(const FIX::Message& m, const FIX::SessionID& id) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::UnsupportedMessageType) override {
+  void fromApp(const FIX::Message& m,
+               const FIX::SessionID& id) throw(FIX::FieldNotFound, FIX::IncorrectDataFormat,
+                                               FIX::IncorrectTagValue,
+                                               FIX::UnsupportedMessageType) override {
     if (m.getHeader().getField(35) != "D") throw FIX::UnsupportedMessageType();
     FIX::Message er = qf::NewMessage("8");
     const uint64_t n = ++seq_;
@@ -110,9 +112,10 @@ class BenchClient : public QuietApplication {
     s.logged_on = false;
     s.cv.notify_all();
   }
-  void fromApp(const FIX::Message& m, const FIX::SessionID& id) throw(
-      FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-      FIX::UnsupportedMessageType) override {
+  void fromApp(const FIX::Message& m,
+               const FIX::SessionID& id) throw(FIX::FieldNotFound, FIX::IncorrectDataFormat,
+                                               FIX::IncorrectTagValue,
+                                               FIX::UnsupportedMessageType) override {
     const Clock::time_point now = Clock::now();
     if (m.getHeader().getField(35) != "8") return;
     const std::string type = qf::FieldOr(m, 150);
@@ -346,11 +349,10 @@ class BenchRun {
 
   // Throws FIX::ConfigError or FIX::RuntimeError.
   void StartInitiator() {
-    FIX::Dictionary c = CommonSettings(dir_ + "/client", dictionary_);
-    c.setString("ConnectionType", "initiator");
-    c.setString("SocketConnectHost", "127.0.0.1");
-    c.setInt("SocketConnectPort", port_);
-    c.setInt("ReconnectInterval", 1);
+    client::FixClientOptions o;
+    o.port = port_;
+    o.store_dir = dir_ + "/client";
+    FIX::Dictionary c = client::InitiatorSettings(o, dictionary_);
     client_settings_.set(c);
     for (int i = 0; i < options_.sessions; ++i) {
       ids_.emplace_back("FIX.4.4", SessionName(i), "CFX");

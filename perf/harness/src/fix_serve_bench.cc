@@ -17,8 +17,8 @@ namespace {
 
 // The bench exchange: one account with ample collateral, sessions BENCH_0.. that reset
 // their sequence numbers, no throttle, one grade listed from March 2027.
-ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
-  ExchangeConfig c;
+common::ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
+  common::ExchangeConfig c;
   c.source = "bench";
   c.data_dir = data_dir;
   c.fix_port = 0;
@@ -26,7 +26,7 @@ ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
   c.firms.push_back({"BENCH", "Bench"});
   c.accounts.push_back({"BENCH-1", "BENCH", int64_t{1'000'000'000} * 1'000'000});
   for (int i = 0; i < sessions; ++i) {
-    SessionConfig s;
+    common::SessionConfig s;
     s.sender_comp_id = "BENCH_" + std::to_string(i);
     s.firm = "BENCH";
     s.cancel_on_disconnect = false;
@@ -34,8 +34,8 @@ ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
     s.reset_on_logon = true;
     c.sessions.push_back(s);
   }
-  ProductConfig p;
-  p.grade = Grade{"B200", Tier::kGold, "US"};
+  common::ProductConfig p;
+  p.grade = common::Grade{"B200", common::Tier::kGold, "US"};
   p.ref_ticks = 5000;
   p.max_order_qty = 1000;
   c.products.push_back(p);
@@ -56,7 +56,7 @@ class BenchExchange {
     if (data_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
     gateway::ExchangeServerOptions so;
     so.manual_clock = true;
-    so.start_time = *ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    so.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
     so.unsafe_no_sync = no_sync;
     server_ = std::make_unique<gateway::ExchangeServer>(BenchConfig(data_dir_, sessions), so);
     return server_->Start();

@@ -40,8 +40,8 @@ void FillBenchData(gateway::InMemoryProviders* mem) {
   book.sym = "B200-GOLD-US-202703";
   book.state = "open";
   for (int i = 0; i < 10; ++i) {
-    book.bids.push_back({FormatScaled(5250 - i, 3), 10 + i, 1 + i % 3});
-    book.asks.push_back({FormatScaled(5251 + i, 3), 10 + i, 1 + i % 3});
+    book.bids.push_back({common::FormatScaled(5250 - i, 3), 10 + i, 1 + i % 3});
+    book.asks.push_back({common::FormatScaled(5251 + i, 3), 10 + i, 1 + i % 3});
   }
   mem->SetBook(book);
   MarginResult m;
@@ -126,7 +126,7 @@ ClientLoad RunClients(int port, const HttpBenchOptions& options) {
 
 }  // namespace
 
-absl::StatusOr<HttpBenchResult> RunHttpBench(ExchangeConfig config,
+absl::StatusOr<HttpBenchResult> RunHttpBench(common::ExchangeConfig config,
                                              const HttpBenchOptions& options) {
   config.listen_address = "127.0.0.1";
   config.http_port = 0;

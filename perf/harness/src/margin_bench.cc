@@ -35,8 +35,8 @@ double ProcessCpuSeconds() {
 // The universe: B200 in 4 tiers x 3 regions x 12 months = 144 contracts, seeded prices.
 std::vector<gv::ContractPrice> SyntheticPrices(std::mt19937_64& rng) {
   std::vector<gv::ContractPrice> prices;
-  for (const char* tier : kTierNames) {
-    for (const char* region : kRegionNames) {
+  for (const char* tier : common::kTierNames) {
+    for (const char* region : common::kRegionNames) {
       for (int m = 1; m <= 12; ++m) {
         prices.push_back({absl::StrCat("B200-", tier, "-", region, "-2027", m < 10 ? "0" : "", m),
                           static_cast<int64_t>(2000 + rng() % 6000)});
@@ -49,10 +49,10 @@ std::vector<gv::ContractPrice> SyntheticPrices(std::mt19937_64& rng) {
 // Five operators per tier, all measured on one date.
 std::vector<gv::ThroughputRow> SyntheticThroughput() {
   std::vector<gv::ThroughputRow> throughput;
-  for (int t = 0; t < kNumTiers; ++t) {
+  for (int t = 0; t < common::kNumTiers; ++t) {
     for (int op = 0; op < 5; ++op) {
-      throughput.push_back({absl::StrCat("op", t, "_", op), static_cast<Tier>(t), "B200",
-                            DateFromYmd(2027, 3, 1), 800.0 + 40.0 * op + 100.0 * t});
+      throughput.push_back({absl::StrCat("op", t, "_", op), static_cast<common::Tier>(t), "B200",
+                            common::DateFromYmd(2027, 3, 1), 800.0 + 40.0 * op + 100.0 * t});
     }
   }
   return throughput;

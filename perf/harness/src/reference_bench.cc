@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 using internal::SecondsSince;
 
 // The day generated and fixed.
-Date BenchDay() { return DateFromYmd(2027, 3, 3); }
+common::Date BenchDay() { return common::DateFromYmd(2027, 3, 3); }
 
 // Grades = 4 tiers x 3 regions x k gpus; k from `grades` (48 -> 4 gpus).
 int GpuCount(int grades) { return std::clamp(grades / 12, 1, 8); }

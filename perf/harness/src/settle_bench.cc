@@ -31,10 +31,10 @@ class SyntheticTrades : public TradeSource {
       : accounts_(accounts), positions_(positions), syms_(syms) {}
   void SetDay(int day) { day_ = day; }
 
-  absl::Status ForEachTrade(TimestampUs from, TimestampUs to,
+  absl::Status ForEachTrade(common::TimestampUs from, common::TimestampUs to,
                             const std::function<absl::Status(const Trade&)>& fn) override {
     Trade t;
-    t.ts = to - 10 * kUsPerMinute;  // in the closing window: these contracts settle T1
+    t.ts = to - 10 * common::kUsPerMinute;  // in the closing window: these contracts settle T1
     if (t.ts < from) return absl::OkStatus();
     int64_t seq = day_ * 1'000'000'000LL;
     const int64_t pairs = accounts_ / 2;
@@ -54,7 +54,7 @@ class SyntheticTrades : public TradeSource {
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string&, Date) override {
+  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string&, common::Date) override {
     return std::optional<CloseQuote>();
   }
 
@@ -66,7 +66,7 @@ class SyntheticTrades : public TradeSource {
 
 class SyntheticFixes : public FixSource {
  public:
-  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, Date d) override {
+  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, common::Date d) override {
     return std::optional<int64_t>(50000 + static_cast<int64_t>(grade.size()) * 7 + d.days % 13);
   }
 };
@@ -90,7 +90,8 @@ class SyntheticMargin : public MarginSource {
 std::vector<std::string> BenchSymbols() {
   std::vector<std::string> syms;
   for (const char* g : {"B200-PLAT-US", "B200-GOLD-US", "B200-SILV-US", "B200-GOLD-EU"}) {
-    for (const auto& c : ListedContracts(*ParseGrade(g), *ParseDate("2027-03-01"))) {
+    for (const auto& c :
+         ListedContracts(*common::ParseGrade(g), *common::ParseDate("2027-03-01"))) {
       syms.push_back(c.Key());
     }
   }
@@ -136,7 +137,7 @@ absl::StatusOr<SettleBenchResult> RunSettleBench(const SettleBenchOptions& optio
   for (int day = 1; day <= 2; ++day) {
     trades.SetDay(day);
     const auto start = std::chrono::steady_clock::now();
-    auto r = SettleDate(*ParseDate(day == 1 ? "2027-03-01" : "2027-03-02"), config,
+    auto r = SettleDate(*common::ParseDate(day == 1 ? "2027-03-01" : "2027-03-02"), config,
                         {&trades, &fixes, &margin}, settle_options);
     seconds[day - 1] = internal::SecondsSince(start);
     if (!r.ok()) {

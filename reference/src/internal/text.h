@@ -11,7 +11,7 @@ namespace cfx::reference::internal {
 
 // FormatScaled without trailing zeros (and without a dangling '.'): 5250000 at 6 -> "5.25".
 inline std::string FormatTrimmed(int64_t value, int scale) {
-  std::string s = FormatScaled(value, scale);
+  std::string s = common::FormatScaled(value, scale);
   if (s.find('.') == std::string::npos) return s;
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();

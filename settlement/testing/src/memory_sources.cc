@@ -7,11 +7,11 @@ void MemoryTradeSource::AddTrade(Trade trade) {
   trades_[seq] = std::move(trade);
 }
 
-void MemoryTradeSource::SetClose(const std::string& sym, Date date, CloseQuote quote) {
+void MemoryTradeSource::SetClose(const std::string& sym, common::Date date, CloseQuote quote) {
   closes_[{sym, date}] = quote;
 }
 
-absl::Status MemoryTradeSource::ForEachTrade(TimestampUs from, TimestampUs to,
+absl::Status MemoryTradeSource::ForEachTrade(common::TimestampUs from, common::TimestampUs to,
                                              const std::function<absl::Status(const Trade&)>& fn) {
   for (const auto& [seq, trade] : trades_) {
     if (trade.ts < from || trade.ts >= to) continue;
@@ -22,13 +22,14 @@ absl::Status MemoryTradeSource::ForEachTrade(TimestampUs from, TimestampUs to,
 }
 
 absl::StatusOr<std::optional<CloseQuote>> MemoryTradeSource::Close(const std::string& sym,
-                                                                   Date date) {
+                                                                   common::Date date) {
   auto it = closes_.find({sym, date});
   if (it == closes_.end()) return std::optional<CloseQuote>();
   return std::optional<CloseQuote>(it->second);
 }
 
-absl::StatusOr<std::optional<int64_t>> MemoryFixSource::FixE4(const std::string& grade, Date date) {
+absl::StatusOr<std::optional<int64_t>> MemoryFixSource::FixE4(const std::string& grade,
+                                                              common::Date date) {
   auto it = fixes_.find({grade, date});
   if (it == fixes_.end()) return std::optional<int64_t>();
   return std::optional<int64_t>(it->second);

@@ -133,8 +133,7 @@ class FixClient {
   // OrderStatusRequest. The answer (an ExecutionReport with ExecType I, 790 echoed) comes
   // after every report the exchange sent this session before it: a barrier.
   absl::Status SendStatusRequest(const std::string& status_req_id, const std::string& cl_ord_id,
-                                 const std::string& account, const std::string& symbol,
-                                 Side side);
+                                 const std::string& account, const std::string& symbol, Side side);
   // MarketDataRequest: 263=1 (snapshot + updates), `depth` levels, bids, offers, trades.
   absl::Status SubscribeMarketData(const std::string& md_req_id,
                                    const std::vector<std::string>& symbols, int depth);

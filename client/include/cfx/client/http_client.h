@@ -28,9 +28,9 @@ struct HttpClientResponse {
 class HttpClient {
  public:
   // Connects to host:port (numeric IPv4/IPv6 address). `timeout` bounds each read/write.
-  static absl::StatusOr<HttpClient> Connect(const std::string& host, int port,
-                                            std::chrono::milliseconds timeout =
-                                                std::chrono::milliseconds(10000));
+  static absl::StatusOr<HttpClient> Connect(
+      const std::string& host, int port,
+      std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
   HttpClient(HttpClient&& other) noexcept;
   HttpClient& operator=(HttpClient&& other) noexcept;
   HttpClient(const HttpClient&) = delete;

@@ -16,7 +16,7 @@
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
 
-namespace cfx {
+namespace cfx::common {
 
 struct FirmConfig {
   std::string id;
@@ -59,17 +59,17 @@ struct ProductConfig {
 // [limits]: what one client can make the exchange hold (SPEC §6, §7). Every key is
 // optional; the defaults are safe for a production venue. docs/reliability.md lists them.
 struct LimitsConfig {
-  int fix_max_connections = 256;           // FIX connections in all
-  int fix_max_connections_per_peer = 16;   // FIX connections from one IP address
-  int fix_logon_timeout_ms = 10000;        // connect -> Logon received
-  int fix_max_message_bytes = 16384;       // largest BodyLength (9)
-  int fix_max_outbound_bytes = 8 << 20;    // unread output per FIX client before disconnect
-  int fix_max_latency_secs = 120;          // SendingTime accuracy; 0 turns the check off
+  int fix_max_connections = 256;          // FIX connections in all
+  int fix_max_connections_per_peer = 16;  // FIX connections from one IP address
+  int fix_logon_timeout_ms = 10000;       // connect -> Logon received
+  int fix_max_message_bytes = 16384;      // largest BodyLength (9)
+  int fix_max_outbound_bytes = 8 << 20;   // unread output per FIX client before disconnect
+  int fix_max_latency_secs = 120;         // SendingTime accuracy; 0 turns the check off
   int http_max_connections = 1024;
   int http_max_connections_per_peer = 64;
   int http_max_body_bytes = 64 * 1024;
-  int http_max_header_bytes = 8 * 1024;    // request line + headers (and trailers)
-  int http_read_timeout_ms = 15000;        // one whole request, also the keep-alive idle
+  int http_max_header_bytes = 8 * 1024;  // request line + headers (and trailers)
+  int http_read_timeout_ms = 15000;      // one whole request, also the keep-alive idle
 };
 
 struct ExchangeConfig {
@@ -80,10 +80,10 @@ struct ExchangeConfig {
   int http_port = 8080;
   std::string fix_target_comp_id = "CFX";
   std::vector<Date> holidays;
-  double psr = 0.15;                 // price scan range for span16
-  int band_pct = 10;                 // price band ± percent of the reference
+  double psr = 0.15;  // price scan range for span16
+  int band_pct = 10;  // price band ± percent of the reference
   int market_protection_ticks = 50;
-  int snapshot_interval = 100000;    // inputs between engine snapshots
+  int snapshot_interval = 100000;  // inputs between engine snapshots
   LimitsConfig limits;
   std::vector<FirmConfig> firms;
   std::vector<AccountConfig> accounts;
@@ -102,6 +102,6 @@ struct ExchangeConfig {
 absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view toml_text, absl::string_view source);
 absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path);
 
-}  // namespace cfx
+}  // namespace cfx::common
 
 #endif  // CFX_COMMON_CONFIG_H_

@@ -26,7 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace cfx {
+namespace cfx::common {
 
 // "file:line: column NAME: reason", or "file:line: reason" when `column` is empty.
 absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
@@ -90,6 +90,6 @@ inline constexpr absl::string_view kPlainNameRule =
 // DataLoss "path: read error" when reading fails.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
-}  // namespace cfx
+}  // namespace cfx::common
 
 #endif  // CFX_COMMON_CSV_H_

@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace cfx {
+namespace cfx::common {
 
 // A civil date, stored as days since 1970-01-01.
 struct Date {
@@ -60,6 +60,6 @@ class BusinessCalendar {
   std::set<Date> holidays_;
 };
 
-}  // namespace cfx
+}  // namespace cfx::common
 
 #endif  // CFX_COMMON_DATE_H_

@@ -12,13 +12,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace cfx {
+namespace cfx::common {
 
 // Parses `digits[.digits]` (optional leading '-' when `allow_negative`) into an integer
 // scaled by 10^scale. Returns InvalidArgument if the text is malformed, has more
 // significant decimals than `scale` (non-zero digits past it), or overflows.
-absl::StatusOr<int64_t> ParseScaled(absl::string_view text, int scale,
-                                    bool allow_negative = false);
+absl::StatusOr<int64_t> ParseScaled(absl::string_view text, int scale, bool allow_negative = false);
 
 // Formats `value` / 10^scale with exactly `scale` decimals ("-1.050").
 std::string FormatScaled(int64_t value, int scale);
@@ -30,6 +29,6 @@ int64_t DivRoundHalfEven(__int128 num, __int128 den);
 // default rounding mode).
 int64_t RoundHalfEven(double x);
 
-}  // namespace cfx
+}  // namespace cfx::common
 
 #endif  // CFX_COMMON_DECIMAL_H_

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace cfx {
+namespace cfx::common {
 
 // Operator rating tiers, best first. The numeric order is the index used for per-tier
 // arrays (scenario throughput moves, TSR tables).
@@ -25,9 +25,9 @@ bool IsKnownRegion(absl::string_view s);
 bool IsValidGpuName(absl::string_view s);
 
 struct Grade {
-  std::string gpu;     // "B200"
+  std::string gpu;  // "B200"
   Tier tier = Tier::kGold;
-  std::string region;  // "US"
+  std::string region;       // "US"
   std::string Key() const;  // "B200-GOLD-US"
   friend bool operator==(const Grade&, const Grade&) = default;
 };
@@ -36,11 +36,11 @@ absl::StatusOr<Grade> ParseGrade(absl::string_view key);
 struct ContractSymbol {
   Grade grade;
   int year = 0;
-  int month = 0;           // 1..12
+  int month = 0;            // 1..12
   std::string Key() const;  // "B200-GOLD-US-202703"
 };
 absl::StatusOr<ContractSymbol> ParseSymbol(absl::string_view sym);
 
-}  // namespace cfx
+}  // namespace cfx::common
 
 #endif  // CFX_COMMON_GRADE_H_

@@ -25,7 +25,7 @@
 #include <optional>
 #include <ostream>
 
-namespace cfx {
+namespace cfx::common {
 
 namespace internal {
 
@@ -95,6 +95,6 @@ constexpr std::optional<MicroUsd> MicroUsdOf(Qty qty, PriceTicks ticks, MicroUsd
   return MicroUsd(out);
 }
 
-}  // namespace cfx
+}  // namespace cfx::common
 
 #endif  // CFX_COMMON_UNITS_H_

@@ -35,7 +35,7 @@ class BookPublisher;
 }
 
 struct MatcherOptions {
-  BusinessCalendar calendar;
+  common::BusinessCalendar calendar;
   bool emit_closes = true;
   // Expire each contract at its last trading day's 16:00Z close (with emit_closes). Off for
   // `cfx replay --data-dir`, whose store must match the §4.1 events it prints.
@@ -71,7 +71,9 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // Publishes every book (after recovery).
   void PublishAll();
   // The latest TimeCmd applied (kNoTime before any); any thread (relaxed).
-  engine::Timestamp published_time() const { return published_time_.load(std::memory_order_relaxed); }
+  engine::Timestamp published_time() const {
+    return published_time_.load(std::memory_order_relaxed);
+  }
 
  private:
   struct Exposure {
@@ -112,10 +114,10 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   uint64_t last_seq_ = 0;
   engine::Timestamp last_time_ = engine::kNoTime;
   // Risk state: all derived from sequenced inputs (snapshotted: positions, margins).
-  absl::flat_hash_map<uint64_t, Exposure> exposure_;  // key: acct << 32 | sym
+  absl::flat_hash_map<uint64_t, Exposure> exposure_;         // key: acct << 32 | sym
   std::vector<std::vector<engine::SymbolId>> account_syms_;  // contracts an account touched
   absl::flat_hash_map<engine::OrderId, LiveLeaves> leaves_;
-  std::vector<int64_t> margins_;  // by symbol id
+  std::vector<int64_t> margins_;           // by symbol id
   std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
   internal::BookPublisher* publisher_ = nullptr;
   std::vector<engine::SymbolId> touched_;

@@ -53,30 +53,30 @@ enum class ClockMode {
 inline constexpr size_t kDefaultEndedOrdersKept = 100000;
 
 struct ExchangeOptions {
-  std::string data_dir;           // empty: config.data_dir
-  bool journal = true;            // false: in memory only (no durability, no trade store)
-  bool record_trades = true;      // trade store <data_dir>/trades (needs the journal)
-  bool unsafe_no_sync = false;    // benchmarks: commits not synced (process-crash safe only)
-  int64_t snapshot_every = -1;    // inputs between engine snapshots; -1: config value; 0: none
+  std::string data_dir;         // empty: config.data_dir
+  bool journal = true;          // false: in memory only (no durability, no trade store)
+  bool record_trades = true;    // trade store <data_dir>/trades (needs the journal)
+  bool unsafe_no_sync = false;  // benchmarks: commits not synced (process-crash safe only)
+  int64_t snapshot_every = -1;  // inputs between engine snapshots; -1: config value; 0: none
   ClockMode clock = ClockMode::kWall;
   // Manual clock: the exchange time at a fresh start (ns since the epoch); also the month
   // the listing starts from. kNoTime: the wall clock's now.
   engine::Timestamp start_time = engine::kNoTime;
   int64_t wall_tick_ms = 1000;
-  bool pre_trade_risk = true;     // SPEC §4 margin check (active once margins are set)
-  size_t ring_capacity = 1 << 16; // each pipeline ring (power of two)
-  size_t max_batch = 8192;        // most inputs in one group commit
+  bool pre_trade_risk = true;      // SPEC §4 margin check (active once margins are set)
+  size_t ring_capacity = 1 << 16;  // each pipeline ring (power of two)
+  size_t max_batch = 8192;         // most inputs in one group commit
   size_t ended_orders_kept = kDefaultEndedOrdersKept;  // for FindOrder after an order ends
 };
 
 struct RecoveryInfo {
-  bool fresh = true;              // the journal was empty: products were listed now
+  bool fresh = true;  // the journal was empty: products were listed now
   uint64_t next_seq = 1;
-  uint64_t snapshot_seq = 0;      // 0: no snapshot used
-  uint64_t replayed = 0;          // journal records applied after the snapshot
-  uint64_t recorder_replayed = 0; // inputs re-derived into the trade store (crash recovery)
+  uint64_t snapshot_seq = 0;        // 0: no snapshot used
+  uint64_t replayed = 0;            // journal records applied after the snapshot
+  uint64_t recorder_replayed = 0;   // inputs re-derived into the trade store (crash recovery)
   uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
-  uint64_t state_hash = 0;        // engine StateHash() after recovery
+  uint64_t state_hash = 0;          // engine StateHash() after recovery
   std::vector<std::string> listed;  // symbols listed at this start (new months included)
 };
 
@@ -102,7 +102,7 @@ struct BookLevelView {
 struct BookView {
   std::string sym;
   engine::TradingState state = engine::TradingState::kOpen;
-  uint64_t seq = 0;  // the input seq the copy reflects
+  uint64_t seq = 0;                 // the input seq the copy reflects
   std::vector<BookLevelView> bids;  // best first
   std::vector<BookLevelView> asks;  // best first
   bool has_last_trade = false;
@@ -116,10 +116,10 @@ inline constexpr int kMaxPublishedDepth = 10;
 
 struct PositionView {
   std::string sym;
-  int64_t qty = 0;            // signed: long > 0
-  int64_t bought = 0;         // traded quantities since the journal began
+  int64_t qty = 0;     // signed: long > 0
+  int64_t bought = 0;  // traded quantities since the journal began
   int64_t sold = 0;
-  int64_t open_buy_qty = 0;   // resting/pending buy leaves
+  int64_t open_buy_qty = 0;  // resting/pending buy leaves
   int64_t open_sell_qty = 0;
 };
 
@@ -139,12 +139,12 @@ struct OrderStateView {
 };
 
 struct ExchangeStats {
-  uint64_t inputs = 0;            // journaled inputs since Start
-  uint64_t outcomes = 0;          // delivered outcomes since Start
-  uint64_t trades = 0;            // trade outcomes since Start
+  uint64_t inputs = 0;    // journaled inputs since Start
+  uint64_t outcomes = 0;  // delivered outcomes since Start
+  uint64_t trades = 0;    // trade outcomes since Start
   uint64_t acks = 0;
-  uint64_t next_seq = 0;          // the seq after the last published input
-  uint64_t batches = 0;           // group commits
+  uint64_t next_seq = 0;  // the seq after the last published input
+  uint64_t batches = 0;   // group commits
   uint64_t max_batch = 0;
   std::array<uint64_t, 24> batch_size_log2{};  // [k]: batches of size in [2^k, 2^(k+1))
   uint64_t snapshots_written = 0;
@@ -156,7 +156,7 @@ struct ExchangeStats {
 class ExchangeCore {
  public:
   // `config` is copied. Nothing runs before Start.
-  ExchangeCore(const ExchangeConfig& config, const ExchangeOptions& options);
+  ExchangeCore(const common::ExchangeConfig& config, const ExchangeOptions& options);
   ~ExchangeCore();  // Stop()s
   ExchangeCore(const ExchangeCore&) = delete;
   ExchangeCore& operator=(const ExchangeCore&) = delete;
@@ -206,15 +206,15 @@ class ExchangeCore {
   // Positions from the trade store (with record_trades; otherwise trades since Start only).
   std::vector<PositionView> Positions(std::string_view account) const;  // sorted by sym
   // The contracts that trade: listed and not expired (an expired one keeps its book view).
-  std::vector<std::string> ListedSymbols() const;                       // sorted
+  std::vector<std::string> ListedSymbols() const;  // sorted
   // Every contract the engine knows, expired ones included (prices for positions held).
-  std::vector<std::string> AllSymbols() const;                          // sorted
+  std::vector<std::string> AllSymbols() const;  // sorted
   // Changes whenever ListedSymbols() may have changed (a listing or an expiry was
   // published): cache the listing and compare this to refresh it. Any thread.
   uint64_t ListingVersion() const;
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
   ExchangeStats Stats() const;
-  const ExchangeConfig& config() const;
+  const common::ExchangeConfig& config() const;
   const std::string& data_dir() const;
   // Exchange time of the latest published input's TimeCmd (kNoTime before any).
   engine::Timestamp now() const;

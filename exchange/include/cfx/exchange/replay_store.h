@@ -27,7 +27,7 @@ struct ReplayStoreResult {
 
 // Errors: the store cannot be opened or written (names the path).
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
-                                                const BusinessCalendar& calendar);
+                                                const common::BusinessCalendar& calendar);
 
 }  // namespace cfx::exchange
 

@@ -97,15 +97,16 @@ absl::StatusOr<BookSnapshot> InMemoryProviders::Book(const std::string& sym, int
   return out;
 }
 
-absl::StatusOr<std::vector<FixRecord>> InMemoryProviders::Fixes(const Grade& grade, Date from,
-                                                               Date to) {
+absl::StatusOr<std::vector<FixRecord>> InMemoryProviders::Fixes(const common::Grade& grade,
+                                                                common::Date from,
+                                                                common::Date to) {
   calls_.fetch_add(1);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = fixes_.find(grade.Key());
   if (it == fixes_.end()) return absl::NotFoundError("unknown grade " + grade.Key());
   std::vector<FixRecord> out;
   for (const FixRecord& r : it->second) {
-    absl::StatusOr<Date> d = ParseDate(r.date);
+    absl::StatusOr<common::Date> d = common::ParseDate(r.date);
     if (d.ok() && *d >= from && *d <= to) out.push_back(r);
   }
   return out;

@@ -55,7 +55,7 @@ struct MarginOptions {
   // method == kFile: the parsed file (ReadScenarioFile).
   std::optional<ScenarioSet> file_scenarios;
   // Only throughput rows dated <= as_of count (all rows when unset).
-  std::optional<Date> as_of;
+  std::optional<common::Date> as_of;
   BackendChoice backend = BackendChoice::kAuto;
 };
 
@@ -63,24 +63,24 @@ struct PositionRisk {
   std::string sym;
   int64_t qty = 0;  // net
   int64_t settle_ticks = 0;
-  std::optional<double> theta;                 // θ_g: median output tokens/s per GPU
-  std::optional<int64_t> price_per_mtok_e4;    // USD per 1M tokens × 10^4 (4 dp), null without θ
-  int64_t worst_loss_micro = 0;                // -qty × U[c][worst scenario]
+  std::optional<double> theta;               // θ_g: median output tokens/s per GPU
+  std::optional<int64_t> price_per_mtok_e4;  // USD per 1M tokens × 10^4 (4 dp), null without θ
+  int64_t worst_loss_micro = 0;              // -qty × U[c][worst scenario]
 };
 
 struct MarginResult {
   std::string account;
-  std::string method;   // "span16", "mc", "file"
-  std::string backend;  // "cpu" or "cuda"
-  int64_t loss_micro = 0;    // L(worst scenario), may be negative
-  int64_t margin_micro = 0;  // max(0, loss_micro)
-  int64_t margin_cents = 0;  // margin_micro rounded half to even to cents
+  std::string method;                // "span16", "mc", "file"
+  std::string backend;               // "cpu" or "cuda"
+  int64_t loss_micro = 0;            // L(worst scenario), may be negative
+  int64_t margin_micro = 0;          // max(0, loss_micro)
+  int64_t margin_cents = 0;          // margin_micro rounded half to even to cents
   int32_t worst_scenario_index = 0;  // 0-based into the scenario set
   std::string worst_scenario;        // its label: "1".."16", "1".."N" or the file's label
   double weight = 1.0;
-  double price_move = 0.0;           // a of the worst scenario
+  double price_move = 0.0;  // a of the worst scenario
   // Throughput move b per tier for each gpu held by the account, sorted by gpu.
-  std::vector<std::pair<std::string, std::array<double, kNumTiers>>> tput_moves;
+  std::vector<std::pair<std::string, std::array<double, common::kNumTiers>>> tput_moves;
   std::vector<PositionRisk> positions;  // netted, sorted by symbol
 };
 
@@ -91,9 +91,9 @@ class MarginEngine {
   // Builds the scenario set and the U table for every contract in `prices`. InvalidArgument
   // on a bad symbol, a duplicate or non-positive price, bad options or scenario file;
   // Unavailable if options.backend == kCuda and no device is usable.
-  static absl::StatusOr<std::unique_ptr<MarginEngine>> Create(
-      std::vector<ContractPrice> prices, std::vector<ThroughputRow> throughput,
-      const MarginOptions& options);
+  static absl::StatusOr<std::unique_ptr<MarginEngine>> Create(std::vector<ContractPrice> prices,
+                                                              std::vector<ThroughputRow> throughput,
+                                                              const MarginOptions& options);
 
   // Margin of one portfolio (what-if or account). NotFound for a symbol without a price;
   // InvalidArgument when the portfolio is too large to evaluate exactly in int64.
@@ -116,7 +116,7 @@ class MarginEngine {
  private:
   struct Contract {
     ContractPrice price;
-    Grade grade;
+    common::Grade grade;
     std::optional<double> theta;
     std::optional<int64_t> price_per_mtok_e4;
   };

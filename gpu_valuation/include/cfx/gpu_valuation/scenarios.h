@@ -29,8 +29,8 @@ const char* MethodName(ScenarioMethod m);  // "span16", "mc", "file"
 struct Scenario {
   std::string label;  // "1".."16", "1".."N", or the file's `scenario` field
   double weight = 1.0;
-  double price_move = 0.0;                      // a_s
-  std::array<double, kNumTiers> tput_factor{};  // see the file comment
+  double price_move = 0.0;                              // a_s
+  std::array<double, common::kNumTiers> tput_factor{};  // see the file comment
 };
 
 struct ScenarioSet {
@@ -38,11 +38,11 @@ struct ScenarioSet {
   std::vector<Scenario> scenarios;
   // Margin is the rank-th largest scenario loss (1 = the worst; mc uses floor(0.01 N)).
   int32_t rank = 1;
-  std::map<std::string, std::array<double, kNumTiers>> tput_scale_by_gpu;
-  std::array<double, kNumTiers> default_tput_scale{1.0, 1.0, 1.0, 1.0};
+  std::map<std::string, std::array<double, common::kNumTiers>> tput_scale_by_gpu;
+  std::array<double, common::kNumTiers> default_tput_scale{1.0, 1.0, 1.0, 1.0};
 
-  const std::array<double, kNumTiers>& TputScale(const std::string& gpu) const;
-  double TputMove(const Scenario& s, const std::string& gpu, Tier tier) const {
+  const std::array<double, common::kNumTiers>& TputScale(const std::string& gpu) const;
+  double TputMove(const Scenario& s, const std::string& gpu, common::Tier tier) const {
     return s.tput_factor[static_cast<int>(tier)] * TputScale(gpu)[static_cast<int>(tier)];
   }
 };

@@ -38,15 +38,16 @@ double RawTsr(const std::vector<double>& values);
 class TsrTable {
  public:
   // Get returns the clamped TSR, or kTsrUnmeasured for a gpu/tier without measurements.
-  double Get(const std::string& gpu, Tier tier) const;
-  bool Measured(const std::string& gpu, Tier tier) const;
-  void Set(const std::string& gpu, Tier tier, double tsr);
-  const std::map<std::string, std::array<std::optional<double>, kNumTiers>>& by_gpu() const {
+  double Get(const std::string& gpu, common::Tier tier) const;
+  bool Measured(const std::string& gpu, common::Tier tier) const;
+  void Set(const std::string& gpu, common::Tier tier, double tsr);
+  const std::map<std::string, std::array<std::optional<double>, common::kNumTiers>>& by_gpu()
+      const {
     return by_gpu_;
   }
 
  private:
-  std::map<std::string, std::array<std::optional<double>, kNumTiers>> by_gpu_;
+  std::map<std::string, std::array<std::optional<double>, common::kNumTiers>> by_gpu_;
 };
 
 // TSR for every gpu/tier present in `latest` (output of reference::LatestPerOperator),

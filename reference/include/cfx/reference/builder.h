@@ -23,9 +23,9 @@
 namespace cfx::reference {
 
 struct BuildOptions {
-  Date from;
-  Date to;  // inclusive; only business days in [from, to] are published
-  BusinessCalendar calendar;
+  common::Date from;
+  common::Date to;  // inclusive; only business days in [from, to] are published
+  common::BusinessCalendar calendar;
   bool revise = false;
   std::string reason;       // required with `revise`
   bool market_wide = true;  // also compute the ALL-<REGION> series

@@ -41,7 +41,7 @@ inline constexpr char kMarketWidePrefix[] = "ALL-";
 // One published record (SPEC §8).
 struct FixRecord {
   std::string grade;
-  cfx::Date date;
+  cfx::common::Date date;
   std::optional<int64_t> fix_e4, p25_e4, p75_e4;  // price × 10^4 (4 decimals)
   std::optional<int> level;                       // 1, 2, 3 (stale); null without a fix
   int n_obs = 0, n_dropped = 0, n_providers = 0;
@@ -84,15 +84,16 @@ class FixStore {
   ~FixStore();
 
   // Latest revision of the record for (grade, date); nullopt when never published.
-  absl::StatusOr<std::optional<FixRecord>> Get(const std::string& grade, cfx::Date date);
+  absl::StatusOr<std::optional<FixRecord>> Get(const std::string& grade, cfx::common::Date date);
   // Latest revisions for from <= date <= to, in date order (dates never published are absent).
-  absl::StatusOr<std::vector<FixRecord>> Range(const std::string& grade, cfx::Date from,
-                                               cfx::Date to);
+  absl::StatusOr<std::vector<FixRecord>> Range(const std::string& grade, cfx::common::Date from,
+                                               cfx::common::Date to);
   // Latest measurement per (operator, gpu) dated <= date (as stored by `cfx reference build`),
   // sorted by gpu then operator.
-  absl::StatusOr<std::vector<OperatorThroughput>> LatestThroughput(cfx::Date date);
+  absl::StatusOr<std::vector<OperatorThroughput>> LatestThroughput(cfx::common::Date date);
   // Every revision of one record, oldest first.
-  absl::StatusOr<std::vector<FixRevision>> History(const std::string& grade, cfx::Date date);
+  absl::StatusOr<std::vector<FixRevision>> History(const std::string& grade,
+                                                   cfx::common::Date date);
   // Grades (and market-wide keys) with at least one record, sorted.
   absl::StatusOr<std::vector<std::string>> Grades();
 

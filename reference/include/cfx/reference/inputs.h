@@ -33,10 +33,10 @@ const char* KindName(Kind k);
 inline constexpr int kInputScale = 6;
 
 struct Observation {
-  TimestampUs ts = 0;
+  common::TimestampUs ts = 0;
   std::string provider;
   std::string gpu;
-  Tier tier = Tier::kGold;
+  common::Tier tier = common::Tier::kGold;
   std::string region;
   Lease lease = Lease::kOnDemand;
   Kind kind = Kind::kTrade;
@@ -46,9 +46,9 @@ struct Observation {
 };
 
 struct ThroughputRow {
-  Date date;
+  common::Date date;
   std::string operator_name;
-  Tier tier = Tier::kGold;
+  common::Tier tier = common::Tier::kGold;
   std::string gpu;
   std::string model;
   int64_t isl = 0;

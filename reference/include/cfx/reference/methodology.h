@@ -38,11 +38,11 @@ struct PricePoint {
 // Step 1: the observation window (after, until] = (D−1 16:00Z, D 16:00Z], D−1 the previous
 // business day.
 struct Window {
-  TimestampUs after = 0;
-  TimestampUs until = 0;
-  bool Contains(TimestampUs ts) const { return ts > after && ts <= until; }
+  common::TimestampUs after = 0;
+  common::TimestampUs until = 0;
+  bool Contains(common::TimestampUs ts) const { return ts > after && ts <= until; }
 };
-Window FixWindow(Date d, const BusinessCalendar& calendar);
+Window FixWindow(common::Date d, const common::BusinessCalendar& calendar);
 // Step 1: on_demand and reserved_1m leases only.
 bool IsEligibleLease(Lease lease);
 

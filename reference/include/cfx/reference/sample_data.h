@@ -26,8 +26,8 @@
 namespace cfx::reference {
 
 struct SampleOptions {
-  Date from;
-  Date to;  // inclusive; observations are drawn for each business day's window
+  common::Date from;
+  common::Date to;  // inclusive; observations are drawn for each business day's window
   uint64_t seed = 1;
   std::vector<std::string> gpus = {"B200"};
   std::vector<std::string> regions = {"US", "EU"};  // 4 tiers × 2 regions = 8 grades
@@ -37,7 +37,7 @@ struct SampleOptions {
   double quiet_day_probability = 0.08;  // level 2 likely
   double dead_day_probability = 0.03;   // level 3 likely
   double outlier_probability = 0.015;
-  BusinessCalendar calendar;
+  common::BusinessCalendar calendar;
 };
 
 struct SampleData {

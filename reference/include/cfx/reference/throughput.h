@@ -26,9 +26,9 @@ namespace cfx::reference {
 // throughput.csv without model, isl and osl, tokens/s as a double.
 struct OperatorThroughput {
   std::string operator_name;
-  cfx::Tier tier = cfx::Tier::kGold;
+  cfx::common::Tier tier = cfx::common::Tier::kGold;
   std::string gpu;  // "B200"
-  cfx::Date date;
+  cfx::common::Date date;
   double output_tps_per_gpu = 0;  // > 0
 };
 
@@ -47,7 +47,7 @@ int64_t TpsE6(const OperatorThroughput& row);
 // Keeps, per (gpu, operator), the latest row dated <= as_of (latest by date, then the later
 // row in `rows`). Without as_of every row counts. Output sorted by (gpu, operator).
 std::vector<OperatorThroughput> LatestPerOperator(const std::vector<OperatorThroughput>& rows,
-                                                  std::optional<Date> as_of);
+                                                  std::optional<common::Date> as_of);
 
 // θ_g: the median (an even count gives the mean of the middle two) of one grade's
 // latest-per-operator measurements, as its two middle values (equal for an odd count).
@@ -69,10 +69,10 @@ struct Theta {
 // <= as_of (every row without as_of), latest by date then the later row. nullopt when no
 // operator qualifies. `rows` need not be reduced by LatestPerOperator first.
 std::optional<Theta> GradeTheta(const std::vector<OperatorThroughput>& rows, const std::string& gpu,
-                                cfx::Tier tier, std::optional<Date> as_of);
+                                cfx::common::Tier tier, std::optional<common::Date> as_of);
 // The same on parsed rows (exact tps_e6), as `cfx reference build` computes it.
 std::optional<Theta> GradeTheta(const std::vector<ThroughputRow>& rows, const std::string& gpu,
-                                cfx::Tier tier, std::optional<Date> as_of);
+                                cfx::common::Tier tier, std::optional<common::Date> as_of);
 
 }  // namespace cfx::reference
 

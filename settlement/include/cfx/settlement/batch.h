@@ -28,17 +28,17 @@
 namespace cfx::settlement {
 
 struct SettleConfig {
-  BusinessCalendar calendar;
+  common::BusinessCalendar calendar;
   // Product grades whose 12 months are listed. Empty: the grades of the symbols that have
   // trades, positions or settlements.
-  std::vector<Grade> grades;
+  std::vector<common::Grade> grades;
   std::map<std::string, int64_t, std::less<>> collateral_micro_usd;  // by account
 };
 
 struct SettleInputs {
-  TradeSource* trades = nullptr;  // required
-  FixSource* fixes = nullptr;     // null: no fixes (recorded in the day record)
-  MarginSource* margin = nullptr; // null: zero initial margin (recorded in the day record)
+  TradeSource* trades = nullptr;   // required
+  FixSource* fixes = nullptr;      // null: no fixes (recorded in the day record)
+  MarginSource* margin = nullptr;  // null: zero initial margin (recorded in the day record)
 };
 
 struct SettleOptions {
@@ -61,7 +61,7 @@ struct SettleReport {
 //                      date), or a date before the first settled date; contracts left
 //                      unsettled (named in the message);
 //   Internal           a ledger invariant (zero sum, cash = Σ postings) does not hold.
-absl::StatusOr<SettleReport> SettleDate(Date date, const SettleConfig& config,
+absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& config,
                                         const SettleInputs& inputs, const SettleOptions& options);
 
 }  // namespace cfx::settlement

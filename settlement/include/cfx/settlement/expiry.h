@@ -13,16 +13,18 @@
 namespace cfx::settlement {
 
 // The last business day of the contract month.
-Date LastTradingDay(const ContractSymbol& contract, const BusinessCalendar& calendar);
+common::Date LastTradingDay(const common::ContractSymbol& contract,
+                            const common::BusinessCalendar& calendar);
 
 // FSP from the grade's daily fixes (int64 × 10^4) over the business days of the contract
 // month; days without a fix are nullopt and skipped. Mean rounded to the tick, half to
 // even; nullopt when no day has a fix.
-std::optional<PriceTicks> FinalSettlementPrice(
+std::optional<common::PriceTicks> FinalSettlementPrice(
     const std::vector<std::optional<int64_t>>& fixes_e4);
 
 // The `count` consecutive contract months starting with the month of `date`, for `grade`.
-std::vector<ContractSymbol> ListedContracts(const Grade& grade, Date date, int count = 12);
+std::vector<common::ContractSymbol> ListedContracts(const common::Grade& grade, common::Date date,
+                                                    int count = 12);
 
 }  // namespace cfx::settlement
 

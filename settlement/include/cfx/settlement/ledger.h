@@ -64,29 +64,29 @@ struct AccountLine {
 struct AccountDay {
   std::string account;
   std::vector<AccountLine> lines;  // ascending contract index (= ascending symbol)
-  int64_t vm_cum = 0;  // all VM posted to the account through this date
-  int64_t cash = 0;    // configured collateral + vm_cum
-  int64_t margin = 0;  // initial margin of the open positions after this date
-  int64_t call = 0;    // max(0, margin − cash)
-  int64_t VmTotal() const;  // Σ vm + final_vm of the lines
+  int64_t vm_cum = 0;              // all VM posted to the account through this date
+  int64_t cash = 0;                // configured collateral + vm_cum
+  int64_t margin = 0;              // initial margin of the open positions after this date
+  int64_t call = 0;                // max(0, margin − cash)
+  int64_t VmTotal() const;         // Σ vm + final_vm of the lines
 };
 
 struct DayRecord {
-  Date date;
+  common::Date date;
   std::vector<ContractDay> contracts;  // ascending symbol
   int64_t accounts = 0;
-  int64_t vm_paid = 0;          // micro-USD: Σ positive account VM (= |Σ negative|)
-  int64_t calls = 0;            // accounts with call > 0
-  int64_t call_total = 0;       // micro-USD: Σ call
-  int64_t clearing_vm_cum = 0;  // micro-USD, clearing balance after the date (always 0)
-  bool margin_available = true; // false when run without a margin source
-  bool fixes_available = true;  // false when run without a fix source
+  int64_t vm_paid = 0;           // micro-USD: Σ positive account VM (= |Σ negative|)
+  int64_t calls = 0;             // accounts with call > 0
+  int64_t call_total = 0;        // micro-USD: Σ call
+  int64_t clearing_vm_cum = 0;   // micro-USD, clearing balance after the date (always 0)
+  bool margin_available = true;  // false when run without a margin source
+  bool fixes_available = true;   // false when run without a fix source
 };
 
 // Latest state of a contract that has ever settled.
 struct ContractState {
   int64_t last_settle = 0;  // ticks
-  Date last_date;
+  common::Date last_date;
   bool expired = false;
   std::optional<int64_t> fsp;  // ticks
 };
@@ -101,12 +101,12 @@ class Ledger {
   static absl::StatusOr<std::unique_ptr<Ledger>> Open(const std::string& data_dir);
   ~Ledger();
 
-  absl::StatusOr<std::optional<Date>> FirstSettledDate();
-  absl::StatusOr<std::optional<Date>> LastSettledDate();
+  absl::StatusOr<std::optional<common::Date>> FirstSettledDate();
+  absl::StatusOr<std::optional<common::Date>> LastSettledDate();
   // nullopt when `date` is not settled. DataLoss on an undecodable record.
-  absl::StatusOr<std::optional<DayRecord>> ReadDay(Date date);
+  absl::StatusOr<std::optional<DayRecord>> ReadDay(common::Date date);
   // Every account entry of a settled date, in account order; stops at fn's first error.
-  absl::Status ForEachAccount(Date date,
+  absl::Status ForEachAccount(common::Date date,
                               const std::function<absl::Status(AccountDay&&)>& fn);
   absl::StatusOr<std::map<std::string, ContractState, std::less<>>> Contracts();
 

@@ -19,7 +19,7 @@ const char* PriceTierName(PriceTier tier);  // "T1"..."T4"
 std::optional<PriceTier> ParsePriceTier(std::string_view name);
 
 struct SettlePrice {
-  PriceTicks ticks;
+  common::PriceTicks ticks;
   PriceTier tier = PriceTier::kT1;
   friend bool operator==(const SettlePrice&, const SettlePrice&) = default;
 };
@@ -27,22 +27,23 @@ struct SettlePrice {
 // num / den ticks (den > 0) rounded to an integer tick; an exact half goes toward `prior`
 // when there is one (and to even when there is none, or when prior is the half itself,
 // which cannot happen for integer priors).
-PriceTicks RoundTowardPrior(__int128 num, __int128 den, std::optional<PriceTicks> prior);
+common::PriceTicks RoundTowardPrior(__int128 num, __int128 den,
+                                    std::optional<common::PriceTicks> prior);
 
 // Largest allowed bid/ask spread for T2, in ticks (inclusive).
-inline constexpr PriceTicks kMaxMidSpreadTicks{10};
+inline constexpr common::PriceTicks kMaxMidSpreadTicks{10};
 
 // Everything the tiers look at for one contract on one date.
 struct PriceInputs {
   // T1: Σ px×qty (contract·ticks) and Σ qty over trades in [15:30Z, 16:00Z) of D;
   // den 0 = no trades.
   __int128 vwap_num = 0;
-  Qty vwap_den;
-  std::optional<PriceTicks> bid_ticks;  // T2: the book at the close
-  std::optional<PriceTicks> ask_ticks;
-  std::optional<PriceTicks> prior_ticks;  // latest earlier settlement
-  std::optional<int64_t> fix_e4;          // fix of the grade on D
-  std::optional<int64_t> prev_fix_e4;     // fix of the grade on the previous business day
+  common::Qty vwap_den;
+  std::optional<common::PriceTicks> bid_ticks;  // T2: the book at the close
+  std::optional<common::PriceTicks> ask_ticks;
+  std::optional<common::PriceTicks> prior_ticks;  // latest earlier settlement
+  std::optional<int64_t> fix_e4;                  // fix of the grade on D
+  std::optional<int64_t> prev_fix_e4;             // fix of the grade on the previous business day
 };
 
 // The settlement price by the first tier that applies; nullopt = unsettled.

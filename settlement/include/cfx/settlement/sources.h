@@ -33,10 +33,11 @@ class TradeSource {
   virtual ~TradeSource() = default;
   // Calls fn for every trade with from <= ts < to, in sequence order. Returns the first
   // error reading or decoding the store (naming the record), or fn's first non-OK status.
-  virtual absl::Status ForEachTrade(TimestampUs from, TimestampUs to,
+  virtual absl::Status ForEachTrade(common::TimestampUs from, common::TimestampUs to,
                                     const std::function<absl::Status(const Trade&)>& fn) = 0;
   // The closing book of `sym` on `date`; nullopt when no close was recorded.
-  virtual absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym, Date date) = 0;
+  virtual absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym,
+                                                          common::Date date) = 0;
 };
 
 // Daily benchmark fixes (SPEC §8), as published by `cfx reference build`.
@@ -46,7 +47,8 @@ class FixSource {
   // The fix of `grade` (e.g. "B200-GOLD-US") on `date`, × 10^4. A stale (carried) fix is
   // returned like any other; nullopt when there is no record or no fix
   // (`insufficient_data`). An error only when the store cannot be read.
-  virtual absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, Date date) = 0;
+  virtual absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade,
+                                                       common::Date date) = 0;
 };
 
 // A position handed to the margin model: `sym` points into storage the batch keeps alive
@@ -79,7 +81,7 @@ class MarginSource {
 // without a reference store; the batch reports that it used it.
 class NoFixes : public FixSource {
  public:
-  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string&, Date) override {
+  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string&, common::Date) override {
     return std::optional<int64_t>();
   }
 };

@@ -15,8 +15,8 @@
 
 namespace cfx::settlement {
 
-std::string UsdCents(MicroUsd amount);   // MicroUsd(1234567) -> "1.23"
-std::string PriceText(PriceTicks price);  // PriceTicks(5250) -> "5.250"
+std::string UsdCents(common::MicroUsd amount);    // MicroUsd(1234567) -> "1.23"
+std::string PriceText(common::PriceTicks price);  // PriceTicks(5250) -> "5.250"
 
 std::string AccountStatementJson(const DayRecord& day, const AccountDay& account);
 std::string AccountStatementCsv(const DayRecord& day, const AccountDay& account);
@@ -28,7 +28,7 @@ std::string DaySummaryText(const DayRecord& day);
 // Writes every statement of `date` into `<out_dir>/.<D>.tmp` and renames it to
 // `<out_dir>/<D>` (replacing an older one), so a reader sees all files or none.
 // `fail` (may be null) is consulted at "statements_written" (before the rename).
-absl::Status WriteStatements(Ledger& ledger, Date date, const std::string& out_dir,
+absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::string& out_dir,
                              const FailPoint& fail,
                              const std::function<void(int64_t done, int64_t total)>& progress);
 

@@ -13,23 +13,25 @@
 namespace cfx::settlement {
 
 // The money of one tick on one contract.
-inline constexpr MicroUsd kMicroUsdPerTickContract{1'000'000};
+inline constexpr common::MicroUsd kMicroUsdPerTickContract{1'000'000};
 
 // One account's day in one contract: the position carried in, and the day's trades
 // aggregated as Σ signed_qty and Σ signed_qty × px.
 struct DayActivity {
-  Qty prior_qty;              // pos(D-1); 0 when the contract had no prior settlement
-  Qty traded_qty;             // Σ signed qty (buys +, sells -)
+  common::Qty prior_qty;      // pos(D-1); 0 when the contract had no prior settlement
+  common::Qty traded_qty;     // Σ signed qty (buys +, sells -)
   int64_t traded_qty_px = 0;  // Σ signed qty × px_ticks (contract·ticks, a running sum)
-  Qty EndQty() const { return prior_qty + traded_qty; }
+  common::Qty EndQty() const { return prior_qty + traded_qty; }
 };
 
 // VM = 1e6 × [pos(D-1) × (S(D) − S(D-1)) + Σ q × (S(D) − px)]. `prior_settle` is ignored
 // when prior_qty is 0. Aborts on int64 overflow (a broken invariant, not a business case).
-MicroUsd VariationMarginMicroUsd(const DayActivity& a, PriceTicks settle, PriceTicks prior_settle);
+common::MicroUsd VariationMarginMicroUsd(const DayActivity& a, common::PriceTicks settle,
+                                         common::PriceTicks prior_settle);
 
 // Final VM at expiry: pos × (FSP − S(last)) × 1e6. Aborts on int64 overflow, as above.
-MicroUsd FinalVmMicroUsd(Qty qty, PriceTicks fsp, PriceTicks settle);
+common::MicroUsd FinalVmMicroUsd(common::Qty qty, common::PriceTicks fsp,
+                                 common::PriceTicks settle);
 
 }  // namespace cfx::settlement
 

@@ -28,7 +28,7 @@ enum class Aggressor { kBuy, kSell, kNone };
 // One execution, as persisted by the exchange.
 struct Trade {
   int64_t seq = 0;
-  TimestampUs ts = 0;
+  common::TimestampUs ts = 0;
   std::string sym;
   int64_t px_ticks = 0;  // 0.001 USD per GPU-hour
   int64_t qty = 0;       // contracts, > 0
@@ -45,13 +45,13 @@ struct CloseQuote {
   std::optional<int64_t> ask_ticks;
 };
 
-std::string TradeKey(int64_t seq);                      // "0000000000000042"
-std::string CloseKey(std::string_view sym, Date date);  // "B200-GOLD-US-202703/2027-03-01"
+std::string TradeKey(int64_t seq);                              // "0000000000000042"
+std::string CloseKey(std::string_view sym, common::Date date);  // "B200-GOLD-US-202703/2027-03-01"
 
 std::string FormatTradeJson(const Trade& trade);
 // InvalidArgument naming the field when the JSON is malformed or a field is missing/bad.
 absl::StatusOr<Trade> ParseTradeJson(std::string_view json);
-std::string FormatCloseJson(std::string_view sym, Date date, const CloseQuote& quote);
+std::string FormatCloseJson(std::string_view sym, common::Date date, const CloseQuote& quote);
 absl::StatusOr<CloseQuote> ParseCloseJson(std::string_view json);
 
 }  // namespace cfx::trade_store

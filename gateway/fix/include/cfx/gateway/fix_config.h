@@ -9,7 +9,7 @@
 namespace cfx::gateway {
 
 // Sessions, accounts, port, listen address, our CompID and the data dir, copied.
-FixGatewayConfig FixGatewayConfigFromExchange(const ExchangeConfig& config);
+FixGatewayConfig FixGatewayConfigFromExchange(const common::ExchangeConfig& config);
 
 }  // namespace cfx::gateway
 

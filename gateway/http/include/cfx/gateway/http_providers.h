@@ -44,11 +44,11 @@ const char* MarginMethodName(MarginMethod method);
 // The parameters of one scenario. Moves are fractions (-0.10 = -10%), as in SPEC §10;
 // they are model parameters, not prices, hence double.
 struct ScenarioParams {
-  int number = 1;        // 1-based: 1..16 for span16, 1..N for mc
-  std::string label;     // the scenario file's label, else the number as text
+  int number = 1;     // 1-based: 1..16 for span16, 1..N for mc
+  std::string label;  // the scenario file's label, else the number as text
   double weight = 1.0;
-  double price_move = 0.0;                    // a_s
-  std::array<double, kNumTiers> tput_moves{};  // b_{s,tier}, indexed by cfx::Tier
+  double price_move = 0.0;                             // a_s
+  std::array<double, common::kNumTiers> tput_moves{};  // b_{s,tier}, indexed by cfx::Tier
 };
 
 // One position of a margin answer.
@@ -62,7 +62,7 @@ struct MarginPositionLine {
 };
 
 struct MarginResult {
-  int64_t margin_micro_usd = 0;  // max(0, max_s L(s)); rendered in USD, 2 decimals
+  int64_t margin_micro_usd = 0;   // max(0, max_s L(s)); rendered in USD, 2 decimals
   ScenarioParams worst_scenario;  // an empty account: scenario 1
   int scenario_count = 0;         // 16 for span16, N for mc
   std::vector<MarginPositionLine> positions;
@@ -90,13 +90,13 @@ class MarginProvider {
 
 struct PositionLine {
   std::string sym;
-  int64_t qty = 0;                          // signed net position
-  std::optional<std::string> avg_price;     // average open price, when known
-  std::optional<std::string> last_price;    // last trade price of the contract
-  std::optional<std::string> settle;        // latest settlement price
-  int64_t open_buy_qty = 0;                 // resting buy quantity
-  int64_t open_sell_qty = 0;                // resting sell quantity
-  std::optional<int64_t> vm_micro_usd;      // variation margin posted so far
+  int64_t qty = 0;                        // signed net position
+  std::optional<std::string> avg_price;   // average open price, when known
+  std::optional<std::string> last_price;  // last trade price of the contract
+  std::optional<std::string> settle;      // latest settlement price
+  int64_t open_buy_qty = 0;               // resting buy quantity
+  int64_t open_sell_qty = 0;              // resting sell quantity
+  std::optional<int64_t> vm_micro_usd;    // variation margin posted so far
 };
 
 class PositionProvider {
@@ -122,8 +122,8 @@ struct LastTrade {
 
 struct BookSnapshot {
   std::string sym;
-  std::string state;  // pre_open | open | halted | closed
-  uint64_t seq = 0;   // engine sequence number the snapshot reflects
+  std::string state;            // pre_open | open | halted | closed
+  uint64_t seq = 0;             // engine sequence number the snapshot reflects
   std::vector<BookLevel> bids;  // best first
   std::vector<BookLevel> asks;  // best first
   std::optional<LastTrade> last_trade;
@@ -142,19 +142,19 @@ class BookProvider {
 // --- Reference rates (SPEC §8, §12) -----------------------------------------------------
 
 struct FixRecord {
-  std::string grade;                  // "B200-GOLD-US"
-  std::string date;                   // "2027-03-01"
-  std::optional<std::string> fix;     // 4 decimals; nullopt: no fix (insufficient_data)
-  std::optional<int> level;           // 1, 2, 3; nullopt with no fix
+  std::string grade;               // "B200-GOLD-US"
+  std::string date;                // "2027-03-01"
+  std::optional<std::string> fix;  // 4 decimals; nullopt: no fix (insufficient_data)
+  std::optional<int> level;        // 1, 2, 3; nullopt with no fix
   std::optional<std::string> p25;
   std::optional<std::string> p75;
   int64_t n_obs = 0;
   int64_t n_dropped = 0;
   int64_t n_providers = 0;
-  std::string volume = "0";           // sum of raw gpu_hours used, decimal string
+  std::string volume = "0";  // sum of raw gpu_hours used, decimal string
   std::optional<std::string> theta;
   std::optional<std::string> price_per_mtok;
-  std::vector<std::string> flags;     // stale, no_throughput, insufficient_data
+  std::vector<std::string> flags;  // stale, no_throughput, insufficient_data
 };
 
 class ReferenceProvider {
@@ -163,8 +163,8 @@ class ReferenceProvider {
   // Published fixes of `grade` for dates in [from, to] (from <= to, checked by the
   // caller), ascending by date. Empty when none are published. NotFound only if the grade
   // is unknown to the exchange.
-  virtual absl::StatusOr<std::vector<FixRecord>> Fixes(const Grade& grade, Date from,
-                                                       Date to) = 0;
+  virtual absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade,
+                                                       common::Date from, common::Date to) = 0;
 };
 
 // --- Metrics ------------------------------------------------------------------------------

@@ -23,9 +23,9 @@ namespace cfx::gateway {
 
 // Limits and tuning. The defaults are what `cfx serve` uses.
 struct HttpServerOptions {
-  int threads = 2;                        // I/O threads running the handlers
-  size_t max_body_bytes = 64 * 1024;      // larger bodies -> 413, connection closed
-  size_t max_header_bytes = 8 * 1024;     // larger request line + headers -> 431, closed
+  int threads = 2;                     // I/O threads running the handlers
+  size_t max_body_bytes = 64 * 1024;   // larger bodies -> 413, connection closed
+  size_t max_header_bytes = 8 * 1024;  // larger request line + headers -> 431, closed
   // Time allowed to receive one whole request, counted from when the server starts waiting
   // for it (so it is also the keep-alive idle limit). Slow clients (slowloris) are cut off.
   std::chrono::milliseconds read_timeout{15000};
@@ -33,18 +33,18 @@ struct HttpServerOptions {
   // Per-token token bucket: refill rate (requests/s) and capacity. 0 rate disables it.
   double rate_limit_per_sec = 100;
   double rate_limit_burst = 100;
-  int max_connections = 1024;             // beyond: accepted and closed at once
+  int max_connections = 1024;  // beyond: accepted and closed at once
   // Connections from one peer address (SPEC §7): one client cannot hold every slot.
-  int max_connections_per_peer = 64;      // beyond: accepted and closed at once
+  int max_connections_per_peer = 64;                   // beyond: accepted and closed at once
   std::chrono::milliseconds stop_drain_timeout{5000};  // Stop() waits this long for in-flight
   int default_book_depth = 10;
   int max_book_depth = 1000;
-  int max_reference_days = 366;           // a longer ?from=&to= range -> 400
+  int max_reference_days = 366;  // a longer ?from=&to= range -> 400
   size_t max_whatif_positions = 1000;
 };
 
 // The defaults above with the config's [limits] applied (what `cfx serve` runs with).
-HttpServerOptions HttpServerOptionsFromConfig(const ExchangeConfig& config);
+HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& config);
 
 // Thread safety: Start(), Stop() and the destructor must be called from one controlling
 // thread (not from a provider callback); port() may be called from any thread after Start().
@@ -52,7 +52,7 @@ class HttpServer {
  public:
   // Copies what it needs from `config` (listen_address, http_port, tokens, accounts).
   // `providers` must outlive the server. http_port 0 binds an ephemeral port (tests).
-  HttpServer(const ExchangeConfig& config, HttpProviders providers,
+  HttpServer(const common::ExchangeConfig& config, HttpProviders providers,
              HttpServerOptions options = {});
   ~HttpServer();  // calls Stop()
   HttpServer(const HttpServer&) = delete;

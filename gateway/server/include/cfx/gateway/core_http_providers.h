@@ -38,7 +38,7 @@ class CoreHttpProviders : public MarginProvider,
                           public MetricsProvider {
  public:
   // `core` must outlive this object. `data_dir` holds ledger/ and reference/.
-  CoreHttpProviders(exchange::ExchangeCore* core, const ExchangeConfig& config,
+  CoreHttpProviders(exchange::ExchangeCore* core, const common::ExchangeConfig& config,
                     std::string data_dir);
   ~CoreHttpProviders() override;
 
@@ -60,7 +60,8 @@ class CoreHttpProviders : public MarginProvider,
                                       MarginMethod method) override;
   absl::StatusOr<std::vector<PositionLine>> Positions(const std::string& account) override;
   absl::StatusOr<BookSnapshot> Book(const std::string& sym, int depth) override;
-  absl::StatusOr<std::vector<FixRecord>> Fixes(const Grade& grade, Date from, Date to) override;
+  absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade, common::Date from,
+                                               common::Date to) override;
   std::vector<GaugeSample> Gauges() override;
 
   class Impl;

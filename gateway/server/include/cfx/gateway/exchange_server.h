@@ -26,10 +26,10 @@
 namespace cfx::gateway {
 
 struct ExchangeServerOptions {
-  std::string data_dir;  // empty: config.data_dir ("./cfx-data" by default)
-  int fix_port = -1;     // -1: config.fix_port; 0: an ephemeral loopback port
-  int http_port = -1;    // -1: config.http_port; 0: ephemeral
-  bool manual_clock = false;                      // else a wall clock ticks every second
+  std::string data_dir;       // empty: config.data_dir ("./cfx-data" by default)
+  int fix_port = -1;          // -1: config.fix_port; 0: an ephemeral loopback port
+  int http_port = -1;         // -1: config.http_port; 0: ephemeral
+  bool manual_clock = false;  // else a wall clock ticks every second
   engine::Timestamp start_time = engine::kNoTime;  // manual clock: time at a fresh start
   bool pre_trade_risk = true;    // per-contract span16 margins set at start (SPEC §4)
   bool unsafe_no_sync = false;   // benchmarks only: journal commits not fsynced
@@ -40,7 +40,7 @@ struct ExchangeServerOptions {
 // thread after Start returned OK.
 class ExchangeServer {
  public:
-  ExchangeServer(ExchangeConfig config, ExchangeServerOptions options = {});
+  ExchangeServer(common::ExchangeConfig config, ExchangeServerOptions options = {});
   ~ExchangeServer();  // Stop()s
   ExchangeServer(const ExchangeServer&) = delete;
   ExchangeServer& operator=(const ExchangeServer&) = delete;
@@ -52,7 +52,7 @@ class ExchangeServer {
   // syncs the journal. Returns the core's journal error, if any. Idempotent.
   absl::Status Stop();
 
-  int fix_port() const;   // the bound ports (after Start)
+  int fix_port() const;  // the bound ports (after Start)
   int http_port() const;
   const std::string& data_dir() const;
   exchange::ExchangeCore& core();  // REQUIRES: after Start

@@ -36,7 +36,7 @@ struct HttpBenchResult {
 // Serves `config`'s HTTP API (its listen address and port are replaced by 127.0.0.1 and a
 // free port; rate limiting is off) and runs the clients. Returns the server's error when it
 // cannot start; request errors are counted, not returned.
-absl::StatusOr<HttpBenchResult> RunHttpBench(ExchangeConfig config,
+absl::StatusOr<HttpBenchResult> RunHttpBench(common::ExchangeConfig config,
                                              const HttpBenchOptions& options);
 
 // Writes the report: a summary, then one JSON object.

@@ -2,7 +2,8 @@
 // cfx_settlement_testing).
 //
 //   MemoryTradeSource trades;
-//   trades.AddTrade({.seq = 1, .ts = ts, .sym = "B200-GOLD-US-202703", .px_ticks = 5000, .qty = 2});
+//   trades.AddTrade({.seq = 1, .ts = ts, .sym = "B200-GOLD-US-202703", .px_ticks = 5000, .qty =
+//   2});
 #ifndef CFX_SETTLEMENT_MEMORY_SOURCES_H_
 #define CFX_SETTLEMENT_MEMORY_SOURCES_H_
 
@@ -18,24 +19,28 @@ namespace cfx::settlement {
 class MemoryTradeSource : public TradeSource {
  public:
   void AddTrade(Trade trade);
-  void SetClose(const std::string& sym, Date date, CloseQuote quote);
-  absl::Status ForEachTrade(TimestampUs from, TimestampUs to,
+  void SetClose(const std::string& sym, common::Date date, CloseQuote quote);
+  absl::Status ForEachTrade(common::TimestampUs from, common::TimestampUs to,
                             const std::function<absl::Status(const Trade&)>& fn) override;
-  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym, Date date) override;
+  absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym,
+                                                  common::Date date) override;
 
  private:
   std::map<int64_t, Trade> trades_;
-  std::map<std::pair<std::string, Date>, CloseQuote> closes_;
+  std::map<std::pair<std::string, common::Date>, CloseQuote> closes_;
 };
 
 // Fixes by grade and date, × 10^4.
 class MemoryFixSource : public FixSource {
  public:
-  void Set(const std::string& grade, Date date, int64_t fix_e4) { fixes_[{grade, date}] = fix_e4; }
-  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade, Date date) override;
+  void Set(const std::string& grade, common::Date date, int64_t fix_e4) {
+    fixes_[{grade, date}] = fix_e4;
+  }
+  absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade,
+                                               common::Date date) override;
 
  private:
-  std::map<std::pair<std::string, Date>, int64_t> fixes_;
+  std::map<std::pair<std::string, common::Date>, int64_t> fixes_;
 };
 
 }  // namespace cfx::settlement

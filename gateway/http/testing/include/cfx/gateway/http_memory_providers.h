@@ -47,7 +47,8 @@ class InMemoryProviders : public MarginProvider,
                                       MarginMethod method) override;
   absl::StatusOr<std::vector<PositionLine>> Positions(const std::string& account) override;
   absl::StatusOr<BookSnapshot> Book(const std::string& sym, int depth) override;
-  absl::StatusOr<std::vector<FixRecord>> Fixes(const Grade& grade, Date from, Date to) override;
+  absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade, common::Date from,
+                                               common::Date to) override;
   std::vector<GaugeSample> Gauges() override;
 
  private:
