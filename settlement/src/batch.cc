@@ -304,7 +304,7 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     order[by_sym[i]] = static_cast<int32_t>(i);
     day.contracts.push_back(ContractDay{c.sym, c.price->ticks.value(), c.price->tier,
                                         ToRow(c.prior), c.expiring, ToRow(c.fsp), 0});
-    prices.emplace(c.sym, c.price->ticks.value());
+    prices.emplace(c.sym, c.price->ticks);
   }
   std::vector<int32_t> account_order(accounts_.size());
   for (size_t i = 0; i < accounts_.size(); ++i) account_order[i] = static_cast<int32_t>(i);
@@ -331,7 +331,7 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
       if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(end, *c.fsp, c.price->ticks).value();
       per_contract[line.contract] += line.vm + line.final_vm;
       if (line.vm + line.final_vm > 0) day.vm_paid += line.vm + line.final_vm;
-      if (!c.expiring && line.qty != 0) open.push_back(SymQty{c.sym, line.qty});
+      if (!c.expiring && line.qty != 0) open.push_back(SymQty{c.sym, end});
       entry.lines.push_back(line);
     }
     std::sort(entry.lines.begin(), entry.lines.end(),
@@ -343,12 +343,12 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     entry.cash =
         entry.vm_cum + (collateral == config_.collateral_micro_usd.end() ? 0 : collateral->second);
     if (!open.empty()) {
-      auto im = margin->InitialMarginMicroUsd(a.id, open, prices);
+      auto im = margin->InitialMargin(a.id, open, prices);
       if (!im.ok()) {
         return absl::Status(im.status().code(),
                             absl::StrCat("margin of ", a.id, ": ", im.status().message()));
       }
-      entry.margin = *im;
+      entry.margin = im->value();
     }
     entry.call = std::max<int64_t>(0, entry.margin - entry.cash);
     if (entry.call > 0) {

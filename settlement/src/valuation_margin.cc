@@ -19,18 +19,19 @@ class ValuationMarginSource : public MarginSource {
   ValuationMarginSource(std::vector<gv::ThroughputRow> throughput, common::Date date, double psr)
       : throughput_(std::move(throughput)), date_(date), psr_(psr) {}
 
-  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view account,
-                                                const std::vector<SymQty>& positions,
-                                                const SettlePrices& prices) override {
+  absl::StatusOr<common::MicroUsd> InitialMargin(std::string_view account,
+                                                 const std::vector<SymQty>& positions,
+                                                 const SettlePrices& prices) override {
     if (absl::Status s = EngineFor(prices); !s.ok()) return s;
     std::vector<gv::Position> book;
     book.reserve(positions.size());
-    for (const SymQty& p : positions) book.push_back(gv::Position{std::string(p.sym), p.qty});
+    for (const SymQty& p : positions)
+      book.push_back(gv::Position{std::string(p.sym), p.qty.value()});
     auto result = engine_->ComputeAccount(std::string(account), book);
     if (!result.ok()) return result.status();
     // Statements and `cfx margin` show margin in cents (half to even); the call is computed
     // from the same rounded figure so that both agree to the cent.
-    return result->margin_cents * 10'000;
+    return common::MicroUsd(result->margin_cents * 10'000);
   }
 
  private:
@@ -43,7 +44,8 @@ class ValuationMarginSource : public MarginSource {
     }
     std::vector<gv::ContractPrice> contracts;
     contracts.reserve(prices.size());
-    for (const auto& [sym, ticks] : prices) contracts.push_back(gv::ContractPrice{sym, ticks});
+    for (const auto& [sym, ticks] : prices)
+      contracts.push_back(gv::ContractPrice{sym, ticks.value()});
     gv::MarginOptions options;
     options.method = gv::ScenarioMethod::kSpan16;
     options.psr = psr_;

@@ -11,12 +11,13 @@ namespace cfx::settlement::testing {
 // Initial margin: 100 USD per lot held, long or short.
 class PerLotMargin : public MarginSource {
  public:
-  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view, const std::vector<SymQty>& positions,
-                                                const SettlePrices& prices) override {
-    int64_t im = 0;
+  absl::StatusOr<common::MicroUsd> InitialMargin(std::string_view,
+                                                 const std::vector<SymQty>& positions,
+                                                 const SettlePrices& prices) override {
+    common::MicroUsd im(0);
     for (const SymQty& p : positions) {
       EXPECT_TRUE(prices.count(p.sym)) << p.sym;
-      im += std::llabs(p.qty) * 100'000'000;
+      im += common::MicroUsd(std::llabs(p.qty.value()) * 100'000'000);
     }
     return im;
   }

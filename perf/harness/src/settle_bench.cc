@@ -74,13 +74,17 @@ class SyntheticFixes : public FixSource {
 // 15% of notional per lot, long or short: a cheap stand-in for span16.
 class SyntheticMargin : public MarginSource {
  public:
-  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view, const std::vector<SymQty>& pos,
-                                                const SettlePrices& prices) override {
-    int64_t im = 0;
+  absl::StatusOr<common::MicroUsd> InitialMargin(std::string_view, const std::vector<SymQty>& pos,
+                                                 const SettlePrices& prices) override {
+    common::MicroUsd im(0);
     for (const SymQty& p : pos) {
       auto it = prices.find(p.sym);
       if (it == prices.end()) return absl::NotFoundError("no price");
-      im += (p.qty < 0 ? -p.qty : p.qty) * it->second * 150'000;
+      const common::Qty lots = p.qty < common::Qty(0) ? -p.qty : p.qty;
+      const std::optional<common::MicroUsd> m =
+          common::MicroUsdOf(lots, it->second, common::MicroUsd(150'000));
+      if (!m) return absl::OutOfRangeError("margin overflows");
+      im += *m;
     }
     return im;
   }

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
+#include "cfx/common/units.h"
 #include "cfx/trade_store/format.h"
 
 namespace cfx::settlement {
@@ -55,26 +56,21 @@ class FixSource {
 // for the duration of the call.
 struct SymQty {
   std::string_view sym;
-  int64_t qty = 0;  // contracts
+  common::Qty qty;
 };
 
-// Settlement prices of the day, in ticks, by symbol.
-using SettlePrices = std::map<std::string, int64_t, std::less<>>;
+// Settlement prices of the day, by symbol.
+using SettlePrices = std::map<std::string, common::PriceTicks, std::less<>>;
 
 // Initial margin (span16, SPEC §10) of one account's open positions.
-//
-// Quantities, prices and the result are int64_t in the units stated (contracts, ticks,
-// micro-USD), not Qty, PriceTicks and MicroUsd like the rest of settlement's API: the
-// interface is also implemented outside the module (`cfx bench settle`), and the types
-// change together with those implementations.
 class MarginSource {
  public:
   virtual ~MarginSource() = default;
-  // Initial margin in micro-USD (>= 0) of `positions` (non-zero quantities, sorted by
-  // symbol) valued at `prices` (contains every symbol of `positions`).
-  virtual absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view account,
-                                                        const std::vector<SymQty>& positions,
-                                                        const SettlePrices& prices) = 0;
+  // Initial margin (>= 0) of `positions` (non-zero quantities, sorted by symbol) valued at
+  // `prices` (contains every symbol of `positions`).
+  virtual absl::StatusOr<common::MicroUsd> InitialMargin(std::string_view account,
+                                                         const std::vector<SymQty>& positions,
+                                                         const SettlePrices& prices) = 0;
 };
 
 // A fix source with no fixes: tiers T3 (prior unchanged) and T1/T2 only. For running
@@ -89,9 +85,9 @@ class NoFixes : public FixSource {
 // A margin source that reports zero initial margin (so no margin calls).
 class NoMargin : public MarginSource {
  public:
-  absl::StatusOr<int64_t> InitialMarginMicroUsd(std::string_view, const std::vector<SymQty>&,
-                                                const SettlePrices&) override {
-    return 0;
+  absl::StatusOr<common::MicroUsd> InitialMargin(std::string_view, const std::vector<SymQty>&,
+                                                 const SettlePrices&) override {
+    return common::MicroUsd(0);
   }
 };
 
