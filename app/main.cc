@@ -1,11 +1,15 @@
 // cfx: the exchange's single executable. Subcommands register themselves (registry.h).
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <map>
 
 #include "registry.h"
 
 int main(int argc, char** argv) {
+  // Past a file size limit a write fails with EFBIG, which storage reports as disk full
+  // naming the file, instead of the process being killed by SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"cfx: an exchange for cash-settled GPU-compute futures"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");

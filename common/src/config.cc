@@ -189,12 +189,12 @@ absl::Status ConfigParser::Limits() {
   const toml::table* t = node->as_table();
   if (!t) return r.Error(node, "limits", "expected a table");
   LimitsConfig& l = c.limits;
-  CFX_RETURN_IF_ERROR(
-      r.CheckKeys(*t, "limits.",
-                  {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
-                   "fix_max_message_bytes", "fix_max_outbound_bytes", "fix_max_latency_secs",
-                   "http_max_connections", "http_max_connections_per_peer", "http_max_body_bytes",
-                   "http_max_header_bytes", "http_read_timeout_ms"}));
+  CFX_RETURN_IF_ERROR(r.CheckKeys(
+      *t, "limits.",
+      {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
+       "fix_max_message_bytes", "fix_max_outbound_bytes", "fix_max_latency_secs",
+       "fix_max_heartbeat_secs", "http_max_connections", "http_max_connections_per_peer",
+       "http_max_body_bytes", "http_max_header_bytes", "http_read_timeout_ms"}));
   struct Bound {
     const char* key;
     int* value;
@@ -207,6 +207,7 @@ absl::Status ConfigParser::Limits() {
         Bound{"fix_max_message_bytes", &l.fix_max_message_bytes, 512},
         Bound{"fix_max_outbound_bytes", &l.fix_max_outbound_bytes, 65536},
         Bound{"fix_max_latency_secs", &l.fix_max_latency_secs, 0},
+        Bound{"fix_max_heartbeat_secs", &l.fix_max_heartbeat_secs, 1},
         Bound{"http_max_connections", &l.http_max_connections, 1},
         Bound{"http_max_connections_per_peer", &l.http_max_connections_per_peer, 1},
         Bound{"http_max_body_bytes", &l.http_max_body_bytes, 1024},

@@ -93,9 +93,17 @@ absl::Status LmdbEnv::Error(int rc, absl::string_view what) const {
         absl::StrCat(path_, ": ", what, ": LMDB map full (map size ", map_size_,
                      " bytes); raise the map size"));
   }
-  if (rc == ENOSPC || rc == EDQUOT) {
+  if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) {
     return absl::ResourceExhaustedError(
-        absl::StrCat(path_, ": ", what, ": disk full: ", mdb_strerror(rc)));
+        absl::StrCat(path_, ": ", what, ": disk full: ", mdb_strerror(rc),
+                     rc == EFBIG ? " (the process's file size limit, ulimit -f)" : ""));
+  }
+  // LMDB reports a write cut short as EIO ("short write, filesystem full?"), which is how a
+  // disk that fills up in the middle of a commit usually shows.
+  if (rc == EIO) {
+    return absl::UnavailableError(
+        absl::StrCat(path_, ": ", what, ": write failed or cut short (", mdb_strerror(rc),
+                     "): a full disk, a file size limit or a failing device"));
   }
   if (rc == EACCES || rc == EROFS || rc == EPERM) {
     return absl::PermissionDeniedError(absl::StrCat(path_, ": ", what, ": ", mdb_strerror(rc)));

@@ -37,7 +37,7 @@ TEST(FixConfigTest, LimitsComeFromTheConfig) {
   absl::StatusOr<common::ExchangeConfig> config = common::ParseConfig(
       "[limits]\nfix_max_connections = 7\nfix_max_connections_per_peer = 2\n"
       "fix_logon_timeout_ms = 500\nfix_max_message_bytes = 1024\n"
-      "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\n",
+      "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\nfix_max_heartbeat_secs = 5\n",
       "l.toml");
   ASSERT_TRUE(config.ok()) << config.status();
   FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
@@ -47,6 +47,7 @@ TEST(FixConfigTest, LimitsComeFromTheConfig) {
   EXPECT_EQ(fix.max_message_bytes, 1024);
   EXPECT_EQ(fix.max_outbound_bytes, 70000);
   EXPECT_EQ(fix.max_latency_secs, 0);
+  EXPECT_EQ(fix.max_heartbeat_secs, 5);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // End-to-end tests of the FIX gateway over loopback sockets: a QuickFIX initiator per
 // client session, the gateway, and the fake exchange behind the order-entry boundary.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <thread>
 
@@ -405,6 +408,37 @@ TEST_F(FixGatewayTest, AnAddressThatCannotBeBoundFailsStartNamingIt) {
   auto beta = Connect("BETA_T1");
   beta->Send(NewOrderMsg("after", "B1", '1', 1, "5.000"));
   ASSERT_TRUE(beta->WaitExec("after", '0', &m)) << "the running gateway keeps serving";
+}
+
+// The data dir made read-only while the gateway runs: the sessions' sequence stores are
+// files QuickFIX has open, so trading goes on; a restart, which writes the dictionary
+// afresh, fails with an error naming the folder instead of crashing.
+TEST_F(FixGatewayTest, ReadOnlyDataDirKeepsServingAndARestartFailsNamingThePath) {
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "file modes do not stop root; run the FIX tests as another user";
+  }
+  auto beta = Connect("BETA_T1");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("ro1", "B1", '1', 1, "5.000"), '0', &m));
+  const std::string fix_dir = dir_ + "/gw/fix";
+  struct RestoreModes {  // however the test ends: TearDown must be able to remove them
+    std::string fix_dir;
+    ~RestoreModes() {
+      chmod((fix_dir + "/store").c_str(), 0755);
+      chmod(fix_dir.c_str(), 0755);
+    }
+  } restore{fix_dir};
+  ASSERT_EQ(chmod(fix_dir.c_str(), 0500), 0);
+  ASSERT_EQ(chmod((fix_dir + "/store").c_str(), 0500), 0);
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("ro2", "B1", '1', 1, "5.000"), '0', &m));
+  beta.reset();
+  StopGateway();
+  testing::FakeExchange exchange({kSym});
+  FixGateway restarted(MakeConfig(), &exchange);
+  absl::Status st = restarted.Start();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(std::string(st.message()).find(fix_dir), std::string::npos) << st;
+  restarted.Stop();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Malformed and hostile input over a raw TCP socket. After each attack, a well-behaved
 // session must still trade: the gateway keeps serving other sessions.
 #include <chrono>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -14,10 +15,28 @@ namespace {
 using Msg = FIX::Message;
 
 std::string Logon(const std::string& sender, int seq, const std::string& extra = "",
-                  const std::string& target = "CFX") {
+                  const std::string& target = "CFX", int heartbeat_secs = 30) {
   return "35=A|49=" + sender + "|56=" + target + "|34=" + std::to_string(seq) + "|52=" + UtcNow() +
-         "|98=0|108=30|" + extra;
+         "|98=0|108=" + std::to_string(heartbeat_secs) + "|" + extra;
 }
+
+// A framed NewOrderSingle from ALPHA_T2: buy 1 of kSym for A2 at 5.000 (it rests).
+std::string RawOrder(int seq, const std::string& cl) {
+  return Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+               "|11=" + cl + "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
+}
+
+// A framed OrderStatusRequest from ALPHA_T2 for `cl`: answered with an ExecutionReport.
+std::string RawStatus(int seq, const std::string& cl) {
+  return Frame("35=H|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+               "|11=" + cl + "|1=A2|55=" + kSym + "|54=1|");
+}
+
+// Needles in what the gateway sends (\001 is SOH).
+constexpr char kLogonAnswer[] = "\00135=A\001";
+constexpr char kLogout[] = "\00135=5\001";
+constexpr char kTestRequest[] = "\00135=1\001";
+constexpr char kAck[] = "\001150=0\001";
 
 class FixHostileTest : public FixGatewayTest {
  protected:
@@ -120,6 +139,49 @@ TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
   ExpectStillServing();
 }
 
+// FIX session layer (QuickFIX acceptance 2d, 2m, 3b): a garbled message inside a session is
+// ignored, not a reason to close; the next message shows the gap and the exchange asks for
+// the missing one again.
+TEST_F(FixHostileTest, GarbledMessageInASessionIsIgnoredAndAskedForAgain) {
+  RawSocket s(port_);
+  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  bool closed = false;
+  std::string reply = s.Read(600, &closed);
+  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
+  // Message 2 with a BodyLength that does not end at its CheckSum.
+  std::string garbled = Frame("35=0|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|");
+  const size_t nine = garbled.find("\x01" "9=") + 3;
+  garbled.replace(nine, garbled.find('\x01', nine) - nine, "7");
+  s.Write(garbled);
+  // Message 3, well formed: QuickFIX sees 2 missing.
+  s.Write(Frame("35=1|49=ALPHA_T2|56=CFX|34=3|52=" + UtcNow() + "|112=HELLO|"));
+  reply = s.ReadUntil("35=2", kWaitMs, &closed);
+  EXPECT_NE(reply.find("35=2"), std::string::npos) << "no ResendRequest: " << reply;
+  EXPECT_NE(reply.find("\x01" "7=2\x01"), std::string::npos) << reply;
+  EXPECT_FALSE(closed);
+  // Fill the gap: the queued TestRequest is answered.
+  s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|43=Y|52=" + UtcNow() + "|122=" + UtcNow() +
+                "|123=Y|36=3|"));
+  reply = s.ReadUntil("112=HELLO", kWaitMs, &closed);
+  EXPECT_NE(reply.find("112=HELLO"), std::string::npos) << reply;
+  EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
+// HandlInst (21), which many FIX 4.4 engines send on every order, is accepted and ignored.
+TEST_F(FixHostileTest, HandlInstIsAcceptedOnOrdersAndReplaces) {
+  auto c = Connect("ALPHA_T1", "alpha-secret");
+  FIX::Message d = NewOrderMsg("hi1", "A1", '1', 1, "5.000");
+  d.setField(21, "1");
+  c->Send(d);
+  FIX::Message er;
+  ASSERT_TRUE(c->WaitExec("hi1", '0', &er)) << "an order with HandlInst was not acknowledged";
+  FIX::Message g = ReplaceMsg("hi2", "hi1", "A1", "5.001", 2);
+  g.setField(21, "1");
+  c->Send(g);
+  EXPECT_TRUE(c->WaitExec("hi2", '5', &er)) << "a replace with HandlInst was not accepted";
+}
+
 // SPEC §5 poison input: an id that is not printable ASCII is refused at the gateway, never
 // acknowledged (a stored non-UTF-8 ClOrdID used to abort the trade recorder on every restart).
 TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
@@ -210,6 +272,26 @@ TEST_F(FixHostileTest, ConnectionsPerPeerBeyondTheLimitAreRefused) {
   held.clear();
 }
 
+// SPEC §6 bounds: connections in all are capped, below the cap per peer.
+TEST_F(FixHostileTest, ConnectionsBeyondTheTotalLimitAreRefused) {
+  good_.reset();
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.max_connections = 3; };  // 16 per peer
+  StartGateway();
+  good_ = Connect("BETA_T1");  // one of the three
+  RawSocket second(port_);
+  RawSocket third(port_);
+  RawSocket extra(port_);
+  ASSERT_TRUE(second.ok() && third.ok() && extra.ok());
+  bool closed = false;
+  extra.Read(1500, &closed);
+  EXPECT_TRUE(closed) << "a fourth connection was kept";
+  closed = false;
+  third.Read(100, &closed);
+  EXPECT_FALSE(closed) << "a connection within the cap was closed";
+  ExpectStillServing();
+}
+
 // SPEC §6: SendingTime accuracy. A Logon dated more than max_latency_secs away is refused.
 TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
   RawSocket s(port_);
@@ -218,6 +300,110 @@ TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
   std::string reply = s.Read(1500, &closed);
   EXPECT_EQ(reply.find("35=A"), std::string::npos) << reply;
   EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
+  ExpectStillServing();
+}
+
+// SPEC §6 bounds: a client that logs on and then stops reading its socket is disconnected
+// once max_outbound_bytes of its output wait at the gateway; cancel-on-disconnect applies,
+// and the other sessions are served all along (QuickFIX never blocks on the slow client).
+TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound) {
+  good_.reset();
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.max_outbound_bytes = 64 << 10; };
+  StartGateway();
+  good_ = Connect("BETA_T1");
+  auto drop_copy = Connect("ALPHA_DC");
+  RawSocket slow(port_, "127.0.0.1", /*receive_buffer_bytes=*/4096);
+  ASSERT_TRUE(slow.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|"))));
+  bool closed = false;
+  std::string reply = slow.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  ASSERT_NE(reply.find(kLogonAnswer), std::string::npos) << reply;
+  ASSERT_TRUE(slow.Write(RawOrder(2, "rest1")));
+  reply = slow.ReadUntil(kAck, kWaitMs, &closed);
+  ASSERT_NE(reply.find(kAck), std::string::npos) << reply;
+
+  // From here on the client only writes: every status request is answered with an
+  // ExecutionReport (or a throttled reject, 100 bytes or more) that it never reads. The
+  // kernel's socket buffers take the first megabytes; past them the gateway queues, up to
+  // the bound. 300000 answers are far more than the buffers and the bound together.
+  const auto start = std::chrono::steady_clock::now();
+  const auto give_up = start + std::chrono::seconds(60);
+  constexpr int kMaxRequests = 300000;
+  int seq = 3;
+  bool write_failed = false;
+  for (int burst = 0; !write_failed && seq < kMaxRequests &&
+                      std::chrono::steady_clock::now() < give_up;
+       ++burst) {
+    std::string bytes;
+    for (int i = 0; i < 200; ++i) bytes += RawStatus(seq++, "rest1");
+    write_failed = !slow.Write(bytes);
+    if (burst % 25 == 0) ExpectStillServing();  // served while the slow client backs up
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::fprintf(stderr, "slow reader: %d requests written, %lld ms\n", seq - 3,
+               static_cast<long long>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
+  EXPECT_TRUE(write_failed) << "the gateway kept a client that read nothing for "
+                            << seq - 3 << " requests";
+  Msg m;
+  ASSERT_TRUE(drop_copy->WaitExec("rest1", '4', &m)) << "no cancel-on-disconnect";
+  EXPECT_EQ(F(m, 58), "disconnect");
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
+  ExpectStillServing();
+  // The session itself is free again: a new connection logs on.
+  RawSocket again(port_);
+  ASSERT_TRUE(again.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|"))));
+  reply = again.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  EXPECT_NE(reply.find(kLogonAnswer), std::string::npos) << reply;
+}
+
+// A half-open connection: the client logs on with a short HeartBtInt, then sends nothing,
+// reads nothing and never closes (a host that lost power, a cable pulled: no FIN). QuickFIX
+// sends a TestRequest one interval after the last message and drops the connection 2.4
+// intervals after it; the session is logged out and cancel-on-disconnect cancels its orders.
+TEST_F(FixHostileTest, SilentConnectionIsDroppedAfterTheHeartbeatTimeoutAndItsOrdersCanceled) {
+  auto drop_copy = Connect("ALPHA_DC");
+  RawSocket silent(port_);
+  ASSERT_TRUE(silent.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|", "CFX", /*heartbeat_secs=*/1))));
+  bool closed = false;
+  std::string reply = silent.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  ASSERT_NE(reply.find(kLogonAnswer), std::string::npos) << reply;
+  ASSERT_TRUE(silent.Write(RawOrder(2, "half1")));
+  reply = silent.ReadUntil(kAck, kWaitMs, &closed);
+  ASSERT_NE(reply.find(kAck), std::string::npos) << reply;
+
+  // Silence. The timeout is 2.4 s; the wait allows for a slow machine.
+  Msg m;
+  ASSERT_TRUE(drop_copy->WaitExec("half1", '4', &m, 15000)) << "the silent session was kept";
+  EXPECT_EQ(F(m, 58), "disconnect");
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
+  // What the gateway sent meanwhile: its TestRequest, unanswered, then the close.
+  reply = silent.Read(kWaitMs, &closed);
+  EXPECT_NE(reply.find(kTestRequest), std::string::npos) << reply;
+  EXPECT_TRUE(closed);
+  ExpectStillServing();
+}
+
+// SPEC §6 bounds: a Logon may not ask for a HeartBtInt over max_heartbeat_secs (a dead
+// connection would hold its session and orders for 2.4 times that) nor 0 (no heartbeats:
+// a dead connection would never be noticed). The bound itself is accepted.
+TEST_F(FixHostileTest, LogonAskingForNoOrAnEnormousHeartbeatIsRefused) {
+  for (int heartbeat_secs : {0, 61, 86400, 999999999}) {
+    RawSocket s(port_);
+    ASSERT_TRUE(s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|", "CFX", heartbeat_secs))));
+    bool closed = false;
+    std::string reply = s.ReadUntil(kLogout, kWaitMs, &closed);
+    EXPECT_NE(reply.find(kLogout), std::string::npos) << heartbeat_secs << ": " << reply;
+    EXPECT_NE(reply.find("HeartBtInt must be 1 to 60 seconds"), std::string::npos)
+        << heartbeat_secs << ": " << reply;
+    EXPECT_EQ(reply.find(kLogonAnswer), std::string::npos) << heartbeat_secs << ": " << reply;
+    EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2")) << heartbeat_secs;
+  }
+  RawSocket s(port_);
+  ASSERT_TRUE(s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|", "CFX", 60))));
+  bool closed = false;
+  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  EXPECT_NE(reply.find(kLogonAnswer), std::string::npos) << reply;
   ExpectStillServing();
 }
 

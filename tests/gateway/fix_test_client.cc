@@ -180,8 +180,13 @@ FIX::Message ReplaceMsg(const std::string& cl, const std::string& orig, const st
   return m;
 }
 
-RawSocket::RawSocket(int port, const char* ipv4) {
+RawSocket::RawSocket(int port, const char* ipv4, int receive_buffer_bytes) {
   fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  if (receive_buffer_bytes > 0) {
+    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer_bytes, sizeof receive_buffer_bytes);
+  }
+  timeval send_timeout{kWaitMs / 1000, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -225,6 +230,17 @@ std::string RawSocket::Read(int ms, bool* closed) {
     }
     out.append(buf, static_cast<size_t>(n));
   }
+}
+
+std::string RawSocket::ReadUntil(const std::string& needle, int ms, bool* closed) {
+  std::string out;
+  *closed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (out.find(needle) == std::string::npos && !*closed &&
+         std::chrono::steady_clock::now() < deadline) {
+    out += Read(50, closed);
+  }
+  return out;
 }
 
 std::string Frame(const std::string& body_fields, bool corrupt_checksum) {

@@ -68,15 +68,21 @@ std::function<bool(const FIX::Message&)> FirstIncremental(const std::string& typ
                                                           const std::string& action = "");
 std::string F(const FIX::Message& m, int tag);  // field or ""
 
-// A blocking loopback TCP socket for hostile input.
+// A blocking loopback TCP socket for hostile input. A write blocked for kWaitMs fails, so
+// a test never hangs on a gateway that stopped reading.
 class RawSocket {
  public:
-  explicit RawSocket(int port, const char* ipv4 = "127.0.0.1");
+  // `receive_buffer_bytes` > 0 sets SO_RCVBUF before connecting: a small window, so that
+  // output the test does not read backs up at the gateway rather than in this socket.
+  explicit RawSocket(int port, const char* ipv4 = "127.0.0.1", int receive_buffer_bytes = 0);
   ~RawSocket();
   bool ok() const { return fd_ >= 0; }
+  // False when the peer has closed or reset the connection (or the write timed out).
   bool Write(const std::string& bytes);
   // Reads what arrives within `ms`; sets *closed if the peer closed the connection.
   std::string Read(int ms, bool* closed);
+  // Reads until `needle` has arrived, the peer closed, or `ms` passed; returns what arrived.
+  std::string ReadUntil(const std::string& needle, int ms, bool* closed);
 
  private:
   int fd_ = -1;

@@ -244,14 +244,21 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
       const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // client gone
       if (n > 0) {
-        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n));
+        const uint64_t garbled_before = framing.garbled();
+        const FixFraming::Result r =
+            framing.Consume(buf, static_cast<size_t>(n), &to_quickfix);
         if (r != FixFraming::Result::kOk) {
           (r == FixFraming::Result::kTooLarge ? counters_.oversized : counters_.malformed)
               .fetch_add(1, std::memory_order_relaxed);
           LogRefusal(peer, "closed: " + framing.error());
           break;
         }
-        to_quickfix.append(buf, static_cast<size_t>(n));
+        if (framing.garbled() != garbled_before) {
+          counters_.garbled.fetch_add(framing.garbled() - garbled_before,
+                                      std::memory_order_relaxed);
+          // A few lines per connection: the count is in the counters.
+          if (garbled_before < 3) LogRefusal(peer, "ignored a garbled message: " + framing.error());
+        }
       }
     }
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -4,8 +4,10 @@
 //   - connections in all and per peer address are capped (past a cap: accepted and closed);
 //   - each connection runs through a relay thread between the client's socket and a local
 //     socket pair whose other end QuickFIX's ThreadedSocketConnection serves (on a thread of
-//     its own). The relay frames the client's bytes (FixFraming): a BodyLength over the limit
-//     or a malformed stream closes the connection before QuickFIX buffers anything, and a
+//     its own). The relay frames the client's bytes (FixFraming) and passes QuickFIX whole
+//     messages only: a BodyLength over the limit, or a stream that is not FIX, closes the
+//     connection before QuickFIX buffers anything; a garbled message inside a session is
+//     dropped (QuickFIX then asks for it again, as the FIX session layer requires); a
 //     client whose first whole message (its Logon) has not arrived within the logon timeout
 //     is closed. It also queues what QuickFIX sends: QuickFIX never blocks on a client that
 //     stops reading (a blocked send would stall the publisher and so every other session);
@@ -47,7 +49,8 @@ struct AcceptorCounters {
   std::atomic<uint64_t> refused{0};          // over max_connections(_per_peer)
   std::atomic<uint64_t> logon_timeouts{0};
   std::atomic<uint64_t> oversized{0};        // BodyLength over the limit
-  std::atomic<uint64_t> malformed{0};        // not a FIX stream
+  std::atomic<uint64_t> malformed{0};        // not a FIX stream (closed)
+  std::atomic<uint64_t> garbled{0};          // garbled messages dropped, the session kept
   std::atomic<uint64_t> slow_consumers{0};   // over max_outbound_bytes unread
 };
 

@@ -5,6 +5,21 @@
 
 namespace cfx {
 namespace gateway {
+namespace {
+
+// Digits only, at most 9 (no sign, no overflow): a HeartBtInt in seconds.
+bool ParseSeconds(const std::string& text, int* out) {
+  if (text.empty() || text.size() > 9) return false;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  *out = value;
+  return true;
+}
+
+}  // namespace
 
 void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -43,6 +58,15 @@ void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::Session
     if (password != spec->password || (!spec->username.empty() && username != spec->username)) {
       throw FIX::RejectLogon("invalid username or password");
     }
+  }
+  // SPEC §6 bounds: the client's HeartBtInt becomes the session's, and QuickFIX drops a
+  // silent connection only 2.4 intervals after its last message (never, for 0).
+  std::string heartbeat;
+  int secs = 0;
+  if (!internal::GetField(message, 108, &heartbeat) || !ParseSeconds(heartbeat, &secs) ||
+      secs < 1 || secs > config_.max_heartbeat_secs) {
+    throw FIX::RejectLogon("HeartBtInt must be 1 to " + std::to_string(config_.max_heartbeat_secs) +
+                           " seconds");
   }
 }
 

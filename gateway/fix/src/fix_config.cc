@@ -15,6 +15,7 @@ FixGatewayConfig FixGatewayConfigFromExchange(const common::ExchangeConfig& conf
   out.max_message_bytes = l.fix_max_message_bytes;
   out.max_outbound_bytes = l.fix_max_outbound_bytes;
   out.max_latency_secs = l.fix_max_latency_secs;
+  out.max_heartbeat_secs = l.fix_max_heartbeat_secs;
   for (const common::SessionConfig& s : config.sessions) {
     FixSessionSpec spec;
     spec.sender_comp_id = s.sender_comp_id;

@@ -1,5 +1,7 @@
 #include "fix_framing.h"
 
+#include <cstring>
+
 namespace cfx {
 namespace gateway {
 namespace internal {
@@ -8,88 +10,118 @@ namespace {
 constexpr char kSoh = '\x01';
 constexpr size_t kMaxBeginString = 16;
 constexpr size_t kMaxLengthDigits = 9;
-// "8=" + BeginString + SOH + "9=" + digits + SOH
-constexpr size_t kMaxPrefix = 2 + kMaxBeginString + 1 + 2 + kMaxLengthDigits + 1;
+constexpr size_t kTrailer = 7;  // "10=ddd" SOH
+constexpr char kResync[] = "8=FIX";
+constexpr size_t kResyncLen = sizeof kResync - 1;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+bool IsTrailer(const char* p) {
+  return p[0] == '1' && p[1] == '0' && p[2] == '=' && IsDigit(p[3]) && IsDigit(p[4]) &&
+         IsDigit(p[5]) && p[6] == kSoh;
+}
+
 }  // namespace
+
+constexpr int FixFraming::kMaxGarbledInARow;
 
 FixFraming::Result FixFraming::Fail(Result r, const std::string& why) {
   failed_ = r;
   error_ = why;
+  buf_.clear();
   return r;
 }
 
-// The prefix is complete when it holds two SOHs; validated byte by byte so that a stream of
-// garbage is refused within a few bytes.
-FixFraming::Result FixFraming::PrefixByte(char c) {
-  prefix_.push_back(c);
-  const size_t n = prefix_.size();
-  if (n == 1 && c != '8') return Fail(Result::kMalformed, "message does not start with 8=");
-  if (n == 2 && c != '=') return Fail(Result::kMalformed, "message does not start with 8=");
-  if (n > kMaxPrefix) return Fail(Result::kMalformed, "BeginString or BodyLength too long");
-  const size_t first_soh = prefix_.find(kSoh);
-  if (first_soh == std::string::npos) {
-    if (n > 2 + kMaxBeginString) return Fail(Result::kMalformed, "BeginString too long");
-    return Result::kOk;
+// Checked byte by byte so that garbage is recognised within a few bytes, before it could
+// fill a buffer.
+FixFraming::Prefix FixFraming::ParsePrefix(const char* p, size_t n, size_t* prefix_len,
+                                           size_t* body_len) {
+  size_t i = 0;
+  auto need = [&](size_t k) { return i + k > n; };
+  if (need(1)) return Prefix::kNeedMore;
+  if (p[0] != '8') return error_ = "message does not start with 8=", Prefix::kGarbled;
+  ++i;
+  if (need(1)) return Prefix::kNeedMore;
+  if (p[1] != '=') return error_ = "message does not start with 8=", Prefix::kGarbled;
+  ++i;
+  const size_t begin = i;
+  while (i < n && p[i] != kSoh) {
+    if (i - begin >= kMaxBeginString) return error_ = "BeginString too long", Prefix::kGarbled;
+    ++i;
   }
-  if (first_soh == 2) return Fail(Result::kMalformed, "empty BeginString");
-  const size_t nine = first_soh + 1;  // where "9=" starts
-  if (n == nine + 1 && c != '9') return Fail(Result::kMalformed, "BodyLength (9) is not second");
-  if (n == nine + 2 && c != '=') return Fail(Result::kMalformed, "BodyLength (9) is not second");
-  if (n <= nine + 2) return Result::kOk;
-  if (c != kSoh) {
-    if (!IsDigit(c)) return Fail(Result::kMalformed, "BodyLength is not a number");
-    if (n - (nine + 2) > kMaxLengthDigits) return Fail(Result::kTooLarge, "BodyLength too large");
-    return Result::kOk;
+  if (i == n) return Prefix::kNeedMore;
+  if (i == begin) return error_ = "empty BeginString", Prefix::kGarbled;
+  ++i;  // SOH
+  for (const char c : {'9', '='}) {
+    if (need(1)) return Prefix::kNeedMore;
+    if (p[i] != c) return error_ = "BodyLength (9) is not second", Prefix::kGarbled;
+    ++i;
   }
-  if (n == nine + 3) return Fail(Result::kMalformed, "empty BodyLength");
-  const std::string digits = prefix_.substr(nine + 2, n - 1 - (nine + 2));
-  const uint64_t length = std::stoull(digits);  // <= 9 digits: fits
-  if (length > max_body_) {
-    return Fail(Result::kTooLarge, "BodyLength " + digits + " above the limit of " +
-                                       std::to_string(max_body_) + " bytes");
+  const size_t digits = i;
+  uint64_t length = 0;
+  while (i < n && p[i] != kSoh) {
+    if (!IsDigit(p[i])) return error_ = "BodyLength is not a number", Prefix::kGarbled;
+    // Refused at the digit that passes the limit, however the bytes arrive.
+    if (i - digits >= kMaxLengthDigits) return error_ = "BodyLength too large", Prefix::kTooLarge;
+    length = length * 10 + static_cast<uint64_t>(p[i] - '0');
+    if (length > max_body_) {
+      error_ = "BodyLength above the limit of " + std::to_string(max_body_) + " bytes";
+      return Prefix::kTooLarge;
+    }
+    ++i;
   }
-  prefix_.clear();
-  body_left_ = static_cast<size_t>(length);
-  state_ = body_left_ == 0 ? State::kTrailer : State::kBody;
-  return Result::kOk;
+  if (i == n) return Prefix::kNeedMore;
+  if (i == digits) return error_ = "empty BodyLength", Prefix::kGarbled;
+  *prefix_len = i + 1;
+  *body_len = static_cast<size_t>(length);
+  return Prefix::kOk;
 }
 
-FixFraming::Result FixFraming::Consume(const char* data, size_t n) {
+FixFraming::Result FixFraming::Consume(const char* data, size_t n, std::string* whole) {
   if (failed_ != Result::kOk) return failed_;
-  size_t i = 0;
-  while (i < n) {
-    switch (state_) {
-      case State::kPrefix: {
-        Result r = PrefixByte(data[i++]);
-        if (r != Result::kOk) return r;
+  buf_.append(data, n);
+  size_t pos = 0;
+  for (;;) {
+    if (resyncing_) {
+      const size_t next = buf_.find(kResync, pos, kResyncLen);
+      if (next == std::string::npos) {
+        // Keep the longest tail that may be the start of "8=FIX" split across reads.
+        size_t keep = buf_.size() - pos < kResyncLen - 1 ? buf_.size() - pos : kResyncLen - 1;
+        while (keep > 0 && buf_.compare(buf_.size() - keep, keep, kResync, keep) != 0) --keep;
+        pos = buf_.size() - keep;
         break;
       }
-      case State::kBody: {
-        const size_t take = n - i < body_left_ ? n - i : body_left_;
-        i += take;
-        body_left_ -= take;
-        if (body_left_ == 0) state_ = State::kTrailer;
-        break;
-      }
-      case State::kTrailer: {
-        const char c = data[i++];
-        trailer_.push_back(c);
-        const size_t k = trailer_.size();
-        const bool ok = (k == 1 && c == '1') || (k == 2 && c == '0') || (k == 3 && c == '=') ||
-                        (k >= 4 && k <= 6 && IsDigit(c)) || (k == 7 && c == kSoh);
-        if (!ok) return Fail(Result::kMalformed, "BodyLength does not match the message");
-        if (k == 7) {
-          trailer_.clear();
-          ++messages_;
-          state_ = State::kPrefix;
-        }
-        break;
-      }
+      pos = next;
+      resyncing_ = false;
     }
+    const char* p = buf_.data() + pos;
+    const size_t left = buf_.size() - pos;
+    size_t prefix_len = 0, body_len = 0;
+    const Prefix prefix = ParsePrefix(p, left, &prefix_len, &body_len);
+    if (prefix == Prefix::kNeedMore) break;
+    if (prefix == Prefix::kTooLarge) return Fail(Result::kTooLarge, error_);
+    if (prefix == Prefix::kOk) {
+      const size_t total = prefix_len + body_len + kTrailer;
+      if (left < total) break;
+      if (IsTrailer(p + prefix_len + body_len)) {
+        whole->append(p, total);
+        ++messages_;
+        garbled_in_a_row_ = 0;
+        pos += total;
+        continue;
+      }
+      error_ = "BodyLength does not match the message";
+    }
+    // Garbled: refuse a stream that never framed a message, or one that keeps garbling;
+    // otherwise drop it and resynchronise at the next "8=FIX" after its first byte.
+    ++garbled_;
+    if (messages_ == 0 || ++garbled_in_a_row_ > kMaxGarbledInARow) {
+      return Fail(Result::kMalformed, messages_ == 0 ? error_ : "too many garbled messages");
+    }
+    pos += 1;
+    resyncing_ = true;
   }
+  buf_.erase(0, pos);
   return Result::kOk;
 }
 

@@ -1,15 +1,21 @@
-// FixFraming: finds the message boundaries of a FIX byte stream without parsing any field
-// but BeginString (8) and BodyLength (9), so that the acceptor can refuse a message that is
-// too large before QuickFIX buffers it, and can tell when a client's first whole message
-// (its Logon) has arrived.
+// FixFraming: cuts a client's FIX byte stream into whole messages without parsing any field
+// but BeginString (8) and BodyLength (9), so that the acceptor hands QuickFIX only whole,
+// well-framed messages, refuses one that is too large before anything buffers it, and can
+// tell when a client's first message (its Logon) has arrived.
 //
 //   FixFraming framing(/*max_body_bytes=*/16384);
-//   if (framing.Consume(bytes, n) != FixFraming::Result::kOk) { /* close the connection */ }
-//   if (framing.messages() > 0) { /* the first message is complete */ }
+//   std::string whole;
+//   if (framing.Consume(bytes, n, &whole) != FixFraming::Result::kOk) { /* close */ }
+//   send `whole` (zero or more complete messages) on to QuickFIX
 //
 // A message is exactly `8=<1-16 chars>SOH 9=<1-9 digits>SOH <BodyLength bytes> 10=<3 digits>SOH`.
-// Nothing may stand between messages: a stream that does not follow this is malformed (a
-// client that lies about BodyLength desynchronises and is closed on its next message).
+// A garbled message (one that does not follow this, a BodyLength that does not end at `10=`)
+// is dropped and the stream resynchronised at the next `8=FIX`, as the FIX session layer
+// requires ("garbled messages are ignored"; QuickFIX then sees the sequence gap and sends a
+// ResendRequest). Bytes before the first whole message are not a FIX client's: garbage
+// there, or more than kMaxGarbledInARow garbled messages with no whole one between, refuses
+// the stream (kMalformed). A BodyLength over the limit always refuses it (kTooLarge).
+// Memory: at most one partial message (prefix + max_body_bytes + trailer) is held.
 // Thread safety: none; one per connection. Plain C++14 (used by the C++14 acceptor).
 #ifndef CFX_GATEWAY_FIX_FRAMING_H_
 #define CFX_GATEWAY_FIX_FRAMING_H_
@@ -25,27 +31,32 @@ namespace internal {
 class FixFraming {
  public:
   enum class Result { kOk, kTooLarge, kMalformed };
+  static constexpr int kMaxGarbledInARow = 8;
 
   explicit FixFraming(size_t max_body_bytes) : max_body_(max_body_bytes) {}
 
-  // Consumes `n` bytes. Once it returns something other than kOk it keeps returning it.
-  Result Consume(const char* data, size_t n);
-  // Whole messages seen so far.
+  // Consumes `n` bytes; appends every message they complete to *whole. Once it returns
+  // something other than kOk it keeps returning it and appends nothing.
+  Result Consume(const char* data, size_t n, std::string* whole);
+  // Whole messages passed on so far.
   uint64_t messages() const { return messages_; }
-  // Why the stream was refused, for the log ("" while kOk).
+  // Garbled messages dropped so far.
+  uint64_t garbled() const { return garbled_; }
+  // Why the stream was refused, or why the last garbled message was dropped ("" if none).
   const std::string& error() const { return error_; }
 
  private:
-  enum class State { kPrefix, kBody, kTrailer };
+  enum class Prefix { kNeedMore, kOk, kGarbled, kTooLarge };
+  // Parses "8=...SOH9=...SOH" at the start of [p, p + n).
+  Prefix ParsePrefix(const char* p, size_t n, size_t* prefix_len, size_t* body_len);
   Result Fail(Result r, const std::string& why);
-  Result PrefixByte(char c);
 
   const size_t max_body_;
-  State state_ = State::kPrefix;
-  std::string prefix_;     // "8=...SOH9=...SOH" being read (bounded)
-  size_t body_left_ = 0;   // bytes of the body still to come
-  std::string trailer_;    // "10=ddd SOH" being read
+  std::string buf_;  // bytes not yet passed on: the start of the next message
   uint64_t messages_ = 0;
+  uint64_t garbled_ = 0;
+  int garbled_in_a_row_ = 0;
+  bool resyncing_ = false;  // dropping bytes until the next "8=FIX"
   Result failed_ = Result::kOk;
   std::string error_;
 };

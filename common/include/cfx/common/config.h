@@ -65,6 +65,7 @@ struct LimitsConfig {
   int fix_max_message_bytes = 16384;      // largest BodyLength (9)
   int fix_max_outbound_bytes = 8 << 20;   // unread output per FIX client before disconnect
   int fix_max_latency_secs = 120;         // SendingTime accuracy; 0 turns the check off
+  int fix_max_heartbeat_secs = 60;        // largest HeartBtInt a Logon may ask for
   int http_max_connections = 1024;
   int http_max_connections_per_peer = 64;
   int http_max_body_bytes = 64 * 1024;

@@ -53,6 +53,11 @@ struct FixGatewayConfig {
   int max_message_bytes = 16384;          // largest BodyLength (9); larger closes the connection
   int64_t max_outbound_bytes = 8 << 20;   // unread output per client; beyond: disconnected
   int max_latency_secs = 120;             // SendingTime (52) accuracy; 0 turns the check off
+  // Largest HeartBtInt (108) a Logon may ask for. A connection that goes silent is dropped
+  // 2.4 intervals after its last message, so this bounds how long a dead one holds its
+  // session and resting orders. A Logon outside 1..max_heartbeat_secs is refused (0 would
+  // turn QuickFIX's heartbeat and timeout off, so a half-open connection would stay forever).
+  int max_heartbeat_secs = 60;
   std::vector<FixSessionSpec> sessions;
   std::vector<FixAccountSpec> accounts;
 };
