@@ -35,6 +35,8 @@ void SetupBenchSoak(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--burst-every", flags->burst_every_s, "Mean seconds between bursts (30)");
   cmd->add_option("--snapshot-interval", flags->snapshot_interval,
                   "Inputs between engine snapshots (20000)");
+  cmd->add_option("--day-every", flags->day_every_s,
+                  "Seconds per trading day: close, next date, pre-open, open (60; 0: never)");
   cmd->add_option("--interval", flags->interval_s, "Seconds per report line (10)");
   cmd->add_option("--dir", flags->dir, "Work folder (default: a temp folder, removed)");
 }

@@ -17,11 +17,9 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h * 0xFF51AFD7ED558CCDull;
 }
 
-
 }  // namespace
 
-Engine::Engine(const EngineConfig& config)
-    : config_(config), ctx_(config.order_capacity) {
+Engine::Engine(const EngineConfig& config) : config_(config), ctx_(config.order_capacity) {
   client_ids_.reserve(config.client_id_capacity);
 }
 
@@ -62,14 +60,22 @@ void Engine::Process(const Command& cmd) {
   std::visit(
       [this](const auto& c) {
         using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, ProductCmd>) OnProduct(c);
-        else if constexpr (std::is_same_v<T, StateCmd>) OnState(c);
-        else if constexpr (std::is_same_v<T, NewOrderCmd>) OnNew(c);
-        else if constexpr (std::is_same_v<T, CancelCmd>) OnCancel(c);
-        else if constexpr (std::is_same_v<T, ReplaceCmd>) OnReplace(c);
-        else if constexpr (std::is_same_v<T, MassCancelCmd>) OnMassCancel(c);
-        else if constexpr (std::is_same_v<T, TimeCmd>) OnTime(c);
-        else OnClose(c);
+        if constexpr (std::is_same_v<T, ProductCmd>)
+          OnProduct(c);
+        else if constexpr (std::is_same_v<T, StateCmd>)
+          OnState(c);
+        else if constexpr (std::is_same_v<T, NewOrderCmd>)
+          OnNew(c);
+        else if constexpr (std::is_same_v<T, CancelCmd>)
+          OnCancel(c);
+        else if constexpr (std::is_same_v<T, ReplaceCmd>)
+          OnReplace(c);
+        else if constexpr (std::is_same_v<T, MassCancelCmd>)
+          OnMassCancel(c);
+        else if constexpr (std::is_same_v<T, TimeCmd>)
+          OnTime(c);
+        else
+          OnClose(c);
       },
       cmd);
   Deliver();
@@ -275,7 +281,10 @@ void Engine::OnMassCancel(const MassCancelCmd& c) {
 
 void Engine::OnTime(const TimeCmd& c) {
   if (now_ != kNoTime && c.ts < now_) return;  // time never goes back
+  constexpr Timestamp kNsPerDay = 86'400'000'000'000;
+  const bool new_day = now_ != kNoTime && c.ts / kNsPerDay != now_ / kNsPerDay;
   now_ = c.ts;
+  if (new_day) ForgetEndedClientIds();
   if (now_ < next_gtd_expiry_) return;
   OrderStore& st = ctx_.store;
   Timestamp next = INT64_MAX;
@@ -292,6 +301,20 @@ void Engine::OnTime(const TimeCmd& c) {
     s = after;
   }
   next_gtd_expiry_ = next;
+}
+
+// A ClOrdID is unique per account for the trading day (docs/fix.md): at the UTC date change
+// the ids of orders that have ended are forgotten, so the set holds one day's ids and those
+// of live (GTC, GTD) orders, never every id the exchange has seen. One pass over the set a
+// day.
+void Engine::ForgetEndedClientIds() {
+  for (auto it = client_ids_.begin(); it != client_ids_.end();) {
+    if (it->second == 0 || ctx_.store.Find(it->second) == kNoSlot) {
+      client_ids_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void Engine::OnClose(const CloseCmd& c) {

@@ -16,7 +16,10 @@ int ReferenceBook::BestOpp(Side side) const {
   for (int i = 0; i < static_cast<int>(book_.size()); ++i) {
     const O& r = book_[i];
     if (r.side == side) continue;
-    if (best < 0) { best = i; continue; }
+    if (best < 0) {
+      best = i;
+      continue;
+    }
     const O& b = book_[best];
     bool better = r.side == Side::kSell ? r.px < b.px : r.px > b.px;
     if (better || (r.px == b.px && r.prio < b.prio)) best = i;
@@ -45,13 +48,17 @@ void ReferenceBook::Execute(O o) {
   PriceTicks limit = o.px;
   int b = BestOpp(o.side);
   if (market) {
-    if (b < 0) { Emit("C " + o.cl + " " + S(o.leaves()) + " no_liquidity"); return; }
+    if (b < 0) {
+      Emit("C " + o.cl + " " + S(o.leaves()) + " no_liquidity");
+      return;
+    }
     limit = o.side == Side::kBuy ? book_[b].px + 50 : book_[b].px - 50;
   }
   if (o.tif == TimeInForce::kFok) {
     // Walk a sorted copy of the opposite side.
     std::vector<O> opp;
-    for (const O& r : book_) if (r.side != o.side && Crosses(o.side, limit, r.px)) opp.push_back(r);
+    for (const O& r : book_)
+      if (r.side != o.side && Crosses(o.side, limit, r.px)) opp.push_back(r);
     std::sort(opp.begin(), opp.end(), [&](const O& x, const O& y) {
       if (x.px != y.px) return o.side == Side::kBuy ? x.px < y.px : x.px > y.px;
       return x.prio < y.prio;
@@ -64,9 +71,15 @@ void ReferenceBook::Execute(O o) {
         break;
       }
       avail += r.leaves();
-      if (avail >= o.leaves()) { ok = true; break; }
+      if (avail >= o.leaves()) {
+        ok = true;
+        break;
+      }
     }
-    if (!ok) { Emit("C " + o.cl + " " + S(o.leaves()) + " fok"); return; }
+    if (!ok) {
+      Emit("C " + o.cl + " " + S(o.leaves()) + " fok");
+      return;
+    }
   }
   while (o.leaves() > 0) {
     b = BestOpp(o.side);
@@ -143,10 +156,16 @@ void ReferenceBook::Triggers(std::vector<PriceTicks> prints) {
 
 int ReferenceBook::FindLive(const std::string& acct, const std::string& cl, bool* is_stop) const {
   for (size_t i = 0; i < book_.size(); ++i) {
-    if (book_[i].acct == acct && book_[i].cl == cl) { *is_stop = false; return static_cast<int>(i); }
+    if (book_[i].acct == acct && book_[i].cl == cl) {
+      *is_stop = false;
+      return static_cast<int>(i);
+    }
   }
   for (size_t i = 0; i < stops_.size(); ++i) {
-    if (stops_[i].acct == acct && stops_[i].cl == cl) { *is_stop = true; return static_cast<int>(i); }
+    if (stops_[i].acct == acct && stops_[i].cl == cl) {
+      *is_stop = true;
+      return static_cast<int>(i);
+    }
   }
   return -1;
 }
@@ -200,7 +219,10 @@ void ReferenceBook::Auction() {
     for (int i = 0; i < static_cast<int>(book_.size()); ++i) {
       const O& o = book_[i];
       if (o.side != side || (side == Side::kBuy ? o.px < px : o.px > px)) continue;
-      if (b < 0) { b = i; continue; }
+      if (b < 0) {
+        b = i;
+        continue;
+      }
       const O& x = book_[b];
       bool better = side == Side::kBuy ? o.px > x.px : o.px < x.px;
       if (better || (o.px == x.px && o.prio < x.prio)) b = i;
@@ -261,8 +283,10 @@ void ReferenceBook::Auction() {
 template <typename Pred>
 int ReferenceBook::CancelWhere(Pred pred, const char* reason) {
   std::vector<std::pair<uint64_t, std::string>> all;
-  for (const O& o : book_) if (pred(o)) all.push_back({o.accept, o.cl + " " + S(o.leaves())});
-  for (const O& o : stops_) if (pred(o)) all.push_back({o.accept, o.cl + " " + S(o.leaves())});
+  for (const O& o : book_)
+    if (pred(o)) all.push_back({o.accept, o.cl + " " + S(o.leaves())});
+  for (const O& o : stops_)
+    if (pred(o)) all.push_back({o.accept, o.cl + " " + S(o.leaves())});
   std::sort(all.begin(), all.end());
   for (auto& [a, s] : all) Emit("C " + s + " " + reason);
   std::erase_if(book_, pred);
@@ -275,8 +299,8 @@ void ReferenceBook::New(const NewOrderCmd& c) {
   auto reject = [&](const char* r) { Emit("J " + cl + " " + r); };
   bool limit_px = c.type == OrderType::kLimit || c.type == OrderType::kStopLimit;
   bool stop = c.type == OrderType::kStop || c.type == OrderType::kStopLimit;
-  bool resting_tif = c.tif == TimeInForce::kDay || c.tif == TimeInForce::kGtc ||
-                     c.tif == TimeInForce::kGtd;
+  bool resting_tif =
+      c.tif == TimeInForce::kDay || c.tif == TimeInForce::kGtc || c.tif == TimeInForce::kGtd;
   // §4.2 precedence, in order.
   if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) {
     return reject("invalid_field");
@@ -308,8 +332,7 @@ void ReferenceBook::New(const NewOrderCmd& c) {
     if (met) return reject("invalid_stop_price");
   }
   // Stops rest pending in pre_open whatever their tif; they are not market orders yet.
-  if (state_ == TradingState::kPreOpen && !stop &&
-      (c.type == OrderType::kMarket || !resting_tif)) {
+  if (state_ == TradingState::kPreOpen && !stop && (c.type == OrderType::kMarket || !resting_tif)) {
     ++stats_.pre_open_rejects;
     return reject("market_closed");
   }
@@ -346,7 +369,10 @@ void ReferenceBook::New(const NewOrderCmd& c) {
 void ReferenceBook::Cancel(const CancelCmd& c) {
   bool is_stop = false;
   int i = FindLive(std::string(c.acct.view()), std::string(c.orig.view()), &is_stop);
-  if (i < 0) { Emit("X " + std::string(c.orig.view()) + " unknown_order"); return; }
+  if (i < 0) {
+    Emit("X " + std::string(c.orig.view()) + " unknown_order");
+    return;
+  }
   if (state_ == TradingState::kClosed) {
     ++stats_.cancel_state_rejects;
     Emit("X " + std::string(c.orig.view()) + " market_closed");
@@ -361,7 +387,10 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   std::string orig(c.orig.view()), acct(c.acct.view()), cl(c.cl.view());
   bool is_stop = false;
   int i = FindLive(acct, orig, &is_stop);
-  if (i < 0) { Emit("X " + orig + " unknown_order"); return; }
+  if (i < 0) {
+    Emit("X " + orig + " unknown_order");
+    return;
+  }
   if (state_ == TradingState::kClosed || state_ == TradingState::kHalted) {
     ++stats_.replace_state_rejects;
     Emit("X " + orig + (state_ == TradingState::kClosed ? " market_closed" : " halted"));
@@ -369,15 +398,30 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   }
   auto& v = is_stop ? stops_ : book_;
   O o = v[i];
-  if (taken_.count({acct, cl})) { Emit("X " + orig + " duplicate_client_id"); return; }
+  if (taken_.count({acct, cl})) {
+    Emit("X " + orig + " duplicate_client_id");
+    return;
+  }
   Qty qty = c.has_qty ? c.qty : o.qty;
-  if (qty <= 0) { Emit("X " + orig + " invalid_qty"); return; }
-  if (qty > max_qty_) { Emit("X " + orig + " qty_above_max"); return; }
+  if (qty <= 0) {
+    Emit("X " + orig + " invalid_qty");
+    return;
+  }
+  if (qty > max_qty_) {
+    Emit("X " + orig + " qty_above_max");
+    return;
+  }
   bool has_limit = o.type == OrderType::kLimit || o.type == OrderType::kStopLimit;
   PriceTicks px = o.px;
   if (has_limit && c.px.present) {
-    if (!c.px.on_tick) { Emit("X " + orig + " invalid_price_tick"); return; }
-    if (!InBand(c.px.ticks)) { Emit("X " + orig + " price_outside_band"); return; }
+    if (!c.px.on_tick) {
+      Emit("X " + orig + " invalid_price_tick");
+      return;
+    }
+    if (!InBand(c.px.ticks)) {
+      Emit("X " + orig + " price_outside_band");
+      return;
+    }
     px = c.px.ticks;
   }
   if (o.post_only && !is_stop && state_ == TradingState::kOpen && px != o.px && qty > o.cum) {
@@ -446,6 +490,15 @@ void ReferenceBook::State(const StateCmd& c) {
 
 void ReferenceBook::Time(const TimeCmd& c) {
   if (has_now_ && c.ts < now_) return;  // time never goes back
+  constexpr Timestamp kNsPerDay = 86'400'000'000'000;
+  if (has_now_ && c.ts / kNsPerDay != now_ / kNsPerDay) {
+    // A new UTC date: only the ids of live orders stay taken (ClOrdIDs are unique per day).
+    std::set<std::pair<std::string, std::string>> live;
+    for (const std::vector<O>* v : {&book_, &stops_}) {
+      for (const O& o : *v) live.insert({o.acct, o.cl});
+    }
+    taken_.swap(live);
+  }
   has_now_ = true;
   now_ = c.ts;
   stats_.gtd_expired += CancelWhere(

@@ -32,8 +32,8 @@ TEST(ValidationTest, InvalidFieldCases) {
             "invalid_field");
   EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "market", 5, R"(,"display":2)")}),
             "invalid_field");
-  EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1,
-                                           R"(,"tif":"ioc","post_only":true)")}),
+  EXPECT_EQ(RejectOf({ProductLine(),
+                      Limit("a", "A1", "buy", "5.000", 1, R"(,"tif":"ioc","post_only":true)")}),
             "invalid_field");
   EXPECT_EQ(RejectOf({R"({"op":"dance"})"}), "invalid_field");
   EXPECT_EQ(RejectOf({R"({"sym":"x"})"}), "invalid_field");
@@ -83,11 +83,11 @@ TEST(ValidationTest, PrecedenceFollowsSpecOrder) {
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "9.0001", 0)}), "invalid_qty");
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "9.0001", 1)}), "invalid_price_tick");
   // band before stop check; stop check before pre_open restriction.
-  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "stop_limit", 1,
-                                           R"(,"stop":"4.000","px":"9.000")")}),
+  EXPECT_EQ(RejectOf({ProductLine(),
+                      Order("a", "A1", "buy", "stop_limit", 1, R"(,"stop":"4.000","px":"9.000")")}),
             "price_outside_band");
-  EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "buy", "stop_limit", 1,
-                                           R"(,"stop":"4.000","px":"5.000")")}),
+  EXPECT_EQ(RejectOf({ProductLine(),
+                      Order("a", "A1", "buy", "stop_limit", 1, R"(,"stop":"4.000","px":"5.000")")}),
             "invalid_stop_price");
 }
 
@@ -202,8 +202,10 @@ TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
     c.side = side;
     c.tif = tif;
     c.type = type;
-    if (type == OrderType::kStop) c.stop = PriceField::Ticks(px);
-    else c.px = PriceField::Ticks(px);
+    if (type == OrderType::kStop)
+      c.stop = PriceField::Ticks(px);
+    else
+      c.px = PriceField::Ticks(px);
     c.qty = 3;
     return c;
   };
@@ -221,7 +223,7 @@ TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
   EXPECT_EQ(eng.book(0).state(), TradingState::kExpired);
 
   eng.Process(StateCmd{sym, TradingState::kOpen});  // ignored
-  eng.Process(CloseCmd{sym});                      // ignored
+  eng.Process(CloseCmd{sym});                       // ignored
   EXPECT_EQ(eng.book(0).state(), TradingState::kExpired);
   eng.Process(order("late", Side::kBuy, TimeInForce::kGtc, OrderType::kLimit, 5000));
   ASSERT_EQ(eng.last_events().size(), 1u);
@@ -232,6 +234,39 @@ TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
   ASSERT_TRUE(restored.Restore(eng.Snapshot()).ok());
   EXPECT_EQ(restored.book(0).state(), TradingState::kExpired);
   EXPECT_EQ(restored.StateHash(), eng.StateHash());
+}
+
+}  // namespace
+}  // namespace cfx::engine::testing
+
+namespace cfx::engine::testing {
+namespace {
+
+std::string Time(const std::string& ts) { return R"({"op":"time","ts":")" + ts + R"("})"; }
+
+// ClOrdIDs are unique per account for the trading day: at the UTC date change the ids of
+// ended orders are forgotten (the engine's id set does not grow with every id ever used),
+// those of live orders stay taken.
+TEST(ValidationTest, EndedOrdersIdsAreReusableOnTheNextDayOnly) {
+  const std::vector<std::string> day1 = {
+      ProductLine(), Time("2027-03-01T14:00:00Z"), Limit("ended", "A1", "buy", "4.900", 1),
+      CancelLine("ended", "A1"), Limit("gtc", "A1", "buy", "4.900", 1, R"(,"tif":"gtc")")};
+  // The same day: both ids are taken.
+  std::vector<std::string> same_day = day1;
+  same_day.push_back(Time("2027-03-01T23:59:59Z"));
+  same_day.push_back(Limit("ended", "A1", "buy", "4.900", 1));
+  EXPECT_EQ(RejectOf(same_day), "duplicate_client_id");
+  // The next day: the canceled order's id is free again, the live GTC order's is not.
+  std::vector<std::string> next_day = day1;
+  next_day.push_back(Time("2027-03-02T00:00:01Z"));
+  next_day.push_back(Limit("ended", "A1", "buy", "4.900", 1));
+  EXPECT_EQ(RejectOf(next_day), "none");
+  next_day.push_back(Limit("gtc", "A1", "buy", "4.900", 1));
+  EXPECT_EQ(RejectOf(next_day), "duplicate_client_id");
+  // Another account never shared the id space.
+  EXPECT_EQ(RejectOf({ProductLine(), Limit("x", "A1", "buy", "4.900", 1),
+                      Limit("x", "A2", "buy", "4.900", 1)}),
+            "none");
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 // A short soak (perf/harness soak_bench.h): reconnects, bursts past the throttle and two
 // restarts, with every acknowledged order found in the journal afterwards.
-#include "cfx/perf/soak_bench.h"
-
 #include <filesystem>
 #include <string>
 
+#include "cfx/perf/soak_bench.h"
 #include "gtest/gtest.h"
 
 namespace cfx::perf {
@@ -22,6 +21,7 @@ TEST(SoakTest, ShortSoakFindsEveryAcknowledgementAfterRestarts) {
   o.burst_every_s = 2;
   o.snapshot_interval = 200;
   o.interval_s = 3;
+  o.day_every_s = 3;
   o.dir = dir;
   absl::StatusOr<SoakResult> r = RunSoak(o);
   std::filesystem::remove_all(dir);
@@ -40,6 +40,7 @@ TEST(SoakTest, ShortSoakFindsEveryAcknowledgementAfterRestarts) {
   EXPECT_GT(logons, o.sessions) << "no session reconnected";
   ASSERT_FALSE(r->intervals.empty());
   EXPECT_GT(r->intervals.back().snapshots, 0u) << "no engine snapshot was taken";
+  EXPECT_GE(r->intervals.back().days, 2) << "the trading day never ended";
 }
 
 TEST(SoakTest, BadOptionsAreRefused) {

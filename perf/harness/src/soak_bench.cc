@@ -81,12 +81,16 @@ gateway::ExchangeServerOptions ServerOptions() {
   return so;
 }
 
-// Resident set of this process, MiB (/proc/self/statm).
-double RssMib() {
-  std::ifstream in("/proc/self/statm");
-  long pages = 0, resident = 0;
-  if (!(in >> pages >> resident)) return 0;
-  return static_cast<double>(resident) * sysconf(_SC_PAGESIZE) / (1 << 20);
+// A line of /proc/self/status ("RssAnon:  1234 kB"), MiB; 0 when absent.
+double StatusMib(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size() + 1, key + ":") == 0) {
+      return std::strtod(line.c_str() + key.size() + 1, nullptr) / 1024.0;
+    }
+  }
+  return 0;
 }
 
 // Allocated size of a file (LMDB's are sparse: their length is the map, not the data).
@@ -300,6 +304,17 @@ class SessionLoad {
   std::vector<bool> acked_;
 };
 
+// The end of a trading day: DAY orders expire at the close, the clock moves to `next_day`
+// (the engine forgets the day's ended ClOrdIDs), then pre-open and open.
+absl::Status EndDay(exchange::ExchangeCore& core, engine::Timestamp next_day) {
+  if (absl::Status s = core.CloseAll(); !s.ok()) return s;
+  if (core.AdvanceTime(next_day) != exchange::OfferResult::kAccepted) {
+    return absl::UnavailableError("soak: the exchange refused the next day's time");
+  }
+  if (absl::Status s = core.PreOpenAll(); !s.ok()) return s;
+  return core.OpenAll();
+}
+
 // Restarts the exchange on `data_dir` and returns what recovery found; stops it again.
 absl::StatusOr<exchange::RecoveryInfo> Restart(const common::ExchangeConfig& config) {
   gateway::ExchangeServer server(config, ServerOptions());
@@ -385,6 +400,29 @@ absl::StatusOr<SoakResult> RunSoak(const SoakOptions& options) {
   for (int i = 0; i < options.sessions; ++i) {
     threads.emplace_back([&, i] { statuses[i] = loads[i]->Run(stop); });
   }
+  std::atomic<int64_t> days{0};
+  absl::Status day_status;
+  std::thread day_clock;
+  if (options.day_every_s > 0) {
+    day_clock = std::thread([&] {
+      engine::Timestamp today = ServerOptions().start_time;
+      Clock::time_point next = start;
+      for (;;) {
+        next += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(options.day_every_s));
+        while (!stop.load() && Clock::now() < next) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        if (stop.load()) return;
+        today += int64_t{86'400} * 1'000'000'000;
+        if (absl::Status s = EndDay(server->core(), today); !s.ok()) {
+          day_status = s;
+          return;
+        }
+        days.fetch_add(1);
+      }
+    });
+  }
   const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(
                                             std::chrono::duration<double>(options.minutes * 60));
   for (Clock::time_point next = start + std::chrono::seconds(options.interval_s);;
@@ -392,7 +430,10 @@ absl::StatusOr<SoakResult> RunSoak(const SoakOptions& options) {
     std::this_thread::sleep_until(std::min(next, end));
     SoakInterval iv = stats.Take();
     iv.end_s = std::chrono::duration<double>(Clock::now() - start).count();
-    iv.rss_mib = RssMib();
+    iv.rss_mib = StatusMib("VmRSS");
+    iv.heap_mib = StatusMib("RssAnon");
+    iv.mapped_mib = StatusMib("RssFile");
+    iv.days = days.load();
     iv.journal_mib = AllocatedMib(data_dir + "/journal/data.mdb");
     const exchange::ExchangeStats core = server->core().Stats();
     iv.snapshots = core.snapshots_written;
@@ -400,15 +441,18 @@ absl::StatusOr<SoakResult> RunSoak(const SoakOptions& options) {
     if (options.log) {
       *options.log << absl::StrFormat(
           "soak %6.0f s: %d sent, %d acks, %d fills, %d rejects (%d throttled), %d logons, "
-          "p50 %.0f us, p99 %.0f us, rss %.0f MiB, journal %.1f MiB, %d snapshots\n",
+          "p50 %.0f us, p99 %.0f us, rss %.0f MiB (heap %.0f, mapped %.0f), journal %.1f MiB, "
+          "%d snapshots, %d days\n",
           iv.end_s, iv.sent, iv.acks, iv.fills, iv.rejects, iv.throttled, iv.logons, iv.p50_us,
-          iv.p99_us, iv.rss_mib, iv.journal_mib, iv.snapshots);
+          iv.p99_us, iv.rss_mib, iv.heap_mib, iv.mapped_mib, iv.journal_mib, iv.snapshots, iv.days);
     }
     result.intervals.push_back(iv);
     if (Clock::now() >= end) break;
   }
   stop = true;
   for (std::thread& t : threads) t.join();
+  if (day_clock.joinable()) day_clock.join();
+  if (!day_status.ok()) return day_status;
   for (const absl::Status& s : statuses) {
     if (!s.ok()) return s;
   }
@@ -464,6 +508,9 @@ void PrintSoak(const SoakResult& r, std::ostream& out) {
                          {"p99_us", iv.p99_us},
                          {"p999_us", iv.p999_us},
                          {"rss_mib", iv.rss_mib},
+                         {"heap_mib", iv.heap_mib},
+                         {"mapped_mib", iv.mapped_mib},
+                         {"days", iv.days},
                          {"journal_mib", iv.journal_mib},
                          {"snapshots", iv.snapshots},
                          {"inputs", iv.inputs}});
@@ -478,10 +525,11 @@ void PrintSoak(const SoakResult& r, std::ostream& out) {
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
   if (base != nullptr) {
     out << absl::StrFormat(
-        "soak: p99 %.0f us at %.0f s (yardstick) vs %.0f us at the end: ratio %.2f; rss %.0f MiB "
-        "vs %.0f MiB: ratio %.2f\n",
-        base->p99_us, base->end_s, last->p99_us, ratio(last->p99_us, base->p99_us), base->rss_mib,
-        last->rss_mib, ratio(last->rss_mib, base->rss_mib));
+        "soak: p99 %.0f us at %.0f s (yardstick) vs %.0f us at the end: ratio %.2f; heap %.0f MiB "
+        "vs %.0f MiB: ratio %.2f; rss %.0f MiB vs %.0f MiB (LMDB maps %.0f vs %.0f)\n",
+        base->p99_us, base->end_s, last->p99_us, ratio(last->p99_us, base->p99_us), base->heap_mib,
+        last->heap_mib, ratio(last->heap_mib, base->heap_mib), base->rss_mib, last->rss_mib,
+        base->mapped_mib, last->mapped_mib);
   }
   out << absl::StrFormat(
       "soak: %d orders acknowledged, %d missing from the journal (%d records); recovered to seq "
@@ -498,6 +546,7 @@ void PrintSoak(const SoakResult& r, std::ostream& out) {
                       {"restart_s", r.restart_s},
                       {"p99_ratio", base ? ratio(last->p99_us, base->p99_us) : 0.0},
                       {"rss_ratio", base ? ratio(last->rss_mib, base->rss_mib) : 0.0},
+                      {"heap_ratio", base ? ratio(last->heap_mib, base->heap_mib) : 0.0},
                       {"ok", r.ok},
                       {"intervals", intervals}};
   out << j.dump() << std::endl;

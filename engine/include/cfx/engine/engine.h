@@ -135,6 +135,7 @@ class Engine {
   void OnMassCancel(const MassCancelCmd& c);
   void OnTime(const TimeCmd& c);
   void OnClose(const CloseCmd& c);
+  void ForgetEndedClientIds();
 
   // Validation (validation.cc); kNone when the order may be accepted.
   RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct);

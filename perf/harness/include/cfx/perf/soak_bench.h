@@ -2,9 +2,10 @@
 // Many sessions of two firms send a mix of resting and crossing orders, cancels and
 // replaces at a steady rate with bursts past their throttle; each session logs out and back
 // on at random (cancel-on-disconnect), while the journal grows and the core takes engine
-// snapshots. Every interval reports the order round-trip percentiles, the process's
-// resident memory, the journal's size on disk and the snapshots written; at the end the
-// exchange is stopped and started twice on its data dir, and every order the exchange
+// snapshots, and a trading day ends every `day_every_s` (close, the next date, pre-open,
+// open). Every interval reports the order round-trip percentiles, the process's resident
+// memory (heap and mapped files apart), the journal's size on disk and the snapshots written; at
+// the end the exchange is stopped and started twice on its data dir, and every order the exchange
 // acknowledged (ExecType 0) is looked up in the journal.
 //
 // The yardstick is the run's own first interval after warm-up: the report prints the last
@@ -34,9 +35,10 @@ struct SoakOptions {
   double burst_every_s = 30;          // per session, on average
   double reconnect_every_s = 20;      // per session, on average: Logout, then Logon again
   int64_t snapshot_interval = 20000;  // inputs between engine snapshots
-  int interval_s = 10;                // report every
-  std::string dir;                    // work folder; empty: a temp folder, removed afterwards
-  std::ostream* log = nullptr;        // a line per interval while it runs
+  double day_every_s = 60;  // a trading day ends (close, next date, pre-open, open) every; 0: never
+  int interval_s = 10;      // report every
+  std::string dir;          // work folder; empty: a temp folder, removed afterwards
+  std::ostream* log = nullptr;  // a line per interval while it runs
 };
 
 struct SoakInterval {
@@ -49,6 +51,9 @@ struct SoakInterval {
   int64_t logons = 0;     // session (re)connects
   double p50_us = 0, p99_us = 0, p999_us = 0;  // order -> first ExecutionReport
   double rss_mib = 0;                          // this process (exchange and clients)
+  double heap_mib = 0;                         // of which anonymous memory (RssAnon)
+  double mapped_mib = 0;                       // of which file pages: LMDB maps (RssFile)
+  int64_t days = 0;                            // trading days ended so far
   double journal_mib = 0;                      // journal on disk (allocated blocks)
   uint64_t snapshots = 0;                      // engine snapshots written so far
   uint64_t inputs = 0;                         // journaled inputs so far
