@@ -2,26 +2,26 @@
 // to QuickFIX (see fix_acceptor.h).
 #include "fix_acceptor.h"
 
-#include "fix_framing.h"
-
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "fix_framing.h"
 
 namespace cfx {
 namespace gateway {
@@ -54,11 +54,10 @@ void BoundAcceptor::onInitialize(const FIX::SessionSettings&) throw(FIX::Runtime
   addrinfo* found = nullptr;
   const std::string port = std::to_string(port_);
   const std::string where = (address_.empty() ? std::string("*") : address_) + ":" + port;
-  int rc = ::getaddrinfo(address_.empty() ? nullptr : address_.c_str(), port.c_str(), &hints,
-                         &found);
+  int rc =
+      ::getaddrinfo(address_.empty() ? nullptr : address_.c_str(), port.c_str(), &hints, &found);
   if (rc != 0) {
-    throw FIX::RuntimeError("cannot resolve listen address " + where + ": " +
-                            ::gai_strerror(rc));
+    throw FIX::RuntimeError("cannot resolve listen address " + where + ": " + ::gai_strerror(rc));
   }
   std::string error = "no address";
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
@@ -90,8 +89,7 @@ std::string PeerAddress(const sockaddr_storage& ss) {
   if (ss.ss_family == AF_INET) {
     ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(ss).sin_addr, text, sizeof text);
   } else if (ss.ss_family == AF_INET6) {
-    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr, text,
-                sizeof text);
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr, text, sizeof text);
   }
   return text;
 }
@@ -109,6 +107,21 @@ int64_t NowMs() {
 
 void LogRefusal(const std::string& peer, const std::string& why) {
   std::cerr << "cfx fix: " << peer << ": " << why << "\n";
+}
+
+// After QuickFIX ended the session: the Logout or reject it wrote last gets a moment (1 s)
+// to reach the client.
+void FlushToClient(int fd, std::string* to_client) {
+  const int64_t deadline = NowMs() + 1000;
+  while (!to_client->empty() && NowMs() < deadline) {
+    pollfd p;
+    p.fd = fd;
+    p.events = POLLOUT;
+    if (::poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = ::send(fd, to_client->data(), to_client->size(), MSG_NOSIGNAL);
+    if (n <= 0 && errno != EAGAIN && errno != EINTR) break;
+    if (n > 0) to_client->erase(0, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace
@@ -185,23 +198,25 @@ void BoundAcceptor::StartConnection(Connection* c, int fd) {
   });
 }
 
-void BoundAcceptor::Relay(int fd, const std::string& peer) {
+// QuickFIX's side of a connection: a socket pair whose far end a ThreadedSocketConnection
+// serves on a thread of its own. Returns the near end, or -1 (and `fd` closed) when no pair
+// or thread is to be had.
+int BoundAcceptor::StartQuickFixSide(int fd, std::thread* quickfix) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     ::close(fd);
-    return;
+    return -1;
   }
   // QuickFIX's connection waits with select(): its descriptor must be below FD_SETSIZE.
   if (pair[1] >= FD_SETSIZE || !SetNonBlocking(fd) || !SetNonBlocking(pair[0])) {
     ::close(pair[0]);
     ::close(pair[1]);
     ::close(fd);
-    return;
+    return -1;
   }
   const int quickfix_fd = pair[1];
-  std::thread quickfix;
   try {
-    quickfix = std::thread([this, quickfix_fd] {
+    *quickfix = std::thread([this, quickfix_fd] {
       // The connection finds its session from the Logon (any configured session).
       FIX::ThreadedSocketConnection* connection =
           new FIX::ThreadedSocketConnection(quickfix_fd, getSessions(), getLog());
@@ -213,9 +228,15 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
     ::close(pair[0]);
     ::close(pair[1]);
     ::close(fd);
-    return;
+    return -1;
   }
-  const int relay_fd = pair[0];
+  return pair[0];
+}
+
+void BoundAcceptor::Relay(int fd, const std::string& peer) {
+  std::thread quickfix;
+  const int relay_fd = StartQuickFixSide(fd, &quickfix);
+  if (relay_fd < 0) return;
   FixFraming framing(limits_.max_message_bytes);
   std::string to_client, to_quickfix;
   const int64_t logon_deadline = NowMs() + limits_.logon_timeout_ms;
@@ -245,8 +266,7 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // client gone
       if (n > 0) {
         const uint64_t garbled_before = framing.garbled();
-        const FixFraming::Result r =
-            framing.Consume(buf, static_cast<size_t>(n), &to_quickfix);
+        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n), &to_quickfix);
         if (r != FixFraming::Result::kOk) {
           (r == FixFraming::Result::kTooLarge ? counters_.oversized : counters_.malformed)
               .fetch_add(1, std::memory_order_relaxed);
@@ -280,28 +300,20 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
     }
     if (!to_quickfix.empty() && (fds[1].revents & POLLOUT)) {
       const ssize_t n = ::send(relay_fd, to_quickfix.data(), to_quickfix.size(), MSG_NOSIGNAL);
-      if (n > 0) to_quickfix.erase(0, static_cast<size_t>(n));
-      else if (n < 0 && errno != EAGAIN && errno != EINTR) break;
+      if (n > 0)
+        to_quickfix.erase(0, static_cast<size_t>(n));
+      else if (n < 0 && errno != EAGAIN && errno != EINTR)
+        break;
     }
     if (!to_client.empty() && (fds[0].revents & POLLOUT)) {
       const ssize_t n = ::send(fd, to_client.data(), to_client.size(), MSG_NOSIGNAL);
-      if (n > 0) to_client.erase(0, static_cast<size_t>(n));
-      else if (n < 0 && errno != EAGAIN && errno != EINTR) break;
+      if (n > 0)
+        to_client.erase(0, static_cast<size_t>(n));
+      else if (n < 0 && errno != EAGAIN && errno != EINTR)
+        break;
     }
   }
-  if (quickfix_closed && !to_client.empty()) {
-    // The Logout or reject QuickFIX wrote last: give the client a moment to take it.
-    const int64_t deadline = NowMs() + 1000;
-    while (!to_client.empty() && NowMs() < deadline) {
-      pollfd p;
-      p.fd = fd;
-      p.events = POLLOUT;
-      if (::poll(&p, 1, 50) <= 0) continue;
-      const ssize_t n = ::send(fd, to_client.data(), to_client.size(), MSG_NOSIGNAL);
-      if (n <= 0 && errno != EAGAIN && errno != EINTR) break;
-      if (n > 0) to_client.erase(0, static_cast<size_t>(n));
-    }
-  }
+  if (quickfix_closed) FlushToClient(fd, &to_client);
   // Ending the relay's end makes QuickFIX's read fail: it disconnects the session (cancel on
   // disconnect and all) and its thread ends.
   ::shutdown(relay_fd, SHUT_RDWR);

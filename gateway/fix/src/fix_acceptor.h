@@ -37,21 +37,21 @@ namespace internal {
 
 struct AcceptorLimits {
   bool no_delay = true;
-  int max_connections = 256;           // in all
-  int max_connections_per_peer = 16;   // per peer IP address
-  int logon_timeout_ms = 10000;        // connect -> first whole message
-  size_t max_message_bytes = 16384;    // largest BodyLength accepted
-  size_t max_outbound_bytes = 8 << 20; // unread output queued for one client
+  int max_connections = 256;            // in all
+  int max_connections_per_peer = 16;    // per peer IP address
+  int logon_timeout_ms = 10000;         // connect -> first whole message
+  size_t max_message_bytes = 16384;     // largest BodyLength accepted
+  size_t max_outbound_bytes = 8 << 20;  // unread output queued for one client
 };
 
 // Counters of what the limits refused, for logs and tests. Thread-safe.
 struct AcceptorCounters {
-  std::atomic<uint64_t> refused{0};          // over max_connections(_per_peer)
+  std::atomic<uint64_t> refused{0};  // over max_connections(_per_peer)
   std::atomic<uint64_t> logon_timeouts{0};
-  std::atomic<uint64_t> oversized{0};        // BodyLength over the limit
-  std::atomic<uint64_t> malformed{0};        // not a FIX stream (closed)
-  std::atomic<uint64_t> garbled{0};          // garbled messages dropped, the session kept
-  std::atomic<uint64_t> slow_consumers{0};   // over max_outbound_bytes unread
+  std::atomic<uint64_t> oversized{0};       // BodyLength over the limit
+  std::atomic<uint64_t> malformed{0};       // not a FIX stream (closed)
+  std::atomic<uint64_t> garbled{0};         // garbled messages dropped, the session kept
+  std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread
 };
 
 class BoundAcceptor : public FIX::Acceptor {
@@ -79,6 +79,7 @@ class BoundAcceptor : public FIX::Acceptor {
 
   // Relays between the client (`fd`) and QuickFIX until either side ends; see above.
   void Relay(int fd, const std::string& peer);
+  int StartQuickFixSide(int fd, std::thread* quickfix);
 
   void onInitialize(const FIX::SessionSettings&) throw(FIX::RuntimeError) override;
   void onStart() override {}  // the accept loop starts in onInitialize
