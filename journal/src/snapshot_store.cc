@@ -9,13 +9,8 @@
 
 namespace cfx::journal {
 
+// The record format's helpers are named internal::... here; storage's types plainly.
 using storage::Cursor;
-using internal::DecodeKey;
-using internal::DecodeValue;
-using internal::EncodeKey;
-using internal::kHeaderSize;
-using internal::kKeySize;
-using internal::kSnapshotMagic;
 using storage::Txn;
 using storage::View;
 
@@ -24,21 +19,21 @@ absl::Status Journal::WriteSnapshot(uint64_t seq, absl::string_view state) {
     return absl::FailedPreconditionError(absl::StrCat(impl_->path, ": opened read-only"));
   }
   if (state.size() > UINT32_MAX) {
-    return absl::InvalidArgumentError(absl::StrCat("snapshot ", seq, ": ", state.size(),
-                                                   " bytes is too large"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("snapshot ", seq, ": ", state.size(), " bytes is too large"));
   }
   const storage::LmdbEnv& env = *impl_->snapshots;
   Txn txn;
   int rc = txn.Begin(env, /*read_only=*/false);
   if (rc != 0) return env.Error(rc, "begin snapshot");
-  char key[kKeySize];
-  EncodeKey(seq, key);
-  MDB_val k{kKeySize, key};
-  MDB_val v{kHeaderSize + state.size(), nullptr};
+  char key[internal::kKeySize];
+  internal::EncodeKey(seq, key);
+  MDB_val k{internal::kKeySize, key};
+  MDB_val v{internal::kHeaderSize + state.size(), nullptr};
   if ((rc = mdb_put(txn.get(), env.dbi(), &k, &v, MDB_RESERVE)) != 0) {
     return env.Error(rc, absl::StrCat("write snapshot ", seq));
   }
-  internal::EncodeValue(kSnapshotMagic, seq, state, static_cast<char*>(v.mv_data));
+  internal::EncodeValue(internal::kSnapshotMagic, seq, state, static_cast<char*>(v.mv_data));
 
   // Keep the newest keep_snapshots (at least one: the one just written).
   {
@@ -79,10 +74,10 @@ absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skippe
        rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_PREV)) {
     uint64_t seq;
     absl::string_view state;
-    if (DecodeKey(View(k), &seq) && seq > at_most && seq <= last_seq) continue;
+    if (internal::DecodeKey(View(k), &seq) && seq > at_most && seq <= last_seq) continue;
     // A snapshot past the journal's end cannot be trusted: its inputs are not durable here.
-    if (DecodeKey(View(k), &seq) && seq <= last_seq &&
-        DecodeValue(kSnapshotMagic, "snapshot", seq, View(v), &state).ok()) {
+    if (internal::DecodeKey(View(k), &seq) && seq <= last_seq &&
+        internal::DecodeValue(internal::kSnapshotMagic, "snapshot", seq, View(v), &state).ok()) {
       return std::optional<Snapshot>(Snapshot{seq, std::string(state)});
     }
     if (skipped_corrupt != nullptr) ++*skipped_corrupt;
@@ -95,9 +90,10 @@ namespace internal {
 
 absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq) {
   if (impl.snapshots == nullptr) return absl::OkStatus();
-  char key[kKeySize];
-  EncodeKey(seq + 1, key);
-  return DeleteFromKey(*impl.snapshots, absl::string_view(key, kKeySize), "delete snapshot");
+  char key[internal::kKeySize];
+  internal::EncodeKey(seq + 1, key);
+  return DeleteFromKey(*impl.snapshots, absl::string_view(key, internal::kKeySize),
+                       "delete snapshot");
 }
 
 }  // namespace internal

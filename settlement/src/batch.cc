@@ -415,8 +415,14 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
   SettleReport report;
   auto settled = (*ledger)->ReadDay(date);
   if (!settled.ok()) return settled.status();
-  auto statements_progress = [&](int64_t done, int64_t total) {
-    if (options.progress) options.progress("statements", done, total);
+  // Statements are derived from the ledger (of a settled or a just-posted date).
+  auto write_statements = [&]() -> absl::Status {
+    auto progress = [&](int64_t done, int64_t total) {
+      if (options.progress) options.progress("statements", done, total);
+    };
+    absl::Status s = WriteStatements(**ledger, date, options.out_dir, options.fail, progress);
+    if (s.ok()) report.statements_written = true;
+    return s;
   };
   if (settled->has_value()) {
     report.day = **settled;
@@ -425,12 +431,7 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
     if (!options.out_dir.empty() &&
         !std::filesystem::exists(std::filesystem::path(options.out_dir) /
                                  common::FormatDate(date))) {
-      if (absl::Status s =
-              WriteStatements(**ledger, date, options.out_dir, options.fail, statements_progress);
-          !s.ok()) {
-        return s;
-      }
-      report.statements_written = true;
+      if (absl::Status s = write_statements(); !s.ok()) return s;
     }
     return report;
   }
@@ -461,12 +462,7 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
     if (absl::Status s = options.fail("committed"); !s.ok()) return s;
   }
   if (!options.out_dir.empty()) {
-    if (absl::Status s =
-            WriteStatements(**ledger, date, options.out_dir, options.fail, statements_progress);
-        !s.ok()) {
-      return s;
-    }
-    report.statements_written = true;
+    if (absl::Status s = write_statements(); !s.ok()) return s;
   }
   return report;
 }

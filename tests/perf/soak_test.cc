@@ -12,17 +12,17 @@ namespace {
 TEST(SoakTest, ShortSoakFindsEveryAcknowledgementAfterRestarts) {
   const std::string dir = ::testing::TempDir() + "/soak_test";
   std::filesystem::remove_all(dir);
-  SoakOptions o;
-  o.minutes = 0.15;
-  o.sessions = 2;
-  o.orders_per_sec = 50;
-  o.throttle_msgs_per_sec = 60;
-  o.reconnect_every_s = 2;
-  o.burst_every_s = 2;
-  o.snapshot_interval = 200;
-  o.interval_s = 3;
-  o.day_every_s = 3;
-  o.dir = dir;
+  // Fast churn: reconnects, bursts and day ends every few seconds.
+  const SoakOptions o{.minutes = 0.15,
+                      .sessions = 2,
+                      .orders_per_sec = 50,
+                      .throttle_msgs_per_sec = 60,
+                      .burst_every_s = 2,
+                      .reconnect_every_s = 2,
+                      .snapshot_interval = 200,
+                      .day_every_s = 3,
+                      .interval_s = 3,
+                      .dir = dir};
   absl::StatusOr<SoakResult> r = RunSoak(o);
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(r.ok()) << r.status();

@@ -109,6 +109,15 @@ void LogRefusal(const std::string& peer, const std::string& why) {
   std::cerr << "cfx fix: " << peer << ": " << why << "\n";
 }
 
+// Sends what `fd` takes now of *pending (non-blocking) and drops it from *pending; false
+// when the connection failed.
+bool SendSome(int fd, std::string* pending) {
+  if (pending->empty()) return true;
+  const ssize_t n = ::send(fd, pending->data(), pending->size(), MSG_NOSIGNAL);
+  if (n > 0) pending->erase(0, static_cast<size_t>(n));
+  return n >= 0 || errno == EAGAIN || errno == EINTR;
+}
+
 // After QuickFIX ended the session: the Logout or reject it wrote last gets a moment (1 s)
 // to reach the client.
 void FlushToClient(int fd, std::string* to_client) {
@@ -118,9 +127,7 @@ void FlushToClient(int fd, std::string* to_client) {
     p.fd = fd;
     p.events = POLLOUT;
     if (::poll(&p, 1, 50) <= 0) continue;
-    const ssize_t n = ::send(fd, to_client->data(), to_client->size(), MSG_NOSIGNAL);
-    if (n <= 0 && errno != EAGAIN && errno != EINTR) break;
-    if (n > 0) to_client->erase(0, static_cast<size_t>(n));
+    if (!SendSome(fd, to_client)) break;
   }
 }
 
@@ -298,20 +305,8 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
         }
       }
     }
-    if (!to_quickfix.empty() && (fds[1].revents & POLLOUT)) {
-      const ssize_t n = ::send(relay_fd, to_quickfix.data(), to_quickfix.size(), MSG_NOSIGNAL);
-      if (n > 0)
-        to_quickfix.erase(0, static_cast<size_t>(n));
-      else if (n < 0 && errno != EAGAIN && errno != EINTR)
-        break;
-    }
-    if (!to_client.empty() && (fds[0].revents & POLLOUT)) {
-      const ssize_t n = ::send(fd, to_client.data(), to_client.size(), MSG_NOSIGNAL);
-      if (n > 0)
-        to_client.erase(0, static_cast<size_t>(n));
-      else if (n < 0 && errno != EAGAIN && errno != EINTR)
-        break;
-    }
+    if ((fds[1].revents & POLLOUT) && !SendSome(relay_fd, &to_quickfix)) break;
+    if ((fds[0].revents & POLLOUT) && !SendSome(fd, &to_client)) break;
   }
   if (quickfix_closed) FlushToClient(fd, &to_client);
   // Ending the relay's end makes QuickFIX's read fail: it disconnects the session (cancel on
