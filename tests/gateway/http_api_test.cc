@@ -58,11 +58,11 @@ TEST_F(HttpApiTest, MarginMethodMcIsPassedToTheProvider) {
 }
 
 TEST_F(HttpApiTest, MarginRejectsBadMethodAndUnknownParameter) {
-  for (const char* target : {"/v1/accounts/ALPHA-1/margin?method=var",
-                             "/v1/accounts/ALPHA-1/margin?method=",
-                             "/v1/accounts/ALPHA-1/margin?methd=mc",
-                             "/v1/accounts/ALPHA-1/margin?method=mc&method=span16",
-                             "/v1/accounts/ALPHA-1/margin?method=%zz"}) {
+  for (const char* target :
+       {"/v1/accounts/ALPHA-1/margin?method=var",
+        "/v1/accounts/ALPHA-1/margin?method=", "/v1/accounts/ALPHA-1/margin?methd=mc",
+        "/v1/accounts/ALPHA-1/margin?method=mc&method=span16",
+        "/v1/accounts/ALPHA-1/margin?method=%zz"}) {
     HttpClientResponse r = Call("GET", target, kAlpha);
     EXPECT_EQ(r.status, 400) << target;
     json j = Body(r);
@@ -119,14 +119,13 @@ TEST_F(HttpApiTest, ReferenceFixesInRange) {
 }
 
 TEST_F(HttpApiTest, ReferenceRejectsBadDatesAndGrades) {
-  for (const char* target : {"/v1/reference/B200-GOLD-US",
-                             "/v1/reference/B200-GOLD-US?from=2027-02-30",
-                             "/v1/reference/B200-GOLD-US?from=20270301",
-                             "/v1/reference/B200-GOLD-US?from=2027-03-01&to=yesterday",
-                             "/v1/reference/B200-GOLD-US?from=2027-03-02&to=2027-03-01",
-                             "/v1/reference/B200-GOLD-US?from=2020-01-01&to=2027-03-01",
-                             "/v1/reference/B200-WOOD-US?from=2027-03-01",
-                             "/v1/reference/b200?from=2027-03-01"}) {
+  for (const char* target :
+       {"/v1/reference/B200-GOLD-US", "/v1/reference/B200-GOLD-US?from=2027-02-30",
+        "/v1/reference/B200-GOLD-US?from=20270301",
+        "/v1/reference/B200-GOLD-US?from=2027-03-01&to=yesterday",
+        "/v1/reference/B200-GOLD-US?from=2027-03-02&to=2027-03-01",
+        "/v1/reference/B200-GOLD-US?from=2020-01-01&to=2027-03-01",
+        "/v1/reference/B200-WOOD-US?from=2027-03-01", "/v1/reference/b200?from=2027-03-01"}) {
     EXPECT_EQ(Call("GET", target, kRisk).status, 400) << target;
   }
   EXPECT_EQ(Call("GET", "/v1/reference/H100-GOLD-EU?from=2027-03-01", kRisk).status, 404);
@@ -185,6 +184,42 @@ TEST_F(HttpApiTest, WhatIfRejectsMalformedBodiesAndChangesNothing) {
   EXPECT_EQ(r.status, 400);
 }
 
+// SPEC §7: a JSON body with a duplicate key is malformed (nlohmann alone keeps the last).
+TEST_F(HttpApiTest, WhatIfBodyWithADuplicateKeyIs400) {
+  for (const std::string body :
+       {R"({"positions":[],"positions":[{"sym":"B200-GOLD-US-202703","qty":1}]})",
+        R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1,"qty":-5}]})",
+        R"({"method":"span16","positions":[],"method":"mc"})"}) {
+    int64_t calls = mem_.calls();
+    HttpClientResponse r = Call("POST", "/v1/margin/whatif", kRisk, body);
+    EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
+    EXPECT_EQ(mem_.calls(), calls) << "a malformed request reached a provider";
+  }
+  // The same key in two different objects is fine.
+  HttpClientResponse r = Call(
+      "POST", "/v1/margin/whatif", kRisk,
+      R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1},{"sym":"B200-GOLD-US-202703","qty":2}]})");
+  EXPECT_EQ(r.status, 200) << r.body;
+}
+
+// SPEC §7: more than one Authorization header is malformed, whichever token comes first.
+TEST_F(HttpApiTest, TwoAuthorizationHeadersAre400EitherWay) {
+  const std::string target = std::string("/v1/book/") + kSym;
+  for (const auto& [first, second] :
+       {std::pair{"tok-risk", "tok-nobody"}, std::pair{"tok-nobody", "tok-risk"},
+        std::pair{"tok-risk", "tok-risk"}}) {
+    HttpClient c = Connect();
+    ASSERT_TRUE(c.SendRaw("GET " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                          first + "\r\nAuthorization: Bearer " + second + "\r\n\r\n")
+                    .ok());
+    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 400) << first << ", " << second << " -> " << r->body;
+  }
+  // One header still works.
+  EXPECT_EQ(Call("GET", target, "tok-risk").status, 200);
+}
+
 TEST_F(HttpApiTest, NoTokenOrUnknownTokenIs401) {
   const std::vector<std::string> targets = {
       "/v1/accounts/ALPHA-1/margin", "/v1/accounts/ALPHA-1/positions",
@@ -201,13 +236,16 @@ TEST_F(HttpApiTest, NoTokenOrUnknownTokenIs401) {
   // Other schemes and a bare token are not bearer tokens.
   HttpClient c = Connect();
   ASSERT_TRUE(c.SendRaw("GET /v1/book/B200-GOLD-US-202703 HTTP/1.1\r\nHost: x\r\n"
-                        "Authorization: Basic dG9rLXJpc2s6\r\n\r\n").ok());
+                        "Authorization: Basic dG9rLXJpc2s6\r\n\r\n")
+                  .ok());
   EXPECT_EQ(c.ReadResponse()->status, 401);
   ASSERT_TRUE(c.SendRaw("GET /v1/book/B200-GOLD-US-202703 HTTP/1.1\r\nHost: x\r\n"
-                        "Authorization: tok-risk\r\n\r\n").ok());
+                        "Authorization: tok-risk\r\n\r\n")
+                  .ok());
   EXPECT_EQ(c.ReadResponse()->status, 401);
   ASSERT_TRUE(c.SendRaw("GET /v1/book/B200-GOLD-US-202703 HTTP/1.1\r\nHost: x\r\n"
-                        "Authorization: bearer tok-risk\r\n\r\n").ok());
+                        "Authorization: bearer tok-risk\r\n\r\n")
+                  .ok());
   EXPECT_EQ(c.ReadResponse()->status, 200);  // the scheme is case-insensitive
 }
 
@@ -231,16 +269,16 @@ TEST_F(HttpApiTest, NoFirmCanReadAnotherFirmsAccountThroughAnyEndpoint) {
     const char* firm;
   };
   const std::vector<Firm> firms = {{kAlpha, "ALPHA"}, {kBeta, "BETA"}, {kGamma, "GAMMA"}};
-  const std::vector<std::string> accounts = {"ALPHA-1", "ALPHA-2", "BETA-1", "GAMMA-1",
-                                             "NOPE-1", "alpha-1", "ALPHA-1%20", "ALPHA-1x"};
-  const std::vector<std::string> suffixes = {"/margin", "/margin?method=mc",
-                                             "/margin?method=bogus", "/positions",
-                                             "/positions?x=1"};
+  const std::vector<std::string> accounts = {"ALPHA-1", "ALPHA-2", "BETA-1",     "GAMMA-1",
+                                             "NOPE-1",  "alpha-1", "ALPHA-1%20", "ALPHA-1x"};
+  const std::vector<std::string> suffixes = {"/margin", "/margin?method=mc", "/margin?method=bogus",
+                                             "/positions", "/positions?x=1"};
   std::string forbidden_body;
   for (const Firm& f : firms) {
     for (const std::string& acct : accounts) {
-      bool own = acct.rfind(std::string(f.firm) + "-", 0) == 0 && acct.find(' ') == std::string::npos &&
-                 acct.find('%') == std::string::npos && acct.back() != 'x';
+      bool own = acct.rfind(std::string(f.firm) + "-", 0) == 0 &&
+                 acct.find(' ') == std::string::npos && acct.find('%') == std::string::npos &&
+                 acct.back() != 'x';
       for (const std::string& suffix : suffixes) {
         std::string target = "/v1/accounts/" + acct + suffix;
         int64_t calls = mem_.calls();
@@ -301,12 +339,18 @@ TEST_F(HttpApiTest, MetricsArePrometheusTextWithoutAccountData) {
   EXPECT_EQ(r.Header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
   const std::string& m = r.body;
   EXPECT_NE(m.find("# TYPE cfx_http_requests_total counter"), std::string::npos);
-  EXPECT_NE(m.find("cfx_http_requests_total{endpoint=\"/v1/accounts/{acct}/margin\",code=\"200\"} 1"),
-            std::string::npos) << m;
-  EXPECT_NE(m.find("cfx_http_requests_total{endpoint=\"/v1/accounts/{acct}/margin\",code=\"403\"} 1"),
-            std::string::npos) << m;
-  EXPECT_NE(m.find("cfx_http_request_duration_seconds_bucket{endpoint=\"/v1/accounts/{acct}/margin\",le=\"+Inf\"} 2"),
-            std::string::npos) << m;
+  EXPECT_NE(
+      m.find("cfx_http_requests_total{endpoint=\"/v1/accounts/{acct}/margin\",code=\"200\"} 1"),
+      std::string::npos)
+      << m;
+  EXPECT_NE(
+      m.find("cfx_http_requests_total{endpoint=\"/v1/accounts/{acct}/margin\",code=\"403\"} 1"),
+      std::string::npos)
+      << m;
+  EXPECT_NE(m.find("cfx_http_request_duration_seconds_bucket{endpoint=\"/v1/accounts/{acct}/"
+                   "margin\",le=\"+Inf\"} 2"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("cfx_http_connections_active "), std::string::npos);
   EXPECT_NE(m.find("cfx_engine_ring_depth{shard=\"0\"} 3"), std::string::npos) << m;
   for (const char* secret : {"ALPHA", "BETA", "NOPE", "tok-"}) {

@@ -75,6 +75,10 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
   if (target->duplicate_query_key) {
     return ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
   }
+  // SPEC §7: which of two credentials counts would be a guess, so neither does.
+  if (request.authorization_headers > 1) {
+    return ErrorResponse(400, "bad_request", "more than one Authorization header");
+  }
   const std::vector<std::string>& seg = target->segments;
   bool versioned = !seg.empty() && seg[0] == "v1";
 

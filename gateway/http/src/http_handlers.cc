@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,30 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxWhatIfQty = 1'000'000'000;
+
+// Parses `text` (discarded when it is not JSON) and sets *duplicate when any object in it
+// holds a key twice (SPEC §7: malformed; nlohmann would keep the last one silently).
+json ParseJsonRefusingDuplicateKeys(const std::string& text, bool* duplicate) {
+  std::vector<std::unordered_set<std::string>> open;  // the keys of each object being read
+  json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        open.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        if (!open.empty()) open.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        if (!open.back().insert(parsed.get_ref<const std::string&>()).second) *duplicate = true;
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  };
+  return json::parse(text, track, /*allow_exceptions=*/false);
+}
 
 // The one answer for "not yours" and "does not exist" under a firm token (docs/http.md).
 HttpResponse Forbidden() {
@@ -117,7 +143,11 @@ HttpResponse HandleMargin(const HandlerContext& ctx, const Principal& who,
 
 HttpResponse HandleWhatIf(const HandlerContext& ctx, const Query& query, const std::string& body) {
   if (auto bad = CheckQueryKeys(query, {})) return *bad;
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  bool duplicate_key = false;
+  json doc = ParseJsonRefusingDuplicateKeys(body, &duplicate_key);
+  if (duplicate_key) {
+    return ErrorResponse(400, "invalid_json", "a key appears twice in one JSON object");
+  }
   if (doc.is_discarded()) return ErrorResponse(400, "invalid_json", "the body is not valid JSON");
   if (!doc.is_object())
     return ErrorResponse(400, "invalid_field", "the body must be a JSON object");

@@ -10,9 +10,10 @@
 namespace cfx::gateway::internal {
 
 struct HttpRequest {
-  std::string method;         // "GET", "POST", ...
-  std::string target;         // "/v1/book/B200-GOLD-US-202703?depth=5"
-  std::string authorization;  // the Authorization header's value, "" when absent
+  std::string method;             // "GET", "POST", ...
+  std::string target;             // "/v1/book/B200-GOLD-US-202703?depth=5"
+  std::string authorization;      // the Authorization header's value, "" when absent
+  int authorization_headers = 0;  // how many Authorization headers came (SPEC §7: > 1 is 400)
   std::string body;
 };
 

@@ -155,6 +155,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (auto it = req.find(bhttp::field::authorization); it != req.end()) {
       request.authorization = std::string(it->value());
     }
+    request.authorization_headers = static_cast<int>(req.count(bhttp::field::authorization));
     request.body = std::move(req.body());
     HttpResponse response = server_->api().Handle(request);
     Write(response, req.version(), req.keep_alive() && !server_->stopping());
