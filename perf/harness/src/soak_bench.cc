@@ -28,6 +28,7 @@
 #include "cfx/gateway/exchange_server.h"
 #include "cfx/journal/journal.h"
 #include "nlohmann/json.hpp"
+#include "timing.h"
 #include "work_dir.h"
 
 namespace cfx::perf {
@@ -100,13 +101,6 @@ double AllocatedMib(const std::string& path) {
   return static_cast<double>(st.st_blocks) * 512 / (1 << 20);
 }
 
-double Percentile(std::vector<int64_t>& ns, double q) {
-  if (ns.empty()) return 0;
-  const size_t k = std::min(ns.size() - 1, static_cast<size_t>(q * static_cast<double>(ns.size())));
-  std::nth_element(ns.begin(), ns.begin() + static_cast<std::ptrdiff_t>(k), ns.end());
-  return static_cast<double>(ns[k]) / 1000.0;
-}
-
 // Counters and latencies of one interval, shared by every session's callback.
 // Thread safety: mu_ guards everything.
 class IntervalStats {
@@ -129,9 +123,10 @@ class IntervalStats {
       current_ = SoakInterval();
       ns.swap(latencies_);
     }
-    out.p50_us = Percentile(ns, 0.50);
-    out.p99_us = Percentile(ns, 0.99);
-    out.p999_us = Percentile(ns, 0.999);
+    std::sort(ns.begin(), ns.end());
+    out.p50_us = internal::PercentileUs(ns, 0.50);
+    out.p99_us = internal::PercentileUs(ns, 0.99);
+    out.p999_us = internal::PercentileUs(ns, 0.999);
     return out;
   }
 
