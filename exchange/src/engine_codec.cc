@@ -2,7 +2,9 @@
 #include "cfx/exchange/engine_codec.h"
 
 #include <bit>
+#include <concepts>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 
@@ -15,23 +17,31 @@ using namespace cfx::engine;
 
 enum PriceFlags : uint8_t { kPresent = 1, kOnTick = 2 };
 
+// Out and In have the same field methods (Name, Price, Int, Enum, Bool), so each command's
+// fields are listed once, in wire order, by a Fields() overload that serves both directions.
 class Out {
  public:
   explicit Out(std::string* s) : s_(s) {}
   template <typename T>
-  void Put(T v) {
+  void Int(T v) {
     char b[sizeof(T)];
     std::memcpy(b, &v, sizeof(T));
     s_->append(b, sizeof(T));
   }
   void U8(uint8_t v) { s_->push_back(static_cast<char>(v)); }
+  void Bool(bool v) { U8(v); }
+  // The last value (what In accepts) matters only when decoding.
+  template <typename E>
+  void Enum(E e, uint8_t /*max*/) {
+    U8(static_cast<uint8_t>(e));
+  }
   void Name(const FixedString<kMaxIdLength>& n) {
     U8(n.len);
     s_->append(n.data, n.len);
   }
   void Price(const PriceField& p) {
     U8((p.present ? kPresent : 0) | (p.on_tick ? kOnTick : 0));
-    if (p.present) Put(p.ticks);
+    if (p.present) Int(p.ticks);
   }
 
  private:
@@ -42,41 +52,41 @@ class In {
  public:
   explicit In(absl::string_view b) : b_(b) {}
   template <typename T>
-  void Get(T* v) {
+  void Int(T& v) {
     if (b_.size() < sizeof(T)) return Fail("truncated");
-    std::memcpy(v, b_.data(), sizeof(T));
+    std::memcpy(&v, b_.data(), sizeof(T));
     b_.remove_prefix(sizeof(T));
   }
   uint8_t U8() {
     uint8_t v = 0;
-    Get(&v);
+    Int(v);
     return v;
   }
-  void Bool(bool* v) {
+  void Bool(bool& v) {
     uint8_t x = U8();
     if (x > 1) return Fail("bad bool");
-    *v = x != 0;
+    v = x != 0;
   }
   template <typename E>
-  void Enum(E* e, uint8_t max) {
+  void Enum(E& e, uint8_t max) {
     uint8_t v = U8();
     if (v > max) return Fail("bad enum value");
-    *e = static_cast<E>(v);
+    e = static_cast<E>(v);
   }
-  void Name(FixedString<kMaxIdLength>* n) {
+  void Name(FixedString<kMaxIdLength>& n) {
     uint8_t len = U8();
     if (len > kMaxIdLength) return Fail("name too long");
     if (b_.size() < len) return Fail("truncated name");
-    n->Assign(std::string_view(b_.data(), len));
+    n.Assign(std::string_view(b_.data(), len));
     b_.remove_prefix(len);
   }
-  void Price(PriceField* p) {
+  void Price(PriceField& p) {
     uint8_t f = U8();
     if (f & ~(kPresent | kOnTick)) return Fail("bad price flags");
-    p->present = f & kPresent;
-    p->on_tick = f & kOnTick;
-    p->ticks = 0;
-    if (p->present) Get(&p->ticks);
+    p.present = f & kPresent;
+    p.on_tick = f & kOnTick;
+    p.ticks = 0;
+    if (p.present) Int(p.ticks);
   }
   absl::Status Finish() {
     if (error_.empty() && !b_.empty()) error_ = "trailing bytes";
@@ -93,113 +103,79 @@ class In {
   std::string error_;
 };
 
-void EncodeBody(Out& o, const ProductCmd& c) {
-  o.Name(c.sym);
-  o.Price(c.ref);
-  o.Put(c.max_order_qty);
-  o.Put(c.band_percent);
-  o.Put(c.protection_ticks);
-  o.Put(c.initial_margin);
+// `C` is the command type `T`, const when encoding.
+template <typename C, typename T>
+concept CommandOf = std::same_as<std::remove_const_t<C>, T>;
+
+template <typename IO, CommandOf<ProductCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.sym);
+  io.Price(c.ref);
+  io.Int(c.max_order_qty);
+  io.Int(c.band_percent);
+  io.Int(c.protection_ticks);
+  io.Int(c.initial_margin);
 }
-void DecodeBody(In& in, ProductCmd* c) {
-  in.Name(&c->sym);
-  in.Price(&c->ref);
-  in.Get(&c->max_order_qty);
-  in.Get(&c->band_percent);
-  in.Get(&c->protection_ticks);
-  in.Get(&c->initial_margin);
+template <typename IO, CommandOf<StateCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.sym);
+  io.Enum(c.state, 3);
 }
-void EncodeBody(Out& o, const StateCmd& c) {
-  o.Name(c.sym);
-  o.U8(static_cast<uint8_t>(c.state));
+template <typename IO, CommandOf<NewOrderCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.cl);
+  io.Name(c.acct);
+  io.Name(c.sym);
+  io.Enum(c.side, 1);
+  io.Enum(c.type, 3);
+  io.Enum(c.tif, 4);
+  io.Price(c.px);
+  io.Price(c.stop);
+  io.Int(c.qty);
+  io.Bool(c.has_display);
+  io.Int(c.display);
+  io.Bool(c.post_only);
+  io.Name(c.stp);
+  io.Enum(c.stp_action, 2);
+  io.Name(c.firm);
+  io.Int(c.expire);
+  io.Int(c.session);
 }
-void DecodeBody(In& in, StateCmd* c) {
-  in.Name(&c->sym);
-  in.Enum(&c->state, 3);
+template <typename IO, CommandOf<CancelCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.orig);
+  io.Name(c.acct);
 }
-void EncodeBody(Out& o, const NewOrderCmd& c) {
-  o.Name(c.cl);
-  o.Name(c.acct);
-  o.Name(c.sym);
-  o.U8(static_cast<uint8_t>(c.side));
-  o.U8(static_cast<uint8_t>(c.type));
-  o.U8(static_cast<uint8_t>(c.tif));
-  o.Price(c.px);
-  o.Price(c.stop);
-  o.Put(c.qty);
-  o.U8(c.has_display);
-  o.Put(c.display);
-  o.U8(c.post_only);
-  o.Name(c.stp);
-  o.U8(static_cast<uint8_t>(c.stp_action));
-  o.Name(c.firm);
-  o.Put(c.expire);
-  o.Put(c.session);
+template <typename IO, CommandOf<ReplaceCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.cl);
+  io.Name(c.orig);
+  io.Name(c.acct);
+  io.Price(c.px);
+  io.Bool(c.has_qty);
+  io.Int(c.qty);
 }
-void DecodeBody(In& in, NewOrderCmd* c) {
-  in.Name(&c->cl);
-  in.Name(&c->acct);
-  in.Name(&c->sym);
-  in.Enum(&c->side, 1);
-  in.Enum(&c->type, 3);
-  in.Enum(&c->tif, 4);
-  in.Price(&c->px);
-  in.Price(&c->stop);
-  in.Get(&c->qty);
-  in.Bool(&c->has_display);
-  in.Get(&c->display);
-  in.Bool(&c->post_only);
-  in.Name(&c->stp);
-  in.Enum(&c->stp_action, 2);
-  in.Name(&c->firm);
-  in.Get(&c->expire);
-  in.Get(&c->session);
+template <typename IO, CommandOf<MassCancelCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.acct);
+  io.Name(c.sym);
+  io.Int(c.session);
 }
-void EncodeBody(Out& o, const CancelCmd& c) {
-  o.Name(c.orig);
-  o.Name(c.acct);
+template <typename IO, CommandOf<TimeCmd> C>
+void Fields(IO& io, C& c) {
+  io.Int(c.ts);
 }
-void DecodeBody(In& in, CancelCmd* c) {
-  in.Name(&c->orig);
-  in.Name(&c->acct);
+template <typename IO, CommandOf<CloseCmd> C>
+void Fields(IO& io, C& c) {
+  io.Name(c.sym);
 }
-void EncodeBody(Out& o, const ReplaceCmd& c) {
-  o.Name(c.cl);
-  o.Name(c.orig);
-  o.Name(c.acct);
-  o.Price(c.px);
-  o.U8(c.has_qty);
-  o.Put(c.qty);
-}
-void DecodeBody(In& in, ReplaceCmd* c) {
-  in.Name(&c->cl);
-  in.Name(&c->orig);
-  in.Name(&c->acct);
-  in.Price(&c->px);
-  in.Bool(&c->has_qty);
-  in.Get(&c->qty);
-}
-void EncodeBody(Out& o, const MassCancelCmd& c) {
-  o.Name(c.acct);
-  o.Name(c.sym);
-  o.Put(c.session);
-}
-void DecodeBody(In& in, MassCancelCmd* c) {
-  in.Name(&c->acct);
-  in.Name(&c->sym);
-  in.Get(&c->session);
-}
-void EncodeBody(Out& o, const TimeCmd& c) { o.Put(c.ts); }
-void DecodeBody(In& in, TimeCmd* c) { in.Get(&c->ts); }
-void EncodeBody(Out& o, const CloseCmd& c) { o.Name(c.sym); }
-void DecodeBody(In& in, CloseCmd* c) { in.Name(&c->sym); }
 
 template <size_t I>
 bool DecodeIndex(size_t tag, In& in, Command* command) {
   if constexpr (I < std::variant_size_v<Command>) {
     if (tag == I) {
       std::variant_alternative_t<I, Command> c{};
-      DecodeBody(in, &c);
+      Fields(in, c);
       *command = c;
       return true;
     }
@@ -222,7 +198,7 @@ void EngineCodec::Encode(const Command& command, std::string* out) const {
   Out o(out);
   o.U8(kEngineCodecVersion);
   o.U8(static_cast<uint8_t>(command.index()));
-  std::visit([&](const auto& c) { EncodeBody(o, c); }, command);
+  std::visit([&](const auto& c) { Fields(o, c); }, command);
 }
 
 absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) const {
