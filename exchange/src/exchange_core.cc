@@ -4,7 +4,6 @@
 #include "cfx/exchange/exchange_core.h"
 
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -16,6 +15,7 @@
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
+#include "cfx/storage/private_files.h"
 #include "recorder_recovery.h"
 
 namespace cfx::exchange {
@@ -139,11 +139,9 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   // With options.journal: creates the data dir and opens the journal in it (else nothing).
   absl::Status OpenJournal() {
     if (!options.journal) return absl::OkStatus();
-    std::error_code ec;
-    std::filesystem::create_directories(data_dir, ec);
-    if (ec) {
+    if (absl::Status made = storage::MakePrivateDirs(data_dir); !made.ok()) {
       return absl::PermissionDeniedError(
-          absl::StrCat(data_dir, ": cannot create the data dir: ", ec.message()));
+          absl::StrCat(data_dir, ": cannot create the data dir: ", made.message()));
     }
     journal::JournalOptions jo;
     jo.data_dir = data_dir;

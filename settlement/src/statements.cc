@@ -1,11 +1,11 @@
 #include "cfx/settlement/statements.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/decimal.h"
+#include "cfx/storage/private_files.h"
 
 namespace cfx::settlement {
 namespace {
@@ -19,13 +19,9 @@ ojson OptPrice(const std::optional<int64_t>& ticks) {
   return ticks ? ojson(PriceText(common::PriceTicks(*ticks))) : ojson(nullptr);
 }
 
+// Statements are private (0600, whatever the umask): they hold each account's money.
 absl::Status WriteFile(const fs::path& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return absl::UnavailableError(absl::StrCat("cannot write ", path.string()));
-  size_t n = std::fwrite(text.data(), 1, text.size(), f);
-  bool ok = n == text.size() && std::fclose(f) == 0;
-  if (!ok) return absl::UnavailableError(absl::StrCat("cannot write ", path.string()));
-  return absl::OkStatus();
+  return storage::WritePrivateFile(path.string(), text);
 }
 
 // Account ids become file names: refuse anything that could escape the folder.
@@ -151,10 +147,7 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
   fs::path tmp_dir = fs::path(out_dir) / ("." + d + ".tmp");
   std::error_code ec;
   fs::remove_all(tmp_dir, ec);
-  fs::create_directories(tmp_dir, ec);
-  if (ec)
-    return absl::UnavailableError(
-        absl::StrCat("cannot create ", tmp_dir.string(), ": ", ec.message()));
+  if (absl::Status made = storage::MakePrivateDirs(tmp_dir.string()); !made.ok()) return made;
   if (absl::Status s = WriteFile(tmp_dir / "settlement_prices.json", SettlementPricesJson(rec));
       !s.ok())
     return s;

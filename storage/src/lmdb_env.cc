@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/storage/private_files.h"
 
 namespace cfx::storage {
 
@@ -20,10 +21,9 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
       return absl::NotFoundError(absl::StrCat(path, ": no journal here (not a directory)"));
     }
   } else {
-    fs::create_directories(path, ec);
-    if (ec) {
+    if (absl::Status made = MakePrivateDirs(path); !made.ok()) {
       return absl::FailedPreconditionError(
-          absl::StrCat(path, ": cannot create the data directory: ", ec.message()));
+          absl::StrCat(path, ": cannot create the data directory: ", made.message()));
     }
   }
 
@@ -39,7 +39,8 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
   unsigned flags = MDB_NOTLS;
   if (options.no_sync) flags |= MDB_NOSYNC;
   if (options.read_only) flags |= MDB_RDONLY;
-  rc = mdb_env_open(env, path.c_str(), flags, 0644);
+  // data.mdb and lock.mdb are created 0600 (the umask can only take bits away).
+  rc = mdb_env_open(env, path.c_str(), flags, kPrivateFileMode);
   if (rc != 0) {
     if (rc == EACCES || rc == EROFS || rc == EPERM) {
       return fail(absl::PermissionDeniedError(

@@ -1,0 +1,104 @@
+#include "cfx/storage/private_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace cfx::storage {
+
+absl::Status MakePrivateDirs(absl::string_view path) {
+  const std::string p(path);
+  for (size_t i = 1; i <= p.size(); ++i) {
+    if (i != p.size() && p[i] != '/') continue;
+    const std::string partial = p.substr(0, i);
+    // mkdir applies the umask; chmod afterwards makes the folder 0700 whatever it is.
+    if (::mkdir(partial.c_str(), kPrivateDirMode) == 0) {
+      if (::chmod(partial.c_str(), kPrivateDirMode) != 0) {
+        return absl::UnavailableError(
+            absl::StrCat(partial, ": cannot set mode 0700: ", std::strerror(errno)));
+      }
+    } else if (errno != EEXIST) {
+      return absl::UnavailableError(
+          absl::StrCat(partial, ": cannot create the folder: ", std::strerror(errno)));
+    }
+  }
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::UnavailableError(absl::StrCat(p, ": not a folder"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents) {
+  const std::string final_path(path);
+  const std::string tmp = final_path + ".tmp";
+  auto fail = [&](const std::string& what) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(err)));
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kPrivateFileMode);
+  if (fd < 0) return fail(absl::StrCat("cannot write ", tmp));
+  // A stale tmp file keeps its old mode through O_CREAT: set it.
+  bool ok = ::fchmod(fd, kPrivateFileMode) == 0;
+  for (size_t done = 0; ok && done < contents.size();) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  if (!ok) {
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+    return fail(absl::StrCat("cannot write ", tmp));
+  }
+  if (::close(fd) != 0) return fail(absl::StrCat("cannot write ", tmp));
+  if (std::rename(tmp.c_str(), final_path.c_str()) != 0) {
+    return fail(absl::StrCat("cannot rename ", tmp, " to ", final_path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPrivateDir(absl::string_view path) {
+  const std::string p(path);
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::NotFoundError(absl::StrCat(p, ": no such data dir"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(p, ": cannot read the data dir: ", std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::PermissionDeniedError(absl::StrCat(p, ": the data dir is not a folder"));
+  }
+  if (st.st_uid != ::geteuid()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(p, ": the data dir is owned by uid ", st.st_uid, ", not by this user (uid ",
+                     ::geteuid(), "); refusing to use it"));
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return absl::PermissionDeniedError(absl::StrCat(
+        p, ": the data dir is writable by ", (st.st_mode & S_IWOTH) != 0 ? "every user" : "its group",
+        " (mode ", mode, "); refusing to use it (chmod 700 ", p, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrepareDataDir(absl::string_view path, bool create) {
+  struct stat st;
+  if (create && ::stat(std::string(path).c_str(), &st) != 0 && errno == ENOENT) {
+    if (absl::Status s = MakePrivateDirs(path); !s.ok()) return s;
+  }
+  return CheckPrivateDir(path);
+}
+
+}  // namespace cfx::storage

@@ -1,0 +1,94 @@
+#include "cfx/storage/private_files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "cfx/storage/lmdb_env.h"
+#include "gtest/gtest.h"
+#include "temp_dir.h"
+
+namespace cfx::storage {
+namespace {
+
+unsigned ModeOf(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+// Sets the umask for a scope (process-wide: these tests run one at a time).
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t mask) : old_(::umask(mask)) {}
+  ~ScopedUmask() { ::umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+TEST(PrivateFilesTest, FoldersAre0700AndFiles0600UnderUmask000) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  ScopedUmask umask(0);
+  const std::string deep = dir.path() + "/a/b/c";
+  ASSERT_TRUE(MakePrivateDirs(deep).ok());
+  EXPECT_EQ(ModeOf(dir.path() + "/a"), 0700u);
+  EXPECT_EQ(ModeOf(deep), 0700u);
+  ASSERT_TRUE(WritePrivateFile(deep + "/f.json", "{}").ok());
+  EXPECT_EQ(ModeOf(deep + "/f.json"), 0600u);
+  EXPECT_EQ(ModeOf(deep + "/f.json.tmp"), 0u);  // renamed away
+}
+
+TEST(PrivateFilesTest, LmdbEnvironmentFilesAre0600UnderUmask000) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  ScopedUmask umask(0);
+  auto env = LmdbEnv::Open({.path = dir.path() + "/journal"});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_EQ(ModeOf(dir.path() + "/journal"), 0700u);
+  EXPECT_EQ(ModeOf(dir.path() + "/journal/data.mdb"), 0600u);
+  EXPECT_EQ(ModeOf(dir.path() + "/journal/lock.mdb"), 0600u);
+}
+
+TEST(PrivateFilesTest, AWorldOrGroupWritableDataDirIsRefusedNamingThePath) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  const std::string data = dir.path() + "/data";
+  ASSERT_TRUE(MakePrivateDirs(data).ok());
+  EXPECT_TRUE(CheckPrivateDir(data).ok());
+  ASSERT_EQ(::chmod(data.c_str(), 0777), 0);
+  absl::Status s = PrepareDataDir(data, /*create=*/true);
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(s.message().find(data), std::string::npos) << s;
+  EXPECT_NE(s.message().find("0777"), std::string::npos) << s;
+  ASSERT_EQ(::chmod(data.c_str(), 0770), 0);
+  EXPECT_EQ(CheckPrivateDir(data).code(), absl::StatusCode::kPermissionDenied);
+  ASSERT_EQ(::chmod(data.c_str(), 0750), 0);  // readable by the group: allowed
+  EXPECT_TRUE(CheckPrivateDir(data).ok());
+}
+
+TEST(PrivateFilesTest, ADataDirOwnedByAnotherUserIsRefused) {
+  if (::geteuid() == 0) {
+    // Root can hand the folder to another uid and check that it is refused.
+    testsupport::TempDir dir("cfx_private_files_test");
+    const std::string data = dir.path() + "/data";
+    ASSERT_TRUE(MakePrivateDirs(data).ok());
+    ASSERT_EQ(::chown(data.c_str(), 12345, 12345), 0);
+    absl::Status s = CheckPrivateDir(data);
+    EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_NE(s.message().find("owned by uid 12345"), std::string::npos) << s;
+  } else {
+    // "/" belongs to root, not to us.
+    EXPECT_EQ(CheckPrivateDir("/").code(), absl::StatusCode::kPermissionDenied);
+  }
+}
+
+TEST(PrivateFilesTest, AMissingDataDirIsNotFoundUnlessCreated) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  EXPECT_EQ(PrepareDataDir(dir.path() + "/none", /*create=*/false).code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_TRUE(PrepareDataDir(dir.path() + "/new", /*create=*/true).ok());
+  EXPECT_EQ(ModeOf(dir.path() + "/new"), 0700u);
+}
+
+}  // namespace
+}  // namespace cfx::storage
