@@ -37,6 +37,7 @@ constexpr char kLogonAnswer[] = "\00135=A\001";
 constexpr char kLogout[] = "\00135=5\001";
 constexpr char kTestRequest[] = "\00135=1\001";
 constexpr char kAck[] = "\001150=0\001";
+constexpr char kSessionReject[] = "\00135=3\001";
 
 class FixHostileTest : public FixGatewayTest {
  protected:
@@ -113,25 +114,25 @@ TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
   bool closed = false;
-  std::string reply = s.Read(600, &closed);
+  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
   ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
   // A 10 kB ClOrdID (under max_message_bytes): parsed, then refused as invalid_field; the
   // session stays up.
   std::string huge(10000, 'x');
   s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=" + huge +
                 "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));
-  reply = s.Read(800, &closed);
+  reply = s.ReadUntil("58=invalid_field", kWaitMs, &closed);
   EXPECT_NE(reply.find("58=invalid_field"), std::string::npos);
   EXPECT_FALSE(closed);
   // A field the dictionary does not know -> session-level Reject, still connected.
   s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=3|52=" + UtcNow() + "|11=z1|1=A2|55=" + kSym +
                 "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|9999=boom|"));
-  reply = s.Read(600, &closed);
+  reply = s.ReadUntil(kSessionReject, kWaitMs, &closed);
   EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
   // A bad enum value (OrdType 9) -> session-level Reject.
   s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=4|52=" + UtcNow() + "|11=z2|1=A2|55=" + kSym +
                 "|54=1|38=1|40=9|44=5.000|60=" + UtcNow() + "|"));
-  reply = s.Read(600, &closed);
+  reply = s.ReadUntil(kSessionReject, kWaitMs, &closed);
   EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
   // Garbled bytes mid-session and a body length lying about the size.
   s.Write("8=FIX.4.4\x01" "9=99999\x01" "35=D\x01" + std::string(1000, 'y'));
@@ -146,7 +147,7 @@ TEST_F(FixHostileTest, GarbledMessageInASessionIsIgnoredAndAskedForAgain) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
   bool closed = false;
-  std::string reply = s.Read(600, &closed);
+  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
   ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
   // Message 2 with a BodyLength that does not end at its CheckSum.
   std::string garbled = Frame("35=0|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|");
@@ -188,7 +189,7 @@ TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
   bool closed = false;
-  std::string reply = s.Read(600, &closed);
+  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
   ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
   int seq = 2;
   for (const std::string& bad : {std::string("ab\xff\xfe"), std::string("caf\xc3\xa9"),
@@ -197,14 +198,14 @@ TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
     s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
                   "|11=" + bad + "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() +
                   "|"));
-    reply = s.Read(800, &closed);
+    reply = s.ReadUntil("58=invalid_field", kWaitMs, &closed);
     EXPECT_NE(reply.find("58=invalid_field"), std::string::npos) << bad << ": " << reply;
     EXPECT_EQ(reply.find("150=0"), std::string::npos) << bad << " was acknowledged";
     // The same id as a replace's new ClOrdID: an OrderCancelReject, nothing replaced.
     s.Write(Frame("35=G|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
                   "|11=" + bad + "|41=orig1|1=A2|55=" + kSym + "|54=1|38=2|40=2|44=5.000|60=" +
                   UtcNow() + "|"));
-    reply = s.Read(800, &closed);
+    reply = s.ReadUntil("invalid_field", kWaitMs, &closed);
     EXPECT_NE(reply.find("35=9"), std::string::npos) << bad << ": " << reply;
     EXPECT_NE(reply.find("invalid_field"), std::string::npos) << bad << ": " << reply;
   }
@@ -225,7 +226,7 @@ TEST_F(FixHostileTest, OversizedMessagesCloseTheConnection) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
   bool closed = false;
-  std::string reply = s.Read(600, &closed);
+  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
   ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
   s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=" + std::string(40000, 'x') +
                 "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));

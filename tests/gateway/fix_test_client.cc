@@ -232,11 +232,23 @@ std::string RawSocket::Read(int ms, bool* closed) {
   }
 }
 
+namespace {
+
+// True once `out` holds `needle` and the end (CheckSum) of the message it stands in.
+bool HoldsWholeMessageWith(const std::string& out, const std::string& needle) {
+  const size_t at = out.find(needle);
+  if (at == std::string::npos) return false;
+  const size_t checksum = out.find("\x01" "10=", at);
+  return checksum != std::string::npos && out.find('\x01', checksum + 4) != std::string::npos;
+}
+
+}  // namespace
+
 std::string RawSocket::ReadUntil(const std::string& needle, int ms, bool* closed) {
   std::string out;
   *closed = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (out.find(needle) == std::string::npos && !*closed &&
+  while (!HoldsWholeMessageWith(out, needle) && !*closed &&
          std::chrono::steady_clock::now() < deadline) {
     out += Read(50, closed);
   }

@@ -81,7 +81,8 @@ class RawSocket {
   bool Write(const std::string& bytes);
   // Reads what arrives within `ms`; sets *closed if the peer closed the connection.
   std::string Read(int ms, bool* closed);
-  // Reads until `needle` has arrived, the peer closed, or `ms` passed; returns what arrived.
+  // Reads until `needle` and the rest of the message it stands in have arrived, the peer
+  // closed, or `ms` passed; returns what arrived.
   std::string ReadUntil(const std::string& needle, int ms, bool* closed);
 
  private:

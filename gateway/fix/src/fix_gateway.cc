@@ -4,9 +4,11 @@
 #include <sys/time.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <thread>
 
 #include "cfx/gateway/fix_gateway.h"
 #include "fix_acceptor.h"
@@ -32,6 +34,9 @@ std::string UtcNowFix() {
 }  // namespace internal
 
 namespace {
+
+// How long Stop() waits for the sessions to answer their Logout (QuickFIX's own bound).
+constexpr int kStopGraceMs = 10'000;
 
 // mkdir -p; true if `path` exists as a directory afterwards.
 bool MakeDirs(const std::string& path) {
@@ -157,7 +162,20 @@ absl::Status FixGateway::Impl::Start() {
 void FixGateway::Impl::Stop() {
   if (!acceptor_) return;
   try {
-    acceptor_->stop();
+    // A graceful stop: every session is sent a Logout and given up to kStopGraceMs to answer
+    // it. QuickFIX's own stop() does the same but polls in whole seconds, so every stop with
+    // a session logged on took at least a second; this one ends as soon as the last session
+    // is out.
+    for (const FIX::SessionID& id : acceptor_->getSessions()) {
+      FIX::Session* session = acceptor_->getSession(id);
+      if (session && session->isLoggedOn()) session->logout();
+    }
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopGraceMs);
+    while (acceptor_->isLoggedOn() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    acceptor_->stop(/*force=*/true);
   } catch (const std::exception&) {
     // Stopping is best effort: the sockets close with the acceptor either way.
   }

@@ -1,0 +1,215 @@
+// The pipeline harness behind `cfx bench pipeline` and `cfx bench journal`
+// (cfx/perf/journal_bench_harness.h): the workloads, the latency listener and the run.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "cfx/exchange/engine_codec.h"
+#include "cfx/exchange/engine_matcher.h"
+#include "cfx/journal/counter_machine.h"
+#include "cfx/journal/pipeline.h"
+#include "cfx/perf/journal_bench_harness.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::perf {
+namespace {
+
+// The engine workload: input i of producer p. About 60% new limit orders (gtc, prices
+// around 5.000 so that about half trade), 25% cancels and 15% replaces of this producer's
+// earlier orders; 16 accounts.
+engine::Command EngineInput(uint64_t i, int p) {
+  char cl[32], orig[32], acct[8];
+  const uint64_t k = i * 2654435761u;
+  std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(i % 16));
+  std::snprintf(cl, sizeof cl, "p%d-%llu", p, static_cast<unsigned long long>(i));
+  const uint64_t back = i >= 8 ? i - 1 - (k >> 8) % 7 : 0;
+  std::snprintf(orig, sizeof orig, "p%d-%llu", p, static_cast<unsigned long long>(back));
+  const int kind = static_cast<int>((k >> 3) % 20);
+  if (i >= 8 && kind < 5) {
+    engine::CancelCmd c;
+    c.orig = engine::Name::From(orig);
+    std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(back % 16));
+    c.acct = engine::Name::From(acct);
+    return c;
+  }
+  if (i >= 8 && kind < 8) {
+    engine::ReplaceCmd r;
+    r.cl = engine::Name::From(cl);
+    r.orig = engine::Name::From(orig);
+    std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(back % 16));
+    r.acct = engine::Name::From(acct);
+    r.px = engine::PriceField::Ticks(4990 + static_cast<int64_t>((k >> 12) % 21));
+    return r;
+  }
+  engine::NewOrderCmd n;
+  n.cl = engine::Name::From(cl);
+  n.acct = engine::Name::From(acct);
+  n.sym = engine::Name::From("B200-GOLD-US-202703");
+  n.side = (k >> 16) % 2 == 0 ? engine::Side::kBuy : engine::Side::kSell;
+  n.px = engine::PriceField::Ticks(4990 + static_cast<int64_t>((k >> 20) % 21));
+  n.qty = 1 + static_cast<int64_t>((k >> 24) % 10);
+  n.tif = engine::TimeInForce::kGtc;
+  return n;
+}
+
+// Offer-to-ack latency in 100 ns buckets up to 100 ms (beyond: the last bucket).
+template <typename Outcome>
+class LatencyListener : public journal::PipelineListener<Outcome> {
+ public:
+  static constexpr uint64_t kBucketNs = 100;
+  static constexpr size_t kBuckets = 1'000'000;
+
+  explicit LatencyListener(const std::vector<int64_t>* sent_ns)
+      : sent_ns_(sent_ns), buckets_(kBuckets, 0) {}
+  void OnOutcome(uint64_t, uint64_t, const Outcome&) override {}
+  void OnAck(uint64_t, uint64_t tag) override {
+    if (tag >= sent_ns_->size()) return;  // set-up inputs (the listing) are not measured
+    // sent_ns_[tag] was written before the offer; the rings' release/acquire chain orders it.
+    const int64_t now = NowNs();
+    const int64_t ns = now - (*sent_ns_)[tag];
+    ++buckets_[std::min<uint64_t>(std::max<int64_t>(ns, 0) / kBucketNs, kBuckets - 1)];
+    last_ack_ns_.store(now, std::memory_order_relaxed);
+    acked_.fetch_add(1, std::memory_order_release);
+  }
+  void OnJournalError(const absl::Status& status) override { error_ = status; }
+
+  static int64_t NowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  uint64_t acked() const { return acked_.load(std::memory_order_acquire); }
+  int64_t last_ack_ns() const { return last_ack_ns_.load(std::memory_order_relaxed); }
+  // REQUIRES: the pipeline has stopped.
+  double PercentileUs(double p) const {
+    const uint64_t total = acked();
+    const uint64_t want = static_cast<uint64_t>(p * total);
+    uint64_t seen = 0;
+    for (size_t i = 0; i < kBuckets; ++i) {
+      seen += buckets_[i];
+      if (seen > want) return (i + 0.5) * kBucketNs / 1000.0;
+    }
+    return kBuckets * kBucketNs / 1000.0;
+  }
+  const absl::Status& error() const { return error_; }
+
+ private:
+  const std::vector<int64_t>* sent_ns_;
+  std::vector<uint64_t> buckets_;
+  std::atomic<uint64_t> acked_{0};
+  std::atomic<int64_t> last_ack_ns_{0};
+  absl::Status error_;
+};
+
+// Runs the pipeline to completion and returns the figures as JSON. `make(i, producer)`
+// builds input i; `setup` (offered before timing starts) lists what the inputs need.
+template <typename Command, typename Outcome, typename Make>
+nlohmann::json RunHarnessWith(const HarnessConfig& config,
+                              const journal::CommandCodec<Command>& codec,
+                              journal::Matcher<Command, Outcome>& machine, Make make,
+                              const std::vector<Command>& setup, uint64_t state_hash_of_empty,
+                              const std::function<uint64_t()>& state_hash) {
+  using Listener = LatencyListener<Outcome>;
+  std::vector<int64_t> sent_ns(config.messages, 0);
+  Listener listener(&sent_ns);
+  journal::Pipeline<Command, Outcome> pipeline(config.pipeline, config.journal, &codec, &machine,
+                                               &listener);
+  auto started = pipeline.Start();
+  if (!started.ok()) return {{"error", std::string(started.status().message())}};
+  for (const Command& c : setup) {
+    while (pipeline.TryOffer(config.messages, c) == journal::OfferResult::kFull) {
+      std::this_thread::yield();
+    }
+  }
+  (void)state_hash_of_empty;
+
+  uint64_t full_retries_total = 0;
+  std::vector<uint64_t> full_retries(config.producers, 0);
+  const int64_t start_ns = Listener::NowNs();
+  std::vector<std::thread> producers;
+  for (int p = 0; p < config.producers; ++p) {
+    producers.emplace_back([&, p] {
+      const uint64_t begin = config.messages * p / config.producers;
+      const uint64_t end = config.messages * (p + 1) / config.producers;
+      const double per_producer_rate = static_cast<double>(config.rate) / config.producers;
+      // Paced runs send in 50 µs bursts: finer sleeps cost more than they measure.
+      constexpr int64_t kBurstNs = 50'000;
+      for (uint64_t i = begin; i < end; ++i) {
+        if (config.rate != 0) {
+          const int64_t due = start_ns + static_cast<int64_t>((i - begin) * 1e9 / per_producer_rate);
+          const int64_t now = Listener::NowNs();
+          if (due > now + kBurstNs) std::this_thread::sleep_for(std::chrono::nanoseconds(due - now));
+        }
+        const Command command = make(i, p);
+        sent_ns[i] = Listener::NowNs();
+        journal::OfferResult r;
+        while ((r = pipeline.TryOffer(i, command)) == journal::OfferResult::kFull) {
+          ++full_retries[p];
+          std::this_thread::yield();
+        }
+        if (r == journal::OfferResult::kStopped) return;
+      }
+    });
+  }
+  for (auto& t : producers) t.join();
+  absl::Status stop = pipeline.Stop();
+  const int64_t end_ns = listener.last_ack_ns();
+  for (uint64_t r : full_retries) full_retries_total += r;
+
+  const journal::PipelineStats stats = pipeline.stats();
+  const double seconds = std::max<int64_t>(end_ns - start_ns, 1) / 1e9;
+  nlohmann::json histogram = nlohmann::json::object();
+  for (size_t k = 0; k < stats.batch_size_log2.size(); ++k) {
+    if (stats.batch_size_log2[k] != 0) {
+      histogram[std::to_string(uint64_t{1} << k) + "+"] = stats.batch_size_log2[k];
+    }
+  }
+  nlohmann::json out = {
+      {"messages", listener.acked()},
+      {"producers", config.producers},
+      {"offered_rate", config.rate},
+      {"seconds", seconds},
+      {"orders_per_sec", static_cast<uint64_t>(listener.acked() / seconds)},
+      {"p50_ack_us", listener.PercentileUs(0.50)},
+      {"p99_ack_us", listener.PercentileUs(0.99)},
+      {"p999_ack_us", listener.PercentileUs(0.999)},
+      {"mean_group_size", stats.batches ? static_cast<double>(stats.inputs) / stats.batches : 0},
+      {"max_group_size", stats.max_batch},
+      {"group_size_histogram", histogram},
+      {"group_commits", stats.batches},
+      {"producer_full_retries", full_retries_total},
+      {"state_hash", state_hash()},
+      {"engine", config.engine},
+  };
+  if (!stop.ok()) out["error"] = std::string(stop.message());
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json RunHarness(const HarnessConfig& config) {
+  if (config.engine) {
+    exchange::EngineCodec codec;
+    exchange::EngineMatcher matcher(exchange::MatcherOptions{});
+    engine::ProductCmd product;
+    product.sym = engine::Name::From("B200-GOLD-US-202703");
+    product.ref = engine::PriceField::Ticks(5000);
+    std::vector<engine::Command> setup = {engine::TimeCmd{0}, product};
+    return RunHarnessWith<engine::Command, exchange::Outcome>(
+        config, codec, matcher, [](uint64_t i, int p) { return EngineInput(i, p); }, setup, 0,
+        [&] { return matcher.engine().StateHash(); });
+  }
+  journal::CounterCodec codec;
+  journal::CounterMachine machine;
+  return RunHarnessWith<journal::CounterCommand, journal::CounterOutcome>(
+      config, codec, machine,
+      [](uint64_t i, int) { return journal::CounterCommand{i, i % 128, 1}; }, {}, 0,
+      [&] { return machine.StateHash(); });
+}
+
+}  // namespace cfx::perf
