@@ -12,11 +12,6 @@ namespace {
 // The Debian absl build may not alias absl::string_view to std::string_view.
 absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-uint64_t Mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xFF51AFD7ED558CCDull;
-}
-
 }  // namespace
 
 Engine::Engine(const EngineConfig& config) : config_(config), ctx_(config.order_capacity) {
@@ -57,27 +52,7 @@ uint32_t Engine::LookupLive(AccountId acct, const ClientId& cl) const {
 
 void Engine::Process(const Command& cmd) {
   ctx_.events.clear();
-  std::visit(
-      [this](const auto& c) {
-        using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, ProductCmd>)
-          OnProduct(c);
-        else if constexpr (std::is_same_v<T, StateCmd>)
-          OnState(c);
-        else if constexpr (std::is_same_v<T, NewOrderCmd>)
-          OnNew(c);
-        else if constexpr (std::is_same_v<T, CancelCmd>)
-          OnCancel(c);
-        else if constexpr (std::is_same_v<T, ReplaceCmd>)
-          OnReplace(c);
-        else if constexpr (std::is_same_v<T, MassCancelCmd>)
-          OnMassCancel(c);
-        else if constexpr (std::is_same_v<T, TimeCmd>)
-          OnTime(c);
-        else
-          OnClose(c);
-      },
-      cmd);
+  std::visit([this](const auto& c) { Apply(c); }, cmd);
   Deliver();
 }
 
@@ -112,7 +87,7 @@ void Engine::EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountI
   if (cl != nullptr) e.order.cl = *cl;
 }
 
-void Engine::OnProduct(const ProductCmd& c) {
+void Engine::Apply(const ProductCmd& c) {
   if (c.sym.empty() || (c.ref.present && (!c.ref.on_tick || c.ref.ticks <= 0))) {
     Event& e = ctx_.Emit(EventType::kRejected);
     e.reject = RejectReason::kInvalidField;
@@ -137,7 +112,7 @@ void Engine::OnProduct(const ProductCmd& c) {
   books_.push_back(std::make_unique<OrderBook>(cfg, &ctx_));
 }
 
-void Engine::OnState(const StateCmd& c) {
+void Engine::Apply(const StateCmd& c) {
   OrderBook* book = BookOf(c.sym.view());
   if (book == nullptr) {
     Event& e = ctx_.Emit(EventType::kRejected);
@@ -157,7 +132,7 @@ void Engine::OnState(const StateCmd& c) {
   book->SetState(c.state);
 }
 
-void Engine::OnNew(const NewOrderCmd& c) {
+void Engine::Apply(const NewOrderCmd& c) {
   AccountId acct = Intern(account_ids_, accounts_, c.acct.view());
   ctx_.store.ReserveAccounts(accounts_.size());
   OrderBook* book = nullptr;
@@ -200,16 +175,23 @@ void Engine::OnNew(const NewOrderCmd& c) {
   book->Submit(slot);
 }
 
-void Engine::OnCancel(const CancelCmd& c) {
-  auto ait = account_ids_.find(AbslView(c.acct.view()));
-  AccountId acct = ait == account_ids_.end() ? 0 : ait->second;
-  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(acct, c.orig);
+uint32_t Engine::FindAmended(const Name& acct_name, const ClientId& orig, const ClientId* cl,
+                             AccountId* acct) {
+  auto ait = account_ids_.find(AbslView(acct_name.view()));
+  *acct = ait == account_ids_.end() ? 0 : ait->second;
+  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(*acct, orig);
   if (slot == kNoSlot) {
-    AccountId shown = Intern(account_ids_, accounts_, c.acct.view());
+    AccountId shown = Intern(account_ids_, accounts_, acct_name.view());
     ctx_.store.ReserveAccounts(accounts_.size());
-    EmitCancelReject(c.orig, nullptr, shown, RejectReason::kUnknownOrder);
-    return;
+    EmitCancelReject(orig, cl, shown, RejectReason::kUnknownOrder);
   }
+  return slot;
+}
+
+void Engine::Apply(const CancelCmd& c) {
+  AccountId acct = 0;
+  uint32_t slot = FindAmended(c.acct, c.orig, nullptr, &acct);
+  if (slot == kNoSlot) return;
   OrderBook& book = *books_[ctx_.store.at(slot).sym];
   if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
     EmitCancelReject(c.orig, nullptr, acct, RejectReason::kMarketClosed);
@@ -218,16 +200,10 @@ void Engine::OnCancel(const CancelCmd& c) {
   book.Cancel(slot, CancelReason::kUser);
 }
 
-void Engine::OnReplace(const ReplaceCmd& c) {
-  auto ait = account_ids_.find(AbslView(c.acct.view()));
-  AccountId acct = ait == account_ids_.end() ? 0 : ait->second;
-  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(acct, c.orig);
-  if (slot == kNoSlot) {
-    AccountId shown = Intern(account_ids_, accounts_, c.acct.view());
-    ctx_.store.ReserveAccounts(accounts_.size());
-    EmitCancelReject(c.orig, &c.cl, shown, RejectReason::kUnknownOrder);
-    return;
-  }
+void Engine::Apply(const ReplaceCmd& c) {
+  AccountId acct = 0;
+  uint32_t slot = FindAmended(c.acct, c.orig, &c.cl, &acct);
+  if (slot == kNoSlot) return;
   Order& o = ctx_.store.at(slot);
   OrderBook& book = *books_[o.sym];
   PriceTicks px = 0;
@@ -243,7 +219,7 @@ void Engine::OnReplace(const ReplaceCmd& c) {
   book.Replace(slot, c.cl, px, qty);
 }
 
-void Engine::OnMassCancel(const MassCancelCmd& c) {
+void Engine::Apply(const MassCancelCmd& c) {
   OrderStore& st = ctx_.store;
   if (c.session != 0) {
     for (uint32_t s = st.first_live(); s != kNoSlot;) {
@@ -279,7 +255,7 @@ void Engine::OnMassCancel(const MassCancelCmd& c) {
   }
 }
 
-void Engine::OnTime(const TimeCmd& c) {
+void Engine::Apply(const TimeCmd& c) {
   if (now_ != kNoTime && c.ts < now_) return;  // time never goes back
   constexpr Timestamp kNsPerDay = 86'400'000'000'000;
   const bool new_day = now_ != kNoTime && c.ts / kNsPerDay != now_ / kNsPerDay;
@@ -317,7 +293,7 @@ void Engine::ForgetEndedClientIds() {
   }
 }
 
-void Engine::OnClose(const CloseCmd& c) {
+void Engine::Apply(const CloseCmd& c) {
   OrderBook* book = BookOf(c.sym.view());
   if (book == nullptr) {
     Event& e = ctx_.Emit(EventType::kRejected);
@@ -338,18 +314,8 @@ void Engine::OnClose(const CloseCmd& c) {
 
 OrderView Engine::ViewOf(const Order& o) const {
   OrderView v;
-  v.oid = o.oid;
+  FillOrderInfo(&v, o);
   v.sym = o.sym;
-  v.side = o.side;
-  v.type = o.type;
-  v.tif = o.tif;
-  v.status = o.status;
-  v.px = o.px;
-  v.stop_px = o.stop_px;
-  v.qty = o.qty;
-  v.cum = o.cum;
-  v.leaves = o.leaves();
-  v.notional = o.notional;
   return v;
 }
 
@@ -370,21 +336,21 @@ std::optional<OrderView> Engine::FindOrder(OrderId oid) const {
 
 uint64_t Engine::StateHash() const {
   uint64_t h = 0xCF0E11ull;
-  h = Mix(h, next_oid_);
-  h = Mix(h, next_accept_);
-  h = Mix(h, ctx_.next_event_seq);
-  h = Mix(h, ctx_.next_priority);
-  h = Mix(h, static_cast<uint64_t>(now_));
-  h = Mix(h, ctx_.store.live_count());
-  h = Mix(h, client_ids_.size());
+  h = HashMix(h, next_oid_);
+  h = HashMix(h, next_accept_);
+  h = HashMix(h, ctx_.next_event_seq);
+  h = HashMix(h, ctx_.next_priority);
+  h = HashMix(h, static_cast<uint64_t>(now_));
+  h = HashMix(h, ctx_.store.live_count());
+  h = HashMix(h, client_ids_.size());
   uint64_t ids = 0;  // order-independent fold of the client-id map
   for (const auto& [key, oid] : client_ids_) {
     // Deterministic across processes (absl::Hash is seeded per process).
-    uint64_t k = Mix(0, key.acct);
-    for (uint8_t i = 0; i < key.cl.len; ++i) k = Mix(k, static_cast<uint8_t>(key.cl.data[i]));
-    ids += Mix(k, oid);
+    uint64_t k = HashMix(0, key.acct);
+    for (uint8_t i = 0; i < key.cl.len; ++i) k = HashMix(k, static_cast<uint8_t>(key.cl.data[i]));
+    ids += HashMix(k, oid);
   }
-  h = Mix(h, ids);
+  h = HashMix(h, ids);
   for (const auto& book : books_) h = book->Hash(h);
   return h;
 }

@@ -36,10 +36,6 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 
 uint64_t Key(engine::AccountId a, engine::SymbolId s) { return (uint64_t{a} << 32) | s; }
 
-bool Ended(engine::OrderStatus s) {
-  return s == engine::OrderStatus::kFilled || s == engine::OrderStatus::kCanceled;
-}
-
 }  // namespace
 
 EngineMatcher::EngineMatcher(MatcherOptions options)
@@ -69,7 +65,7 @@ EngineMatcher::Exposure& EngineMatcher::ExposureOf(engine::AccountId acct, engin
 }
 
 void EngineMatcher::SetLeaves(const engine::OrderInfo& info, engine::SymbolId sym) {
-  const int64_t now = Ended(info.status) ? 0 : info.leaves;
+  const int64_t now = engine::Ended(info.status) ? 0 : info.leaves;
   auto it = leaves_.find(info.oid);
   if (it == leaves_.end()) {
     if (now == 0) return;
@@ -213,14 +209,8 @@ void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
     out->acct = engine::Name::From(engine_->AccountName(e.order.acct));
   }
   auto detail = [&](const engine::OrderInfo& i, OrderDetail* d) {
+    static_cast<engine::OrderTerms&>(*d) = i;
     d->has_detail = i.oid != 0 || e.type == EventType::kRejected;
-    d->type = i.type;
-    d->tif = i.tif;
-    d->px = i.px;
-    d->stop_px = i.stop_px;
-    d->qty = i.qty;
-    d->expire = i.expire;
-    d->session = i.session;
   };
   detail(e.order, &out->detail);
   if (e.order.oid != 0 && e.order.firm < engine_->firm_count()) {

@@ -209,7 +209,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
       v.sym = std::string(eng.SymbolName(ord.sym));
       v.side = ord.side;
       v.status = ord.status;
-      v.detail = {true, ord.type, ord.tif, ord.px, ord.stop_px, ord.qty, ord.expire, ord.session};
+      v.detail = {{ord.type, ord.tif, ord.px, ord.stop_px, ord.qty, ord.expire, ord.session}, true};
       v.cum = ord.cum;
       v.leaves = ord.leaves();
       v.notional = ord.notional;

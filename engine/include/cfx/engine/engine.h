@@ -47,20 +47,9 @@ struct EngineConfig {
   size_t max_grid_levels = size_t{1} << 20;
 };
 
-// An order's state as the FIX gateway reports it (ExecutionReport fields).
-struct OrderView {
-  OrderId oid = 0;
+// A live order as FindOrder reports it: what an event would say of it, and its symbol.
+struct OrderView : OrderInfo {
   SymbolId sym = 0;
-  Side side = Side::kBuy;
-  OrderType type = OrderType::kLimit;
-  TimeInForce tif = TimeInForce::kDay;
-  OrderStatus status = OrderStatus::kNew;
-  PriceTicks px = 0;
-  PriceTicks stop_px = 0;
-  Qty qty = 0;
-  Qty cum = 0;
-  Qty leaves = 0;
-  int64_t notional = 0;  // AvgPx = notional / cum (ticks)
 };
 
 class Engine {
@@ -127,14 +116,15 @@ class Engine {
   };
   using NameMap = absl::flat_hash_map<std::string, uint32_t>;
 
-  void OnProduct(const ProductCmd& c);
-  void OnState(const StateCmd& c);
-  void OnNew(const NewOrderCmd& c);
-  void OnCancel(const CancelCmd& c);
-  void OnReplace(const ReplaceCmd& c);
-  void OnMassCancel(const MassCancelCmd& c);
-  void OnTime(const TimeCmd& c);
-  void OnClose(const CloseCmd& c);
+  // One per Command alternative; Process visits the command onto them.
+  void Apply(const ProductCmd& c);
+  void Apply(const StateCmd& c);
+  void Apply(const NewOrderCmd& c);
+  void Apply(const CancelCmd& c);
+  void Apply(const ReplaceCmd& c);
+  void Apply(const MassCancelCmd& c);
+  void Apply(const TimeCmd& c);
+  void Apply(const CloseCmd& c);
   void ForgetEndedClientIds();
 
   // Validation (validation.cc); kNone when the order may be accepted.
@@ -155,6 +145,11 @@ class Engine {
   OrderBook* BookOf(std::string_view sym);
   // The live slot named by (acct, cl), else kNoSlot.
   uint32_t LookupLive(AccountId acct, const ClientId& cl) const;
+  // The live slot a cancel or replace (client id `cl`, nullptr for a cancel) names by
+  // (account, orig), its account id in *acct; else emits the unknown_order cancel reject
+  // (naming the account, interned if new) and returns kNoSlot.
+  uint32_t FindAmended(const Name& acct_name, const ClientId& orig, const ClientId* cl,
+                       AccountId* acct);
   void EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reason);
   void EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountId acct,
                         RejectReason reason);

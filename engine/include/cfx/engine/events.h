@@ -19,9 +19,21 @@ enum class EventType : uint8_t {
   kStateChanged,
 };
 
+// An order's terms as they stand (after replaces), for ExecutionReports (38/44/99/40/59);
+// on a rejected order: as entered.
+struct OrderTerms {
+  OrderType type = OrderType::kLimit;
+  TimeInForce tif = TimeInForce::kDay;
+  PriceTicks px = 0;       // limit price; 0 for market / stop-market
+  PriceTicks stop_px = 0;  // stop, stop_limit
+  Qty qty = 0;             // total quantity
+  Timestamp expire = kNoTime;
+  SessionId session = 0;   // the session that entered the order
+};
+
 // One side of an event, with the order's state right after the event (ExecutionReport
-// fields: CumQty = cum, LeavesQty = leaves, AvgPx = notional / cum ticks).
-struct OrderInfo {
+// fields: CumQty = cum, LeavesQty = leaves, AvgPx = notional / cum ticks) and its terms.
+struct OrderInfo : OrderTerms {
   OrderId oid = 0;  // 0 for a rejected order
   AccountId acct = 0;
   ClientId cl;
@@ -30,16 +42,7 @@ struct OrderInfo {
   Qty cum = 0;
   Qty leaves = 0;
   int64_t notional = 0;  // Σ trade px (ticks) × qty; AvgPx = notional / cum
-  // The order's terms as they stand (after replaces), for ExecutionReports (38/44/99/40/59);
-  // on a rejected order: as entered.
   FirmId firm = 0;
-  OrderType type = OrderType::kLimit;
-  TimeInForce tif = TimeInForce::kDay;
-  PriceTicks px = 0;       // limit price; 0 for market / stop-market
-  PriceTicks stop_px = 0;  // stop, stop_limit
-  Qty qty = 0;             // total quantity
-  Timestamp expire = kNoTime;
-  SessionId session = 0;   // the session that entered the order
 };
 
 struct Event {

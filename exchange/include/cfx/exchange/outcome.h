@@ -20,15 +20,8 @@ enum class OutcomeKind : uint8_t {
 // The order an event concerns, as FIX reports it (ExecutionReport 38/44/99/40/59).
 // Filled from the order's entry and its latest replace; `has_detail` false when unknown
 // (rejects, cancel rejects of unknown orders).
-struct OrderDetail {
+struct OrderDetail : engine::OrderTerms {
   bool has_detail = false;
-  engine::OrderType type = engine::OrderType::kLimit;
-  engine::TimeInForce tif = engine::TimeInForce::kDay;
-  engine::PriceTicks px = 0;       // limit price (0 for market / stop-market)
-  engine::PriceTicks stop_px = 0;  // stop, stop_limit
-  engine::Qty qty = 0;             // total order quantity
-  engine::Timestamp expire = engine::kNoTime;
-  engine::SessionId session = 0;   // the session that entered the order
 };
 
 struct Outcome {
