@@ -461,36 +461,31 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
 
 void ExchangeOrderEntry::Status(const OrderStatus& r) {
   impl_->Post([this, r] {
-    StatusAnswer a;
-    a.status_req_id = r.status_req_id;
     std::optional<exchange::OrderStateView> v = impl_->core_->FindOrder(r.account, r.cl_ord_id);
     if (!v) {
       // Unknown (or forgotten, docs/fix.md) or another account's: the same answer (SPEC §6).
-      a.reason = "unknown_order";
-      a.order.session = r.session;
-      a.order.account = r.account;
-      a.order.cl_ord_id = r.cl_ord_id;
-      a.order.symbol = r.symbol;
-      a.order.side = r.side;
-    } else {
-      en::OrderInfo info;
-      info.oid = v->oid;
-      info.cl.Assign(v->cl);
-      info.side = v->side;
-      info.status = v->status;
-      info.cum = v->cum;
-      info.leaves = v->leaves;
-      info.notional = v->notional;
-      a.found = true;
-      if (v->status == en::OrderStatus::kFilled || v->status == en::OrderStatus::kCanceled) {
-        a.ended = true;
-        a.ended_reason = v->status == en::OrderStatus::kFilled ? "filled"
-                         : v->expired                          ? "expired"
-                                                               : "canceled";
-      }
-      a.order = impl_->StateOf(info, en::Name::From(v->acct), en::Name::From(v->sym), v->detail);
-      a.order.session = r.session;
+      impl_->listener_->OnStatus(UnknownOrderAnswer(r));
+      return;
     }
+    en::OrderInfo info;
+    info.oid = v->oid;
+    info.cl.Assign(v->cl);
+    info.side = v->side;
+    info.status = v->status;
+    info.cum = v->cum;
+    info.leaves = v->leaves;
+    info.notional = v->notional;
+    StatusAnswer a;
+    a.status_req_id = r.status_req_id;
+    a.found = true;
+    if (en::Ended(v->status)) {
+      a.ended = true;
+      a.ended_reason = v->status == en::OrderStatus::kFilled ? "filled"
+                       : v->expired                          ? "expired"
+                                                             : "canceled";
+    }
+    a.order = impl_->StateOf(info, en::Name::From(v->acct), en::Name::From(v->sym), v->detail);
+    a.order.session = r.session;
     impl_->listener_->OnStatus(a);
   });
 }

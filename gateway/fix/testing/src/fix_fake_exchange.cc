@@ -105,25 +105,20 @@ class FakeExchange::Book {
   }
 
   void Status(const OrderStatus& r) {
-    StatusAnswer a;
-    a.status_req_id = r.status_req_id;
     auto it = by_cl_.find({r.account, r.cl_ord_id});
     if (it == by_cl_.end()) {
-      a.reason = "unknown_order";
-      a.order.session = r.session;
-      a.order.account = r.account;
-      a.order.cl_ord_id = r.cl_ord_id;
-      a.order.symbol = r.symbol;
-      a.order.side = r.side;
-    } else {
-      const FakeOrder& o = orders_[it->second];
-      a.found = true;
-      a.order = o.state;
-      a.order.session = r.session;
-      a.order.orig_cl_ord_id.clear();
-      a.ended = !o.live;
-      a.ended_reason = o.ended_reason;
+      l_->OnStatus(UnknownOrderAnswer(r));
+      return;
     }
+    const FakeOrder& o = orders_[it->second];
+    StatusAnswer a;
+    a.status_req_id = r.status_req_id;
+    a.found = true;
+    a.order = o.state;
+    a.order.session = r.session;
+    a.order.orig_cl_ord_id.clear();
+    a.ended = !o.live;
+    a.ended_reason = o.ended_reason;
     l_->OnStatus(a);
   }
 

@@ -187,6 +187,20 @@ struct StatusAnswer {
   OrderState order;
 };
 
+// The answer to a status request for an order the exchange does not know, or another
+// account's (the same answer, SPEC §6): "unknown_order" with an echo of the request.
+inline StatusAnswer UnknownOrderAnswer(const OrderStatus& r) {
+  StatusAnswer a;
+  a.status_req_id = r.status_req_id;
+  a.reason = "unknown_order";
+  a.order.session = r.session;
+  a.order.account = r.account;
+  a.order.cl_ord_id = r.cl_ord_id;
+  a.order.symbol = r.symbol;
+  a.order.side = r.side;
+  return a;
+}
+
 struct MassCancelResult {
   std::string session;
   std::string cl_ord_id;
