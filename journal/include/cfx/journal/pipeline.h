@@ -272,14 +272,7 @@ class Pipeline {
     ParkingIdle idle(&matcher_wake_);
     uint64_t since_snapshot = 0;
     int since_notify = 0;
-    for (;;) {
-      const bool upstream_done = sequencer_done_.load(std::memory_order_acquire);
-      if (!sequenced_.TryPop(s)) {
-        if (upstream_done) break;
-        idle.Idle();
-        continue;
-      }
-      idle.Reset();
+    while (PopOrDone(sequenced_, sequencer_done_, idle, s, [] {})) {
       sink.Begin(s.seq, s.tag);
       matcher_->Apply(s.seq, s.command, sink);
       sink.Finish();
@@ -310,14 +303,7 @@ class Pipeline {
   void RunSnapshotter() {
     SnapshotJob job;
     ParkingIdle idle(&snapshot_wake_);
-    for (;;) {
-      const bool upstream_done = matcher_done_.load(std::memory_order_acquire);
-      if (!snapshot_jobs_.TryPop(job)) {
-        if (upstream_done) break;
-        idle.Idle();
-        continue;
-      }
-      idle.Reset();
+    while (PopOrDone(snapshot_jobs_, matcher_done_, idle, job, [] {})) {
       // A failed snapshot costs recovery time, not correctness: the journal has it all.
       if (journal_->WriteSnapshot(job.seq, job.state).ok()) {
         snapshots_written_.fetch_add(1, std::memory_order_relaxed);
@@ -331,23 +317,35 @@ class Pipeline {
     Output out;
     ParkingIdle idle(&publisher_wake_);
     bool error_reported = false;
-    for (;;) {
-      const bool upstream_done = matcher_done_.load(std::memory_order_acquire);
-      if (!output_.TryPop(out)) {
-        if (!error_reported && failed_.load(std::memory_order_acquire)) {
-          listener_->OnJournalError(error_status_);
-          error_reported = true;
-        }
-        if (upstream_done) break;
-        idle.Idle();
-        continue;
+    auto report_error = [&] {
+      if (!error_reported && failed_.load(std::memory_order_acquire)) {
+        listener_->OnJournalError(error_status_);
+        error_reported = true;
       }
-      idle.Reset();
+    };
+    while (PopOrDone(output_, matcher_done_, idle, out, report_error)) {
       if (out.has_outcome) listener_->OnOutcome(out.seq, out.tag, out.outcome);
       if (out.is_ack) listener_->OnAck(out.seq, out.tag);
     }
-    if (!error_reported && failed_.load(std::memory_order_acquire)) {
-      listener_->OnJournalError(error_status_);
+    report_error();
+  }
+
+  // A consumer's next item: pops `ring` into `item`, parking on `idle` while it is empty and
+  // calling on_empty() each time it finds it so. Returns false once the ring is empty and
+  // `upstream_done` was already set before the pop (acquire: whatever the upstream pushed
+  // before setting it has been popped by then).
+  template <typename Ring, typename T, typename OnEmpty>
+  static bool PopOrDone(Ring& ring, const std::atomic<bool>& upstream_done, ParkingIdle& idle,
+                        T& item, OnEmpty on_empty) {
+    for (;;) {
+      const bool done = upstream_done.load(std::memory_order_acquire);
+      if (ring.TryPop(item)) {
+        idle.Reset();
+        return true;
+      }
+      on_empty();
+      if (done) return false;
+      idle.Idle();
     }
   }
 
