@@ -147,19 +147,29 @@ bool Check(cudaError_t err, const char* what, std::string* error) {
   return false;
 }
 
+// A device allocation that only grows: Reserve keeps it when it already holds `count`.
 template <typename T>
-bool Reserve(T** ptr, size_t* capacity, size_t count, std::string* error) {
-  if (count <= *capacity && *ptr != nullptr) return true;
-  if (*ptr != nullptr) cudaFree(*ptr);
-  *ptr = nullptr;
-  *capacity = 0;
-  const size_t n = std::max<size_t>(count, 1);
-  if (!Check(cudaMalloc(reinterpret_cast<void**>(ptr), n * sizeof(T)), "cudaMalloc", error)) {
-    return false;
+struct DeviceBuffer {
+  T* data = nullptr;
+  size_t capacity = 0;
+
+  bool Reserve(size_t count, std::string* error) {
+    if (count <= capacity && data != nullptr) return true;
+    Free();
+    const size_t n = std::max<size_t>(count, 1);
+    if (!Check(cudaMalloc(reinterpret_cast<void**>(&data), n * sizeof(T)), "cudaMalloc", error)) {
+      data = nullptr;
+      return false;
+    }
+    capacity = n;
+    return true;
   }
-  *capacity = n;
-  return true;
-}
+  void Free() {
+    if (data != nullptr) cudaFree(data);
+    data = nullptr;
+    capacity = 0;
+  }
+};
 
 }  // namespace
 
@@ -167,23 +177,16 @@ struct CudaState {
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int max_shared_optin = 48 * 1024;
-  int64_t* table = nullptr;
-  size_t table_capacity = 0;
+  DeviceBuffer<int64_t> table;
   int32_t num_contracts = 0;
   int32_t num_scenarios = 0;
-  int64_t* offsets = nullptr;
-  size_t offsets_capacity = 0;
-  int32_t* contracts = nullptr;
-  size_t contracts_capacity = 0;
-  int64_t* qtys = nullptr;
-  size_t qtys_capacity = 0;
+  DeviceBuffer<int64_t> offsets;
+  DeviceBuffer<int32_t> contracts;
+  DeviceBuffer<int64_t> qtys;
   size_t num_portfolios = 0;
-  int64_t* out_loss = nullptr;
-  size_t out_loss_capacity = 0;
-  int32_t* out_scenario = nullptr;
-  size_t out_scenario_capacity = 0;
-  int64_t* scratch = nullptr;
-  size_t scratch_capacity = 0;
+  DeviceBuffer<int64_t> out_loss;
+  DeviceBuffer<int32_t> out_scenario;
+  DeviceBuffer<int64_t> scratch;
 };
 
 bool CudaDeviceUsable(std::string* why) {
@@ -219,12 +222,13 @@ CudaState* CudaCreate(std::string* error) {
 
 void CudaDestroy(CudaState* state) {
   if (state == nullptr) return;
-  for (void* p : {static_cast<void*>(state->table), static_cast<void*>(state->offsets),
-                  static_cast<void*>(state->contracts), static_cast<void*>(state->qtys),
-                  static_cast<void*>(state->out_loss), static_cast<void*>(state->out_scenario),
-                  static_cast<void*>(state->scratch)}) {
-    if (p != nullptr) cudaFree(p);
-  }
+  state->table.Free();
+  state->offsets.Free();
+  state->contracts.Free();
+  state->qtys.Free();
+  state->out_loss.Free();
+  state->out_scenario.Free();
+  state->scratch.Free();
   if (state->stream != nullptr) cudaStreamDestroy(state->stream);
   delete state;
 }
@@ -232,8 +236,8 @@ void CudaDestroy(CudaState* state) {
 bool CudaSetTable(CudaState* state, const int64_t* values, int32_t num_contracts,
                   int32_t num_scenarios, std::string* error) {
   const size_t n = static_cast<size_t>(num_contracts) * num_scenarios;
-  if (!Reserve(&state->table, &state->table_capacity, n, error)) return false;
-  if (n > 0 && !Check(cudaMemcpyAsync(state->table, values, n * sizeof(int64_t),
+  if (!state->table.Reserve(n, error)) return false;
+  if (n > 0 && !Check(cudaMemcpyAsync(state->table.data, values, n * sizeof(int64_t),
                                       cudaMemcpyHostToDevice, state->stream),
                       "cudaMemcpy table", error)) {
     return false;
@@ -246,23 +250,22 @@ bool CudaSetTable(CudaState* state, const int64_t* values, int32_t num_contracts
 bool CudaSetPortfolios(CudaState* state, const int64_t* offsets, size_t num_portfolios,
                        const int32_t* contracts, const int64_t* qtys, size_t num_entries,
                        std::string* error) {
-  if (!Reserve(&state->offsets, &state->offsets_capacity, num_portfolios + 1, error) ||
-      !Reserve(&state->contracts, &state->contracts_capacity, num_entries, error) ||
-      !Reserve(&state->qtys, &state->qtys_capacity, num_entries, error) ||
-      !Reserve(&state->out_loss, &state->out_loss_capacity, num_portfolios, error) ||
-      !Reserve(&state->out_scenario, &state->out_scenario_capacity, num_portfolios, error)) {
+  if (!state->offsets.Reserve(num_portfolios + 1, error) ||
+      !state->contracts.Reserve(num_entries, error) || !state->qtys.Reserve(num_entries, error) ||
+      !state->out_loss.Reserve(num_portfolios, error) ||
+      !state->out_scenario.Reserve(num_portfolios, error)) {
     return false;
   }
-  if (!Check(cudaMemcpyAsync(state->offsets, offsets, (num_portfolios + 1) * sizeof(int64_t),
+  if (!Check(cudaMemcpyAsync(state->offsets.data, offsets, (num_portfolios + 1) * sizeof(int64_t),
                              cudaMemcpyHostToDevice, state->stream),
              "cudaMemcpy offsets", error)) {
     return false;
   }
   if (num_entries > 0 &&
-      (!Check(cudaMemcpyAsync(state->contracts, contracts, num_entries * sizeof(int32_t),
+      (!Check(cudaMemcpyAsync(state->contracts.data, contracts, num_entries * sizeof(int32_t),
                               cudaMemcpyHostToDevice, state->stream),
               "cudaMemcpy contracts", error) ||
-       !Check(cudaMemcpyAsync(state->qtys, qtys, num_entries * sizeof(int64_t),
+       !Check(cudaMemcpyAsync(state->qtys.data, qtys, num_entries * sizeof(int64_t),
                               cudaMemcpyHostToDevice, state->stream),
               "cudaMemcpy qtys", error))) {
     return false;
@@ -291,17 +294,18 @@ bool CudaEvaluate(CudaState* state, int32_t rank, int64_t* out_loss, int32_t* ou
     }
   } else {
     blocks = std::max<size_t>(1, std::min(blocks, kMaxScratchBytes / loss_bytes));
-    if (!Reserve(&state->scratch, &state->scratch_capacity, blocks * ns, error)) return false;
+    if (!state->scratch.Reserve(blocks * ns, error)) return false;
   }
   MarginKernel<<<static_cast<unsigned>(blocks), threads, use_shared ? loss_bytes : 0,
-                 state->stream>>>(state->table, ns, state->offsets, state->contracts,
-                                  state->qtys, static_cast<int64_t>(n), rank, state->scratch,
-                                  use_shared ? 1 : 0, state->out_loss, state->out_scenario);
+                 state->stream>>>(state->table.data, ns, state->offsets.data, state->contracts.data,
+                                  state->qtys.data, static_cast<int64_t>(n), rank,
+                                  state->scratch.data, use_shared ? 1 : 0, state->out_loss.data,
+                                  state->out_scenario.data);
   if (!Check(cudaGetLastError(), "kernel launch", error)) return false;
-  if (!Check(cudaMemcpyAsync(out_loss, state->out_loss, n * sizeof(int64_t),
+  if (!Check(cudaMemcpyAsync(out_loss, state->out_loss.data, n * sizeof(int64_t),
                              cudaMemcpyDeviceToHost, state->stream),
              "cudaMemcpy out", error) ||
-      !Check(cudaMemcpyAsync(out_scenario, state->out_scenario, n * sizeof(int32_t),
+      !Check(cudaMemcpyAsync(out_scenario, state->out_scenario.data, n * sizeof(int32_t),
                              cudaMemcpyDeviceToHost, state->stream),
              "cudaMemcpy out", error)) {
     return false;
