@@ -12,6 +12,12 @@ namespace {
 // The Debian absl build may not alias absl::string_view to std::string_view.
 absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
+// `book` (the book a command names), or after the unknown_symbol reject nullptr.
+OrderBook* KnownBook(OrderBook* book, MatchContext& ctx) {
+  if (book == nullptr) ctx.Emit(EventType::kRejected).reject = RejectReason::kUnknownSymbol;
+  return book;
+}
+
 }  // namespace
 
 Engine::Engine(const EngineConfig& config) : config_(config), ctx_(config.order_capacity) {
@@ -113,12 +119,8 @@ void Engine::Apply(const ProductCmd& c) {
 }
 
 void Engine::Apply(const StateCmd& c) {
-  OrderBook* book = BookOf(c.sym.view());
-  if (book == nullptr) {
-    Event& e = ctx_.Emit(EventType::kRejected);
-    e.reject = RejectReason::kUnknownSymbol;
-    return;
-  }
+  OrderBook* book = KnownBook(BookOf(c.sym.view()), ctx_);
+  if (book == nullptr) return;
   if (book->state() == TradingState::kExpired) return;  // delisted for good
   if (c.state == TradingState::kExpired) {
     const SymbolId id = book->config().id;
@@ -294,12 +296,8 @@ void Engine::ForgetEndedClientIds() {
 }
 
 void Engine::Apply(const CloseCmd& c) {
-  OrderBook* book = BookOf(c.sym.view());
-  if (book == nullptr) {
-    Event& e = ctx_.Emit(EventType::kRejected);
-    e.reject = RejectReason::kUnknownSymbol;
-    return;
-  }
+  OrderBook* book = KnownBook(BookOf(c.sym.view()), ctx_);
+  if (book == nullptr) return;
   if (book->state() == TradingState::kExpired) return;  // nothing left to close
   OrderStore& st = ctx_.store;
   SymbolId id = book->config().id;
