@@ -7,10 +7,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cfx/audit/audit_log.h"
+#include "cfx/common/decimal.h"
 #include "cfx/reference/builder.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/reference/inputs.h"
 #include "cfx/reference/sample_data.h"
+#include "cfx/storage/private_files.h"
 #include "registry.h"
 #include "run_status.h"
 
@@ -69,7 +72,15 @@ ExitCode RunBuild(const BuildFlags& f) {
       reference::ReadThroughputFile(f.throughput);
   if (!tput.ok()) return Fail("reference build", tput.status());
   std::unique_ptr<reference::FixStore> store;
+  std::unique_ptr<audit::AuditLog> audit;
   if (!f.data_dir.empty()) {
+    if (absl::Status s = storage::PrepareDataDir(f.data_dir, /*create=*/true); !s.ok()) {
+      return Fail("reference build", absl::StrCat("--data-dir: ", s.message()));
+    }
+    absl::StatusOr<std::unique_ptr<audit::AuditLog>> audit_log =
+        audit::AuditLog::Open(f.data_dir + "/audit.log");
+    if (!audit_log.ok()) return Fail("reference build", audit_log.status());
+    audit = *std::move(audit_log);
     absl::StatusOr<std::unique_ptr<reference::FixStore>> opened =
         reference::FixStore::Open(f.data_dir);
     if (!opened.ok()) {
@@ -86,6 +97,15 @@ ExitCode RunBuild(const BuildFlags& f) {
   absl::StatusOr<reference::BuildResult> result =
       reference::BuildFixes(*obs, *tput, options, store.get());
   if (!result.ok()) return Fail("reference build", result.status());
+  for (const reference::PublishItem& item : result->stored) {  // only with a store
+    const reference::FixRecord& r = item.record;
+    audit->Record(item.revision == 0 ? "reference_publish" : "reference_revision",
+                  {{"grade", r.grade},
+                   {"date", common::FormatDate(r.date)},
+                   {"revision", std::to_string(item.revision)},
+                   {"fix", r.fix_e4 ? common::FormatScaled(*r.fix_e4, 4) : "null"},
+                   {"reason", item.reason}});
+  }
   for (const std::string& w : result->warnings)
     std::cerr << "cfx reference build: warning: " << w << "\n";
   std::string out;

@@ -11,6 +11,7 @@
 #include "cfx/common/config.h"
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/replay_store.h"
+#include "cfx/storage/private_files.h"
 #include "registry.h"
 #include "run_status.h"
 
@@ -30,6 +31,9 @@ ExitCode Persist(const ReplayFlags& flags) {
     auto config = cfx::common::LoadConfigFile(flags.config);
     if (!config.ok()) return Fail("replay", config.status(), 2);
     calendar = config->Calendar();
+  }
+  if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
+    return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
   }
   std::ifstream in(flags.input);
   auto r = cfx::exchange::PersistReplay(in, flags.data_dir, calendar);

@@ -23,6 +23,7 @@ struct ServeFlags {
   int http_port = -1;
   bool no_risk = false;
   bool fix_log = false;
+  bool init = false;
 };
 
 ExitCode RunServe(const ServeFlags& flags) {
@@ -48,6 +49,9 @@ ExitCode RunServe(const ServeFlags& flags) {
   std::cerr << "cfx serve: listening fix=" << server.fix_port() << " http=" << server.http_port()
             << " data_dir=" << server.data_dir() << " (" << (r.fresh ? "fresh" : "recovered")
             << ", next_seq " << r.next_seq << ", " << r.listed.size() << " symbols listed)"
+  options.config_path = flags.config;
+  options.data_dir_mode =
+      flags.init ? gateway::DataDirMode::kNew : gateway::DataDirMode::kExisting;
             << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
@@ -68,7 +72,10 @@ void SetupServe(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--fix-port", flags->fix_port, "FIX port (default: config; 0 = any free)");
   cmd->add_option("--http-port", flags->http_port, "HTTP port (default: config; 0 = any free)");
   cmd->add_flag("--no-risk", flags->no_risk, "Disable the pre-trade margin check");
-  cmd->add_flag("--fix-log", flags->fix_log, "Log every FIX message under <data_dir>/fix");
+  cmd->add_flag("--fix-log", flags->fix_log,
+                "Log every FIX message under <data_dir>/fix/log (passwords redacted)");
+  cmd->add_flag("--init", flags->init,
+                "Start a new exchange: the data dir must not hold a journal (made if missing)");
 }
 
 CFX_REGISTER_COMMAND("", SetupServe);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/audit/audit_log.h"
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/settlement/batch.h"
@@ -15,6 +16,7 @@
 #include "cfx/settlement/statements.h"
 #include "cfx/settlement/trade_store.h"
 #include "cfx/settlement/valuation_margin.h"
+#include "cfx/storage/private_files.h"
 #include "registry.h"
 #include "run_status.h"
 
@@ -59,11 +61,26 @@ ExitCode RunSettle(const SettleFlags& flags) {
   using namespace cfx::settlement;
   auto date = cfx::common::ParseDate(flags.date);
   if (!date.ok()) return Fail("settle", absl::StrCat("--date: ", date.status().message()), 2);
+  // The data dir must be there already (it holds the trades) and be this user's alone.
+  if (absl::Status s = storage::PrepareDataDir(flags.data_dir, /*create=*/false); !s.ok()) {
+    return Fail("settle", s);
+  }
+  auto audit_log = audit::AuditLog::Open(flags.data_dir + "/audit.log");
+  if (!audit_log.ok()) return Fail("settle", audit_log.status());
+  audit::AuditLog& audit = **audit_log;
+  const std::string out_dir = flags.out_dir.empty() ? flags.data_dir + "/statements" : flags.out_dir;
+  auto audit_run = [&](const char* result, std::string_view error) {
+    audit.Record("settlement_run", {{"date", flags.date},
+                                    {"result", result},
+                                    {"error", error},
+                                    {"statements", out_dir}});
+  };
   SettleConfig config;
   double psr = 0.15;  // SPEC §10 default price scan range
   if (!flags.config.empty()) {
     auto exchange = cfx::common::LoadConfigFile(flags.config);
     if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
+    audit.Record("config_load", {{"command", "settle"}, {"path", flags.config}});
     config.calendar = exchange->Calendar();
     psr = exchange->psr;
     for (const cfx::common::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
@@ -72,7 +89,10 @@ ExitCode RunSettle(const SettleFlags& flags) {
     }
   }
   auto trades = OpenLmdbTradeSource(flags.data_dir);
-  if (!trades.ok()) return Fail("settle", trades.status());
+  if (!trades.ok()) {
+    audit_run("failed", trades.status().message());
+    return Fail("settle", trades.status());
+  }
   SettleInputs inputs{trades->get(), nullptr, nullptr};
   auto fixes = OpenReferenceFixSource(flags.data_dir);
   if (fixes.ok()) {
@@ -93,11 +113,16 @@ ExitCode RunSettle(const SettleFlags& flags) {
   ProgressLine progress;
   SettleOptions options;
   options.data_dir = flags.data_dir;
-  options.out_dir = flags.out_dir.empty() ? flags.data_dir + "/statements" : flags.out_dir;
+  options.out_dir = out_dir;
   options.progress = [&](std::string_view stage, int64_t done, int64_t total) {
     progress.Update(stage, done, total);
   };
   auto report = SettleDate(*date, config, inputs, options);
+  if (!report.ok()) {
+    audit_run("failed", report.status().message());
+  } else {
+    audit_run(report->already_settled ? "already_settled" : "settled", "");
+  }
   if (!report.ok()) {
     std::cerr << "\ncfx settle: " << flags.date << ": " << report.status().message()
               << "\ncfx settle: nothing was written\n";

@@ -1,4 +1,6 @@
 // cfx: the exchange's single executable. Subcommands register themselves (registry.h).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <csignal>
 #include <iostream>
@@ -10,6 +12,10 @@ int main(int argc, char** argv) {
   // Past a file size limit a write fails with EFBIG, which storage reports as disk full
   // naming the file, instead of the process being killed by SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
+  // Whatever cfx writes is its user's alone (docs/serve.md, "Data dir"). The stores set
+  // 0700/0600 themselves; the umask also covers what a library creates with its own modes
+  // (QuickFIX's file store re-creates its files at a sequence reset) and every output file.
+  ::umask(077);
   CLI::App app{"cfx: an exchange for cash-settled GPU-compute futures"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");

@@ -288,6 +288,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
     if (absl::Status st = store_->Publish(items_, ToOperatorThroughput(tput_)); !st.ok()) {
       return st;
     }
+    result_.stored = std::move(items_);
   }
   return std::move(result_);
 }

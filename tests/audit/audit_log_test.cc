@@ -170,6 +170,19 @@ TEST(AuditLogTest, AnUnwritableLogIsRefusedAtOpenNamingThePath) {
   EXPECT_NE(log.status().message().find("/nonexistent-dir-cfx/audit.log"), std::string::npos);
 }
 
+TEST(AuditLogTest, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
+  testsupport::TempDir dir("cfx_audit_test");
+  auto log = AuditLog::Open(dir.path() + "/audit.log");
+  ASSERT_TRUE(log.ok());
+  (*log)->Record("fix_logon", {{"comp_id", "A\xff\xfe\x01" "B"}, {"peer", "caf\xc3\xa9"}});
+  auto page = (*log)->Read(0, 1);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->events.size(), 1u);
+  const nlohmann::json e = nlohmann::json::parse(page->events[0]);  // valid JSON and UTF-8
+  EXPECT_EQ(e["comp_id"], "A\xef\xbf\xbd\xef\xbf\xbd\x01" "B");
+  EXPECT_EQ(e["peer"], "caf\xc3\xa9");
+}
+
 TEST(TokenFingerprintTest, IsTheFirstEightHexDigitsOfSha256) {
   // SHA-256("abc") = ba7816bf 8f01cfea ...
   EXPECT_EQ(TokenFingerprint("abc"), "ba7816bf");

@@ -20,10 +20,13 @@ std::string Logon(const std::string& sender, int seq, const std::string& extra =
          "|98=0|108=" + std::to_string(heartbeat_secs) + "|" + extra;
 }
 
-// A framed NewOrderSingle from ALPHA_T2: buy 1 of kSym for A2 at 5.000 (it rests).
-std::string RawOrder(int seq, const std::string& cl) {
+// A framed NewOrderSingle from ALPHA_T2: buy 1 of kSym for A2 at 5.000 (it rests), OrdType
+// `ord_type`, with `extra` fields ("tag=value|...") at the end.
+std::string RawOrder(int seq, const std::string& cl, const std::string& ord_type = "2",
+                     const std::string& extra = "") {
   return Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
-               "|11=" + cl + "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
+               "|11=" + cl + "|1=A2|55=" + kSym + "|54=1|38=1|40=" + ord_type +
+               "|44=5.000|60=" + UtcNow() + "|" + extra);
 }
 
 // A framed OrderStatusRequest from ALPHA_T2 for `cl`: answered with an ExecutionReport.
@@ -38,6 +41,19 @@ constexpr char kLogout[] = "\00135=5\001";
 constexpr char kTestRequest[] = "\00135=1\001";
 constexpr char kAck[] = "\001150=0\001";
 constexpr char kSessionReject[] = "\00135=3\001";
+
+// Logs `s` on as ALPHA_T2 with ResetSeqNumFlag, so its next MsgSeqNum is 2.
+::testing::AssertionResult LogOnAlphaT2(RawSocket& s) {
+  if (!s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")))) {
+    return ::testing::AssertionFailure() << "Logon not written";
+  }
+  bool closed = false;
+  const std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  if (reply.find(kLogonAnswer) == std::string::npos) {
+    return ::testing::AssertionFailure() << "no Logon answer: " << reply;
+  }
+  return ::testing::AssertionSuccess();
+}
 
 class FixHostileTest : public FixGatewayTest {
  protected:
@@ -112,26 +128,22 @@ TEST_F(FixHostileTest, SecondLogonForALiveSessionIsRefused) {
 
 TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
   RawSocket s(port_);
-  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  ASSERT_TRUE(LogOnAlphaT2(s));
   bool closed = false;
-  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
-  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
+  std::string reply;
   // A 10 kB ClOrdID (under max_message_bytes): parsed, then refused as invalid_field; the
   // session stays up.
   std::string huge(10000, 'x');
-  s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=" + huge +
-                "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));
+  s.Write(RawOrder(2, huge));
   reply = s.ReadUntil("58=invalid_field", kWaitMs, &closed);
   EXPECT_NE(reply.find("58=invalid_field"), std::string::npos);
   EXPECT_FALSE(closed);
   // A field the dictionary does not know -> session-level Reject, still connected.
-  s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=3|52=" + UtcNow() + "|11=z1|1=A2|55=" + kSym +
-                "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|9999=boom|"));
+  s.Write(RawOrder(3, "z1", "2", "9999=boom|"));
   reply = s.ReadUntil(kSessionReject, kWaitMs, &closed);
   EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
   // A bad enum value (OrdType 9) -> session-level Reject.
-  s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=4|52=" + UtcNow() + "|11=z2|1=A2|55=" + kSym +
-                "|54=1|38=1|40=9|44=5.000|60=" + UtcNow() + "|"));
+  s.Write(RawOrder(4, "z2", "9"));
   reply = s.ReadUntil(kSessionReject, kWaitMs, &closed);
   EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
   // Garbled bytes mid-session and a body length lying about the size.
@@ -145,10 +157,9 @@ TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
 // the missing one again.
 TEST_F(FixHostileTest, GarbledMessageInASessionIsIgnoredAndAskedForAgain) {
   RawSocket s(port_);
-  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  ASSERT_TRUE(LogOnAlphaT2(s));
   bool closed = false;
-  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
-  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
+  std::string reply;
   // Message 2 with a BodyLength that does not end at its CheckSum.
   std::string garbled = Frame("35=0|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|");
   const size_t nine = garbled.find("\x01" "9=") + 3;
@@ -187,17 +198,14 @@ TEST_F(FixHostileTest, HandlInstIsAcceptedOnOrdersAndReplaces) {
 // acknowledged (a stored non-UTF-8 ClOrdID used to abort the trade recorder on every restart).
 TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
   RawSocket s(port_);
-  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  ASSERT_TRUE(LogOnAlphaT2(s));
   bool closed = false;
-  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
-  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
+  std::string reply;
   int seq = 2;
   for (const std::string& bad : {std::string("ab\xff\xfe"), std::string("caf\xc3\xa9"),
                                  std::string("del\x7f"), std::string("sp ace"),
                                  std::string("tab\tx")}) {
-    s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
-                  "|11=" + bad + "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() +
-                  "|"));
+    s.Write(RawOrder(seq++, bad));
     reply = s.ReadUntil("58=invalid_field", kWaitMs, &closed);
     EXPECT_NE(reply.find("58=invalid_field"), std::string::npos) << bad << ": " << reply;
     EXPECT_EQ(reply.find("150=0"), std::string::npos) << bad << " was acknowledged";
@@ -224,12 +232,9 @@ TEST_F(FixHostileTest, OversizedMessagesCloseTheConnection) {
     EXPECT_TRUE(closed);
   }
   RawSocket s(port_);
-  s.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|")));
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  s.Write(RawOrder(2, std::string(40000, 'x')));
   bool closed = false;
-  std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
-  ASSERT_NE(reply.find("35=A"), std::string::npos) << reply;
-  s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=" + std::string(40000, 'x') +
-                "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));
   s.Read(2000, &closed);
   EXPECT_TRUE(closed);
   ExpectStillServing();
@@ -315,12 +320,10 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   good_ = Connect("BETA_T1");
   auto drop_copy = Connect("ALPHA_DC");
   RawSocket slow(port_, "127.0.0.1", /*receive_buffer_bytes=*/4096);
-  ASSERT_TRUE(slow.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|"))));
-  bool closed = false;
-  std::string reply = slow.ReadUntil(kLogonAnswer, kWaitMs, &closed);
-  ASSERT_NE(reply.find(kLogonAnswer), std::string::npos) << reply;
+  ASSERT_TRUE(LogOnAlphaT2(slow));
   ASSERT_TRUE(slow.Write(RawOrder(2, "rest1")));
-  reply = slow.ReadUntil(kAck, kWaitMs, &closed);
+  bool closed = false;
+  std::string reply = slow.ReadUntil(kAck, kWaitMs, &closed);
   ASSERT_NE(reply.find(kAck), std::string::npos) << reply;
 
   // From here on the client only writes: every status request is answered with an
@@ -353,9 +356,7 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   ExpectStillServing();
   // The session itself is free again: a new connection logs on.
   RawSocket again(port_);
-  ASSERT_TRUE(again.Write(Frame(Logon("ALPHA_T2", 1, "141=Y|"))));
-  reply = again.ReadUntil(kLogonAnswer, kWaitMs, &closed);
-  EXPECT_NE(reply.find(kLogonAnswer), std::string::npos) << reply;
+  EXPECT_TRUE(LogOnAlphaT2(again));
 }
 
 // A half-open connection: the client logs on with a short HeartBtInt, then sends nothing,

@@ -1,5 +1,6 @@
 // Unit tests of the gateway's pure helpers: prices, the throttle, entitlements.
 #include "fix_entitlements.h"
+#include "fix_log.h"
 #include "fix_price.h"
 #include "fix_throttle.h"
 #include "gtest/gtest.h"
@@ -66,6 +67,23 @@ TEST(FixEntitlementsTest, AccountsAndDropCopiesStayInsideTheFirm) {
   EXPECT_EQ(e.DropCopies("A")[0], "A_DC");
   EXPECT_TRUE(e.DropCopies("B").empty());
   EXPECT_EQ(e.Session("nobody"), nullptr);
+}
+
+TEST(FixLogTest, PasswordAndNewPasswordValuesAreRedactedWhereverTheyStand) {
+  const std::string logon =
+      "8=FIX.4.4\x01" "9=80\x01" "35=A\x01" "49=ALPHA_T1\x01" "554=alpha-secret\x01"
+      "925=new-secret\x01" "10=123\x01";
+  const std::string redacted = RedactFixSecrets(logon);
+  EXPECT_EQ(redacted.find("alpha-secret"), std::string::npos) << redacted;
+  EXPECT_EQ(redacted.find("new-secret"), std::string::npos) << redacted;
+  EXPECT_NE(redacted.find("\x01" "554=***\x01" "925=***\x01" "10=123"), std::string::npos);
+  EXPECT_NE(redacted.find("49=ALPHA_T1"), std::string::npos);
+  // At the end without SOH, in an event that quotes a message, and not inside another tag.
+  EXPECT_EQ(RedactFixSecrets("35=A\x01" "554=abc"), "35=A\x01" "554=***");
+  EXPECT_EQ(RedactFixSecrets("Session not found: 8=FIX.4.4\x01" "554=pw\x01"),
+            "Session not found: 8=FIX.4.4\x01" "554=***\x01");
+  EXPECT_EQ(RedactFixSecrets("58=x\x01" "1554=kept\x01"), "58=x\x01" "1554=kept\x01");
+  EXPECT_EQ(RedactFixSecrets("554=first"), "554=***");
 }
 
 }  // namespace

@@ -212,7 +212,7 @@ TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
     FILE* f = freopen(log.c_str(), "w", stderr);
     (void)f;
     const std::string bin = std::string(CFX_BINARY_DIR) + "/app/cfx";
-    execl(bin.c_str(), bin.c_str(), "serve", "--config", config.c_str(), nullptr);
+    execl(bin.c_str(), bin.c_str(), "serve", "--init", "--config", config.c_str(), nullptr);
     _exit(127);
   }
   int http_port = 0;

@@ -105,6 +105,8 @@ int64_t NowMs() {
       .count();
 }
 
+thread_local std::string current_peer;  // see CurrentPeer()
+
 void LogRefusal(const std::string& peer, const std::string& why) {
   std::cerr << "cfx fix: " << peer << ": " << why << "\n";
 }
@@ -132,6 +134,8 @@ void FlushToClient(int fd, std::string* to_client) {
 }
 
 }  // namespace
+
+const std::string& CurrentPeer() { return current_peer; }
 
 void BoundAcceptor::AcceptLoop() {
   for (;;) {
@@ -208,7 +212,7 @@ void BoundAcceptor::StartConnection(Connection* c, int fd) {
 // QuickFIX's side of a connection: a socket pair whose far end a ThreadedSocketConnection
 // serves on a thread of its own. Returns the near end, or -1 (and `fd` closed) when no pair
 // or thread is to be had.
-int BoundAcceptor::StartQuickFixSide(int fd, std::thread* quickfix) {
+int BoundAcceptor::StartQuickFixSide(int fd, const std::string& peer, std::thread* quickfix) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     ::close(fd);
@@ -223,7 +227,8 @@ int BoundAcceptor::StartQuickFixSide(int fd, std::thread* quickfix) {
   }
   const int quickfix_fd = pair[1];
   try {
-    *quickfix = std::thread([this, quickfix_fd] {
+    *quickfix = std::thread([this, quickfix_fd, peer] {
+      current_peer = peer;
       // The connection finds its session from the Logon (any configured session).
       FIX::ThreadedSocketConnection* connection =
           new FIX::ThreadedSocketConnection(quickfix_fd, getSessions(), getLog());
@@ -242,13 +247,14 @@ int BoundAcceptor::StartQuickFixSide(int fd, std::thread* quickfix) {
 
 void BoundAcceptor::Relay(int fd, const std::string& peer) {
   std::thread quickfix;
-  const int relay_fd = StartQuickFixSide(fd, &quickfix);
+  const int relay_fd = StartQuickFixSide(fd, peer, &quickfix);
   if (relay_fd < 0) return;
   FixFraming framing(limits_.max_message_bytes);
   std::string to_client, to_quickfix;
   const int64_t logon_deadline = NowMs() + limits_.logon_timeout_ms;
   char buf[16384];
   bool quickfix_closed = false;
+  bool first_checked = false;
   for (;;) {
     const bool awaiting_logon = framing.messages() == 0;
     pollfd fds[2];
@@ -279,6 +285,10 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
               .fetch_add(1, std::memory_order_relaxed);
           LogRefusal(peer, "closed: " + framing.error());
           break;
+        }
+        if (!first_checked && framing.messages() > 0) {
+          first_checked = true;  // nothing was sent to QuickFIX yet: it starts the buffer
+          CheckFirstMessage(to_quickfix, peer);
         }
         if (framing.garbled() != garbled_before) {
           counters_.garbled.fetch_add(framing.garbled() - garbled_before,
@@ -316,6 +326,33 @@ void BoundAcceptor::Relay(int fd, const std::string& peer) {
   ::close(relay_fd);
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);
+}
+
+namespace {
+
+// The value of `tag` in the FIX message at the start of `text` ("" if absent).
+std::string FieldValue(const std::string& text, const std::string& tag) {
+  const std::string key = tag + "=";
+  size_t at = text.compare(0, key.size(), key) == 0 ? 0 : text.find("\x01" + key);
+  if (at == std::string::npos) return "";
+  at += at == 0 ? key.size() : key.size() + 1;
+  const size_t end = text.find('\x01', at);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+}  // namespace
+
+void BoundAcceptor::CheckFirstMessage(const std::string& message, const std::string& peer) const {
+  if (!refused_logon_) return;
+  const size_t end = message.find("\x01" "10=");
+  const std::string first = message.substr(0, end);  // the header and body of the first one
+  const std::string comp_id = FieldValue(first, "49").substr(0, 64);
+  const FIX::SessionID id(FieldValue(first, "8"), FieldValue(first, "56"), comp_id);
+  if (FieldValue(first, "35") != "A") {
+    refused_logon_(comp_id, peer, "first message is not a Logon");
+  } else if (getSessions().count(id) == 0) {
+    refused_logon_(comp_id, peer, "unknown SenderCompID or TargetCompID");
+  }
 }
 
 void BoundAcceptor::ReapFinished() {

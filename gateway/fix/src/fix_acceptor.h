@@ -22,6 +22,7 @@
 #define CFX_GATEWAY_SRC_FIX_ACCEPTOR_H_
 
 #include <atomic>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -54,6 +55,11 @@ struct AcceptorCounters {
   std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread
 };
 
+// The peer address (IP) of the connection whose QuickFIX thread calls this, "" on any other
+// thread. QuickFIX calls the Application's logon and logout callbacks of a connection on
+// its thread, which is how they learn who connected (the session itself sees a socket pair).
+const std::string& CurrentPeer();
+
 class BoundAcceptor : public FIX::Acceptor {
  public:
   BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
@@ -65,6 +71,14 @@ class BoundAcceptor : public FIX::Acceptor {
   ~BoundAcceptor() override;
 
   const AcceptorCounters& counters() const { return counters_; }
+
+  // Called (on the connection's relay thread) when a connection's first message is not a
+  // Logon for a configured session, which QuickFIX drops without telling the application:
+  // the SenderCompID it carried (at most 64 characters), the peer, and why. REQUIRES: set
+  // before start().
+  using RefusedLogonHook = std::function<void(const std::string& comp_id, const std::string& peer,
+                                              const std::string& reason)>;
+  void SetRefusedLogonHook(RefusedLogonHook hook) { refused_logon_ = std::move(hook); }
 
  private:
   struct Connection {
@@ -79,7 +93,7 @@ class BoundAcceptor : public FIX::Acceptor {
 
   // Relays between the client (`fd`) and QuickFIX until either side ends; see above.
   void Relay(int fd, const std::string& peer);
-  int StartQuickFixSide(int fd, std::thread* quickfix);
+  int StartQuickFixSide(int fd, const std::string& peer, std::thread* quickfix);
 
   void onInitialize(const FIX::SessionSettings&) throw(FIX::RuntimeError) override;
   void onStart() override {}  // the accept loop starts in onInitialize
@@ -93,6 +107,10 @@ class BoundAcceptor : public FIX::Acceptor {
   void ReapFinished();  // joins the threads of closed connections; takes mu_
   void CloseAll();      // stops accepting, closes every connection, joins; idempotent
 
+  // The first message of a connection, checked for a configured session (see the hook).
+  void CheckFirstMessage(const std::string& message, const std::string& peer) const;
+
+  RefusedLogonHook refused_logon_;
   const std::string address_;
   const int port_;
   const AcceptorLimits limits_;

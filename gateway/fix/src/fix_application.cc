@@ -1,6 +1,7 @@
 // Session events and dispatch: Logon authentication, roles, the throttle, and routing of
 // each supported message type to its translator. QuickFIX exceptions thrown here are the
 // ones QuickFIX expects (RejectLogon, UnsupportedMessageType); nothing else escapes.
+#include "fix_acceptor.h"
 #include "fix_gateway_impl.h"
 
 namespace cfx {
@@ -22,28 +23,68 @@ bool ParseSeconds(const std::string& text, int* out) {
 }  // namespace
 
 void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  SessionState& s = sessions_[id.getTargetCompID().getValue()];
-  s.logged_on = true;
-  ++s.generation;
-  s.throttle.Reset();
+  const std::string session = id.getTargetCompID().getValue();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    SessionState& s = sessions_[session];
+    s.logged_on = true;
+    ++s.generation;
+    s.throttle.Reset();
+    s.peer = internal::CurrentPeer();
+  }
+  Audit("fix_logon", session, internal::CurrentPeer(), "accepted", "");
 }
 
 void FixGateway::Impl::onLogout(const FIX::SessionID& id) {
   const std::string session = id.getTargetCompID().getValue();
   bool was_logged_on = false;
+  std::string peer;
   {
     std::lock_guard<std::mutex> lock(mu_);
     SessionState& s = sessions_[session];
     was_logged_on = s.logged_on;
     s.logged_on = false;
+    peer = s.peer;
   }
+  if (was_logged_on) Audit("fix_logout", session, peer, "", "");
   const FixSessionSpec* spec = entitlements_.Session(session);
   // Cancel-on-disconnect covers a clean Logout and a dropped connection alike: QuickFIX
   // calls onLogout for both. The exchange delivers the cancels asynchronously.
   if (was_logged_on && spec && !spec->drop_copy && spec->cancel_on_disconnect) {
     exchange_->Disconnected(SessionDisconnected{session});
   }
+}
+
+void FixGateway::Impl::toAdmin(FIX::Message& message, const FIX::SessionID& id) {
+  const std::string type = message.getHeader().getField(35);
+  if (type != "A" && type != "5") return;
+  // A Logon with 141=Y (accepted or not) has reset the sequence numbers, and QuickFIX's
+  // file store re-created its files with the umask's mode: our answer is the moment to
+  // make them private again (`cfx` runs with umask 077, so there is no window there).
+  internal::MakeFilesPrivate(store_dir_);
+  if (type != "5" || !config_.audit) return;
+  const std::string session = id.getTargetCompID().getValue();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(session);
+    if (it != sessions_.end() && it->second.logged_on) return;  // an ordinary logout
+  }
+  std::string reason;
+  if (!internal::GetField(message, 58, &reason)) reason = "refused by the session layer";
+  Audit("fix_logon", session, internal::CurrentPeer(), "refused", reason);
+}
+
+void FixGateway::Impl::Audit(const char* kind, const std::string& comp_id,
+                             const std::string& peer, const char* result,
+                             const std::string& reason) const {
+  if (!config_.audit) return;
+  FixSessionEvent e;
+  e.kind = kind;
+  e.comp_id = comp_id;
+  e.peer = peer;
+  e.result = result;
+  e.reason = reason;
+  config_.audit(e);
 }
 
 void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(

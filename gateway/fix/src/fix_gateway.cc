@@ -1,19 +1,22 @@
 // FixGateway lifecycle: settings, sequence store, dictionary, acceptor; and the public
 // forwarding layer. QuickFIX exceptions stop here and become absl::Status.
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <thread>
 
 #include "cfx/gateway/fix_gateway.h"
 #include "fix_acceptor.h"
 #include "fix_dictionary.h"
 #include "fix_gateway_impl.h"
+#include "fix_log.h"
 
 namespace cfx {
 namespace gateway {
@@ -38,13 +41,18 @@ namespace {
 // How long Stop() waits for the sessions to answer their Logout (QuickFIX's own bound).
 constexpr int kStopGraceMs = 10'000;
 
-// mkdir -p; true if `path` exists as a directory afterwards.
+// mkdir -p, each folder it makes 0700 whatever the umask (the data dir is private,
+// docs/serve.md); true if `path` exists as a directory afterwards.
 bool MakeDirs(const std::string& path) {
   std::string partial;
   for (size_t i = 0; i <= path.size(); ++i) {
     if (i == path.size() || (path[i] == '/' && i > 0)) {
       partial = path.substr(0, i);
-      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+      if (mkdir(partial.c_str(), 0700) == 0) {
+        if (chmod(partial.c_str(), 0700) != 0) return false;
+      } else if (errno != EEXIST) {
+        return false;
+      }
     }
   }
   struct stat st;
@@ -53,12 +61,38 @@ bool MakeDirs(const std::string& path) {
 
 }  // namespace
 
+void internal::MakeFilesPrivate(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = readdir(d)) {
+    const std::string path = dir + "/" + e->d_name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077) != 0) {
+      chmod(path.c_str(), 0600);
+    }
+  }
+  closedir(d);
+}
+
 absl::Status WriteFixDictionary(const std::string& path) {
   std::string tmp = path + ".tmp";
   {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << internal::FixDictionaryText();
-    if (!out) return absl::UnavailableError("cannot write " + tmp);
+    const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || fchmod(fd, 0600) != 0) {
+      if (fd >= 0) close(fd);
+      return absl::UnavailableError("cannot write " + tmp);
+    }
+    const std::string text = internal::FixDictionaryText();
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    if (close(fd) != 0 || done != text.size()) {
+      return absl::UnavailableError("cannot write " + tmp);
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::UnavailableError("cannot rename " + tmp + " to " + path);
@@ -115,7 +149,6 @@ absl::Status FixGateway::Impl::Start() {
     defaults.setBool("ValidateUserDefinedFields", true);
     defaults.setBool("AllowUnknownMsgFields", false);
     defaults.setString("FileStorePath", dir + "/store");
-    defaults.setString("FileLogPath", dir + "/log");
     defaults.setBool("PersistMessages", true);
     // SendingTime accuracy (SPEC §6): a message (a Logon included) whose SendingTime is more
     // than max_latency_secs from our clock is rejected, as QuickFIX's acceptance tests expect.
@@ -137,14 +170,27 @@ absl::Status FixGateway::Impl::Start() {
     limits.logon_timeout_ms = config_.logon_timeout_ms;
     limits.max_message_bytes = static_cast<size_t>(config_.max_message_bytes);
     limits.max_outbound_bytes = static_cast<size_t>(config_.max_outbound_bytes);
+    internal::BoundAcceptor* bound = nullptr;
     if (config_.message_log) {
-      log_.reset(new FIX::FileLogFactory(*settings_));
-      acceptor_.reset(new internal::BoundAcceptor(*this, *store_, *settings_, *log_,
-                                                  config_.listen_address, config_.port, limits));
+      log_.reset(new internal::RedactingFileLogFactory(dir + "/log"));
+      bound = new internal::BoundAcceptor(*this, *store_, *settings_, *log_,
+                                          config_.listen_address, config_.port, limits);
     } else {
-      acceptor_.reset(new internal::BoundAcceptor(*this, *store_, *settings_,
-                                                  config_.listen_address, config_.port, limits));
+      bound = new internal::BoundAcceptor(*this, *store_, *settings_, config_.listen_address,
+                                          config_.port, limits);
     }
+    acceptor_.reset(bound);
+    if (config_.audit) {
+      bound->SetRefusedLogonHook(
+          [this](const std::string& comp_id, const std::string& peer, const std::string& why) {
+            Audit("fix_logon", comp_id, peer, "refused", why);
+          });
+    }
+    // QuickFIX's file store opened its files (fopen: 0666 less the umask) as the acceptor
+    // made the sessions: make them private. A sequence reset re-creates them; toAdmin
+    // then does this again (`cfx` itself runs with umask 077, so no window there).
+    store_dir_ = dir + "/store";
+    internal::MakeFilesPrivate(store_dir_);
     acceptor_->start();
   } catch (const FIX::RuntimeError& e) {
     acceptor_.reset();

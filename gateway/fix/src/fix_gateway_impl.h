@@ -21,6 +21,13 @@
 namespace cfx {
 namespace gateway {
 
+namespace internal {
+
+// chmod 0600 every regular file in `dir` that its group or others may read or write
+// (QuickFIX's file store creates its files with the process umask).
+void MakeFilesPrivate(const std::string& dir);
+
+}  // namespace internal
 // Thread safety: QuickFIX calls the Application methods from one thread per connection;
 // the exchange calls the outcome methods from its own threads. `mu_` guards `sessions_` and
 // is never held while calling QuickFIX or the exchange, so no lock cycle can form with
@@ -40,7 +47,9 @@ class FixGateway::Impl : public FIX::Application {
   void onCreate(const FIX::SessionID&) override {}
   void onLogon(const FIX::SessionID& id) override;
   void onLogout(const FIX::SessionID& id) override;
-  void toAdmin(FIX::Message&, const FIX::SessionID&) override {}
+  // A Logout sent before the session logged on is a refused Logon: audited. After a
+  // Logon or Logout the store's files are made private (MakeFilesPrivate).
+  void toAdmin(FIX::Message& message, const FIX::SessionID& id) override;
   void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
   void fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
@@ -67,7 +76,10 @@ class FixGateway::Impl : public FIX::Application {
     uint64_t generation = 0;  // bumped at every logon
     internal::TokenBucket throttle;
   };
+    std::string peer;  // of the connection that logged on last (the audit's logout line)
 
+  void Audit(const char* kind, const std::string& comp_id, const std::string& peer,
+             const char* result, const std::string& reason) const;
   // fix_inbound.cc: each validates, checks entitlements and forwards to the exchange, or
   // answers the client itself with the same message the exchange's refusal would give.
   void OnNewOrder(const FixSessionSpec& spec, const FIX::Message& m);
@@ -116,6 +128,7 @@ class FixGateway::Impl : public FIX::Application {
   std::unique_ptr<FIX::LogFactory> log_;
   std::unique_ptr<FIX::Acceptor> acceptor_;  // internal::BoundAcceptor
 
+  std::string store_dir_;  // <data_dir>/fix/store, set by Start
   mutable std::mutex mu_;
   std::map<std::string, SessionState> sessions_;
 };

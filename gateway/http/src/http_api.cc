@@ -31,8 +31,18 @@ RouteMatch Match(const std::vector<std::string>& s) {
     r = {Endpoint::kBook, "GET", s[2]};
   } else if (s.size() == 3 && s[0] == "v1" && s[1] == "reference") {
     r = {Endpoint::kReference, "GET", s[2]};
+  } else if (s.size() == 2 && s[0] == "v1" && s[1] == "audit") {
+    r = {Endpoint::kAudit, "GET", ""};
   }
   return r;
+}
+
+// The credential of an Authorization value: what follows the scheme ("" when none).
+std::string Credential(const std::string& authorization) {
+  const size_t space = authorization.find(' ');
+  if (space == std::string::npos) return authorization;
+  const size_t start = authorization.find_first_not_of(' ', space);
+  return start == std::string::npos ? "" : authorization.substr(start);
 }
 
 int64_t NowNs() {
@@ -64,6 +74,10 @@ HttpResponse HttpApi::Handle(const HttpRequest& request) {
     response = ErrorResponse(500, "internal", "internal error");
   }
   metrics_->RecordRequest(endpoint, response.status, NowNs() - start);
+  if ((response.status == 401 || response.status == 403) && providers_.audit != nullptr) {
+    providers_.audit->Refused(response.status, EndpointLabel(endpoint), request.peer,
+                              Credential(request.authorization));
+  }
   return response;
 }
 
@@ -145,3 +159,5 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
 }
 
 }  // namespace cfx::gateway::internal
+    case Endpoint::kAudit:
+      return HandleAudit(ctx_, *who, query);

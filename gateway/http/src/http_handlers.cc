@@ -264,4 +264,41 @@ HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade
       200, FixesJson(grade->Key(), common::FormatDate(*from), common::FormatDate(to), *fixes));
 }
 
+HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query) {
+  // Who logged on from where is the risk desk's to see, no firm's.
+  if (who.role != common::TokenRole::kRiskDesk) return Forbidden();
+  if (auto bad = CheckQueryKeys(query, {"after", "limit"})) return *bad;
+  uint64_t after = 0;
+  if (auto it = query.find("after"); it != query.end()) {
+    const std::string& text = it->second;
+    const bool digits = !text.empty() && text.size() <= 18 &&
+                        text.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) return ErrorResponse(400, "invalid_parameter", "after: not a sequence number");
+    after = std::strtoull(text.c_str(), nullptr, 10);
+  }
+  int limit = ctx.options->default_audit_limit;
+  if (auto it = query.find("limit"); it != query.end()) {
+    std::optional<int> l = ParseSmallInt(it->second, 1, ctx.options->max_audit_limit);
+    if (!l) {
+      return ErrorResponse(
+          400, "invalid_parameter",
+          absl::StrCat("limit must be an integer in 1..", ctx.options->max_audit_limit));
+    }
+    limit = *l;
+  }
+  if (ctx.providers.audit == nullptr) return Unavailable("the audit log");
+  absl::StatusOr<AuditEvents> page =
+      ctx.providers.audit->Events(after, static_cast<size_t>(limit));
+  if (!page.ok()) return ProviderErrorResponse(page.status());
+  json events = json::array();
+  for (const std::string& line : page->events) {
+    json e = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (e.is_object()) events.push_back(std::move(e));
+  }
+  json out = {{"events", std::move(events)}, {"next_after", page->next_after},
+              {"more", page->more}};
+  // Field values come from clients (a CompID): bytes that are not UTF-8 are replaced.
+  return JsonResponse(200, out.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 }  // namespace cfx::gateway::internal

@@ -36,6 +36,8 @@ HttpResponse HandlePositions(const HandlerContext& ctx, const Principal& who,
 HttpResponse HandleBook(const HandlerContext& ctx, const std::string& sym, const Query& query);
 HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade,
                              const Query& query);
+// GET /v1/audit?after=&limit=: the risk desk only (others 403).
+HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query);
 
 }  // namespace cfx::gateway::internal
 

@@ -23,9 +23,10 @@ enum class Endpoint {
   kPositions,
   kBook,
   kReference,
+  kAudit,
   kUnmatched,  // 404s, 401s before routing, transport-level errors
 };
-inline constexpr int kNumEndpoints = 8;
+inline constexpr int kNumEndpoints = 9;
 const char* EndpointLabel(Endpoint e);
 
 // Thread safety: every method is thread-safe; counters are relaxed atomics (a scrape may

@@ -14,6 +14,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/audit/audit_log.h"
+#include "cfx/storage/private_files.h"
 #include "cfx/gateway/exchange_order_entry.h"
 #include "cfx/gateway/fix_config.h"
 #include "cfx/gateway/fix_gateway.h"
@@ -43,6 +45,27 @@ absl::StatusOr<int> PickFreePort() {
   return port;
 }
 
+// The data dir as `mode` wants it (docs/serve.md, "Data dir"): a missing or empty data dir
+// of a running exchange (a volume not mounted, a wrong path) must not start a new exchange
+// that reuses order ids and sequence numbers; and only this user may write it.
+absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(dir, ec);
+  const bool has_journal = std::filesystem::exists(dir + "/journal/data.mdb", ec);
+  if (mode == DataDirMode::kExisting && !has_journal) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "data dir ", dir, exists ? " holds no journal" : " does not exist",
+        ": refusing to start a new, empty exchange there (if it is new, start once with --init; "
+        "if it should hold the exchange's state, check the path and the volume)"));
+  }
+  if (mode == DataDirMode::kNew && has_journal) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--init: data dir ", dir, " already holds a journal (an exchange's state); start "
+        "without --init to recover it"));
+  }
+  return storage::PrepareDataDir(dir, /*create=*/mode != DataDirMode::kExisting);
+}
+
 }  // namespace
 
 class ExchangeServer::Impl {
@@ -56,12 +79,20 @@ class ExchangeServer::Impl {
 
   absl::Status Start() {
     if (started_) return absl::FailedPreconditionError("exchange server already started");
-    std::error_code ec;
-    std::filesystem::create_directories(config_.data_dir, ec);
-    if (ec) {
-      return absl::UnavailableError(
-          absl::StrCat("data dir ", config_.data_dir, ": ", ec.message()));
+    if (absl::Status s = PrepareDataDir(config_.data_dir, options_.data_dir_mode); !s.ok()) {
+      return s;
     }
+    auto audit_log = audit::AuditLog::Open(config_.data_dir + "/audit.log");
+    if (!audit_log.ok()) return audit_log.status();
+    audit_ = *std::move(audit_log);
+    audit_->Record("config_load",
+                   {{"command", "serve"},
+                    {"path", options_.config_path},
+                    {"data_dir", config_.data_dir},
+                    {"firms", std::to_string(config_.firms.size())},
+                    {"accounts", std::to_string(config_.accounts.size())},
+                    {"sessions", std::to_string(config_.sessions.size())},
+                    {"tokens", std::to_string(config_.tokens.size())}});
     exchange::ExchangeOptions core_options;
     core_options.data_dir = config_.data_dir;
     core_options.clock =
@@ -81,7 +112,9 @@ class ExchangeServer::Impl {
     // that the margin basis, the pre-trade margins and the security list see every symbol.
     if (absl::Status s = core_->Flush(); !s.ok()) return Fail("exchange core", s);
 
-    http_ = internal::MakeServeHttp(core_.get(), config_);
+    audit_->Record("serve_start", {{"recovery", recovery_.fresh ? "fresh" : "recovered"},
+                                   {"next_seq", std::to_string(recovery_.next_seq)}});
+    http_ = internal::MakeServeHttp(core_.get(), config_, audit_.get());
     if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
     if (options_.pre_trade_risk) {
       auto margins = http_->PerContractMargins();
@@ -102,6 +135,16 @@ class ExchangeServer::Impl {
     }
     FixGatewayConfig fix_config = FixGatewayConfigFromExchange(config_);
     fix_config.message_log = options_.fix_message_log;
+    fix_config.audit = [log = audit_.get()](const FixSessionEvent& e) {
+      if (e.kind == "fix_logout") {
+        log->Record(e.kind, {{"comp_id", e.comp_id}, {"peer", e.peer}});
+      } else {
+        log->Record(e.kind, {{"comp_id", e.comp_id},
+                             {"peer", e.peer},
+                             {"result", e.result},
+                             {"reason", e.reason}});
+      }
+    };
     fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
     entry_->SetListener(fix_.get());
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
@@ -144,6 +187,10 @@ class ExchangeServer::Impl {
       s = core_->Stop();
     }
     if (entry_) entry_->Stop();
+    if (audit_ && started_) {
+      audit_->Record("serve_stop", {{"result", s.ok() ? "ok" : std::string(s.message())}});
+      (void)audit_->Sync();
+    }
     started_ = false;
     return s;
   }
@@ -164,6 +211,7 @@ class ExchangeServer::Impl {
   std::thread refresher_;
   bool started_ = false;
   exchange::RecoveryInfo recovery_;
+  std::unique_ptr<audit::AuditLog> audit_;  // <data_dir>/audit.log; outlives FIX and HTTP
   // Destroyed in reverse order: HTTP and FIX before the core they call.
   std::unique_ptr<exchange::ExchangeCore> core_;
   std::unique_ptr<ExchangeOrderEntry> entry_;

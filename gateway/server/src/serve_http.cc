@@ -1,15 +1,43 @@
 #include "serve_http.h"
 
+#include <optional>
+
 #include "cfx/gateway/core_http_providers.h"
 #include "cfx/gateway/http_server.h"
 
 namespace cfx::gateway::internal {
 namespace {
 
+// GET /v1/audit and the API's refusals, over the audit log.
+class AuditLogProvider : public AuditProvider {
+ public:
+  explicit AuditLogProvider(audit::AuditLog* log) : log_(log) {}
+  absl::StatusOr<AuditEvents> Events(uint64_t after, size_t limit) override {
+    absl::StatusOr<audit::AuditPage> page = log_->Read(after, limit);
+    if (!page.ok()) return page.status();
+    return AuditEvents{std::move(page->events), page->next_after, page->more};
+  }
+  void Refused(int status, const std::string& route, const std::string& peer,
+               const std::string& credential) override {
+    const std::string fingerprint = credential.empty() ? "" : audit::TokenFingerprint(credential);
+    log_->Record(status == 401 ? "http_unauthorized" : "http_forbidden",
+                 {{"status", std::to_string(status)},
+                  {"route", route},
+                  {"peer", peer},
+                  {"token_fp", fingerprint}});
+  }
+
+ private:
+  audit::AuditLog* log_;
+};
+
 class ServeHttpImpl : public ServeHttp {
  public:
-  ServeHttpImpl(exchange::ExchangeCore* core, const common::ExchangeConfig& config)
-      : config_(config), providers_(core, config, config.data_dir) {}
+  ServeHttpImpl(exchange::ExchangeCore* core, const common::ExchangeConfig& config,
+                audit::AuditLog* audit)
+      : config_(config), providers_(core, config, config.data_dir) {
+    if (audit != nullptr) audit_.emplace(audit);
+  }
 
   absl::Status StartProviders() override { return providers_.Start(); }
   absl::StatusOr<std::map<std::string, int64_t>> PerContractMargins() override {
@@ -19,8 +47,9 @@ class ServeHttpImpl : public ServeHttp {
     return providers_.BandReferences();
   }
   absl::Status StartServer() override {
-    server_ = std::make_unique<HttpServer>(config_, providers_.Providers(),
-                                           HttpServerOptionsFromConfig(config_));
+    HttpProviders providers = providers_.Providers();
+    if (audit_.has_value()) providers.audit = &*audit_;
+    server_ = std::make_unique<HttpServer>(config_, providers, HttpServerOptionsFromConfig(config_));
     return server_->Start();
   }
   int port() const override { return server_ ? server_->port() : 0; }
@@ -31,14 +60,16 @@ class ServeHttpImpl : public ServeHttp {
  private:
   common::ExchangeConfig config_;
   CoreHttpProviders providers_;
+  std::optional<AuditLogProvider> audit_;
   std::unique_ptr<HttpServer> server_;  // declared last: stopped before the providers go
 };
 
 }  // namespace
 
 std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
-                                         const common::ExchangeConfig& config) {
-  return std::make_unique<ServeHttpImpl>(core, config);
+                                         const common::ExchangeConfig& config,
+                                         audit::AuditLog* audit) {
+  return std::make_unique<ServeHttpImpl>(core, config, audit);
 }
 
 }  // namespace cfx::gateway::internal

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cfx/audit/audit_log.h"
 #include "cfx/common/config.h"
 #include "cfx/exchange/exchange_core.h"
 
@@ -30,9 +31,11 @@ class ServeHttp {
   virtual void Stop() = 0;
 };
 
-// `core` must outlive the result; `config` is copied.
+// `core` and `audit` must outlive the result; `config` is copied. GET /v1/audit reads
+// `audit`, and the API's 401/403 are recorded in it (null: neither).
 std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
-                                         const common::ExchangeConfig& config);
+                                         const common::ExchangeConfig& config,
+                                         audit::AuditLog* audit);
 
 }  // namespace cfx::gateway::internal
 

@@ -36,6 +36,7 @@ struct BuildResult {
   std::vector<FixRecord> records;
   int published = 0;  // new (grade, date) records stored
   int revised = 0;    // new revisions stored
+  std::vector<PublishItem> stored;  // what was stored, in order (revision 0: first publication)
   std::vector<std::string> warnings;
 };
 

@@ -11,6 +11,7 @@
 #define CFX_GATEWAY_FIX_GATEWAY_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,15 @@ struct FixAccountSpec {
 };
 
 struct FixGatewayConfig {
+// A session-security event for the audit log (docs/audit.md).
+struct FixSessionEvent {
+  std::string kind;     // "fix_logon" or "fix_logout"
+  std::string comp_id;  // the client's SenderCompID as it sent it
+  std::string peer;     // the client's IP address
+  std::string result;   // fix_logon: "accepted" or "refused"
+  std::string reason;   // fix_logon refused: why (the Logout's 58)
+};
+
   std::string listen_address = "127.0.0.1";
   int port = 9878;
   std::string target_comp_id = "CFX";  // our CompID (tag 56 on what clients send)
@@ -68,6 +78,10 @@ struct FixSeqNums {
 };
 
 // Thread safety: Start/Stop from one owning thread. The ExecutionListener methods may be
+  // Every Logon accepted or refused (an unknown CompID included) and every logout of a
+  // logged-on session. Called on the connection's thread: quick and thread-safe. Empty:
+  // nothing is recorded.
+  std::function<void(const FixSessionEvent&)> audit;
 // called from any thread, also concurrently with QuickFIX's session threads.
 class FixGateway : public ExecutionListener {
  public:

@@ -186,6 +186,28 @@ class MetricsProvider {
   virtual std::vector<GaugeSample> Gauges() = 0;
 };
 
+// --- Audit --------------------------------------------------------------------------------
+
+// A page of the audit log (docs/audit.md), for GET /v1/audit.
+struct AuditEvents {
+  std::vector<std::string> events;  // each one JSON object, ascending seq
+  uint64_t next_after = 0;          // the last seq in `events` (`after` when empty)
+  bool more = false;                // there are events after these
+};
+
+class AuditProvider {
+ public:
+  virtual ~AuditProvider() = default;
+  // Up to `limit` events with seq > `after` (the API bounds `limit`).
+  virtual absl::StatusOr<AuditEvents> Events(uint64_t after, size_t limit) = 0;
+  // Every 401 and 403 the API answers: the route template (EndpointLabel, "unmatched"
+  // when none), the client's IP address and the credential presented (the Authorization
+  // value after its scheme, "" when none). An implementation records a fingerprint of the
+  // credential, never the credential. Called on the I/O threads: quick and thread-safe.
+  virtual void Refused(int status, const std::string& route, const std::string& peer,
+                       const std::string& credential) = 0;
+};
+
 // The providers an HttpServer serves from. Non-owning: each must outlive the server.
 // A null provider makes its endpoints answer 503 `unavailable`.
 struct HttpProviders {
@@ -194,6 +216,7 @@ struct HttpProviders {
   BookProvider* book = nullptr;
   ReferenceProvider* reference = nullptr;
   MetricsProvider* metrics = nullptr;
+  AuditProvider* audit = nullptr;  // GET /v1/audit (risk desk); 401/403 are recorded in it
 };
 
 }  // namespace cfx::gateway

@@ -46,6 +46,8 @@ struct HttpServerOptions {
 // The defaults above with the config's [limits] applied (what `cfx serve` runs with).
 HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& config);
 
+  int default_audit_limit = 100;  // GET /v1/audit events per page
+  int max_audit_limit = 1000;
 // Thread safety: Start(), Stop() and the destructor must be called from one controlling
 // thread (not from a provider callback); port() may be called from any thread after Start().
 class HttpServer {

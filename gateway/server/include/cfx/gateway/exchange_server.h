@@ -25,8 +25,18 @@
 
 namespace cfx::gateway {
 
+// What Start does with the data dir (docs/serve.md, "Data dir"). In every mode a data dir
+// that another user owns or that its group or others may write is refused.
+enum class DataDirMode {
+  kCreate,    // made (0700) when missing; a dir without a journal starts a fresh exchange
+  kExisting,  // must hold a journal (`cfx serve`): a missing or empty one is refused
+  kNew,       // must not hold a journal (`cfx serve --init`); made when missing
+};
+
 struct ExchangeServerOptions {
   std::string data_dir;       // empty: config.data_dir ("./cfx-data" by default)
+  DataDirMode data_dir_mode = DataDirMode::kCreate;
+  std::string config_path;    // the config's file, named in the audit log's config_load
   int fix_port = -1;          // -1: config.fix_port; 0: an ephemeral loopback port
   int http_port = -1;         // -1: config.http_port; 0: ephemeral
   bool manual_clock = false;  // else a wall clock ticks every second

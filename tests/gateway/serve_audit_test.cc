@@ -1,0 +1,314 @@
+// Data dir privacy, FIX log redaction and the audit log, end to end on a real
+// ExchangeServer (docs/serve.md "Data dir", docs/audit.md): under umask 000 every folder the
+// server writes is 0700 and every file 0600; no file holds a password or a token; each
+// logon, logout, HTTP 401/403 and config load is an audit event, which the risk desk (and
+// only it) reads page by page.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cfx/audit/audit_log.h"
+#include "cfx/client/fix_client.h"
+#include "cfx/client/http_client.h"
+#include "cfx/common/config.h"
+#include "cfx/common/date.h"
+#include "cfx/gateway/exchange_server.h"
+#include "fresh_dir.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "remove_on_exit.h"
+#include "run_cfx.h"
+#include "serve_harness.h"
+
+namespace cfx::gateway {
+namespace {
+
+namespace fs = std::filesystem;
+using client::FixClient;
+using client::FixClientOptions;
+using client::HttpClient;
+using nlohmann::json;
+
+constexpr char kPassword[] = "alpha-secret";  // ALPHA_T1's (serve_harness.h)
+constexpr char kWrongPassword[] = "guess-8f3a91";
+constexpr char kWrongToken[] = "tok-guess-77c1d2";
+
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t mask) : old_(::umask(mask)) {}
+  ~ScopedUmask() { ::umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<json> AuditEvents(const std::string& data_dir) {
+  std::vector<json> out;
+  std::ifstream in(data_dir + "/audit.log");
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+// The first event of `kind` whose fields include every pair of `match`; null if none.
+json FindEvent(const std::vector<json>& events, const std::string& kind, const json& match) {
+  for (const json& e : events) {
+    if (e.value("kind", "") != kind) continue;
+    bool all = true;
+    for (auto it = match.begin(); it != match.end(); ++it) {
+      all = all && e.contains(it.key()) && e[it.key()] == it.value();
+    }
+    if (all) return e;
+  }
+  return nullptr;
+}
+
+class ServeAuditTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testsupport::FreshDir(std::string("cfx_serve_audit_") +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    data_ = dir_ + "/data";
+  }
+  void TearDown() override {
+    if (server_) (void)server_->Stop();
+    server_.reset();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  absl::Status StartServer(DataDirMode mode = DataDirMode::kCreate) {
+    auto config = common::ParseConfig(test::ServeConfigText(data_), "serve-test");
+    if (!config.ok()) return config.status();
+    ExchangeServerOptions options;
+    options.fix_port = 0;
+    options.http_port = 0;
+    options.manual_clock = true;
+    options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    options.fix_message_log = true;  // the log must not hold a password either
+    options.config_path = "serve-test.toml";
+    options.data_dir_mode = mode;
+    server_ = std::make_unique<ExchangeServer>(*config, options);
+    return server_->Start();
+  }
+
+  absl::Status Logon(const std::string& comp_id, const std::string& password,
+                     std::unique_ptr<FixClient>* out = nullptr) {
+    FixClientOptions opt;
+    opt.sender_comp_id = comp_id;
+    opt.password = password;
+    opt.port = server_->fix_port();
+    opt.store_dir = dir_ + "/client-" + comp_id;  // the client's files, not the exchange's
+    auto client = std::make_unique<FixClient>(opt);
+    absl::Status s = client->Logon(std::chrono::seconds(5));
+    if (out != nullptr) *out = std::move(client);
+    return s;
+  }
+
+  int Get(const std::string& target, const std::string& token, json* body = nullptr) {
+    auto http = HttpClient::Connect("127.0.0.1", server_->http_port());
+    if (!http.ok()) return -1;
+    auto r = http->Get(target, token);
+    if (!r.ok()) return -1;
+    if (body != nullptr) *body = json::parse(r->body, nullptr, false);
+    return r->status;
+  }
+
+  std::string dir_, data_;
+  std::unique_ptr<ExchangeServer> server_;
+};
+
+TEST_F(ServeAuditTest, UnderUmask000EveryFolderIs0700EveryFile0600AndNoneHoldsASecret) {
+  {
+    ScopedUmask umask(0);
+    ASSERT_TRUE(StartServer().ok());
+    std::unique_ptr<FixClient> alpha;
+    ASSERT_TRUE(Logon("ALPHA_T1", kPassword, &alpha).ok());  // 141=Y: the store is re-made
+    alpha->Logout();
+    EXPECT_FALSE(Logon("ALPHA_T1", kWrongPassword).ok());
+    EXPECT_EQ(Get("/v1/accounts/BETA-1/positions", "tok-alpha"), 403);
+    EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", kWrongToken), 401);
+    EXPECT_EQ(Get("/v1/audit", "tok-risk"), 200);
+    ASSERT_TRUE(server_->Stop().ok());
+  }
+  int files = 0;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(data_)) {
+    const auto mode = static_cast<unsigned>(e.status().permissions());
+    if (e.is_directory()) {
+      EXPECT_EQ(mode, 0700u) << e.path();
+    } else {
+      ++files;
+      EXPECT_EQ(mode, 0600u) << e.path();
+      const std::string text = ReadAll(e.path().string());
+      for (const char* secret : {kPassword, kWrongPassword, "tok-alpha", "tok-risk", kWrongToken}) {
+        EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << e.path();
+      }
+    }
+  }
+  EXPECT_GT(files, 10);  // journal, trades, fix store and log, dictionary, audit log
+  EXPECT_EQ(static_cast<unsigned>(fs::status(data_).permissions()), 0700u);
+  // The message log was written, with the Logon's password redacted.
+  const std::string log = ReadAll(data_ + "/fix/log/FIX.4.4-CFX-ALPHA_T1.messages.log");
+  EXPECT_NE(log.find("\x01" "554=***\x01"), std::string::npos) << log;
+}
+
+TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
+  ASSERT_TRUE(StartServer().ok());
+  std::unique_ptr<FixClient> alpha;
+  ASSERT_TRUE(Logon("ALPHA_T1", kPassword, &alpha).ok());
+  alpha->Logout();
+  EXPECT_FALSE(Logon("ALPHA_T1", kWrongPassword).ok());
+  EXPECT_FALSE(Logon("NOBODY_T1", "x").ok());
+  EXPECT_EQ(Get("/v1/accounts/BETA-1/positions", "tok-alpha"), 403);
+  EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", kWrongToken), 401);
+  EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", ""), 401);
+  ASSERT_TRUE(server_->Stop().ok());
+
+  const std::vector<json> events = AuditEvents(data_);
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i]["seq"], i + 1);
+    EXPECT_EQ(events[i]["ts"].get<std::string>().size(), 27u);  // µs, UTC
+  }
+  EXPECT_FALSE(FindEvent(events, "config_load",
+                         {{"command", "serve"}, {"path", "serve-test.toml"}, {"sessions", "5"}})
+                   .is_null());
+  EXPECT_FALSE(FindEvent(events, "serve_start", {{"recovery", "fresh"}}).is_null());
+  EXPECT_FALSE(FindEvent(events, "fix_logon",
+                         {{"comp_id", "ALPHA_T1"}, {"peer", "127.0.0.1"}, {"result", "accepted"}})
+                   .is_null());
+  EXPECT_FALSE(
+      FindEvent(events, "fix_logout", {{"comp_id", "ALPHA_T1"}, {"peer", "127.0.0.1"}}).is_null());
+  const json refused = FindEvent(events, "fix_logon", {{"comp_id", "ALPHA_T1"}, {"result", "refused"}});
+  ASSERT_FALSE(refused.is_null());
+  EXPECT_EQ(refused["peer"], "127.0.0.1");
+  EXPECT_FALSE(refused["reason"].get<std::string>().empty());
+  EXPECT_FALSE(FindEvent(events, "fix_logon",
+                         {{"comp_id", "NOBODY_T1"},
+                          {"result", "refused"},
+                          {"reason", "unknown SenderCompID or TargetCompID"}})
+                   .is_null());
+  EXPECT_FALSE(FindEvent(events, "http_forbidden",
+                         {{"status", "403"},
+                          {"route", "/v1/accounts/{acct}/positions"},
+                          {"peer", "127.0.0.1"},
+                          {"token_fp", audit::TokenFingerprint("tok-alpha")}})
+                   .is_null());
+  EXPECT_FALSE(FindEvent(events, "http_unauthorized",
+                         {{"route", "/v1/book/{sym}"}, {"token_fp", audit::TokenFingerprint(kWrongToken)}})
+                   .is_null());
+  EXPECT_FALSE(FindEvent(events, "http_unauthorized", {{"token_fp", ""}}).is_null());  // no token
+  EXPECT_FALSE(FindEvent(events, "serve_stop", {{"result", "ok"}}).is_null());
+}
+
+TEST_F(ServeAuditTest, OnlyTheRiskDeskReadsTheAuditLogPageByPage) {
+  ASSERT_TRUE(StartServer().ok());
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", ""), 401);
+  EXPECT_EQ(Get("/v1/audit", ""), 401);
+  EXPECT_EQ(Get("/v1/audit", "tok-alpha"), 403);
+  EXPECT_EQ(Get("/v1/audit?limit=0", "tok-risk"), 400);
+  EXPECT_EQ(Get("/v1/audit?limit=1001", "tok-risk"), 400);
+  EXPECT_EQ(Get("/v1/audit?after=x", "tok-risk"), 400);
+  EXPECT_EQ(Get("/v1/audit?since=1", "tok-risk"), 400);
+
+  std::vector<json> seen;
+  uint64_t after = 0;
+  for (int pages = 0;; ++pages) {
+    ASSERT_LT(pages, 50);
+    json page;
+    ASSERT_EQ(Get("/v1/audit?limit=2&after=" + std::to_string(after), "tok-risk", &page), 200);
+    ASSERT_TRUE(page["events"].is_array()) << page;
+    EXPECT_LE(page["events"].size(), 2u);
+    for (const json& e : page["events"]) seen.push_back(e);
+    after = page["next_after"];
+    if (!page["more"]) break;
+  }
+  // config_load, serve_start, 3 + 1 unauthorized, 1 forbidden, and the 400s' requests are
+  // not events; the pages' own requests are not refused either.
+  ASSERT_GE(seen.size(), 7u);
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i]["seq"], i + 1) << seen[i];
+  EXPECT_EQ(seen[0]["kind"], "config_load");
+  EXPECT_EQ(after, seen.back()["seq"].get<uint64_t>());
+  json empty;
+  ASSERT_EQ(Get("/v1/audit?after=" + std::to_string(after), "tok-risk", &empty), 200);
+  EXPECT_TRUE(empty["events"].empty());
+  EXPECT_EQ(empty["next_after"], after);
+  EXPECT_EQ(empty["more"], false);
+}
+
+TEST_F(ServeAuditTest, AWorldWritableDataDirIsRefusedNamingIt) {
+  fs::create_directories(data_);
+  fs::permissions(data_, fs::perms::all);
+  absl::Status s = StartServer();
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+  EXPECT_NE(s.message().find(data_), std::string::npos) << s;
+  EXPECT_FALSE(fs::exists(data_ + "/journal"));  // nothing was written
+}
+
+TEST_F(ServeAuditTest, AMissingOrEmptyDataDirIsNotANewExchangeUnlessToldSo) {
+  absl::Status missing = StartServer(DataDirMode::kExisting);
+  EXPECT_EQ(missing.code(), absl::StatusCode::kFailedPrecondition) << missing;
+  EXPECT_NE(missing.message().find("--init"), std::string::npos) << missing;
+  EXPECT_FALSE(fs::exists(data_));
+  ASSERT_TRUE(StartServer(DataDirMode::kNew).ok());
+  ASSERT_TRUE(server_->Stop().ok());
+  absl::Status again = StartServer(DataDirMode::kNew);  // --init on a live exchange's dir
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
+  ASSERT_TRUE(server_->Stop().ok());
+  ASSERT_TRUE(StartServer(DataDirMode::kExisting).ok());
+  EXPECT_FALSE(server_->recovery().fresh);
+}
+
+// `cfx serve` as an operator runs it: refused (non-zero, the path named) on a missing data
+// dir without --init and on a world-writable one.
+TEST_F(ServeAuditTest, CfxServeRefusesAMissingDataDirWithoutInitAndAWorldWritableOne) {
+  const std::string config = dir_ + "/cfx.toml";
+  std::ofstream(config) << test::ServeConfigText(data_);
+  testsupport::CfxResult missing = testsupport::RunCfx("serve --config " + config);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find(data_), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("--init"), std::string::npos) << missing.output;
+  fs::create_directories(data_);
+  fs::permissions(data_, fs::perms::all);
+  testsupport::CfxResult open = testsupport::RunCfx("serve --init --config " + config);
+  EXPECT_NE(open.exit_code, 0);
+  EXPECT_NE(open.output.find(data_), std::string::npos) << open.output;
+  EXPECT_NE(open.output.find("writable"), std::string::npos) << open.output;
+}
+
+// The batch commands append to the same log: reference publications, settlement runs
+// (a failed one too) and the config they loaded.
+TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
+  const std::string example = std::string(CFX_SOURCE_DIR) + "/docs/examples/methodology";
+  testsupport::CfxResult build = testsupport::RunCfx(
+      "reference build --observations " + example + "/observations.csv --throughput " + example +
+      "/throughput.csv --date 2027-03-01 --data-dir " + data_);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  const std::string config = dir_ + "/cfx.toml";
+  std::ofstream(config) << test::ServeConfigText(data_);
+  testsupport::CfxResult settle =
+      testsupport::RunCfx("settle --date 2027-03-01 --config " + config + " --data-dir " + data_);
+  const std::vector<json> events = AuditEvents(data_);
+  const json published = FindEvent(events, "reference_publish", {{"date", "2027-03-01"}});
+  ASSERT_FALSE(published.is_null()) << build.output;
+  EXPECT_EQ(published["revision"], "0");
+  EXPECT_FALSE(published["grade"].get<std::string>().empty());
+  EXPECT_FALSE(FindEvent(events, "config_load", {{"command", "settle"}, {"path", config}}).is_null());
+  const json run = FindEvent(events, "settlement_run", {{"date", "2027-03-01"}});
+  ASSERT_FALSE(run.is_null()) << settle.output;
+  EXPECT_EQ(run["result"], settle.exit_code == 0 ? "settled" : "failed") << settle.output;
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i]["seq"], i + 1);
+  EXPECT_EQ(static_cast<unsigned>(fs::status(data_ + "/audit.log").permissions()), 0600u);
+  EXPECT_EQ(static_cast<unsigned>(fs::status(data_ + "/reference").permissions()), 0700u);
+}
+
+}  // namespace
+}  // namespace cfx::gateway
