@@ -18,6 +18,7 @@
 #include "cfx/client/http_client.h"
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
+#include "cfx/common/units.h"
 #include "cfx/demo/demo.h"
 
 namespace cfx::demo {
@@ -116,18 +117,18 @@ absl::StatusOr<TradingResult> RunTradingDays(const common::ExchangeConfig& confi
 // Step d.
 struct SettledContract {
   std::string sym;
-  int64_t settle_ticks = 0;
+  common::PriceTicks settle;
   std::string tier;  // T1..T4
-  std::optional<int64_t> prior_ticks;
+  std::optional<common::PriceTicks> prior_settle;
 };
 
 struct AccountSettlement {
   std::string account;
-  int64_t vm = 0;  // micro-USD, this day
-  int64_t cash = 0;
-  int64_t margin = 0;
-  int64_t call = 0;
-  std::map<std::string, int64_t> positions;  // sym -> qty at the end of the day
+  common::MicroUsd vm;  // this day
+  common::MicroUsd cash;
+  common::MicroUsd margin;
+  common::MicroUsd call;
+  std::map<std::string, common::Qty> positions;  // sym -> qty at the end of the day
 };
 
 struct SettleDayResult {
@@ -136,7 +137,7 @@ struct SettleDayResult {
   int64_t listed = 0;                      // every settled contract
   std::map<std::string, int64_t> tiers;    // "T1" -> count
   std::vector<AccountSettlement> accounts;
-  int64_t vm_sum = 0;  // Σ account VM: must be 0
+  common::MicroUsd vm_sum;  // Σ account VM: must be 0
   bool margin_available = false;
   std::string margin_source;  // what computed initial margin
   std::vector<std::string> statement_files;
@@ -152,7 +153,7 @@ struct MarginAnswer {
   std::string margin;  // USD, 2 decimals
   std::string worst_scenario;
   int64_t positions = 0;
-  std::optional<int64_t> call_micro;  // from settlement, for the report
+  std::optional<common::MicroUsd> call_micro;  // from settlement, for the report
 };
 
 struct RiskResult {
@@ -183,7 +184,7 @@ struct DemoRun {
 absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostream& out);
 
 // "1234.56" for micro-USD (rounded half to even to cents), "-0.50" etc.
-std::string UsdFromMicro(int64_t micro);
+std::string UsdFromMicro(common::MicroUsd amount);
 // "5.4000" for × 10^4 values.
 std::string E4(int64_t e4);
 

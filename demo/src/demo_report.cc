@@ -9,8 +9,9 @@
 
 namespace cfx::demo {
 
-std::string UsdFromMicro(int64_t micro) {
+std::string UsdFromMicro(common::MicroUsd amount) {
   // Round half to even to cents.
+  const int64_t micro = amount.value();
   int64_t cents = micro / 10000, rem = micro % 10000;
   if (rem < 0) {
     rem += 10000;
@@ -34,11 +35,19 @@ std::string E4(int64_t e4) {
 
 namespace {
 
-std::string Px(int64_t ticks) {
+std::string Px(common::PriceTicks price) {
+  const int64_t ticks = price.value();
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%lld.%03lld", static_cast<long long>(ticks / 1000),
                 static_cast<long long>(ticks % 1000));
   return buf;
+}
+
+// {sym: qty}, the quantities as bare numbers.
+nlohmann::json PositionsJson(const std::map<std::string, common::Qty>& positions) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [sym, qty] : positions) out[sym] = qty.value();
+  return out;
 }
 
 nlohmann::json ToJson(const DemoRun& run) {
@@ -89,9 +98,9 @@ nlohmann::json ToJson(const DemoRun& run) {
     for (const SettledContract& c : d.contracts) {
       prices.push_back(
           {{"sym", c.sym},
-           {"settle", Px(c.settle_ticks)},
+           {"settle", Px(c.settle)},
            {"tier", c.tier},
-           {"prior_settle", c.prior_ticks ? json(Px(*c.prior_ticks)) : json(nullptr)}});
+           {"prior_settle", c.prior_settle ? json(Px(*c.prior_settle)) : json(nullptr)}});
     }
     json accounts = json::array();
     for (const AccountSettlement& a : d.accounts) {
@@ -100,14 +109,14 @@ nlohmann::json ToJson(const DemoRun& run) {
                           {"cash", UsdFromMicro(a.cash)},
                           {"margin", UsdFromMicro(a.margin)},
                           {"call", UsdFromMicro(a.call)},
-                          {"positions", a.positions}});
+                          {"positions", PositionsJson(a.positions)}});
     }
     days.push_back({{"date", common::FormatDate(d.date)},
                     {"contracts", d.listed},
                     {"tiers", d.tiers},
                     {"settlement_prices", prices},
                     {"accounts", accounts},
-                    {"vm_sum_micro_usd", d.vm_sum},
+                    {"vm_sum_micro_usd", d.vm_sum.value()},
                     {"margin_source", d.margin_source},
                     {"statements", d.statement_files}});
   }
@@ -184,13 +193,14 @@ std::string Markdown(const DemoRun& run) {
     o << "## Settlement " << common::FormatDate(d.date) << "\n\n"
       << d.listed << " contracts settled; tiers:";
     for (const auto& [k, v] : d.tiers) o << " " << k << " " << v;
-    o << ". Σ VM = " << d.vm_sum << " micro-USD. Initial margin: " << d.margin_source << ".\n\n"
+    o << ". Σ VM = " << d.vm_sum.value() << " micro-USD. Initial margin: " << d.margin_source
+      << ".\n\n"
       << "| contract | settle | tier | prior |\n|---|---|---|---|\n";
     int shown = 0;
     for (const SettledContract& c : d.contracts) {
       if (++shown > 12) break;  // the traded ones come first; the rest are in statements/
-      o << "| " << c.sym << " | " << Px(c.settle_ticks) << " | " << c.tier << " | "
-        << (c.prior_ticks ? Px(*c.prior_ticks) : "-") << " |\n";
+      o << "| " << c.sym << " | " << Px(c.settle) << " | " << c.tier << " | "
+        << (c.prior_settle ? Px(*c.prior_settle) : "-") << " |\n";
     }
     o << "\n| account | VM (USD) | cash | initial margin | call |\n|---|---|---|---|---|\n";
     for (const AccountSettlement& a : d.accounts) {
@@ -243,12 +253,12 @@ absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostrea
     int shown = 0;
     for (const SettledContract& c : d.contracts) {
       if (++shown > 8) break;
-      out << " " << c.sym << " " << Px(c.settle_ticks) << " " << c.tier << ";";
+      out << " " << c.sym << " " << Px(c.settle) << " " << c.tier << ";";
     }
     out << " ... (" << d.listed << " contracts)\n  VM:";
     for (const AccountSettlement& a : d.accounts)
       out << " " << a.account << " " << UsdFromMicro(a.vm);
-    out << "  (sum " << d.vm_sum << ")\n  margin/call:";
+    out << "  (sum " << d.vm_sum.value() << ")\n  margin/call:";
     for (const AccountSettlement& a : d.accounts) {
       out << " " << a.account << " " << UsdFromMicro(a.margin) << "/" << UsdFromMicro(a.call);
     }

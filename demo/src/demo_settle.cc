@@ -19,7 +19,7 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
   settle_config.calendar = config.Calendar();
   for (const common::ProductConfig& p : config.products) settle_config.grades.push_back(p.grade);
   for (const common::AccountConfig& a : config.accounts) {
-    settle_config.collateral_micro_usd[a.id] = a.collateral_micro_usd;
+    settle_config.collateral[a.id] = common::MicroUsd(a.collateral_micro_usd);
   }
   absl::StatusOr<std::unique_ptr<settlement::TradeSource>> trades =
       settlement::OpenLmdbTradeSource(paths.data);
@@ -46,9 +46,9 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
   for (const settlement::ContractDay& c : report->day.contracts) {
     ++result.tiers[settlement::PriceTierName(c.tier)];
     result.contracts.push_back({.sym = c.sym,
-                                .settle_ticks = c.settle,
+                                .settle = c.settle,
                                 .tier = settlement::PriceTierName(c.tier),
-                                .prior_ticks = c.prior_settle});
+                                .prior_settle = c.prior_settle});
   }
   absl::StatusOr<std::unique_ptr<settlement::Ledger>> ledger = settlement::Ledger::Open(paths.data);
   if (!ledger.ok()) return ledger.status();
@@ -69,9 +69,9 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
-  if (result.vm_sum != 0) {
+  if (result.vm_sum != common::MicroUsd(0)) {
     return absl::InternalError("settlement of " + common::FormatDate(date) + ": sum of VM is " +
-                               std::to_string(result.vm_sum) + " micro-USD, not 0");
+                               std::to_string(result.vm_sum.value()) + " micro-USD, not 0");
   }
   // Contracts that traded or are held first, then the rest (settled from fixes).
   std::stable_partition(result.contracts.begin(), result.contracts.end(),
@@ -88,7 +88,7 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
     log << (first ? "" : ", ") << tier << " " << n;
     first = false;
   }
-  log << "), " << result.accounts.size() << " accounts, sum of VM = " << result.vm_sum
+  log << "), " << result.accounts.size() << " accounts, sum of VM = " << result.vm_sum.value()
       << "; statements in " << dir << "/\n";
   return result;
 }

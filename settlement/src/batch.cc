@@ -24,7 +24,7 @@ struct Line {
 
 struct Account {
   std::string id;
-  int64_t vm_cum = 0;  // through the previous settled date
+  common::MicroUsd vm_cum;  // through the previous settled date
   std::vector<Line> lines;
 };
 
@@ -41,14 +41,10 @@ struct Contract {
   std::optional<common::PriceTicks> fsp;
 };
 
-// The trade store's rows and the ledger's hold int64_t (trade_store/format.h, ledger.h): the
-// batch turns their prices and quantities into PriceTicks and Qty as it reads, and back as it
-// writes the day's rows.
+// The trade store's rows hold int64_t (trade_store/format.h): the batch turns their prices
+// and quantities into PriceTicks and Qty as it reads.
 std::optional<common::PriceTicks> FromRow(const std::optional<int64_t>& ticks) {
   return ticks ? std::optional<common::PriceTicks>(common::PriceTicks(*ticks)) : std::nullopt;
-}
-std::optional<int64_t> ToRow(const std::optional<common::PriceTicks>& ticks) {
-  return ticks ? std::optional<int64_t>(ticks->value()) : std::nullopt;
 }
 
 // One run of SettleDate for a date that is not settled yet.
@@ -88,7 +84,7 @@ class Batch {
   absl::flat_hash_map<std::string, int32_t> contract_index_;
   std::vector<Account> accounts_;
   absl::flat_hash_map<std::string, int32_t> account_index_;
-  int64_t prior_vm_cum_sum_ = 0;
+  common::MicroUsd prior_vm_cum_sum_;
 };
 
 absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
@@ -103,7 +99,7 @@ absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
   c.sym = std::string(sym);
   c.parsed = *parsed;
   if (auto s = states_.find(sym); s != states_.end() && !s->second.expired) {
-    c.prior = common::PriceTicks(s->second.last_settle);
+    c.prior = s->second.last_settle;
     c.required = true;
   }
   int32_t index = static_cast<int32_t>(contracts_.size());
@@ -116,7 +112,7 @@ int32_t Batch::AccountIndex(std::string_view id) {
   auto it = account_index_.find(absl::string_view(id.data(), id.size()));
   if (it != account_index_.end()) return it->second;
   int32_t index = static_cast<int32_t>(accounts_.size());
-  accounts_.push_back(Account{std::string(id), 0, {}});
+  accounts_.push_back(Account{std::string(id), common::MicroUsd(0), {}});
   account_index_.emplace(std::string(id), index);
   return index;
 }
@@ -158,16 +154,15 @@ absl::Status Batch::LoadPrior(common::Date last) {
         return absl::DataLossError(absl::StrCat("ledger ", common::FormatDate(last), "/", a.account,
                                                 ": bad contract index"));
       }
-      if (l.qty == 0 || remap[l.contract] < 0) continue;
-      account.lines.push_back(
-          Line{remap[l.contract], DayActivity{common::Qty(l.qty), common::Qty(0), 0}});
+      if (l.qty == common::Qty(0) || remap[l.contract] < 0) continue;
+      account.lines.push_back(Line{remap[l.contract], DayActivity{l.qty, common::Qty(0), 0}});
     }
     if (accounts_.size() % 65536 == 0) Progress("load", accounts_.size(), prev.accounts);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   // Cheap every-run audit: the accounts' cash VM and the clearing account offset exactly.
-  if (prior_vm_cum_sum_ + prev.clearing_vm_cum != 0 ||
+  if (prior_vm_cum_sum_ + prev.clearing_vm_cum != common::MicroUsd(0) ||
       static_cast<int64_t>(accounts_.size()) != prev.accounts) {
     return absl::InternalError(absl::StrCat("ledger of ", common::FormatDate(last),
                                             " does not balance; run a ledger audit"));
@@ -302,8 +297,8 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
   for (size_t i = 0; i < by_sym.size(); ++i) {
     const Contract& c = contracts_[by_sym[i]];
     order[by_sym[i]] = static_cast<int32_t>(i);
-    day.contracts.push_back(ContractDay{c.sym, c.price->ticks.value(), c.price->tier,
-                                        ToRow(c.prior), c.expiring, ToRow(c.fsp), 0});
+    day.contracts.push_back(ContractDay{c.sym, c.price->ticks, c.price->tier, c.prior, c.expiring,
+                                        c.fsp, common::MicroUsd(0)});
     prices.emplace(c.sym, c.price->ticks);
   }
   std::vector<int32_t> account_order(accounts_.size());
@@ -324,14 +319,14 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
       const Contract& c = contracts_[l.contract];
       // Every line's contract has a price: PriceContracts refused the date otherwise.
       const common::Qty end = l.act.EndQty();
-      AccountLine line{order[l.contract], end.value(), 0, 0};
+      AccountLine line{order[l.contract], end, common::MicroUsd(0), common::MicroUsd(0)};
       line.vm =
-          VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(common::PriceTicks(0)))
-              .value();
-      if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(end, *c.fsp, c.price->ticks).value();
-      per_contract[line.contract] += line.vm + line.final_vm;
-      if (line.vm + line.final_vm > 0) day.vm_paid += line.vm + line.final_vm;
-      if (!c.expiring && line.qty != 0) open.push_back(SymQty{c.sym, end});
+          VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(common::PriceTicks(0)));
+      if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(end, *c.fsp, c.price->ticks);
+      const common::MicroUsd posted = line.vm + line.final_vm;
+      per_contract[line.contract] += posted.value();
+      if (posted > common::MicroUsd(0)) day.vm_paid += posted;
+      if (!c.expiring && line.qty != common::Qty(0)) open.push_back(SymQty{c.sym, end});
       entry.lines.push_back(line);
     }
     std::sort(entry.lines.begin(), entry.lines.end(),
@@ -339,19 +334,19 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     std::sort(open.begin(), open.end(),
               [](const SymQty& x, const SymQty& y) { return x.sym < y.sym; });
     entry.vm_cum = a.vm_cum + entry.VmTotal();
-    auto collateral = config_.collateral_micro_usd.find(a.id);
-    entry.cash =
-        entry.vm_cum + (collateral == config_.collateral_micro_usd.end() ? 0 : collateral->second);
+    auto collateral = config_.collateral.find(a.id);
+    entry.cash = entry.vm_cum + (collateral == config_.collateral.end() ? common::MicroUsd(0)
+                                                                        : collateral->second);
     if (!open.empty()) {
       auto im = margin->InitialMargin(a.id, open, prices);
       if (!im.ok()) {
         return absl::Status(im.status().code(),
                             absl::StrCat("margin of ", a.id, ": ", im.status().message()));
       }
-      entry.margin = im->value();
+      entry.margin = *im;
     }
-    entry.call = std::max<int64_t>(0, entry.margin - entry.cash);
-    if (entry.call > 0) {
+    entry.call = std::max(common::MicroUsd(0), entry.margin - entry.cash);
+    if (entry.call > common::MicroUsd(0)) {
       ++day.calls;
       day.call_total += entry.call;
     }
@@ -366,7 +361,7 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
       return absl::InternalError(absl::StrCat("VM of ", day.contracts[i].sym,
                                               " does not sum to zero; positions do not balance"));
     }
-    day.contracts[i].clearing_vm = -static_cast<int64_t>(per_contract[i]);
+    day.contracts[i].clearing_vm = -common::MicroUsd(static_cast<int64_t>(per_contract[i]));
     total += per_contract[i];
   }
   if (total != 0) return absl::InternalError("VM does not sum to zero");

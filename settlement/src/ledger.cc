@@ -1,5 +1,6 @@
 #include "cfx/settlement/ledger.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -33,6 +34,15 @@ bool TakeInt(std::string_view* s, int64_t* out) {
   return true;
 }
 
+// The same for a price, quantity or amount (cfx/common/units.h).
+template <typename Unit>
+bool TakeUnit(std::string_view* s, Unit* out) {
+  int64_t value = 0;
+  if (!TakeInt(s, &value)) return false;
+  *out = Unit(value);
+  return true;
+}
+
 absl::StatusOr<std::optional<common::Date>> ReadDateKey(storage::KvStore& store, const char* key) {
   auto txn = store.BeginRead();
   if (!txn.ok()) return txn.status();
@@ -46,8 +56,8 @@ absl::StatusOr<std::optional<common::Date>> ReadDateKey(storage::KvStore& store,
 
 }  // namespace
 
-int64_t AccountDay::VmTotal() const {
-  int64_t total = 0;
+common::MicroUsd AccountDay::VmTotal() const {
+  common::MicroUsd total;
   for (const AccountLine& l : lines) total += l.vm + l.final_vm;
   return total;
 }
@@ -55,12 +65,13 @@ int64_t AccountDay::VmTotal() const {
 // "vm_cum cash margin call|idx:qty:vm[:final_vm];..." — compact because a large exchange
 // writes one entry per account per day.
 std::string EncodeAccountDay(const AccountDay& day) {
-  std::string out = absl::StrCat(day.vm_cum, " ", day.cash, " ", day.margin, " ", day.call, "|");
+  std::string out = absl::StrCat(day.vm_cum.value(), " ", day.cash.value(), " ", day.margin.value(),
+                                 " ", day.call.value(), "|");
   for (size_t i = 0; i < day.lines.size(); ++i) {
     const AccountLine& l = day.lines[i];
     if (i > 0) out += ';';
-    absl::StrAppend(&out, l.contract, ":", l.qty, ":", l.vm);
-    if (l.final_vm != 0) absl::StrAppend(&out, ":", l.final_vm);
+    absl::StrAppend(&out, l.contract, ":", l.qty.value(), ":", l.vm.value());
+    if (l.final_vm != common::MicroUsd(0)) absl::StrAppend(&out, ":", l.final_vm.value());
   }
   return out;
 }
@@ -76,8 +87,8 @@ absl::StatusOr<AccountDay> DecodeAccountDay(std::string_view account, std::strin
   if (bar == std::string_view::npos) return bad();
   std::string_view head = value.substr(0, bar);
   std::string_view rest = value.substr(bar + 1);
-  if (!TakeInt(&head, &day.vm_cum) || !TakeInt(&head, &day.cash) || !TakeInt(&head, &day.margin) ||
-      !TakeInt(&head, &day.call) || !head.empty()) {
+  if (!TakeUnit(&head, &day.vm_cum) || !TakeUnit(&head, &day.cash) ||
+      !TakeUnit(&head, &day.margin) || !TakeUnit(&head, &day.call) || !head.empty()) {
     return bad();
   }
   while (!rest.empty()) {
@@ -86,10 +97,10 @@ absl::StatusOr<AccountDay> DecodeAccountDay(std::string_view account, std::strin
     rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
     AccountLine line;
     int64_t contract;
-    if (!TakeInt(&item, &contract) || !TakeInt(&item, &line.qty) || !TakeInt(&item, &line.vm)) {
+    if (!TakeInt(&item, &contract) || !TakeUnit(&item, &line.qty) || !TakeUnit(&item, &line.vm)) {
       return bad();
     }
-    if (!item.empty() && !TakeInt(&item, &line.final_vm)) return bad();
+    if (!item.empty() && !TakeUnit(&item, &line.final_vm)) return bad();
     if (!item.empty() || contract < 0) return bad();
     line.contract = static_cast<int32_t>(contract);
     day.lines.push_back(line);
@@ -204,12 +215,12 @@ absl::Status Ledger::CommitDay(const DayRecord& record, const std::vector<Accoun
 
 absl::Status Ledger::Verify() {
   struct Running {
-    int64_t vm_cum = 0;
-    int64_t collateral = 0;
+    common::MicroUsd vm_cum;
+    common::MicroUsd collateral;
     common::Date last_seen;
   };
   std::map<std::string, Running, std::less<>> accounts;
-  int64_t clearing_cum = 0;
+  common::MicroUsd clearing_cum;
   std::vector<common::Date> dates;
   {
     auto txn = store_->BeginRead();
@@ -241,10 +252,10 @@ absl::Status Ledger::Verify() {
         if (l.contract < 0 || static_cast<size_t>(l.contract) >= rec.contracts.size()) {
           return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": bad contract"));
         }
-        per_contract[l.contract] += l.vm + l.final_vm;
+        per_contract[l.contract] += (l.vm + l.final_vm).value();
       }
-      int64_t posted = a.VmTotal();
-      account_sum += posted;
+      const common::MicroUsd posted = a.VmTotal();
+      account_sum += posted.value();
       auto [it, inserted] = accounts.try_emplace(a.account);
       Running& r = it->second;
       if (!inserted && r.last_seen != *previous) {
@@ -252,14 +263,15 @@ absl::Status Ledger::Verify() {
             absl::StrCat("ledger ", d, "/", a.account, ": account missing on an earlier date"));
       }
       if (a.vm_cum != r.vm_cum + posted) {
-        return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": vm_cum ", a.vm_cum,
-                                                " != sum of postings ", r.vm_cum + posted));
+        return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": vm_cum ",
+                                                a.vm_cum.value(), " != sum of postings ",
+                                                (r.vm_cum + posted).value()));
       }
       if (!inserted && a.cash - a.vm_cum != r.collateral) {
         return absl::InternalError(
             absl::StrCat("ledger ", d, "/", a.account, ": cash is not collateral + VM"));
       }
-      if (a.call != std::max<int64_t>(0, a.margin - a.cash)) {
+      if (a.call != std::max(common::MicroUsd(0), a.margin - a.cash)) {
         return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": bad call"));
       }
       r.vm_cum = a.vm_cum;
@@ -275,16 +287,16 @@ absl::Status Ledger::Verify() {
     }
     __int128 clearing_day = 0;
     for (size_t i = 0; i < rec.contracts.size(); ++i) {
-      if (per_contract[i] + rec.contracts[i].clearing_vm != 0) {
+      if (per_contract[i] + rec.contracts[i].clearing_vm.value() != 0) {
         return absl::InternalError(
             absl::StrCat("ledger ", d, " ", rec.contracts[i].sym, ": postings do not sum to zero"));
       }
-      clearing_day += rec.contracts[i].clearing_vm;
+      clearing_day += rec.contracts[i].clearing_vm.value();
     }
     if (account_sum + clearing_day != 0 || account_sum != 0) {
       return absl::InternalError(absl::StrCat("ledger ", d, ": VM does not sum to zero"));
     }
-    clearing_cum += static_cast<int64_t>(clearing_day);
+    clearing_cum += common::MicroUsd(static_cast<int64_t>(clearing_day));
     if (clearing_cum != rec.clearing_vm_cum || count != rec.accounts) {
       return absl::InternalError(absl::StrCat("ledger ", d, ": day totals do not match"));
     }

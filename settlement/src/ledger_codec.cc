@@ -9,7 +9,19 @@ namespace {
 
 using nlohmann::json;
 
-json OptInt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
+// The records hold PriceTicks and MicroUsd; the JSON holds their bare integers.
+json OptTicks(const std::optional<common::PriceTicks>& v) {
+  return v ? json(v->value()) : json(nullptr);
+}
+template <typename Unit>
+Unit Get(const json& j, const char* key) {
+  return Unit(j.at(key).get<int64_t>());
+}
+std::optional<common::PriceTicks> GetOptTicks(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (v.is_null()) return std::nullopt;
+  return common::PriceTicks(v.get<int64_t>());
+}
 
 absl::Status Corrupt(std::string_view what, std::string_view text) {
   return absl::DataLossError(absl::StrCat("ledger: ", std::string(what), ": ", std::string(text)));
@@ -21,21 +33,21 @@ std::string EncodeDayRecord(const DayRecord& day) {
   json contracts = json::array();
   for (const ContractDay& c : day.contracts) {
     contracts.push_back({{"sym", c.sym},
-                         {"settle", c.settle},
+                         {"settle", c.settle.value()},
                          {"tier", PriceTierName(c.tier)},
-                         {"prior_settle", OptInt(c.prior_settle)},
+                         {"prior_settle", OptTicks(c.prior_settle)},
                          {"expired", c.expired},
-                         {"fsp", OptInt(c.fsp)},
-                         {"clearing_vm", c.clearing_vm}});
+                         {"fsp", OptTicks(c.fsp)},
+                         {"clearing_vm", c.clearing_vm.value()}});
   }
   json j = {{"format", 1},
             {"date", common::FormatDate(day.date)},
             {"contracts", std::move(contracts)},
             {"accounts", day.accounts},
-            {"vm_paid", day.vm_paid},
+            {"vm_paid", day.vm_paid.value()},
             {"calls", day.calls},
-            {"call_total", day.call_total},
-            {"clearing_vm_cum", day.clearing_vm_cum},
+            {"call_total", day.call_total.value()},
+            {"clearing_vm_cum", day.clearing_vm_cum.value()},
             {"margin_available", day.margin_available},
             {"fixes_available", day.fixes_available}};
   return j.dump();
@@ -52,21 +64,21 @@ absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
     for (const json& c : j.at("contracts")) {
       ContractDay cd;
       cd.sym = c.at("sym").get<std::string>();
-      cd.settle = c.at("settle").get<int64_t>();
+      cd.settle = Get<common::PriceTicks>(c, "settle");
       auto tier = ParsePriceTier(c.at("tier").get<std::string>());
       if (!tier) return Corrupt("bad tier", text);
       cd.tier = *tier;
-      if (!c.at("prior_settle").is_null()) cd.prior_settle = c.at("prior_settle").get<int64_t>();
+      cd.prior_settle = GetOptTicks(c, "prior_settle");
       cd.expired = c.at("expired").get<bool>();
-      if (!c.at("fsp").is_null()) cd.fsp = c.at("fsp").get<int64_t>();
-      cd.clearing_vm = c.at("clearing_vm").get<int64_t>();
+      cd.fsp = GetOptTicks(c, "fsp");
+      cd.clearing_vm = Get<common::MicroUsd>(c, "clearing_vm");
       day.contracts.push_back(std::move(cd));
     }
     day.accounts = j.at("accounts").get<int64_t>();
-    day.vm_paid = j.at("vm_paid").get<int64_t>();
+    day.vm_paid = Get<common::MicroUsd>(j, "vm_paid");
     day.calls = j.at("calls").get<int64_t>();
-    day.call_total = j.at("call_total").get<int64_t>();
-    day.clearing_vm_cum = j.at("clearing_vm_cum").get<int64_t>();
+    day.call_total = Get<common::MicroUsd>(j, "call_total");
+    day.clearing_vm_cum = Get<common::MicroUsd>(j, "clearing_vm_cum");
     day.margin_available = j.at("margin_available").get<bool>();
     day.fixes_available = j.at("fixes_available").get<bool>();
     return day;
@@ -76,10 +88,10 @@ absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
 }
 
 std::string EncodeContractState(const ContractState& s) {
-  json j = {{"last_settle", s.last_settle},
+  json j = {{"last_settle", s.last_settle.value()},
             {"last_date", common::FormatDate(s.last_date)},
             {"expired", s.expired},
-            {"fsp", OptInt(s.fsp)}};
+            {"fsp", OptTicks(s.fsp)}};
   return j.dump();
 }
 
@@ -88,12 +100,12 @@ absl::StatusOr<ContractState> DecodeContractState(std::string_view text) {
   if (!j.is_object()) return Corrupt("contract state is not JSON", text);
   try {
     ContractState s;
-    s.last_settle = j.at("last_settle").get<int64_t>();
+    s.last_settle = Get<common::PriceTicks>(j, "last_settle");
     auto date = common::ParseDate(j.at("last_date").get<std::string>());
     if (!date.ok()) return Corrupt("bad date", text);
     s.last_date = *date;
     s.expired = j.at("expired").get<bool>();
-    if (!j.at("fsp").is_null()) s.fsp = j.at("fsp").get<int64_t>();
+    s.fsp = GetOptTicks(j, "fsp");
     return s;
   } catch (const json::exception& e) {
     return Corrupt(e.what(), text);

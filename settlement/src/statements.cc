@@ -13,10 +13,8 @@ namespace {
 using ojson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-// The ledger's rows are int64_t in their documented units (ledger.h); they become
-// MicroUsd and PriceTicks here, where they are formatted.
-ojson OptPrice(const std::optional<int64_t>& ticks) {
-  return ticks ? ojson(PriceText(common::PriceTicks(*ticks))) : ojson(nullptr);
+ojson OptPrice(const std::optional<common::PriceTicks>& price) {
+  return price ? ojson(PriceText(*price)) : ojson(nullptr);
 }
 
 // Statements are private (0600, whatever the umask): they hold each account's money.
@@ -43,39 +41,38 @@ std::string AccountStatementJson(const DayRecord& day, const AccountDay& a) {
   for (const AccountLine& l : a.lines) {
     const ContractDay& c = day.contracts[l.contract];
     ojson line = {{"sym", c.sym},
-                  {"qty", l.qty},
-                  {"settle", PriceText(common::PriceTicks(c.settle))},
+                  {"qty", l.qty.value()},
+                  {"settle", PriceText(c.settle)},
                   {"prior_settle", OptPrice(c.prior_settle)},
-                  {"vm", UsdCents(common::MicroUsd(l.vm + l.final_vm))}};
+                  {"vm", UsdCents(l.vm + l.final_vm)}};
     if (c.expired) {
       // Expiry lines say how the total VM splits; the position is closed after this date.
       line["fsp"] = OptPrice(c.fsp);
-      line["final_vm"] = UsdCents(common::MicroUsd(l.final_vm));
+      line["final_vm"] = UsdCents(l.final_vm);
     }
     positions.push_back(std::move(line));
   }
   ojson j = {{"account", a.account},
              {"date", common::FormatDate(day.date)},
              {"positions", std::move(positions)},
-             {"vm_total", UsdCents(common::MicroUsd(a.VmTotal()))},
-             {"cash", UsdCents(common::MicroUsd(a.cash))},
-             {"margin", UsdCents(common::MicroUsd(a.margin))},
-             {"call", UsdCents(common::MicroUsd(a.call))}};
+             {"vm_total", UsdCents(a.VmTotal())},
+             {"cash", UsdCents(a.cash)},
+             {"margin", UsdCents(a.margin)},
+             {"call", UsdCents(a.call)}};
   return j.dump() + "\n";
 }
 
 std::string AccountStatementCsv(const DayRecord& day, const AccountDay& a) {
   std::string out = "account,date,sym,qty,settle,prior_settle,vm,vm_total,cash,margin,call\n";
-  std::string tail = absl::StrCat(
-      ",", UsdCents(common::MicroUsd(a.VmTotal())), ",", UsdCents(common::MicroUsd(a.cash)), ",",
-      UsdCents(common::MicroUsd(a.margin)), ",", UsdCents(common::MicroUsd(a.call)), "\n");
+  std::string tail = absl::StrCat(",", UsdCents(a.VmTotal()), ",", UsdCents(a.cash), ",",
+                                  UsdCents(a.margin), ",", UsdCents(a.call), "\n");
   std::string head = absl::StrCat(a.account, ",", common::FormatDate(day.date), ",");
   if (a.lines.empty()) out += head + ",,,," + tail;
   for (const AccountLine& l : a.lines) {
     const ContractDay& c = day.contracts[l.contract];
-    absl::StrAppend(&out, head, c.sym, ",", l.qty, ",", PriceText(common::PriceTicks(c.settle)),
-                    ",", c.prior_settle ? PriceText(common::PriceTicks(*c.prior_settle)) : "", ",",
-                    UsdCents(common::MicroUsd(l.vm + l.final_vm)), tail);
+    absl::StrAppend(&out, head, c.sym, ",", l.qty.value(), ",", PriceText(c.settle), ",",
+                    c.prior_settle ? PriceText(*c.prior_settle) : "", ",",
+                    UsdCents(l.vm + l.final_vm), tail);
   }
   return out;
 }
@@ -83,9 +80,7 @@ std::string AccountStatementCsv(const DayRecord& day, const AccountDay& a) {
 std::string SettlementPricesJson(const DayRecord& day) {
   ojson out = ojson::array();
   for (const ContractDay& c : day.contracts) {
-    ojson p = {{"sym", c.sym},
-               {"settle", PriceText(common::PriceTicks(c.settle))},
-               {"tier", PriceTierName(c.tier)}};
+    ojson p = {{"sym", c.sym}, {"settle", PriceText(c.settle)}, {"tier", PriceTierName(c.tier)}};
     if (c.expired) p["fsp"] = OptPrice(c.fsp);
     out.push_back(std::move(p));
   }
@@ -96,7 +91,7 @@ std::string DaySummaryJson(const DayRecord& day) {
   ojson prices = ojson::array();
   for (const ContractDay& c : day.contracts) {
     prices.push_back({{"sym", c.sym},
-                      {"settle", PriceText(common::PriceTicks(c.settle))},
+                      {"settle", PriceText(c.settle)},
                       {"tier", PriceTierName(c.tier)},
                       {"prior_settle", OptPrice(c.prior_settle)},
                       {"expired", c.expired},
@@ -105,9 +100,9 @@ std::string DaySummaryJson(const DayRecord& day) {
   ojson j = {{"date", common::FormatDate(day.date)},
              {"prices", std::move(prices)},
              {"accounts", day.accounts},
-             {"vm_total", UsdCents(common::MicroUsd(day.vm_paid))},
+             {"vm_total", UsdCents(day.vm_paid)},
              {"calls", day.calls},
-             {"call_total", UsdCents(common::MicroUsd(day.call_total))},
+             {"call_total", UsdCents(day.call_total)},
              {"margin_available", day.margin_available},
              {"fixes_available", day.fixes_available}};
   return j.dump(2) + "\n";
@@ -117,17 +112,14 @@ std::string DaySummaryText(const DayRecord& day) {
   std::string out = absl::StrCat("settlement ", common::FormatDate(day.date), ": ",
                                  day.contracts.size(), " contracts, ", day.accounts, " accounts\n");
   for (const ContractDay& c : day.contracts) {
-    absl::StrAppend(&out, "  ", c.sym, "  ", PriceText(common::PriceTicks(c.settle)), "  ",
-                    PriceTierName(c.tier));
+    absl::StrAppend(&out, "  ", c.sym, "  ", PriceText(c.settle), "  ", PriceTierName(c.tier));
     if (c.expired) {
-      absl::StrAppend(&out, "  expired, FSP ",
-                      c.fsp ? PriceText(common::PriceTicks(*c.fsp)) : "none");
+      absl::StrAppend(&out, "  expired, FSP ", c.fsp ? PriceText(*c.fsp) : "none");
     }
     out += "\n";
   }
-  absl::StrAppend(&out, "  VM moved: ", UsdCents(common::MicroUsd(day.vm_paid)),
-                  " USD; margin calls: ", day.calls, " totalling ",
-                  UsdCents(common::MicroUsd(day.call_total)), " USD\n");
+  absl::StrAppend(&out, "  VM moved: ", UsdCents(day.vm_paid), " USD; margin calls: ", day.calls,
+                  " totalling ", UsdCents(day.call_total), " USD\n");
   if (!day.margin_available) out += "  (no margin source: initial margin taken as 0)\n";
   if (!day.fixes_available) out += "  (no fix source: T3 kept prior prices, no T4, no FSP)\n";
   return out;

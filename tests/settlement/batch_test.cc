@@ -17,7 +17,7 @@ class BatchTest : public testing::BatchFixture {
   // Day 1 (2027-03-01): A buys 3 from B at 10:00 @ 5.200 (outside the closing window);
   // A buys 2 from C @ 5.250 and C buys 2 from B @ 5.260 inside it: VWAP 5.255 (T1).
   void FirstDay() {
-    config_.collateral_micro_usd["A"] = 1'000'000'000;  // 1000 USD
+    config_.collateral["A"] = common::MicroUsd(1'000'000'000);  // 1000 USD
     AddTrade("2027-03-01T10:00:00Z", "5.200", 3, "A", "B");
     AddTrade("2027-03-01T15:45:00Z", "5.250", 2, "A", "C");
     AddTrade("2027-03-01T15:50:00Z", "5.260", 2, "C", "B");
@@ -30,7 +30,7 @@ TEST_F(BatchTest, FirstDaySettlesByVwapAndWritesExactStatements) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->already_settled);
   ASSERT_EQ(r->day.contracts.size(), 1u);  // other listed months have no price source
-  EXPECT_EQ(r->day.contracts[0].settle, 5255);
+  EXPECT_EQ(r->day.contracts[0].settle, common::PriceTicks(5255));
   EXPECT_EQ(r->day.contracts[0].tier, PriceTier::kT1);
   // A: 3×(5255−5200) + 2×(5255−5250) = 175 USD; B: −165 + 10 = −155; C: −10 − 10 = −20.
   EXPECT_EQ(Statement("2027-03-01", "A"),
@@ -59,7 +59,7 @@ TEST_F(BatchTest, FirstDaySettlesByVwapAndWritesExactStatements) {
   EXPECT_EQ(summary["vm_total"], "175.00");
   EXPECT_EQ(summary["calls"], 2);
   EXPECT_EQ(summary["call_total"], "675.00");
-  EXPECT_EQ(r->day.vm_paid, 175'000'000);
+  EXPECT_EQ(r->day.vm_paid, common::MicroUsd(175'000'000));
 }
 
 TEST_F(BatchTest, SecondDayMarksPriorPositionsAndTradesAtTheMidpoint) {
@@ -70,9 +70,9 @@ TEST_F(BatchTest, SecondDayMarksPriorPositionsAndTradesAtTheMidpoint) {
   trades_.SetClose(kMar, D("2027-03-02"), CloseQuote{5260, 5270});
   auto r = Settle("2027-03-02");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->day.contracts[0].settle, 5265);
+  EXPECT_EQ(r->day.contracts[0].settle, common::PriceTicks(5265));
   EXPECT_EQ(r->day.contracts[0].tier, PriceTier::kT2);
-  EXPECT_EQ(r->day.contracts[0].prior_settle, 5255);
+  EXPECT_EQ(r->day.contracts[0].prior_settle, common::PriceTicks(5255));
   // A: 5×10 − 1×3 = 47 USD; B: −5×10 = −50; C: 0×10 + 1×3 = 3.
   auto a = nlohmann::json::parse(Statement("2027-03-02", "A"));
   EXPECT_EQ(a["positions"][0]["qty"], 4);
@@ -93,7 +93,7 @@ TEST_F(BatchTest, ExactHalfVwapRoundsTowardPriorSettlement) {
   AddTrade("2027-03-02T15:41:00Z", "5.011", 1, "B", "A");
   auto r = Settle("2027-03-02");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->day.contracts[0].settle, 5010);
+  EXPECT_EQ(r->day.contracts[0].settle, common::PriceTicks(5010));
 }
 
 TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
@@ -107,15 +107,15 @@ TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
   EXPECT_EQ(r1->day.contracts[0].sym, kMar);
   EXPECT_EQ(r1->day.contracts[0].tier, PriceTier::kT1);
   EXPECT_EQ(r1->day.contracts[11].sym, "B200-GOLD-US-202802");
-  EXPECT_EQ(r1->day.contracts[11].settle, 5200);
+  EXPECT_EQ(r1->day.contracts[11].settle, common::PriceTicks(5200));
   EXPECT_EQ(r1->day.contracts[11].tier, PriceTier::kT4);
   auto r2 = Settle("2027-03-02");
   ASSERT_TRUE(r2.ok()) << r2.status();
   // 5.200 + (5.2105 − 5.2000) = 5.2105 -> half to even 5.210; the traded one 5.250 -> 5.260
   // (5.2605).
-  EXPECT_EQ(r2->day.contracts[11].settle, 5210);
+  EXPECT_EQ(r2->day.contracts[11].settle, common::PriceTicks(5210));
   EXPECT_EQ(r2->day.contracts[11].tier, PriceTier::kT3);
-  EXPECT_EQ(r2->day.contracts[0].settle, 5260);
+  EXPECT_EQ(r2->day.contracts[0].settle, common::PriceTicks(5260));
   EXPECT_EQ(r2->day.contracts[0].tier, PriceTier::kT3);
 }
 
@@ -158,8 +158,8 @@ TEST_F(BatchTest, HolidaysAreSkippedByTheChain) {
   AddTrade("2027-03-02T15:45:00Z", "5.300", 1, "A", "B");
   auto r = Settle("2027-03-03");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->day.contracts[0].settle,
-            5250);  // T3 unchanged: the 03-02 trade is outside the closing window
+  // T3 unchanged: the 03-02 trade is outside the closing window.
+  EXPECT_EQ(r->day.contracts[0].settle, common::PriceTicks(5250));
   auto a = nlohmann::json::parse(Statement("2027-03-03", "A"));
   EXPECT_EQ(a["positions"][0]["qty"], 2);
   EXPECT_EQ(a["positions"][0]["vm"], "-50.00");  // bought at 5.300, settled 5.250

@@ -46,7 +46,7 @@ absl::Status RunAll(const std::string& root, MemoryTradeSource* trades, MemoryFi
                     const FailPoint& fail = nullptr) {
   testing::PerLotMargin margin;
   SettleConfig config;
-  config.collateral_micro_usd["ACC1"] = 5'000'000'000;
+  config.collateral["ACC1"] = common::MicroUsd(5'000'000'000);
   for (const char* day : kDays) {
     auto r = SettleDate(D(day), config, {trades, fixes, &margin},
                         {.data_dir = root + "/data", .out_dir = root + "/out", .fail = fail});

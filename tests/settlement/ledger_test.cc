@@ -6,19 +6,42 @@
 namespace cfx::settlement {
 namespace {
 
+using common::MicroUsd;
+using common::PriceTicks;
+using common::Qty;
 using testing::D;
 using testing::TempDir;
 
+AccountLine Line(int32_t contract, int64_t qty, int64_t vm, int64_t final_vm = 0) {
+  return AccountLine{contract, Qty(qty), MicroUsd(vm), MicroUsd(final_vm)};
+}
+
+// An entry with vm_cum = cash (no collateral) and no margin.
+AccountDay Entry(std::string account, std::vector<AccountLine> lines, int64_t vm_cum,
+                 int64_t call = 0) {
+  return AccountDay{.account = std::move(account),
+                    .lines = std::move(lines),
+                    .vm_cum = MicroUsd(vm_cum),
+                    .cash = MicroUsd(vm_cum),
+                    .call = MicroUsd(call)};
+}
+
 TEST(LedgerTest, EntryEncodingRoundTrips) {
-  AccountDay a{"A1",       {{0, 5, 20'000'000, 0}, {3, -2, -4'000'000, 7'000'000}},
-               23'000'000, 1'023'000'000,
-               50'000'000, 0};
+  AccountDay a{"A1",
+               {Line(0, 5, 20'000'000), Line(3, -2, -4'000'000, 7'000'000)},
+               MicroUsd(23'000'000),
+               MicroUsd(1'023'000'000),
+               MicroUsd(50'000'000),
+               MicroUsd(0)};
   std::string text = EncodeAccountDay(a);
   EXPECT_EQ(text, "23000000 1023000000 50000000 0|0:5:20000000;3:-2:-4000000:7000000");
   auto back = DecodeAccountDay("A1", text);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(EncodeAccountDay(*back), text);
-  EXPECT_EQ(back->VmTotal(), 23'000'000);
+  EXPECT_EQ(back->VmTotal(), MicroUsd(23'000'000));
+  EXPECT_EQ(back->lines[1].qty, Qty(-2));
+  EXPECT_EQ(back->lines[1].final_vm, MicroUsd(7'000'000));
+  EXPECT_EQ(back->cash, MicroUsd(1'023'000'000));
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|").value().lines.size(), 0u);
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3|").status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|0:x:1").status().code(), absl::StatusCode::kDataLoss);
@@ -27,10 +50,10 @@ TEST(LedgerTest, EntryEncodingRoundTrips) {
 DayRecord OneContractDay(common::Date date) {
   DayRecord r;
   r.date = date;
-  r.contracts.push_back(ContractDay{"B200-GOLD-US-202703", 5000, PriceTier::kT1, std::nullopt,
-                                    false, std::nullopt, 0});
+  r.contracts.push_back(ContractDay{"B200-GOLD-US-202703", PriceTicks(5000), PriceTier::kT1,
+                                    std::nullopt, false, std::nullopt, MicroUsd(0)});
   r.accounts = 2;
-  r.vm_paid = 10'000'000;
+  r.vm_paid = MicroUsd(10'000'000);
   return r;
 }
 
@@ -38,17 +61,19 @@ TEST(LedgerTest, CommitDayIsReadBackAndVerifies) {
   TempDir dir;
   auto ledger = Ledger::Open(dir.path());
   ASSERT_TRUE(ledger.ok());
-  std::vector<AccountDay> accounts = {
-      {"A", {{0, 1, 10'000'000, 0}}, 10'000'000, 10'000'000, 0, 0},
-      {"B", {{0, -1, -10'000'000, 0}}, -10'000'000, -10'000'000, 0, 10'000'000}};
+  std::vector<AccountDay> accounts = {Entry("A", {Line(0, 1, 10'000'000)}, 10'000'000),
+                                      Entry("B", {Line(0, -1, -10'000'000)}, -10'000'000,
+                                            /*call=*/10'000'000)};
   ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).ok());
   EXPECT_EQ(*(*ledger)->FirstSettledDate(), D("2027-03-01"));
   EXPECT_EQ(*(*ledger)->LastSettledDate(), D("2027-03-01"));
   auto day = (*ledger)->ReadDay(D("2027-03-01"));
   ASSERT_TRUE(day.ok() && day->has_value());
   EXPECT_EQ((*day)->contracts[0].sym, "B200-GOLD-US-202703");
+  EXPECT_EQ((*day)->contracts[0].settle, PriceTicks(5000));
+  EXPECT_EQ((*day)->vm_paid, MicroUsd(10'000'000));
   auto contracts = (*ledger)->Contracts();
-  EXPECT_EQ(contracts->at("B200-GOLD-US-202703").last_settle, 5000);
+  EXPECT_EQ(contracts->at("B200-GOLD-US-202703").last_settle, PriceTicks(5000));
   EXPECT_TRUE((*ledger)->Verify().ok());
   // A second commit of the same date is refused.
   EXPECT_EQ((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).code(),
@@ -58,7 +83,7 @@ TEST(LedgerTest, CommitDayIsReadBackAndVerifies) {
 TEST(LedgerTest, FailureBeforeCommitLeavesNothing) {
   TempDir dir;
   auto ledger = Ledger::Open(dir.path());
-  std::vector<AccountDay> accounts = {{"A", {}, 0, 0, 0, 0}};
+  std::vector<AccountDay> accounts = {Entry("A", {}, 0)};
   for (const char* point : {"ledger_begin", "ledger_half", "ledger_before_commit"}) {
     absl::Status s =
         (*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, [&](std::string_view p) {
@@ -82,16 +107,16 @@ absl::Status VerifyAfterCommitting(const std::vector<AccountDay>& accounts) {
 
 TEST(LedgerTest, VerifyFindsPostingsThatDoNotSumToZero) {
   absl::Status s = VerifyAfterCommitting(
-      {{"A", {{0, 1, 10'000'000, 0}}, 10'000'000, 10'000'000, 0, 0},
-       {"B", {{0, -1, -9'000'000, 0}}, -9'000'000, -9'000'000, 0, 9'000'000}});
+      {Entry("A", {Line(0, 1, 10'000'000)}, 10'000'000),
+       Entry("B", {Line(0, -1, -9'000'000)}, -9'000'000, /*call=*/9'000'000)});
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
   EXPECT_NE(s.message().find("sum to zero"), std::string::npos) << s;
 }
 
 TEST(LedgerTest, VerifyFindsCashThatIsNotTheSumOfPostings) {
   absl::Status s = VerifyAfterCommitting(
-      {{"A", {{0, 1, 10'000'000, 0}}, 11'000'000, 11'000'000, 0, 0},
-       {"B", {{0, -1, -10'000'000, 0}}, -10'000'000, -10'000'000, 0, 10'000'000}});
+      {Entry("A", {Line(0, 1, 10'000'000)}, 11'000'000),
+       Entry("B", {Line(0, -1, -10'000'000)}, -10'000'000, /*call=*/10'000'000)});
   EXPECT_NE(s.message().find("vm_cum"), std::string::npos) << s;
 }
 

@@ -23,7 +23,7 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
   config_.grades = {*common::ParseGrade(kGrade)};
   const std::vector<std::string> accounts = {"A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7"};
   for (size_t i = 0; i < accounts.size(); i += 2) {
-    config_.collateral_micro_usd[accounts[i]] = static_cast<int64_t>(i + 1) * 123'456'789;
+    config_.collateral[accounts[i]] = common::MicroUsd(static_cast<int64_t>(i + 1) * 123'456'789);
   }
   const std::vector<std::string> syms = {kMar, "B200-GOLD-US-202704", "B200-GOLD-US-202705"};
   std::vector<common::Date> days = config_.calendar.BusinessDays(D("2027-03-01"), D("2027-04-02"));
@@ -74,7 +74,7 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
       ledger_of_trades.push_back({sell, sym, -qty, px});
     }
   }
-  std::map<std::string, int64_t> last_settle;
+  std::map<std::string, common::PriceTicks> last_settle;
   std::map<std::string, int64_t> sum_vm_cents;  // Σ of the printed daily vm_total
   for (common::Date day : days) {
     auto r = SettleDate(day, config_, {&trades_, &fixes_, &margin_},
@@ -103,19 +103,18 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
     }
   }
   // FSP: mean of March's fixes, missing days skipped.
-  ASSERT_EQ(common::PriceTicks(last_settle[kMar]), *FinalSettlementPrice(march_fixes));
+  ASSERT_EQ(last_settle[kMar], *FinalSettlementPrice(march_fixes));
   // Telescoping: all VM of an account = Σ trades q × (final price − px).
   std::map<std::string, common::MicroUsd> expected_vm;
   for (const Signed& s : ledger_of_trades) {
-    const common::PriceTicks move =
-        common::PriceTicks(last_settle[s.sym]) - common::PriceTicks(s.px);
+    const common::PriceTicks move = last_settle[s.sym] - common::PriceTicks(s.px);
     expected_vm[s.acct] += *common::MicroUsdOf(common::Qty(s.qty), move, kMicroUsdPerTickContract);
   }
   common::MicroUsd total;
   for (const std::string& a : accounts) {
     auto j = nlohmann::json::parse(ReadFile(out() + "/2027-04-02/" + a + ".json"));
-    const common::MicroUsd collateral(
-        config_.collateral_micro_usd.count(a) ? config_.collateral_micro_usd[a] : 0);
+    const common::MicroUsd collateral =
+        config_.collateral.count(a) ? config_.collateral[a] : common::MicroUsd(0);
     EXPECT_EQ(j["cash"], UsdCents(collateral + expected_vm[a])) << a;
     EXPECT_EQ(common::MicroUsd(sum_vm_cents[a] * 10'000), expected_vm[a]) << a;
     total += expected_vm[a];
@@ -134,9 +133,9 @@ TEST_F(MonthTest, ExpiryPostsFinalVmAndClosesPositions) {
   auto r = Settle("2027-03-31");
   ASSERT_TRUE(r.ok()) << r.status();
   const ContractDay& c = r->day.contracts[0];
-  EXPECT_EQ(c.settle, 5050);
+  EXPECT_EQ(c.settle, common::PriceTicks(5050));
   EXPECT_TRUE(c.expired);
-  EXPECT_EQ(c.fsp, 5101);
+  EXPECT_EQ(c.fsp, common::PriceTicks(5101));
   // L: daily 4×50 = 200 USD; final 5×(5101−5050) = 255 USD.
   auto l = nlohmann::json::parse(Statement("2027-03-31", "L"));
   EXPECT_EQ(l["positions"][0]["qty"], 5);

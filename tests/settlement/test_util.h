@@ -90,10 +90,10 @@ inline std::string DumpLedger(const std::string& data_dir) {
     auto day = (*ledger)->ReadDay(d);
     if (!day->has_value()) continue;
     absl::StrAppend(&out, common::FormatDate(d), " accounts=", (*day)->accounts,
-                    " vm_paid=", (*day)->vm_paid, "\n");
+                    " vm_paid=", (*day)->vm_paid.value(), "\n");
     for (const ContractDay& c : (*day)->contracts) {
-      absl::StrAppend(&out, "  ", c.sym, " ", c.settle, " ", PriceTierName(c.tier), " ", c.expired,
-                      " ", c.fsp.value_or(-1), "\n");
+      absl::StrAppend(&out, "  ", c.sym, " ", c.settle.value(), " ", PriceTierName(c.tier), " ",
+                      c.expired, " ", c.fsp.value_or(common::PriceTicks(-1)).value(), "\n");
     }
     EXPECT_TRUE((*ledger)
                     ->ForEachAccount(d,

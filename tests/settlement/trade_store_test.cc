@@ -131,7 +131,7 @@ TEST(TradeStoreTest, BatchSettlesFromTheLmdbTradeStore) {
   auto ledger = Ledger::Open(dir.path());
   auto day = (*ledger)->ReadDay(testing::D("2027-03-02"));
   ASSERT_TRUE(day.ok() && day->has_value());
-  EXPECT_EQ((*day)->contracts[0].settle, 5265);  // T2 from the stored close
+  EXPECT_EQ((*day)->contracts[0].settle, common::PriceTicks(5265));  // T2 from the stored close
   EXPECT_EQ((*day)->contracts[0].tier, PriceTier::kT2);
   EXPECT_TRUE((*ledger)->Verify().ok());
 }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/decimal.h"
+#include "cfx/common/units.h"
 #include "cfx/gpu_valuation/margin_engine.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/ledger.h"
@@ -27,8 +28,8 @@ struct Basis {
   std::optional<common::Date> settled;                        // latest settled date in the ledger
   common::Date as_of;                                         // throughput rows dated <= as_of
   std::map<std::string, int64_t> prices;                      // ticks, by symbol
-  std::map<std::string, int64_t> settles;                     // from the ledger only
-  std::map<std::pair<std::string, std::string>, int64_t> vm;  // (account, sym) -> Σ VM
+  std::map<std::string, common::PriceTicks> settles;          // from the ledger only
+  std::map<std::pair<std::string, std::string>, common::MicroUsd> vm;  // (account, sym) -> Σ VM
   std::vector<gv::ThroughputRow> throughput;
   std::shared_ptr<const gv::MarginEngine> span16;
   std::shared_ptr<const gv::MarginEngine> mc;  // built on first use
@@ -113,7 +114,7 @@ class CoreHttpProviders::Impl {
     // Every contract the engine knows: a position may be held in one that has expired.
     for (const std::string& sym : core_->AllSymbols()) {
       if (auto it = b->settles.find(sym); it != b->settles.end()) {
-        b->prices[sym] = it->second;
+        b->prices[sym] = it->second.value();
         continue;
       }
       absl::StatusOr<common::ContractSymbol> cs = common::ParseSymbol(sym);
@@ -277,10 +278,10 @@ absl::StatusOr<std::vector<PositionLine>> CoreHttpProviders::Positions(const std
       line.last_price = Price3(view->last_px);
     }
     if (auto it = (*b)->settles.find(p.sym); it != (*b)->settles.end()) {
-      line.settle = Price3(it->second);
+      line.settle = Price3(it->second.value());
     }
     if (auto it = (*b)->vm.find({account, p.sym}); it != (*b)->vm.end()) {
-      line.vm_micro_usd = it->second;
+      line.vm_micro_usd = it->second.value();
     }
     out.push_back(std::move(line));
   }

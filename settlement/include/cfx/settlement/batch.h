@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
+#include "cfx/common/units.h"
 #include "cfx/settlement/ledger.h"
 #include "cfx/settlement/sources.h"
 
@@ -32,7 +33,7 @@ struct SettleConfig {
   // Product grades whose 12 months are listed. Empty: the grades of the symbols that have
   // trades, positions or settlements.
   std::vector<common::Grade> grades;
-  std::map<std::string, int64_t, std::less<>> collateral_micro_usd;  // by account
+  std::map<std::string, common::MicroUsd, std::less<>> collateral;  // by account; others 0
 };
 
 struct SettleInputs {

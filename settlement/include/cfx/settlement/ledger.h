@@ -12,9 +12,8 @@
 //   std::optional<Date> last = *(*ledger)->LastSettledDate();
 //
 // The record structs below are the ledger's stored rows, read by the statements, the demo and
-// the HTTP API: like trade_store::Trade they keep int64_t fields with the unit in the comment
-// (ticks, contracts, micro-USD). The batch computes prices, positions and VM in PriceTicks,
-// Qty and MicroUsd (cfx/common/units.h) and converts when it fills them.
+// the HTTP API. Prices, positions and money are PriceTicks, Qty and MicroUsd
+// (cfx/common/units.h); they become bare integers only where they are encoded or printed.
 #ifndef CFX_SETTLEMENT_LEDGER_H_
 #define CFX_SETTLEMENT_LEDGER_H_
 
@@ -30,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
+#include "cfx/common/units.h"
 #include "cfx/settlement/prices.h"
 
 namespace cfx::storage {
@@ -44,51 +44,50 @@ inline constexpr char kClearingAccount[] = "@CLEARING";
 // One contract settled on a date.
 struct ContractDay {
   std::string sym;
-  int64_t settle = 0;  // ticks
+  common::PriceTicks settle;
   PriceTier tier = PriceTier::kT1;
-  std::optional<int64_t> prior_settle;  // ticks; nullopt on the contract's first settlement
-  bool expired = false;                 // D was its last trading day
-  std::optional<int64_t> fsp;           // ticks, with `expired`; absent only without open interest
-  int64_t clearing_vm = 0;              // micro-USD, the clearing account's: −Σ account VM
+  std::optional<common::PriceTicks> prior_settle;  // nullopt on the contract's first settlement
+  bool expired = false;                            // D was its last trading day
+  std::optional<common::PriceTicks> fsp;  // with `expired`; absent only without open interest
+  common::MicroUsd clearing_vm;           // the clearing account's: −Σ account VM
 };
 
 // One account's line for one contract (a prior position or trades on the date).
 struct AccountLine {
-  int32_t contract = 0;  // index into DayRecord::contracts
-  int64_t qty = 0;       // contracts, position at the end of the date, before expiry closes it
-  int64_t vm = 0;        // micro-USD, daily VM
-  int64_t final_vm = 0;  // micro-USD, expiry VM (0 unless the contract expired)
+  int32_t contract = 0;       // index into DayRecord::contracts
+  common::Qty qty;            // position at the end of the date, before expiry closes it
+  common::MicroUsd vm;        // daily VM
+  common::MicroUsd final_vm;  // expiry VM (0 unless the contract expired)
 };
 
-// Money fields in micro-USD.
 struct AccountDay {
   std::string account;
   std::vector<AccountLine> lines;  // ascending contract index (= ascending symbol)
-  int64_t vm_cum = 0;              // all VM posted to the account through this date
-  int64_t cash = 0;                // configured collateral + vm_cum
-  int64_t margin = 0;              // initial margin of the open positions after this date
-  int64_t call = 0;                // max(0, margin − cash)
-  int64_t VmTotal() const;         // Σ vm + final_vm of the lines
+  common::MicroUsd vm_cum;         // all VM posted to the account through this date
+  common::MicroUsd cash;           // configured collateral + vm_cum
+  common::MicroUsd margin;         // initial margin of the open positions after this date
+  common::MicroUsd call;           // max(0, margin − cash)
+  common::MicroUsd VmTotal() const;  // Σ vm + final_vm of the lines
 };
 
 struct DayRecord {
   common::Date date;
   std::vector<ContractDay> contracts;  // ascending symbol
   int64_t accounts = 0;
-  int64_t vm_paid = 0;           // micro-USD: Σ positive account VM (= |Σ negative|)
-  int64_t calls = 0;             // accounts with call > 0
-  int64_t call_total = 0;        // micro-USD: Σ call
-  int64_t clearing_vm_cum = 0;   // micro-USD, clearing balance after the date (always 0)
-  bool margin_available = true;  // false when run without a margin source
-  bool fixes_available = true;   // false when run without a fix source
+  common::MicroUsd vm_paid;          // Σ positive account VM (= |Σ negative|)
+  int64_t calls = 0;                 // accounts with call > 0
+  common::MicroUsd call_total;       // Σ call
+  common::MicroUsd clearing_vm_cum;  // clearing balance after the date (always 0)
+  bool margin_available = true;      // false when run without a margin source
+  bool fixes_available = true;       // false when run without a fix source
 };
 
 // Latest state of a contract that has ever settled.
 struct ContractState {
-  int64_t last_settle = 0;  // ticks
+  common::PriceTicks last_settle;
   common::Date last_date;
   bool expired = false;
-  std::optional<int64_t> fsp;  // ticks
+  std::optional<common::PriceTicks> fsp;
 };
 
 // Named points inside CommitDay where a test can inject a failure (a crash stand-in).
