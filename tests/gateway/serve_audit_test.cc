@@ -23,6 +23,7 @@
 #include "nlohmann/json.hpp"
 #include "remove_on_exit.h"
 #include "run_cfx.h"
+#include "scoped_umask.h"
 #include "serve_harness.h"
 
 namespace cfx::gateway {
@@ -37,15 +38,6 @@ using nlohmann::json;
 constexpr char kPassword[] = "alpha-secret";  // ALPHA_T1's (serve_harness.h)
 constexpr char kWrongPassword[] = "guess-8f3a91";
 constexpr char kWrongToken[] = "tok-guess-77c1d2";
-
-class ScopedUmask {
- public:
-  explicit ScopedUmask(mode_t mask) : old_(::umask(mask)) {}
-  ~ScopedUmask() { ::umask(old_); }
-
- private:
-  mode_t old_;
-};
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -129,7 +121,7 @@ class ServeAuditTest : public ::testing::Test {
 
 TEST_F(ServeAuditTest, UnderUmask000EveryFolderIs0700EveryFile0600AndNoneHoldsASecret) {
   {
-    ScopedUmask umask(0);
+    testsupport::ScopedUmask umask(0);
     ASSERT_TRUE(StartServer().ok());
     std::unique_ptr<FixClient> alpha;
     ASSERT_TRUE(Logon("ALPHA_T1", kPassword, &alpha).ok());  // 141=Y: the store is re-made

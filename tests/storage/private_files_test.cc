@@ -8,6 +8,7 @@
 
 #include "cfx/storage/lmdb_env.h"
 #include "gtest/gtest.h"
+#include "scoped_umask.h"
 #include "temp_dir.h"
 
 namespace cfx::storage {
@@ -18,19 +19,9 @@ unsigned ModeOf(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
 }
 
-// Sets the umask for a scope (process-wide: these tests run one at a time).
-class ScopedUmask {
- public:
-  explicit ScopedUmask(mode_t mask) : old_(::umask(mask)) {}
-  ~ScopedUmask() { ::umask(old_); }
-
- private:
-  mode_t old_;
-};
-
 TEST(PrivateFilesTest, FoldersAre0700AndFiles0600UnderUmask000) {
   testsupport::TempDir dir("cfx_private_files_test");
-  ScopedUmask umask(0);
+  testsupport::ScopedUmask umask(0);
   const std::string deep = dir.path() + "/a/b/c";
   ASSERT_TRUE(MakePrivateDirs(deep).ok());
   EXPECT_EQ(ModeOf(dir.path() + "/a"), 0700u);
@@ -42,7 +33,7 @@ TEST(PrivateFilesTest, FoldersAre0700AndFiles0600UnderUmask000) {
 
 TEST(PrivateFilesTest, LmdbEnvironmentFilesAre0600UnderUmask000) {
   testsupport::TempDir dir("cfx_private_files_test");
-  ScopedUmask umask(0);
+  testsupport::ScopedUmask umask(0);
   auto env = LmdbEnv::Open({.path = dir.path() + "/journal"});
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_EQ(ModeOf(dir.path() + "/journal"), 0700u);

@@ -77,14 +77,7 @@ void FixGateway::Impl::toAdmin(FIX::Message& message, const FIX::SessionID& id) 
 void FixGateway::Impl::Audit(const char* kind, const std::string& comp_id,
                              const std::string& peer, const char* result,
                              const std::string& reason) const {
-  if (!config_.audit) return;
-  FixSessionEvent e;
-  e.kind = kind;
-  e.comp_id = comp_id;
-  e.peer = peer;
-  e.result = result;
-  e.reason = reason;
-  config_.audit(e);
+  if (config_.audit) config_.audit(FixSessionEvent{kind, comp_id, peer, result, reason});
 }
 
 void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(

@@ -97,6 +97,19 @@ std::optional<int> ParseSmallInt(const std::string& text, int lo, int hi) {
   return v;
 }
 
+// The query parameter `key`, when present, into *value: an integer in 1..max, else a 400.
+std::optional<HttpResponse> IntParam(const Query& query, const char* key, int max, int* value) {
+  auto it = query.find(key);
+  if (it == query.end()) return std::nullopt;
+  std::optional<int> v = ParseSmallInt(it->second, 1, max);
+  if (!v) {
+    return ErrorResponse(400, "invalid_parameter",
+                         absl::StrCat(key, " must be an integer in 1..", max));
+  }
+  *value = *v;
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpResponse JsonResponse(int status, std::string body) {
@@ -217,15 +230,7 @@ HttpResponse HandleBook(const HandlerContext& ctx, const std::string& sym, const
                          "not a contract symbol (GPU-TIER-REGION-YYYYMM)");
   }
   int depth = ctx.options->default_book_depth;
-  if (auto it = query.find("depth"); it != query.end()) {
-    std::optional<int> d = ParseSmallInt(it->second, 1, ctx.options->max_book_depth);
-    if (!d) {
-      return ErrorResponse(
-          400, "invalid_parameter",
-          absl::StrCat("depth must be an integer in 1..", ctx.options->max_book_depth));
-    }
-    depth = *d;
-  }
+  if (auto bad = IntParam(query, "depth", ctx.options->max_book_depth, &depth)) return *bad;
   if (ctx.providers.book == nullptr) return Unavailable("market data");
   absl::StatusOr<BookSnapshot> book = ctx.providers.book->Book(sym, depth);
   if (!book.ok()) return ProviderErrorResponse(book.status());
@@ -277,15 +282,7 @@ HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const 
     after = std::strtoull(text.c_str(), nullptr, 10);
   }
   int limit = ctx.options->default_audit_limit;
-  if (auto it = query.find("limit"); it != query.end()) {
-    std::optional<int> l = ParseSmallInt(it->second, 1, ctx.options->max_audit_limit);
-    if (!l) {
-      return ErrorResponse(
-          400, "invalid_parameter",
-          absl::StrCat("limit must be an integer in 1..", ctx.options->max_audit_limit));
-    }
-    limit = *l;
-  }
+  if (auto bad = IntParam(query, "limit", ctx.options->max_audit_limit, &limit)) return *bad;
   if (ctx.providers.audit == nullptr) return Unavailable("the audit log");
   absl::StatusOr<AuditEvents> page =
       ctx.providers.audit->Events(after, static_cast<size_t>(limit));
