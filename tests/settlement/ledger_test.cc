@@ -80,6 +80,54 @@ TEST(LedgerTest, CommitDayIsReadBackAndVerifies) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// The rows hold strong units; what is stored stays the bare integers of docs/formats.md.
+TEST(LedgerTest, StoredRowsAreTheDocumentedBytes) {
+  TempDir dir;
+  DayRecord r;
+  r.date = D("2027-03-31");
+  r.contracts = {ContractDay{"B200-GOLD-US-202703", PriceTicks(5050), PriceTier::kT1,
+                             PriceTicks(5000), true, PriceTicks(5101), MicroUsd(0)},
+                 ContractDay{"B200-GOLD-US-202704", PriceTicks(5120), PriceTier::kT4, std::nullopt,
+                             false, std::nullopt, MicroUsd(0)}};
+  r.accounts = 1;
+  r.vm_paid = MicroUsd(455'000'000);
+  r.calls = 1;
+  r.call_total = MicroUsd(20'000'000);
+  AccountDay a{"L",
+               {Line(0, 5, 200'000'000, 255'000'000), Line(1, -1, 0)},
+               MicroUsd(455'000'000),
+               MicroUsd(480'000'000),
+               MicroUsd(500'000'000),
+               MicroUsd(20'000'000)};
+  {
+    auto ledger = Ledger::Open(dir.path());
+    ASSERT_TRUE(ledger.ok());
+    ASSERT_TRUE((*ledger)->CommitDay(r, {a}, nullptr).ok());
+  }
+  auto store = storage::KvStore::Open(dir.path(), {.file = kLedgerFile});
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto txn = (*store)->BeginRead();
+  ASSERT_TRUE(txn.ok());
+  auto get = [&](const char* table, const char* key) {
+    auto value = (*txn)->Get(table, key);
+    return value.ok() && value->has_value() ? **value : std::string("(absent)");
+  };
+  EXPECT_EQ(get("days", "2027-03-31"),
+            R"({"accounts":1,"call_total":20000000,"calls":1,"clearing_vm_cum":0,"contracts":[)"
+            R"({"clearing_vm":0,"expired":true,"fsp":5101,"prior_settle":5000,"settle":5050,)"
+            R"("sym":"B200-GOLD-US-202703","tier":"T1"},)"
+            R"({"clearing_vm":0,"expired":false,"fsp":null,"prior_settle":null,"settle":5120,)"
+            R"("sym":"B200-GOLD-US-202704","tier":"T4"}],)"
+            R"("date":"2027-03-31","fixes_available":true,"format":1,"margin_available":true,)"
+            R"("vm_paid":455000000})");
+  EXPECT_EQ(get("entries", "2027-03-31/L"),
+            "455000000 480000000 500000000 20000000|0:5:200000000:255000000;1:-1:0");
+  EXPECT_EQ(get("contracts", "B200-GOLD-US-202703"),
+            R"({"expired":true,"fsp":5101,"last_date":"2027-03-31","last_settle":5050})");
+  EXPECT_EQ(get("contracts", "B200-GOLD-US-202704"),
+            R"({"expired":false,"fsp":null,"last_date":"2027-03-31","last_settle":5120})");
+}
+
 TEST(LedgerTest, FailureBeforeCommitLeavesNothing) {
   TempDir dir;
   auto ledger = Ledger::Open(dir.path());
