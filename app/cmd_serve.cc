@@ -43,15 +43,15 @@ ExitCode RunServe(const ServeFlags& flags) {
   options.http_port = flags.http_port;
   options.pre_trade_risk = !flags.no_risk;
   options.fix_message_log = flags.fix_log;
+  options.config_path = flags.config;
+  options.data_dir_mode =
+      flags.init ? gateway::DataDirMode::kNew : gateway::DataDirMode::kExisting;
   gateway::ExchangeServer server(*config, options);
   if (absl::Status s = server.Start(); !s.ok()) return Fail("serve", s);
   const exchange::RecoveryInfo& r = server.recovery();
   std::cerr << "cfx serve: listening fix=" << server.fix_port() << " http=" << server.http_port()
             << " data_dir=" << server.data_dir() << " (" << (r.fresh ? "fresh" : "recovered")
             << ", next_seq " << r.next_seq << ", " << r.listed.size() << " symbols listed)"
-  options.config_path = flags.config;
-  options.data_dir_mode =
-      flags.init ? gateway::DataDirMode::kNew : gateway::DataDirMode::kExisting;
             << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);

@@ -20,7 +20,6 @@
 
 namespace cfx {
 namespace gateway {
-
 namespace internal {
 
 // chmod 0600 every regular file in `dir` that its group or others may read or write
@@ -28,6 +27,7 @@ namespace internal {
 void MakeFilesPrivate(const std::string& dir);
 
 }  // namespace internal
+
 // Thread safety: QuickFIX calls the Application methods from one thread per connection;
 // the exchange calls the outcome methods from its own threads. `mu_` guards `sessions_` and
 // is never held while calling QuickFIX or the exchange, so no lock cycle can form with
@@ -75,11 +75,11 @@ class FixGateway::Impl : public FIX::Application {
     bool logged_on = false;
     uint64_t generation = 0;  // bumped at every logon
     internal::TokenBucket throttle;
-  };
     std::string peer;  // of the connection that logged on last (the audit's logout line)
-
+  };
   void Audit(const char* kind, const std::string& comp_id, const std::string& peer,
              const char* result, const std::string& reason) const;
+
   // fix_inbound.cc: each validates, checks entitlements and forwards to the exchange, or
   // answers the client itself with the same message the exchange's refusal would give.
   void OnNewOrder(const FixSessionSpec& spec, const FIX::Message& m);
@@ -126,9 +126,9 @@ class FixGateway::Impl : public FIX::Application {
   std::unique_ptr<FIX::SessionSettings> settings_;
   std::unique_ptr<FIX::MessageStoreFactory> store_;
   std::unique_ptr<FIX::LogFactory> log_;
+  std::string store_dir_;  // <data_dir>/fix/store, set by Start
   std::unique_ptr<FIX::Acceptor> acceptor_;  // internal::BoundAcceptor
 
-  std::string store_dir_;  // <data_dir>/fix/store, set by Start
   mutable std::mutex mu_;
   std::map<std::string, SessionState> sessions_;
 };

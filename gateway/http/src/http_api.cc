@@ -152,6 +152,8 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
       return HandleBook(ctx_, route.param, query);
     case Endpoint::kReference:
       return HandleReference(ctx_, route.param, query);
+    case Endpoint::kAudit:
+      return HandleAudit(ctx_, *who, query);
     case Endpoint::kUnmatched:
       break;
   }
@@ -159,5 +161,3 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
 }
 
 }  // namespace cfx::gateway::internal
-    case Endpoint::kAudit:
-      return HandleAudit(ctx_, *who, query);

@@ -39,7 +39,6 @@ struct FixAccountSpec {
   std::string firm;
 };
 
-struct FixGatewayConfig {
 // A session-security event for the audit log (docs/audit.md).
 struct FixSessionEvent {
   std::string kind;     // "fix_logon" or "fix_logout"
@@ -49,6 +48,7 @@ struct FixSessionEvent {
   std::string reason;   // fix_logon refused: why (the Logout's 58)
 };
 
+struct FixGatewayConfig {
   std::string listen_address = "127.0.0.1";
   int port = 9878;
   std::string target_comp_id = "CFX";  // our CompID (tag 56 on what clients send)
@@ -70,6 +70,10 @@ struct FixSessionEvent {
   int max_heartbeat_secs = 60;
   std::vector<FixSessionSpec> sessions;
   std::vector<FixAccountSpec> accounts;
+  // Every Logon accepted or refused (an unknown CompID included) and every logout of a
+  // logged-on session. Called on the connection's thread: quick and thread-safe. Empty:
+  // nothing is recorded.
+  std::function<void(const FixSessionEvent&)> audit;
 };
 
 struct FixSeqNums {
@@ -78,10 +82,6 @@ struct FixSeqNums {
 };
 
 // Thread safety: Start/Stop from one owning thread. The ExecutionListener methods may be
-  // Every Logon accepted or refused (an unknown CompID included) and every logout of a
-  // logged-on session. Called on the connection's thread: quick and thread-safe. Empty:
-  // nothing is recorded.
-  std::function<void(const FixSessionEvent&)> audit;
 // called from any thread, also concurrently with QuickFIX's session threads.
 class FixGateway : public ExecutionListener {
  public:

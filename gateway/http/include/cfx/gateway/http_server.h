@@ -41,13 +41,13 @@ struct HttpServerOptions {
   int max_book_depth = 1000;
   int max_reference_days = 366;  // a longer ?from=&to= range -> 400
   size_t max_whatif_positions = 1000;
+  int default_audit_limit = 100;  // GET /v1/audit events per page
+  int max_audit_limit = 1000;
 };
 
 // The defaults above with the config's [limits] applied (what `cfx serve` runs with).
 HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& config);
 
-  int default_audit_limit = 100;  // GET /v1/audit events per page
-  int max_audit_limit = 1000;
 // Thread safety: Start(), Stop() and the destructor must be called from one controlling
 // thread (not from a provider callback); port() may be called from any thread after Start().
 class HttpServer {
