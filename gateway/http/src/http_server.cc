@@ -157,6 +157,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     request.authorization_headers = static_cast<int>(req.count(bhttp::field::authorization));
     request.body = std::move(req.body());
+    request.peer = peer_;
     HttpResponse response = server_->api().Handle(request);
     Write(response, req.version(), req.keep_alive() && !server_->stopping());
   }
