@@ -15,38 +15,6 @@ namespace client {
 namespace internal = gateway::internal;
 namespace {
 
-const char* SideCode(Side side) { return side == Side::kBuy ? "1" : "2"; }
-
-const char* OrdTypeCode(OrdType type) {
-  switch (type) {
-    case OrdType::kMarket:
-      return "1";
-    case OrdType::kLimit:
-      return "2";
-    case OrdType::kStop:
-      return "3";
-    case OrdType::kStopLimit:
-      return "4";
-  }
-  return "2";
-}
-
-const char* TifCode(TimeInForce tif) {
-  switch (tif) {
-    case TimeInForce::kDay:
-      return "0";
-    case TimeInForce::kGtc:
-      return "1";
-    case TimeInForce::kIoc:
-      return "3";
-    case TimeInForce::kFok:
-      return "4";
-    case TimeInForce::kGtd:
-      return "6";
-  }
-  return "0";
-}
-
 void Flatten(const FIX::FieldMap& map, std::map<int, std::string>* out) {
   for (FIX::FieldMap::const_iterator it = map.begin(); it != map.end(); ++it) {
     (*out)[it->getTag()] = it->getString();
@@ -194,16 +162,16 @@ absl::Status FixClient::SendOrder(const FixOrder& o) {
   m.setField(11, o.cl_ord_id);
   if (!o.account.empty()) m.setField(1, o.account);
   m.setField(55, o.symbol);
-  m.setField(54, SideCode(o.side));
+  m.setField(54, internal::SideCode(o.side));
   m.setField(38, std::to_string(o.qty));
-  m.setField(40, OrdTypeCode(o.ord_type));
+  m.setField(40, internal::OrdTypeCode(o.ord_type));
   if (!o.price_text.empty()) {
     m.setField(44, o.price_text);
   } else if (o.price_ticks > 0) {
     m.setField(44, FormatPriceTicks(o.price_ticks));
   }
   if (o.stop_ticks > 0) m.setField(99, FormatPriceTicks(o.stop_ticks));
-  m.setField(59, TifCode(o.tif));
+  m.setField(59, internal::TifCode(o.tif));
   if (!o.expire_time.empty()) m.setField(126, o.expire_time);
   if (o.post_only) m.setField(18, "6");
   if (o.display_qty > 0) m.setField(111, std::to_string(o.display_qty));
@@ -220,7 +188,7 @@ absl::Status FixClient::SendCancel(const std::string& cl_ord_id, const std::stri
   m.setField(41, orig);
   if (!account.empty()) m.setField(1, account);
   m.setField(55, symbol);
-  m.setField(54, SideCode(side));
+  m.setField(54, internal::SideCode(side));
   m.setField(60, internal::UtcNowFix());
   return impl_->Send(m);
 }
@@ -231,7 +199,7 @@ absl::Status FixClient::SendReplace(const FixReplace& r) {
   m.setField(41, r.orig_cl_ord_id);
   if (!r.account.empty()) m.setField(1, r.account);
   m.setField(55, r.symbol);
-  m.setField(54, SideCode(r.side));
+  m.setField(54, internal::SideCode(r.side));
   m.setField(40, "2");
   if (r.price_ticks > 0) m.setField(44, FormatPriceTicks(r.price_ticks));
   if (r.qty > 0) m.setField(38, std::to_string(r.qty));
@@ -246,7 +214,7 @@ absl::Status FixClient::SendStatusRequest(const std::string& status_req_id,
   m.setField(11, cl_ord_id);
   if (!account.empty()) m.setField(1, account);
   m.setField(55, symbol);
-  m.setField(54, SideCode(side));
+  m.setField(54, internal::SideCode(side));
   m.setField(790, status_req_id);
   return impl_->Send(m);
 }

@@ -8,29 +8,6 @@ namespace cfx {
 namespace gateway {
 namespace {
 
-char SideChar(Side s) { return s == Side::kSell ? '2' : '1'; }
-
-char OrdTypeChar(OrdType t) {
-  switch (t) {
-    case OrdType::kMarket: return '1';
-    case OrdType::kLimit: return '2';
-    case OrdType::kStop: return '3';
-    case OrdType::kStopLimit: return '4';
-  }
-  return '2';
-}
-
-char TifChar(TimeInForce t) {
-  switch (t) {
-    case TimeInForce::kDay: return '0';
-    case TimeInForce::kGtc: return '1';
-    case TimeInForce::kIoc: return '3';
-    case TimeInForce::kFok: return '4';
-    case TimeInForce::kGtd: return '6';
-  }
-  return '0';
-}
-
 // OrdStatus(39) of a working order, from its quantities.
 char WorkingStatus(const OrderState& o) {
   if (o.cum_qty > 0 && o.leaves_qty == 0) return '2';
@@ -63,11 +40,11 @@ FIX::Message FixGateway::Impl::ExecReport(const OrderState& o, char exec_type, c
   m.setField(39, Str(ord_status));
   if (!o.account.empty()) m.setField(1, o.account);
   m.setField(55, o.symbol.empty() ? "NONE" : o.symbol);
-  m.setField(54, Str(SideChar(o.side)));
+  m.setField(54, internal::SideCode(o.side));
   if (o.qty > 0) m.setField(38, std::to_string(o.qty));
   if (o.order_id) {
-    m.setField(40, Str(OrdTypeChar(o.ord_type)));
-    m.setField(59, Str(TifChar(o.tif)));
+    m.setField(40, internal::OrdTypeCode(o.ord_type));
+    m.setField(59, internal::TifCode(o.tif));
   }
   if (o.has_price) m.setField(44, internal::FormatTicks(o.price_ticks));
   if (o.has_stop) m.setField(99, internal::FormatTicks(o.stop_ticks));

@@ -18,6 +18,8 @@
 #include "quickfix/ThreadedSocketAcceptor.h"
 #include "quickfix/ThreadedSocketInitiator.h"
 
+#include "cfx/gateway/order_entry.h"
+
 namespace cfx {
 namespace gateway {
 namespace internal {
@@ -37,6 +39,31 @@ inline FIX::Message NewMessage(const char* msg_type) {
   FIX::Message m;
   m.getHeader().setField(35, msg_type);
   return m;
+}
+
+// The FIX 4.4 codes of the order vocabulary: Side(54), OrdType(40) and TimeInForce(59), as
+// the acceptor writes them in ExecutionReports and the initiators in orders.
+inline const char* SideCode(Side s) { return s == Side::kSell ? "2" : "1"; }
+
+inline const char* OrdTypeCode(OrdType t) {
+  switch (t) {
+    case OrdType::kMarket: return "1";
+    case OrdType::kLimit: return "2";
+    case OrdType::kStop: return "3";
+    case OrdType::kStopLimit: return "4";
+  }
+  return "2";
+}
+
+inline const char* TifCode(TimeInForce t) {
+  switch (t) {
+    case TimeInForce::kDay: return "0";
+    case TimeInForce::kGtc: return "1";
+    case TimeInForce::kIoc: return "3";
+    case TimeInForce::kFok: return "4";
+    case TimeInForce::kGtd: return "6";
+  }
+  return "0";
 }
 
 // Current UTC time as a FIX UTCTIMESTAMP with milliseconds.
