@@ -29,6 +29,12 @@ struct ServeFlags {
 ExitCode RunServe(const ServeFlags& flags) {
   absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(flags.config);
   if (!config.ok()) return Fail("serve", config.status(), 2);
+  for (const std::string& session : config->SessionsWithoutPassword()) {
+    std::cerr << "cfx serve: warning: session " << session
+              << " has no password (allow_no_password): anyone who reaches the FIX port can "
+                 "log on as it"
+              << std::endl;
+  }
   // Block the stop signals before any thread starts, so every thread inherits the mask and
   // only sigwait below sees them.
   sigset_t stop_signals;

@@ -27,6 +27,7 @@ struct Fixture {
   std::unique_ptr<HttpApi> api;
   Fixture() {
     options.rate_limit_per_sec = 0;
+    options.unauthorized_backoff.initial_ms = 0;  // each input on its own, as if from its own peer
     memory.SetListed("B200-GOLD-US-202703");
     api = std::make_unique<HttpApi>(config, memory.Providers(), options, &metrics);
   }

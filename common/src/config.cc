@@ -1,8 +1,10 @@
 #include "cfx/common/config.h"
 
+#include <cctype>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/common/credentials.h"
 #include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
 #include "toml++/toml.h"
@@ -193,8 +195,9 @@ absl::Status ConfigParser::Limits() {
       *t, "limits.",
       {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
        "fix_max_message_bytes", "fix_max_outbound_bytes", "fix_max_latency_secs",
-       "fix_max_heartbeat_secs", "http_max_connections", "http_max_connections_per_peer",
-       "http_max_body_bytes", "http_max_header_bytes", "http_read_timeout_ms"}));
+       "fix_max_heartbeat_secs", "fix_logon_backoff_ms", "http_max_connections",
+       "http_max_connections_per_peer", "http_max_body_bytes", "http_max_header_bytes",
+       "http_read_timeout_ms", "http_unauthorized_backoff_ms"}));
   struct Bound {
     const char* key;
     int* value;
@@ -208,11 +211,13 @@ absl::Status ConfigParser::Limits() {
         Bound{"fix_max_outbound_bytes", &l.fix_max_outbound_bytes, 65536},
         Bound{"fix_max_latency_secs", &l.fix_max_latency_secs, 0},
         Bound{"fix_max_heartbeat_secs", &l.fix_max_heartbeat_secs, 1},
+        Bound{"fix_logon_backoff_ms", &l.fix_logon_backoff_ms, 0},
         Bound{"http_max_connections", &l.http_max_connections, 1},
         Bound{"http_max_connections_per_peer", &l.http_max_connections_per_peer, 1},
         Bound{"http_max_body_bytes", &l.http_max_body_bytes, 1024},
         Bound{"http_max_header_bytes", &l.http_max_header_bytes, 1024},
-        Bound{"http_read_timeout_ms", &l.http_read_timeout_ms, 100}}) {
+        Bound{"http_read_timeout_ms", &l.http_read_timeout_ms, 100},
+        Bound{"http_unauthorized_backoff_ms", &l.http_unauthorized_backoff_ms, 0}}) {
     CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", b.key, b.value, false));
     if (*b.value < b.min) {
       return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),
@@ -265,25 +270,31 @@ absl::Status ConfigParser::Accounts() {
   return absl::OkStatus();
 }
 
-// [[sessions]]: unique CompIDs of known firms, a role, a throttle >= 1.
+// [[sessions]]: unique CompIDs of known firms, a role, a throttle >= 1, a password hash
+// (or allow_no_password).
 absl::Status ConfigParser::Sessions() {
   CFX_RETURN_IF_ERROR(Each("sessions", [&](const toml::table& t, const std::string& p) {
-    CFX_RETURN_IF_ERROR(
-        r.CheckKeys(t, p,
-                    {"sender_comp_id", "firm", "role", "password", "username",
-                     "cancel_on_disconnect", "throttle_msgs_per_sec", "reset_on_logon"}));
+    if (const toml::node* plain = t.get("password")) {
+      return r.Error(plain, p + "password",
+                     "plain-text passwords are not accepted: store password_hash, the "
+                     "argon2id string `cfx passwd` prints");
+    }
+    CFX_RETURN_IF_ERROR(r.CheckKeys(
+        t, p,
+        {"sender_comp_id", "firm", "role", "password_hash", "allow_no_password", "username",
+         "cancel_on_disconnect", "throttle_msgs_per_sec", "reset_on_logon"}));
     SessionConfig s;
     std::string role = "trading";
-    std::string password;
+    std::string password_hash;
     CFX_RETURN_IF_ERROR(r.Get(t, p, "sender_comp_id", &s.sender_comp_id, true));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "firm", &s.firm, true));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "role", &role, false));
-    CFX_RETURN_IF_ERROR(r.Get(t, p, "password", &password, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "password_hash", &password_hash, false));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "allow_no_password", &s.allow_no_password, false));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "username", &s.username, false));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "cancel_on_disconnect", &s.cancel_on_disconnect, false));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "throttle_msgs_per_sec", &s.throttle_msgs_per_sec, false));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "reset_on_logon", &s.reset_on_logon, false));
-    if (t.get("password")) s.password = password;
     if (role == "trading") {
       s.role = SessionRole::kTrading;
     } else if (role == "drop_copy") {
@@ -302,6 +313,21 @@ absl::Status ConfigParser::Sessions() {
     if (s.throttle_msgs_per_sec < 1) {
       return r.Error(t.get("throttle_msgs_per_sec"), p + "throttle_msgs_per_sec", "must be >= 1");
     }
+    if (const toml::node* hash = t.get("password_hash")) {
+      if (!IsPasswordHash(password_hash)) {
+        return r.Error(hash, p + "password_hash",
+                       "not an argon2id PHC string ($argon2id$v=19$m=...; `cfx passwd` prints one)");
+      }
+      if (s.allow_no_password) {
+        return r.Error(t.get("allow_no_password"), p + "allow_no_password",
+                       "contradicts password_hash: set one of them");
+      }
+      s.password_hash = password_hash;
+    } else if (!s.allow_no_password) {
+      return r.Error(&t, p + "password_hash",
+                     "missing: a session needs a password (allow_no_password = true only for "
+                     "test rigs)");
+    }
     c.sessions.push_back(std::move(s));
     return absl::OkStatus();
   }));
@@ -311,14 +337,25 @@ absl::Status ConfigParser::Sessions() {
 // [[tokens]]: unique bearer tokens, a firm's or the risk desk's.
 absl::Status ConfigParser::Tokens() {
   CFX_RETURN_IF_ERROR(Each("tokens", [&](const toml::table& t, const std::string& p) {
-    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"token", "role", "firm"}));
+    if (const toml::node* plain = t.get("token")) {
+      return r.Error(plain, p + "token",
+                     "plain-text tokens are not accepted: store token_sha256, the digest "
+                     "`cfx passwd --token` prints");
+    }
+    CFX_RETURN_IF_ERROR(r.CheckKeys(t, p, {"token_sha256", "role", "firm"}));
     TokenConfig tok;
     std::string role = "firm";
-    CFX_RETURN_IF_ERROR(r.Get(t, p, "token", &tok.token, true));
+    CFX_RETURN_IF_ERROR(r.Get(t, p, "token_sha256", &tok.token_sha256, true));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "role", &role, false));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "firm", &tok.firm, false));
-    if (tok.token.size() < 4) return r.Error(t.get("token"), p + "token", "too short");
-    if (!tokens.insert(tok.token).second) return r.Error(t.get("token"), p + "token", "duplicate");
+    const toml::node* digest = t.get("token_sha256");
+    if (!IsSha256Hex(tok.token_sha256)) {
+      return r.Error(digest, p + "token_sha256", "expected 64 hex digits (a SHA-256)");
+    }
+    for (char& ch : tok.token_sha256) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!tokens.insert(tok.token_sha256).second) {
+      return r.Error(digest, p + "token_sha256", "duplicate");
+    }
     if (role == "firm") {
       tok.role = TokenRole::kFirm;
       if (!firm_ids.contains(tok.firm)) {
@@ -382,10 +419,19 @@ const SessionConfig* ExchangeConfig::FindSession(absl::string_view id) const {
 }
 
 const TokenConfig* ExchangeConfig::FindToken(absl::string_view token) const {
+  const std::string digest = TokenSha256Hex(std::string(token));
   for (const auto& t : tokens) {
-    if (t.token == token) return &t;
+    if (t.token_sha256 == digest) return &t;
   }
   return nullptr;
+}
+
+std::vector<std::string> ExchangeConfig::SessionsWithoutPassword() const {
+  std::vector<std::string> out;
+  for (const auto& s : sessions) {
+    if (!s.password_hash) out.push_back(s.sender_comp_id);
+  }
+  return out;
 }
 
 absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_view source) {

@@ -2,28 +2,18 @@
 // one what-if portfolio, and the access rules (SPEC §7): a firm's token on another firm's
 // account is 403, no token is 401.
 #include "cfx/client/http_client.h"
+#include "demo_credentials.h"
 #include "demo_internal.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx::demo {
-namespace {
-
-std::string TokenFor(const common::ExchangeConfig& config, common::TokenRole role,
-                     const std::string& firm) {
-  for (const common::TokenConfig& t : config.tokens) {
-    if (t.role == role && (role == common::TokenRole::kRiskDesk || t.firm == firm)) return t.token;
-  }
-  return "";
-}
-
-}  // namespace
 
 absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Venue& venue,
                                        const SettleDayResult& last_day, std::ostream& log) {
   absl::StatusOr<HttpClient> client = HttpClient::Connect("127.0.0.1", venue.http_port());
   if (!client.ok()) return client.status();
-  const std::string risk = TokenFor(config, common::TokenRole::kRiskDesk, "");
-  if (risk.empty()) return absl::FailedPreconditionError("the config has no risk_desk token");
+  const std::string risk = DemoToken(common::TokenRole::kRiskDesk, "");
+  if (risk.empty()) return absl::FailedPreconditionError("the demo has no risk_desk token");
 
   RiskResult result;
   for (const common::AccountConfig& a : config.accounts) {
@@ -80,7 +70,7 @@ absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Ven
     }
   }
   const std::string firm_token =
-      TokenFor(config, common::TokenRole::kFirm, config.firms.front().id);
+      DemoToken(common::TokenRole::kFirm, config.firms.front().id);
   if (other && !firm_token.empty()) {
     absl::StatusOr<HttpClientResponse> r =
         client->Get("/v1/accounts/" + other->id + "/margin", firm_token);

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "demo_credentials.h"
+
 namespace cfx::demo {
 namespace {
 
@@ -34,7 +36,7 @@ DemoSession::DemoSession(const common::SessionConfig& session, std::vector<std::
   FixClientOptions options;
   options.sender_comp_id = session.sender_comp_id;
   options.port = port;
-  options.password = session.password.value_or("");
+  options.password = DemoPassword(session.sender_comp_id);
   options.username = session.username;
   options.store_dir = store_dir + "/" + session.sender_comp_id;
   client_ = std::make_unique<FixClient>(options);

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/decimal.h"
+#include "demo_credentials.h"
 #include "demo_session.h"
 
 namespace cfx::demo {
@@ -325,7 +326,7 @@ absl::StatusOr<TradingResult> RunTradingDays(const common::ExchangeConfig& confi
       if (drop_copy) continue;  // one drop copy is enough to show it
       FixClientOptions o{.sender_comp_id = sc.sender_comp_id,
                          .port = venue.fix_port(),
-                         .password = sc.password.value_or(""),
+                         .password = DemoPassword(sc.sender_comp_id),
                          .store_dir = paths.clients + "/" + sc.sender_comp_id};
       drop_copy = std::make_unique<FixClient>(o);
       drop_copy->SetQueueing(false);

@@ -1,5 +1,9 @@
 #include "cfx/common/config.h"
 
+#include <cctype>
+#include <string>
+#include <vector>
+
 #include "cfx/demo/demo_config.h"
 #include "gtest/gtest.h"
 
@@ -14,7 +18,11 @@ TEST(ConfigTest, DemoConfigParses) {
   EXPECT_EQ(c->FindAccount("ALPHA-1")->collateral_micro_usd, 2'000'000'000'000);
   ASSERT_NE(c->FindSession("ALPHA_DC"), nullptr);
   EXPECT_EQ(c->FindSession("ALPHA_DC")->role, common::SessionRole::kDropCopy);
-  EXPECT_FALSE(c->FindSession("GAMMA_T1")->password.has_value());
+  for (const common::SessionConfig& s : c->sessions) {
+    EXPECT_TRUE(s.password_hash.has_value()) << s.sender_comp_id;  // the example has no gaps
+  }
+  EXPECT_TRUE(c->SessionsWithoutPassword().empty());
+  ASSERT_NE(c->FindToken("tok-risk"), nullptr);
   EXPECT_EQ(c->FindToken("tok-risk")->role, common::TokenRole::kRiskDesk);
   EXPECT_EQ(c->products[1].grade.Key(), "B200-GOLD-US");
   EXPECT_EQ(*c->products[1].ref_ticks, 5400);
@@ -40,7 +48,9 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[[products]]\ngrade = \"B200-TIN-US\"\n", "products[0].grade: unknown tier"},
       {"[[products]]\ngrade = \"B200-GOLD-US\"\nref = \"5.0001\"\n", "products[0].ref"},
       {"[exchange]\nholidays = [\"2027-02-30\"]\n", "exchange.holidays[0]"},
-      {"[[tokens]]\ntoken = \"abcd\"\nrole = \"firm\"\nfirm = \"NOPE\"\n", "tokens[0].firm"},
+      {"[[tokens]]\ntoken_sha256 = \"e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061\"\n"
+       "role = \"firm\"\nfirm = \"NOPE\"\n",
+       "tokens[0].firm"},
       {"this is = not toml = at all", "cfg.toml:1"},
       {"[limits]\nfix_max_connections = 0\n",
        "cfg.toml:2: limits.fix_max_connections: must be >= 1"},
@@ -57,6 +67,104 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
     EXPECT_NE(parsed.status().message().find(c.expect), std::string::npos)
         << parsed.status().message() << " / wanted: " << c.expect;
   }
+}
+
+// Credentials (SPEC §6, §7): hashes only; a plain secret is an error naming file and line.
+constexpr char kFirm[] = "[[firms]]\nid = \"F\"\n";
+// `cfx passwd --opslimit 1 --memlimit-kib 8` of "pw" (test limits: verifies in microseconds).
+constexpr char kPwHash[] =
+    "$argon2id$v=19$m=8,t=1,p=1$S9eNpeQ3x9rcTugdcAXcgg$A+PZCEgwrxZpZ0hXNZT20D8Z3SZIsjdZ2txXA8x4Q9w";
+constexpr char kTokAlphaSha256[] =
+    "e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061";  // "tok-alpha"
+
+std::string Session(const std::string& extra) {
+  return std::string(kFirm) + "[[sessions]]\nsender_comp_id = \"S\"\nfirm = \"F\"\n" + extra;
+}
+
+// `toml` fails to load with an error containing `expect` that does not repeat `secret`.
+void ExpectRefusedWithoutEcho(const std::string& toml, const std::string& expect,
+                              const std::string& secret) {
+  auto c = common::ParseConfig(toml, "cfg.toml");
+  ASSERT_FALSE(c.ok()) << toml;
+  EXPECT_NE(c.status().message().find(expect), std::string::npos) << c.status();
+  EXPECT_EQ(c.status().message().find(secret), std::string::npos) << c.status();
+}
+
+TEST(ConfigTest, PlainPasswordIsAnErrorNamingFileAndLine) {
+  ExpectRefusedWithoutEcho(Session("password = \"alpha-secret\"\n"),
+                           "cfg.toml:6: sessions[0].password: plain-text passwords are not accepted",
+                           "alpha-secret");
+}
+
+TEST(ConfigTest, PlainTokenIsAnErrorNamingFileAndLine) {
+  ExpectRefusedWithoutEcho("[[tokens]]\nrole = \"risk_desk\"\ntoken = \"tok-risk\"\n",
+                           "cfg.toml:3: tokens[0].token: plain-text tokens are not accepted",
+                           "tok-risk");
+}
+
+TEST(ConfigTest, SessionWithoutPasswordNeedsAllowNoPassword) {
+  auto refused = common::ParseConfig(Session(""), "cfg.toml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("cfg.toml:3: sessions[0].password_hash: missing"),
+            std::string::npos)
+      << refused.status();
+  auto allowed = common::ParseConfig(Session("allow_no_password = true\n"), "cfg.toml");
+  ASSERT_TRUE(allowed.ok()) << allowed.status();
+  EXPECT_FALSE(allowed->sessions[0].password_hash.has_value());
+  EXPECT_EQ(allowed->SessionsWithoutPassword(), std::vector<std::string>{"S"});
+  // A drop copy receives the firm's executions: the same rule.
+  auto drop_copy = common::ParseConfig(Session("role = \"drop_copy\"\n"), "cfg.toml");
+  EXPECT_FALSE(drop_copy.ok());
+}
+
+TEST(ConfigTest, PasswordHashMustBeAnArgon2idString) {
+  auto ok = common::ParseConfig(Session(std::string("password_hash = \"") + kPwHash + "\"\n"),
+                                "cfg.toml");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(*ok->sessions[0].password_hash, kPwHash);
+  EXPECT_TRUE(ok->SessionsWithoutPassword().empty());
+  for (const std::string bad :
+       std::vector<std::string>{"alpha-secret", "$argon2id$v=19$m=8,t=1,p=1$garbage",
+        "$argon2i$v=19$m=8,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA"}) {
+    auto c = common::ParseConfig(Session("password_hash = \"" + bad + "\"\n"), "cfg.toml");
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.status().message().find("cfg.toml:6: sessions[0].password_hash: not an argon2id"),
+              std::string::npos)
+        << c.status();
+  }
+  auto both = common::ParseConfig(
+      Session(std::string("password_hash = \"") + kPwHash + "\"\nallow_no_password = true\n"),
+      "cfg.toml");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("sessions[0].allow_no_password"), std::string::npos);
+}
+
+TEST(ConfigTest, TokenDigestIsHexAndFindTokenHashesThePlainToken) {
+  std::string upper = kTokAlphaSha256;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  auto c = common::ParseConfig(std::string(kFirm) + "[[tokens]]\nfirm = \"F\"\ntoken_sha256 = \"" +
+                                   upper + "\"\n",
+                               "cfg.toml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->tokens[0].token_sha256, kTokAlphaSha256);  // stored lowercase
+  EXPECT_NE(c->FindToken("tok-alpha"), nullptr);
+  EXPECT_EQ(c->FindToken("tok-alph"), nullptr);
+  EXPECT_EQ(c->FindToken(kTokAlphaSha256), nullptr);  // the digest is not the token
+  for (const char* bad : {"tok-alpha", "e11361fb", "zz1361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061"}) {
+    auto b = common::ParseConfig(
+        std::string(kFirm) + "[[tokens]]\nfirm = \"F\"\ntoken_sha256 = \"" + bad + "\"\n",
+        "cfg.toml");
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.status().message().find("cfg.toml:5: tokens[0].token_sha256: expected 64 hex"),
+              std::string::npos)
+        << b.status();
+  }
+  auto dup = common::ParseConfig(std::string(kFirm) + "[[tokens]]\nfirm = \"F\"\ntoken_sha256 = \"" +
+                                     kTokAlphaSha256 + "\"\n[[tokens]]\nfirm = \"F\"\n" +
+                                     "token_sha256 = \"" + upper + "\"\n",
+                                 "cfg.toml");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.status().message().find("tokens[1].token_sha256: duplicate"), std::string::npos);
 }
 
 TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
@@ -78,6 +186,13 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   EXPECT_EQ(set->limits.fix_max_connections_per_peer, 2);
   EXPECT_EQ(set->limits.fix_max_latency_secs, 0);
   EXPECT_EQ(set->limits.http_max_connections_per_peer, 3);
+  EXPECT_EQ(defaults->limits.fix_logon_backoff_ms, 1000);
+  EXPECT_EQ(defaults->limits.http_unauthorized_backoff_ms, 1000);
+  auto off = common::ParseConfig("[limits]\nfix_logon_backoff_ms = 0\nhttp_unauthorized_backoff_ms = 0\n",
+                                 "l.toml");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->limits.fix_logon_backoff_ms, 0);
+  EXPECT_EQ(off->limits.http_unauthorized_backoff_ms, 0);
 }
 
 TEST(ConfigTest, MissingFileIsNotFound) {

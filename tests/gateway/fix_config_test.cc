@@ -23,13 +23,24 @@ TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
       EXPECT_TRUE(s.drop_copy);
       EXPECT_TRUE(s.has_password);
     }
-    if (s.sender_comp_id == "GAMMA_T1") {
-      EXPECT_FALSE(s.has_password);
-      EXPECT_FALSE(s.cancel_on_disconnect);
-    }
+    if (s.sender_comp_id == "GAMMA_T1") EXPECT_FALSE(s.cancel_on_disconnect);
+    EXPECT_TRUE(s.has_password) << s.sender_comp_id;
+    EXPECT_EQ(s.password_hash.rfind("$argon2id$", 0), 0u) << s.sender_comp_id;
   }
   EXPECT_TRUE(saw_drop_copy);
   EXPECT_EQ(fix.accounts.size(), config->accounts.size());
+}
+
+TEST(FixConfigTest, AllowNoPasswordGivesASessionWithoutPassword) {
+  absl::StatusOr<common::ExchangeConfig> config = common::ParseConfig(
+      "[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"RIG\"\nfirm = \"F\"\n"
+      "allow_no_password = true\n",
+      "rig.toml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
+  ASSERT_EQ(fix.sessions.size(), 1u);
+  EXPECT_FALSE(fix.sessions[0].has_password);
+  EXPECT_TRUE(fix.sessions[0].password_hash.empty());
 }
 
 // [limits] reaches the acceptor: a bound set in the config is the one the gateway enforces.
@@ -37,7 +48,8 @@ TEST(FixConfigTest, LimitsComeFromTheConfig) {
   absl::StatusOr<common::ExchangeConfig> config = common::ParseConfig(
       "[limits]\nfix_max_connections = 7\nfix_max_connections_per_peer = 2\n"
       "fix_logon_timeout_ms = 500\nfix_max_message_bytes = 1024\n"
-      "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\nfix_max_heartbeat_secs = 5\n",
+      "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\nfix_max_heartbeat_secs = 5\n"
+      "fix_logon_backoff_ms = 250\n",
       "l.toml");
   ASSERT_TRUE(config.ok()) << config.status();
   FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
@@ -48,6 +60,8 @@ TEST(FixConfigTest, LimitsComeFromTheConfig) {
   EXPECT_EQ(fix.max_outbound_bytes, 70000);
   EXPECT_EQ(fix.max_latency_secs, 0);
   EXPECT_EQ(fix.max_heartbeat_secs, 5);
+  EXPECT_EQ(fix.logon_backoff.initial_ms, 250);
+  EXPECT_EQ(fix.logon_backoff.max_ms, 60000);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <thread>
+
+#include "cfx/common/credentials.h"
 
 #include "fix_test_client.h"
 #include "fix_test_steps.h"
@@ -373,6 +376,69 @@ TEST_F(FixGatewayTest, WrongPasswordGetsLogoutWithTextAndNoSession) {
   none->Stop(true);
   Msg m;
   ASSERT_TRUE(SendAndWaitExec(*good, NewOrderMsg("still", "B1", '1', 1, "5.000"), '0', &m));
+}
+
+// Waits (up to kWaitMs) for the gateway's Logout text to a refused Logon.
+std::string RefusalText(TestClient& c) {
+  for (int i = 0; i < kWaitMs / 10 && c.logout_text().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return c.logout_text();
+}
+
+// SPEC §6: a failed logon starts a back-off during which even the right password is refused
+// (unverified); once it has passed, the right password logs on.
+TEST_F(FixGatewayTest, FailedLogonBacksOffEvenTheRightPasswordUntilTheWaitEnds) {
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.logon_backoff.initial_ms = 2000; };
+  StartGateway();
+  auto bad = Connect("ALPHA_T1", "wrong", /*expect_logon=*/false);
+  EXPECT_NE(RefusalText(*bad).find("invalid username or password"), std::string::npos);
+  const auto failed_at = std::chrono::steady_clock::now();
+  bad->Stop(true);
+  auto early = Connect("ALPHA_T1", "alpha-secret", /*expect_logon=*/false);
+  EXPECT_NE(RefusalText(*early).find("too many failed logons"), std::string::npos)
+      << early->logout_text();
+  EXPECT_FALSE(early->logged_on());
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T1"));
+  early->Stop(true);
+  std::this_thread::sleep_until(failed_at + std::chrono::milliseconds(2200));
+  auto good = Connect("ALPHA_T1", "alpha-secret");
+  EXPECT_TRUE(gateway_->IsLoggedOn("ALPHA_T1"));
+}
+
+// docs/fix.md: a Logon's argon2id verification runs on its own connection's thread, so a
+// logged-on session keeps trading while another session's (deliberately slow) one runs.
+TEST_F(FixGatewayTest, SlowPasswordVerificationDoesNotStallOtherSessions) {
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) {
+    for (FixSessionSpec& s : c.sessions) {
+      if (s.sender_comp_id != "ALPHA_T1") continue;
+      common::PasswordHashLimits slow;  // 4x the passes of the interactive limits
+      slow.opslimit = 4 * common::InteractiveLimits().opslimit;
+      slow.memlimit_bytes = common::InteractiveLimits().memlimit_bytes;
+      EXPECT_TRUE(common::HashPassword("alpha-secret", slow, &s.password_hash));
+    }
+  };
+  StartGateway();
+  auto beta = Connect("BETA_T1");
+  const auto start = std::chrono::steady_clock::now();
+  auto alpha = Connect("ALPHA_T1", "alpha-secret", /*expect_logon=*/false);
+  int round_trips = 0;  // BETA's, completed while ALPHA's Logon was being verified
+  Msg m;
+  for (int i = 0; i < 2000 && !gateway_->IsLoggedOn("ALPHA_T1"); ++i) {
+    ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("v" + std::to_string(i), "B1", '1', 1, "5.000"),
+                                '0', &m));
+    ++round_trips;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // under BETA's throttle
+  }
+  EXPECT_TRUE(alpha->WaitLogon());
+  const double logon_ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  std::printf("ALPHA_T1 logon with a slow hash: %.0f ms; BETA_T1 order round trips meanwhile: %d\n",
+              logon_ms, round_trips);
+  EXPECT_GE(round_trips, 5);
 }
 
 TEST_F(FixGatewayTest, ListensOnlyOnTheConfiguredAddress) {

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <thread>
 
+#include "cfx/common/credentials.h"
 #include "cfx/gateway/fix_quickfix.h"
 
 namespace cfx {
@@ -309,7 +310,8 @@ FixGatewayConfig FixGatewayTest::MakeConfig() {
     s.firm = firm;
     s.drop_copy = dc;
     s.has_password = !pw.empty();
-    s.password = pw;
+    // The test limits (microseconds to verify); `cfx passwd` uses the interactive ones.
+    if (s.has_password) EXPECT_TRUE(common::HashPassword(pw, common::MinimumLimits(), &s.password_hash));
     s.cancel_on_disconnect = cod;
     s.throttle_msgs_per_sec = rate;
     return s;

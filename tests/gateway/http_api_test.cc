@@ -1,5 +1,7 @@
 // Endpoints, authentication and authorisation, over a real server on loopback.
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "http_test_util.h"
@@ -218,6 +220,29 @@ TEST_F(HttpApiTest, TwoAuthorizationHeadersAre400EitherWay) {
   }
   // One header still works.
   EXPECT_EQ(Call("GET", target, "tok-risk").status, 200);
+}
+
+// Over a real socket: the back-off keys on the connection's peer address (docs/http.md).
+TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
+  InMemoryProviders mem;
+  FillProviders(&mem);
+  HttpServerOptions options;  // the default back-off: 1 s after the first wrong token
+  options.rate_limit_per_sec = 0;
+  HttpServer server(TestConfig(), mem.Providers(), options);
+  ASSERT_TRUE(server.Start().ok());
+  absl::StatusOr<HttpClient> c = HttpClient::Connect("127.0.0.1", server.port());
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::string target = "/v1/accounts/ALPHA-1/positions";
+  EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
+  EXPECT_EQ(c->Get(target, "tok-guess")->status, 401);
+  absl::StatusOr<HttpClientResponse> r = c->Get(target, kAlpha);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 429);
+  EXPECT_EQ(r->Header("retry-after"), "1");
+  EXPECT_EQ(c->Get("/healthz", "")->status, 200);  // outside /v1: not refused
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
+  server.Stop();
 }
 
 TEST_F(HttpApiTest, NoTokenOrUnknownTokenIs401) {

@@ -32,11 +32,12 @@ void FillProviders(InMemoryProviders* mem);
 
 class HttpServerTest : public ::testing::Test {
  protected:
-  // Starts a server with `options` (rate limiting off unless set).
+  // Starts a server with `options` (rate limiting and the 401 back-off off unless set).
   void StartServer(HttpServerOptions options = NoRateLimit());
   static HttpServerOptions NoRateLimit() {
     HttpServerOptions o;
     o.rate_limit_per_sec = 0;
+    o.unauthorized_backoff.initial_ms = 0;  // the tests of 401s send many in a row
     return o;
   }
   void TearDown() override {

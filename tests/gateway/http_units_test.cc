@@ -1,8 +1,10 @@
-// Unit tests of the transport-free pieces: target parsing, token auth, rate limiter,
+// Unit tests of the transport-free pieces: target parsing, token auth and its back-off, rate limiter,
 // money rendering and the metrics exposition.
 #include <string>
 
 #include "gtest/gtest.h"
+#include "cfx/gateway/http_memory_providers.h"
+#include "http_api.h"
 #include "http_auth.h"
 #include "http_json.h"
 #include "http_metrics.h"
@@ -49,6 +51,45 @@ TEST(HttpAuthTest, FirmSeesOwnAccountsOnlyAndCannotTellForeignFromUnknown) {
                           "Basic tok-alpha", "tok-alpha", "Bearertok-alpha"}) {
     EXPECT_FALSE(auth.Authenticate(bad).has_value()) << bad;
   }
+}
+
+// The 401 back-off per peer address (docs/http.md): a peer that presented a wrong token
+// gets 429 for every /v1 request during its wait, the right token included; other peers are
+// served; a success resets it; a request without any token starts none.
+TEST(HttpAuthTest, WrongTokenBacksOffItsPeerOnly) {
+  int64_t now = 1'000'000'000'000;
+  InMemoryProviders memory;
+  HttpServerOptions options;
+  options.rate_limit_per_sec = 0;
+  HttpMetrics metrics;
+  HttpApi api(testing::TestConfig(), memory.Providers(), options, &metrics, [&] { return now; });
+  auto get = [&](const std::string& peer, const std::string& token) {
+    HttpRequest r;
+    r.method = "GET";
+    r.target = "/v1/accounts/ALPHA-1/positions";
+    r.authorization = token.empty() ? "" : "Bearer " + token;
+    r.authorization_headers = token.empty() ? 0 : 1;
+    r.peer = peer;
+    return api.Handle(r);
+  };
+  EXPECT_EQ(get("10.0.0.1", "").status, 401);  // no token: nothing guessed, no back-off
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);
+  EXPECT_EQ(get("10.0.0.1", "tok-guess").status, 401);
+  HttpResponse refused = get("10.0.0.1", "tok-alpha");
+  EXPECT_EQ(refused.status, 429);
+  ASSERT_EQ(refused.headers.size(), 1u);
+  EXPECT_EQ(refused.headers[0], (std::pair<std::string, std::string>{"Retry-After", "1"}));
+  EXPECT_EQ(get("10.0.0.1", "tok-guess").status, 429);  // guesses wait too, unchecked
+  EXPECT_EQ(get("10.0.0.2", "tok-alpha").status, 200);  // other peers are served
+  now += 1'000'000'000;
+  EXPECT_EQ(get("10.0.0.1", "tok-guess").status, 401);  // the second failure: 2 s
+  now += 1'999'000'000;
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 429);
+  now += 1'000'000;
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);  // resets the back-off
+  EXPECT_EQ(get("10.0.0.1", "tok-guess").status, 401);
+  now += 1'000'000'000;  // 1 s again, not 4
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);
 }
 
 TEST(HttpRateLimiterTest, TokenBucketRefillsAtTheConfiguredRate) {

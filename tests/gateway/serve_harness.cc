@@ -17,6 +17,11 @@ fix_port = 0
 http_port = 0
 psr = 0.15
 
+[limits]
+# The serve tests follow a wrong token with good requests at once; the 401 back-off has its
+# own tests (http_units_test.cc, http_api_test.cc).
+http_unauthorized_backoff_ms = 0
+
 [[firms]]
 id = "ALPHA"
 name = "Alpha"
@@ -43,42 +48,47 @@ collateral = "1000000.00"
 [[sessions]]
 sender_comp_id = "ALPHA_T1"
 firm = "ALPHA"
-password = "alpha-secret"
+# "alpha-secret", hashed at the test limits (cfx passwd --opslimit 1 --memlimit-kib 8)
+password_hash = "$argon2id$v=19$m=8,t=1,p=1$ebiZp5VPIIeFaDyYwhjivg$I1zhFofFaHiX27mbba20O5r9VnjVOCeShsXyp+AEfgE"
 throttle_msgs_per_sec = 5000
 
 [[sessions]]
 sender_comp_id = "ALPHA_T2"
 firm = "ALPHA"
+allow_no_password = true
 throttle_msgs_per_sec = 5000
 
 [[sessions]]
 sender_comp_id = "ALPHA_DC"
 firm = "ALPHA"
+allow_no_password = true
 role = "drop_copy"
 
 [[sessions]]
 sender_comp_id = "BETA_T1"
 firm = "BETA"
+allow_no_password = true
 cancel_on_disconnect = false
 throttle_msgs_per_sec = 5000
 
 [[sessions]]
 sender_comp_id = "BETA_DC"
 firm = "BETA"
+allow_no_password = true
 role = "drop_copy"
 
 [[tokens]]
-token = "tok-alpha"
+token_sha256 = "e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061"  # "tok-alpha"
 role = "firm"
 firm = "ALPHA"
 
 [[tokens]]
-token = "tok-beta"
+token_sha256 = "c4dc09707289177ebbc620322e447b03104405e10d1ea3b752c1b34ebfd2ed7e"  # "tok-beta"
 role = "firm"
 firm = "BETA"
 
 [[tokens]]
-token = "tok-risk"
+token_sha256 = "c56461a394fa7dc4b9fb4a0edab99a0ee56d6f96ec04808d80f1827cdaf042e8"  # "tok-risk"
 role = "risk_desk"
 
 [[products]]

@@ -85,14 +85,14 @@ void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::Session
   if (message.getHeader().getField(35) != "A") return;
   const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
   if (!spec) throw FIX::RejectLogon("unknown session");
-  if (spec->has_password) {
-    std::string password, username;
-    internal::GetField(message, 554, &password);
-    internal::GetField(message, 553, &username);
-    if (password != spec->password || (!spec->username.empty() && username != spec->username)) {
-      throw FIX::RejectLogon("invalid username or password");
-    }
-  }
+  // The password: verified on this connection's own thread (no other session waits for
+  // it), refused unverified during a back-off (fix_logon_guard.h).
+  std::string password, username;
+  internal::GetField(message, 554, &password);
+  internal::GetField(message, 553, &username);
+  const internal::LogonVerdict verdict =
+      logon_guard_.Check(*spec, internal::CurrentPeer(), username, password);
+  if (!verdict.accepted) throw FIX::RejectLogon(verdict.reason);
   // SPEC §6 bounds: the client's HeartBtInt becomes the session's, and QuickFIX drops a
   // silent connection only 2.4 intervals after its last message (never, for 0).
   std::string heartbeat;

@@ -16,13 +16,14 @@ FixGatewayConfig FixGatewayConfigFromExchange(const common::ExchangeConfig& conf
   out.max_outbound_bytes = l.fix_max_outbound_bytes;
   out.max_latency_secs = l.fix_max_latency_secs;
   out.max_heartbeat_secs = l.fix_max_heartbeat_secs;
+  out.logon_backoff.initial_ms = l.fix_logon_backoff_ms;
   for (const common::SessionConfig& s : config.sessions) {
     FixSessionSpec spec;
     spec.sender_comp_id = s.sender_comp_id;
     spec.firm = s.firm;
     spec.drop_copy = s.role == common::SessionRole::kDropCopy;
-    spec.has_password = s.password.has_value();
-    spec.password = s.password.value_or("");
+    spec.has_password = s.password_hash.has_value();
+    spec.password_hash = s.password_hash.value_or("");
     spec.username = s.username;
     spec.cancel_on_disconnect = s.cancel_on_disconnect;
     spec.throttle_msgs_per_sec = s.throttle_msgs_per_sec;

@@ -14,6 +14,7 @@
 
 #include "cfx/gateway/fix_gateway.h"
 #include "fix_entitlements.h"
+#include "fix_logon_guard.h"
 #include "fix_market_data.h"
 #include "cfx/gateway/fix_quickfix.h"
 #include "fix_throttle.h"
@@ -118,6 +119,7 @@ class FixGateway::Impl : public FIX::Application {
   FixGatewayConfig config_;
   OrderEntry* exchange_;
   internal::Entitlements entitlements_;
+  internal::LogonGuard logon_guard_{config_};  // the Logon's password check and back-off
   internal::MarketData market_data_;
   std::string dictionary_path_;
   std::string exec_prefix_;

@@ -58,8 +58,8 @@ HttpApi::HttpApi(const common::ExchangeConfig& config, HttpProviders providers,
     : options_(std::move(options)),
       providers_(providers),
       auth_(config),
-      limiter_(auth_.Tokens(), options_.rate_limit_per_sec, options_.rate_limit_burst,
-               std::move(clock)),
+      limiter_(auth_.Tokens(), options_.rate_limit_per_sec, options_.rate_limit_burst, clock),
+      unauthorized_(options_.unauthorized_backoff, clock),
       metrics_(metrics),
       ctx_{&auth_, providers_, &options_} {}
 
@@ -103,8 +103,18 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
 
   std::optional<Principal> who;
   if (versioned) {
+    // A peer backing off after a wrong token is refused before any token is looked at, so
+    // guessing goes no faster than the back-off allows (docs/http.md).
+    if (int64_t wait_ms = unauthorized_.RemainingMs(request.peer); wait_ms > 0) {
+      HttpResponse r = ErrorResponse(429, "rate_limited",
+                                     "an unknown bearer token came from this address: retry later");
+      r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
+      return r;
+    }
     who = auth_.Authenticate(request.authorization);
     if (!who) {
+      // A missing header guesses nothing: only a presented credential starts a back-off.
+      if (!request.authorization.empty()) unauthorized_.Failed(request.peer);
       HttpResponse r =
           ErrorResponse(401, "unauthorized",
                         request.authorization.empty() ? "missing Authorization: Bearer <token>"
@@ -112,7 +122,8 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
       r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"cfx\"");
       return r;
     }
-    if (int64_t retry = limiter_.TryAcquire(who->token); retry > 0) {
+    unauthorized_.Succeeded(request.peer);
+    if (int64_t retry = limiter_.TryAcquire(who->token_sha256); retry > 0) {
       HttpResponse r = ErrorResponse(
           429, "rate_limited",
           absl::StrCat("more than ", options_.rate_limit_per_sec, " requests/s for this token"));

@@ -1,6 +1,7 @@
 // The transport-free HTTP API: one request in, one response out. Order of checks (each a
 // fixed answer, so a caller learns nothing from a later step it may not reach):
-//   target parse (400) -> /v1 authentication (401) -> per-token rate limit (429)
+//   target parse (400) -> peer's 401 back-off (429) -> /v1 authentication (401)
+//   -> per-token rate limit (429)
 //   -> route (404) -> method (405) -> account access (403/404) -> parameters (400)
 //   -> provider.
 // /healthz and /metrics need no token (Prometheus scrapers) and show no per-firm data.
@@ -8,6 +9,7 @@
 #define CFX_GATEWAY_HTTP_API_H_
 
 #include "cfx/common/config.h"
+#include "cfx/common/failure_backoff.h"
 #include "cfx/gateway/http_providers.h"
 #include "cfx/gateway/http_server.h"
 #include "http_auth.h"
@@ -22,7 +24,8 @@ namespace cfx::gateway::internal {
 // thread-safe (rate limiter, metrics).
 class HttpApi {
  public:
-  // `metrics` must outlive the API. RateLimiter::Clock may be null (steady clock).
+  // `metrics` must outlive the API. `clock` (monotonic ns, for the rate limiter and the 401
+  // back-off) may be null (steady clock).
   HttpApi(const common::ExchangeConfig& config, HttpProviders providers, HttpServerOptions options,
           HttpMetrics* metrics, RateLimiter::Clock clock = nullptr);
 
@@ -41,6 +44,7 @@ class HttpApi {
   HttpProviders providers_;
   Authenticator auth_;
   RateLimiter limiter_;
+  common::FailureBackoff unauthorized_;  // per peer address, after a 401 for a presented token
   HttpMetrics* metrics_;
   HandlerContext ctx_;
 };

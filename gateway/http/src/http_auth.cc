@@ -2,19 +2,10 @@
 
 #include <cctype>
 
+#include "cfx/common/credentials.h"
+
 namespace cfx::gateway::internal {
 namespace {
-
-// Constant-time in the length of `expected` for equal-length inputs; a length mismatch
-// returns early, which reveals only the length.
-bool ConstantTimeEquals(std::string_view a, std::string_view expected) {
-  if (a.size() != expected.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ expected[i]);
-  }
-  return diff == 0;
-}
 
 bool IEqualsPrefix(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
@@ -37,12 +28,13 @@ std::optional<Principal> Authenticator::Authenticate(std::string_view authorizat
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
   if (token.empty()) return std::nullopt;
+  const std::string digest = common::TokenSha256Hex(std::string(token));
   const common::TokenConfig* match = nullptr;
   for (const common::TokenConfig& t : tokens_) {
-    if (ConstantTimeEquals(token, t.token) && match == nullptr) match = &t;
+    if (common::ConstantTimeEquals(digest, t.token_sha256) && match == nullptr) match = &t;
   }
   if (match == nullptr) return std::nullopt;
-  return Principal{match->token, match->role,
+  return Principal{match->token_sha256, match->role,
                    match->role == common::TokenRole::kFirm ? match->firm : std::string()};
 }
 
@@ -59,7 +51,7 @@ AccountAccess Authenticator::CheckAccount(const Principal& principal,
 
 std::vector<std::string> Authenticator::Tokens() const {
   std::vector<std::string> out;
-  for (const common::TokenConfig& t : tokens_) out.push_back(t.token);
+  for (const common::TokenConfig& t : tokens_) out.push_back(t.token_sha256);
   return out;
 }
 

@@ -18,7 +18,7 @@
 namespace cfx::gateway::internal {
 
 struct Principal {
-  std::string token;  // the bucket key for rate limiting
+  std::string token_sha256;  // the token's digest: the bucket key for rate limiting
   common::TokenRole role = common::TokenRole::kFirm;
   std::string firm;  // empty for the risk desk
 };
@@ -31,13 +31,15 @@ class Authenticator {
   explicit Authenticator(const common::ExchangeConfig& config);
 
   // The principal of an Authorization header value ("Bearer <token>", scheme
-  // case-insensitive), or nullopt when absent, malformed or unknown. Tokens are compared
-  // in constant time against every configured token, so timing reveals no prefix.
+  // case-insensitive), or nullopt when absent, malformed or unknown. The config holds only
+  // SHA-256 digests: the presented token's digest (one SHA-256, ~1 us: tokens are long
+  // random secrets, so a slow hash would buy nothing and make every request costly) is
+  // compared in constant time against every configured one.
   std::optional<Principal> Authenticate(std::string_view authorization) const;
 
   AccountAccess CheckAccount(const Principal& principal, const std::string& account) const;
 
-  // Every configured token (tests, rate limiter buckets).
+  // Every configured token's digest (the rate limiter's buckets).
   std::vector<std::string> Tokens() const;
 
  private:

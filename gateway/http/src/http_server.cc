@@ -357,6 +357,7 @@ HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& conf
   o.max_body_bytes = static_cast<size_t>(l.http_max_body_bytes);
   o.max_header_bytes = static_cast<size_t>(l.http_max_header_bytes);
   o.read_timeout = std::chrono::milliseconds(l.http_read_timeout_ms);
+  o.unauthorized_backoff.initial_ms = l.http_unauthorized_backoff_ms;
   return o;
 }
 

@@ -35,8 +35,11 @@ struct SessionConfig {
   std::string sender_comp_id;  // the client's CompID (tag 49 on messages it sends)
   std::string firm;
   SessionRole role = SessionRole::kTrading;
-  std::optional<std::string> password;  // checked at Logon (553/554) when set
-  std::string username;                 // 553, optional
+  // The argon2id PHC string (`cfx passwd`) the Logon's 554 is verified against. Absent
+  // only with allow_no_password (test rigs): then any Logon for the CompID is accepted.
+  std::optional<std::string> password_hash;
+  bool allow_no_password = false;
+  std::string username;  // 553, optional; not a secret
   bool cancel_on_disconnect = true;
   int throttle_msgs_per_sec = 500;
   bool reset_on_logon = false;
@@ -45,7 +48,7 @@ struct SessionConfig {
 enum class TokenRole { kFirm, kRiskDesk };
 
 struct TokenConfig {
-  std::string token;
+  std::string token_sha256;  // SHA-256 of the bearer token, 64 lowercase hex digits
   TokenRole role = TokenRole::kFirm;
   std::string firm;  // for kFirm
 };
@@ -66,11 +69,13 @@ struct LimitsConfig {
   int fix_max_outbound_bytes = 8 << 20;   // unread output per FIX client before disconnect
   int fix_max_latency_secs = 120;         // SendingTime accuracy; 0 turns the check off
   int fix_max_heartbeat_secs = 60;        // largest HeartBtInt a Logon may ask for
+  int fix_logon_backoff_ms = 1000;        // first wait after a failed logon; 0: none (rigs)
   int http_max_connections = 1024;
   int http_max_connections_per_peer = 64;
   int http_max_body_bytes = 64 * 1024;
   int http_max_header_bytes = 8 * 1024;  // request line + headers (and trailers)
   int http_read_timeout_ms = 15000;      // one whole request, also the keep-alive idle
+  int http_unauthorized_backoff_ms = 1000;  // first wait of a peer after a 401; 0: none
 };
 
 struct ExchangeConfig {
@@ -95,11 +100,16 @@ struct ExchangeConfig {
   BusinessCalendar Calendar() const { return BusinessCalendar(holidays); }
   const AccountConfig* FindAccount(absl::string_view id) const;
   const SessionConfig* FindSession(absl::string_view sender_comp_id) const;
+  // The token whose digest is SHA-256(`token`), the plain bearer token; nullptr if none.
   const TokenConfig* FindToken(absl::string_view token) const;
+  // Sessions configured with allow_no_password (`cfx serve` warns about each at start).
+  std::vector<std::string> SessionsWithoutPassword() const;
 };
 
 // Parses and validates a config. Errors are InvalidArgument and name the source, the
 // line where known, and the key (`config/demo.toml:12: accounts[2].firm: unknown firm 'F9'`).
+// Credentials are hashes only: a plain `password` or `token` key is an error, and so is a
+// session with neither password_hash nor allow_no_password = true.
 absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view toml_text, absl::string_view source);
 absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path);
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "cfx/common/failure_backoff.h"
 #include "cfx/gateway/order_entry.h"
 
 namespace cfx {
@@ -27,7 +28,7 @@ struct FixSessionSpec {
   std::string firm;
   bool drop_copy = false;      // drop-copy sessions receive copies, may not trade
   bool has_password = false;   // checked at Logon (554, and 553 when username is set)
-  std::string password;
+  std::string password_hash;   // argon2id PHC string (cfx/common/credentials.h)
   std::string username;
   bool cancel_on_disconnect = true;
   int throttle_msgs_per_sec = 500;
@@ -68,6 +69,13 @@ struct FixGatewayConfig {
   // session and resting orders. A Logon outside 1..max_heartbeat_secs is refused (0 would
   // turn QuickFIX's heartbeat and timeout off, so a half-open connection would stay forever).
   int max_heartbeat_secs = 60;
+  // Failed logons (docs/fix.md, "Logon"): per CompID and per peer address, a logon during
+  // the back-off is refused without verifying its password. The wait doubles from
+  // logon_backoff.initial_ms up to max_ms; a successful logon resets it.
+  common::BackoffOptions logon_backoff;
+  // argon2id verifications running at once (each holds its hash's memory, 64 MiB at the
+  // interactive limits); more Logons wait their turn on their own connection threads.
+  int max_concurrent_verifications = 2;
   std::vector<FixSessionSpec> sessions;
   std::vector<FixAccountSpec> accounts;
   // Every Logon accepted or refused (an unknown CompID included) and every logout of a

@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "cfx/common/config.h"
+#include "cfx/common/failure_backoff.h"
 #include "cfx/gateway/http_providers.h"
 
 namespace cfx::gateway {
@@ -33,6 +34,10 @@ struct HttpServerOptions {
   // Per-token token bucket: refill rate (requests/s) and capacity. 0 rate disables it.
   double rate_limit_per_sec = 100;
   double rate_limit_burst = 100;
+  // A peer address whose request presented an unknown or malformed token (401) gets 429 for
+  // every /v1 request during its back-off: 1 s, doubling to 60 s, reset by a request that
+  // authenticates; at most max_keys addresses held. initial_ms 0 disables it.
+  common::BackoffOptions unauthorized_backoff;
   int max_connections = 1024;  // beyond: accepted and closed at once
   // Connections from one peer address (SPEC §7): one client cannot hold every slot.
   int max_connections_per_peer = 64;                   // beyond: accepted and closed at once

@@ -1,0 +1,90 @@
+#include "fix_logon_guard.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "cfx/common/credentials.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+namespace {
+
+constexpr char kInvalid[] = "invalid username or password";
+
+void LogLogon(const std::string& comp_id, const std::string& peer, const std::string& what) {
+  std::cerr << "cfx fix: logon " << what << ": CompID " << comp_id << " from "
+            << (peer.empty() ? "?" : peer) << "\n";
+}
+
+std::string Seconds(int64_t ms) { return std::to_string((ms + 999) / 1000) + " s"; }
+
+}  // namespace
+
+LogonGuard::LogonGuard(const FixGatewayConfig& config, common::FailureBackoff::Clock clock)
+    : comp_ids_(config.logon_backoff, clock),
+      peers_(config.logon_backoff, clock),
+      max_verifying_(std::max(1, config.max_concurrent_verifications)) {}
+
+int64_t LogonGuard::RemainingMs(const std::string& comp_id, const std::string& peer) const {
+  return std::max(comp_ids_.RemainingMs(comp_id), peers_.RemainingMs(peer));
+}
+
+void LogonGuard::AcquireTurn() {
+  std::unique_lock<std::mutex> lock(mu_);
+  turn_.wait(lock, [this] { return verifying_ < max_verifying_; });
+  ++verifying_;
+}
+
+void LogonGuard::ReleaseTurn() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --verifying_;
+  }
+  turn_.notify_one();
+}
+
+LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& peer,
+                               const std::string& username, const std::string& password) {
+  LogonVerdict v;
+  if (!spec.has_password) {
+    v.accepted = true;
+    return v;
+  }
+  const std::string& comp_id = spec.sender_comp_id;
+  int64_t wait_ms = RemainingMs(comp_id, peer);
+  bool verified = false;
+  if (wait_ms == 0) {
+    AcquireTurn();
+    // Checked again with the turn: a Logon that queued behind a failure of the same CompID
+    // or peer is refused without verifying.
+    wait_ms = RemainingMs(comp_id, peer);
+    if (wait_ms == 0) {
+      verifications_.fetch_add(1, std::memory_order_relaxed);
+      verified = common::VerifyPassword(spec.password_hash, password);
+    }
+    ReleaseTurn();
+  }
+  if (wait_ms > 0) {
+    backed_off_.fetch_add(1, std::memory_order_relaxed);
+    LogLogon(comp_id, peer, "refused during back-off (" + Seconds(wait_ms) + " left)");
+    v.reason = "too many failed logons: retry in " + Seconds(wait_ms);
+    return v;
+  }
+  // The username is compared after the verification, so timing does not tell it apart.
+  if (verified && (spec.username.empty() || username == spec.username)) {
+    comp_ids_.Succeeded(comp_id);
+    peers_.Succeeded(peer);
+    v.accepted = true;
+    return v;
+  }
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t next = std::max(comp_ids_.Failed(comp_id), peers_.Failed(peer));
+  LogLogon(comp_id, peer, "failed (" + std::string(kInvalid) + "; back-off " + Seconds(next) + ")");
+  v.reason = kInvalid;
+  return v;
+}
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx

@@ -1,0 +1,77 @@
+// LogonGuard: the password check of a FIX Logon, with back-off after failures (SPEC §6,
+// docs/fix.md "Logon"). Per CompID and per peer address, a failure starts a wait (1 s,
+// doubling, capped: FixGatewayConfig::logon_backoff) during which a Logon is refused
+// without its password being verified; a success resets both. At most
+// max_concurrent_verifications argon2id verifications run at once: each takes ~0.1 s of a
+// core and 64 MiB at the interactive limits, so a burst of Logons cannot take every core
+// and gigabytes; the others wait on their own connection threads, so no logged-on session
+// waits for a verification.
+//
+//   LogonGuard guard(config);
+//   LogonVerdict v = guard.Check(spec, peer, username, password);
+//   if (!v.accepted) throw FIX::RejectLogon(v.reason);
+//
+// Failed and refused Logons are logged to stderr with the CompID and the peer address;
+// the password never is. C++14 (built with the QuickFIX side).
+// Thread safety: thread-safe; QuickFIX calls it from each connection's own thread.
+#ifndef CFX_GATEWAY_SRC_FIX_LOGON_GUARD_H_
+#define CFX_GATEWAY_SRC_FIX_LOGON_GUARD_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "cfx/common/failure_backoff.h"
+#include "cfx/gateway/fix_gateway.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+
+struct LogonVerdict {
+  bool accepted = false;
+  std::string reason;  // the Logout text (58) when refused
+};
+
+class LogonGuard {
+ public:
+  // `clock` (monotonic ns) is for tests; null is the steady clock.
+  explicit LogonGuard(const FixGatewayConfig& config,
+                      common::FailureBackoff::Clock clock = nullptr);
+
+  // Decides the Logon of `spec` from `peer` ("" when unknown) carrying 553 `username` and
+  // 554 `password`. A session without a password (allow_no_password) is always accepted.
+  LogonVerdict Check(const FixSessionSpec& spec, const std::string& peer,
+                     const std::string& username, const std::string& password);
+
+  // argon2id verifications run so far (tests: a refusal during back-off runs none).
+  uint64_t verifications() const { return verifications_.load(std::memory_order_relaxed); }
+  // Logons refused for a wrong password or username, and refused during a back-off.
+  uint64_t failed() const { return failed_.load(std::memory_order_relaxed); }
+  uint64_t backed_off() const { return backed_off_.load(std::memory_order_relaxed); }
+
+ private:
+  // The longer of the CompID's and the peer's remaining waits, in ms.
+  int64_t RemainingMs(const std::string& comp_id, const std::string& peer) const;
+  // A verification slot: AcquireTurn waits until fewer than max_verifying_ are in use.
+  void AcquireTurn();
+  void ReleaseTurn();
+
+  common::FailureBackoff comp_ids_;
+  common::FailureBackoff peers_;
+  const int max_verifying_;
+  std::mutex mu_;
+  std::condition_variable turn_;
+  int verifying_ = 0;  // under mu_
+  std::atomic<uint64_t> verifications_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> backed_off_{0};
+};
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_SRC_FIX_LOGON_GUARD_H_

@@ -1,0 +1,74 @@
+// FailureBackoff: the waits after failures, their reset, and the bound on what is held.
+#include "cfx/common/failure_backoff.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace cfx::common {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;  // ns
+
+class FailureBackoffTest : public ::testing::Test {
+ protected:
+  FailureBackoff Make(BackoffOptions o = {}) {
+    return FailureBackoff(o, [this] { return now_; });
+  }
+  int64_t now_ = 1'000'000 * kMs;
+};
+
+TEST_F(FailureBackoffTest, WaitDoublesFromOneSecondUpToTheCap) {
+  FailureBackoff b = Make();
+  EXPECT_EQ(b.RemainingMs("ALPHA_T1"), 0);
+  const int64_t expected[] = {1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000};
+  for (int64_t wait : expected) {
+    EXPECT_EQ(b.Failed("ALPHA_T1"), wait);
+    EXPECT_EQ(b.RemainingMs("ALPHA_T1"), wait);
+  }
+  now_ += 59'999 * kMs;
+  EXPECT_EQ(b.RemainingMs("ALPHA_T1"), 1);
+  now_ += kMs;
+  EXPECT_EQ(b.RemainingMs("ALPHA_T1"), 0);
+  EXPECT_EQ(b.RemainingMs("BETA_T1"), 0);  // keys are independent
+}
+
+TEST_F(FailureBackoffTest, SuccessAndAQuietSpellReset) {
+  FailureBackoff b = Make();
+  b.Failed("k");
+  b.Failed("k");
+  b.Succeeded("k");
+  EXPECT_EQ(b.RemainingMs("k"), 0);
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.Failed("k"), 1000);
+  EXPECT_EQ(b.Failed("k"), 2000);
+  now_ += (2000 + 60000) * kMs;  // the wait, then a whole cap without failing
+  EXPECT_EQ(b.Failed("k"), 1000);
+}
+
+TEST_F(FailureBackoffTest, TableIsBoundedAndDropsTheWaitEndingFirst) {
+  BackoffOptions o;
+  o.max_keys = 3;
+  FailureBackoff b = Make(o);
+  b.Failed("a");
+  b.Failed("b");
+  b.Failed("b");
+  b.Failed("c");
+  b.Failed("c");
+  b.Failed("c");
+  for (int i = 0; i < 1000; ++i) b.Failed("peer-" + std::to_string(i));
+  EXPECT_EQ(b.size(), 3u);
+  EXPECT_EQ(b.RemainingMs("c"), 4000);  // the longest wait survives the flood
+}
+
+TEST_F(FailureBackoffTest, ZeroInitialTurnsItOff) {
+  BackoffOptions o;
+  o.initial_ms = 0;
+  FailureBackoff b = Make(o);
+  EXPECT_EQ(b.Failed("k"), 0);
+  EXPECT_EQ(b.RemainingMs("k"), 0);
+  EXPECT_EQ(b.size(), 0u);
+}
+
+}  // namespace
+}  // namespace cfx::common
