@@ -69,7 +69,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
   if (!audit_log.ok()) return Fail("settle", audit_log.status());
   audit::AuditLog& audit = **audit_log;
   const std::string out_dir = flags.out_dir.empty() ? flags.data_dir + "/statements" : flags.out_dir;
-  auto audit_run = [&](const char* result, std::string_view error) {
+  auto audit_run = [&](const char* result, const std::string& error) {
     audit.Record("settlement_run", {{"date", flags.date},
                                     {"result", result},
                                     {"error", error},
@@ -90,7 +90,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
   }
   auto trades = OpenLmdbTradeSource(flags.data_dir);
   if (!trades.ok()) {
-    audit_run("failed", trades.status().message());
+    audit_run("failed", std::string(trades.status().message()));
     return Fail("settle", trades.status());
   }
   SettleInputs inputs{trades->get(), nullptr, nullptr};
@@ -119,7 +119,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
   };
   auto report = SettleDate(*date, config, inputs, options);
   if (!report.ok()) {
-    audit_run("failed", report.status().message());
+    audit_run("failed", std::string(report.status().message()));
   } else {
     audit_run(report->already_settled ? "already_settled" : "settled", "");
   }
