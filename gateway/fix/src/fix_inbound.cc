@@ -209,12 +209,7 @@ void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Me
   req.side = internal::FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
   req.status_req_id = internal::FieldOr(m, 790);
   if (!entitlements_.AccountAllowed(spec.firm, req.account) || !ValidId(req.cl_ord_id)) {
-    StatusAnswer a;
-    a.status_req_id = req.status_req_id;
-    a.reason = "unknown_order";
-    a.order = Echo(req.session, m);
-    a.order.qty = 0;
-    StatusOut(a);
+    StatusOut(UnknownOrderAnswer(req));  // another firm's account: as an unknown order
     return;
   }
   exchange_->Status(req);
