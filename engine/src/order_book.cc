@@ -10,11 +10,6 @@ namespace {
 
 constexpr int64_t kMinGrid = 1024;
 
-uint64_t Mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xFF51AFD7ED558CCDull;
-}
-
 }  // namespace
 
 OrderBook::OrderBook(const BookConfig& config, MatchContext* ctx) : config_(config), ctx_(ctx) {
@@ -295,26 +290,26 @@ void OrderBook::Depth(Side side, std::vector<LevelView>* out) const {
 }
 
 uint64_t OrderBook::Hash(uint64_t h) const {
-  h = Mix(h, config_.id);
-  h = Mix(h, static_cast<uint64_t>(state_));
-  h = Mix(h, config_.has_ref ? static_cast<uint64_t>(config_.ref) : ~0ull);
-  h = Mix(h, has_last_ ? static_cast<uint64_t>(last_trade_) : ~0ull);
+  h = HashMix(h, config_.id);
+  h = HashMix(h, static_cast<uint64_t>(state_));
+  h = HashMix(h, config_.has_ref ? static_cast<uint64_t>(config_.ref) : ~0ull);
+  h = HashMix(h, has_last_ ? static_cast<uint64_t>(last_trade_) : ~0ull);
   auto fold = [&](uint32_t slot) {
     const Order& o = ctx_->store.at(slot);
-    h = Mix(h, o.oid);
-    h = Mix(h, static_cast<uint64_t>(o.px));
-    h = Mix(h, static_cast<uint64_t>(o.stop_px));
-    h = Mix(h, static_cast<uint64_t>(o.qty));
-    h = Mix(h, static_cast<uint64_t>(o.cum));
-    h = Mix(h, static_cast<uint64_t>(o.shown));
-    h = Mix(h, static_cast<uint64_t>(o.notional));
-    h = Mix(h, o.priority_seq);
-    for (uint8_t i = 0; i < o.cl.len; ++i) h = Mix(h, static_cast<uint8_t>(o.cl.data[i]));
+    h = HashMix(h, o.oid);
+    h = HashMix(h, static_cast<uint64_t>(o.px));
+    h = HashMix(h, static_cast<uint64_t>(o.stop_px));
+    h = HashMix(h, static_cast<uint64_t>(o.qty));
+    h = HashMix(h, static_cast<uint64_t>(o.cum));
+    h = HashMix(h, static_cast<uint64_t>(o.shown));
+    h = HashMix(h, static_cast<uint64_t>(o.notional));
+    h = HashMix(h, o.priority_seq);
+    for (uint8_t i = 0; i < o.cl.len; ++i) h = HashMix(h, static_cast<uint8_t>(o.cl.data[i]));
   };
   ForEachResting(Side::kBuy, fold);
-  h = Mix(h, 0xB1D5);
+  h = HashMix(h, 0xB1D5);
   ForEachResting(Side::kSell, fold);
-  h = Mix(h, 0xA5C5);
+  h = HashMix(h, 0xA5C5);
   ForEachPendingStop(fold);
   return h;
 }

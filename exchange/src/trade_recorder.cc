@@ -30,10 +30,6 @@ trade_store::Aggressor ToSettlement(engine::Aggressor a) {
   }
 }
 
-bool Ended(engine::OrderStatus s) {
-  return s == engine::OrderStatus::kFilled || s == engine::OrderStatus::kCanceled;
-}
-
 // The engine enum value whose wire name is `name` (values 0..count-1).
 template <class E>
 bool FromName(const json& name, int count, E* out) {
@@ -207,7 +203,7 @@ void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
     orders_[key] = moved;
     it->second = key;
   }
-  if (Ended(info.status)) {
+  if (engine::Ended(info.status)) {
     auto live = orders_.find(key);
     OrderStateView v = live != orders_.end() ? std::move(live->second) : OrderStateView{};
     if (live != orders_.end()) orders_.erase(live);

@@ -107,6 +107,15 @@ enum class OrderStatus : uint8_t {
   kCanceled,  // ended by any cancel reason (incl. expiry); cum may be > 0
 };
 
+// One step of the state hashes (Engine::StateHash, OrderBook::StateHash): folds `v` into `h`.
+inline uint64_t HashMix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xFF51AFD7ED558CCDull;
+}
+
+// Filled or canceled: the order is out of the book for good.
+inline bool Ended(OrderStatus s) { return s == OrderStatus::kFilled || s == OrderStatus::kCanceled; }
+
 inline Side Opposite(Side s) { return s == Side::kBuy ? Side::kSell : Side::kBuy; }
 
 // Stable wire names used by replay (SPEC §4.1).
