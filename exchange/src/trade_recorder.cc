@@ -273,8 +273,8 @@ void TradeRecorder::OnEvent(const Outcome& o) {
       t.seq = static_cast<int64_t>(e.seq);
       t.ts = o.ts == engine::kNoTime ? 0 : o.ts / 1000;
       t.sym = Str(o.sym);
-      t.px_ticks = e.px;
-      t.qty = e.qty;
+      t.px_ticks = common::PriceTicks(e.px);
+      t.qty = common::Qty(e.qty);
       t.buy_acct = Str(o.acct);
       t.sell_acct = Str(o.other_acct);
       t.buy_firm = Str(o.firm);
@@ -284,11 +284,11 @@ void TradeRecorder::OnEvent(const Outcome& o) {
         ops_.push_back({trade_store::kTradesTable, trade_store::TradeKey(t.seq), t});
       }
       Position& b = positions_[{t.buy_acct, t.sym}];
-      b.qty += t.qty;
-      b.bought += t.qty;
+      b.qty += e.qty;
+      b.bought += e.qty;
       Position& s = positions_[{t.sell_acct, t.sym}];
-      s.qty -= t.qty;
-      s.sold += t.qty;
+      s.qty -= e.qty;
+      s.sold += e.qty;
       PutPosition(t.buy_acct, t.sym);
       PutPosition(t.sell_acct, t.sym);
       trades_.fetch_add(1, std::memory_order_relaxed);
@@ -313,8 +313,8 @@ void TradeRecorder::Add(uint64_t seq, const Outcome& o) {
   if (o.kind == OutcomeKind::kClose) {
     if (!store_) return;
     trade_store::CloseQuote q;
-    if (o.has_bid) q.bid_ticks = o.bid;
-    if (o.has_ask) q.ask_ticks = o.ask;
+    if (o.has_bid) q.bid_ticks = common::PriceTicks(o.bid);
+    if (o.has_ask) q.ask_ticks = common::PriceTicks(o.ask);
     const common::Date d{o.close_date_days};
     ops_.push_back({trade_store::kClosesTable, trade_store::CloseKey(o.sym.view(), d),
                     trade_store::FormatCloseJson(o.sym.view(), d, q)});

@@ -41,12 +41,6 @@ struct Contract {
   std::optional<common::PriceTicks> fsp;
 };
 
-// The trade store's rows hold int64_t (trade_store/format.h): the batch turns their prices
-// and quantities into PriceTicks and Qty as it reads.
-std::optional<common::PriceTicks> FromRow(const std::optional<int64_t>& ticks) {
-  return ticks ? std::optional<common::PriceTicks>(common::PriceTicks(*ticks)) : std::nullopt;
-}
-
 // One run of SettleDate for a date that is not settled yet.
 class Batch {
  public:
@@ -186,8 +180,8 @@ absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
     }
     Contract& c = contracts_[*index];
     c.required = true;
-    const common::Qty qty(t.qty);
-    const int64_t notional = t.qty * t.px_ticks;  // contract·ticks
+    const common::Qty qty = t.qty;
+    const int64_t notional = t.qty.value() * t.px_ticks.value();  // contract·ticks
     if (t.ts >= close_from) {
       c.vwap_num += notional;
       c.vwap_den += qty;
@@ -239,8 +233,8 @@ absl::Status Batch::PriceContracts() {
       auto close = inputs_.trades->Close(c.sym, date_);
       if (!close.ok()) return close.status();
       if (close->has_value()) {
-        in.bid_ticks = FromRow((*close)->bid_ticks);
-        in.ask_ticks = FromRow((*close)->ask_ticks);
+        in.bid_ticks = (*close)->bid_ticks;
+        in.ask_ticks = (*close)->ask_ticks;
       }
     }
     const std::string grade = c.parsed.grade.Key();

@@ -52,8 +52,8 @@ JournalView ReadJournal(const std::string& dir) {
       t.seq = static_cast<int64_t>(o.event.seq);
       t.ts = o.ts / 1000;
       t.sym = std::string(o.sym.view());
-      t.px_ticks = o.event.px;
-      t.qty = o.event.qty;
+      t.px_ticks = common::PriceTicks(o.event.px);
+      t.qty = common::Qty(o.event.qty);
       t.buy_acct = std::string(o.acct.view());
       t.sell_acct = std::string(o.other_acct.view());
       t.buy_firm = std::string(o.firm.view());

@@ -206,8 +206,8 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
   ASSERT_EQ(stored.size(), trades.size());
   for (size_t i = 0; i < trades.size(); ++i) {
     EXPECT_EQ(stored[i].seq, static_cast<int64_t>(trades[i].event.seq));
-    EXPECT_EQ(stored[i].px_ticks, trades[i].event.px);
-    EXPECT_EQ(stored[i].qty, trades[i].event.qty);
+    EXPECT_EQ(stored[i].px_ticks, common::PriceTicks(trades[i].event.px));
+    EXPECT_EQ(stored[i].qty, common::Qty(trades[i].event.qty));
     EXPECT_EQ(stored[i].buy_acct, trades[i].acct.view());
     EXPECT_EQ(stored[i].sell_acct, trades[i].other_acct.view());
     EXPECT_EQ(stored[i].ts, (kMarch2027 + 9 * 3600 * kNsPerSec) / 1000);
@@ -267,8 +267,8 @@ TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
     auto q = (*src)->Close("B200-GOLD-US-202703", common::DateFromYmd(2027, 3, day));
     ASSERT_TRUE(q.ok());
     ASSERT_TRUE(q->has_value()) << day;
-    EXPECT_EQ((*q)->bid_ticks, 4990);
-    EXPECT_EQ((*q)->ask_ticks, 5010);
+    EXPECT_EQ((*q)->bid_ticks, common::PriceTicks(4990));
+    EXPECT_EQ((*q)->ask_ticks, common::PriceTicks(5010));
   }
   auto other = (*src)->Close("B200-GOLD-US-202704", common::DateFromYmd(2027, 3, 1));
   ASSERT_TRUE(other.ok() && other->has_value());

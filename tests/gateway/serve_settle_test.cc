@@ -36,8 +36,8 @@ settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::strin
   t.seq = seq;
   t.ts = *common::ParseTimestamp(ts);
   t.sym = sym;
-  t.px_ticks = px;
-  t.qty = qty;
+  t.px_ticks = common::PriceTicks(px);
+  t.qty = common::Qty(qty);
   t.buy_acct = buyer;
   t.sell_acct = seller;
   t.buy_firm = buyer.substr(0, 1);

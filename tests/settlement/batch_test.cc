@@ -67,7 +67,8 @@ TEST_F(BatchTest, SecondDayMarksPriorPositionsAndTradesAtTheMidpoint) {
   ASSERT_TRUE(Settle("2027-03-01").ok());
   // Day 2: no closing-window trade; a tight book at the close: mid 5.265 (T2).
   AddTrade("2027-03-02T11:00:00Z", "5.262", 1, "C", "A");
-  trades_.SetClose(kMar, D("2027-03-02"), CloseQuote{5260, 5270});
+  trades_.SetClose(kMar, D("2027-03-02"),
+                   CloseQuote{common::PriceTicks(5260), common::PriceTicks(5270)});
   auto r = Settle("2027-03-02");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->day.contracts[0].settle, common::PriceTicks(5265));
@@ -187,7 +188,8 @@ TEST_F(BatchTest, RerunOfASettledDateChangesNothingAndRestoresLostStatements) {
 TEST_F(BatchTest, AccountsThatWereActiveKeepGettingStatements) {
   FirstDay();
   ASSERT_TRUE(Settle("2027-03-01").ok());
-  trades_.SetClose(kMar, D("2027-03-02"), CloseQuote{5250, 5260});
+  trades_.SetClose(kMar, D("2027-03-02"),
+                   CloseQuote{common::PriceTicks(5250), common::PriceTicks(5260)});
   ASSERT_TRUE(Settle("2027-03-02").ok());
   // C was flat after day 1 and did not trade on day 2: an empty statement, cash carried.
   auto c = nlohmann::json::parse(Statement("2027-03-02", "C"));

@@ -65,8 +65,8 @@ TEST_F(MonthTest, CashReconcilesToAllVmAndMarchExpiresAtItsFsp) {
       t.seq = ++seq_;
       t.ts = ts;
       t.sym = sym;
-      t.px_ticks = px;
-      t.qty = qty;
+      t.px_ticks = common::PriceTicks(px);
+      t.qty = common::Qty(qty);
       t.buy_acct = buy;
       t.sell_acct = sell;
       trades_.AddTrade(t);

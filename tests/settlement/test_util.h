@@ -31,8 +31,8 @@ inline Trade MakeTrade(int64_t seq, const std::string& ts, const std::string& sy
   t.seq = seq;
   t.ts = *common::ParseTimestamp(ts);
   t.sym = sym;
-  t.px_ticks = Px(px);
-  t.qty = qty;
+  t.px_ticks = common::PriceTicks(Px(px));
+  t.qty = common::Qty(qty);
   t.buy_acct = buy;
   t.sell_acct = sell;
   t.buy_firm = "F-" + buy;

@@ -18,11 +18,16 @@ TEST(TradeStoreTest, ParsesTheDocumentedRecord) {
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->seq, 7);
   EXPECT_EQ(t->ts, Ts("2027-03-01T15:45:00Z"));
-  EXPECT_EQ(t->px_ticks, 5250);
-  EXPECT_EQ(t->qty, 3);
+  EXPECT_EQ(t->px_ticks, common::PriceTicks(5250));
+  EXPECT_EQ(t->qty, common::Qty(3));
   EXPECT_EQ(t->buy_acct, "A1");
   EXPECT_EQ(t->sell_firm, "F2");
   EXPECT_EQ(t->aggressor, Aggressor::kSell);
+  // The row holds PriceTicks and Qty; the JSON keeps the documented price text and integer.
+  EXPECT_EQ(FormatTradeJson(*t),
+            R"({"aggressor":"sell","buy_acct":"A1","buy_firm":"F1","px":"5.250","qty":3,)"
+            R"("sell_acct":"B1","sell_firm":"F2","seq":7,"sym":"B200-GOLD-US-202703",)"
+            R"("ts":"2027-03-01T15:45:00Z"})");
   auto again = ParseTradeJson(FormatTradeJson(*t));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(FormatTradeJson(*again), FormatTradeJson(*t));
@@ -45,7 +50,7 @@ TEST(TradeStoreTest, RejectsBadRecordsNamingTheField) {
 TEST(TradeStoreTest, CloseRecordsWithNullSides) {
   auto q = ParseCloseJson(R"({"sym":"X","date":"2027-03-01","bid":"5.240","ask":null})");
   ASSERT_TRUE(q.ok());
-  EXPECT_EQ(q->bid_ticks, 5240);
+  EXPECT_EQ(q->bid_ticks, common::PriceTicks(5240));
   EXPECT_FALSE(q->ask_ticks);
   EXPECT_EQ(FormatCloseJson("X", D("2027-03-01"), *q),
             R"({"ask":null,"bid":"5.240","date":"2027-03-01","sym":"X"})");
@@ -62,9 +67,9 @@ TEST(TradeStoreTest, LmdbSourceReadsTradesInWindowAndCloses) {
       Trade t = MakeTrade(i + 1, times[i], "B200-GOLD-US-202703", "5.250", 1, "A", "B");
       ASSERT_TRUE((*txn)->Put(kTradesTable, TradeKey(t.seq), FormatTradeJson(t)).ok());
     }
+    const CloseQuote close{common::PriceTicks(5240), common::PriceTicks(5260)};
     ASSERT_TRUE((*txn)->Put(kClosesTable, CloseKey("B200-GOLD-US-202703", D("2027-03-01")),
-                            FormatCloseJson("B200-GOLD-US-202703", D("2027-03-01"),
-                                            CloseQuote{5240, 5260}))
+                            FormatCloseJson("B200-GOLD-US-202703", D("2027-03-01"), close))
                     .ok());
     ASSERT_TRUE((*txn)->Commit().ok());
   }
@@ -81,7 +86,7 @@ TEST(TradeStoreTest, LmdbSourceReadsTradesInWindowAndCloses) {
   EXPECT_EQ(seqs, (std::vector<int64_t>{1, 2}));  // 16:00:00 belongs to the next day
   auto close = (*src)->Close("B200-GOLD-US-202703", D("2027-03-01"));
   ASSERT_TRUE(close.ok() && close->has_value());
-  EXPECT_EQ((*close)->bid_ticks, 5240);
+  EXPECT_EQ((*close)->bid_ticks, common::PriceTicks(5240));
   EXPECT_FALSE((*(*src)->Close("B200-GOLD-US-202703", D("2027-03-02"))).has_value());
 }
 
@@ -114,8 +119,9 @@ TEST(TradeStoreTest, BatchSettlesFromTheLmdbTradeStore) {
     Trade t = testing::MakeTrade(1, "2027-03-01T15:45:00Z", "B200-GOLD-US-202703", "5.250", 2,
                                  "A", "B");
     ASSERT_TRUE((*txn)->Put(kTradesTable, TradeKey(1), FormatTradeJson(t)).ok());
+    const CloseQuote close{common::PriceTicks(5260), common::PriceTicks(5270)};
     ASSERT_TRUE((*txn)->Put(kClosesTable, CloseKey(t.sym, testing::D("2027-03-02")),
-                            FormatCloseJson(t.sym, testing::D("2027-03-02"), {5260, 5270}))
+                            FormatCloseJson(t.sym, testing::D("2027-03-02"), close))
                     .ok());
     ASSERT_TRUE((*txn)->Commit().ok());
   }

@@ -23,14 +23,14 @@ absl::StatusOr<std::string> GetString(const json& j, const char* key, std::strin
   return it->get<std::string>();
 }
 
-absl::StatusOr<std::optional<int64_t>> GetPrice(const json& j, const char* key,
-                                                std::string_view text) {
+absl::StatusOr<std::optional<common::PriceTicks>> GetPrice(const json& j, const char* key,
+                                                           std::string_view text) {
   auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::optional<int64_t>();
+  if (it == j.end() || it->is_null()) return std::optional<common::PriceTicks>();
   if (!it->is_string()) return Bad(absl::StrCat("non-string '", key, "'"), text);
   auto ticks = common::ParseScaled(it->get<std::string>(), 3);
   if (!ticks.ok()) return Bad(absl::StrCat("bad '", key, "': ", ticks.status().message()), text);
-  return std::optional<int64_t>(*ticks);
+  return std::optional<common::PriceTicks>(common::PriceTicks(*ticks));
 }
 
 }  // namespace
@@ -46,8 +46,8 @@ std::string FormatTradeJson(const Trade& t) {
   j["seq"] = t.seq;
   j["ts"] = common::FormatTimestamp(t.ts);
   j["sym"] = t.sym;
-  j["px"] = common::FormatScaled(t.px_ticks, 3);
-  j["qty"] = t.qty;
+  j["px"] = common::FormatScaled(t.px_ticks.value(), 3);
+  j["qty"] = t.qty.value();
   j["buy_acct"] = t.buy_acct;
   j["sell_acct"] = t.sell_acct;
   j["buy_firm"] = t.buy_firm;
@@ -75,13 +75,15 @@ absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
   t.sym = *std::move(sym);
   auto px = GetPrice(j, "px", text);
   if (!px.ok()) return px.status();
-  if (!px->has_value() || **px <= 0) return Bad("missing or non-positive 'px'", text);
+  if (!px->has_value() || **px <= common::PriceTicks(0)) {
+    return Bad("missing or non-positive 'px'", text);
+  }
   t.px_ticks = **px;
   auto qty = j.find("qty");
   if (qty == j.end() || !qty->is_number_integer() || qty->get<int64_t>() <= 0) {
     return Bad("missing or non-positive integer 'qty'", text);
   }
-  t.qty = qty->get<int64_t>();
+  t.qty = common::Qty(qty->get<int64_t>());
   auto buy = GetString(j, "buy_acct", text);
   if (!buy.ok()) return buy.status();
   auto sell = GetString(j, "sell_acct", text);
@@ -112,8 +114,8 @@ std::string FormatCloseJson(std::string_view sym, common::Date date, const Close
   json j;
   j["sym"] = std::string(sym);
   j["date"] = common::FormatDate(date);
-  j["bid"] = q.bid_ticks ? json(common::FormatScaled(*q.bid_ticks, 3)) : json(nullptr);
-  j["ask"] = q.ask_ticks ? json(common::FormatScaled(*q.ask_ticks, 3)) : json(nullptr);
+  j["bid"] = q.bid_ticks ? json(common::FormatScaled(q.bid_ticks->value(), 3)) : json(nullptr);
+  j["ask"] = q.ask_ticks ? json(common::FormatScaled(q.ask_ticks->value(), 3)) : json(nullptr);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -46,8 +46,8 @@ class SyntheticTrades : public TradeSource {
       for (int64_t k = 0; k < n; ++k) {
         t.seq = ++seq;
         t.sym = syms_[(p + k) % syms_.size()];
-        t.qty = 1 + (p + k) % 7;
-        t.px_ticks = 5000 + (p * 31 + k * 17 + day_ * 5) % 200;
+        t.qty = common::Qty(1 + (p + k) % 7);
+        t.px_ticks = common::PriceTicks(5000 + (p * 31 + k * 17 + day_ * 5) % 200);
         absl::Status s = fn(t);
         if (!s.ok()) return s;
       }

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
+#include "cfx/common/units.h"
 
 namespace cfx::trade_store {
 
@@ -30,8 +31,8 @@ struct Trade {
   int64_t seq = 0;
   common::TimestampUs ts = 0;
   std::string sym;
-  int64_t px_ticks = 0;  // 0.001 USD per GPU-hour
-  int64_t qty = 0;       // contracts, > 0
+  common::PriceTicks px_ticks;  // > 0
+  common::Qty qty;              // > 0
   std::string buy_acct;
   std::string sell_acct;
   std::string buy_firm;
@@ -41,8 +42,8 @@ struct Trade {
 
 // Best bid and ask of a book at the close of a trading day (either side may be empty).
 struct CloseQuote {
-  std::optional<int64_t> bid_ticks;
-  std::optional<int64_t> ask_ticks;
+  std::optional<common::PriceTicks> bid_ticks;
+  std::optional<common::PriceTicks> ask_ticks;
 };
 
 std::string TradeKey(int64_t seq);                              // "0000000000000042"

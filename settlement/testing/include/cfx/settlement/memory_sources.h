@@ -2,8 +2,8 @@
 // cfx_settlement_testing).
 //
 //   MemoryTradeSource trades;
-//   trades.AddTrade({.seq = 1, .ts = ts, .sym = "B200-GOLD-US-202703", .px_ticks = 5000, .qty =
-//   2});
+//   trades.AddTrade({.seq = 1, .ts = ts, .sym = "B200-GOLD-US-202703",
+//                    .px_ticks = common::PriceTicks(5000), .qty = common::Qty(2)});
 #ifndef CFX_SETTLEMENT_MEMORY_SOURCES_H_
 #define CFX_SETTLEMENT_MEMORY_SOURCES_H_
 
