@@ -9,8 +9,7 @@ namespace {
 using testing::D;
 using testing::ReadFile;
 using testing::ReadTree;
-
-constexpr char kMar[] = "B200-GOLD-US-202703";
+using testing::kMar;
 
 class BatchTest : public testing::BatchFixture {
  protected:

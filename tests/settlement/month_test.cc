@@ -14,8 +14,9 @@ namespace {
 using testing::D;
 using testing::ReadFile;
 
+using testing::kMar;
+
 constexpr char kGrade[] = "B200-GOLD-US";
-constexpr char kMar[] = "B200-GOLD-US-202703";
 
 class MonthTest : public testing::BatchFixture {};
 

@@ -21,6 +21,9 @@
 
 namespace cfx::settlement::testing {
 
+// The March 2027 contract most settlement tests trade.
+inline constexpr char kMar[] = "B200-GOLD-US-202703";
+
 inline common::Date D(const char* s) { return *common::ParseDate(s); }
 inline common::TimestampUs Ts(const char* s) { return *common::ParseTimestamp(s); }
 inline int64_t Px(const char* s) { return *common::ParseScaled(s, 3); }
