@@ -3,13 +3,20 @@
 // server writes is 0700 and every file 0600; no file holds a password or a token; each
 // logon, logout, HTTP 401/403 and config load is an audit event, which the risk desk (and
 // only it) reads page by page.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cfx/audit/audit_log.h"
@@ -47,7 +54,10 @@ std::string ReadAll(const std::string& path) {
 std::vector<json> AuditEvents(const std::string& data_dir) {
   std::vector<json> out;
   std::ifstream in(data_dir + "/audit.log");
-  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  for (std::string line; std::getline(in, line);) {
+    json e = json::parse(line, nullptr, /*allow_exceptions=*/false);  // the server may be
+    if (e.is_object()) out.push_back(std::move(e));                   // mid-line
+  }
   return out;
 }
 
@@ -99,11 +109,45 @@ class ServeAuditTest : public ::testing::Test {
     opt.sender_comp_id = comp_id;
     opt.password = password;
     opt.port = server_->fix_port();
-    opt.store_dir = dir_ + "/client-" + comp_id;  // the client's files, not the exchange's
+    // The client's files, not the exchange's; one folder per connection.
+    opt.store_dir = dir_ + "/client-" + comp_id + "-" + std::to_string(++clients_);
     auto client = std::make_unique<FixClient>(opt);
     absl::Status s = client->Logon(std::chrono::seconds(5));
     if (out != nullptr) *out = std::move(client);
     return s;
+  }
+
+  // A Logon on a connection of its own, sent as raw bytes (a second QuickFIX initiator
+  // for the same session cannot live in this process); waits for the server to close it.
+  void SecondLogon(const std::string& comp_id, const std::string& password) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server_->fix_port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char sending_time[32];
+    std::strftime(sending_time, sizeof sending_time, "%Y%m%d-%H:%M:%S.000", &tm);
+    const std::string body = "35=A\x01" "49=" + comp_id + "\x01" "56=CFX\x01" "34=1\x01" "52=" +
+                             sending_time + "\x01" "98=0\x01" "108=30\x01" "554=" + password +
+                             "\x01";
+    std::string msg = "8=FIX.4.4\x01" "9=" + std::to_string(body.size()) + "\x01" + body;
+    unsigned sum = 0;
+    for (unsigned char c : msg) sum += c;
+    char trailer[16];
+    std::snprintf(trailer, sizeof trailer, "10=%03u\x01", sum % 256);
+    msg += trailer;
+    ASSERT_EQ(::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL), static_cast<ssize_t>(msg.size()));
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char buf[512];
+    while (::recv(fd, buf, sizeof buf, 0) > 0) {
+    }
+    ::close(fd);
   }
 
   int Get(const std::string& target, const std::string& token, json* body = nullptr) {
@@ -116,6 +160,7 @@ class ServeAuditTest : public ::testing::Test {
   }
 
   std::string dir_, data_;
+  int clients_ = 0;
   std::unique_ptr<ExchangeServer> server_;
 };
 
@@ -157,6 +202,13 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   ASSERT_TRUE(StartServer().ok());
   std::unique_ptr<FixClient> alpha;
   ASSERT_TRUE(Logon("ALPHA_T1", kPassword, &alpha).ok());
+  // A second connection while logged on, once the gateway has seen the first one log on.
+  for (int i = 0; i < 500 && FindEvent(AuditEvents(data_), "fix_logon", {{"result", "accepted"}})
+                                 .is_null();
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  SecondLogon("ALPHA_T1", kPassword);
   alpha->Logout();
   EXPECT_FALSE(Logon("ALPHA_T1", kWrongPassword).ok());
   EXPECT_FALSE(Logon("NOBODY_T1", "x").ok());
@@ -183,6 +235,9 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   ASSERT_FALSE(refused.is_null());
   EXPECT_EQ(refused["peer"], "127.0.0.1");
   EXPECT_FALSE(refused["reason"].get<std::string>().empty());
+  EXPECT_FALSE(FindEvent(events, "fix_logon",
+                         {{"comp_id", "ALPHA_T1"}, {"reason", "session already logged on"}})
+                   .is_null());
   EXPECT_FALSE(FindEvent(events, "fix_logon",
                          {{"comp_id", "NOBODY_T1"},
                           {"result", "refused"},

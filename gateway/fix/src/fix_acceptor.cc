@@ -352,6 +352,8 @@ void BoundAcceptor::CheckFirstMessage(const std::string& message, const std::str
     refused_logon_(comp_id, peer, "first message is not a Logon");
   } else if (getSessions().count(id) == 0) {
     refused_logon_(comp_id, peer, "unknown SenderCompID or TargetCompID");
+  } else {
+    refused_logon_(comp_id, peer, "");
   }
 }
 

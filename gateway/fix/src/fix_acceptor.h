@@ -72,10 +72,10 @@ class BoundAcceptor : public FIX::Acceptor {
 
   const AcceptorCounters& counters() const { return counters_; }
 
-  // Called (on the connection's relay thread) when a connection's first message is not a
-  // Logon for a configured session, which QuickFIX drops without telling the application:
-  // the SenderCompID it carried (at most 64 characters), the peer, and why. REQUIRES: set
-  // before start().
+  // Called (on the connection's relay thread) with every connection's first message's
+  // SenderCompID (at most 64 characters) and the peer, and why it is no Logon for a
+  // configured session ("" when it is one), for the audit of what QuickFIX drops without
+  // telling the application. REQUIRES: set before start().
   using RefusedLogonHook = std::function<void(const std::string& comp_id, const std::string& peer,
                                               const std::string& reason)>;
   void SetRefusedLogonHook(RefusedLogonHook hook) { refused_logon_ = std::move(hook); }

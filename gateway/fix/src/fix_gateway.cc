@@ -183,7 +183,13 @@ absl::Status FixGateway::Impl::Start() {
     if (config_.audit) {
       bound->SetRefusedLogonHook(
           [this](const std::string& comp_id, const std::string& peer, const std::string& why) {
-            Audit("fix_logon", comp_id, peer, "refused", why);
+            // A Logon for a session that is logged on: QuickFIX closes the new connection
+            // without a word and leaves the live one alone (docs/fix.md).
+            if (!why.empty()) {
+              Audit("fix_logon", comp_id, peer, "refused", why);
+            } else if (IsLoggedOn(comp_id)) {
+              Audit("fix_logon", comp_id, peer, "refused", "session already logged on");
+            }
           });
     }
     // QuickFIX's file store opened its files (fopen: 0666 less the umask) as the acceptor
