@@ -291,6 +291,33 @@ TEST_F(ServeAuditTest, OnlyTheRiskDeskReadsTheAuditLogPageByPage) {
   EXPECT_EQ(empty["more"], false);
 }
 
+// A flood of anonymous requests (which start no back-off) cannot fill the disk: refusals
+// past the audit's rate are counted, and the next line written says how many.
+TEST_F(ServeAuditTest, AFloodOfRefusalsIsWrittenAtABoundedRateWithTheCountSuppressed) {
+  ASSERT_TRUE(StartServer().ok());
+  auto http = HttpClient::Connect("127.0.0.1", server_->http_port());
+  ASSERT_TRUE(http.ok());
+  constexpr int kRequests = 1500;
+  for (int i = 0; i < kRequests; ++i) {
+    auto r = http->Get("/v1/book/B200-GOLD-US-202703", "");
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->status, 401);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the bucket refills a little
+  EXPECT_EQ(http->Get("/v1/book/B200-GOLD-US-202703", "")->status, 401);
+  ASSERT_TRUE(server_->Stop().ok());
+  uint64_t written = 0, suppressed = 0;
+  for (const json& e : AuditEvents(data_)) {
+    if (e["kind"] != "http_unauthorized") continue;
+    ++written;
+    suppressed += std::stoull(e["suppressed"].get<std::string>());
+  }
+  EXPECT_LT(written, static_cast<uint64_t>(kRequests));
+  EXPECT_GE(written, 1000u);  // the burst
+  EXPECT_GT(suppressed, 0u);
+  EXPECT_LE(written + suppressed, static_cast<uint64_t>(kRequests) + 1);
+}
+
 TEST_F(ServeAuditTest, AWorldWritableDataDirIsRefusedNamingIt) {
   fs::create_directories(data_);
   fs::permissions(data_, fs::perms::all);

@@ -1,6 +1,10 @@
 #include "serve_http.h"
 
+#include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 #include "cfx/gateway/core_http_providers.h"
 #include "cfx/gateway/http_server.h"
@@ -8,9 +12,15 @@
 namespace cfx::gateway::internal {
 namespace {
 
-// GET /v1/audit and the API's refusals, over the audit log.
+// GET /v1/audit and the API's refusals, over the audit log. A request without a token
+// starts no back-off, so a flood of them could fill the disk with refusals: they are
+// written at most kPerSec a second (bursts of kBurst); the ones dropped are counted and the
+// next line written says how many ("suppressed").
 class AuditLogProvider : public AuditProvider {
  public:
+  static constexpr double kPerSec = 100;
+  static constexpr double kBurst = 1000;
+
   explicit AuditLogProvider(audit::AuditLog* log) : log_(log) {}
   absl::StatusOr<AuditEvents> Events(uint64_t after, size_t limit) override {
     absl::StatusOr<audit::AuditPage> page = log_->Read(after, limit);
@@ -19,16 +29,34 @@ class AuditLogProvider : public AuditProvider {
   }
   void Refused(int status, const std::string& route, const std::string& peer,
                const std::string& credential) override {
+    uint64_t suppressed = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto now = std::chrono::steady_clock::now();
+      tokens_ = std::min(kBurst, tokens_ + kPerSec * std::chrono::duration<double>(now - last_).count());
+      last_ = now;
+      if (tokens_ < 1) {
+        ++suppressed_;
+        return;
+      }
+      tokens_ -= 1;
+      suppressed = std::exchange(suppressed_, 0);
+    }
     const std::string fingerprint = credential.empty() ? "" : audit::TokenFingerprint(credential);
     log_->Record(status == 401 ? "http_unauthorized" : "http_forbidden",
                  {{"status", std::to_string(status)},
                   {"route", route},
                   {"peer", peer},
-                  {"token_fp", fingerprint}});
+                  {"token_fp", fingerprint},
+                  {"suppressed", std::to_string(suppressed)}});
   }
 
  private:
   audit::AuditLog* log_;
+  std::mutex mu_;
+  double tokens_ = kBurst;                                      // under mu_
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();  // under mu_
+  uint64_t suppressed_ = 0;                                     // under mu_
 };
 
 class ServeHttpImpl : public ServeHttp {
