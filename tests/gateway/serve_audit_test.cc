@@ -366,6 +366,14 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
       "reference build --observations " + example + "/observations.csv --throughput " + example +
       "/throughput.csv --date 2027-03-01 --data-dir " + data_);
   ASSERT_EQ(build.exit_code, 0) << build.output;
+  // A late observation changes the day's record: stored as a revision, with its reason.
+  const std::string late = dir_ + "/observations.csv";
+  std::ofstream(late) << ReadAll(example + "/observations.csv")
+                      << "2027-03-01T11:00:00Z,LateCloud,B200,GOLD,US,on_demand,trade,5.30,400\n";
+  testsupport::CfxResult revise = testsupport::RunCfx(
+      "reference build --observations " + late + " --throughput " + example +
+      "/throughput.csv --date 2027-03-01 --revise --reason late-trade --data-dir " + data_);
+  ASSERT_EQ(revise.exit_code, 0) << revise.output;
   const std::string config = dir_ + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(data_);
   testsupport::CfxResult settle =
@@ -375,6 +383,11 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
   ASSERT_FALSE(published.is_null()) << build.output;
   EXPECT_EQ(published["revision"], "0");
   EXPECT_FALSE(published["grade"].get<std::string>().empty());
+  const json revision = FindEvent(events, "reference_revision",
+                                  {{"grade", "B200-GOLD-US"}, {"date", "2027-03-01"}});
+  ASSERT_FALSE(revision.is_null()) << revise.output;
+  EXPECT_EQ(revision["revision"], "1");
+  EXPECT_EQ(revision["reason"], "late-trade");
   EXPECT_FALSE(FindEvent(events, "config_load", {{"command", "settle"}, {"path", config}}).is_null());
   const json run = FindEvent(events, "settlement_run", {{"date", "2027-03-01"}});
   ASSERT_FALSE(run.is_null()) << settle.output;
