@@ -85,7 +85,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
     psr = exchange->psr;
     for (const cfx::common::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
     for (const cfx::common::AccountConfig& a : exchange->accounts) {
-      config.collateral[a.id] = cfx::common::MicroUsd(a.collateral_micro_usd);
+      config.collateral[a.id] = a.collateral;
     }
   }
   auto trades = OpenLmdbTradeSource(flags.data_dir);

@@ -263,7 +263,7 @@ absl::Status ConfigParser::Accounts() {
       return r.Error(t.get("collateral"), p + "collateral",
                      "expected a decimal string of USD, e.g. \"1000000.00\"");
     }
-    a.collateral_micro_usd = *micros;
+    a.collateral = MicroUsd(*micros);
     c.accounts.push_back(std::move(a));
     return absl::OkStatus();
   }));

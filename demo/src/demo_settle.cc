@@ -19,7 +19,7 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
   settle_config.calendar = config.Calendar();
   for (const common::ProductConfig& p : config.products) settle_config.grades.push_back(p.grade);
   for (const common::AccountConfig& a : config.accounts) {
-    settle_config.collateral[a.id] = common::MicroUsd(a.collateral_micro_usd);
+    settle_config.collateral[a.id] = a.collateral;
   }
   absl::StatusOr<std::unique_ptr<settlement::TradeSource>> trades =
       settlement::OpenLmdbTradeSource(paths.data);

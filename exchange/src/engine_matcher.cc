@@ -138,8 +138,8 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
     }
   }
   if (!counted) total += requirement(sym, add_buy, add_sell);
-  auto c = options_.collateral_micro_usd.find(cmd.acct.view());
-  const int64_t collateral = c == options_.collateral_micro_usd.end() ? 0 : c->second;
+  auto c = options_.collateral.find(cmd.acct.view());
+  const int64_t collateral = c == options_.collateral.end() ? 0 : c->second.value();
   return total > collateral ? engine::RejectReason::kInsufficientMargin
                             : engine::RejectReason::kNone;
 }

@@ -131,7 +131,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     mo.calendar = config.Calendar();
     mo.pre_trade_risk = options.pre_trade_risk;
     for (const common::AccountConfig& a : config.accounts) {
-      mo.collateral_micro_usd[a.id] = a.collateral_micro_usd;
+      mo.collateral[a.id] = a.collateral;
     }
     return mo;
   }

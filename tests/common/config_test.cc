@@ -15,7 +15,7 @@ TEST(ConfigTest, DemoConfigParses) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->firms.size(), 3u);
   ASSERT_NE(c->FindAccount("ALPHA-1"), nullptr);
-  EXPECT_EQ(c->FindAccount("ALPHA-1")->collateral_micro_usd, 2'000'000'000'000);
+  EXPECT_EQ(c->FindAccount("ALPHA-1")->collateral, common::MicroUsd(2'000'000'000'000));
   ASSERT_NE(c->FindSession("ALPHA_DC"), nullptr);
   EXPECT_EQ(c->FindSession("ALPHA_DC")->role, common::SessionRole::kDropCopy);
   for (const common::SessionConfig& s : c->sessions) {

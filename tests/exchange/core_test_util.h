@@ -19,7 +19,8 @@ inline common::ExchangeConfig TestConfig(int accounts = 4) {
   p.ref_ticks = 5000;
   c.products.push_back(p);
   for (int i = 0; i < accounts; ++i) {
-    c.accounts.push_back(common::AccountConfig{absl::StrCat("A", i), "F1", 5'000'000'000});
+    c.accounts.push_back(
+        common::AccountConfig{absl::StrCat("A", i), "F1", common::MicroUsd(5'000'000'000)});
   }
   return c;
 }

@@ -281,7 +281,7 @@ TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
 TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   testing::TempDir dir;
   common::ExchangeConfig config = testing::TestConfig();
-  config.accounts[0].collateral_micro_usd = 5'000'000'000;  // 5,000 USD
+  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
   ExchangeCore core(config, testing::TestOptions(dir.path()));
   Recorder rec(&core);
   core.AddListener(&rec);
@@ -386,7 +386,7 @@ TEST(ExchangeCoreTest, AContractListedAfterItsLastTradingDayExpiresAtTheNextClos
 TEST(ExchangeCoreTest, PositionsInAnExpiredContractCarryNoPreTradeMargin) {
   testing::TempDir dir;
   common::ExchangeConfig config = testing::TestConfig();
-  config.accounts[0].collateral_micro_usd = 5'000'000'000;  // 5 lots at 1,000 USD
+  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5 lots at 1,000 USD
   ExchangeOptions options = testing::TestOptions(dir.path());
   ExchangeCore core(config, options);
   Recorder rec(&core);

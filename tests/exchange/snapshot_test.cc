@@ -89,7 +89,9 @@ TEST(EngineMatcherSnapshotTest, RestoreKeepsClosesRiskAndEvents) {
   for (uint64_t seed = 100; seed < 115; ++seed) {
     MatcherOptions opt;
     opt.pre_trade_risk = true;
-    opt.collateral_micro_usd = {{"A0", 50'000}, {"A1", 5'000}, {"A2", 1'000'000}};
+    opt.collateral = {{"A0", common::MicroUsd(50'000)},
+                      {"A1", common::MicroUsd(5'000)},
+                      {"A2", common::MicroUsd(1'000'000)}};
     testing::RandomCommands gen(seed);
     std::vector<engine::Command> stream = gen.Listing();
     for (int i = 0; i < 3000; ++i) stream.push_back(gen.Next());

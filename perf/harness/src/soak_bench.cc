@@ -56,7 +56,8 @@ common::ExchangeConfig SoakConfig(const std::string& data_dir, const SoakOptions
   c.limits.fix_max_connections_per_peer = 2 * o.sessions + 4;
   for (int f = 0; f < 2; ++f) {
     c.firms.push_back({kFirms[f], kFirms[f]});
-    c.accounts.push_back({kAccounts[f], kFirms[f], int64_t{1'000'000'000} * 1'000'000});
+    c.accounts.push_back(
+        {kAccounts[f], kFirms[f], common::MicroUsd(int64_t{1'000'000'000} * 1'000'000)});
   }
   for (int i = 0; i < o.sessions; ++i) {
     common::SessionConfig s;

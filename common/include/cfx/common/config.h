@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
+#include "cfx/common/units.h"
 
 namespace cfx::common {
 
@@ -26,7 +27,7 @@ struct FirmConfig {
 struct AccountConfig {
   std::string id;
   std::string firm;
-  int64_t collateral_micro_usd = 0;
+  MicroUsd collateral;
 };
 
 enum class SessionRole { kTrading, kDropCopy };

@@ -24,6 +24,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "cfx/common/date.h"
+#include "cfx/common/units.h"
 #include "cfx/engine/engine.h"
 #include "cfx/exchange/outcome.h"
 #include "cfx/journal/pipeline_interfaces.h"
@@ -40,9 +41,9 @@ struct MatcherOptions {
   // Expire each contract at its last trading day's 16:00Z close (with emit_closes). Off for
   // `cfx replay --data-dir`, whose store must match the §4.1 events it prints.
   bool expire_contracts = true;
-  // Pre-trade risk: on when set; collateral (micro-USD) by account, others have 0.
+  // Pre-trade risk: on when set; collateral by account, others have 0.
   bool pre_trade_risk = false;
-  std::map<std::string, int64_t, std::less<>> collateral_micro_usd;
+  std::map<std::string, common::MicroUsd, std::less<>> collateral;
   engine::EngineConfig engine = {};
 };
 
