@@ -81,9 +81,9 @@ std::string PositionsJson(const std::string& account, const std::vector<Position
 }
 
 std::string BookJson(const BookSnapshot& book) {
-  auto levels = [](const std::vector<BookLevel>& side) {
+  auto levels = [](const std::vector<HttpBookLevel>& side) {
     json out = json::array();
-    for (const BookLevel& l : side) out.push_back(json::array({l.price, l.qty, l.count}));
+    for (const HttpBookLevel& l : side) out.push_back(json::array({l.price, l.qty, l.count}));
     return out;
   };
   json last = nullptr;

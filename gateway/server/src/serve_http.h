@@ -1,6 +1,5 @@
-// The HTTP half of ExchangeServer behind a small interface, so that exchange_server.cc does
-// not include both order_entry.h and http_providers.h (both name a `BookLevel`, for FIX
-// market data and for the JSON book respectively).
+// The HTTP half of ExchangeServer behind a small interface: exchange_server.cc starts and
+// stops it without the HTTP providers' and server's headers.
 #ifndef CFX_GATEWAY_SERVE_HTTP_H_
 #define CFX_GATEWAY_SERVE_HTTP_H_
 

@@ -108,7 +108,8 @@ class PositionProvider {
 
 // --- Order book (public market data) ----------------------------------------------------
 
-struct BookLevel {
+// One level as the JSON book shows it (FIX market data has its own BookLevel, in ticks).
+struct HttpBookLevel {
   std::string price;  // "5.250"
   int64_t qty = 0;    // total displayed quantity
   int64_t count = 0;  // number of orders
@@ -124,8 +125,8 @@ struct BookSnapshot {
   std::string sym;
   std::string state;            // pre_open | open | halted | closed
   uint64_t seq = 0;             // engine sequence number the snapshot reflects
-  std::vector<BookLevel> bids;  // best first
-  std::vector<BookLevel> asks;  // best first
+  std::vector<HttpBookLevel> bids;  // best first
+  std::vector<HttpBookLevel> asks;  // best first
   std::optional<LastTrade> last_trade;
 };
 
