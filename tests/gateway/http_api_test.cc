@@ -1,5 +1,6 @@
 // Endpoints, authentication and authorisation, over a real server on loopback.
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -222,13 +223,36 @@ TEST_F(HttpApiTest, TwoAuthorizationHeadersAre400EitherWay) {
   EXPECT_EQ(Call("GET", target, "tok-risk").status, 200);
 }
 
-// Over a real socket: the back-off keys on the connection's peer address (docs/http.md).
+// The statuses the API reports to the audit log as refusals.
+class RecordingAudit : public AuditProvider {
+ public:
+  absl::StatusOr<AuditEvents> Events(uint64_t, size_t) override { return AuditEvents{}; }
+  void Refused(int status, const std::string&, const std::string&,
+               const std::string&) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    statuses_.push_back(status);
+  }
+  std::vector<int> statuses() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return statuses_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<int> statuses_;
+};
+
+// Over a real socket: the back-off keys on the connection's peer address (docs/http.md),
+// and its refusals are audited like the 401 that started it.
 TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
   InMemoryProviders mem;
   FillProviders(&mem);
+  RecordingAudit audit;
+  HttpProviders providers = mem.Providers();
+  providers.audit = &audit;
   HttpServerOptions options;  // the default back-off: 1 s after the first wrong token
   options.rate_limit_per_sec = 0;
-  HttpServer server(TestConfig(), mem.Providers(), options);
+  HttpServer server(TestConfig(), providers, options);
   ASSERT_TRUE(server.Start().ok());
   absl::StatusOr<HttpClient> c = HttpClient::Connect("127.0.0.1", server.port());
   ASSERT_TRUE(c.ok()) << c.status();
@@ -243,6 +267,7 @@ TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
   server.Stop();
+  EXPECT_EQ(audit.statuses(), (std::vector<int>{401, 429}));
 }
 
 TEST_F(HttpApiTest, NoTokenOrUnknownTokenIs401) {

@@ -66,22 +66,25 @@ HttpApi::HttpApi(const common::ExchangeConfig& config, HttpProviders providers,
 HttpResponse HttpApi::Handle(const HttpRequest& request) {
   int64_t start = NowNs();
   Endpoint endpoint = Endpoint::kUnmatched;
+  bool backed_off = false;
   HttpResponse response;
   try {
-    response = Route(request, &endpoint);
+    response = Route(request, &endpoint, &backed_off);
   } catch (const std::exception&) {
     // A provider threw. Its text may name internals, so it is not shown.
     response = ErrorResponse(500, "internal", "internal error");
   }
   metrics_->RecordRequest(endpoint, response.status, NowNs() - start);
-  if ((response.status == 401 || response.status == 403) && providers_.audit != nullptr) {
+  // Every refusal of a credential is an access decision: 401, 403 and the back-off's 429.
+  if ((response.status == 401 || response.status == 403 || backed_off) &&
+      providers_.audit != nullptr) {
     providers_.audit->Refused(response.status, EndpointLabel(endpoint), request.peer,
                               Credential(request.authorization));
   }
   return response;
 }
 
-HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
+HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool* backed_off) {
   absl::StatusOr<ParsedTarget> target = ParseTarget(request.target);
   if (!target.ok()) {
     return ErrorResponse(400, "invalid_target", std::string(target.status().message()));
@@ -109,6 +112,7 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint) {
       HttpResponse r = ErrorResponse(429, "rate_limited",
                                      "an unknown bearer token came from this address: retry later");
       r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
+      *backed_off = true;
       return r;
     }
     who = auth_.Authenticate(request.authorization);

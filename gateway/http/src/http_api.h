@@ -38,7 +38,8 @@ class HttpApi {
   }
 
  private:
-  HttpResponse Route(const HttpRequest& request, Endpoint* endpoint);
+  // Sets *backed_off when the request was refused (429) for its peer's back-off.
+  HttpResponse Route(const HttpRequest& request, Endpoint* endpoint, bool* backed_off);
 
   HttpServerOptions options_;
   HttpProviders providers_;

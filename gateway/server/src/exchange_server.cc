@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/audit/audit_log.h"
+#include "cfx/audit/refusal_throttle.h"
 #include "cfx/storage/private_files.h"
 #include "cfx/gateway/exchange_order_entry.h"
 #include "cfx/gateway/fix_config.h"
@@ -135,14 +136,23 @@ class ExchangeServer::Impl {
     }
     FixGatewayConfig fix_config = FixGatewayConfigFromExchange(config_);
     fix_config.message_log = options_.fix_message_log;
-    fix_config.audit = [log = audit_.get()](const FixSessionEvent& e) {
+    // Refused logons are as cheap for a client to make as connections, so they are
+    // throttled like the HTTP refusals (docs/audit.md); accepted ones and logouts are not.
+    fix_config.audit = [log = audit_.get(), throttle = &fix_refusals_](const FixSessionEvent& e) {
+      uint64_t suppressed = 0;
       if (e.kind == "fix_logout") {
         log->Record(e.kind, {{"comp_id", e.comp_id}, {"peer", e.peer}});
-      } else {
+      } else if (e.result != "refused") {
         log->Record(e.kind, {{"comp_id", e.comp_id},
                              {"peer", e.peer},
                              {"result", e.result},
                              {"reason", e.reason}});
+      } else if (throttle->Admit(&suppressed)) {
+        log->Record(e.kind, {{"comp_id", e.comp_id},
+                             {"peer", e.peer},
+                             {"result", e.result},
+                             {"reason", e.reason},
+                             {"suppressed", std::to_string(suppressed)}});
       }
     };
     fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
@@ -212,6 +222,7 @@ class ExchangeServer::Impl {
   bool started_ = false;
   exchange::RecoveryInfo recovery_;
   std::unique_ptr<audit::AuditLog> audit_;  // <data_dir>/audit.log; outlives FIX and HTTP
+  audit::RefusalThrottle fix_refusals_;     // refused logons written to audit_
   // Destroyed in reverse order: HTTP and FIX before the core they call.
   std::unique_ptr<exchange::ExchangeCore> core_;
   std::unique_ptr<ExchangeOrderEntry> entry_;

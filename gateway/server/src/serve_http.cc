@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "cfx/audit/refusal_throttle.h"
 #include "cfx/gateway/core_http_providers.h"
 #include "cfx/gateway/http_server.h"
 
@@ -13,14 +14,11 @@ namespace cfx::gateway::internal {
 namespace {
 
 // GET /v1/audit and the API's refusals, over the audit log. A request without a token
-// starts no back-off, so a flood of them could fill the disk with refusals: they are
-// written at most kPerSec a second (bursts of kBurst); the ones dropped are counted and the
-// next line written says how many ("suppressed").
+// starts no back-off, so a flood of them could fill the disk with refusals: they go
+// through a RefusalThrottle (100 a second, bursts of 1000; the next line written says how
+// many were dropped).
 class AuditLogProvider : public AuditProvider {
  public:
-  static constexpr double kPerSec = 100;
-  static constexpr double kBurst = 1000;
-
   explicit AuditLogProvider(audit::AuditLog* log) : log_(log) {}
   absl::StatusOr<AuditEvents> Events(uint64_t after, size_t limit) override {
     absl::StatusOr<audit::AuditPage> page = log_->Read(after, limit);
@@ -30,20 +28,11 @@ class AuditLogProvider : public AuditProvider {
   void Refused(int status, const std::string& route, const std::string& peer,
                const std::string& credential) override {
     uint64_t suppressed = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      const auto now = std::chrono::steady_clock::now();
-      tokens_ = std::min(kBurst, tokens_ + kPerSec * std::chrono::duration<double>(now - last_).count());
-      last_ = now;
-      if (tokens_ < 1) {
-        ++suppressed_;
-        return;
-      }
-      tokens_ -= 1;
-      suppressed = std::exchange(suppressed_, 0);
-    }
+    if (!throttle_.Admit(&suppressed)) return;
     const std::string fingerprint = credential.empty() ? "" : audit::TokenFingerprint(credential);
-    log_->Record(status == 401 ? "http_unauthorized" : "http_forbidden",
+    log_->Record(status == 401   ? "http_unauthorized"
+                 : status == 403 ? "http_forbidden"
+                                 : "http_backoff",
                  {{"status", std::to_string(status)},
                   {"route", route},
                   {"peer", peer},
@@ -53,10 +42,7 @@ class AuditLogProvider : public AuditProvider {
 
  private:
   audit::AuditLog* log_;
-  std::mutex mu_;
-  double tokens_ = kBurst;                                      // under mu_
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();  // under mu_
-  uint64_t suppressed_ = 0;                                     // under mu_
+  audit::RefusalThrottle throttle_;
 };
 
 class ServeHttpImpl : public ServeHttp {

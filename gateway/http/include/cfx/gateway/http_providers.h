@@ -201,9 +201,10 @@ class AuditProvider {
   virtual ~AuditProvider() = default;
   // Up to `limit` events with seq > `after` (the API bounds `limit`).
   virtual absl::StatusOr<AuditEvents> Events(uint64_t after, size_t limit) = 0;
-  // Every 401 and 403 the API answers: the route template (EndpointLabel, "unmatched"
-  // when none), the client's IP address and the credential presented (the Authorization
-  // value after its scheme, "" when none). An implementation records a fingerprint of the
+  // Every 401 and 403 the API answers, and every 429 of a peer's back-off after a wrong
+  // token (the token is not looked at then): the route template (EndpointLabel,
+  // "unmatched" when none), the client's IP address and the credential presented (the
+  // Authorization value after its scheme, "" when none). An implementation records a fingerprint of the
   // credential, never the credential. Called on the I/O threads: quick and thread-safe.
   virtual void Refused(int status, const std::string& route, const std::string& peer,
                        const std::string& credential) = 0;
