@@ -65,6 +65,6 @@ FlagCommand<Flags> AddCommand(CLI::App& parent, ExitCode* rc, const std::string&
 #define CFX_APP_CONCAT_INNER(a, b) a##b
 #define CFX_APP_CONCAT(a, b) CFX_APP_CONCAT_INNER(a, b)
 #define CFX_REGISTER_COMMAND(parent, fn) \
-  static ::cfx::app::Registration CFX_APP_CONCAT(cfx_registration_, __LINE__)(parent, fn)
+  static ::cfx::app::Registration CFX_APP_CONCAT(cfx_registration_, __COUNTER__)(parent, fn)
 
 #endif  // CFX_APP_REGISTRY_H_

@@ -15,8 +15,7 @@ using ::testing::ElementsAre;
 using testing::Ob;
 using testing::TempDir;
 using testing::Tp;
-
-const common::Date kMon = common::DateFromYmd(2027, 3, 1);
+using testing::kMon;
 
 // Five trades from three providers in Monday's window: a level-1 fix of 5.20.
 std::vector<Observation> MondayTrades(const std::string& grade = "B200-GOLD-US") {

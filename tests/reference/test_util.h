@@ -5,10 +5,14 @@
 #include <filesystem>
 #include <string>
 
+#include "cfx/common/date.h"
 #include "cfx/common/grade.h"
 #include "cfx/reference/inputs.h"
 
 namespace cfx::reference::testing {
+
+// Monday 2027-03-01, the first business day most reference tests build.
+inline const common::Date kMon = common::DateFromYmd(2027, 3, 1);
 
 inline Observation Ob(const std::string& ts, const std::string& provider, const std::string& grade,
                       Kind kind, int64_t cents, int64_t hours, Lease lease = Lease::kOnDemand) {

@@ -12,9 +12,8 @@
 namespace cfx::reference {
 namespace {
 
+using testing::kMon;
 using testing::Tp;
-
-const common::Date kMon = common::DateFromYmd(2027, 3, 1);
 
 OperatorThroughput Op(const char* op, common::Tier tier, const char* date, double tps,
                       const char* gpu = "B200") {
