@@ -409,6 +409,26 @@ TEST_F(FixHostileTest, LogonAskingForNoOrAnEnormousHeartbeatIsRefused) {
   ExpectStillServing();
 }
 
+// A stop is graceful: each logged-on session is sent a Logout, and the stop returns once
+// the sessions have answered, well inside its 10 s bound for clients that never do.
+TEST_F(FixHostileTest, StopSendsEachSessionALogoutAndEndsWhenTheyAnswer) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  const auto start = std::chrono::steady_clock::now();
+  std::thread stopper([this] { StopGateway(); });
+  bool closed = false;
+  const std::string reply = s.ReadUntil(kLogout, kWaitMs, &closed);
+  const bool got_logout = reply.find(kLogout) != std::string::npos;
+  if (got_logout) s.Write(Frame("35=5|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|"));
+  stopper.join();
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  std::fprintf(stderr, "stop with two sessions logged on: %lld ms\n",
+               static_cast<long long>(took.count()));
+  EXPECT_TRUE(got_logout) << "the stop sent no Logout: " << reply;
+  EXPECT_LT(took, std::chrono::seconds(5)) << "the stop waited past the sessions' answers";
+}
+
 TEST_F(FixHostileTest, FloodFromManyConnectionsDoesNotStopTheGateway) {
   std::vector<std::unique_ptr<RawSocket>> sockets;
   for (int i = 0; i < 20; ++i) {
