@@ -5,9 +5,11 @@
 #include <numeric>
 #include <set>
 #include <string_view>
+#include <functional>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/reference/explain.h"
 #include "cfx/reference/methodology.h"
 #include "cfx/reference/throughput.h"
 
@@ -19,7 +21,14 @@ namespace {
 struct SeriesRow {
   common::TimestampUs ts;
   int32_t grade;     // index into the run's grade list (for θ, market-wide)
+  int32_t row;       // index into the observations (the audit trail's canonical row)
   PricePoint point;  // value_e6 is the USD/GPU-hour price
+};
+
+// One series-day's inputs: the methodology's points and the audit trail's rows.
+struct DayInputs {
+  std::vector<PricePoint> candidates;
+  std::vector<ExplainedInput> inputs;  // every eligible observation, sorted by row
 };
 struct Series {
   std::string key;
@@ -36,14 +45,17 @@ class Builder {
   absl::StatusOr<BuildResult> Run();
 
  private:
-  std::vector<PricePoint> Candidates(const Series& s, const Window& w,
-                                     const std::vector<std::optional<int64_t>>& grade_theta);
+  DayInputs Inputs(const Series& s, const Window& w,
+                   const std::vector<std::optional<int64_t>>& grade_theta);
   // 2θ × 10^6 of (gpu, tier) on `date`, cached: every day asks once per grade.
   std::optional<int64_t> TwiceTheta(const std::string& gpu, common::Tier tier, common::Date date);
   absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, common::Date date);
   absl::StatusOr<FixRecord> Level3(const Series& s, common::Date date,
-                                   std::optional<int64_t> theta);
-  absl::Status Publish(FixRecord computed);
+                                   std::optional<int64_t> theta, CarryInfo* carry);
+  // `explain(revision, reason)` makes the record's explain JSON (called only when needed).
+  absl::Status Publish(FixRecord computed,
+                       const std::function<std::string(int, const std::string&)>& explain);
+  bool Explaining() const { return store_ != nullptr || options_.explain; }
   // Builds the grade and market-wide series (compact rows, time-ordered) from obs_.
   void IndexSeries();
 
@@ -52,6 +64,7 @@ class Builder {
   const BuildOptions& options_;
   FixStore* store_;
   std::vector<int32_t> provider_id_;        // per observation row
+  std::vector<std::string> canonical_;      // per observation row (eligible rows only)
   std::vector<Series> grade_list_;          // in order of first appearance
   std::vector<common::Grade> grade_parts_;  // parallel to grade_list_
   std::vector<int> grade_order_;            // grade_list_ indices sorted by key (output order)
@@ -105,23 +118,33 @@ std::optional<int64_t> Builder::TwiceTheta(const std::string& gpu, common::Tier 
   return theta_cache_[key] = theta ? std::optional<int64_t>(theta->two_theta_e6()) : std::nullopt;
 }
 
-std::vector<PricePoint> Builder::Candidates(
-    const Series& s, const Window& w, const std::vector<std::optional<int64_t>>& grade_theta) {
+DayInputs Builder::Inputs(const Series& s, const Window& w,
+                          const std::vector<std::optional<int64_t>>& grade_theta) {
   auto first = std::upper_bound(s.rows.begin(), s.rows.end(), w.after,
                                 [](common::TimestampUs t, const SeriesRow& r) { return t < r.ts; });
   auto last = std::upper_bound(first, s.rows.end(), w.until,
                                [](common::TimestampUs t, const SeriesRow& r) { return t < r.ts; });
-  std::vector<PricePoint> out;
-  out.reserve(last - first);
+  DayInputs out;
+  out.candidates.reserve(last - first);
+  out.inputs.reserve(last - first);
   for (auto it = first; it != last; ++it) {
+    ExplainedInput in{&obs_[it->row], canonical_[it->row], -1, std::nullopt};
     PricePoint p = it->point;
     if (s.market_wide) {
-      const std::optional<int64_t>& theta = grade_theta[it->grade];
-      if (!theta) continue;  // no throughput for that grade: cannot be expressed per token
-      p.value_e6 = PricePerMtokE6(p.value_e6, *theta);
+      in.two_theta_e6 = grade_theta[it->grade];
+      if (in.two_theta_e6) {  // without θ a price cannot be expressed per token
+        p.value_e6 = PricePerMtokE6(p.value_e6, *in.two_theta_e6);
+        in.candidate = static_cast<int>(out.candidates.size());
+        out.candidates.push_back(p);
+      }
+    } else {
+      in.candidate = static_cast<int>(out.candidates.size());
+      out.candidates.push_back(p);
     }
-    out.push_back(p);
+    out.inputs.push_back(std::move(in));
   }
+  std::sort(out.inputs.begin(), out.inputs.end(),
+            [](const ExplainedInput& a, const ExplainedInput& b) { return a.row < b.row; });
   return out;
 }
 
@@ -134,7 +157,7 @@ absl::StatusOr<std::optional<FixRecord>> Builder::Lookup(const std::string& key,
 }
 
 absl::StatusOr<FixRecord> Builder::Level3(const Series& s, common::Date date,
-                                          std::optional<int64_t> theta) {
+                                          std::optional<int64_t> theta, CarryInfo* carry) {
   FixRecord r;
   r.grade = s.key;
   r.date = date;
@@ -158,8 +181,16 @@ absl::StatusOr<FixRecord> Builder::Level3(const Series& s, common::Date date,
     r.p25_e4 = (*prev)->p25_e4;
     r.p75_e4 = (*prev)->p75_e4;
     r.flags.push_back(kFlagStale);
+    carry->from = options_.calendar.PreviousBusinessDay(date);
+    carry->stale_days = stale_run + 1;
   } else {
     r.flags.push_back(kFlagInsufficientData);
+    carry->stale_days = 0;
+    carry->reason = !*prev ? "the previous business day has no record"
+                    : !(*prev)->fix_e4
+                        ? "the previous business day has no fix"
+                        : absl::StrCat("the previous fix has already been carried ", stale_run,
+                                       " consecutive business days (at most ", kMaxStaleDays, ")");
   }
   if (s.market_wide) {
     r.price_per_mtok_e4 = r.fix_e4;
@@ -169,8 +200,10 @@ absl::StatusOr<FixRecord> Builder::Level3(const Series& s, common::Date date,
   return r;
 }
 
-absl::Status Builder::Publish(FixRecord computed) {
+absl::Status Builder::Publish(FixRecord computed,
+                              const std::function<std::string(int, const std::string&)>& explain) {
   FixRecord final_record = computed;
+  std::string explanation;
   if (store_ != nullptr) {
     absl::StatusOr<std::vector<FixRevision>> history =
         store_->History(computed.grade, computed.date);
@@ -178,23 +211,33 @@ absl::Status Builder::Publish(FixRecord computed) {
     const bool same =
         !history->empty() && RecordToJson(history->back().record) == RecordToJson(computed);
     if (history->empty()) {
-      items_.push_back({computed, 0, ""});
+      explanation = explain(0, "");
+      items_.push_back({computed, 0, "", explanation});
       ++result_.published;
-    } else if (same) {
-      final_record = history->back().record;
-    } else if (options_.revise) {
-      items_.push_back({computed, history->back().revision + 1, options_.reason});
+    } else if (options_.revise && !same) {
+      const int revision = history->back().revision + 1;
+      explanation = explain(revision, options_.reason);
+      items_.push_back({computed, revision, options_.reason, explanation});
       ++result_.revised;
     } else {
       final_record = history->back().record;
-      result_.warnings.push_back(
-          absl::StrCat(computed.grade, " ", common::FormatDate(computed.date),
-                       ": already published; the recomputed record differs and was not stored "
-                       "(use --revise --reason to publish a correction)"));
+      absl::StatusOr<std::optional<std::string>> stored = store_->Explanation(
+          computed.grade, computed.date, history->back().revision);
+      if (!stored.ok()) return stored.status();
+      explanation = stored->value_or("");
+      if (!same) {
+        result_.warnings.push_back(absl::StrCat(
+            computed.grade, " ", common::FormatDate(computed.date),
+            ": already published; the recomputed record differs and was not stored "
+            "(use --revise --reason to publish a correction)"));
+      }
     }
+  } else if (options_.explain) {
+    explanation = explain(0, "");
   }
   run_records_[{final_record.grade, final_record.date}] = final_record;
   result_.records.push_back(std::move(final_record));
+  if (Explaining()) result_.explanations.push_back(std::move(explanation));
   return absl::OkStatus();
 }
 
@@ -210,6 +253,7 @@ void Builder::IndexSeries() {
   std::unordered_map<std::string_view, int32_t> providers;
   std::unordered_map<std::string, int32_t> grade_ids;
   provider_id_.resize(obs_.size());
+  canonical_.resize(obs_.size());
   std::string key;
   for (int i : order) {
     const Observation& o = obs_[i];
@@ -229,8 +273,9 @@ void Builder::IndexSeries() {
     }
     Series& r = region_it->second;
     if (!IsEligibleLease(o.lease)) continue;
+    canonical_[i] = ObservationCsvRow(o);
     const SeriesRow row{
-        o.ts, it->second,
+        o.ts, it->second, i,
         PricePoint{provider_id_[i], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade}};
     grade_list_[it->second].rows.push_back(row);
     r.rows.push_back(row);
@@ -271,17 +316,38 @@ absl::StatusOr<BuildResult> Builder::Run() {
     }
     for (const auto& [series, theta] : todo) {
       const Series& s = *series;
-      FixComputation fix = ComputeFix(Candidates(s, window, grade_theta));
+      DayInputs day_inputs = Inputs(s, window, grade_theta);
+      FixTrace trace;
+      FixComputation fix = ComputeFix(day_inputs.candidates, Explaining() ? &trace : nullptr);
       FixRecord r;
+      CarryInfo carry;
       if (fix.level == 0) {
-        absl::StatusOr<FixRecord> carried = Level3(s, day, theta);
+        absl::StatusOr<FixRecord> carried = Level3(s, day, theta, &carry);
         if (!carried.ok()) return carried.status();
         r = std::move(*carried);
       } else {
         r = FromComputation(s, day, fix, theta);
       }
       if (s.market_wide) r.flags.push_back(kFlagMarketWide);
-      if (absl::Status st = Publish(std::move(r)); !st.ok()) return st;
+      r.methodology = kMethodologyVersion;
+      std::vector<std::string> rows;
+      rows.reserve(day_inputs.inputs.size());
+      for (const ExplainedInput& in : day_inputs.inputs) rows.push_back(in.row);
+      r.inputs_sha256 = InputsSha256(std::move(rows));
+      auto explain = [&](int revision, const std::string& reason) {
+        ExplainContext c;
+        c.record = &r;
+        c.revision = revision;
+        c.reason = reason;
+        c.window = window;
+        c.market_wide = s.market_wide;
+        c.inputs = day_inputs.inputs;
+        c.candidates = day_inputs.candidates;
+        c.trace = &trace;
+        c.carry = carry;
+        return ExplainJson(c);
+      };
+      if (absl::Status st = Publish(r, explain); !st.ok()) return st;
     }
   }
   if (store_ != nullptr) {

@@ -2,6 +2,7 @@
 //   table "fixes":      "<grade>/<YYYY-MM-DD>/<rev:04d>" ->
 //   {"record":{...§12...},"revision":n,"reason":"..."} table "throughput":
 //   "<gpu>/<operator>/<YYYY-MM-DD>"   -> {"operator","tier","gpu","date","output_tps_per_gpu"}
+//   table "explain":    "<grade>/<YYYY-MM-DD>/<rev:04d>" -> the explain JSON (explain.h)
 //   table "meta":       "schema"                          -> "1"
 #include "cfx/reference/fix_store.h"
 
@@ -19,6 +20,7 @@ namespace {
 constexpr char kFixes[] = "fixes";
 constexpr char kThroughput[] = "throughput";
 constexpr char kMeta[] = "meta";
+constexpr char kExplain[] = "explain";
 
 std::string FixPrefix(const std::string& grade, common::Date date) {
   return absl::StrCat(grade, "/", common::FormatDate(date), "/");
@@ -72,20 +74,12 @@ absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& gr
   return out;
 }
 
-absl::StatusOr<std::optional<FixRecord>> FixStore::Get(const std::string& grade,
-                                                       common::Date date) {
-  absl::StatusOr<std::vector<FixRevision>> history = History(grade, date);
-  if (!history.ok()) return history.status();
-  if (history->empty()) return std::optional<FixRecord>();
-  return std::optional<FixRecord>(std::move(history->back().record));
-}
-
-absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade, common::Date from,
-                                                       common::Date to) {
+absl::StatusOr<std::vector<FixRevision>> FixStore::RangeHistory(const std::string& grade,
+                                                                common::Date from,
+                                                                common::Date to) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
-  // Keys sort by date then revision, so the last value seen for a date is its latest.
-  std::map<common::Date, FixRecord> latest;
+  std::vector<FixRevision> out;
   absl::Status decode_status;
   const std::string prefix = absl::StrCat(grade, "/");
   absl::Status s =
@@ -97,13 +91,47 @@ absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade,
           decode_status = rev.status();
           return false;
         }
-        latest[*date] = std::move(rev->record);
+        out.push_back(std::move(*rev));
         return true;
       });
   if (!s.ok()) return s;
   if (!decode_status.ok()) return decode_status;
+  return out;
+}
+
+absl::StatusOr<std::optional<std::string>> FixStore::Explanation(const std::string& grade,
+                                                                 common::Date date,
+                                                                 std::optional<int> revision) {
+  if (!revision) {
+    absl::StatusOr<std::vector<FixRevision>> history = History(grade, date);
+    if (!history.ok()) return history.status();
+    if (history->empty()) return std::optional<std::string>();
+    revision = history->back().revision;
+  }
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
+  if (!txn.ok()) return txn.status();
+  return (*txn)->Get(kExplain,
+                     absl::StrCat(FixPrefix(grade, date), absl::StrFormat("%04d", *revision)));
+}
+
+absl::StatusOr<std::optional<FixRecord>> FixStore::Get(const std::string& grade,
+                                                       common::Date date) {
+  absl::StatusOr<std::vector<FixRevision>> history = History(grade, date);
+  if (!history.ok()) return history.status();
+  if (history->empty()) return std::optional<FixRecord>();
+  return std::optional<FixRecord>(std::move(history->back().record));
+}
+
+absl::StatusOr<std::vector<FixRecord>> FixStore::Range(const std::string& grade, common::Date from,
+                                                       common::Date to) {
+  absl::StatusOr<std::vector<FixRevision>> all = RangeHistory(grade, from, to);
+  if (!all.ok()) return all.status();
+  // Revisions come by date then revision, so the last one of a date is its latest.
   std::vector<FixRecord> out;
-  for (auto& [date, rec] : latest) out.push_back(std::move(rec));
+  for (FixRevision& rev : *all) {
+    if (!out.empty() && out.back().date == rev.record.date) out.pop_back();
+    out.push_back(std::move(rev.record));
+  }
   return out;
 }
 
@@ -176,6 +204,9 @@ absl::Status FixStore::Publish(const std::vector<PublishItem>& items,
     value["revision"] = item.revision;
     value["reason"] = item.reason;
     if (absl::Status s = (*txn)->Put(kFixes, key, value.dump()); !s.ok()) return s;
+    if (!item.explanation.empty()) {
+      if (absl::Status s = (*txn)->Put(kExplain, key, item.explanation); !s.ok()) return s;
+    }
   }
   for (const OperatorThroughput& row : throughput) {
     const std::string key =

@@ -153,14 +153,16 @@ absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string&
   return ParseThroughputCsv(*text, path);
 }
 
+std::string ObservationCsvRow(const Observation& o) {
+  return absl::StrCat(common::FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",",
+                      common::TierName(o.tier), ",", o.region, ",", LeaseName(o.lease), ",",
+                      KindName(o.kind), ",", internal::FormatTrimmed(o.price_e6, kInputScale), ",",
+                      internal::FormatTrimmed(o.gpu_hours_e6, kInputScale));
+}
+
 std::string ObservationsToCsv(const std::vector<Observation>& rows) {
   std::string out = absl::StrCat(kObservationsHeader, "\n");
-  for (const Observation& o : rows) {
-    absl::StrAppend(&out, common::FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",",
-                    common::TierName(o.tier), ",", o.region, ",", LeaseName(o.lease), ",",
-                    KindName(o.kind), ",", internal::FormatTrimmed(o.price_e6, kInputScale), ",",
-                    internal::FormatTrimmed(o.gpu_hours_e6, kInputScale), "\n");
-  }
+  for (const Observation& o : rows) absl::StrAppend(&out, ObservationCsvRow(o), "\n");
   return out;
 }
 

@@ -44,29 +44,62 @@ int64_t TwiceMedian(std::vector<int64_t> values) {
   return lower + upper;
 }
 
+int64_t OutlierStats::Deviation4(int64_t value_e6) const {
+  const int64_t d = 4 * value_e6 - m4_e6;
+  return d < 0 ? -d : d;
+}
+
+bool OutlierStats::Drops(int64_t value_e6) const {
+  // |v − m| > 4.4478 MAD  <=>  Deviation4 / 4 > 4.4478 × mad8 / 8  <=>
+  // 20000 × Deviation4 > 44478 × mad8 (3 × 1.4826 = 4.4478). Prices are <= 10^15, so
+  // 4v fits int64 and the products fit __int128.
+  return mad8_e6 > 0 &&
+         static_cast<__int128>(Deviation4(value_e6)) * 20000 > static_cast<__int128>(mad8_e6) * 44478;
+}
+
+OutlierStats ComputeOutlierStats(std::span<const PricePoint> points) {
+  OutlierStats stats;
+  if (points.empty()) return stats;
+  std::vector<std::pair<int32_t, int64_t>> by_provider;
+  by_provider.reserve(points.size());
+  for (const PricePoint& p : points) by_provider.emplace_back(p.provider, p.value_e6);
+  std::sort(by_provider.begin(), by_provider.end());
+  // One value per provider: 2 p̃ (exact for an even count: the sum of the middle two).
+  std::vector<int64_t> twice_medians;
+  for (size_t begin = 0; begin < by_provider.size();) {
+    size_t end = begin;
+    while (end < by_provider.size() && by_provider[end].first == by_provider[begin].first) ++end;
+    const size_t n = end - begin, mid = begin + n / 2;
+    const int64_t tp = n % 2 == 1 ? 2 * by_provider[mid].second
+                                  : by_provider[mid - 1].second + by_provider[mid].second;
+    stats.providers.push_back({by_provider[begin].first, tp, static_cast<int>(n)});
+    twice_medians.push_back(tp);
+    begin = end;
+  }
+  stats.m4_e6 = TwiceMedian(twice_medians);  // 2 × median(2 p̃) = 4m
+  // |4 p̃ − 4m| = |2 (2 p̃) − 4m|; twice its median is 8 MAD.
+  std::vector<int64_t> dev4;
+  dev4.reserve(twice_medians.size());
+  for (int64_t tp : twice_medians) {
+    const int64_t d = 2 * tp - stats.m4_e6;
+    dev4.push_back(d < 0 ? -d : d);
+  }
+  stats.mad8_e6 = TwiceMedian(std::move(dev4));
+  return stats;
+}
+
 OutlierResult DropOutliers(std::vector<PricePoint> points) {
   OutlierResult out;
-  if (points.empty()) return out;
-  std::vector<int64_t> values;
-  values.reserve(points.size());
-  for (const PricePoint& p : points) values.push_back(p.value_e6);
-  const int64_t m2 = TwiceMedian(values);  // 2m
-  // d_i = 2|v − m|; MAD4 = 2 × median(d_i) = 4 × MAD. All integers, so the test
-  // |v − m| > 4.4478 × MAD  <=>  d_i / 2 > 4.4478 × MAD4 / 4  <=>  20000 d_i > 44478 MAD4
-  // is exact (3 × 1.4826 = 4.4478).
-  std::vector<int64_t> dev(points.size());
-  for (size_t i = 0; i < points.size(); ++i) {
-    const int64_t d = 2 * points[i].value_e6 - m2;
-    dev[i] = d < 0 ? -d : d;
-  }
-  const int64_t mad4 = TwiceMedian(dev);
-  if (mad4 == 0) {
+  out.stats = ComputeOutlierStats(points);
+  out.dropped.assign(points.size(), 0);
+  if (out.stats.mad8_e6 == 0) {
     out.kept = std::move(points);
     return out;
   }
   out.kept.reserve(points.size());
   for (size_t i = 0; i < points.size(); ++i) {
-    if (static_cast<__int128>(dev[i]) * 20000 > static_cast<__int128>(mad4) * 44478) {
+    if (out.stats.Drops(points[i].value_e6)) {
+      out.dropped[i] = 1;
       ++out.n_dropped;
     } else {
       out.kept.push_back(points[i]);
@@ -143,17 +176,22 @@ bool ProviderCap::Reaches(const std::vector<__int128>& raw_cum, __int128 raw_cum
 
 int64_t WeightedPercentile(std::span<const PricePoint> sorted, const ProviderCap& cap, int q_num,
                            int q_den) {
+  return sorted[WeightedPercentileIndex(sorted, cap, q_num, q_den)].value_e6;
+}
+
+size_t WeightedPercentileIndex(std::span<const PricePoint> sorted, const ProviderCap& cap,
+                               int q_num, int q_den) {
   assert(!sorted.empty());
   if (!cap.binding()) {
     // Weights are the raw integers: cum / W >= q  <=>  q_den · cum >= q_num · W, exactly.
     __int128 total = 0;
     for (const PricePoint& p : sorted) total += p.Weight();
     __int128 cum = 0;
-    for (const PricePoint& p : sorted) {
-      cum += p.Weight();
-      if (cum * q_den >= total * q_num) return p.value_e6;
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      cum += sorted[i].Weight();
+      if (cum * q_den >= total * q_num) return i;
     }
-    return sorted.back().value_e6;
+    return sorted.size() - 1;
   }
   // Capped: a long double running share screens the points; only those within 1e-9 of the
   // target are decided by the exact rational test (Reaches).
@@ -169,45 +207,88 @@ int64_t WeightedPercentile(std::span<const PricePoint> sorted, const ProviderCap
   const long double target = static_cast<long double>(q_num) / q_den - 1e-9L;
   long double approx = 0;
   __int128 uncapped = 0;
-  for (const PricePoint& p : sorted) {
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const PricePoint& p = sorted[i];
     if (cap.IsCapped(p.provider)) {
       raw_cum[p.provider] += p.Weight();
     } else {
       uncapped += p.Weight();
     }
     approx += share_per_unit[p.provider] * p.Weight();
-    if (approx >= target && cap.Reaches(raw_cum, uncapped, q_num, q_den)) return p.value_e6;
+    if (approx >= target && cap.Reaches(raw_cum, uncapped, q_num, q_den)) return i;
   }
-  return sorted.back().value_e6;  // unreachable with exact arithmetic: the total reaches 100%
+  return sorted.size() - 1;  // unreachable with exact arithmetic: the total reaches 100%
 }
 
 int64_t RoundE6ToE4(int64_t value_e6) { return common::DivRoundHalfEven(value_e6, 100); }
 
-FixComputation ComputeFix(std::span<const PricePoint> candidates) {
-  std::vector<PricePoint> trades;
-  for (const PricePoint& p : candidates) {
-    if (p.is_trade) trades.push_back(p);
+FixComputation ComputeFix(std::span<const PricePoint> candidates, FixTrace* trace) {
+  std::vector<int> trade_index, all_index(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    all_index[i] = static_cast<int>(i);
+    if (candidates[i].is_trade) trade_index.push_back(static_cast<int>(i));
   }
+  if (trace != nullptr) *trace = FixTrace{};
   for (int level = 1; level <= 2; ++level) {
-    std::span<const PricePoint> set = level == 1 ? std::span<const PricePoint>(trades) : candidates;
-    if (!MeetsThresholds(set)) continue;
-    OutlierResult filtered = DropOutliers(std::vector<PricePoint>(set.begin(), set.end()));
-    if (!MeetsThresholds(filtered.kept)) continue;
-    std::vector<PricePoint>& used = filtered.kept;
-    std::sort(used.begin(), used.end(),
-              [](const PricePoint& a, const PricePoint& b) { return a.value_e6 < b.value_e6; });
+    const std::vector<int>& index = level == 1 ? trade_index : all_index;
+    std::vector<PricePoint> set;
+    set.reserve(index.size());
+    for (int i : index) set.push_back(candidates[i]);
+    LevelAttempt attempt;
+    attempt.level = level;
+    attempt.n_obs = static_cast<int>(set.size());
+    attempt.n_providers = CountProviders(set);
+    attempt.meets = MeetsThresholds(set);
+    if (!attempt.meets) {
+      if (trace != nullptr) trace->attempts.push_back(std::move(attempt));
+      continue;
+    }
+    OutlierResult filtered = DropOutliers(std::move(set));
+    attempt.filtered = true;
+    attempt.n_dropped = filtered.n_dropped;
+    attempt.n_obs_after = static_cast<int>(filtered.kept.size());
+    attempt.n_providers_after = CountProviders(filtered.kept);
+    attempt.meets_after = MeetsThresholds(filtered.kept);
+    if (trace != nullptr) trace->attempts.push_back(attempt);
+    if (!attempt.meets_after) continue;
+    // Used points sorted by value; ties keep candidate order so a trace is deterministic.
+    std::vector<int> used_index;
+    for (size_t k = 0; k < index.size(); ++k) {
+      if (!filtered.dropped[k]) used_index.push_back(index[k]);
+    }
+    std::stable_sort(used_index.begin(), used_index.end(), [&](int a, int b) {
+      return candidates[a].value_e6 < candidates[b].value_e6;
+    });
+    std::vector<PricePoint> used;
+    used.reserve(used_index.size());
+    for (int i : used_index) used.push_back(candidates[i]);
     ProviderCap cap(used);
+    const size_t fix_at = WeightedPercentileIndex(used, cap, 1, 2);
+    const size_t p25_at = WeightedPercentileIndex(used, cap, 1, 4);
+    const size_t p75_at = WeightedPercentileIndex(used, cap, 3, 4);
     FixComputation out;
     out.level = level;
-    out.fix_e4 = RoundE6ToE4(WeightedPercentile(used, cap, 1, 2));
-    out.p25_e4 = RoundE6ToE4(WeightedPercentile(used, cap, 1, 4));
-    out.p75_e4 = RoundE6ToE4(WeightedPercentile(used, cap, 3, 4));
+    out.fix_e4 = RoundE6ToE4(used[fix_at].value_e6);
+    out.p25_e4 = RoundE6ToE4(used[p25_at].value_e6);
+    out.p75_e4 = RoundE6ToE4(used[p75_at].value_e6);
     out.n_obs = static_cast<int>(used.size());
     out.n_dropped = filtered.n_dropped;
     out.n_providers = cap.n_providers();
     for (const PricePoint& p : used) out.volume_e6 += p.hours_e6;
+    if (trace != nullptr) {
+      trace->fates.assign(candidates.size(), Fate::kNotAtLevel);
+      for (size_t k = 0; k < index.size(); ++k) {
+        trace->fates[index[k]] = filtered.dropped[k] ? Fate::kOutlier : Fate::kUsed;
+      }
+      trace->used = std::move(used);
+      trace->used_index = std::move(used_index);
+      trace->p25_at = p25_at;
+      trace->fix_at = fix_at;
+      trace->p75_at = p75_at;
+    }
     return out;
   }
+  if (trace != nullptr) trace->fates.assign(candidates.size(), Fate::kNoLevel);
   return FixComputation{};
 }
 

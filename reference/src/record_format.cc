@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "cfx/common/decimal.h"
 #include "cfx/reference/fix_store.h"
+#include "cfx/reference/methodology.h"
 #include "internal/text.h"
 #include "nlohmann/json.hpp"
 
@@ -70,12 +71,14 @@ std::string RecordToJson(const FixRecord& r) {
   for (size_t i = 0; i < r.flags.size(); ++i) {
     absl::StrAppend(&out, i ? "," : "", JsonString(r.flags[i]));
   }
-  return out + "]}";
+  absl::StrAppend(&out, "],\"methodology\":", JsonString(r.methodology), ",\"inputs_sha256\":",
+                  r.inputs_sha256 ? JsonString(*r.inputs_sha256) : "null");
+  return out + "}";
 }
 
 std::string RecordCsvHeader() {
   return "grade,date,fix,level,p25,p75,n_obs,n_dropped,n_providers,volume,theta,price_per_mtok,"
-         "flags";
+         "flags,methodology,inputs_sha256";
 }
 
 std::string RecordToCsv(const FixRecord& r) {
@@ -84,7 +87,8 @@ std::string RecordToCsv(const FixRecord& r) {
                       ",", PriceOrNull(r.p75_e4, false), ",", r.n_obs, ",", r.n_dropped, ",",
                       r.n_providers, ",", FormatNumber(r.volume), ",",
                       r.theta ? FormatNumber(*r.theta) : "", ",",
-                      PriceOrNull(r.price_per_mtok_e4, false), ",", absl::StrJoin(r.flags, ";"));
+                      PriceOrNull(r.price_per_mtok_e4, false), ",", absl::StrJoin(r.flags, ";"), ",",
+                      r.methodology, ",", r.inputs_sha256.value_or(""));
 }
 
 absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
@@ -112,6 +116,10 @@ absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
     r.volume = j.at("volume").get<double>();
     if (!j.at("theta").is_null()) r.theta = j.at("theta").get<double>();
     r.flags = j.at("flags").get<std::vector<std::string>>();
+    r.methodology = j.value("methodology", std::string(kLegacyMethodologyVersion));
+    if (j.contains("inputs_sha256") && !j.at("inputs_sha256").is_null()) {
+      r.inputs_sha256 = j.at("inputs_sha256").get<std::string>();
+    }
     return r;
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("fix record: ", e.what()));

@@ -62,7 +62,11 @@ TEST(BuilderTest, LevelOneRecordWithThetaAndPricePerToken) {
   EXPECT_EQ(RecordToJson(f),
             "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
             "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":5,\"n_dropped\":0,\"n_providers\":3,"
-            "\"volume\":500,\"theta\":260,\"price_per_mtok\":\"5.5556\",\"flags\":[]}");
+            "\"volume\":500,\"theta\":260,\"price_per_mtok\":\"5.5556\",\"flags\":[],"
+            "\"methodology\":\"cfx-ref-2\",\"inputs_sha256\":"
+            // sha256sum of the five canonical rows, sorted, each ending in "\n" (checked with
+            // Python's hashlib).
+            "\"7506d48ebb153b5e9583387b24ae0461c34fa6880e5e01f15502eb2cebb09d83\"}");
 }
 
 TEST(BuilderTest, MarketWideSeriesConvertsEachObservationWithItsTiersTheta) {
@@ -108,7 +112,10 @@ TEST(BuilderTest, EveryGradeInAnyRowGetsARecordEvenIfNeverEligible) {
             "{\"grade\":\"H100-PLAT-EU\",\"date\":\"2027-03-01\",\"fix\":null,\"level\":null,"
             "\"p25\":null,\"p75\":null,\"n_obs\":0,\"n_dropped\":0,\"n_providers\":0,"
             "\"volume\":0,\"theta\":null,\"price_per_mtok\":null,"
-            "\"flags\":[\"insufficient_data\",\"no_throughput\"]}");
+            "\"flags\":[\"insufficient_data\",\"no_throughput\"],"
+            // No eligible observation: the SHA-256 of the empty text.
+            "\"methodology\":\"cfx-ref-2\",\"inputs_sha256\":"
+            "\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}");
 }
 
 TEST(BuilderTest, LevelThreeCarriesAtMostFiveBusinessDaysInOneRun) {

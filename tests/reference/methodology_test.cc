@@ -170,19 +170,96 @@ TEST(PricePerTokenTest, DividesRoundedFixByHourlyTokens) {
 }
 
 TEST(ComputeFixTest, LevelOneUsesTradesOnlyDropsOutlierAndCaps) {
-  // Trades: A 5.00, B 5.10, C 5.20, A 5.30, B 5.40 (100 h each), D 9.90 (outlier), plus a
-  // quote that level 1 ignores.
-  std::vector<PricePoint> p = {T(0, 500, 100), T(1, 510, 100), T(2, 520, 100), T(0, 530, 100),
-                               T(1, 540, 100), T(3, 990, 50),  Q(4, 100, 1000)};
+  // Trades: A 5.00, 5.10; B 5.10, 5.30; C 5.20 (100 h each); D 9.90 (outlier); plus a quote
+  // that level 1 ignores. Provider medians 5.05, 5.20, 5.20, 9.90: m = 5.20, MAD = 0.075,
+  // limit 0.33359: only 9.90 goes. Cap 1/3 (three providers): A, B capped, C 1/3. By price:
+  // 5.00 1/6, 5.10 (B) 1/3 (p25), 5.10 (A) 1/2 (fix: exactly 50%), 5.20 5/6 (p75), 5.30 1.
+  std::vector<PricePoint> p = {T(0, 500, 100), T(1, 510, 100), T(2, 520, 100), T(0, 510, 100),
+                               T(1, 530, 100), T(3, 990, 50),  Q(4, 100, 1000)};
   FixComputation f = ComputeFix(p);
   EXPECT_EQ(f.level, 1);
   EXPECT_EQ(f.n_dropped, 1);
   EXPECT_EQ(f.n_obs, 5);
   EXPECT_EQ(f.n_providers, 3);
-  EXPECT_EQ(f.fix_e4, 52000);
+  EXPECT_EQ(f.fix_e4, 51000);
   EXPECT_EQ(f.p25_e4, 51000);
-  EXPECT_EQ(f.p75_e4, 53000);
+  EXPECT_EQ(f.p75_e4, 52000);
   EXPECT_EQ(f.volume_e6, 500 * kE6);
+}
+
+TEST(OutlierTest, StatisticsAreOneValuePerProvider) {
+  // A: 5.00 5.10 (p̃ 5.05, even count), B: 5.10 5.20 5.90 (p̃ 5.20), C: 5.30.
+  // m = 5.20; |p̃ − m| = .15 0 .10 → MAD = .10; limit .44478: B's 5.90 (|dev| .70) goes.
+  OutlierStats s =
+      ComputeOutlierStats(std::vector<PricePoint>{T(0, 500, 1), T(0, 510, 1), T(1, 510, 1),
+                                                  T(1, 520, 1), T(1, 590, 1), T(2, 530, 1)});
+  ASSERT_EQ(s.providers.size(), 3u);
+  EXPECT_EQ(s.providers[0].twice_median_e6, 10'100'000);
+  EXPECT_EQ(s.providers[1].twice_median_e6, 10'400'000);
+  EXPECT_EQ(s.providers[1].n_points, 3);
+  EXPECT_EQ(s.m4_e6, 4 * 5'200'000);
+  EXPECT_EQ(s.mad8_e6, 8 * 100'000);
+  EXPECT_TRUE(s.Drops(5'900'000));
+  EXPECT_FALSE(s.Drops(5'644'780));  // exactly m + 4.4478 × MAD: not strictly greater
+  EXPECT_TRUE(s.Drops(5'644'781));
+  EXPECT_FALSE(s.Drops(4'755'220));
+  EXPECT_TRUE(s.Drops(4'755'219));
+}
+
+TEST(OutlierTest, OneProviderSendingManyObservationsCountsOnce) {
+  // Five providers at 4.98 .. 5.02 and a sixth with 20 observations around 6.00. Per
+  // observation (the old rule) the median would be ~6.00 and every honest price an outlier;
+  // per provider m = 5.005, MAD = .015 and the sixth provider's prices are the outliers.
+  std::vector<PricePoint> p;
+  for (int i = 0; i < 5; ++i) p.push_back(T(i, 498 + i, 100));
+  for (int k = 0; k < 20; ++k) p.push_back(T(5, 595 + k % 11, 1));
+  OutlierResult r = DropOutliers(p);
+  EXPECT_EQ(r.n_dropped, 20);
+  EXPECT_EQ(r.kept.size(), 5u);
+  EXPECT_EQ(r.stats.m4_e6, 4 * 5'005'000);
+}
+
+TEST(ComputeFixTest, ManySmallTradesFromOneProviderCannotEraseTheFix) {
+  // SPEC §8 step 3, the case of issue #15: five honest providers at 4.98-5.02 (100 GPU-h
+  // each) give a level-1 fix of 5.0000; a sixth provider's 20 one-hour trades at 5.95-6.05
+  // leave it so. (Under the per-observation rule the fix disappeared: level 0.)
+  std::vector<PricePoint> honest;
+  for (int i = 0; i < 5; ++i) honest.push_back(T(i, 498 + i, 100));
+  FixComputation before = ComputeFix(honest);
+  ASSERT_EQ(before.level, 1);
+  ASSERT_EQ(before.fix_e4, 50000);
+  std::vector<PricePoint> p = honest;
+  for (int k = 0; k < 20; ++k) p.push_back(T(5, 595 + k % 11, 1));
+  FixComputation after = ComputeFix(p);
+  EXPECT_EQ(after.level, 1);
+  EXPECT_EQ(after.fix_e4, 50000);
+  EXPECT_EQ(after.n_dropped, 20);
+  EXPECT_EQ(after.n_providers, 5);
+}
+
+TEST(ComputeFixTest, TraceRecordsEachAttemptAndEachFate) {
+  // Level 1 fails after step 3 (the example below), level 2 is chosen.
+  std::vector<PricePoint> p = {T(0, 500, 10), T(1, 510, 10), T(2, 520, 10), T(0, 530, 10),
+                               T(1, 990, 10), Q(3, 515, 10), Q(4, 525, 10)};
+  FixTrace trace;
+  FixComputation f = ComputeFix(p, &trace);
+  ASSERT_EQ(f.level, 2);
+  ASSERT_EQ(trace.attempts.size(), 2u);
+  EXPECT_TRUE(trace.attempts[0].meets);
+  EXPECT_FALSE(trace.attempts[0].meets_after);
+  EXPECT_EQ(trace.attempts[0].n_obs_after, 4);
+  EXPECT_TRUE(trace.attempts[1].meets_after);
+  ASSERT_EQ(trace.fates.size(), p.size());
+  EXPECT_EQ(trace.fates[4], Fate::kOutlier);
+  EXPECT_EQ(trace.fates[5], Fate::kUsed);
+  EXPECT_EQ(trace.used.size(), 6u);
+  EXPECT_EQ(RoundE6ToE4(trace.used[trace.fix_at].value_e6), f.fix_e4);
+  // The trace changes nothing.
+  FixComputation untraced = ComputeFix(p);
+  EXPECT_EQ(untraced.fix_e4, f.fix_e4);
+  FixTrace none;
+  EXPECT_EQ(ComputeFix(std::vector<PricePoint>{T(0, 500, 1)}, &none).level, 0);
+  EXPECT_EQ(none.fates, std::vector<Fate>{Fate::kNoLevel});
 }
 
 TEST(ComputeFixTest, LevelTwoHalvesQuoteWeights) {

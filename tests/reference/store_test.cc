@@ -22,6 +22,8 @@ FixRecord Rec(const std::string& grade, common::Date date, int64_t fix_e4) {
   r.volume = 1234.5;
   r.theta = 251.25;
   r.price_per_mtok_e4 = 57489;
+  r.methodology = "cfx-ref-2";
+  r.inputs_sha256 = std::string(64, 'a');
   return r;
 }
 
@@ -33,16 +35,19 @@ TEST(RecordFormatTest, JsonRoundTripsAndCsvHasTheSameFields) {
       json,
       "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
       "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":7,\"n_dropped\":1,\"n_providers\":4,"
-      "\"volume\":1234.5,\"theta\":251.25,\"price_per_mtok\":\"5.7489\",\"flags\":[\"stale\"]}");
+      "\"volume\":1234.5,\"theta\":251.25,\"price_per_mtok\":\"5.7489\",\"flags\":[\"stale\"],"
+      "\"methodology\":\"cfx-ref-2\",\"inputs_sha256\":\"" +
+          std::string(64, 'a') + "\"}");
   auto back = RecordFromJson(json);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, r);
   EXPECT_EQ(RecordCsvHeader(),
             "grade,date,fix,level,p25,p75,n_obs,n_dropped,n_providers,volume,theta,price_per_mtok,"
-            "flags");
+            "flags,methodology,inputs_sha256");
   EXPECT_EQ(RecordToCsv(r),
             "B200-GOLD-US,2027-03-01,5.2000,1,5.1000,5.3000,7,1,4,1234.5,251.25,"
-            "5.7489,stale");
+            "5.7489,stale,cfx-ref-2," +
+                std::string(64, 'a'));
   EXPECT_FALSE(RecordFromJson("{\"grade\":1}").ok());
   EXPECT_FALSE(RecordFromJson("nope").ok());
 }
@@ -52,14 +57,14 @@ TEST(FixStoreTest, GetRangeHistoryAndGrades) {
   ASSERT_TRUE(store.ok()) << store.status();
   const common::Date d1 = common::DateFromYmd(2027, 3, 1), d2 = common::DateFromYmd(2027, 3, 2);
   ASSERT_TRUE((*store)
-                  ->Publish({{Rec("B200-GOLD-US", d1, 52000), 0, ""},
-                             {Rec("B200-GOLD-US", d2, 53000), 0, ""},
-                             {Rec("B200-GOLD-USX", d1, 1), 0, ""}},
+                  ->Publish({{Rec("B200-GOLD-US", d1, 52000), 0, "", ""},
+                             {Rec("B200-GOLD-US", d2, 53000), 0, "", ""},
+                             {Rec("B200-GOLD-USX", d1, 1), 0, "", ""}},
                             {})
                   .ok());
-  ASSERT_TRUE((*store)->Publish({{Rec("B200-GOLD-US", d1, 52500), 1, "late trade"}}, {}).ok());
+  ASSERT_TRUE((*store)->Publish({{Rec("B200-GOLD-US", d1, 52500), 1, "late trade", "{\"x\":1}"}}, {}).ok());
   // Taking a used revision number fails and writes nothing.
-  absl::Status dup = (*store)->Publish({{Rec("B200-GOLD-US", d2, 1), 0, ""}}, {});
+  absl::Status dup = (*store)->Publish({{Rec("B200-GOLD-US", d2, 1), 0, "", ""}}, {});
   EXPECT_EQ(dup.code(), absl::StatusCode::kFailedPrecondition);
 
   EXPECT_EQ((*(*store)->Get("B200-GOLD-US", d1))->fix_e4, 52500);
@@ -74,6 +79,29 @@ TEST(FixStoreTest, GetRangeHistoryAndGrades) {
   ASSERT_EQ(history->size(), 2u);
   EXPECT_EQ((*history)[1].reason, "late trade");
   EXPECT_THAT(*(*store)->Grades(), ::testing::ElementsAre("B200-GOLD-US", "B200-GOLD-USX"));
+  // Every revision of the range, by date then revision; the explanation beside each.
+  auto all = (*store)->RangeHistory("B200-GOLD-US", d1, d2);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].record.fix_e4, 52000);
+  EXPECT_EQ((*all)[1].revision, 1);
+  EXPECT_EQ((*all)[2].record.date, d2);
+  EXPECT_EQ(**(*store)->Explanation("B200-GOLD-US", d1, std::nullopt), "{\"x\":1}");
+  EXPECT_FALSE((*store)->Explanation("B200-GOLD-US", d1, 0)->has_value());  // none given
+  EXPECT_FALSE((*store)->Explanation("B200-GOLD-US", d1, 7)->has_value());
+  std::filesystem::remove_all(TempDir("store_basic"));
+}
+
+TEST(RecordFormatTest, RecordStoredBeforeTheAuditTrailReadsAsMethodologyOne) {
+  auto back = RecordFromJson(
+      "{\"grade\":\"B200-GOLD-US\",\"date\":\"2027-03-01\",\"fix\":\"5.2000\",\"level\":1,"
+      "\"p25\":\"5.1000\",\"p75\":\"5.3000\",\"n_obs\":5,\"n_dropped\":0,\"n_providers\":3,"
+      "\"volume\":500,\"theta\":260,\"price_per_mtok\":\"5.5556\",\"flags\":[]}");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->methodology, "cfx-ref-1");
+  EXPECT_FALSE(back->inputs_sha256.has_value());
+  EXPECT_NE(RecordToJson(*back).find("\"methodology\":\"cfx-ref-1\",\"inputs_sha256\":null"),
+            std::string::npos);
 }
 
 TEST(FixStoreTest, ReopenSeesCommittedData) {
@@ -82,7 +110,7 @@ TEST(FixStoreTest, ReopenSeesCommittedData) {
     auto store = FixStore::Open(dir);
     ASSERT_TRUE(
         (*store)
-            ->Publish({{Rec("B200-PLAT-EU", common::DateFromYmd(2027, 3, 1), 60000), 0, ""}},
+            ->Publish({{Rec("B200-PLAT-EU", common::DateFromYmd(2027, 3, 1), 60000), 0, "", ""}},
                       {{"Op", common::Tier::kPlat, "B200", common::DateFromYmd(2027, 2, 1), 301.5}})
             .ok());
   }

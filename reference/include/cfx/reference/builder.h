@@ -29,11 +29,18 @@ struct BuildOptions {
   bool revise = false;
   std::string reason;       // required with `revise`
   bool market_wide = true;  // also compute the ALL-<REGION> series
+  // Also return the explanations without a store (with a store they are always made and
+  // stored beside each new record).
+  bool explain = false;
 };
 
 struct BuildResult {
   // Per date in order: the grade records sorted by grade, then the market-wide records.
   std::vector<FixRecord> records;
+  // Parallel to `records` when explanations are made (a store, or `explain`): the explain
+  // JSON (explain.h) of each record; for a record already published, the stored one ("" for a
+  // record stored before explanations existed).
+  std::vector<std::string> explanations;
   int published = 0;  // new (grade, date) records stored
   int revised = 0;    // new revisions stored
   std::vector<PublishItem> stored;  // what was stored, in order (revision 0: first publication)

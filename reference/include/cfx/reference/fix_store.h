@@ -49,6 +49,12 @@ struct FixRecord {
   std::optional<double> theta;
   std::optional<int64_t> price_per_mtok_e4;
   std::vector<std::string> flags;  // "stale", "insufficient_data", "no_throughput", ...
+  // The methodology version (methodology.h kMethodologyVersion) and the SHA-256 (64
+  // lowercase hex digits) of the eligible observations of the series and window as sorted
+  // canonical CSV rows (explain.h InputsSha256). A record stored before the audit trail
+  // reads back with methodology "cfx-ref-1" and no inputs_sha256.
+  std::string methodology;
+  std::optional<std::string> inputs_sha256;
   bool HasFlag(const std::string& flag) const;
   friend bool operator==(const FixRecord&, const FixRecord&) = default;
 };
@@ -73,6 +79,7 @@ struct PublishItem {
   FixRecord record;
   int revision = 0;
   std::string reason;
+  std::string explanation;  // the explain JSON (explain.h), stored beside the record
 };
 
 // Thread safety: not thread-safe; one per thread (LMDB allows several readers, in one
@@ -94,6 +101,15 @@ class FixStore {
   // Every revision of one record, oldest first.
   absl::StatusOr<std::vector<FixRevision>> History(const std::string& grade,
                                                    cfx::common::Date date);
+  // Every revision of every record for from <= date <= to, by date then revision.
+  absl::StatusOr<std::vector<FixRevision>> RangeHistory(const std::string& grade,
+                                                        cfx::common::Date from,
+                                                        cfx::common::Date to);
+  // The explain JSON stored with a revision (the latest when `revision` is nullopt);
+  // nullopt when the record, or its explanation (records stored before cfx-ref-2), is absent.
+  absl::StatusOr<std::optional<std::string>> Explanation(const std::string& grade,
+                                                         cfx::common::Date date,
+                                                         std::optional<int> revision);
   // Grades (and market-wide keys) with at least one record, sorted.
   absl::StatusOr<std::vector<std::string>> Grades();
 

@@ -73,6 +73,10 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
 absl::StatusOr<std::vector<Observation>> ReadObservationsFile(const std::string& path);
 absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string& path);
 
+// One observation as a canonical observations.csv row, without a line end: UTC timestamp as
+// FormatTimestamp writes it, decimals without trailing zeros. The rows of inputs_sha256.
+std::string ObservationCsvRow(const Observation& o);
+
 // Writers (used by the sample generator and tests); output parses back to the same rows.
 std::string ObservationsToCsv(const std::vector<Observation>& rows);
 std::string ThroughputToCsv(const std::vector<ThroughputRow>& rows);

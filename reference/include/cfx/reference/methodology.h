@@ -20,6 +20,12 @@
 
 namespace cfx::reference {
 
+// The methodology version stamped on every record (`methodology`, SPEC §8 audit trail).
+// cfx-ref-2: step 3 with one value per provider. cfx-ref-1: the earlier rule (median and MAD
+// over observations); records stored before versioning read back as cfx-ref-1.
+inline constexpr char kMethodologyVersion[] = "cfx-ref-2";
+inline constexpr char kLegacyMethodologyVersion[] = "cfx-ref-1";
+
 inline constexpr int kMinObservations = 5;
 inline constexpr int kMinProviders = 3;
 inline constexpr int kMaxStaleDays = 5;
@@ -54,11 +60,31 @@ bool MeetsThresholds(std::span<const PricePoint> points);
 // REQUIRES: !values.empty().
 int64_t TwiceMedian(std::vector<int64_t> values);
 
-// Step 3: unweighted median/MAD filter. Drops points with |v − m| > 3 × 1.4826 × MAD
-// (strictly); keeps everything when MAD == 0. Order of the kept points is preserved.
+// Step 3: the one-vote-per-provider median/MAD filter. Each provider's median price p̃ over
+// its points; m = median of the p̃ (one value per provider), MAD = median over providers of
+// |p̃ − m|, both unweighted. Points with |v − m| > 3 × 1.4826 × MAD (strictly) are dropped;
+// nothing is dropped when MAD == 0. Exact: the statistics are kept as integer multiples.
+struct OutlierStats {
+  struct ProviderMedian {
+    int32_t provider = 0;
+    int64_t twice_median_e6 = 0;  // 2 p̃ × 10^6
+    int n_points = 0;
+  };
+  std::vector<ProviderMedian> providers;  // ascending by provider id
+  int64_t m4_e6 = 0;    // 4 m × 10^6
+  int64_t mad8_e6 = 0;  // 8 MAD × 10^6
+  // 4 |v − m| × 10^6.
+  int64_t Deviation4(int64_t value_e6) const;
+  // |v − m| > 4.4478 × MAD, i.e. 20000 × 4|v − m| > 44478 × 8 MAD / 2 (false when MAD == 0).
+  bool Drops(int64_t value_e6) const;
+};
+OutlierStats ComputeOutlierStats(std::span<const PricePoint> points);
+
 struct OutlierResult {
-  std::vector<PricePoint> kept;
+  std::vector<PricePoint> kept;  // in input order
   int n_dropped = 0;
+  OutlierStats stats;
+  std::vector<char> dropped;  // per input point
 };
 OutlierResult DropOutliers(std::vector<PricePoint> points);
 
@@ -99,6 +125,9 @@ class ProviderCap {
 // REQUIRES: `sorted` non-empty and sorted by value_e6.
 int64_t WeightedPercentile(std::span<const PricePoint> sorted, const ProviderCap& cap, int q_num,
                            int q_den);
+// The same, as the index in `sorted` of that point.
+size_t WeightedPercentileIndex(std::span<const PricePoint> sorted, const ProviderCap& cap,
+                               int q_num, int q_den);
 
 // Rounds a 10^-6 value to 4 decimals, half to even.
 int64_t RoundE6ToE4(int64_t value_e6);
@@ -110,7 +139,37 @@ struct FixComputation {
   int n_obs = 0, n_dropped = 0, n_providers = 0;
   int64_t volume_e6 = 0;  // Σ raw gpu_hours of the points used
 };
-FixComputation ComputeFix(std::span<const PricePoint> candidates);
+
+// What ComputeFix decided and why, for the audit trail (explain.h).
+enum class Fate {
+  kUsed,        // in the fix (weights before and after the cap in the trace)
+  kOutlier,     // dropped by step 3 at the chosen level
+  kNotAtLevel,  // a quote at level 1
+  kNoLevel,     // no level qualified (the record is carried or has no fix)
+};
+struct LevelAttempt {
+  int level = 0;
+  int n_obs = 0, n_providers = 0;  // the level's set, before step 3
+  bool meets = false;
+  // Step 3 and the second threshold check; set only when `meets`.
+  bool filtered = false;
+  OutlierStats stats;
+  int n_dropped = 0;
+  int n_obs_after = 0, n_providers_after = 0;
+  bool meets_after = false;
+};
+struct FixTrace {
+  std::vector<LevelAttempt> attempts;  // level 1, then level 2 if it was tried
+  std::vector<Fate> fates;             // per candidate
+  // The chosen level's used points, sorted ascending by value (ties: candidate order), with
+  // their candidate indices; empty at level 0.
+  std::vector<PricePoint> used;
+  std::vector<int> used_index;
+  size_t p25_at = 0, fix_at = 0, p75_at = 0;  // indices into `used`
+};
+
+// `trace`, when given, receives the decision (its previous contents are replaced).
+FixComputation ComputeFix(std::span<const PricePoint> candidates, FixTrace* trace = nullptr);
 
 // Step 6 publication: (rounded fix) / (θ × 3600) × 10^6, with θ given as 2θ × 10^6 (exact
 // median), rounded to 4 decimals half to even.
