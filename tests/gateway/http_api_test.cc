@@ -121,6 +121,50 @@ TEST_F(HttpApiTest, ReferenceFixesInRange) {
   EXPECT_EQ(Body(r)["fixes"].size(), 1u);
 }
 
+TEST_F(HttpApiTest, ReferenceRecordsCarryTheMethodologyAndInputsHash) {
+  FixRecord first;
+  first.grade = "B200-GOLD-US";
+  first.date = "2027-03-01";
+  first.fix = "5.4123";
+  first.level = 1;
+  first.methodology = "cfx-ref-2";
+  first.inputs_sha256 = std::string(64, 'b');
+  FixRecord revised = first;
+  revised.fix = "5.4200";
+  revised.revision = 1;
+  revised.reason = "late trade from Kite";
+  mem_.SetFixes("B200-GOLD-US", {first, revised});
+  json j = Body(Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01", kBeta));
+  ASSERT_EQ(j["fixes"].size(), 1u);  // the latest revision only
+  EXPECT_EQ(j["fixes"][0]["fix"], "5.4200");
+  EXPECT_EQ(j["fixes"][0]["methodology"], "cfx-ref-2");
+  EXPECT_EQ(j["fixes"][0]["inputs_sha256"], std::string(64, 'b'));
+  EXPECT_FALSE(j["fixes"][0].contains("revision"));
+  // revisions=true: the earlier record is kept and listed, each with its revision and reason.
+  j = Body(Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01&revisions=true", kBeta));
+  ASSERT_EQ(j["fixes"].size(), 2u);
+  EXPECT_EQ(j["fixes"][0]["fix"], "5.4123");
+  EXPECT_EQ(j["fixes"][0]["revision"], 0);
+  EXPECT_EQ(j["fixes"][0]["reason"], "");
+  EXPECT_EQ(j["fixes"][1]["revision"], 1);
+  EXPECT_EQ(j["fixes"][1]["reason"], "late trade from Kite");
+  EXPECT_EQ(Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01&revisions=1", kBeta).status,
+            400);
+}
+
+TEST_F(HttpApiTest, ReferenceExplainAnswersTheStoredExplanation) {
+  mem_.SetExplanation("B200-GOLD-US", "2027-03-01",
+                      R"({"grade":"B200-GOLD-US","date":"2027-03-01","level":1})");
+  HttpClientResponse r = Call("GET", "/v1/reference/B200-GOLD-US/2027-03-01/explain", kBeta);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["level"], 1);
+  EXPECT_EQ(Call("GET", "/v1/reference/B200-GOLD-US/2027-03-02/explain", kBeta).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/reference/B200-GOLD-US/2027-3-1/explain", kBeta).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/reference/b200/2027-03-01/explain", kBeta).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/reference/B200-GOLD-US/2027-03-01/explain?x=1", kBeta).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/reference/B200-GOLD-US/2027-03-01/explain", "").status, 401);
+}
+
 TEST_F(HttpApiTest, ReferenceRejectsBadDatesAndGrades) {
   for (const char* target :
        {"/v1/reference/B200-GOLD-US", "/v1/reference/B200-GOLD-US?from=2027-02-30",

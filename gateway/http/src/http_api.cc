@@ -13,6 +13,7 @@ struct RouteMatch {
   Endpoint endpoint = Endpoint::kUnmatched;
   const char* method = "GET";  // the one method the route accepts
   std::string param;           // {acct}, {sym} or {grade}
+  std::string param2;          // {date}
 };
 
 RouteMatch Match(const std::vector<std::string>& s) {
@@ -31,6 +32,8 @@ RouteMatch Match(const std::vector<std::string>& s) {
     r = {Endpoint::kBook, "GET", s[2]};
   } else if (s.size() == 3 && s[0] == "v1" && s[1] == "reference") {
     r = {Endpoint::kReference, "GET", s[2]};
+  } else if (s.size() == 5 && s[0] == "v1" && s[1] == "reference" && s[4] == "explain") {
+    r = {Endpoint::kReferenceExplain, "GET", s[2], s[3]};
   } else if (s.size() == 2 && s[0] == "v1" && s[1] == "audit") {
     r = {Endpoint::kAudit, "GET", ""};
   }
@@ -167,6 +170,8 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
       return HandleBook(ctx_, route.param, query);
     case Endpoint::kReference:
       return HandleReference(ctx_, route.param, query);
+    case Endpoint::kReferenceExplain:
+      return HandleReferenceExplain(ctx_, route.param, route.param2, query);
     case Endpoint::kAudit:
       return HandleAudit(ctx_, *who, query);
     case Endpoint::kUnmatched:

@@ -239,7 +239,14 @@ HttpResponse HandleBook(const HandlerContext& ctx, const std::string& sym, const
 
 HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade_text,
                              const Query& query) {
-  if (auto bad = CheckQueryKeys(query, {"from", "to"})) return *bad;
+  if (auto bad = CheckQueryKeys(query, {"from", "to", "revisions"})) return *bad;
+  bool revisions = false;
+  if (auto it = query.find("revisions"); it != query.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return ErrorResponse(400, "invalid_parameter", "revisions: must be true or false");
+    }
+    revisions = it->second == "true";
+  }
   absl::StatusOr<common::Grade> grade = common::ParseGrade(grade_text);
   if (!grade.ok()) {
     return ErrorResponse(400, "invalid_parameter", "not a grade (GPU-TIER-REGION)");
@@ -263,10 +270,27 @@ HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade
         absl::StrCat("range longer than ", ctx.options->max_reference_days, " days"));
   }
   if (ctx.providers.reference == nullptr) return Unavailable("reference data");
-  absl::StatusOr<std::vector<FixRecord>> fixes = ctx.providers.reference->Fixes(*grade, *from, to);
+  absl::StatusOr<std::vector<FixRecord>> fixes =
+      revisions ? ctx.providers.reference->Revisions(*grade, *from, to)
+                : ctx.providers.reference->Fixes(*grade, *from, to);
   if (!fixes.ok()) return ProviderErrorResponse(fixes.status());
-  return JsonResponse(
-      200, FixesJson(grade->Key(), common::FormatDate(*from), common::FormatDate(to), *fixes));
+  return JsonResponse(200, FixesJson(grade->Key(), common::FormatDate(*from),
+                                     common::FormatDate(to), *fixes, revisions));
+}
+
+HttpResponse HandleReferenceExplain(const HandlerContext& ctx, const std::string& grade_text,
+                                    const std::string& date_text, const Query& query) {
+  if (auto bad = CheckQueryKeys(query, {})) return *bad;
+  absl::StatusOr<common::Grade> grade = common::ParseGrade(grade_text);
+  if (!grade.ok()) {
+    return ErrorResponse(400, "invalid_parameter", "not a grade (GPU-TIER-REGION)");
+  }
+  absl::StatusOr<common::Date> date = common::ParseDate(date_text);
+  if (!date.ok()) return ErrorResponse(400, "invalid_parameter", "not a date (YYYY-MM-DD)");
+  if (ctx.providers.reference == nullptr) return Unavailable("reference data");
+  absl::StatusOr<std::string> explanation = ctx.providers.reference->Explain(*grade, *date);
+  if (!explanation.ok()) return ProviderErrorResponse(explanation.status());
+  return JsonResponse(200, *explanation);
 }
 
 HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query) {

@@ -34,6 +34,9 @@ HttpResponse HandleWhatIf(const HandlerContext& ctx, const Query& query, const s
 HttpResponse HandlePositions(const HandlerContext& ctx, const Principal& who,
                              const std::string& account, const Query& query);
 HttpResponse HandleBook(const HandlerContext& ctx, const std::string& sym, const Query& query);
+// GET /v1/reference/{grade}/{date}/explain: the stored explanation of a fix, as is.
+HttpResponse HandleReferenceExplain(const HandlerContext& ctx, const std::string& grade,
+                                    const std::string& date, const Query& query);
 HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade,
                              const Query& query);
 // GET /v1/audit?after=&limit=: the risk desk only (others 403).

@@ -100,22 +100,29 @@ std::string BookJson(const BookSnapshot& book) {
 }
 
 std::string FixesJson(const std::string& grade, const std::string& from, const std::string& to,
-                      const std::vector<FixRecord>& records) {
+                      const std::vector<FixRecord>& records, bool revisions) {
   json fixes = json::array();
   for (const FixRecord& r : records) {
-    fixes.push_back(json{{"grade", r.grade},
-                         {"date", r.date},
-                         {"fix", Optional(r.fix)},
-                         {"level", r.level ? json(*r.level) : json(nullptr)},
-                         {"p25", Optional(r.p25)},
-                         {"p75", Optional(r.p75)},
-                         {"n_obs", r.n_obs},
-                         {"n_dropped", r.n_dropped},
-                         {"n_providers", r.n_providers},
-                         {"volume", r.volume},
-                         {"theta", Optional(r.theta)},
-                         {"price_per_mtok", Optional(r.price_per_mtok)},
-                         {"flags", r.flags}});
+    json fix = json{{"grade", r.grade},
+                    {"date", r.date},
+                    {"fix", Optional(r.fix)},
+                    {"level", r.level ? json(*r.level) : json(nullptr)},
+                    {"p25", Optional(r.p25)},
+                    {"p75", Optional(r.p75)},
+                    {"n_obs", r.n_obs},
+                    {"n_dropped", r.n_dropped},
+                    {"n_providers", r.n_providers},
+                    {"volume", r.volume},
+                    {"theta", Optional(r.theta)},
+                    {"price_per_mtok", Optional(r.price_per_mtok)},
+                    {"flags", r.flags},
+                    {"methodology", r.methodology},
+                    {"inputs_sha256", Optional(r.inputs_sha256)}};
+    if (revisions) {
+      fix["revision"] = r.revision;
+      fix["reason"] = r.reason;
+    }
+    fixes.push_back(std::move(fix));
   }
   return Dump(json{{"grade", grade}, {"from", from}, {"to", to}, {"fixes", std::move(fixes)}});
 }

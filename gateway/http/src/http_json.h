@@ -22,8 +22,9 @@ std::string MarginJson(const std::optional<std::string>& account, MarginMethod m
                        const MarginResult& result);
 std::string PositionsJson(const std::string& account, const std::vector<PositionLine>& lines);
 std::string BookJson(const BookSnapshot& book);
+// With `revisions`, each fix also carries its `revision` and `reason` (every stored revision).
 std::string FixesJson(const std::string& grade, const std::string& from, const std::string& to,
-                      const std::vector<FixRecord>& records);
+                      const std::vector<FixRecord>& records, bool revisions);
 
 }  // namespace cfx::gateway::internal
 

@@ -69,6 +69,7 @@ const char* EndpointLabel(Endpoint e) {
     case Endpoint::kPositions: return "/v1/accounts/{acct}/positions";
     case Endpoint::kBook: return "/v1/book/{sym}";
     case Endpoint::kReference: return "/v1/reference/{grade}";
+    case Endpoint::kReferenceExplain: return "/v1/reference/{grade}/{date}/explain";
     case Endpoint::kAudit: return "/v1/audit";
     case Endpoint::kUnmatched: return "unmatched";
   }

@@ -23,10 +23,11 @@ enum class Endpoint {
   kPositions,
   kBook,
   kReference,
+  kReferenceExplain,
   kAudit,
   kUnmatched,  // 404s, 401s before routing, transport-level errors
 };
-inline constexpr int kNumEndpoints = 9;
+inline constexpr int kNumEndpoints = 10;
 const char* EndpointLabel(Endpoint e);
 
 // Thread safety: every method is thread-safe; counters are relaxed atomics (a scrape may

@@ -310,35 +310,77 @@ absl::StatusOr<BookSnapshot> CoreHttpProviders::Book(const std::string& sym, int
   return out;
 }
 
-absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const common::Grade& grade,
-                                                                common::Date from,
-                                                                common::Date to) {
+namespace {
+
+FixRecord FixToHttp(const reference::FixRecord& r) {
+  FixRecord f;
+  f.grade = r.grade;
+  f.date = common::FormatDate(r.date);
+  if (r.fix_e4) f.fix = common::FormatScaled(*r.fix_e4, 4);
+  f.level = r.level;
+  if (r.p25_e4) f.p25 = common::FormatScaled(*r.p25_e4, 4);
+  if (r.p75_e4) f.p75 = common::FormatScaled(*r.p75_e4, 4);
+  f.n_obs = r.n_obs;
+  f.n_dropped = r.n_dropped;
+  f.n_providers = r.n_providers;
+  f.volume = absl::StrCat(r.volume);
+  if (r.theta) f.theta = absl::StrCat(*r.theta);
+  if (r.price_per_mtok_e4) f.price_per_mtok = common::FormatScaled(*r.price_per_mtok_e4, 4);
+  f.flags = r.flags;
+  f.methodology = r.methodology;
+  f.inputs_sha256 = r.inputs_sha256;
+  return f;
+}
+
+}  // namespace
+
+absl::Status CoreHttpProviders::CheckGrade(const common::Grade& grade) {
   bool known = false;
   for (const common::ProductConfig& p : impl_->config_.products) known |= p.grade == grade;
   if (!known) return absl::NotFoundError(absl::StrCat("unknown grade ", grade.Key()));
-  std::lock_guard<std::mutex> lock(impl_->mu_);
   if (!impl_->fixes_) return absl::UnavailableError("providers not started");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const common::Grade& grade,
+                                                                common::Date from,
+                                                                common::Date to) {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  if (absl::Status s = CheckGrade(grade); !s.ok()) return s;
   auto records = impl_->fixes_->Range(grade.Key(), from, to);
   if (!records.ok()) return records.status();
   std::vector<FixRecord> out;
-  for (const reference::FixRecord& r : *records) {
-    FixRecord f;
-    f.grade = r.grade;
-    f.date = common::FormatDate(r.date);
-    if (r.fix_e4) f.fix = common::FormatScaled(*r.fix_e4, 4);
-    f.level = r.level;
-    if (r.p25_e4) f.p25 = common::FormatScaled(*r.p25_e4, 4);
-    if (r.p75_e4) f.p75 = common::FormatScaled(*r.p75_e4, 4);
-    f.n_obs = r.n_obs;
-    f.n_dropped = r.n_dropped;
-    f.n_providers = r.n_providers;
-    f.volume = absl::StrCat(r.volume);
-    if (r.theta) f.theta = absl::StrCat(*r.theta);
-    if (r.price_per_mtok_e4) f.price_per_mtok = common::FormatScaled(*r.price_per_mtok_e4, 4);
-    f.flags = r.flags;
-    out.push_back(std::move(f));
+  for (const reference::FixRecord& r : *records) out.push_back(FixToHttp(r));
+  return out;
+}
+
+absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Revisions(const common::Grade& grade,
+                                                                    common::Date from,
+                                                                    common::Date to) {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  if (absl::Status s = CheckGrade(grade); !s.ok()) return s;
+  auto revisions = impl_->fixes_->RangeHistory(grade.Key(), from, to);
+  if (!revisions.ok()) return revisions.status();
+  std::vector<FixRecord> out;
+  for (const reference::FixRevision& r : *revisions) {
+    out.push_back(FixToHttp(r.record));
+    out.back().revision = r.revision;
+    out.back().reason = r.reason;
   }
   return out;
+}
+
+absl::StatusOr<std::string> CoreHttpProviders::Explain(const common::Grade& grade,
+                                                       common::Date date) {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  if (absl::Status s = CheckGrade(grade); !s.ok()) return s;
+  auto json = impl_->fixes_->Explanation(grade.Key(), date, std::nullopt);
+  if (!json.ok()) return json.status();
+  if (!json->has_value()) {
+    return absl::NotFoundError(absl::StrCat("no explanation stored for ", grade.Key(), " ",
+                                            common::FormatDate(date)));
+  }
+  return **json;
 }
 
 std::vector<GaugeSample> CoreHttpProviders::Gauges() {

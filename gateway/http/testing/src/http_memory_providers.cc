@@ -97,9 +97,9 @@ absl::StatusOr<BookSnapshot> InMemoryProviders::Book(const std::string& sym, int
   return out;
 }
 
-absl::StatusOr<std::vector<FixRecord>> InMemoryProviders::Fixes(const common::Grade& grade,
-                                                                common::Date from,
-                                                                common::Date to) {
+absl::StatusOr<std::vector<FixRecord>> InMemoryProviders::Revisions(const common::Grade& grade,
+                                                                    common::Date from,
+                                                                    common::Date to) {
   calls_.fetch_add(1);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = fixes_.find(grade.Key());
@@ -110,6 +110,36 @@ absl::StatusOr<std::vector<FixRecord>> InMemoryProviders::Fixes(const common::Gr
     if (d.ok() && *d >= from && *d <= to) out.push_back(r);
   }
   return out;
+}
+
+absl::StatusOr<std::vector<FixRecord>> InMemoryProviders::Fixes(const common::Grade& grade,
+                                                                common::Date from,
+                                                                common::Date to) {
+  absl::StatusOr<std::vector<FixRecord>> all = Revisions(grade, from, to);
+  if (!all.ok()) return all.status();
+  std::vector<FixRecord> out;
+  for (FixRecord& r : *all) {
+    if (!out.empty() && out.back().date == r.date) out.pop_back();  // a later revision
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void InMemoryProviders::SetExplanation(const std::string& grade, const std::string& date,
+                                       std::string json) {
+  std::lock_guard<std::mutex> lock(mu_);
+  explanations_[{grade, date}] = std::move(json);
+}
+
+absl::StatusOr<std::string> InMemoryProviders::Explain(const common::Grade& grade,
+                                                       common::Date date) {
+  calls_.fetch_add(1);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = explanations_.find({grade.Key(), common::FormatDate(date)});
+  if (it == explanations_.end()) {
+    return absl::NotFoundError("no explanation for " + grade.Key() + " " + common::FormatDate(date));
+  }
+  return it->second;
 }
 
 std::vector<GaugeSample> InMemoryProviders::Gauges() {

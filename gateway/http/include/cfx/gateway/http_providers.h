@@ -156,6 +156,10 @@ struct FixRecord {
   std::optional<std::string> theta;
   std::optional<std::string> price_per_mtok;
   std::vector<std::string> flags;  // stale, no_throughput, insufficient_data
+  std::string methodology;         // the methodology version, e.g. "cfx-ref-2"
+  std::optional<std::string> inputs_sha256;  // SHA-256 hex of the inputs; nullopt: not recorded
+  int revision = 0;                // 0: first publication (Revisions() fills these two)
+  std::string reason;              // why a revision was published; empty for revision 0
 };
 
 class ReferenceProvider {
@@ -166,6 +170,15 @@ class ReferenceProvider {
   // is unknown to the exchange.
   virtual absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade,
                                                        common::Date from, common::Date to) = 0;
+  // Every stored revision (the earlier records kept beside the latest) for dates in
+  // [from, to], by date then revision, with `revision` and `reason` set. Errors as Fixes.
+  virtual absl::StatusOr<std::vector<FixRecord>> Revisions(const common::Grade& grade,
+                                                           common::Date from,
+                                                           common::Date to) = 0;
+  // The stored explanation of the latest revision of (grade, date): one JSON object
+  // (docs/methodology.md, "Audit trail"). NotFound when the grade is unknown, the date was
+  // never published, or it was published before explanations were stored.
+  virtual absl::StatusOr<std::string> Explain(const common::Grade& grade, common::Date date) = 0;
 };
 
 // --- Metrics ------------------------------------------------------------------------------

@@ -62,11 +62,17 @@ class CoreHttpProviders : public MarginProvider,
   absl::StatusOr<BookSnapshot> Book(const std::string& sym, int depth) override;
   absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade, common::Date from,
                                                common::Date to) override;
+  absl::StatusOr<std::vector<FixRecord>> Revisions(const common::Grade& grade, common::Date from,
+                                                   common::Date to) override;
+  absl::StatusOr<std::string> Explain(const common::Grade& grade, common::Date date) override;
   std::vector<GaugeSample> Gauges() override;
 
   class Impl;
 
  private:
+  // NotFound for a grade that is not a product; Unavailable before Start(). REQUIRES: the
+  // store mutex held.
+  absl::Status CheckGrade(const common::Grade& grade);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -35,7 +35,10 @@ class InMemoryProviders : public MarginProvider,
   void SetPositions(const std::string& account, std::vector<PositionLine> lines);
   void SetBook(BookSnapshot snapshot);  // also lists the symbol
   void SetListed(const std::string& sym);
+  // Records by date, a date's revisions in order: Fixes() answers the last of each date,
+  // Revisions() all of them.
   void SetFixes(const std::string& grade, std::vector<FixRecord> records);
+  void SetExplanation(const std::string& grade, const std::string& date, std::string json);
   void SetGauges(std::vector<GaugeSample> gauges);
 
   // How many provider calls were made (tests check that refused requests reach nothing).
@@ -49,6 +52,9 @@ class InMemoryProviders : public MarginProvider,
   absl::StatusOr<BookSnapshot> Book(const std::string& sym, int depth) override;
   absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade, common::Date from,
                                                common::Date to) override;
+  absl::StatusOr<std::vector<FixRecord>> Revisions(const common::Grade& grade, common::Date from,
+                                                   common::Date to) override;
+  absl::StatusOr<std::string> Explain(const common::Grade& grade, common::Date date) override;
   std::vector<GaugeSample> Gauges() override;
 
  private:
@@ -59,6 +65,7 @@ class InMemoryProviders : public MarginProvider,
   std::map<std::string, BookSnapshot> books_;
   std::map<std::string, bool> listed_;
   std::map<std::string, std::vector<FixRecord>> fixes_;
+  std::map<std::pair<std::string, std::string>, std::string> explanations_;  // (grade, date)
   std::vector<GaugeSample> gauges_;
   std::atomic<int64_t> calls_{0};
 };
