@@ -1,7 +1,10 @@
 // `cfx settle --date D --data-dir DIR [--out DIR2] [--config FILE]`: the daily settlement
-// batch (SPEC §9, §12). Thin: parses flags, wires the stores, prints the day summary.
+// batch (SPEC §9, §12). Thin: parses flags, wires the stores, prints the day summary and the
+// surveillance alerts. The listing is the data dir's security master; the config only adds
+// holidays, collateral, the price scan range and the surveillance threshold.
 #include <unistd.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -82,6 +85,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
     if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
     audit.Record("config_load", {{"command", "settle"}, {"path", flags.config}});
     config.calendar = exchange->Calendar();
+    config.close_concentration_alert_e4 = std::llround(exchange->close_concentration_alert * 1e4);
     psr = exchange->psr;
     for (const cfx::common::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
     for (const cfx::common::AccountConfig& a : exchange->accounts) {
@@ -132,8 +136,8 @@ ExitCode RunSettle(const SettleFlags& flags) {
     std::cout << flags.date << " is already settled; nothing changed"
               << (report->statements_written ? " (missing statements were rewritten)" : "") << "\n";
   } else {
-    std::cout << DaySummaryText(report->day) << "statements: " << options.out_dir << "/"
-              << flags.date << "/\n";
+    std::cout << DaySummaryText(report->day) << SurveillanceAlertsText(report->day)
+              << "statements: " << options.out_dir << "/" << flags.date << "/\n";
   }
   if (flags.verify) {
     auto ledger = Ledger::Open(flags.data_dir);
@@ -153,7 +157,7 @@ void SetupSettle(CLI::App& parent, ExitCode* rc) {
       ->required();
   cmd->add_option("--out", flags->out_dir, "Statements folder (default: DIR/statements)");
   cmd->add_option("--config", flags->config,
-                  "Exchange TOML config (holidays, products, collateral)");
+                  "Exchange TOML config (holidays, collateral, psr, close_concentration_alert)");
   cmd->add_flag("--verify", flags->verify, "Audit the whole ledger after the run");
 }
 

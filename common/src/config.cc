@@ -142,7 +142,8 @@ absl::Status ConfigParser::Exchange() {
     CFX_RETURN_IF_ERROR(r.CheckKeys(
         *ex, "exchange.",
         {"data_dir", "listen_address", "fix_port", "http_port", "fix_target_comp_id", "holidays",
-         "psr", "band_pct", "market_protection_ticks", "snapshot_interval"}));
+         "psr", "band_pct", "market_protection_ticks", "snapshot_interval",
+         "close_concentration_alert"}));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "data_dir", &c.data_dir, false));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "listen_address", &c.listen_address, false));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "fix_port", &c.fix_port, false));
@@ -154,6 +155,12 @@ absl::Status ConfigParser::Exchange() {
     CFX_RETURN_IF_ERROR(
         r.Get(*ex, "exchange.", "market_protection_ticks", &c.market_protection_ticks, false));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "snapshot_interval", &c.snapshot_interval, false));
+    CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "close_concentration_alert",
+                              &c.close_concentration_alert, false));
+    if (!(c.close_concentration_alert > 0 && c.close_concentration_alert <= 1)) {
+      return r.Error(ex->get("close_concentration_alert"), "exchange.close_concentration_alert",
+                     "must be in (0, 1]");
+    }
     if (c.fix_port > 65535)
       return r.Error(ex->get("fix_port"), "exchange.fix_port", "out of range");
     if (c.http_port > 65535) {
@@ -252,6 +259,10 @@ absl::Status ConfigParser::Accounts() {
     CFX_RETURN_IF_ERROR(r.Get(t, p, "firm", &a.firm, true));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "collateral", &collateral, false));
     if (a.id.empty()) return r.Error(t.get("id"), p + "id", "empty");
+    if (!IsValidAccountId(a.id)) {
+      return r.Error(t.get("id"), p + "id",
+                     absl::StrCat("'", a.id, "' is not an account id: ", kAccountIdRule));
+    }
     if (!account_ids.insert(a.id).second) {
       return r.Error(t.get("id"), p + "id", "duplicate account");
     }

@@ -143,6 +143,18 @@ bool IsPlainName(absl::string_view text) {
   return true;
 }
 
+bool IsValidAccountId(absl::string_view text) {
+  if (text.empty() || text.size() > 64 || text == "settlement_prices") return false;
+  auto alnum = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  if (!alnum(text.front())) return false;
+  for (char c : text) {
+    if (!alnum(c) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));

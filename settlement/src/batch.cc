@@ -7,7 +7,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/units.h"
+#include "cfx/security_master/derive.h"
 #include "cfx/settlement/expiry.h"
 #include "cfx/settlement/prices.h"
 #include "cfx/settlement/statements.h"
@@ -36,6 +38,10 @@ struct Contract {
   __int128 vwap_num = 0;  // Σ px × qty of the closing window (contract·ticks)
   common::Qty vwap_den;
   common::Qty open_interest;  // Σ positive end-of-day positions
+  std::optional<common::Date> last_trading_day;  // the master's, else the calendar's
+  // Close surveillance: Σ qty of the closing window's trades each party was a side of.
+  std::map<std::string, int64_t, std::less<>> window_accounts;
+  std::map<std::string, int64_t, std::less<>> window_firms;
   std::optional<SettlePrice> price;
   bool expiring = false;
   std::optional<common::PriceTicks> fsp;
@@ -62,6 +68,7 @@ class Batch {
   absl::StatusOr<int32_t> ContractIndex(std::string_view sym);
   int32_t AccountIndex(std::string_view id);
   Line& LineFor(Account& account, int32_t contract);
+  absl::Status LoadListing();
   absl::Status LoadPrior(common::Date last);
   absl::Status LoadTrades(std::optional<common::Date> last);
   absl::Status PriceContracts();
@@ -79,7 +86,19 @@ class Batch {
   std::vector<Account> accounts_;
   absl::flat_hash_map<std::string, int32_t> account_index_;
   common::MicroUsd prior_vm_cum_sum_;
+  bool master_listing_ = false;         // the security master has contracts
+  std::vector<std::string> unsettled_;  // found while loading the listing
 };
+
+// The largest party of a closing window (the smallest id among equals).
+std::pair<std::string, common::Qty> Largest(
+    const std::map<std::string, int64_t, std::less<>>& parties) {
+  std::pair<std::string, common::Qty> best;
+  for (const auto& [id, qty] : parties) {
+    if (common::Qty(qty) > best.second) best = {id, common::Qty(qty)};
+  }
+  return best;
+}
 
 absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
   auto it = contract_index_.find(absl::string_view(sym.data(), sym.size()));
@@ -92,6 +111,7 @@ absl::StatusOr<int32_t> Batch::ContractIndex(std::string_view sym) {
   Contract c;
   c.sym = std::string(sym);
   c.parsed = *parsed;
+  c.last_trading_day = security_master::LastTradingDay(*parsed, config_.calendar);
   if (auto s = states_.find(sym); s != states_.end() && !s->second.expired) {
     c.prior = s->second.last_settle;
     c.required = true;
@@ -118,6 +138,27 @@ Line& Batch::LineFor(Account& account, int32_t contract) {
   }
   account.lines.push_back(Line{contract, {}});
   return account.lines.back();
+}
+
+// Every contract of the security master listed on the date and not past its last trading
+// day must settle, traded or not (SPEC §9 item 6); its last trading day is the master's.
+absl::Status Batch::LoadListing() {
+  auto master = inputs_.trades->Contracts();
+  if (!master.ok()) return master.status();
+  master_listing_ = !master->empty();
+  for (const security_master::Contract& m : *master) {
+    if (!m.SettlesOn(date_)) continue;
+    if (!m.contract) {
+      unsettled_.push_back(m.sym + " (not a <grade>-<YYYYMM> contract: no fix, no last trading day)");
+      continue;
+    }
+    auto index = ContractIndex(m.sym);
+    if (!index.ok()) return index.status();
+    Contract& c = contracts_[*index];
+    c.required = true;
+    if (m.last_trading_day) c.last_trading_day = m.last_trading_day;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Batch::LoadPrior(common::Date last) {
@@ -178,6 +219,13 @@ absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
       return absl::InvalidArgumentError(
           absl::StrCat("trade ", t.seq, ": ", index.status().message()));
     }
+    for (const std::string* acct : {&t.buy_acct, &t.sell_acct}) {
+      // Account ids name statement files: refused before anything is posted.
+      if (!common::IsValidAccountId(*acct)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "trade ", t.seq, ": account id '", *acct, "' ", common::kAccountIdRule));
+      }
+    }
     Contract& c = contracts_[*index];
     c.required = true;
     const common::Qty qty = t.qty;
@@ -185,6 +233,13 @@ absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
     if (t.ts >= close_from) {
       c.vwap_num += notional;
       c.vwap_den += qty;
+      // A party on both sides of a trade (possible for a firm) counts it once.
+      c.window_accounts[t.buy_acct] += t.qty.value();
+      if (t.sell_acct != t.buy_acct) c.window_accounts[t.sell_acct] += t.qty.value();
+      const std::string& buy_firm = t.buy_firm.empty() ? t.buy_acct : t.buy_firm;
+      const std::string& sell_firm = t.sell_firm.empty() ? t.sell_acct : t.sell_firm;
+      c.window_firms[buy_firm] += t.qty.value();
+      if (sell_firm != buy_firm) c.window_firms[sell_firm] += t.qty.value();
     }
     DayActivity& buy = LineFor(accounts_[AccountIndex(t.buy_acct)], *index).act;
     buy.traded_qty += qty;
@@ -198,16 +253,13 @@ absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
 }
 
 absl::Status Batch::PriceContracts() {
-  // Listing: 12 months of every product grade (config, else the grades seen).
-  std::vector<common::Grade> grades = config_.grades;
-  if (grades.empty()) {
-    std::map<std::string, common::Grade> seen;
-    for (const Contract& c : contracts_) seen.emplace(c.parsed.grade.Key(), c.parsed.grade);
-    for (auto& [key, grade] : seen) grades.push_back(grade);
-  }
-  for (const common::Grade& g : grades) {
-    for (const common::ContractSymbol& listed : ListedContracts(g, date_)) {
-      if (auto s = ContractIndex(listed.Key()); !s.ok()) return s.status();
+  // Without a security master (a data dir written before it existed): the configured
+  // grades' 12 months, settled where a price source exists.
+  if (!master_listing_) {
+    for (const common::Grade& g : config_.grades) {
+      for (const common::ContractSymbol& listed : security_master::ListingWindow(g, date_)) {
+        if (auto s = ContractIndex(listed.Key()); !s.ok()) return s.status();
+      }
     }
   }
   for (Account& a : accounts_) {
@@ -217,9 +269,9 @@ absl::Status Batch::PriceContracts() {
     }
   }
   const common::Date prev_business_day = config_.calendar.PreviousBusinessDay(date_);
-  std::vector<std::string> unsettled;
+  std::vector<std::string> unsettled = unsettled_;
   for (Contract& c : contracts_) {
-    const common::Date ltd = LastTradingDay(c.parsed, config_.calendar);
+    const common::Date ltd = *c.last_trading_day;
     if (ltd < date_) {
       if (c.required)
         unsettled.push_back(c.sym + " (past its last trading day " + common::FormatDate(ltd) + ")");
@@ -277,6 +329,7 @@ absl::Status Batch::PriceContracts() {
 absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
   DayRecord day;
   day.date = date_;
+  day.concentration_alert_e4 = config_.close_concentration_alert_e4;
   day.margin_available = inputs_.margin != nullptr;
   day.fixes_available = inputs_.fixes != nullptr;
   // Settled contracts in symbol order; `order[old] = new index`.
@@ -294,6 +347,12 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     day.contracts.push_back(ContractDay{c.sym, c.price->ticks, c.price->tier, c.prior, c.expiring,
                                         c.fsp, common::MicroUsd(0)});
     prices.emplace(c.sym, c.price->ticks);
+    if (c.price->tier == PriceTier::kT1) {
+      auto [account, account_qty] = Largest(c.window_accounts);
+      auto [firm, firm_qty] = Largest(c.window_firms);
+      day.surveillance.push_back(
+          CloseConcentration{c.sym, c.vwap_den, account, account_qty, firm, firm_qty});
+    }
   }
   std::vector<int32_t> account_order(accounts_.size());
   for (size_t i = 0; i < accounts_.size(); ++i) account_order[i] = static_cast<int32_t>(i);
@@ -373,6 +432,7 @@ absl::StatusOr<DayRecord> Batch::Run(std::optional<common::Date> last_settled) {
     if (state.expired) continue;
     if (auto index = ContractIndex(sym); !index.ok()) return index.status();
   }
+  if (absl::Status s = LoadListing(); !s.ok()) return s;
   if (last_settled) {
     if (absl::Status s = LoadPrior(*last_settled); !s.ok()) return s;
   }

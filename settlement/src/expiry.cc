@@ -1,12 +1,13 @@
 #include "cfx/settlement/expiry.h"
 
 #include "cfx/common/decimal.h"
+#include "cfx/security_master/derive.h"
 
 namespace cfx::settlement {
 
 common::Date LastTradingDay(const common::ContractSymbol& contract,
                             const common::BusinessCalendar& calendar) {
-  return calendar.LastBusinessDayOfMonth(contract.year, contract.month);
+  return security_master::LastTradingDay(contract, calendar);
 }
 
 std::optional<common::PriceTicks> FinalSettlementPrice(
@@ -25,18 +26,7 @@ std::optional<common::PriceTicks> FinalSettlementPrice(
 
 std::vector<common::ContractSymbol> ListedContracts(const common::Grade& grade, common::Date date,
                                                     int count) {
-  int y, m, d;
-  common::YmdFromDate(date, &y, &m, &d);
-  std::vector<common::ContractSymbol> out;
-  out.reserve(count);
-  for (int i = 0; i < count; ++i) {
-    out.push_back(common::ContractSymbol{grade, y, m});
-    if (++m > 12) {
-      m = 1;
-      ++y;
-    }
-  }
-  return out;
+  return security_master::ListingWindow(grade, date, count);
 }
 
 }  // namespace cfx::settlement

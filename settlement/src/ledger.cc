@@ -56,6 +56,11 @@ absl::StatusOr<std::optional<common::Date>> ReadDateKey(storage::KvStore& store,
 
 }  // namespace
 
+bool IsAlert(common::Qty part, common::Qty volume, int64_t threshold_e4) {
+  return static_cast<__int128>(part.value()) * 10'000 >
+         static_cast<__int128>(threshold_e4) * volume.value();
+}
+
 common::MicroUsd AccountDay::VmTotal() const {
   common::MicroUsd total;
   for (const AccountLine& l : lines) total += l.vm + l.final_vm;

@@ -40,9 +40,20 @@ std::string EncodeDayRecord(const DayRecord& day) {
                          {"fsp", OptTicks(c.fsp)},
                          {"clearing_vm", c.clearing_vm.value()}});
   }
+  json surveillance = json::array();
+  for (const CloseConcentration& c : day.surveillance) {
+    surveillance.push_back({{"sym", c.sym},
+                            {"volume", c.volume.value()},
+                            {"top_account", c.top_account},
+                            {"top_account_qty", c.top_account_qty.value()},
+                            {"top_firm", c.top_firm},
+                            {"top_firm_qty", c.top_firm_qty.value()}});
+  }
   json j = {{"format", 1},
             {"date", common::FormatDate(day.date)},
             {"contracts", std::move(contracts)},
+            {"surveillance", std::move(surveillance)},
+            {"concentration_alert_e4", day.concentration_alert_e4},
             {"accounts", day.accounts},
             {"vm_paid", day.vm_paid.value()},
             {"calls", day.calls},
@@ -73,6 +84,20 @@ absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
       cd.fsp = GetOptTicks(c, "fsp");
       cd.clearing_vm = Get<common::MicroUsd>(c, "clearing_vm");
       day.contracts.push_back(std::move(cd));
+    }
+    // Records written before close surveillance have neither key.
+    if (auto it = j.find("surveillance"); it != j.end()) {
+      for (const json& c : *it) {
+        day.surveillance.push_back(
+            CloseConcentration{c.at("sym").get<std::string>(), Get<common::Qty>(c, "volume"),
+                               c.at("top_account").get<std::string>(),
+                               Get<common::Qty>(c, "top_account_qty"),
+                               c.at("top_firm").get<std::string>(),
+                               Get<common::Qty>(c, "top_firm_qty")});
+      }
+    }
+    if (auto it = j.find("concentration_alert_e4"); it != j.end()) {
+      day.concentration_alert_e4 = it->get<int64_t>();
     }
     day.accounts = j.at("accounts").get<int64_t>();
     day.vm_paid = Get<common::MicroUsd>(j, "vm_paid");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
 #include "cfx/storage/private_files.h"
 
@@ -22,10 +23,11 @@ absl::Status WriteFile(const fs::path& path, const std::string& text) {
   return storage::WritePrivateFile(path.string(), text);
 }
 
-// Account ids become file names: refuse anything that could escape the folder.
-bool SafeFileName(std::string_view name) {
-  return !name.empty() && name[0] != '.' && name.find('/') == std::string_view::npos &&
-         name.find('\0') == std::string_view::npos;
+// "0.6667": a share × 10^4, rounded half to even.
+std::string ShareText(common::Qty part, common::Qty whole) {
+  if (whole <= common::Qty(0)) return "0.0000";
+  return common::FormatScaled(
+      common::DivRoundHalfEven(static_cast<__int128>(part.value()) * 10'000, whole.value()), 4);
 }
 
 }  // namespace
@@ -108,6 +110,44 @@ std::string DaySummaryJson(const DayRecord& day) {
   return j.dump(2) + "\n";
 }
 
+std::string SurveillanceJson(const DayRecord& day) {
+  ojson contracts = ojson::array();
+  for (const CloseConcentration& c : day.surveillance) {
+    auto party = [&](const std::string& id, common::Qty qty) {
+      return ojson{{"id", id},
+                   {"qty", qty.value()},
+                   {"share", ShareText(qty, c.volume)},
+                   {"alert", IsAlert(qty, c.volume, day.concentration_alert_e4)}};
+    };
+    contracts.push_back({{"sym", c.sym},
+                         {"closing_volume", c.volume.value()},
+                         {"largest_account", party(c.top_account, c.top_account_qty)},
+                         {"largest_firm", party(c.top_firm, c.top_firm_qty)}});
+  }
+  ojson j = {{"date", common::FormatDate(day.date)},
+             {"close_concentration_alert",
+              common::FormatScaled(day.concentration_alert_e4, 4)},
+             {"contracts", std::move(contracts)}};
+  return j.dump(2) + "\n";
+}
+
+std::string SurveillanceAlertsText(const DayRecord& day) {
+  std::string out;
+  const std::string threshold = common::FormatScaled(day.concentration_alert_e4, 4);
+  for (const CloseConcentration& c : day.surveillance) {
+    auto line = [&](const char* kind, const std::string& id, common::Qty qty) {
+      if (!IsAlert(qty, c.volume, day.concentration_alert_e4)) return;
+      absl::StrAppend(&out, "surveillance alert: ", common::FormatDate(day.date), " ", c.sym, ": ",
+                      kind, " ", id, " took part in ", ShareText(qty, c.volume),
+                      " of the closing window's volume (", qty.value(), " of ", c.volume.value(),
+                      "; alert above ", threshold, ")\n");
+    };
+    line("account", c.top_account, c.top_account_qty);
+    line("firm", c.top_firm, c.top_firm_qty);
+  }
+  return out;
+}
+
 std::string DaySummaryText(const DayRecord& day) {
   std::string out = absl::StrCat("settlement ", common::FormatDate(day.date), ": ",
                                  day.contracts.size(), " contracts, ", day.accounts, " accounts\n");
@@ -143,12 +183,14 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
   if (absl::Status s = WriteFile(tmp_dir / "settlement_prices.json", SettlementPricesJson(rec));
       !s.ok())
     return s;
-  if (absl::Status s = WriteFile(tmp_dir / "summary.json", DaySummaryJson(rec)); !s.ok()) return s;
+  if (absl::Status s = WriteFile(tmp_dir / "_summary.json", DaySummaryJson(rec)); !s.ok()) return s;
+  if (absl::Status s = WriteFile(tmp_dir / "_surveillance.json", SurveillanceJson(rec)); !s.ok())
+    return s;
   int64_t done = 0;
   absl::Status s = ledger.ForEachAccount(date, [&](AccountDay&& a) -> absl::Status {
-    if (!SafeFileName(a.account)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("account id unusable as a file name: '", a.account, "'"));
+    if (!common::IsValidAccountId(a.account)) {
+      return absl::InvalidArgumentError(absl::StrCat("account id unusable as a file name: '",
+                                                     a.account, "' ", common::kAccountIdRule));
     }
     if (absl::Status w = WriteFile(tmp_dir / (a.account + ".json"), AccountStatementJson(rec, a));
         !w.ok())

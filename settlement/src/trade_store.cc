@@ -50,6 +50,29 @@ class LmdbTradeSource : public TradeSource {
     return std::optional<CloseQuote>(*quote);
   }
 
+  absl::StatusOr<std::vector<security_master::Contract>> Contracts() override {
+    auto txn = store_->BeginRead();
+    if (!txn.ok()) return txn.status();
+    std::vector<security_master::Contract> out;
+    absl::Status inner;
+    absl::Status scan = (*txn)->Scan(
+        security_master::kContractsTable, "", [&](absl::string_view key, absl::string_view value) {
+          auto c = security_master::ParseContractJson(std::string_view(value.data(), value.size()));
+          if (!c.ok()) {
+            inner = absl::InvalidArgumentError(absl::StrCat(store_->path(), " ",
+                                                            security_master::kContractsTable, "/",
+                                                            std::string(key), ": ",
+                                                            c.status().message()));
+            return false;
+          }
+          out.push_back(*std::move(c));
+          return true;
+        });
+    if (!scan.ok()) return scan;
+    if (!inner.ok()) return inner;
+    return out;
+  }
+
  private:
   std::unique_ptr<storage::KvStore> store_;
 };

@@ -1,4 +1,5 @@
 #include "cfx/common/config.h"
+#include "cfx/common/csv.h"
 
 #include <cctype>
 #include <string>
@@ -60,6 +61,17 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "limits.http_max_body_bytes: expected an integer"},
       {"[limits]\nmax_everything = 1\n", "limits.max_everything: unknown key"},
       {"limits = 3\n", "limits: expected a table"},
+      // Account ids name statement files (SPEC §9): the batch's `_` files, hidden and
+      // path-like names, and the reserved `settlement_prices` are refused.
+      {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"_summary\"\nfirm = \"F\"\n",
+       "cfg.toml:4: accounts[0].id: '_summary' is not an account id: must match "
+       "[A-Za-z0-9][A-Za-z0-9_-]*"},
+      {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"a.b\"\nfirm = \"F\"\n",
+       "accounts[0].id: 'a.b' is not an account id"},
+      {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"settlement_prices\"\nfirm = \"F\"\n",
+       "accounts[0].id: 'settlement_prices' is not an account id"},
+      {"[exchange]\nclose_concentration_alert = 1.5\n",
+       "exchange.close_concentration_alert: must be in (0, 1]"},
   };
   for (const auto& c : cases) {
     auto parsed = common::ParseConfig(c.toml, "cfg.toml");
@@ -193,6 +205,25 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_EQ(off->limits.fix_logon_backoff_ms, 0);
   EXPECT_EQ(off->limits.http_unauthorized_backoff_ms, 0);
+}
+
+TEST(ConfigTest, CloseConcentrationAlertDefaultsToOneHalf) {
+  auto c = common::ParseConfig("", "cfg.toml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->close_concentration_alert, 0.5);
+  auto set = common::ParseConfig("[exchange]\nclose_concentration_alert = 0.35\n", "cfg.toml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->close_concentration_alert, 0.35);
+}
+
+TEST(ConfigTest, AccountIdsFollowTheStatementFileRule) {
+  for (const char* ok : {"A", "a1", "ACCT-1", "x_y", "9"}) {
+    EXPECT_TRUE(common::IsValidAccountId(ok)) << ok;
+  }
+  for (const char* bad : {"", "_a", "-a", ".a", "a/b", "a b", "a.json", "settlement_prices"}) {
+    EXPECT_FALSE(common::IsValidAccountId(bad)) << bad;
+  }
+  EXPECT_FALSE(common::IsValidAccountId(std::string(65, 'a')));
 }
 
 TEST(ConfigTest, MissingFileIsNotFound) {

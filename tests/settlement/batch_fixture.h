@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "cfx/security_master/derive.h"
 #include "test_util.h"
 
 namespace cfx::settlement::testing {
@@ -38,6 +39,22 @@ class BatchFixture : public ::testing::Test {
   void AddTrade(const char* ts, const char* px, int64_t qty, const char* buy, const char* sell,
                 const std::string& sym = "B200-GOLD-US-202703") {
     trades_.AddTrade(MakeTrade(++seq_, ts, sym, px, qty, buy, sell));
+  }
+  // Lists `sym` in the security master from `listed` (nullopt: from the beginning).
+  void List(const std::string& sym, std::optional<common::Date> listed = std::nullopt) {
+    security_master::Contract c;
+    c.sym = sym;
+    c.contract = *common::ParseSymbol(sym);
+    c.last_trading_day = security_master::LastTradingDay(*c.contract, config_.calendar);
+    c.listing_date = listed;
+    trades_.List(std::move(c));
+  }
+  // The 12 months of `grade` from March 2027, as `cfx serve` lists them on 2027-03-01.
+  void ListYear(const char* grade) {
+    for (const common::ContractSymbol& s :
+         security_master::ListingWindow(*common::ParseGrade(grade), D("2027-03-01"))) {
+      List(s.Key(), D("2027-03-01"));
+    }
   }
   std::string Statement(const char* date, const char* account, const char* ext = "json") {
     return ReadFile(out() + "/" + date + "/" + account + "." + ext);

@@ -28,7 +28,7 @@ TEST_F(BatchTest, FirstDaySettlesByVwapAndWritesExactStatements) {
   auto r = Settle("2027-03-01");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->already_settled);
-  ASSERT_EQ(r->day.contracts.size(), 1u);  // other listed months have no price source
+  ASSERT_EQ(r->day.contracts.size(), 1u);  // no security master: the traded contract only
   EXPECT_EQ(r->day.contracts[0].settle, common::PriceTicks(5255));
   EXPECT_EQ(r->day.contracts[0].tier, PriceTier::kT1);
   // A: 3×(5255−5200) + 2×(5255−5250) = 175 USD; B: −165 + 10 = −155; C: −10 − 10 = −20.
@@ -54,7 +54,7 @@ TEST_F(BatchTest, FirstDaySettlesByVwapAndWritesExactStatements) {
   EXPECT_EQ(ReadFile(out() + "/2027-03-01/settlement_prices.json"),
             R"([{"sym":"B200-GOLD-US-202703","settle":"5.255","tier":"T1"}])"
             "\n");
-  auto summary = nlohmann::json::parse(ReadFile(out() + "/2027-03-01/summary.json"));
+  auto summary = nlohmann::json::parse(ReadFile(out() + "/2027-03-01/_summary.json"));
   EXPECT_EQ(summary["vm_total"], "175.00");
   EXPECT_EQ(summary["calls"], 2);
   EXPECT_EQ(summary["call_total"], "675.00");
@@ -97,7 +97,7 @@ TEST_F(BatchTest, ExactHalfVwapRoundsTowardPriorSettlement) {
 }
 
 TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
-  config_.grades = {*common::ParseGrade("B200-GOLD-US")};
+  ListYear("B200-GOLD-US");
   fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
   fixes_.Set("B200-GOLD-US", D("2027-03-02"), 52105);
   AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");

@@ -113,13 +113,14 @@ TEST(LedgerTest, StoredRowsAreTheDocumentedBytes) {
     return value.ok() && value->has_value() ? **value : std::string("(absent)");
   };
   EXPECT_EQ(get("days", "2027-03-31"),
-            R"({"accounts":1,"call_total":20000000,"calls":1,"clearing_vm_cum":0,"contracts":[)"
+            R"({"accounts":1,"call_total":20000000,"calls":1,"clearing_vm_cum":0,)"
+            R"("concentration_alert_e4":5000,"contracts":[)"
             R"({"clearing_vm":0,"expired":true,"fsp":5101,"prior_settle":5000,"settle":5050,)"
             R"("sym":"B200-GOLD-US-202703","tier":"T1"},)"
             R"({"clearing_vm":0,"expired":false,"fsp":null,"prior_settle":null,"settle":5120,)"
             R"("sym":"B200-GOLD-US-202704","tier":"T4"}],)"
             R"("date":"2027-03-31","fixes_available":true,"format":1,"margin_available":true,)"
-            R"("vm_paid":455000000})");
+            R"("surveillance":[],"vm_paid":455000000})");
   EXPECT_EQ(get("entries", "2027-03-31/L"),
             "455000000 480000000 500000000 20000000|0:5:200000000:255000000;1:-1:0");
   EXPECT_EQ(get("contracts", "B200-GOLD-US-202703"),

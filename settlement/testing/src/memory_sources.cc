@@ -28,6 +28,17 @@ absl::StatusOr<std::optional<CloseQuote>> MemoryTradeSource::Close(const std::st
   return std::optional<CloseQuote>(it->second);
 }
 
+void MemoryTradeSource::List(security_master::Contract contract) {
+  std::string sym = contract.sym;
+  contracts_[sym] = std::move(contract);
+}
+
+absl::StatusOr<std::vector<security_master::Contract>> MemoryTradeSource::Contracts() {
+  std::vector<security_master::Contract> out;
+  for (const auto& [sym, c] : contracts_) out.push_back(c);
+  return out;
+}
+
 absl::StatusOr<std::optional<int64_t>> MemoryFixSource::FixE4(const std::string& grade,
                                                               common::Date date) {
   auto it = fixes_.find({grade, date});

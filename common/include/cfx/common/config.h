@@ -91,6 +91,8 @@ struct ExchangeConfig {
   int band_pct = 10;  // price band ± percent of the reference
   int market_protection_ticks = 50;
   int snapshot_interval = 100000;  // inputs between engine snapshots
+  // Close surveillance (SPEC §9 item 7): a closing-window share above this is an alert.
+  double close_concentration_alert = 0.5;
   LimitsConfig limits;
   std::vector<FirmConfig> firms;
   std::vector<AccountConfig> accounts;

@@ -86,6 +86,14 @@ bool IsPlainName(absl::string_view text);
 inline constexpr absl::string_view kPlainNameRule =
     "must be 1-64 printable ASCII characters without spaces";
 
+// An account id (SPEC §9): `[A-Za-z0-9][A-Za-z0-9_-]*`, at most 64 characters, and not
+// `settlement_prices` (reserved: `settlement_prices.json` sits beside the statements, SPEC
+// §12). Account ids name statement files, so the settlement batch's own files (starting
+// with `_`) and hidden or path-like names can never be one. kAccountIdRule says so.
+bool IsValidAccountId(absl::string_view text);
+inline constexpr absl::string_view kAccountIdRule =
+    "must match [A-Za-z0-9][A-Za-z0-9_-]* (at most 64 characters), not settlement_prices";
+
 // The whole file as bytes. NotFound "path: cannot open file" when it cannot be opened,
 // DataLoss "path: read error" when reading fails.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);

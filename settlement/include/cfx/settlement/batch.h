@@ -28,12 +28,17 @@
 
 namespace cfx::settlement {
 
+// The listing comes from the security master (TradeSource::Contracts): every contract
+// listed on the date and not past its last trading day settles, traded or not.
 struct SettleConfig {
   common::BusinessCalendar calendar;
-  // Product grades whose 12 months are listed. Empty: the grades of the symbols that have
-  // trades, positions or settlements.
+  // Only for a trade source without a security master (a data dir older than it): these
+  // grades' 12 months are listed, each settled where it has a price source.
   std::vector<common::Grade> grades;
   std::map<std::string, common::MicroUsd, std::less<>> collateral;  // by account; others 0
+  // Close surveillance (SPEC §9 item 7): a closing-window share above this (× 10^4,
+  // exclusive) is an alert. Config `close_concentration_alert`, default 0.5.
+  int64_t close_concentration_alert_e4 = 5000;
 };
 
 struct SettleInputs {

@@ -12,7 +12,7 @@
 
 namespace cfx::settlement {
 
-// The last business day of the contract month.
+// The last business day of the contract month (security_master::LastTradingDay).
 common::Date LastTradingDay(const common::ContractSymbol& contract,
                             const common::BusinessCalendar& calendar);
 
@@ -22,7 +22,8 @@ common::Date LastTradingDay(const common::ContractSymbol& contract,
 std::optional<common::PriceTicks> FinalSettlementPrice(
     const std::vector<std::optional<int64_t>>& fixes_e4);
 
-// The `count` consecutive contract months starting with the month of `date`, for `grade`.
+// The `count` consecutive contract months starting with the month of `date`, for `grade`
+// (security_master::ListingWindow).
 std::vector<common::ContractSymbol> ListedContracts(const common::Grade& grade, common::Date date,
                                                     int count = 12);
 

@@ -70,9 +70,26 @@ struct AccountDay {
   common::MicroUsd VmTotal() const;  // Σ vm + final_vm of the lines
 };
 
+// Close surveillance of one contract settled at T1 (SPEC §9 item 7): who took part in the
+// closing window's volume. A party's quantity is the Σ qty of the window's trades it was a
+// side of (a trade counts once for a party on both sides), so a share is in [0, 1].
+struct CloseConcentration {
+  std::string sym;
+  common::Qty volume;           // Σ qty of the closing window's trades (> 0)
+  std::string top_account;      // the largest account (the smallest id among equals)
+  common::Qty top_account_qty;  // its quantity
+  std::string top_firm;         // likewise by firm (the account when a trade names no firm)
+  common::Qty top_firm_qty;
+};
+
+// Shares above the threshold (`threshold_e4` / 10^4, exclusive) are alerts.
+bool IsAlert(common::Qty part, common::Qty volume, int64_t threshold_e4);
+
 struct DayRecord {
   common::Date date;
   std::vector<ContractDay> contracts;  // ascending symbol
+  std::vector<CloseConcentration> surveillance;  // the T1 contracts, ascending symbol
+  int64_t concentration_alert_e4 = 5000;         // the alert threshold of the run, × 10^4
   int64_t accounts = 0;
   common::MicroUsd vm_paid;          // Σ positive account VM (= |Σ negative|)
   int64_t calls = 0;                 // accounts with call > 0

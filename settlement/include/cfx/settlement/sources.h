@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
 #include "cfx/common/units.h"
+#include "cfx/security_master/format.h"
 #include "cfx/trade_store/format.h"
 
 namespace cfx::settlement {
@@ -28,7 +29,8 @@ using trade_store::Aggressor;
 using trade_store::CloseQuote;
 using trade_store::Trade;
 
-// Trades and closing books. Thread safety: used from one thread at a time.
+// Trades, closing books and the security master, as the exchange's post-trade store holds
+// them. Thread safety: used from one thread at a time.
 class TradeSource {
  public:
   virtual ~TradeSource() = default;
@@ -39,6 +41,12 @@ class TradeSource {
   // The closing book of `sym` on `date`; nullopt when no close was recorded.
   virtual absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym,
                                                           common::Date date) = 0;
+  // The security master (cfx/security_master/format.h), every contract it ever held, in
+  // symbol order. A source without one (a synthetic benchmark) returns none: then only
+  // contracts with trades, positions or a prior settlement are settled.
+  virtual absl::StatusOr<std::vector<security_master::Contract>> Contracts() {
+    return std::vector<security_master::Contract>();
+  }
 };
 
 // Daily benchmark fixes (SPEC §8), as published by `cfx reference build`.

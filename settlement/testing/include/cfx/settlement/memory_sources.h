@@ -24,9 +24,13 @@ class MemoryTradeSource : public TradeSource {
                             const std::function<absl::Status(const Trade&)>& fn) override;
   absl::StatusOr<std::optional<CloseQuote>> Close(const std::string& sym,
                                                   common::Date date) override;
+  // Adds (or replaces) a security master row.
+  void List(security_master::Contract contract);
+  absl::StatusOr<std::vector<security_master::Contract>> Contracts() override;
 
  private:
   std::map<int64_t, Trade> trades_;
+  std::map<std::string, security_master::Contract> contracts_;
   std::map<std::pair<std::string, common::Date>, CloseQuote> closes_;
 };
 
