@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
@@ -79,6 +80,12 @@ struct ContractEvent {
   std::optional<common::PriceTicks> band_ref;
   common::Qty max_order_qty{1000};
   friend bool operator==(const ContractEvent&, const ContractEvent&) = default;
+};
+
+// A contract with its history, oldest first (`GET /v1/contracts/{sym}`).
+struct ContractRecord {
+  Contract contract;
+  std::vector<ContractEvent> history;
 };
 
 std::string HistoryKey(std::string_view sym, uint64_t seq);  // "B200-GOLD-US-202703/0000000000000042"
