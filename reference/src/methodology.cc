@@ -245,6 +245,7 @@ FixComputation ComputeFix(std::span<const PricePoint> candidates, FixTrace* trac
     }
     OutlierResult filtered = DropOutliers(std::move(set));
     attempt.filtered = true;
+    attempt.stats = filtered.stats;
     attempt.n_dropped = filtered.n_dropped;
     attempt.n_obs_after = static_cast<int>(filtered.kept.size());
     attempt.n_providers_after = CountProviders(filtered.kept);
