@@ -41,6 +41,13 @@ void SetupBenchMargin(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--backend", f->backend, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_flag("--verify", f->options.verify, "check every answer against the CPU evaluator");
+  cmd->add_flag("--floor", f->options.floor,
+                "also time the plain-loop yardstick (int64 multiply-add + max, -O2) on the same "
+                "batch and print the ratio");
+  cmd->add_option("--stream-batch", f->options.stream_batch,
+                  "large-book mode: margin the book through ComputeStream in batches of this "
+                  "many accounts; reports the peak resident memory")
+      ->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
 }
 
 CFX_REGISTER_COMMAND("bench", SetupBenchMargin);

@@ -202,6 +202,27 @@ absl::StatusOr<std::vector<MarginResult>> MarginEngine::ComputeMany(
   return results;
 }
 
+absl::Status MarginEngine::ComputeStream(
+    absl::FunctionRef<bool(AccountPositions* account)> next, size_t batch_accounts,
+    absl::FunctionRef<absl::Status(std::vector<MarginResult> batch)> sink) const {
+  if (batch_accounts < 1) return absl::InvalidArgumentError("batch_accounts must be >= 1");
+  std::vector<AccountPositions> batch;
+  bool more = true;
+  while (more) {
+    batch.clear();
+    AccountPositions account;
+    while (batch.size() < batch_accounts && (more = next(&account))) {
+      batch.push_back(std::move(account));
+      account = AccountPositions();
+    }
+    if (batch.empty()) break;
+    absl::StatusOr<std::vector<MarginResult>> results = ComputeMany(batch);
+    if (!results.ok()) return results.status();
+    if (absl::Status s = sink(*std::move(results)); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 MarginResult MarginEngine::Describe(const std::string& account,
                                     const std::vector<std::pair<int32_t, int64_t>>& netted,
                                     const RankedLoss& worst,

@@ -90,6 +90,54 @@ TEST(CpuEvaluatorTest, MatchesNaiveOnRandomPortfolios) {
   }
 }
 
+// Every kernel this CPU can run (AVX-512, AVX2 with the split table, baseline), on the
+// shapes above and on values that exercise the split multiply's high half: |U| up to 2^40
+// with |qty| up to 2^18, and quantities of 2^31 and beyond, which take the generic path.
+TEST(CpuEvaluatorTest, EveryKernelMatchesNaiveIncludingLargeValuesAndQuantities) {
+  using internal::CpuKernel;
+  std::mt19937_64 rng(777);
+  int kernels_run = 0;
+  for (CpuKernel kernel : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kBaseline}) {
+    std::unique_ptr<Evaluator> ev = internal::MakeCpuEvaluatorWithKernel(kernel, 2);
+    if (ev == nullptr) continue;  // this CPU cannot run it
+    ++kernels_run;
+    for (const Shape& shape : kShapes) {
+      SCOPED_TRACE(::testing::Message() << "kernel " << static_cast<int>(kernel)
+                                        << " scenarios " << shape.scenarios << " rank "
+                                        << shape.rank);
+      const UTable u = RandomTable(9, shape.scenarios, shape.spread, &rng);
+      const PortfolioBatch b = RandomBatch(9, shape.scenarios >= 1000 ? 30 : 300, &rng);
+      EXPECT_EQ(Evaluate(*ev, u, b, shape.rank), Naive(u, b, shape.rank));
+    }
+    for (int32_t scenarios : {16, 37, 1024}) {
+      SCOPED_TRACE(::testing::Message() << "kernel " << static_cast<int>(kernel)
+                                        << " large values, scenarios " << scenarios);
+      const UTable u = RandomTable(7, scenarios, int64_t{1} << 40, &rng);
+      PortfolioBatch big_values;
+      for (int i = 0; i < 40; ++i) {
+        for (int k = 0; k < 11; ++k) {
+          const int64_t q = static_cast<int64_t>(rng() % (1u << 19)) - (1 << 18);
+          big_values.AddEntry(static_cast<int32_t>(rng() % 7), q);
+        }
+        big_values.EndPortfolio();
+      }
+      EXPECT_EQ(Evaluate(*ev, u, big_values, 3), Naive(u, big_values, 3));
+      // |qty| around 2^31 .. 2^33 against |U| < 2^20: products stay far inside int64.
+      const UTable small = RandomTable(7, scenarios, int64_t{1} << 20, &rng);
+      PortfolioBatch big_qtys;
+      for (int i = 0; i < 40; ++i) {
+        big_qtys.AddEntry(static_cast<int32_t>(i % 7), (int64_t{1} << 31) * (i % 2 ? 1 : -1));
+        big_qtys.AddEntry(static_cast<int32_t>(rng() % 7), (int64_t{1} << 31) - 1 - i);
+        big_qtys.AddEntry(static_cast<int32_t>(rng() % 7),
+                          static_cast<int64_t>(rng() % (int64_t{1} << 34)) - (int64_t{1} << 33));
+        big_qtys.EndPortfolio();
+      }
+      EXPECT_EQ(Evaluate(*ev, small, big_qtys, 1), Naive(small, big_qtys, 1));
+    }
+  }
+  EXPECT_GE(kernels_run, 1);  // the baseline kernel runs everywhere
+}
+
 TEST(CpuEvaluatorTest, EmptyPortfolioIsZeroLossAtTheFirstScenario) {
   auto ev = MakeCpuEvaluator();
   std::mt19937_64 rng(1);

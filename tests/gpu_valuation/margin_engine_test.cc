@@ -5,6 +5,7 @@
 #include "cfx/gpu_valuation/margin_engine.h"
 
 #include <algorithm>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -137,6 +138,70 @@ TEST(MarginEngineTest, ComputeManyMatchesOneByOne) {
     EXPECT_EQ((*many)[i].margin_micro, one->margin_micro);
     EXPECT_EQ((*many)[i].worst_scenario, one->worst_scenario);
   }
+}
+
+// The large-book path with a small batch: same answers as one ComputeMany, in order,
+// whatever the batch size, and never more than one batch handed over at a time.
+TEST(MarginEngineTest, ComputeStreamMatchesComputeManyInBatches) {
+  MarginOptions o;
+  o.method = ScenarioMethod::kMonteCarlo;
+  o.mc_scenarios = 500;
+  auto engine = Engine(o);
+  std::vector<AccountPositions> book;
+  for (int i = 0; i < 11; ++i) {
+    book.push_back({"A" + std::to_string(i), {{kGold, 3 - i}, {kPlat, i % 4 - 1}}});
+  }
+  book.push_back({"EMPTY", {}});
+  auto many = engine->ComputeMany(book);
+  ASSERT_TRUE(many.ok()) << many.status();
+  for (size_t batch : {size_t{1}, size_t{3}, size_t{12}, size_t{100}}) {
+    SCOPED_TRACE(batch);
+    size_t read = 0;
+    std::vector<MarginResult> streamed;
+    absl::Status s = engine->ComputeStream(
+        [&](AccountPositions* a) {
+          if (read == book.size()) return false;
+          *a = book[read++];
+          return true;
+        },
+        batch,
+        [&](std::vector<MarginResult> results) {
+          EXPECT_LE(results.size(), batch);
+          EXPECT_EQ(streamed.size() + results.size(), std::min(read, book.size()));
+          for (MarginResult& r : results) streamed.push_back(std::move(r));
+          return absl::OkStatus();
+        });
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_EQ(streamed.size(), many->size());
+    for (size_t i = 0; i < streamed.size(); ++i) {
+      EXPECT_EQ(streamed[i].account, (*many)[i].account);
+      EXPECT_EQ(streamed[i].loss_micro, (*many)[i].loss_micro);
+      EXPECT_EQ(streamed[i].worst_scenario_index, (*many)[i].worst_scenario_index);
+    }
+  }
+}
+
+TEST(MarginEngineTest, ComputeStreamStopsAtTheFirstError) {
+  auto engine = Engine();
+  int read = 0;
+  auto next = [&](AccountPositions* a) {
+    *a = {"A", {{read == 3 ? "B200-GOLD-US-209912" : kGold, 1}}};  // the 4th is unpriced
+    return ++read <= 6;
+  };
+  int batches = 0;
+  auto sink = [&](std::vector<MarginResult>) {
+    ++batches;
+    return absl::OkStatus();
+  };
+  absl::Status s = engine->ComputeStream(next, 2, sink);
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_EQ(batches, 1);  // the first batch went out; the second failed
+  read = 0;
+  s = engine->ComputeStream(next, 2, [](std::vector<MarginResult>) {
+    return absl::DataLossError("sink full");
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(engine->ComputeStream(next, 0, sink).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(MarginEngineTest, MonteCarloIsReproducibleAndTakesTheOnePercentLoss) {

@@ -70,6 +70,14 @@ class Evaluator {
 // `threads` <= 0: std::thread::hardware_concurrency().
 std::unique_ptr<Evaluator> MakeCpuEvaluator(int threads = 0);
 
+namespace internal {
+// The CPU evaluator's kernels (cpu_evaluator.cc); MakeCpuEvaluator picks the best one the
+// CPU runs. For tests, which check each kernel this machine can run against one reference.
+enum class CpuKernel { kAvx512, kAvx2, kBaseline };
+// nullptr when this CPU cannot run `kernel`.
+std::unique_ptr<Evaluator> MakeCpuEvaluatorWithKernel(CpuKernel kernel, int threads = 0);
+}  // namespace internal
+
 // True when this binary was built with the CUDA path.
 bool CudaCompiledIn();
 // Unavailable when not compiled in or no usable device; the message is the reason.

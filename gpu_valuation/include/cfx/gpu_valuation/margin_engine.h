@@ -8,6 +8,7 @@
 //   absl::StatusOr<MarginResult> r = (*engine)->ComputeAccount("A1", {{"B200-GOLD-US-202703", 5}});
 //   std::vector<AccountPositions> accounts = ...;
 //   auto all = (*engine)->ComputeMany(accounts);         // batched: GPU or threads
+//   (*engine)->ComputeStream(next_account, 65536, sink);  // a book of any size, by batches
 //   auto im = (*engine)->PerContractInitialMargin("B200-GOLD-US-202703");  // micro-USD
 #ifndef CFX_GPU_VALUATION_MARGIN_ENGINE_H_
 #define CFX_GPU_VALUATION_MARGIN_ENGINE_H_
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cfx/common/date.h"
@@ -102,6 +104,17 @@ class MarginEngine {
   // One result per account, in input order, evaluated as one batch.
   absl::StatusOr<std::vector<MarginResult>> ComputeMany(
       const std::vector<AccountPositions>& accounts) const;
+  // A book too large to hold at once: accounts are read from `next` (it fills *account and
+  // returns true, or returns false at the end) and evaluated in batches of at most
+  // `batch_accounts` (>= 1), each batch's results handed to `sink` in input order before the
+  // next batch is read. Memory is bounded by one batch, its results and the evaluator's
+  // per-thread scratch (one loss vector per thread), whatever the book's size. The results
+  // are those of ComputeMany on the whole book. Stops at the first error of a batch (as
+  // ComputeMany) or of `sink`, which is returned; InvalidArgument if batch_accounts < 1.
+  absl::Status ComputeStream(absl::FunctionRef<bool(AccountPositions* account)> next,
+                             size_t batch_accounts,
+                             absl::FunctionRef<absl::Status(std::vector<MarginResult> batch)> sink)
+      const;
   // Initial margin per contract for the pre-trade check: the margin of a one-lot position,
   // the larger of long and short, in micro-USD rounded to cents. NotFound without a price.
   absl::StatusOr<int64_t> PerContractInitialMargin(absl::string_view sym) const;

@@ -26,6 +26,13 @@ struct MarginBenchOptions {
   uint64_t seed = 1;          // prices and portfolios
   gpu_valuation::BackendChoice backend = gpu_valuation::BackendChoice::kAuto;
   bool verify = false;  // also check every answer against the CPU evaluator
+  // Also time the plain-loop yardstick (margin_floor.h) on the same resident batch, with as
+  // many threads as the CPU evaluator, each timed batch alternated with the evaluator's.
+  bool floor = false;
+  // > 0: the large-book mode instead. The book is generated and margined through
+  // MarginEngine::ComputeStream in batches of this many accounts, never held whole; the
+  // report is the end-to-end time and the process's peak resident memory.
+  int64_t stream_batch = 0;
 };
 
 struct MarginBenchResult {
@@ -43,6 +50,21 @@ struct MarginBenchResult {
   double load_seconds = 0;           // table and portfolios onto the evaluator
   double compute_many_seconds = 0;   // one ComputeMany: netting, evaluation, answers
   std::optional<bool> verified;      // set with `verify`: identical to the CPU evaluator
+  // FNV-1a over every answer (loss, scenario) of the timed batch in account order: equal
+  // checksums on the same options mean the same answers, across builds and backends.
+  uint64_t answers_checksum = 0;
+  // With `floor`: the plain loop's median batch on the same batch and its thread count;
+  // floor_agrees (rank 1 only) is whether its maxima equal the evaluator's losses.
+  double floor_seconds = 0;
+  int floor_threads = 0;
+  std::optional<bool> floor_agrees;
+  // Large-book mode (stream_batch > 0): seconds for the whole book end to end, the
+  // process's peak resident set (getrusage ru_maxrss), and what holding every loss of the
+  // book at once would take (accounts x scenarios x 8 bytes), for comparison.
+  int64_t stream_batch = 0;
+  double stream_seconds = 0;
+  int64_t peak_rss_bytes = 0;
+  double all_losses_bytes = 0;
 };
 
 // Runs the bench. InvalidArgument when a count is below 1; otherwise the margin engine's or
