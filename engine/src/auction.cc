@@ -35,9 +35,9 @@ void OrderBook::RunAuction() {
     Qty imb = auction_buy_[k] > auction_sell_[k] ? auction_buy_[k] - auction_sell_[k]
                                                  : auction_sell_[k] - auction_buy_[k];
     PriceTicks px = PriceAt(lo + k);
-    PriceTicks dist = !config_.has_ref         ? PriceTicks(0)
-                      : px > config_.ref       ? px - config_.ref
-                                               : config_.ref - px;
+    PriceTicks dist = !config_.has_ref   ? PriceTicks(0)
+                      : px > config_.ref ? px - config_.ref
+                                         : config_.ref - px;
     bool better = best_k < 0 || exec > best_exec ||
                   (exec == best_exec && (imb < best_imb || (imb == best_imb && dist < best_dist)));
     if (better) {

@@ -153,8 +153,8 @@ void Engine::Apply(const NewOrderCmd& c) {
   // A market order is IOC whatever its tif, except FOK (§4.2).
   o.tif = c.tif;
   if (c.type == OrderType::kMarket && c.tif != TimeInForce::kFok) o.tif = TimeInForce::kIoc;
-  o.px = (c.type == OrderType::kLimit || c.type == OrderType::kStopLimit) ? c.px.ticks
-                                                                            : PriceTicks(0);
+  o.px =
+      (c.type == OrderType::kLimit || c.type == OrderType::kStopLimit) ? c.px.ticks : PriceTicks(0);
   o.stop_px = (c.type == OrderType::kStop || c.type == OrderType::kStopLimit) ? c.stop.ticks
                                                                               : PriceTicks(0);
   o.qty = c.qty;

@@ -15,12 +15,10 @@ bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStop
 RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct) {
   // invalid_field: shape of the order, independent of the market.
   if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
-  if (UsesLimitPrice(c.type) &&
-      (!c.px.present || (c.px.on_tick && c.px.ticks <= PriceTicks(0)))) {
+  if (UsesLimitPrice(c.type) && (!c.px.present || (c.px.on_tick && c.px.ticks <= PriceTicks(0)))) {
     return RejectReason::kInvalidField;
   }
-  if (IsStop(c.type) &&
-      (!c.stop.present || (c.stop.on_tick && c.stop.ticks <= PriceTicks(0)))) {
+  if (IsStop(c.type) && (!c.stop.present || (c.stop.on_tick && c.stop.ticks <= PriceTicks(0)))) {
     return RejectReason::kInvalidField;
   }
   if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) {

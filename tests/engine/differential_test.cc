@@ -25,8 +25,8 @@ class Normalise : public EngineListener {
     out.push_back("J " + Cl(e.order) + " " + std::string(ToString(e.reject)));
   }
   void OnTrade(const Event& e) override {
-    out.push_back("T " + std::to_string(e.px.value()) + " " + std::to_string(e.qty.value()) + " " + Cl(e.order) +
-                  " " + Cl(e.other) + " " + std::string(ToString(e.aggressor)));
+    out.push_back("T " + std::to_string(e.px.value()) + " " + std::to_string(e.qty.value()) + " " +
+                  Cl(e.order) + " " + Cl(e.other) + " " + std::string(ToString(e.aggressor)));
   }
   void OnCanceled(const Event& e) override {
     out.push_back("C " + Cl(e.order) + " " + std::to_string(e.qty.value()) + " " +
@@ -34,7 +34,8 @@ class Normalise : public EngineListener {
   }
   void OnReplaced(const Event& e) override {
     out.push_back("P " + Cl(e.order) + " " + std::string(e.orig.view()) + " " +
-                  (e.has_px ? std::to_string(e.px.value()) : "-") + " " + std::to_string(e.qty.value()));
+                  (e.has_px ? std::to_string(e.px.value()) : "-") + " " +
+                  std::to_string(e.qty.value()));
   }
   void OnTriggered(const Event& e) override { out.push_back("G " + Cl(e.order)); }
   void OnCancelRejected(const Event& e) override {

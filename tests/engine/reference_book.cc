@@ -319,7 +319,8 @@ void ReferenceBook::New(const NewOrderCmd& c) {
     return reject(state_ == TradingState::kClosed ? "market_closed" : "halted");
   }
   if (taken_.count({acct, cl})) return reject("duplicate_client_id");
-  if (c.qty.value() <= 0 || (c.has_display && (c.display.value() < 1 || c.display.value() > c.qty.value()))) {
+  if (c.qty.value() <= 0 ||
+      (c.has_display && (c.display.value() < 1 || c.display.value() > c.qty.value()))) {
     return reject("invalid_qty");
   }
   if (c.qty.value() > max_qty_) return reject("qty_above_max");
@@ -338,7 +339,8 @@ void ReferenceBook::New(const NewOrderCmd& c) {
   }
   if (c.post_only && state_ == TradingState::kOpen) {  // nothing trades on arrival in pre_open
     int b = BestOpp(c.side);
-    if (b >= 0 && Crosses(c.side, c.px.ticks.value(), book_[b].px)) return reject("post_only_would_cross");
+    if (b >= 0 && Crosses(c.side, c.px.ticks.value(), book_[b].px))
+      return reject("post_only_would_cross");
   }
   taken_.insert({acct, cl});
   Emit("A " + cl);

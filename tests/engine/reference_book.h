@@ -85,9 +85,7 @@ class ReferenceBook {
     bool post_only = false;
     Lots leaves() const { return qty - cum; }
   };
-  bool InBand(Ticks px) const {
-    return !has_ref_ || (px * 10 >= ref_ * 9 && px * 10 <= ref_ * 11);
-  }
+  bool InBand(Ticks px) const { return !has_ref_ || (px * 10 >= ref_ * 9 && px * 10 <= ref_ * 11); }
   int BestOpp(Side side) const;  // index into book_, -1 if none
   void Execute(O o);
   void Rest(O o);

@@ -85,11 +85,16 @@ std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
     } else if (roll >= 18) {  // move by a few ticks, staying on its side of the mid
       size_t k = rng() % live.size();
       int64_t step = static_cast<int64_t>(rng() % 11) - 5;
-      int64_t px = std::clamp(live[k].px + step, live[k].side == Side::kBuy ? kMid - kHalfSpan : kMid + 1,
-                                 live[k].side == Side::kBuy ? kMid - 1 : kMid + kHalfSpan);
+      int64_t px =
+          std::clamp(live[k].px + step, live[k].side == Side::kBuy ? kMid - kHalfSpan : kMid + 1,
+                     live[k].side == Side::kBuy ? kMid - 1 : kMid + kHalfSpan);
       live[k].px = px;
-      WorkItem w{WorkItem::Op::kReplace, live[k].side, TimeInForce::kGtc, PriceTicks(px),
-                 Qty(1 + static_cast<int64_t>(rng() % 20)), live[k].oid};
+      WorkItem w{WorkItem::Op::kReplace,
+                 live[k].side,
+                 TimeInForce::kGtc,
+                 PriceTicks(px),
+                 Qty(1 + static_cast<int64_t>(rng() % 20)),
+                 live[k].oid};
       items.push_back(w);
     }
   }

@@ -71,7 +71,7 @@ struct ReplaceCmd {
   Name acct;
   PriceField px;     // absent: keep
   bool has_qty = false;
-  Qty qty{0};        // the new total quantity
+  Qty qty{0};  // the new total quantity
 };
 
 // Cancels resting orders and pending stops. By account (optionally one symbol), or, when

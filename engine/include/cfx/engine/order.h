@@ -11,10 +11,10 @@ namespace cfx::engine {
 struct Order {
   // First cache line: what matching reads and writes.
   OrderId oid = 0;
-  PriceTicks px{0};  // limit price (unused for market / stop-market)
-  Qty qty{0};        // total quantity
-  Qty cum{0};        // executed
-  Qty shown{0};      // displayed part still resting (≤ leaves)
+  PriceTicks px{0};                         // limit price (unused for market / stop-market)
+  Qty qty{0};                               // total quantity
+  Qty cum{0};                               // executed
+  Qty shown{0};                             // displayed part still resting (≤ leaves)
   uint32_t prev = kNoSlot, next = kNoSlot;  // level FIFO / stop list
   FirmId firm = 0;
   StpId stp = 0;
