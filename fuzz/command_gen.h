@@ -23,7 +23,7 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
   auto price = [&] {
     engine::PriceField p;
     p.present = in.ConsumeBool();
-    p.ticks = in.ConsumeIntegralInRange<int64_t>(4900, 5100);
+    p.ticks = engine::PriceTicks(in.ConsumeIntegralInRange<int64_t>(4900, 5100));
     p.on_tick = in.ConsumeIntegralInRange<int>(0, 15) != 0;
     return p;
   };
@@ -31,9 +31,9 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
     case 0: {
       engine::ProductCmd c;
       c.sym = PickName(in, kSyms, 2);
-      c.ref = engine::PriceField::Ticks(5000);
+      c.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
       c.band_percent = in.ConsumeIntegralInRange<int64_t>(0, 20);
-      c.max_order_qty = in.ConsumeIntegralInRange<int64_t>(1, 1000);
+      c.max_order_qty = engine::Qty(in.ConsumeIntegralInRange<int64_t>(1, 1000));
       return c;
     }
     case 1: {
@@ -54,9 +54,9 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
       c.tif = static_cast<engine::TimeInForce>(in.ConsumeIntegralInRange<int>(0, 4));
       c.px = price();
       c.stop = price();
-      c.qty = in.ConsumeIntegralInRange<int64_t>(-1, 50);
+      c.qty = engine::Qty(in.ConsumeIntegralInRange<int64_t>(-1, 50));
       c.has_display = in.ConsumeIntegralInRange<int>(0, 7) == 0;
-      c.display = in.ConsumeIntegralInRange<int64_t>(0, 10);
+      c.display = engine::Qty(in.ConsumeIntegralInRange<int64_t>(0, 10));
       c.post_only = in.ConsumeIntegralInRange<int>(0, 7) == 0;
       c.stp_action = static_cast<engine::StpAction>(in.ConsumeIntegralInRange<int>(0, 2));
       if (c.tif == engine::TimeInForce::kGtd) c.expire = *clock + in.ConsumeIntegral<uint16_t>();
@@ -76,7 +76,7 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
       c.acct = PickName(in, kAccts, 3);
       c.px = price();
       c.has_qty = in.ConsumeBool();
-      c.qty = in.ConsumeIntegralInRange<int64_t>(-1, 50);
+      c.qty = engine::Qty(in.ConsumeIntegralInRange<int64_t>(-1, 50));
       return c;
     }
     case 7: {

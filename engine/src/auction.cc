@@ -13,8 +13,8 @@ void OrderBook::RunAuction() {
   int64_t lo = std::min(ScanUp(0, 0), best_[1]);
   int64_t hi = std::max(best_[0], ScanDown(1, n_ - 1));
   int64_t span = hi - lo + 1;
-  auction_buy_.assign(span, 0);   // whole quantity (icebergs count hidden) per level
-  auction_sell_.assign(span, 0);
+  auction_buy_.assign(span, Qty(0));  // whole quantity (icebergs count hidden) per level
+  auction_sell_.assign(span, Qty(0));
   for (int s = 0; s < 2; ++s) {
     std::vector<Qty>& per = s == 0 ? auction_buy_ : auction_sell_;
     for (int64_t i = lo; i <= hi; ++i) {
@@ -27,15 +27,17 @@ void OrderBook::RunAuction() {
   for (int64_t k = span - 2; k >= 0; --k) auction_buy_[k] += auction_buy_[k + 1];
   for (int64_t k = 1; k < span; ++k) auction_sell_[k] += auction_sell_[k - 1];
   int64_t best_k = -1;
-  Qty best_exec = 0, best_imb = 0;
-  PriceTicks best_dist = 0;
+  Qty best_exec{0}, best_imb{0};
+  PriceTicks best_dist{0};
   for (int64_t k = 0; k < span; ++k) {  // ascending: a full tie keeps the lower price
     Qty exec = std::min(auction_buy_[k], auction_sell_[k]);
-    if (exec == 0) continue;
+    if (exec == Qty(0)) continue;
     Qty imb = auction_buy_[k] > auction_sell_[k] ? auction_buy_[k] - auction_sell_[k]
                                                  : auction_sell_[k] - auction_buy_[k];
-    PriceTicks px = base_ + lo + k;
-    PriceTicks dist = config_.has_ref ? (px > config_.ref ? px - config_.ref : config_.ref - px) : 0;
+    PriceTicks px = PriceAt(lo + k);
+    PriceTicks dist = !config_.has_ref   ? PriceTicks(0)
+                      : px > config_.ref ? px - config_.ref
+                                         : config_.ref - px;
     bool better = best_k < 0 || exec > best_exec ||
                   (exec == best_exec && (imb < best_imb || (imb == best_imb && dist < best_dist)));
     if (better) {
@@ -47,7 +49,7 @@ void OrderBook::RunAuction() {
   }
   if (best_k < 0) return;
   const int64_t idx = lo + best_k;
-  const PriceTicks px = base_ + idx;
+  const PriceTicks px = PriceAt(idx);
   uint32_t last_buy = kNoSlot, last_sell = kNoSlot;
   // Greedy pairing: buys price desc then time, sells price asc then time; whole quantities.
   while (best_[0] >= idx && best_[1] >= 0 && best_[1] <= idx) {
@@ -78,22 +80,22 @@ void OrderBook::RunAuction() {
       Order& o = ctx_->store.at(slot);
       Qty from_shown = std::min(o.shown, q);
       o.shown -= from_shown;
-      levels_[Index(o.side)][o.px - base_].display_qty -= from_shown;
+      levels_[Index(o.side)][IndexOf(o.px)].display_qty -= from_shown;
       Fill(slot, q, px);
     }
     RecordPrint(px);
     EmitTrade(b, s, px, q, Aggressor::kNone);
     last_buy = bs;
     last_sell = ss;
-    if (b.leaves() == 0) Finish(bs);
-    if (s.leaves() == 0) Finish(ss);
+    if (b.leaves() == Qty(0)) Finish(bs);
+    if (s.leaves() == Qty(0)) Finish(ss);
   }
   // A survivor whose displayed part was consumed refills and goes to the back (as in
   // continuous trading). Only the last pair can survive partially filled.
   for (uint32_t slot : {last_buy, last_sell}) {
     if (slot == kNoSlot) continue;
     Order& o = ctx_->store.at(slot);
-    if (o.live && o.in_level && o.shown == 0 && o.leaves() > 0) {
+    if (o.live && o.in_level && o.shown == Qty(0) && o.leaves() > Qty(0)) {
       Unlink(slot);
       o.shown = std::min(o.display, o.leaves());
       o.priority_seq = ctx_->next_priority++;

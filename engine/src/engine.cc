@@ -94,7 +94,7 @@ void Engine::EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountI
 }
 
 void Engine::Apply(const ProductCmd& c) {
-  if (c.sym.empty() || (c.ref.present && (!c.ref.on_tick || c.ref.ticks <= 0))) {
+  if (c.sym.empty() || (c.ref.present && (!c.ref.on_tick || c.ref.ticks <= PriceTicks(0)))) {
     Event& e = ctx_.Emit(EventType::kRejected);
     e.reject = RejectReason::kInvalidField;
     return;
@@ -153,10 +153,12 @@ void Engine::Apply(const NewOrderCmd& c) {
   // A market order is IOC whatever its tif, except FOK (§4.2).
   o.tif = c.tif;
   if (c.type == OrderType::kMarket && c.tif != TimeInForce::kFok) o.tif = TimeInForce::kIoc;
-  o.px = (c.type == OrderType::kLimit || c.type == OrderType::kStopLimit) ? c.px.ticks : 0;
-  o.stop_px = (c.type == OrderType::kStop || c.type == OrderType::kStopLimit) ? c.stop.ticks : 0;
+  o.px =
+      (c.type == OrderType::kLimit || c.type == OrderType::kStopLimit) ? c.px.ticks : PriceTicks(0);
+  o.stop_px = (c.type == OrderType::kStop || c.type == OrderType::kStopLimit) ? c.stop.ticks
+                                                                              : PriceTicks(0);
   o.qty = c.qty;
-  o.display = c.has_display ? c.display : 0;
+  o.display = c.has_display ? c.display : Qty(0);
   o.post_only = c.post_only;
   o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
   o.firm = Intern(firm_ids_, firms_, c.firm.empty() ? c.acct.view() : c.firm.view());
@@ -208,8 +210,8 @@ void Engine::Apply(const ReplaceCmd& c) {
   if (slot == kNoSlot) return;
   Order& o = ctx_.store.at(slot);
   OrderBook& book = *books_[o.sym];
-  PriceTicks px = 0;
-  Qty qty = 0;
+  PriceTicks px{0};
+  Qty qty{0};
   RejectReason r = ValidateReplace(c, o, book, &px, &qty);
   if (r != RejectReason::kNone) {
     EmitCancelReject(c.orig, &c.cl, acct, r);

@@ -49,8 +49,8 @@ void OrderBook::EmitTrade(const Order& buy, const Order& sell, PriceTicks px, Qt
 void OrderBook::Fill(uint32_t slot, Qty q, PriceTicks px) {
   Order& o = ctx_->store.at(slot);
   o.cum += q;
-  o.notional += px * q;
-  o.status = o.leaves() == 0 ? OrderStatus::kFilled : OrderStatus::kPartiallyFilled;
+  o.notional += px.value() * q.value();
+  o.status = o.leaves() == Qty(0) ? OrderStatus::kFilled : OrderStatus::kPartiallyFilled;
 }
 
 void OrderBook::Finish(uint32_t slot) {
@@ -71,15 +71,15 @@ void OrderBook::EndOrder(uint32_t slot, CancelReason reason) {
   e.cancel = reason;
   e.qty = o.leaves();  // unfilled quantity, hidden part included
   FillOrderInfo(&e.order, o);
-  e.order.leaves = 0;
+  e.order.leaves = Qty(0);
   ctx_->store.Release(slot);
 }
 
 bool OrderBook::FokFillable(const Order& a, PriceTicks limit) const {
   int opp = Index(Opposite(a.side));
-  Qty need = a.leaves(), avail = 0;
+  Qty need = a.leaves(), avail{0};
   for (int64_t i = best_[opp]; i >= 0; i = opp == 0 ? ScanDown(opp, i - 1) : ScanUp(opp, i + 1)) {
-    PriceTicks px = base_ + i;
+    PriceTicks px = PriceAt(i);
     if (a.side == Side::kBuy ? px > limit : px < limit) break;
     for (uint32_t s = levels_[opp][i].head; s != kNoSlot; s = ctx_->store.at(s).next) {
       const Order& r = ctx_->store.at(s);
@@ -100,10 +100,10 @@ bool OrderBook::Match(uint32_t slot, PriceTicks limit) {
   const int opp = Index(Opposite(a.side));
   const bool buy = a.side == Side::kBuy;
   const Aggressor agg = buy ? Aggressor::kBuy : Aggressor::kSell;
-  while (a.leaves() > 0) {
+  while (a.leaves() > Qty(0)) {
     int64_t i = best_[opp];
     if (i < 0) break;
-    PriceTicks px = base_ + i;
+    PriceTicks px = PriceAt(i);
     if (buy ? px > limit : px < limit) break;
     Level& level = levels_[opp][i];
     uint32_t rs = level.head;
@@ -129,8 +129,8 @@ bool OrderBook::Match(uint32_t slot, PriceTicks limit) {
     level.display_qty -= q;
     RecordPrint(px);
     if (buy) EmitTrade(a, r, px, q, agg); else EmitTrade(r, a, px, q, agg);
-    if (r.shown == 0) {
-      if (r.leaves() == 0) {
+    if (r.shown == Qty(0)) {
+      if (r.leaves() == Qty(0)) {
         Finish(rs);
       } else {
         // Iceberg slice executed: refill and go to the back of the level.
@@ -164,7 +164,7 @@ void OrderBook::Execute(uint32_t slot) {
     return;
   }
   if (!Match(slot, limit)) return;
-  if (o.leaves() == 0) {
+  if (o.leaves() == Qty(0)) {
     Finish(slot);
   } else if (immediate) {
     EndOrder(slot, o.tif == TimeInForce::kFok ? CancelReason::kFok : CancelReason::kIoc);

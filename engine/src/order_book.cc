@@ -23,9 +23,10 @@ void OrderBook::Reconfigure(const BookConfig& config) {
   config_ = config;
   if (HasBand()) {
     // The band always fits the grid, so banded prices never need a regrid on the order path.
-    PriceTicks lo = (config_.ref * (100 - config_.band_percent) + 99) / 100;
-    PriceTicks hi = config_.ref * (100 + config_.band_percent) / 100;
-    EnsureGrid(std::max<PriceTicks>(lo, 1));
+    const int64_t ref = config_.ref.value();
+    PriceTicks lo((ref * (100 - config_.band_percent) + 99) / 100);
+    PriceTicks hi(ref * (100 + config_.band_percent) / 100);
+    EnsureGrid(std::max(lo, PriceTicks(1)));
     EnsureGrid(hi);
   }
 }
@@ -46,16 +47,16 @@ void OrderBook::SetState(TradingState next) {
 bool OrderBook::InBand(PriceTicks px) const {
   if (!HasBand()) return true;
   // 0.9·ref ≤ px ≤ 1.1·ref, exact: scale by 100 instead of dividing.
-  __int128 p = static_cast<__int128>(px) * 100;
-  __int128 r = config_.ref;
+  __int128 p = static_cast<__int128>(px.value()) * 100;
+  __int128 r = config_.ref.value();
   return p >= r * (100 - config_.band_percent) && p <= r * (100 + config_.band_percent);
 }
 
 bool OrderBook::CanRestAt(PriceTicks px) const {
-  if (px <= 0) return false;
+  if (px <= PriceTicks(0)) return false;
   if (n_ == 0) return true;
-  PriceTicks lo = std::min(base_, px), hi = std::max(base_ + n_ - 1, px);
-  return static_cast<uint64_t>(hi - lo + 1) <= config_.max_grid_levels;
+  PriceTicks lo = std::min(base_, px), hi = std::max(PriceAt(n_ - 1), px);
+  return static_cast<uint64_t>((hi - lo).value() + 1) <= config_.max_grid_levels;
 }
 
 bool OrderBook::WouldCross(Side side, PriceTicks px) const {
@@ -80,24 +81,24 @@ bool OrderBook::StopAlreadyMet(Side side, PriceTicks stop) const {
 // --- Grid ------------------------------------------------------------------------------
 
 bool OrderBook::EnsureGrid(PriceTicks px) {
-  if (n_ > 0 && px >= base_ && px < base_ + n_) return true;
+  if (n_ > 0 && px >= base_ && px < PriceAt(n_)) return true;
   if (!CanRestAt(px)) return false;
   PriceTicks lo = n_ == 0 ? px : std::min(base_, px);
-  PriceTicks hi = n_ == 0 ? px : std::max(base_ + n_ - 1, px);
+  PriceTicks hi = n_ == 0 ? px : std::max(PriceAt(n_ - 1), px);
   Regrid(lo, hi);
   return true;
 }
 
 void OrderBook::Regrid(PriceTicks lo, PriceTicks hi) {
   // Re-center with slack on both sides so a drifting unbanded market regrids rarely.
-  int64_t need = hi - lo + 1;
+  int64_t need = (hi - lo).value() + 1;
   int64_t n = std::max<int64_t>(kMinGrid, static_cast<int64_t>(std::bit_ceil(
                                               static_cast<uint64_t>(need) * 2)));
   n = std::min<int64_t>(n, static_cast<int64_t>(std::bit_ceil(config_.max_grid_levels)));
   if (n < need) n = need;
-  PriceTicks base = std::max<PriceTicks>(1, lo - (n - need) / 2);
-  if (base + n - 1 < hi) base = hi - n + 1;
-  int64_t shift = base_ - base;  // old index i -> new index i + shift
+  PriceTicks base = std::max(PriceTicks(1), lo - PriceTicks((n - need) / 2));
+  if (base + PriceTicks(n - 1) < hi) base = hi - PriceTicks(n - 1);
+  int64_t shift = (base_ - base).value();  // old index i -> new index i + shift
   for (int s = 0; s < 2; ++s) {
     std::vector<Level> levels(n);
     std::vector<uint64_t> bits((n + 63) / 64, 0);
@@ -144,7 +145,7 @@ int64_t OrderBook::ScanUp(int side, int64_t from) const {
 void OrderBook::Append(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   int s = Index(o.side);
-  int64_t i = o.px - base_;
+  int64_t i = IndexOf(o.px);
   Level& level = levels_[s][i];
   o.prev = level.tail;
   o.next = kNoSlot;
@@ -188,8 +189,8 @@ void OrderBook::Rest(uint32_t slot) {
   assert(ok && "validation guarantees a representable price");
   (void)ok;
   o.priority_seq = ctx_->next_priority++;
-  o.shown = o.display > 0 ? std::min(o.display, o.leaves()) : o.leaves();
-  o.status = o.cum > 0 ? OrderStatus::kPartiallyFilled : OrderStatus::kNew;
+  o.shown = o.display > Qty(0) ? std::min(o.display, o.leaves()) : o.leaves();
+  o.status = o.cum > Qty(0) ? OrderStatus::kPartiallyFilled : OrderStatus::kNew;
   Append(slot);
 }
 
@@ -197,7 +198,7 @@ void OrderBook::Unlink(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   assert(o.in_level);
   int s = Index(o.side);
-  int64_t i = o.px - base_;
+  int64_t i = IndexOf(o.px);
   Level& level = levels_[s][i];
   OrderStore& st = ctx_->store;
   if (o.prev != kNoSlot) st.at(o.prev).next = o.next; else level.head = o.next;
@@ -258,7 +259,7 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
   }
   bool loses = new_px != o.px || new_qty > o.qty;
   if (!loses) {
-    Level& level = levels_[Index(o.side)][o.px - base_];
+    Level& level = levels_[Index(o.side)][IndexOf(o.px)];
     o.qty = new_qty;
     Qty shown = std::min(o.shown, o.leaves());
     level.display_qty -= o.shown - shown;
@@ -269,7 +270,7 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
   Unlink(slot);
   o.px = new_px;
   o.qty = new_qty;
-  o.shown = o.display > 0 ? std::min(o.display, o.leaves()) : o.leaves();
+  o.shown = o.display > Qty(0) ? std::min(o.display, o.leaves()) : o.leaves();
   emit_replaced(o);
   if (state_ == TradingState::kOpen) {
     Execute(slot);
@@ -285,23 +286,23 @@ void OrderBook::Depth(Side side, std::vector<LevelView>* out) const {
   out->clear();
   int s = Index(side);
   for (int64_t i = best_[s]; i >= 0; i = (s == 0) ? ScanDown(s, i - 1) : ScanUp(s, i + 1)) {
-    out->push_back(LevelView{base_ + i, levels_[s][i].display_qty, levels_[s][i].count});
+    out->push_back(LevelView{PriceAt(i), levels_[s][i].display_qty, levels_[s][i].count});
   }
 }
 
 uint64_t OrderBook::Hash(uint64_t h) const {
   h = HashMix(h, config_.id);
   h = HashMix(h, static_cast<uint64_t>(state_));
-  h = HashMix(h, config_.has_ref ? static_cast<uint64_t>(config_.ref) : ~0ull);
-  h = HashMix(h, has_last_ ? static_cast<uint64_t>(last_trade_) : ~0ull);
+  h = HashMix(h, config_.has_ref ? static_cast<uint64_t>(config_.ref.value()) : ~0ull);
+  h = HashMix(h, has_last_ ? static_cast<uint64_t>(last_trade_.value()) : ~0ull);
   auto fold = [&](uint32_t slot) {
     const Order& o = ctx_->store.at(slot);
     h = HashMix(h, o.oid);
-    h = HashMix(h, static_cast<uint64_t>(o.px));
-    h = HashMix(h, static_cast<uint64_t>(o.stop_px));
-    h = HashMix(h, static_cast<uint64_t>(o.qty));
-    h = HashMix(h, static_cast<uint64_t>(o.cum));
-    h = HashMix(h, static_cast<uint64_t>(o.shown));
+    h = HashMix(h, static_cast<uint64_t>(o.px.value()));
+    h = HashMix(h, static_cast<uint64_t>(o.stop_px.value()));
+    h = HashMix(h, static_cast<uint64_t>(o.qty.value()));
+    h = HashMix(h, static_cast<uint64_t>(o.cum.value()));
+    h = HashMix(h, static_cast<uint64_t>(o.shown.value()));
     h = HashMix(h, static_cast<uint64_t>(o.notional));
     h = HashMix(h, o.priority_seq);
     for (uint8_t i = 0; i < o.cl.len; ++i) h = HashMix(h, static_cast<uint8_t>(o.cl.data[i]));

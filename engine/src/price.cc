@@ -63,11 +63,12 @@ ParsedPrice ParsePrice(std::string_view s) {
   bool positive = units > 0 || !r.on_tick;
   if (!positive) return ParsedPrice{};
   r.ok = true;
-  r.ticks = static_cast<PriceTicks>(units);
+  r.ticks = PriceTicks(static_cast<int64_t>(units));
   return r;
 }
 
-std::string FormatPrice(PriceTicks ticks) {
+std::string FormatPrice(PriceTicks price) {
+  const int64_t ticks = price.value();
   bool neg = ticks < 0;
   uint64_t v = neg ? 0 - static_cast<uint64_t>(ticks) : static_cast<uint64_t>(ticks);
   std::string frac = std::to_string(v % 1000);

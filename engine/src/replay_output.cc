@@ -105,7 +105,7 @@ class ReplayPrinter : public EngineListener {
     w_.Begin("trade");
     w_.Str("sym", engine_.SymbolName(e.sym));
     w_.Str("px", FormatPrice(e.px));
-    w_.Int("qty", e.qty);
+    w_.Int("qty", e.qty.value());
     w_.Str("buy_cl", e.order.cl.view());
     w_.Str("buy_acct", engine_.AccountName(e.order.acct));
     w_.Str("sell_cl", e.other.cl.view());
@@ -116,7 +116,7 @@ class ReplayPrinter : public EngineListener {
   void OnCanceled(const Event& e) override {
     w_.Begin("canceled");
     Ids(e.order);
-    w_.Int("qty", e.qty);
+    w_.Int("qty", e.qty.value());
     w_.Str("reason", ToString(e.cancel));
     w_.End();
   }
@@ -126,7 +126,7 @@ class ReplayPrinter : public EngineListener {
     w_.Str("orig", e.orig.view());
     w_.Str("acct", engine_.AccountName(e.order.acct));
     if (e.has_px) w_.Str("px", FormatPrice(e.px));
-    w_.Int("qty", e.qty);
+    w_.Int("qty", e.qty.value());
     w_.End();
   }
   void OnTriggered(const Event& e) override {
@@ -158,7 +158,7 @@ std::string LevelsJson(const std::vector<LevelView>& levels) {
   for (size_t i = 0; i < levels.size(); ++i) {
     if (i > 0) s.push_back(',');
     s.append("[\"").append(FormatPrice(levels[i].px)).append("\",");
-    s.append(std::to_string(levels[i].display_qty)).push_back(',');
+    s.append(std::to_string(levels[i].display_qty.value())).push_back(',');
     s.append(std::to_string(levels[i].count)).push_back(']');
   }
   s.push_back(']');

@@ -39,6 +39,12 @@ class Fields {
     *out = it->get<int64_t>();
     return true;
   }
+  bool Int(const char* key, bool required, bool* present, Qty* out) const {
+    int64_t v = 0;
+    if (!Int(key, required, present, &v)) return false;
+    if (*present) *out = Qty(v);
+    return true;
+  }
   bool Price(const char* key, bool required, PriceField* out) const {
     std::string_view s;
     if (!Str(key, required, &s)) return false;

@@ -227,7 +227,7 @@ absl::Status Engine::RestoreBooks(Reader& r) {
     BookConfig c;
     uint8_t has_ref = 0, has_last = 0, ever = 0;
     TradingState state{};
-    PriceTicks last = 0;
+    PriceTicks last{0};
     if (!r.Str(&sym) || !r.Get(&has_ref) || !r.Get(&c.ref) || !r.Get(&c.band_percent) ||
         !r.Get(&c.max_order_qty) || !r.Get(&c.protection_ticks) ||
         !GetEnum(r, &state, TradingState::kExpired) || !r.Get(&has_last) || !r.Get(&last) ||

@@ -15,11 +15,10 @@ bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStop
 RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct) {
   // invalid_field: shape of the order, independent of the market.
   if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
-  if (UsesLimitPrice(c.type) &&
-      (!c.px.present || (c.px.on_tick && c.px.ticks <= 0))) {
+  if (UsesLimitPrice(c.type) && (!c.px.present || (c.px.on_tick && c.px.ticks <= PriceTicks(0)))) {
     return RejectReason::kInvalidField;
   }
-  if (IsStop(c.type) && (!c.stop.present || (c.stop.on_tick && c.stop.ticks <= 0))) {
+  if (IsStop(c.type) && (!c.stop.present || (c.stop.on_tick && c.stop.ticks <= PriceTicks(0)))) {
     return RejectReason::kInvalidField;
   }
   if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) {
@@ -45,8 +44,10 @@ RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, Acc
 
   if (client_ids_.contains(ClKey{acct, c.cl})) return RejectReason::kDuplicateClientId;
 
-  if (c.qty <= 0) return RejectReason::kInvalidQty;
-  if (c.has_display && (c.display < 1 || c.display > c.qty)) return RejectReason::kInvalidQty;
+  if (c.qty <= Qty(0)) return RejectReason::kInvalidQty;
+  if (c.has_display && (c.display < Qty(1) || c.display > c.qty)) {
+    return RejectReason::kInvalidQty;
+  }
   if (c.qty > book->config().max_order_qty) return RejectReason::kQtyAboveMax;
 
   if (UsesLimitPrice(c.type) && !c.px.on_tick) return RejectReason::kInvalidPriceTick;
@@ -76,7 +77,9 @@ RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, Acc
 RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
                                      PriceTicks* px, Qty* qty) {
   if (c.cl.empty()) return RejectReason::kInvalidField;
-  if (c.px.present && c.px.on_tick && c.px.ticks <= 0) return RejectReason::kInvalidField;
+  if (c.px.present && c.px.on_tick && c.px.ticks <= PriceTicks(0)) {
+    return RejectReason::kInvalidField;
+  }
   if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
     return RejectReason::kMarketClosed;
   }
@@ -84,7 +87,7 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
   if (client_ids_.contains(ClKey{o.acct, c.cl})) return RejectReason::kDuplicateClientId;
 
   *qty = c.has_qty ? c.qty : o.qty;
-  if (*qty <= 0) return RejectReason::kInvalidQty;
+  if (*qty <= Qty(0)) return RejectReason::kInvalidQty;
   if (*qty > book.config().max_order_qty) return RejectReason::kQtyAboveMax;
 
   // A stop-market order has no limit price; a px on its replace is ignored.

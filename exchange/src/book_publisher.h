@@ -23,9 +23,13 @@ struct alignas(8) PublishedBook {
   uint8_t state = 0;
   uint8_t has_last = 0;
   uint8_t nbids = 0, nasks = 0;
-  int64_t last_px = 0, last_qty = 0, last_ts = 0;
+  engine::PriceTicks last_px{0};
+  engine::Qty last_qty{0};
+  int64_t last_ts = 0;
   struct Level {
-    int64_t px, qty, count;
+    engine::PriceTicks px;
+    engine::Qty qty;
+    int64_t count;
   } levels[2][kMaxPublishedDepth];
 };
 

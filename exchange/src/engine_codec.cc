@@ -85,7 +85,7 @@ class In {
     if (f & ~(kPresent | kOnTick)) return Fail("bad price flags");
     p.present = f & kPresent;
     p.on_tick = f & kOnTick;
-    p.ticks = 0;
+    p.ticks = PriceTicks(0);
     if (p.present) Int(p.ticks);
   }
   absl::Status Finish() {
@@ -189,7 +189,7 @@ absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.s
 
 std::string P(const PriceField& p) {
   if (!p.present) return "-";
-  return absl::StrCat(p.ticks, p.on_tick ? "" : "(off-tick)");
+  return absl::StrCat(p.ticks.value(), p.on_tick ? "" : "(off-tick)");
 }
 
 }  // namespace
@@ -224,16 +224,17 @@ std::string DescribeCommand(const Command& command) {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, ProductCmd>) {
           return absl::StrCat("product sym=", A(c.sym.view()), " ref=", P(c.ref),
-                              " max_qty=", c.max_order_qty, " band%=", c.band_percent,
-                              " protection=", c.protection_ticks, " im=", c.initial_margin);
+                              " max_qty=", c.max_order_qty.value(), " band%=", c.band_percent,
+                              " protection=", c.protection_ticks.value(),
+                              " im=", c.initial_margin.value());
         } else if constexpr (std::is_same_v<T, StateCmd>) {
           return absl::StrCat("state sym=", A(c.sym.view()), " state=", A(ToString(c.state)));
         } else if constexpr (std::is_same_v<T, NewOrderCmd>) {
-          std::string s = absl::StrCat("new cl=", A(c.cl.view()), " acct=", A(c.acct.view()),
-                                       " sym=", A(c.sym.view()), " ", A(ToString(c.side)), " ",
-                                       A(ToString(c.type)), " ", A(ToString(c.tif)), " px=", P(c.px),
-                                       " stop=", P(c.stop), " qty=", c.qty);
-          if (c.has_display) absl::StrAppend(&s, " display=", c.display);
+          std::string s = absl::StrCat(
+              "new cl=", A(c.cl.view()), " acct=", A(c.acct.view()), " sym=", A(c.sym.view()), " ",
+              A(ToString(c.side)), " ", A(ToString(c.type)), " ", A(ToString(c.tif)),
+              " px=", P(c.px), " stop=", P(c.stop), " qty=", c.qty.value());
+          if (c.has_display) absl::StrAppend(&s, " display=", c.display.value());
           if (c.post_only) absl::StrAppend(&s, " post_only");
           if (!c.firm.empty()) absl::StrAppend(&s, " firm=", A(c.firm.view()));
           if (!c.stp.empty()) absl::StrAppend(&s, " stp=", A(c.stp.view()));
@@ -245,7 +246,7 @@ std::string DescribeCommand(const Command& command) {
         } else if constexpr (std::is_same_v<T, ReplaceCmd>) {
           return absl::StrCat("replace cl=", A(c.cl.view()), " orig=", A(c.orig.view()),
                               " acct=", A(c.acct.view()), " px=", P(c.px),
-                              " qty=", c.has_qty ? absl::StrCat(c.qty) : "-");
+                              " qty=", c.has_qty ? absl::StrCat(c.qty.value()) : "-");
         } else if constexpr (std::is_same_v<T, MassCancelCmd>) {
           return absl::StrCat("mass_cancel acct=", A(c.acct.view()), " sym=", A(c.sym.view()),
                               " session=", c.session);

@@ -65,7 +65,7 @@ EngineMatcher::Exposure& EngineMatcher::ExposureOf(engine::AccountId acct, engin
 }
 
 void EngineMatcher::SetLeaves(const engine::OrderInfo& info, engine::SymbolId sym) {
-  const int64_t now = engine::Ended(info.status) ? 0 : info.leaves;
+  const int64_t now = engine::Ended(info.status) ? 0 : info.leaves.value();
   auto it = leaves_.find(info.oid);
   if (it == leaves_.end()) {
     if (now == 0) return;
@@ -87,8 +87,8 @@ void EngineMatcher::Track(const engine::Event& e) {
       if (e.order.oid != 0) SetLeaves(e.order, e.sym);
       break;
     case EventType::kTrade:
-      ExposureOf(e.order.acct, e.sym).pos += e.qty;
-      ExposureOf(e.other.acct, e.sym).pos -= e.qty;
+      ExposureOf(e.order.acct, e.sym).pos += e.qty.value();
+      ExposureOf(e.other.acct, e.sym).pos -= e.qty.value();
       SetLeaves(e.order, e.sym);
       SetLeaves(e.other, e.sym);
       break;
@@ -124,8 +124,8 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
     const int64_t b = std::llabs(x.pos - x.open_sell - add_sell);
     return static_cast<__int128>(std::max(a, b)) * Margin(s);
   };
-  const int64_t add_buy = cmd.side == engine::Side::kBuy ? cmd.qty : 0;
-  const int64_t add_sell = cmd.side == engine::Side::kSell ? cmd.qty : 0;
+  const int64_t add_buy = cmd.side == engine::Side::kBuy ? cmd.qty.value() : 0;
+  const int64_t add_sell = cmd.side == engine::Side::kSell ? cmd.qty.value() : 0;
   __int128 total = 0;
   bool counted = false;
   if (*acct < account_syms_.size()) {
@@ -244,7 +244,7 @@ void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
   } else if (const auto* p = std::get_if<engine::ProductCmd>(&command)) {
     if (auto id = engine_->FindSymbol(p->sym.view())) {
       if (margins_.size() <= *id) margins_.resize(*id + 1, 0);
-      if (p->initial_margin >= 0) margins_[*id] = p->initial_margin;
+      if (p->initial_margin >= engine::MicroUsd(0)) margins_[*id] = p->initial_margin.value();
       touched_.push_back(*id);
     }
   }

@@ -251,10 +251,12 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   engine::ProductCmd ProductFor(const std::string& sym, const common::ProductConfig* p) const {
     engine::ProductCmd c;
     c.sym = engine::Name::From(sym);
-    if (p != nullptr && p->ref_ticks) c.ref = engine::PriceField::Ticks(*p->ref_ticks);
-    c.max_order_qty = p != nullptr ? p->max_order_qty : 1000;
+    if (p != nullptr && p->ref_ticks) {
+      c.ref = engine::PriceField::Ticks(engine::PriceTicks(*p->ref_ticks));
+    }
+    c.max_order_qty = engine::Qty(p != nullptr ? p->max_order_qty : 1000);
     c.band_percent = config.band_pct;
-    c.protection_ticks = config.market_protection_ticks;
+    c.protection_ticks = engine::PriceTicks(config.market_protection_ticks);
     return c;
   }
 
@@ -358,8 +360,9 @@ absl::Status ExchangeCore::CloseAll() {
   });
 }
 
-absl::Status ExchangeCore::RefreshMargins(const std::map<std::string, int64_t>& margins,
-                                          const std::map<std::string, int64_t>& band_refs) {
+absl::Status ExchangeCore::RefreshMargins(
+    const std::map<std::string, engine::MicroUsd>& margins,
+    const std::map<std::string, engine::PriceTicks>& band_refs) {
   Impl& m = *impl_;
   for (const auto& [sym, im] : margins) {
     const common::ProductConfig* product = nullptr;
@@ -368,7 +371,8 @@ absl::Status ExchangeCore::RefreshMargins(const std::map<std::string, int64_t>& 
     }
     engine::ProductCmd c = m.ProductFor(sym, product);
     c.ref = engine::PriceField{};  // absent: keep the band reference in force
-    if (auto it = band_refs.find(sym); it != band_refs.end() && it->second > 0) {
+    if (auto it = band_refs.find(sym);
+        it != band_refs.end() && it->second > engine::PriceTicks(0)) {
       c.ref = engine::PriceField::Ticks(it->second);
     }
     c.initial_margin = im;

@@ -57,13 +57,13 @@ bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial)
   o->acct = j["acct"].get<std::string>();
   o->cl = j["cl"].get<std::string>();
   o->sym = j["sym"].get<std::string>();
-  o->cum = j["cum"].get<int64_t>();
-  o->leaves = j["leaves"].get<int64_t>();
+  o->cum = engine::Qty(j["cum"].get<int64_t>());
+  o->leaves = engine::Qty(j["leaves"].get<int64_t>());
   o->notional = j["notional"].get<int64_t>();
   o->detail.has_detail = true;
-  o->detail.px = j["px"].get<int64_t>();
-  o->detail.stop_px = j["stop_px"].get<int64_t>();
-  o->detail.qty = j["qty"].get<int64_t>();
+  o->detail.px = engine::PriceTicks(j["px"].get<int64_t>());
+  o->detail.stop_px = engine::PriceTicks(j["stop_px"].get<int64_t>());
+  o->detail.qty = engine::Qty(j["qty"].get<int64_t>());
   o->detail.session = j["session"].get<uint32_t>();
   o->expired = j.value("expired", false);
   if (serial) {
@@ -85,11 +85,11 @@ std::string OrderJson(const OrderStateView& v, uint64_t end_serial = 0) {
             {"status", std::string(engine::ToString(v.status))},
             {"type", std::string(engine::ToString(v.detail.type))},
             {"tif", std::string(engine::ToString(v.detail.tif))},
-            {"px", v.detail.px},
-            {"stop_px", v.detail.stop_px},
-            {"qty", v.detail.qty},
-            {"cum", v.cum},
-            {"leaves", v.leaves},
+            {"px", v.detail.px.value()},
+            {"stop_px", v.detail.stop_px.value()},
+            {"qty", v.detail.qty.value()},
+            {"cum", v.cum.value()},
+            {"leaves", v.leaves.value()},
             {"notional", v.notional},
             {"session", v.detail.session}};
   if (v.expired) j["expired"] = true;
@@ -137,7 +137,8 @@ absl::Status TradeRecorder::Load() {
       return false;
     }
     positions_[{j["acct"].get<std::string>(), j["sym"].get<std::string>()}] =
-        Position{j["qty"].get<int64_t>(), j["bought"].get<int64_t>(), j["sold"].get<int64_t>()};
+        Position{engine::Qty(j["qty"].get<int64_t>()), engine::Qty(j["bought"].get<int64_t>()),
+                 engine::Qty(j["sold"].get<int64_t>())};
     return true;
   });
   if (!s.ok()) return s;
@@ -337,9 +338,9 @@ std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
   if (const auto* p = std::get_if<PositionRow>(&value)) {
     json j = {{"acct", p->acct},
               {"sym", p->sym},
-              {"qty", p->qty},
-              {"bought", p->bought},
-              {"sold", p->sold}};
+              {"qty", p->qty.value()},
+              {"bought", p->bought.value()},
+              {"sold", p->sold.value()}};
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return std::string();

@@ -51,7 +51,7 @@ TEST(AllocationTest, SteadyStateRunAllocatesNothing) {
   engine.set_listener(&count);
   ProductCmd p;
   p.sym.Assign("S");
-  p.ref = PriceField::Ticks(5000);
+  p.ref = PriceField::Ticks(PriceTicks(5000));
   engine.Process(p);
   const char* accts[] = {"A1", "A2", "B1", "C1"};
   std::mt19937_64 rng(42);
@@ -75,7 +75,7 @@ TEST(AllocationTest, SteadyStateRunAllocatesNothing) {
       c.acct.Assign(acct);
       std::snprintf(cl, sizeof cl, "o%llu", static_cast<unsigned long long>(next++));
       c.cl.Assign(cl);
-      c.px = PriceField::Ticks(4990 + static_cast<PriceTicks>(rng() % 21));
+      c.px = PriceField::Ticks(PriceTicks(4990 + static_cast<int64_t>(rng() % 21)));
       engine.Process(c);
       return;
     }
@@ -88,12 +88,12 @@ TEST(AllocationTest, SteadyStateRunAllocatesNothing) {
     int t = static_cast<int>(rng() % 20);
     n.type = t < 15 ? OrderType::kLimit : t < 17 ? OrderType::kMarket : OrderType::kStopLimit;
     n.tif = static_cast<TimeInForce>(rng() % 4);
-    n.px = PriceField::Ticks(4990 + static_cast<PriceTicks>(rng() % 21));
-    n.stop = PriceField::Ticks(4990 + static_cast<PriceTicks>(rng() % 21));
-    n.qty = 1 + static_cast<Qty>(rng() % 30);
+    n.px = PriceField::Ticks(PriceTicks(4990 + static_cast<int64_t>(rng() % 21)));
+    n.stop = PriceField::Ticks(PriceTicks(4990 + static_cast<int64_t>(rng() % 21)));
+    n.qty = Qty(1 + static_cast<int64_t>(rng() % 30));
     if (n.type == OrderType::kLimit && rng() % 5 == 0) {
       n.has_display = true;
-      n.display = 1 + static_cast<Qty>(rng() % 5);
+      n.display = Qty(1 + static_cast<int64_t>(rng() % 5));
     }
     engine.Process(n);
     if (roll > 97) {

@@ -109,10 +109,10 @@ class StreamGenerator {
     c.acct.Assign(acct);
     std::string ncl = Pick(30) == 0 ? used_[rng_() % used_.size()].second : Id('r');
     c.cl.Assign(ncl);
-    if (Pick(3) != 0) c.px = PriceField::Ticks(5000 + Pick(41) - 20);
+    if (Pick(3) != 0) c.px = PriceField::Ticks(PriceTicks(5000 + Pick(41) - 20));
     if (Pick(2) == 0) {
       c.has_qty = true;
-      c.qty = Pick(25) - 2;
+      c.qty = Qty(Pick(25) - 2);
     }
     if (Pick(40) == 0) c.px.on_tick = false;
     used_.push_back({acct, ncl});
@@ -144,13 +144,13 @@ class StreamGenerator {
       c.expire = Ts(std::max<int64_t>(0, now_s_ + Pick(200) - 10));  // some already expired
     }
     int spread = Pick(10) == 0 ? 600 : 20;  // sometimes outside the band
-    c.px = PriceField::Ticks(5000 + Pick(2 * spread + 1) - spread);
+    c.px = PriceField::Ticks(PriceTicks(5000 + Pick(2 * spread + 1) - spread));
     if (Pick(60) == 0) c.px.on_tick = false;
-    c.stop = PriceField::Ticks(5000 + Pick(41) - 20);
-    c.qty = Pick(60) == 0 ? 1001 : Pick(40) == 0 ? 0 : 1 + Pick(20);
+    c.stop = PriceField::Ticks(PriceTicks(5000 + Pick(41) - 20));
+    c.qty = Qty(Pick(60) == 0 ? 1001 : Pick(40) == 0 ? 0 : 1 + Pick(20));
     if (Pick(6) == 0) {
       c.has_display = true;
-      c.display = Pick(6);
+      c.display = Qty(Pick(6));
     }
     c.post_only = Pick(12) == 0;
     if (Pick(3) == 0) c.firm.Assign(Pick(2) ? "F1" : "F2");
@@ -210,10 +210,10 @@ std::string ToReplayLine(const Command& cmd) {
     add("type", Quote(ToString(n->type)));
     if (n->type == OrderType::kLimit || n->type == OrderType::kStopLimit) add("px", Px(n->px));
     if (n->type == OrderType::kStop || n->type == OrderType::kStopLimit) add("stop", Px(n->stop));
-    add("qty", std::to_string(n->qty));
+    add("qty", std::to_string(n->qty.value()));
     add("tif", Quote(ToString(n->tif)));
     if (n->expire != kNoTime) add("expire", Ts(n->expire));
-    if (n->has_display) add("display", std::to_string(n->display));
+    if (n->has_display) add("display", std::to_string(n->display.value()));
     if (n->post_only) add("post_only", "true");
     if (!n->stp.empty()) add("stp", Quote(n->stp.view()));
     add("stp_action", Quote(ToString(n->stp_action)));
@@ -228,7 +228,7 @@ std::string ToReplayLine(const Command& cmd) {
     add("orig", Quote(r->orig.view()));
     add("acct", Quote(r->acct.view()));
     if (r->px.present) add("px", Px(r->px));
-    if (r->has_qty) add("qty", std::to_string(r->qty));
+    if (r->has_qty) add("qty", std::to_string(r->qty.value()));
   } else if (auto* m = std::get_if<MassCancelCmd>(&cmd)) {
     add("op", Quote("mass_cancel"));
     add("acct", Quote(m->acct.view()));

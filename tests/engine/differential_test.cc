@@ -25,16 +25,17 @@ class Normalise : public EngineListener {
     out.push_back("J " + Cl(e.order) + " " + std::string(ToString(e.reject)));
   }
   void OnTrade(const Event& e) override {
-    out.push_back("T " + std::to_string(e.px) + " " + std::to_string(e.qty) + " " + Cl(e.order) +
-                  " " + Cl(e.other) + " " + std::string(ToString(e.aggressor)));
+    out.push_back("T " + std::to_string(e.px.value()) + " " + std::to_string(e.qty.value()) + " " +
+                  Cl(e.order) + " " + Cl(e.other) + " " + std::string(ToString(e.aggressor)));
   }
   void OnCanceled(const Event& e) override {
-    out.push_back("C " + Cl(e.order) + " " + std::to_string(e.qty) + " " +
+    out.push_back("C " + Cl(e.order) + " " + std::to_string(e.qty.value()) + " " +
                   std::string(ToString(e.cancel)));
   }
   void OnReplaced(const Event& e) override {
     out.push_back("P " + Cl(e.order) + " " + std::string(e.orig.view()) + " " +
-                  (e.has_px ? std::to_string(e.px) : "-") + " " + std::to_string(e.qty));
+                  (e.has_px ? std::to_string(e.px.value()) : "-") + " " +
+                  std::to_string(e.qty.value()));
   }
   void OnTriggered(const Event& e) override { out.push_back("G " + Cl(e.order)); }
   void OnCancelRejected(const Event& e) override {
@@ -52,7 +53,7 @@ std::vector<std::string> EngineDepth(const Engine& engine, Side side) {
   engine.book(0).Depth(side, &levels);
   std::vector<std::string> r;
   for (const auto& l : levels) {
-    r.push_back(std::to_string(l.px) + ":" + std::to_string(l.display_qty) + ":" +
+    r.push_back(std::to_string(l.px.value()) + ":" + std::to_string(l.display_qty.value()) + ":" +
                 std::to_string(l.count));
   }
   return r;
@@ -63,7 +64,7 @@ std::vector<std::string> EngineDepth(const Engine& engine, Side side) {
 ProductCmd Product(bool has_ref) {
   ProductCmd p;
   p.sym.Assign("S");
-  if (has_ref) p.ref = PriceField::Ticks(5000);
+  if (has_ref) p.ref = PriceField::Ticks(PriceTicks(5000));
   return p;
 }
 

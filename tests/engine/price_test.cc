@@ -6,9 +6,9 @@ namespace cfx::engine {
 namespace {
 
 TEST(PriceTest, ParsesDecimalStringsToTicks) {
-  EXPECT_EQ(ParsePrice("5.25").ticks, 5250);
-  EXPECT_EQ(ParsePrice("5").ticks, 5000);
-  EXPECT_EQ(ParsePrice("0.001").ticks, 1);
+  EXPECT_EQ(ParsePrice("5.25").ticks, PriceTicks(5250));
+  EXPECT_EQ(ParsePrice("5").ticks, PriceTicks(5000));
+  EXPECT_EQ(ParsePrice("0.001").ticks, PriceTicks(1));
   EXPECT_TRUE(ParsePrice("5.2500000").on_tick);
   EXPECT_FALSE(ParsePrice("5.2501").on_tick);
   EXPECT_TRUE(ParsePrice("0.0001").ok);
@@ -23,9 +23,9 @@ TEST(PriceTest, RejectsMalformedOrNonPositive) {
 }
 
 TEST(PriceTest, FormatsThreeDecimals) {
-  EXPECT_EQ(FormatPrice(5250), "5.250");
-  EXPECT_EQ(FormatPrice(1), "0.001");
-  EXPECT_EQ(FormatPrice(12000), "12.000");
+  EXPECT_EQ(FormatPrice(PriceTicks(5250)), "5.250");
+  EXPECT_EQ(FormatPrice(PriceTicks(1)), "0.001");
+  EXPECT_EQ(FormatPrice(PriceTicks(12000)), "12.000");
 }
 
 TEST(PriceTest, ParsesTimestamps) {

@@ -6,7 +6,7 @@
 namespace cfx::engine::testing {
 namespace {
 std::string S(int64_t v) { return std::to_string(v); }
-bool Crosses(Side side, PriceTicks limit, PriceTicks px) {
+bool Crosses(Side side, int64_t limit, int64_t px) {
   return side == Side::kBuy ? px <= limit : px >= limit;
 }
 }  // namespace
@@ -45,7 +45,7 @@ void ReferenceBook::RestOrExecute(O o) {
 
 void ReferenceBook::Execute(O o) {
   bool market = o.type == OrderType::kMarket;
-  PriceTicks limit = o.px;
+  Ticks limit = o.px;
   int b = BestOpp(o.side);
   if (market) {
     if (b < 0) {
@@ -63,7 +63,7 @@ void ReferenceBook::Execute(O o) {
       if (x.px != y.px) return o.side == Side::kBuy ? x.px < y.px : x.px > y.px;
       return x.prio < y.prio;
     });
-    Qty avail = 0;
+    Lots avail = 0;
     bool ok = false;
     for (const O& r : opp) {
       if (r.firm == o.firm && r.stp == o.stp) {
@@ -94,7 +94,7 @@ void ReferenceBook::Execute(O o) {
       Emit("C " + o.cl + " " + S(o.leaves()) + " stp");
       return;
     }
-    Qty q = std::min(o.leaves(), r.shown);
+    Lots q = std::min(o.leaves(), r.shown);
     o.cum += q;
     r.cum += q;
     r.shown -= q;
@@ -122,10 +122,10 @@ void ReferenceBook::Execute(O o) {
   Rest(o);
 }
 
-void ReferenceBook::Triggers(std::vector<PriceTicks> prints) {
+void ReferenceBook::Triggers(std::vector<Ticks> prints) {
   while (!prints.empty()) {
     std::vector<O> batch;
-    for (PriceTicks p : prints) {
+    for (Ticks p : prints) {
       std::vector<O> now;
       for (size_t i = 0; i < stops_.size();) {
         const O& s = stops_[i];
@@ -137,7 +137,7 @@ void ReferenceBook::Triggers(std::vector<PriceTicks> prints) {
         }
       }
       std::stable_sort(now.begin(), now.end(), [&](const O& x, const O& y) {
-        PriceTicks dx = std::abs(x.stop - p), dy = std::abs(y.stop - p);
+        Ticks dx = std::abs(x.stop - p), dy = std::abs(y.stop - p);
         if (dx != dy) return dx > dy;
         return x.accept < y.accept;
       });
@@ -178,29 +178,29 @@ int ReferenceBook::FindLive(const std::string& acct, const std::string& cl, bool
 void ReferenceBook::Auction() {
   ++stats_.auctions;
   if (book_.empty()) return;
-  PriceTicks lo = book_[0].px, hi = book_[0].px;
+  Ticks lo = book_[0].px, hi = book_[0].px;
   for (const O& o : book_) {
     lo = std::min(lo, o.px);
     hi = std::max(hi, o.px);
   }
   struct Cand {
-    PriceTicks px;
-    Qty exec, imbalance, dist;
+    Ticks px;
+    Lots exec, imbalance, dist;
   };
   std::vector<Cand> cands;  // ascending price
-  for (PriceTicks p = lo; p <= hi; ++p) {
-    Qty buys = 0, sells = 0;
+  for (Ticks p = lo; p <= hi; ++p) {
+    Lots buys = 0, sells = 0;
     for (const O& o : book_) {
       if (o.side == Side::kBuy && o.px >= p) buys += o.leaves();
       if (o.side == Side::kSell && o.px <= p) sells += o.leaves();
     }
-    Qty exec = std::min(buys, sells);
+    Lots exec = std::min(buys, sells);
     if (exec > 0) cands.push_back({p, exec, std::abs(buys - sells), std::abs(p - ref_)});
   }
   if (cands.empty()) return;
   // Keeps the candidates with the smallest key; returns how many are left.
   auto keep_min = [&](auto key) {
-    Qty best = key(cands[0]);
+    Lots best = key(cands[0]);
     for (const Cand& c : cands) best = std::min(best, key(c));
     std::erase_if(cands, [&](const Cand& c) { return key(c) != best; });
     return cands.size();
@@ -211,7 +211,7 @@ void ReferenceBook::Auction() {
   if (n_exec > 1 && n_imb == 1) ++stats_.auction_by_imbalance;
   if (n_imb > 1 && n_ref == 1) ++stats_.auction_by_ref;
   if (n_ref > 1) ++stats_.auction_by_lower;
-  const PriceTicks px = cands[0].px;  // the lower price of what is left
+  const Ticks px = cands[0].px;  // the lower price of what is left
 
   // The best order of `side` that is executable at px, -1 if none.
   auto best = [&](Side side) {
@@ -253,7 +253,7 @@ void ReferenceBook::Auction() {
       erase(gone);
       continue;
     }
-    Qty q = std::min(buy.leaves(), sell.leaves());
+    Lots q = std::min(buy.leaves(), sell.leaves());
     for (O* o : {&buy, &sell}) {
       o->cum += q;
       o->shown -= std::min(o->shown, q);  // the displayed part is consumed first
@@ -319,16 +319,17 @@ void ReferenceBook::New(const NewOrderCmd& c) {
     return reject(state_ == TradingState::kClosed ? "market_closed" : "halted");
   }
   if (taken_.count({acct, cl})) return reject("duplicate_client_id");
-  if (c.qty <= 0 || (c.has_display && (c.display < 1 || c.display > c.qty))) {
+  if (c.qty.value() <= 0 ||
+      (c.has_display && (c.display.value() < 1 || c.display.value() > c.qty.value()))) {
     return reject("invalid_qty");
   }
-  if (c.qty > max_qty_) return reject("qty_above_max");
+  if (c.qty.value() > max_qty_) return reject("qty_above_max");
   if (limit_px && !c.px.on_tick) return reject("invalid_price_tick");
   if (stop && !c.stop.on_tick) return reject("invalid_price_tick");
-  if (limit_px && !InBand(c.px.ticks)) return reject("price_outside_band");
+  if (limit_px && !InBand(c.px.ticks.value())) return reject("price_outside_band");
   if (stop && (has_last_ || has_ref_)) {
-    PriceTicks r = has_last_ ? last_ : ref_;
-    bool met = c.side == Side::kBuy ? r >= c.stop.ticks : r <= c.stop.ticks;
+    Ticks r = has_last_ ? last_ : ref_;
+    bool met = c.side == Side::kBuy ? r >= c.stop.ticks.value() : r <= c.stop.ticks.value();
     if (met) return reject("invalid_stop_price");
   }
   // Stops rest pending in pre_open whatever their tif; they are not market orders yet.
@@ -338,7 +339,8 @@ void ReferenceBook::New(const NewOrderCmd& c) {
   }
   if (c.post_only && state_ == TradingState::kOpen) {  // nothing trades on arrival in pre_open
     int b = BestOpp(c.side);
-    if (b >= 0 && Crosses(c.side, c.px.ticks, book_[b].px)) return reject("post_only_would_cross");
+    if (b >= 0 && Crosses(c.side, c.px.ticks.value(), book_[b].px))
+      return reject("post_only_would_cross");
   }
   taken_.insert({acct, cl});
   Emit("A " + cl);
@@ -351,10 +353,10 @@ void ReferenceBook::New(const NewOrderCmd& c) {
   o.type = c.type;
   o.tif = c.type == OrderType::kMarket && c.tif != TimeInForce::kFok ? TimeInForce::kIoc : c.tif;
   o.act = c.stp_action;
-  o.px = limit_px ? c.px.ticks : 0;
-  o.stop = stop ? c.stop.ticks : 0;
-  o.qty = c.qty;
-  o.display = c.has_display ? c.display : 0;
+  o.px = limit_px ? c.px.ticks.value() : 0;
+  o.stop = stop ? c.stop.ticks.value() : 0;
+  o.qty = c.qty.value();
+  o.display = c.has_display ? c.display.value() : 0;
   o.post_only = c.post_only;
   o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
   o.accept = ++accept_;
@@ -402,7 +404,7 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
     Emit("X " + orig + " duplicate_client_id");
     return;
   }
-  Qty qty = c.has_qty ? c.qty : o.qty;
+  Lots qty = c.has_qty ? c.qty.value() : o.qty;
   if (qty <= 0) {
     Emit("X " + orig + " invalid_qty");
     return;
@@ -412,17 +414,17 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
     return;
   }
   bool has_limit = o.type == OrderType::kLimit || o.type == OrderType::kStopLimit;
-  PriceTicks px = o.px;
+  Ticks px = o.px;
   if (has_limit && c.px.present) {
     if (!c.px.on_tick) {
       Emit("X " + orig + " invalid_price_tick");
       return;
     }
-    if (!InBand(c.px.ticks)) {
+    if (!InBand(c.px.ticks.value())) {
       Emit("X " + orig + " price_outside_band");
       return;
     }
-    px = c.px.ticks;
+    px = c.px.ticks.value();
   }
   if (o.post_only && !is_stop && state_ == TradingState::kOpen && px != o.px && qty > o.cum) {
     int b = BestOpp(o.side);
@@ -518,7 +520,7 @@ void ReferenceBook::Close(const CloseCmd& c) {
 }
 
 std::vector<std::string> ReferenceBook::Depth(Side side) const {
-  std::map<PriceTicks, std::pair<Qty, int>> levels;
+  std::map<Ticks, std::pair<Lots, int>> levels;
   for (const O& o : book_) {
     if (o.side != side) continue;
     levels[o.px].first += o.shown;

@@ -26,6 +26,10 @@ namespace cfx::engine::testing {
 
 class ReferenceBook {
  public:
+  // The model keeps its own plain numbers (ticks, contracts); the engine's unit types meet
+  // it only at the commands it reads.
+  using Ticks = int64_t;
+  using Lots = int64_t;
   // How often each path ran, so a test can check its random streams reach them.
   struct Stats {
     int auctions = 0;              // pre_open -> open transitions
@@ -48,7 +52,7 @@ class ReferenceBook {
     int unknown_symbol = 0;
   };
 
-  ReferenceBook(std::string sym, bool has_ref, PriceTicks ref, Qty max_qty)
+  ReferenceBook(std::string sym, bool has_ref, Ticks ref, Lots max_qty)
       : sym_(std::move(sym)), has_ref_(has_ref), ref_(ref), max_qty_(max_qty) {}
   void New(const NewOrderCmd& c);
   void Cancel(const CancelCmd& c);
@@ -74,16 +78,14 @@ class ReferenceBook {
     OrderType type;
     TimeInForce tif;
     StpAction act;
-    PriceTicks px = 0, stop = 0;
-    Qty qty = 0, cum = 0, display = 0, shown = 0;
+    Ticks px = 0, stop = 0;
+    Lots qty = 0, cum = 0, display = 0, shown = 0;
     uint64_t prio = 0, accept = 0;
     Timestamp expire = kNoTime;
     bool post_only = false;
-    Qty leaves() const { return qty - cum; }
+    Lots leaves() const { return qty - cum; }
   };
-  bool InBand(PriceTicks px) const {
-    return !has_ref_ || (px * 10 >= ref_ * 9 && px * 10 <= ref_ * 11);
-  }
+  bool InBand(Ticks px) const { return !has_ref_ || (px * 10 >= ref_ * 9 && px * 10 <= ref_ * 11); }
   int BestOpp(Side side) const;  // index into book_, -1 if none
   void Execute(O o);
   void Rest(O o);
@@ -91,7 +93,7 @@ class ReferenceBook {
   // prints trigger.
   void RestOrExecute(O o);
   void Auction();
-  void Triggers(std::vector<PriceTicks> prints);
+  void Triggers(std::vector<Ticks> prints);
   // Cancels (reason) every resting order and pending stop matching `pred`, in acceptance order.
   template <typename Pred>
   int CancelWhere(Pred pred, const char* reason);
@@ -100,17 +102,17 @@ class ReferenceBook {
 
   std::string sym_;
   bool has_ref_;
-  PriceTicks ref_;
-  Qty max_qty_;
+  Ticks ref_;
+  Lots max_qty_;
   TradingState state_ = TradingState::kOpen;
   bool has_last_ = false;
-  PriceTicks last_ = 0;
+  Ticks last_ = 0;
   bool has_now_ = false;
   Timestamp now_ = 0;
   uint64_t prio_ = 0, accept_ = 0;
   std::vector<O> book_, stops_;
   std::set<std::pair<std::string, std::string>> taken_;
-  std::vector<PriceTicks> prints_;
+  std::vector<Ticks> prints_;
   std::vector<std::string> out_;
   Stats stats_;
 };

@@ -122,15 +122,15 @@ class Collect : public EngineListener {
   std::vector<RejectReason> rejects;
 };
 
-// A day limit order on symbol "S", as the Engine API takes it.
-NewOrderCmd LimitOnS(const char* cl, const char* acct, Side side, PriceTicks px, Qty qty) {
+// A day limit order on symbol "S" (px in ticks, qty in contracts), as the Engine API takes it.
+NewOrderCmd LimitOnS(const char* cl, const char* acct, Side side, int64_t px, int64_t qty) {
   NewOrderCmd n;
   n.cl.Assign(cl);
   n.acct.Assign(acct);
   n.sym.Assign("S");
   n.side = side;
-  n.px = PriceField::Ticks(px);
-  n.qty = qty;
+  n.px = PriceField::Ticks(PriceTicks(px));
+  n.qty = Qty(qty);
   return n;
 }
 
@@ -144,11 +144,11 @@ TEST(ValidationTest, PreTradeRiskHookRejectsAfterOtherChecks) {
     engine.set_pre_trade_risk(&risk);
     ProductCmd p;
     p.sym.Assign("S");
-    p.ref = PriceField::Ticks(5000);
+    p.ref = PriceField::Ticks(PriceTicks(5000));
     engine.Process(p);
     NewOrderCmd n = LimitOnS("a", "A1", Side::kBuy, 5000, 1);
     engine.Process(n);
-    n.qty = 0;
+    n.qty = Qty(0);
     engine.Process(n);  // invalid_qty wins over the risk check
     ASSERT_EQ(events.rejects.size(), 2u);
     EXPECT_EQ(events.rejects[0], r);
@@ -166,17 +166,17 @@ TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
   engine.Process(LimitOnS("b1", "A1", Side::kBuy, 5010, 4));
   auto v = engine.FindOrder("B1", "s1");
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->cum, 4);
-  EXPECT_EQ(v->leaves, 6);
+  EXPECT_EQ(v->cum, Qty(4));
+  EXPECT_EQ(v->leaves, Qty(6));
   EXPECT_EQ(v->notional, 4 * 5000);
   EXPECT_EQ(v->status, OrderStatus::kPartiallyFilled);
   EXPECT_FALSE(engine.FindOrder("A1", "b1").has_value());  // filled: ended
   const auto& events = engine.last_events();
   ASSERT_GE(events.size(), 2u);
   EXPECT_EQ(events.back().type, EventType::kTrade);
-  EXPECT_EQ(events.back().order.cum, 4);
+  EXPECT_EQ(events.back().order.cum, Qty(4));
   EXPECT_EQ(events.back().order.status, OrderStatus::kFilled);
-  EXPECT_EQ(events.back().other.leaves, 6);
+  EXPECT_EQ(events.back().other.leaves, Qty(6));
 }
 
 }  // namespace
@@ -192,7 +192,7 @@ TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
   auto sym = Name::From(kSym);
   ProductCmd p;
   p.sym = sym;
-  p.ref = PriceField::Ticks(5000);
+  p.ref = PriceField::Ticks(PriceTicks(5000));
   eng.Process(p);
   auto order = [&](const char* cl, Side side, TimeInForce tif, OrderType type, int64_t px) {
     NewOrderCmd c;
@@ -203,10 +203,10 @@ TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
     c.tif = tif;
     c.type = type;
     if (type == OrderType::kStop)
-      c.stop = PriceField::Ticks(px);
+      c.stop = PriceField::Ticks(PriceTicks(px));
     else
-      c.px = PriceField::Ticks(px);
-    c.qty = 3;
+      c.px = PriceField::Ticks(PriceTicks(px));
+    c.qty = Qty(3);
     return c;
   };
   eng.Process(order("gtc", Side::kBuy, TimeInForce::kGtc, OrderType::kLimit, 4990));

@@ -30,7 +30,7 @@ TEST(EngineWorkloadTest, CancelsAndReplacesNameTheOrdersCurrentClientId) {
   uint64_t iocs = 0, cancels = 0, replaces = 0;
   for (WorkItem& w : items) {
     if (w.op == WorkItem::Op::kNew && w.tif == TimeInForce::kIoc) {
-      w.px = w.side == Side::kBuy ? 1 : 20000;  // resting prices are 10000 ± 375
+      w.px = PriceTicks(w.side == Side::kBuy ? 1 : 20000);  // resting prices are 10000 ± 375
       ++iocs;
     }
     cancels += w.op == WorkItem::Op::kCancel;

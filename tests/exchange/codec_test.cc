@@ -31,21 +31,29 @@ TEST(EngineCodecTest, EveryVariantRoundTrips) {
   n.side = engine::Side::kSell;
   n.type = engine::OrderType::kStopLimit;
   n.tif = engine::TimeInForce::kGtd;
-  n.px = engine::PriceField::Ticks(5250);
-  n.stop = engine::PriceField{true, false, 5300};
-  n.qty = 10;
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(5250));
+  n.stop = engine::PriceField{true, false, engine::PriceTicks(5300)};
+  n.qty = engine::Qty(10);
   n.has_display = true;
-  n.display = 3;
+  n.display = engine::Qty(3);
   n.post_only = true;
   n.stp = engine::Name::From("S");
   n.stp_action = engine::StpAction::kCancelBoth;
   n.firm = engine::Name::From("F1");
   n.expire = 123456789;
   n.session = 7;
-  engine::ProductCmd p{engine::Name::From("B200-GOLD-US-202703"), engine::PriceField::Ticks(5000),
-                       900, 5, 40, 123};
-  engine::ReplaceCmd r{engine::Name::From("b"), engine::Name::From("a"), engine::Name::From("A1"),
-                       engine::PriceField::Ticks(1), true, 4};
+  engine::ProductCmd p{engine::Name::From("B200-GOLD-US-202703"),
+                       engine::PriceField::Ticks(engine::PriceTicks(5000)),
+                       engine::Qty(900),
+                       5,
+                       engine::PriceTicks(40),
+                       engine::MicroUsd(123)};
+  engine::ReplaceCmd r{engine::Name::From("b"),
+                       engine::Name::From("a"),
+                       engine::Name::From("A1"),
+                       engine::PriceField::Ticks(engine::PriceTicks(1)),
+                       true,
+                       engine::Qty(4)};
   const std::vector<engine::Command> all = {
       p,
       engine::StateCmd{engine::Name::From("X"), engine::TradingState::kHalted},
@@ -66,7 +74,7 @@ TEST(EngineCodecTest, EveryVariantRoundTrips) {
   const auto& m = std::get<engine::NewOrderCmd>(back);
   EXPECT_EQ(m.cl.view(), "order-1");
   EXPECT_FALSE(m.stop.on_tick);
-  EXPECT_EQ(m.stop.ticks, 5300);
+  EXPECT_EQ(m.stop.ticks, engine::PriceTicks(5300));
   EXPECT_EQ(m.expire, 123456789);
   EXPECT_EQ(m.session, 7u);
   EXPECT_EQ(m.stp_action, engine::StpAction::kCancelBoth);

@@ -72,8 +72,8 @@ engine::NewOrderCmd Order(const std::string& cl, const std::string& acct, engine
   c.acct = engine::Name::From(acct);
   c.sym = engine::Name::From("B200-GOLD-US-202703");
   c.side = side;
-  c.px = engine::PriceField::Ticks(px);
-  c.qty = qty;
+  c.px = engine::PriceField::Ticks(engine::PriceTicks(px));
+  c.qty = engine::Qty(qty);
   c.tif = engine::TimeInForce::kGtc;
   return c;
 }
@@ -165,7 +165,7 @@ TEST(ExchangeCoreTest, ManyProducersDurableOutcomesAndRestartToTheSameState) {
     }
     int64_t net = 0;
     for (int a = 0; a < 4; ++a) {
-      for (const PositionView& p : core.Positions("A" + std::to_string(a))) net += p.qty;
+      for (const PositionView& p : core.Positions("A" + std::to_string(a))) net += p.qty.value();
     }
     EXPECT_EQ(net, 0);  // zero-sum
     ASSERT_TRUE(core.Stop().ok());
@@ -232,7 +232,7 @@ TEST(ExchangeCoreTest, PublishedBooksAreConsistentWhileTheMatcherWrites) {
       for (size_t i = 1; i < b->bids.size(); ++i) bad += b->bids[i].px >= b->bids[i - 1].px;
       for (size_t i = 1; i < b->asks.size(); ++i) bad += b->asks[i].px <= b->asks[i - 1].px;
       if (!b->bids.empty() && !b->asks.empty()) bad += b->bids[0].px >= b->asks[0].px;  // uncrossed
-      for (const auto& l : b->bids) bad += l.qty <= 0 || l.count == 0;
+      for (const auto& l : b->bids) bad += l.qty <= engine::Qty(0) || l.count == 0;
     }
   });
   for (int i = 0; i < 5000; ++i) {
@@ -286,7 +286,8 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   Recorder rec(&core);
   core.AddListener(&rec);
   ASSERT_TRUE(core.Start().ok());
-  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", 1'000'000'000}}).ok());  // 1,000 USD
+  // 1,000 USD
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
   SubmitOrDie(core, Order("ok", "A0", engine::Side::kBuy, 5000, 3));
   SubmitOrDie(core, Order("ok2", "A0", engine::Side::kSell, 5100, 2));  // max(|3|,|-2|) = 3
   SubmitOrDie(core, Order("big", "A0", engine::Side::kBuy, 5000, 3));   // 6 lots > 5
@@ -309,15 +310,15 @@ TEST(ExchangeCoreTest, EndedOrdersStayFindableUpToTheCapAlsoAfterRestart) {
       std::optional<OrderStateView> v = core.FindOrder(acct, cl);
       ASSERT_TRUE(v.has_value()) << when << " " << cl;
       EXPECT_EQ(v->status, engine::OrderStatus::kFilled) << when << " " << cl;
-      EXPECT_EQ(v->cum, 1) << cl;
-      EXPECT_EQ(v->leaves, 0) << cl;
+      EXPECT_EQ(v->cum, engine::Qty(1)) << cl;
+      EXPECT_EQ(v->leaves, engine::Qty(0)) << cl;
       EXPECT_EQ(v->notional, 5000) << cl;
       EXPECT_EQ(v->sym, "B200-GOLD-US-202703") << cl;
     }
     std::optional<OrderStateView> live = core.FindOrder("A0", "live");
     ASSERT_TRUE(live.has_value()) << when;
     EXPECT_EQ(live->status, engine::OrderStatus::kNew);
-    EXPECT_EQ(live->leaves, 4);
+    EXPECT_EQ(live->leaves, engine::Qty(4));
     EXPECT_FALSE(core.FindOrder("A1", "e2").has_value()) << "keyed by account";
   };
   {
@@ -392,8 +393,8 @@ TEST(ExchangeCoreTest, PositionsInAnExpiredContractCarryNoPreTradeMargin) {
   Recorder rec(&core);
   core.AddListener(&rec);
   ASSERT_TRUE(core.Start().ok());
-  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", 1'000'000'000},
-                                   {"B200-GOLD-US-202704", 1'000'000'000}})
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)},
+                                   {"B200-GOLD-US-202704", engine::MicroUsd(1'000'000'000)}})
                   .ok());
   SubmitOrDie(core, Order("buy", "A0", engine::Side::kBuy, 5000, 5));  // March: 5 lots
   SubmitOrDie(core, Order("sell", "A1", engine::Side::kSell, 5000, 5));
@@ -558,7 +559,7 @@ TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {
   EXPECT_TRUE(core.FindOrder("A0", "w").has_value());
   auto positions = core.Positions("A0");
   ASSERT_EQ(positions.size(), 1u);
-  EXPECT_EQ(positions[0].open_buy_qty, 1);
+  EXPECT_EQ(positions[0].open_buy_qty, engine::Qty(1));
   ASSERT_TRUE(core.Stop().ok());
   EXPECT_EQ(core.Submit(engine::TimeCmd{1}, 0), OfferResult::kStopped);
 }

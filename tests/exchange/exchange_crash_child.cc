@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
           engine::NewOrderCmd n = gen.NewOrder();
           n.cl = engine::Name::From(absl::StrCat("r", seed, "t", t, "-", i));
           n.type = engine::OrderType::kLimit;
-          n.px = engine::PriceField::Ticks(4990 + static_cast<int64_t>(i % 21));
-          n.qty = 1 + i % 7;
+          n.px = engine::PriceField::Ticks(engine::PriceTicks(4990 + static_cast<int64_t>(i % 21)));
+          n.qty = engine::Qty(1 + i % 7);
           c = n;
         }
         if (auto* n = std::get_if<engine::NewOrderCmd>(&c); n && n->cl.view().substr(0, 1) == "c") {

@@ -32,7 +32,7 @@ class RandomCommands {
     for (int i = 0; i < symbols_; ++i) {
       engine::ProductCmd p;
       p.sym = engine::Name::From(Sym(i));
-      p.ref = engine::PriceField::Ticks(5000);
+      p.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
       out.push_back(p);
     }
     return out;
@@ -63,8 +63,8 @@ class RandomCommands {
     if (r < 98) return engine::CloseCmd{engine::Name::From(Sym(Pick(symbols_)))};
     engine::ProductCmd p;
     p.sym = engine::Name::From(Sym(Pick(symbols_)));
-    p.ref = engine::PriceField::Ticks(4900 + Pick(200));
-    p.initial_margin = Pick(2) == 0 ? -1 : Pick(3) * 1000;
+    p.ref = engine::PriceField::Ticks(engine::PriceTicks(4900 + Pick(200)));
+    p.initial_margin = engine::MicroUsd(Pick(2) == 0 ? -1 : Pick(3) * 1000);
     return p;
   }
 
@@ -86,16 +86,16 @@ class RandomCommands {
     if (c.tif == engine::TimeInForce::kGtd) c.expire = now_ + (1 + Pick(7200)) * kNsPerSec;
     const int64_t px = 4980 + Pick(41) + (Pick(50) == 0 ? 1000 : 0);  // rarely out of band
     if (c.type == engine::OrderType::kLimit || c.type == engine::OrderType::kStopLimit) {
-      c.px = engine::PriceField::Ticks(px);
+      c.px = engine::PriceField::Ticks(engine::PriceTicks(px));
       if (Pick(100) == 0) c.px.on_tick = false;
     }
     if (c.type == engine::OrderType::kStop || c.type == engine::OrderType::kStopLimit) {
-      c.stop = engine::PriceField::Ticks(4980 + Pick(41));
+      c.stop = engine::PriceField::Ticks(engine::PriceTicks(4980 + Pick(41)));
     }
-    c.qty = Pick(60) == 0 ? 0 : 1 + Pick(20);
+    c.qty = engine::Qty(Pick(60) == 0 ? 0 : 1 + Pick(20));
     if (c.type == engine::OrderType::kLimit && Pick(8) == 0) {
       c.has_display = true;
-      c.display = 1 + Pick(5);
+      c.display = engine::Qty(1 + Pick(5));
     }
     if (c.type == engine::OrderType::kLimit && Pick(10) == 0) c.post_only = true;
     if (Pick(5) == 0) c.stp = engine::Name::From(absl::StrCat("S", Pick(2)));
@@ -117,10 +117,10 @@ class RandomCommands {
     c.orig = engine::Name::From(absl::StrCat("c", 1 + Pick(cl_)));
     c.cl = engine::Name::From(absl::StrCat("c", ++cl_));
     c.acct = engine::Name::From(Acct(Pick(accounts_)));
-    if (Pick(3) != 0) c.px = engine::PriceField::Ticks(4980 + Pick(41));
+    if (Pick(3) != 0) c.px = engine::PriceField::Ticks(engine::PriceTicks(4980 + Pick(41)));
     if (Pick(2) == 0) {
       c.has_qty = true;
-      c.qty = Pick(25);
+      c.qty = engine::Qty(Pick(25));
     }
     return c;
   }

@@ -19,12 +19,12 @@ namespace {
 std::string Describe(const engine::Event& e) {
   auto info = [](const engine::OrderInfo& o) {
     return absl::StrCat(o.oid, "/", o.acct, "/", std::string(o.cl.view()), "/",
-                        static_cast<int>(o.status), "/", o.cum, "/", o.leaves, "/", o.notional, "/",
-                        o.px, "/", o.qty);
+                        static_cast<int>(o.status), "/", o.cum.value(), "/", o.leaves.value(), "/",
+                        o.notional, "/", o.px.value(), "/", o.qty.value());
   };
   return absl::StrCat(e.seq, " ", static_cast<int>(e.type), " ", e.sym, " ",
-                      static_cast<int>(e.reject), " ", static_cast<int>(e.cancel), " ", e.px, " ",
-                      e.qty, " ", info(e.order), " ", info(e.other), " ",
+                      static_cast<int>(e.reject), " ", static_cast<int>(e.cancel), " ",
+                      e.px.value(), " ", e.qty.value(), " ", info(e.order), " ", info(e.other), " ",
                       std::string(e.orig.view()));
 }
 
@@ -80,7 +80,7 @@ class Collect : public journal::OutcomeSink<Outcome> {
   void Emit(const Outcome& o) override {
     s += absl::StrCat(static_cast<int>(o.kind), " ", std::string(o.sym.view()), " ",
                       std::string(o.acct.view()), " ", o.ts, " ", o.close_date_days, " ", o.has_bid,
-                      o.bid, " ", o.has_ask, o.ask, " ", Describe(o.event), "\n");
+                      o.bid.value(), " ", o.has_ask, o.ask.value(), " ", Describe(o.event), "\n");
   }
   std::string s;
 };

@@ -42,8 +42,8 @@ engine::NewOrderCmd Order(const char* cl, const char* acct, engine::Side side, i
   c.firm.Assign(acct[0] == 'A' ? "ALPHA" : "BETA");
   c.sym.Assign(kSym);
   c.side = side;
-  c.qty = qty;
-  c.px = engine::PriceField::Ticks(px);
+  c.qty = engine::Qty(qty);
+  c.px = engine::PriceField::Ticks(engine::PriceTicks(px));
   return c;
 }
 

@@ -24,21 +24,22 @@ std::vector<WorkItem> LiquibookWorkload(size_t orders, unsigned seed) {
     bool buy = i % 2 == 0;
     WorkItem& w = items[i];
     w.side = buy ? Side::kBuy : Side::kSell;
-    w.px = std::rand() % 10 + (buy ? 1880 : 1884);
-    w.qty = (std::rand() % 10 + 1) * 100;
+    w.px = PriceTicks(std::rand() % 10 + (buy ? 1880 : 1884));
+    w.qty = Qty((std::rand() % 10 + 1) * 100);
   }
   return items;
 }
 
 std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  constexpr PriceTicks kMid = 10000;
-  constexpr PriceTicks kHalfSpan = 375;  // ~750 prices
+  // Plain tick numbers while generating; the items carry PriceTicks / Qty.
+  constexpr int64_t kMid = 10000;
+  constexpr int64_t kHalfSpan = 375;  // ~750 prices
   constexpr size_t kTargetLive = 1000;
   struct Live {
     OrderId oid;
     Side side;
-    PriceTicks px;
+    int64_t px;
   };
   std::vector<Live> live;
   std::vector<WorkItem> items;
@@ -48,10 +49,11 @@ std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
     WorkItem w;
     w.side = rng() % 2 ? Side::kBuy : Side::kSell;
     w.tif = TimeInForce::kGtc;
-    PriceTicks off = 1 + static_cast<PriceTicks>(rng() % kHalfSpan);
-    w.px = w.side == Side::kBuy ? kMid - off : kMid + off;
-    w.qty = 1 + static_cast<Qty>(rng() % 20);
-    live.push_back({next_oid++, w.side, w.px});
+    int64_t off = 1 + static_cast<int64_t>(rng() % kHalfSpan);
+    const int64_t px = w.side == Side::kBuy ? kMid - off : kMid + off;
+    w.px = PriceTicks(px);
+    w.qty = Qty(1 + static_cast<int64_t>(rng() % 20));
+    live.push_back({next_oid++, w.side, px});
     items.push_back(w);
   };
   while (live.size() < kTargetLive) new_resting();
@@ -65,9 +67,9 @@ std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
       WorkItem w;
       w.side = rng() % 2 ? Side::kBuy : Side::kSell;
       w.tif = TimeInForce::kIoc;
-      PriceTicks off = static_cast<PriceTicks>(rng() % 20);
-      w.px = w.side == Side::kBuy ? kMid + off : kMid - off;
-      w.qty = 1 + static_cast<Qty>(rng() % 10);
+      int64_t off = static_cast<int64_t>(rng() % 20);
+      w.px = PriceTicks(w.side == Side::kBuy ? kMid + off : kMid - off);
+      w.qty = Qty(1 + static_cast<int64_t>(rng() % 10));
       ++next_oid;
       items.push_back(w);
     } else if (roll >= 12 && roll < 18) {  // cancel; below the target size: a new order
@@ -75,19 +77,24 @@ std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
         new_resting();
       } else {
         size_t k = rng() % live.size();
-        items.push_back(WorkItem{WorkItem::Op::kCancel, live[k].side, TimeInForce::kGtc, 0, 0,
-                                 live[k].oid});
+        items.push_back(WorkItem{WorkItem::Op::kCancel, live[k].side, TimeInForce::kGtc,
+                                 PriceTicks(0), Qty(0), live[k].oid});
         live[k] = live.back();
         live.pop_back();
       }
     } else if (roll >= 18) {  // move by a few ticks, staying on its side of the mid
       size_t k = rng() % live.size();
-      PriceTicks step = static_cast<PriceTicks>(rng() % 11) - 5;
-      PriceTicks px = std::clamp(live[k].px + step, live[k].side == Side::kBuy ? kMid - kHalfSpan : kMid + 1,
-                                 live[k].side == Side::kBuy ? kMid - 1 : kMid + kHalfSpan);
+      int64_t step = static_cast<int64_t>(rng() % 11) - 5;
+      int64_t px =
+          std::clamp(live[k].px + step, live[k].side == Side::kBuy ? kMid - kHalfSpan : kMid + 1,
+                     live[k].side == Side::kBuy ? kMid - 1 : kMid + kHalfSpan);
       live[k].px = px;
-      WorkItem w{WorkItem::Op::kReplace, live[k].side, TimeInForce::kGtc, px,
-                 1 + static_cast<Qty>(rng() % 20), live[k].oid};
+      WorkItem w{WorkItem::Op::kReplace,
+                 live[k].side,
+                 TimeInForce::kGtc,
+                 PriceTicks(px),
+                 Qty(1 + static_cast<int64_t>(rng() % 20)),
+                 live[k].oid};
       items.push_back(w);
     }
   }
@@ -107,7 +114,7 @@ class BenchBook {
   static BookConfig Config() {
     BookConfig c;
     c.band_percent = 0;
-    c.max_order_qty = INT64_MAX;
+    c.max_order_qty = Qty(INT64_MAX);
     return c;
   }
   void Apply(const WorkItem& w) {
@@ -162,7 +169,7 @@ class BenchEngine {
     ProductCmd p;
     p.sym = Name::From(kBenchSymbol);
     p.band_percent = 0;
-    p.max_order_qty = INT64_MAX;
+    p.max_order_qty = Qty(INT64_MAX);
     engine_.Process(p);
     engine_.set_listener(&listener_);
   }

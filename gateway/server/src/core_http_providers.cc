@@ -233,14 +233,14 @@ absl::StatusOr<MarginResult> CoreHttpProviders::AccountMargin(const std::string&
   if (!engine.ok()) return engine.status();
   std::vector<gv::Position> book;
   for (const exchange::PositionView& p : impl_->core_->Positions(account)) {
-    if (p.qty == 0) continue;
+    if (p.qty == engine::Qty(0)) continue;
     // An expired contract's position was closed at its final settlement: no risk left.
     std::optional<exchange::BookView> book_view = impl_->core_->BookSnapshot(p.sym, 0);
     if (book_view && book_view->state == engine::TradingState::kExpired) continue;
     if ((*engine)->ContractIndex(p.sym) < 0) {
       return absl::UnavailableError(absl::StrCat("no price for ", p.sym));
     }
-    book.push_back({p.sym, p.qty});
+    book.push_back({p.sym, p.qty.value()});
   }
   auto r = (*engine)->ComputeAccount(account, book);
   if (!r.ok()) return r.status();
@@ -271,11 +271,11 @@ absl::StatusOr<std::vector<PositionLine>> CoreHttpProviders::Positions(const std
   for (const exchange::PositionView& p : impl_->core_->Positions(account)) {
     PositionLine line;
     line.sym = p.sym;
-    line.qty = p.qty;
-    line.open_buy_qty = p.open_buy_qty;
-    line.open_sell_qty = p.open_sell_qty;
+    line.qty = p.qty.value();
+    line.open_buy_qty = p.open_buy_qty.value();
+    line.open_sell_qty = p.open_sell_qty.value();
     if (auto view = impl_->core_->BookSnapshot(p.sym, 0); view && view->has_last_trade) {
-      line.last_price = Price3(view->last_px);
+      line.last_price = Price3(view->last_px.value());
     }
     if (auto it = (*b)->settles.find(p.sym); it != (*b)->settles.end()) {
       line.settle = Price3(it->second.value());
@@ -297,13 +297,13 @@ absl::StatusOr<BookSnapshot> CoreHttpProviders::Book(const std::string& sym, int
   out.state = std::string(engine::ToString(view->state));
   out.seq = view->seq;
   for (const exchange::BookLevelView& l : view->bids)
-    out.bids.push_back({Price3(l.px), l.qty, l.count});
+    out.bids.push_back({Price3(l.px.value()), l.qty.value(), l.count});
   for (const exchange::BookLevelView& l : view->asks)
-    out.asks.push_back({Price3(l.px), l.qty, l.count});
+    out.asks.push_back({Price3(l.px.value()), l.qty.value(), l.count});
   if (view->has_last_trade) {
     LastTrade t;
-    t.price = Price3(view->last_px);
-    t.qty = view->last_qty;
+    t.price = Price3(view->last_px.value());
+    t.qty = view->last_qty.value();
     if (view->last_ts != engine::kNoTime) t.ts = common::FormatTimestamp(view->last_ts / 1000);
     out.last_trade = t;
   }

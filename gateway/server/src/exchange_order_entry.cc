@@ -142,15 +142,15 @@ class ExchangeOrderEntry::Impl {
       s.ord_type = ToGateway(d.type);
       s.tif = ToGateway(d.tif);
       s.has_price = HasPrice(d.type);
-      s.price_ticks = d.px;
+      s.price_ticks = d.px.value();
       s.has_stop = HasStop(d.type);
-      s.stop_ticks = d.stop_px;
-      s.qty = d.qty;
+      s.stop_ticks = d.stop_px.value();
+      s.qty = d.qty.value();
     } else {
-      s.qty = info.cum + info.leaves;
+      s.qty = (info.cum + info.leaves).value();
     }
-    s.cum_qty = info.cum;
-    s.leaves_qty = info.leaves;
+    s.cum_qty = info.cum.value();
+    s.leaves_qty = info.leaves.value();
     s.cum_notional_ticks = info.notional;
     return s;
   }
@@ -227,10 +227,10 @@ class ExchangeOrderEntry::Impl {
   void DeliverTrade(const exchange::Outcome& o) {
     const en::Event& e = o.event;
     Touch(o.sym);
-    const Fill fill{e.px, e.qty, e.seq};
+    const Fill fill{e.px.value(), e.qty.value(), e.seq};
     listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail), fill);
     listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail), fill);
-    listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px, e.qty, e.seq});
+    listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq});
   }
 
   // A cancel, answered to the cancel or replace request that caused it (its session and
@@ -263,9 +263,9 @@ class ExchangeOrderEntry::Impl {
     s.orig_cl_ord_id = std::string(e.orig.view());
     if (e.has_px) {
       s.has_price = true;
-      s.price_ticks = e.px;
+      s.price_ticks = e.px.value();
     }
-    s.qty = e.qty;
+    s.qty = e.qty.value();
     listener_->OnReplaced(s);
   }
 
@@ -289,7 +289,7 @@ class ExchangeOrderEntry::Impl {
     if (e.reject != en::RejectReason::kUnknownOrder && e.order.oid != 0) {
       r.order_live = true;
       r.order_id = e.order.oid;
-      r.cum_qty = e.order.cum;
+      r.cum_qty = e.order.cum.value();
     }
     listener_->OnCancelRejected(r);
   }
@@ -312,8 +312,10 @@ class ExchangeOrderEntry::Impl {
       if (!view) continue;
       BookUpdate u;
       u.symbol = sym;
-      for (const exchange::BookLevelView& l : view->bids) u.bids.push_back({l.px, l.qty, l.count});
-      for (const exchange::BookLevelView& l : view->asks) u.asks.push_back({l.px, l.qty, l.count});
+      for (const exchange::BookLevelView& l : view->bids)
+        u.bids.push_back({l.px.value(), l.qty.value(), l.count});
+      for (const exchange::BookLevelView& l : view->asks)
+        u.asks.push_back({l.px.value(), l.qty.value(), l.count});
       listener_->OnBookUpdate(u);
     }
     touched_.clear();
@@ -406,11 +408,11 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   c.side = ToEngine(r.side);
   c.type = ToEngine(r.ord_type);
   c.tif = ToEngine(r.tif);
-  if (r.has_price) c.px = en::PriceField::Ticks(r.price_ticks);
-  if (r.has_stop) c.stop = en::PriceField::Ticks(r.stop_ticks);
-  c.qty = r.qty;
+  if (r.has_price) c.px = en::PriceField::Ticks(en::PriceTicks(r.price_ticks));
+  if (r.has_stop) c.stop = en::PriceField::Ticks(en::PriceTicks(r.stop_ticks));
+  c.qty = en::Qty(r.qty);
   c.has_display = r.display_qty != 0;
-  c.display = r.display_qty;
+  c.display = en::Qty(r.display_qty);
   c.post_only = r.post_only;
   c.stp_action = ToEngine(r.stp_action);
   c.session = SessionIdOf(r.session);
@@ -453,9 +455,9 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
-  if (r.has_price) c.px = en::PriceField::Ticks(r.price_ticks);
+  if (r.has_price) c.px = en::PriceField::Ticks(en::PriceTicks(r.price_ticks));
   c.has_qty = r.has_qty;
-  c.qty = r.qty;
+  c.qty = en::Qty(r.qty);
   impl_->OfferAmend(c, Pending::Kind::kReplace, refusal);
 }
 

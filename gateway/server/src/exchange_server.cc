@@ -25,6 +25,18 @@
 namespace cfx::gateway {
 namespace {
 
+// Hands the risk desk's per-contract margins (micro-USD) and band references (ticks), read
+// from the settlement data as plain numbers, to the exchange core in its unit types.
+absl::Status SendRiskData(exchange::ExchangeCore* core,
+                          const std::map<std::string, int64_t>& margin_micro_usd,
+                          const std::map<std::string, int64_t>& band_ref_ticks) {
+  std::map<std::string, engine::MicroUsd> margins;
+  for (const auto& [sym, v] : margin_micro_usd) margins.emplace(sym, engine::MicroUsd(v));
+  std::map<std::string, engine::PriceTicks> refs;
+  for (const auto& [sym, v] : band_ref_ticks) refs.emplace(sym, engine::PriceTicks(v));
+  return core->RefreshMargins(margins, refs);
+}
+
 // QuickFIX cannot report the port it bound, so an ephemeral FIX port is chosen here: bind
 // port 0, read it back, close. Another process could take it in between; on loopback in a
 // test run that is rare, and Start then fails with Unavailable instead of hanging.
@@ -122,7 +134,7 @@ class ExchangeServer::Impl {
       if (!margins.ok()) return Fail("pre-trade margins", margins.status());
       auto refs = http_->BandReferences();
       if (!refs.ok()) return Fail("band references", refs.status());
-      if (absl::Status s = core_->RefreshMargins(*margins, *refs); !s.ok()) {
+      if (absl::Status s = SendRiskData(core_.get(), *margins, *refs); !s.ok()) {
         return Fail("pre-trade margins", s);
       }
       sent_margins_ = *std::move(margins);
@@ -174,7 +186,7 @@ class ExchangeServer::Impl {
       auto margins = http_->PerContractMargins();
       auto refs = http_->BandReferences();
       if (margins.ok() && refs.ok() && *margins != sent_margins_) {
-        if (absl::Status s = core_->RefreshMargins(*margins, *refs); s.ok()) {
+        if (absl::Status s = SendRiskData(core_.get(), *margins, *refs); s.ok()) {
           sent_margins_ = *std::move(margins);
         }
       }

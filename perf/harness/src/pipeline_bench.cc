@@ -43,7 +43,8 @@ engine::Command EngineInput(uint64_t i, int p) {
     r.orig = engine::Name::From(orig);
     std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(back % 16));
     r.acct = engine::Name::From(acct);
-    r.px = engine::PriceField::Ticks(4990 + static_cast<int64_t>((k >> 12) % 21));
+    r.px =
+        engine::PriceField::Ticks(engine::PriceTicks(4990 + static_cast<int64_t>((k >> 12) % 21)));
     return r;
   }
   engine::NewOrderCmd n;
@@ -51,8 +52,8 @@ engine::Command EngineInput(uint64_t i, int p) {
   n.acct = engine::Name::From(acct);
   n.sym = engine::Name::From("B200-GOLD-US-202703");
   n.side = (k >> 16) % 2 == 0 ? engine::Side::kBuy : engine::Side::kSell;
-  n.px = engine::PriceField::Ticks(4990 + static_cast<int64_t>((k >> 20) % 21));
-  n.qty = 1 + static_cast<int64_t>((k >> 24) % 10);
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(4990 + static_cast<int64_t>((k >> 20) % 21)));
+  n.qty = engine::Qty(1 + static_cast<int64_t>((k >> 24) % 10));
   n.tif = engine::TimeInForce::kGtc;
   return n;
 }
@@ -198,7 +199,7 @@ nlohmann::json RunHarness(const HarnessConfig& config) {
     exchange::EngineMatcher matcher(exchange::MatcherOptions{});
     engine::ProductCmd product;
     product.sym = engine::Name::From("B200-GOLD-US-202703");
-    product.ref = engine::PriceField::Ticks(5000);
+    product.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
     std::vector<engine::Command> setup = {engine::TimeCmd{0}, product};
     return RunHarnessWith<engine::Command, exchange::Outcome>(
         config, codec, matcher, [](uint64_t i, int p) { return EngineInput(i, p); }, setup, 0,

@@ -18,7 +18,7 @@ namespace cfx::engine {
 struct PriceField {
   bool present = false;
   bool on_tick = true;
-  PriceTicks ticks = 0;
+  PriceTicks ticks{0};
   static PriceField Ticks(PriceTicks t) { return PriceField{true, true, t}; }
 };
 
@@ -26,13 +26,13 @@ struct PriceField {
 struct ProductCmd {
   Name sym;
   PriceField ref;             // absent: no band (or, when already listed: keep the ref)
-  Qty max_order_qty = 1000;   // `qty_above_max` above this
+  Qty max_order_qty{1000};    // `qty_above_max` above this
   int64_t band_percent = 10;  // band is ref ± this percent, inclusive; 0 disables the band
-  int64_t protection_ticks = 50;  // market order protection
+  PriceTicks protection_ticks{50};  // market order protection
   // Pre-trade initial margin per contract (micro-USD, one lot). Not used by the engine: the
   // exchange core's risk check reads it, so that margins are sequenced inputs and replay
   // takes the same decisions. -1: keep the current value (0 at listing).
-  int64_t initial_margin = -1;
+  MicroUsd initial_margin{-1};
 };
 
 struct StateCmd {
@@ -49,9 +49,9 @@ struct NewOrderCmd {
   TimeInForce tif = TimeInForce::kDay;
   PriceField px;    // limit price (limit, stop_limit)
   PriceField stop;  // trigger price (stop, stop_limit)
-  Qty qty = 0;
+  Qty qty{0};
   bool has_display = false;  // iceberg; display must be 1..qty
-  Qty display = 0;
+  Qty display{0};
   bool post_only = false;
   Name stp;    // empty: the account
   StpAction stp_action = StpAction::kCancelResting;
@@ -71,7 +71,7 @@ struct ReplaceCmd {
   Name acct;
   PriceField px;     // absent: keep
   bool has_qty = false;
-  Qty qty = 0;       // the new total quantity
+  Qty qty{0};  // the new total quantity
 };
 
 // Cancels resting orders and pending stops. By account (optionally one symbol), or, when

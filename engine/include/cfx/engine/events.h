@@ -24,9 +24,9 @@ enum class EventType : uint8_t {
 struct OrderTerms {
   OrderType type = OrderType::kLimit;
   TimeInForce tif = TimeInForce::kDay;
-  PriceTicks px = 0;       // limit price; 0 for market / stop-market
-  PriceTicks stop_px = 0;  // stop, stop_limit
-  Qty qty = 0;             // total quantity
+  PriceTicks px{0};       // limit price; 0 for market / stop-market
+  PriceTicks stop_px{0};  // stop, stop_limit
+  Qty qty{0};             // total quantity
   Timestamp expire = kNoTime;
   SessionId session = 0;   // the session that entered the order
 };
@@ -39,8 +39,8 @@ struct OrderInfo : OrderTerms {
   ClientId cl;
   Side side = Side::kBuy;
   OrderStatus status = OrderStatus::kNew;
-  Qty cum = 0;
-  Qty leaves = 0;
+  Qty cum{0};
+  Qty leaves{0};
   int64_t notional = 0;  // Σ trade px (ticks) × qty; AvgPx = notional / cum
   FirmId firm = 0;
 };
@@ -55,11 +55,11 @@ struct Event {
   Aggressor aggressor = Aggressor::kNone;     // kTrade
   TradingState state = TradingState::kOpen;   // kStateChanged
   bool has_px = false;
-  PriceTicks px = 0;  // trade price (LastPx); replaced: the new limit price
-  Qty qty = 0;        // trade qty (LastQty); canceled: unfilled qty; replaced: new total
-  OrderInfo order;    // trade: the buyer; others: the order concerned
-  OrderInfo other;    // trade: the seller
-  ClientId orig;      // kReplaced, kCancelRejected: the id the command named
+  PriceTicks px{0};  // trade price (LastPx); replaced: the new limit price
+  Qty qty{0};        // trade qty (LastQty); canceled: unfilled qty; replaced: new total
+  OrderInfo order;   // trade: the buyer; others: the order concerned
+  OrderInfo other;   // trade: the seller
+  ClientId orig;     // kReplaced, kCancelRejected: the id the command named
 };
 
 // Receives events in sequence order. Default implementations ignore the event.

@@ -11,10 +11,10 @@ namespace cfx::engine {
 struct Order {
   // First cache line: what matching reads and writes.
   OrderId oid = 0;
-  PriceTicks px = 0;  // limit price (unused for market / stop-market)
-  Qty qty = 0;        // total quantity
-  Qty cum = 0;        // executed
-  Qty shown = 0;      // displayed part still resting (≤ leaves)
+  PriceTicks px{0};                         // limit price (unused for market / stop-market)
+  Qty qty{0};                               // total quantity
+  Qty cum{0};                               // executed
+  Qty shown{0};                             // displayed part still resting (≤ leaves)
   uint32_t prev = kNoSlot, next = kNoSlot;  // level FIFO / stop list
   FirmId firm = 0;
   StpId stp = 0;
@@ -27,11 +27,11 @@ struct Order {
   bool live = false;      // in the store's live lists
   bool in_level = false;  // linked into a price level
   // Then the rest.
-  Qty display = 0;  // iceberg slice size; 0: fully displayed
+  Qty display{0};  // iceberg slice size; 0: fully displayed
   int64_t notional = 0;
   uint64_t accept_seq = 0;    // acceptance order (mass cancel, expiry, stop submission time)
   uint64_t priority_seq = 0;  // time priority; renewed when the order loses priority
-  PriceTicks stop_px = 0;
+  PriceTicks stop_px{0};
   Timestamp expire = kNoTime;
   uint32_t all_prev = kNoSlot, all_next = kNoSlot;    // store acceptance list
   uint32_t acct_prev = kNoSlot, acct_next = kNoSlot;  // account list

@@ -37,10 +37,10 @@ struct MatchContext {
 struct BookConfig {
   SymbolId id = 0;
   bool has_ref = false;
-  PriceTicks ref = 0;
+  PriceTicks ref{0};
   int64_t band_percent = 10;  // 0: no band
-  Qty max_order_qty = 1000;
-  int64_t protection_ticks = 50;
+  Qty max_order_qty{1000};
+  PriceTicks protection_ticks{50};
   size_t max_grid_levels = size_t{1} << 20;  // caps the tick grid of a product without band
 };
 
@@ -77,7 +77,7 @@ class OrderBook {
   bool has_last_trade() const { return has_last_; }
   PriceTicks last_trade() const { return last_trade_; }
   bool HasBest(Side side) const { return best_[Index(side)] >= 0; }
-  PriceTicks BestPrice(Side side) const { return base_ + best_[Index(side)]; }
+  PriceTicks BestPrice(Side side) const { return PriceAt(best_[Index(side)]); }
 
   // --- Order flow (REQUIRES: the order was validated and `accepted` emitted) -------------
   // Enters an accepted order: pending stop, resting (pre_open), or aggressor (open).
@@ -111,11 +111,14 @@ class OrderBook {
 
  private:
   struct Level {
-    Qty display_qty = 0;
+    Qty display_qty{0};
     uint32_t count = 0;
     uint32_t head = kNoSlot, tail = kNoSlot;
   };
   static int Index(Side s) { return s == Side::kBuy ? 0 : 1; }
+  // Grid coordinates: level i of a side holds the price base_ + i ticks.
+  int64_t IndexOf(PriceTicks px) const { return (px - base_).value(); }
+  PriceTicks PriceAt(int64_t i) const { return base_ + PriceTicks(i); }
 
   // Grid and levels (order_book.cc).
   bool EnsureGrid(PriceTicks px);
@@ -147,14 +150,14 @@ class OrderBook {
   BookConfig config_;
   MatchContext* ctx_;
   TradingState state_ = TradingState::kOpen;
-  PriceTicks base_ = 0;  // price of index 0
-  int64_t n_ = 0;        // levels per side
+  PriceTicks base_{0};  // price of index 0
+  int64_t n_ = 0;       // levels per side
   std::vector<Level> levels_[2];
   std::vector<uint64_t> bits_[2];
   int64_t best_[2] = {-1, -1};
   size_t resting_ = 0;
   bool has_last_ = false;
-  PriceTicks last_trade_ = 0;
+  PriceTicks last_trade_{0};
   bool ever_accepted_ = false;
   // Pending stops in submission order.
   uint32_t stop_head_ = kNoSlot, stop_tail_ = kNoSlot;

@@ -14,7 +14,7 @@ inline constexpr int kTickDecimals = 3;  // tick = 0.001 USD
 struct ParsedPrice {
   bool ok = false;        // false: not `digits[.digits]`, zero, or too large for int64 ticks
   bool on_tick = false;   // false: a non-zero digit beyond the third decimal
-  PriceTicks ticks = 0;   // the price truncated to whole ticks
+  PriceTicks ticks{0};    // the price truncated to whole ticks
 };
 
 // Parses `digits[.digits]` (no sign, no exponent). A value that is not > 0 is not ok.

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <string_view>
 
+#include "cfx/engine/units.h"  // PriceTicks (ticks of 0.001 USD per GPU-hour), Qty, MicroUsd
+
 namespace cfx::engine {
 
-using PriceTicks = int64_t;  // price in ticks of 0.001 USD per GPU-hour
-using Qty = int64_t;         // contracts
 using OrderId = uint64_t;    // exchange-assigned, starts at 1, never reused
 using Timestamp = int64_t;   // nanoseconds since the Unix epoch (an input, never read from a clock)
 using AccountId = uint32_t;  // interned names (engine-local, assigned in order of first sight)

@@ -93,8 +93,8 @@ class OutcomeListener {
 };
 
 struct BookLevelView {
-  engine::PriceTicks px = 0;
-  engine::Qty qty = 0;  // total displayed quantity
+  engine::PriceTicks px{0};
+  engine::Qty qty{0};   // total displayed quantity
   uint32_t count = 0;   // orders
 };
 
@@ -106,8 +106,8 @@ struct BookView {
   std::vector<BookLevelView> bids;  // best first
   std::vector<BookLevelView> asks;  // best first
   bool has_last_trade = false;
-  engine::PriceTicks last_px = 0;
-  engine::Qty last_qty = 0;
+  engine::PriceTicks last_px{0};
+  engine::Qty last_qty{0};
   engine::Timestamp last_ts = engine::kNoTime;
 };
 
@@ -116,11 +116,11 @@ inline constexpr int kMaxPublishedDepth = 10;
 
 struct PositionView {
   std::string sym;
-  int64_t qty = 0;     // signed: long > 0
-  int64_t bought = 0;  // traded quantities since the journal began
-  int64_t sold = 0;
-  int64_t open_buy_qty = 0;  // resting/pending buy leaves
-  int64_t open_sell_qty = 0;
+  engine::Qty qty{0};     // signed: long > 0
+  engine::Qty bought{0};  // traded quantities since the journal began
+  engine::Qty sold{0};
+  engine::Qty open_buy_qty{0};  // resting/pending buy leaves
+  engine::Qty open_sell_qty{0};
 };
 
 // A live order as last published (FIX OrderStatusRequest, tests).
@@ -132,8 +132,8 @@ struct OrderStateView {
   engine::Side side = engine::Side::kBuy;
   engine::OrderStatus status = engine::OrderStatus::kNew;
   OrderDetail detail;
-  engine::Qty cum = 0;
-  engine::Qty leaves = 0;
+  engine::Qty cum{0};
+  engine::Qty leaves{0};
   int64_t notional = 0;
   bool expired = false;  // status canceled because the order expired (GTD, day end)
 };
@@ -189,11 +189,12 @@ class ExchangeCore {
   // Pre-trade margins: initial margin per contract (micro-USD, one lot), e.g. from
   // gpu_valuation::MarginEngine::PerContractInitialMargin after a settlement. Sent as a
   // sequenced ProductCmd per symbol so that replay takes the same decisions.
-  // `band_ref_ticks_by_sym`, when it names a symbol, also moves its price-band reference
+  // `band_ref_by_sym`, when it names a symbol, also moves its price-band reference
   // (SPEC §3: the prior settlement, else the grade's latest fix; the config's `ref` only
   // until either exists).
-  absl::Status RefreshMargins(const std::map<std::string, int64_t>& margin_micro_usd_by_sym,
-                              const std::map<std::string, int64_t>& band_ref_ticks_by_sym = {});
+  absl::Status RefreshMargins(
+      const std::map<std::string, engine::MicroUsd>& margin_by_sym,
+      const std::map<std::string, engine::PriceTicks>& band_ref_by_sym = {});
   // Waits until every input Submit accepted before this call is published (or `timeout_ms`
   // passes: DeadlineExceeded; stopped: Unavailable).
   absl::Status Flush(int64_t timeout_ms = 10000) const;

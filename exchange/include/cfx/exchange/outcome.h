@@ -46,9 +46,9 @@ struct Outcome {
   // --- kClose (sym set; event unused) ----------------------------------------------------
   int32_t close_date_days = 0;  // cfx::Date::days of the business day that closed
   bool has_bid = false;
-  engine::PriceTicks bid = 0;
+  engine::PriceTicks bid{0};
   bool has_ask = false;
-  engine::PriceTicks ask = 0;
+  engine::PriceTicks ask{0};
 };
 
 }  // namespace cfx::exchange

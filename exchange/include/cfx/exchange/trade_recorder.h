@@ -102,7 +102,7 @@ class TradeRecorder {
 
  private:
   struct Position {
-    int64_t qty = 0, bought = 0, sold = 0;
+    engine::Qty qty{0}, bought{0}, sold{0};
   };
   using Key = std::pair<std::string, std::string>;  // (acct, sym) or (acct, cl)
   // A row to write, kept as data until the transaction that writes it: the JSON is made on
@@ -114,7 +114,7 @@ class TradeRecorder {
   };
   struct PositionRow {
     std::string acct, sym;
-    int64_t qty = 0, bought = 0, sold = 0;
+    engine::Qty qty{0}, bought{0}, sold{0};
   };
   struct Op {
     const char* table;

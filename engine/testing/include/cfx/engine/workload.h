@@ -21,8 +21,8 @@ struct WorkItem {
   Op op = Op::kNew;
   Side side = Side::kBuy;
   TimeInForce tif = TimeInForce::kDay;
-  PriceTicks px = 0;
-  Qty qty = 0;
+  PriceTicks px{0};
+  Qty qty{0};
   OrderId target = 0;  // kCancel / kReplace: the order (oids are 1, 2, ... per kNew)
 };
 
