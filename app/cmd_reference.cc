@@ -1,5 +1,8 @@
-// `cfx reference build|sample`: the benchmark administrator's commands (SPEC §8, §12).
+// `cfx reference build|explain|sample`: the benchmark administrator's commands (SPEC §8, §12).
 // Thin: parse flags, call cfx_reference, print. Records go to stdout, everything else to stderr.
+#include <pwd.h>
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,6 +13,7 @@
 #include "cfx/audit/audit_log.h"
 #include "cfx/common/decimal.h"
 #include "cfx/reference/builder.h"
+#include "cfx/reference/explain.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/reference/inputs.h"
 #include "cfx/reference/sample_data.h"
@@ -24,6 +28,11 @@ struct BuildFlags {
   std::string observations, throughput, date, to, data_dir, format = "json", reason, holidays;
   bool revise = false;
   bool market_wide = false;
+};
+
+struct ExplainFlags {
+  std::string grade, date, data_dir, format = "text";
+  int revision = -1;
 };
 
 struct SampleFlags {
@@ -53,6 +62,15 @@ std::optional<common::BusinessCalendar> FlagHolidays(const std::string& text) {
     days.push_back(*d);
   }
   return common::BusinessCalendar(std::move(days));
+}
+
+// Who ran the command, for the audit log: the login name of the effective user (its uid if
+// it has none).
+std::string OperatorName() {
+  if (const passwd* pw = getpwuid(geteuid()); pw != nullptr && pw->pw_name != nullptr) {
+    return pw->pw_name;
+  }
+  return absl::StrCat("uid:", geteuid());
 }
 
 ExitCode RunBuild(const BuildFlags& f) {
@@ -97,6 +115,7 @@ ExitCode RunBuild(const BuildFlags& f) {
   absl::StatusOr<reference::BuildResult> result =
       reference::BuildFixes(*obs, *tput, options, store.get());
   if (!result.ok()) return Fail("reference build", result.status());
+  const std::string by = OperatorName();
   for (const reference::PublishItem& item : result->stored) {  // only with a store
     const reference::FixRecord& r = item.record;
     audit->Record(item.revision == 0 ? "reference_publish" : "reference_revision",
@@ -104,7 +123,10 @@ ExitCode RunBuild(const BuildFlags& f) {
                    {"date", common::FormatDate(r.date)},
                    {"revision", std::to_string(item.revision)},
                    {"fix", r.fix_e4 ? common::FormatScaled(*r.fix_e4, 4) : "null"},
-                   {"reason", item.reason}});
+                   {"reason", item.reason},
+                   {"methodology", r.methodology},
+                   {"inputs_sha256", r.inputs_sha256.value_or("")},
+                   {"by", by}});
   }
   for (const std::string& w : result->warnings)
     std::cerr << "cfx reference build: warning: " << w << "\n";
@@ -123,6 +145,42 @@ ExitCode RunBuild(const BuildFlags& f) {
               << f.data_dir << "/reference";
   }
   std::cerr << "\n";
+  return 0;
+}
+
+ExitCode RunExplain(const ExplainFlags& f) {
+  std::optional<common::Date> date = FlagDate("--date", f.date);
+  if (!date) return 2;
+  if (f.format != "text" && f.format != "json") {
+    return Fail("reference explain", "--format: must be text or json, got '" + f.format + "'", 2);
+  }
+  if (absl::Status s = storage::PrepareDataDir(f.data_dir, /*create=*/false); !s.ok()) {
+    return Fail("reference explain", absl::StrCat("--data-dir: ", s.message()));
+  }
+  absl::StatusOr<std::unique_ptr<reference::FixStore>> store =
+      reference::FixStore::Open(f.data_dir);
+  if (!store.ok()) {
+    return Fail("reference explain", absl::StrCat("--data-dir: ", store.status().message()));
+  }
+  std::optional<int> revision;
+  if (f.revision >= 0) revision = f.revision;
+  absl::StatusOr<std::optional<std::string>> json =
+      (*store)->Explanation(f.grade, *date, revision);
+  if (!json.ok()) return Fail("reference explain", json.status());
+  if (!json->has_value()) {
+    return Fail("reference explain",
+                absl::StrCat("no explanation stored for ", f.grade, " ", f.date,
+                             revision ? absl::StrCat(" revision ", *revision) : "",
+                             " (never published, or published before ",
+                             reference::kMethodologyVersion, ")"));
+  }
+  if (f.format == "json") {
+    std::cout << **json << "\n" << std::flush;
+    return 0;
+  }
+  absl::StatusOr<std::string> text = reference::ExplanationText(**json);
+  if (!text.ok()) return Fail("reference explain", text.status());
+  std::cout << *text << std::flush;
   return 0;
 }
 
@@ -184,6 +242,20 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
                     "Comma-separated non-business dates (YYYY-MM-DD,...)");
   build->add_flag("--market-wide", build_flags->market_wide,
                   "Also print the market-wide ALL-<REGION> series (always stored)");
+
+  auto [explain, explain_flags] = AddCommand<ExplainFlags>(
+      *group, rc, "explain",
+      "Print how a published fix was determined: every eligible observation and its fate, "
+      "the level decision, m, MAD, the cap and the weighted percentiles",
+      RunExplain);
+  explain->add_option("--grade", explain_flags->grade, "Grade (e.g. B200-GOLD-US, ALL-US)")
+      ->required();
+  explain->add_option("--date", explain_flags->date, "Business date (YYYY-MM-DD)")->required();
+  explain->add_option("--data-dir", explain_flags->data_dir, "Data dir of the reference store")
+      ->required();
+  explain->add_option("--format", explain_flags->format, "text (default) or json");
+  explain->add_option("--revision", explain_flags->revision,
+                      "Revision to explain (default: the latest)");
 
   auto [sample, sample_flags] = AddCommand<SampleFlags>(
       *group, rc, "sample", "Write seeded sample observations.csv and throughput.csv", RunSample);

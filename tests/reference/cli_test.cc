@@ -98,6 +98,64 @@ TEST(ReferenceCliTest, StoredRunsAreIdempotentAndRevisionsNeedAReason) {
   EXPECT_TRUE(no_reason.out.empty());
 }
 
+TEST(ReferenceCliTest, ExplainPrintsTheStoredDecisionAndRevisionsAreAudited) {
+  const std::string dir = testing::TempDir("cli_explain");
+  ASSERT_EQ(RunCfx(ExampleArgs() + " --data-dir " + dir).exit_code, 0);
+  // The worked example's Monday (docs/methodology.md): Kite's 9.90 is the outlier.
+  RunResult text = RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 --data-dir " +
+                          dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("B200-GOLD-US 2027-03-01  fix 5.5000  level 1"));
+  EXPECT_THAT(text.out, HasSubstr("methodology cfx-ref-2  inputs_sha256 "));
+  EXPECT_THAT(text.out, HasSubstr("Kite B200-GOLD-US on_demand trade 9.9 x 100  outlier"));
+  EXPECT_THAT(text.out, HasSubstr("not_at_level  (a quote at level 1)"));
+  EXPECT_THAT(text.out, HasSubstr("<- fix"));
+  RunResult json = RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 --data-dir " +
+                          dir + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"inputs_sha256\":\""));
+  EXPECT_EQ(json.out.back(), '\n');
+  // Level 3: where the carry came from.
+  EXPECT_THAT(RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-03 --data-dir " + dir)
+                  .out,
+              HasSubstr("the record of 2027-03-02 is carried (stale day 1 of at most 5)"));
+  RunResult missing =
+      RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-04 --data-dir " + dir);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_THAT(missing.err, HasSubstr("no explanation stored for B200-GOLD-US 2027-03-04"));
+  EXPECT_NE(RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 --data-dir " + dir +
+                   " --format xml")
+                .exit_code,
+            0);
+
+  // A revision: a late trade, published with --revise --reason; the audit log says who and why.
+  const std::string late = dir + "/late.csv";
+  std::ofstream(late) << ReadFile(kExample + "/observations.csv")
+                      << "2027-03-01T15:00:00Z,Helio,B200,GOLD,US,on_demand,trade,5.7,3000\n";
+  RunResult revised = RunCfx("reference build --observations " + late + " --throughput " +
+                             kExample + "/throughput.csv --date 2027-03-01 --data-dir " + dir +
+                             " --revise --reason 'late trade from Helio'");
+  ASSERT_EQ(revised.exit_code, 0) << revised.err;
+  EXPECT_THAT(revised.err, HasSubstr("revisions in"));
+  const std::string audit = ReadFile(dir + "/audit.log");
+  EXPECT_THAT(audit, HasSubstr("\"kind\":\"reference_revision\",\"grade\":\"B200-GOLD-US\","
+                               "\"date\":\"2027-03-01\",\"revision\":\"1\""));
+  EXPECT_THAT(audit, HasSubstr("\"reason\":\"late trade from Helio\",\"methodology\":\"cfx-ref-2\""));
+  EXPECT_THAT(audit, HasSubstr("\"by\":\""));
+  EXPECT_THAT(RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 --data-dir " + dir)
+                  .out,
+              HasSubstr("revision 1  reason: late trade from Helio"));
+  EXPECT_THAT(RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 --revision 0 "
+                     "--data-dir " + dir)
+                  .out,
+              HasSubstr("revision 0\n"));
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->History("B200-GOLD-US", testing::kMon)->size(), 2u);
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ReferenceCliTest, BadRowStopsTheRunNamingFileLineAndColumnAndStoresNothing) {
   const std::string dir = testing::TempDir("cli_bad");
   const std::string bad = dir + "/observations.csv";

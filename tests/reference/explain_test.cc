@@ -138,15 +138,20 @@ TEST(ExplainTest, EveryFixIsReDerivedFromItsExplanationAlone) {
   EXPECT_GT(levels[3], 0);
 }
 
+// Five B200-GOLD-US trades of 100 GPU-hours in Monday's window: A 5.00 and `a2` cents,
+// B 5.10 and 5.40, C 5.20.
+std::vector<Observation> MondayTrades(int64_t a2) {
+  return {Ob("2027-02-26T17:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, 500, 100),
+          Ob("2027-02-27T10:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 510, 100),
+          Ob("2027-02-28T10:00:00Z", "C", "B200-GOLD-US", Kind::kTrade, 520, 100),
+          Ob("2027-03-01T09:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, a2, 100),
+          Ob("2027-03-01T11:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 540, 100)};
+}
+
 TEST(ExplainTest, TextNamesEveryDecision) {
-  std::vector<Observation> obs = {
-      Ob("2027-02-26T17:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, 500, 100),
-      Ob("2027-02-27T10:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 510, 100),
-      Ob("2027-02-28T10:00:00Z", "C", "B200-GOLD-US", Kind::kTrade, 520, 100),
-      Ob("2027-03-01T09:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, 510, 100),
-      Ob("2027-03-01T10:00:00Z", "D", "B200-GOLD-US", Kind::kTrade, 990, 100),
-      Ob("2027-03-01T11:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 540, 100),
-      Ob("2027-03-01T12:00:00Z", "E", "B200-GOLD-US", Kind::kQuote, 515, 100)};
+  std::vector<Observation> obs = MondayTrades(510);
+  obs.push_back(Ob("2027-03-01T10:00:00Z", "D", "B200-GOLD-US", Kind::kTrade, 990, 100));
+  obs.push_back(Ob("2027-03-01T12:00:00Z", "E", "B200-GOLD-US", Kind::kQuote, 515, 100));
   BuildOptions opt;
   opt.from = opt.to = kMon;
   opt.explain = true;
@@ -175,12 +180,7 @@ TEST(ExplainTest, TextNamesEveryDecision) {
 
 TEST(ExplainTest, StoredWithEachRevisionAndReturnedOnRerun) {
   const std::string dir = TempDir("explain_store");
-  std::vector<Observation> obs = {
-      Ob("2027-02-26T17:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, 500, 100),
-      Ob("2027-02-27T10:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 510, 100),
-      Ob("2027-02-28T10:00:00Z", "C", "B200-GOLD-US", Kind::kTrade, 520, 100),
-      Ob("2027-03-01T09:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, 530, 100),
-      Ob("2027-03-01T11:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 540, 100)};
+  std::vector<Observation> obs = MondayTrades(530);
   BuildOptions opt;
   opt.from = opt.to = kMon;
   opt.market_wide = false;
