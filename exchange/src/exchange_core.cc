@@ -16,6 +16,7 @@
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
 #include "cfx/storage/private_files.h"
+#include "listing_outcomes.h"
 #include "recorder_recovery.h"
 
 namespace cfx::exchange {
@@ -156,7 +157,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   // journal records it is missing (a crash between journal and trade-store commits).
   absl::Status OpenRecorder(const MatcherOptions& mo, RecoveryInfo* info) {
     auto rec = TradeRecorder::Open(options.journal && options.record_trades ? data_dir : "",
-                                   options.ended_orders_kept);
+                                   options.ended_orders_kept, mo.calendar);
     if (!rec.ok()) return rec.status();
     recorder = std::move(*rec);
     if (journal && options.record_trades && recorder->last_seq() < journal->LastSeq()) {
@@ -173,6 +174,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   absl::Status StartPipeline(const MatcherOptions& mo, RecoveryInfo* info) {
     matcher = std::make_unique<EngineMatcher>(mo);
     matcher->set_publisher(&publisher);
+    listing = std::make_unique<internal::ListingOutcomes>(matcher.get());
     journal::PipelineOptions po;
     po.input_capacity = po.sequenced_capacity = po.output_capacity = options.ring_capacity;
     po.max_batch = options.max_batch;
@@ -180,7 +182,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
         options.snapshot_every >= 0 ? options.snapshot_every : config.snapshot_interval;
     po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
     pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
-        po, journal.get(), &codec, matcher.get(), this);
+        po, journal.get(), &codec, listing.get(), this);
     auto r = pipeline->Start();
     if (!r.ok()) return r.status();
     info->fresh = r->next_seq == 1;
@@ -267,6 +269,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   EngineCodec codec;
   std::unique_ptr<journal::Journal> journal;
   std::unique_ptr<EngineMatcher> matcher;
+  std::unique_ptr<internal::ListingOutcomes> listing;  // the pipeline's matcher: + kListing
   internal::BookPublisher publisher;
   std::unique_ptr<TradeRecorder> recorder;
   std::unique_ptr<journal::Pipeline<engine::Command, Outcome>> pipeline;
@@ -415,24 +418,35 @@ std::vector<PositionView> ExchangeCore::Positions(std::string_view account) cons
   return impl_->recorder->Positions(account);
 }
 
+// The listing views read the security master (the recorder's copy, updated on the
+// publisher thread as each input is published).
 std::vector<std::string> ExchangeCore::AllSymbols() const {
-  std::vector<std::string> s = impl_->publisher.Symbols();
-  std::sort(s.begin(), s.end());
+  std::vector<std::string> s;
+  for (const security_master::Contract& c : Contracts()) s.push_back(c.sym);
   return s;
 }
 
-uint64_t ExchangeCore::ListingVersion() const { return impl_->publisher.listing_version(); }
+uint64_t ExchangeCore::ListingVersion() const {
+  return impl_->recorder ? impl_->recorder->master_version() : 0;
+}
 
 std::vector<std::string> ExchangeCore::ListedSymbols() const {
-  std::vector<std::string> s = impl_->publisher.Symbols();
-  s.erase(std::remove_if(s.begin(), s.end(),
-                         [&](const std::string& sym) {
-                           std::optional<BookView> b = impl_->publisher.Read(sym, 0);
-                           return b && b->state == engine::TradingState::kExpired;
-                         }),
-          s.end());
-  std::sort(s.begin(), s.end());
+  std::vector<std::string> s;
+  for (const security_master::Contract& c : Contracts()) {
+    if (c.listed()) s.push_back(c.sym);
+  }
   return s;
+}
+
+std::vector<security_master::Contract> ExchangeCore::Contracts() const {
+  if (!impl_->recorder) return {};
+  return impl_->recorder->Contracts();
+}
+
+std::optional<security_master::ContractRecord> ExchangeCore::FindContract(
+    std::string_view sym) const {
+  if (!impl_->recorder) return std::nullopt;
+  return impl_->recorder->FindContract(sym);
 }
 
 std::optional<OrderStateView> ExchangeCore::FindOrder(std::string_view account,

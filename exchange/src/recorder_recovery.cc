@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cfx/exchange/engine_codec.h"
+#include "listing_outcomes.h"
 
 namespace cfx::exchange {
 namespace {
@@ -37,6 +38,7 @@ absl::StatusOr<RecordedTail> RecordJournalTail(const journal::Journal& journal,
   }
   EngineCodec codec;
   RecordingSink sink(recorder);
+  internal::ListingOutcomes listing(shadow.get());  // the security master's outcomes too
   engine::Command cmd;
   absl::Status error;
   uint64_t recorded = 0;
@@ -47,7 +49,7 @@ absl::StatusOr<RecordedTail> RecordJournalTail(const journal::Journal& journal,
       return false;
     }
     sink.seq = seq;
-    shadow->Apply(seq, cmd, sink);
+    listing.Apply(seq, cmd, sink);
     if (seq > from) {
       recorder->EndInput(seq);
       ++recorded;

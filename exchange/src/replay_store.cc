@@ -5,6 +5,7 @@
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
+#include "listing_outcomes.h"
 
 namespace cfx::exchange {
 namespace {
@@ -27,12 +28,13 @@ class RecordSink : public journal::OutcomeSink<Outcome> {
 
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
                                                 const common::BusinessCalendar& calendar) {
-  auto recorder = TradeRecorder::Open(data_dir);
+  auto recorder = TradeRecorder::Open(data_dir, kDefaultEndedOrdersKept, calendar);
   if (!recorder.ok()) return recorder.status();
   MatcherOptions opt;
   opt.calendar = calendar;
   opt.expire_contracts = false;  // the store mirrors the printed §4.1 events
   EngineMatcher matcher(opt);
+  internal::ListingOutcomes listing(&matcher);  // the `product` lines fill the security master
   RecordSink sink(recorder->get());
   ReplayStoreResult result;
   const uint64_t already = (*recorder)->last_seq();
@@ -42,7 +44,7 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
     if (parsed.kind != engine::ParsedLine::Kind::kCommand) continue;
     sink.seq = ++result.inputs;
     const uint64_t trades_before = sink.trades;
-    matcher.Apply(sink.seq, parsed.command, sink);
+    listing.Apply(sink.seq, parsed.command, sink);
     if (sink.seq <= already) {
       sink.trades = trades_before;  // recorded by an earlier run
       continue;

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "cfx/security_master/derive.h"
 #include "cfx/storage/kv_store.h"
 #include "cfx/trade_store/format.h"
 #include "nlohmann/json.hpp"
@@ -109,10 +110,11 @@ TradeRecorder::~TradeRecorder() {
   committer_.join();  // it writes what was handed over first (unless that failed)
 }
 
-absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(const std::string& data_dir,
-                                                                   size_t ended_kept) {
+absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(
+    const std::string& data_dir, size_t ended_kept, common::BusinessCalendar calendar) {
   std::unique_ptr<TradeRecorder> r(new TradeRecorder());
   r->ended_kept_ = ended_kept;
+  r->calendar_ = std::move(calendar);
   if (data_dir.empty()) return r;
   storage::KvOptions opt;
   opt.file = trade_store::kTradeStoreFile;
@@ -168,6 +170,34 @@ absl::Status TradeRecorder::Load() {
     ended_[std::move(key)] = std::move(e);
     return true;
   });
+  if (!s.ok()) return s;
+  if (!error.empty()) return absl::DataLossError(error);
+  // The security master, so that re-derived listings continue its history.
+  s = (*txn)->Scan(security_master::kContractsTable, "",
+                   [&](absl::string_view k, absl::string_view v) {
+                     auto c = security_master::ParseContractJson(std::string_view(v.data(), v.size()));
+                     if (!c.ok()) {
+                       error = absl::StrCat(store_->path(), ": ", security_master::kContractsTable,
+                                            "/", k, ": ", c.status().message());
+                       return false;
+                     }
+                     master_[c->sym].contract = *std::move(c);
+                     return true;
+                   });
+  if (!s.ok()) return s;
+  if (!error.empty()) return absl::DataLossError(error);
+  s = (*txn)->Scan(security_master::kHistoryTable, "",
+                   [&](absl::string_view k, absl::string_view v) {
+                     auto e = security_master::ParseContractEventJson(
+                         std::string_view(v.data(), v.size()));
+                     if (!e.ok()) {
+                       error = absl::StrCat(store_->path(), ": ", security_master::kHistoryTable,
+                                            "/", k, ": ", e.status().message());
+                       return false;
+                     }
+                     master_[e->sym].history.push_back(*std::move(e));
+                     return true;
+                   });
   // A cap lowered since the rows were written: forget the oldest now (the deletes go
   // out with the next commit).
   if (s.ok() && error.empty()) ForgetEndedBeyondCap();
@@ -308,9 +338,72 @@ void TradeRecorder::OnEvent(const Outcome& o) {
   }
 }
 
+void TradeRecorder::PutContract(const security_master::Contract& c,
+                                const security_master::ContractEvent& e) {
+  master_version_.fetch_add(1, std::memory_order_release);
+  if (!store_) return;
+  ops_.push_back({security_master::kContractsTable, c.sym, security_master::FormatContractJson(c)});
+  ops_.push_back({security_master::kHistoryTable, security_master::HistoryKey(c.sym, e.seq),
+                  security_master::FormatContractEventJson(e)});
+}
+
+void TradeRecorder::OnListing(uint64_t seq, const Outcome& o) {
+  security_master::ListingInput in;
+  in.seq = seq;
+  if (o.ts != engine::kNoTime) in.ts = o.ts / 1000;
+  in.sym = Str(o.sym);
+  if (o.listing_has_ref) in.band_ref = common::PriceTicks(o.listing_ref);
+  in.max_order_qty = common::Qty(o.listing_max_order_qty);
+  auto it = master_.find(in.sym);
+  std::optional<security_master::Contract> row;
+  if (it != master_.end()) row = it->second.contract;
+  std::optional<security_master::ContractEvent> e = security_master::ApplyListing(in, calendar_, &row);
+  if (!e) return;
+  security_master::ContractRecord& rec = master_[in.sym];
+  rec.contract = *std::move(row);
+  rec.history.push_back(*e);
+  PutContract(rec.contract, *e);
+}
+
+void TradeRecorder::OnExpiry(uint64_t seq, const Outcome& o) {
+  auto it = master_.find(o.sym.view());
+  if (it == master_.end()) return;
+  std::optional<common::TimestampUs> ts;
+  if (o.ts != engine::kNoTime) ts = o.ts / 1000;
+  std::optional<security_master::ContractEvent> e =
+      security_master::ApplyExpiry(seq, ts, &it->second.contract);
+  if (!e) return;
+  it->second.history.push_back(*e);
+  PutContract(it->second.contract, *e);
+}
+
+std::vector<security_master::Contract> TradeRecorder::Contracts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<security_master::Contract> out;
+  out.reserve(master_.size());
+  for (const auto& [sym, rec] : master_) out.push_back(rec.contract);
+  return out;
+}
+
+std::optional<security_master::ContractRecord> TradeRecorder::FindContract(
+    std::string_view sym) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = master_.find(sym);
+  if (it == master_.end()) return std::nullopt;
+  return it->second;
+}
+
 void TradeRecorder::Add(uint64_t seq, const Outcome& o) {
   if (seq <= last_seq()) return;
   std::lock_guard<std::mutex> lock(mu_);
+  if (o.kind == OutcomeKind::kListing) {
+    OnListing(seq, o);
+    return;
+  }
+  if (o.kind == OutcomeKind::kEvent && o.event.type == EventType::kStateChanged &&
+      o.event.state == engine::TradingState::kExpired) {
+    OnExpiry(seq, o);
+  }
   if (o.kind == OutcomeKind::kClose) {
     if (!store_) return;
     trade_store::CloseQuote q;

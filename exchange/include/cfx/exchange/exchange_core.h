@@ -39,6 +39,7 @@
 #include "cfx/engine/types.h"
 #include "cfx/exchange/outcome.h"
 #include "cfx/journal/pipeline.h"
+#include "cfx/security_master/format.h"
 
 namespace cfx::exchange {
 
@@ -206,12 +207,19 @@ class ExchangeCore {
   std::optional<BookView> BookSnapshot(std::string_view sym, int depth) const;
   // Positions from the trade store (with record_trades; otherwise trades since Start only).
   std::vector<PositionView> Positions(std::string_view account) const;  // sorted by sym
-  // The contracts that trade: listed and not expired (an expired one keeps its book view).
+  // The security master (SPEC §3, cfx/security_master/format.h): every contract ever
+  // listed, expired ones included, sorted by symbol, as of the latest published input. The
+  // same rows are persisted beside the trades (<data_dir>/trades, tables `contracts` and
+  // `contract_history`) for `cfx settle`. Empty before Start.
+  std::vector<security_master::Contract> Contracts() const;
+  // One contract of the master with its history (oldest first); nullopt if never listed.
+  std::optional<security_master::ContractRecord> FindContract(std::string_view sym) const;
+  // The master's contracts that trade: state `listed` (an expired one keeps its book view).
   std::vector<std::string> ListedSymbols() const;  // sorted
-  // Every contract the engine knows, expired ones included (prices for positions held).
+  // Every contract of the master, expired ones included (prices for positions held).
   std::vector<std::string> AllSymbols() const;  // sorted
-  // Changes whenever ListedSymbols() may have changed (a listing or an expiry was
-  // published): cache the listing and compare this to refresh it. Any thread.
+  // Changes whenever the master changed (a listing, a band move, an expiry was published):
+  // read it before the listing, cache both and compare it to refresh. Any thread.
   uint64_t ListingVersion() const;
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
   ExchangeStats Stats() const;

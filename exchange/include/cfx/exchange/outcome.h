@@ -15,6 +15,9 @@ namespace cfx::exchange {
 enum class OutcomeKind : uint8_t {
   kEvent,  // `event` is an engine event (accepted, trade, canceled, ...)
   kClose,  // the closing quote of `sym` for business day `close_date_days` (SPEC §9)
+  // After a product input the engine applied: the book terms of `sym` (listing_*), at `ts`.
+  // The security master is derived from these (exchange/src/listing_outcomes.h).
+  kListing,
 };
 
 // The order an event concerns, as FIX reports it (ExecutionReport 38/44/99/40/59).
@@ -43,6 +46,10 @@ struct Outcome {
   // Exchange time: ts of the latest TimeCmd applied before this input (engine::kNoTime
   // before the first). A trade's time in the trade store (SPEC §12).
   engine::Timestamp ts = engine::kNoTime;
+  // --- kListing (sym and ts set; event unused) -------------------------------------------
+  bool listing_has_ref = false;  // the book has a band reference
+  engine::PriceTicks listing_ref{0};
+  engine::Qty listing_max_order_qty{0};
   // --- kClose (sym set; event unused) ----------------------------------------------------
   int32_t close_date_days = 0;  // cfx::Date::days of the business day that closed
   bool has_bid = false;

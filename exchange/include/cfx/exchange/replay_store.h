@@ -1,7 +1,8 @@
 // `cfx replay --data-dir`: runs a replay command file (SPEC §4.1) through the same
 // EngineMatcher and TradeRecorder as `cfx serve`, so trades (time = ts of the latest `time`
-// command before them), positions, open orders and closing quotes (when `time` passes
-// 16:00Z of a business day) land in <data_dir>/trades for `cfx settle`. No journal, no
+// command before them), positions, open orders, closing quotes (when `time` passes
+// 16:00Z of a business day) and the security master (the `product` lines; last trading
+// days from `calendar`) land in <data_dir>/trades for `cfx settle`. No journal, no
 // pre-trade risk. Valid lines are inputs 1, 2, ... in file order; inputs at or below the
 // store's recorded last seq are skipped, so re-running the same file changes nothing.
 //

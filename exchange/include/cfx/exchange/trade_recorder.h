@@ -8,6 +8,9 @@
 //                      table `orders`    `<acct>/<cl>`  -> the live order (deleted when it ends)
 //                      table `ended_orders` `<acct>/<cl>` -> the order as it ended (filled or
 //                                        canceled), the most recent `ended_kept` of them
+//                      tables `contracts`, `contract_history`: the security master
+//                                        (cfx/security_master/format.h), from the kListing
+//                                        outcomes and the expiries
 //                      table `meta`      `last_seq`     -> the last input seq recorded
 // Tables: docs/formats.md. Restart: rows of inputs after `last_seq` are re-derived from the
 // journal (ExchangeCore::Start, RecordJournalTail), so a kill -9 loses no trade.
@@ -41,6 +44,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "cfx/exchange/exchange_core.h"
+#include "cfx/common/date.h"
+#include "cfx/security_master/format.h"
 #include "cfx/trade_store/format.h"
 #include "cfx/exchange/outcome.h"
 
@@ -64,8 +69,10 @@ class TradeRecorder {
  public:
   // Opens `<data_dir>/trades` (created if absent) and loads positions, open orders and the
   // most recent `ended_kept` ended orders. An empty `data_dir` keeps everything in memory.
+  // `calendar` (the config's holidays) gives the master's last trading days.
   static absl::StatusOr<std::unique_ptr<TradeRecorder>> Open(
-      const std::string& data_dir, size_t ended_kept = kDefaultEndedOrdersKept);
+      const std::string& data_dir, size_t ended_kept = kDefaultEndedOrdersKept,
+      common::BusinessCalendar calendar = {});
   ~TradeRecorder();
 
   // The last input seq whose rows are committed (0: none).
@@ -97,6 +104,12 @@ class TradeRecorder {
   // The live order `cl` of `account`; else the most recently ended one of that id (status
   // filled or canceled, leaves 0) while it is among the last `ended_kept` to end.
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
+  // The security master: every contract ever listed (expired ones included), by symbol.
+  std::vector<security_master::Contract> Contracts() const;
+  // One contract with its history; nullopt when never listed.
+  std::optional<security_master::ContractRecord> FindContract(std::string_view sym) const;
+  // Changes whenever the master changed (a listing, a band or terms change, an expiry).
+  uint64_t master_version() const { return master_version_.load(std::memory_order_acquire); }
   uint64_t commits() const { return commits_.load(std::memory_order_relaxed); }
   uint64_t trades() const { return trades_.load(std::memory_order_relaxed); }
 
@@ -129,6 +142,10 @@ class TradeRecorder {
   static std::string RowText(const decltype(Op::value)& value);
   void RunCommitter();
   void OnEvent(const Outcome& o);
+  // The security master's rows of a kListing outcome or an expiry (REQUIRES: mu_ held).
+  void OnListing(uint64_t seq, const Outcome& o);
+  void OnExpiry(uint64_t seq, const Outcome& o);
+  void PutContract(const security_master::Contract& c, const security_master::ContractEvent& e);
   void UpdateOrder(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,
                    std::string_view acct);
   void PutPosition(const std::string& acct, const std::string& sym);
@@ -163,6 +180,9 @@ class TradeRecorder {
 
   mutable std::mutex mu_;  // readers vs the publisher; the matcher never takes it
   std::map<Key, Position> positions_;
+  common::BusinessCalendar calendar_;
+  std::map<std::string, security_master::ContractRecord, std::less<>> master_;
+  std::atomic<uint64_t> master_version_{0};
   std::map<Key, OrderStateView> orders_;  // live orders by (acct, cl)
   absl::flat_hash_map<uint64_t, Key> order_keys_;  // oid -> (acct, cl)
   struct EndedOrder {
