@@ -388,6 +388,9 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
   ASSERT_FALSE(revision.is_null()) << revise.output;
   EXPECT_EQ(revision["revision"], "1");
   EXPECT_EQ(revision["reason"], "late-trade");
+  EXPECT_EQ(revision["methodology"], "cfx-ref-2");
+  EXPECT_EQ(revision["inputs_sha256"].get<std::string>().size(), 64u);
+  EXPECT_FALSE(revision["by"].get<std::string>().empty());
   EXPECT_FALSE(FindEvent(events, "config_load", {{"command", "settle"}, {"path", config}}).is_null());
   const json run = FindEvent(events, "settlement_run", {{"date", "2027-03-01"}});
   ASSERT_FALSE(run.is_null()) << settle.output;

@@ -60,12 +60,21 @@ class ServeHttpTest : public ::testing::Test {
     item.record.date = *common::ParseDate("2027-02-26");
     item.record.fix_e4 = 50100;
     item.record.level = 1;
-    item.record.n_obs = 6;
+    item.record.n_obs = 5;
     item.record.n_providers = 3;
+    item.record.methodology = "cfx-ref-2";
+    item.record.inputs_sha256 = std::string(64, 'c');
+    item.explanation = R"({"grade":"B200-GOLD-US","date":"2027-02-26","revision":0})";
+    // A revision of the same day (same fix: the band tests read it), with its own explanation.
+    reference::PublishItem revised = item;
+    revised.record.n_obs = 6;
+    revised.revision = 1;
+    revised.reason = "late trade";
+    revised.explanation = R"({"grade":"B200-GOLD-US","date":"2027-02-26","revision":1})";
     std::vector<reference::OperatorThroughput> ops = {
         {"g1", common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), 1000},
         {"g2", common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), 1500}};
-    ASSERT_TRUE((*store)->Publish({item}, ops).ok());
+    ASSERT_TRUE((*store)->Publish({item, revised}, ops).ok());
     store->reset();
     auto config = common::ParseConfig(test::ServeConfigText(dir_), "serve-test");
     ASSERT_TRUE(config.ok()) << config.status();
@@ -191,6 +200,19 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
   ASSERT_EQ(fixes["fixes"].size(), 1u) << fixes;
   EXPECT_EQ(fixes["fixes"][0]["fix"], "5.0100");
   EXPECT_EQ(fixes["fixes"][0]["date"], "2027-02-26");
+  EXPECT_EQ(fixes["fixes"][0]["n_obs"], 6);
+  EXPECT_EQ(fixes["fixes"][0]["methodology"], "cfx-ref-2");
+  EXPECT_EQ(fixes["fixes"][0]["inputs_sha256"], std::string(64, 'c'));
+  // Every revision, the earlier one kept.
+  nlohmann::json all = Get("/v1/reference/B200-GOLD-US?from=2027-02-26&revisions=true", "tok-alpha");
+  ASSERT_EQ(all["fixes"].size(), 2u) << all;
+  EXPECT_EQ(all["fixes"][0]["revision"], 0);
+  EXPECT_EQ(all["fixes"][0]["n_obs"], 5);
+  EXPECT_EQ(all["fixes"][1]["reason"], "late trade");
+  // The latest revision's stored explanation.
+  EXPECT_EQ(Get("/v1/reference/B200-GOLD-US/2027-02-26/explain", "tok-alpha")["revision"], 1);
+  Get("/v1/reference/B200-GOLD-US/2027-02-27/explain", "tok-alpha", 404);
+  Get("/v1/reference/H100-GOLD-EU/2027-02-26/explain", "tok-alpha", 404);
   Trade();
   auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
   ASSERT_TRUE(client.ok());
