@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/common/decimal.h"
 #include "cfx/common/units.h"
+#include "cfx/gateway/margin_answer.h"
 #include "cfx/gpu_valuation/margin_engine.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/ledger.h"
@@ -34,28 +35,6 @@ struct Basis {
   std::shared_ptr<const gv::MarginEngine> span16;
   std::shared_ptr<const gv::MarginEngine> mc;  // built on first use
 };
-
-MarginResult ToHttp(const gv::MarginResult& r, int scenario_count) {
-  MarginResult out;
-  out.margin_micro_usd = r.margin_cents * 10'000;
-  out.scenario_count = scenario_count;
-  out.worst_scenario.number = r.worst_scenario_index + 1;
-  out.worst_scenario.label = r.worst_scenario;
-  out.worst_scenario.weight = r.weight;
-  out.worst_scenario.price_move = r.price_move;
-  if (!r.tput_moves.empty()) out.worst_scenario.tput_moves = r.tput_moves.front().second;
-  for (const gv::PositionRisk& p : r.positions) {
-    MarginPositionLine line;
-    line.sym = p.sym;
-    line.qty = p.qty;
-    line.settle = Price3(p.settle_ticks);
-    if (p.theta) line.theta = absl::StrCat(*p.theta);
-    if (p.price_per_mtok_e4) line.price_per_mtok = common::FormatScaled(*p.price_per_mtok_e4, 4);
-    line.worst_loss_micro_usd = p.worst_loss_micro;
-    out.positions.push_back(std::move(line));
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -244,7 +223,7 @@ absl::StatusOr<MarginResult> CoreHttpProviders::AccountMargin(const std::string&
   }
   auto r = (*engine)->ComputeAccount(account, book);
   if (!r.ok()) return r.status();
-  return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
+  return ToHttpMargin(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
 }
 
 absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(const std::vector<WhatIfPosition>& positions,
@@ -261,7 +240,7 @@ absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(const std::vector<WhatIfP
   // InvalidArgument (too large to evaluate exactly) is shown to the caller as a 400.
   auto r = (*engine)->ComputeAccount("whatif", book);
   if (!r.ok()) return r.status();
-  return ToHttp(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
+  return ToHttpMargin(*r, static_cast<int>((*engine)->scenarios().scenarios.size()));
 }
 
 absl::StatusOr<std::vector<PositionLine>> CoreHttpProviders::Positions(const std::string& account) {

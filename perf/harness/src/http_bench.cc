@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +14,9 @@
 #include "cfx/common/decimal.h"
 #include "cfx/gateway/http_memory_providers.h"
 #include "cfx/gateway/http_server.h"
+#include "cfx/gateway/margin_answer.h"
+#include "cfx/gpu_valuation/margin_engine.h"
+#include "margin_inputs.h"
 #include "nlohmann/json.hpp"
 #include "timing.h"
 
@@ -70,6 +75,59 @@ void FillBenchData(gateway::InMemoryProviders* mem) {
   }
   mem->SetFixes("B200-GOLD-US", fixes);
 }
+
+// The margin endpoint on the valuation engine itself, answered as `cfx serve` answers it
+// (ToHttpMargin): span16 and mc MarginEngines over the margin bench's 144 contracts, and
+// ALPHA-1 holding 10 of them; every request is a ComputeAccount.
+class ValuationMarginProvider final : public gateway::MarginProvider {
+ public:
+  static absl::StatusOr<std::unique_ptr<ValuationMarginProvider>> Create() {
+    namespace gv = cfx::gpu_valuation;
+    std::mt19937_64 rng(1);
+    std::vector<gv::ContractPrice> prices = internal::SyntheticPrices(rng);
+    auto p = std::unique_ptr<ValuationMarginProvider>(new ValuationMarginProvider());
+    gv::MarginOptions options;
+    auto span16 = gv::MarginEngine::Create(prices, internal::SyntheticThroughput(), options);
+    if (!span16.ok()) return span16.status();
+    options.method = gv::ScenarioMethod::kMonteCarlo;
+    auto mc = gv::MarginEngine::Create(prices, internal::SyntheticThroughput(), options);
+    if (!mc.ok()) return mc.status();
+    p->span16_ = *std::move(span16);
+    p->mc_ = *std::move(mc);
+    gv::AccountPositions alpha;
+    internal::AccountGenerator(prices, 10, &rng).Next(&alpha);
+    p->alpha_ = std::move(alpha.positions);
+    return p;
+  }
+
+  absl::StatusOr<gateway::MarginResult> AccountMargin(const std::string& account,
+                                                      gateway::MarginMethod method) override {
+    return Compute(account, account == "ALPHA-1" ? alpha_ : std::vector<gpu_valuation::Position>{},
+                   method);
+  }
+  absl::StatusOr<gateway::MarginResult> WhatIf(
+      const std::vector<gateway::WhatIfPosition>& positions,
+      gateway::MarginMethod method) override {
+    std::vector<gpu_valuation::Position> book;
+    for (const auto& p : positions) book.push_back({p.sym, p.qty});
+    return Compute("whatif", book, method);
+  }
+
+ private:
+  ValuationMarginProvider() = default;
+  absl::StatusOr<gateway::MarginResult> Compute(const std::string& account,
+                                                const std::vector<gpu_valuation::Position>& book,
+                                                gateway::MarginMethod method) {
+    const gpu_valuation::MarginEngine& engine =
+        method == gateway::MarginMethod::kMc ? *mc_ : *span16_;
+    auto r = engine.ComputeAccount(account, book);
+    if (!r.ok()) return r.status();
+    return gateway::ToHttpMargin(*r, static_cast<int>(engine.scenarios().scenarios.size()));
+  }
+
+  std::unique_ptr<gpu_valuation::MarginEngine> span16_, mc_;
+  std::vector<gpu_valuation::Position> alpha_;
+};
 
 struct ClientLoad {
   std::vector<int64_t> latencies_ns;  // of the 200 answers, sorted
@@ -132,16 +190,27 @@ absl::StatusOr<HttpBenchResult> RunHttpBench(common::ExchangeConfig config,
   config.http_port = 0;
   gateway::InMemoryProviders mem;
   FillBenchData(&mem);
+  gateway::HttpProviders providers = mem.Providers();
+  // The margin endpoint alone is measured on the real valuation engine; the mixed load
+  // keeps the canned answer, so its figures stay comparable with earlier runs.
+  std::unique_ptr<ValuationMarginProvider> valuation;
+  if (options.endpoint == "margin") {
+    auto created = ValuationMarginProvider::Create();
+    if (!created.ok()) return created.status();
+    valuation = *std::move(created);
+    providers.margin = valuation.get();
+  }
   gateway::HttpServerOptions server_options;
   server_options.threads = options.threads;
   server_options.rate_limit_per_sec = 0;  // measuring the server, not the limiter
-  gateway::HttpServer server(config, mem.Providers(), server_options);
+  gateway::HttpServer server(config, providers, server_options);
   if (absl::Status s = server.Start(); !s.ok()) return s;
   const ClientLoad load = RunClients(server.port(), options);
   server.Stop();
 
   HttpBenchResult result;
   result.options = options;
+  result.margin_provider = valuation != nullptr ? "valuation" : "memory";
   result.ok = load.latencies_ns.size();
   result.errors = load.errors;
   result.seconds = load.seconds;
@@ -154,8 +223,8 @@ absl::StatusOr<HttpBenchResult> RunHttpBench(common::ExchangeConfig config,
 
 void PrintHttpBench(const HttpBenchResult& r, std::ostream& out) {
   const HttpBenchOptions& o = r.options;
-  out << absl::StrFormat("http: %d clients x %d requests (%s), %d server threads\n", o.clients,
-                         o.requests, o.endpoint, o.threads)
+  out << absl::StrFormat("http: %d clients x %d requests (%s), %d server threads, margin from %s\n",
+                         o.clients, o.requests, o.endpoint, o.threads, r.margin_provider)
       << absl::StrFormat("  %d ok, %d errors in %.3f s: %.0f requests/s\n", r.ok, r.errors,
                          r.seconds, r.requests_per_sec)
       << absl::StrFormat("  latency us: p50 %.1f  p99 %.1f  max %.1f\n", r.p50_us, r.p99_us,
@@ -165,6 +234,7 @@ void PrintHttpBench(const HttpBenchResult& r, std::ostream& out) {
                       {"requests_per_client", o.requests},
                       {"server_threads", o.threads},
                       {"endpoint", o.endpoint},
+                      {"margin_provider", r.margin_provider},
                       {"ok", r.ok},
                       {"errors", r.errors},
                       {"seconds", r.seconds},

@@ -16,13 +16,17 @@
 #include "cfx/gpu_valuation/margin_engine.h"
 #include "nlohmann/json.hpp"
 #include "margin_floor.h"
+#include "margin_inputs.h"
 #include "timing.h"
 
 namespace cfx::perf {
 namespace {
 
 namespace gv = cfx::gpu_valuation;
+using internal::AccountGenerator;
 using internal::SecondsSince;
+using internal::SyntheticPrices;
+using internal::SyntheticThroughput;
 using Clock = std::chrono::steady_clock;
 
 // CPU time of the whole process (all threads): on a shared machine wall time overstates
@@ -32,32 +36,6 @@ double ProcessCpuSeconds() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
-// The universe: B200 in 4 tiers x 3 regions x 12 months = 144 contracts, seeded prices.
-std::vector<gv::ContractPrice> SyntheticPrices(std::mt19937_64& rng) {
-  std::vector<gv::ContractPrice> prices;
-  for (const char* tier : common::kTierNames) {
-    for (const char* region : common::kRegionNames) {
-      for (int m = 1; m <= 12; ++m) {
-        prices.push_back({absl::StrCat("B200-", tier, "-", region, "-2027", m < 10 ? "0" : "", m),
-                          static_cast<int64_t>(2000 + rng() % 6000)});
-      }
-    }
-  }
-  return prices;
-}
-
-// Five operators per tier, all measured on one date.
-std::vector<gv::ThroughputRow> SyntheticThroughput() {
-  std::vector<gv::ThroughputRow> throughput;
-  for (int t = 0; t < common::kNumTiers; ++t) {
-    for (int op = 0; op < 5; ++op) {
-      throughput.push_back({absl::StrCat("op", t, "_", op), static_cast<common::Tier>(t), "B200",
-                            common::DateFromYmd(2027, 3, 1), 800.0 + 40.0 * op + 100.0 * t});
-    }
-  }
-  return throughput;
 }
 
 gv::MarginOptions EngineOptions(const MarginBenchOptions& options) {
@@ -71,35 +49,6 @@ gv::MarginOptions EngineOptions(const MarginBenchOptions& options) {
   engine_options.backend = options.backend;
   return engine_options;
 }
-
-// Portfolios of `per` distinct contracts each, quantities in [-100, 99] but 0, one after
-// another from one seeded stream: generating a book in pieces gives the same accounts as
-// generating it at once. REQUIRES: per <= prices.size().
-class AccountGenerator {
- public:
-  AccountGenerator(const std::vector<gv::ContractPrice>& prices, int per, std::mt19937_64* rng)
-      : prices_(prices), per_(per), rng_(*rng), pick_(prices.size()) {
-    for (size_t i = 0; i < pick_.size(); ++i) pick_[i] = static_cast<int32_t>(i);
-  }
-
-  void Next(gv::AccountPositions* out) {
-    out->account = absl::StrCat("ACC", count_++);
-    out->positions.clear();
-    for (int p = 0; p < per_; ++p) {  // distinct contracts: partial Fisher-Yates
-      std::swap(pick_[p], pick_[p + rng_() % (pick_.size() - p)]);
-      const int64_t qty = static_cast<int64_t>(rng_() % 200) - 100;
-      const int64_t q = qty == 0 ? 1 : qty;
-      out->positions.push_back({prices_[pick_[p]].sym, q});
-    }
-  }
-
- private:
-  const std::vector<gv::ContractPrice>& prices_;
-  const int per_;
-  std::mt19937_64& rng_;
-  std::vector<int32_t> pick_;
-  int64_t count_ = 0;
-};
 
 std::vector<gv::AccountPositions> SyntheticAccounts(const std::vector<gv::ContractPrice>& prices,
                                                     int64_t accounts, int per,

@@ -1,5 +1,6 @@
 // `cfx bench http`: concurrent keep-alive clients on loopback against an HttpServer over
 // in-memory providers (a book, a margin result, positions and five fixes of one account);
+// with `endpoint` margin, the margin is computed per request by the valuation engine;
 // requests per second and latency percentiles (docs/performance.md).
 //
 //   HttpBenchOptions options;  // 16 clients x 2000 requests, the mixed read paths
@@ -26,6 +27,9 @@ struct HttpBenchOptions {
 
 struct HttpBenchResult {
   HttpBenchOptions options;
+  // "valuation" (endpoint margin: a real span16/mc MarginEngine answers every request, as
+  // `cfx serve` does) or "memory" (a canned answer, for the other endpoints).
+  std::string margin_provider;
   uint64_t ok = 0;     // requests answered 200
   int64_t errors = 0;  // other answers, failed requests, and those of clients that failed
   double seconds = 0;  // from the start signal until the last client finished
