@@ -28,6 +28,24 @@ class Fields {
     if (j_.find(key) == j_.end()) return true;
     return !s.empty() && out->Assign(s);
   }
+  // An account id (SPEC §9): [A-Za-z0-9][A-Za-z0-9_-]*, not `settlement_prices`. Account
+  // ids name settlement statements, so one that could collide with the batch's own files
+  // (`_summary.json`) or leave the folder is invalid_field here, as in the config loader.
+  template <size_t N>
+  bool Account(const char* key, bool required, FixedString<N>* out) const {
+    if (!Fixed(key, required, out)) return false;
+    const std::string_view s = out->view();
+    if (s.empty()) return !required;
+    if (s == "settlement_prices") return false;
+    auto alnum = [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    };
+    if (!alnum(s.front())) return false;
+    for (char c : s) {
+      if (!alnum(c) && c != '_' && c != '-') return false;
+    }
+    return true;
+  }
   bool Int(const char* key, bool required, bool* present, int64_t* out) const {
     auto it = j_.find(key);
     *present = it != j_.end();
@@ -100,7 +118,7 @@ constexpr std::pair<const char*, TradingState> kStates[] = {{"pre_open", Trading
 
 bool ParseNew(const Fields& f, NewOrderCmd* c) {
   bool has = false;
-  if (!f.Fixed("cl", true, &c->cl) || !f.Fixed("acct", true, &c->acct) ||
+  if (!f.Fixed("cl", true, &c->cl) || !f.Account("acct", true, &c->acct) ||
       !f.Fixed("sym", true, &c->sym) || !f.Enum("side", true, kSides, &c->side) ||
       !f.Enum("type", true, kTypes, &c->type) || !f.Enum("tif", false, kTifs, &c->tif) ||
       !f.Int("qty", true, &has, &c->qty) || !f.Int("display", false, &c->has_display, &c->display) ||
@@ -141,12 +159,12 @@ bool ParseObject(const json& j, Command* out) {
     *out = c;
   } else if (op == "cancel") {
     CancelCmd c;
-    if (!f.Fixed("orig", true, &c.orig) || !f.Fixed("acct", true, &c.acct)) return false;
+    if (!f.Fixed("orig", true, &c.orig) || !f.Account("acct", true, &c.acct)) return false;
     *out = c;
   } else if (op == "replace") {
     ReplaceCmd c;
     if (!f.Fixed("cl", true, &c.cl) || !f.Fixed("orig", true, &c.orig) ||
-        !f.Fixed("acct", true, &c.acct) || !f.Price("px", false, &c.px) ||
+        !f.Account("acct", true, &c.acct) || !f.Price("px", false, &c.px) ||
         !f.Int("qty", false, &c.has_qty, &c.qty)) {
       return false;
     }
@@ -155,7 +173,7 @@ bool ParseObject(const json& j, Command* out) {
     MassCancelCmd c;
     bool has = false;
     int64_t session = 0;
-    if (!f.Fixed("acct", !f.Has("session"), &c.acct) || !f.Fixed("sym", false, &c.sym) ||
+    if (!f.Account("acct", !f.Has("session"), &c.acct) || !f.Fixed("sym", false, &c.sym) ||
         !f.Int("session", false, &has, &session) || session < 0 || session > UINT32_MAX) {
       return false;
     }

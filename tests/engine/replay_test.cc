@@ -63,5 +63,32 @@ TEST(ReplayTest, SeqStrictlyIncreasesAndBlankLinesCountForLineNumbers) {
   EXPECT_EQ(out.str(), "{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":4}\n");
 }
 
+// Account ids name settlement statements (SPEC §9): one outside [A-Za-z0-9][A-Za-z0-9_-]*
+// (or the reserved settlement_prices) is invalid_field on every command that names one.
+TEST(ReplayTest, AnAccountIdThatCouldNameABatchFileIsInvalidField) {
+  std::string lines = "{\"op\":\"product\",\"sym\":\"S\",\"ref\":\"5.000\"}\n";
+  for (const char* acct : {"_summary", "settlement_prices", ".x", "a/b", "a b"}) {
+    lines += std::string("{\"op\":\"new\",\"cl\":\"o1\",\"acct\":\"") + acct +
+             "\",\"sym\":\"S\",\"side\":\"buy\",\"type\":\"limit\",\"px\":\"5.000\","
+             "\"qty\":1}\n";
+  }
+  lines += "{\"op\":\"cancel\",\"orig\":\"o1\",\"acct\":\"_a\"}\n";
+  lines += "{\"op\":\"mass_cancel\",\"acct\":\"-a\"}\n";
+  lines += "{\"op\":\"new\",\"cl\":\"o1\",\"acct\":\"A_1-x\",\"sym\":\"S\",\"side\":\"buy\","
+           "\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1}\n";
+  std::istringstream in(lines);
+  std::ostringstream out;
+  RunReplay(in, out);
+  const std::string events = out.str();
+  for (int line = 2; line <= 8; ++line) {
+    EXPECT_NE(events.find("\"reason\":\"invalid_field\",\"line\":" + std::to_string(line) + "}"),
+              std::string::npos)
+        << line << "\n" << events;
+  }
+  EXPECT_NE(events.find("{\"seq\":8,\"ev\":\"accepted\",\"cl\":\"o1\",\"acct\":\"A_1-x\",\"oid\":1}"),
+            std::string::npos)
+      << events;
+}
+
 }  // namespace
 }  // namespace cfx::engine
