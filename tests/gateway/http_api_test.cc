@@ -105,6 +105,48 @@ TEST_F(HttpApiTest, BookIsPublicToAnyTokenAndHonoursDepth) {
   EXPECT_EQ(Call("GET", "/v1/book/B200-PLAT-US-202703", kAlpha).status, 200);
 }
 
+// GET /v1/contracts and /v1/contracts/{sym} (SPEC §3, §7): the security master as stored,
+// public to every token; a row's history under its symbol.
+TEST_F(HttpApiTest, ContractsListTheSecurityMasterAndOneContractHasItsHistory) {
+  security_master::ContractRecord march;
+  march.contract.sym = "B200-GOLD-US-202703";
+  march.contract.contract = *common::ParseSymbol(march.contract.sym);
+  march.contract.band_ref = common::PriceTicks(5000);
+  march.contract.listing_date = *common::ParseDate("2027-03-01");
+  march.contract.last_trading_day = *common::ParseDate("2027-03-31");
+  march.contract.state = security_master::ContractState::kExpired;
+  march.history.push_back({2, std::nullopt, march.contract.sym, security_master::EventKind::kListed,
+                           common::PriceTicks(5000), common::Qty(1000)});
+  security_master::ContractRecord april = march;
+  april.contract.sym = "B200-GOLD-US-202704";
+  april.contract.state = security_master::ContractState::kListed;
+  april.history.clear();
+  mem_.SetContract(march);
+  mem_.SetContract(april);
+  for (const char* tok : {kAlpha, kRisk}) {
+    HttpClientResponse r = Call("GET", "/v1/contracts", tok);
+    ASSERT_EQ(r.status, 200) << r.body;
+    json j = Body(r);
+    ASSERT_EQ(j["contracts"].size(), 2u);
+    EXPECT_EQ(j["contracts"][0],
+              json::parse(security_master::FormatContractJson(march.contract)));
+    EXPECT_EQ(j["contracts"][1]["state"], "listed");
+  }
+  json listed = Body(Call("GET", "/v1/contracts?state=listed", kBeta));
+  ASSERT_EQ(listed["contracts"].size(), 1u);
+  EXPECT_EQ(listed["contracts"][0]["sym"], "B200-GOLD-US-202704");
+  EXPECT_EQ(Call("GET", "/v1/contracts?state=gone", kBeta).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/contracts?x=1", kBeta).status, 400);
+  HttpClientResponse one = Call("GET", "/v1/contracts/B200-GOLD-US-202703", kBeta);
+  ASSERT_EQ(one.status, 200) << one.body;
+  json j = Body(one);
+  EXPECT_EQ(j["last_trading_day"], "2027-03-31");
+  ASSERT_EQ(j["history"].size(), 1u);
+  EXPECT_EQ(j["history"][0]["event"], "listed");
+  EXPECT_EQ(Call("GET", "/v1/contracts/B200-GOLD-US-209912", kBeta).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/contracts", "").status, 401);
+}
+
 TEST_F(HttpApiTest, ReferenceFixesInRange) {
   HttpClientResponse r =
       Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01&to=2027-03-02", kBeta);

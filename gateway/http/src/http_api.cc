@@ -34,6 +34,10 @@ RouteMatch Match(const std::vector<std::string>& s) {
     r = {Endpoint::kReference, "GET", s[2]};
   } else if (s.size() == 5 && s[0] == "v1" && s[1] == "reference" && s[4] == "explain") {
     r = {Endpoint::kReferenceExplain, "GET", s[2], s[3]};
+  } else if (s.size() == 2 && s[0] == "v1" && s[1] == "contracts") {
+    r = {Endpoint::kContracts, "GET", ""};
+  } else if (s.size() == 3 && s[0] == "v1" && s[1] == "contracts") {
+    r = {Endpoint::kContract, "GET", s[2]};
   } else if (s.size() == 2 && s[0] == "v1" && s[1] == "audit") {
     r = {Endpoint::kAudit, "GET", ""};
   }
@@ -174,6 +178,10 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
       return HandleReferenceExplain(ctx_, route.param, route.param2, query);
     case Endpoint::kAudit:
       return HandleAudit(ctx_, *who, query);
+    case Endpoint::kContracts:
+      return HandleContracts(ctx_, query);
+    case Endpoint::kContract:
+      return HandleContract(ctx_, route.param, query);
     case Endpoint::kUnmatched:
       break;
   }

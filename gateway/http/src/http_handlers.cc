@@ -293,6 +293,53 @@ HttpResponse HandleReferenceExplain(const HandlerContext& ctx, const std::string
   return JsonResponse(200, *explanation);
 }
 
+HttpResponse HandleContracts(const HandlerContext& ctx, const Query& query) {
+  if (auto bad = CheckQueryKeys(query, {"state"})) return *bad;
+  std::optional<security_master::ContractState> state;
+  if (auto it = query.find("state"); it != query.end()) {
+    if (it->second == "listed") {
+      state = security_master::ContractState::kListed;
+    } else if (it->second == "expired") {
+      state = security_master::ContractState::kExpired;
+    } else {
+      return ErrorResponse(400, "invalid_parameter", "state: must be listed or expired");
+    }
+  }
+  if (ctx.providers.contracts == nullptr) return Unavailable("security master");
+  absl::StatusOr<std::vector<security_master::Contract>> contracts =
+      ctx.providers.contracts->Contracts();
+  if (!contracts.ok()) return ProviderErrorResponse(contracts.status());
+  // Each row in its one encoding (security_master::FormatContractJson), spliced as is.
+  std::string body = "{\"contracts\":[";
+  bool first = true;
+  for (const security_master::Contract& c : *contracts) {
+    if (state && c.state != *state) continue;
+    if (!first) body += ",";
+    first = false;
+    body += security_master::FormatContractJson(c);
+  }
+  body += "]}";
+  return JsonResponse(200, std::move(body));
+}
+
+HttpResponse HandleContract(const HandlerContext& ctx, const std::string& sym,
+                            const Query& query) {
+  if (auto bad = CheckQueryKeys(query, {})) return *bad;
+  if (ctx.providers.contracts == nullptr) return Unavailable("security master");
+  absl::StatusOr<security_master::ContractRecord> record =
+      ctx.providers.contracts->FindContract(sym);
+  if (!record.ok()) return ProviderErrorResponse(record.status());
+  std::string body = security_master::FormatContractJson(record->contract);
+  body.pop_back();  // the closing brace: the history follows
+  body += ",\"history\":[";
+  for (size_t i = 0; i < record->history.size(); ++i) {
+    if (i > 0) body += ",";
+    body += security_master::FormatContractEventJson(record->history[i]);
+  }
+  body += "]}";
+  return JsonResponse(200, std::move(body));
+}
+
 HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query) {
   // Who logged on from where is the risk desk's to see, no firm's.
   if (who.role != common::TokenRole::kRiskDesk) return Forbidden();

@@ -39,6 +39,11 @@ HttpResponse HandleReferenceExplain(const HandlerContext& ctx, const std::string
                                     const std::string& date, const Query& query);
 HttpResponse HandleReference(const HandlerContext& ctx, const std::string& grade,
                              const Query& query);
+// GET /v1/contracts[?state=listed|expired]: the security master, `{"contracts":[row...]}`
+// with each row as stored (docs/formats.md, "Security master"). Public to every token.
+HttpResponse HandleContracts(const HandlerContext& ctx, const Query& query);
+// GET /v1/contracts/{sym}: the row and its `history`; 404 for a symbol never listed.
+HttpResponse HandleContract(const HandlerContext& ctx, const std::string& sym, const Query& query);
 // GET /v1/audit?after=&limit=: the risk desk only (others 403).
 HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query);
 

@@ -71,6 +71,8 @@ const char* EndpointLabel(Endpoint e) {
     case Endpoint::kReference: return "/v1/reference/{grade}";
     case Endpoint::kReferenceExplain: return "/v1/reference/{grade}/{date}/explain";
     case Endpoint::kAudit: return "/v1/audit";
+    case Endpoint::kContracts: return "/v1/contracts";
+    case Endpoint::kContract: return "/v1/contracts/{sym}";
     case Endpoint::kUnmatched: return "unmatched";
   }
   return "unmatched";

@@ -25,9 +25,11 @@ enum class Endpoint {
   kReference,
   kReferenceExplain,
   kAudit,
+  kContracts,
+  kContract,
   kUnmatched,  // 404s, 401s before routing, transport-level errors
 };
-inline constexpr int kNumEndpoints = 10;
+inline constexpr int kNumEndpoints = 12;
 const char* EndpointLabel(Endpoint e);
 
 // Thread safety: every method is thread-safe; counters are relaxed atomics (a scrape may

@@ -90,7 +90,7 @@ class CoreHttpProviders::Impl {
     }
     const common::Date from{b->as_of.days - kFixLookbackDays};
     std::map<std::string, std::optional<int64_t>> fix_by_grade;
-    // Every contract the engine knows: a position may be held in one that has expired.
+    // Every contract of the security master: a position may be held in one that expired.
     for (const std::string& sym : core_->AllSymbols()) {
       if (auto it = b->settles.find(sym); it != b->settles.end()) {
         b->prices[sym] = it->second.value();
@@ -192,7 +192,22 @@ absl::StatusOr<std::map<std::string, int64_t>> CoreHttpProviders::BandReferences
   return (*b)->prices;
 }
 
-HttpProviders CoreHttpProviders::Providers() { return {this, this, this, this, this}; }
+HttpProviders CoreHttpProviders::Providers() {
+  HttpProviders p{this, this, this, this, this};
+  p.contracts = this;
+  return p;
+}
+
+absl::StatusOr<std::vector<security_master::Contract>> CoreHttpProviders::Contracts() {
+  return core_->Contracts();
+}
+
+absl::StatusOr<security_master::ContractRecord> CoreHttpProviders::FindContract(
+    const std::string& sym) {
+  std::optional<security_master::ContractRecord> record = core_->FindContract(sym);
+  if (!record) return absl::NotFoundError("no such contract");
+  return *std::move(record);
+}
 
 absl::StatusOr<std::map<std::string, int64_t>> CoreHttpProviders::PerContractMargins() {
   auto b = impl_->Current();

@@ -6,7 +6,34 @@
 
 namespace cfx::gateway {
 
-HttpProviders InMemoryProviders::Providers() { return {this, this, this, this, this}; }
+HttpProviders InMemoryProviders::Providers() {
+  HttpProviders p{this, this, this, this, this};
+  p.contracts = this;
+  return p;
+}
+
+void InMemoryProviders::SetContract(security_master::ContractRecord record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string sym = record.contract.sym;
+  contracts_[sym] = std::move(record);
+}
+
+absl::StatusOr<std::vector<security_master::Contract>> InMemoryProviders::Contracts() {
+  calls_.fetch_add(1);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<security_master::Contract> out;
+  for (const auto& [sym, record] : contracts_) out.push_back(record.contract);
+  return out;
+}
+
+absl::StatusOr<security_master::ContractRecord> InMemoryProviders::FindContract(
+    const std::string& sym) {
+  calls_.fetch_add(1);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = contracts_.find(sym);
+  if (it == contracts_.end()) return absl::NotFoundError("no such contract");
+  return it->second;
+}
 
 void InMemoryProviders::SetMargin(const std::string& account, MarginMethod method,
                                   MarginResult result) {

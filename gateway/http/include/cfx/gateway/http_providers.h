@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
+#include "cfx/security_master/format.h"
 
 namespace cfx::gateway {
 
@@ -181,6 +182,18 @@ class ReferenceProvider {
   virtual absl::StatusOr<std::string> Explain(const common::Grade& grade, common::Date date) = 0;
 };
 
+// --- Security master (SPEC §3, §7) ----------------------------------------------------------
+
+class ContractProvider {
+ public:
+  virtual ~ContractProvider() = default;
+  // Every contract of the security master, expired ones included, sorted by symbol.
+  virtual absl::StatusOr<std::vector<security_master::Contract>> Contracts() = 0;
+  // One contract with its history. NotFound when it was never listed.
+  virtual absl::StatusOr<security_master::ContractRecord> FindContract(
+      const std::string& sym) = 0;
+};
+
 // --- Metrics ------------------------------------------------------------------------------
 
 // One Prometheus gauge sample. `name` must match [a-zA-Z_:][a-zA-Z0-9_:]* (others are
@@ -232,6 +245,7 @@ struct HttpProviders {
   ReferenceProvider* reference = nullptr;
   MetricsProvider* metrics = nullptr;
   AuditProvider* audit = nullptr;  // GET /v1/audit (risk desk); 401/403 are recorded in it
+  ContractProvider* contracts = nullptr;  // GET /v1/contracts, /v1/contracts/{sym}
 };
 
 }  // namespace cfx::gateway

@@ -35,7 +35,8 @@ class CoreHttpProviders : public MarginProvider,
                           public PositionProvider,
                           public BookProvider,
                           public ReferenceProvider,
-                          public MetricsProvider {
+                          public MetricsProvider,
+                          public ContractProvider {
  public:
   // `core` must outlive this object. `data_dir` holds ledger/ and reference/.
   CoreHttpProviders(exchange::ExchangeCore* core, const common::ExchangeConfig& config,
@@ -60,6 +61,9 @@ class CoreHttpProviders : public MarginProvider,
                                       MarginMethod method) override;
   absl::StatusOr<std::vector<PositionLine>> Positions(const std::string& account) override;
   absl::StatusOr<BookSnapshot> Book(const std::string& sym, int depth) override;
+  // The security master as the exchange core publishes it (ExchangeCore::Contracts).
+  absl::StatusOr<std::vector<security_master::Contract>> Contracts() override;
+  absl::StatusOr<security_master::ContractRecord> FindContract(const std::string& sym) override;
   absl::StatusOr<std::vector<FixRecord>> Fixes(const common::Grade& grade, common::Date from,
                                                common::Date to) override;
   absl::StatusOr<std::vector<FixRecord>> Revisions(const common::Grade& grade, common::Date from,

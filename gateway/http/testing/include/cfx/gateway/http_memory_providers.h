@@ -23,9 +23,10 @@ class InMemoryProviders : public MarginProvider,
                           public PositionProvider,
                           public BookProvider,
                           public ReferenceProvider,
-                          public MetricsProvider {
+                          public MetricsProvider,
+                          public ContractProvider {
  public:
-  // All five interfaces pointing at this object.
+  // All six interfaces pointing at this object.
   HttpProviders Providers();
 
   void SetMargin(const std::string& account, MarginMethod method, MarginResult result);
@@ -40,6 +41,8 @@ class InMemoryProviders : public MarginProvider,
   void SetFixes(const std::string& grade, std::vector<FixRecord> records);
   void SetExplanation(const std::string& grade, const std::string& date, std::string json);
   void SetGauges(std::vector<GaugeSample> gauges);
+  // The security master: rows (with their history) by symbol.
+  void SetContract(security_master::ContractRecord record);
 
   // How many provider calls were made (tests check that refused requests reach nothing).
   int64_t calls() const { return calls_.load(); }
@@ -56,6 +59,8 @@ class InMemoryProviders : public MarginProvider,
                                                    common::Date to) override;
   absl::StatusOr<std::string> Explain(const common::Grade& grade, common::Date date) override;
   std::vector<GaugeSample> Gauges() override;
+  absl::StatusOr<std::vector<security_master::Contract>> Contracts() override;
+  absl::StatusOr<security_master::ContractRecord> FindContract(const std::string& sym) override;
 
  private:
   mutable std::mutex mu_;
@@ -67,6 +72,7 @@ class InMemoryProviders : public MarginProvider,
   std::map<std::string, std::vector<FixRecord>> fixes_;
   std::map<std::pair<std::string, std::string>, std::string> explanations_;  // (grade, date)
   std::vector<GaugeSample> gauges_;
+  std::map<std::string, security_master::ContractRecord> contracts_;
   std::atomic<int64_t> calls_{0};
 };
 
