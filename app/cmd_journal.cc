@@ -12,6 +12,7 @@
 
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/journal/journal.h"
+#include "cfx/journal/pipeline_interfaces.h"
 #include "nlohmann/json.hpp"
 #include "registry.h"
 #include "run_status.h"
@@ -19,13 +20,15 @@
 namespace cfx::app {
 namespace {
 
-// How dump shows a payload: the decoded engine command (EngineCodec) as {"command": text};
-// a payload that does not decode shows the error and the bytes in hex, so an operator can
-// still see what is there.
+// How dump shows a payload: the input's sequencer stamp (µs; 0: none) and the decoded
+// engine command (EngineCodec) as {"time_us": n, "command": text}; a payload that does not
+// decode shows the error and the bytes in hex, so an operator can still see what is there.
 nlohmann::json DescribePayload(absl::string_view payload) {
   engine::Command command;
-  absl::Status s = exchange::EngineCodec().Decode(payload, &command);
-  if (s.ok()) return {{"command", exchange::DescribeCommand(command)}};
+  int64_t time_us = 0;
+  const exchange::EngineCodec codec;
+  absl::Status s = journal::DecodeInput(payload, codec, &time_us, &command);
+  if (s.ok()) return {{"time_us", time_us}, {"command", exchange::DescribeCommand(command)}};
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * payload.size());

@@ -69,9 +69,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < 256 && in.remaining_bytes() > 0; ++i) {
     const cfx::engine::Command command = cfx::fuzz::NextCommand(in, &clock);
     bytes.clear();
-    codec.Encode(command, &bytes);
+    cfx::journal::EncodeInput(0, codec, command, &bytes);
     cfx::engine::Command decoded;
-    if (!codec.Decode(bytes, &decoded).ok()) abort();  // every command round-trips
+    // Every command round-trips (the journal payload: its stamp, then the command).
+    const absl::string_view encoded =
+        absl::string_view(bytes).substr(cfx::journal::kInputStampSize);
+    if (!codec.Decode(encoded, &decoded).ok()) abort();
     const absl::string_view payload(bytes);
     auto last = (*journal)->AppendBatch(absl::MakeConstSpan(&payload, 1));  // no sync: cheap
     if (!last.ok()) abort();
@@ -92,8 +95,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     EngineMatcher replayed(Options());
     cfx::engine::Command c;
     absl::Status read = (*journal)->ReadFrom(1, [&](uint64_t s, absl::string_view p) {
-      if (!codec.Decode(p, &c).ok()) abort();
-      replayed.Apply(s, c, sink);
+      int64_t time_us = 0;
+      if (!cfx::journal::DecodeInput(p, codec, &time_us, &c).ok()) abort();
+      replayed.ApplyAt(s, time_us, c, sink);
       return true;
     });
     if (!read.ok()) abort();

@@ -199,7 +199,7 @@ int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {
 void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
   *out = Outcome{};
   out->event = e;
-  out->ts = last_time_;
+  out->ts = input_time_;
   if (e.has_sym && e.sym < engine_->symbol_count()) {
     out->sym = engine::Name::From(engine_->SymbolName(e.sym));
   }
@@ -225,6 +225,11 @@ void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
 
 void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
                           journal::OutcomeSink<Outcome>& sink) {
+  ApplyAt(seq, 0, command, sink);
+}
+
+void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
+                            journal::OutcomeSink<Outcome>& sink) {
   assert(seq > last_seq_);
   last_seq_ = seq;
   if (const auto* t = std::get_if<engine::TimeCmd>(&command)) {
@@ -234,6 +239,13 @@ void EngineMatcher::Apply(uint64_t seq, const engine::Command& command,
       last_time_ = t->ts;
       published_time_.store(last_time_, std::memory_order_relaxed);
     }
+  }
+  // Never before the exchange time the engine has seen: a stamp behind the latest TimeCmd
+  // (a manual clock set ahead, a wall clock stepped back) gives way to it.
+  input_time_ = last_time_;
+  if (time_us > 0) {
+    const engine::Timestamp stamp = time_us * 1000;  // µs -> the engine's ns
+    if (last_time_ == engine::kNoTime || stamp > last_time_) input_time_ = stamp;
   }
   engine_->Process(command);
   engine::SessionId session = 0;
@@ -273,7 +285,7 @@ void EngineMatcher::EmitEvents(const engine::Command& command, engine::SessionId
     if (e.has_sym) {
       touched_.push_back(e.sym);
       if (e.type == EventType::kTrade && publisher_ != nullptr) {
-        publisher_->NoteTrade(e.sym, e.px, e.qty, last_time_);
+        publisher_->NoteTrade(e.sym, e.px, e.qty, input_time_);
       }
     }
   }

@@ -30,6 +30,12 @@ engine::Timestamp WallNow() {
 
 constexpr size_t kCommitEveryInputs = 4096;
 
+// The exchange clock the sequencer stamps inputs with (ClockMode::kWall).
+class WallInputClock : public journal::InputClock {
+ public:
+  int64_t NowMicros() override { return WallNow() / 1000; }
+};
+
 }  // namespace
 
 class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
@@ -178,6 +184,8 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     journal::PipelineOptions po;
     po.input_capacity = po.sequenced_capacity = po.output_capacity = options.ring_capacity;
     po.max_batch = options.max_batch;
+    // A manual clock (replay, tests) has no stamps: its inputs' time is the TimeCmd's.
+    if (options.clock == ClockMode::kWall) po.clock = &wall_clock;
     const int64_t every =
         options.snapshot_every >= 0 ? options.snapshot_every : config.snapshot_interval;
     po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
@@ -272,6 +280,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   std::unique_ptr<internal::ListingOutcomes> listing;  // the pipeline's matcher: + kListing
   internal::BookPublisher publisher;
   std::unique_ptr<TradeRecorder> recorder;
+  WallInputClock wall_clock;
   std::unique_ptr<journal::Pipeline<engine::Command, Outcome>> pipeline;
   std::vector<OutcomeListener*> listeners;
   std::thread clock;

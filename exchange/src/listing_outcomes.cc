@@ -6,7 +6,12 @@ namespace cfx::exchange::internal {
 
 void ListingOutcomes::Apply(uint64_t seq, const engine::Command& command,
                             journal::OutcomeSink<Outcome>& sink) {
-  matcher_->Apply(seq, command, sink);
+  ApplyAt(seq, 0, command, sink);
+}
+
+void ListingOutcomes::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
+                              journal::OutcomeSink<Outcome>& sink) {
+  matcher_->ApplyAt(seq, time_us, command, sink);
   const auto* product = std::get_if<engine::ProductCmd>(&command);
   if (product == nullptr) return;
   const engine::Engine& eng = matcher_->engine();
@@ -16,7 +21,7 @@ void ListingOutcomes::Apply(uint64_t seq, const engine::Command& command,
   scratch_ = Outcome{};
   scratch_.kind = OutcomeKind::kListing;
   scratch_.sym = product->sym;
-  scratch_.ts = matcher_->published_time();  // the input's sequenced time (matcher thread)
+  scratch_.ts = matcher_->input_time();  // the input's time, as its other outcomes
   scratch_.listing_has_ref = terms.has_ref;
   scratch_.listing_ref = terms.ref;
   scratch_.listing_max_order_qty = terms.max_order_qty;

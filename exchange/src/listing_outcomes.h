@@ -24,6 +24,8 @@ class ListingOutcomes : public journal::Matcher<engine::Command, Outcome> {
 
   void Apply(uint64_t seq, const engine::Command& command,
              journal::OutcomeSink<Outcome>& sink) override;
+  void ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
+               journal::OutcomeSink<Outcome>& sink) override;
   std::string Snapshot() const override { return matcher_->Snapshot(); }
   absl::Status Restore(absl::string_view snapshot) override { return matcher_->Restore(snapshot); }
 

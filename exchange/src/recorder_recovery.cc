@@ -43,13 +43,14 @@ absl::StatusOr<RecordedTail> RecordJournalTail(const journal::Journal& journal,
   absl::Status error;
   uint64_t recorded = 0;
   absl::Status s = journal.ReadFrom(start, [&](uint64_t seq, absl::string_view payload) {
-    error = codec.Decode(payload, &cmd);
+    int64_t time_us = 0;  // the input's journaled stamp: rebuilt rows keep their live times
+    error = journal::DecodeInput(payload, codec, &time_us, &cmd);
     if (!error.ok()) {
       error = absl::DataLossError(absl::StrCat("journal record ", seq, ": ", error.message()));
       return false;
     }
     sink.seq = seq;
-    listing.Apply(seq, cmd, sink);
+    listing.ApplyAt(seq, time_us, cmd, sink);
     if (seq > from) {
       recorder->EndInput(seq);
       ++recorded;

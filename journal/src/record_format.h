@@ -2,7 +2,7 @@
 //
 //   offset size  field
 //   0      4     magic "CFXJ" (record) or "CFXS" (snapshot)
-//   4      2     format version (1)
+//   4      2     format version (2: a record's payload starts with the input's time stamp)
 //   6      2     flags (0; reserved)
 //   8      8     seq (must equal the key)
 //   16     4     payload length
@@ -24,7 +24,7 @@ namespace cfx::journal::internal {
 
 inline constexpr uint32_t kRecordMagic = 0x4A584643;    // "CFXJ" as little-endian bytes
 inline constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
-inline constexpr uint16_t kFormatVersion = 1;
+inline constexpr uint16_t kFormatVersion = 2;
 inline constexpr size_t kHeaderSize = 24;
 inline constexpr size_t kKeySize = 8;
 

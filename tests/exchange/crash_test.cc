@@ -68,11 +68,12 @@ JournalView ReadJournal(const std::string& dir) {
   sink.out = &v.trades;
   engine::Command c;
   absl::Status s = (*j)->ReadFrom(1, [&](uint64_t seq, absl::string_view p) {
-    EXPECT_TRUE(codec.Decode(p, &c).ok()) << seq;
+    int64_t time_us = 0;
+    EXPECT_TRUE(journal::DecodeInput(p, codec, &time_us, &c).ok()) << seq;
     if (auto* n = std::get_if<engine::NewOrderCmd>(&c)) {
       v.orders.emplace(std::string(n->acct.view()), std::string(n->cl.view()));
     }
-    m.Apply(seq, c, sink);
+    m.ApplyAt(seq, time_us, c, sink);
     v.next_seq = seq + 1;
     return true;
   });

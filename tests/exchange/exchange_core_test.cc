@@ -103,8 +103,9 @@ uint64_t ReplayHash(const std::string& dir, uint64_t* next_seq) {
     void Emit(const Outcome&) override {}
   } drop;
   absl::Status s = (*j)->ReadFrom(1, [&](uint64_t seq, absl::string_view p) {
-    EXPECT_TRUE(codec.Decode(p, &cmd).ok());
-    m.Apply(seq, cmd, drop);
+    int64_t time_us = 0;
+    EXPECT_TRUE(journal::DecodeInput(p, codec, &time_us, &cmd).ok());
+    m.ApplyAt(seq, time_us, cmd, drop);
     n = seq;
     return true;
   });
@@ -539,6 +540,98 @@ TEST(ExchangeCoreTest, TradeStoreBehindTheJournalIsRederivedFromASnapshotNotReco
     }
   }
   ASSERT_TRUE(core.Stop().ok());
+}
+
+// Every stored trade, by seq (the trade store's rows parsed).
+std::vector<trade_store::Trade> StoredTrades(const std::string& dir) {
+  std::vector<trade_store::Trade> out;
+  auto store = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
+  EXPECT_TRUE(store.ok()) << store.status();
+  if (!store.ok()) return out;
+  auto txn = (*store)->BeginRead();
+  EXPECT_TRUE(txn.ok());
+  EXPECT_TRUE((*txn)
+                  ->Scan(settlement::kTradesTable, "",
+                         [&](absl::string_view, absl::string_view v) {
+                           auto t =
+                               trade_store::ParseTradeJson(std::string_view(v.data(), v.size()));
+                           EXPECT_TRUE(t.ok()) << t.status();
+                           if (t.ok()) out.push_back(*t);
+                           return true;
+                         })
+                  .ok());
+  return out;
+}
+
+// SPEC §5: with the exchange clock, every input is stamped when it is sequenced (µs, not the
+// clock's 1 s tick), and everything it causes carries that stamp: an order's ack, its
+// trades, the trade store. A trade is never stamped before the acks of the orders that made
+// it; a trade store rebuilt from the journal after a crash keeps the live stamps.
+TEST(ExchangeCoreTest, InputsAreStampedAtSequencingAndTradesAreNeverBeforeTheirOrdersAcks) {
+  testing::TempDir dir;
+  ExchangeOptions opt = testing::TestOptions(dir.path());
+  opt.clock = ClockMode::kWall;
+  opt.wall_tick_ms = 200;  // coarse ticks: an order's time is its own stamp, not the tick
+  opt.snapshot_every = 0;
+  std::vector<trade_store::Trade> live_trades;
+  {
+    ExchangeCore core(testing::TestConfig(), opt);
+    Recorder rec(&core);
+    struct Acks : OutcomeListener {
+      void OnOutcome(uint64_t, uint64_t, const Outcome& o) override {
+        if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kAccepted)
+          ack_ts[o.event.order.oid] = o.ts;
+      }
+      std::map<uint64_t, engine::Timestamp> ack_ts;  // publisher thread; read after Stop
+    } acks;
+    core.AddListener(&rec);
+    core.AddListener(&acks);
+    auto info = core.Start();
+    ASSERT_TRUE(info.ok()) << info.status();
+    ASSERT_TRUE(core.OpenAll().ok());
+    const engine::Timestamp tick = core.now();
+    for (int i = 0; i < 40; ++i) {
+      SubmitOrDie(core, Order(absl::StrCat("s", i), "A0", engine::Side::kSell, 5000, 1));
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      SubmitOrDie(core, Order(absl::StrCat("b", i), "A1", engine::Side::kBuy, 5000, 1));
+    }
+    ASSERT_TRUE(core.Flush().ok());
+    ASSERT_TRUE(core.Stop().ok());
+    ASSERT_EQ(rec.trades.size(), 40u);
+    engine::Timestamp prev = 0;
+    for (const Outcome& t : rec.trades) {
+      ASSERT_GT(t.ts, tick);  // the sequencer's stamp, not the clock tick
+      EXPECT_GE(t.ts, prev);
+      prev = t.ts;
+      for (uint64_t oid : {t.event.order.oid, t.event.other.oid}) {
+        ASSERT_TRUE(acks.ack_ts.count(oid)) << oid;
+        EXPECT_GE(t.ts, acks.ack_ts[oid]) << "trade before the ack of order " << oid;
+      }
+    }
+    live_trades = StoredTrades(dir.path());
+    ASSERT_EQ(live_trades.size(), 40u);
+    for (size_t i = 0; i < live_trades.size(); ++i) {
+      EXPECT_EQ(live_trades[i].ts * 1000, rec.trades[i].ts);  // the store keeps µs
+    }
+  }
+  // A crash that lost the trade store: rebuilt from the journal, with the live stamps.
+  std::filesystem::remove_all(std::filesystem::path(dir.path()) / settlement::kTradeStoreFile);
+  {
+    ExchangeCore core(testing::TestConfig(), opt);
+    auto info = core.Start();
+    ASSERT_TRUE(info.ok()) << info.status();
+    std::optional<BookView> book = core.BookSnapshot("B200-GOLD-US-202703", 0);
+    ASSERT_TRUE(book.has_value());
+    ASSERT_TRUE(book->has_last_trade);
+    EXPECT_EQ(book->last_ts, live_trades.back().ts * 1000);  // recovered engine, same stamp
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  const std::vector<trade_store::Trade> rebuilt = StoredTrades(dir.path());
+  ASSERT_EQ(rebuilt.size(), live_trades.size());
+  for (size_t i = 0; i < rebuilt.size(); ++i) {
+    EXPECT_EQ(rebuilt[i].seq, live_trades[i].seq);
+    EXPECT_EQ(rebuilt[i].ts, live_trades[i].ts) << "trade " << rebuilt[i].seq;
+  }
 }
 
 TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {

@@ -77,7 +77,8 @@ TEST(CrashTest, KillNineAtRandomMomentsNeverLosesAnAcknowledgedInput) {
     MatcherStateMachine<CounterCommand, CounterOutcome> replay(&codec, &replayed);
     absl::Status s = (*journal)->ReadFrom(1, [&](uint64_t seq, absl::string_view payload) {
       CounterCommand c;
-      EXPECT_TRUE(codec.Decode(payload, &c).ok());
+      int64_t time_us = 0;
+      EXPECT_TRUE(DecodeInput(payload, codec, &time_us, &c).ok());
       EXPECT_TRUE(journaled.insert(c.id).second) << "id journaled twice: " << c.id;
       EXPECT_TRUE(replay.Apply(seq, payload).ok());
       return true;

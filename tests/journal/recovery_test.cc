@@ -60,11 +60,11 @@ TEST(RecoveryTest, RandomCrashPointsRecoverToTheUninterruptedState) {
     while (journaled < stream.size()) {
       const size_t n = std::min<size_t>(1 + rng() % 64, stream.size() - journaled);
       std::string bytes;
-      for (size_t i = 0; i < n; ++i) codec.Encode(stream[journaled + i], &bytes);
+      for (size_t i = 0; i < n; ++i) EncodeInput(0, codec, stream[journaled + i], &bytes);
+      constexpr size_t kInputSize = kInputStampSize + CounterCodec::kEncodedSize;
       std::vector<absl::string_view> views;
       for (size_t i = 0; i < n; ++i) {
-        views.push_back(absl::string_view(bytes).substr(i * CounterCodec::kEncodedSize,
-                                                        CounterCodec::kEncodedSize));
+        views.push_back(absl::string_view(bytes).substr(i * kInputSize, kInputSize));
       }
       ASSERT_TRUE(journal->AppendBatch(views).ok());
       const size_t batch_start = journaled;
@@ -105,7 +105,7 @@ class RecoveryCorruptionTest : public ::testing::Test {
     journal_ = *Journal::Open({.data_dir = dir_.path()});
     for (size_t i = 0; i < stream_.size(); ++i) {
       std::string bytes;
-      codec_.Encode(stream_[i], &bytes);
+      EncodeInput(0, codec_, stream_[i], &bytes);
       absl::string_view view(bytes);
       ASSERT_TRUE(journal_->AppendBatch({&view, 1}).ok());
       if (i + 1 == 5) {
@@ -116,7 +116,7 @@ class RecoveryCorruptionTest : public ::testing::Test {
       }
     }
     std::string bad;
-    codec_.Encode(stream_[7], &bad);
+    EncodeInput(0, codec_, stream_[7], &bad);
     bad = Journal::EncodeRecordForTest(8, bad);
     bad[30] ^= 1;
     ASSERT_TRUE(journal_->WriteRawRecordForTest(8, bad).ok());

@@ -34,6 +34,18 @@ std::string UtcNowFix() {
   return buf;
 }
 
+std::string TransactTimeFix(int64_t time_us) {
+  if (time_us <= 0) return UtcNowFix();
+  const time_t secs = static_cast<time_t>(time_us / 1000000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%04d%02d%02d-%02d:%02d:%02d.%06d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(time_us % 1000000));
+  return buf;
+}
+
 }  // namespace internal
 
 namespace {

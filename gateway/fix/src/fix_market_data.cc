@@ -19,7 +19,7 @@ constexpr char kRejUnsupportedUpdateType = '6';
 constexpr char kRejUnsupportedEntryType = '8';
 
 const int kSnapshotEntryOrder[] = {269, 270, 271, 346, 0};
-const int kIncrementalEntryOrder[] = {279, 269, 55, 270, 271, 346, 0};
+const int kIncrementalEntryOrder[] = {279, 269, 55, 270, 271, 272, 273, 346, 0};
 const int kSymbolOrder[] = {55, 0};
 
 void AddLevel(FIX::Message& msg, char type, const BookLevel& level) {
@@ -31,14 +31,19 @@ void AddLevel(FIX::Message& msg, char type, const BookLevel& level) {
   msg.addGroup(g);
 }
 
-void AddChange(FIX::Message& msg, char action, char type, const std::string& symbol,
-               int64_t px, int64_t qty, int64_t orders, bool with_orders) {
+void AddChange(FIX::Message& msg, char action, char type, const std::string& symbol, int64_t px,
+               int64_t qty, int64_t orders, bool with_orders, int64_t time_us = 0) {
   FIX::Group g(268, 279, kIncrementalEntryOrder);
   g.setField(279, std::string(1, action));
   g.setField(269, std::string(1, type));
   g.setField(55, symbol);
   g.setField(270, FormatTicks(px));
   g.setField(271, std::to_string(qty));
+  if (time_us > 0) {  // a trade: MDEntryDate/MDEntryTime, its exchange time (SPEC §5)
+    const std::string ts = TransactTimeFix(time_us);  // YYYYMMDD-HH:MM:SS.ffffff
+    g.setField(272, ts.substr(0, 8));
+    g.setField(273, ts.substr(9));
+  }
   if (with_orders) g.setField(346, std::to_string(orders));
   msg.addGroup(g);
 }
@@ -278,7 +283,7 @@ void MarketData::OnTrade(const PublicTrade& trade) {
     }
     FIX::Message x = NewMessage("X");
     x.setField(262, sub.md_req_id);
-    AddChange(x, '0', '2', trade.symbol, trade.price_ticks, trade.qty, 0, false);
+    AddChange(x, '0', '2', trade.symbol, trade.price_ticks, trade.qty, 0, false, trade.time_us);
     if (!send_(sub.session, sub.generation, x)) {
       it = subs_.erase(it);
       continue;

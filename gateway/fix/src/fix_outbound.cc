@@ -51,7 +51,7 @@ FIX::Message FixGateway::Impl::ExecReport(const OrderState& o, char exec_type, c
   m.setField(151, std::to_string(o.leaves_qty));
   m.setField(14, std::to_string(o.cum_qty));
   m.setField(6, internal::FormatAvgPx(o.cum_notional_ticks, o.cum_qty));
-  m.setField(60, internal::UtcNowFix());
+  m.setField(60, internal::TransactTimeFix(o.transact_time_us));
   return m;
 }
 
@@ -138,7 +138,7 @@ void FixGateway::Impl::CancelRejectedOut(const CancelRejected& r) {
   m.setField(41, r.orig_cl_ord_id.empty() ? "NONE" : r.orig_cl_ord_id);
   m.setField(39, r.order_live ? (r.cum_qty > 0 ? "1" : "0") : "8");
   if (!r.account.empty()) m.setField(1, r.account);
-  m.setField(60, internal::UtcNowFix());
+  m.setField(60, internal::TransactTimeFix(r.transact_time_us));
   m.setField(434, r.response_to_replace ? "2" : "1");
   m.setField(102, r.reason == "unknown_order" ? "1" : "99");
   m.setField(58, r.reason);

@@ -129,9 +129,16 @@ class ExchangeOrderEntry::Impl {
     return r;
   }
 
+  // The exchange time of the input an outcome came from, in µs (0: none, the report says
+  // "now"): the TransactTime of its reports (SPEC §5).
+  static int64_t TimeUs(const exchange::Outcome& o) {
+    return o.ts == en::kNoTime || o.ts <= 0 ? 0 : o.ts / 1000;
+  }
+
   OrderState StateOf(const en::OrderInfo& info, const en::Name& acct, const en::Name& sym,
-                     const exchange::OrderDetail& d) const {
+                     const exchange::OrderDetail& d, int64_t time_us = 0) const {
     OrderState s;
+    s.transact_time_us = time_us;
     s.session = SessionName(d.session);
     s.account = Str(acct);
     s.cl_ord_id = std::string(info.cl.view());
@@ -179,7 +186,7 @@ class ExchangeOrderEntry::Impl {
     switch (o.event.type) {
       case en::EventType::kAccepted:
         Touch(o.sym);
-        listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail));
+        listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail, TimeUs(o)));
         return;
       case en::EventType::kRejected:
         DeliverRejected(o, p);
@@ -195,7 +202,7 @@ class ExchangeOrderEntry::Impl {
         return;
       case en::EventType::kTriggered:
         Touch(o.sym);
-        listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail));
+        listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail, TimeUs(o)));
         return;
       case en::EventType::kCancelRejected:
         DeliverCancelRejected(o, p);
@@ -220,7 +227,7 @@ class ExchangeOrderEntry::Impl {
       listener_->OnRejected(p->asked, reason);
       return;
     }
-    listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail), reason);
+    listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o)), reason);
   }
 
   // A trade: a fill to each side's order, then the public trade.
@@ -228,9 +235,10 @@ class ExchangeOrderEntry::Impl {
     const en::Event& e = o.event;
     Touch(o.sym);
     const Fill fill{e.px.value(), e.qty.value(), e.seq};
-    listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail), fill);
-    listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail), fill);
-    listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq});
+    listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o)), fill);
+    listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail, TimeUs(o)), fill);
+    listener_->OnPublicTrade(
+        PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq, TimeUs(o)});
   }
 
   // A cancel, answered to the cancel or replace request that caused it (its session and
@@ -238,7 +246,7 @@ class ExchangeOrderEntry::Impl {
   void DeliverCanceled(const exchange::Outcome& o, Pending* p) {
     const en::Event& e = o.event;
     Touch(o.sym);
-    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
+    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o));
     if (p != nullptr && p->kind == Pending::Kind::kCancel && e.cancel == en::CancelReason::kUser) {
       s.session = p->asked.session;
       s.orig_cl_ord_id = s.cl_ord_id;
@@ -258,7 +266,7 @@ class ExchangeOrderEntry::Impl {
   void DeliverReplaced(const exchange::Outcome& o, Pending* p) {
     const en::Event& e = o.event;
     Touch(o.sym);
-    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail);
+    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o));
     if (p != nullptr) s.session = p->asked.session;
     s.orig_cl_ord_id = std::string(e.orig.view());
     if (e.has_px) {
@@ -273,6 +281,7 @@ class ExchangeOrderEntry::Impl {
   void DeliverCancelRejected(const exchange::Outcome& o, const Pending* p) {
     const en::Event& e = o.event;
     CancelRejected r;
+    r.transact_time_us = TimeUs(o);
     r.account = Str(o.acct);
     r.orig_cl_ord_id = std::string(e.orig.view());
     r.reason = std::string(en::ToString(e.reject));

@@ -334,7 +334,8 @@ absl::Status JournaledOrders(const std::string& data_dir, int sessions,
   absl::Status read = (*j)->ReadFrom(1, [&](uint64_t seq, absl::string_view payload) {
     ++*records;
     engine::Command command;
-    if (absl::Status s = codec.Decode(payload, &command); !s.ok()) {
+    int64_t time_us = 0;
+    if (absl::Status s = journal::DecodeInput(payload, codec, &time_us, &command); !s.ok()) {
       bad = absl::DataLossError(absl::StrCat("journal record ", seq, ": ", s.message()));
       return false;
     }

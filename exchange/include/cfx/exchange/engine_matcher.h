@@ -54,8 +54,14 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   explicit EngineMatcher(MatcherOptions options);
   ~EngineMatcher() override;
 
+  // An input without a stamp (time_us 0): its outcomes carry the latest TimeCmd's time.
   void Apply(uint64_t seq, const engine::Command& command,
              journal::OutcomeSink<Outcome>& sink) override;
+  // An input stamped by the sequencer (µs, SPEC §5): its outcomes (trades, reports, market
+  // data, the trade store) carry that stamp, or the latest TimeCmd's time if it is later.
+  // The engine's own clock (GTD expiry, closes) still moves only with TimeCmd inputs.
+  void ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
+               journal::OutcomeSink<Outcome>& sink) override;
   // Engine snapshot + the matcher's own state (last time, positions, margins).
   std::string Snapshot() const override;
   absl::Status Restore(absl::string_view snapshot) override;
@@ -71,6 +77,8 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   void set_publisher(internal::BookPublisher* publisher) { publisher_ = publisher; }
   // Publishes every book (after recovery).
   void PublishAll();
+  // The time of the input applied last (its outcomes' ts, see ApplyAt); matcher thread.
+  engine::Timestamp input_time() const { return input_time_; }
   // The latest TimeCmd applied (kNoTime before any); any thread (relaxed).
   engine::Timestamp published_time() const {
     return published_time_.load(std::memory_order_relaxed);
@@ -114,6 +122,9 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   std::unique_ptr<engine::Engine> engine_;
   uint64_t last_seq_ = 0;
   engine::Timestamp last_time_ = engine::kNoTime;
+  // The time of the input being applied (its outcomes' ts): see ApplyAt. Not snapshotted:
+  // set afresh by every input.
+  engine::Timestamp input_time_ = engine::kNoTime;
   // Risk state: all derived from sequenced inputs (snapshotted: positions, margins).
   absl::flat_hash_map<uint64_t, Exposure> exposure_;         // key: acct << 32 | sym
   std::vector<std::vector<engine::SymbolId>> account_syms_;  // contracts an account touched

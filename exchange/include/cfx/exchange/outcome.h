@@ -43,8 +43,9 @@ struct Outcome {
   // The input that caused it: the session named by the command (NewOrderCmd::session,
   // MassCancelCmd::session; 0 otherwise). The producer's tag comes with OnOutcome.
   engine::SessionId input_session = 0;
-  // Exchange time: ts of the latest TimeCmd applied before this input (engine::kNoTime
-  // before the first). A trade's time in the trade store (SPEC §12).
+  // Exchange time (ns): the input's sequencer stamp (SPEC §5), else the latest TimeCmd
+  // applied before it (engine::kNoTime before the first). A trade's time in the trade store
+  // (SPEC §12), the TransactTime of its reports and the time of its market data.
   engine::Timestamp ts = engine::kNoTime;
   // --- kListing (sym and ts set; event unused) -------------------------------------------
   bool listing_has_ref = false;  // the book has a band reference

@@ -16,6 +16,7 @@
 #ifndef CFX_JOURNAL_PIPELINE_H_
 #define CFX_JOURNAL_PIPELINE_H_
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <string>
@@ -24,13 +25,13 @@
 
 #include "absl/status/statusor.h"
 #include "cfx/concurrency/backoff_idle.h"
-#include "cfx/journal/journal.h"
-#include "cfx/journal/matcher_state_machine.h"
 #include "cfx/concurrency/mpsc_ring.h"
 #include "cfx/concurrency/parking_idle.h"
+#include "cfx/concurrency/spsc_ring.h"
+#include "cfx/journal/journal.h"
+#include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
-#include "cfx/concurrency/spsc_ring.h"
 
 namespace cfx::journal {
 
@@ -48,6 +49,9 @@ struct PipelineOptions {
   size_t sequenced_capacity = 1 << 16;  // SPSC sequencer -> matcher
   size_t output_capacity = 1 << 16;     // SPSC matcher -> publisher
   size_t max_batch = 8192;              // most inputs in one group commit
+  // The exchange clock the sequencer stamps each input with (journaled with it, SPEC §5);
+  // null: inputs carry stamp 0 and the matcher keeps its own time (TimeCmd). Not owned.
+  InputClock* clock = nullptr;
   uint64_t snapshot_every = 0;          // inputs between snapshots; 0: none (needs a journal)
   RecoveryOptions recovery = {};
 };
@@ -94,6 +98,7 @@ class Pipeline {
       auto recovered = Recover(*journal_, adapter, options_.recovery);
       if (!recovered.ok()) return recovered.status();
       result = *recovered;
+      last_time_us_ = adapter.last_time_us();  // stamps never go back across a restart
     }
     next_seq_ = result.next_seq;
     started_ = true;
@@ -164,6 +169,7 @@ class Pipeline {
   struct Sequenced {
     uint64_t seq = 0;
     uint64_t tag = 0;
+    int64_t time_us = 0;  // the sequencer's stamp; 0 without a clock
     Command command{};
   };
   // The ack rides on the input's last outcome: one ring slot per input in the common case.
@@ -228,8 +234,13 @@ class Pipeline {
       while (n < options_.max_batch && input_.TryPop(in)) {
         batch[n].tag = in.tag;
         batch[n].command = in.command;
+        // Never earlier than the input before it, whatever the system clock does.
+        if (options_.clock != nullptr) {
+          last_time_us_ = std::max(last_time_us_, options_.clock->NowMicros());
+        }
+        batch[n].time_us = last_time_us_;
         if (journal_ != nullptr) {
-          codec_->Encode(in.command, &bytes);
+          EncodeInput(last_time_us_, *codec_, in.command, &bytes);
           ends[n] = bytes.size();
         }
         ++n;
@@ -274,7 +285,7 @@ class Pipeline {
     int since_notify = 0;
     while (PopOrDone(sequenced_, sequencer_done_, idle, s, [] {})) {
       sink.Begin(s.seq, s.tag);
-      matcher_->Apply(s.seq, s.command, sink);
+      matcher_->ApplyAt(s.seq, s.time_us, s.command, sink);
       sink.Finish();
       // Wake the publisher at the end of a burst (a lone input's outcomes go out at once),
       // and every kNotifyEvery inputs within one. Not per input: a publisher faster than
@@ -389,6 +400,7 @@ class Pipeline {
 
   std::thread sequencer_, matcher_thread_, snapshotter_, publisher_;
   uint64_t next_seq_ = 1;  // sequencer thread while running
+  int64_t last_time_us_ = 0;  // sequencer thread: the latest stamp given
   bool started_ = false;   // controlling thread
   bool stopped_ = false;
 

@@ -4,6 +4,7 @@
 #define CFX_JOURNAL_PIPELINE_INTERFACES_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "absl/status/status.h"
@@ -31,6 +32,14 @@ class Matcher {
   // Applies one sequenced, durable input. Deterministic: same (seq, command) stream, same
   // state and outcomes. Business failures are outcomes (reject reasons), never errors.
   virtual void Apply(uint64_t seq, const Command& command, OutcomeSink<Outcome>& sink) = 0;
+  // The same, with the exchange clock's stamp of the input (µs since the Unix epoch, UTC;
+  // 0 when the pipeline runs without a clock). The pipeline and recovery call this one; a
+  // machine that keeps no time need not override it.
+  virtual void ApplyAt(uint64_t seq, int64_t time_us, const Command& command,
+                       OutcomeSink<Outcome>& sink) {
+    (void)time_us;
+    Apply(seq, command, sink);
+  }
   // The whole state as an opaque blob (taken every PipelineOptions::snapshot_every inputs).
   virtual std::string Snapshot() const = 0;
   // Replaces the whole state by a Snapshot() blob. Error: the blob is unusable.
@@ -48,6 +57,42 @@ class CommandCodec {
   // Parses bytes made by Encode. Error: not a valid encoding (recovery stops on it).
   virtual absl::Status Decode(absl::string_view bytes, Command* command) const = 0;
 };
+
+// Where the sequencer reads the exchange clock (SPEC §5: every input is stamped when it is
+// sequenced). Thread safety: called on the sequencer thread only.
+class InputClock {
+ public:
+  virtual ~InputClock() = default;
+  virtual int64_t NowMicros() = 0;  // µs since the Unix epoch, UTC
+};
+
+// The journal payload of one sequenced input: its stamp (8 bytes little-endian, µs; 0: no
+// clock) followed by the command's codec bytes. Written by the sequencer, read by recovery.
+inline constexpr size_t kInputStampSize = 8;
+
+template <typename Command>
+void EncodeInput(int64_t time_us, const CommandCodec<Command>& codec, const Command& command,
+                 std::string* out) {
+  char b[kInputStampSize];
+  uint64_t v = static_cast<uint64_t>(time_us);
+  for (size_t i = 0; i < kInputStampSize; ++i) b[i] = static_cast<char>(v >> (8 * i));
+  out->append(b, kInputStampSize);
+  codec.Encode(command, out);
+}
+
+template <typename Command>
+absl::Status DecodeInput(absl::string_view payload, const CommandCodec<Command>& codec,
+                         int64_t* time_us, Command* command) {
+  if (payload.size() < kInputStampSize) {
+    return absl::DataLossError("input shorter than its time stamp");
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < kInputStampSize; ++i) {
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(payload[i])) << (8 * i);
+  }
+  *time_us = static_cast<int64_t>(v);
+  return codec.Decode(payload.substr(kInputStampSize), command);
+}
 
 // Receives results on the publisher thread, in seq order. `tag` is the producer's
 // correlation value given to Pipeline::TryOffer.

@@ -68,6 +68,8 @@ inline const char* TifCode(TimeInForce t) {
 
 // Current UTC time as a FIX UTCTIMESTAMP with milliseconds.
 std::string UtcNowFix();
+// A UTCTimestamp with microseconds for `time_us` (µs since the Unix epoch); 0: UtcNowFix().
+std::string TransactTimeFix(int64_t time_us);
 
 }  // namespace internal
 }  // namespace gateway

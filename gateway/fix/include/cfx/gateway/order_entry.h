@@ -134,6 +134,10 @@ struct OrderState {
   int64_t cum_qty = 0;             // executed so far
   int64_t leaves_qty = 0;          // still working (0 once the order has ended)
   int64_t cum_notional_ticks = 0;  // sum of fill px * qty, for the average price
+  // TransactTime(60): the exchange time of the input that caused the report (SPEC §5: the
+  // sequencer's stamp, µs since the Unix epoch); 0: not from an input (status answers):
+  // the time of sending.
+  int64_t transact_time_us = 0;
 };
 
 // The order as a NewOrder asks for it (nothing executed yet): what a reject or an
@@ -174,6 +178,7 @@ struct CancelRejected {
   bool order_live = false;
   uint64_t order_id = 0;
   int64_t cum_qty = 0;
+  int64_t transact_time_us = 0;  // as OrderState's: the refusing input's time; 0: now
 };
 
 struct StatusAnswer {
@@ -229,6 +234,7 @@ struct PublicTrade {
   int64_t price_ticks = 0;
   int64_t qty = 0;
   uint64_t trade_id = 0;
+  int64_t time_us = 0;  // the trade's exchange time (SPEC §5); 0: unknown
 };
 
 // Thread safety: the gateway accepts calls from any thread. Per order, outcomes must be
