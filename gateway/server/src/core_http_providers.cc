@@ -199,12 +199,12 @@ HttpProviders CoreHttpProviders::Providers() {
 }
 
 absl::StatusOr<std::vector<security_master::Contract>> CoreHttpProviders::Contracts() {
-  return core_->Contracts();
+  return impl_->core_->Contracts();
 }
 
 absl::StatusOr<security_master::ContractRecord> CoreHttpProviders::FindContract(
     const std::string& sym) {
-  std::optional<security_master::ContractRecord> record = core_->FindContract(sym);
+  std::optional<security_master::ContractRecord> record = impl_->core_->FindContract(sym);
   if (!record) return absl::NotFoundError("no such contract");
   return *std::move(record);
 }
