@@ -69,4 +69,14 @@ absl::StatusOr<std::unique_ptr<Evaluator>> MakeCudaEvaluator() {
   return std::unique_ptr<Evaluator>(new CudaEvaluator(state));
 }
 
+absl::StatusOr<DeviceDescription> DescribeCudaDevice() {
+  std::string why;
+  if (!internal::CudaDeviceUsable(&why)) return absl::UnavailableError(why);
+  DeviceDescription d;
+  if (!internal::CudaDescribe(&d.name, &d.peak_memory_bytes_per_sec, &d.multiprocessors, &why)) {
+    return absl::InternalError(absl::StrCat("cuda: ", why));
+  }
+  return d;
+}
+
 }  // namespace cfx::gpu_valuation

@@ -9,4 +9,8 @@ absl::StatusOr<std::unique_ptr<Evaluator>> MakeCudaEvaluator() {
   return absl::UnavailableError("built without the CUDA path (nvcc not found or CFX_CUDA=OFF)");
 }
 
+absl::StatusOr<DeviceDescription> DescribeCudaDevice() {
+  return absl::UnavailableError("built without the CUDA path (nvcc not found or CFX_CUDA=OFF)");
+}
+
 }  // namespace cfx::gpu_valuation

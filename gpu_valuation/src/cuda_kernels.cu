@@ -204,6 +204,25 @@ bool CudaDeviceUsable(std::string* why) {
   return true;
 }
 
+bool CudaDescribe(std::string* name, double* peak_memory_bytes_per_sec, int* multiprocessors,
+                  std::string* error) {
+  cudaDeviceProp prop{};
+  int clock_khz = 0;
+  int bus_bits = 0;
+  if (!Check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties", error) ||
+      !Check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0),
+             "cudaDeviceGetAttribute", error) ||
+      !Check(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0),
+             "cudaDeviceGetAttribute", error) ||
+      !Check(cudaDeviceGetAttribute(multiprocessors, cudaDevAttrMultiProcessorCount, 0),
+             "cudaDeviceGetAttribute", error)) {
+    return false;
+  }
+  *name = prop.name;
+  *peak_memory_bytes_per_sec = 2.0 * clock_khz * 1000.0 * bus_bits / 8.0;  // double data rate
+  return true;
+}
+
 CudaState* CudaCreate(std::string* error) {
   auto* state = new CudaState();
   if (!Check(cudaSetDevice(0), "cudaSetDevice", error) ||

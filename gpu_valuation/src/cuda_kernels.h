@@ -14,6 +14,10 @@ struct CudaState;  // device buffers of one evaluator
 
 // True when cudaGetDeviceCount succeeds with at least one device; else the reason.
 bool CudaDeviceUsable(std::string* why);
+// Device 0: its name, peak memory bandwidth (2 × memory clock × bus width, bytes/s) and
+// multiprocessor count.
+bool CudaDescribe(std::string* name, double* peak_memory_bytes_per_sec, int* multiprocessors,
+                  std::string* error);
 CudaState* CudaCreate(std::string* error);
 void CudaDestroy(CudaState* state);
 bool CudaSetTable(CudaState* state, const int64_t* values, int32_t num_contracts,

@@ -223,6 +223,25 @@ TEST_F(CudaEvaluatorTest, BitIdenticalToCpuOnRandomPortfolios) {
   }
 }
 
+TEST_F(CudaEvaluatorTest, BitIdenticalOnLargeValuesQuantitiesAndSpan16Batches) {
+  std::mt19937_64 rng(4242);
+  // |U| up to 2^40 and |qty| up to 2^18 (the CPU's split multiply uses both halves), the
+  // span16 shape of the bench and an mc-like one.
+  for (int32_t scenarios : {16, 10000}) {
+    const UTable u = RandomTable(144, scenarios, int64_t{1} << 40, &rng);
+    PortfolioBatch b;
+    for (int i = 0; i < (scenarios == 16 ? 20000 : 500); ++i) {
+      for (int k = 0; k < 10; ++k) {
+        b.AddEntry(static_cast<int32_t>(rng() % 144),
+                   static_cast<int64_t>(rng() % (1u << 19)) - (1 << 18));
+      }
+      b.EndPortfolio();
+    }
+    const int32_t rank = scenarios == 16 ? 1 : scenarios / 100;
+    EXPECT_EQ(Evaluate(*gpu_, u, b, rank), Evaluate(*cpu_, u, b, rank)) << scenarios;
+  }
+}
+
 TEST_F(CudaEvaluatorTest, BitIdenticalBeyondSharedMemoryAndOnResidentReuse) {
   std::mt19937_64 rng(99);
   // 40,000 scenarios x 8 bytes do not fit in shared memory: the global scratch path.

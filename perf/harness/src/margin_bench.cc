@@ -217,6 +217,9 @@ absl::StatusOr<MarginBenchResult> RunMarginBench(const MarginBenchOptions& optio
   result.iterations = options.iterations;
   result.evals = static_cast<double>(options.accounts) * per * result.scenarios;
   result.all_losses_bytes = static_cast<double>(options.accounts) * result.scenarios * 8;
+  result.streamed_bytes = result.evals * 8;
+  result.resident_bytes = static_cast<double>((*engine)->table().values.size()) * 8 +
+                          static_cast<double>(options.accounts) * (per * 12 + 8 + 12);
   if (options.stream_batch > 0) {
     result.stream_batch = options.stream_batch;
     absl::Status s = RunStream(**engine, prices, per, options, rng, &result);
@@ -231,6 +234,13 @@ absl::StatusOr<MarginBenchResult> RunMarginBench(const MarginBenchOptions& optio
   auto evaluator = gv::MakeEvaluator(engine_options.backend);
   if (!evaluator.ok()) return evaluator.status();
   result.backend = (*evaluator)->Name();
+  if (result.backend == "cuda") {
+    absl::StatusOr<gv::DeviceDescription> device = gv::DescribeCudaDevice();
+    if (device.ok()) {
+      result.device = device->name;
+      result.peak_memory_bytes_per_sec = device->peak_memory_bytes_per_sec;
+    }
+  }
   std::vector<gv::RankedLoss> answers;
   absl::Status s = TimeEvaluator(**evaluator, **engine, batch, options, &result, &answers);
   if (!s.ok()) return s;
@@ -292,6 +302,15 @@ void PrintMarginBench(const MarginBenchResult& r, std::ostream& out) {
       << " s, ComputeMany end to end " << r.compute_many_seconds << " s\n";
   const double evals_per_sec = r.evals / r.seconds;
   const double floor_per_sec = r.floor_seconds > 0 ? r.evals / r.floor_seconds : 0;
+  out << "  bytes per batch: " << r.streamed_bytes << " streamed (8 per evaluation) = "
+      << r.streamed_bytes / r.seconds / 1e9 << " GB/s; " << r.resident_bytes
+      << " resident (table, portfolios, answers once)\n";
+  if (r.peak_memory_bytes_per_sec > 0) {
+    out << "  " << r.device << ": peak memory bandwidth " << r.peak_memory_bytes_per_sec / 1e9
+        << " GB/s; floor " << r.streamed_bytes / r.peak_memory_bytes_per_sec
+        << " s streamed, " << r.resident_bytes / r.peak_memory_bytes_per_sec
+        << " s resident; measured " << r.seconds << " s\n";
+  }
   if (r.floor_seconds > 0) {
     out << "  plain loop (int64 multiply-add + max per account, -O2, " << r.floor_threads
         << " threads), median of " << r.iterations << ": " << r.floor_seconds
@@ -316,6 +335,15 @@ void PrintMarginBench(const MarginBenchResult& r, std::ostream& out) {
   j["compute_many_seconds"] = r.compute_many_seconds;
   j["setup_seconds"] = r.setup_seconds;
   j["peak_rss_bytes"] = r.peak_rss_bytes;
+  j["streamed_bytes"] = r.streamed_bytes;
+  j["streamed_bytes_per_sec"] = r.streamed_bytes / r.seconds;
+  j["resident_bytes"] = r.resident_bytes;
+  if (r.peak_memory_bytes_per_sec > 0) {
+    j["device"] = r.device;
+    j["peak_memory_bytes_per_sec"] = r.peak_memory_bytes_per_sec;
+    j["bandwidth_floor_seconds"] = r.streamed_bytes / r.peak_memory_bytes_per_sec;
+    j["resident_floor_seconds"] = r.resident_bytes / r.peak_memory_bytes_per_sec;
+  }
   if (r.floor_seconds > 0) {
     j["floor_seconds"] = r.floor_seconds;
     j["floor_evals_per_sec"] = floor_per_sec;

@@ -83,6 +83,15 @@ bool CudaCompiledIn();
 // Unavailable when not compiled in or no usable device; the message is the reason.
 absl::StatusOr<std::unique_ptr<Evaluator>> MakeCudaEvaluator();
 
+// The device the CUDA evaluator runs on, for reports (the bench's bandwidth floor).
+struct DeviceDescription {
+  std::string name;                      // "NVIDIA H200"
+  double peak_memory_bytes_per_sec = 0;  // 2 x memory clock x bus width / 8
+  int multiprocessors = 0;
+};
+// Unavailable as MakeCudaEvaluator; Internal when the device cannot be queried.
+absl::StatusOr<DeviceDescription> DescribeCudaDevice();
+
 enum class BackendChoice { kAuto, kCpu, kCuda };
 // kAuto: CUDA when compiled in, CFX_FORCE_CPU is not "1" and cudaGetDeviceCount > 0 succeeds;
 // otherwise the CPU (the reason goes to a debug log on stderr when CFX_DEBUG=1). With

@@ -61,6 +61,15 @@ struct MarginBenchResult {
   // Large-book mode (stream_batch > 0): seconds for the whole book end to end, the
   // process's peak resident set (getrusage ru_maxrss), and what holding every loss of the
   // book at once would take (accounts x scenarios x 8 bytes), for comparison.
+  // Bytes of one batch: `streamed_bytes` = evals x 8 (one int64 U entry read per
+  // position-scenario, as the plain loop reads them), `resident_bytes` = the U table, the
+  // portfolios and the answers once each (the least any evaluator must move).
+  double streamed_bytes = 0;
+  double resident_bytes = 0;
+  // Timed on CUDA: the device and its peak memory bandwidth (bytes/s), so the report can
+  // give the bandwidth floor of both byte counts.
+  std::string device;
+  double peak_memory_bytes_per_sec = 0;
   int64_t stream_batch = 0;
   double stream_seconds = 0;
   int64_t peak_rss_bytes = 0;
