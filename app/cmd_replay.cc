@@ -1,7 +1,8 @@
 // `cfx replay --input commands.jsonl [--output events.jsonl] [--data-dir DIR]` (SPEC §4.1,
-// §12). With a data dir, trades, positions and closing quotes are also persisted as in
-// `cfx serve` (exchange/replay_store.h), without the core's contract expiry, so the store
-// holds exactly the events printed; the event output is the same either way.
+// §12). With a data dir, trades, positions, closing quotes and the security master (the
+// `product` lines) are also persisted as in `cfx serve` (exchange/replay_store.h), without
+// the core's contract expiry, so the store holds exactly the events printed; the event
+// output is the same either way.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,7 +23,7 @@ struct ReplayFlags {
   std::string input;
   std::string output = "-";
   std::string data_dir;
-  std::string config;  // holidays for the closing-quote calendar
+  std::string config;  // holidays: the closing-quote calendar and the last trading days
 };
 
 ExitCode Persist(const ReplayFlags& flags) {
@@ -41,7 +42,7 @@ ExitCode Persist(const ReplayFlags& flags) {
     return Fail("replay", absl::StrCat("--data-dir ", flags.data_dir, ": ", r.status().message()));
   }
   std::cerr << "cfx replay: persisted " << r->recorded << " inputs, " << r->trades << " trades to "
-            << flags.data_dir << "/trades\n";
+            << flags.data_dir << "/trades (with the security master)\n";
   return 0;
 }
 
@@ -67,8 +68,8 @@ void SetupReplay(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--input", flags->input, "Command file, one JSON object per line")->required();
   cmd->add_option("--output", flags->output, "Event file ('-' or absent: standard output)");
   cmd->add_option("--data-dir", flags->data_dir,
-                  "Also persist trades, positions and closes here (as cfx serve)");
-  cmd->add_option("--config", flags->config, "Exchange config (holidays), with --data-dir");
+                  "Also persist trades, positions, closes and the security master here (as cfx serve)");
+  cmd->add_option("--config", flags->config, "Exchange config (holidays: closes, last trading days), with --data-dir");
 }
 
 CFX_REGISTER_COMMAND("", SetupReplay);

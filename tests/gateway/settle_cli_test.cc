@@ -1,0 +1,170 @@
+// `cfx replay --data-dir` -> `cfx reference build` -> `cfx settle` as a new user runs them
+// (issue #14): the security master from the replay's `product` lines is the listing, so
+// every listed contract settles every day, traded or not, and one without any price source
+// fails the batch. Runs the built `cfx` binary.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fresh_dir.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "run_cfx.h"
+
+namespace cfx {
+namespace {
+
+using testsupport::RunCfx;
+
+// Nine contracts of five grades.
+const std::vector<std::string> kCliListed = {
+    "B200-GOLD-US-202703", "B200-GOLD-US-202704", "B200-GOLD-US-202705",
+    "B200-SILV-EU-202703", "B200-SILV-EU-202706", "H100-PLAT-APAC-202703",
+    "B200-BRNZ-US-202703", "B200-BRNZ-US-202704", "H200-GOLD-EU-202712"};
+const std::vector<std::string> kCliGrades = {"B200-GOLD-US", "B200-SILV-EU", "H100-PLAT-APAC",
+                                          "B200-BRNZ-US", "H200-GOLD-EU"};
+
+std::string ReplayOrderLine(const char* cl, const char* acct, const std::string& sym, const char* side,
+                  const char* px, int qty) {
+  return nlohmann::json({{"op", "new"}, {"cl", cl}, {"acct", acct}, {"sym", sym}, {"side", side},
+                         {"type", "limit"}, {"px", px}, {"qty", qty}, {"tif", "day"}})
+      .dump();
+}
+
+class SettleCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testsupport::FreshDir("cfx_settle_cli");
+    data_ = dir_ + "/data";
+    out_ = dir_ + "/out";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name) << text;
+  }
+  // Day 1: the products at 09:00Z; in the closing window A1 buys 4 GOLD March from B1 and
+  // 2 SILV March. Day 2: A1 buys 1 more GOLD March in the window.
+  void Replay() {
+    std::string in = R"({"op":"time","ts":"2027-03-01T09:00:00Z"})" "\n";
+    for (const std::string& sym : kCliListed) {
+      in += nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
+    }
+    in += R"({"op":"time","ts":"2027-03-01T15:40:00Z"})" "\n";
+    in += ReplayOrderLine("s1", "B1", kCliListed[0], "sell", "5.050", 4) + "\n";
+    in += ReplayOrderLine("b1", "A1", kCliListed[0], "buy", "5.050", 4) + "\n";
+    in += ReplayOrderLine("s2", "B1", kCliListed[3], "sell", "4.950", 2) + "\n";
+    in += ReplayOrderLine("b2", "A1", kCliListed[3], "buy", "4.950", 2) + "\n";
+    in += R"({"op":"time","ts":"2027-03-02T15:45:00Z"})" "\n";
+    in += ReplayOrderLine("s3", "B1", kCliListed[0], "sell", "5.120", 1) + "\n";
+    in += ReplayOrderLine("b3", "A1", kCliListed[0], "buy", "5.120", 1) + "\n";
+    in += R"({"op":"time","ts":"2027-03-02T16:30:00Z"})" "\n";
+    Write("commands.jsonl", in);
+    auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + dir_ +
+                    "/events.jsonl --data-dir " + data_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  // Fixes on both days (5.1000, then 5.2000) for `grades`; throughput for every tier.
+  void Reference(const std::vector<std::string>& grades) {
+    std::string obs = "ts,provider,gpu,tier,region,lease,kind,price,gpu_hours\n";
+    for (const std::string& g : grades) {
+      std::string gpu = g.substr(0, g.find('-'));
+      std::string rest = g.substr(g.find('-') + 1);
+      std::string tier = rest.substr(0, rest.find('-'));
+      std::string region = rest.substr(rest.find('-') + 1);
+      for (const char* day : {"2027-03-01", "2027-03-02"}) {
+        const char* price = std::string(day) == "2027-03-01" ? "5.1000" : "5.2000";
+        for (const char* p : {"p1", "p2", "p3", "p1", "p2"}) {
+          obs += std::string(day) + "T10:00:00Z," + p + "," + gpu + "," + tier + "," + region +
+                 ",on_demand,trade," + price + ",100\n";
+        }
+      }
+    }
+    Write("observations.csv", obs);
+    Write("throughput.csv",
+          "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n"
+          "2027-02-20,o1,GOLD,B200,m,1024,1024,1000\n2027-02-20,o2,SILV,B200,m,1024,1024,800\n"
+          "2027-02-20,o3,BRNZ,B200,m,1024,1024,600\n2027-02-20,o4,PLAT,H100,m,1024,1024,500\n"
+          "2027-02-20,o5,GOLD,H200,m,1024,1024,700\n");
+    auto r = RunCfx("reference build --observations " + dir_ + "/observations.csv --throughput " +
+                    dir_ + "/throughput.csv --date 2027-03-01 --to 2027-03-02 --data-dir " + data_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  nlohmann::json Prices(const char* date) {
+    std::ifstream in(out_ + "/" + date + "/settlement_prices.json");
+    return nlohmann::json::parse(in, nullptr, false);
+  }
+
+  std::string dir_, data_, out_;
+};
+
+TEST_F(SettleCliTest, EveryListedContractSettlesOnBothDaysWithNoConfig) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  auto d1 = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(d1.exit_code, 0) << d1.output;
+  nlohmann::json p1 = Prices("2027-03-01");
+  ASSERT_EQ(p1.size(), kCliListed.size()) << p1;
+  std::map<std::string, std::string> tier1;
+  for (const auto& p : p1) tier1[p["sym"]] = p["tier"];
+  EXPECT_EQ(tier1[kCliListed[0]], "T1");
+  EXPECT_EQ(tier1[kCliListed[3]], "T1");
+  EXPECT_EQ(tier1["H200-GOLD-EU-202712"], "T4");  // never traded: the grade's fix
+  auto d2 = RunCfx("settle --date 2027-03-02 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(d2.exit_code, 0) << d2.output;
+  nlohmann::json p2 = Prices("2027-03-02");
+  ASSERT_EQ(p2.size(), kCliListed.size()) << p2;
+  for (const auto& p : p2) {
+    // Every contract settled on day 1, so day 2 has a prior: T3 where nothing traded.
+    if (p["sym"] == kCliListed[0]) {
+      EXPECT_EQ(p["tier"], "T1");
+    } else {
+      EXPECT_EQ(p["tier"], "T3") << p;
+    }
+  }
+  // The H200 contract: 5.100 + (5.2 − 5.1) = 5.200.
+  for (const auto& p : p2) {
+    if (p["sym"] == "H200-GOLD-EU-202712") EXPECT_EQ(p["settle"], "5.200");
+  }
+  std::ifstream a1(out_ + "/2027-03-02/A1.json");
+  nlohmann::json statement = nlohmann::json::parse(a1, nullptr, false);
+  ASSERT_TRUE(statement.is_object());
+  for (const auto& line : statement["positions"]) {
+    EXPECT_FALSE(line["prior_settle"].is_null()) << line;
+  }
+  EXPECT_TRUE(std::filesystem::exists(out_ + "/2027-03-02/_summary.json"));
+  EXPECT_TRUE(std::filesystem::exists(out_ + "/2027-03-02/_surveillance.json"));
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-02/summary.json"));
+  // A1 bought every lot of the closing windows: a surveillance alert, printed.
+  EXPECT_NE(d1.output.find("surveillance alert: 2027-03-01 B200-GOLD-US-202703: account A1"),
+            std::string::npos)
+      << d1.output;
+}
+
+TEST_F(SettleCliTest, AListedContractWithoutAnyPriceSourceFailsTheBatch) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  // No observations for the H200 grade: its listed contract has no trade, no close, no
+  // prior and no fix.
+  ASSERT_NO_FATAL_FAILURE(
+      Reference({"B200-GOLD-US", "B200-SILV-EU", "H100-PLAT-APAC", "B200-BRNZ-US"}));
+  auto r = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("H200-GOLD-EU-202712"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing was written"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
+}
+
+TEST_F(SettleCliTest, ReplayRefusesAnAccountIdThatCouldNameABatchFile) {
+  Write("commands.jsonl",
+        R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"5.000"})" "\n" +
+            ReplayOrderLine("x1", "_summary", "B200-GOLD-US-202703", "buy", "5.000", 1) + "\n");
+  auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(R"("ev":"rejected")"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(R"("reason":"invalid_field")"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace cfx
