@@ -258,6 +258,21 @@ absl::StatusOr<MarginBenchResult> RunMarginBench(const MarginBenchOptions& optio
   return result;
 }
 
+namespace {
+
+// The JSON fields every report starts with: what was run, on what.
+nlohmann::ordered_json ShapeJson(const MarginBenchResult& r) {
+  nlohmann::ordered_json j;
+  j["bench"] = "margin";
+  j["backend"] = r.backend;
+  j["method"] = r.method;
+  j["accounts"] = r.accounts;
+  j["positions"] = r.positions;
+  j["scenarios"] = r.scenarios;
+  j["evals"] = r.evals;
+  return j;
+}
+
 void PrintStream(const MarginBenchResult& r, std::ostream& out) {
   out << "margin bench (large book): " << r.accounts << " accounts x " << r.positions
       << " positions x " << r.scenarios << " scenarios (" << r.method << ", rank " << r.rank
@@ -265,15 +280,8 @@ void PrintStream(const MarginBenchResult& r, std::ostream& out) {
       << "  " << r.stream_seconds << " s end to end = " << r.evals / r.stream_seconds
       << " evals/s; peak RSS " << r.peak_rss_bytes / 1048576.0 << " MiB (all losses at once "
       << r.all_losses_bytes / 1048576.0 << " MiB)\n";
-  nlohmann::ordered_json j;
-  j["bench"] = "margin";
+  nlohmann::ordered_json j = ShapeJson(r);
   j["mode"] = "stream";
-  j["backend"] = r.backend;
-  j["method"] = r.method;
-  j["accounts"] = r.accounts;
-  j["positions"] = r.positions;
-  j["scenarios"] = r.scenarios;
-  j["evals"] = r.evals;
   j["stream_batch"] = r.stream_batch;
   j["seconds"] = r.stream_seconds;
   j["evals_per_sec"] = r.evals / r.stream_seconds;
@@ -282,6 +290,8 @@ void PrintStream(const MarginBenchResult& r, std::ostream& out) {
   j["answers_checksum"] = absl::StrCat(absl::Hex(r.answers_checksum, absl::kZeroPad16));
   out << j.dump() << std::endl;
 }
+
+}  // namespace
 
 void PrintMarginBench(const MarginBenchResult& r, std::ostream& out) {
   if (r.stream_batch > 0) {
@@ -317,14 +327,7 @@ void PrintMarginBench(const MarginBenchResult& r, std::ostream& out) {
         << " s = " << floor_per_sec << " evals/s; evaluator / plain loop = "
         << evals_per_sec / floor_per_sec << "\n";
   }
-  nlohmann::ordered_json j;
-  j["bench"] = "margin";
-  j["backend"] = r.backend;
-  j["method"] = r.method;
-  j["accounts"] = r.accounts;
-  j["positions"] = r.positions;
-  j["scenarios"] = r.scenarios;
-  j["evals"] = r.evals;
+  nlohmann::ordered_json j = ShapeJson(r);
   if (r.verified.has_value()) j["verified"] = *r.verified;
   j["answers_checksum"] = absl::StrCat(absl::Hex(r.answers_checksum, absl::kZeroPad16));
   j["seconds"] = r.seconds;
