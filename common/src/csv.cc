@@ -143,6 +143,8 @@ bool IsPlainName(absl::string_view text) {
   return true;
 }
 
+// The same rule as the replay parser's (engine/src/replay_parse.cc, Fields::Account), which
+// cannot call this (the engine depends on no other cfx module): change both together.
 bool IsValidAccountId(absl::string_view text) {
   if (text.empty() || text.size() > 64 || text == "settlement_prices") return false;
   auto alnum = [](char c) {

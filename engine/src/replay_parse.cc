@@ -30,7 +30,9 @@ class Fields {
   }
   // An account id (SPEC §9): [A-Za-z0-9][A-Za-z0-9_-]*, not `settlement_prices`. Account
   // ids name settlement statements, so one that could collide with the batch's own files
-  // (`_summary.json`) or leave the folder is invalid_field here, as in the config loader.
+  // (`_summary.json`) or leave the folder is invalid_field here. The same rule as
+  // common::IsValidAccountId (the config loader, the batch), written again because the
+  // engine depends on no other cfx module: change both together.
   template <size_t N>
   bool Account(const char* key, bool required, FixedString<N>* out) const {
     if (!Fixed(key, required, out)) return false;
