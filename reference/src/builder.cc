@@ -11,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/reference/explain.h"
 #include "cfx/reference/methodology.h"
+#include "cfx/common/credentials.h"
 #include "cfx/reference/throughput.h"
+#include "internal/canonical_row.h"
 
 namespace cfx::reference {
 namespace {
@@ -47,6 +49,12 @@ class Builder {
  private:
   DayInputs Inputs(const Series& s, const Window& w,
                    const std::vector<std::optional<int64_t>>& grade_theta);
+  // The canonical row of observation `i`, written on first use.
+  std::string_view Row(int32_t i);
+  // inputs_sha256 of a series-day (explain.h); `grade_hash` holds the day's grade hashes
+  // (set for each grade with inputs as the grades are computed, read by the market-wide ones).
+  std::string InputsHash(const Series& s, const DayInputs& in,
+                         std::vector<std::optional<std::string>>& grade_hash);
   // 2θ × 10^6 of (gpu, tier) on `date`, cached: every day asks once per grade.
   std::optional<int64_t> TwiceTheta(const std::string& gpu, common::Tier tier, common::Date date);
   absl::StatusOr<std::optional<FixRecord>> Lookup(const std::string& key, common::Date date);
@@ -57,17 +65,23 @@ class Builder {
                        const std::function<std::string(int, const std::string&)>& explain);
   bool Explaining() const { return store_ != nullptr || options_.explain; }
   // Builds the grade and market-wide series (compact rows, time-ordered) from obs_.
-  void IndexSeries();
+  void IndexSeries(const std::vector<common::Date>& days);
 
   const std::vector<Observation>& obs_;
   const std::vector<ThroughputRow>& tput_;
   const BuildOptions& options_;
   FixStore* store_;
   std::vector<int32_t> provider_id_;        // per observation row
-  std::vector<std::string> canonical_;      // per observation row (eligible rows only)
+  // The canonical rows of the eligible observations in the run's windows, one after the
+  // other (row i is [row_begin_[i], row_begin_[i + 1]) of rows_; empty for the others).
+  std::string rows_;
+  std::vector<size_t> row_begin_;
+  std::string hash_text_;                   // InputsHash's buffer, reused
   std::vector<Series> grade_list_;          // in order of first appearance
   std::vector<common::Grade> grade_parts_;  // parallel to grade_list_
   std::vector<int> grade_order_;            // grade_list_ indices sorted by key (output order)
+  std::unordered_map<std::string, int32_t> grade_ids_;  // key -> grade_list_ index
+  std::vector<int32_t> grade_of_row_;                   // per observation row
   std::map<std::string, Series> regions_;   // market-wide series by region
   std::map<std::tuple<std::string, common::Tier, common::Date>, std::optional<int64_t>>
       theta_cache_;
@@ -127,8 +141,22 @@ DayInputs Builder::Inputs(const Series& s, const Window& w,
   DayInputs out;
   out.candidates.reserve(last - first);
   out.inputs.reserve(last - first);
+  // Bytewise order of the canonical rows. The series is in time order, and a row starts with
+  // its time to the second in fixed width ("YYYY-MM-DDTHH:MM:SS"), so rows of different
+  // seconds are already in order: only each second's rows need sorting.
+  auto by_row = [](const ExplainedInput& a, const ExplainedInput& b) { return a.row < b.row; };
+  size_t group = 0;
+  common::TimestampUs group_second = 0;
   for (auto it = first; it != last; ++it) {
-    ExplainedInput in{&obs_[it->row], canonical_[it->row], -1, std::nullopt};
+    const common::TimestampUs second = it->ts / 1'000'000;
+    if (second != group_second || out.inputs.empty()) {
+      if (out.inputs.size() - group > 1) {
+        std::sort(out.inputs.begin() + group, out.inputs.end(), by_row);
+      }
+      group = out.inputs.size();
+      group_second = second;
+    }
+    ExplainedInput in{&obs_[it->row], Row(it->row), -1, std::nullopt};
     PricePoint p = it->point;
     if (s.market_wide) {
       in.two_theta_e6 = grade_theta[it->grade];
@@ -143,9 +171,36 @@ DayInputs Builder::Inputs(const Series& s, const Window& w,
     }
     out.inputs.push_back(std::move(in));
   }
-  std::sort(out.inputs.begin(), out.inputs.end(),
-            [](const ExplainedInput& a, const ExplainedInput& b) { return a.row < b.row; });
+  if (out.inputs.size() - group > 1) std::sort(out.inputs.begin() + group, out.inputs.end(), by_row);
   return out;
+}
+
+std::string_view Builder::Row(int32_t i) {
+  return std::string_view(rows_).substr(row_begin_[i], row_begin_[i + 1] - row_begin_[i]);
+}
+
+std::string Builder::InputsHash(const Series& s, const DayInputs& in,
+                                std::vector<std::optional<std::string>>& grade_hash) {
+  if (s.market_wide) {
+    std::vector<std::string> rows;
+    std::vector<char> seen(grade_list_.size(), 0);
+    for (const ExplainedInput& e : in.inputs) {
+      const int32_t g = grade_of_row_[e.observation - obs_.data()];
+      if (seen[g]) continue;
+      seen[g] = 1;
+      rows.push_back(absl::StrCat(grade_list_[g].key, ",", *grade_hash[g]));
+    }
+    return InputsSha256(std::move(rows));
+  }
+  // The inputs are sorted already (Inputs): hash them as they are.
+  hash_text_.clear();
+  for (const ExplainedInput& e : in.inputs) {
+    hash_text_.append(e.row);
+    hash_text_.push_back('\n');
+  }
+  std::string hash = common::TokenSha256Hex(hash_text_);
+  if (!in.inputs.empty()) grade_hash[grade_ids_.at(s.key)] = hash;
+  return hash;
 }
 
 absl::StatusOr<std::optional<FixRecord>> Builder::Lookup(const std::string& key,
@@ -241,7 +296,7 @@ absl::Status Builder::Publish(FixRecord computed,
   return absl::OkStatus();
 }
 
-void Builder::IndexSeries() {
+void Builder::IndexSeries(const std::vector<common::Date>& days) {
   // Series: every grade in any row (eligible or not), then each region's market-wide series.
   // Rows are visited in time order so every series' row list comes out sorted.
   std::vector<int> order(obs_.size());
@@ -251,16 +306,28 @@ void Builder::IndexSeries() {
     std::stable_sort(order.begin(), order.end(), by_time);
   }
   std::unordered_map<std::string_view, int32_t> providers;
-  std::unordered_map<std::string, int32_t> grade_ids;
   provider_id_.resize(obs_.size());
-  canonical_.resize(obs_.size());
+  row_begin_.assign(obs_.size() + 1, 0);
+  // Rows are written for the observations the run's windows can hold: one arena, written in
+  // index order before any view of it is taken.
+  const common::TimestampUs after = FixWindow(days.front(), options_.calendar).after;
+  const common::TimestampUs until = FixWindow(days.back(), options_.calendar).until;
+  internal::CanonicalRowWriter writer;
+  rows_.reserve(obs_.size() * 72);
+  for (size_t i = 0; i < obs_.size(); ++i) {
+    const Observation& o = obs_[i];
+    if (IsEligibleLease(o.lease) && o.ts > after && o.ts <= until) writer.Append(o, &rows_);
+    row_begin_[i + 1] = rows_.size();
+  }
+  grade_of_row_.resize(obs_.size());
   std::string key;
   for (int i : order) {
     const Observation& o = obs_[i];
     provider_id_[i] =
         providers.try_emplace(std::string_view(o.provider), providers.size()).first->second;
     key.assign(o.gpu).append("-").append(common::TierName(o.tier)).append("-").append(o.region);
-    auto [it, inserted] = grade_ids.try_emplace(key, grade_list_.size());
+    auto [it, inserted] = grade_ids_.try_emplace(key, grade_list_.size());
+    grade_of_row_[i] = it->second;
     if (inserted) {
       grade_list_.push_back(Series{key, false, {}});
       grade_parts_.push_back(common::Grade{o.gpu, o.tier, o.region});
@@ -273,7 +340,6 @@ void Builder::IndexSeries() {
     }
     Series& r = region_it->second;
     if (!IsEligibleLease(o.lease)) continue;
-    canonical_[i] = ObservationCsvRow(o);
     const SeriesRow row{
         o.ts, it->second, i,
         PricePoint{provider_id_[i], o.price_e6, o.gpu_hours_e6, o.kind == Kind::kTrade}};
@@ -301,7 +367,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
                                                    common::FormatDate(options_.from), "..",
                                                    common::FormatDate(options_.to)));
   }
-  IndexSeries();
+  IndexSeries(days);
 
   for (common::Date day : days) {
     const Window window = FixWindow(day, options_.calendar);
@@ -309,6 +375,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
     for (size_t g = 0; g < grade_list_.size(); ++g) {
       grade_theta[g] = TwiceTheta(grade_parts_[g].gpu, grade_parts_[g].tier, day);
     }
+    std::vector<std::optional<std::string>> grade_hash(grade_list_.size());
     std::vector<std::pair<const Series*, std::optional<int64_t>>> todo;
     for (int g : grade_order_) todo.emplace_back(&grade_list_[g], grade_theta[g]);
     if (options_.market_wide) {
@@ -330,10 +397,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
       }
       if (s.market_wide) r.flags.push_back(kFlagMarketWide);
       r.methodology = kMethodologyVersion;
-      std::vector<std::string> rows;
-      rows.reserve(day_inputs.inputs.size());
-      for (const ExplainedInput& in : day_inputs.inputs) rows.push_back(in.row);
-      r.inputs_sha256 = InputsSha256(std::move(rows));
+      r.inputs_sha256 = InputsHash(s, day_inputs, grade_hash);
       auto explain = [&](int revision, const std::string& reason) {
         ExplainContext c;
         c.record = &r;

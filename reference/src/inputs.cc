@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
+#include "internal/canonical_row.h"
 #include "internal/text.h"
 
 namespace cfx::reference {
@@ -153,11 +154,78 @@ absl::StatusOr<std::vector<ThroughputRow>> ReadThroughputFile(const std::string&
   return ParseThroughputCsv(*text, path);
 }
 
+namespace internal {
+
+void CanonicalRowWriter::Append2(int v, std::string* out) {
+  out->push_back(static_cast<char>('0' + v / 10));
+  out->push_back(static_cast<char>('0' + v % 10));
+}
+
+void CanonicalRowWriter::AppendE6(int64_t value, std::string* out) {
+  char buf[32];
+  int n = 0;
+  int64_t whole = value / 1'000'000, frac = value % 1'000'000;
+  do {
+    buf[n++] = static_cast<char>('0' + whole % 10);
+    whole /= 10;
+  } while (whole != 0);
+  while (n > 0) out->push_back(buf[--n]);
+  if (frac == 0) return;
+  int digits = 6;
+  while (frac % 10 == 0) {
+    frac /= 10;
+    --digits;
+  }
+  out->push_back('.');
+  for (int i = digits - 1; i >= 0; --i) buf[i] = static_cast<char>('0' + frac % 10), frac /= 10;
+  out->append(buf, digits);
+}
+
+void CanonicalRowWriter::Append(const Observation& o, std::string* out) {
+  // FormatTimestamp's text: the date, THH:MM:SS, .ffffff only when not zero, Z.
+  const int64_t day = o.ts >= 0 ? o.ts / common::kUsPerDay
+                                : -((-o.ts + common::kUsPerDay - 1) / common::kUsPerDay);
+  if (day != day_) {
+    day_ = day;
+    date_ = common::FormatDate(common::Date{static_cast<int32_t>(day)});
+  }
+  const int64_t rem = o.ts - day * common::kUsPerDay;
+  const int64_t secs = rem / 1'000'000;
+  int64_t micros = rem % 1'000'000;
+  out->append(date_);
+  out->push_back('T');
+  Append2(static_cast<int>(secs / 3600), out);
+  out->push_back(':');
+  Append2(static_cast<int>(secs / 60 % 60), out);
+  out->push_back(':');
+  Append2(static_cast<int>(secs % 60), out);
+  if (micros != 0) {
+    char buf[7];
+    for (int i = 5; i >= 0; --i) buf[i] = static_cast<char>('0' + micros % 10), micros /= 10;
+    out->push_back('.');
+    out->append(buf, 6);
+  }
+  out->push_back('Z');
+  for (std::string_view field : {std::string_view(o.provider), std::string_view(o.gpu),
+                                 std::string_view(common::TierName(o.tier)),
+                                 std::string_view(o.region), std::string_view(LeaseName(o.lease)),
+                                 std::string_view(KindName(o.kind))}) {
+    out->push_back(',');
+    out->append(field);
+  }
+  out->push_back(',');
+  AppendE6(o.price_e6, out);
+  out->push_back(',');
+  AppendE6(o.gpu_hours_e6, out);
+}
+
+}  // namespace internal
+
 std::string ObservationCsvRow(const Observation& o) {
-  return absl::StrCat(common::FormatTimestamp(o.ts), ",", o.provider, ",", o.gpu, ",",
-                      common::TierName(o.tier), ",", o.region, ",", LeaseName(o.lease), ",",
-                      KindName(o.kind), ",", internal::FormatTrimmed(o.price_e6, kInputScale), ",",
-                      internal::FormatTrimmed(o.gpu_hours_e6, kInputScale));
+  internal::CanonicalRowWriter writer;
+  std::string out;
+  writer.Append(o, &out);
+  return out;
 }
 
 std::string ObservationsToCsv(const std::vector<Observation>& rows) {

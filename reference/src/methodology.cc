@@ -33,7 +33,10 @@ bool MeetsThresholds(std::span<const PricePoint> points) {
          CountProviders(points) >= kMinProviders;
 }
 
-int64_t TwiceMedian(std::vector<int64_t> values) {
+namespace {
+
+// TwiceMedian, reordering `values` in place.
+int64_t TwiceMedianInPlace(std::span<int64_t> values) {
   assert(!values.empty());
   const size_t n = values.size();
   const size_t mid = n / 2;
@@ -43,6 +46,10 @@ int64_t TwiceMedian(std::vector<int64_t> values) {
   const int64_t lower = *std::max_element(values.begin(), values.begin() + mid);
   return lower + upper;
 }
+
+}  // namespace
+
+int64_t TwiceMedian(std::vector<int64_t> values) { return TwiceMedianInPlace(values); }
 
 int64_t OutlierStats::Deviation4(int64_t value_e6) const {
   const int64_t d = 4 * value_e6 - m4_e6;
@@ -60,21 +67,24 @@ bool OutlierStats::Drops(int64_t value_e6) const {
 OutlierStats ComputeOutlierStats(std::span<const PricePoint> points) {
   OutlierStats stats;
   if (points.empty()) return stats;
-  std::vector<std::pair<int32_t, int64_t>> by_provider;
-  by_provider.reserve(points.size());
-  for (const PricePoint& p : points) by_provider.emplace_back(p.provider, p.value_e6);
-  std::sort(by_provider.begin(), by_provider.end());
-  // One value per provider: 2 p̃ (exact for an even count: the sum of the middle two).
+  // Group the values by provider (ids are dense: a counting sort), then one value per
+  // provider: 2 p̃ (exact for an even count: the sum of the middle two).
+  int32_t max_id = 0;
+  for (const PricePoint& p : points) max_id = std::max(max_id, p.provider);
+  std::vector<size_t> begin(max_id + 2, 0);
+  for (const PricePoint& p : points) ++begin[p.provider + 1];
+  for (int32_t id = 0; id <= max_id; ++id) begin[id + 1] += begin[id];
+  std::vector<int64_t> grouped(points.size());
+  std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+  for (const PricePoint& p : points) grouped[fill[p.provider]++] = p.value_e6;
   std::vector<int64_t> twice_medians;
-  for (size_t begin = 0; begin < by_provider.size();) {
-    size_t end = begin;
-    while (end < by_provider.size() && by_provider[end].first == by_provider[begin].first) ++end;
-    const size_t n = end - begin, mid = begin + n / 2;
-    const int64_t tp = n % 2 == 1 ? 2 * by_provider[mid].second
-                                  : by_provider[mid - 1].second + by_provider[mid].second;
-    stats.providers.push_back({by_provider[begin].first, tp, static_cast<int>(n)});
+  for (int32_t id = 0; id <= max_id; ++id) {
+    const size_t n = begin[id + 1] - begin[id];
+    if (n == 0) continue;
+    const int64_t tp =
+        TwiceMedianInPlace(std::span<int64_t>(grouped.data() + begin[id], n));
+    stats.providers.push_back({id, tp, static_cast<int>(n)});
     twice_medians.push_back(tp);
-    begin = end;
   }
   stats.m4_e6 = TwiceMedian(twice_medians);  // 2 × median(2 p̃) = 4m
   // |4 p̃ − 4m| = |2 (2 p̃) − 4m|; twice its median is 8 MAD.
@@ -252,17 +262,21 @@ FixComputation ComputeFix(std::span<const PricePoint> candidates, FixTrace* trac
     attempt.meets_after = MeetsThresholds(filtered.kept);
     if (trace != nullptr) trace->attempts.push_back(attempt);
     if (!attempt.meets_after) continue;
-    // Used points sorted by value; ties keep candidate order so a trace is deterministic.
-    std::vector<int> used_index;
+    // Used points sorted by value; ties in candidate order, so a trace is deterministic.
+    std::vector<std::pair<int64_t, int>> order;
+    order.reserve(index.size());
     for (size_t k = 0; k < index.size(); ++k) {
-      if (!filtered.dropped[k]) used_index.push_back(index[k]);
+      if (!filtered.dropped[k]) order.emplace_back(candidates[index[k]].value_e6, index[k]);
     }
-    std::stable_sort(used_index.begin(), used_index.end(), [&](int a, int b) {
-      return candidates[a].value_e6 < candidates[b].value_e6;
-    });
+    std::sort(order.begin(), order.end());
+    std::vector<int> used_index;
     std::vector<PricePoint> used;
-    used.reserve(used_index.size());
-    for (int i : used_index) used.push_back(candidates[i]);
+    used_index.reserve(order.size());
+    used.reserve(order.size());
+    for (const auto& [value, i] : order) {
+      used_index.push_back(i);
+      used.push_back(candidates[i]);
+    }
     ProviderCap cap(used);
     const size_t fix_at = WeightedPercentileIndex(used, cap, 1, 2);
     const size_t p25_at = WeightedPercentileIndex(used, cap, 1, 4);

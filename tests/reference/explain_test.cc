@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 
@@ -48,10 +49,29 @@ TEST(ExplainTest, InputsHashIsTheSortedCanonicalRowsOfTheEligibleObservations) {
   ASSERT_TRUE(built.ok()) << built.status();
   const common::BusinessCalendar calendar;
   int checked = 0;
+  std::map<std::pair<std::string, common::Date>, std::string> grade_hash;
   for (const FixRecord& r : built->records) {
     ASSERT_EQ(r.methodology, kMethodologyVersion);
     ASSERT_TRUE(r.inputs_sha256.has_value());
-    if (r.HasFlag(kFlagMarketWide)) continue;
+    if (r.HasFlag(kFlagMarketWide)) {
+      // ALL-<R>: the rows "<grade>,<inputs_sha256>" of the region's grades with inputs.
+      const std::string region = r.grade.substr(4);
+      std::vector<std::string> rows;
+      const Window w = FixWindow(r.date, calendar);
+      std::set<std::string> grades;
+      for (const Observation& o : data.observations) {
+        if (o.region == region && w.Contains(o.ts) && IsEligibleLease(o.lease)) {
+          grades.insert(o.GradeKey());
+        }
+      }
+      for (const std::string& g : grades) {
+        rows.push_back(absl::StrCat(g, ",", grade_hash.at({g, r.date})));
+      }
+      ASSERT_EQ(*r.inputs_sha256, InputsSha256(rows)) << r.grade;
+      ++checked;
+      continue;
+    }
+    grade_hash[{r.grade, r.date}] = *r.inputs_sha256;
     // Recomputed here from the file's rows, independently of the builder's series.
     const Window w = FixWindow(r.date, calendar);
     std::vector<std::string> rows;
@@ -102,6 +122,19 @@ TEST(ExplainTest, EveryFixIsReDerivedFromItsExplanationAlone) {
         ++outliers;
         ASSERT_GT(std::stold(o["deviation"].get<std::string>()),
                   std::stold(o["threshold"].get<std::string>()));
+      }
+    }
+    if (r.HasFlag(kFlagMarketWide)) {  // per grade, then the grades' hashes
+      std::map<std::string, std::vector<std::string>> by_grade;
+      for (size_t k = 0; k < rows.size(); ++k) {
+        const json& o = e["observations"][k];
+        by_grade[absl::StrCat(o["gpu"].get<std::string>(), "-", o["tier"].get<std::string>(), "-",
+                              o["region"].get<std::string>())]
+            .push_back(rows[k]);
+      }
+      rows.clear();
+      for (auto& [grade, grade_rows] : by_grade) {
+        rows.push_back(absl::StrCat(grade, ",", InputsSha256(grade_rows)));
       }
     }
     ASSERT_EQ(InputsSha256(rows), *r.inputs_sha256);

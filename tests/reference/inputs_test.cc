@@ -26,6 +26,27 @@ void ExpectObsError(const std::string& row, const std::string& column, const std
   EXPECT_THAT(std::string(r.status().message()), HasSubstr(reason)) << row;
 }
 
+TEST(ObservationsCsvTest, CanonicalRowIsFormatTimestampAndTrimmedDecimals) {
+  // Every kind of timestamp and decimal, written the canonical way and read back.
+  auto r = ParseObservationsCsv(
+      std::string(kObservationsHeader) + "\n" +
+          "2027-03-01T00:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.250,100.000000\n"
+          "2027-03-01T23:59:59.000001Z,Beta Co,H100,BRNZ,APAC,reserved_1m,quote,0.000001,7\n"
+          "1969-12-31T23:59:59.5Z,C,B200,PLAT,EU,spot,trade,1000000000,0.1\n",
+      "obs.csv");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ObservationCsvRow((*r)[0]),
+            "2027-03-01T00:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,100");
+  EXPECT_EQ(ObservationCsvRow((*r)[1]),
+            "2027-03-01T23:59:59.000001Z,Beta Co,H100,BRNZ,APAC,reserved_1m,quote,0.000001,7");
+  EXPECT_EQ(ObservationCsvRow((*r)[2]),
+            "1969-12-31T23:59:59.500000Z,C,B200,PLAT,EU,spot,trade,1000000000,0.1");
+  for (const Observation& o : *r) {
+    EXPECT_EQ(ObservationCsvRow(o).substr(0, ObservationCsvRow(o).find(',')),
+              common::FormatTimestamp(o.ts));
+  }
+}
+
 TEST(ObservationsCsvTest, ParsesEveryField) {
   auto r = ParseObservationsCsv(
       Obs("2027-03-01T11:30:00.5Z,Beta Co,H100,BRNZ,APAC,reserved_1y,quote,2.123456,0.5"),

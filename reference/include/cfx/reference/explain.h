@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -31,12 +32,14 @@ namespace cfx::reference {
 
 // SHA-256 (64 lowercase hex digits) of `rows` (canonical CSV rows, ObservationCsvRow, without
 // line ends) sorted bytewise, each followed by "\n"; no header. No rows: the SHA-256 of "".
+// A market-wide series' inputs_sha256 is this function over the rows "<grade>,<that grade's
+// inputs_sha256>" of every grade with an eligible observation in the window.
 std::string InputsSha256(std::vector<std::string> rows);
 
 // One eligible observation of the series and window.
 struct ExplainedInput {
   const Observation* observation = nullptr;  // never null
-  std::string row;                           // ObservationCsvRow(*observation)
+  std::string_view row;  // ObservationCsvRow(*observation); owned by the caller
   int candidate = -1;  // index into ExplainContext::candidates; -1: left out (no θ)
   // Market-wide only: the grade's 2θ × 10^6 used to convert the price (nullopt: no θ).
   std::optional<int64_t> two_theta_e6;
