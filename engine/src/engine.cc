@@ -138,8 +138,12 @@ void Engine::Apply(const NewOrderCmd& c) {
   AccountId acct = Intern(account_ids_, accounts_, c.acct.view());
   ctx_.store.ReserveAccounts(accounts_.size());
   OrderBook* book = nullptr;
-  RejectReason r = ValidateNew(c, &book, acct);
-  if (r == RejectReason::kNone && risk_ != nullptr) r = risk_->CheckNewOrder(c, *book);
+  ClientIdMap::iterator cl_slot;
+  RejectReason r = ValidateNew(c, &book, acct, &cl_slot);
+  if (r == RejectReason::kNone && risk_ != nullptr) {
+    r = risk_->CheckNewOrder(c, *book);  // reads no client id: the slot stays valid
+    if (r != RejectReason::kNone) client_ids_.erase(cl_slot);
+  }
   if (r != RejectReason::kNone) {
     EmitReject(c, acct, r);
     return;
@@ -168,7 +172,7 @@ void Engine::Apply(const NewOrderCmd& c) {
   o.session = c.session;
   o.cl = c.cl;
   o.status = OrderStatus::kNew;
-  client_ids_[ClKey{acct, c.cl}] = oid;
+  cl_slot->second = oid;
   if (o.tif == TimeInForce::kGtd) next_gtd_expiry_ = std::min(next_gtd_expiry_, o.expire);
   book->MarkAccepted();
   Event& e = ctx_.Emit(EventType::kAccepted);

@@ -12,7 +12,16 @@ bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStop
 
 }  // namespace
 
-RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct) {
+RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct,
+                                 ClientIdMap::iterator* cl_slot) {
+  const RejectReason r = ValidateNewTerms(c, book_out, acct, cl_slot);
+  if (r != RejectReason::kNone && *cl_slot != client_ids_.end()) client_ids_.erase(*cl_slot);
+  return r;
+}
+
+RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out,
+                                      AccountId acct, ClientIdMap::iterator* cl_slot) {
+  *cl_slot = client_ids_.end();
   // invalid_field: shape of the order, independent of the market.
   if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
   if (UsesLimitPrice(c.type) && (!c.px.present || (c.px.on_tick && c.px.ticks <= PriceTicks(0)))) {
@@ -42,7 +51,10 @@ RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, Acc
   }
   if (book->state() == TradingState::kHalted) return RejectReason::kHalted;
 
-  if (client_ids_.contains(ClKey{acct, c.cl})) return RejectReason::kDuplicateClientId;
+  // Taken now (one probe for the check and the insertion); given back on a later reject.
+  auto [slot, fresh] = client_ids_.try_emplace(ClKey{acct, c.cl}, OrderId{0});
+  if (!fresh) return RejectReason::kDuplicateClientId;
+  *cl_slot = slot;
 
   if (c.qty <= Qty(0)) return RejectReason::kInvalidQty;
   if (c.has_display && (c.display < Qty(1) || c.display > c.qty)) {

@@ -17,6 +17,11 @@ BookBenchResult RunBookBench(const BookBenchOptions& options) {
           : engine::LiquibookWorkload(options.orders, options.seed);
   BookBenchResult result;
   result.options = options;
+  // The mixed stream's cancels and replaces need ids, which the bare book does not keep.
+  if (options.workload == BookWorkload::kLiquibook) {
+    result.has_yardstick = true;
+    result.yardstick = engine::RunBareMapBook(items);
+  }
   result.figures =
       options.engine
           ? engine::RunEngineBench(engine::EngineCommands(items, options.accounts), &result.counts)
@@ -40,6 +45,12 @@ void PrintBookBench(const BookBenchResult& r, std::ostream& out) {
   j["p999_ns"] = f.p999_ns;
   j["trades"] = f.trades;
   j["resting_at_end"] = f.resting_at_end;
+  if (r.has_yardstick) {
+    j["yardstick"] = "bare std::map book, no ids or events (same stream, same run)";
+    j["yardstick_orders_per_sec"] = static_cast<int64_t>(r.yardstick.orders_per_sec);
+    j["yardstick_trades"] = r.yardstick.trades;
+    j["ratio_to_yardstick"] = f.orders_per_sec / r.yardstick.orders_per_sec;
+  }
   if (o.engine) {
     const engine::EventCounts& c = r.counts;
     j["accounts"] = o.accounts;

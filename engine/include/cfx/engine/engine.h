@@ -128,7 +128,14 @@ class Engine {
   void ForgetEndedClientIds();
 
   // Validation (validation.cc); kNone when the order may be accepted.
-  RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct);
+  using ClientIdMap = absl::flat_hash_map<ClKey, OrderId>;
+  // On kNone, *cl_slot is the order's new entry in client_ids_ (value 0 until accepted): the
+  // duplicate check and the insertion are one probe. Any other result leaves the map as it
+  // was.
+  RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct,
+                           ClientIdMap::iterator* cl_slot);
+  RejectReason ValidateNewTerms(const NewOrderCmd& c, OrderBook** book, AccountId acct,
+                                ClientIdMap::iterator* cl_slot);  // the checks, in order
   RejectReason ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
                                PriceTicks* px, Qty* qty);
 
@@ -161,7 +168,7 @@ class Engine {
   std::vector<std::unique_ptr<OrderBook>> books_;
   NameMap symbol_ids_, account_ids_, firm_ids_;
   std::vector<std::string> symbols_, accounts_, firms_;
-  absl::flat_hash_map<ClKey, OrderId> client_ids_;
+  ClientIdMap client_ids_;
   OrderId next_oid_ = 1;
   uint64_t next_accept_ = 1;
   Timestamp now_ = kNoTime;

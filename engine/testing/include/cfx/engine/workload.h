@@ -45,6 +45,10 @@ struct BenchFigures {
 // Pass 1 times the whole batch; pass 2 (fresh book) times every order with rdtsc.
 BenchFigures RunBookBench(const std::vector<WorkItem>& items);
 
+// The yardstick: the items through a bare std::map price-time book (no ids, no events, no
+// validation; cancels and replaces ignored), one timed pass (throughput, trades, resting).
+BenchFigures RunBareMapBook(const std::vector<WorkItem>& items);
+
 // Runs the items through a fresh book once; returns trades (for Google Benchmark loops).
 uint64_t RunBookOnce(const std::vector<WorkItem>& items);
 

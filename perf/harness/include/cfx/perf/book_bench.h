@@ -31,6 +31,10 @@ struct BookBenchResult {
   BookBenchOptions options;
   engine::BenchFigures figures;
   engine::EventCounts counts;  // with `engine`: the listener's events of the timed pass
+  // The Liquibook stream only: the same items through a bare std::map book (no ids, no
+  // events) in the same run, timed just before; the JSON line prints the ratio to it.
+  bool has_yardstick = false;
+  engine::BenchFigures yardstick;
 };
 
 // Runs the bench. REQUIRES: options.accounts >= 1.
