@@ -173,7 +173,7 @@ TEST(ExplainTest, EveryFixIsReDerivedFromItsExplanationAlone) {
 
 // Five B200-GOLD-US trades of 100 GPU-hours in Monday's window: A 5.00 and `a2` cents,
 // B 5.10 and 5.40, C 5.20.
-std::vector<Observation> MondayTrades(int64_t a2) {
+std::vector<Observation> GoldMondayTrades(int64_t a2) {
   return {Ob("2027-02-26T17:00:00Z", "A", "B200-GOLD-US", Kind::kTrade, 500, 100),
           Ob("2027-02-27T10:00:00Z", "B", "B200-GOLD-US", Kind::kTrade, 510, 100),
           Ob("2027-02-28T10:00:00Z", "C", "B200-GOLD-US", Kind::kTrade, 520, 100),
@@ -182,7 +182,7 @@ std::vector<Observation> MondayTrades(int64_t a2) {
 }
 
 TEST(ExplainTest, TextNamesEveryDecision) {
-  std::vector<Observation> obs = MondayTrades(510);
+  std::vector<Observation> obs = GoldMondayTrades(510);
   obs.push_back(Ob("2027-03-01T10:00:00Z", "D", "B200-GOLD-US", Kind::kTrade, 990, 100));
   obs.push_back(Ob("2027-03-01T12:00:00Z", "E", "B200-GOLD-US", Kind::kQuote, 515, 100));
   BuildOptions opt;
@@ -213,7 +213,7 @@ TEST(ExplainTest, TextNamesEveryDecision) {
 
 TEST(ExplainTest, StoredWithEachRevisionAndReturnedOnRerun) {
   const std::string dir = TempDir("explain_store");
-  std::vector<Observation> obs = MondayTrades(530);
+  std::vector<Observation> obs = GoldMondayTrades(530);
   BuildOptions opt;
   opt.from = opt.to = kMon;
   opt.market_wide = false;
