@@ -165,8 +165,11 @@ void Engine::Apply(const NewOrderCmd& c) {
   o.display = c.has_display ? c.display : Qty(0);
   o.post_only = c.post_only;
   o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
-  o.firm = Intern(firm_ids_, firms_, c.firm.empty() ? c.acct.view() : c.firm.view());
-  o.stp = Intern(firm_ids_, firms_, c.stp.empty() ? c.acct.view() : c.stp.view());
+  // Firm and STP group default to the account: one lookup when both do.
+  const std::string_view firm = c.firm.empty() ? c.acct.view() : c.firm.view();
+  const std::string_view stp = c.stp.empty() ? c.acct.view() : c.stp.view();
+  o.firm = Intern(firm_ids_, firms_, firm);
+  o.stp = stp == firm ? o.firm : Intern(firm_ids_, firms_, stp);
   o.stp_action = c.stp_action;
   o.sym = book->config().id;
   o.session = c.session;
