@@ -168,6 +168,23 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   Msg m;
   ASSERT_TRUE(SendAndWaitType(*beta, SecurityListMsg("sl1"), "y", &m));
   EXPECT_EQ(F(m, 146), "24");  // 2 grades x 12 months
+  // Each contract with its terms from the security master (SPEC §3).
+  bool found = false;
+  for (int i = 1; i <= 24; ++i) {
+    FIX::Group g(146, 55);
+    m.getGroup(i, g);
+    EXPECT_EQ(g.getField(167), "FUT");
+    EXPECT_EQ(g.getField(231), "1000");
+    EXPECT_EQ(g.getField(969), "0.001");
+    EXPECT_EQ(g.getField(1140), "1000");
+    EXPECT_EQ(g.getField(200), g.getField(55).substr(g.getField(55).size() - 6));
+    EXPECT_EQ(g.getField(541).size(), 8u);
+    if (g.getField(55) == "B200-GOLD-US-202703") {
+      found = true;
+      EXPECT_EQ(g.getField(541), "20270331");  // last business day of March 2027
+    }
+  }
+  EXPECT_TRUE(found);
   ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md1", "A1", '1', 5, "5.000"), '0', &m));
   ASSERT_TRUE(server_->Flush());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -324,8 +324,8 @@ void FixGateway::OnStatus(const StatusAnswer& a) { impl_->StatusOut(a); }
 void FixGateway::OnMassCancelResult(const MassCancelResult& r) { impl_->MassCancelOut(r); }
 void FixGateway::OnBookUpdate(const BookUpdate& b) { impl_->market_data().OnBook(b); }
 void FixGateway::OnPublicTrade(const PublicTrade& t) { impl_->market_data().OnTrade(t); }
-void FixGateway::OnSecurityList(const std::vector<std::string>& symbols) {
-  impl_->market_data().SetSymbols(symbols);
+void FixGateway::OnSecurityList(const std::vector<ListedContract>& contracts) {
+  impl_->market_data().SetContracts(contracts);
 }
 
 }  // namespace gateway

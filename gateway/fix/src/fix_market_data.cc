@@ -20,7 +20,7 @@ constexpr char kRejUnsupportedEntryType = '8';
 
 const int kSnapshotEntryOrder[] = {269, 270, 271, 346, 0};
 const int kIncrementalEntryOrder[] = {279, 269, 55, 270, 271, 272, 273, 346, 0};
-const int kSymbolOrder[] = {55, 0};
+const int kSymbolOrder[] = {55, 167, 200, 541, 231, 969, 1140, 0};
 
 void AddLevel(FIX::Message& msg, char type, const BookLevel& level) {
   FIX::Group g(268, 269, kSnapshotEntryOrder);
@@ -77,10 +77,13 @@ int DiffSide(FIX::Message& msg, char type, const std::string& symbol,
 
 }  // namespace
 
-void MarketData::SetSymbols(const std::vector<std::string>& symbols) {
+void MarketData::SetContracts(const std::vector<ListedContract>& contracts) {
   std::lock_guard<std::mutex> lock(mu_);
-  symbols_ = symbols;
-  std::sort(symbols_.begin(), symbols_.end());
+  contracts_ = contracts;
+  std::sort(contracts_.begin(), contracts_.end(),
+            [](const ListedContract& a, const ListedContract& b) { return a.symbol < b.symbol; });
+  symbols_.clear();
+  for (const ListedContract& c : contracts_) symbols_.push_back(c.symbol);
 }
 
 void MarketData::OnSecurityListRequest(const std::string& session, uint64_t generation,
@@ -88,20 +91,27 @@ void MarketData::OnSecurityListRequest(const std::string& session, uint64_t gene
   std::lock_guard<std::mutex> lock(mu_);
   std::string req_id = FieldOr(request, 320);
   std::string type = FieldOr(request, 559);
-  std::vector<std::string> out;
+  std::vector<const ListedContract*> out;
   if (type == "0") {
     std::string symbol = FieldOr(request, 55);
-    if (std::binary_search(symbols_.begin(), symbols_.end(), symbol)) out.push_back(symbol);
+    auto it = std::lower_bound(symbols_.begin(), symbols_.end(), symbol);
+    if (it != symbols_.end() && *it == symbol) out.push_back(&contracts_[it - symbols_.begin()]);
   } else {
-    out = symbols_;
+    for (const ListedContract& c : contracts_) out.push_back(&c);
   }
   FIX::Message y = NewMessage("y");
   y.setField(320, req_id);
   y.setField(322, "SL" + std::to_string(next_response_id_++));
   y.setField(560, out.empty() ? "2" : "0");  // 2 = no instruments found
-  for (const std::string& s : out) {
+  for (const ListedContract* c : out) {
     FIX::Group g(146, 55, kSymbolOrder);
-    g.setField(55, s);
+    g.setField(55, c->symbol);
+    g.setField(167, "FUT");
+    if (!c->maturity_month.empty()) g.setField(200, c->maturity_month);
+    if (!c->last_trading_day.empty()) g.setField(541, c->last_trading_day);
+    g.setField(231, std::to_string(c->multiplier));
+    g.setField(969, FormatTicks(c->tick_ticks));
+    if (c->max_order_qty > 0) g.setField(1140, std::to_string(c->max_order_qty));
     y.addGroup(g);
   }
   send_(session, generation, y);

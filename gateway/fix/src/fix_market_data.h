@@ -27,7 +27,7 @@ class MarketData {
                                     FIX::Message& msg)>;
   explicit MarketData(Sender send) : send_(std::move(send)) {}
 
-  void SetSymbols(const std::vector<std::string>& symbols);
+  void SetContracts(const std::vector<ListedContract>& contracts);
   // Answers a SecurityListRequest `x` with `y`.
   void OnSecurityListRequest(const std::string& session, uint64_t generation,
                              const FIX::Message& request);
@@ -54,7 +54,8 @@ class MarketData {
 
   std::mutex mu_;
   Sender send_;
-  std::vector<std::string> symbols_;
+  std::vector<std::string> symbols_;         // sorted
+  std::vector<ListedContract> contracts_;    // sorted by symbol, as symbols_
   std::map<std::string, BookUpdate> books_;
   std::map<std::string, PublicTrade> last_trade_;
   std::vector<Subscription> subs_;

@@ -1,5 +1,6 @@
 #include "cfx/gateway/exchange_order_entry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -11,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "cfx/common/date.h"
 #include "order_type_mapping.h"
 
@@ -308,8 +310,23 @@ class ExchangeOrderEntry::Impl {
   // in the harmless way (a list re-sent).
   void PostListing() {
     listing_seen_.store(core_->ListingVersion(), std::memory_order_release);
-    std::vector<std::string> symbols = core_->ListedSymbols();
-    Post([this, symbols] { listener_->OnSecurityList(symbols); });
+    std::vector<ListedContract> contracts;
+    for (const security_master::Contract& c : core_->Contracts()) {
+      if (!c.listed()) continue;
+      ListedContract l;
+      l.symbol = c.sym;
+      if (c.contract) l.maturity_month = absl::StrFormat("%04d%02d", c.contract->year, c.contract->month);
+      if (c.last_trading_day) {
+        std::string d = common::FormatDate(*c.last_trading_day);  // YYYY-MM-DD
+        d.erase(std::remove(d.begin(), d.end(), '-'), d.end());
+        l.last_trading_day = d;
+      }
+      l.multiplier = c.multiplier;
+      l.tick_ticks = c.tick.value();
+      l.max_order_qty = c.max_order_qty.value();
+      contracts.push_back(std::move(l));
+    }
+    Post([this, contracts] { listener_->OnSecurityList(contracts); });
   }
 
   void OnAck(uint64_t tag) {

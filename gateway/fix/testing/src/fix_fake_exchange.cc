@@ -156,7 +156,9 @@ class FakeExchange::Book {
   }
 
   void PublishSymbols() {
-    l_->OnSecurityList(std::vector<std::string>(symbols_.begin(), symbols_.end()));
+    std::vector<ListedContract> contracts;
+    for (const std::string& s : symbols_) contracts.push_back(ListedContract{s});
+    l_->OnSecurityList(contracts);
   }
 
  private:

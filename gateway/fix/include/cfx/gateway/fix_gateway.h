@@ -122,7 +122,7 @@ class FixGateway : public ExecutionListener {
   void OnMassCancelResult(const MassCancelResult& result) override;
   void OnBookUpdate(const BookUpdate& book) override;
   void OnPublicTrade(const PublicTrade& trade) override;
-  void OnSecurityList(const std::vector<std::string>& symbols) override;
+  void OnSecurityList(const std::vector<ListedContract>& contracts) override;
 
   class Impl;
   // The QuickFIX-side application (fix_gateway_impl.h), for the FIX fuzz target, which

@@ -229,6 +229,16 @@ struct BookUpdate {
   std::vector<BookLevel> asks;
 };
 
+// A listed contract as SecurityList(y) describes it: the security master's terms (SPEC §3).
+struct ListedContract {
+  std::string symbol;
+  std::string maturity_month;    // MaturityMonthYear(200) YYYYMM; empty: not <grade>-<YYYYMM>
+  std::string last_trading_day;  // MaturityDate(541) YYYYMMDD; empty: unknown
+  int64_t multiplier = 1000;     // ContractMultiplier(231): GPU-hours per contract
+  int64_t tick_ticks = 1;        // MinPriceIncrement(969), in ticks of 0.001 USD
+  int64_t max_order_qty = 0;     // MaxTradeVol(1140); 0: not sent
+};
+
 struct PublicTrade {
   std::string symbol;
   int64_t price_ticks = 0;
@@ -257,7 +267,7 @@ class ExecutionListener {
   virtual void OnBookUpdate(const BookUpdate& book) = 0;
   virtual void OnPublicTrade(const PublicTrade& trade) = 0;
   // The listed symbols (SPEC §3); replaces the previous list.
-  virtual void OnSecurityList(const std::vector<std::string>& symbols) = 0;
+  virtual void OnSecurityList(const std::vector<ListedContract>& contracts) = 0;
 };
 
 }  // namespace gateway
