@@ -7,6 +7,7 @@
 #include "cfx/reference/fix_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -53,14 +54,15 @@ absl::StatusOr<std::unique_ptr<FixStore>> FixStore::Open(const std::string& data
   return std::unique_ptr<FixStore>(new FixStore(std::move(*kv)));
 }
 
-absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& grade,
-                                                           common::Date date) {
+absl::StatusOr<std::vector<FixRevision>> FixStore::ScanRevisions(
+    absl::string_view prefix, const std::function<bool(absl::string_view key)>& wanted) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::vector<FixRevision> out;
   absl::Status decode_status;
   absl::Status s =
-      (*txn)->Scan(kFixes, FixPrefix(grade, date), [&](absl::string_view, absl::string_view value) {
+      (*txn)->Scan(kFixes, prefix, [&](absl::string_view key, absl::string_view value) {
+        if (!wanted(key)) return true;
         absl::StatusOr<FixRevision> rev = DecodeRevision(value);
         if (!rev.ok()) {
           decode_status = rev.status();
@@ -74,29 +76,19 @@ absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& gr
   return out;
 }
 
+absl::StatusOr<std::vector<FixRevision>> FixStore::History(const std::string& grade,
+                                                           common::Date date) {
+  return ScanRevisions(FixPrefix(grade, date), [](absl::string_view) { return true; });
+}
+
 absl::StatusOr<std::vector<FixRevision>> FixStore::RangeHistory(const std::string& grade,
                                                                 common::Date from,
                                                                 common::Date to) {
-  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
-  if (!txn.ok()) return txn.status();
-  std::vector<FixRevision> out;
-  absl::Status decode_status;
   const std::string prefix = absl::StrCat(grade, "/");
-  absl::Status s =
-      (*txn)->Scan(kFixes, prefix, [&](absl::string_view key, absl::string_view value) {
-        absl::StatusOr<common::Date> date = common::ParseDate(key.substr(prefix.size(), 10));
-        if (!date.ok() || *date < from || *date > to) return true;
-        absl::StatusOr<FixRevision> rev = DecodeRevision(value);
-        if (!rev.ok()) {
-          decode_status = rev.status();
-          return false;
-        }
-        out.push_back(std::move(*rev));
-        return true;
-      });
-  if (!s.ok()) return s;
-  if (!decode_status.ok()) return decode_status;
-  return out;
+  return ScanRevisions(prefix, [&](absl::string_view key) {
+    absl::StatusOr<common::Date> date = common::ParseDate(key.substr(prefix.size(), 10));
+    return date.ok() && *date >= from && *date <= to;
+  });
 }
 
 absl::StatusOr<std::optional<std::string>> FixStore::Explanation(const std::string& grade,

@@ -12,6 +12,7 @@
 #define CFX_REFERENCE_FIX_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,6 +123,9 @@ class FixStore {
 
  private:
   explicit FixStore(std::unique_ptr<storage::KvStore> kv);
+  // Every revision under `prefix` whose key `wanted` accepts, in key order.
+  absl::StatusOr<std::vector<FixRevision>> ScanRevisions(
+      absl::string_view prefix, const std::function<bool(absl::string_view key)>& wanted);
   std::unique_ptr<storage::KvStore> kv_;
 };
 
