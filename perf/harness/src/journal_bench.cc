@@ -1,7 +1,10 @@
 #include "cfx/perf/journal_bench.h"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/journal.h"
@@ -25,6 +28,35 @@ absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
   return RunHarness(harness);
 }
 
+// The yardstick: raw synced LMDB commits on the same disk, in a sibling directory, right
+// after the run: `commits` AppendBatch calls of `records` 64-byte records each, every one
+// synced. Its p99 is what one ack must wait for at least (docs/durability.md).
+absl::StatusOr<nlohmann::json> RawCommits(const std::string& dir, int commits, int records) {
+  auto journal = journal::Journal::Open({.data_dir = dir});
+  if (!journal.ok()) return journal.status();
+  const std::string payload(64, 'x');
+  const std::vector<absl::string_view> batch(records, payload);
+  std::vector<double> us;
+  us.reserve(commits);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < commits; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto last = (*journal)->AppendBatch(batch);
+    if (!last.ok()) return last.status();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                     .count());
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::sort(us.begin(), us.end());
+  auto pct = [&](double p) { return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))]; };
+  return nlohmann::json{{"records_per_commit", records},
+                        {"commits", commits},
+                        {"records_per_sec", commits * records / seconds},
+                        {"p50_us", pct(0.50)},
+                        {"p99_us", pct(0.99)}};
+}
+
 }  // namespace
 
 absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& options) {
@@ -40,8 +72,37 @@ absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& option
     }
   }
   absl::StatusOr<nlohmann::json> out = RunOnJournal(options, dir);
+  // Same disk, same run: one raw synced commit of 10 records (the latency yardstick) and of
+  // 1,000 records (the throughput yardstick).
+  absl::StatusOr<nlohmann::json> raw10, raw1000;
+  if (out.ok() && !options.unsafe_no_sync) {
+    const std::string raw_dir = (fs::path(dir).parent_path() /
+                                 (fs::path(dir).filename().string() + "_raw")).string();
+    if (internal::MakeDirs(raw_dir + "/a") && internal::MakeDirs(raw_dir + "/b")) {
+      raw10 = RawCommits(raw_dir + "/a", 500, 10);
+      raw1000 = RawCommits(raw_dir + "/b", 100, 1000);
+    } else {
+      raw10 = raw1000 = absl::UnavailableError("cannot create " + raw_dir);
+    }
+    internal::RemoveDirQuietly(raw_dir);
+  }
   if (temporary) internal::RemoveDirQuietly(dir);
   if (!out.ok()) return out;
+  if (raw10.ok() && raw1000.ok()) {
+    (*out)["yardstick_raw_commit_10"] = *raw10;
+    (*out)["yardstick_raw_commit_1000"] = *raw1000;
+    if (out->contains("p99_ack_us")) {
+      (*out)["ratio_p99_ack_to_raw_commit_p99"] =
+          (*out)["p99_ack_us"].get<double>() / (*raw10)["p99_us"].get<double>();
+    }
+    if (out->contains("orders_per_sec")) {
+      (*out)["ratio_to_raw_commit_1000_throughput"] =
+          (*out)["orders_per_sec"].get<double>() / (*raw1000)["records_per_sec"].get<double>();
+    }
+  } else if (!options.unsafe_no_sync) {
+    (*out)["yardstick_error"] =
+        std::string((raw10.ok() ? raw1000 : raw10).status().message());
+  }
   (*out)["journal"] = true;
   (*out)["synced"] = !options.unsafe_no_sync;
   (*out)["data_dir"] = dir;
