@@ -1,5 +1,5 @@
-// `cfx demo [--out DIR] [--date D] [--days N] [--seed S] [--orders N] [--keep]`: a whole
-// trading day on loopback with the embedded config and generated sample data (SPEC §11).
+// `cfx demo [--out DIR] [--date D] [--days N] [--seed S] [--orders N] [--keep]`: a trading
+// week on loopback with the embedded config and generated sample data (SPEC §11).
 // Thin: parses flags and calls cfx::demo::RunDemo (demo/include/cfx/demo/demo.h).
 #include <iostream>
 #include <memory>
@@ -13,7 +13,7 @@ namespace {
 void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
   auto options = std::make_shared<cfx::demo::DemoOptions>();
   CLI::App* cmd = parent.add_subcommand(
-      "demo", "A whole trading day on loopback: fixes, FIX trading, settlement, margin, report");
+      "demo", "A trading week on loopback: fixes, FIX trading, settlement, margin, an HTML report");
   cmd->add_option("--out", options->out_dir,
                   "Output folder, wiped first if an earlier demo wrote it")
       ->capture_default_str();
@@ -23,7 +23,7 @@ void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of the sample data and the order flow")
       ->capture_default_str();
-  cmd->add_option("--orders", options->orders_per_day, "Random orders per day")
+  cmd->add_option("--orders", options->orders_per_day, "The takers' random orders per day (market-maker quotes come on top)")
       ->capture_default_str();
   cmd->add_flag("--keep", options->keep,
                 "Keep <out>/data (journal, trades, ledger, fixes) for cfx settle/replay");

@@ -83,15 +83,47 @@ absl::StatusOr<std::unique_ptr<Venue>> StartVenue(const common::ExchangeConfig& 
                                                   const DemoPaths& paths,
                                                   common::TimestampUs start);
 
-// Step c.
+// Step c. A firm the demo simulates and what it does.
+struct FirmRole {
+  std::string firm;
+  std::string session;  // SenderCompID
+  std::string role;     // "market maker", "taker", "throttled, disconnects", "drop copy"
+  std::string params;   // e.g. "half-spread 3 ticks, size 8, inventory limit 60 per contract"
+  std::vector<std::string> accounts;
+};
+
+// A contract traded on a day.
+struct DayContract {
+  std::string sym;
+  int64_t band_ref = 0;  // ticks: the exchange's band reference (prior settlement, else fix)
+  int64_t fair = 0;      // ticks: where the market makers centre their quotes (the day's fix)
+};
+
+struct TradingDay {
+  common::Date date;
+  int64_t orders = 0;  // NewOrderSingle sent (quotes included)
+  int64_t quotes = 0;  // of which the market makers' quotes
+  int64_t cancels = 0;
+  int64_t trades = 0;
+  int64_t volume = 0;
+  int64_t throttled = 0;           // requests refused `throttled`
+  int64_t disconnect_cancels = 0;  // orders canceled by cancel-on-disconnect
+};
+
 struct TradingResult {
+  std::vector<FirmRole> firms;
+  std::vector<TradingDay> by_day;
   int64_t orders = 0;                             // NewOrderSingle sent
+  int64_t quotes = 0;                             // of which market makers' quotes
   int64_t cancels = 0;                            // OrderCancelRequest sent
   int64_t replaces = 0;                           // OrderCancelReplaceRequest sent
+  int64_t deliberate_late_cancels = 0;            // cancels of orders known to have filled
   int64_t exec_reports = 0;                       // on the trading sessions
   int64_t fills = 0;                              // ExecutionReports with a fill, both sides
   int64_t trades = 0;                             // distinct trades (public trade prints)
   int64_t volume = 0;                             // contracts traded
+  int64_t throttled = 0;
+  int64_t disconnect_cancels = 0;
   std::map<std::string, int64_t> rejects;         // order rejects by reason (58)
   std::map<std::string, int64_t> cancel_rejects;  // OrderCancelReject by reason
   std::map<std::string, int64_t> cancels_by_reason;
@@ -99,20 +131,35 @@ struct TradingResult {
   std::map<std::string, int64_t> trades_by_symbol;
   std::map<std::string, int64_t> volume_by_symbol;
   int64_t closing_window_trades = 0;          // in [15:30Z, 16:00Z)
-  int64_t alpha_exec_reports = 0;             // ALPHA's trading session(s)
+  int64_t alpha_exec_reports = 0;             // the drop-copy firm's trading session(s)
   int64_t drop_copies = 0;                    // ALPHA_DC, 797=Y
   int64_t md_snapshots = 0;                   // W on the subscribed session
   int64_t md_incrementals = 0;                // X
   std::map<std::string, int64_t> md_rejects;  // Y
   std::string md_symbol;
   std::vector<std::string> sessions;  // logged on
+  // GET /v1/book/{md_symbol}?depth=10 just before the last day's close (HTTP body).
+  std::string book_at_close;
+  common::Date book_date;
 };
 
-absl::StatusOr<TradingResult> RunTradingDays(const common::ExchangeConfig& config, Venue& venue,
-                                             const DataResult& data,
-                                             const std::vector<common::Date>& days, uint64_t seed,
-                                             int orders_per_day, const DemoPaths& paths,
-                                             std::ostream& log);
+// The simulated firms; they outlive the exchange's nightly restarts.
+class TradingFloor {
+ public:
+  virtual ~TradingFloor() = default;
+  // One business day on `venue` (just started): logons, pre-open, the opening auction,
+  // continuous trading, the closing window, the close, logouts. `book_at_close` asks the
+  // HTTP API for the market-data symbol's book just before the close.
+  virtual absl::Status TradeDay(Venue& venue, common::Date day,
+                                const std::vector<DayContract>& contracts,
+                                bool book_at_close) = 0;
+  virtual const TradingResult& result() const = 0;
+};
+
+absl::StatusOr<std::unique_ptr<TradingFloor>> NewTradingFloor(const common::ExchangeConfig& config,
+                                                              const DemoPaths& paths,
+                                                              uint64_t seed, int orders_per_day,
+                                                              std::ostream& log);
 
 // Step d.
 struct SettledContract {
@@ -126,6 +173,7 @@ struct AccountSettlement {
   std::string account;
   common::MicroUsd vm;  // this day
   common::MicroUsd cash;
+  common::MicroUsd collateral;  // configured
   common::MicroUsd margin;
   common::MicroUsd call;
   std::map<std::string, common::Qty> positions;  // sym -> qty at the end of the day
@@ -141,6 +189,7 @@ struct SettleDayResult {
   bool margin_available = false;
   std::string margin_source;  // what computed initial margin
   std::vector<std::string> statement_files;
+  std::string surveillance_json;  // the batch's _surveillance.json
 };
 
 absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, common::Date date,
@@ -153,6 +202,7 @@ struct MarginAnswer {
   std::string margin;  // USD, 2 decimals
   std::string worst_scenario;
   int64_t positions = 0;
+  std::string positions_json;  // the answer's `positions` array
   std::optional<common::MicroUsd> call_micro;  // from settlement, for the report
 };
 
@@ -163,10 +213,19 @@ struct RiskResult {
   std::string whatif_portfolio;  // what was asked
   int cross_firm_status = 0;     // ALPHA's token on BETA's account: 403
   int no_token_status = 0;       // 401
+  // What the desk reads of the benchmark: GET /v1/reference/{grade}?from=&to= per product
+  // grade over the month before and the traded days (the body's `fixes`), and the
+  // explanation of one fix (GET /v1/reference/{grade}/{date}/explain).
+  std::string reference_from;
+  std::map<std::string, std::string> reference_json;  // grade -> `fixes` array
+  std::string explain_grade;
+  std::string explain_date;
+  std::string explain_json;
 };
 
 absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Venue& venue,
-                                       const SettleDayResult& last_day, std::ostream& log);
+                                       const SettleDayResult& last_day,
+                                       const std::vector<common::Date>& days, std::ostream& log);
 
 // Step f.
 struct DemoRun {

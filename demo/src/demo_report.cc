@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "demo_html.h"
 #include "demo_internal.h"
 #include "nlohmann/json.hpp"
 
@@ -50,12 +51,31 @@ nlohmann::json PositionsJson(const std::map<std::string, common::Qty>& positions
   return out;
 }
 
+// A JSON text the exchange answered, embedded as JSON; null when empty or unreadable.
+nlohmann::json ParsedOrNull(const std::string& text) {
+  if (text.empty()) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_discarded() ? nlohmann::json(nullptr) : j;
+}
+
 nlohmann::json ToJson(const DemoRun& run) {
   using nlohmann::json;
   const TradingResult& t = run.trading;
   json j;
   j["date"] = common::FormatDate(run.days.front());
   j["days"] = run.days.size();
+  json dates = json::array();
+  for (const common::Date d : run.days) dates.push_back(common::FormatDate(d));
+  j["dates"] = dates;
+  json firms = json::array();
+  for (const FirmRole& f : t.firms) {
+    firms.push_back({{"firm", f.firm},
+                     {"session", f.session},
+                     {"role", f.role},
+                     {"params", f.params},
+                     {"accounts", f.accounts}});
+  }
+  j["firms"] = firms;
   j["seed"] = run.options.seed;
   j["exchange"] = run.venue;
   j["seconds"] = run.seconds;
@@ -75,7 +95,11 @@ nlohmann::json ToJson(const DemoRun& run) {
   j["fixes"] = fixes;
   j["trading"] = {{"sessions", t.sessions},
                   {"orders", t.orders},
+                  {"quotes", t.quotes},
                   {"cancels", t.cancels},
+                  {"deliberate_late_cancels", t.deliberate_late_cancels},
+                  {"throttled", t.throttled},
+                  {"disconnect_cancels", t.disconnect_cancels},
                   {"replaces", t.replaces},
                   {"orders_by_type", t.orders_by_type},
                   {"exec_reports", t.exec_reports},
@@ -87,6 +111,30 @@ nlohmann::json ToJson(const DemoRun& run) {
                   {"rejects", t.rejects},
                   {"cancel_rejects", t.cancel_rejects},
                   {"cancels_by_reason", t.cancels_by_reason}};
+  json by_day = json::array();
+  for (const TradingDay& d : t.by_day) {
+    by_day.push_back({{"date", common::FormatDate(d.date)},
+                      {"orders", d.orders},
+                      {"quotes", d.quotes},
+                      {"cancels", d.cancels},
+                      {"trades", d.trades},
+                      {"volume", d.volume},
+                      {"throttled", d.throttled},
+                      {"disconnect_cancels", d.disconnect_cancels}});
+  }
+  j["trading"]["by_day"] = by_day;
+  j["book_at_close"] = {
+      {"sym", t.md_symbol},
+      {"date", t.book_at_close.empty() ? json(nullptr) : json(common::FormatDate(t.book_date))},
+      {"book", ParsedOrNull(t.book_at_close)}};
+  json grades = json::object();
+  for (const auto& [grade, fixes] : run.risk.reference_json) grades[grade] = ParsedOrNull(fixes);
+  j["reference"] = {{"from", run.risk.reference_from},
+                    {"to", common::FormatDate(run.days.back())},
+                    {"grades", grades}};
+  j["explain"] = {{"grade", run.risk.explain_grade},
+                  {"date", run.risk.explain_date},
+                  {"explanation", ParsedOrNull(run.risk.explain_json)}};
   j["drop_copy"] = {{"firm_exec_reports", t.alpha_exec_reports}, {"copies", t.drop_copies}};
   j["market_data"] = {{"symbol", t.md_symbol},
                       {"snapshots", t.md_snapshots},
@@ -107,6 +155,7 @@ nlohmann::json ToJson(const DemoRun& run) {
       accounts.push_back({{"account", a.account},
                           {"vm", UsdFromMicro(a.vm)},
                           {"cash", UsdFromMicro(a.cash)},
+                          {"collateral", UsdFromMicro(a.collateral)},
                           {"margin", UsdFromMicro(a.margin)},
                           {"call", UsdFromMicro(a.call)},
                           {"positions", PositionsJson(a.positions)}});
@@ -118,7 +167,8 @@ nlohmann::json ToJson(const DemoRun& run) {
                     {"accounts", accounts},
                     {"vm_sum_micro_usd", d.vm_sum.value()},
                     {"margin_source", d.margin_source},
-                    {"statements", d.statement_files}});
+                    {"statements", d.statement_files},
+                    {"surveillance", ParsedOrNull(d.surveillance_json)}});
   }
   j["settlement"] = days;
   json margins = json::array();
@@ -128,15 +178,19 @@ nlohmann::json ToJson(const DemoRun& run) {
                        {"margin", m.margin},
                        {"worst_scenario", m.worst_scenario},
                        {"positions", m.positions},
+                       {"positions_detail", ParsedOrNull(m.positions_json)},
                        {"call", m.call_micro ? json(UsdFromMicro(*m.call_micro)) : json(nullptr)}});
   }
-  j["risk"] = {{"margins", margins},
-               {"whatif",
-                {{"portfolio", run.risk.whatif_portfolio},
-                 {"http_status", run.risk.whatif_status},
-                 {"margin", run.risk.whatif_body_margin}}},
-               {"cross_firm_status", run.risk.cross_firm_status},
-               {"no_token_status", run.risk.no_token_status}};
+  j["risk"] = {
+      {"margins", margins},
+      {"as_of", run.settlement.empty() ? json(nullptr)
+                                       : json(common::FormatDate(run.settlement.back().date))},
+      {"whatif",
+       {{"portfolio", run.risk.whatif_portfolio},
+        {"http_status", run.risk.whatif_status},
+        {"margin", run.risk.whatif_body_margin}}},
+      {"cross_firm_status", run.risk.cross_firm_status},
+      {"no_token_status", run.risk.no_token_status}};
   return j;
 }
 
@@ -160,9 +214,22 @@ std::string Markdown(const DemoRun& run) {
   }
   o << "\nFrom " << run.data.observations << " observations and " << run.data.throughput_rows
     << " throughput rows (inputs/), " << run.data.records << " fix records published.\n\n";
-  o << "## Trading (FIX)\n\nSessions: ";
-  for (size_t i = 0; i < t.sessions.size(); ++i) o << (i ? ", " : "") << t.sessions[i];
-  o << ".\n\n| orders | cancels | replaces | trades | volume (contracts) | in the closing window "
+  o << "## Trading (FIX)\n\n| firm | session | role | accounts | behaviour "
+       "|\n|---|---|---|---|---|\n";
+  for (const FirmRole& f : t.firms) {
+    o << "| " << f.firm << " | " << f.session << " | " << f.role << " | ";
+    for (size_t i = 0; i < f.accounts.size(); ++i) o << (i ? ", " : "") << f.accounts[i];
+    o << " | " << f.params << " |\n";
+  }
+  o << "\n| day | orders | of which quotes | cancels | trades | contracts | throttled | canceled "
+       "on "
+       "disconnect |\n|---|---|---|---|---|---|---|---|\n";
+  for (const TradingDay& d : t.by_day) {
+    o << "| " << common::FormatDate(d.date) << " | " << d.orders << " | " << d.quotes << " | "
+      << d.cancels << " | " << d.trades << " | " << d.volume << " | " << d.throttled << " | "
+      << d.disconnect_cancels << " |\n";
+  }
+  o << "\n| orders | cancels | replaces | trades | volume (contracts) | in the closing window "
        "|\n"
     << "|---|---|---|---|---|---|\n| " << t.orders << " | " << t.cancels << " | " << t.replaces
     << " | " << t.trades << " | " << t.volume << " | " << t.closing_window_trades << " |\n\n";
@@ -229,15 +296,21 @@ absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostrea
   const std::string md = Markdown(run);
   std::ofstream f(paths.out + "/report.md");
   f << md;
+  const nlohmann::json report = ToJson(run);
   std::ofstream j(paths.out + "/report.json");
-  j << ToJson(run).dump(2) << "\n";
-  if (!f || !j) return absl::UnavailableError("cannot write the report in " + paths.out);
+  j << report.dump(2) << "\n";
+  std::ofstream h(paths.out + "/report.html");
+  h << RenderHtmlReport(report);
+  if (!f || !j || !h) return absl::UnavailableError("cannot write the report in " + paths.out);
   const TradingResult& t = run.trading;
-  out << "\nSummary: " << t.orders << " orders, " << t.trades << " trades, " << t.volume
-      << " contracts, ";
   int64_t rejects = 0;
   for (const auto& [k, v] : t.rejects) rejects += v;
-  out << rejects << " rejects";
+  out << "\nSummary: " << run.days.size() << " trading day(s), "
+      << common::FormatDate(run.days.front()) << " .. " << common::FormatDate(run.days.back())
+      << "\n  firms:";
+  for (const FirmRole& f : t.firms) out << " " << f.session << " (" << f.role << ");";
+  out << "\n  trading: " << t.orders << " orders (" << t.quotes << " market-maker quotes), "
+      << t.trades << " trades, " << t.volume << " contracts; " << rejects << " rejects";
   if (!t.rejects.empty()) {
     out << " (";
     bool first = true;
@@ -247,29 +320,41 @@ absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostrea
     }
     out << ")";
   }
-  out << "\n";
-  for (const SettleDayResult& d : run.settlement) {
-    out << "Settlement " << common::FormatDate(d.date) << ":";
-    int shown = 0;
-    for (const SettledContract& c : d.contracts) {
-      if (++shown > 8) break;
-      out << " " << c.sym << " " << Px(c.settle) << " " << c.tier << ";";
-    }
-    out << " ... (" << d.listed << " contracts)\n  VM:";
+  out << "\n  " << t.throttled << " requests refused for the throttle, " << t.disconnect_cancels
+      << " orders canceled when their firm disconnected; drop copy " << t.drop_copies << "/"
+      << t.alpha_exec_reports << " reports\n";
+  out << "  day        trades  contracts  VM by account (USD)                 sum\n";
+  for (size_t i = 0; i < run.settlement.size(); ++i) {
+    const SettleDayResult& d = run.settlement[i];
+    const TradingDay* td = i < t.by_day.size() ? &t.by_day[i] : nullptr;
+    char head[64];
+    std::snprintf(head, sizeof(head), "  %s %7lld %10lld  ", common::FormatDate(d.date).c_str(),
+                  static_cast<long long>(td ? td->trades : 0),
+                  static_cast<long long>(td ? td->volume : 0));
+    out << head;
     for (const AccountSettlement& a : d.accounts)
-      out << " " << a.account << " " << UsdFromMicro(a.vm);
-    out << "  (sum " << d.vm_sum.value() << ")\n  margin/call:";
-    for (const AccountSettlement& a : d.accounts) {
-      out << " " << a.account << " " << UsdFromMicro(a.margin) << "/" << UsdFromMicro(a.call);
+      out << a.account << " " << UsdFromMicro(a.vm) << "  ";
+    out << "(" << d.vm_sum.value() << ")\n";
+  }
+  if (!run.settlement.empty()) {
+    const SettleDayResult& last = run.settlement.back();
+    out << "  after " << common::FormatDate(last.date) << ": initial margin / call:";
+    for (const AccountSettlement& a : last.accounts) {
+      out << " " << a.account << " " << UsdFromMicro(a.margin) << "/" << UsdFromMicro(a.call)
+          << ";";
     }
     out << "\n";
   }
-  out << "Fixes (USD/GPU-h, USD per 1M output tokens):";
+  out << "  fixes on " << common::FormatDate(run.days.back())
+      << " (USD per GPU-hour / USD per 1M output tokens):";
   for (const FixUsed& f : run.data.fixes) {
+    if (f.date != run.days.back()) continue;
     out << " " << f.grade << " " << (f.fix_e4 ? E4(*f.fix_e4) : "-") << "/"
         << (f.price_per_mtok_e4 ? E4(*f.price_per_mtok_e4) : "-") << ";";
   }
-  out << "\nReport: " << paths.out << "/report.md, " << paths.out << "/report.json\n";
+  out << "\n";
+  out << "Report: open " << paths.out << "/report.html in a browser (charts); also report.md, "
+      << "report.json\n";
   return absl::OkStatus();
 }
 

@@ -8,8 +8,64 @@
 
 namespace cfx::demo {
 
+namespace {
+
+// The benchmark as the desk sees it over HTTP: every product grade's fixes from the first
+// of the month before the first traded day, and the explanation of the first grade's fix
+// on the last traded day (the latest it has, when that one was not published).
+absl::Status ReadReference(const common::ExchangeConfig& config, HttpClient& client,
+                           const std::string& token, const std::vector<common::Date>& days,
+                           RiskResult& result, std::ostream& log) {
+  int y, m, d;
+  common::YmdFromDate(days.front(), &y, &m, &d);
+  const common::Date from =
+      m == 1 ? common::DateFromYmd(y - 1, 12, 1) : common::DateFromYmd(y, m - 1, 1);
+  result.reference_from = common::FormatDate(from);
+  const std::string to = common::FormatDate(days.back());
+  int64_t records = 0;
+  for (const common::ProductConfig& p : config.products) {
+    const std::string grade = p.grade.Key();
+    absl::StatusOr<HttpClientResponse> r = client.Get(
+        "/v1/reference/" + grade + "?from=" + result.reference_from + "&to=" + to, token);
+    if (!r.ok()) return r.status();
+    nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+    if (r->status != 200 || j.is_discarded() || !j.contains("fixes")) {
+      return absl::InternalError("GET reference of " + grade + ": HTTP " +
+                                 std::to_string(r->status) + " " + r->body);
+    }
+    records += static_cast<int64_t>(j["fixes"].size());
+    result.reference_json[grade] = j["fixes"].dump();
+    if (result.explain_grade.empty()) {
+      for (auto it = j["fixes"].rbegin(); it != j["fixes"].rend(); ++it) {
+        if (it->contains("fix") && !(*it)["fix"].is_null()) {
+          result.explain_grade = grade;
+          result.explain_date = (*it)["date"].get<std::string>();
+          break;
+        }
+      }
+    }
+  }
+  if (!result.explain_grade.empty()) {
+    absl::StatusOr<HttpClientResponse> r = client.Get(
+        "/v1/reference/" + result.explain_grade + "/" + result.explain_date + "/explain", token);
+    if (!r.ok()) return r.status();
+    if (r->status != 200) {
+      return absl::InternalError("GET explain of " + result.explain_grade + " " +
+                                 result.explain_date + ": HTTP " + std::to_string(r->status));
+    }
+    result.explain_json = r->body;
+  }
+  log << "  reference: " << records << " fix records of " << config.products.size()
+      << " grades since " << result.reference_from << "; the explanation of "
+      << result.explain_grade << " " << result.explain_date << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Venue& venue,
-                                       const SettleDayResult& last_day, std::ostream& log) {
+                                       const SettleDayResult& last_day,
+                                       const std::vector<common::Date>& days, std::ostream& log) {
   absl::StatusOr<HttpClient> client = HttpClient::Connect("127.0.0.1", venue.http_port());
   if (!client.ok()) return client.status();
   const std::string risk = DemoToken(common::TokenRole::kRiskDesk, "");
@@ -32,6 +88,7 @@ absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Ven
     answer.margin = j["margin"].get<std::string>();
     answer.worst_scenario = j["worst_scenario"].dump();
     answer.positions = j.contains("positions") ? static_cast<int64_t>(j["positions"].size()) : 0;
+    answer.positions_json = j.contains("positions") ? j["positions"].dump() : "[]";
     for (const AccountSettlement& s : last_day.accounts) {
       if (s.account == a.id) answer.call_micro = s.call;
     }
@@ -60,6 +117,9 @@ absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Ven
     log << "  what-if (" << result.whatif_portfolio << "): margin " << result.whatif_body_margin
         << " USD\n";
   }
+
+  // Before the access checks: a 401 puts the peer in back-off.
+  if (absl::Status s = ReadReference(config, *client, risk, days, result, log); !s.ok()) return s;
 
   // Access control: the first firm's token on another firm's account.
   const common::AccountConfig* other = nullptr;

@@ -27,25 +27,32 @@ int64_t ToTicks(const std::string& s) {
 }  // namespace
 
 DemoSession::DemoSession(const common::SessionConfig& session, std::vector<std::string> accounts,
-                         int port, const std::string& store_dir,
-                         const std::atomic<bool>* in_closing_window)
-    : name_(session.sender_comp_id),
+                         const std::string& store_dir, const std::atomic<bool>* in_closing_window)
+    : config_(session),
+      name_(session.sender_comp_id),
       firm_(session.firm),
       accounts_(std::move(accounts)),
-      in_closing_window_(in_closing_window) {
+      store_dir_(store_dir),
+      in_closing_window_(in_closing_window) {}
+
+absl::Status DemoSession::Connect(int port, bool keep_sequence) {
+  if (client_) client_->Logout();
   FixClientOptions options;
-  options.sender_comp_id = session.sender_comp_id;
+  options.sender_comp_id = config_.sender_comp_id;
   options.port = port;
-  options.password = DemoPassword(session.sender_comp_id);
-  options.username = session.username;
-  options.store_dir = store_dir + "/" + session.sender_comp_id;
+  options.password = DemoPassword(config_.sender_comp_id);
+  options.username = config_.username;
+  options.store_dir = store_dir_ + "/" + config_.sender_comp_id;
+  options.reset_on_logon = !keep_sequence;
   client_ = std::make_unique<FixClient>(options);
   client_->SetQueueing(false);  // everything is handled in the callback
   client_->SetCallback([this](const FixMessage& m) { OnMessage(m); });
+  return client_->Logon(std::chrono::seconds(10));
 }
 
-absl::Status DemoSession::Logon() { return client_->Logon(std::chrono::seconds(10)); }
-void DemoSession::Logout() { client_->Logout(); }
+void DemoSession::Logout() {
+  if (client_) client_->Logout();
+}
 
 std::string DemoSession::NextId() {
   char buf[64];
@@ -99,22 +106,32 @@ absl::Status DemoSession::WaitIdle(std::chrono::milliseconds timeout) {
 
 absl::Status DemoSession::Barrier(std::chrono::milliseconds timeout) {
   if (absl::Status s = WaitIdle(timeout); !s.ok()) return s;
+  if (absl::Status s = StartBarrier(); !s.ok()) return s;
+  return WaitIdle(timeout);
+}
+
+absl::Status DemoSession::StartBarrier() {
   const std::string id = "sync-" + std::to_string(++barrier_n_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.insert(id);
   }
-  if (absl::Status s =
-          client_->SendStatusRequest(id, id, accounts_.front(), "B200-GOLD-US-202703", Side::kBuy);
-      !s.ok()) {
-    return s;
-  }
-  return WaitIdle(timeout);
+  return client_->SendStatusRequest(id, id, accounts_.front(), "B200-GOLD-US-202703", Side::kBuy);
 }
 
 std::vector<std::pair<std::string, LiveOrder>> DemoSession::LiveOrders() {
   std::lock_guard<std::mutex> lock(mu_);
   return {live_.begin(), live_.end()};
+}
+
+std::map<std::string, int64_t> DemoSession::Positions() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return positions_;
+}
+
+std::string DemoSession::LastFilled() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_filled_;
 }
 
 SessionCounts DemoSession::Counts() {
@@ -128,8 +145,11 @@ void DemoSession::OnMessage(const FixMessage& m) {
     return;
   }
   std::lock_guard<std::mutex> lock(mu_);
+  ++counts_.received[m.msg_type];
   if (m.msg_type == "9") {
     ++counts_.cancel_rejects[m.Get(58).empty() ? "unknown" : m.Get(58)];
+      fprintf(stderr, "DBG %s cancel reject %s orig %s: %s\n", name_.c_str(), m.Get(11).c_str(),
+              m.Get(41).c_str(), m.Get(58).c_str());
     pending_.erase(m.Get(11));
   } else if (m.msg_type == "j") {
     ++counts_.rejects["business_reject:" + m.Get(58)];
@@ -145,6 +165,7 @@ void DemoSession::OnMessage(const FixMessage& m) {
 
 void DemoSession::OnExecReport(const FixMessage& m) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++counts_.received["8"];
   const char type = m.exec_type();
   const std::string cl = m.Get(11);
   if (type == 'I') {  // a status answer: our barrier
@@ -174,6 +195,8 @@ void DemoSession::OnExecReport(const FixMessage& m) {
       if (in_closing_window_->load(std::memory_order_acquire)) ++counts_.closing_fills;
       ++counts_.fills_by_symbol[m.Get(55)];
       counts_.qty_by_symbol[m.Get(55)] += qty;
+      positions_[m.Get(55)] += m.Get(54) == "2" ? -qty : qty;
+      if (m.Get(39) == "2") last_filled_ = cl;
       auto it = live_.find(cl);
       if (it != live_.end()) it->second.leaves = ToInt(m.Get(151));
       break;

@@ -3,6 +3,8 @@
 // from the reference store's throughput (settlement/valuation_margin.h).
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "cfx/settlement/batch.h"
 #include "cfx/settlement/ledger.h"
@@ -57,6 +59,9 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
     AccountSettlement s{.account = a.account,
                         .vm = a.VmTotal(),
                         .cash = a.cash,
+                        .collateral = settle_config.collateral.count(a.account)
+                                          ? settle_config.collateral.at(a.account)
+                                          : common::MicroUsd(0),
                         .margin = a.margin,
                         .call = a.call};
     for (const settlement::AccountLine& line : a.lines) {
@@ -82,6 +87,12 @@ absl::StatusOr<SettleDayResult> SettleDay(const common::ExchangeConfig& config, 
     result.statement_files.push_back(entry.path().filename().string());
   }
   std::sort(result.statement_files.begin(), result.statement_files.end());
+  {
+    std::ifstream in(dir + "/_surveillance.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    result.surveillance_json = text.str();
+  }
   log << "  " << common::FormatDate(date) << ": " << result.listed << " contracts settled (";
   bool first = true;
   for (const auto& [tier, n] : result.tiers) {

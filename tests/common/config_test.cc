@@ -14,7 +14,7 @@ namespace {
 TEST(ConfigTest, DemoConfigParses) {
   auto c = common::ParseConfig(demo::DemoConfigText(), "demo.toml");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->firms.size(), 3u);
+  EXPECT_EQ(c->firms.size(), 4u);
   ASSERT_NE(c->FindAccount("ALPHA-1"), nullptr);
   EXPECT_EQ(c->FindAccount("ALPHA-1")->collateral, common::MicroUsd(2'000'000'000'000));
   ASSERT_NE(c->FindSession("ALPHA_DC"), nullptr);

@@ -1,13 +1,21 @@
-// Runs `cfx demo` once (the whole day: fixes, FIX trading, settlement, HTTP risk desk) and
-// checks what its report says against SPEC §9 and §7.
+// Runs `cfx demo` once in a short mode (two trading days: fixes, FIX trading, settlement
+// after each close, the HTTP risk desk, the reports) and checks what its report says
+// against SPEC §9 and §7, `cfx margin` on the same positions, and the HTML report in
+// headless Chromium.
 #include <unistd.h>
 
+#include <cmath>
+
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "html_check.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -15,12 +23,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+constexpr int kDays = 2;  // the short mode: two trading days
+
 class DemoTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     out_ = new std::string(fs::temp_directory_path() / ("cfx_demo_test_" + std::to_string(getpid())));
-    const std::string cmd = std::string(CFX_BINARY_DIR) + "/app/cfx demo --orders 2000 --out " +
-                            *out_ + " > " + *out_ + ".log 2>&1";
+    const std::string cmd = std::string(CFX_BINARY_DIR) + "/app/cfx demo --days " +
+                            std::to_string(kDays) + " --orders 600 --out " + *out_ + " > " +
+                            *out_ + ".log 2>&1";
     rc_ = std::system(cmd.c_str());
     std::ifstream in(*out_ + "/report.json");
     report_ = new json(json::parse(in, nullptr, false));
@@ -37,28 +48,84 @@ class DemoTest : public ::testing::Test {
   static int rc_;
 };
 
+// "-1234.56" -> -123456 (cents).
+int64_t Cents(const std::string& usd) {
+  const bool neg = !usd.empty() && usd[0] == '-';
+  const std::string digits = neg ? usd.substr(1) : usd;
+  const size_t dot = digits.find('.');
+  int64_t whole = std::stoll(digits.substr(0, dot));
+  int64_t frac = dot == std::string::npos ? 0 : std::stoll((digits.substr(dot + 1) + "00").substr(0, 2));
+  return (neg ? -1 : 1) * (whole * 100 + frac);
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 std::string* DemoTest::out_ = nullptr;
 json* DemoTest::report_ = nullptr;
 int DemoTest::rc_ = -1;
 
-TEST_F(DemoTest, ExitsZeroAndWritesBothReports) {
+TEST_F(DemoTest, ExitsZeroAndWritesTheReports) {
   ASSERT_EQ(rc_, 0) << "see " << *out_ << ".log";
   EXPECT_TRUE(fs::exists(*out_ + "/report.md"));
+  EXPECT_TRUE(fs::exists(*out_ + "/report.html"));
   ASSERT_FALSE(report_->is_discarded());
   EXPECT_TRUE(fs::exists(*out_ + "/inputs/observations.csv"));
   EXPECT_TRUE(fs::exists(*out_ + "/inputs/throughput.csv"));
+  EXPECT_EQ((*report_)["dates"].size(), static_cast<size_t>(kDays));
 }
 
-TEST_F(DemoTest, TradesOverFix) {
+TEST_F(DemoTest, TradesOverFixEveryDay) {
   ASSERT_FALSE(report_->is_discarded());
   const json& t = (*report_)["trading"];
   EXPECT_GT(t["orders"].get<int64_t>(), 500);
+  EXPECT_GT(t["quotes"].get<int64_t>(), 0);
   EXPECT_GT(t["trades"].get<int64_t>(), 0);
-  EXPECT_GT(t["volume"].get<int64_t>(), 0);
   EXPECT_GT(t["closing_window_trades"].get<int64_t>(), 0);
-  // The deliberate mistakes are answered with their reasons.
-  EXPECT_EQ(t["rejects"].value("price_outside_band", 0), 1);
-  EXPECT_EQ(t["rejects"].value("account_not_permitted", 0), 1);
+  ASSERT_EQ(t["by_day"].size(), static_cast<size_t>(kDays));
+  int64_t trades = 0;
+  for (const json& d : t["by_day"]) {
+    EXPECT_GT(d["trades"].get<int64_t>(), 0) << d["date"];
+    EXPECT_GT(d["volume"].get<int64_t>(), 0) << d["date"];
+    trades += d["trades"].get<int64_t>();
+  }
+  EXPECT_EQ(trades, t["trades"].get<int64_t>());
+  // The deliberate mistakes, once a day, are answered with their reasons.
+  EXPECT_EQ(t["rejects"].value("price_outside_band", 0), kDays);
+  EXPECT_EQ(t["rejects"].value("account_not_permitted", 0), kDays);
+}
+
+TEST_F(DemoTest, FirmsCancelOnlyTheirLiveOrders) {
+  ASSERT_FALSE(report_->is_discarded());
+  const json& t = (*report_)["trading"];
+  EXPECT_GT(t["cancels"].get<int64_t>(), 50);
+  // The only unknown_order answers are the deliberate ones: a cancel of an id never used
+  // and a cancel of an order the firm knows has filled, once a day each.
+  EXPECT_EQ(t["cancel_rejects"].value("unknown_order", 0),
+            kDays + t["deliberate_late_cancels"].get<int64_t>());
+  EXPECT_EQ(t["cancel_rejects"].size(), t["cancel_rejects"].contains("unknown_order") ? 1u : 0u)
+      << t["cancel_rejects"].dump();
+}
+
+TEST_F(DemoTest, AFirmHitsItsThrottleAndItsOrdersAreCanceledOnDisconnect) {
+  ASSERT_FALSE(report_->is_discarded());
+  const json& t = (*report_)["trading"];
+  EXPECT_GT(t["throttled"].get<int64_t>(), 0);
+  EXPECT_GT(t["disconnect_cancels"].get<int64_t>(), 0);
+  for (const json& d : t["by_day"]) {
+    EXPECT_GT(d["throttled"].get<int64_t>(), 0) << d["date"];
+    EXPECT_GT(d["disconnect_cancels"].get<int64_t>(), 0) << d["date"];
+  }
+  std::map<std::string, int> roles;
+  for (const json& f : (*report_)["firms"]) ++roles[f["role"].get<std::string>()];
+  EXPECT_EQ(roles["market maker"], 2);
+  EXPECT_EQ(roles["taker"], 1);
+  EXPECT_EQ(roles["throttled, disconnects"], 1);
+  EXPECT_EQ(roles["drop copy"], 1);
 }
 
 TEST_F(DemoTest, DropCopyCountEqualsTheFirmsExecutionReports) {
@@ -71,9 +138,34 @@ TEST_F(DemoTest, DropCopyCountEqualsTheFirmsExecutionReports) {
 TEST_F(DemoTest, MarketDataSnapshotThenIncrementals) {
   ASSERT_FALSE(report_->is_discarded());
   const json& md = (*report_)["market_data"];
-  EXPECT_EQ(md["snapshots"].get<int64_t>(), 1);
+  EXPECT_EQ(md["snapshots"].get<int64_t>(), kDays);  // one subscription a day
   EXPECT_GT(md["incrementals"].get<int64_t>(), 0);
   EXPECT_TRUE(md["rejects"].empty());
+}
+
+TEST_F(DemoTest, EveryAccountReconcilesEveryDay) {
+  ASSERT_FALSE(report_->is_discarded());
+  const json& days = (*report_)["settlement"];
+  ASSERT_EQ(days.size(), static_cast<size_t>(kDays));
+  std::map<std::string, int64_t> vm_total;
+  for (const json& day : days) {
+    int64_t sum = 0;
+    for (const json& a : day["accounts"]) {
+      const std::string acct = a["account"];
+      vm_total[acct] += Cents(a["vm"]);
+      sum += Cents(a["vm"]);
+      // cash = collateral + every VM so far
+      EXPECT_EQ(Cents(a["cash"]), Cents(a["collateral"]) + vm_total[acct])
+          << acct << " on " << day["date"];
+    }
+    EXPECT_EQ(day["vm_sum_micro_usd"].get<int64_t>(), 0) << day["date"];
+    // Cents are rounded per account; their sum is within a cent per account of 0.
+    EXPECT_LE(std::abs(sum), static_cast<int64_t>(day["accounts"].size())) << day["date"];
+  }
+  // Positions carried over the week move VM on the later days.
+  bool moved = false;
+  for (const json& a : days.back()["accounts"]) moved |= Cents(a["vm"]) != 0;
+  EXPECT_TRUE(moved);
 }
 
 TEST_F(DemoTest, SettlementPricesWithTiersAndZeroSumVm) {
@@ -100,7 +192,7 @@ TEST_F(DemoTest, SettlementPricesWithTiersAndZeroSumVm) {
 TEST_F(DemoTest, RiskDeskGetsMarginAndFirmsAreKeptApart) {
   ASSERT_FALSE(report_->is_discarded());
   const json& r = (*report_)["risk"];
-  ASSERT_EQ(r["margins"].size(), 4u);  // every account of the demo config
+  ASSERT_EQ(r["margins"].size(), 5u);  // every account of the demo config
   for (const json& m : r["margins"]) {
     EXPECT_EQ(m["http_status"], 200) << m["account"];
     EXPECT_FALSE(m["margin"].get<std::string>().empty());
@@ -108,6 +200,82 @@ TEST_F(DemoTest, RiskDeskGetsMarginAndFirmsAreKeptApart) {
   EXPECT_EQ(r["whatif"]["http_status"], 200);
   EXPECT_EQ(r["cross_firm_status"], 403);
   EXPECT_EQ(r["no_token_status"], 401);
+}
+
+// The risk desk's HTTP answers equal `cfx margin` on the same positions and prices.
+TEST_F(DemoTest, MarginAnswersEqualCfxMarginOnTheSamePositions) {
+  ASSERT_FALSE(report_->is_discarded());
+  const json& r = (*report_)["risk"];
+  const std::string positions = *out_ + "/check_positions.csv";
+  const std::string prices = *out_ + "/check_prices.csv";
+  std::map<std::string, std::string> settle;
+  {
+    std::ofstream p(positions);
+    p << "account,sym,qty\n";
+    for (const json& m : r["margins"]) {
+      for (const json& line : m["positions_detail"]) {
+        p << m["account"].get<std::string>() << "," << line["sym"].get<std::string>() << ","
+          << line["qty"].get<int64_t>() << "\n";
+        settle[line["sym"]] = line["settle"].get<std::string>();
+      }
+    }
+  }
+  ASSERT_FALSE(settle.empty()) << "no account holds a position";
+  {
+    std::ofstream p(prices);
+    p << "sym,settle\n";
+    for (const auto& [sym, px] : settle) p << sym << "," << px << "\n";
+  }
+  const std::string answer = *out_ + "/check_margin.out";
+  const std::string cmd = std::string(CFX_BINARY_DIR) + "/app/cfx margin --positions " +
+                          positions + " --prices " + prices + " --throughput " + *out_ +
+                          "/inputs/throughput.csv --date " + r["as_of"].get<std::string>() +
+                          " > " + answer + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << Slurp(answer);
+  std::map<std::string, std::string> cli;
+  std::istringstream lines(Slurp(answer));
+  for (std::string line; std::getline(lines, line);) {
+    const json j = json::parse(line, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << line;
+    cli[j["account"]] = j["margin"];
+  }
+  for (const json& m : r["margins"]) {
+    if (m["positions_detail"].empty()) continue;
+    EXPECT_EQ(cli[m["account"]], m["margin"].get<std::string>()) << m["account"];
+  }
+}
+
+// The HTML report opened in headless Chromium: it renders its charts with their data
+// points and asks the network for nothing.
+TEST_F(DemoTest, HtmlReportRendersItsChartsInChromiumWithoutTheNetwork) {
+  ASSERT_EQ(rc_, 0);
+  const std::string html = Slurp(*out_ + "/report.html");
+  ASSERT_FALSE(html.empty());
+  for (const char* banned : {"http://", "https://", "<script", "src=\"", "url("}) {
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  }
+  const std::string work = *out_ + "/chromium";
+  cfx::testsupport::HtmlCheckResult r = cfx::testsupport::CheckHtmlInChromium(*out_ + "/report.html", work);
+  ASSERT_TRUE(r.ran) << r.error;
+  EXPECT_EQ(r.network_requests, 0);
+  EXPECT_GT(fs::file_size(r.screenshot_path), 10000u);
+  // Every chart is in the rendered DOM with its points.
+  for (const char* id : {"chart-mtok", "chart-book", "chart-vm", "chart-calls",
+                         "chart-surveillance", "chart-explain"}) {
+    EXPECT_NE(r.dom.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  for (const auto& [grade, fixes] : (*report_)["reference"]["grades"].items()) {
+    EXPECT_NE(r.dom.find("id=\"chart-fix-" + grade + "\""), std::string::npos) << grade;
+  }
+  size_t points = 0;
+  for (size_t at = r.dom.find("class=\"pt\""); at != std::string::npos;
+       at = r.dom.find("class=\"pt\"", at + 1)) {
+    ++points;
+  }
+  EXPECT_GT(points, 100u);
+  // A settlement price of the last day is plotted with its value.
+  const json& last = (*report_)["settlement"].back()["settlement_prices"].at(0);
+  EXPECT_NE(r.dom.find("data-y=\"" + last["settle"].get<std::string>() + "\""), std::string::npos);
 }
 
 TEST_F(DemoTest, FixesCarryThePricePerMillionTokens) {

@@ -1,8 +1,10 @@
-// `cfx demo`: a whole trading day on loopback with the embedded config and bundled,
-// generated sample data (SPEC §11). Steps: sample reference data and fixes, the exchange
-// in-process on ephemeral ports with a manual clock, three firms trading over FIX (plus a
-// drop copy and a market data subscription), the settlement batch, the risk desk over
-// HTTP, then a summary on the progress stream and <out>/report.md + report.json.
+// `cfx demo`: a trading week on loopback with the embedded config and bundled, generated
+// sample data (SPEC §11). Steps: sample reference data and fixes; then each business day
+// the exchange (in-process, ephemeral ports, manual clock) restarts on the same data dir,
+// four simulated firms trade over FIX (market makers, a taker, a firm that hits its
+// throttle and disconnects; plus a drop copy and a market data subscription) and the
+// settlement batch runs after the close; then the risk desk over HTTP, a summary on the
+// progress stream and <out>/report.html (charts), report.md and report.json.
 //
 //   cfx::demo::DemoOptions options;          // ./demo-out, 2027-03-01, seed 7
 //   absl::StatusOr<cfx::demo::DemoSummary> s = cfx::demo::RunDemo(options, std::cout);
@@ -24,9 +26,9 @@ namespace cfx::demo {
 struct DemoOptions {
   std::string out_dir = "./demo-out";
   std::string date = "2027-03-01";  // first trading day (a Monday in the listed months)
-  int days = 1;                     // consecutive business days traded and settled
+  int days = 5;                     // consecutive business days traded and settled
   uint64_t seed = 7;
-  int orders_per_day = 5000;        // random requests (orders, cancels, replaces) per day
+  int orders_per_day = 2400;        // the takers' random orders per day (quotes come on top)
   bool keep = false;                // keep the exchange's data dir (journal, ledger) after
 };
 
