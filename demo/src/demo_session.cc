@@ -148,8 +148,6 @@ void DemoSession::OnMessage(const FixMessage& m) {
   ++counts_.received[m.msg_type];
   if (m.msg_type == "9") {
     ++counts_.cancel_rejects[m.Get(58).empty() ? "unknown" : m.Get(58)];
-      fprintf(stderr, "DBG %s cancel reject %s orig %s: %s\n", name_.c_str(), m.Get(11).c_str(),
-              m.Get(41).c_str(), m.Get(58).c_str());
     pending_.erase(m.Get(11));
   } else if (m.msg_type == "j") {
     ++counts_.rejects["business_reject:" + m.Get(58)];

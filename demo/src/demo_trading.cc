@@ -11,6 +11,8 @@
 // for DELTA's throttled burst, which depends on the wall clock (its orders never trade).
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -38,6 +40,20 @@ std::optional<MakerParams> MakerFor(const std::string& comp_id) {
   return std::nullopt;
 }
 bool IsFlaky(const std::string& comp_id) { return comp_id == "DELTA_T1"; }
+
+// "B200-GOLD-US-202712" -> "B200-GOLD-US-202801".
+std::string NextMonth(const std::string& sym) {
+  if (sym.size() < 7) return sym;
+  int y = std::atoi(sym.substr(sym.size() - 6, 4).c_str());
+  int m = std::atoi(sym.substr(sym.size() - 2).c_str()) + 1;
+  if (m > 12) {
+    m = 1;
+    ++y;
+  }
+  char tail[16];
+  std::snprintf(tail, sizeof(tail), "%04d%02d", y, m);
+  return sym.substr(0, sym.size() - 6) + tail;
+}
 
 class Floor : public TradingFloor {
  public:
@@ -302,22 +318,28 @@ class Floor : public TradingFloor {
     return absl::OkStatus();
   }
 
-  // DELTA: at 10:00Z a burst of far bids, twice its throttle rate at once (about half are
-  // refused `throttled`; the others rest 7% under the band reference, where nothing
-  // reaches them); at 14:00Z its connection drops and the exchange cancels what rests; at
-  // 14:30Z it logs on again and learns of the cancels from the resent reports.
+  // DELTA: at 10:00Z a burst of bids in the back month, twice its throttle rate at once
+  // (about half are refused `throttled`; the others rest, where no other firm trades); at
+  // 14:00Z its connection drops and the exchange cancels what rests; at 14:30Z it logs on
+  // again and learns of the cancels from the resent reports.
   absl::Status FlakyFirm(int slot, const std::vector<LiveContract>& contracts) {
     DemoSession& s = *flaky_;
     if (slot == kBurstSlot) {
+      // DELTA quotes the month after the ones the others trade: its orders rest where no
+      // other order goes, so how many the throttle lets through changes no trade.
+      std::vector<std::pair<std::string, int64_t>> back;  // symbol, band reference
+      for (size_t i = 1; i < contracts.size(); i += 2) {
+        back.emplace_back(NextMonth(contracts[i].sym), contracts[i].band_ref);
+      }
       const int n = std::max(4, kBurstOrders * flaky_rate_);
       for (int k = 0; k < n; ++k) {
-        const LiveContract& c = contracts[static_cast<size_t>(k) % contracts.size()];
+        const auto& [sym, ref] = back[static_cast<size_t>(k) % back.size()];
         FixOrder o;
         o.cl_ord_id = s.NextId();
         o.account = s.accounts().front();
-        o.symbol = c.sym;
+        o.symbol = sym;
         o.side = Side::kBuy;
-        o.price_ticks = c.band_ref * 93 / 100 - k / static_cast<int>(contracts.size());
+        o.price_ticks = ref * 96 / 100 - k / static_cast<int>(back.size());
         o.qty = 1 + k % 3;
         ++requests_.orders;
         ++requests_.orders_by_type["limit day (burst)"];
