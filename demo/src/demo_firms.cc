@@ -2,6 +2,7 @@
 #include "demo_firms.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <utility>
 
@@ -65,12 +66,15 @@ class MarketMaker : public Firm {
   }
 
   absl::Status PreOpen(std::vector<LiveContract>& contracts) override {
-    // Quotes that cross a little, so that the opening auction has something to match.
+    // Two-sided quotes leaning up or down, so that one maker's bid crosses another's ask
+    // and the opening auction has something to match; never its own ask (the auction
+    // prices self-crossing volume that STP then cancels, and leaves the rest crossed:
+    // docs/engine.md, "Auction and STP").
     for (size_t i = 0; i < contracts.size(); ++i) {
       const LiveContract& c = contracts[i];
-      const int64_t lean = rng_->Uniform(-2, 4);
-      if (absl::Status s = Quote(i, c, Side::kBuy, c.mid + lean, p_.size); !s.ok()) return s;
-      if (absl::Status s = Quote(i, c, Side::kSell, c.mid - lean + 2, p_.size); !s.ok()) return s;
+      const int64_t lean = rng_->Uniform(-4, 4);
+      if (absl::Status s = Quote(i, c, Side::kBuy, c.mid + lean - 1, p_.size); !s.ok()) return s;
+      if (absl::Status s = Quote(i, c, Side::kSell, c.mid + lean + 1, p_.size); !s.ok()) return s;
     }
     return absl::OkStatus();
   }
@@ -120,6 +124,20 @@ class MarketMaker : public Firm {
   absl::Status Send(std::vector<LiveContract>& contracts, int) override {
     for (size_t i = 0; i < contracts.size(); ++i) {
       const LiveContract& c = contracts[i];
+      // Past three quarters of its limit it hedges back to half with an IOC through the
+      // other side's quotes.
+      const int64_t net = Net(pos_, c.sym);
+      if (std::abs(net) * 4 > p_.limit * 3) {
+        const Side side = net > 0 ? Side::kSell : Side::kBuy;
+        FixOrder o;
+        o.account = AccountFor(i);
+        o.symbol = c.sym;
+        o.side = side;
+        o.qty = std::abs(net) - p_.limit / 2;
+        o.price_ticks = c.mid + (net > 0 ? -1 : 1) * (p_.half_spread + 4);
+        o.tif = TimeInForce::kIoc;
+        if (absl::Status s = SendOrder(o, "hedge (limit ioc)"); !s.ok()) return s;
+      }
       for (const Side side : {Side::kBuy, Side::kSell}) {
         if (quoted_.count({c.sym, side})) continue;
         const Target t = TargetFor(c, Net(pos_, c.sym), side);
@@ -209,7 +227,7 @@ class Taker : public Firm {
       const size_t k = first + static_cast<size_t>(
                                    rng_->Uniform(0, static_cast<int64_t>(live.size() - first) - 1));
       const auto& [id, o] = live[k];
-      if (o.price_ticks > 0) {
+      if (o.price_ticks > 0 && !o.stop) {  // a replace does not carry a stop price
         FixReplace r{.cl_ord_id = "",
                      .orig_cl_ord_id = id,
                      .account = o.account,

@@ -68,6 +68,7 @@ std::string Header(const Json& r) {
                                                         {"book", "Book at close"},
                                                         {"settlement", "Settlement"},
                                                         {"surveillance", "Surveillance"},
+                                                        {"contracts", "Contracts"},
                                                         {"risk", "Risk desk"}}) {
     out += "<a href=\"#" + id + "\">" + name + "</a>";
   }
@@ -397,6 +398,41 @@ std::string Surveillance(const Json& r) {
   return out + "</section>";
 }
 
+// The security master as GET /v1/contracts gave it: the contracts traded this week, then
+// every listed contract folded away.
+std::string Contracts(const Json& r) {
+  const Json& all = At(r, "contracts");
+  std::string out = "<section id=\"contracts\"><h2>Security master</h2>";
+  if (!all.is_array() || all.empty()) return out + NotAvailable("The listed contracts") + "</section>";
+  const Json& traded = At(At(r, "trading"), "volume_by_symbol");
+  std::vector<std::vector<std::string>> active, rows;
+  for (const Json& c : all) {
+    std::vector<std::string> row = {Cell(At(c, "sym")),          Cell(At(c, "month")),
+                                    Cell(At(c, "tick")),         Cell(At(c, "multiplier")),
+                                    Cell(At(c, "max_order_qty")), Cell(At(c, "band_ref")),
+                                    Cell(At(c, "listing_date")), Cell(At(c, "last_trading_day")),
+                                    Cell(At(c, "state"))};
+    if (traded.is_object() && traded.contains(Str(At(c, "sym")))) {
+      row.push_back(Cell(At(traded, Str(At(c, "sym")))));
+      active.push_back(row);
+      row.pop_back();
+    }
+    rows.push_back(row);
+  }
+  const std::vector<std::string> head = {"contract", "month", "tick", "multiplier", "max order qty",
+                                         "band reference", "listed", "last trading day", "state"};
+  std::vector<std::string> head_traded = head;
+  head_traded.push_back("contracts traded");
+  out += "<p>" + std::to_string(all.size()) +
+         " contracts listed from the sequenced product inputs (monthly, per grade), each with its "
+         "terms; the band reference is the latest settlement price, else the grade's latest fix. " +
+         std::to_string(active.size()) + " of them traded in the demo.</p>";
+  if (!active.empty()) out += Table(head_traded, active, "llrrrrllll");
+  out += Folded("Every listed contract (" + std::to_string(rows.size()) + ")",
+                Table(head, rows, "llrrrrlll"), rows.size());
+  return out + "</section>";
+}
+
 std::string Risk(const Json& r) {
   const Json& risk = At(r, "risk");
   std::string out = "<section id=\"risk\"><h2>Risk desk</h2>";
@@ -454,7 +490,7 @@ std::string Page(const Json& r) {
          "<title>cfx demo report</title><style>" +
          std::string(kCss) + "</style></head><body><main>" + Header(r) + Summary(r) + Trading(r) +
          Reference(r, ids) + PerToken(r) + Explain(r) + Book(r) + Settlement(r) + Surveillance(r) +
-         Risk(r) +
+         Contracts(r) + Risk(r) +
          "<footer>Written by cfx demo from report.json. One file: no script, nothing fetched."
          "</footer></main></body></html>\n";
 }

@@ -221,6 +221,7 @@ struct RiskResult {
   std::string explain_grade;
   std::string explain_date;
   std::string explain_json;
+  std::string contracts_json;  // GET /v1/contracts: the security master's `contracts`
 };
 
 absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Venue& venue,

@@ -132,6 +132,7 @@ nlohmann::json ToJson(const DemoRun& run) {
   j["reference"] = {{"from", run.risk.reference_from},
                     {"to", common::FormatDate(run.days.back())},
                     {"grades", grades}};
+  j["contracts"] = ParsedOrNull(run.risk.contracts_json);
   j["explain"] = {{"grade", run.risk.explain_grade},
                   {"date", run.risk.explain_date},
                   {"explanation", ParsedOrNull(run.risk.explain_json)}};

@@ -23,6 +23,7 @@ absl::Status ReadReference(const common::ExchangeConfig& config, HttpClient& cli
   result.reference_from = common::FormatDate(from);
   const std::string to = common::FormatDate(days.back());
   int64_t records = 0;
+  bool explain_level1 = false;
   for (const common::ProductConfig& p : config.products) {
     const std::string grade = p.grade.Key();
     absl::StatusOr<HttpClientResponse> r = client.Get(
@@ -35,14 +36,18 @@ absl::Status ReadReference(const common::ExchangeConfig& config, HttpClient& cli
     }
     records += static_cast<int64_t>(j["fixes"].size());
     result.reference_json[grade] = j["fixes"].dump();
-    if (result.explain_grade.empty()) {
-      for (auto it = j["fixes"].rbegin(); it != j["fixes"].rend(); ++it) {
-        if (it->contains("fix") && !(*it)["fix"].is_null()) {
-          result.explain_grade = grade;
-          result.explain_date = (*it)["date"].get<std::string>();
-          break;
-        }
+    // The fix to explain: the latest one made from the day's own trades (level 1) of any
+    // grade, else the latest fix at all.
+    for (auto it = j["fixes"].rbegin(); it != j["fixes"].rend(); ++it) {
+      if (!it->contains("fix") || (*it)["fix"].is_null()) continue;
+      const bool level1 = (*it)["level"] == 1;
+      const std::string date = (*it)["date"].get<std::string>();
+      if (result.explain_grade.empty() || (level1 && (!explain_level1 || date > result.explain_date))) {
+        result.explain_grade = grade;
+        result.explain_date = date;
+        explain_level1 = level1;
       }
+      if (level1) break;
     }
   }
   if (!result.explain_grade.empty()) {
@@ -55,9 +60,18 @@ absl::Status ReadReference(const common::ExchangeConfig& config, HttpClient& cli
     }
     result.explain_json = r->body;
   }
+  // The security master: every contract listed, with its terms.
+  absl::StatusOr<HttpClientResponse> listed = client.Get("/v1/contracts", token);
+  if (!listed.ok()) return listed.status();
+  nlohmann::json contracts = nlohmann::json::parse(listed->body, nullptr, false);
+  if (listed->status != 200 || contracts.is_discarded() || !contracts.contains("contracts")) {
+    return absl::InternalError("GET /v1/contracts: HTTP " + std::to_string(listed->status));
+  }
+  result.contracts_json = contracts["contracts"].dump();
   log << "  reference: " << records << " fix records of " << config.products.size()
       << " grades since " << result.reference_from << "; the explanation of "
-      << result.explain_grade << " " << result.explain_date << "\n";
+      << result.explain_grade << " " << result.explain_date << "; the security master ("
+      << nlohmann::json::parse(result.contracts_json).size() << " contracts)\n";
   return absl::OkStatus();
 }
 

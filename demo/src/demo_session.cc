@@ -65,7 +65,8 @@ absl::Status DemoSession::Order(const FixOrder& order) {
     std::lock_guard<std::mutex> lock(mu_);
     pending_.insert(order.cl_ord_id);
     sent_[order.cl_ord_id] =
-        LiveOrder{order.account, order.symbol, order.side, order.price_ticks, order.qty};
+        LiveOrder{order.account, order.symbol, order.side, order.price_ticks, order.qty,
+                  order.ord_type == OrdType::kStop || order.ord_type == OrdType::kStopLimit};
   }
   return client_->SendOrder(order);
 }

@@ -29,6 +29,7 @@ struct LiveOrder {
   Side side = Side::kBuy;
   int64_t price_ticks = 0;  // 0 for a pending stop or a market order
   int64_t leaves = 0;
+  bool stop = false;  // a stop or stop-limit (its limit in price_ticks)
 };
 
 // What one session's reports said. Each session updates its own copy under its lock;
