@@ -18,6 +18,7 @@ struct BenchFixFlags {
   bool echo = false;
   bool fake = false;
   bool no_sync = false;
+  bool no_yardsticks = false;
 };
 
 ExitCode RunBenchFix(const BenchFixFlags& flags) {
@@ -32,6 +33,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
                    : flags.fake ? perf::FixBenchServer::kFake
                                 : perf::FixBenchServer::kServe;
   options.no_sync = flags.no_sync;
+  options.yardsticks = !flags.no_yardsticks;
   options.log = &std::cerr;
   absl::StatusOr<perf::FixServeBenchResult> result = perf::RunFixServeBench(options);
   if (!result.ok()) return Fail("bench fix", result.status().ToString());
@@ -53,6 +55,8 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
   cmd->add_flag("--fake", flags->fake, "gateway on the in-memory fake exchange (no engine, no journal)");
   cmd->add_flag("--no-sync", flags->no_sync,
                 "journal commits not fsynced (process-crash safe only)");
+  cmd->add_flag("--no-yardsticks", flags->no_yardsticks,
+                "skip the same-run yardsticks (the echo acceptor's phases, raw synced commits)");
 }
 
 CFX_REGISTER_COMMAND("bench", SetupBenchFix);

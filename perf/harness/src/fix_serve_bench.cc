@@ -9,6 +9,7 @@
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
+#include "cfx/perf/journal_bench.h"
 #include "nlohmann/json.hpp"
 #include "work_dir.h"
 
@@ -123,6 +124,22 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
     exchange.reset();
   }
   if (!status.ok()) return status;
+  if (options.server == FixBenchServer::kServe && options.yardsticks) {
+    // The same phases against the bare QuickFIX acceptor, then the disk's synced commit.
+    FixBenchOptions echo = options.bench;
+    echo.echo = true;
+    echo.external = false;
+    echo.port = 0;
+    FixBenchResult echo_result;
+    if (absl::Status s = RunFixBench(echo, &echo_result); !s.ok()) return s;
+    result.echo = echo_result;
+    const std::string dir = internal::MakeTempDir("/tmp/cfx_bench_fix_raw_XXXXXX");
+    if (dir.empty()) return absl::UnavailableError("mkdtemp failed");
+    absl::StatusOr<nlohmann::json> raw = RawSyncedCommits(dir, 500, 10);
+    internal::RemoveDirQuietly(dir);
+    if (!raw.ok()) return raw.status();
+    result.raw_commit = *raw;
+  }
   return result;
 }
 
@@ -152,6 +169,22 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
                       {"p999_us", r.phases.one_at_a_time.p999_us},
                       {"one_at_a_time", PhaseJson(r.phases.one_at_a_time)},
                       {"pipelined", PhaseJson(r.phases.pipelined)}};
+  if (r.echo && r.raw_commit) {
+    const FixBenchResult& e = *r.echo;
+    const double commit_p99 = (*r.raw_commit)["p99_us"].get<double>();
+    out << absl::StrFormat(
+        "yardstick, same run: echo pipelined %.0f orders/s (cfx %.2f x), echo one-at-a-time p99 "
+        "%.1f us + one raw synced commit's p99 %.1f us = %.1f us (cfx %.2f x)\n",
+        e.pipelined.orders_per_sec, r.phases.pipelined.orders_per_sec / e.pipelined.orders_per_sec,
+        e.one_at_a_time.p99_us, commit_p99, e.one_at_a_time.p99_us + commit_p99,
+        r.phases.one_at_a_time.p99_us / (e.one_at_a_time.p99_us + commit_p99));
+    j["yardstick_echo"] = {{"one_at_a_time", PhaseJson(e.one_at_a_time)},
+                           {"pipelined", PhaseJson(e.pipelined)}};
+    j["yardstick_raw_commit_10"] = *r.raw_commit;
+    j["ratio_pipelined_to_echo"] = r.phases.pipelined.orders_per_sec / e.pipelined.orders_per_sec;
+    j["ratio_p99_to_echo_p99_plus_raw_commit_p99"] =
+        r.phases.one_at_a_time.p99_us / (e.one_at_a_time.p99_us + commit_p99);
+  }
   out << j.dump() << std::endl;
 }
 

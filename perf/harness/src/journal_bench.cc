@@ -28,10 +28,13 @@ absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
   return RunHarness(harness);
 }
 
-// The yardstick: raw synced LMDB commits on the same disk, in a sibling directory, right
-// after the run: `commits` AppendBatch calls of `records` 64-byte records each, every one
-// synced. Its p99 is what one ack must wait for at least (docs/durability.md).
-absl::StatusOr<nlohmann::json> RawCommits(const std::string& dir, int commits, int records) {
+}  // namespace
+
+// The yardstick: raw synced LMDB commits on the same disk: `commits` AppendBatch calls of
+// `records` 64-byte records each, every one synced. Its p99 is what one ack must wait for
+// at least (docs/durability.md).
+absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int commits,
+                                                int records) {
   auto journal = journal::Journal::Open({.data_dir = dir});
   if (!journal.ok()) return journal.status();
   const std::string payload(64, 'x');
@@ -57,8 +60,6 @@ absl::StatusOr<nlohmann::json> RawCommits(const std::string& dir, int commits, i
                         {"p99_us", pct(0.99)}};
 }
 
-}  // namespace
-
 absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& options) {
   namespace fs = std::filesystem;
   const bool temporary = options.data_dir.empty();
@@ -79,8 +80,8 @@ absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& option
     const std::string raw_dir = (fs::path(dir).parent_path() /
                                  (fs::path(dir).filename().string() + "_raw")).string();
     if (internal::MakeDirs(raw_dir + "/a") && internal::MakeDirs(raw_dir + "/b")) {
-      raw10 = RawCommits(raw_dir + "/a", 500, 10);
-      raw1000 = RawCommits(raw_dir + "/b", 100, 1000);
+      raw10 = RawSyncedCommits(raw_dir + "/a", 500, 10);
+      raw1000 = RawSyncedCommits(raw_dir + "/b", 100, 1000);
     } else {
       raw10 = raw1000 = absl::UnavailableError("cannot create " + raw_dir);
     }

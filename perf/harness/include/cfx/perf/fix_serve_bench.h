@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "cfx/exchange/exchange_core.h"
 #include "cfx/perf/fix_bench.h"
+#include "nlohmann/json.hpp"
 
 namespace cfx::perf {
 
@@ -30,6 +31,9 @@ struct FixServeBenchOptions {
   FixBenchOptions bench;
   FixBenchServer server = FixBenchServer::kServe;
   bool no_sync = false;         // kServe: journal commits not fsynced
+  // kServe: also run the same phases against the echo acceptor (same QuickFIX settings)
+  // and time raw synced commits on the same disk, and report the ratios.
+  bool yardsticks = true;
   std::ostream* log = nullptr;  // when set, gets a line if the exchange does not stop cleanly
 };
 
@@ -37,6 +41,10 @@ struct FixServeBenchResult {
   FixServeBenchOptions options;
   FixBenchResult phases;
   std::optional<exchange::ExchangeStats> core;  // kServe: the core's counters at the end
+  // The yardsticks of the same run (kServe with `yardsticks`): the echo acceptor's phases,
+  // and one raw synced commit of 10 records (RawSyncedCommits) on the data dir's disk.
+  std::optional<FixBenchResult> echo;
+  std::optional<nlohmann::json> raw_commit;
 };
 
 // Runs the bench. Returns the exchange's error when it cannot start, or RunFixBench's.

@@ -37,6 +37,13 @@ struct JournalBenchOptions {
 // Unavailable when no temp dir can be made, or the journal's error when it cannot open.
 absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& options);
 
+// The disk's yardstick: `commits` synced LMDB commits of `records` 64-byte records each in
+// a fresh journal under `dir` (which must exist and be empty), timed one by one. JSON:
+// records_per_commit, commits, records_per_sec, p50_us, p99_us. `cfx bench journal` and
+// `cfx bench fix` print it beside their figures.
+absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int commits,
+                                                int records);
+
 }  // namespace cfx::perf
 
 #endif  // CFX_PERF_JOURNAL_BENCH_H_

@@ -1,0 +1,57 @@
+// The benches' same-run yardsticks: raw synced commits on the disk, and `cfx bench fix`'s
+// report of its figures beside the echo acceptor's and the commit's, as ratios.
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "cfx/perf/fix_serve_bench.h"
+#include "cfx/perf/journal_bench.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace cfx::perf {
+namespace {
+
+TEST(BenchYardstickTest, RawSyncedCommitsTimesEveryCommit) {
+  const std::string dir = ::testing::TempDir() + "/raw_commits_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<nlohmann::json> raw = RawSyncedCommits(dir, 20, 10);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  EXPECT_EQ((*raw)["commits"], 20);
+  EXPECT_EQ((*raw)["records_per_commit"], 10);
+  EXPECT_GT((*raw)["p50_us"].get<double>(), 0);
+  EXPECT_GE((*raw)["p99_us"].get<double>(), (*raw)["p50_us"].get<double>());
+  EXPECT_GT((*raw)["records_per_sec"].get<double>(), 0);
+}
+
+TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) {
+  FixServeBenchResult r;
+  r.phases.pipelined.orders_per_sec = 9000;
+  r.phases.one_at_a_time.p99_us = 3000;
+  FixBenchResult echo;
+  echo.pipelined.orders_per_sec = 18000;
+  echo.one_at_a_time.p99_us = 500;
+  r.echo = echo;
+  r.raw_commit = nlohmann::json{{"p99_us", 1000.0}};
+  std::ostringstream out;
+  PrintFixServeBench(r, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("yardstick, same run"), std::string::npos) << text;
+  // The last line is the JSON object.
+  const size_t last = text.rfind('\n', text.size() - 2);
+  const nlohmann::json j = nlohmann::json::parse(text.substr(last + 1));
+  EXPECT_DOUBLE_EQ(j["ratio_pipelined_to_echo"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["ratio_p99_to_echo_p99_plus_raw_commit_p99"].get<double>(), 2.0);
+  EXPECT_EQ(j["yardstick_raw_commit_10"]["p99_us"], 1000.0);
+
+  // Without yardsticks (--no-yardsticks, or another server) there are no ratios.
+  r.echo.reset();
+  std::ostringstream plain;
+  PrintFixServeBench(r, plain);
+  EXPECT_EQ(plain.str().find("ratio_"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cfx::perf
