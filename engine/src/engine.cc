@@ -20,9 +20,8 @@ OrderBook* KnownBook(OrderBook* book, MatchContext& ctx) {
 
 }  // namespace
 
-Engine::Engine(const EngineConfig& config) : config_(config), ctx_(config.order_capacity) {
-  client_ids_.reserve(config.client_id_capacity);
-}
+Engine::Engine(const EngineConfig& config)
+    : config_(config), ctx_(config.order_capacity), client_ids_(config.client_id_capacity) {}
 
 uint32_t Engine::Intern(NameMap& map, std::vector<std::string>& names, std::string_view name) {
   auto it = map.find(AbslView(name));
@@ -50,10 +49,30 @@ std::optional<AccountId> Engine::FindAccount(std::string_view acct) const {
   return it->second;
 }
 
-uint32_t Engine::LookupLive(AccountId acct, const ClientId& cl) const {
-  auto it = client_ids_.find(ClKey{acct, cl});
-  if (it == client_ids_.end() || it->second == 0) return kNoSlot;
-  return ctx_.store.Find(it->second);
+uint32_t Engine::LookupLive(const Name& acct_name, AccountId acct, const ClientId& cl,
+                            uint32_t* rec_out) const {
+  const uint32_t rec = client_ids_.Find(ClHash(acct_name, cl), acct, cl);
+  if (rec_out != nullptr) *rec_out = rec;
+  if (rec == ClientIdIndex::kNone || client_ids_.oid(rec) == 0) return kNoSlot;
+  return ctx_.store.Find(client_ids_.oid(rec));
+}
+
+void Engine::Prefetch(const Command& cmd) const {
+  const Name* acct = nullptr;
+  const ClientId* cl = nullptr;
+  if (const auto* n = std::get_if<NewOrderCmd>(&cmd)) {
+    acct = &n->acct;
+    cl = &n->cl;
+  } else if (const auto* x = std::get_if<CancelCmd>(&cmd)) {
+    acct = &x->acct;
+    cl = &x->orig;
+  } else if (const auto* r = std::get_if<ReplaceCmd>(&cmd)) {
+    acct = &r->acct;
+    cl = &r->orig;
+  } else {
+    return;
+  }
+  client_ids_.Prefetch(ClHash(*acct, *cl));
 }
 
 void Engine::Process(const Command& cmd) {
@@ -138,11 +157,11 @@ void Engine::Apply(const NewOrderCmd& c) {
   AccountId acct = Intern(account_ids_, accounts_, c.acct.view());
   ctx_.store.ReserveAccounts(accounts_.size());
   OrderBook* book = nullptr;
-  ClientIdMap::iterator cl_slot;
-  RejectReason r = ValidateNew(c, &book, acct, &cl_slot);
+  uint32_t cl_rec = ClientIdIndex::kNone;
+  RejectReason r = ValidateNew(c, &book, acct, &cl_rec);
   if (r == RejectReason::kNone && risk_ != nullptr) {
-    r = risk_->CheckNewOrder(c, *book);  // reads no client id: the slot stays valid
-    if (r != RejectReason::kNone) client_ids_.erase(cl_slot);
+    r = risk_->CheckNewOrder(c, *book);  // takes no client id: cl_rec stays the last record
+    if (r != RejectReason::kNone) client_ids_.EraseLast();
   }
   if (r != RejectReason::kNone) {
     EmitReject(c, acct, r);
@@ -175,7 +194,7 @@ void Engine::Apply(const NewOrderCmd& c) {
   o.session = c.session;
   o.cl = c.cl;
   o.status = OrderStatus::kNew;
-  cl_slot->second = oid;
+  client_ids_.set_oid(cl_rec, oid);
   if (o.tif == TimeInForce::kGtd) next_gtd_expiry_ = std::min(next_gtd_expiry_, o.expire);
   book->MarkAccepted();
   Event& e = ctx_.Emit(EventType::kAccepted);
@@ -187,10 +206,10 @@ void Engine::Apply(const NewOrderCmd& c) {
 }
 
 uint32_t Engine::FindAmended(const Name& acct_name, const ClientId& orig, const ClientId* cl,
-                             AccountId* acct) {
+                             AccountId* acct, uint32_t* orig_rec) {
   auto ait = account_ids_.find(AbslView(acct_name.view()));
   *acct = ait == account_ids_.end() ? 0 : ait->second;
-  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(*acct, orig);
+  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(acct_name, *acct, orig, orig_rec);
   if (slot == kNoSlot) {
     AccountId shown = Intern(account_ids_, accounts_, acct_name.view());
     ctx_.store.ReserveAccounts(accounts_.size());
@@ -201,7 +220,7 @@ uint32_t Engine::FindAmended(const Name& acct_name, const ClientId& orig, const 
 
 void Engine::Apply(const CancelCmd& c) {
   AccountId acct = 0;
-  uint32_t slot = FindAmended(c.acct, c.orig, nullptr, &acct);
+  uint32_t slot = FindAmended(c.acct, c.orig, nullptr, &acct, nullptr);
   if (slot == kNoSlot) return;
   OrderBook& book = *books_[ctx_.store.at(slot).sym];
   if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
@@ -213,7 +232,8 @@ void Engine::Apply(const CancelCmd& c) {
 
 void Engine::Apply(const ReplaceCmd& c) {
   AccountId acct = 0;
-  uint32_t slot = FindAmended(c.acct, c.orig, &c.cl, &acct);
+  uint32_t orig_rec = ClientIdIndex::kNone;
+  uint32_t slot = FindAmended(c.acct, c.orig, &c.cl, &acct, &orig_rec);
   if (slot == kNoSlot) return;
   Order& o = ctx_.store.at(slot);
   OrderBook& book = *books_[o.sym];
@@ -225,8 +245,9 @@ void Engine::Apply(const ReplaceCmd& c) {
     return;
   }
   // After a replace only the new id names the order; the old one stays taken.
-  client_ids_[ClKey{acct, c.orig}] = 0;
-  client_ids_[ClKey{acct, c.cl}] = o.oid;
+  client_ids_.set_oid(orig_rec, 0);
+  const uint32_t new_rec = client_ids_.TryInsert(ClHash(c.acct, c.cl), acct, c.cl).first;
+  client_ids_.set_oid(new_rec, o.oid);
   book.Replace(slot, c.cl, px, qty);
 }
 
@@ -295,13 +316,9 @@ void Engine::Apply(const TimeCmd& c) {
 // of live (GTC, GTD) orders, never every id the exchange has seen. One pass over the set a
 // day.
 void Engine::ForgetEndedClientIds() {
-  for (auto it = client_ids_.begin(); it != client_ids_.end();) {
-    if (it->second == 0 || ctx_.store.Find(it->second) == kNoSlot) {
-      client_ids_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
+  client_ids_.RetainIf([this](AccountId, const ClientId&, OrderId oid) {
+    return oid != 0 && ctx_.store.Find(oid) != kNoSlot;
+  });
 }
 
 void Engine::Apply(const CloseCmd& c) {
@@ -329,8 +346,11 @@ OrderView Engine::ViewOf(const Order& o) const {
 std::optional<OrderView> Engine::FindOrder(std::string_view acct, std::string_view cl) const {
   auto ait = account_ids_.find(AbslView(acct));
   ClientId id;
-  if (ait == account_ids_.end() || !id.Assign(cl)) return std::nullopt;
-  uint32_t slot = LookupLive(ait->second, id);
+  Name acct_name;
+  if (ait == account_ids_.end() || !id.Assign(cl) || !acct_name.Assign(acct)) {
+    return std::nullopt;
+  }
+  uint32_t slot = LookupLive(acct_name, ait->second, id);
   if (slot == kNoSlot) return std::nullopt;
   return ViewOf(ctx_.store.at(slot));
 }
@@ -351,12 +371,12 @@ uint64_t Engine::StateHash() const {
   h = HashMix(h, ctx_.store.live_count());
   h = HashMix(h, client_ids_.size());
   uint64_t ids = 0;  // order-independent fold of the client-id map
-  for (const auto& [key, oid] : client_ids_) {
-    // Deterministic across processes (absl::Hash is seeded per process).
-    uint64_t k = HashMix(0, key.acct);
-    for (uint8_t i = 0; i < key.cl.len; ++i) k = HashMix(k, static_cast<uint8_t>(key.cl.data[i]));
+  client_ids_.ForEach([&](AccountId acct, const ClientId& cl, OrderId oid) {
+    // Deterministic across processes (the index's own hash is seeded per index).
+    uint64_t k = HashMix(0, acct);
+    for (uint8_t i = 0; i < cl.len; ++i) k = HashMix(k, static_cast<uint8_t>(cl.data[i]));
     ids += HashMix(k, oid);
-  }
+  });
   h = HashMix(h, ids);
   for (const auto& book : books_) h = book->Hash(h);
   return h;

@@ -28,7 +28,7 @@ void OrderStore::GrowPool() {
 }
 
 void OrderStore::GrowMap() {
-  std::vector<MapEntry> old = std::move(map_);
+  auto old = std::move(map_);
   map_.assign(old.size() * 2, MapEntry{});
   shift_ -= 1;
   map_size_ = 0;

@@ -154,11 +154,11 @@ std::string Engine::Snapshot() const {
     w.Put<uint8_t>(book->ever_accepted());
   }
   w.Put<uint64_t>(client_ids_.size());
-  for (const auto& [key, oid] : client_ids_) {
-    w.Put(key.acct);
-    w.Str(key.cl.view());
+  client_ids_.ForEach([&](AccountId acct, const ClientId& cl, OrderId oid) {
+    w.Put(acct);
+    w.Str(cl.view());
     w.Put(oid);
-  }
+  });
   w.Put<uint64_t>(ctx_.store.live_count());
   ForEachLiveOrder([&](const Order& o) { PutOrder(w, o); });
   for (const auto& book : books_) {
@@ -248,12 +248,15 @@ absl::Status Engine::RestoreBooks(Reader& r) {
 absl::Status Engine::RestoreClientIds(Reader& r) {
   uint64_t nids = 0;
   if (!r.Count(&nids, 16)) return Bad("truncated client ids");
-  client_ids_.reserve(nids);
   for (uint64_t i = 0; i < nids; ++i) {
-    ClKey key{};
+    AccountId acct = 0;
+    ClientId cl;
     OrderId oid = 0;
-    if (!r.Get(&key.acct) || !r.Fixed(&key.cl) || !r.Get(&oid)) return Bad("truncated client ids");
-    client_ids_[key] = oid;
+    if (!r.Get(&acct) || !r.Fixed(&cl) || !r.Get(&oid)) return Bad("truncated client ids");
+    if (acct >= accounts_.size()) return Bad("client id of an unknown account");
+    auto [rec, fresh] = client_ids_.TryInsert(ClHash(Name::From(accounts_[acct]), cl), acct, cl);
+    if (!fresh) return Bad("duplicate client id");
+    client_ids_.set_oid(rec, oid);
   }
   return absl::OkStatus();
 }

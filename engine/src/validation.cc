@@ -13,15 +13,15 @@ bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStop
 }  // namespace
 
 RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct,
-                                 ClientIdMap::iterator* cl_slot) {
-  const RejectReason r = ValidateNewTerms(c, book_out, acct, cl_slot);
-  if (r != RejectReason::kNone && *cl_slot != client_ids_.end()) client_ids_.erase(*cl_slot);
+                                 uint32_t* cl_rec) {
+  const RejectReason r = ValidateNewTerms(c, book_out, acct, cl_rec);
+  if (r != RejectReason::kNone && *cl_rec != ClientIdIndex::kNone) client_ids_.EraseLast();
   return r;
 }
 
 RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out,
-                                      AccountId acct, ClientIdMap::iterator* cl_slot) {
-  *cl_slot = client_ids_.end();
+                                      AccountId acct, uint32_t* cl_rec) {
+  *cl_rec = ClientIdIndex::kNone;
   // invalid_field: shape of the order, independent of the market.
   if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
   if (UsesLimitPrice(c.type) && (!c.px.present || (c.px.on_tick && c.px.ticks <= PriceTicks(0)))) {
@@ -52,9 +52,9 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
   if (book->state() == TradingState::kHalted) return RejectReason::kHalted;
 
   // Taken now (one probe for the check and the insertion); given back on a later reject.
-  auto [slot, fresh] = client_ids_.try_emplace(ClKey{acct, c.cl}, OrderId{0});
+  auto [rec, fresh] = client_ids_.TryInsert(ClHash(c.acct, c.cl), acct, c.cl);
   if (!fresh) return RejectReason::kDuplicateClientId;
-  *cl_slot = slot;
+  *cl_rec = rec;
 
   if (c.qty <= Qty(0)) return RejectReason::kInvalidQty;
   if (c.has_display && (c.display < Qty(1) || c.display > c.qty)) {
@@ -96,7 +96,9 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
     return RejectReason::kMarketClosed;
   }
   if (book.state() == TradingState::kHalted) return RejectReason::kHalted;
-  if (client_ids_.contains(ClKey{o.acct, c.cl})) return RejectReason::kDuplicateClientId;
+  if (client_ids_.Find(ClHash(c.acct, c.cl), o.acct, c.cl) != ClientIdIndex::kNone) {
+    return RejectReason::kDuplicateClientId;
+  }
 
   *qty = c.has_qty ? c.qty : o.qty;
   if (*qty <= Qty(0)) return RejectReason::kInvalidQty;

@@ -53,6 +53,30 @@ TEST(SpscRingTest, TwoThreadsDeliverEverythingInOrder) {
   producer.join();
 }
 
+// PeekAhead shows what the next pops will return, never past what was pushed, across the
+// ring's wrap.
+TEST(SpscRingTest, PeekAheadSeesWhatTheNextPopsReturn) {
+  SpscRing<int> ring(8);
+  int v = 0;
+  for (int lap = 0; lap < 5; ++lap) {  // the head moves round the ring
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(ring.TryPush(lap * 10 + i));
+    EXPECT_TRUE(ring.Empty() == false);  // refreshes the consumer's view of the tail
+    for (int k = 0; k < 5; ++k) {
+      const int* p = ring.PeekAhead(k);
+      ASSERT_NE(p, nullptr) << lap << " " << k;
+      EXPECT_EQ(*p, lap * 10 + k);
+    }
+    EXPECT_EQ(ring.PeekAhead(5), nullptr);
+    ASSERT_TRUE(ring.TryPop(v));
+    EXPECT_EQ(v, lap * 10);
+    EXPECT_EQ(*ring.PeekAhead(3), lap * 10 + 4);
+    EXPECT_EQ(ring.PeekAhead(4), nullptr);
+    while (ring.TryPop(v)) {
+    }
+    EXPECT_EQ(ring.PeekAhead(0), nullptr);
+  }
+}
+
 TEST(MpscRingTest, FillsToCapacityThenReportsFull) {
   MpscRing<int> ring(2);
   EXPECT_TRUE(ring.TryPush(1));

@@ -180,6 +180,8 @@ class BenchEngine {
     return c;
   }
   void Apply(const Command& c) { engine_.Process(c); }
+  // What a pipeline holding the next inputs does (journal::Pipeline's matcher thread).
+  void Ahead(const Command& c) const { engine_.Prefetch(c); }
   uint64_t trades() const { return listener_.counts().trades; }
   size_t resting() const { return engine_.book(0).resting_count(); }
   const EventCounts& counts() const { return listener_.counts(); }
@@ -189,10 +191,23 @@ class BenchEngine {
   Engine engine_;
 };
 
+// How far ahead a driver with Ahead() is told of the inputs to come: Engine::kPrefetchAhead,
+// which journal::Pipeline's matcher thread uses too, so the bench times what `cfx serve` does.
+constexpr size_t kAhead = Engine::kPrefetchAhead;
+
+// Calls d.Ahead(inputs[i + kAhead]) when the driver has it and that input exists.
+template <typename Driver, typename Input>
+void TellAhead(const Driver& d, const std::vector<Input>& inputs, size_t i) {
+  if constexpr (requires(const Driver& x, const Input& in) { x.Ahead(in); }) {
+    if (i + kAhead < inputs.size()) d.Ahead(inputs[i + kAhead]);
+  }
+}
+
 // Times `inputs` through fresh drivers from `make()` (a std::unique_ptr<Driver>), one at a
 // time as each is freed before the next is made: pass 1 times the whole batch and hands its
 // driver to `pass1_done`; pass 2 times each input with rdtsc, calibrated against
-// steady_clock over the pass. Driver: Apply(input), trades(), resting().
+// steady_clock over the pass. Driver: Apply(input), trades(), resting(), and optionally
+// Ahead(input) (a prefetch hint, see TellAhead).
 template <typename Input, typename Make, typename Done>
 BenchFigures TimeStream(const std::vector<Input>& inputs, Make make, Done pass1_done) {
   BenchFigures f;
@@ -200,7 +215,10 @@ BenchFigures TimeStream(const std::vector<Input>& inputs, Make make, Done pass1_
   {
     auto first = make();
     auto t0 = Clock::now();
-    for (const Input& in : inputs) first->Apply(in);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      TellAhead(*first, inputs, i);
+      first->Apply(inputs[i]);
+    }
     double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
     f.ns_per_order = ns / static_cast<double>(inputs.size());
     f.orders_per_sec = 1e9 / f.ns_per_order;
@@ -215,6 +233,7 @@ BenchFigures TimeStream(const std::vector<Input>& inputs, Make make, Done pass1_
     uint64_t c0 = __rdtsc();
     for (size_t i = 0; i < inputs.size(); ++i) {
       uint64_t a = __rdtsc();
+      TellAhead(*second, inputs, i);
       second->Apply(inputs[i]);
       ticks[i] = __rdtsc() - a;
     }

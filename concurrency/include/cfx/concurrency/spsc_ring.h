@@ -50,6 +50,15 @@ class SpscRing {
     return true;
   }
 
+  // The value `k` places behind the next one to pop (k = 0: the next), or nullptr when the
+  // consumer's cached view of the producer's index does not reach it (a caller wanting a hint
+  // need not see the newest push). Valid until that value is popped. Consumer thread only.
+  const T* PeekAhead(size_t k) const {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (cached_tail_ - head <= k) return nullptr;
+    return &slots_[(head + k) & mask_];
+  }
+
   // True when nothing is ready to pop (rereads the producer's index only if the cached one
   // says so). Consumer thread only.
   bool Empty() {

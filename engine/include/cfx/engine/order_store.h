@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "cfx/engine/huge_page_allocator.h"
 #include "cfx/engine/order.h"
 
 namespace cfx::engine {
@@ -54,9 +55,10 @@ class OrderStore {
   void GrowMap();
   void GrowPool();
 
-  std::vector<Order> pool_;
+  // Huge pages where the kernel allows: orders and ids are reached at random.
+  std::vector<Order, HugePageAllocator<Order>> pool_;
   std::vector<uint32_t> free_;
-  std::vector<MapEntry> map_;
+  std::vector<MapEntry, HugePageAllocator<MapEntry>> map_;
   int shift_ = 64;
   size_t map_size_ = 0;
   size_t live_ = 0;

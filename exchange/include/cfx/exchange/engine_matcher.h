@@ -62,6 +62,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // The engine's own clock (GTD expiry, closes) still moves only with TimeCmd inputs.
   void ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
                journal::OutcomeSink<Outcome>& sink) override;
+  void Prefetch(const engine::Command& command) const override { engine_->Prefetch(command); }
   // Engine snapshot + the matcher's own state (last time, positions, margins).
   std::string Snapshot() const override;
   absl::Status Restore(absl::string_view snapshot) override;

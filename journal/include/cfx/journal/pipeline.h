@@ -182,6 +182,10 @@ class Pipeline {
   };
   // Most inputs the matcher applies before waking a parked publisher within a burst.
   static constexpr int kNotifyEvery = 32;
+  // The matcher tells the machine of the input this many places behind the one it applies
+  // (Matcher::Prefetch), when the ring already holds it: the engine's client-id probe of
+  // that input then overlaps the work before it (engine::Engine::kPrefetchAhead, the same).
+  static constexpr size_t kPrefetchAhead = 8;
 
   struct SnapshotJob {
     uint64_t seq = 0;
@@ -284,6 +288,9 @@ class Pipeline {
     uint64_t since_snapshot = 0;
     int since_notify = 0;
     while (PopOrDone(sequenced_, sequencer_done_, idle, s, [] {})) {
+      if (const Sequenced* ahead = sequenced_.PeekAhead(kPrefetchAhead - 1)) {
+        matcher_->Prefetch(ahead->command);
+      }
       sink.Begin(s.seq, s.tag);
       matcher_->ApplyAt(s.seq, s.time_us, s.command, sink);
       sink.Finish();

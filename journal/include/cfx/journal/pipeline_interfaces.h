@@ -40,6 +40,9 @@ class Matcher {
     (void)time_us;
     Apply(seq, command, sink);
   }
+  // A hint, no effect on state: `command` is due a few inputs from now (Pipeline's
+  // kPrefetchAhead), so a machine may bring into the cache what applying it will touch.
+  virtual void Prefetch(const Command& command) const { (void)command; }
   // The whole state as an opaque blob (taken every PipelineOptions::snapshot_every inputs).
   virtual std::string Snapshot() const = 0;
   // Replaces the whole state by a Snapshot() blob. Error: the blob is unusable.

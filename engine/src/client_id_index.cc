@@ -1,0 +1,131 @@
+// ClientIdIndex: arena of records plus a linear-probing table of (hash bits, record index).
+#include "cfx/engine/client_id_index.h"
+
+#include <bit>
+#include <cassert>
+#include <cstring>
+#include <random>
+
+namespace cfx::engine {
+namespace {
+
+constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+
+uint64_t Mix(uint64_t h, uint64_t w) {
+  h ^= w;
+  h *= kMul;
+  return h ^ (h >> 29);
+}
+
+// Eight bytes at a time, straight from the fixed array (no call, no branch per byte): the
+// last word masked to the string's length, the length mixed in, so "a" and "a\0" differ.
+uint64_t HashFixed(uint64_t h, const FixedString<kMaxIdLength>& s) {
+  static_assert(kMaxIdLength % 8 == 0);
+  const size_t words = (s.len + 7) / 8;
+  for (size_t i = 0; i < words; ++i) {
+    uint64_t w;
+    std::memcpy(&w, s.data + 8 * i, 8);
+    const size_t left = s.len - 8 * i;
+    if (left < 8) w &= (uint64_t{1} << (8 * left)) - 1;
+    h = Mix(h, w);
+  }
+  return Mix(h, s.len);
+}
+
+// The finalizer of MurmurHash3: every output bit depends on every input bit, so the low bits
+// (the bucket) and the high bits (the tag) are both well spread.
+uint64_t Finalize(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+size_t BucketsFor(size_t capacity) { return std::bit_ceil(std::max<size_t>(capacity, 8) * 2); }
+
+uint64_t DrawSeed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ kMul;
+}
+
+}  // namespace
+
+ClientIdIndex::ClientIdIndex(size_t capacity, uint64_t seed)
+    : seed_(seed != 0 ? seed : DrawSeed()),
+      recs_(std::max<size_t>(capacity, 8)),  // value-initialized: every page written now
+      table_(BucketsFor(capacity)) {}
+
+uint64_t ClientIdIndex::HashKey(const Name& acct, const ClientId& cl) const {
+  return Finalize(HashFixed(HashFixed(seed_, acct), cl));
+}
+
+std::pair<uint32_t, bool> ClientIdIndex::TryInsert(uint64_t hash, AccountId acct,
+                                                   const ClientId& cl) {
+  const uint32_t tag = Tag(hash);
+  const size_t mask = table_.size() - 1;
+  size_t b = hash & mask;
+  for (;; b = (b + 1) & mask) {
+    const BucketEntry& e = table_[b];
+    if (e.rec == kNone) break;
+    if (e.tag == tag && recs_[e.rec].acct == acct && recs_[e.rec].cl == cl) {
+      return {e.rec, false};
+    }
+  }
+  if (size_ == recs_.size()) recs_.resize(recs_.size() * 2);
+  const auto rec = static_cast<uint32_t>(size_++);
+  Record& r = recs_[rec];
+  r.hash = hash;
+  r.oid = 0;
+  r.acct = acct;
+  r.cl = cl;
+  if (size_ * 2 > table_.size()) {
+    Rebuild(table_.size() * 2);  // places the new record too
+  } else {
+    table_[b] = BucketEntry{tag, rec};
+  }
+  return {rec, true};
+}
+
+uint32_t ClientIdIndex::Find(uint64_t hash, AccountId acct, const ClientId& cl) const {
+  const uint32_t tag = Tag(hash);
+  const size_t mask = table_.size() - 1;
+  for (size_t b = hash & mask;; b = (b + 1) & mask) {
+    const BucketEntry& e = table_[b];
+    if (e.rec == kNone) return kNone;
+    if (e.tag == tag && recs_[e.rec].acct == acct && recs_[e.rec].cl == cl) return e.rec;
+  }
+}
+
+void ClientIdIndex::EraseLast() {
+  assert(size_ > 0);
+  const auto rec = static_cast<uint32_t>(size_ - 1);
+  const size_t mask = table_.size() - 1;
+  size_t hole = recs_[rec].hash & mask;
+  while (table_[hole].rec != rec) hole = (hole + 1) & mask;
+  // No later member of the cluster needs moving into the hole: each was placed before this
+  // record, when the hole was empty (only the newest record is ever given back), so none
+  // probed past it.
+  table_[hole] = BucketEntry{};
+  recs_[rec] = Record{};
+  --size_;
+}
+
+void ClientIdIndex::Rebuild(size_t buckets) {
+  if (buckets != table_.size()) {
+    table_.assign(buckets, BucketEntry{});
+  } else {
+    std::fill(table_.begin(), table_.end(), BucketEntry{});
+  }
+  for (size_t i = 0; i < size_; ++i) Place(static_cast<uint32_t>(i));
+}
+
+void ClientIdIndex::Place(uint32_t rec) {
+  const uint64_t hash = recs_[rec].hash;
+  const size_t mask = table_.size() - 1;
+  size_t b = hash & mask;
+  while (table_[b].rec != kNone) b = (b + 1) & mask;
+  table_[b] = BucketEntry{Tag(hash), rec};
+}
+
+}  // namespace cfx::engine
