@@ -4,60 +4,27 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
-#include <random>
+
+#include "fixed_hash.h"
 
 namespace cfx::engine {
 namespace {
 
-constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-
-uint64_t Mix(uint64_t h, uint64_t w) {
-  h ^= w;
-  h *= kMul;
-  return h ^ (h >> 29);
-}
-
-// Eight bytes at a time, straight from the fixed array (no call, no branch per byte): the
-// last word masked to the string's length, the length mixed in, so "a" and "a\0" differ.
-uint64_t HashFixed(uint64_t h, const FixedString<kMaxIdLength>& s) {
-  static_assert(kMaxIdLength % 8 == 0);
-  const size_t words = (s.len + 7) / 8;
-  for (size_t i = 0; i < words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, s.data + 8 * i, 8);
-    const size_t left = s.len - 8 * i;
-    if (left < 8) w &= (uint64_t{1} << (8 * left)) - 1;
-    h = Mix(h, w);
-  }
-  return Mix(h, s.len);
-}
-
-// The finalizer of MurmurHash3: every output bit depends on every input bit, so the low bits
-// (the bucket) and the high bits (the tag) are both well spread.
-uint64_t Finalize(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 33);
-}
+using internal::DrawHashSeed;
+using internal::HashFinalize;
+using internal::HashFixed;
 
 size_t BucketsFor(size_t capacity) { return std::bit_ceil(std::max<size_t>(capacity, 8) * 2); }
-
-uint64_t DrawSeed() {
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ kMul;
-}
 
 }  // namespace
 
 ClientIdIndex::ClientIdIndex(size_t capacity, uint64_t seed)
-    : seed_(seed != 0 ? seed : DrawSeed()),
+    : seed_(seed != 0 ? seed : DrawHashSeed()),
       recs_(std::max<size_t>(capacity, 8)),  // value-initialized: every page written now
       table_(BucketsFor(capacity)) {}
 
 uint64_t ClientIdIndex::HashKey(const Name& acct, const ClientId& cl) const {
-  return Finalize(HashFixed(HashFixed(seed_, acct), cl));
+  return HashFinalize(HashFixed(HashFixed(seed_, acct), cl));
 }
 
 std::pair<uint32_t, bool> ClientIdIndex::TryInsert(uint64_t hash, AccountId acct,

@@ -9,9 +9,6 @@
 namespace cfx::engine {
 namespace {
 
-// The Debian absl build may not alias absl::string_view to std::string_view.
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 // `book` (the book a command names), or after the unknown_symbol reject nullptr.
 OrderBook* KnownBook(OrderBook* book, MatchContext& ctx) {
   if (book == nullptr) ctx.Emit(EventType::kRejected).reject = RejectReason::kUnknownSymbol;
@@ -23,30 +20,36 @@ OrderBook* KnownBook(OrderBook* book, MatchContext& ctx) {
 Engine::Engine(const EngineConfig& config)
     : config_(config), ctx_(config.order_capacity), client_ids_(config.client_id_capacity) {}
 
-uint32_t Engine::Intern(NameMap& map, std::vector<std::string>& names, std::string_view name) {
-  auto it = map.find(AbslView(name));
-  if (it != map.end()) return it->second;
-  uint32_t id = static_cast<uint32_t>(names.size());
-  names.emplace_back(name);
-  map.emplace(std::string(name), id);
+AccountId Engine::InternAccount(const Name& name) {
+  const AccountId id = accounts_.Intern(name);
+  if (id >= default_firm_.size()) {
+    default_firm_.resize(accounts_.size(), NameTable::kNone);
+    ctx_.store.ReserveAccounts(accounts_.size());
+  }
   return id;
 }
 
+FirmId Engine::DefaultFirm(AccountId acct, const Name& acct_name) {
+  FirmId& f = default_firm_[acct];
+  if (f == NameTable::kNone) f = firms_.Intern(acct_name);
+  return f;
+}
+
 OrderBook* Engine::BookOf(std::string_view sym) {
-  auto it = symbol_ids_.find(AbslView(sym));
-  return it == symbol_ids_.end() ? nullptr : books_[it->second].get();
+  const uint32_t id = symbols_.Find(sym);
+  return id == NameTable::kNone ? nullptr : books_[id].get();
 }
 
 std::optional<SymbolId> Engine::FindSymbol(std::string_view sym) const {
-  auto it = symbol_ids_.find(AbslView(sym));
-  if (it == symbol_ids_.end()) return std::nullopt;
-  return it->second;
+  const uint32_t id = symbols_.Find(sym);
+  if (id == NameTable::kNone) return std::nullopt;
+  return id;
 }
 
 std::optional<AccountId> Engine::FindAccount(std::string_view acct) const {
-  auto it = account_ids_.find(AbslView(acct));
-  if (it == account_ids_.end()) return std::nullopt;
-  return it->second;
+  const uint32_t id = accounts_.Find(acct);
+  if (id == NameTable::kNone) return std::nullopt;
+  return id;
 }
 
 uint32_t Engine::LookupLive(const Name& acct_name, AccountId acct, const ClientId& cl,
@@ -72,6 +75,7 @@ void Engine::Prefetch(const Command& cmd) const {
   } else {
     return;
   }
+  accounts_.Prefetch(*acct);
   client_ids_.Prefetch(ClHash(*acct, *cl));
 }
 
@@ -133,7 +137,7 @@ void Engine::Apply(const ProductCmd& c) {
     book->Reconfigure(cfg);
     return;
   }
-  cfg.id = Intern(symbol_ids_, symbols_, c.sym.view());
+  cfg.id = symbols_.Intern(c.sym);
   books_.push_back(std::make_unique<OrderBook>(cfg, &ctx_));
 }
 
@@ -154,8 +158,7 @@ void Engine::Apply(const StateCmd& c) {
 }
 
 void Engine::Apply(const NewOrderCmd& c) {
-  AccountId acct = Intern(account_ids_, accounts_, c.acct.view());
-  ctx_.store.ReserveAccounts(accounts_.size());
+  AccountId acct = InternAccount(c.acct);
   OrderBook* book = nullptr;
   uint32_t cl_rec = ClientIdIndex::kNone;
   RejectReason r = ValidateNew(c, &book, acct, &cl_rec);
@@ -184,11 +187,12 @@ void Engine::Apply(const NewOrderCmd& c) {
   o.display = c.has_display ? c.display : Qty(0);
   o.post_only = c.post_only;
   o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
-  // Firm and STP group default to the account: one lookup when both do.
-  const std::string_view firm = c.firm.empty() ? c.acct.view() : c.firm.view();
-  const std::string_view stp = c.stp.empty() ? c.acct.view() : c.stp.view();
-  o.firm = Intern(firm_ids_, firms_, firm);
-  o.stp = stp == firm ? o.firm : Intern(firm_ids_, firms_, stp);
+  // Firm and STP group default to the account (remembered per account); one lookup when
+  // both name the same.
+  const Name& firm = c.firm.empty() ? c.acct : c.firm;
+  const Name& stp = c.stp.empty() ? c.acct : c.stp;
+  o.firm = c.firm.empty() ? DefaultFirm(acct, c.acct) : firms_.Intern(firm);
+  o.stp = stp == firm ? o.firm : stp == c.acct ? DefaultFirm(acct, c.acct) : firms_.Intern(stp);
   o.stp_action = c.stp_action;
   o.sym = book->config().id;
   o.session = c.session;
@@ -207,12 +211,12 @@ void Engine::Apply(const NewOrderCmd& c) {
 
 uint32_t Engine::FindAmended(const Name& acct_name, const ClientId& orig, const ClientId* cl,
                              AccountId* acct, uint32_t* orig_rec) {
-  auto ait = account_ids_.find(AbslView(acct_name.view()));
-  *acct = ait == account_ids_.end() ? 0 : ait->second;
-  uint32_t slot = ait == account_ids_.end() ? kNoSlot : LookupLive(acct_name, *acct, orig, orig_rec);
+  const uint32_t found = accounts_.Find(acct_name);
+  *acct = found == NameTable::kNone ? 0 : found;
+  uint32_t slot =
+      found == NameTable::kNone ? kNoSlot : LookupLive(acct_name, *acct, orig, orig_rec);
   if (slot == kNoSlot) {
-    AccountId shown = Intern(account_ids_, accounts_, acct_name.view());
-    ctx_.store.ReserveAccounts(accounts_.size());
+    AccountId shown = InternAccount(acct_name);
     EmitCancelReject(orig, cl, shown, RejectReason::kUnknownOrder);
   }
   return slot;
@@ -270,21 +274,18 @@ void Engine::Apply(const MassCancelCmd& c) {
     if (!sym) {
       Event& e = ctx_.Emit(EventType::kRejected);
       e.reject = RejectReason::kUnknownSymbol;
-      e.order.acct = Intern(account_ids_, accounts_, c.acct.view());
-      st.ReserveAccounts(accounts_.size());
+      e.order.acct = InternAccount(c.acct);
       return;
     }
   }
-  auto ait = account_ids_.find(AbslView(c.acct.view()));
-  if (ait == account_ids_.end()) return;
-  for (uint32_t s = st.first_of_account(ait->second); s != kNoSlot;) {
-    uint32_t next = st.at(s).acct_next;
+  const uint32_t acct = accounts_.Find(c.acct);
+  if (acct == NameTable::kNone) return;
+  st.ForEachOfAccount(acct, [&](uint32_t s) {
     const Order& o = st.at(s);
     if ((!sym || o.sym == *sym) && books_[o.sym]->state() != TradingState::kClosed) {
       books_[o.sym]->Cancel(s, CancelReason::kMass);
     }
-    s = next;
-  }
+  });
 }
 
 void Engine::Apply(const TimeCmd& c) {
@@ -344,13 +345,12 @@ OrderView Engine::ViewOf(const Order& o) const {
 }
 
 std::optional<OrderView> Engine::FindOrder(std::string_view acct, std::string_view cl) const {
-  auto ait = account_ids_.find(AbslView(acct));
   ClientId id;
   Name acct_name;
-  if (ait == account_ids_.end() || !id.Assign(cl) || !acct_name.Assign(acct)) {
-    return std::nullopt;
-  }
-  uint32_t slot = LookupLive(acct_name, ait->second, id);
+  if (!id.Assign(cl) || !acct_name.Assign(acct)) return std::nullopt;
+  const uint32_t acct_id = accounts_.Find(acct_name);
+  if (acct_id == NameTable::kNone) return std::nullopt;
+  uint32_t slot = LookupLive(acct_name, acct_id, id);
   if (slot == kNoSlot) return std::nullopt;
   return ViewOf(ctx_.store.at(slot));
 }

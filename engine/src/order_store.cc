@@ -1,13 +1,15 @@
 #include "cfx/engine/order_store.h"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 
 namespace cfx::engine {
 
-OrderStore::OrderStore(size_t capacity) {
+OrderStore::OrderStore(size_t capacity) : accounts_(std::max<size_t>(capacity, 16)) {
   if (capacity < 16) capacity = 16;
   pool_.resize(capacity);
+  slot_oid_.assign(capacity, 0);
   free_.reserve(capacity);
   for (size_t i = capacity; i-- > 0;) free_.push_back(static_cast<uint32_t>(i));
   // Load factor ≤ 1/2 keeps linear-probe chains short.
@@ -16,13 +18,12 @@ OrderStore::OrderStore(size_t capacity) {
   shift_ = 64 - std::countr_zero(buckets);
 }
 
-void OrderStore::ReserveAccounts(size_t n) {
-  if (acct_heads_.size() < n) acct_heads_.resize(n);
-}
+void OrderStore::ReserveAccounts(size_t n) { accounts_.ReserveAccounts(n); }
 
 void OrderStore::GrowPool() {
   size_t old = pool_.size();
   pool_.resize(old * 2);
+  slot_oid_.resize(pool_.size(), 0);
   free_.reserve(pool_.size());
   for (size_t i = pool_.size(); i-- > old;) free_.push_back(static_cast<uint32_t>(i));
 }
@@ -89,13 +90,13 @@ uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
   MapInsert(oid, slot);
   ++live_;
   o.all_prev = all_tail_;
-  if (all_tail_ != kNoSlot) pool_[all_tail_].all_next = slot; else all_head_ = slot;
+  if (all_tail_ != kNoSlot)
+    pool_[all_tail_].all_next = slot;
+  else
+    all_head_ = slot;
   all_tail_ = slot;
-  if (acct >= acct_heads_.size()) ReserveAccounts(acct + 1);
-  ListEnds& a = acct_heads_[acct];
-  o.acct_prev = a.tail;
-  if (a.tail != kNoSlot) pool_[a.tail].acct_next = slot; else a.head = slot;
-  a.tail = slot;
+  slot_oid_[slot] = oid;
+  accounts_.Add(acct, slot, oid, slot_oid_);
   return slot;
 }
 
@@ -103,11 +104,16 @@ void OrderStore::Release(uint32_t slot) {
   Order& o = pool_[slot];
   assert(o.live);
   MapErase(o.oid);
-  if (o.all_prev != kNoSlot) pool_[o.all_prev].all_next = o.all_next; else all_head_ = o.all_next;
-  if (o.all_next != kNoSlot) pool_[o.all_next].all_prev = o.all_prev; else all_tail_ = o.all_prev;
-  ListEnds& a = acct_heads_[o.acct];
-  if (o.acct_prev != kNoSlot) pool_[o.acct_prev].acct_next = o.acct_next; else a.head = o.acct_next;
-  if (o.acct_next != kNoSlot) pool_[o.acct_next].acct_prev = o.acct_prev; else a.tail = o.acct_prev;
+  if (o.all_prev != kNoSlot)
+    pool_[o.all_prev].all_next = o.all_next;
+  else
+    all_head_ = o.all_next;
+  if (o.all_next != kNoSlot)
+    pool_[o.all_next].all_prev = o.all_prev;
+  else
+    all_tail_ = o.all_prev;
+  slot_oid_[slot] = 0;  // its account's entry goes at the chain's next compaction
+  accounts_.Remove(o.acct);
   o.live = false;
   --live_;
   free_.push_back(slot);

@@ -135,14 +135,14 @@ std::string Engine::Snapshot() const {
   w.Put(next_gtd_expiry_);
   w.Put(ctx_.next_event_seq);
   w.Put(ctx_.next_priority);
-  for (const auto* names : {&accounts_, &firms_}) {
+  for (const NameTable* names : {&accounts_, &firms_}) {
     w.Put<uint64_t>(names->size());
-    for (const std::string& n : *names) w.Str(n);
+    for (uint32_t i = 0; i < names->size(); ++i) w.Str(names->name(i));
   }
   w.Put<uint64_t>(books_.size());
   for (const auto& book : books_) {
     const BookConfig& c = book->config();
-    w.Str(symbols_[c.id]);
+    w.Str(symbols_.name(c.id));
     w.Put<uint8_t>(c.has_ref);
     w.Put(c.ref);
     w.Put(c.band_percent);
@@ -205,16 +205,18 @@ absl::Status Engine::RestoreCounters(Reader& r) {
 
 // Account names, then firm names, each interned at the id it had.
 absl::Status Engine::RestoreNames(Reader& r) {
-  for (auto [map, names] : {std::pair{&account_ids_, &accounts_}, std::pair{&firm_ids_, &firms_}}) {
+  for (const bool accounts : {true, false}) {
     uint64_t n = 0;
     if (!r.Count(&n, 4)) return Bad("truncated names");
     for (uint64_t i = 0; i < n; ++i) {
       std::string s;
+      Name name;
       if (!r.Str(&s)) return Bad("truncated names");
-      if (Intern(*map, *names, s) != i) return Bad("duplicate name");
+      if (!name.Assign(s)) return Bad("name too long");
+      const uint32_t id = accounts ? InternAccount(name) : firms_.Intern(name);
+      if (id != i) return Bad("duplicate name");
     }
   }
-  ctx_.store.ReserveAccounts(accounts_.size());
   return absl::OkStatus();
 }
 
@@ -236,7 +238,9 @@ absl::Status Engine::RestoreBooks(Reader& r) {
     }
     c.has_ref = has_ref != 0;
     c.max_grid_levels = config_.max_grid_levels;
-    c.id = Intern(symbol_ids_, symbols_, sym);
+    Name sym_name;
+    if (!sym_name.Assign(sym)) return Bad("symbol too long");
+    c.id = symbols_.Intern(sym_name);
     if (c.id != i) return Bad("duplicate symbol");
     books_.push_back(std::make_unique<OrderBook>(c, &ctx_));
     books_.back()->RestoreMarks(state, has_last != 0, last, ever != 0);
@@ -254,7 +258,8 @@ absl::Status Engine::RestoreClientIds(Reader& r) {
     OrderId oid = 0;
     if (!r.Get(&acct) || !r.Fixed(&cl) || !r.Get(&oid)) return Bad("truncated client ids");
     if (acct >= accounts_.size()) return Bad("client id of an unknown account");
-    auto [rec, fresh] = client_ids_.TryInsert(ClHash(Name::From(accounts_[acct]), cl), acct, cl);
+    auto [rec, fresh] =
+        client_ids_.TryInsert(ClHash(Name::From(accounts_.name(acct)), cl), acct, cl);
     if (!fresh) return Bad("duplicate client id");
     client_ids_.set_oid(rec, oid);
   }
@@ -288,7 +293,6 @@ absl::Status Engine::RestoreOrders(Reader& r) {
     Order& o = ctx_.store.at(slot);
     // Keep the store's links (set by Allocate); copy every other field.
     const uint32_t all_prev = o.all_prev, all_next = o.all_next;
-    const uint32_t acct_prev = o.acct_prev, acct_next = o.acct_next;
     o = in;
     o.post_only = post_only != 0;
     o.live = true;
@@ -296,8 +300,6 @@ absl::Status Engine::RestoreOrders(Reader& r) {
     o.prev = o.next = kNoSlot;
     o.all_prev = all_prev;
     o.all_next = all_next;
-    o.acct_prev = acct_prev;
-    o.acct_next = acct_next;
   }
   return absl::OkStatus();
 }

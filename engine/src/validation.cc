@@ -19,8 +19,8 @@ RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, Acc
   return r;
 }
 
-RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out,
-                                      AccountId acct, uint32_t* cl_rec) {
+RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out, AccountId acct,
+                                      uint32_t* cl_rec) {
   *cl_rec = ClientIdIndex::kNone;
   // invalid_field: shape of the order, independent of the market.
   if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
@@ -33,9 +33,9 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
   if (c.has_display && (c.type == OrderType::kMarket || c.type == OrderType::kStop)) {
     return RejectReason::kInvalidField;
   }
-  if (c.post_only && (c.type != OrderType::kLimit ||
-                      !(c.tif == TimeInForce::kDay || c.tif == TimeInForce::kGtc ||
-                        c.tif == TimeInForce::kGtd))) {
+  if (c.post_only &&
+      (c.type != OrderType::kLimit ||
+       !(c.tif == TimeInForce::kDay || c.tif == TimeInForce::kGtc || c.tif == TimeInForce::kGtd))) {
     return RejectReason::kInvalidField;
   }
   if (c.tif == TimeInForce::kGtd &&
@@ -74,13 +74,11 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
   }
 
   if (book->state() == TradingState::kPreOpen && !IsStop(c.type) &&
-      (c.type == OrderType::kMarket || c.tif == TimeInForce::kIoc ||
-       c.tif == TimeInForce::kFok)) {
+      (c.type == OrderType::kMarket || c.tif == TimeInForce::kIoc || c.tif == TimeInForce::kFok)) {
     return RejectReason::kMarketClosed;
   }
 
-  if (c.post_only && book->state() == TradingState::kOpen &&
-      book->WouldCross(c.side, c.px.ticks)) {
+  if (c.post_only && book->state() == TradingState::kOpen && book->WouldCross(c.side, c.px.ticks)) {
     return RejectReason::kPostOnlyWouldCross;
   }
   return RejectReason::kNone;
@@ -114,8 +112,8 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
     }
     *px = c.px.ticks;
   }
-  if (o.post_only && !o.is_stop_pending() && book.state() == TradingState::kOpen &&
-      *px != o.px && *qty > o.cum && book.WouldCross(o.side, *px)) {
+  if (o.post_only && !o.is_stop_pending() && book.state() == TradingState::kOpen && *px != o.px &&
+      *qty > o.cum && book.WouldCross(o.side, *px)) {
     return RejectReason::kPostOnlyWouldCross;
   }
   return RejectReason::kNone;

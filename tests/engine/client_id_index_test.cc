@@ -142,7 +142,8 @@ TEST(ClientIdIndexTest, HashReadsOnlyTheStringsBytes) {
   ClientIdIndex index(16, /*seed=*/11);
   ClientId a = ClientId::From("a-long-client-order-id-0123456");
   a.Assign("short");  // the tail of the array still holds the old bytes
-  EXPECT_EQ(index.HashKey(Name::From("X"), a), index.HashKey(Name::From("X"), ClientId::From("short")));
+  EXPECT_EQ(index.HashKey(Name::From("X"), a),
+            index.HashKey(Name::From("X"), ClientId::From("short")));
   // The length counts: "a" and "a\0" differ.
   EXPECT_NE(index.HashKey(Name::From("X"), ClientId::From("a")),
             index.HashKey(Name::From("X"), ClientId::From(std::string_view("a\0", 2))));

@@ -48,9 +48,7 @@ class ClientIdIndex {
   uint64_t HashKey(const Name& acct, const ClientId& cl) const;
 
   // Brings the key's bucket into the cache (a hint; no effect on state).
-  void Prefetch(uint64_t hash) const {
-    __builtin_prefetch(&table_[Bucket(hash)], 1, 3);
-  }
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(&table_[Bucket(hash)], 1, 3); }
 
   // Takes (acct, cl) with order id 0 unless already taken. Returns the record and whether it
   // is new; an existing key's record is returned unchanged.
@@ -90,8 +88,8 @@ class ClientIdIndex {
     ClientId cl;
   };
   struct BucketEntry {
-    uint32_t tag = 0;        // the hash's upper 32 bits
-    uint32_t rec = kNone;    // kNone: empty
+    uint32_t tag = 0;      // the hash's upper 32 bits
+    uint32_t rec = kNone;  // kNone: empty
   };
 
   size_t Bucket(uint64_t hash) const { return hash & (table_.size() - 1); }

@@ -20,12 +20,12 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "cfx/engine/client_id_index.h"
 #include "cfx/engine/command.h"
 #include "cfx/engine/events.h"
+#include "cfx/engine/name_table.h"
 #include "cfx/engine/order_book.h"
 
 namespace cfx::engine {
@@ -66,8 +66,8 @@ class Engine {
   // Applies one command; every event it caused is delivered before this returns.
   void Process(const Command& cmd);
   // A hint, no effect on state: brings into the cache what Process(cmd) will probe first
-  // (the client-id index bucket of its id). A caller holding a batch calls it a few commands
-  // ahead, so that the index's cache miss overlaps the work on the commands before.
+  // (the buckets of its account's name and of its client id). A caller holding a batch calls it a
+  // few commands ahead, so that the index's cache miss overlaps the work on the commands before.
   void Prefetch(const Command& cmd) const;
   // How many commands ahead Prefetch pays: far enough for a miss (~100 ns) to land before
   // the command is processed, near enough that the line is still cached then.
@@ -81,9 +81,9 @@ class Engine {
   std::optional<OrderView> FindOrder(OrderId oid) const;
   std::optional<SymbolId> FindSymbol(std::string_view sym) const;
   std::optional<AccountId> FindAccount(std::string_view acct) const;
-  std::string_view SymbolName(SymbolId id) const { return symbols_[id]; }
-  std::string_view AccountName(AccountId id) const { return accounts_[id]; }
-  std::string_view FirmName(FirmId id) const { return firms_[id]; }
+  std::string_view SymbolName(SymbolId id) const { return symbols_.name(id); }
+  std::string_view AccountName(AccountId id) const { return accounts_.name(id); }
+  std::string_view FirmName(FirmId id) const { return firms_.name(id); }
   size_t symbol_count() const { return books_.size(); }
   size_t account_count() const { return accounts_.size(); }
   size_t firm_count() const { return firms_.size(); }
@@ -111,8 +111,6 @@ class Engine {
   absl::Status Restore(absl::string_view blob);
 
  private:
-  using NameMap = absl::flat_hash_map<std::string, uint32_t>;
-
   // One per Command alternative; Process visits the command onto them.
   void Apply(const ProductCmd& c);
   void Apply(const StateCmd& c);
@@ -144,7 +142,12 @@ class Engine {
   absl::Status RestoreOrders(internal::SnapshotReader& r);
   absl::Status RestoreBookOrders(internal::SnapshotReader& r);
 
-  uint32_t Intern(NameMap& map, std::vector<std::string>& names, std::string_view name);
+  // The account's id, interned (and the per-account tables grown) when new.
+  AccountId InternAccount(const Name& name);
+  // The firm (or STP group) id of an order that names none: its account's name, interned in
+  // firms_ at the account's first order and remembered per account (one lookup an account,
+  // not one an order).
+  FirmId DefaultFirm(AccountId acct, const Name& acct_name);
   OrderBook* BookOf(std::string_view sym);
   // The client-id index's hash of (account name, cl).
   uint64_t ClHash(const Name& acct, const ClientId& cl) const {
@@ -168,8 +171,8 @@ class Engine {
   EngineConfig config_;
   MatchContext ctx_;
   std::vector<std::unique_ptr<OrderBook>> books_;
-  NameMap symbol_ids_, account_ids_, firm_ids_;
-  std::vector<std::string> symbols_, accounts_, firms_;
+  NameTable symbols_, accounts_, firms_;
+  std::vector<FirmId> default_firm_;  // by account: DefaultFirm's memo, NameTable::kNone unset
   ClientIdIndex client_ids_;
   OrderId next_oid_ = 1;
   uint64_t next_accept_ = 1;

@@ -28,7 +28,7 @@ struct HugePageAllocator {
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (bytes < kHugePage) {  // small: a huge page would waste more than it saves
-      return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+      return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
     }
     const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* p = std::aligned_alloc(kHugePage, rounded);
@@ -38,7 +38,7 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, size_t n) {
     if (n * sizeof(T) < kHugePage) {
-      ::operator delete(p, std::align_val_t{alignof(T)});
+      ::operator delete (p, std::align_val_t{alignof(T)});
     } else {
       std::free(p);
     }

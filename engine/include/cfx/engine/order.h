@@ -1,6 +1,6 @@
 // An order as the engine keeps it: one slot of the OrderStore pool. Linked intrusively into
-// its price level (or the book's pending-stop list), into the store's acceptance-order list
-// and into its account's list, so no container owns it and nothing allocates per order.
+// its price level (or the book's pending-stop list) and into the store's acceptance-order
+// list, so no container owns it; its account's orders are the store's (slot, oid) vectors.
 #ifndef CFX_ENGINE_ORDER_H_
 #define CFX_ENGINE_ORDER_H_
 
@@ -34,7 +34,6 @@ struct Order {
   PriceTicks stop_px{0};
   Timestamp expire = kNoTime;
   uint32_t all_prev = kNoSlot, all_next = kNoSlot;    // store acceptance list
-  uint32_t acct_prev = kNoSlot, acct_next = kNoSlot;  // account list
   AccountId acct = 0;
   SymbolId sym = 0;
   SessionId session = 0;

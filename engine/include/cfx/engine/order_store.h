@@ -1,6 +1,7 @@
 // Preallocated pool of orders plus the indexes the engine needs: oid -> slot (open
 // addressing, linear probing, backward-shift deletion), the live orders in acceptance order,
-// and each account's live orders in acceptance order.
+// and each account's live orders in acceptance order (AccountOrders, which reads the dense
+// slot -> live oid array kept here).
 //
 // Steady state allocates nothing: slots come from a free list, the map is sized up front.
 // Growth (pool or map beyond the configured capacity) allocates and is logged as a warm-up
@@ -11,6 +12,7 @@
 
 #include <vector>
 
+#include "cfx/engine/account_orders.h"
 #include "cfx/engine/huge_page_allocator.h"
 #include "cfx/engine/order.h"
 
@@ -32,16 +34,16 @@ class OrderStore {
   const Order& at(uint32_t slot) const { return pool_[slot]; }
   size_t live_count() const { return live_; }
   uint32_t first_live() const { return all_head_; }
-  uint32_t first_of_account(AccountId acct) const {
-    return acct < acct_heads_.size() ? acct_heads_[acct].head : kNoSlot;
+  // Calls fn(slot) for every live order of `acct`, in acceptance order. fn may release
+  // orders (the one given or others: they are skipped after), never allocate one.
+  template <typename Fn>
+  void ForEachOfAccount(AccountId acct, Fn&& fn) const {
+    accounts_.ForEach(acct, slot_oid_, fn);
   }
   // Makes room for accounts [0, n) (allocates; call when an account is interned).
   void ReserveAccounts(size_t n);
 
  private:
-  struct ListEnds {
-    uint32_t head = kNoSlot, tail = kNoSlot;
-  };
   struct MapEntry {
     OrderId oid = 0;  // 0: empty
     uint32_t slot = kNoSlot;
@@ -58,12 +60,13 @@ class OrderStore {
   // Huge pages where the kernel allows: orders and ids are reached at random.
   std::vector<Order, HugePageAllocator<Order>> pool_;
   std::vector<uint32_t> free_;
+  std::vector<OrderId> slot_oid_;  // by slot: the live order's oid, 0 when free
   std::vector<MapEntry, HugePageAllocator<MapEntry>> map_;
   int shift_ = 64;
   size_t map_size_ = 0;
   size_t live_ = 0;
   uint32_t all_head_ = kNoSlot, all_tail_ = kNoSlot;
-  std::vector<ListEnds> acct_heads_;
+  AccountOrders accounts_;
 };
 
 }  // namespace cfx::engine
