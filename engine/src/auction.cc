@@ -1,5 +1,6 @@
 // Opening auction (pre_open -> open), §4 and §4.2: one price maximising executed quantity;
-// ties by smallest imbalance, then nearest the band reference, then the lower price.
+// ties by smallest imbalance, then nearest the band reference, then the lower price; then
+// the uncross of what STP left crossed.
 #include <algorithm>
 #include <cassert>
 
@@ -49,50 +50,22 @@ void OrderBook::RunAuction() {
   }
   if (best_k < 0) return;
   const int64_t idx = lo + best_k;
-  const PriceTicks px = PriceAt(idx);
-  uint32_t last_buy = kNoSlot, last_sell = kNoSlot;
+  uint32_t survivors[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
   // Greedy pairing: buys price desc then time, sells price asc then time; whole quantities.
   while (best_[0] >= idx && best_[1] >= 0 && best_[1] <= idx) {
-    uint32_t bs = levels_[0][best_[0]].head;
-    uint32_t ss = levels_[1][best_[1]].head;
-    Order& b = ctx_->store.at(bs);
-    Order& s = ctx_->store.at(ss);
-    if (b.firm == s.firm && b.stp == s.stp) {
-      // The later-entered order is the aggressor; its action decides.
-      bool buy_later = b.priority_seq > s.priority_seq;
-      uint32_t later = buy_later ? bs : ss, earlier = buy_later ? ss : bs;
-      switch (ctx_->store.at(later).stp_action) {
-        case StpAction::kCancelResting:
-          EndOrder(earlier, CancelReason::kStp);
-          break;
-        case StpAction::kCancelAggressor:
-          EndOrder(later, CancelReason::kStp);
-          break;
-        case StpAction::kCancelBoth:
-          EndOrder(earlier, CancelReason::kStp);
-          EndOrder(later, CancelReason::kStp);
-          break;
-      }
-      continue;
-    }
-    Qty q = std::min(b.leaves(), s.leaves());
-    for (uint32_t slot : {bs, ss}) {
-      Order& o = ctx_->store.at(slot);
-      Qty from_shown = std::min(o.shown, q);
-      o.shown -= from_shown;
-      levels_[Index(o.side)][IndexOf(o.px)].display_qty -= from_shown;
-      Fill(slot, q, px);
-    }
-    RecordPrint(px);
-    EmitTrade(b, s, px, q, Aggressor::kNone);
-    last_buy = bs;
-    last_sell = ss;
-    if (b.leaves() == Qty(0)) Finish(bs);
-    if (s.leaves() == Qty(0)) Finish(ss);
+    PairBest(true, PriceAt(idx), &survivors[0], &survivors[1]);
+  }
+  // Uncross. The price was found on whole quantities, and STP cancels during the pairing
+  // can take away volume it relied on, leaving orders of other firms crossed on the far
+  // side of it (a bid at 5.330 over an ask at 5.329 after an open at 5.331). They cannot
+  // trade at the auction price, so they trade now as in continuous trading: the
+  // later-entered order is the aggressor, at the earlier one's price (docs/engine.md).
+  while (best_[0] >= 0 && best_[1] >= 0 && best_[0] >= best_[1]) {
+    PairBest(false, PriceTicks(0), &survivors[2], &survivors[3]);
   }
   // A survivor whose displayed part was consumed refills and goes to the back (as in
-  // continuous trading). Only the last pair can survive partially filled.
-  for (uint32_t slot : {last_buy, last_sell}) {
+  // continuous trading). Only the last pair of each loop can survive partially filled.
+  for (uint32_t slot : survivors) {
     if (slot == kNoSlot) continue;
     Order& o = ctx_->store.at(slot);
     if (o.live && o.in_level && o.shown == Qty(0) && o.leaves() > Qty(0)) {
@@ -102,6 +75,51 @@ void OrderBook::RunAuction() {
       Append(slot);
     }
   }
+}
+
+void OrderBook::PairBest(bool at_auction_price, PriceTicks auction_px, uint32_t* last_buy,
+                         uint32_t* last_sell) {
+  const uint32_t bs = levels_[0][best_[0]].head;
+  const uint32_t ss = levels_[1][best_[1]].head;
+  Order& b = ctx_->store.at(bs);
+  Order& s = ctx_->store.at(ss);
+  // The later-entered order is the aggressor: its STP action decides; in the uncross it
+  // also takes the earlier one's price.
+  const bool buy_later = b.priority_seq > s.priority_seq;
+  if (b.firm == s.firm && b.stp == s.stp) {
+    uint32_t later = buy_later ? bs : ss, earlier = buy_later ? ss : bs;
+    switch (ctx_->store.at(later).stp_action) {
+      case StpAction::kCancelResting:
+        EndOrder(earlier, CancelReason::kStp);
+        break;
+      case StpAction::kCancelAggressor:
+        EndOrder(later, CancelReason::kStp);
+        break;
+      case StpAction::kCancelBoth:
+        EndOrder(earlier, CancelReason::kStp);
+        EndOrder(later, CancelReason::kStp);
+        break;
+    }
+    return;
+  }
+  const PriceTicks px = at_auction_price ? auction_px : buy_later ? s.px : b.px;
+  const Aggressor agg = at_auction_price ? Aggressor::kNone
+                        : buy_later      ? Aggressor::kBuy
+                                         : Aggressor::kSell;
+  Qty q = std::min(b.leaves(), s.leaves());
+  for (uint32_t slot : {bs, ss}) {
+    Order& o = ctx_->store.at(slot);
+    Qty from_shown = std::min(o.shown, q);
+    o.shown -= from_shown;
+    levels_[Index(o.side)][IndexOf(o.px)].display_qty -= from_shown;
+    Fill(slot, q, px);
+  }
+  RecordPrint(px);
+  EmitTrade(b, s, px, q, agg);
+  *last_buy = bs;
+  *last_sell = ss;
+  if (b.leaves() == Qty(0)) Finish(bs);
+  if (s.leaves() == Qty(0)) Finish(ss);
 }
 
 }  // namespace cfx::engine

@@ -28,15 +28,17 @@ std::string BookLine(const std::string& bids, const std::string& asks) {
 }
 
 TEST(OrderBookTest, EarlierOrderAtSamePriceFillsFirst) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
-                       Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.000", 3)});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
+                Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.000", 3)});
   EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s1", "B1", "buy"),
                                               Trade("5.000", 1, "b1", "A1", "s2", "C1", "buy")));
 }
 
 TEST(OrderBookTest, BetterPriceFillsFirstAndTradesPrintAtRestingPrice) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.010", 2),
-                       Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.020", 3)});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.010", 2),
+                Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.020", 3)});
   EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s2", "C1", "buy"),
                                               Trade("5.010", 1, "b1", "A1", "s1", "B1", "buy")));
 }
@@ -101,8 +103,9 @@ TEST(OrderBookTest, PostOnlyCrossingIsAcceptedInPreOpen) {
 }
 
 TEST(OrderBookTest, IcebergShowsDisplayAndRefillsToBackOfLevel) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 10, R"(,"display":3)"),
-                       Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.000", 4)});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 10, R"(,"display":3)"),
+                Limit("s2", "C1", "sell", "5.000", 2), Limit("b1", "A1", "buy", "5.000", 4)});
   // s1's first slice (3) trades, s1 refills and goes behind s2, so s2 trades next.
   EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 3, "b1", "A1", "s1", "B1", "buy"),
                                               Trade("5.000", 1, "b1", "A1", "s2", "C1", "buy")));
@@ -124,9 +127,8 @@ TEST(OrderBookTest, CanceledQtyIncludesHiddenIcebergQuantity) {
 }
 
 TEST(OrderBookTest, CancelOfUnknownEndedOrOtherAccountsOrderIsRejectedUnknownOrder) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1),
-                       CancelLine("s1", "X1"), CancelLine("zz", "B1"), CancelLine("s1", "B1"),
-                       CancelLine("s1", "B1")});
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1), CancelLine("s1", "X1"),
+                       CancelLine("zz", "B1"), CancelLine("s1", "B1"), CancelLine("s1", "B1")});
   auto rej = Grep(out, "cancel_rejected");
   ASSERT_EQ(rej.size(), 3u);
   EXPECT_EQ(rej[0], R"({"ev":"cancel_rejected","orig":"s1","acct":"X1","reason":"unknown_order"})");
@@ -140,28 +142,25 @@ TEST(OrderBookTest, ClientIdStaysTakenAfterOrderEnds) {
 }
 
 TEST(OrderBookTest, ReplaceWithHigherQtyLosesPriority) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 2),
-                       Limit("s2", "C1", "sell", "5.000", 2),
-                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)"),
-                       Limit("b1", "A1", "buy", "5.000", 2)});
+  auto out = RunNoSeq(
+      {ProductLine(), Limit("s1", "B1", "sell", "5.000", 2), Limit("s2", "C1", "sell", "5.000", 2),
+       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)"), Limit("b1", "A1", "buy", "5.000", 2)});
   EXPECT_EQ(Grep(out, "replaced")[0],
             R"({"ev":"replaced","cl":"s1b","orig":"s1","acct":"B1","px":"5.000","qty":3})");
   EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s2", "C1", "buy")));
 }
 
 TEST(OrderBookTest, ReplaceWithLowerQtyAtSamePriceKeepsPriority) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 5),
-                       Limit("s2", "C1", "sell", "5.000", 2),
-                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)"),
-                       Limit("b1", "A1", "buy", "5.000", 2)});
+  auto out = RunNoSeq(
+      {ProductLine(), Limit("s1", "B1", "sell", "5.000", 5), Limit("s2", "C1", "sell", "5.000", 2),
+       ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)"), Limit("b1", "A1", "buy", "5.000", 2)});
   EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s1b", "B1", "buy")));
 }
 
 TEST(OrderBookTest, ReplaceWithPriceChangeLosesPriority) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.010", 2),
-                       Limit("s2", "C1", "sell", "5.000", 2),
-                       ReplaceLine("s1b", "s1", "B1", R"(,"px":"5.000")"),
-                       Limit("b1", "A1", "buy", "5.000", 2)});
+  auto out = RunNoSeq(
+      {ProductLine(), Limit("s1", "B1", "sell", "5.010", 2), Limit("s2", "C1", "sell", "5.000", 2),
+       ReplaceLine("s1b", "s1", "B1", R"(,"px":"5.000")"), Limit("b1", "A1", "buy", "5.000", 2)});
   EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.000", 2, "b1", "A1", "s2", "C1", "buy")));
 }
 
@@ -202,18 +201,20 @@ TEST(OrderBookTest, IcebergKeepingPriorityShowsMinOfShownAndRemaining) {
 }
 
 TEST(OrderBookTest, PendingStopCanBeReplaced) {
-  auto out = RunNoSeq({ProductLine(), Order("st", "A1", "buy", "stop", 5, R"(,"stop":"5.100")"),
-                       ReplaceLine("st2", "st", "A1", R"(,"qty":2)"),
-                       Limit("s1", "B1", "sell", "5.100", 5), Limit("b1", "C1", "buy", "5.100", 1)});
+  auto out =
+      RunNoSeq({ProductLine(), Order("st", "A1", "buy", "stop", 5, R"(,"stop":"5.100")"),
+                ReplaceLine("st2", "st", "A1", R"(,"qty":2)"),
+                Limit("s1", "B1", "sell", "5.100", 5), Limit("b1", "C1", "buy", "5.100", 1)});
   EXPECT_EQ(Grep(out, "triggered")[0], R"({"ev":"triggered","cl":"st2","acct":"A1"})");
   EXPECT_EQ(Grep(out, "trade").back(), Trade("5.100", 2, "st2", "A1", "s1", "B1", "buy"));
 }
 
 TEST(OrderBookTest, MassCancelCancelsInAcceptanceOrderWithReasonMass) {
-  auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1),
-                       Order("st", "A1", "sell", "stop", 1, R"(,"stop":"4.500")"),
-                       Limit("b2", "A1", "buy", "4.950", 2), Limit("x", "Z1", "buy", "4.950", 2),
-                       R"({"op":"mass_cancel","acct":"A1"})", R"({"op":"mass_cancel","acct":"A1"})"});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1),
+                Order("st", "A1", "sell", "stop", 1, R"(,"stop":"4.500")"),
+                Limit("b2", "A1", "buy", "4.950", 2), Limit("x", "Z1", "buy", "4.950", 2),
+                R"({"op":"mass_cancel","acct":"A1"})", R"({"op":"mass_cancel","acct":"A1"})"});
   EXPECT_THAT(Grep(out, "canceled"),
               ElementsAre(Canceled("b1", "A1", 1, "mass"), Canceled("st", "A1", 1, "mass"),
                           Canceled("b2", "A1", 2, "mass")));
@@ -235,16 +236,17 @@ TEST(OrderBookTest, MassCancelBySessionCancelsWithReasonDisconnect) {
 }
 
 TEST(StpTest, CancelRestingCancelsRestingAndAggressorGoesOn) {
-  auto out = RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5),
-                       Limit("s2", "B1", "sell", "5.000", 5), Limit("b1", "A1", "buy", "5.000", 8)});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5),
+                Limit("s2", "B1", "sell", "5.000", 5), Limit("b1", "A1", "buy", "5.000", 8)});
   EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1", "A1", 5, "stp"));
   EXPECT_EQ(Grep(out, "trade").size(), 1u);
 }
 
 TEST(StpTest, CancelAggressorCancelsAggressorRemainder) {
-  auto out = RunNoSeq({ProductLine(), Limit("s0", "B1", "sell", "5.000", 1),
-                       Limit("s1", "A1", "sell", "5.000", 5),
-                       Limit("b1", "A1", "buy", "5.000", 8, R"(,"stp_action":"cancel_aggressor")")});
+  auto out = RunNoSeq(
+      {ProductLine(), Limit("s0", "B1", "sell", "5.000", 1), Limit("s1", "A1", "sell", "5.000", 5),
+       Limit("b1", "A1", "buy", "5.000", 8, R"(,"stp_action":"cancel_aggressor")")});
   EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("b1", "A1", 7, "stp")));
   EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",5,1]])"));
 }
@@ -257,17 +259,17 @@ TEST(StpTest, CancelBothReportsRestingFirst) {
 }
 
 TEST(StpTest, SameFirmAndStpIdAcrossAccountsIsPrevented) {
-  auto out = RunNoSeq({ProductLine(),
-                       Limit("s1", "A1", "sell", "5.000", 5, R"(,"firm":"F","stp":"X")"),
-                       Limit("b1", "A2", "buy", "5.000", 5, R"(,"firm":"F","stp":"X")")});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5, R"(,"firm":"F","stp":"X")"),
+                Limit("b1", "A2", "buy", "5.000", 5, R"(,"firm":"F","stp":"X")")});
   EXPECT_THAT(Grep(out, "trade"), IsEmpty());
   EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1", "A1", 5, "stp"));
 }
 
 TEST(StpTest, SameStpIdInDifferentFirmsTrades) {
-  auto out = RunNoSeq({ProductLine(),
-                       Limit("s1", "A1", "sell", "5.000", 5, R"(,"firm":"F","stp":"X")"),
-                       Limit("b1", "A2", "buy", "5.000", 5, R"(,"firm":"G","stp":"X")")});
+  auto out =
+      RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5, R"(,"firm":"F","stp":"X")"),
+                Limit("b1", "A2", "buy", "5.000", 5, R"(,"firm":"G","stp":"X")")});
   EXPECT_EQ(Grep(out, "trade").size(), 1u);
 }
 
@@ -285,28 +287,30 @@ TEST(StopTest, StopWithoutLastTradeOrRefIsAccepted) {
 }
 
 TEST(StopTest, StopLimitBecomesLimitAtPxAndRests) {
-  auto out = RunNoSeq({ProductLine(),
-                       Order("st", "A1", "buy", "stop_limit", 5, R"(,"stop":"5.010","px":"5.020")"),
-                       Limit("s1", "B1", "sell", "5.010", 1), Limit("b1", "C1", "buy", "5.010", 1)});
+  auto out = RunNoSeq(
+      {ProductLine(), Order("st", "A1", "buy", "stop_limit", 5, R"(,"stop":"5.010","px":"5.020")"),
+       Limit("s1", "B1", "sell", "5.010", 1), Limit("b1", "C1", "buy", "5.010", 1)});
   EXPECT_EQ(Grep(out, "triggered").size(), 1u);
   EXPECT_EQ(out.back(), BookLine(R"([["5.020",5,1]])", "[]"));
 }
 
 TEST(StopTest, TriggeredBuyStopsEnterByAscendingStopThenTime) {
-  auto out = RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
-                       Order("t2", "A2", "buy", "stop", 1, R"(,"stop":"5.005")"),
-                       Order("t3", "A3", "buy", "stop", 1, R"(,"stop":"5.005")"),
-                       Limit("s1", "B1", "sell", "5.010", 10), Limit("b1", "C1", "buy", "5.010", 1)});
+  auto out =
+      RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                Order("t2", "A2", "buy", "stop", 1, R"(,"stop":"5.005")"),
+                Order("t3", "A3", "buy", "stop", 1, R"(,"stop":"5.005")"),
+                Limit("s1", "B1", "sell", "5.010", 10), Limit("b1", "C1", "buy", "5.010", 1)});
   EXPECT_THAT(Grep(out, "triggered"), ElementsAre(R"({"ev":"triggered","cl":"t2","acct":"A2"})",
                                                   R"({"ev":"triggered","cl":"t3","acct":"A3"})",
                                                   R"({"ev":"triggered","cl":"t1","acct":"A1"})"));
 }
 
 TEST(StopTest, CascadeTriggersFurtherStops) {
-  auto out = RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
-                       Order("t2", "A2", "buy", "stop", 1, R"(,"stop":"5.020")"),
-                       Limit("s1", "B1", "sell", "5.010", 1), Limit("s2", "B1", "sell", "5.020", 1),
-                       Limit("s3", "B1", "sell", "5.030", 1), Limit("b1", "C1", "buy", "5.010", 1)});
+  auto out =
+      RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                Order("t2", "A2", "buy", "stop", 1, R"(,"stop":"5.020")"),
+                Limit("s1", "B1", "sell", "5.010", 1), Limit("s2", "B1", "sell", "5.020", 1),
+                Limit("s3", "B1", "sell", "5.030", 1), Limit("b1", "C1", "buy", "5.010", 1)});
   EXPECT_EQ(Grep(out, "triggered").size(), 2u);
   EXPECT_EQ(Grep(out, "trade").back(), Trade("5.030", 1, "t2", "A2", "s3", "B1", "buy"));
 }
@@ -350,10 +354,26 @@ TEST(AuctionTest, StopsTriggeredByAuctionEnterAfterIt) {
   EXPECT_EQ(trades[1], Trade("5.010", 1, "st", "C1", "s1", "B1", "buy"));
 }
 
+// STP during the pairing can take away volume the price was found on: here x2's cancel
+// leaves y's bid at 5.005 over z2's ask at 5.004 after the open at 5.003 (the volume-max
+// price with imbalance 0). They trade right away as in continuous trading: the later-entered
+// (z2) is the aggressor, at the earlier's (y's) price, and the book is not left crossed.
+TEST(AuctionTest, WhatStpLeavesCrossedTradesAtTheEarlierOrdersPrice) {
+  auto out =
+      RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("x1", "X1", "buy", "5.010", 10),
+                Limit("y", "Y1", "buy", "5.005", 10),
+                Limit("x2", "X1", "sell", "5.000", 10, R"(,"stp_action":"cancel_aggressor")"),
+                Limit("z", "Z1", "sell", "5.003", 10), Limit("z2", "Z1", "sell", "5.004", 10),
+                StateLine("open")});
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("x2", "X1", 10, "stp")));
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.003", 10, "x1", "X1", "z", "Z1", "none"),
+                                              Trade("5.005", 10, "y", "Y1", "z2", "Z1", "sell")));
+}
+
 TEST(AuctionTest, OnlyPreOpenToOpenRunsAnAuction) {
-  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("b1", "A1", "buy", "5.010", 5),
-                       Limit("s1", "B1", "sell", "5.010", 5), StateLine("halted"),
-                       StateLine("open")});
+  auto out =
+      RunNoSeq({ProductLine(), StateLine("pre_open"), Limit("b1", "A1", "buy", "5.010", 5),
+                Limit("s1", "B1", "sell", "5.010", 5), StateLine("halted"), StateLine("open")});
   EXPECT_THAT(Grep(out, "trade"), IsEmpty());
 }
 
@@ -390,12 +410,11 @@ TEST(StateTest, UnknownSymbolStateOrCloseIsRejected) {
 
 TEST(GtdTest, ExpiresAtTimeAtOrAfterExpireAndEarlierTimeIsIgnored) {
   std::string gtd = R"(,"tif":"gtd","expire":"2027-03-01T16:00:00Z")";
-  auto out = RunNoSeq({ProductLine(), R"({"op":"time","ts":"2027-03-01T15:00:00Z"})",
-                       Limit("b1", "A1", "buy", "4.990", 5, gtd),
-                       R"({"op":"time","ts":"2027-03-01T14:00:00Z"})",
-                       R"({"op":"time","ts":"2027-03-01T15:59:59Z"})",
-                       R"({"op":"time","ts":"2027-03-01T16:00:00Z"})",
-                       Limit("b2", "A1", "buy", "4.990", 5, gtd)});
+  auto out = RunNoSeq(
+      {ProductLine(), R"({"op":"time","ts":"2027-03-01T15:00:00Z"})",
+       Limit("b1", "A1", "buy", "4.990", 5, gtd), R"({"op":"time","ts":"2027-03-01T14:00:00Z"})",
+       R"({"op":"time","ts":"2027-03-01T15:59:59Z"})",
+       R"({"op":"time","ts":"2027-03-01T16:00:00Z"})", Limit("b2", "A1", "buy", "4.990", 5, gtd)});
   EXPECT_EQ(Grep(out, "canceled")[0], Canceled("b1", "A1", 5, "expired"));
   EXPECT_EQ(Grep(out, "invalid_field").size(), 1u);  // b2 already expired on arrival
 }

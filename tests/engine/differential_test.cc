@@ -103,6 +103,7 @@ Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds) {
   Outcome r;
   for (size_t i = 0; i < cmds.size(); ++i) {
     size_t before = events.out.size(), ref_before = ref.out().size();
+    const TradingState state_before = engine.book(0).state();
     engine.Process(cmds[i]);
     std::visit(ApplyTo{ref}, cmds[i]);
     std::vector<std::string> got(events.out.begin() + before, events.out.end());
@@ -118,6 +119,17 @@ Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds) {
     if (what.empty() && engine.book(0).state() != ref.state()) {
       what = "state: engine " + std::string(ToString(engine.book(0).state())) + ", model " +
              std::string(ToString(ref.state()));
+    }
+    // After the opening auction the book is not crossed (the uncross). (`pre_open -> halted
+    // -> open` runs no auction and may leave it crossed: docs/engine.md.)
+    const OrderBook& book = engine.book(0);
+    const bool opened =
+        state_before == TradingState::kPreOpen && book.state() == TradingState::kOpen;
+    if (what.empty() && opened && book.HasBest(Side::kBuy) && book.HasBest(Side::kSell) &&
+        book.BestPrice(Side::kBuy) >= book.BestPrice(Side::kSell)) {
+      what = "crossed book after the auction: bid " +
+             std::to_string(book.BestPrice(Side::kBuy).value()) + " ask " +
+             std::to_string(book.BestPrice(Side::kSell).value()) + "\n";
     }
     if (what.empty() && engine.live_orders() != ref.live_orders()) {
       what = "live orders: engine " + std::to_string(engine.live_orders()) + ", model " +
@@ -159,6 +171,7 @@ void Add(ReferenceBook::Stats& sum, const ReferenceBook::Stats& s) {
   sum.auction_stp_cancels += s.auction_stp_cancels;
   sum.auction_triggers += s.auction_triggers;
   sum.auction_iceberg_refills += s.auction_iceberg_refills;
+  sum.auction_uncross_trades += s.auction_uncross_trades;
   sum.auction_by_imbalance += s.auction_by_imbalance;
   sum.auction_by_ref += s.auction_by_ref;
   sum.auction_by_lower += s.auction_by_lower;
@@ -208,19 +221,22 @@ TEST(DifferentialTest, RandomStreamsAgreeWithReferenceBook) {
   }
   std::printf(
       "differential: auctions %d (with trades %d, trades %d, stp cancels %d, triggers %d, "
-      "iceberg refills %d; decided by imbalance %d, ref %d, lower price %d); gtd expired %d, "
+      "iceberg refills %d, uncross trades %d; decided by imbalance %d, ref %d, lower price %d); "
+      "gtd expired %d, "
       "gtd invalid %d; closes %d, day expired %d; state rejects: new %d, pre_open %d, "
       "cancel %d, replace %d; pre_open accepts %d; unknown symbol %d\n",
       sum.auctions, sum.auctions_with_trades, sum.auction_trades, sum.auction_stp_cancels,
-      sum.auction_triggers, sum.auction_iceberg_refills, sum.auction_by_imbalance,
-      sum.auction_by_ref, sum.auction_by_lower, sum.gtd_expired, sum.gtd_invalid, sum.closes,
-      sum.day_expired, sum.state_rejects, sum.pre_open_rejects, sum.cancel_state_rejects,
-      sum.replace_state_rejects, sum.pre_open_accepts, sum.unknown_symbol);
+      sum.auction_triggers, sum.auction_iceberg_refills, sum.auction_uncross_trades,
+      sum.auction_by_imbalance, sum.auction_by_ref, sum.auction_by_lower, sum.gtd_expired,
+      sum.gtd_invalid, sum.closes, sum.day_expired, sum.state_rejects, sum.pre_open_rejects,
+      sum.cancel_state_rejects, sum.replace_state_rejects, sum.pre_open_accepts,
+      sum.unknown_symbol);
   // The streams must reach every path this test exists for.
   EXPECT_GT(sum.auctions_with_trades, 100);
   EXPECT_GT(sum.auction_stp_cancels, 0);
   EXPECT_GT(sum.auction_triggers, 0);
   EXPECT_GT(sum.auction_iceberg_refills, 0);
+  EXPECT_GT(sum.auction_uncross_trades, 0);
   EXPECT_GT(sum.auction_by_imbalance, 0);
   EXPECT_GT(sum.auction_by_ref, 0);
   EXPECT_GT(sum.auction_by_lower, 0);

@@ -270,6 +270,55 @@ void ReferenceBook::Auction() {
     erase(filled);
   }
   if (traded) ++stats_.auctions_with_trades;
+  // Uncross: what STP cancels left crossed trades as in continuous trading, the later-entered
+  // order the aggressor, at the earlier one's price; STP as above.
+  for (;;) {
+    int b = -1, s = -1;  // the best bid and ask, price then time
+    for (int i = 0; i < static_cast<int>(book_.size()); ++i) {
+      const O& o = book_[i];
+      int& best_i = o.side == Side::kBuy ? b : s;
+      if (best_i < 0) {
+        best_i = i;
+        continue;
+      }
+      const O& x = book_[best_i];
+      bool better = o.side == Side::kBuy ? o.px > x.px : o.px < x.px;
+      if (better || (o.px == x.px && o.prio < x.prio)) best_i = i;
+    }
+    if (b < 0 || s < 0 || book_[b].px < book_[s].px) break;
+    O& buy = book_[b];
+    O& sell = book_[s];
+    const bool buy_later = buy.prio > sell.prio;
+    if (buy.firm == sell.firm && buy.stp == sell.stp) {
+      int later = buy_later ? b : s, earlier = later == b ? s : b;
+      StpAction act = book_[later].act;
+      std::vector<int> gone;
+      if (act != StpAction::kCancelAggressor) gone.push_back(earlier);
+      if (act != StpAction::kCancelResting) gone.push_back(later);
+      for (int i : gone) {
+        Emit("C " + book_[i].cl + " " + S(book_[i].leaves()) + " stp");
+        ++stats_.auction_stp_cancels;
+      }
+      erase(gone);
+      continue;
+    }
+    const Ticks tpx = buy_later ? sell.px : buy.px;
+    Lots q = std::min(buy.leaves(), sell.leaves());
+    for (O* o : {&buy, &sell}) {
+      o->cum += q;
+      o->shown -= std::min(o->shown, q);
+    }
+    Emit("T " + S(tpx) + " " + S(q) + " " + buy.cl + " " + sell.cl + " " +
+         (buy_later ? "buy" : "sell"));
+    ++stats_.auction_uncross_trades;
+    prints_.push_back(tpx);
+    last_ = tpx;
+    has_last_ = true;
+    std::vector<int> filled;
+    if (buy.leaves() == 0) filled.push_back(b);
+    if (sell.leaves() == 0) filled.push_back(s);
+    erase(filled);
+  }
   // An iceberg whose displayed part was used up refills and goes to the back of its level.
   for (O& o : book_) {
     if (o.display > 0 && o.shown == 0) {

@@ -38,6 +38,7 @@ class ReferenceBook {
     int auction_stp_cancels = 0;
     int auction_triggers = 0;      // stops triggered by auction prints
     int auction_iceberg_refills = 0;
+    int auction_uncross_trades = 0;  // trades of what STP left crossed after the pairing
     // Which step of the price rule decided among several max-quantity candidates.
     int auction_by_imbalance = 0, auction_by_ref = 0, auction_by_lower = 0;
     int gtd_expired = 0;           // canceled `expired` by a time command

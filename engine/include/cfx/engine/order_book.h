@@ -146,6 +146,12 @@ class OrderBook {
 
   // Opening auction (auction.cc).
   void RunAuction();
+  // Pairs the best bid's and best ask's first orders: STP by the later-entered one's action,
+  // else a trade of the smaller leaves, at `auction_px` with no aggressor (the auction) or
+  // at the earlier one's price with the later one as aggressor (the uncross). *last_buy and
+  // *last_sell: the pair that traded.
+  void PairBest(bool at_auction_price, PriceTicks auction_px, uint32_t* last_buy,
+                uint32_t* last_sell);
 
   BookConfig config_;
   MatchContext* ctx_;
