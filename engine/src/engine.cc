@@ -22,10 +22,7 @@ Engine::Engine(const EngineConfig& config)
 
 AccountId Engine::InternAccount(const Name& name) {
   const AccountId id = accounts_.Intern(name);
-  if (id >= default_firm_.size()) {
-    default_firm_.resize(accounts_.size(), NameTable::kNone);
-    ctx_.store.ReserveAccounts(accounts_.size());
-  }
+  if (id >= default_firm_.size()) default_firm_.resize(accounts_.size(), NameTable::kNone);
   return id;
 }
 
@@ -148,11 +145,9 @@ void Engine::Apply(const StateCmd& c) {
   if (c.state == TradingState::kExpired) {
     const SymbolId id = book->config().id;
     OrderStore& st = ctx_.store;
-    for (uint32_t s = st.first_live(); s != kNoSlot;) {
-      uint32_t next = st.at(s).all_next;
+    st.ForEachLive([&](uint32_t s) {
       if (st.at(s).sym == id) book->Cancel(s, CancelReason::kExpired);
-      s = next;
-    }
+    });
   }
   book->SetState(c.state);
 }
@@ -258,14 +253,12 @@ void Engine::Apply(const ReplaceCmd& c) {
 void Engine::Apply(const MassCancelCmd& c) {
   OrderStore& st = ctx_.store;
   if (c.session != 0) {
-    for (uint32_t s = st.first_live(); s != kNoSlot;) {
-      uint32_t next = st.at(s).all_next;
+    st.ForEachLive([&](uint32_t s) {
       const Order& o = st.at(s);
       if (o.session == c.session && books_[o.sym]->state() != TradingState::kClosed) {
         books_[o.sym]->Cancel(s, CancelReason::kDisconnect);
       }
-      s = next;
-    }
+    });
     return;
   }
   std::optional<SymbolId> sym;
@@ -280,9 +273,11 @@ void Engine::Apply(const MassCancelCmd& c) {
   }
   const uint32_t acct = accounts_.Find(c.acct);
   if (acct == NameTable::kNone) return;
-  st.ForEachOfAccount(acct, [&](uint32_t s) {
+  // The acceptance list, filtered (no per-account list: docs/engine.md).
+  st.ForEachLive([&](uint32_t s) {
     const Order& o = st.at(s);
-    if ((!sym || o.sym == *sym) && books_[o.sym]->state() != TradingState::kClosed) {
+    if (o.acct == acct && (!sym || o.sym == *sym) &&
+        books_[o.sym]->state() != TradingState::kClosed) {
       books_[o.sym]->Cancel(s, CancelReason::kMass);
     }
   });
@@ -297,8 +292,7 @@ void Engine::Apply(const TimeCmd& c) {
   if (now_ < next_gtd_expiry_) return;
   OrderStore& st = ctx_.store;
   Timestamp next = INT64_MAX;
-  for (uint32_t s = st.first_live(); s != kNoSlot;) {
-    uint32_t after = st.at(s).all_next;
+  st.ForEachLive([&](uint32_t s) {
     const Order& o = st.at(s);
     if (o.tif == TimeInForce::kGtd) {
       if (o.expire <= now_) {
@@ -307,8 +301,7 @@ void Engine::Apply(const TimeCmd& c) {
         next = std::min(next, o.expire);
       }
     }
-    s = after;
-  }
+  });
   next_gtd_expiry_ = next;
 }
 
@@ -328,12 +321,10 @@ void Engine::Apply(const CloseCmd& c) {
   if (book->state() == TradingState::kExpired) return;  // nothing left to close
   OrderStore& st = ctx_.store;
   SymbolId id = book->config().id;
-  for (uint32_t s = st.first_live(); s != kNoSlot;) {
-    uint32_t next = st.at(s).all_next;
+  st.ForEachLive([&](uint32_t s) {
     const Order& o = st.at(s);
     if (o.sym == id && o.tif == TimeInForce::kDay) book->Cancel(s, CancelReason::kExpired);
-    s = next;
-  }
+  });
   book->SetState(TradingState::kClosed);
 }
 

@@ -1,15 +1,13 @@
 #include "cfx/engine/order_store.h"
 
-#include <algorithm>
 #include <bit>
 #include <cassert>
 
 namespace cfx::engine {
 
-OrderStore::OrderStore(size_t capacity) : accounts_(std::max<size_t>(capacity, 16)) {
+OrderStore::OrderStore(size_t capacity) {
   if (capacity < 16) capacity = 16;
   pool_.resize(capacity);
-  slot_oid_.assign(capacity, 0);
   free_.reserve(capacity);
   for (size_t i = capacity; i-- > 0;) free_.push_back(static_cast<uint32_t>(i));
   // Load factor ≤ 1/2 keeps linear-probe chains short.
@@ -18,12 +16,9 @@ OrderStore::OrderStore(size_t capacity) : accounts_(std::max<size_t>(capacity, 1
   shift_ = 64 - std::countr_zero(buckets);
 }
 
-void OrderStore::ReserveAccounts(size_t n) { accounts_.ReserveAccounts(n); }
-
 void OrderStore::GrowPool() {
   size_t old = pool_.size();
   pool_.resize(old * 2);
-  slot_oid_.resize(pool_.size(), 0);
   free_.reserve(pool_.size());
   for (size_t i = pool_.size(); i-- > old;) free_.push_back(static_cast<uint32_t>(i));
 }
@@ -95,8 +90,6 @@ uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
   else
     all_head_ = slot;
   all_tail_ = slot;
-  slot_oid_[slot] = oid;
-  accounts_.Add(acct, slot, oid, slot_oid_);
   return slot;
 }
 
@@ -112,8 +105,6 @@ void OrderStore::Release(uint32_t slot) {
     pool_[o.all_next].all_prev = o.all_prev;
   else
     all_tail_ = o.all_prev;
-  slot_oid_[slot] = 0;  // its account's entry goes at the chain's next compaction
-  accounts_.Remove(o.acct);
   o.live = false;
   --live_;
   free_.push_back(slot);

@@ -292,14 +292,14 @@ absl::Status Engine::RestoreOrders(Reader& r) {
     uint32_t slot = ctx_.store.Allocate(in.oid, in.acct);
     Order& o = ctx_.store.at(slot);
     // Keep the store's links (set by Allocate); copy every other field.
-    const uint32_t all_prev = o.all_prev, all_next = o.all_next;
+    const Order kept = o;
     o = in;
     o.post_only = post_only != 0;
     o.live = true;
     o.in_level = false;
     o.prev = o.next = kNoSlot;
-    o.all_prev = all_prev;
-    o.all_next = all_next;
+    o.all_prev = kept.all_prev;
+    o.all_next = kept.all_next;
   }
   return absl::OkStatus();
 }

@@ -97,9 +97,7 @@ class Engine {
   // Calls fn(order) for every live order (resting or pending stop), in acceptance order.
   template <typename Fn>
   void ForEachLiveOrder(Fn&& fn) const {
-    for (uint32_t s = ctx_.store.first_live(); s != kNoSlot; s = ctx_.store.at(s).all_next) {
-      fn(ctx_.store.at(s));
-    }
+    ctx_.store.ForEachLive([&](uint32_t s) { fn(ctx_.store.at(s)); });
   }
 
   // --- Snapshots (snapshot.cc; format: docs/formats.md "Engine snapshot") ---------------
