@@ -25,7 +25,7 @@ uint32_t NameTable::Find(const Name& name) const {
   for (size_t b = h & mask;; b = (b + 1) & mask) {
     const BucketEntry& e = table_[b];
     if (e.id == kNone) return kNone;
-    if (e.tag == tag && names_[e.id] == name) return e.id;
+    if (e.tag == tag && e.name == name) return e.id;
   }
 }
 
@@ -53,7 +53,7 @@ void NameTable::Place(uint32_t id, uint64_t hash) {
   const size_t mask = table_.size() - 1;
   size_t b = hash & mask;
   while (table_[b].id != kNone) b = (b + 1) & mask;
-  table_[b] = BucketEntry{static_cast<uint32_t>(hash >> 32), id};
+  table_[b] = BucketEntry{static_cast<uint32_t>(hash >> 32), id, names_[id]};
 }
 
 }  // namespace cfx::engine

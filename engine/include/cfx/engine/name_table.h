@@ -1,9 +1,9 @@
 // Interned names (accounts, firms and STP groups, symbols) -> dense ids, in the order they
 // were first seen. Every command names an account, and with 100,000 accounts an
 // `absl::flat_hash_map<std::string, uint32_t>` lookup (hash the string, control bytes, slot,
-// compare) was a quarter of the Engine path. Here a lookup is one 8-byte bucket (32 bits of
-// a seeded hash, the id; linear probing, load <= 1/2) and one compare against the name in a
-// dense array indexed by id.
+// compare) was a quarter of the Engine path. Here a lookup reads one bucket (32 bits of a
+// seeded hash, the id and the name; linear probing, load <= 1/2), which Prefetch can bring
+// in ahead of time.
 //
 // Thread safety: none; owned by the engine's thread.
 #ifndef CFX_ENGINE_NAME_TABLE_H_
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cfx/engine/huge_page_allocator.h"
 #include "cfx/engine/types.h"
 
 namespace cfx::engine {
@@ -30,7 +31,9 @@ class NameTable {
   uint32_t Find(std::string_view name) const;
   // Brings the bucket Find(name) reads first into the cache (a hint; no effect on state).
   void Prefetch(const Name& name) const {
-    __builtin_prefetch(&table_[Hash(name) & (table_.size() - 1)]);
+    const char* b = reinterpret_cast<const char*>(&table_[Hash(name) & (table_.size() - 1)]);
+    __builtin_prefetch(b);
+    __builtin_prefetch(b + sizeof(BucketEntry) - 1);  // a bucket may straddle two lines
   }
   // The id of `name`, given the next id when new.
   uint32_t Intern(const Name& name);
@@ -39,16 +42,19 @@ class NameTable {
   size_t size() const { return names_.size(); }
 
  private:
+  // The name is kept in its bucket too (not only by id), so that a lookup, once its bucket
+  // is in the cache (Prefetch), reads no other line.
   struct BucketEntry {
     uint32_t tag = 0;
     uint32_t id = kNone;  // kNone: empty
+    Name name;
   };
   uint64_t Hash(const Name& name) const;
   void Place(uint32_t id, uint64_t hash);
 
   uint64_t seed_;
-  std::vector<Name> names_;  // by id
-  std::vector<BucketEntry> table_;
+  std::vector<Name> names_;                                         // by id
+  std::vector<BucketEntry, HugePageAllocator<BucketEntry>> table_;  // probed at random
 };
 
 }  // namespace cfx::engine
