@@ -234,6 +234,19 @@ void ReferenceBook::Auction() {
     std::sort(idx.rbegin(), idx.rend());
     for (int i : idx) book_.erase(book_.begin() + i);
   };
+  // STP between the buy at b and the sell at s, the later-entered one the aggressor.
+  auto stp = [&](int b, int s) {
+    int later = book_[b].prio > book_[s].prio ? b : s, earlier = later == b ? s : b;
+    StpAction act = book_[later].act;
+    std::vector<int> gone;  // cancel_both reports the resting (earlier) order first
+    if (act != StpAction::kCancelAggressor) gone.push_back(earlier);
+    if (act != StpAction::kCancelResting) gone.push_back(later);
+    for (int i : gone) {
+      Emit("C " + book_[i].cl + " " + S(book_[i].leaves()) + " stp");
+      ++stats_.auction_stp_cancels;
+    }
+    erase(gone);
+  };
   bool traded = false;
   for (;;) {
     int b = best(Side::kBuy), s = best(Side::kSell);
@@ -241,16 +254,7 @@ void ReferenceBook::Auction() {
     O& buy = book_[b];
     O& sell = book_[s];
     if (buy.firm == sell.firm && buy.stp == sell.stp) {
-      int later = buy.prio > sell.prio ? b : s, earlier = later == b ? s : b;
-      StpAction act = book_[later].act;
-      std::vector<int> gone;  // cancel_both reports the resting (earlier) order first
-      if (act != StpAction::kCancelAggressor) gone.push_back(earlier);
-      if (act != StpAction::kCancelResting) gone.push_back(later);
-      for (int i : gone) {
-        Emit("C " + book_[i].cl + " " + S(book_[i].leaves()) + " stp");
-        ++stats_.auction_stp_cancels;
-      }
-      erase(gone);
+      stp(b, s);
       continue;
     }
     Lots q = std::min(buy.leaves(), sell.leaves());
@@ -290,16 +294,7 @@ void ReferenceBook::Auction() {
     O& sell = book_[s];
     const bool buy_later = buy.prio > sell.prio;
     if (buy.firm == sell.firm && buy.stp == sell.stp) {
-      int later = buy_later ? b : s, earlier = later == b ? s : b;
-      StpAction act = book_[later].act;
-      std::vector<int> gone;
-      if (act != StpAction::kCancelAggressor) gone.push_back(earlier);
-      if (act != StpAction::kCancelResting) gone.push_back(later);
-      for (int i : gone) {
-        Emit("C " + book_[i].cl + " " + S(book_[i].leaves()) + " stp");
-        ++stats_.auction_stp_cancels;
-      }
-      erase(gone);
+      stp(b, s);
       continue;
     }
     const Ticks tpx = buy_later ? sell.px : buy.px;
