@@ -1,13 +1,13 @@
 // Transport behaviour: keep-alive, size limits, slow clients, rate limits, concurrency and
 // graceful stop.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,22 +18,38 @@
 namespace cfx::gateway::testing {
 namespace {
 
-// A socket bound (not listening) to 127.0.0.1:port with SO_REUSEADDR, or -1 when the bind
-// fails (a socket listens there).
-int BindLoopback(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  const int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return -1;
+// Whether this process holds a TCP socket listening on `port` (IPv4 or IPv6). The kernel's
+// socket tables (/proc/net/tcp{,6}: local address, state 0A = LISTEN, inode) joined with
+// this process's descriptors (/proc/self/fd -> "socket:[inode]"). Unlike a bind or a
+// connect to the port, it cannot be fooled by another test process that took the port
+// after our server let it go (tests run in parallel), nor by a connect to a free ephemeral
+// port that the kernel turns into a connection to itself.
+bool ThisProcessListensOn(int port) {
+  std::set<std::string> mine;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (!ec && target.rfind("socket:[", 0) == 0) {
+      mine.insert(target.substr(8, target.size() - 9));
+    }
   }
-  return fd;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retr, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >>
+          inode;
+      const size_t colon = local.rfind(':');
+      if (colon == std::string::npos || state != "0A") continue;
+      if (std::stoi(local.substr(colon + 1), nullptr, 16) == port && mine.contains(inode)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 using std::chrono::milliseconds;
@@ -228,19 +244,13 @@ TEST_F(HttpLimitsTest, StopClosesIdleConnectionsAndRefusesNewOnes) {
   HttpClient idle = Connect();
   ASSERT_EQ(idle.Get("/healthz", "")->status, 200);
   int port = server_->port();
+  ASSERT_TRUE(ThisProcessListensOn(port)) << "the check must see the server before Stop";
   auto start = std::chrono::steady_clock::now();
   server_->Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
-  // Nothing listens on the port any more: it can be bound at once. Taking it also keeps
-  // another process (tests run in parallel) from binding it before the connect below.
-  // Only when the bind fails is the connect the check; it then must be refused.
-  const int holder = BindLoopback(port);
-  if (holder < 0) {
-    absl::StatusOr<HttpClient> late = HttpClient::Connect("127.0.0.1", port);
-    EXPECT_FALSE(late.ok()) << "port " << port << " still accepts after Stop";
-  } else {
-    close(holder);
-  }
+  // Nothing of ours listens on the port any more. (A bind or a connect to the port cannot
+  // tell: another test process may have taken it since; see ThisProcessListensOn.)
+  EXPECT_FALSE(ThisProcessListensOn(port)) << "port " << port << " still listens after Stop";
   EXPECT_TRUE(idle.WaitForClose(milliseconds(1000)));
   server_->Stop();  // idempotent
 }
