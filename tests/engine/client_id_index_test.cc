@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/engine/name_table.h"
 #include "gtest/gtest.h"
 
 namespace cfx::engine {
@@ -150,6 +151,27 @@ TEST(ClientIdIndexTest, HashReadsOnlyTheStringsBytes) {
   // Seeded: another index hashes differently (a client cannot aim at buckets).
   ClientIdIndex other(16, /*seed=*/12);
   EXPECT_NE(index.HashKey(Name::From("X"), a), other.HashKey(Name::From("X"), a));
+}
+
+// NameTable (same file: the engine's two hash tables): dense ids in first-seen order, found
+// again after the table has grown many times, unknown and over-long names not found.
+TEST(NameTableTest, DenseIdsInFirstSeenOrderSurviveGrowth) {
+  NameTable names(/*capacity=*/8, /*seed=*/3);  // 16 buckets: grows about seven times
+  for (uint32_t i = 0; i < 1000; ++i) {
+    EXPECT_EQ(names.Intern(Name::From(absl::StrCat("ACCT-", i))), i);
+  }
+  EXPECT_EQ(names.size(), 1000u);
+  for (uint32_t i = 0; i < 1000; ++i) {
+    const std::string n = absl::StrCat("ACCT-", i);
+    EXPECT_EQ(names.Find(Name::From(n)), i) << n;
+    EXPECT_EQ(names.Find(std::string_view(n)), i) << n;
+    EXPECT_EQ(names.name(i), n);
+    EXPECT_EQ(names.Intern(Name::From(n)), i) << "interning again gives the same id";
+  }
+  EXPECT_EQ(names.size(), 1000u);
+  EXPECT_EQ(names.Find(Name::From("ACCT-1000")), NameTable::kNone);
+  EXPECT_EQ(names.Find(std::string_view("ACCT-1\0", 7)), NameTable::kNone);
+  EXPECT_EQ(names.Find(std::string(kMaxIdLength + 1, 'A')), NameTable::kNone);
 }
 
 }  // namespace

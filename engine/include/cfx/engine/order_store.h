@@ -39,7 +39,6 @@ class OrderStore {
   Order& at(uint32_t slot) { return pool_[slot]; }
   const Order& at(uint32_t slot) const { return pool_[slot]; }
   size_t live_count() const { return live_; }
-  uint32_t first_live() const { return all_head_; }
   // Calls fn(slot) for every live order, in acceptance order. fn may release the order it is
   // given (the next one is read before the call), not others.
   template <typename Fn>
