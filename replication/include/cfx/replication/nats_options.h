@@ -1,0 +1,25 @@
+// Where the NATS servers are and how the replication stream and the leadership lease are
+// named (config `[replication]`, docs/replication.md).
+#ifndef CFX_REPLICATION_NATS_OPTIONS_H_
+#define CFX_REPLICATION_NATS_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cfx::replication {
+
+struct NatsOptions {
+  std::vector<std::string> servers;  // "nats://127.0.0.1:4222", ...: the client fails over
+  std::string stream = "CFX_INPUTS";    // the JetStream stream of sequenced input batches
+  std::string subject = "cfx.inputs";   // its one subject
+  int replicas = 3;                     // the stream's and the lease bucket's replication
+  int64_t timeout_ms = 2000;            // one publish ack / API request
+  std::string lease_bucket = "CFX_LEASE";  // the key-value bucket holding the lease
+  int64_t lease_ttl_ms = 3000;             // a lease not renewed for this long lapses
+  std::string node_id;                     // this process, as the lease names its holder
+};
+
+}  // namespace cfx::replication
+
+#endif  // CFX_REPLICATION_NATS_OPTIONS_H_

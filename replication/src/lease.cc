@@ -1,0 +1,96 @@
+#include "cfx/replication/lease.h"
+
+#include "absl/strings/str_cat.h"
+#include "nats_connection.h"
+
+namespace cfx::replication {
+namespace {
+
+constexpr char kKey[] = "leader";
+
+}  // namespace
+
+struct Lease::Bucket {
+  kvStore* kv = nullptr;
+  ~Bucket() {
+    if (kv != nullptr) kvStore_Destroy(kv);
+  }
+};
+
+Lease::Lease(const NatsOptions& options, std::unique_ptr<NatsConnection> conn)
+    : options_(options), conn_(std::move(conn)), kv_(std::make_unique<Bucket>()) {}
+
+Lease::~Lease() = default;
+
+absl::StatusOr<std::unique_ptr<Lease>> Lease::Open(const NatsOptions& options) {
+  if (options.node_id.empty()) return absl::InvalidArgumentError("lease: node_id is empty");
+  auto conn = NatsConnection::Connect(options);
+  if (!conn.ok()) return conn.status();
+  std::unique_ptr<Lease> lease(new Lease(options, std::move(*conn)));
+  natsStatus s = js_KeyValue(&lease->kv_->kv, lease->conn_->js(), options.lease_bucket.c_str());
+  if (s == NATS_NOT_FOUND) {
+    kvConfig cfg;
+    kvConfig_Init(&cfg);
+    cfg.Bucket = options.lease_bucket.c_str();
+    cfg.History = 1;
+    cfg.TTL = options.lease_ttl_ms * 1000000;  // libnats takes nanoseconds
+    cfg.Replicas = options.replicas;
+    cfg.StorageType = js_FileStorage;
+    s = js_CreateKeyValue(&lease->kv_->kv, lease->conn_->js(), &cfg);
+  }
+  if (s != NATS_OK) return NatsError(absl::StrCat("lease bucket ", options.lease_bucket), s);
+  return lease;
+}
+
+absl::StatusOr<uint64_t> Lease::TryAcquire() {
+  uint64_t rev = 0;
+  natsStatus s = kvStore_CreateString(&rev, kv_->kv, kKey, options_.node_id.c_str());
+  if (s == NATS_OK) return rev;
+  absl::Status err = NatsError("acquire the lease", s);
+  // Create fails on an existing key with "wrong last sequence": held by someone.
+  auto holder = Holder();
+  if (holder.ok() && !holder->first.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("lease held by ", holder->first, " at revision ", holder->second));
+  }
+  return err;
+}
+
+absl::StatusOr<uint64_t> Lease::Renew(uint64_t revision) {
+  uint64_t rev = 0;
+  natsStatus s = kvStore_UpdateString(&rev, kv_->kv, kKey, options_.node_id.c_str(), revision);
+  if (s == NATS_OK) return rev;
+  absl::Status err = NatsError("renew the lease", s);
+  auto holder = Holder();
+  if (holder.ok() && holder->second != revision) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "lease lost: now held by '", holder->first, "' at revision ", holder->second));
+  }
+  return err;
+}
+
+absl::Status Lease::Release(uint64_t revision) {
+  auto holder = Holder();
+  if (!holder.ok()) return holder.status();
+  if (holder->second != revision) return absl::OkStatus();  // no longer ours
+  natsStatus s = kvStore_Delete(kv_->kv, kKey);
+  if (s != NATS_OK) return NatsError("release the lease", s);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::pair<std::string, uint64_t>> Lease::Holder() {
+  kvEntry* e = nullptr;
+  natsStatus s = kvStore_Get(&e, kv_->kv, kKey);
+  if (s == NATS_NOT_FOUND) return std::make_pair(std::string(), uint64_t{0});
+  if (s != NATS_OK) return NatsError("read the lease", s);
+  std::pair<std::string, uint64_t> h;
+  if (kvEntry_Operation(e) == kvOp_Put) {
+    h.first.assign(static_cast<const char*>(kvEntry_Value(e)),
+                   static_cast<size_t>(kvEntry_ValueLen(e)));
+  }
+  h.second = kvEntry_Revision(e);
+  kvEntry_Destroy(e);
+  return h;
+}
+
+}  // namespace cfx::replication

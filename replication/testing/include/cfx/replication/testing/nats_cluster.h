@@ -1,0 +1,58 @@
+// A NATS cluster on loopback for tests and `cfx demo --standby`: n real `nats-server`
+// processes (Debian's nats-server, installed by scripts/setup) with JetStream on file
+// storage under a folder of the caller's, routed to each other. Not a fake: the servers are
+// the ones a deployment runs, on ports picked free at start.
+//
+//   auto cluster = NatsCluster::Start(dir.path(), 3);   // waits until JetStream answers
+//   NatsOptions o; o.servers = (*cluster)->urls();
+//   (*cluster)->Kill(1);                               // kill -9 one server
+//   (*cluster)->Restart(1);                            // same ports, same storage
+#ifndef CFX_REPLICATION_TESTING_NATS_CLUSTER_H_
+#define CFX_REPLICATION_TESTING_NATS_CLUSTER_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cfx::replication::testing {
+
+// The nats-server binary (PATH, then /usr/sbin, /usr/bin); "" when not installed.
+std::string FindNatsServer();
+
+class NatsCluster {
+ public:
+  // Starts `servers` servers under `dir` (one config file and one store folder each) and
+  // waits until JetStream has a meta leader (up to `ready_timeout_ms`).
+  static absl::StatusOr<std::unique_ptr<NatsCluster>> Start(const std::string& dir,
+                                                            int servers = 3,
+                                                            int64_t ready_timeout_ms = 30000);
+  ~NatsCluster();  // stops every server (SIGTERM, then SIGKILL after 5 s)
+  NatsCluster(const NatsCluster&) = delete;
+  NatsCluster& operator=(const NatsCluster&) = delete;
+
+  std::vector<std::string> urls() const;  // "nats://127.0.0.1:<port>", one per server
+  int size() const { return static_cast<int>(nodes_.size()); }
+  void Kill(int i);               // SIGKILL, reaped
+  absl::Status Restart(int i);    // starts server i again on its ports and storage
+
+ private:
+  struct Node {
+    std::string config;
+    int client_port = 0;
+    int cluster_port = 0;
+    pid_t pid = -1;
+  };
+  NatsCluster() = default;
+  absl::Status Launch(Node& n);
+  std::string binary_;
+  std::string dir_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace cfx::replication::testing
+
+#endif  // CFX_REPLICATION_TESTING_NATS_CLUSTER_H_

@@ -1,0 +1,192 @@
+#include "cfx/replication/testing/nats_cluster.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cfx/replication/jetstream_log.h"
+
+namespace cfx::replication::testing {
+namespace {
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof(a);
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+bool Accepts(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  close(fd);
+  return ok;
+}
+
+void Reap(pid_t pid, int first_signal) {
+  if (pid <= 0) return;
+  kill(pid, first_signal);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+std::string FindNatsServer() {
+  if (const char* path = std::getenv("PATH")) {
+    for (absl::string_view d : absl::StrSplit(path, ':')) {
+      const std::string p = absl::StrCat(d, "/nats-server");
+      if (access(p.c_str(), X_OK) == 0) return p;
+    }
+  }
+  for (const char* p : {"/usr/sbin/nats-server", "/usr/bin/nats-server"}) {
+    if (access(p, X_OK) == 0) return p;
+  }
+  return "";
+}
+
+absl::StatusOr<std::unique_ptr<NatsCluster>> NatsCluster::Start(const std::string& dir,
+                                                                int servers,
+                                                                int64_t ready_timeout_ms) {
+  std::unique_ptr<NatsCluster> c(new NatsCluster());
+  c->binary_ = FindNatsServer();
+  if (c->binary_.empty()) {
+    return absl::FailedPreconditionError("nats-server is not installed (scripts/setup)");
+  }
+  c->dir_ = dir;
+  c->nodes_.resize(servers);
+  for (Node& n : c->nodes_) {
+    n.client_port = FreePort();
+    n.cluster_port = FreePort();
+    if (n.client_port < 0 || n.cluster_port < 0) return absl::UnavailableError("no free port");
+  }
+  for (int i = 0; i < servers; ++i) {
+    Node& n = c->nodes_[i];
+    const std::string store = absl::StrCat(dir, "/n", i);
+    std::filesystem::create_directories(store);
+    std::string routes;
+    for (int j = 0; j < servers; ++j) {
+      if (j == i) continue;
+      absl::StrAppend(&routes, routes.empty() ? "" : ", ", "nats-route://127.0.0.1:",
+                      c->nodes_[j].cluster_port);
+    }
+    n.config = absl::StrCat(dir, "/n", i, ".conf");
+    std::ofstream f(n.config);
+    f << "server_name: n" << i << "\n"
+      << "listen: 127.0.0.1:" << n.client_port << "\n"
+      << "jetstream { store_dir: \"" << store << "\", max_memory_store: 64MB, max_file_store: 1GB }\n";
+    if (servers > 1) {
+      f << "cluster { name: cfx, listen: 127.0.0.1:" << n.cluster_port << ", routes: [" << routes
+        << "] }\n";
+    }
+    if (!f) return absl::InternalError(absl::StrCat("cannot write ", n.config));
+  }
+  for (Node& n : c->nodes_) {
+    if (absl::Status s = c->Launch(n); !s.ok()) return s;
+  }
+  // JetStream answers once the servers have elected a meta leader.
+  NatsOptions o;
+  o.servers = c->urls();
+  o.replicas = servers;
+  o.timeout_ms = 1000;
+  o.stream = "CFX_READY_PROBE";
+  o.subject = "cfx.ready.probe";
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
+  absl::Status last;
+  for (;;) {
+    auto log = JetStreamLog::Open(o);
+    if (log.ok()) break;
+    last = log.status();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("NATS cluster not ready: ", last.message()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return c;
+}
+
+absl::Status NatsCluster::Launch(Node& n) {
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid == 0) {
+    const int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+      dup2(devnull, STDOUT_FILENO);
+      dup2(devnull, STDERR_FILENO);
+    }
+    execl(binary_.c_str(), binary_.c_str(), "-c", n.config.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  n.pid = pid;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!Accepts(n.client_port)) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      n.pid = -1;
+      return absl::UnavailableError(absl::StrCat("nats-server exited at start (", n.config, ")"));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("nats-server did not listen on ",
+                                                      n.client_port));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return absl::OkStatus();
+}
+
+NatsCluster::~NatsCluster() {
+  for (Node& n : nodes_) Reap(n.pid, SIGTERM);
+}
+
+std::vector<std::string> NatsCluster::urls() const {
+  std::vector<std::string> u;
+  for (const Node& n : nodes_) u.push_back(absl::StrCat("nats://127.0.0.1:", n.client_port));
+  return u;
+}
+
+void NatsCluster::Kill(int i) {
+  Reap(nodes_[i].pid, SIGKILL);
+  nodes_[i].pid = -1;
+}
+
+absl::Status NatsCluster::Restart(int i) {
+  if (nodes_[i].pid > 0) Kill(i);
+  return Launch(nodes_[i]);
+}
+
+}  // namespace cfx::replication::testing

@@ -1,0 +1,161 @@
+#include "cfx/replication/jetstream_log.h"
+
+#include <chrono>
+
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+
+#include "cfx/replication/batch_format.h"
+#include "nats_test_cluster.h"
+
+namespace cfx::replication {
+namespace {
+
+using journal::ReplicatedBatch;
+
+std::unique_ptr<JetStreamLog> OpenLog(const NatsOptions& o) {
+  auto log = JetStreamLog::Open(o);
+  EXPECT_TRUE(log.ok()) << log.status();
+  return log.ok() ? std::move(*log) : nullptr;
+}
+
+// Reads everything there is from `next` on; returns the seq after the last input read.
+uint64_t CatchUp(JetStreamLog& log, uint64_t next, std::vector<std::string>* got = nullptr) {
+  ReplicatedBatch b;
+  for (;;) {
+    absl::Status s = log.Read(next, 300, &b);
+    if (absl::IsDeadlineExceeded(s)) break;
+    EXPECT_TRUE(s.ok()) << s;
+    if (!s.ok()) break;
+    EXPECT_EQ(b.first_seq, next);
+    if (got != nullptr) got->insert(got->end(), b.payloads.begin(), b.payloads.end());
+    next += b.payloads.size();
+  }
+  auto end = log.EndSeq();
+  EXPECT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(end.ok() ? *end : 0, next);
+  return next;
+}
+
+absl::Status Append(JetStreamLog& log, uint64_t first, std::vector<std::string> inputs) {
+  std::vector<absl::string_view> v(inputs.begin(), inputs.end());
+  return log.Append(first, v);
+}
+
+TEST(JetStreamLogTest, AFollowerReadsWhatTheLeaderAppendsFromAnyInput) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("follow");
+  auto leader = OpenLog(o);
+  auto follower = OpenLog(o);
+  ASSERT_TRUE(leader && follower);
+  ASSERT_EQ(CatchUp(*leader, 1), 1u);  // only the genesis marker
+  ASSERT_TRUE(Append(*leader, 1, {"a", "b"}).ok());
+  ASSERT_TRUE(Append(*leader, 3, {"c"}).ok());
+  std::vector<std::string> got;
+  EXPECT_EQ(CatchUp(*follower, 1, &got), 4u);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b", "c"}));
+  // A node that already holds input 1 (its local journal) starts at 2: the batch holding 2
+  // is found and what comes before 2 in it is dropped.
+  auto restarted = OpenLog(o);
+  got.clear();
+  EXPECT_EQ(CatchUp(*restarted, 2, &got), 4u);
+  EXPECT_EQ(got, (std::vector<std::string>{"b", "c"}));
+  // A follower past the end waits; it then gets the next append.
+  ReplicatedBatch b;
+  EXPECT_TRUE(absl::IsDeadlineExceeded(follower->Read(4, 100, &b)));
+  ASSERT_TRUE(Append(*leader, 4, {"d"}).ok());
+  ASSERT_TRUE(follower->Read(4, 2000, &b).ok());
+  EXPECT_EQ(b.first_seq, 4u);
+  EXPECT_EQ(b.payloads, (std::vector<std::string>{"d"}));
+}
+
+TEST(JetStreamLogTest, OfTwoWritersOnlyTheOneThatReadTheWholeStreamAppends) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("fence");
+  auto a = OpenLog(o);
+  auto b = OpenLog(o);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(CatchUp(*a, 1), 1u);
+  ASSERT_EQ(CatchUp(*b, 1), 1u);
+  ASSERT_TRUE(Append(*a, 1, {"a1"}).ok());
+  // b last saw the genesis marker: its append names a stale tail and is refused.
+  absl::Status s = Append(*b, 1, {"b1"});
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  // Once refused, b cannot append at all until it has read the stream again.
+  EXPECT_TRUE(absl::IsFailedPrecondition(Append(*b, 2, {"b2"})));
+  std::vector<std::string> got;
+  ASSERT_EQ(CatchUp(*b, 1, &got), 2u);
+  EXPECT_EQ(got, (std::vector<std::string>{"a1"}));  // b's refused batch is not there
+  ASSERT_TRUE(Append(*b, 2, {"b2"}).ok());
+  // Now a is the deposed one.
+  s = Append(*a, 2, {"a2"});
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  auto reader = OpenLog(o);
+  got.clear();
+  ASSERT_EQ(CatchUp(*reader, 1, &got), 3u);
+  EXPECT_EQ(got, (std::vector<std::string>{"a1", "b2"}));
+}
+
+TEST(JetStreamLogTest, RefusesAnAppendBeforeReadingAndAfterTheLeaderDeadline) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("deadline");
+  auto log = OpenLog(o);
+  ASSERT_TRUE(log);
+  EXPECT_TRUE(absl::IsFailedPrecondition(Append(*log, 1, {"x"})));  // never read
+  ASSERT_EQ(CatchUp(*log, 1), 1u);
+  EXPECT_TRUE(absl::IsFailedPrecondition(Append(*log, 5, {"x"})));  // not the next input
+  const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count();
+  log->SetLeaderDeadline(now_us - 1);
+  absl::Status s = Append(*log, 1, {"x"});
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find("lease"), std::string::npos);
+  log->SetLeaderDeadline(INT64_MAX);
+  EXPECT_TRUE(Append(*log, 1, {"x"}).ok());
+}
+
+// Hostile or broken bytes in the stream (written around cfx, straight to the subject):
+// a follower reports DataLoss naming the stream message, and never applies them.
+TEST(JetStreamLogTest, AFollowerRefusesGarbageAndGapsNamingTheMessage) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("garbage");
+  auto log = OpenLog(o);
+  ASSERT_TRUE(log);
+  natsConnection* nc = nullptr;
+  ASSERT_EQ(natsConnection_ConnectTo(&nc, o.servers[0].c_str()), NATS_OK);
+  jsCtx* js = nullptr;
+  ASSERT_EQ(natsConnection_JetStream(&js, nc, nullptr), NATS_OK);
+  auto publish = [&](const std::string& bytes) {
+    jsPubAck* ack = nullptr;
+    ASSERT_EQ(js_Publish(&ack, js, o.subject.c_str(), bytes.data(), static_cast<int>(bytes.size()),
+                         nullptr, nullptr),
+              NATS_OK);
+    jsPubAck_Destroy(ack);
+  };
+  publish("not a batch");
+  ReplicatedBatch b;
+  absl::Status s = log->Read(1, 2000, &b);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(s.message().find("stream message 2"), std::string::npos) << s;
+
+  const NatsOptions o2 = TestNatsOptions("gap");
+  auto log2 = OpenLog(o2);
+  ASSERT_TRUE(log2);
+  std::string gapped;
+  const std::vector<absl::string_view> v = {"late"};
+  EncodeBatch(7, v, &gapped);  // inputs 1..6 never appended
+  jsPubAck* ack = nullptr;
+  ASSERT_EQ(js_Publish(&ack, js, o2.subject.c_str(), gapped.data(), static_cast<int>(gapped.size()),
+                       nullptr, nullptr),
+            NATS_OK);
+  jsPubAck_Destroy(ack);
+  s = log2->Read(1, 2000, &b);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(s.message().find("input 1 is missing"), std::string::npos) << s;
+  jsCtx_Destroy(js);
+  natsConnection_Destroy(nc);
+}
+
+}  // namespace
+}  // namespace cfx::replication

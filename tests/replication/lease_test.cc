@@ -1,0 +1,73 @@
+#include "cfx/replication/lease.h"
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "nats_test_cluster.h"
+
+namespace cfx::replication {
+namespace {
+
+std::unique_ptr<Lease> OpenLease(NatsOptions o, const std::string& node) {
+  o.node_id = node;
+  auto l = Lease::Open(o);
+  EXPECT_TRUE(l.ok()) << l.status();
+  return l.ok() ? std::move(*l) : nullptr;
+}
+
+TEST(LeaseTest, OneHolderAtATimeAndRenewalMovesTheRevision) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("lease_one");
+  auto a = OpenLease(o, "node-a");
+  auto b = OpenLease(o, "node-b");
+  ASSERT_TRUE(a && b);
+  auto rev = a->TryAcquire();
+  ASSERT_TRUE(rev.ok()) << rev.status();
+  auto other = b->TryAcquire();
+  EXPECT_TRUE(absl::IsFailedPrecondition(other.status())) << other.status();
+  EXPECT_NE(other.status().message().find("node-a"), std::string::npos);
+  auto rev2 = a->Renew(*rev);
+  ASSERT_TRUE(rev2.ok()) << rev2.status();
+  EXPECT_GT(*rev2, *rev);
+  // The old revision is no fencing token any more.
+  EXPECT_TRUE(absl::IsFailedPrecondition(a->Renew(*rev).status()));
+  auto holder = b->Holder();
+  ASSERT_TRUE(holder.ok());
+  EXPECT_EQ(holder->first, "node-a");
+  EXPECT_EQ(holder->second, *rev2);
+  // Released, it is free at once.
+  ASSERT_TRUE(a->Release(*rev2).ok());
+  auto taken = b->TryAcquire();
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(a->Renew(*rev2).status()));
+}
+
+TEST(LeaseTest, ALapsedLeaseIsTakenAndItsOldHolderCannotRenew) {
+  CFX_REQUIRE_NATS();
+  NatsOptions o = TestNatsOptions("lease_ttl");
+  o.lease_ttl_ms = 1000;
+  auto a = OpenLease(o, "node-a");
+  auto b = OpenLease(o, "node-b");
+  ASSERT_TRUE(a && b);
+  auto rev = a->TryAcquire();
+  ASSERT_TRUE(rev.ok()) << rev.status();
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<uint64_t> taken = absl::UnknownError("not tried");
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    taken = b->TryAcquire();
+    if (taken.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  // Not before the TTL: the holder had it for its whole term.
+  EXPECT_GE(waited, std::chrono::milliseconds(900));
+  auto renewed = a->Renew(*rev);
+  EXPECT_TRUE(absl::IsFailedPrecondition(renewed.status())) << renewed.status();
+  EXPECT_NE(renewed.status().message().find("node-b"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cfx::replication
