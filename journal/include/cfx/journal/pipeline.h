@@ -19,11 +19,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "cfx/concurrency/backoff_idle.h"
 #include "cfx/concurrency/mpsc_ring.h"
 #include "cfx/concurrency/parking_idle.h"
@@ -32,6 +34,7 @@
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
+#include "cfx/journal/replication_log.h"
 
 namespace cfx::journal {
 
@@ -42,7 +45,8 @@ using concurrency::ParkingIdle;
 using concurrency::SpscRing;
 using concurrency::WakeSignal;
 
-enum class OfferResult { kAccepted, kFull, kStopped };
+// kNotLeader: a standby's pipeline (it follows the replication log; the primary takes orders).
+enum class OfferResult { kAccepted, kFull, kStopped, kNotLeader };
 
 struct PipelineOptions {
   size_t input_capacity = 1 << 16;      // MPSC producers -> sequencer (power of two)
@@ -53,6 +57,12 @@ struct PipelineOptions {
   // null: inputs carry stamp 0 and the matcher keeps its own time (TimeCmd). Not owned.
   InputClock* clock = nullptr;
   uint64_t snapshot_every = 0;          // inputs between snapshots; 0: none (needs a journal)
+  // A hot standby's replicated log (needs the journal; not owned). With one, the pipeline
+  // starts as a follower: its sequencer reads the log's inputs, journals them and hands them
+  // to the matcher, and TryOffer answers kNotLeader. Promote() makes it the leader once it
+  // has read the log to its end; a leader appends each batch to the log before the journal.
+  ReplicationLog* replication = nullptr;
+  int64_t follow_poll_ms = 50;  // a follower's longest wait on the log before it looks around
   RecoveryOptions recovery = {};
 };
 
@@ -63,6 +73,7 @@ struct PipelineStats {
   std::array<uint64_t, 24> batch_size_log2{};  // [k]: batches of size in [2^k, 2^(k+1))
   uint64_t snapshots_written = 0;
   uint64_t snapshots_dropped = 0;  // the snapshot writer was still busy
+  uint64_t followed_inputs = 0;    // inputs read from the replication log as a follower
 };
 
 // Thread safety: TryOffer from any number of threads, concurrently. Start and Stop from one
@@ -92,6 +103,10 @@ class Pipeline {
   // Recovers the matcher from the journal (latest valid snapshot + tail), then starts the
   // threads. Returns the recovery's error (DataLoss naming the seq) without starting.
   absl::StatusOr<RecoveryResult> Start() {
+    if (options_.replication != nullptr && journal_ == nullptr) {
+      return absl::InvalidArgumentError("pipeline: replication needs the journal");
+    }
+    leading_.store(options_.replication == nullptr, std::memory_order_release);
     RecoveryResult result;
     if (journal_ != nullptr) {
       MatcherStateMachine<Command, Outcome> adapter(codec_, matcher_);
@@ -121,6 +136,10 @@ class Pipeline {
       active_offers_.fetch_sub(1, std::memory_order_release);
       return OfferResult::kStopped;
     }
+    if (!leading_.load(std::memory_order_acquire)) {
+      active_offers_.fetch_sub(1, std::memory_order_release);
+      return OfferResult::kNotLeader;
+    }
     const bool pushed = input_.TryPush(Input{tag, command});
     active_offers_.fetch_sub(1, std::memory_order_release);
     if (!pushed) return OfferResult::kFull;
@@ -147,6 +166,15 @@ class Pipeline {
   // The seq the next accepted input will get. Only meaningful before Start or after Stop.
   uint64_t next_seq() const { return next_seq_; }
 
+  // A follower (PipelineOptions::replication) reads the log to its end, then leads: from
+  // then on TryOffer takes inputs. The caller holds the leadership lease. Any thread.
+  void Promote() {
+    promote_.store(true, std::memory_order_release);
+    sequencer_wake_.Notify();
+  }
+  // Whether TryOffer takes inputs (always without replication; after Promote with it).
+  bool leading() const { return leading_.load(std::memory_order_acquire); }
+
   // Counters (relaxed reads; exact after Stop).
   PipelineStats stats() const {
     PipelineStats s;
@@ -158,6 +186,7 @@ class Pipeline {
     }
     s.snapshots_written = snapshots_written_.load(std::memory_order_relaxed);
     s.snapshots_dropped = snapshots_dropped_.load(std::memory_order_relaxed);
+    s.followed_inputs = followed_inputs_.load(std::memory_order_relaxed);
     return s;
   }
 
@@ -221,6 +250,11 @@ class Pipeline {
   // Sequencer/journaler thread: everything waiting (up to max_batch) becomes one group
   // commit; only after it is synced do the inputs move on to the matcher.
   void RunSequencer() {
+    if (options_.replication != nullptr && !Follow()) {
+      sequencer_done_.store(true, std::memory_order_release);
+      matcher_wake_.Notify();
+      return;
+    }
     std::vector<Sequenced> batch(options_.max_batch);
     std::vector<size_t> ends(options_.max_batch);
     std::vector<absl::string_view> views(options_.max_batch);
@@ -260,6 +294,15 @@ class Pipeline {
           const size_t begin = i == 0 ? 0 : ends[i - 1];
           views[i] = absl::string_view(bytes.data() + begin, ends[i] - begin);
         }
+        // The replicated log first: the local journal then never holds an input the log
+        // lacks, so a restarted node is always a prefix of the log (docs/replication.md).
+        if (options_.replication != nullptr) {
+          absl::Status r = options_.replication->Append(next_seq_, absl::MakeConstSpan(views.data(), n));
+          if (!r.ok()) {
+            Fail(r);
+            break;
+          }
+        }
         absl::StatusOr<uint64_t> last = journal_->AppendBatch(absl::MakeConstSpan(views.data(), n));
         if (!last.ok()) {
           Fail(last.status());
@@ -279,6 +322,73 @@ class Pipeline {
     }
     sequencer_done_.store(true, std::memory_order_release);
     matcher_wake_.Notify();
+  }
+
+  // Sequencer thread, as a follower: journals and forwards what the log holds until Stop
+  // (false) or Promote; on Promote reads the log to its end and returns true (leading).
+  bool Follow() {
+    ReplicationLog& log = *options_.replication;
+    ReplicatedBatch rb;
+    std::vector<absl::string_view> views;
+    BackoffIdle full;
+    for (;;) {
+      if (input_closed_.load(std::memory_order_acquire)) return false;
+      const bool promoting = promote_.load(std::memory_order_acquire);
+      absl::Status s = log.Read(next_seq_, promoting ? 0 : options_.follow_poll_ms, &rb);
+      if (absl::IsDeadlineExceeded(s)) {
+        if (!promoting) continue;
+        // Nothing more to read: lead once the log's end is where this node stands.
+        absl::StatusOr<uint64_t> end = log.EndSeq();
+        if (end.ok() && *end == next_seq_) break;
+        if (end.ok() && *end < next_seq_) {
+          Fail(absl::FailedPreconditionError(absl::StrCat(
+              "replication: the local journal holds inputs up to ", next_seq_ - 1,
+              " but the replicated log only up to ", *end - 1)));
+          return false;
+        }
+        continue;
+      }
+      if (absl::IsUnavailable(s)) {  // a NATS server is down: the client reconnects
+        std::this_thread::sleep_for(std::chrono::milliseconds(options_.follow_poll_ms));
+        continue;
+      }
+      if (!s.ok()) {
+        Fail(s);
+        return false;
+      }
+      const size_t n = rb.payloads.size();
+      std::vector<Sequenced> seqd(n);
+      views.assign(rb.payloads.begin(), rb.payloads.end());
+      for (size_t i = 0; i < n; ++i) {
+        seqd[i].seq = next_seq_ + i;
+        absl::Status d = DecodeInput(views[i], *codec_, &seqd[i].time_us, &seqd[i].command);
+        if (!d.ok()) {
+          Fail(absl::DataLossError(
+              absl::StrCat("replicated input ", next_seq_ + i, ": ", d.message())));
+          return false;
+        }
+        last_time_us_ = std::max(last_time_us_, seqd[i].time_us);
+      }
+      absl::StatusOr<uint64_t> last = journal_->AppendBatch(absl::MakeConstSpan(views));
+      if (!last.ok() || *last != next_seq_ + n - 1) {
+        Fail(last.ok() ? absl::DataLossError("replication: local journal out of step with the log")
+                       : last.status());
+        return false;
+      }
+      next_seq_ += n;
+      RecordBatch(n);
+      followed_inputs_.fetch_add(n, std::memory_order_relaxed);
+      for (size_t i = 0; i < n; ++i) {
+        while (!sequenced_.TryPush(seqd[i])) {
+          matcher_wake_.Notify();
+          full.Idle();
+        }
+        full.Reset();
+      }
+      matcher_wake_.Notify();
+    }
+    leading_.store(true, std::memory_order_release);
+    return true;
   }
 
   void RunMatcher() {
@@ -411,6 +521,9 @@ class Pipeline {
   bool started_ = false;   // controlling thread
   bool stopped_ = false;
 
+  alignas(kCacheLineSize) std::atomic<bool> leading_{true};
+  std::atomic<bool> promote_{false};
+  std::atomic<uint64_t> followed_inputs_{0};
   alignas(kCacheLineSize) std::atomic<int> active_offers_{0};
   std::atomic<bool> stopping_{false};
   alignas(kCacheLineSize) std::atomic<bool> input_closed_{false};
@@ -420,7 +533,7 @@ class Pipeline {
   absl::Status error_status_;
 
   // One per consumer thread; see ParkingIdle.
-  WakeSignal sequencer_wake_;  // producers (TryOffer), Stop
+  WakeSignal sequencer_wake_;  // producers (TryOffer), Stop, Promote
   WakeSignal matcher_wake_;    // sequencer
   WakeSignal publisher_wake_;  // matcher, Fail
   WakeSignal snapshot_wake_;   // matcher

@@ -1,0 +1,177 @@
+// The pipeline with a replicated log on a real 3-server NATS cluster: a standby follows the
+// primary input by input to the same state; promoted, it takes over where the log ends; a
+// primary that keeps running after a standby took over is fenced at its next batch and
+// acknowledges nothing more; a restarted primary catches up as a standby from its own
+// journal and the log.
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cfx/journal/counter_machine.h"
+#include "cfx/journal/journal.h"
+#include "cfx/journal/pipeline.h"
+#include "cfx/replication/jetstream_log.h"
+#include "nats_test_cluster.h"
+#include "temp_dir.h"
+
+namespace cfx::replication {
+namespace {
+
+using journal::CounterCodec;
+using journal::CounterCommand;
+using journal::CounterMachine;
+using journal::CounterOutcome;
+using journal::OfferResult;
+
+class Recorder : public journal::PipelineListener<CounterOutcome> {
+ public:
+  void OnOutcome(uint64_t, uint64_t, const CounterOutcome&) override {}
+  void OnAck(uint64_t seq, uint64_t tag) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (tag != 0) acked_.insert(tag);
+    acks_.fetch_add(1);
+  }
+  void OnJournalError(const absl::Status& s) override {
+    std::lock_guard<std::mutex> l(mu_);
+    error_ = s;
+  }
+  size_t acks() const { return acks_.load(); }
+  std::set<uint64_t> acked() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return acked_;
+  }
+  absl::Status error() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return error_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::set<uint64_t> acked_;
+  std::atomic<size_t> acks_{0};
+  absl::Status error_;
+};
+
+// One exchange node: its own data dir, journal, log connection, machine and pipeline.
+struct Node {
+  explicit Node(const NatsOptions& o, const std::string& dir) {
+    auto j = journal::Journal::Open({.data_dir = dir});
+    EXPECT_TRUE(j.ok()) << j.status();
+    journal = std::move(*j);
+    auto l = JetStreamLog::Open(o);
+    EXPECT_TRUE(l.ok()) << l.status();
+    log = std::move(*l);
+    journal::PipelineOptions po;
+    po.replication = log.get();
+    po.follow_poll_ms = 20;
+    pipeline = std::make_unique<journal::Pipeline<CounterCommand, CounterOutcome>>(
+        po, journal.get(), &codec, &machine, &recorder);
+    auto r = pipeline->Start();
+    EXPECT_TRUE(r.ok()) << r.status();
+  }
+  bool Lead() {
+    pipeline->Promote();
+    for (int i = 0; i < 500 && !pipeline->leading(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pipeline->leading();
+  }
+  // Offers ids [first, first + n); returns how many were accepted.
+  size_t Offer(uint64_t first, size_t n, std::mt19937_64& rng) {
+    size_t accepted = 0;
+    for (uint64_t id = first; id < first + n; ++id) {
+      CounterCommand c{id, rng() % 64, static_cast<int64_t>(rng() % 2001) - 1000};
+      OfferResult r;
+      while ((r = pipeline->TryOffer(id, c)) == OfferResult::kFull) std::this_thread::yield();
+      if (r == OfferResult::kAccepted) ++accepted;
+    }
+    return accepted;
+  }
+  bool WaitFor(const std::function<bool()>& done, int64_t ms = 30000) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+  uint64_t StopAndHash() {
+    (void)pipeline->Stop();
+    return machine.StateHash();
+  }
+
+  CounterCodec codec;
+  CounterMachine machine;
+  Recorder recorder;
+  std::unique_ptr<journal::Journal> journal;
+  std::unique_ptr<JetStreamLog> log;
+  std::unique_ptr<journal::Pipeline<CounterCommand, CounterOutcome>> pipeline;
+};
+
+TEST(ReplicatedPipelineTest, StandbyFollowsToTheSameStateTakesOverAndFencesTheOldPrimary) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("pipeline");
+  testsupport::TempDir dir_a("cfx_node_a"), dir_b("cfx_node_b");
+  std::mt19937_64 rng(11);
+  auto a = std::make_unique<Node>(o, dir_a.path());
+  Node b(o, dir_b.path());
+  // A standby takes no orders.
+  EXPECT_EQ(b.pipeline->TryOffer(1, CounterCommand{1, 1, 1}), OfferResult::kNotLeader);
+  ASSERT_TRUE(a->Lead());
+  constexpr size_t kFirst = 3000;
+  ASSERT_EQ(a->Offer(1, kFirst, rng), kFirst);
+  ASSERT_TRUE(a->WaitFor([&] { return a->recorder.acks() == kFirst; }));
+  ASSERT_TRUE(b.WaitFor([&] { return b.pipeline->stats().followed_inputs == kFirst; }));
+
+  // The standby takes over (it would hold the lease now); the old primary keeps running.
+  ASSERT_TRUE(b.Lead());
+  constexpr size_t kSecond = 1000;
+  ASSERT_EQ(b.Offer(100000, kSecond, rng), kSecond);
+  ASSERT_TRUE(b.WaitFor([&] { return b.recorder.acks() == kFirst + kSecond; }));
+  // The old primary's next batch is refused by the log: it stops and acknowledges none of it.
+  a->Offer(200000, 50, rng);
+  ASSERT_TRUE(a->WaitFor([&] { return !a->recorder.error().ok(); }));
+  EXPECT_TRUE(absl::IsFailedPrecondition(a->recorder.error())) << a->recorder.error();
+  for (uint64_t id : a->recorder.acked()) EXPECT_LT(id, 200000u) << "acked after being fenced";
+  const std::set<uint64_t> acked_by_a = a->recorder.acked();
+  EXPECT_EQ(acked_by_a.size(), kFirst);
+  (void)a->pipeline->Stop();
+  a.reset();
+
+  // The old primary restarts on its own journal as a standby and catches up from the log.
+  Node a2(o, dir_a.path());
+  ASSERT_TRUE(a2.WaitFor([&] { return a2.pipeline->stats().followed_inputs == kSecond; }));
+  const uint64_t hb = b.StopAndHash();
+  EXPECT_EQ(a2.StopAndHash(), hb);
+  EXPECT_EQ(a2.machine.applied(), kFirst + kSecond);
+}
+
+TEST(ReplicatedPipelineTest, AJournalAheadOfTheLogRefusesToLead) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("ahead");
+  testsupport::TempDir dir("cfx_node");
+  {  // inputs journaled without replication: the log never had them
+    auto j = journal::Journal::Open({.data_dir = dir.path()});
+    ASSERT_TRUE(j.ok());
+    CounterCodec codec;
+    std::string bytes;
+    journal::EncodeInput(0, codec, CounterCommand{1, 1, 1}, &bytes);
+    const std::vector<absl::string_view> v = {bytes};
+    ASSERT_TRUE((*j)->AppendBatch(v).ok());
+  }
+  Node n(o, dir.path());
+  n.pipeline->Promote();
+  ASSERT_TRUE(n.WaitFor([&] { return !n.recorder.error().ok(); }, 10000));
+  EXPECT_TRUE(absl::IsFailedPrecondition(n.recorder.error())) << n.recorder.error();
+  EXPECT_NE(n.recorder.error().message().find("local journal holds inputs up to 1"),
+            std::string::npos);
+  EXPECT_FALSE(n.pipeline->leading());
+}
+
+}  // namespace
+}  // namespace cfx::replication
