@@ -60,7 +60,12 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     // listeners hear of it now; the trade store, derived from the journal, follows.
     for (OutcomeListener* l : listeners) l->OnAck(seq, tag);
     published_seq.store(seq, std::memory_order_release);
-    acks.fetch_add(1, std::memory_order_release);
+    // Flush counts the acks of what this core offered, not of inputs it followed.
+    if (seq >= pipeline->lead_start_seq()) {
+      acks.fetch_add(1, std::memory_order_release);
+    } else {
+      followed.fetch_add(1, std::memory_order_relaxed);
+    }
     // Hand the rows to the committer thread when the publisher has caught up with the
     // journal (or a large batch piled up): its LMDB commit and fsync never delay an
     // outcome, and inputs published during one commit share the next (group commit).
@@ -99,6 +104,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
       OfferResult r = Offer(c, 0);
       if (r == OfferResult::kAccepted) return absl::OkStatus();
       if (r == OfferResult::kStopped) return absl::UnavailableError("exchange stopped");
+      if (r == OfferResult::kNotLeader) return absl::FailedPreconditionError("a standby");
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     return absl::UnavailableError("exchange input ring full");
@@ -189,6 +195,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     const int64_t every =
         options.snapshot_every >= 0 ? options.snapshot_every : config.snapshot_interval;
     po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
+    po.replication = options.replication;
     pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
         po, journal.get(), &codec, listing.get(), this);
     auto r = pipeline->Start();
@@ -292,6 +299,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   bool started = false;
   bool recorder_failed = false;  // publisher thread (controlling thread after Stop)
   std::atomic<uint64_t> offered{0}, acks{0}, outcomes{0}, trades{0}, offers_full{0};
+  std::atomic<uint64_t> followed{0};
   std::atomic<uint64_t> published_seq{0};
   uint64_t start_seq = 1;
 };
@@ -315,6 +323,7 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   const engine::Timestamp now = m.StartTime();
   m.running.store(true, std::memory_order_release);
   m.started = true;
+  if (m.options.replication != nullptr) return info;  // a standby: Promote lists and ticks
 
   if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
   if (absl::Status s = m.ListMonths(now, &info.listed); !s.ok()) return s;
@@ -323,6 +332,37 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   if (m.options.clock == ClockMode::kWall) m.StartWallClock();
   return info;
 }
+
+absl::Status ExchangeCore::Promote(int64_t timeout_ms) {
+  Impl& m = *impl_;
+  if (!m.started) return absl::FailedPreconditionError("ExchangeCore::Promote before Start");
+  if (m.pipeline->leading()) return absl::OkStatus();
+  m.pipeline->Promote();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  // Leading, and every followed input published: the listing below starts from the
+  // published master, which then holds everything the old primary listed.
+  while (!m.pipeline->leading() ||
+         m.published_seq.load(std::memory_order_acquire) + 1 < m.pipeline->lead_start_seq()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return absl::DeadlineExceededError("ExchangeCore::Promote: not leading in time");
+    }
+    if (!m.running.load(std::memory_order_acquire)) return absl::UnavailableError("stopped");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  {
+    std::lock_guard<std::mutex> lock(m.listing_mu);
+    for (std::string& sym : AllSymbols()) m.listed_syms.insert(std::move(sym));
+    m.listed_month_index = -1;
+  }
+  const engine::Timestamp now = m.StartTime();
+  if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
+  if (absl::Status s = m.ListMonths(now, nullptr); !s.ok()) return s;
+  if (absl::Status s = Flush(); !s.ok()) return s;
+  if (m.options.clock == ClockMode::kWall) m.StartWallClock();
+  return absl::OkStatus();
+}
+
+bool ExchangeCore::leading() const { return impl_->started && impl_->pipeline->leading(); }
 
 absl::Status ExchangeCore::Stop() {
   Impl& m = *impl_;
@@ -481,6 +521,8 @@ ExchangeStats ExchangeCore::Stats() const {
   s.acks = m.acks.load(std::memory_order_relaxed);
   s.next_seq = m.published_seq.load(std::memory_order_acquire) + 1;
   s.offers_full = m.offers_full.load(std::memory_order_relaxed);
+  s.followed = m.followed.load(std::memory_order_relaxed);
+  s.leading = m.pipeline == nullptr || m.pipeline->leading();
   s.recorder_batches = m.recorder ? m.recorder->commits() : 0;
   return s;
 }

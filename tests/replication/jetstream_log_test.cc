@@ -13,12 +13,6 @@ namespace {
 
 using journal::ReplicatedBatch;
 
-std::unique_ptr<JetStreamLog> OpenLog(const NatsOptions& o) {
-  auto log = JetStreamLog::Open(o);
-  EXPECT_TRUE(log.ok()) << log.status();
-  return log.ok() ? std::move(*log) : nullptr;
-}
-
 // Reads everything there is from `next` on; returns the seq after the last input read.
 uint64_t CatchUp(JetStreamLog& log, uint64_t next, std::vector<std::string>* got = nullptr) {
   ReplicatedBatch b;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/nats_options.h"
 #include "cfx/replication/testing/nats_cluster.h"
 #include "temp_dir.h"
@@ -64,6 +65,13 @@ inline NatsOptions TestNatsOptions(const std::string& name) {
   o.timeout_ms = 2000;
   o.node_id = "node-a";
   return o;
+}
+
+// A log on `o`'s stream; null (and a test failure) if it cannot open.
+inline std::unique_ptr<JetStreamLog> OpenLog(const NatsOptions& o) {
+  auto log = JetStreamLog::Open(o);
+  EXPECT_TRUE(log.ok()) << log.status();
+  return log.ok() ? std::move(*log) : nullptr;
 }
 
 }  // namespace cfx::replication

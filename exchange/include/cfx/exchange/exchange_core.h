@@ -68,6 +68,11 @@ struct ExchangeOptions {
   size_t ring_capacity = 1 << 16;  // each pipeline ring (power of two)
   size_t max_batch = 8192;         // most inputs in one group commit
   size_t ended_orders_kept = kDefaultEndedOrdersKept;  // for FindOrder after an order ends
+  // A hot standby's replicated log (docs/replication.md; needs the journal; not owned).
+  // With one the core starts as a standby: it applies the primary's inputs from the log,
+  // publishes the same views and outcomes, refuses Submit (kNotLeader), and lists nothing
+  // until Promote.
+  journal::ReplicationLog* replication = nullptr;
 };
 
 struct RecoveryInfo {
@@ -85,7 +90,8 @@ struct RecoveryInfo {
 class OutcomeListener {
  public:
   virtual ~OutcomeListener() = default;
-  // Every outcome of the input `seq`, after the input is durable. `tag` is Submit's.
+  // Every outcome of the input `seq`, after the input is durable. `tag` is Submit's (0 for
+  // inputs a standby applies from the replicated log).
   virtual void OnOutcome(uint64_t seq, uint64_t tag, const Outcome& outcome) = 0;
   // After the input's last outcome (also for inputs without outcomes).
   virtual void OnAck(uint64_t seq, uint64_t tag) {}
@@ -152,6 +158,8 @@ struct ExchangeStats {
   uint64_t snapshots_dropped = 0;
   uint64_t offers_full = 0;       // Submit answered kFull
   uint64_t recorder_batches = 0;  // trade-store transactions
+  uint64_t followed = 0;          // inputs applied from the replicated log as a standby
+  bool leading = true;            // false while a standby
 };
 
 class ExchangeCore {
@@ -171,6 +179,12 @@ class ExchangeCore {
   // listed without a restart. Errors: the data
   // dir is unusable, or DataLoss naming the first corrupt journal record (nothing started).
   absl::StatusOr<RecoveryInfo> Start();
+  // A standby (ExchangeOptions::replication) reads the log to its end and becomes the
+  // primary: it then takes Submit, runs the clock and lists the months due, like Start.
+  // The caller holds the leadership lease. Errors: the log failed, or not leading within
+  // timeout_ms (DeadlineExceeded).
+  absl::Status Promote(int64_t timeout_ms = 30000);
+  bool leading() const;
   // Stops accepting, drains every accepted input through journal, engine and publisher,
   // syncs and joins. Returns the journal error if one stopped the exchange. Idempotent.
   absl::Status Stop();

@@ -116,6 +116,7 @@ class Pipeline {
       last_time_us_ = adapter.last_time_us();  // stamps never go back across a restart
     }
     next_seq_ = result.next_seq;
+    if (options_.replication == nullptr) lead_start_seq_.store(next_seq_, std::memory_order_release);
     started_ = true;
     publisher_ = std::thread([this] { RunPublisher(); });
     matcher_thread_ = std::thread([this] { RunMatcher(); });
@@ -174,6 +175,9 @@ class Pipeline {
   }
   // Whether TryOffer takes inputs (always without replication; after Promote with it).
   bool leading() const { return leading_.load(std::memory_order_acquire); }
+  // The first seq this pipeline sequenced itself (UINT64_MAX while following): an input
+  // below it came from the journal's recovery or from the replicated log. Any thread.
+  uint64_t lead_start_seq() const { return lead_start_seq_.load(std::memory_order_acquire); }
 
   // Counters (relaxed reads; exact after Stop).
   PipelineStats stats() const {
@@ -387,6 +391,7 @@ class Pipeline {
       }
       matcher_wake_.Notify();
     }
+    lead_start_seq_.store(next_seq_, std::memory_order_release);
     leading_.store(true, std::memory_order_release);
     return true;
   }
@@ -523,6 +528,7 @@ class Pipeline {
 
   alignas(kCacheLineSize) std::atomic<bool> leading_{true};
   std::atomic<bool> promote_{false};
+  std::atomic<uint64_t> lead_start_seq_{UINT64_MAX};
   std::atomic<uint64_t> followed_inputs_{0};
   alignas(kCacheLineSize) std::atomic<int> active_offers_{0};
   std::atomic<bool> stopping_{false};
