@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cfx::replication::BatchView b;
   if (!cfx::replication::DecodeBatch(bytes, &b).ok()) return 0;
   std::string again;
-  cfx::replication::EncodeBatch(b.first_seq, b.payloads, &again);
+  cfx::replication::EncodeBatch(b.first_seq, b.payloads, &again, b.checkpoint_seq, b.checkpoint_hash);
   if (again != bytes) std::abort();
   return 0;
 }

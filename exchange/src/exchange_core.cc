@@ -515,6 +515,10 @@ ExchangeStats ExchangeCore::Stats() const {
     s.batch_size_log2 = p.batch_size_log2;
     s.snapshots_written = p.snapshots_written;
     s.snapshots_dropped = p.snapshots_dropped;
+    s.state_seq = p.state.seq;
+    s.state_hash = p.state.hash;
+    s.state_checks = p.state_checks;
+    s.state_checked_seq = p.state_checked_seq;
   }
   s.outcomes = m.outcomes.load(std::memory_order_relaxed);
   s.trades = m.trades.load(std::memory_order_relaxed);

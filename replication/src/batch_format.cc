@@ -27,7 +27,7 @@ absl::Status Bad(size_t offset, absl::string_view what) {
 }  // namespace
 
 void EncodeBatch(uint64_t first_seq, absl::Span<const absl::string_view> payloads,
-                 std::string* out) {
+                 std::string* out, uint64_t checkpoint_seq, uint64_t checkpoint_hash) {
   size_t total = kBatchHeaderSize;
   for (absl::string_view p : payloads) total += 4 + p.size();
   out->reserve(out->size() + total);
@@ -35,6 +35,8 @@ void EncodeBatch(uint64_t first_seq, absl::Span<const absl::string_view> payload
   out->push_back(static_cast<char>(kVersion));
   PutLe(first_seq, 8, out);
   PutLe(payloads.size(), 4, out);
+  PutLe(checkpoint_seq, 8, out);
+  PutLe(checkpoint_hash, 8, out);
   for (absl::string_view p : payloads) {
     PutLe(p.size(), 4, out);
     out->append(p.data(), p.size());
@@ -48,6 +50,8 @@ absl::Status DecodeBatch(absl::string_view bytes, BatchView* out) {
   if (static_cast<uint8_t>(bytes[4]) != kVersion) return Bad(4, "unknown version");
   out->first_seq = GetLe(bytes, 5, 8);
   const uint64_t count = GetLe(bytes, 13, 4);
+  out->checkpoint_seq = GetLe(bytes, 17, 8);
+  out->checkpoint_hash = GetLe(bytes, 25, 8);
   if (out->first_seq == 0) return Bad(5, "first_seq 0");
   if (count > kMaxBatchInputs) return Bad(13, "count over the limit");
   if (out->first_seq > UINT64_MAX - count) return Bad(5, "first_seq + count overflows");

@@ -171,6 +171,12 @@ absl::Status JetStreamLog::Read(uint64_t next_seq, int64_t timeout_ms,
     }
     last_stream_seq_ = stream_seq;
     const uint64_t end = b.first_seq + b.payloads.size();
+    if (b.payloads.empty() && b.first_seq == next_seq && b.checkpoint_seq != 0) {
+      out->first_seq = next_seq;  // an idle primary's state hash, on its own
+      out->checkpoint = {b.checkpoint_seq, b.checkpoint_hash};
+      out->payloads.clear();
+      return absl::OkStatus();
+    }
     if (end <= next_seq) continue;  // the genesis marker, or inputs this node already has
     if (b.first_seq > next_seq) {
       Unsubscribe();
@@ -179,6 +185,7 @@ absl::Status JetStreamLog::Read(uint64_t next_seq, int64_t timeout_ms,
                                               " is missing"));
     }
     out->first_seq = next_seq;
+    out->checkpoint = {b.checkpoint_seq, b.checkpoint_hash};
     out->payloads.clear();
     for (size_t i = next_seq - b.first_seq; i < b.payloads.size(); ++i) {
       out->payloads.emplace_back(b.payloads[i]);
@@ -204,7 +211,8 @@ absl::StatusOr<uint64_t> JetStreamLog::EndSeq() {
 }
 
 absl::Status JetStreamLog::Append(uint64_t first_seq,
-                                  absl::Span<const absl::string_view> payloads) {
+                                  absl::Span<const absl::string_view> payloads,
+                                  const journal::StateCheckpoint& checkpoint) {
   if (SteadyMicros() > leader_deadline_us_.load(std::memory_order_acquire)) {
     return absl::FailedPreconditionError("replication: the leadership lease lapsed");
   }
@@ -214,7 +222,7 @@ absl::Status JetStreamLog::Append(uint64_t first_seq,
   }
   Unsubscribe();  // a leader reads nothing more; a demoted one positions afresh
   scratch_.clear();
-  EncodeBatch(first_seq, payloads, &scratch_);
+  EncodeBatch(first_seq, payloads, &scratch_, checkpoint.seq, checkpoint.hash);
   jsPubOptions po;
   jsPubOptions_Init(&po);
   po.ExpectLastSeq = last_stream_seq_;

@@ -18,10 +18,13 @@ TEST(BatchFormatTest, RoundTripsInputsOfAnyBytes) {
     std::vector<absl::string_view> views(inputs.begin(), inputs.end());
     const uint64_t first = 1 + rng() % 1000000;
     std::string bytes;
-    EncodeBatch(first, views, &bytes);
+    const uint64_t cp_seq = rng() % 2 ? 0 : rng(), cp_hash = rng();
+    EncodeBatch(first, views, &bytes, cp_seq, cp_hash);
     BatchView b;
     ASSERT_TRUE(DecodeBatch(bytes, &b).ok());
     EXPECT_EQ(b.first_seq, first);
+    EXPECT_EQ(b.checkpoint_seq, cp_seq);
+    EXPECT_EQ(b.checkpoint_hash, cp_hash);
     ASSERT_EQ(b.payloads.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(b.payloads[i], inputs[i]);
   }
@@ -59,7 +62,7 @@ TEST(BatchFormatTest, RejectsBadHeadersAndLengthsNamingTheOffset) {
   bad[kBatchHeaderSize + 3] = 0x7f;  // input length beyond the bytes
   const absl::Status s = DecodeBatch(bad, &b);
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
-  EXPECT_NE(s.message().find("byte 17"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("byte 33"), std::string::npos) << s;
 }
 
 TEST(BatchFormatTest, EmptyBatchIsTheGenesisMarker) {

@@ -71,6 +71,12 @@ TEST(ReplicatedExchangeTest, StandbyAppliesTheSameFlowPublishesTheSameViewsAndTa
   ASSERT_TRUE(WaitFor([&] { return standby->Stats().next_seq == end; }))
       << standby->Stats().next_seq << " of " << end;
   EXPECT_EQ(standby->Stats().followed, end - 1);
+  // The standby compared its engine's state with the primary's every 500 inputs, up to the
+  // last multiple of 500 (the primary, idle, sent that one on its own).
+  const uint64_t last_check = (end - 1) / 500 * 500;
+  ASSERT_TRUE(WaitFor([&] { return standby->Stats().state_checked_seq == last_check; }))
+      << standby->Stats().state_checked_seq << " of " << last_check;
+  EXPECT_EQ(standby->Stats().state_hash, primary->Stats().state_hash);
   EXPECT_GT(primary->Stats().trades, 0u);
   EXPECT_EQ(standby->Stats().trades, primary->Stats().trades);
   EXPECT_EQ(standby->ListedSymbols(), primary->ListedSymbols());

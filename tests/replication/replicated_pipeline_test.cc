@@ -57,9 +57,22 @@ class Recorder : public journal::PipelineListener<CounterOutcome> {
   absl::Status error_;
 };
 
+// A machine with a bug: input 777 is applied with a different delta.
+class SkewedMachine : public CounterMachine {
+ public:
+  void Apply(uint64_t seq, const CounterCommand& c,
+             journal::OutcomeSink<CounterOutcome>& sink) override {
+    CounterCommand skewed = c;
+    if (seq == 777) skewed.delta += 1;
+    CounterMachine::Apply(seq, skewed, sink);
+  }
+};
+
 // One exchange node: its own data dir, journal, log connection, machine and pipeline.
 struct Node {
-  explicit Node(const NatsOptions& o, const std::string& dir) {
+  explicit Node(const NatsOptions& o, const std::string& dir, bool skewed = false)
+      : machine_owned(skewed ? std::make_unique<SkewedMachine>() : std::make_unique<CounterMachine>()),
+        machine(*machine_owned) {
     auto j = journal::Journal::Open({.data_dir = dir});
     EXPECT_TRUE(j.ok()) << j.status();
     journal = std::move(*j);
@@ -69,6 +82,7 @@ struct Node {
     journal::PipelineOptions po;
     po.replication = log.get();
     po.follow_poll_ms = 20;
+    po.snapshot_every = 500;
     pipeline = std::make_unique<journal::Pipeline<CounterCommand, CounterOutcome>>(
         po, journal.get(), &codec, &machine, &recorder);
     auto r = pipeline->Start();
@@ -106,7 +120,8 @@ struct Node {
   }
 
   CounterCodec codec;
-  CounterMachine machine;
+  std::unique_ptr<CounterMachine> machine_owned;
+  CounterMachine& machine;
   Recorder recorder;
   std::unique_ptr<journal::Journal> journal;
   std::unique_ptr<JetStreamLog> log;
@@ -146,9 +161,37 @@ TEST(ReplicatedPipelineTest, StandbyFollowsToTheSameStateTakesOverAndFencesTheOl
   // The old primary restarts on its own journal as a standby and catches up from the log.
   Node a2(o, dir_a.path());
   ASSERT_TRUE(a2.WaitFor([&] { return a2.pipeline->stats().followed_inputs == kSecond; }));
+  // The standby compared its state with the primary's while following (every 500 inputs).
+  ASSERT_TRUE(a2.WaitFor([&] { return a2.pipeline->stats().state_checked_seq == kFirst + kSecond; }));
   const uint64_t hb = b.StopAndHash();
   EXPECT_EQ(a2.StopAndHash(), hb);
   EXPECT_EQ(a2.machine.applied(), kFirst + kSecond);
+}
+
+TEST(ReplicatedPipelineTest, AStandbyThatDivergesStopsAndNeverLeads) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("diverge");
+  testsupport::TempDir dir_a("cfx_node_a"), dir_b("cfx_node_b"), dir_c("cfx_node_c");
+  std::mt19937_64 rng(5);
+  Node a(o, dir_a.path());
+  Node b(o, dir_b.path(), /*skewed=*/true);
+  Node c(o, dir_c.path());
+  ASSERT_TRUE(a.Lead());
+  ASSERT_EQ(a.Offer(1, 3000, rng), 3000u);
+  ASSERT_TRUE(a.WaitFor([&] { return a.recorder.acks() == 3000; }));
+  ASSERT_TRUE(c.WaitFor([&] { return c.pipeline->stats().followed_inputs == 3000; }));
+  // The healthy standby compared hashes (the primary sends its latest with each batch and,
+  // idle, on its own: at least the one after input 3000).
+  ASSERT_TRUE(c.WaitFor([&] { return c.pipeline->stats().state_checked_seq == 3000; }));
+  EXPECT_TRUE(c.recorder.error().ok()) << c.recorder.error();
+  // The skewed one stops at the first hash compared after input 777.
+  ASSERT_TRUE(b.WaitFor([&] { return !b.recorder.error().ok(); }));
+  EXPECT_EQ(b.recorder.error().code(), absl::StatusCode::kDataLoss) << b.recorder.error();
+  EXPECT_NE(b.recorder.error().message().find("this standby diverged"), std::string::npos)
+      << b.recorder.error();
+  b.pipeline->Promote();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(b.pipeline->leading());
 }
 
 TEST(ReplicatedPipelineTest, AJournalAheadOfTheLogRefusesToLead) {

@@ -160,6 +160,10 @@ struct ExchangeStats {
   uint64_t recorder_batches = 0;  // trade-store transactions
   uint64_t followed = 0;          // inputs applied from the replicated log as a standby
   bool leading = true;            // false while a standby
+  uint64_t state_seq = 0;         // the latest state hash (at a snapshot seq), 0: none yet
+  uint64_t state_hash = 0;
+  uint64_t state_checks = 0;       // a standby's hashes found equal to the primary's
+  uint64_t state_checked_seq = 0;  // the latest seq at which they were
 };
 
 class ExchangeCore {

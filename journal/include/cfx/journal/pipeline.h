@@ -20,6 +20,8 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "cfx/concurrency/mpsc_ring.h"
 #include "cfx/concurrency/parking_idle.h"
 #include "cfx/concurrency/spsc_ring.h"
+#include "cfx/journal/crc32c.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
@@ -56,7 +59,9 @@ struct PipelineOptions {
   // The exchange clock the sequencer stamps each input with (journaled with it, SPEC §5);
   // null: inputs carry stamp 0 and the matcher keeps its own time (TimeCmd). Not owned.
   InputClock* clock = nullptr;
-  uint64_t snapshot_every = 0;          // inputs between snapshots; 0: none (needs a journal)
+  // Snapshots at every seq that is a multiple of this; 0: none (needs a journal). With
+  // replication each one's digest is also the state hash primary and standby compare.
+  uint64_t snapshot_every = 0;
   // A hot standby's replicated log (needs the journal; not owned). With one, the pipeline
   // starts as a follower: its sequencer reads the log's inputs, journals them and hands them
   // to the matcher, and TryOffer answers kNotLeader. Promote() makes it the leader once it
@@ -74,7 +79,18 @@ struct PipelineStats {
   uint64_t snapshots_written = 0;
   uint64_t snapshots_dropped = 0;  // the snapshot writer was still busy
   uint64_t followed_inputs = 0;    // inputs read from the replication log as a follower
+  StateCheckpoint state;           // the latest state hash (at a snapshot seq); seq 0: none
+  uint64_t state_checks = 0;       // a follower's hashes found equal to the primary's
+  uint64_t state_checked_seq = 0;  // the latest seq at which they were
 };
+
+// The state hash of a matcher at a seq: a digest of its Snapshot() blob, which is the whole
+// state and byte-identical for equal histories (two CRC-32Cs with different seeds).
+inline uint64_t StateDigest(absl::string_view snapshot) {
+  const uint64_t hi = Crc32c(snapshot.data(), snapshot.size());
+  const uint64_t lo = Crc32cExtend(0x9E3779B9u, snapshot.data(), snapshot.size());
+  return hi << 32 | lo;
+}
 
 // Thread safety: TryOffer from any number of threads, concurrently. Start and Stop from one
 // controlling thread. Listener callbacks run on the publisher thread. `Command` and
@@ -191,6 +207,12 @@ class Pipeline {
     s.snapshots_written = snapshots_written_.load(std::memory_order_relaxed);
     s.snapshots_dropped = snapshots_dropped_.load(std::memory_order_relaxed);
     s.followed_inputs = followed_inputs_.load(std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(checks_mu_);
+      s.state = latest_state_;
+      s.state_checks = state_checks_;
+      s.state_checked_seq = state_checked_seq_;
+    }
     return s;
   }
 
@@ -289,6 +311,17 @@ class Pipeline {
       }
       if (n == 0) {
         if (closing) break;
+        // Idle leader: the latest state hash goes out on its own (an empty batch), so a
+        // standby checks the state of a quiet market too.
+        if (options_.replication != nullptr &&
+            checkpoint_version_.load(std::memory_order_acquire) != sent_checkpoint_version_) {
+          absl::Status r = options_.replication->Append(next_seq_, {}, CheckpointToSend());
+          if (!r.ok()) {
+            Fail(r);
+            break;
+          }
+          continue;
+        }
         idle.Idle();
         continue;
       }
@@ -301,7 +334,8 @@ class Pipeline {
         // The replicated log first: the local journal then never holds an input the log
         // lacks, so a restarted node is always a prefix of the log (docs/replication.md).
         if (options_.replication != nullptr) {
-          absl::Status r = options_.replication->Append(next_seq_, absl::MakeConstSpan(views.data(), n));
+          absl::Status r = options_.replication->Append(
+              next_seq_, absl::MakeConstSpan(views.data(), n), CheckpointToSend());
           if (!r.ok()) {
             Fail(r);
             break;
@@ -338,6 +372,10 @@ class Pipeline {
     for (;;) {
       if (input_closed_.load(std::memory_order_acquire)) return false;
       const bool promoting = promote_.load(std::memory_order_acquire);
+      if (absl::Status c = CompareCheckpoints(); !c.ok()) {
+        Fail(c);
+        return false;
+      }
       absl::Status s = log.Read(next_seq_, promoting ? 0 : options_.follow_poll_ms, &rb);
       if (absl::IsDeadlineExceeded(s)) {
         if (!promoting) continue;
@@ -360,7 +398,13 @@ class Pipeline {
         Fail(s);
         return false;
       }
+      if (rb.checkpoint.seq != 0) {
+        std::lock_guard<std::mutex> lock(checks_mu_);
+        primary_checks_[rb.checkpoint.seq] = rb.checkpoint.hash;
+        if (primary_checks_.size() > kChecksKept) primary_checks_.erase(primary_checks_.begin());
+      }
       const size_t n = rb.payloads.size();
+      if (n == 0) continue;  // a checkpoint on its own
       std::vector<Sequenced> seqd(n);
       views.assign(rb.payloads.begin(), rb.payloads.end());
       for (size_t i = 0; i < n; ++i) {
@@ -400,7 +444,6 @@ class Pipeline {
     Sink sink(this);
     Sequenced s;
     ParkingIdle idle(&matcher_wake_);
-    uint64_t since_snapshot = 0;
     int since_notify = 0;
     while (PopOrDone(sequenced_, sequencer_done_, idle, s, [] {})) {
       if (const Sequenced* ahead = sequenced_.PeekAhead(kPrefetchAhead - 1)) {
@@ -417,11 +460,14 @@ class Pipeline {
         since_notify = 0;
         publisher_wake_.Notify();
       }
+      // At seq multiples, not every N inputs since start: primary and standby then snapshot
+      // (and hash) at the same seqs whatever their restarts.
       if (journal_ != nullptr && options_.snapshot_every > 0 &&
-          ++since_snapshot >= options_.snapshot_every) {
-        since_snapshot = 0;
+          s.seq % options_.snapshot_every == 0) {
         // Serialising is the only part on the matcher thread; the write is not.
-        if (snapshot_jobs_.TryPush(SnapshotJob{s.seq, matcher_->Snapshot()})) {
+        std::string state = matcher_->Snapshot();
+        RecordOwnCheckpoint(s.seq, StateDigest(state));
+        if (snapshot_jobs_.TryPush(SnapshotJob{s.seq, std::move(state)})) {
           snapshot_wake_.Notify();
         } else {
           snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -490,6 +536,50 @@ class Pipeline {
     }
   }
 
+  // Matcher thread: this machine's state hash at a snapshot seq.
+  void RecordOwnCheckpoint(uint64_t seq, uint64_t hash) {
+    std::lock_guard<std::mutex> lock(checks_mu_);
+    latest_state_ = {seq, hash};
+    checkpoint_version_.fetch_add(1, std::memory_order_release);
+    if (options_.replication == nullptr) return;
+    if (leading_.load(std::memory_order_acquire)) {
+      sequencer_wake_.Notify();  // an idle leader sends it on its own
+      return;
+    }
+    own_checks_[seq] = hash;
+    if (own_checks_.size() > kChecksKept) own_checks_.erase(own_checks_.begin());
+  }
+  // Leader's sequencer: the latest state hash, once (seq 0 when there is nothing new).
+  StateCheckpoint CheckpointToSend() {
+    const uint64_t v = checkpoint_version_.load(std::memory_order_acquire);
+    if (v == sent_checkpoint_version_) return {};
+    sent_checkpoint_version_ = v;
+    std::lock_guard<std::mutex> lock(checks_mu_);
+    return latest_state_;
+  }
+  // Follower's sequencer: compares the primary's hashes with this machine's at the same
+  // seqs. DataLoss on the first difference: a standby that diverged must never take over.
+  absl::Status CompareCheckpoints() {
+    std::lock_guard<std::mutex> lock(checks_mu_);
+    for (auto it = primary_checks_.begin(); it != primary_checks_.end();) {
+      auto own = own_checks_.find(it->first);
+      if (own == own_checks_.end()) {
+        ++it;
+        continue;
+      }
+      if (own->second != it->second) {
+        return absl::DataLossError(absl::StrCat(
+            "replication: the state hash after input ", it->first, " is ", own->second,
+            " here and ", it->second, " on the primary: this standby diverged"));
+      }
+      ++state_checks_;
+      state_checked_seq_ = std::max(state_checked_seq_, it->first);
+      own_checks_.erase(own);
+      it = primary_checks_.erase(it);
+    }
+    return absl::OkStatus();
+  }
+
   // Sequencer thread. Inputs already accepted but not journaled are never acknowledged.
   void Fail(const absl::Status& status) {
     error_status_ = status;  // published by the release below; read after acquire / join
@@ -529,6 +619,16 @@ class Pipeline {
   alignas(kCacheLineSize) std::atomic<bool> leading_{true};
   std::atomic<bool> promote_{false};
   std::atomic<uint64_t> lead_start_seq_{UINT64_MAX};
+  // State hashes (docs/replication.md, "Checking the standby"): written once per snapshot.
+  static constexpr size_t kChecksKept = 64;
+  mutable std::mutex checks_mu_;
+  StateCheckpoint latest_state_;               // checks_mu_
+  std::map<uint64_t, uint64_t> own_checks_;      // checks_mu_: follower, seq -> hash
+  std::map<uint64_t, uint64_t> primary_checks_;  // checks_mu_: from the log
+  uint64_t state_checks_ = 0;                  // checks_mu_
+  uint64_t state_checked_seq_ = 0;             // checks_mu_
+  std::atomic<uint64_t> checkpoint_version_{0};
+  uint64_t sent_checkpoint_version_ = 0;       // sequencer thread
   std::atomic<uint64_t> followed_inputs_{0};
   alignas(kCacheLineSize) std::atomic<int> active_offers_{0};
   std::atomic<bool> stopping_{false};

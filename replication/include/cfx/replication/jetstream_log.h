@@ -31,8 +31,8 @@ class JetStreamLog : public journal::ReplicationLog {
   static absl::StatusOr<std::unique_ptr<JetStreamLog>> Open(const NatsOptions& options);
   ~JetStreamLog() override;
 
-  absl::Status Append(uint64_t first_seq,
-                      absl::Span<const absl::string_view> payloads) override;
+  absl::Status Append(uint64_t first_seq, absl::Span<const absl::string_view> payloads,
+                      const journal::StateCheckpoint& checkpoint = {}) override;
   absl::Status Read(uint64_t next_seq, int64_t timeout_ms,
                     journal::ReplicatedBatch* out) override;
   absl::StatusOr<uint64_t> EndSeq() override;
