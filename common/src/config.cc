@@ -3,6 +3,8 @@
 #include <cctype>
 #include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/common/credentials.h"
 #include "cfx/common/csv.h"
@@ -90,6 +92,7 @@ class ConfigParser {
  private:
   absl::Status Exchange();  // [exchange]
   absl::Status Limits();    // [limits]: the bounds of docs/reliability.md
+  absl::Status Replication();  // [replication]: the hot standby
   absl::Status Firms();     // [[firms]]
   absl::Status Accounts();  // [[accounts]]
   absl::Status Sessions();  // [[sessions]]
@@ -123,9 +126,10 @@ absl::Status ConfigParser::Each(const char* key, Fn&& fn) {
 
 absl::StatusOr<ExchangeConfig> ConfigParser::Parse() {
   CFX_RETURN_IF_ERROR(r.CheckKeys(
-      root_, "", {"exchange", "limits", "firms", "accounts", "sessions", "tokens", "products"}));
+      root_, "", {"exchange", "limits", "replication", "firms", "accounts", "sessions", "tokens", "products"}));
   CFX_RETURN_IF_ERROR(Exchange());
   CFX_RETURN_IF_ERROR(Limits());
+  CFX_RETURN_IF_ERROR(Replication());
   CFX_RETURN_IF_ERROR(Firms());
   CFX_RETURN_IF_ERROR(Accounts());
   CFX_RETURN_IF_ERROR(Sessions());
@@ -187,6 +191,63 @@ absl::Status ConfigParser::Exchange() {
         c.holidays.push_back(*d);
       }
     }
+  }
+  return absl::OkStatus();
+}
+
+// [replication]: servers is required when the table is there; the rest have defaults.
+absl::Status ConfigParser::Replication() {
+  const toml::node* node = root_.get("replication");
+  if (!node) return absl::OkStatus();
+  const toml::table* t = node->as_table();
+  if (!t) return r.Error(node, "replication", "expected a table");
+  ReplicationConfig& rc = c.replication;
+  CFX_RETURN_IF_ERROR(r.CheckKeys(*t, "replication.",
+                                  {"servers", "stream", "subject", "replicas", "lease_bucket",
+                                   "lease_ttl_ms", "timeout_ms", "node_id"}));
+  const toml::node* sv = t->get("servers");
+  if (!sv) return r.Error(t, "replication.servers", "missing");
+  const toml::array* arr = sv->as_array();
+  if (!arr || arr->empty()) return r.Error(sv, "replication.servers", "expected a non-empty array of \"nats://host:port\"");
+  for (size_t i = 0; i < arr->size(); ++i) {
+    const toml::node& item = *arr->get(i);
+    auto v = item.value<std::string>();
+    if (!item.is_string() || !v || !absl::StartsWith(*v, "nats://") || v->size() > 256) {
+      return r.Error(&item, absl::StrCat("replication.servers[", i, "]"),
+                     "expected \"nats://host:port\"");
+    }
+    rc.servers.push_back(*v);
+  }
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "stream", &rc.stream, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "subject", &rc.subject, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "replicas", &rc.replicas, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "lease_bucket", &rc.lease_bucket, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "lease_ttl_ms", &rc.lease_ttl_ms, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "timeout_ms", &rc.timeout_ms, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "node_id", &rc.node_id, false));
+  // JetStream names: letters, digits, '-' and '_' (no '.', '*', '>' or spaces).
+  auto name_ok = [](const std::string& n, bool dots) {
+    if (n.empty() || n.size() > 64) return false;
+    for (char ch : n) {
+      if (!(absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ||
+            (dots && ch == '.'))) {
+        return false;
+      }
+    }
+    return n.front() != '.' && n.back() != '.';
+  };
+  if (!name_ok(rc.stream, false)) return r.Error(t->get("stream"), "replication.stream", "expected letters, digits, '-' or '_'");
+  if (!name_ok(rc.subject, true)) return r.Error(t->get("subject"), "replication.subject", "expected letters, digits, '-', '_' or '.'");
+  if (!name_ok(rc.lease_bucket, false)) return r.Error(t->get("lease_bucket"), "replication.lease_bucket", "expected letters, digits, '-' or '_'");
+  if (rc.replicas < 1 || rc.replicas > 5) return r.Error(t->get("replicas"), "replication.replicas", "must be 1..5");
+  if (rc.lease_ttl_ms < 500) return r.Error(t->get("lease_ttl_ms"), "replication.lease_ttl_ms", "must be >= 500");
+  if (rc.timeout_ms < 100) return r.Error(t->get("timeout_ms"), "replication.timeout_ms", "must be >= 100");
+  if (rc.timeout_ms * 2 > rc.lease_ttl_ms) {
+    return r.Error(t->get("timeout_ms"), "replication.timeout_ms",
+                   "must be at most half of lease_ttl_ms (a renewal must fit in the lease)");
+  }
+  if (!rc.node_id.empty() && !name_ok(rc.node_id, true)) {
+    return r.Error(t->get("node_id"), "replication.node_id", "expected letters, digits, '-', '_' or '.'");
   }
   return absl::OkStatus();
 }

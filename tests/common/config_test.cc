@@ -35,6 +35,22 @@ struct BadCase {
   const char* expect;  // substring of the error
 };
 
+TEST(ConfigTest, ReplicationSectionParsesWithDefaults) {
+  auto c = common::ParseConfig(
+      "[replication]\nservers = [\"nats://127.0.0.1:4222\", \"nats://127.0.0.1:4223\"]\n"
+      "lease_ttl_ms = 5000\nnode_id = \"cfx-a\"\n",
+      "cfg.toml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->replication.servers.size(), 2u);
+  EXPECT_EQ(c->replication.stream, "CFX_INPUTS");
+  EXPECT_EQ(c->replication.replicas, 3);
+  EXPECT_EQ(c->replication.lease_ttl_ms, 5000);
+  EXPECT_EQ(c->replication.node_id, "cfx-a");
+  auto none = common::ParseConfig("", "cfg.toml");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->replication.servers.empty());
+}
+
 TEST(ConfigTest, BadConfigNamesLineAndKey) {
   const BadCase cases[] = {
       {"[exchange]\nfix_port = \"x\"\n", "cfg.toml:2: exchange.fix_port: expected an integer"},
@@ -53,6 +69,16 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "role = \"firm\"\nfirm = \"NOPE\"\n",
        "tokens[0].firm"},
       {"this is = not toml = at all", "cfg.toml:1"},
+      {"[replication]\nstream = \"S\"\n", "replication.servers: missing"},
+      {"[replication]\nservers = []\n", "cfg.toml:2: replication.servers: expected a non-empty"},
+      {"[replication]\nservers = [\"127.0.0.1:4222\"]\n", "replication.servers[0]"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nstream = \"a.b\"\n", "replication.stream"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nsubject = \"a.>\"\n", "replication.subject"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nreplicas = 7\n", "replication.replicas: must be 1..5"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 100\n", "replication.lease_ttl_ms"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 1000\ntimeout_ms = 900\n",
+       "replication.timeout_ms: must be at most half"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nbogus = 1\n", "replication.bogus: unknown key"},
       {"[limits]\nfix_max_connections = 0\n",
        "cfg.toml:2: limits.fix_max_connections: must be >= 1"},
       {"[limits]\nfix_logon_timeout_ms = 5\n", "limits.fix_logon_timeout_ms: must be >= 100"},

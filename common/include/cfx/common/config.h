@@ -79,6 +79,19 @@ struct LimitsConfig {
   int http_unauthorized_backoff_ms = 1000;  // first wait of a peer after a 401; 0: none
 };
 
+// [replication]: the hot standby on NATS JetStream (docs/replication.md). Optional: without
+// it `cfx serve` runs alone (`--role` needs it).
+struct ReplicationConfig {
+  std::vector<std::string> servers;     // "nats://host:port"; empty: no replication
+  std::string stream = "CFX_INPUTS";    // the JetStream stream of sequenced input batches
+  std::string subject = "cfx.inputs";
+  int replicas = 3;                     // the stream's and the lease bucket's copies (1..5)
+  std::string lease_bucket = "CFX_LEASE";
+  int lease_ttl_ms = 3000;              // a lease not renewed for this long lapses (>= 500)
+  int timeout_ms = 2000;                // one publish ack or request (>= 100)
+  std::string node_id;                  // this node in the lease; empty: host name + data dir
+};
+
 struct ExchangeConfig {
   std::string source;  // file name, for messages
   std::string data_dir = "./cfx-data";
@@ -94,6 +107,7 @@ struct ExchangeConfig {
   // Close surveillance (SPEC §9 item 7): a closing-window share above this is an alert.
   double close_concentration_alert = 0.5;
   LimitsConfig limits;
+  ReplicationConfig replication;
   std::vector<FirmConfig> firms;
   std::vector<AccountConfig> accounts;
   std::vector<SessionConfig> sessions;
