@@ -24,6 +24,7 @@ struct ServeFlags {
   bool no_risk = false;
   bool fix_log = false;
   bool init = false;
+  std::string role = "alone";
 };
 
 ExitCode RunServe(const ServeFlags& flags) {
@@ -52,15 +53,34 @@ ExitCode RunServe(const ServeFlags& flags) {
   options.config_path = flags.config;
   options.data_dir_mode =
       flags.init ? gateway::DataDirMode::kNew : gateway::DataDirMode::kExisting;
+  options.role = flags.role == "primary"   ? gateway::ServeRole::kPrimary
+                 : flags.role == "standby" ? gateway::ServeRole::kStandby
+                                           : gateway::ServeRole::kAlone;
+  // A standby's journal fills from the replicated log: a new, empty data dir is its normal
+  // first start.
+  if (options.role == gateway::ServeRole::kStandby && !flags.init) {
+    options.data_dir_mode = gateway::DataDirMode::kCreate;
+  }
   gateway::ExchangeServer server(*config, options);
   if (absl::Status s = server.Start(); !s.ok()) return Fail("serve", s);
   const exchange::RecoveryInfo& r = server.recovery();
-  std::cerr << "cfx serve: listening fix=" << server.fix_port() << " http=" << server.http_port()
-            << " data_dir=" << server.data_dir() << " (" << (r.fresh ? "fresh" : "recovered")
-            << ", next_seq " << r.next_seq << ", " << r.listed.size() << " symbols listed)"
-            << std::endl;
+  std::cerr << "cfx serve: " << flags.role << (server.leading() ? ", leading" : ", following")
+            << " fix=" << (server.leading() ? std::to_string(server.fix_port()) : "closed")
+            << " http=" << server.http_port() << " data_dir=" << server.data_dir() << " ("
+            << (r.fresh ? "fresh" : "recovered") << ", next_seq " << r.next_seq << ", "
+            << r.listed.size() << " symbols listed)" << std::endl;
+  // Until a stop signal, or (replicated) until this node is deposed: it then never
+  // sequences again and exits non-zero, for its supervisor to restart it as a standby.
   int sig = 0;
-  sigwait(&stop_signals, &sig);
+  const timespec tick{0, 200'000'000};
+  for (;;) {
+    sig = sigtimedwait(&stop_signals, nullptr, &tick);
+    if (sig > 0) break;
+    if (server.deposed()) {
+      (void)server.Stop();
+      return Fail("serve", "deposed: another node holds the leadership lease; restart as a standby", 3);
+    }
+  }
   std::cerr << "cfx serve: signal " << sig << ", stopping" << std::endl;
   if (absl::Status s = server.Stop(); !s.ok()) {
     return Fail("serve", absl::StrCat("stop: ", s.message()));
@@ -80,6 +100,10 @@ void SetupServe(CLI::App& parent, ExitCode* rc) {
   cmd->add_flag("--no-risk", flags->no_risk, "Disable the pre-trade margin check");
   cmd->add_flag("--fix-log", flags->fix_log,
                 "Log every FIX message under <data_dir>/fix/log (passwords redacted)");
+  cmd->add_option("--role", flags->role,
+                  "alone (default), or with [replication]: primary (takes the lease) or standby "
+                  "(follows, takes over when the lease lapses)")
+      ->check(CLI::IsMember({"alone", "primary", "standby"}));
   cmd->add_flag("--init", flags->init,
                 "Start a new exchange: the data dir must not hold a journal (made if missing)");
 }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "cfx/common/decimal.h"
 #include "cfx/common/units.h"
 #include "cfx/gateway/margin_answer.h"
@@ -393,6 +394,19 @@ std::vector<GaugeSample> CoreHttpProviders::Gauges() {
         static_cast<double>(s.offers_full)),
       g("cfx_exchange_snapshots_written", "Engine snapshots written",
         static_cast<double>(s.snapshots_written)),
+      // Replication (docs/replication.md): the state hash at the latest snapshot seq, as a
+      // label (64 bits do not fit a sample's double), with that seq as its value.
+      GaugeSample{"cfx_state_hash", "Matcher state hash (label) after input seq (value)",
+                  {{"hash", absl::StrFormat("%016x", s.state_hash)}},
+                  static_cast<double>(s.state_seq)},
+      g("cfx_replication_leading", "1: sequencing inputs (primary or alone); 0: standby",
+        s.leading ? 1 : 0),
+      g("cfx_replication_followed_inputs", "Inputs applied from the replicated log",
+        static_cast<double>(s.followed)),
+      g("cfx_replication_state_checks", "State hashes found equal to the primary's",
+        static_cast<double>(s.state_checks)),
+      g("cfx_replication_state_checked_seq", "Latest input seq whose state hash was checked",
+        static_cast<double>(s.state_checked_seq)),
   };
 }
 

@@ -5,8 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <iostream>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -16,6 +18,9 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/audit/audit_log.h"
 #include "cfx/audit/refusal_throttle.h"
+#include "cfx/replication/jetstream_log.h"
+#include "cfx/replication/lease.h"
+#include "cfx/replication/lease_keeper.h"
 #include "cfx/storage/private_files.h"
 #include "cfx/gateway/exchange_order_entry.h"
 #include "cfx/gateway/fix_config.h"
@@ -113,7 +118,13 @@ class ExchangeServer::Impl {
     core_options.start_time = options_.start_time;
     core_options.pre_trade_risk = options_.pre_trade_risk;
     core_options.unsafe_no_sync = options_.unsafe_no_sync;
+    if (options_.role != ServeRole::kAlone) {
+      if (absl::Status s = OpenReplication(); !s.ok()) return Fail("replication", s);
+      core_options.replication = log_.get();
+    }
     core_ = std::make_unique<exchange::ExchangeCore>(config_, core_options);
+    journal_watch_.impl = this;
+    core_->AddListener(&journal_watch_);
     std::vector<std::string> sessions;
     for (const common::SessionConfig& s : config_.sessions) sessions.push_back(s.sender_comp_id);
     entry_ = std::make_unique<ExchangeOrderEntry>(core_.get(), sessions);
@@ -126,9 +137,105 @@ class ExchangeServer::Impl {
     if (absl::Status s = core_->Flush(); !s.ok()) return Fail("exchange core", s);
 
     audit_->Record("serve_start", {{"recovery", recovery_.fresh ? "fresh" : "recovered"},
-                                   {"next_seq", std::to_string(recovery_.next_seq)}});
+                                   {"next_seq", std::to_string(recovery_.next_seq)},
+                                   {"role", RoleName()}});
     http_ = internal::MakeServeHttp(core_.get(), config_, audit_.get());
     if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
+    if (options_.role == ServeRole::kAlone) {
+      if (absl::Status s = StartOrderPorts(); !s.ok()) return s;
+      if (absl::Status s = http_->StartServer(); !s.ok()) return Fail("HTTP", s);
+      return absl::OkStatus();
+    }
+    // Replicated: HTTP now (read-only while a standby), the order ports once leading.
+    if (absl::Status s = http_->StartServer(); !s.ok()) return Fail("HTTP", s);
+    keeper_ = std::make_unique<replication::LeaseKeeper>(
+        lease_.get(), log_.get(),
+        replication::LeaseKeeper::Callbacks{
+            .on_acquired = [this] { return BecomeLeader(); },
+            .on_lost = [this](const absl::Status& why) { Depose(why); }});
+    keeper_->Start();
+    if (options_.role == ServeRole::kPrimary &&
+        !WaitLeading(3 * static_cast<int64_t>(config_.replication.lease_ttl_ms) + 30000)) {
+      return Fail("replication", absl::FailedPreconditionError(
+                                     "--role primary: did not take the leadership lease (another "
+                                     "node holds it; start this one as a standby)"));
+    }
+    return absl::OkStatus();
+  }
+
+  const char* RoleName() const {
+    return options_.role == ServeRole::kAlone     ? "alone"
+           : options_.role == ServeRole::kPrimary ? "primary"
+                                                  : "standby";
+  }
+
+  absl::Status OpenReplication() {
+    const common::ReplicationConfig& rc = config_.replication;
+    if (rc.servers.empty()) {
+      return absl::InvalidArgumentError(
+          "--role primary|standby needs a [replication] section with the NATS servers");
+    }
+    replication::NatsOptions o;
+    o.servers = rc.servers;
+    o.stream = rc.stream;
+    o.subject = rc.subject;
+    o.replicas = rc.replicas;
+    o.timeout_ms = rc.timeout_ms;
+    o.lease_bucket = rc.lease_bucket;
+    o.lease_ttl_ms = rc.lease_ttl_ms;
+    o.node_id = rc.node_id;
+    if (o.node_id.empty()) {
+      char host[256] = {};
+      gethostname(host, sizeof(host) - 1);
+      o.node_id = absl::StrCat(host, ":", config_.data_dir);
+    }
+    auto log = replication::JetStreamLog::Open(o);
+    if (!log.ok()) return log.status();
+    log_ = std::move(*log);
+    auto lease = replication::Lease::Open(o);
+    if (!lease.ok()) return lease.status();
+    lease_ = std::move(*lease);
+    return absl::OkStatus();
+  }
+
+  // The keeper's thread, once the lease is ours: the core reads the log to its end and
+  // sequences; then the risk data and the FIX port.
+  absl::Status BecomeLeader() {
+    if (absl::Status s = core_->Promote(); !s.ok()) return s;
+    if (absl::Status s = StartOrderPorts(); !s.ok()) return s;
+    audit_->Record("serve_lead", {{"lease_revision", std::to_string(keeper_->revision())},
+                                  {"next_seq", std::to_string(core_->Stats().next_seq)}});
+    std::cerr << "cfx serve: leading (lease revision " << keeper_->revision() << "), fix="
+              << config_.fix_port << std::endl;
+    order_ports_open_.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(role_mu_);
+    role_cv_.notify_all();
+    return absl::OkStatus();
+  }
+
+  void Depose(const absl::Status& why) {
+    if (deposed_.exchange(true, std::memory_order_acq_rel)) return;
+    audit_->Record("serve_deposed", {{"reason", std::string(why.message())}});
+    std::cerr << "cfx serve: leadership lost, this node stops sequencing: " << why << std::endl;
+    std::lock_guard<std::mutex> lock(role_mu_);
+    role_cv_.notify_all();
+  }
+
+  bool WaitLeading(int64_t timeout_ms) const {
+    std::unique_lock<std::mutex> lock(role_mu_);
+    role_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+      return IsLeading() || deposed_.load(std::memory_order_acquire);
+    });
+    return IsLeading();
+  }
+  bool IsLeading() const {
+    if (options_.role == ServeRole::kAlone) return started_;
+    return order_ports_open_.load(std::memory_order_acquire) && keeper_->leading() &&
+           !deposed_.load(std::memory_order_acquire);
+  }
+
+  // The pre-trade margins (and their refresher) and the FIX acceptor: what takes orders.
+  absl::Status StartOrderPorts() {
     if (options_.pre_trade_risk) {
       auto margins = http_->PerContractMargins();
       if (!margins.ok()) return Fail("pre-trade margins", margins.status());
@@ -171,8 +278,6 @@ class ExchangeServer::Impl {
     entry_->SetListener(fix_.get());
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
     if (absl::Status s = fix_->Start(); !s.ok()) return Fail("FIX", s);
-
-    if (absl::Status s = http_->StartServer(); !s.ok()) return Fail("HTTP", s);
     return absl::OkStatus();
   }
 
@@ -195,6 +300,9 @@ class ExchangeServer::Impl {
   }
 
   absl::Status Stop() {
+    // The keeper first: it may be promoting right now; afterwards nothing starts anew. It
+    // gives the lease back, so a standby need not wait out the TTL.
+    if (keeper_) keeper_->Stop();
     {
       std::lock_guard<std::mutex> lock(refresh_mu_);
       stop_refresh_ = true;
@@ -218,6 +326,10 @@ class ExchangeServer::Impl {
   }
 
   absl::Status Fail(const char* part, const absl::Status& s) {
+    // From the keeper's thread (BecomeLeader) the caller reports and the keeper ends itself.
+    if (keeper_ != nullptr && std::this_thread::get_id() == keeper_thread_id()) {
+      return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
+    }
     Stop();
     return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
   }
@@ -240,6 +352,26 @@ class ExchangeServer::Impl {
   std::unique_ptr<ExchangeOrderEntry> entry_;
   std::unique_ptr<internal::ServeHttp> http_;  // providers + HTTP server
   std::unique_ptr<FixGateway> fix_;
+  // Replication (role primary or standby); the keeper is stopped before the rest.
+  std::unique_ptr<replication::JetStreamLog> log_;
+  std::unique_ptr<replication::Lease> lease_;
+  std::unique_ptr<replication::LeaseKeeper> keeper_;
+  std::atomic<bool> deposed_{false};
+  std::atomic<bool> order_ports_open_{false};  // a replicated node: promoted, FIX started
+  // Hears the core's journal errors: a replicated node whose order path failed (fenced,
+  // NATS gone past its timeout, disk) resigns the lease at once instead of holding it.
+  struct JournalWatch : exchange::OutcomeListener {
+    Impl* impl = nullptr;
+    void OnOutcome(uint64_t, uint64_t, const exchange::Outcome&) override {}
+    void OnJournalError(const absl::Status& s) override {
+      if (impl->keeper_) impl->keeper_->Resign(s);
+      if (impl->options_.role != ServeRole::kAlone) impl->Depose(s);
+    }
+  } journal_watch_;
+  mutable std::mutex role_mu_;
+  mutable std::condition_variable role_cv_;
+
+  std::thread::id keeper_thread_id() const { return keeper_ ? keeper_->thread_id() : std::thread::id(); }
 };
 
 ExchangeServer::ExchangeServer(common::ExchangeConfig config, ExchangeServerOptions options)
@@ -250,6 +382,9 @@ ExchangeServer::~ExchangeServer() { impl_->Stop(); }
 absl::Status ExchangeServer::Start() { return impl_->Start(); }
 absl::Status ExchangeServer::Stop() { return impl_->Stop(); }
 int ExchangeServer::fix_port() const { return impl_->config_.fix_port; }
+bool ExchangeServer::leading() const { return impl_->IsLeading(); }
+bool ExchangeServer::deposed() const { return impl_->deposed_.load(std::memory_order_acquire); }
+bool ExchangeServer::WaitLeading(int64_t timeout_ms) const { return impl_->WaitLeading(timeout_ms); }
 int ExchangeServer::http_port() const { return impl_->http_ ? impl_->http_->port() : 0; }
 const std::string& ExchangeServer::data_dir() const { return impl_->config_.data_dir; }
 exchange::ExchangeCore& ExchangeServer::core() { return *impl_->core_; }

@@ -33,6 +33,13 @@ enum class DataDirMode {
   kNew,       // must not hold a journal (`cfx serve --init`); made when missing
 };
 
+// How the server takes part in replication (docs/replication.md; needs [replication]).
+enum class ServeRole {
+  kAlone,    // no replication: the exchange is this process and its journal
+  kPrimary,  // takes the lease at start (waiting up to 3 TTLs for a lapsed one) and leads
+  kStandby,  // follows the primary through JetStream; takes over when the lease lapses
+};
+
 struct ExchangeServerOptions {
   std::string data_dir;       // empty: config.data_dir ("./cfx-data" by default)
   DataDirMode data_dir_mode = DataDirMode::kCreate;
@@ -44,6 +51,7 @@ struct ExchangeServerOptions {
   bool pre_trade_risk = true;    // per-contract span16 margins set at start (SPEC §4)
   bool unsafe_no_sync = false;   // benchmarks only: journal commits not fsynced
   bool fix_message_log = false;  // QuickFIX message log under <data_dir>/fix (debugging)
+  ServeRole role = ServeRole::kAlone;
 };
 
 // Thread safety: Start and Stop from one controlling thread; the accessors from any
@@ -56,13 +64,22 @@ class ExchangeServer {
   ExchangeServer& operator=(const ExchangeServer&) = delete;
 
   // Recovers the core from the data dir and starts FIX and HTTP. On error everything
-  // started so far is stopped again; the error names the part that failed.
+  // started so far is stopped again; the error names the part that failed. A standby
+  // starts HTTP only (read-only: market data, positions, metrics) and returns; when it takes
+  // the lease it promotes the core and opens the FIX port (leading() turns true).
   absl::Status Start();
   // Stops accepting (FIX logout with cancel-on-disconnect, HTTP stop), drains the core and
   // syncs the journal. Returns the core's journal error, if any. Idempotent.
   absl::Status Stop();
 
-  int fix_port() const;  // the bound ports (after Start)
+  // Replicated roles: whether this node leads now; whether it lost the lease (or was fenced)
+  // and must stop: a deposed node never sequences again (restart it as a standby).
+  bool leading() const;
+  bool deposed() const;
+  // Waits until leading() or deposed() or timeout_ms; returns leading().
+  bool WaitLeading(int64_t timeout_ms) const;
+
+  int fix_port() const;  // the bound ports (after Start; FIX: after leading)
   int http_port() const;
   const std::string& data_dir() const;
   exchange::ExchangeCore& core();  // REQUIRES: after Start

@@ -1,0 +1,76 @@
+// Keeps one node's side of the leadership lease on a thread of its own (docs/replication.md,
+// "Leadership"): a standby tries to take the lease every TTL/3; once it has it, it calls
+// on_acquired (promote the core, open the order ports) and renews every TTL/3. Each renewal
+// moves the log's leader deadline to (the moment the renewal was sent + 90% of the TTL), so
+// a leader cut off from NATS stops appending, and so acknowledging, before the lease lapses
+// and a standby can take over. A renewal refused (someone else holds the lease) or a
+// deadline passed calls on_lost once; the keeper then stops for good.
+//
+//   LeaseKeeper keeper(lease.get(), log.get(), {.on_acquired = ..., .on_lost = ...});
+//   keeper.Start();
+//   ...
+//   keeper.Stop();   // releases the lease if held, so a standby need not wait the TTL
+#ifndef CFX_REPLICATION_LEASE_KEEPER_H_
+#define CFX_REPLICATION_LEASE_KEEPER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "cfx/replication/jetstream_log.h"
+#include "cfx/replication/lease.h"
+
+namespace cfx::replication {
+
+class LeaseKeeper {
+ public:
+  struct Callbacks {
+    // On the keeper's thread, right after the lease was taken. An error gives the lease
+    // back and ends the keeper (on_lost is called with it).
+    std::function<absl::Status()> on_acquired;
+    // On the keeper's thread, once: leadership lost (or on_acquired failed).
+    std::function<void(const absl::Status&)> on_lost;
+  };
+  // Neither is owned. `log` gets the leader deadline (it refuses appends after it).
+  LeaseKeeper(Lease* lease, JetStreamLog* log, Callbacks callbacks);
+  ~LeaseKeeper();  // Stop()s
+  LeaseKeeper(const LeaseKeeper&) = delete;
+  LeaseKeeper& operator=(const LeaseKeeper&) = delete;
+
+  void Start();
+  void Stop();
+  // Gives the lease up now and ends the keeper (on_lost with `why`): the node cannot lead
+  // any more (its order path failed). Any thread; returns at once.
+  void Resign(const absl::Status& why);
+  bool leading() const { return leading_.load(std::memory_order_acquire); }
+  uint64_t revision() const { return revision_.load(std::memory_order_acquire); }
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+  std::thread::id thread_id() const { return thread_.get_id(); }
+
+ private:
+  void Run();
+  bool WaitFor(int64_t ms);  // false once stopping
+  void Lose(const absl::Status& why);
+
+  Lease* const lease_;
+  JetStreamLog* const log_;
+  Callbacks callbacks_;
+  const int64_t ttl_ms_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool resigning_ = false;   // mu_
+  absl::Status resign_why_;  // mu_
+  std::atomic<bool> leading_{false};
+  std::atomic<bool> lost_{false};
+  std::atomic<uint64_t> revision_{0};
+};
+
+}  // namespace cfx::replication
+
+#endif  // CFX_REPLICATION_LEASE_KEEPER_H_

@@ -1,0 +1,132 @@
+#include "cfx/replication/lease_keeper.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+
+namespace cfx::replication {
+namespace {
+
+int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+LeaseKeeper::LeaseKeeper(Lease* lease, JetStreamLog* log, Callbacks callbacks)
+    : lease_(lease),
+      log_(log),
+      callbacks_(std::move(callbacks)),
+      ttl_ms_(lease->options().lease_ttl_ms) {
+  log_->SetLeaderDeadline(0);  // not leading until the lease is taken
+}
+
+LeaseKeeper::~LeaseKeeper() { Stop(); }
+
+void LeaseKeeper::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void LeaseKeeper::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LeaseKeeper::Resign(const absl::Status& why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (resigning_) return;
+    resigning_ = true;
+    resign_why_ = why;
+  }
+  log_->SetLeaderDeadline(0);  // no append from now on, whatever the keeper is doing
+  cv_.notify_all();
+}
+
+bool LeaseKeeper::WaitFor(int64_t ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !cv_.wait_for(lock, std::chrono::milliseconds(ms),
+                       [&] { return stopping_ || resigning_; });
+}
+
+void LeaseKeeper::Lose(const absl::Status& why) {
+  log_->SetLeaderDeadline(0);
+  leading_.store(false, std::memory_order_release);
+  lost_.store(true, std::memory_order_release);
+  if (callbacks_.on_lost) callbacks_.on_lost(why);
+}
+
+void LeaseKeeper::Run() {
+  const int64_t period_ms = std::max<int64_t>(ttl_ms_ / 3, 1);
+  // 90% of the TTL from the moment a request was sent: the lease lapses on the servers at
+  // the earliest TTL after they wrote it, which is after that moment.
+  const int64_t hold_us = ttl_ms_ * 900;
+  uint64_t rev = 0;
+  int64_t deadline = 0;  // while leading: when this node must stop appending
+  // Standby: contend until the lease is ours.
+  for (;;) {
+    const int64_t sent = SteadyMicros();
+    absl::StatusOr<uint64_t> got = lease_->TryAcquire();
+    if (got.ok()) {
+      rev = *got;
+      revision_.store(rev, std::memory_order_release);
+      deadline = sent + hold_us;
+      log_->SetLeaderDeadline(deadline);
+      leading_.store(true, std::memory_order_release);
+      break;
+    }
+    if (!WaitFor(period_ms)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!resigning_) return;
+      lost_.store(true, std::memory_order_release);  // never contends again
+      return;
+    }
+  }
+  if (callbacks_.on_acquired) {
+    if (absl::Status s = callbacks_.on_acquired(); !s.ok()) {
+      (void)lease_->Release(rev);
+      Lose(s);
+      return;
+    }
+  }
+  // Leader: renew until stopped or lost.
+  for (;;) {
+    if (!WaitFor(period_ms)) {
+      log_->SetLeaderDeadline(0);
+      (void)lease_->Release(rev);
+      leading_.store(false, std::memory_order_release);
+      absl::Status why;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (resigning_) why = resign_why_;
+      }
+      if (!why.ok()) Lose(why);
+      return;
+    }
+    const int64_t sent = SteadyMicros();
+    absl::StatusOr<uint64_t> renewed = lease_->Renew(rev);
+    if (renewed.ok()) {
+      rev = *renewed;
+      revision_.store(rev, std::memory_order_release);
+      deadline = sent + hold_us;
+      log_->SetLeaderDeadline(deadline);
+      continue;
+    }
+    if (absl::IsFailedPrecondition(renewed.status())) {
+      Lose(renewed.status());
+      return;
+    }
+    // NATS did not answer: keep trying while the lease may still be ours.
+    if (SteadyMicros() > deadline) {
+      Lose(absl::UnavailableError(
+          absl::StrCat("lease not renewed within its TTL: ", renewed.status().message())));
+      return;
+    }
+  }
+}
+
+}  // namespace cfx::replication
