@@ -1,6 +1,7 @@
 #include "cfx/replication/jetstream_log.h"
 
 #include <chrono>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/replication/batch_format.h"
@@ -149,7 +150,20 @@ absl::Status JetStreamLog::Read(uint64_t next_seq, int64_t timeout_ms,
     const int64_t left_ms = std::max<int64_t>(0, (deadline - SteadyMicros()) / 1000);
     Owned<natsMsg, natsMsg_Destroy> m;
     natsStatus s = natsSubscription_NextMsg(&m.p, sub_->sub, std::max<int64_t>(1, left_ms));
-    if (s == NATS_TIMEOUT) return absl::DeadlineExceededError("no new batch in the stream");
+    if (s == NATS_TIMEOUT) {
+      // A consumer whose server died stalls until its heartbeats are missed (seconds): when
+      // nothing came for a while but the stream has grown, subscribe afresh.
+      if (SteadyMicros() - last_delivery_us_ > kStallCheckUs) {
+        last_delivery_us_ = SteadyMicros();
+        Owned<jsStreamInfo, jsStreamInfo_Destroy> si;
+        if (js_GetStreamInfo(&si.p, conn_->js(), options_.stream.c_str(), nullptr, nullptr) ==
+                NATS_OK &&
+            si.p->State.LastSeq > last_stream_seq_) {
+          Unsubscribe();
+        }
+      }
+      return absl::DeadlineExceededError("no new batch in the stream");
+    }
     if (s != NATS_OK) {
       Unsubscribe();  // the next Read positions afresh
       return NatsError("read the stream", s);
@@ -161,6 +175,7 @@ absl::Status JetStreamLog::Read(uint64_t next_seq, int64_t timeout_ms,
       return NatsError("message metadata", s);
     }
     const uint64_t stream_seq = meta.p->Sequence.Stream;
+    last_delivery_us_ = SteadyMicros();
     BatchView b;
     absl::Status d = DecodeBatch(
         absl::string_view(natsMsg_GetData(m.p), static_cast<size_t>(natsMsg_GetDataLength(m.p))),
@@ -223,20 +238,47 @@ absl::Status JetStreamLog::Append(uint64_t first_seq,
   Unsubscribe();  // a leader reads nothing more; a demoted one positions afresh
   scratch_.clear();
   EncodeBatch(first_seq, payloads, &scratch_, checkpoint.seq, checkpoint.hash);
-  jsPubOptions po;
-  jsPubOptions_Init(&po);
-  po.ExpectLastSeq = last_stream_seq_;
-  po.MaxWait = options_.timeout_ms;
-  Owned<jsPubAck, jsPubAck_Destroy> ack;
-  jsErrCode jerr = static_cast<jsErrCode>(0);
-  natsStatus s = js_Publish(&ack.p, conn_->js(), options_.subject.c_str(), scratch_.data(),
-                            static_cast<int>(scratch_.size()), &po, &jerr);
-  if (s != NATS_OK) {
-    last_stream_seq_ = 0;  // whatever happened, this writer no longer knows the tail
-    return NatsError(absl::StrCat("append inputs ", first_seq, "..", first_seq + payloads.size() - 1),
-                     s, jerr);
+  // A publish that times out (a NATS server died, the stream's leader moves) may or may not
+  // have been stored: retry while the lease lasts. A retry refused for "wrong last sequence"
+  // is ours if the stream's last message is this very batch; otherwise this writer is fenced.
+  const int64_t give_up = SteadyMicros() + options_.lease_ttl_ms * 1000;
+  bool retried = false;
+  for (;;) {
+    jsPubOptions po;
+    jsPubOptions_Init(&po);
+    po.ExpectLastSeq = last_stream_seq_;
+    po.MaxWait = options_.timeout_ms;
+    Owned<jsPubAck, jsPubAck_Destroy> ack;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    natsStatus s = js_Publish(&ack.p, conn_->js(), options_.subject.c_str(), scratch_.data(),
+                              static_cast<int>(scratch_.size()), &po, &jerr);
+    if (s == NATS_OK) {
+      last_stream_seq_ = ack.p->Sequence;
+      break;
+    }
+    absl::Status err = NatsError(
+        absl::StrCat("append ", payloads.size(), " inputs from ", first_seq), s, jerr);
+    if (absl::IsFailedPrecondition(err) && retried) {
+      Owned<natsMsg, natsMsg_Destroy> last;
+      if (js_GetLastMsg(&last.p, conn_->js(), options_.stream.c_str(), options_.subject.c_str(),
+                        nullptr, nullptr) == NATS_OK &&
+          absl::string_view(natsMsg_GetData(last.p),
+                            static_cast<size_t>(natsMsg_GetDataLength(last.p))) == scratch_ &&
+          natsMsg_GetSequence(last.p) == last_stream_seq_ + 1) {
+        last_stream_seq_ = natsMsg_GetSequence(last.p);  // an earlier try landed
+        break;
+      }
+    }
+    const bool transient = absl::IsDeadlineExceeded(err) || absl::IsUnavailable(err);
+    const int64_t now = SteadyMicros();
+    if (!transient || now > give_up ||
+        now > leader_deadline_us_.load(std::memory_order_acquire)) {
+      last_stream_seq_ = 0;  // whatever happened, this writer no longer knows the tail
+      return err;
+    }
+    retried = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  last_stream_seq_ = ack.p->Sequence;
   read_next_seq_ = first_seq + payloads.size();
   return absl::OkStatus();
 }

@@ -63,6 +63,7 @@ inline NatsOptions TestNatsOptions(const std::string& name) {
   o.lease_bucket = absl::StrCat("L_", o.stream);
   o.replicas = 3;
   o.timeout_ms = 2000;
+  o.lease_ttl_ms = 10000;  // appends retry this long through a stream leader's election
   o.node_id = "node-a";
   return o;
 }

@@ -194,6 +194,31 @@ TEST(ReplicatedPipelineTest, AStandbyThatDivergesStopsAndNeverLeads) {
   EXPECT_FALSE(b.pipeline->leading());
 }
 
+// R3: with one of the three servers killed (the one both nodes connected to first), the
+// primary keeps acknowledging and the standby keeps following; nothing is lost or doubled.
+TEST(ReplicatedPipelineTest, LosingOneNatsServerLosesNothing) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("one_down");
+  testsupport::TempDir dir_a("cfx_node_a"), dir_b("cfx_node_b");
+  std::mt19937_64 rng(3);
+  Node a(o, dir_a.path());
+  Node b(o, dir_b.path());
+  ASSERT_TRUE(a.Lead());
+  ASSERT_EQ(a.Offer(1, 2000, rng), 2000u);
+  ASSERT_TRUE(a.WaitFor([&] { return a.recorder.acks() == 2000; }));
+  SharedNatsCluster::Get()->Kill(0);
+  ASSERT_EQ(a.Offer(2001, 2000, rng), 2000u);
+  const bool all_acked = a.WaitFor([&] { return a.recorder.acks() == 4000; }, 60000);
+  const bool followed = b.WaitFor([&] { return b.pipeline->stats().followed_inputs == 4000; }, 60000);
+  ASSERT_TRUE(SharedNatsCluster::Get()->Restart(0).ok());
+  ASSERT_TRUE(all_acked) << a.recorder.acks() << " " << a.recorder.error();
+  ASSERT_TRUE(followed) << b.pipeline->stats().followed_inputs;
+  EXPECT_TRUE(a.recorder.error().ok()) << a.recorder.error();
+  const uint64_t ha = a.StopAndHash();
+  EXPECT_EQ(b.StopAndHash(), ha);
+  EXPECT_EQ(b.machine.applied(), 4000u);
+}
+
 TEST(ReplicatedPipelineTest, AJournalAheadOfTheLogRefusesToLead) {
   CFX_REQUIRE_NATS();
   const NatsOptions o = TestNatsOptions("ahead");

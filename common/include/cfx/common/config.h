@@ -87,7 +87,7 @@ struct ReplicationConfig {
   std::string subject = "cfx.inputs";
   int replicas = 3;                     // the stream's and the lease bucket's copies (1..5)
   std::string lease_bucket = "CFX_LEASE";
-  int lease_ttl_ms = 3000;              // a lease not renewed for this long lapses (>= 500)
+  int lease_ttl_ms = 10000;             // a lease not renewed for this long lapses (>= 500)
   int timeout_ms = 2000;                // one publish ack or request (>= 100)
   std::string node_id;                  // this node in the lease; empty: host name + data dir
 };

@@ -62,6 +62,8 @@ class JetStreamLog : public journal::ReplicationLog {
   uint64_t read_next_seq_ = 0;     // the input seq the subscription delivers next
   uint64_t last_stream_seq_ = 0;   // fencing: the stream's last sequence as this writer knows it
   std::string scratch_;
+  static constexpr int64_t kStallCheckUs = 1000000;
+  int64_t last_delivery_us_ = 0;  // when the subscription last delivered (or was checked)
   std::atomic<int64_t> leader_deadline_us_{INT64_MAX};
 };
 

@@ -16,7 +16,10 @@ struct NatsOptions {
   int replicas = 3;                     // the stream's and the lease bucket's replication
   int64_t timeout_ms = 2000;            // one publish ack / API request
   std::string lease_bucket = "CFX_LEASE";  // the key-value bucket holding the lease
-  int64_t lease_ttl_ms = 3000;             // a lease not renewed for this long lapses
+  // A lease not renewed for this long lapses. Longer than a JetStream leader election
+  // (2-6 s measured here when the server holding the stream's leader dies), so that losing
+  // one NATS server does not also depose the primary.
+  int64_t lease_ttl_ms = 10000;
   std::string node_id;                     // this process, as the lease names its holder
 };
 
