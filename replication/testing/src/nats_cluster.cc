@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -118,26 +119,30 @@ absl::StatusOr<std::unique_ptr<NatsCluster>> NatsCluster::Start(const std::strin
   for (Node& n : c->nodes_) {
     if (absl::Status s = c->Launch(n); !s.ok()) return s;
   }
-  // JetStream answers once the servers have elected a meta leader.
+  if (absl::Status s = c->WaitReady(ready_timeout_ms); !s.ok()) return s;
+  return c;
+}
+
+absl::Status NatsCluster::WaitReady(int64_t timeout_ms) {
+  // Ready when a new stream with a copy on every server can be created: the servers have a
+  // meta leader and every one of them has joined (a restarted one has caught up).
+  static std::atomic<int> probes{0};
   NatsOptions o;
-  o.servers = c->urls();
-  o.replicas = servers;
+  o.servers = urls();
+  o.replicas = size();
   o.timeout_ms = 1000;
-  o.stream = "CFX_READY_PROBE";
-  o.subject = "cfx.ready.probe";
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
-  absl::Status last;
+  o.stream = absl::StrCat("CFX_READY_PROBE_", getpid(), "_", probes.fetch_add(1));
+  o.subject = absl::StrCat("cfx.ready.", o.stream);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     auto log = JetStreamLog::Open(o);
-    if (log.ok()) break;
-    last = log.status();
+    if (log.ok()) return absl::OkStatus();
     if (std::chrono::steady_clock::now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat("NATS cluster not ready: ", last.message()));
+      return absl::DeadlineExceededError(
+          absl::StrCat("NATS cluster not ready: ", log.status().message()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return c;
 }
 
 absl::Status NatsCluster::Launch(Node& n) {
@@ -186,7 +191,8 @@ void NatsCluster::Kill(int i) {
 
 absl::Status NatsCluster::Restart(int i) {
   if (nodes_[i].pid > 0) Kill(i);
-  return Launch(nodes_[i]);
+  if (absl::Status s = Launch(nodes_[i]); !s.ok()) return s;
+  return WaitReady(30000);
 }
 
 }  // namespace cfx::replication::testing

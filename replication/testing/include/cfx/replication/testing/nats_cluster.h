@@ -37,7 +37,10 @@ class NatsCluster {
   std::vector<std::string> urls() const;  // "nats://127.0.0.1:<port>", one per server
   int size() const { return static_cast<int>(nodes_.size()); }
   void Kill(int i);               // SIGKILL, reaped
-  absl::Status Restart(int i);    // starts server i again on its ports and storage
+  // Starts server i again on its ports and storage; returns once it has rejoined.
+  absl::Status Restart(int i);
+  // Waits until a stream with a copy on every server can be created.
+  absl::Status WaitReady(int64_t timeout_ms);
 
  private:
   struct Node {
