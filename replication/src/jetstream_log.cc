@@ -46,8 +46,17 @@ absl::StatusOr<std::unique_ptr<JetStreamLog>> JetStreamLog::Open(const NatsOptio
   auto conn = NatsConnection::Connect(options);
   if (!conn.ok()) return conn.status();
   std::unique_ptr<JetStreamLog> log(new JetStreamLog(options, std::move(*conn)));
-  if (absl::Status s = log->EnsureStream(); !s.ok()) return s;
-  return log;
+  // Creating a replicated stream waits for its servers to agree, which can take longer than
+  // one request's timeout on a cluster that just started or lost a server: retry a while.
+  const int64_t give_up = SteadyMicros() + kOpenRetryUs;
+  for (;;) {
+    absl::Status s = log->EnsureStream();
+    if (s.ok()) return log;
+    if (!(absl::IsDeadlineExceeded(s) || absl::IsUnavailable(s)) || SteadyMicros() > give_up) {
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 absl::Status JetStreamLog::EnsureStream() {

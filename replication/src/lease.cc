@@ -1,5 +1,8 @@
 #include "cfx/replication/lease.h"
 
+#include <chrono>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "nats_connection.h"
 
@@ -27,19 +30,28 @@ absl::StatusOr<std::unique_ptr<Lease>> Lease::Open(const NatsOptions& options) {
   auto conn = NatsConnection::Connect(options);
   if (!conn.ok()) return conn.status();
   std::unique_ptr<Lease> lease(new Lease(options, std::move(*conn)));
-  natsStatus s = js_KeyValue(&lease->kv_->kv, lease->conn_->js(), options.lease_bucket.c_str());
-  if (s == NATS_NOT_FOUND) {
-    kvConfig cfg;
-    kvConfig_Init(&cfg);
-    cfg.Bucket = options.lease_bucket.c_str();
-    cfg.History = 1;
-    cfg.TTL = options.lease_ttl_ms * 1000000;  // libnats takes nanoseconds
-    cfg.Replicas = options.replicas;
-    cfg.StorageType = js_FileStorage;
-    s = js_CreateKeyValue(&lease->kv_->kv, lease->conn_->js(), &cfg);
+  // Retried like JetStreamLog::Open: a replicated bucket is created once all agree.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::microseconds(kOpenRetryUs);
+  for (;;) {
+    natsStatus s = js_KeyValue(&lease->kv_->kv, lease->conn_->js(), options.lease_bucket.c_str());
+    if (s == NATS_NOT_FOUND) {
+      kvConfig cfg;
+      kvConfig_Init(&cfg);
+      cfg.Bucket = options.lease_bucket.c_str();
+      cfg.History = 1;
+      cfg.TTL = options.lease_ttl_ms * 1000000;  // libnats takes nanoseconds
+      cfg.Replicas = options.replicas;
+      cfg.StorageType = js_FileStorage;
+      s = js_CreateKeyValue(&lease->kv_->kv, lease->conn_->js(), &cfg);
+    }
+    if (s == NATS_OK) return lease;
+    absl::Status err = NatsError(absl::StrCat("lease bucket ", options.lease_bucket), s);
+    if (!(absl::IsDeadlineExceeded(err) || absl::IsUnavailable(err)) ||
+        std::chrono::steady_clock::now() > give_up) {
+      return err;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  if (s != NATS_OK) return NatsError(absl::StrCat("lease bucket ", options.lease_bucket), s);
-  return lease;
 }
 
 absl::StatusOr<uint64_t> Lease::TryAcquire() {

@@ -62,6 +62,7 @@ class ExchangeOrderEntry::Impl {
 
   exchange::ExchangeCore* core_;
   ExecutionListener* listener_ = nullptr;
+  std::atomic<bool> delivering_{false};  // Start has run: listener_ is set
   absl::flat_hash_map<en::SessionId, std::string> session_names_;  // immutable after ctor
   std::string collision_;
 
@@ -397,6 +398,7 @@ absl::Status ExchangeOrderEntry::Start() {
         absl::StrCat("sessions ", impl_->collision_, " map to one engine session id; rename one"));
   }
   impl_->worker_ = std::thread([this] { impl_->Run(); });
+  impl_->delivering_.store(true, std::memory_order_release);
   impl_->PostListing();
   return absl::OkStatus();
 }
@@ -551,11 +553,17 @@ void ExchangeOrderEntry::Disconnected(const SessionDisconnected& r) {
   }
 }
 
+// Nothing is delivered before Start: a standby's core publishes the primary's outcomes
+// long before this node has a FIX gateway to send them to (or clients to send them to).
 void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& o) {
   if (o.kind != exchange::OutcomeKind::kEvent) return;
+  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
   impl_->OnEvent(tag, o);
 }
 
-void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) { impl_->OnAck(tag); }
+void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
+  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  impl_->OnAck(tag);
+}
 
 }  // namespace cfx::gateway

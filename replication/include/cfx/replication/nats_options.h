@@ -9,6 +9,9 @@
 
 namespace cfx::replication {
 
+// How long opening a log or a lease keeps retrying the creation of its stream or bucket.
+inline constexpr int64_t kOpenRetryUs = 15'000'000;
+
 struct NatsOptions {
   std::vector<std::string> servers;  // "nats://127.0.0.1:4222", ...: the client fails over
   std::string stream = "CFX_INPUTS";    // the JetStream stream of sequenced input batches

@@ -1,0 +1,153 @@
+// `cfx serve --role primary|standby` in-process: two ExchangeServers on one 3-server NATS
+// cluster. The standby serves HTTP read-only (metrics say it follows), keeps no FIX port
+// open, follows the primary's orders and, when the primary stops and gives the lease back,
+// takes over: FIX opens and it takes orders.
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/client/http_client.h"
+#include "cfx/common/config.h"
+#include "cfx/gateway/exchange_server.h"
+#include "nats_test_cluster.h"
+
+namespace cfx::replication {
+namespace {
+
+std::string RoleConfig(const NatsOptions& o, const std::string& node) {
+  std::string servers;
+  for (const std::string& u : o.servers) absl::StrAppend(&servers, servers.empty() ? "" : ", ", "\"", u, "\"");
+  return absl::StrCat(R"([exchange]
+fix_port = 0
+http_port = 0
+snapshot_interval = 50
+
+[replication]
+servers = [)", servers, R"(]
+stream = ")", o.stream, R"("
+subject = ")", o.subject, R"("
+lease_bucket = ")", o.lease_bucket, R"("
+lease_ttl_ms = 2000
+timeout_ms = 500
+node_id = ")", node, R"("
+
+[[firms]]
+id = "ALPHA"
+name = "Alpha"
+
+[[accounts]]
+id = "A1"
+firm = "ALPHA"
+collateral = "1000000.00"
+
+[[sessions]]
+sender_comp_id = "ALPHA_T1"
+firm = "ALPHA"
+allow_no_password = true
+
+[[tokens]]
+token_sha256 = "c56461a394fa7dc4b9fb4a0edab99a0ee56d6f96ec04808d80f1827cdaf042e8"  # "tok-risk"
+role = "risk_desk"
+
+[[products]]
+grade = "B200-GOLD-US"
+ref = "5.000"
+)");
+}
+
+std::unique_ptr<gateway::ExchangeServer> MakeServer(const NatsOptions& o, const std::string& dir,
+                                                    const std::string& node,
+                                                    gateway::ServeRole role) {
+  auto config = common::ParseConfig(RoleConfig(o, node), "role-test");
+  EXPECT_TRUE(config.ok()) << config.status();
+  gateway::ExchangeServerOptions opt;
+  opt.data_dir = dir;
+  opt.fix_port = 0;
+  opt.http_port = 0;
+  opt.manual_clock = true;
+  opt.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+  opt.role = role;
+  return std::make_unique<gateway::ExchangeServer>(*config, opt);
+}
+
+std::string Metrics(int port) {
+  auto c = client::HttpClient::Connect("127.0.0.1", port);
+  if (!c.ok()) return "";
+  auto r = c->Get("/metrics", "tok-risk");
+  return r.ok() ? r->body : "";
+}
+
+engine::NewOrderCmd Order(int i) {
+  engine::NewOrderCmd n;
+  n.acct = engine::Name::From("A1");
+  n.cl = engine::Name::From(absl::StrCat("c", i));
+  n.sym = engine::Name::From("B200-GOLD-US-202703");
+  n.side = i % 2 ? engine::Side::kBuy : engine::Side::kSell;
+  n.type = engine::OrderType::kLimit;
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(4990 + i % 5));
+  n.qty = engine::Qty(1);
+  return n;
+}
+
+TEST(ServeRoleTest, StandbyServesReadOnlyFollowsAndTakesOverWhenThePrimaryStops) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("serve");
+  testsupport::TempDir dir_a("cfx_serve_a"), dir_b("cfx_serve_b");
+  auto primary = MakeServer(o, dir_a.path(), "node-a", gateway::ServeRole::kPrimary);
+  absl::Status started = primary->Start();
+  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(primary->leading());
+  EXPECT_GT(primary->fix_port(), 0);
+  auto standby = MakeServer(o, dir_b.path(), "node-b", gateway::ServeRole::kStandby);
+  started = standby->Start();
+  ASSERT_TRUE(started.ok()) << started;
+  EXPECT_FALSE(standby->leading());
+  EXPECT_EQ(standby->fix_port(), 0);  // no FIX acceptor while a standby
+  const std::string m = Metrics(standby->http_port());
+  EXPECT_NE(m.find("cfx_replication_leading 0"), std::string::npos) << m;
+  EXPECT_EQ(standby->core().Submit(Order(0), 1), exchange::OfferResult::kNotLeader);
+
+  for (int i = 1; i <= 200; ++i) {
+    ASSERT_EQ(primary->core().Submit(Order(i), i), exchange::OfferResult::kAccepted);
+  }
+  ASSERT_TRUE(primary->core().Flush().ok());
+  const uint64_t end = primary->core().Stats().next_seq;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (standby->core().Stats().next_seq != end && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(standby->core().Stats().next_seq, end);
+  EXPECT_NE(Metrics(standby->http_port()).find("cfx_replication_state_checks"), std::string::npos);
+  EXPECT_EQ(standby->core().Positions("A1").size(), primary->core().Positions("A1").size());
+
+  const auto stopped_at = std::chrono::steady_clock::now();
+  ASSERT_TRUE(primary->Stop().ok());  // gives the lease back
+  ASSERT_TRUE(standby->WaitLeading(20000));
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - stopped_at);
+  EXPECT_LT(took.count(), 2000) << "a released lease is taken within TTL/3 plus the promotion";
+  EXPECT_GT(standby->fix_port(), 0);
+  EXPECT_NE(Metrics(standby->http_port()).find("cfx_replication_leading 1"), std::string::npos);
+  EXPECT_EQ(standby->core().Submit(Order(1000), 1000), exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(standby->core().Flush().ok());
+  EXPECT_FALSE(standby->deposed());
+  ASSERT_TRUE(standby->Stop().ok());
+}
+
+TEST(ServeRoleTest, ARoleNeedsTheReplicationSection) {
+  testsupport::TempDir dir("cfx_serve");
+  gateway::ExchangeServerOptions opt;
+  opt.data_dir = dir.path();
+  opt.fix_port = 0;
+  opt.http_port = 0;
+  opt.manual_clock = true;
+  opt.role = gateway::ServeRole::kStandby;
+  gateway::ExchangeServer server(common::ExchangeConfig{}, opt);
+  absl::Status s = server.Start();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("[replication]"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace cfx::replication
