@@ -4,17 +4,14 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "steady_micros.h"
 #include "cfx/replication/batch_format.h"
 #include "nats_connection.h"
 
 namespace cfx::replication {
 namespace {
 
-int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using internal::SteadyMicros;
 
 // Destroys a libnats object at scope exit.
 template <typename T, void (*Destroy)(T*)>

@@ -3,15 +3,12 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "steady_micros.h"
 
 namespace cfx::replication {
 namespace {
 
-int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using internal::SteadyMicros;
 
 }  // namespace
 
