@@ -34,6 +34,11 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--max-batch", flags->harness.pipeline.max_batch,
                   "Most inputs per group commit (default 8192)");
   cmd->add_option("--map-size-gib", flags->map_size_gib, "LMDB map size (default 16)");
+  cmd->add_flag("--replicated", flags->replicated,
+                "Also run the load through a NATS JetStream stream (R3) as a primary, beside the "
+                "unreplicated figures and a raw publish-ack yardstick (docs/replication.md)");
+  cmd->add_option("--nats", flags->nats_servers,
+                  "NATS servers for --replicated (default: a 3-server cluster on loopback)");
   cmd->add_flag("--unsafe-no-sync", flags->unsafe_no_sync,
                 "UNSAFE: do not sync commits (a power loss may lose acknowledged inputs)");
 }

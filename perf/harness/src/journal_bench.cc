@@ -3,18 +3,24 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/journal.h"
+#include "cfx/replication/batch_format.h"
+#include "cfx/replication/jetstream_log.h"
+#include "cfx/replication/publish_yardstick.h"
+#include "cfx/replication/testing/nats_cluster.h"
 #include "work_dir.h"
 
 namespace cfx::perf {
 namespace {
 
 absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
-                                            const std::string& dir) {
+                                            const std::string& dir,
+                                            journal::ReplicationLog* replication = nullptr) {
   auto journal = journal::Journal::Open({.data_dir = dir,
                                          .map_size_bytes = options.map_size_gib << 30,
                                          .unsafe_no_sync = options.unsafe_no_sync});
@@ -25,6 +31,7 @@ absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
   }
   HarnessConfig harness = options.harness;
   harness.journal = journal->get();
+  harness.pipeline.replication = replication;
   return RunHarness(harness);
 }
 
@@ -60,6 +67,47 @@ absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int comm
                         {"p99_us", pct(0.99)}};
 }
 
+// --replicated: the replicated run in `dir` (the unreplicated one is the caller's), on the
+// given servers or on a cluster started for it, and the publish-ack yardstick.
+absl::StatusOr<nlohmann::json> RunReplicated(const JournalBenchOptions& options,
+                                             const std::string& dir) {
+  std::unique_ptr<replication::testing::NatsCluster> cluster;
+  const std::string cluster_dir = dir + "_nats";
+  replication::NatsOptions o;
+  o.servers = options.nats_servers;
+  if (o.servers.empty()) {
+    if (!internal::MakeDirs(cluster_dir)) return absl::UnavailableError("cannot create " + cluster_dir);
+    auto c = replication::testing::NatsCluster::Start(cluster_dir, 3);
+    if (!c.ok()) return c.status();
+    cluster = std::move(*c);
+    o.servers = cluster->urls();
+  }
+  o.stream = absl::StrCat("CFX_BENCH_", std::chrono::steady_clock::now().time_since_epoch().count());
+  o.subject = "cfx.bench." + o.stream;
+  absl::StatusOr<nlohmann::json> out = absl::UnknownError("not run");
+  {
+    auto log = replication::JetStreamLog::Open(o);
+    if (!log.ok()) return log.status();
+    if (!internal::MakeDirs(dir)) return absl::UnavailableError("cannot create " + dir);
+    out = RunOnJournal(options, dir, log->get());
+  }
+  // One publish the size of a 10-input batch (as the raw commit yardstick's 10 records).
+  auto raw = replication::TimeRawPublishAcks(o, 500, replication::kBatchHeaderSize + 10 * (4 + 72));
+  cluster.reset();
+  internal::RemoveDirQuietly(cluster_dir);
+  if (!out.ok()) return out;
+  if (raw.ok() && !raw->empty()) {
+    auto pct = [&](double p) { return (*raw)[std::min(raw->size() - 1, static_cast<size_t>(p * raw->size()))]; };
+    (*out)["yardstick_raw_jetstream_publish"] = {{"publishes", raw->size()},
+                                                 {"p50_us", pct(0.5)},
+                                                 {"p99_us", pct(0.99)}};
+  } else if (!raw.ok()) {
+    (*out)["yardstick_error"] = std::string(raw.status().message());
+  }
+  (*out)["nats_servers"] = o.servers;
+  return out;
+}
+
 absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& options) {
   namespace fs = std::filesystem;
   const bool temporary = options.data_dir.empty();
@@ -87,6 +135,23 @@ absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& option
     }
     internal::RemoveDirQuietly(raw_dir);
   }
+  if (out.ok() && options.replicated) {
+    // The same load again through the stream; the figures above become "unreplicated".
+    nlohmann::json plain = *out;
+    const std::string rdir = dir + "_replicated";
+    absl::StatusOr<nlohmann::json> rep = RunReplicated(options, rdir);
+    internal::RemoveDirQuietly(rdir);
+    if (!rep.ok()) {
+      out = rep.status();
+    } else {
+      out = *rep;
+      (*out)["unreplicated"] = plain;
+      if (plain.contains("orders_per_sec") && out->contains("orders_per_sec")) {
+        (*out)["ratio_to_unreplicated_throughput"] =
+            (*out)["orders_per_sec"].get<double>() / plain["orders_per_sec"].get<double>();
+      }
+    }
+  }
   if (temporary) internal::RemoveDirQuietly(dir);
   if (!out.ok()) return out;
   if (raw10.ok() && raw1000.ok()) {
@@ -95,6 +160,13 @@ absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& option
     if (out->contains("p99_ack_us")) {
       (*out)["ratio_p99_ack_to_raw_commit_p99"] =
           (*out)["p99_ack_us"].get<double>() / (*raw10)["p99_us"].get<double>();
+      // Replicated: an ack waits for one publish-ack and one synced commit, in series.
+      if (out->contains("yardstick_raw_jetstream_publish")) {
+        (*out)["ratio_p99_ack_to_raw_publish_plus_commit_p99"] =
+            (*out)["p99_ack_us"].get<double>() /
+            ((*out)["yardstick_raw_jetstream_publish"]["p99_us"].get<double>() +
+             (*raw10)["p99_us"].get<double>());
+      }
     }
     if (out->contains("orders_per_sec")) {
       (*out)["ratio_to_raw_commit_1000_throughput"] =

@@ -122,6 +122,14 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
                                                &listener);
   auto started = pipeline.Start();
   if (!started.ok()) return {{"error", std::string(started.status().message())}};
+  if (config.pipeline.replication != nullptr) {  // --replicated: this run is the primary
+    pipeline.Promote();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!pipeline.leading() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (!pipeline.leading()) return {{"error", "replication: not leading after 60 s"}};
+  }
   for (const Command& c : setup) {
     while (pipeline.TryOffer(config.messages, c) == journal::OfferResult::kFull) {
       std::this_thread::yield();

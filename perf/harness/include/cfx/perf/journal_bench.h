@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cfx/perf/journal_bench_harness.h"
@@ -30,6 +31,11 @@ struct JournalBenchOptions {
   uint64_t map_size_gib = 16;   // LMDB map size
   // The load; `journal` is set by RunJournalBench.
   HarnessConfig harness = DefaultJournalLoad();
+  // --replicated: the same load unreplicated, then through a JetStream stream (R3) with the
+  // run as the primary, then the raw publish-ack yardstick, in one run. With no servers a
+  // three-server cluster is started on loopback for the run (nats-server must be installed).
+  bool replicated = false;
+  std::vector<std::string> nats_servers;
 };
 
 // Runs the harness on the journal in `data_dir`. Returns the figures as JSON, with "error"
