@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,10 @@ void Say(const std::string& line) {
 
 class Printer : public OutcomeListener {
  public:
+  std::function<void(const absl::Status&)> on_journal_error;
+  void OnJournalError(const absl::Status& s) override {
+    if (on_journal_error) on_journal_error(s);
+  }
   void OnOutcome(uint64_t, uint64_t tag, const Outcome& o) override {
     if (tag == 0 || o.kind != OutcomeKind::kEvent ||
         o.event.type != engine::EventType::kAccepted) {
@@ -51,7 +56,7 @@ int main(int argc, char** argv) {
   o.stream = stream;
   o.subject = "t." + stream;
   o.lease_bucket = "L_" + stream;
-  o.lease_ttl_ms = 3000;
+  o.lease_ttl_ms = 4000;
   o.timeout_ms = 1000;
   o.node_id = absl::StrCat("node-", seed);
   auto log = replication::JetStreamLog::Open(o);
@@ -82,6 +87,8 @@ int main(int argc, char** argv) {
          Say("LOST " + std::string(why.message()));
          _exit(3);  // a deposed node never sequences again
        }});
+  // As `cfx serve` does: a node whose order path failed gives the lease up at once.
+  printer.on_journal_error = [&](const absl::Status& s) { keeper.Resign(s); };
   keeper.Start();
   while (!leading.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   Say("LEAD");
