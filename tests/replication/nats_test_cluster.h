@@ -4,8 +4,11 @@
 #define CFX_TESTS_REPLICATION_NATS_TEST_CLUSTER_H_
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +69,16 @@ inline NatsOptions TestNatsOptions(const std::string& name) {
   o.lease_ttl_ms = 10000;  // appends retry this long through a stream leader's election
   o.node_id = "node-a";
   return o;
+}
+
+// Polls `done` every 5 ms; false if it is still false after `ms`.
+inline bool WaitFor(const std::function<bool()>& done, int64_t ms = 30000) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 // A log on `o`'s stream; null (and a test failure) if it cannot open.

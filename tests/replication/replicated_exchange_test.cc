@@ -27,15 +27,6 @@ uint64_t RecoveredHash(const std::string& dir) {
   return h;
 }
 
-bool WaitFor(const std::function<bool()>& done, int64_t ms = 30000) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
 TEST(ReplicatedExchangeTest, StandbyAppliesTheSameFlowPublishesTheSameViewsAndTakesOver) {
   CFX_REQUIRE_NATS();
   const NatsOptions o = TestNatsOptions("exchange");

@@ -107,12 +107,7 @@ struct Node {
     return accepted;
   }
   bool WaitFor(const std::function<bool()>& done, int64_t ms = 30000) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > end) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
+    return replication::WaitFor(done, ms);
   }
   uint64_t StopAndHash() {
     (void)pipeline->Stop();
