@@ -19,6 +19,7 @@ struct BenchFixFlags {
   bool fake = false;
   bool no_sync = false;
   bool no_yardsticks = false;
+  bool replicated = false;
 };
 
 ExitCode RunBenchFix(const BenchFixFlags& flags) {
@@ -34,6 +35,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
                                 : perf::FixBenchServer::kServe;
   options.no_sync = flags.no_sync;
   options.yardsticks = !flags.no_yardsticks;
+  options.replicated = flags.replicated;
   options.log = &std::cerr;
   absl::StatusOr<perf::FixServeBenchResult> result = perf::RunFixServeBench(options);
   if (!result.ok()) return Fail("bench fix", result.status().ToString());
@@ -55,6 +57,9 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
   cmd->add_flag("--fake", flags->fake, "gateway on the in-memory fake exchange (no engine, no journal)");
   cmd->add_flag("--no-sync", flags->no_sync,
                 "journal commits not fsynced (process-crash safe only)");
+  cmd->add_flag("--replicated", flags->replicated,
+                "also run the exchange as the primary of a JetStream stream (a 3-server NATS "
+                "cluster on loopback), beside the unreplicated run and raw publish-acks");
   cmd->add_flag("--no-yardsticks", flags->no_yardsticks,
                 "skip the same-run yardsticks (the echo acceptor's phases, raw synced commits)");
 }

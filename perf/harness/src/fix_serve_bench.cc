@@ -1,5 +1,6 @@
 #include "cfx/perf/fix_serve_bench.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -10,6 +11,8 @@
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
 #include "cfx/perf/journal_bench.h"
+#include "cfx/replication/publish_yardstick.h"
+#include "cfx/replication/testing/nats_cluster.h"
 #include "nlohmann/json.hpp"
 #include "work_dir.h"
 
@@ -50,18 +53,41 @@ class BenchExchange {
  public:
   ~BenchExchange() {
     server_.reset();
+    cluster_.reset();
     if (!data_dir_.empty()) internal::RemoveDirQuietly(data_dir_);
+    if (!nats_dir_.empty()) internal::RemoveDirQuietly(nats_dir_);
   }
 
-  absl::Status Start(int sessions, bool no_sync) {
+  // `replicated`: a three-server NATS cluster on loopback, the exchange its primary.
+  absl::Status Start(int sessions, bool no_sync, bool replicated) {
     data_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_serve_XXXXXX");
     if (data_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
     gateway::ExchangeServerOptions so;
     so.manual_clock = true;
     so.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
     so.unsafe_no_sync = no_sync;
-    server_ = std::make_unique<gateway::ExchangeServer>(BenchConfig(data_dir_, sessions), so);
+    common::ExchangeConfig config = BenchConfig(data_dir_, sessions);
+    if (replicated) {
+      nats_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_nats_XXXXXX");
+      if (nats_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
+      auto cluster = replication::testing::NatsCluster::Start(nats_dir_, 3);
+      if (!cluster.ok()) return cluster.status();
+      cluster_ = std::move(*cluster);
+      config.replication.servers = cluster_->urls();
+      config.replication.node_id = "bench";
+      so.role = gateway::ServeRole::kPrimary;
+    }
+    server_ = std::make_unique<gateway::ExchangeServer>(config, so);
     return server_->Start();
+  }
+
+  // The NATS options of the cluster (replicated), for the publish-ack yardstick.
+  replication::NatsOptions Nats(const std::string& stream) const {
+    replication::NatsOptions o;
+    if (cluster_) o.servers = cluster_->urls();
+    o.stream = stream;
+    o.subject = "cfx.bench." + stream;
+    return o;
   }
 
   int fix_port() const { return server_->fix_port(); }
@@ -78,6 +104,8 @@ class BenchExchange {
 
  private:
   std::string data_dir_;
+  std::string nats_dir_;
+  std::unique_ptr<replication::testing::NatsCluster> cluster_;
   std::unique_ptr<gateway::ExchangeServer> server_;
 };
 
@@ -111,16 +139,41 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
   result.options = options;
   FixBenchOptions bench = options.bench;
   bench.echo = options.server == FixBenchServer::kEcho;
+  const bool replicated = options.replicated && options.server == FixBenchServer::kServe;
+  if (replicated) {  // the same phases unreplicated first, for the figures beside
+    BenchExchange plain;
+    if (absl::Status s = plain.Start(bench.sessions, options.no_sync, false); !s.ok()) return s;
+    FixBenchOptions b = bench;
+    b.external = true;
+    b.port = plain.fix_port();
+    FixBenchResult r;
+    absl::Status s = RunFixBench(b, &r);
+    plain.Stop(options.log);
+    if (!s.ok()) return s;
+    result.unreplicated = r;
+  }
   std::unique_ptr<BenchExchange> exchange;
   if (options.server == FixBenchServer::kServe) {
     exchange = std::make_unique<BenchExchange>();
-    if (absl::Status s = exchange->Start(bench.sessions, options.no_sync); !s.ok()) return s;
+    if (absl::Status s = exchange->Start(bench.sessions, options.no_sync, replicated); !s.ok()) {
+      return s;
+    }
     bench.external = true;
     bench.port = exchange->fix_port();
   }
   absl::Status status = RunFixBench(bench, &result.phases);
   if (exchange) {
     result.core = exchange->Stop(options.log);
+    if (replicated && status.ok()) {
+      // One order's input in a batch of its own (~150 bytes), one publish at a time.
+      auto raw = replication::TimeRawPublishAcks(exchange->Nats("CFX_BENCH_FIX"), 500, 160);
+      if (!raw.ok()) return raw.status();
+      auto pct = [&](double p) {
+        return (*raw)[std::min(raw->size() - 1, static_cast<size_t>(p * raw->size()))];
+      };
+      result.raw_publish = nlohmann::json{{"publishes", raw->size()}, {"p50_us", pct(0.5)},
+                                          {"p99_us", pct(0.99)}};
+    }
     exchange.reset();
   }
   if (!status.ok()) return status;
@@ -184,7 +237,30 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
     j["ratio_pipelined_to_echo"] = r.phases.pipelined.orders_per_sec / e.pipelined.orders_per_sec;
     j["ratio_p99_to_echo_p99_plus_raw_commit_p99"] =
         r.phases.one_at_a_time.p99_us / (e.one_at_a_time.p99_us + commit_p99);
+    if (r.raw_publish) {
+      const double publish_p99 = (*r.raw_publish)["p99_us"].get<double>();
+      out << absl::StrFormat(
+          "replicated: + one raw JetStream publish-ack's p99 %.1f us = %.1f us (cfx %.2f x)\n",
+          publish_p99, e.one_at_a_time.p99_us + commit_p99 + publish_p99,
+          r.phases.one_at_a_time.p99_us / (e.one_at_a_time.p99_us + commit_p99 + publish_p99));
+      j["ratio_p99_to_echo_p99_plus_raw_commit_plus_raw_publish_p99"] =
+          r.phases.one_at_a_time.p99_us / (e.one_at_a_time.p99_us + commit_p99 + publish_p99);
+    }
   }
+  if (r.unreplicated) {
+    const FixBenchResult& u = *r.unreplicated;
+    out << absl::StrFormat(
+        "unreplicated, same run: pipelined %.0f orders/s (replicated %.2f x), one-at-a-time p99 "
+        "%.1f us\n",
+        u.pipelined.orders_per_sec, r.phases.pipelined.orders_per_sec / u.pipelined.orders_per_sec,
+        u.one_at_a_time.p99_us);
+    j["replicated"] = true;
+    j["unreplicated"] = {{"one_at_a_time", PhaseJson(u.one_at_a_time)},
+                         {"pipelined", PhaseJson(u.pipelined)}};
+    j["ratio_pipelined_to_unreplicated"] =
+        r.phases.pipelined.orders_per_sec / u.pipelined.orders_per_sec;
+  }
+  if (r.raw_publish) j["yardstick_raw_jetstream_publish"] = *r.raw_publish;
   out << j.dump() << std::endl;
 }
 

@@ -34,6 +34,10 @@ struct FixServeBenchOptions {
   // kServe: also run the same phases against the echo acceptor (same QuickFIX settings)
   // and time raw synced commits on the same disk, and report the ratios.
   bool yardsticks = true;
+  // kServe: run the phases unreplicated, then with the exchange as the primary of a JetStream
+  // stream (R3 on a three-server cluster started on loopback), and time raw publish-acks on
+  // the same servers (docs/replication.md).
+  bool replicated = false;
   std::ostream* log = nullptr;  // when set, gets a line if the exchange does not stop cleanly
 };
 
@@ -45,6 +49,10 @@ struct FixServeBenchResult {
   // and one raw synced commit of 10 records (RawSyncedCommits) on the data dir's disk.
   std::optional<FixBenchResult> echo;
   std::optional<nlohmann::json> raw_commit;
+  // `replicated`: `phases` are the replicated run's; these, the unreplicated run's and one
+  // raw JetStream publish-ack of an order's size on the same servers (p50_us, p99_us).
+  std::optional<FixBenchResult> unreplicated;
+  std::optional<nlohmann::json> raw_publish;
 };
 
 // Runs the bench. Returns the exchange's error when it cannot start, or RunFixBench's.
