@@ -26,12 +26,17 @@ class SharedNatsCluster : public ::testing::Environment {
   static testing::NatsCluster* Get() {
     SharedNatsCluster& env = Env();
     if (env.cluster_ == nullptr && env.error_.empty()) {
-      env.dir_ = std::make_unique<testsupport::TempDir>("cfx_nats");
-      auto c = testing::NatsCluster::Start(env.dir_->path(), 3);
-      if (c.ok()) {
-        env.cluster_ = std::move(*c);
-      } else {
-        env.error_ = std::string(c.status().message());
+      // Ports are picked free, then bound by the servers: another test process may take one
+      // in between (ctest -j). A cluster that did not come up is tried again on new ports.
+      for (int attempt = 0; attempt < 3 && env.cluster_ == nullptr; ++attempt) {
+        env.dir_ = std::make_unique<testsupport::TempDir>("cfx_nats");
+        auto c = testing::NatsCluster::Start(env.dir_->path(), 3);
+        if (c.ok()) {
+          env.cluster_ = std::move(*c);
+          env.error_.clear();
+        } else {
+          env.error_ = std::string(c.status().message());
+        }
       }
     }
     return env.cluster_.get();
