@@ -20,8 +20,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,12 +30,12 @@
 #include "cfx/concurrency/mpsc_ring.h"
 #include "cfx/concurrency/parking_idle.h"
 #include "cfx/concurrency/spsc_ring.h"
-#include "cfx/journal/crc32c.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
 #include "cfx/journal/replication_log.h"
+#include "cfx/journal/state_checks.h"
 
 namespace cfx::journal {
 
@@ -84,13 +82,6 @@ struct PipelineStats {
   uint64_t state_checked_seq = 0;  // the latest seq at which they were
 };
 
-// The state hash of a matcher at a seq: a digest of its Snapshot() blob, which is the whole
-// state and byte-identical for equal histories (two CRC-32Cs with different seeds).
-inline uint64_t StateDigest(absl::string_view snapshot) {
-  const uint64_t hi = Crc32c(snapshot.data(), snapshot.size());
-  const uint64_t lo = Crc32cExtend(0x9E3779B9u, snapshot.data(), snapshot.size());
-  return hi << 32 | lo;
-}
 
 // Thread safety: TryOffer from any number of threads, concurrently. Start and Stop from one
 // controlling thread. Listener callbacks run on the publisher thread. `Command` and
@@ -207,12 +198,10 @@ class Pipeline {
     s.snapshots_written = snapshots_written_.load(std::memory_order_relaxed);
     s.snapshots_dropped = snapshots_dropped_.load(std::memory_order_relaxed);
     s.followed_inputs = followed_inputs_.load(std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> lock(checks_mu_);
-      s.state = latest_state_;
-      s.state_checks = state_checks_;
-      s.state_checked_seq = state_checked_seq_;
-    }
+    const StateChecks::Counts c = checks_.Get();
+    s.state = c.latest;
+    s.state_checks = c.checks;
+    s.state_checked_seq = c.checked_seq;
     return s;
   }
 
@@ -313,9 +302,8 @@ class Pipeline {
         if (closing) break;
         // Idle leader: the latest state hash goes out on its own (an empty batch), so a
         // standby checks the state of a quiet market too.
-        if (options_.replication != nullptr &&
-            checkpoint_version_.load(std::memory_order_acquire) != sent_checkpoint_version_) {
-          absl::Status r = options_.replication->Append(next_seq_, {}, CheckpointToSend());
+        if (options_.replication != nullptr && checks_.HasNew()) {
+          absl::Status r = options_.replication->Append(next_seq_, {}, checks_.TakeToSend());
           if (!r.ok()) {
             Fail(r);
             break;
@@ -335,7 +323,7 @@ class Pipeline {
         // lacks, so a restarted node is always a prefix of the log (docs/replication.md).
         if (options_.replication != nullptr) {
           absl::Status r = options_.replication->Append(
-              next_seq_, absl::MakeConstSpan(views.data(), n), CheckpointToSend());
+              next_seq_, absl::MakeConstSpan(views.data(), n), checks_.TakeToSend());
           if (!r.ok()) {
             Fail(r);
             break;
@@ -372,7 +360,7 @@ class Pipeline {
     for (;;) {
       if (input_closed_.load(std::memory_order_acquire)) return false;
       const bool promoting = promote_.load(std::memory_order_acquire);
-      if (absl::Status c = CompareCheckpoints(); !c.ok()) {
+      if (absl::Status c = checks_.Compare(); !c.ok()) {
         Fail(c);
         return false;
       }
@@ -398,11 +386,7 @@ class Pipeline {
         Fail(s);
         return false;
       }
-      if (rb.checkpoint.seq != 0) {
-        std::lock_guard<std::mutex> lock(checks_mu_);
-        primary_checks_[rb.checkpoint.seq] = rb.checkpoint.hash;
-        if (primary_checks_.size() > kChecksKept) primary_checks_.erase(primary_checks_.begin());
-      }
+      checks_.AddPrimary(rb.checkpoint);
       const size_t n = rb.payloads.size();
       if (n == 0) continue;  // a checkpoint on its own
       std::vector<Sequenced> seqd(n);
@@ -536,48 +520,13 @@ class Pipeline {
     }
   }
 
-  // Matcher thread: this machine's state hash at a snapshot seq.
+  // Matcher thread: this machine's state hash at a snapshot seq. A follower keeps it to
+  // compare with the primary's; an idle leader sends it on its own.
   void RecordOwnCheckpoint(uint64_t seq, uint64_t hash) {
-    std::lock_guard<std::mutex> lock(checks_mu_);
-    latest_state_ = {seq, hash};
-    checkpoint_version_.fetch_add(1, std::memory_order_release);
-    if (options_.replication == nullptr) return;
-    if (leading_.load(std::memory_order_acquire)) {
-      sequencer_wake_.Notify();  // an idle leader sends it on its own
-      return;
-    }
-    own_checks_[seq] = hash;
-    if (own_checks_.size() > kChecksKept) own_checks_.erase(own_checks_.begin());
-  }
-  // Leader's sequencer: the latest state hash, once (seq 0 when there is nothing new).
-  StateCheckpoint CheckpointToSend() {
-    const uint64_t v = checkpoint_version_.load(std::memory_order_acquire);
-    if (v == sent_checkpoint_version_) return {};
-    sent_checkpoint_version_ = v;
-    std::lock_guard<std::mutex> lock(checks_mu_);
-    return latest_state_;
-  }
-  // Follower's sequencer: compares the primary's hashes with this machine's at the same
-  // seqs. DataLoss on the first difference: a standby that diverged must never take over.
-  absl::Status CompareCheckpoints() {
-    std::lock_guard<std::mutex> lock(checks_mu_);
-    for (auto it = primary_checks_.begin(); it != primary_checks_.end();) {
-      auto own = own_checks_.find(it->first);
-      if (own == own_checks_.end()) {
-        ++it;
-        continue;
-      }
-      if (own->second != it->second) {
-        return absl::DataLossError(absl::StrCat(
-            "replication: the state hash after input ", it->first, " is ", own->second,
-            " here and ", it->second, " on the primary: this standby diverged"));
-      }
-      ++state_checks_;
-      state_checked_seq_ = std::max(state_checked_seq_, it->first);
-      own_checks_.erase(own);
-      it = primary_checks_.erase(it);
-    }
-    return absl::OkStatus();
+    const bool following =
+        options_.replication != nullptr && !leading_.load(std::memory_order_acquire);
+    checks_.RecordOwn(seq, hash, following);
+    if (options_.replication != nullptr && !following) sequencer_wake_.Notify();
   }
 
   // Sequencer thread. Inputs already accepted but not journaled are never acknowledged.
@@ -619,16 +568,7 @@ class Pipeline {
   alignas(kCacheLineSize) std::atomic<bool> leading_{true};
   std::atomic<bool> promote_{false};
   std::atomic<uint64_t> lead_start_seq_{UINT64_MAX};
-  // State hashes (docs/replication.md, "Checking the standby"): written once per snapshot.
-  static constexpr size_t kChecksKept = 64;
-  mutable std::mutex checks_mu_;
-  StateCheckpoint latest_state_;               // checks_mu_
-  std::map<uint64_t, uint64_t> own_checks_;      // checks_mu_: follower, seq -> hash
-  std::map<uint64_t, uint64_t> primary_checks_;  // checks_mu_: from the log
-  uint64_t state_checks_ = 0;                  // checks_mu_
-  uint64_t state_checked_seq_ = 0;             // checks_mu_
-  std::atomic<uint64_t> checkpoint_version_{0};
-  uint64_t sent_checkpoint_version_ = 0;       // sequencer thread
+  StateChecks checks_;  // state hashes: docs/replication.md, "Checking the standby"
   std::atomic<uint64_t> followed_inputs_{0};
   alignas(kCacheLineSize) std::atomic<int> active_offers_{0};
   std::atomic<bool> stopping_{false};
