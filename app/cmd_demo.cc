@@ -1,5 +1,6 @@
 // `cfx demo [--out DIR] [--date D] [--days N] [--seed S] [--orders N] [--keep]`: a trading
 // week on loopback with the embedded config and generated sample data (SPEC §11).
+// `cfx demo --standby [--out DIR] [--orders N]`: a failover (demo.h, RunStandbyDemo).
 // Thin: parses flags and calls cfx::demo::RunDemo (demo/include/cfx/demo/demo.h).
 #include <iostream>
 #include <memory>
@@ -27,7 +28,25 @@ void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
       ->capture_default_str();
   cmd->add_flag("--keep", options->keep,
                 "Keep <out>/data (journal, trades, ledger, fixes) for cfx settle/replay");
-  cmd->callback([options, rc] {
+  auto standby = std::make_shared<bool>(false);
+  cmd->add_flag("--standby", *standby,
+                "Instead: a failover. A 3-server NATS cluster, cfx serve as primary and standby, "
+                "a FIX client; kill -9 the primary mid-flow (--orders: the client's orders, "
+                "default 200)");
+  cmd->callback([options, rc, standby] {
+    if (*standby) {
+      cfx::demo::StandbyDemoOptions so;
+      so.out_dir = options->out_dir;
+      so.orders = options->orders_per_day == cfx::demo::DemoOptions{}.orders_per_day
+                      ? so.orders
+                      : options->orders_per_day;
+      absl::StatusOr<cfx::demo::StandbyDemoSummary> s = cfx::demo::RunStandbyDemo(so, std::cout);
+      if (!s.ok()) {
+        std::cout << std::flush;
+        *rc = cfx::app::Fail("demo --standby", s.status());
+      }
+      return;
+    }
     absl::StatusOr<cfx::demo::DemoSummary> summary = cfx::demo::RunDemo(*options, std::cout);
     if (!summary.ok()) {
       std::cout << std::flush;

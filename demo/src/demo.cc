@@ -9,33 +9,12 @@
 #include "cfx/common/decimal.h"
 #include "cfx/demo/demo_config.h"
 #include "demo_internal.h"
+#include "demo_out.h"
 
 namespace cfx::demo {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr char kMarker[] = ".cfx-demo";
-
-// Wipes an earlier demo's output; refuses anything else that is not empty.
-absl::Status PrepareOut(const std::string& out) {
-  std::error_code ec;
-  if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec)) {
-      return absl::FailedPreconditionError(out + " exists and is not a directory");
-    }
-    if (!fs::is_empty(out, ec) && !fs::exists(fs::path(out) / kMarker, ec)) {
-      return absl::FailedPreconditionError(out +
-                                           " is not empty and was not written by cfx demo (no " +
-                                           kMarker + "); choose another --out or remove it");
-    }
-    fs::remove_all(out, ec);
-    if (ec) return absl::UnavailableError("cannot remove " + out + ": " + ec.message());
-  }
-  fs::create_directories(out, ec);
-  if (ec) return absl::UnavailableError("cannot create " + out + ": " + ec.message());
-  std::ofstream(fs::path(out) / kMarker) << "written by cfx demo; wiped by the next run\n";
-  return absl::OkStatus();
-}
 
 // The contracts traded on `d` (two months per product grade) with the band reference the
 // exchange uses (the latest settlement price, else the previous business day's fix, else

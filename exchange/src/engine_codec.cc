@@ -22,6 +22,7 @@ enum PriceFlags : uint8_t { kPresent = 1, kOnTick = 2 };
 class Out {
  public:
   explicit Out(std::string* s) : s_(s) {}
+  uint8_t version() const { return kEngineCodecVersion; }
   template <typename T>
   void Int(T v) {
     char b[sizeof(T)];
@@ -50,7 +51,8 @@ class Out {
 
 class In {
  public:
-  explicit In(absl::string_view b) : b_(b) {}
+  In(absl::string_view b, uint8_t version) : b_(b), version_(version) {}
+  uint8_t version() const { return version_; }
   template <typename T>
   void Int(T& v) {
     if (b_.size() < sizeof(T)) return Fail("truncated");
@@ -100,12 +102,21 @@ class In {
     b_ = {};
   }
   absl::string_view b_;
+  uint8_t version_;
   std::string error_;
 };
 
 // `C` is the command type `T`, const when encoding.
 template <typename C, typename T>
 concept CommandOf = std::same_as<std::remove_const_t<C>, T>;
+
+// Version 2 on: the request's Origin (u32 session, u32 MsgSeqNum); version 1 has none.
+template <typename IO, typename O>
+void OriginField(IO& io, O& origin) {
+  if (io.version() < 2) return;
+  io.Int(origin.session);
+  io.Int(origin.msg_seq);
+}
 
 template <typename IO, CommandOf<ProductCmd> C>
 void Fields(IO& io, C& c) {
@@ -140,11 +151,13 @@ void Fields(IO& io, C& c) {
   io.Name(c.firm);
   io.Int(c.expire);
   io.Int(c.session);
+  OriginField(io, c.origin);
 }
 template <typename IO, CommandOf<CancelCmd> C>
 void Fields(IO& io, C& c) {
   io.Name(c.orig);
   io.Name(c.acct);
+  OriginField(io, c.origin);
 }
 template <typename IO, CommandOf<ReplaceCmd> C>
 void Fields(IO& io, C& c) {
@@ -154,12 +167,14 @@ void Fields(IO& io, C& c) {
   io.Price(c.px);
   io.Bool(c.has_qty);
   io.Int(c.qty);
+  OriginField(io, c.origin);
 }
 template <typename IO, CommandOf<MassCancelCmd> C>
 void Fields(IO& io, C& c) {
   io.Name(c.acct);
   io.Name(c.sym);
   io.Int(c.session);
+  OriginField(io, c.origin);
 }
 template <typename IO, CommandOf<TimeCmd> C>
 void Fields(IO& io, C& c) {
@@ -168,6 +183,12 @@ void Fields(IO& io, C& c) {
 template <typename IO, CommandOf<CloseCmd> C>
 void Fields(IO& io, C& c) {
   io.Name(c.sym);
+}
+template <typename IO, CommandOf<FixSessionCmd> C>
+void Fields(IO& io, C& c) {
+  io.Int(c.session);
+  io.Int(c.next_target);
+  io.Int(c.sender_limit);
 }
 
 template <size_t I>
@@ -203,14 +224,16 @@ void EngineCodec::Encode(const Command& command, std::string* out) const {
 
 absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) const {
   if (bytes.size() < 2) return absl::DataLossError("engine command: truncated header");
-  if (static_cast<uint8_t>(bytes[0]) != kEngineCodecVersion) {
+  const uint8_t version = static_cast<uint8_t>(bytes[0]);
+  if (version < kEngineCodecOldestVersion || version > kEngineCodecVersion) {
     return absl::DataLossError(
         absl::StrCat("engine command: unsupported codec version ", static_cast<int>(bytes[0])));
   }
   const size_t tag = static_cast<uint8_t>(bytes[1]);
-  In in(bytes.substr(2));
+  In in(bytes.substr(2), version);
   Command decoded;
-  if (!DecodeIndex<0>(tag, in, &decoded)) {
+  constexpr size_t kFixSessionTag = Command(FixSessionCmd{}).index();
+  if ((version < 2 && tag == kFixSessionTag) || !DecodeIndex<0>(tag, in, &decoded)) {
     return absl::DataLossError(absl::StrCat("engine command: unknown tag ", tag));
   }
   absl::Status s = in.Finish();
@@ -219,7 +242,7 @@ absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) cons
 }
 
 std::string DescribeCommand(const Command& command) {
-  return std::visit(
+  std::string text = std::visit(
       [](const auto& c) -> std::string {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, ProductCmd>) {
@@ -252,11 +275,23 @@ std::string DescribeCommand(const Command& command) {
                               " session=", c.session);
         } else if constexpr (std::is_same_v<T, TimeCmd>) {
           return absl::StrCat("time ts=", c.ts);
+        } else if constexpr (std::is_same_v<T, FixSessionCmd>) {
+          return absl::StrCat("fix_session session=", c.session, " next_target=", c.next_target,
+                              " sender_limit=", c.sender_limit);
         } else {
           return absl::StrCat("close sym=", A(c.sym.view()));
         }
       },
       command);
+  const Origin* origin = nullptr;
+  if (const auto* n = std::get_if<NewOrderCmd>(&command)) origin = &n->origin;
+  if (const auto* x = std::get_if<CancelCmd>(&command)) origin = &x->origin;
+  if (const auto* r = std::get_if<ReplaceCmd>(&command)) origin = &r->origin;
+  if (const auto* m = std::get_if<MassCancelCmd>(&command)) origin = &m->origin;
+  if (origin != nullptr && origin->msg_seq != 0) {
+    absl::StrAppend(&text, " from=", origin->session, "/", origin->msg_seq);
+  }
+  return text;
 }
 
 }  // namespace cfx::exchange

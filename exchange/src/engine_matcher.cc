@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "book_publisher.h"
 #include "cfx/common/grade.h"
+#include "snapshot_bytes.h"
 
 namespace cfx::exchange {
 namespace {
@@ -18,19 +19,8 @@ using engine::EventType;
 constexpr uint32_t kMagic = 0x4D584643;  // "CFXM"
 constexpr int64_t kNsPerUs = 1000;
 
-template <typename T>
-void Put(std::string* s, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  s->append(b, sizeof(T));
-}
-template <typename T>
-bool Get(absl::string_view* in, T* v) {
-  if (in->size() < sizeof(T)) return false;
-  std::memcpy(v, in->data(), sizeof(T));
-  in->remove_prefix(sizeof(T));
-  return true;
-}
+using internal::Get;
+using internal::Put;
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
@@ -247,18 +237,33 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     const engine::Timestamp stamp = time_us * 1000;  // µs -> the engine's ns
     if (last_time_ == engine::kNoTime || stamp > last_time_) input_time_ = stamp;
   }
+  if (const auto* f = std::get_if<engine::FixSessionCmd>(&command)) {
+    fix_sessions_.Apply(*f);  // no engine state, no outcome
+    return;
+  }
   engine_->Process(command);
   engine::SessionId session = 0;
+  const engine::Origin* origin = nullptr;
   if (const auto* n = std::get_if<engine::NewOrderCmd>(&command)) {
     session = n->session;
+    origin = &n->origin;
+  } else if (const auto* x = std::get_if<engine::CancelCmd>(&command)) {
+    origin = &x->origin;
+  } else if (const auto* r = std::get_if<engine::ReplaceCmd>(&command)) {
+    origin = &r->origin;
   } else if (const auto* m = std::get_if<engine::MassCancelCmd>(&command)) {
     session = m->session;
+    origin = &m->origin;
   } else if (const auto* p = std::get_if<engine::ProductCmd>(&command)) {
     if (auto id = engine_->FindSymbol(p->sym.view())) {
       if (margins_.size() <= *id) margins_.resize(*id + 1, 0);
       if (p->initial_margin >= engine::MicroUsd(0)) margins_[*id] = p->initial_margin.value();
       touched_.push_back(*id);
     }
+  }
+  // A FIX request: its session now expects the MsgSeqNum after it (docs/replication.md).
+  if (origin != nullptr && origin->msg_seq != 0) {
+    fix_sessions_.Apply(engine::FixSessionCmd{origin->session, uint64_t{origin->msg_seq} + 1, 0});
   }
   EmitEvents(command, session, sink);
   if (publisher_ != nullptr) {
@@ -317,6 +322,8 @@ std::string EngineMatcher::Snapshot() const {
   }
   Put<uint64_t>(&out, margins_.size());
   for (int64_t m : margins_) Put(&out, m);
+  // Only when there is one: an unreplicated exchange's snapshots stay as they were.
+  if (!fix_sessions_.empty()) fix_sessions_.AppendTo(&out);
   return out;
 }
 
@@ -350,6 +357,10 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   if (!Get(&in, &n) || n > in.size() / 8) return bad("truncated margins");
   margins_.resize(n);
   for (uint64_t i = 0; i < n; ++i) Get(&in, &margins_[i]);
+  fix_sessions_.Clear();
+  if (!in.empty()) {
+    if (absl::Status s = fix_sessions_.ReadFrom(&in); !s.ok()) return s;
+  }
   if (!in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);
   RebuildLeaves();

@@ -364,6 +364,12 @@ absl::Status ExchangeCore::Promote(int64_t timeout_ms) {
 
 bool ExchangeCore::leading() const { return impl_->started && impl_->pipeline->leading(); }
 
+bool ExchangeCore::replicated() const { return impl_->options.replication != nullptr; }
+
+std::vector<FixSessionSeqs> ExchangeCore::FixSessions() const {
+  return impl_->matcher ? impl_->matcher->FixSessions() : std::vector<FixSessionSeqs>{};
+}
+
 absl::Status ExchangeCore::Stop() {
   Impl& m = *impl_;
   if (!m.started) return absl::OkStatus();

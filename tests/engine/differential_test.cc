@@ -79,6 +79,7 @@ struct ApplyTo {
   void operator()(const TimeCmd& c) { ref.Time(c); }
   void operator()(const CloseCmd& c) { ref.Close(c); }
   void operator()(const ProductCmd&) { ADD_FAILURE() << "the streams list no products"; }
+  void operator()(const FixSessionCmd&) {}  // no engine state
 };
 
 std::string Join(const std::vector<std::string>& v) {

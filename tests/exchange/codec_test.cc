@@ -63,6 +63,7 @@ TEST(EngineCodecTest, EveryVariantRoundTrips) {
       engine::MassCancelCmd{engine::Name::From("A1"), engine::Name::From("X"), 3},
       engine::TimeCmd{-5},
       engine::CloseCmd{engine::Name::From("X")},
+      engine::FixSessionCmd{42, 17, 100017},
   };
   ASSERT_EQ(all.size(), std::variant_size_v<engine::Command>);
   for (size_t i = 0; i < all.size(); ++i) {
@@ -78,6 +79,32 @@ TEST(EngineCodecTest, EveryVariantRoundTrips) {
   EXPECT_EQ(m.expire, 123456789);
   EXPECT_EQ(m.session, 7u);
   EXPECT_EQ(m.stp_action, engine::StpAction::kCancelBoth);
+}
+
+// Version 2 added each request's Origin (its FIX session and MsgSeqNum, docs/formats.md);
+// a journal written in version 1 still decodes, with no origin, and knows no fix_session.
+TEST(EngineCodecTest, RequestsCarryTheirOriginAndVersionOneStillDecodes) {
+  engine::CancelCmd x{engine::Name::From("o1"), engine::Name::From("A1")};
+  x.origin = {77, 1234};
+  ExpectRoundTrip(x);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(x), &back).ok());
+  EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.session, 77u);
+  EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.msg_seq, 1234u);
+  EXPECT_NE(DescribeCommand(back).find("from=77/1234"), std::string::npos) << DescribeCommand(back);
+
+  // Version 1: the same bytes without the 8 origin bytes.
+  std::string v1 = Bytes(x);
+  v1[0] = 1;
+  v1.resize(v1.size() - 8);
+  ASSERT_TRUE(EngineCodec().Decode(v1, &back).ok());
+  EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.msg_seq, 0u);
+  EXPECT_EQ(std::get<engine::CancelCmd>(back).orig.view(), "o1");
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(x).replace(0, 1, 1, '\x01'), &back)))
+      << "a version 1 payload with origin bytes has trailing bytes";
+  std::string fix_v1 = Bytes(engine::FixSessionCmd{1, 2, 3});
+  fix_v1[0] = 1;
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(fix_v1, &back)));
 }
 
 TEST(EngineCodecTest, RandomCommandsRoundTrip) {
@@ -103,7 +130,7 @@ TEST(EngineCodecTest, MalformedPayloadsAreDataLoss) {
   bad_version[0] = 9;
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(bad_version, &c)));
   std::string bad_tag = good;
-  bad_tag[1] = 8;
+  bad_tag[1] = 9;
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(bad_tag, &c)));
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(good + "x", &c)));  // trailing byte
   std::string long_name = good;

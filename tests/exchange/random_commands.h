@@ -48,6 +48,7 @@ class RandomCommands {
       m.acct = engine::Name::From(Acct(Pick(accounts_)));
       if (Pick(2) == 0) m.sym = engine::Name::From(Sym(Pick(symbols_)));
       if (Pick(4) == 0) m.session = 1 + Pick(3);
+      m.origin = NextOrigin();
       return m;
     }
     if (r < 92) {
@@ -102,6 +103,7 @@ class RandomCommands {
     c.stp_action = static_cast<engine::StpAction>(Pick(3));
     if (Pick(3) == 0) c.firm = engine::Name::From(absl::StrCat("F", Pick(2)));
     c.session = Pick(4);
+    c.origin = NextOrigin();
     return c;
   }
 
@@ -109,6 +111,7 @@ class RandomCommands {
     engine::CancelCmd c;
     c.orig = engine::Name::From(absl::StrCat("c", 1 + Pick(cl_)));
     c.acct = engine::Name::From(Acct(Pick(accounts_)));
+    c.origin = NextOrigin();
     return c;
   }
 
@@ -122,15 +125,24 @@ class RandomCommands {
       c.has_qty = true;
       c.qty = engine::Qty(Pick(25));
     }
+    c.origin = NextOrigin();
     return c;
   }
 
  private:
+  // Requests come from FIX sessions 1..3 in turn, each numbering its own (no draw from the
+  // generator: the command stream is the same as without origins).
+  engine::Origin NextOrigin() {
+    const engine::SessionId session = 1 + static_cast<engine::SessionId>(requests_++ % 3);
+    return engine::Origin{session, ++msg_seq_[session]};
+  }
   int64_t Pick(int64_t n) { return n <= 0 ? 0 : static_cast<int64_t>(rng_() % n); }
 
   std::mt19937_64 rng_;
   int symbols_, accounts_;
   int64_t cl_ = 0;
+  uint64_t requests_ = 0;
+  uint32_t msg_seq_[4] = {};
   int64_t now_ = kMarch2027 + 9 * 3600 * kNsPerSec;
 };
 

@@ -115,6 +115,41 @@ TEST(EngineMatcherSnapshotTest, RestoreKeepsClosesRiskAndEvents) {
   }
 }
 
+// The `fix_session` inputs of a replicated exchange (docs/replication.md, "FIX sessions"):
+// each sets the fields it gives; the table travels in the snapshot (so in the state hash)
+// and a snapshot without it restores with none.
+TEST(EngineMatcherSnapshotTest, FixSessionsAreKeptAndSnapshotted) {
+  EngineMatcher a(MatcherOptions{});
+  Collect sink;
+  const std::string before = a.Snapshot();
+  a.Apply(1, engine::FixSessionCmd{7, 12, 100011}, sink);
+  a.Apply(2, engine::FixSessionCmd{7, 15, 0}, sink);
+  a.Apply(3, engine::FixSessionCmd{9, 0, 100300}, sink);
+  a.Apply(4, engine::FixSessionCmd{7, 0, 150000}, sink);
+  EXPECT_TRUE(sink.s.empty()) << "no outcome: " << sink.s;
+  const std::vector<FixSessionSeqs> want = {{7, 15, 150000}, {9, 0, 100300}};
+  EXPECT_EQ(a.FixSessions(), want);
+  EXPECT_EQ(a.last_seq(), 4u);
+  const std::string snap = a.Snapshot();
+  EXPECT_NE(snap.substr(4), before.substr(4)) << "the table is part of the state";
+  EngineMatcher b(MatcherOptions{});
+  ASSERT_TRUE(b.Restore(snap).ok());
+  EXPECT_EQ(b.FixSessions(), want);
+  EXPECT_EQ(b.Snapshot(), snap);
+  // A request's origin moves its session's next target too (the MsgSeqNum after it).
+  engine::CancelCmd x{engine::Name::From("nope"), engine::Name::From("A1")};
+  x.origin = {9, 41};
+  a.Apply(5, x, sink);
+  const std::vector<FixSessionSeqs> moved = {{7, 15, 150000}, {9, 42, 100300}};
+  EXPECT_EQ(a.FixSessions(), moved);
+  // A snapshot from before the table (or without marks) restores with none.
+  ASSERT_TRUE(b.Restore(before).ok());
+  EXPECT_TRUE(b.FixSessions().empty());
+  // A truncated table is DataLoss, not a half-restored one.
+  absl::Status cut = b.Restore(snap.substr(0, snap.size() - 3));
+  EXPECT_EQ(cut.code(), absl::StatusCode::kDataLoss) << cut;
+}
+
 }  // namespace
 }  // namespace cfx::exchange
 

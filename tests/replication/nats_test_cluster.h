@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/nats_options.h"
-#include "cfx/replication/testing/nats_cluster.h"
+#include "cfx/replication/local_nats_cluster.h"
 #include "temp_dir.h"
 
 namespace cfx::replication {
@@ -23,14 +23,14 @@ namespace cfx::replication {
 class SharedNatsCluster : public ::testing::Environment {
  public:
   // The cluster, started at the first call; null if it could not start (Error() says why).
-  static testing::NatsCluster* Get() {
+  static LocalNatsCluster* Get() {
     SharedNatsCluster& env = Env();
     if (env.cluster_ == nullptr && env.error_.empty()) {
       // Ports are picked free, then bound by the servers: another test process may take one
       // in between (ctest -j). A cluster that did not come up is tried again on new ports.
       for (int attempt = 0; attempt < 3 && env.cluster_ == nullptr; ++attempt) {
         env.dir_ = std::make_unique<testsupport::TempDir>("cfx_nats");
-        auto c = testing::NatsCluster::Start(env.dir_->path(), 3);
+        auto c = LocalNatsCluster::Start(env.dir_->path(), 3);
         if (c.ok()) {
           env.cluster_ = std::move(*c);
           env.error_.clear();
@@ -57,7 +57,7 @@ class SharedNatsCluster : public ::testing::Environment {
     return *env;
   }
   std::unique_ptr<testsupport::TempDir> dir_;
-  std::unique_ptr<testing::NatsCluster> cluster_;
+  std::unique_ptr<LocalNatsCluster> cluster_;
   std::string error_;
 };
 

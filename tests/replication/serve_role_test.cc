@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cfx/client/fix_client.h"
 #include "cfx/client/http_client.h"
 #include "cfx/common/config.h"
 #include "cfx/gateway/exchange_server.h"
@@ -78,6 +80,17 @@ std::string Metrics(int port) {
   return r.ok() ? r->body : "";
 }
 
+// Every input the primary acknowledged has reached the standby's state (within 30 s).
+bool Followed(gateway::ExchangeServer& primary, gateway::ExchangeServer& standby) {
+  if (!primary.core().Flush().ok()) return false;
+  const uint64_t end = primary.core().Stats().next_seq;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (standby.core().Stats().next_seq != end && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return standby.core().Stats().next_seq == end;
+}
+
 engine::NewOrderCmd Order(int i) {
   engine::NewOrderCmd n;
   n.acct = engine::Name::From("A1");
@@ -111,13 +124,7 @@ TEST(ServeRoleTest, StandbyServesReadOnlyFollowsAndTakesOverWhenThePrimaryStops)
   for (int i = 1; i <= 200; ++i) {
     ASSERT_EQ(primary->core().Submit(Order(i), i), exchange::OfferResult::kAccepted);
   }
-  ASSERT_TRUE(primary->core().Flush().ok());
-  const uint64_t end = primary->core().Stats().next_seq;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (standby->core().Stats().next_seq != end && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(standby->core().Stats().next_seq, end);
+  ASSERT_TRUE(Followed(*primary, *standby));
   EXPECT_NE(Metrics(standby->http_port()).find("cfx_replication_state_checks"), std::string::npos);
   EXPECT_EQ(standby->core().Positions("A1").size(), primary->core().Positions("A1").size());
 
@@ -132,6 +139,106 @@ TEST(ServeRoleTest, StandbyServesReadOnlyFollowsAndTakesOverWhenThePrimaryStops)
   EXPECT_EQ(standby->core().Submit(Order(1000), 1000), exchange::OfferResult::kAccepted);
   ASSERT_TRUE(standby->core().Flush().ok());
   EXPECT_FALSE(standby->deposed());
+  ASSERT_TRUE(standby->Stop().ok());
+}
+
+client::FixClientOptions ClientOptions(int port, const std::string& store) {
+  client::FixClientOptions c;
+  c.sender_comp_id = "ALPHA_T1";
+  c.port = port;
+  c.store_dir = store;
+  c.heartbeat_secs = 5;
+  c.reset_on_logon = false;  // the point: the sequence numbers continue
+  return c;
+}
+
+client::FixOrder FixOrderOf(int i) {
+  client::FixOrder o;
+  o.cl_ord_id = absl::StrCat("f", i);
+  o.account = "A1";
+  o.symbol = "B200-GOLD-US-202703";
+  o.side = client::Side::kBuy;
+  o.price_ticks = 4900 + i % 5;
+  o.qty = 1;
+  return o;
+}
+
+int64_t SeqOf(const client::FixMessage& m) {
+  int64_t v = 0;
+  return absl::SimpleAtoi(m.Get(34), &v) ? v : -1;
+}
+
+// docs/replication.md, "FIX sessions": a FIX client of the primary logs on to the new
+// primary with the same CompIDs and its own next sequence numbers (no reset). The new
+// primary expects the MsgSeqNum after the last request the stream holds, so the client
+// resends just what was never sequenced (here a status request, answered again) and
+// nothing sequenced twice; it sends from past the old primary's recorded limit, so the
+// client sees a gap that a gap fill closes, never a number it has already seen.
+TEST(ServeRoleTest, AFixClientContinuesItsSequenceNumbersOnTheNewPrimary) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("fixseq");
+  testsupport::TempDir dir_a("cfx_fixseq_a"), dir_b("cfx_fixseq_b"), dir_c("cfx_fixseq_c");
+  auto primary = MakeServer(o, dir_a.path(), "node-a", gateway::ServeRole::kPrimary);
+  ASSERT_TRUE(primary->Start().ok());
+  auto standby = MakeServer(o, dir_b.path(), "node-b", gateway::ServeRole::kStandby);
+  ASSERT_TRUE(standby->Start().ok());
+
+  constexpr int kOrders = 30;
+  int64_t last_seen = 0;  // the highest MsgSeqNum received from the old primary
+  {
+    client::FixClient c(ClientOptions(primary->fix_port(), dir_c.path()));
+    ASSERT_TRUE(c.Logon(std::chrono::seconds(10)).ok());
+    for (int i = 0; i < kOrders; ++i) {
+      ASSERT_TRUE(c.SendOrder(FixOrderOf(i)).ok());
+      client::FixMessage ack;
+      ASSERT_TRUE(c.WaitFor([&](const client::FixMessage& m) { return m.IsExecReport(FixOrderOf(i).cl_ord_id); },
+                            &ack, std::chrono::seconds(10)));
+      EXPECT_EQ(ack.exec_type(), '0') << ack.Get(58);
+      last_seen = std::max(last_seen, SeqOf(ack));
+    }
+    // Answered by the old primary and never sequenced: the new primary asks for it again.
+    ASSERT_TRUE(c.SendStatusRequest("before", "f0", "A1", "B200-GOLD-US-202703",
+                                    client::Side::kBuy)
+                    .ok());
+    client::FixMessage answer;
+    ASSERT_TRUE(c.WaitFor([](const client::FixMessage& m) { return m.Get(790) == "before"; },
+                          &answer, std::chrono::seconds(10)));
+    last_seen = std::max(last_seen, SeqOf(answer));
+    // Every request reached the standby's state: the stream holds them and their marks.
+    ASSERT_TRUE(Followed(*primary, *standby));
+    std::vector<exchange::FixSessionSeqs> seqs = standby->core().FixSessions();
+    ASSERT_EQ(seqs.size(), 1u);
+    EXPECT_EQ(seqs[0].next_target, static_cast<uint64_t>(kOrders + 2))
+        << "the Logon was 1, the orders 2.." << kOrders + 1;
+    EXPECT_GT(seqs[0].sender_limit, static_cast<uint64_t>(last_seen));
+    ASSERT_TRUE(primary->Stop().ok());  // gives the lease back; the client is logged out
+    c.Logout(std::chrono::seconds(2));
+  }
+  ASSERT_TRUE(standby->WaitLeading(20000));
+
+  client::FixClient c(ClientOptions(standby->fix_port(), dir_c.path()));
+  ASSERT_TRUE(c.Logon(std::chrono::seconds(10)).ok());
+  client::FixMessage again;
+  ASSERT_TRUE(c.WaitFor([](const client::FixMessage& m) { return m.Get(790) == "before"; },
+                        &again, std::chrono::seconds(10)))
+      << "the status request the old primary answered but never sequenced is resent";
+  EXPECT_EQ(again.Get(43), "") << "a new answer, not a copy";
+  EXPECT_GT(SeqOf(again), last_seen) << "never a number the client has already seen";
+  ASSERT_TRUE(c.SendOrder(FixOrderOf(kOrders)).ok());
+  client::FixMessage ack;
+  ASSERT_TRUE(c.WaitFor([](const client::FixMessage& m) { return m.IsExecReport(FixOrderOf(kOrders).cl_ord_id); },
+                        &ack, std::chrono::seconds(10)));
+  EXPECT_EQ(ack.exec_type(), '0') << ack.Get(58);
+  // Nothing sequenced twice: no order of the old primary came back (as a duplicate).
+  for (const client::FixMessage& m : c.TakeAll()) {
+    EXPECT_FALSE(m.IsExecReport() && m.Get(11) != FixOrderOf(kOrders).cl_ord_id)
+        << "an order resent after the failover: " << m.Get(11) << " " << m.Get(58);
+  }
+  for (int i = 0; i <= kOrders; ++i) {
+    EXPECT_TRUE(standby->core().FindOrder("A1", FixOrderOf(i).cl_ord_id).has_value()) << i;
+  }
+  EXPECT_TRUE(c.logged_on());
+  c.Logout(std::chrono::seconds(2));
   ASSERT_TRUE(standby->Stop().ok());
 }
 

@@ -32,6 +32,7 @@ void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
     s.throttle.Reset();
     s.peer = internal::CurrentPeer();
   }
+  if (config_.record_sequences) RecordAtLogon(id);
   Audit("fix_logon", session, internal::CurrentPeer(), "accepted", "");
 }
 
@@ -56,6 +57,7 @@ void FixGateway::Impl::onLogout(const FIX::SessionID& id) {
 }
 
 void FixGateway::Impl::toAdmin(FIX::Message& message, const FIX::SessionID& id) {
+  if (config_.record_sequences) ReserveSent(message, id);
   const std::string type = message.getHeader().getField(35);
   if (type != "A" && type != "5") return;
   // A Logon with 141=Y (accepted or not) has reset the sequence numbers, and QuickFIX's

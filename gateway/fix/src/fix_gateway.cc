@@ -208,6 +208,7 @@ absl::Status FixGateway::Impl::Start() {
     // made the sessions: make them private. A sequence reset re-creates them; toAdmin
     // then does this again (`cfx` itself runs with umask 077, so no window there).
     store_dir_ = dir + "/store";
+    ApplyResume();
     internal::MakeFilesPrivate(store_dir_);
     acceptor_->start();
   } catch (const FIX::RuntimeError& e) {
@@ -307,6 +308,9 @@ FixGateway::FixGateway(FixGatewayConfig config, OrderEntry* exchange)
     : impl_(new Impl(std::move(config), exchange)) {}
 FixGateway::~FixGateway() { impl_->Stop(); }
 absl::Status FixGateway::Start() { return impl_->Start(); }
+void FixGateway::ResumeSessions(std::vector<SessionSequences> sequences) {
+  impl_->ResumeSessions(std::move(sequences));
+}
 void FixGateway::Stop() { impl_->Stop(); }
 bool FixGateway::SeqNums(const std::string& s, FixSeqNums* out) const {
   return impl_->SeqNums(s, out);

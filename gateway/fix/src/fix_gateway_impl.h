@@ -51,13 +51,16 @@ class FixGateway::Impl : public FIX::Application {
   // A Logout sent before the session logged on is a refused Logon: audited. After a
   // Logon or Logout the store's files are made private (MakeFilesPrivate).
   void toAdmin(FIX::Message& message, const FIX::SessionID& id) override;
-  void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
+  void toApp(FIX::Message& message, const FIX::SessionID& id) throw(FIX::DoNotSend) override;
   void fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::RejectLogon) override;
   void fromApp(const FIX::Message& message, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::UnsupportedMessageType) override;
+
+  // Sequence numbers of a replicated exchange (fix_sequences.cc).
+  void ResumeSessions(std::vector<SessionSequences> sequences) { resume_ = std::move(sequences); }
 
   // Outcomes (fix_outbound.cc).
   void Accepted(const OrderState& order);
@@ -77,9 +80,21 @@ class FixGateway::Impl : public FIX::Application {
     uint64_t generation = 0;  // bumped at every logon
     internal::TokenBucket throttle;
     std::string peer;  // of the connection that logged on last (the audit's logout line)
+    uint64_t sender_limit = 0;  // recorded (record_sequences): no MsgSeqNum sent at or above
   };
   void Audit(const char* kind, const std::string& comp_id, const std::string& peer,
              const char* result, const std::string& reason) const;
+
+  // fix_sequences.cc (record_sequences). The limit is recorded this far ahead of the
+  // MsgSeqNum sent, and again once what is sent comes within half of it: a whole half
+  // (50,000 messages) would have to go out within one journal commit to overtake it.
+  static constexpr uint64_t kSenderReserve = 100000;
+  // Start: applies resume_ to the sessions the acceptor made.
+  void ApplyResume();
+  // onLogon: where the session stands now, and a limit kSenderReserve ahead.
+  void RecordAtLogon(const FIX::SessionID& id);
+  // toApp/toAdmin: a new limit when `message`'s MsgSeqNum has come within half of it.
+  void ReserveSent(const FIX::Message& message, const FIX::SessionID& id);
 
   // fix_inbound.cc: each validates, checks entitlements and forwards to the exchange, or
   // answers the client itself with the same message the exchange's refusal would give.
@@ -130,6 +145,8 @@ class FixGateway::Impl : public FIX::Application {
   std::unique_ptr<FIX::LogFactory> log_;
   std::string store_dir_;  // <data_dir>/fix/store, set by Start
   std::unique_ptr<FIX::Acceptor> acceptor_;  // internal::BoundAcceptor
+
+  std::vector<SessionSequences> resume_;  // ResumeSessions, applied by Start
 
   mutable std::mutex mu_;
   std::map<std::string, SessionState> sessions_;

@@ -32,6 +32,18 @@ bool FixTimeToIso(const std::string& t, std::string* out) {
   return true;
 }
 
+// The request's MsgSeqNum (34), which QuickFIX has checked; 0 if unreadable.
+uint64_t MsgSeqOf(const FIX::Message& m) {
+  std::string v;
+  if (!internal::GetField(m.getHeader(), 34, &v) || v.empty() || v.size() > 18) return 0;
+  uint64_t seq = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return 0;
+    seq = seq * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return seq;
+}
+
 // Echo of a request's order fields, for a reject built by the gateway.
 OrderState Echo(const std::string& session, const FIX::Message& m) {
   OrderState o;
@@ -117,6 +129,7 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
 void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message& m) {
   NewOrder order;
   order.session = spec.sender_comp_id;
+  order.msg_seq = MsgSeqOf(m);
   order.firm = spec.firm;
   std::string reason = ParseNewOrder(m, &order);
   if (reason.empty() && !entitlements_.AccountAllowed(spec.firm, order.account)) {
@@ -159,6 +172,7 @@ std::string FixGateway::Impl::CheckAmend(const FixSessionSpec& spec, const FIX::
 void FixGateway::Impl::OnCancel(const FixSessionSpec& spec, const FIX::Message& m) {
   CancelOrder req;
   req.session = spec.sender_comp_id;
+  req.msg_seq = MsgSeqOf(m);
   AmendIds ids;
   const std::string reason = CheckAmend(spec, m, &ids);
   if (!reason.empty()) {
@@ -175,6 +189,7 @@ void FixGateway::Impl::OnCancel(const FixSessionSpec& spec, const FIX::Message& 
 void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message& m) {
   ReplaceOrder req;
   req.session = spec.sender_comp_id;
+  req.msg_seq = MsgSeqOf(m);
   AmendIds ids;
   std::string reason = CheckAmend(spec, m, &ids), v;
   req.account = ids.account;
@@ -218,6 +233,7 @@ void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Me
 void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Message& m) {
   MassCancel req;
   req.session = spec.sender_comp_id;
+  req.msg_seq = MsgSeqOf(m);
   req.cl_ord_id = internal::FieldOr(m, 11);
   req.account = internal::FieldOr(m, 1);
   const std::string type = internal::FieldOr(m, 530);

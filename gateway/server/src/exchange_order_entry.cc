@@ -132,6 +132,23 @@ class ExchangeOrderEntry::Impl {
     return r;
   }
 
+  // A replicated exchange's requests name their FIX session and MsgSeqNum, so that a
+  // standby taking over expects exactly the MsgSeqNum after the last request it has
+  // (docs/replication.md, "FIX sessions"): the client resends just what was never
+  // sequenced. One node: none (QuickFIX's own store does that).
+  en::Origin OriginOf(const std::string& session, uint64_t msg_seq) const {
+    if (!core_->replicated() || msg_seq == 0 || msg_seq > UINT32_MAX) return {};
+    return en::Origin{SessionIdOf(session), static_cast<uint32_t>(msg_seq)};
+  }
+  bool OfferMark(const en::FixSessionCmd& mark) {
+    exchange::OfferResult r = exchange::OfferResult::kFull;
+    for (int i = 0; i < kFullRetries && r == exchange::OfferResult::kFull; ++i) {
+      r = core_->Submit(mark, 0);
+      if (r == exchange::OfferResult::kFull) std::this_thread::yield();
+    }
+    return r == exchange::OfferResult::kAccepted;
+  }
+
   // The exchange time of the input an outcome came from, in µs (0: none, the report says
   // "now"): the TransactTime of its reports (SPEC §5).
   static int64_t TimeUs(const exchange::Outcome& o) {
@@ -452,6 +469,7 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
     }
     c.expire = static_cast<en::Timestamp>(*ts) * 1000;
   }
+  c.origin = impl_->OriginOf(r.session, r.msg_seq);
   OrderState asked = s;
   if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted)
     impl_->RejectNew(asked, "throttled");
@@ -466,6 +484,7 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
+  c.origin = impl_->OriginOf(r.session, r.msg_seq);
   impl_->OfferAmend(c, Pending::Kind::kCancel, refusal);
 }
 
@@ -486,6 +505,7 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
   if (r.has_price) c.px = en::PriceField::Ticks(en::PriceTicks(r.price_ticks));
   c.has_qty = r.has_qty;
   c.qty = en::Qty(r.qty);
+  c.origin = impl_->OriginOf(r.session, r.msg_seq);
   impl_->OfferAmend(c, Pending::Kind::kReplace, refusal);
 }
 
@@ -530,6 +550,7 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
     return;
   }
   if (r.account.empty()) c.session = SessionIdOf(r.session);
+  c.origin = impl_->OriginOf(r.session, r.msg_seq);
   Pending p;
   p.kind = Pending::Kind::kMass;
   p.asked.session = r.session;
@@ -551,6 +572,22 @@ void ExchangeOrderEntry::Disconnected(const SessionDisconnected& r) {
   for (int i = 0; i < 100 && impl_->Offer(c, p) == exchange::OfferResult::kFull; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+bool ExchangeOrderEntry::RecordSequences(const SessionSequences& sequences) {
+  if (!impl_->core_->replicated()) return true;  // one node: QuickFIX's own store
+  return impl_->OfferMark(en::FixSessionCmd{SessionIdOf(sequences.session),
+                                            sequences.next_target, sequences.sender_limit});
+}
+
+std::vector<SessionSequences> ExchangeOrderEntry::ResumeSequences() const {
+  std::vector<SessionSequences> out;
+  for (const exchange::FixSessionSeqs& s : impl_->core_->FixSessions()) {
+    auto it = impl_->session_names_.find(s.session);
+    if (it == impl_->session_names_.end()) continue;  // a session since removed from the config
+    out.push_back(SessionSequences{it->second, s.next_target, s.sender_limit});
+  }
+  return out;
 }
 
 // Nothing is delivered before Start: a standby's core publishes the primary's outcomes

@@ -1,8 +1,5 @@
 #include "cfx/gateway/exchange_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/audit/audit_log.h"
 #include "cfx/audit/refusal_throttle.h"
+#include "cfx/common/free_port.h"
 #include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/lease.h"
 #include "cfx/replication/lease_keeper.h"
@@ -40,27 +38,6 @@ absl::Status SendRiskData(exchange::ExchangeCore* core,
   std::map<std::string, engine::PriceTicks> refs;
   for (const auto& [sym, v] : band_ref_ticks) refs.emplace(sym, engine::PriceTicks(v));
   return core->RefreshMargins(margins, refs);
-}
-
-// QuickFIX cannot report the port it bound, so an ephemeral FIX port is chosen here: bind
-// port 0, read it back, close. Another process could take it in between; on loopback in a
-// test run that is rare, and Start then fails with Unavailable instead of hanging.
-absl::StatusOr<int> PickFreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::UnavailableError("socket() failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  if (port <= 0) return absl::UnavailableError("no free loopback port");
-  return port;
 }
 
 // The data dir as `mode` wants it (docs/serve.md, "Data dir"): a missing or empty data dir
@@ -249,7 +226,7 @@ class ExchangeServer::Impl {
     }
 
     if (config_.fix_port == 0) {
-      auto port = PickFreePort();
+      auto port = common::PickFreeLoopbackPort();  // QuickFIX cannot report its port
       if (!port.ok()) return Fail("FIX", port.status());
       config_.fix_port = *port;
     }
@@ -274,7 +251,12 @@ class ExchangeServer::Impl {
                              {"suppressed", std::to_string(suppressed)}});
       }
     };
+    // Replicated: the sessions' sequence numbers travel in the stream (docs/replication.md,
+    // "FIX sessions"), and a node that takes over resumes each session where the stream
+    // left it.
+    fix_config.record_sequences = options_.role != ServeRole::kAlone;
     fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
+    if (options_.role != ServeRole::kAlone) fix_->ResumeSessions(entry_->ResumeSequences());
     entry_->SetListener(fix_.get());
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
     if (absl::Status s = fix_->Start(); !s.ok()) return Fail("FIX", s);
@@ -300,15 +282,21 @@ class ExchangeServer::Impl {
   }
 
   absl::Status Stop() {
-    // The keeper first: it may be promoting right now; afterwards nothing starts anew. It
-    // gives the lease back, so a standby need not wait out the TTL.
-    if (keeper_) keeper_->Stop();
-    {
-      std::lock_guard<std::mutex> lock(refresh_mu_);
-      stop_refresh_ = true;
+    // A leader hands over cleanly: its order ports close first, so that what the logouts
+    // bring (cancel-on-disconnect) is sequenced and replicated while it still holds the
+    // lease; then the lease goes back. Otherwise (a standby, a node promoting right now)
+    // the keeper stops first: afterwards nothing starts anew. Either way the lease is given
+    // back, so a standby need not wait out the TTL.
+    const bool handing_over = keeper_ && order_ports_open_.load(std::memory_order_acquire) &&
+                              !deposed_.load(std::memory_order_acquire);
+    if (handing_over) {
+      StopRefresher();
+      if (http_) http_->Stop();
+      if (fix_) fix_->Stop();
+      if (core_ && started_) (void)core_->Flush();
     }
-    refresh_cv_.notify_all();
-    if (refresher_.joinable()) refresher_.join();
+    if (keeper_) keeper_->Stop();
+    StopRefresher();
     if (http_) http_->Stop();
     if (fix_) fix_->Stop();  // logouts: cancel-on-disconnect goes to the core
     absl::Status s;
@@ -323,6 +311,15 @@ class ExchangeServer::Impl {
     }
     started_ = false;
     return s;
+  }
+
+  void StopRefresher() {
+    {
+      std::lock_guard<std::mutex> lock(refresh_mu_);
+      stop_refresh_ = true;
+    }
+    refresh_cv_.notify_all();
+    if (refresher_.joinable()) refresher_.join();
   }
 
   absl::Status Fail(const char* part, const absl::Status& s) {

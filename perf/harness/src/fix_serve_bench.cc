@@ -12,7 +12,7 @@
 #include "cfx/gateway/exchange_server.h"
 #include "cfx/perf/journal_bench.h"
 #include "cfx/replication/publish_yardstick.h"
-#include "cfx/replication/testing/nats_cluster.h"
+#include "cfx/replication/local_nats_cluster.h"
 #include "nlohmann/json.hpp"
 #include "work_dir.h"
 
@@ -70,7 +70,7 @@ class BenchExchange {
     if (replicated) {
       nats_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_nats_XXXXXX");
       if (nats_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
-      auto cluster = replication::testing::NatsCluster::Start(nats_dir_, 3);
+      auto cluster = replication::LocalNatsCluster::Start(nats_dir_, 3);
       if (!cluster.ok()) return cluster.status();
       cluster_ = std::move(*cluster);
       config.replication.servers = cluster_->urls();
@@ -105,7 +105,7 @@ class BenchExchange {
  private:
   std::string data_dir_;
   std::string nats_dir_;
-  std::unique_ptr<replication::testing::NatsCluster> cluster_;
+  std::unique_ptr<replication::LocalNatsCluster> cluster_;
   std::unique_ptr<gateway::ExchangeServer> server_;
 };
 

@@ -12,7 +12,7 @@
 #include "cfx/replication/batch_format.h"
 #include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/publish_yardstick.h"
-#include "cfx/replication/testing/nats_cluster.h"
+#include "cfx/replication/local_nats_cluster.h"
 #include "work_dir.h"
 
 namespace cfx::perf {
@@ -71,13 +71,13 @@ absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int comm
 // given servers or on a cluster started for it, and the publish-ack yardstick.
 absl::StatusOr<nlohmann::json> RunReplicated(const JournalBenchOptions& options,
                                              const std::string& dir) {
-  std::unique_ptr<replication::testing::NatsCluster> cluster;
+  std::unique_ptr<replication::LocalNatsCluster> cluster;
   const std::string cluster_dir = dir + "_nats";
   replication::NatsOptions o;
   o.servers = options.nats_servers;
   if (o.servers.empty()) {
     if (!internal::MakeDirs(cluster_dir)) return absl::UnavailableError("cannot create " + cluster_dir);
-    auto c = replication::testing::NatsCluster::Start(cluster_dir, 3);
+    auto c = replication::LocalNatsCluster::Start(cluster_dir, 3);
     if (!c.ok()) return c.status();
     cluster = std::move(*c);
     o.servers = cluster->urls();

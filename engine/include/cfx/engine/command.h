@@ -40,6 +40,15 @@ struct StateCmd {
   TradingState state = TradingState::kOpen;
 };
 
+// Where a request came from: its FIX session and MsgSeqNum; 0 when not from FIX (or not
+// replicated). The engine ignores it; the exchange's matcher keeps, per session, the
+// MsgSeqNum after the latest, so that a standby taking over knows exactly which requests it
+// has (docs/replication.md, "FIX sessions").
+struct Origin {
+  SessionId session = 0;
+  uint32_t msg_seq = 0;
+};
+
 struct NewOrderCmd {
   ClientId cl;
   Name acct;
@@ -58,11 +67,13 @@ struct NewOrderCmd {
   Name firm;   // empty: the account
   Timestamp expire = kNoTime;  // required for gtd
   SessionId session = 0;       // for cancel-on-disconnect
+  Origin origin;
 };
 
 struct CancelCmd {
   ClientId orig;
   Name acct;
+  Origin origin;
 };
 
 struct ReplaceCmd {
@@ -72,6 +83,7 @@ struct ReplaceCmd {
   PriceField px;     // absent: keep
   bool has_qty = false;
   Qty qty{0};  // the new total quantity
+  Origin origin;
 };
 
 // Cancels resting orders and pending stops. By account (optionally one symbol), or, when
@@ -80,6 +92,7 @@ struct MassCancelCmd {
   Name acct;
   Name sym;  // empty: all symbols
   SessionId session = 0;
+  Origin origin;
 };
 
 struct TimeCmd {
@@ -90,8 +103,18 @@ struct CloseCmd {
   Name sym;
 };
 
+// Where a FIX session stands, recorded at its Logon and as the MsgSeqNums it is sent grow
+// (docs/replication.md, "FIX sessions"): the engine ignores it; the exchange's matcher
+// keeps the latest per session in its state, so a new primary resumes the session's
+// sequence numbers. 0 leaves a value as it is.
+struct FixSessionCmd {
+  SessionId session = 0;
+  uint64_t next_target = 0;   // the next MsgSeqNum expected from the client
+  uint64_t sender_limit = 0;  // the exchange sends no MsgSeqNum at or above this
+};
+
 using Command = std::variant<ProductCmd, StateCmd, NewOrderCmd, CancelCmd, ReplaceCmd,
-                             MassCancelCmd, TimeCmd, CloseCmd>;
+                             MassCancelCmd, TimeCmd, CloseCmd, FixSessionCmd>;
 
 }  // namespace cfx::engine
 

@@ -118,6 +118,7 @@ class Engine {
   void Apply(const MassCancelCmd& c);
   void Apply(const TimeCmd& c);
   void Apply(const CloseCmd& c);
+  void Apply(const FixSessionCmd&) {}  // the exchange's matcher keeps it (no engine state)
   void ForgetEndedClientIds();
 
   // Validation (validation.cc); kNone when the order may be accepted.

@@ -19,7 +19,8 @@
 
 namespace cfx::exchange {
 
-inline constexpr uint8_t kEngineCodecVersion = 1;
+inline constexpr uint8_t kEngineCodecVersion = 2;  // 2: requests carry their Origin
+inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.
 class EngineCodec : public journal::CommandCodec<engine::Command> {

@@ -26,6 +26,7 @@
 #include "cfx/common/date.h"
 #include "cfx/common/units.h"
 #include "cfx/engine/engine.h"
+#include "cfx/exchange/fix_session_table.h"
 #include "cfx/exchange/outcome.h"
 #include "cfx/journal/pipeline_interfaces.h"
 
@@ -73,6 +74,8 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   int64_t Position(engine::AccountId acct, engine::SymbolId sym) const;
   // Per-contract initial margin in force (micro-USD), 0 when none was set.
   int64_t Margin(engine::SymbolId sym) const;
+  // Where each FIX session stands (the `fix_session` inputs); any thread.
+  std::vector<FixSessionSeqs> FixSessions() const { return fix_sessions_.All(); }
 
   // Optional: book snapshots published after each input (not owned; set before Start).
   void set_publisher(internal::BookPublisher* publisher) { publisher_ = publisher; }
@@ -131,6 +134,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   std::vector<std::vector<engine::SymbolId>> account_syms_;  // contracts an account touched
   absl::flat_hash_map<engine::OrderId, LiveLeaves> leaves_;
   std::vector<int64_t> margins_;           // by symbol id
+  FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
   internal::BookPublisher* publisher_ = nullptr;
   std::vector<engine::SymbolId> touched_;

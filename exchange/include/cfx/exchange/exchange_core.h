@@ -37,6 +37,7 @@
 #include "cfx/common/config.h"
 #include "cfx/engine/command.h"
 #include "cfx/engine/types.h"
+#include "cfx/exchange/fix_session_table.h"
 #include "cfx/exchange/outcome.h"
 #include "cfx/journal/pipeline.h"
 #include "cfx/security_master/format.h"
@@ -189,6 +190,11 @@ class ExchangeCore {
   // timeout_ms (DeadlineExceeded).
   absl::Status Promote(int64_t timeout_ms = 30000);
   bool leading() const;
+  // With ExchangeOptions::replication: the FIX gateway then sequences `fix_session` inputs.
+  bool replicated() const;
+  // Where each FIX session stands, from the `fix_session` inputs applied so far (after
+  // Promote: every input of the old primary). Any thread.
+  std::vector<FixSessionSeqs> FixSessions() const;
   // Stops accepting, drains every accepted input through journal, engine and publisher,
   // syncs and joins. Returns the journal error if one stopped the exchange. Idempotent.
   absl::Status Stop();

@@ -56,6 +56,10 @@ struct FixGatewayConfig {
   std::string data_dir = "./cfx-data";  // sequence store and dictionary under data_dir/fix
   int heartbeat_secs = 30;             // the client's HeartBtInt wins at Logon
   bool message_log = false;            // QuickFIX file log of every message (debugging)
+  // A replicated exchange (docs/replication.md, "FIX sessions"): at each Logon, and before
+  // the MsgSeqNums sent reach the limit recorded last, OrderEntry::RecordSequences is given
+  // where the session stands, so that a standby taking over resumes it.
+  bool record_sequences = false;
   // Bounds on what clients can make the gateway hold (SPEC §6, docs/reliability.md). Past a
   // bound the connection is refused or closed; other sessions are not affected.
   int max_connections = 256;              // connections in all
@@ -104,6 +108,12 @@ class FixGateway : public ExecutionListener {
   absl::Status Start();
   // Logs every session out (cancel-on-disconnect applies) and stops listening. Idempotent.
   void Stop();
+  // Before Start: where sessions resume (a node taking over a replicated exchange). Start
+  // sets each named session's next MsgSeqNum expected from the client to `next_target`
+  // (when non-zero), and the next it sends to `sender_limit` when that is above its own
+  // store's: the client sees a gap in what it receives and asks for a resend, which is
+  // answered with a SequenceReset-GapFill (docs/replication.md, "FIX sessions").
+  void ResumeSessions(std::vector<SessionSequences> sequences);
 
   // Sequence numbers of a configured session; false if `sender_comp_id` is not configured.
   bool SeqNums(const std::string& sender_comp_id, FixSeqNums* out) const;

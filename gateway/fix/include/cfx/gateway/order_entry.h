@@ -34,6 +34,7 @@ enum class StpAction { kCancelResting, kCancelAggressor, kCancelBoth };
 
 struct NewOrder {
   std::string session;  // FIX SenderCompID of the entering session
+  uint64_t msg_seq = 0;  // the request's MsgSeqNum (FIX 34); 0 when not from FIX
   std::string account;  // already checked: belongs to the session's firm
   std::string firm;
   std::string cl_ord_id;
@@ -55,6 +56,7 @@ struct NewOrder {
 
 struct CancelOrder {
   std::string session;
+  uint64_t msg_seq = 0;
   std::string account;
   std::string cl_ord_id;       // id of this request (FIX 11)
   std::string orig_cl_ord_id;  // the order to cancel (FIX 41)
@@ -64,6 +66,7 @@ struct CancelOrder {
 // A missing price or quantity keeps the order's current one (SPEC §4.2).
 struct ReplaceOrder {
   std::string session;
+  uint64_t msg_seq = 0;
   std::string account;
   std::string cl_ord_id;
   std::string orig_cl_ord_id;
@@ -87,6 +90,7 @@ struct OrderStatus {
 // order entered by `session`), optionally only on `symbol`.
 struct MassCancel {
   std::string session;
+  uint64_t msg_seq = 0;
   std::string cl_ord_id;  // id of the request (FIX 11), echoed back
   std::string account;
   std::string symbol;
@@ -96,6 +100,14 @@ struct MassCancel {
 // exchange cancels every live order that session entered, reason "disconnect".
 struct SessionDisconnected {
   std::string session;
+};
+
+// Where a FIX session stands (docs/replication.md, "FIX sessions"): the next MsgSeqNum
+// expected from the client and the limit below which the exchange will send. 0: unchanged.
+struct SessionSequences {
+  std::string session;
+  uint64_t next_target = 0;
+  uint64_t sender_limit = 0;
 };
 
 // Requests are fire-and-forget: outcomes arrive on ExecutionListener.
@@ -111,6 +123,14 @@ class OrderEntry {
   virtual void Status(const OrderStatus& request) = 0;
   virtual void MassCancelOrders(const MassCancel& request) = 0;
   virtual void Disconnected(const SessionDisconnected& request) = 0;
+  // A replicated exchange sequences `sequences` before the inputs that follow, so that a
+  // standby taking over resumes the session there; `msg_seq` of each request does the
+  // same for the next expected MsgSeqNum. Returns false when it could not be recorded
+  // (the gateway tries again). By default nothing is kept (one node: QuickFIX's own store).
+  virtual bool RecordSequences(const SessionSequences& sequences) {
+    (void)sequences;
+    return true;
+  }
 };
 
 // --- Outcomes: exchange -> gateway -------------------------------------------------------

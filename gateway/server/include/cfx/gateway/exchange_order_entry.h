@@ -62,6 +62,12 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   void Status(const OrderStatus& request) override;
   void MassCancelOrders(const MassCancel& request) override;
   void Disconnected(const SessionDisconnected& request) override;
+  // A replicated core: sequences a `fix_session` input (engine::FixSessionCmd). One node:
+  // nothing (true).
+  bool RecordSequences(const SessionSequences& sequences) override;
+  // Where each configured session stands in the core's state (after Promote: as the old
+  // primary left it), for FixGateway::ResumeSessions.
+  std::vector<SessionSequences> ResumeSequences() const;
 
   // exchange::OutcomeListener (publisher thread)
   void OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& outcome) override;

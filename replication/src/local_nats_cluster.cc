@@ -1,4 +1,4 @@
-#include "cfx/replication/testing/nats_cluster.h"
+#include "cfx/replication/local_nats_cluster.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -17,38 +17,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cfx/common/free_port.h"
 #include "cfx/replication/jetstream_log.h"
 
-namespace cfx::replication::testing {
+namespace cfx::replication {
 namespace {
 
 int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof(a);
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-bool Accepts(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  close(fd);
-  return ok;
+  absl::StatusOr<int> port = common::PickFreeLoopbackPort();
+  return port.ok() ? *port : -1;
 }
 
 void Reap(pid_t pid, int first_signal) {
@@ -81,10 +58,10 @@ std::string FindNatsServer() {
   return "";
 }
 
-absl::StatusOr<std::unique_ptr<NatsCluster>> NatsCluster::Start(const std::string& dir,
+absl::StatusOr<std::unique_ptr<LocalNatsCluster>> LocalNatsCluster::Start(const std::string& dir,
                                                                 int servers,
                                                                 int64_t ready_timeout_ms) {
-  std::unique_ptr<NatsCluster> c(new NatsCluster());
+  std::unique_ptr<LocalNatsCluster> c(new LocalNatsCluster());
   c->binary_ = FindNatsServer();
   if (c->binary_.empty()) {
     return absl::FailedPreconditionError("nats-server is not installed (scripts/setup)");
@@ -124,7 +101,7 @@ absl::StatusOr<std::unique_ptr<NatsCluster>> NatsCluster::Start(const std::strin
   return c;
 }
 
-absl::Status NatsCluster::WaitReady(int64_t timeout_ms) {
+absl::Status LocalNatsCluster::WaitReady(int64_t timeout_ms) {
   // Ready when a new stream with a copy on every server can be created: the servers have a
   // meta leader and every one of them has joined (a restarted one has caught up).
   static std::atomic<int> probes{0};
@@ -146,7 +123,7 @@ absl::Status NatsCluster::WaitReady(int64_t timeout_ms) {
   }
 }
 
-absl::Status NatsCluster::Launch(Node& n) {
+absl::Status LocalNatsCluster::Launch(Node& n) {
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError("fork failed");
   if (pid == 0) {
@@ -161,7 +138,7 @@ absl::Status NatsCluster::Launch(Node& n) {
   }
   n.pid = pid;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!Accepts(n.client_port)) {
+  while (!common::LoopbackPortAccepts(n.client_port)) {
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) {
       n.pid = -1;
@@ -176,25 +153,25 @@ absl::Status NatsCluster::Launch(Node& n) {
   return absl::OkStatus();
 }
 
-NatsCluster::~NatsCluster() {
+LocalNatsCluster::~LocalNatsCluster() {
   for (Node& n : nodes_) Reap(n.pid, SIGTERM);
 }
 
-std::vector<std::string> NatsCluster::urls() const {
+std::vector<std::string> LocalNatsCluster::urls() const {
   std::vector<std::string> u;
   for (const Node& n : nodes_) u.push_back(absl::StrCat("nats://127.0.0.1:", n.client_port));
   return u;
 }
 
-void NatsCluster::Kill(int i) {
+void LocalNatsCluster::Kill(int i) {
   Reap(nodes_[i].pid, SIGKILL);
   nodes_[i].pid = -1;
 }
 
-absl::Status NatsCluster::Restart(int i) {
+absl::Status LocalNatsCluster::Restart(int i) {
   if (nodes_[i].pid > 0) Kill(i);
   if (absl::Status s = Launch(nodes_[i]); !s.ok()) return s;
   return WaitReady(30000);
 }
 
-}  // namespace cfx::replication::testing
+}  // namespace cfx::replication

@@ -3,12 +3,12 @@
 // storage under a folder of the caller's, routed to each other. Not a fake: the servers are
 // the ones a deployment runs, on ports picked free at start.
 //
-//   auto cluster = NatsCluster::Start(dir.path(), 3);   // waits until JetStream answers
+//   auto cluster = LocalNatsCluster::Start(dir.path(), 3);   // waits until JetStream answers
 //   NatsOptions o; o.servers = (*cluster)->urls();
 //   (*cluster)->Kill(1);                               // kill -9 one server
 //   (*cluster)->Restart(1);                            // same ports, same storage
-#ifndef CFX_REPLICATION_TESTING_NATS_CLUSTER_H_
-#define CFX_REPLICATION_TESTING_NATS_CLUSTER_H_
+#ifndef CFX_REPLICATION_LOCAL_NATS_CLUSTER_H_
+#define CFX_REPLICATION_LOCAL_NATS_CLUSTER_H_
 
 #include <sys/types.h>
 
@@ -18,21 +18,21 @@
 
 #include "absl/status/statusor.h"
 
-namespace cfx::replication::testing {
+namespace cfx::replication {
 
 // The nats-server binary (PATH, then /usr/sbin, /usr/bin); "" when not installed.
 std::string FindNatsServer();
 
-class NatsCluster {
+class LocalNatsCluster {
  public:
   // Starts `servers` servers under `dir` (one config file and one store folder each) and
   // waits until JetStream has a meta leader (up to `ready_timeout_ms`).
-  static absl::StatusOr<std::unique_ptr<NatsCluster>> Start(const std::string& dir,
+  static absl::StatusOr<std::unique_ptr<LocalNatsCluster>> Start(const std::string& dir,
                                                             int servers = 3,
                                                             int64_t ready_timeout_ms = 30000);
-  ~NatsCluster();  // stops every server (SIGTERM, then SIGKILL after 5 s)
-  NatsCluster(const NatsCluster&) = delete;
-  NatsCluster& operator=(const NatsCluster&) = delete;
+  ~LocalNatsCluster();  // stops every server (SIGTERM, then SIGKILL after 5 s)
+  LocalNatsCluster(const LocalNatsCluster&) = delete;
+  LocalNatsCluster& operator=(const LocalNatsCluster&) = delete;
 
   std::vector<std::string> urls() const;  // "nats://127.0.0.1:<port>", one per server
   int size() const { return static_cast<int>(nodes_.size()); }
@@ -49,13 +49,13 @@ class NatsCluster {
     int cluster_port = 0;
     pid_t pid = -1;
   };
-  NatsCluster() = default;
+  LocalNatsCluster() = default;
   absl::Status Launch(Node& n);
   std::string binary_;
   std::string dir_;
   std::vector<Node> nodes_;
 };
 
-}  // namespace cfx::replication::testing
+}  // namespace cfx::replication
 
-#endif  // CFX_REPLICATION_TESTING_NATS_CLUSTER_H_
+#endif  // CFX_REPLICATION_LOCAL_NATS_CLUSTER_H_

@@ -1,0 +1,36 @@
+// The demos' output folder (demo_out.h).
+#include "demo_out.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace cfx::demo {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr char kMarker[] = ".cfx-demo";
+
+}  // namespace
+
+// Wipes an earlier demo's output; refuses anything else that is not empty.
+absl::Status PrepareOut(const std::string& out) {
+  std::error_code ec;
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec)) {
+      return absl::FailedPreconditionError(out + " exists and is not a directory");
+    }
+    if (!fs::is_empty(out, ec) && !fs::exists(fs::path(out) / kMarker, ec)) {
+      return absl::FailedPreconditionError(out +
+                                           " is not empty and was not written by cfx demo (no " +
+                                           kMarker + "); choose another --out or remove it");
+    }
+    fs::remove_all(out, ec);
+    if (ec) return absl::UnavailableError("cannot remove " + out + ": " + ec.message());
+  }
+  fs::create_directories(out, ec);
+  if (ec) return absl::UnavailableError("cannot create " + out + ": " + ec.message());
+  std::ofstream(fs::path(out) / kMarker) << "written by cfx demo; wiped by the next run\n";
+  return absl::OkStatus();
+}
+
+}  // namespace cfx::demo

@@ -1,0 +1,74 @@
+// The sequence numbers of a replicated exchange's FIX sessions (docs/replication.md, "FIX
+// sessions"). QuickFIX's store lives in this node's data dir and does not travel; what
+// travels in the stream is, per session, the next MsgSeqNum expected from the client (with
+// each request: OrderEntry requests carry msg_seq) and a limit below which this node sends
+// (recorded here). A node taking over starts each session at that target and limit: the
+// client resends what the old primary never sequenced, and skips by gap fill what it sent
+// but the stream cannot give back.
+#include <climits>
+
+#include "fix_gateway_impl.h"
+
+namespace cfx {
+namespace gateway {
+
+void FixGateway::Impl::toApp(FIX::Message& message, const FIX::SessionID& id) throw(
+    FIX::DoNotSend) {
+  if (config_.record_sequences) ReserveSent(message, id);
+}
+
+void FixGateway::Impl::ApplyResume() {
+  for (const SessionSequences& r : resume_) {
+    if (!entitlements_.Session(r.session)) continue;
+    FIX::Session* s = acceptor_->getSession(IdOf(r.session));
+    if (s == nullptr) continue;
+    if (r.sender_limit > static_cast<uint64_t>(s->getExpectedSenderNum()) &&
+        r.sender_limit < static_cast<uint64_t>(INT_MAX)) {
+      s->setNextSenderMsgSeqNum(static_cast<int>(r.sender_limit));
+    }
+    if (r.next_target > 0 && r.next_target < static_cast<uint64_t>(INT_MAX)) {
+      s->setNextTargetMsgSeqNum(static_cast<int>(r.next_target));
+    }
+  }
+  resume_.clear();
+}
+
+void FixGateway::Impl::RecordAtLogon(const FIX::SessionID& id) {
+  FIX::Session* s = FIX::Session::lookupSession(id);
+  if (s == nullptr) return;
+  const std::string name = id.getTargetCompID().getValue();
+  SessionSequences seqs;
+  seqs.session = name;
+  seqs.next_target = static_cast<uint64_t>(s->getExpectedTargetNum());
+  seqs.sender_limit = static_cast<uint64_t>(s->getExpectedSenderNum()) + kSenderReserve;
+  const bool recorded = exchange_->RecordSequences(seqs);
+  std::lock_guard<std::mutex> lock(mu_);
+  // Not recorded (the exchange's ring stayed full): the next message sent tries again.
+  sessions_[name].sender_limit = recorded ? seqs.sender_limit : 0;
+}
+
+void FixGateway::Impl::ReserveSent(const FIX::Message& message, const FIX::SessionID& id) {
+  std::string text;
+  if (!internal::GetField(message.getHeader(), 34, &text)) return;
+  uint64_t seq = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return;
+    seq = seq * 10 + static_cast<uint64_t>(c - '0');
+    if (seq > static_cast<uint64_t>(INT_MAX)) return;
+  }
+  const std::string name = id.getTargetCompID().getValue();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (seq + kSenderReserve / 2 < sessions_[name].sender_limit) return;
+  }
+  SessionSequences seqs;
+  seqs.session = name;
+  seqs.sender_limit = seq + kSenderReserve;
+  if (!exchange_->RecordSequences(seqs)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t& limit = sessions_[name].sender_limit;
+  if (seqs.sender_limit > limit) limit = seqs.sender_limit;
+}
+
+}  // namespace gateway
+}  // namespace cfx
