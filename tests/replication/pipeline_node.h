@@ -1,0 +1,136 @@
+// A node of a replicated pipeline for the tests: its own data dir, journal, log connection,
+// counter machine and pipeline, and a recorder of what it acknowledged.
+#ifndef CFX_TESTS_REPLICATION_PIPELINE_NODE_H_
+#define CFX_TESTS_REPLICATION_PIPELINE_NODE_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cfx/journal/counter_machine.h"
+#include "cfx/journal/journal.h"
+#include "cfx/journal/pipeline.h"
+#include "cfx/replication/jetstream_log.h"
+#include "nats_test_cluster.h"
+
+namespace cfx::replication {
+
+using journal::CounterCodec;
+using journal::CounterCommand;
+using journal::CounterMachine;
+using journal::CounterOutcome;
+using journal::OfferResult;
+
+class Recorder : public journal::PipelineListener<CounterOutcome> {
+ public:
+  void OnOutcome(uint64_t, uint64_t, const CounterOutcome&) override {}
+  void OnAck(uint64_t seq, uint64_t tag) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (tag != 0) acked_.insert(tag);
+    acks_.fetch_add(1);
+    last_ack_ = std::chrono::steady_clock::now();
+  }
+  // When the latest ack came (the epoch of steady_clock before any).
+  std::chrono::steady_clock::time_point last_ack() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return last_ack_;
+  }
+  void OnJournalError(const absl::Status& s) override {
+    std::lock_guard<std::mutex> l(mu_);
+    error_ = s;
+  }
+  size_t acks() const { return acks_.load(); }
+  std::set<uint64_t> acked() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return acked_;
+  }
+  absl::Status error() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return error_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::set<uint64_t> acked_;
+  std::atomic<size_t> acks_{0};
+  std::chrono::steady_clock::time_point last_ack_{};
+  absl::Status error_;
+};
+
+// A machine with a bug: input 777 is applied with a different delta.
+class SkewedMachine : public CounterMachine {
+ public:
+  void Apply(uint64_t seq, const CounterCommand& c,
+             journal::OutcomeSink<CounterOutcome>& sink) override {
+    CounterCommand skewed = c;
+    if (seq == 777) skewed.delta += 1;
+    CounterMachine::Apply(seq, skewed, sink);
+  }
+};
+
+// One exchange node: its own data dir, journal, log connection, machine and pipeline.
+struct Node {
+  explicit Node(const NatsOptions& o, const std::string& dir, bool skewed = false)
+      : machine_owned(skewed ? std::make_unique<SkewedMachine>() : std::make_unique<CounterMachine>()),
+        machine(*machine_owned) {
+    auto j = journal::Journal::Open({.data_dir = dir});
+    EXPECT_TRUE(j.ok()) << j.status();
+    journal = std::move(*j);
+    auto l = JetStreamLog::Open(o);
+    EXPECT_TRUE(l.ok()) << l.status();
+    log = std::move(*l);
+    journal::PipelineOptions po;
+    po.replication = log.get();
+    po.follow_poll_ms = 20;
+    po.snapshot_every = 500;
+    pipeline = std::make_unique<journal::Pipeline<CounterCommand, CounterOutcome>>(
+        po, journal.get(), &codec, &machine, &recorder);
+    auto r = pipeline->Start();
+    EXPECT_TRUE(r.ok()) << r.status();
+  }
+  bool Lead() {
+    pipeline->Promote();
+    for (int i = 0; i < 500 && !pipeline->leading(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pipeline->leading();
+  }
+  // Offers ids [first, first + n); returns how many were accepted.
+  size_t Offer(uint64_t first, size_t n, std::mt19937_64& rng) {
+    size_t accepted = 0;
+    for (uint64_t id = first; id < first + n; ++id) {
+      CounterCommand c{id, rng() % 64, static_cast<int64_t>(rng() % 2001) - 1000};
+      OfferResult r;
+      while ((r = pipeline->TryOffer(id, c)) == OfferResult::kFull) std::this_thread::yield();
+      if (r == OfferResult::kAccepted) ++accepted;
+    }
+    return accepted;
+  }
+  bool WaitFor(const std::function<bool()>& done, int64_t ms = 30000) {
+    return replication::WaitFor(done, ms);
+  }
+  uint64_t StopAndHash() {
+    (void)pipeline->Stop();
+    return machine.StateHash();
+  }
+
+  CounterCodec codec;
+  std::unique_ptr<CounterMachine> machine_owned;
+  CounterMachine& machine;
+  Recorder recorder;
+  std::unique_ptr<journal::Journal> journal;
+  std::unique_ptr<JetStreamLog> log;
+  std::unique_ptr<journal::Pipeline<CounterCommand, CounterOutcome>> pipeline;
+};
+
+}  // namespace cfx::replication
+
+#endif  // CFX_TESTS_REPLICATION_PIPELINE_NODE_H_
