@@ -32,11 +32,12 @@ void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
   cmd->add_flag("--standby", *standby,
                 "Instead: a failover. A 3-server NATS cluster, cfx serve as primary and standby, "
                 "a FIX client; kill -9 the primary mid-flow (--orders: the client's orders, "
-                "default 200)");
+                "default 200; --seed: the moment of the kill)");
   cmd->callback([options, rc, standby] {
     if (*standby) {
       cfx::demo::StandbyDemoOptions so;
       so.out_dir = options->out_dir;
+      so.seed = options->seed;
       so.orders = options->orders_per_day == cfx::demo::DemoOptions{}.orders_per_day
                       ? so.orders
                       : options->orders_per_day;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -344,7 +345,7 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
 
   log << "[3/6] FIX session " << kSession << " trades " << sym << " on " << nodes[0].name
       << "; after " << before_kill << " acknowledged orders, kill -9 " << nodes[0].name
-      << " with orders in flight\n";
+      << " with orders in flight (the moment drawn from --seed " << options.seed << ")\n";
   std::set<std::string> acked_before;
   int64_t last_seen = 0;
   int sent = 0;
@@ -367,7 +368,9 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
     // A burst the primary is still working on when it dies: some acknowledged, some not.
     const int burst = std::min(options.orders - before_kill, 20);
     for (int i = 0; i < burst; ++i, ++sent) (void)c.SendOrder(DemoOrder(sent, sym, ref));
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // A moment drawn from the seed, 0-15 ms into the burst: the primary dies with none, some
+    // or all of it sequenced, replicated or acknowledged.
+    std::this_thread::sleep_for(std::chrono::microseconds(std::mt19937_64(options.seed)() % 15000));
     nodes[0].process->Kill();
     killed_at = Clock::now();
     for (const client::FixMessage& m : c.TakeAll()) {

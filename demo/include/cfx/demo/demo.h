@@ -57,6 +57,7 @@ struct StandbyDemoOptions {
   std::string out_dir = "./demo-out";  // wiped first, like RunDemo's
   int orders = 200;                    // half before the kill, a burst in flight, the rest after
   int lease_ttl_ms = 3000;             // short, for the demo (the default config's is 10 s)
+  uint64_t seed = 7;                   // draws the moment of the kill within the burst
   std::string cfx_binary;              // the `cfx` to run as `cfx serve`; empty: this process's
 };
 
