@@ -3,6 +3,7 @@
 // open, follows the primary's orders and, when the primary stops and gives the lease back,
 // takes over: FIX opens and it takes orders.
 #include <chrono>
+#include <iostream>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "cfx/client/http_client.h"
 #include "cfx/common/config.h"
 #include "cfx/gateway/exchange_server.h"
+#include "cuttable_proxy.h"
 #include "nats_test_cluster.h"
 
 namespace cfx::replication {
@@ -239,6 +241,52 @@ TEST(ServeRoleTest, AFixClientContinuesItsSequenceNumbersOnTheNewPrimary) {
   }
   EXPECT_TRUE(c.logged_on());
   c.Logout(std::chrono::seconds(2));
+  ASSERT_TRUE(standby->Stop().ok());
+}
+
+// A primary cut off from NATS (TCP proxies that stop forwarding) is deposed: its keeper
+// gives leadership up at its deadline, `deposed()` turns true (`cfx serve` then exits 3 for
+// its supervisor to restart it as a standby), and the standby takes over; with the network
+// back, the deposed node takes no order.
+TEST(ServeRoleTest, APrimaryCutOffFromNatsIsDeposedAndTheStandbyTakesOver) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("cutoff");
+  std::vector<std::unique_ptr<CuttableProxy>> proxies;
+  NatsOptions behind = o;
+  behind.servers = ProxiedUrls(o.servers, &proxies);
+  ASSERT_EQ(behind.servers.size(), o.servers.size());
+  testsupport::TempDir dir_a("cfx_cutoff_a"), dir_b("cfx_cutoff_b");
+  auto primary = MakeServer(behind, dir_a.path(), "node-a", gateway::ServeRole::kPrimary);
+  ASSERT_TRUE(primary->Start().ok());
+  auto standby = MakeServer(o, dir_b.path(), "node-b", gateway::ServeRole::kStandby);
+  ASSERT_TRUE(standby->Start().ok());
+  for (int i = 1; i <= 50; ++i) {
+    ASSERT_EQ(primary->core().Submit(Order(i), i), exchange::OfferResult::kAccepted);
+  }
+  ASSERT_TRUE(Followed(*primary, *standby));
+
+  const auto cut_at = std::chrono::steady_clock::now();
+  for (auto& p : proxies) p->Cut();
+  ASSERT_TRUE(WaitFor([&] { return primary->deposed(); }, 20000)) << "still leading, cut off";
+  const auto deposed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - cut_at);
+  std::cout << "cut off: deposed " << deposed_ms.count() << " ms after the cut" << std::endl;
+  // The deadline (90% of the 2 s TTL after the last renewal sent), then the next renewal
+  // period and its request timeout: 3.2 s here; a loaded machine gets room up to 3 TTLs.
+  EXPECT_LT(deposed_ms.count(), 3 * 2000);
+  EXPECT_FALSE(primary->leading());
+  ASSERT_TRUE(standby->WaitLeading(20000));
+  for (auto& p : proxies) p->Heal();
+  // Its core may still take an input into its ring; it never acknowledges it, and the
+  // stream (the new primary) never has it.
+  if (primary->core().Submit(Order(500), 500) == exchange::OfferResult::kAccepted) {
+    EXPECT_FALSE(primary->core().Flush(3000).ok()) << "a deposed node acknowledged an order";
+  }
+  EXPECT_EQ(standby->core().Submit(Order(501), 501), exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(standby->core().Flush().ok());
+  EXPECT_TRUE(standby->core().FindOrder("A1", "c501").has_value());
+  EXPECT_FALSE(standby->core().FindOrder("A1", "c500").has_value());
+  (void)primary->Stop();
   ASSERT_TRUE(standby->Stop().ok());
 }
 
