@@ -4,11 +4,6 @@
 // is killed with SIGKILL mid-flow; the standby takes the lease and opens FIX; the client
 // logs on to it with the same CompIDs and sequence numbers; every order acknowledged before
 // the kill is asked for and found; the old primary restarts as a standby and catches up.
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -17,7 +12,6 @@
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -32,6 +26,7 @@
 #include "cfx/replication/local_nats_cluster.h"
 #include "demo_credentials.h"
 #include "demo_out.h"
+#include "demo_serve_node.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx::demo {
@@ -48,84 +43,6 @@ int64_t MsSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
 
-// One `cfx serve` process. Its output goes to <out>/<name>.log; it dies with the demo
-// (PR_SET_PDEATHSIG), so an interrupted demo leaves no exchange running.
-class ServeProcess {
- public:
-  ServeProcess(std::string binary, std::string name, std::string log)
-      : binary_(std::move(binary)), name_(std::move(name)), log_(std::move(log)) {}
-  ~ServeProcess() { Kill(); }
-
-  absl::Status Start(const std::vector<std::string>& args) {
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) return absl::UnavailableError("fork failed");
-    if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
-      FILE* f = std::fopen(log_.c_str(), "a");
-      if (f != nullptr) {
-        dup2(fileno(f), STDOUT_FILENO);
-        dup2(fileno(f), STDERR_FILENO);
-      }
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(binary_.c_str()));
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(binary_.c_str(), argv.data());
-      _exit(127);
-    }
-    pid_ = pid;
-    return absl::OkStatus();
-  }
-  // kill -9, reaped.
-  void Kill() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  // SIGTERM (a clean stop), SIGKILL after `grace`; the exit status (-1 when killed).
-  int Stop(std::chrono::milliseconds grace = std::chrono::seconds(15)) {
-    if (pid_ <= 0) return -1;
-    kill(pid_, SIGTERM);
-    const auto until = Clock::now() + grace;
-    int status = 0;
-    while (Clock::now() < until) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    Kill();
-    return -1;
-  }
-  bool Exited() {
-    if (pid_ <= 0) return true;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      how_ = WIFSIGNALED(status) ? absl::StrCat("killed by signal ", WTERMSIG(status))
-                                 : absl::StrCat("exited with status ", WEXITSTATUS(status));
-      return true;
-    }
-    return false;
-  }
-  // How it ended ("" while running or never started).
-  std::string How() {
-    Exited();
-    return how_;
-  }
-  pid_t pid() const { return pid_; }
-  const std::string& name() const { return name_; }
-  const std::string& log() const { return log_; }
-
- private:
-  std::string binary_, name_, log_, how_;
-  pid_t pid_ = -1;
-};
-
 // A node of the demo: its process, its ports, its data dir.
 struct Node {
   std::string name;
@@ -135,43 +52,6 @@ struct Node {
   int http_port = 0;
   std::unique_ptr<ServeProcess> process;
 };
-
-// /metrics of a node (no token needed): gauge name -> value, plus the state hash label.
-struct Metrics {
-  std::map<std::string, double> values;
-  std::string state_hash;
-  double Get(const std::string& name) const {
-    auto it = values.find(name);
-    return it == values.end() ? -1 : it->second;
-  }
-};
-
-std::optional<Metrics> ReadMetrics(int port) {
-  auto c = client::HttpClient::Connect("127.0.0.1", port, std::chrono::milliseconds(2000));
-  if (!c.ok()) return std::nullopt;
-  auto r = c->Get("/metrics", "");
-  if (!r.ok() || r->status != 200) return std::nullopt;
-  Metrics m;
-  std::istringstream in(r->body);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t space = line.rfind(' ');
-    if (space == std::string::npos) continue;
-    std::string name = line.substr(0, space);
-    const size_t brace = name.find('{');
-    if (brace != std::string::npos) {
-      if (name.compare(0, brace, "cfx_state_hash") == 0) {
-        const size_t q = name.find('"');
-        const size_t e = name.rfind('"');
-        if (q != std::string::npos && e > q) m.state_hash = name.substr(q + 1, e - q - 1);
-      }
-      name = name.substr(0, brace);
-    }
-    m.values[name] = std::strtod(line.c_str() + space + 1, nullptr);
-  }
-  return m;
-}
 
 // Waits until `done` holds for the node's metrics; DeadlineExceeded naming `what`, or
 // Unavailable when the process ended.
