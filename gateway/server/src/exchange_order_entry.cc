@@ -119,12 +119,7 @@ class ExchangeOrderEntry::Impl {
       std::lock_guard<std::mutex> lock(pending_mu_);
       pending_.emplace(tag, std::move(pending));
     }
-    exchange::OfferResult r = exchange::OfferResult::kFull;
-    for (int i = 0; i < kFullRetries; ++i) {
-      r = core_->Submit(command, tag);
-      if (r != exchange::OfferResult::kFull) break;
-      std::this_thread::yield();
-    }
+    const exchange::OfferResult r = SubmitRetrying(command, tag);
     if (r != exchange::OfferResult::kAccepted) {
       std::lock_guard<std::mutex> lock(pending_mu_);
       pending_.erase(tag);
@@ -132,21 +127,20 @@ class ExchangeOrderEntry::Impl {
     return r;
   }
 
-  // A replicated exchange's requests name their FIX session and MsgSeqNum, so that a
-  // standby taking over expects exactly the MsgSeqNum after the last request it has
-  // (docs/replication.md, "FIX sessions"): the client resends just what was never
-  // sequenced. One node: none (QuickFIX's own store does that).
+  // Replicated: a request names its FIX session and MsgSeqNum (docs/replication.md, "FIX
+  // sessions"). One node: none (QuickFIX's own store keeps the session).
   en::Origin OriginOf(const std::string& session, uint64_t msg_seq) const {
     if (!core_->replicated() || msg_seq == 0 || msg_seq > UINT32_MAX) return {};
     return en::Origin{SessionIdOf(session), static_cast<uint32_t>(msg_seq)};
   }
-  bool OfferMark(const en::FixSessionCmd& mark) {
+  // Submit, retried (yielding) while the input ring is full, up to kFullRetries times.
+  exchange::OfferResult SubmitRetrying(const en::Command& command, uint64_t tag) {
     exchange::OfferResult r = exchange::OfferResult::kFull;
     for (int i = 0; i < kFullRetries && r == exchange::OfferResult::kFull; ++i) {
-      r = core_->Submit(mark, 0);
+      r = core_->Submit(command, tag);
       if (r == exchange::OfferResult::kFull) std::this_thread::yield();
     }
-    return r == exchange::OfferResult::kAccepted;
+    return r;
   }
 
   // The exchange time of the input an outcome came from, in µs (0: none, the report says
@@ -576,16 +570,16 @@ void ExchangeOrderEntry::Disconnected(const SessionDisconnected& r) {
 
 bool ExchangeOrderEntry::RecordSequences(const SessionSequences& sequences) {
   if (!impl_->core_->replicated()) return true;  // one node: QuickFIX's own store
-  return impl_->OfferMark(en::FixSessionCmd{SessionIdOf(sequences.session),
-                                            sequences.next_target, sequences.sender_limit});
+  const en::FixSessionCmd mark{SessionIdOf(sequences.session), sequences.next_target,
+                               sequences.sender_limit};
+  return impl_->SubmitRetrying(mark, 0) == exchange::OfferResult::kAccepted;
 }
 
 std::vector<SessionSequences> ExchangeOrderEntry::ResumeSequences() const {
   std::vector<SessionSequences> out;
   for (const exchange::FixSessionSeqs& s : impl_->core_->FixSessions()) {
-    auto it = impl_->session_names_.find(s.session);
-    if (it == impl_->session_names_.end()) continue;  // a session since removed from the config
-    out.push_back(SessionSequences{it->second, s.next_target, s.sender_limit});
+    auto it = impl_->session_names_.find(s.session);  // absent: removed from the config
+    if (it != impl_->session_names_.end()) out.push_back({it->second, s.next_target, s.sender_limit});
   }
   return out;
 }
