@@ -39,6 +39,9 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
                 "unreplicated figures and a raw publish-ack yardstick (docs/replication.md)");
   cmd->add_option("--nats", flags->nats_servers,
                   "NATS servers for --replicated (default: a 3-server cluster on loopback)");
+  cmd->add_flag("--two-flush-commits{false}", flags->defer_commit_sync,
+                "Commit as LMDB does by default (data, then meta page, each synced) instead of "
+                "one flush per commit with the ack after the next (docs/durability.md)");
   cmd->add_flag("--unsafe-no-sync", flags->unsafe_no_sync,
                 "UNSAFE: do not sync commits (a power loss may lose acknowledged inputs)");
 }

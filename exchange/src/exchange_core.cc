@@ -69,7 +69,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     // Hand the rows to the committer thread when the publisher has caught up with the
     // journal (or a large batch piled up): its LMDB commit and fsync never delay an
     // outcome, and inputs published during one commit share the next (group commit).
-    const uint64_t journaled = journal ? journal->LastSeq() : seq;
+    const uint64_t journaled = journal ? journal->DurableSeq() : seq;
     if (seq >= journaled || recorder->pending_inputs() >= kCommitEveryInputs) {
       ReportRecorderError(recorder->CommitInBackground());
     }
@@ -159,6 +159,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     journal::JournalOptions jo;
     jo.data_dir = data_dir;
     jo.unsafe_no_sync = options.unsafe_no_sync;
+    jo.defer_commit_sync = true;  // the pipeline acks from DurableSeq (docs/durability.md)
     auto j = journal::Journal::Open(jo);
     if (!j.ok()) return j.status();
     journal = std::move(*j);

@@ -118,6 +118,9 @@ absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(
   if (data_dir.empty()) return r;
   storage::KvOptions opt;
   opt.file = trade_store::kTradeStoreFile;
+  // Derived from the journal, which re-derives a commit a power loss undid (Load, then
+  // ExchangeCore's catch-up): one flush a commit (docs/durability.md, "The trade store").
+  opt.no_meta_sync = true;
   auto store = storage::KvStore::Open(data_dir, opt);
   if (!store.ok()) return store.status();
   r->store_ = std::move(*store);
@@ -533,17 +536,22 @@ absl::Status TradeRecorder::CommitInBackground() {
 
 void TradeRecorder::RunCommitter() {
   std::unique_lock<std::mutex> lock(commit_mu_);
+  auto last_end = std::chrono::steady_clock::now() - kMinCommitInterval;
   for (;;) {
     commit_cv_.wait(lock, [&] {
       return stop_committer_ || (!committing_ && !commit_failed_ && handed_seq_ > last_seq());
     });
     if (committing_ || commit_failed_ || handed_seq_ <= last_seq()) return;  // stopping
+    // Gather what arrives within the gap after the last transaction into this one.
+    commit_cv_.wait_until(lock, last_end + kMinCommitInterval,
+                          [&] { return stop_committer_ || commit_waiters_ > 0; });
     std::vector<Op> batch;
     batch.swap(handed_);
     const uint64_t seq = handed_seq_;
     committing_ = true;
     lock.unlock();
     absl::Status s = WriteTxn(batch, seq);  // the sync happens here, off the order path
+    last_end = std::chrono::steady_clock::now();
     lock.lock();
     committing_ = false;
     if (!s.ok()) {
@@ -560,7 +568,12 @@ void TradeRecorder::RunCommitter() {
 
 bool TradeRecorder::WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(commit_mu_);
-  return commit_cv_.wait_for(lock, timeout, [&] { return last_seq() >= seq || commit_failed_; });
+  ++commit_waiters_;
+  commit_cv_.notify_all();  // the committer skips its gap for a waiter
+  const bool done =
+      commit_cv_.wait_for(lock, timeout, [&] { return last_seq() >= seq || commit_failed_; });
+  --commit_waiters_;
+  return done;
 }
 
 void TradeRecorder::SeedOrders(const std::vector<OrderStateView>& orders) {

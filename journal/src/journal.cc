@@ -19,7 +19,6 @@ using storage::Txn;
 using storage::View;
 
 Journal::Journal(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Journal::~Journal() = default;
 
 absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& options) {
   if (options.data_dir.empty()) return absl::InvalidArgumentError("journal: empty data dir");
@@ -29,6 +28,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   auto records = storage::LmdbEnv::Open({.path = impl->path,
                                           .map_size_bytes = options.map_size_bytes,
                                           .no_sync = options.unsafe_no_sync,
+                                          .no_meta_sync = options.defer_commit_sync,
                                           .read_only = options.read_only});
   if (!records.ok()) return records.status();
   impl->records = std::move(*records);
@@ -65,10 +65,45 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   } else if (rc != MDB_NOTFOUND) {
     return impl->records->Error(rc, "read last record");
   }
+  // What a previous process left may be only written, not synced (it died before its next
+  // commit): make it durable before anything is acknowledged on top of it.
+  if (options.defer_commit_sync && !options.read_only) {
+    if ((rc = mdb_env_sync(impl->records->env(), 1)) != 0) {
+      return impl->records->Error(rc, "sync");
+    }
+  }
+  impl->durable_seq.store(impl->last_seq.load(std::memory_order_relaxed),
+                          std::memory_order_release);
   return std::unique_ptr<Journal>(new Journal(std::move(impl)));
 }
 
+// A deferred commit is synced on a clean close by the environment (EnvOptions::no_meta_sync).
+Journal::~Journal() = default;
+
 uint64_t Journal::LastSeq() const { return impl_->last_seq.load(std::memory_order_acquire); }
+
+uint64_t Journal::DurableSeq() const {
+  return impl_->durable_seq.load(std::memory_order_acquire);
+}
+
+absl::Status Journal::Sync() {
+  const uint64_t last = impl_->last_seq.load(std::memory_order_relaxed);
+  if (impl_->durable_seq.load(std::memory_order_relaxed) == last) return absl::OkStatus();
+  return internal::SyncRecords(*impl_);
+}
+
+absl::Status internal::SyncRecords(Journal::Impl& impl) {
+  const uint64_t last = impl.last_seq.load(std::memory_order_relaxed);
+  if (impl.options.defer_commit_sync && !impl.options.unsafe_no_sync) {
+    // mdb_env_sync(force) is one fdatasync of the data file: it carries the meta page the
+    // last commit wrote without syncing.
+    if (int rc = mdb_env_sync(impl.records->env(), 1); rc != 0) {
+      return impl.records->Error(rc, absl::StrCat("sync records up to ", last));
+    }
+  }
+  impl.durable_seq.store(last, std::memory_order_release);
+  return absl::OkStatus();
+}
 
 const std::string& Journal::path() const { return impl_->path; }
 
@@ -94,9 +129,15 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
     if (rc != 0) return env.Error(rc, absl::StrCat("append record ", seq));
     internal::EncodeValue(kRecordMagic, seq, payload, static_cast<char*>(v.mv_data));
   }
-  rc = txn.Commit();  // syncs data and meta page unless MDB_NOSYNC
+  const uint64_t before = impl_->last_seq.load(std::memory_order_relaxed);
+  // Syncs the data pages, then writes the meta page: synced too, unless defer_commit_sync
+  // (MDB_NOMETASYNC), where this commit's data sync is what makes the commit before it durable.
+  rc = txn.Commit();
   if (rc != 0) return env.Error(rc, absl::StrCat("commit records up to ", seq));
   impl_->last_seq.store(seq, std::memory_order_release);
+  impl_->durable_seq.store(
+      impl_->options.defer_commit_sync && !impl_->options.unsafe_no_sync ? before : seq,
+      std::memory_order_release);
   return seq;
 }
 
@@ -161,7 +202,7 @@ absl::Status Journal::TruncateAfter(uint64_t seq) {
   if (seq < impl_->last_seq.load(std::memory_order_relaxed)) {
     impl_->last_seq.store(seq, std::memory_order_release);
   }
-  return absl::OkStatus();
+  return internal::SyncRecords(*impl_);  // the cut's own commit, when it was deferred
 }
 
 absl::Status Journal::WriteRawRecordForTest(uint64_t seq, absl::string_view value) {
@@ -178,7 +219,7 @@ absl::Status Journal::WriteRawRecordForTest(uint64_t seq, absl::string_view valu
   if (seq > impl_->last_seq.load(std::memory_order_relaxed)) {
     impl_->last_seq.store(seq, std::memory_order_release);
   }
-  return absl::OkStatus();
+  return internal::SyncRecords(*impl_);
 }
 
 std::string Journal::EncodeRecordForTest(uint64_t seq, absl::string_view payload) {

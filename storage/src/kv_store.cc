@@ -171,6 +171,7 @@ absl::StatusOr<std::unique_ptr<KvStore>> KvStore::Open(const std::string& data_d
                                                        const KvOptions& options) {
   auto env = LmdbEnv::Open({.path = data_dir + "/" + options.file,
                             .map_size_bytes = options.map_size_bytes,
+                            .no_meta_sync = options.no_meta_sync,
                             .max_tables = options.max_tables});
   if (!env.ok()) return env.status();
   return std::unique_ptr<KvStore>(new LmdbStore(*std::move(env)));

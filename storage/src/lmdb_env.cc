@@ -38,6 +38,7 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
   if (options.max_tables > 0) mdb_env_set_maxdbs(env, options.max_tables);
   unsigned flags = MDB_NOTLS;
   if (options.no_sync) flags |= MDB_NOSYNC;
+  if (options.no_meta_sync) flags |= MDB_NOMETASYNC;
   if (options.read_only) flags |= MDB_RDONLY;
   // data.mdb and lock.mdb are created 0600 (the umask can only take bits away).
   rc = mdb_env_open(env, path.c_str(), flags, kPrivateFileMode);
@@ -83,10 +84,15 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
   if (rc != 0) {
     return fail(absl::UnavailableError(absl::StrCat(path, ": open database: ", mdb_strerror(rc))));
   }
-  return std::unique_ptr<LmdbEnv>(new LmdbEnv(env, dbi, path, options.map_size_bytes));
+  return std::unique_ptr<LmdbEnv>(new LmdbEnv(env, dbi, path, options.map_size_bytes,
+                                              options.no_meta_sync && !options.read_only &&
+                                                  !options.no_sync));
 }
 
-LmdbEnv::~LmdbEnv() { mdb_env_close(env_); }
+LmdbEnv::~LmdbEnv() {
+  if (sync_at_close_) (void)mdb_env_sync(env_, 1);  // best effort: nobody is left to tell
+  mdb_env_close(env_);
+}
 
 absl::Status LmdbEnv::Error(int rc, absl::string_view what) const {
   if (rc == MDB_MAP_FULL) {

@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const uint64_t round = std::strtoull(argv[2], nullptr, 10);
-  auto journal = cfx::journal::Journal::Open({.data_dir = argv[1], .keep_snapshots = 2});
+  auto journal = cfx::journal::Journal::Open(
+      {.data_dir = argv[1], .keep_snapshots = 2, .defer_commit_sync = true});
   if (!journal.ok()) {
     WriteLine("E " + std::string(journal.status().message()) + "\n");
     return 2;

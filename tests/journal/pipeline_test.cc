@@ -225,6 +225,87 @@ TEST(PipelineTest, JournalFailureStopsTheOrderPathAndNothingUndurableIsAcked) {
   EXPECT_EQ(machine.applied(), journal->LastSeq());
 }
 
+// Checks, as each outcome and ack arrives, that its input is durable (Journal::DurableSeq).
+class DurabilityCheckingListener : public RecordingListener {
+ public:
+  explicit DurabilityCheckingListener(const Journal* journal) : journal_(journal) {}
+  void OnOutcome(uint64_t seq, uint64_t tag, const CounterOutcome& o) override {
+    if (seq > journal_->DurableSeq()) ++undurable;
+    RecordingListener::OnOutcome(seq, tag, o);
+  }
+  void OnAck(uint64_t seq, uint64_t tag) override {
+    if (seq > journal_->DurableSeq()) ++undurable;
+    RecordingListener::OnAck(seq, tag);
+  }
+  int undurable = 0;
+
+ private:
+  const Journal* journal_;
+};
+
+// With one flush per commit (defer_commit_sync) a commit is durable only once the next
+// commit or a Sync has returned: the matcher sees an input, and anyone hears of it, only
+// then. Bursts with pauses between them exercise both: the next commit, and the sync when
+// nothing more is waiting.
+TEST(PipelineTest, WithOneFlushPerCommitNothingIsAppliedOrAckedBeforeItIsDurable) {
+  TestDir dir;
+  CounterCodec codec;
+  uint64_t hash_before;
+  {
+    auto journal = *Journal::Open({.data_dir = dir.path(), .defer_commit_sync = true});
+    CounterMachine machine;
+    DurabilityCheckingListener listener(journal.get());
+    CounterPipeline p({.max_batch = 64, .snapshot_every = 500}, journal.get(), &codec, &machine,
+                      &listener);
+    ASSERT_TRUE(p.Start().ok());
+    std::mt19937_64 rng(7);
+    for (uint64_t i = 0; i < 6000; ++i) {
+      OfferResult r;
+      while ((r = p.TryOffer(i, {i, rng() % 50, 1})) == OfferResult::kFull) {
+        std::this_thread::yield();
+      }
+      ASSERT_EQ(r, OfferResult::kAccepted);
+      if (rng() % 200 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(p.Stop().ok());
+    EXPECT_EQ(listener.undurable, 0);
+    ExpectOrderedDelivery(listener, 1, 6000);
+    EXPECT_EQ(journal->DurableSeq(), 6000u);  // Stop made the last commit durable
+    EXPECT_LT(p.stats().batches, 6000u);      // and inputs did share commits
+    hash_before = machine.StateHash();
+  }
+  auto journal = *Journal::Open({.data_dir = dir.path(), .defer_commit_sync = true});
+  EXPECT_EQ(journal->LastSeq(), 6000u);
+  EXPECT_EQ(journal->DurableSeq(), 6000u);
+  CounterMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({}, journal.get(), &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  ASSERT_TRUE(p.Stop().ok());
+  EXPECT_EQ(machine.StateHash(), hash_before);
+}
+
+TEST(PipelineTest, WithOneFlushPerCommitAJournalFailureAcksNothingUndurable) {
+  TestDir dir;
+  auto journal = *Journal::Open(
+      {.data_dir = dir.path(), .map_size_bytes = 1 << 20, .defer_commit_sync = true});
+  CounterCodec codec;
+  CounterMachine machine;
+  DurabilityCheckingListener listener(journal.get());
+  CounterPipeline p({.max_batch = 256}, journal.get(), &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  OfferResult r = OfferResult::kAccepted;
+  for (uint64_t i = 0; i < 1'000'000 && r != OfferResult::kStopped; ++i) {
+    while ((r = p.TryOffer(i, {i, i % 7, 1})) == OfferResult::kFull) std::this_thread::yield();
+  }
+  EXPECT_EQ(p.Stop().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(listener.undurable, 0);
+  uint64_t acks = 0;
+  for (const auto& e : listener.events) acks += e.ack;
+  EXPECT_LE(acks, journal->DurableSeq());
+  EXPECT_EQ(machine.applied(), acks);
+}
+
 TEST(PipelineTest, RecoveryErrorPreventsStart) {
   TestDir dir;
   auto journal = *Journal::Open({.data_dir = dir.path()});

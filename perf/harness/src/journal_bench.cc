@@ -23,7 +23,8 @@ absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
                                             journal::ReplicationLog* replication = nullptr) {
   auto journal = journal::Journal::Open({.data_dir = dir,
                                          .map_size_bytes = options.map_size_gib << 30,
-                                         .unsafe_no_sync = options.unsafe_no_sync});
+                                         .unsafe_no_sync = options.unsafe_no_sync,
+                                         .defer_commit_sync = options.defer_commit_sync});
   if (!journal.ok()) return journal.status();
   if ((*journal)->LastSeq() != 0) {
     return absl::FailedPreconditionError(

@@ -88,12 +88,16 @@ class TradeRecorder {
   // Errors name the store path (the rows stay buffered and are retried by the next commit).
   absl::Status Commit();
   // Hands everything buffered to the committer thread and returns at once; batches handed
-  // over while it is busy are written together by its next transaction. Returns the error
+  // over while it is busy, or within kMinCommitInterval of its last transaction, are written
+  // together by its next one (unless WaitCommitted is waiting for them). Returns the error
   // of a failed background transaction once (its rows are retried with the next batch).
   absl::Status CommitInBackground();
   // Waits until inputs up to `seq` are committed (true), or `timeout` passes, or a background
   // commit has failed (false).
   bool WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const;
+  // The committer's shortest gap between transactions: at a trickle of orders a flush per
+  // order would sit on the one disk in front of the journal's next commit.
+  static constexpr std::chrono::milliseconds kMinCommitInterval{10};
   size_t pending_inputs() const { return pending_inputs_; }
 
   // Replaces the in-memory open orders by `orders` (after recovery: the engine's live
@@ -175,6 +179,7 @@ class TradeRecorder {
   bool committing_ = false;       // the committer holds a batch
   bool stop_committer_ = false;
   bool commit_failed_ = false;    // the last background transaction failed
+  mutable int commit_waiters_ = 0;  // WaitCommitted calls waiting: commit without the gap
   absl::Status commit_error_;     // not yet reported by CommitInBackground
   std::thread committer_;         // started by the first CommitInBackground
 

@@ -40,6 +40,12 @@ struct JournalOptions {
   bool unsafe_no_sync = false;
   // Opens without creating or writing anything (verify, dump).
   bool read_only = false;
+  // One device flush per group commit instead of two (docs/durability.md, "One flush per
+  // commit"): AppendBatch syncs its records but leaves the commit's own LMDB meta page to the
+  // next AppendBatch or Sync(), so a power loss may undo the latest commit (never corrupt
+  // the journal). DurableSeq() says how far a power loss cannot reach; whoever acknowledges
+  // inputs acknowledges up to it (the pipeline does). A process crash loses nothing either way.
+  bool defer_commit_sync = false;
 };
 
 struct Snapshot {
@@ -67,13 +73,24 @@ class Journal {
   ~Journal();
 
   // Appends payloads as records LastSeq()+1, LastSeq()+2, ... in ONE LMDB transaction (group
-  // commit), synced to disk before it returns OK (unless unsafe_no_sync). Returns the seq of
+  // commit), synced to disk before it returns OK (unless unsafe_no_sync; with
+  // defer_commit_sync the records are synced and the commit becomes durable at the next
+  // AppendBatch or Sync, see DurableSeq). Returns the seq of
   // the last record (LastSeq() when `payloads` is empty). On error nothing is appended.
   // REQUIRES: the journal was not opened read_only; a payload is < 4 GiB.
   absl::StatusOr<uint64_t> AppendBatch(absl::Span<const absl::string_view> payloads);
 
   // The highest seq written (0 when empty). Any thread.
   uint64_t LastSeq() const;
+
+  // The highest seq that a power loss cannot undo: LastSeq() unless defer_commit_sync, where
+  // an AppendBatch makes the commit before it durable and Sync() makes everything durable.
+  // Any thread.
+  uint64_t DurableSeq() const;
+
+  // Makes every appended record durable (one flush) when defer_commit_sync left the latest
+  // commit to it; otherwise returns at once. Same thread rules as AppendBatch.
+  absl::Status Sync();
 
   // Calls fn(seq, payload) for each record with seq >= from, in order, after checking it,
   // until fn returns false. Returns DataLoss("journal record N: ...") at the first bad or

@@ -271,12 +271,38 @@ class Pipeline {
       return;
     }
     std::vector<Sequenced> batch(options_.max_batch);
+    // A batch written but not yet durable (Journal::DurableSeq; only with the journal's
+    // defer_commit_sync): it goes on once the next commit or a Sync has made it durable.
+    std::vector<Sequenced> held(options_.max_batch);
+    size_t held_n = 0;
     std::vector<size_t> ends(options_.max_batch);
     std::vector<absl::string_view> views(options_.max_batch);
     std::string bytes;
     bytes.reserve(options_.max_batch * 128);
     ParkingIdle idle(&sequencer_wake_);
     BackoffIdle full;  // the matcher only ever drains, so a full ring empties
+    auto release = [&](const std::vector<Sequenced>& items, size_t n) {
+      for (size_t i = 0; i < n; ++i) {
+        while (!sequenced_.TryPush(items[i])) {
+          matcher_wake_.Notify();  // it may have parked before this batch's first push
+          full.Idle();
+        }
+        full.Reset();
+      }
+      matcher_wake_.Notify();  // once per batch: the fence is not paid per input
+    };
+    // Nothing more is waiting: the held batch is made durable now rather than by the next
+    // commit. False when the sync failed (the pipeline has stopped).
+    auto sync_held = [&] {
+      if (held_n == 0) return true;
+      if (absl::Status synced = journal_->Sync(); !synced.ok()) {
+        Fail(synced);
+        return false;
+      }
+      release(held, held_n);
+      held_n = 0;
+      return true;
+    };
     Input in;
     for (;;) {
       // Read before draining: Stop() releases `input_closed_` only after every accepted
@@ -299,6 +325,10 @@ class Pipeline {
         ++n;
       }
       if (n == 0) {
+        if (held_n != 0) {
+          if (!sync_held()) break;
+          continue;
+        }
         if (closing) break;
         // Idle leader: the latest state hash goes out on its own (an empty batch), so a
         // standby checks the state of a quiet market too.
@@ -337,14 +367,18 @@ class Pipeline {
       }
       for (size_t i = 0; i < n; ++i) batch[i].seq = next_seq_++;
       RecordBatch(n);
-      for (size_t i = 0; i < n; ++i) {
-        while (!sequenced_.TryPush(batch[i])) {
-          matcher_wake_.Notify();  // it may have parked before this batch's first push
-          full.Idle();
-        }
-        full.Reset();
+      // This commit's sync made the held batch durable (Journal::AppendBatch); this batch
+      // itself is durable now unless the journal defers its commit to the next one.
+      if (held_n != 0) {
+        release(held, held_n);
+        held_n = 0;
       }
-      matcher_wake_.Notify();  // once per batch: the fence is not paid per input
+      if (journal_ != nullptr && journal_->DurableSeq() < batch[n - 1].seq) {
+        std::swap(batch, held);
+        held_n = n;
+      } else {
+        release(batch, n);
+      }
     }
     sequencer_done_.store(true, std::memory_order_release);
     matcher_wake_.Notify();
@@ -405,6 +439,12 @@ class Pipeline {
       if (!last.ok() || *last != next_seq_ + n - 1) {
         Fail(last.ok() ? absl::DataLossError("replication: local journal out of step with the log")
                        : last.status());
+        return false;
+      }
+      // A follower acknowledges nothing, but what it applies is on its disk first, as on the
+      // leader (with defer_commit_sync this is the second flush a plain commit pays).
+      if (absl::Status synced = journal_->Sync(); !synced.ok()) {
+        Fail(synced);
         return false;
       }
       next_seq_ += n;

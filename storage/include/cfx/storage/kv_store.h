@@ -26,6 +26,9 @@ struct KvOptions {
   std::string file = "store";
   uint64_t map_size_bytes = 8ull << 30;  // address space reserved, not disk used
   int max_tables = 32;
+  // For a store derived from the journal (the trade store): one flush per commit, and a
+  // power loss may undo the latest commit, which the journal then re-derives (EnvOptions).
+  bool no_meta_sync = false;
 };
 
 class KvTxn {

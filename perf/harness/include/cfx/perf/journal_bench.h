@@ -28,6 +28,9 @@ inline HarnessConfig DefaultJournalLoad() {
 struct JournalBenchOptions {
   std::string data_dir;         // empty: a fresh temp dir, removed afterwards
   bool unsafe_no_sync = false;  // commits not synced (a power loss may lose acked inputs)
+  // One flush per commit, acks from DurableSeq (the exchange's setting); false: LMDB's own
+  // two flushes per commit, each commit durable on return (--two-flush-commits).
+  bool defer_commit_sync = true;
   uint64_t map_size_gib = 16;   // LMDB map size
   // The load; `journal` is set by RunJournalBench.
   HarnessConfig harness = DefaultJournalLoad();
