@@ -14,12 +14,13 @@ void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
       "pipeline", "Rings and threads of the order path, journal off (toy matcher)");
   static perf::HarnessConfig config;
   cmd->add_flag("--engine", config.engine,
-                "Run the real engine (EngineMatcher + EngineCodec) instead of the toy matcher");
+                "Run the real engine (EngineMatcher + EngineCodec) instead of the toy matcher, "
+                "then the toy in the same run as the yardstick");
   cmd->add_option("--producers", config.producers, "Producer threads (default 1)");
   cmd->add_option("--messages", config.messages, "Inputs to send (default 5000000)");
   cmd->add_option("--rate", config.rate, "Offers per second in total; 0: flat out (default)");
   cmd->callback([rc] {
-    nlohmann::json out = perf::RunHarness(config);
+    nlohmann::json out = perf::RunPipelineBench(config);
     out["bench"] = "pipeline";
     out["journal"] = false;
     std::cout << out.dump() << std::endl;

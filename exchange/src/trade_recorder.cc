@@ -545,6 +545,12 @@ void TradeRecorder::RunCommitter() {
     // Gather what arrives within the gap after the last transaction into this one.
     commit_cv_.wait_until(lock, last_end + kMinCommitInterval,
                           [&] { return stop_committer_ || commit_waiters_ > 0; });
+    // The lock was let go: Commit() (which waits only for `committing_`) may have taken the
+    // rows or be writing them now. Never two writers: look again.
+    if (committing_ || commit_failed_ || handed_seq_ <= last_seq()) {
+      if (stop_committer_) return;
+      continue;
+    }
     std::vector<Op> batch;
     batch.swap(handed_);
     const uint64_t seq = handed_seq_;

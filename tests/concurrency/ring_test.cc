@@ -77,6 +77,60 @@ TEST(SpscRingTest, PeekAheadSeesWhatTheNextPopsReturn) {
   }
 }
 
+// In place: a claimed slot is invisible until published, a front slot is not reused until
+// popped; the same fullness and order as TryPush/TryPop, across laps.
+TEST(SpscRingTest, ClaimPublishFrontPopFrontInPlace) {
+  SpscRing<int> ring(4);
+  EXPECT_EQ(ring.Front(), nullptr);
+  int* slot = ring.TryClaim();
+  ASSERT_NE(slot, nullptr);
+  *slot = 7;
+  EXPECT_EQ(ring.Front(), nullptr);  // claimed, not yet published
+  ring.Publish();
+  ASSERT_NE(ring.Front(), nullptr);
+  EXPECT_EQ(*ring.Front(), 7);
+  for (int i = 0; i < 3; ++i) {
+    int* s = ring.TryClaim();
+    ASSERT_NE(s, nullptr);
+    *s = 8 + i;
+    ring.Publish();
+  }
+  EXPECT_EQ(ring.TryClaim(), nullptr);  // full: the front slot is still held
+  EXPECT_FALSE(ring.TryPush(99));
+  ring.PopFront();
+  ASSERT_NE(ring.TryClaim(), nullptr);  // its slot is free again
+  int v;
+  for (int want = 8; want <= 10; ++want) {
+    ASSERT_TRUE(ring.TryPop(v));
+    EXPECT_EQ(v, want);
+  }
+  EXPECT_EQ(ring.Front(), nullptr);
+}
+
+TEST(SpscRingTest, TwoThreadsInPlaceDeliverEverythingInOrder) {
+  constexpr uint64_t kCount = 1'000'000;
+  SpscRing<uint64_t> ring(256);
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < kCount; ++i) {
+      uint64_t* slot;
+      while ((slot = ring.TryClaim()) == nullptr) std::this_thread::yield();
+      *slot = i;
+      ring.Publish();
+    }
+  });
+  uint64_t expected = 0;
+  while (expected < kCount) {
+    if (const uint64_t* v = ring.Front()) {
+      ASSERT_EQ(*v, expected);
+      ring.PopFront();
+      ++expected;
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  producer.join();
+}
+
 TEST(MpscRingTest, FillsToCapacityThenReportsFull) {
   MpscRing<int> ring(2);
   EXPECT_TRUE(ring.TryPush(1));

@@ -192,6 +192,7 @@ absl::Status FixGateway::Impl::Start() {
                                           config_.port, limits);
     }
     acceptor_.reset(bound);
+    SetSessionsAlive(true);  // the acceptor made them
     if (config_.audit) {
       bound->SetRefusedLogonHook(
           [this](const std::string& comp_id, const std::string& peer, const std::string& why) {
@@ -212,12 +213,15 @@ absl::Status FixGateway::Impl::Start() {
     internal::MakeFilesPrivate(store_dir_);
     acceptor_->start();
   } catch (const FIX::RuntimeError& e) {
+    SetSessionsAlive(false);
     acceptor_.reset();
     return absl::UnavailableError(std::string("FIX acceptor: ") + e.what());
   } catch (const FIX::Exception& e) {
+    SetSessionsAlive(false);
     acceptor_.reset();
     return absl::InvalidArgumentError(std::string("FIX settings: ") + e.what());
   } catch (const std::exception& e) {
+    SetSessionsAlive(false);
     acceptor_.reset();
     return absl::UnavailableError(std::string("FIX acceptor: ") + e.what());
   }
@@ -244,9 +248,15 @@ void FixGateway::Impl::Stop() {
   } catch (const std::exception&) {
     // Stopping is best effort: the sockets close with the acceptor either way.
   }
+  SetSessionsAlive(false);  // waits for a send in flight
   acceptor_.reset();
   log_.reset();
   store_.reset();
+}
+
+void FixGateway::Impl::SetSessionsAlive(bool alive) {
+  std::unique_lock<std::shared_timed_mutex> lock(sessions_alive_mu_);
+  sessions_alive_ = alive;
 }
 
 FIX::SessionID FixGateway::Impl::IdOf(const std::string& session) const {
@@ -255,6 +265,8 @@ FIX::SessionID FixGateway::Impl::IdOf(const std::string& session) const {
 
 bool FixGateway::Impl::SeqNums(const std::string& session, FixSeqNums* out) const {
   if (!entitlements_.Session(session)) return false;
+  std::shared_lock<std::shared_timed_mutex> alive(sessions_alive_mu_);
+  if (!sessions_alive_) return false;
   FIX::Session* s = FIX::Session::lookupSession(IdOf(session));
   if (!s) return false;
   out->next_sender = s->getExpectedSenderNum();
@@ -269,6 +281,8 @@ bool FixGateway::Impl::IsLoggedOn(const std::string& session) const {
 }
 
 bool FixGateway::Impl::Send(const std::string& session, FIX::Message& msg) {
+  std::shared_lock<std::shared_timed_mutex> alive(sessions_alive_mu_);
+  if (!sessions_alive_) return false;  // stopped: the sessions are gone
   try {
     return FIX::Session::sendToTarget(msg, IdOf(session));
   } catch (const FIX::SessionNotFound&) {

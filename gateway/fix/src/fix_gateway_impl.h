@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 
 #include "cfx/gateway/fix_gateway.h"
@@ -145,6 +146,13 @@ class FixGateway::Impl : public FIX::Application {
   std::unique_ptr<FIX::LogFactory> log_;
   std::string store_dir_;  // <data_dir>/fix/store, set by Start
   std::unique_ptr<FIX::Acceptor> acceptor_;  // internal::BoundAcceptor
+  // QuickFIX's sessions may be used from threads of ours (the publisher's reports, SeqNums)
+  // only while they exist: Stop clears `sessions_alive_` under the exclusive lock, so it
+  // waits for a send in flight, before it destroys them (a report sent into a destroyed
+  // session wrote into freed memory). Shared: each such use. (C++14 here: QuickFIX headers.)
+  void SetSessionsAlive(bool alive);
+  mutable std::shared_timed_mutex sessions_alive_mu_;
+  bool sessions_alive_ = false;
 
   std::vector<SessionSequences> resume_;  // ResumeSessions, applied by Start
 

@@ -1,14 +1,17 @@
 // The pipeline harness behind `cfx bench pipeline` and `cfx bench journal`
 // (cfx/perf/journal_bench_harness.h): the workloads, the latency listener and the run.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "cfx/concurrency/backoff_idle.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/journal/counter_machine.h"
@@ -19,38 +22,65 @@
 namespace cfx::perf {
 namespace {
 
+// "<prefix><p>-<n>" without printf: the producer thread shares the 2 cores with the
+// pipeline, and three snprintf calls an input cost more than the toy workload's whole input.
+engine::Name IdName(char prefix, int p, uint64_t n) {
+  char buf[32];
+  char* end = buf + sizeof buf;
+  char* q = end;
+  do {
+    *--q = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  *--q = '-';
+  do {
+    *--q = static_cast<char>('0' + p % 10);
+    p /= 10;
+  } while (p != 0);
+  *--q = prefix;
+  return engine::Name::From(std::string_view(q, static_cast<size_t>(end - q)));
+}
+
+engine::Name AccountName(uint64_t i) {
+  static const std::array<engine::Name, 16> kAccounts = [] {
+    std::array<engine::Name, 16> a;
+    for (int k = 0; k < 16; ++k) {
+      const char name[3] = {'A', static_cast<char>(k < 10 ? '0' + k : '1'),
+                            static_cast<char>('0' + k - 10)};
+      a[k] = engine::Name::From(std::string_view(name, k < 10 ? 2 : 3));
+    }
+    return a;
+  }();
+  return kAccounts[i % 16];
+}
+
 // The engine workload: input i of producer p. About 60% new limit orders (gtc, prices
 // around 5.000 so that about half trade), 25% cancels and 15% replaces of this producer's
 // earlier orders; 16 accounts.
 engine::Command EngineInput(uint64_t i, int p) {
-  char cl[32], orig[32], acct[8];
   const uint64_t k = i * 2654435761u;
-  std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(i % 16));
-  std::snprintf(cl, sizeof cl, "p%d-%llu", p, static_cast<unsigned long long>(i));
   const uint64_t back = i >= 8 ? i - 1 - (k >> 8) % 7 : 0;
-  std::snprintf(orig, sizeof orig, "p%d-%llu", p, static_cast<unsigned long long>(back));
   const int kind = static_cast<int>((k >> 3) % 20);
   if (i >= 8 && kind < 5) {
     engine::CancelCmd c;
-    c.orig = engine::Name::From(orig);
-    std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(back % 16));
-    c.acct = engine::Name::From(acct);
+    c.orig = IdName('p', p, back);
+    c.acct = AccountName(back);
     return c;
   }
   if (i >= 8 && kind < 8) {
     engine::ReplaceCmd r;
-    r.cl = engine::Name::From(cl);
-    r.orig = engine::Name::From(orig);
-    std::snprintf(acct, sizeof acct, "A%d", static_cast<int>(back % 16));
-    r.acct = engine::Name::From(acct);
+    r.cl = IdName('p', p, i);
+    r.orig = IdName('p', p, back);
+    r.acct = AccountName(back);
     r.px =
         engine::PriceField::Ticks(engine::PriceTicks(4990 + static_cast<int64_t>((k >> 12) % 21)));
     return r;
   }
+  static const engine::Name kSymbol = engine::Name::From("B200-GOLD-US-202703");
   engine::NewOrderCmd n;
-  n.cl = engine::Name::From(cl);
-  n.acct = engine::Name::From(acct);
-  n.sym = engine::Name::From("B200-GOLD-US-202703");
+  n.cl = IdName('p', p, i);
+  n.acct = AccountName(i);
+  n.sym = kSymbol;
   n.side = (k >> 16) % 2 == 0 ? engine::Side::kBuy : engine::Side::kSell;
   n.px = engine::PriceField::Ticks(engine::PriceTicks(4990 + static_cast<int64_t>((k >> 20) % 21)));
   n.qty = engine::Qty(1 + static_cast<int64_t>((k >> 24) % 10));
@@ -148,6 +178,7 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
       const double per_producer_rate = static_cast<double>(config.rate) / config.producers;
       // Paced runs send in 50 µs bursts: finer sleeps cost more than they measure.
       constexpr int64_t kBurstNs = 50'000;
+      concurrency::BackoffIdle full;
       for (uint64_t i = begin; i < end; ++i) {
         if (config.rate != 0) {
           const int64_t due = start_ns + static_cast<int64_t>((i - begin) * 1e9 / per_producer_rate);
@@ -157,10 +188,13 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
         const Command command = make(i, p);
         sent_ns[i] = Listener::NowNs();
         journal::OfferResult r;
+        // Full: the pipeline is behind. Back off to a sleep rather than yield on and on, which
+        // on 2 cores takes the time from the stage that is behind.
         while ((r = pipeline.TryOffer(i, command)) == journal::OfferResult::kFull) {
           ++full_retries[p];
-          std::this_thread::yield();
+          full.Idle();
         }
+        full.Reset();
         if (r == journal::OfferResult::kStopped) return;
       }
     });
@@ -204,7 +238,12 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
 nlohmann::json RunHarness(const HarnessConfig& config) {
   if (config.engine) {
     exchange::EngineCodec codec;
-    exchange::EngineMatcher matcher(exchange::MatcherOptions{});
+    // Sized for the stream and written before timing, as `bench book --engine` does: the
+    // first order into each fresh page would otherwise fault inside the timed loop.
+    exchange::MatcherOptions options;
+    options.engine.order_capacity = config.messages + 16;
+    options.engine.client_id_capacity = config.messages + 16;
+    exchange::EngineMatcher matcher(options);
     engine::ProductCmd product;
     product.sym = engine::Name::From("B200-GOLD-US-202703");
     product.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
@@ -219,6 +258,19 @@ nlohmann::json RunHarness(const HarnessConfig& config) {
       config, codec, machine,
       [](uint64_t i, int) { return journal::CounterCommand{i, i % 128, 1}; }, {}, 0,
       [&] { return machine.StateHash(); });
+}
+
+nlohmann::json RunPipelineBench(const HarnessConfig& config) {
+  nlohmann::json out = RunHarness(config);
+  if (!config.engine || out.contains("error")) return out;
+  HarnessConfig toy = config;
+  toy.engine = false;
+  const nlohmann::json yardstick = RunHarness(toy);
+  out["yardstick_toy"] = {{"orders_per_sec", yardstick["orders_per_sec"]},
+                          {"messages", yardstick["messages"]}};
+  const double toy_rate = yardstick["orders_per_sec"].get<double>();
+  if (toy_rate > 0) out["ratio_to_toy"] = out["orders_per_sec"].get<double>() / toy_rate;
+  return out;
 }
 
 }  // namespace cfx::perf

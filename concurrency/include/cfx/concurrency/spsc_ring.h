@@ -50,6 +50,33 @@ class SpscRing {
     return true;
   }
 
+  // In-place use, for values too large to copy twice. Producer: TryClaim() returns the slot
+  // the next push fills (nullptr when full), to be written in place and made visible by
+  // Publish(); no other push in between. Consumer: Front() returns the next value in place
+  // (nullptr when empty), valid until PopFront() gives its slot back.
+  T* TryClaim() {
+    const uint64_t tail = tail_.load(std::memory_order_relaxed);
+    if (tail - cached_head_ == capacity_) {
+      cached_head_ = head_.load(std::memory_order_acquire);
+      if (tail - cached_head_ == capacity_) return nullptr;
+    }
+    return &slots_[tail & mask_];
+  }
+  void Publish() {
+    tail_.store(tail_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+  T* Front() {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head == cached_tail_) {
+      cached_tail_ = tail_.load(std::memory_order_acquire);
+      if (head == cached_tail_) return nullptr;
+    }
+    return &slots_[head & mask_];
+  }
+  void PopFront() {
+    head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+
   // The value `k` places behind the next one to pop (k = 0: the next), or nullptr when the
   // consumer's cached view of the producer's index does not reach it (a caller wanting a hint
   // need not see the newest push). Valid until that value is popped. Consumer thread only.

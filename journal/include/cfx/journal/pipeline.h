@@ -236,30 +236,43 @@ class Pipeline {
     std::string state;
   };
 
-  // Pushes matcher outcomes into the output ring for the input being applied, holding the
-  // latest one back so that Finish() can send it together with the ack.
+  // Writes matcher outcomes straight into output ring slots for the input being applied
+  // (one copy of each Outcome, not three), holding the latest slot back unpublished so that
+  // Finish() can mark it as the ack too.
   class Sink : public OutcomeSink<Outcome> {
    public:
     explicit Sink(Pipeline* p) : p_(p) {}
     void Begin(uint64_t seq, uint64_t tag) {
-      pending_.seq = seq;
-      pending_.tag = tag;
-      pending_.has_outcome = false;
-      pending_.is_ack = false;
+      seq_ = seq;
+      tag_ = tag;
+      held_ = nullptr;
     }
     void Emit(const Outcome& outcome) override {
-      if (pending_.has_outcome) p_->PushOutput(pending_);
-      pending_.outcome = outcome;
-      pending_.has_outcome = true;
+      if (held_ != nullptr) p_->output_.Publish();
+      held_ = p_->ClaimOutput();
+      held_->seq = seq_;
+      held_->tag = tag_;
+      held_->has_outcome = true;
+      held_->is_ack = false;
+      held_->outcome = outcome;
     }
     void Finish() {
-      pending_.is_ack = true;
-      p_->PushOutput(pending_);
+      if (held_ == nullptr) {  // no outcome: a bare ack
+        held_ = p_->ClaimOutput();
+        held_->seq = seq_;
+        held_->tag = tag_;
+        held_->has_outcome = false;
+      }
+      held_->is_ack = true;
+      p_->output_.Publish();
+      held_ = nullptr;
     }
 
    private:
     Pipeline* p_;
-    Output pending_;
+    uint64_t seq_ = 0;
+    uint64_t tag_ = 0;
+    Output* held_ = nullptr;  // claimed, written, not yet published
   };
 
   // Sequencer/journaler thread: everything waiting (up to max_batch) becomes one group
@@ -466,16 +479,17 @@ class Pipeline {
 
   void RunMatcher() {
     Sink sink(this);
-    Sequenced s;
     ParkingIdle idle(&matcher_wake_);
     int since_notify = 0;
-    while (PopOrDone(sequenced_, sequencer_done_, idle, s, [] {})) {
-      if (const Sequenced* ahead = sequenced_.PeekAhead(kPrefetchAhead - 1)) {
+    while (const Sequenced* in = FrontOrDone(sequenced_, sequencer_done_, idle, [] {})) {
+      if (const Sequenced* ahead = sequenced_.PeekAhead(kPrefetchAhead)) {
         matcher_->Prefetch(ahead->command);
       }
-      sink.Begin(s.seq, s.tag);
-      matcher_->ApplyAt(s.seq, s.time_us, s.command, sink);
+      const uint64_t seq = in->seq;
+      sink.Begin(seq, in->tag);
+      matcher_->ApplyAt(seq, in->time_us, in->command, sink);  // the command stays in its slot
       sink.Finish();
+      sequenced_.PopFront();
       // Wake the publisher at the end of a burst (a lone input's outcomes go out at once),
       // and every kNotifyEvery inputs within one. Not per input: a publisher faster than
       // the matcher parks between inputs, and a FUTEX_WAKE per input halved
@@ -487,11 +501,11 @@ class Pipeline {
       // At seq multiples, not every N inputs since start: primary and standby then snapshot
       // (and hash) at the same seqs whatever their restarts.
       if (journal_ != nullptr && options_.snapshot_every > 0 &&
-          s.seq % options_.snapshot_every == 0) {
+          seq % options_.snapshot_every == 0) {
         // Serialising is the only part on the matcher thread; the write is not.
         std::string state = matcher_->Snapshot();
-        RecordOwnCheckpoint(s.seq, StateDigest(state));
-        if (snapshot_jobs_.TryPush(SnapshotJob{s.seq, std::move(state)})) {
+        RecordOwnCheckpoint(seq, StateDigest(state));
+        if (snapshot_jobs_.TryPush(SnapshotJob{seq, std::move(state)})) {
           snapshot_wake_.Notify();
         } else {
           snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -517,7 +531,6 @@ class Pipeline {
   }
 
   void RunPublisher() {
-    Output out;
     ParkingIdle idle(&publisher_wake_);
     bool error_reported = false;
     auto report_error = [&] {
@@ -526,9 +539,10 @@ class Pipeline {
         error_reported = true;
       }
     };
-    while (PopOrDone(output_, matcher_done_, idle, out, report_error)) {
-      if (out.has_outcome) listener_->OnOutcome(out.seq, out.tag, out.outcome);
-      if (out.is_ack) listener_->OnAck(out.seq, out.tag);
+    while (const Output* out = FrontOrDone(output_, matcher_done_, idle, report_error)) {
+      if (out->has_outcome) listener_->OnOutcome(out->seq, out->tag, out->outcome);
+      if (out->is_ack) listener_->OnAck(out->seq, out->tag);
+      output_.PopFront();
     }
     report_error();
   }
@@ -537,6 +551,22 @@ class Pipeline {
   // calling on_empty() each time it finds it so. Returns false once the ring is empty and
   // `upstream_done` was already set before the pop (acquire: whatever the upstream pushed
   // before setting it has been popped by then).
+  // As PopOrDone, in place: the next item (nullptr once done), valid until ring.PopFront().
+  template <typename Ring, typename OnEmpty>
+  static auto* FrontOrDone(Ring& ring, const std::atomic<bool>& upstream_done,
+                           ParkingIdle& idle, OnEmpty on_empty) {
+    for (;;) {
+      const bool done = upstream_done.load(std::memory_order_acquire);
+      if (auto* item = ring.Front()) {
+        idle.Reset();
+        return item;
+      }
+      on_empty();
+      if (done) return static_cast<decltype(ring.Front())>(nullptr);
+      idle.Idle();
+    }
+  }
+
   template <typename Ring, typename T, typename OnEmpty>
   static bool PopOrDone(Ring& ring, const std::atomic<bool>& upstream_done, ParkingIdle& idle,
                         T& item, OnEmpty on_empty) {
@@ -552,12 +582,14 @@ class Pipeline {
     }
   }
 
-  void PushOutput(const Output& out) {
+  Output* ClaimOutput() {
     BackoffIdle idle;  // the publisher only ever drains, so this wait ends
-    while (!output_.TryPush(out)) {
+    Output* slot;
+    while ((slot = output_.TryClaim()) == nullptr) {
       publisher_wake_.Notify();  // it may have parked before this input's first outcome
       idle.Idle();
     }
+    return slot;
   }
 
   // Matcher thread: this machine's state hash at a snapshot seq. A follower keeps it to

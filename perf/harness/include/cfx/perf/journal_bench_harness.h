@@ -27,6 +27,10 @@ struct HarnessConfig {
 // `config.engine`) and returns the figures; "error" is set when the pipeline failed.
 nlohmann::json RunHarness(const HarnessConfig& config);
 
+// `cfx bench pipeline`: RunHarness, and with `config.engine` the same pipeline and load with
+// the toy matcher in the same run as its yardstick (`yardstick_toy`, `ratio_to_toy`).
+nlohmann::json RunPipelineBench(const HarnessConfig& config);
+
 }  // namespace cfx::perf
 
 #endif  // CFX_PERF_JOURNAL_BENCH_HARNESS_H_
