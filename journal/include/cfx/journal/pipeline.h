@@ -386,11 +386,20 @@ class Pipeline {
         release(held, held_n);
         held_n = 0;
       }
-      if (journal_ != nullptr && journal_->DurableSeq() < batch[n - 1].seq) {
+      if (journal_ == nullptr || journal_->DurableSeq() >= batch[n - 1].seq) {
+        release(batch, n);
+      } else if (options_.replication != nullptr) {
+        // A leader's next commit waits for a publish-ack first: holding this batch for it
+        // would add a round trip to the stream, so it is made durable now (two flushes, as
+        // a plain commit; docs/durability.md, "One flush per commit").
+        if (absl::Status synced = journal_->Sync(); !synced.ok()) {
+          Fail(synced);
+          break;
+        }
+        release(batch, n);
+      } else {
         std::swap(batch, held);
         held_n = n;
-      } else {
-        release(batch, n);
       }
     }
     sequencer_done_.store(true, std::memory_order_release);
