@@ -1,4 +1,4 @@
-// The trade store's background committer (exchange/src/trade_recorder.cc): at a trickle of
+// The trade store's background committer (exchange/src/trade_recorder_commit.cc): at a trickle of
 // inputs it gathers them into one transaction per kMinCommitInterval instead of one each, and
 // a waiter (ExchangeCore::Flush) does not wait for the gap.
 #include "cfx/exchange/trade_recorder.h"
