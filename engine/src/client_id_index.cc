@@ -23,8 +23,12 @@ ClientIdIndex::ClientIdIndex(size_t capacity, uint64_t seed)
       recs_(std::max<size_t>(capacity, 8)),  // value-initialized: every page written now
       table_(BucketsFor(capacity)) {}
 
+uint64_t ClientIdIndex::HashKey(uint64_t acct_hash, const ClientId& cl) const {
+  return HashFinalize(HashFixed(acct_hash ^ seed_, cl));
+}
+
 uint64_t ClientIdIndex::HashKey(const Name& acct, const ClientId& cl) const {
-  return HashFinalize(HashFixed(HashFixed(seed_, acct), cl));
+  return HashKey(HashFinalize(HashFixed(seed_, acct)), cl);
 }
 
 std::pair<uint32_t, bool> ClientIdIndex::TryInsert(uint64_t hash, AccountId acct,

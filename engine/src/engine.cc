@@ -20,8 +20,8 @@ OrderBook* KnownBook(OrderBook* book, MatchContext& ctx) {
 Engine::Engine(const EngineConfig& config)
     : config_(config), ctx_(config.order_capacity), client_ids_(config.client_id_capacity) {}
 
-AccountId Engine::InternAccount(const Name& name) {
-  const AccountId id = accounts_.Intern(name);
+AccountId Engine::InternAccount(const Name& name, uint64_t hash) {
+  const AccountId id = accounts_.Intern(name, hash);
   if (id >= default_firm_.size()) default_firm_.resize(accounts_.size(), NameTable::kNone);
   return id;
 }
@@ -32,7 +32,7 @@ FirmId Engine::DefaultFirm(AccountId acct, const Name& acct_name) {
   return f;
 }
 
-OrderBook* Engine::BookOf(std::string_view sym) {
+OrderBook* Engine::BookOf(const Name& sym) {
   const uint32_t id = symbols_.Find(sym);
   return id == NameTable::kNone ? nullptr : books_[id].get();
 }
@@ -49,9 +49,9 @@ std::optional<AccountId> Engine::FindAccount(std::string_view acct) const {
   return id;
 }
 
-uint32_t Engine::LookupLive(const Name& acct_name, AccountId acct, const ClientId& cl,
+uint32_t Engine::LookupLive(uint64_t acct_hash, AccountId acct, const ClientId& cl,
                             uint32_t* rec_out) const {
-  const uint32_t rec = client_ids_.Find(ClHash(acct_name, cl), acct, cl);
+  const uint32_t rec = client_ids_.Find(ClHash(acct_hash, cl), acct, cl);
   if (rec_out != nullptr) *rec_out = rec;
   if (rec == ClientIdIndex::kNone || client_ids_.oid(rec) == 0) return kNoSlot;
   return ctx_.store.Find(client_ids_.oid(rec));
@@ -72,8 +72,9 @@ void Engine::Prefetch(const Command& cmd) const {
   } else {
     return;
   }
-  accounts_.Prefetch(*acct);
-  client_ids_.Prefetch(ClHash(*acct, *cl));
+  const uint64_t acct_hash = accounts_.Hash(*acct);
+  accounts_.Prefetch(acct_hash);
+  client_ids_.Prefetch(ClHash(acct_hash, *cl));
 }
 
 void Engine::Process(const Command& cmd) {
@@ -119,7 +120,7 @@ void Engine::Apply(const ProductCmd& c) {
     e.reject = RejectReason::kInvalidField;
     return;
   }
-  OrderBook* book = BookOf(c.sym.view());
+  OrderBook* book = BookOf(c.sym);
   BookConfig cfg;
   if (book != nullptr) cfg = book->config();
   cfg.band_percent = c.band_percent;
@@ -139,7 +140,7 @@ void Engine::Apply(const ProductCmd& c) {
 }
 
 void Engine::Apply(const StateCmd& c) {
-  OrderBook* book = KnownBook(BookOf(c.sym.view()), ctx_);
+  OrderBook* book = KnownBook(BookOf(c.sym), ctx_);
   if (book == nullptr) return;
   if (book->state() == TradingState::kExpired) return;  // delisted for good
   if (c.state == TradingState::kExpired) {
@@ -153,10 +154,11 @@ void Engine::Apply(const StateCmd& c) {
 }
 
 void Engine::Apply(const NewOrderCmd& c) {
-  AccountId acct = InternAccount(c.acct);
+  const uint64_t acct_hash = accounts_.Hash(c.acct);
+  AccountId acct = InternAccount(c.acct, acct_hash);
   OrderBook* book = nullptr;
   uint32_t cl_rec = ClientIdIndex::kNone;
-  RejectReason r = ValidateNew(c, &book, acct, &cl_rec);
+  RejectReason r = ValidateNew(c, &book, acct, acct_hash, &cl_rec);
   if (r == RejectReason::kNone && risk_ != nullptr) {
     r = risk_->CheckNewOrder(c, *book);  // takes no client id: cl_rec stays the last record
     if (r != RejectReason::kNone) client_ids_.EraseLast();
@@ -204,14 +206,14 @@ void Engine::Apply(const NewOrderCmd& c) {
   book->Submit(slot);
 }
 
-uint32_t Engine::FindAmended(const Name& acct_name, const ClientId& orig, const ClientId* cl,
-                             AccountId* acct, uint32_t* orig_rec) {
-  const uint32_t found = accounts_.Find(acct_name);
+uint32_t Engine::FindAmended(const Name& acct_name, uint64_t acct_hash, const ClientId& orig,
+                             const ClientId* cl, AccountId* acct, uint32_t* orig_rec) {
+  const uint32_t found = accounts_.Find(acct_name, acct_hash);
   *acct = found == NameTable::kNone ? 0 : found;
   uint32_t slot =
-      found == NameTable::kNone ? kNoSlot : LookupLive(acct_name, *acct, orig, orig_rec);
+      found == NameTable::kNone ? kNoSlot : LookupLive(acct_hash, *acct, orig, orig_rec);
   if (slot == kNoSlot) {
-    AccountId shown = InternAccount(acct_name);
+    AccountId shown = InternAccount(acct_name, acct_hash);
     EmitCancelReject(orig, cl, shown, RejectReason::kUnknownOrder);
   }
   return slot;
@@ -219,7 +221,7 @@ uint32_t Engine::FindAmended(const Name& acct_name, const ClientId& orig, const 
 
 void Engine::Apply(const CancelCmd& c) {
   AccountId acct = 0;
-  uint32_t slot = FindAmended(c.acct, c.orig, nullptr, &acct, nullptr);
+  uint32_t slot = FindAmended(c.acct, accounts_.Hash(c.acct), c.orig, nullptr, &acct, nullptr);
   if (slot == kNoSlot) return;
   OrderBook& book = *books_[ctx_.store.at(slot).sym];
   if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
@@ -232,20 +234,21 @@ void Engine::Apply(const CancelCmd& c) {
 void Engine::Apply(const ReplaceCmd& c) {
   AccountId acct = 0;
   uint32_t orig_rec = ClientIdIndex::kNone;
-  uint32_t slot = FindAmended(c.acct, c.orig, &c.cl, &acct, &orig_rec);
+  const uint64_t acct_hash = accounts_.Hash(c.acct);
+  uint32_t slot = FindAmended(c.acct, acct_hash, c.orig, &c.cl, &acct, &orig_rec);
   if (slot == kNoSlot) return;
   Order& o = ctx_.store.at(slot);
   OrderBook& book = *books_[o.sym];
   PriceTicks px{0};
   Qty qty{0};
-  RejectReason r = ValidateReplace(c, o, book, &px, &qty);
+  RejectReason r = ValidateReplace(c, o, book, acct_hash, &px, &qty);
   if (r != RejectReason::kNone) {
     EmitCancelReject(c.orig, &c.cl, acct, r);
     return;
   }
   // After a replace only the new id names the order; the old one stays taken.
   client_ids_.set_oid(orig_rec, 0);
-  const uint32_t new_rec = client_ids_.TryInsert(ClHash(c.acct, c.cl), acct, c.cl).first;
+  const uint32_t new_rec = client_ids_.TryInsert(ClHash(acct_hash, c.cl), acct, c.cl).first;
   client_ids_.set_oid(new_rec, o.oid);
   book.Replace(slot, c.cl, px, qty);
 }
@@ -316,7 +319,7 @@ void Engine::ForgetEndedClientIds() {
 }
 
 void Engine::Apply(const CloseCmd& c) {
-  OrderBook* book = KnownBook(BookOf(c.sym.view()), ctx_);
+  OrderBook* book = KnownBook(BookOf(c.sym), ctx_);
   if (book == nullptr) return;
   if (book->state() == TradingState::kExpired) return;  // nothing left to close
   OrderStore& st = ctx_.store;
@@ -339,9 +342,10 @@ std::optional<OrderView> Engine::FindOrder(std::string_view acct, std::string_vi
   ClientId id;
   Name acct_name;
   if (!id.Assign(cl) || !acct_name.Assign(acct)) return std::nullopt;
-  const uint32_t acct_id = accounts_.Find(acct_name);
+  const uint64_t acct_hash = accounts_.Hash(acct_name);
+  const uint32_t acct_id = accounts_.Find(acct_name, acct_hash);
   if (acct_id == NameTable::kNone) return std::nullopt;
-  uint32_t slot = LookupLive(acct_name, acct_id, id);
+  uint32_t slot = LookupLive(acct_hash, acct_id, id);
   if (slot == kNoSlot) return std::nullopt;
   return ViewOf(ctx_.store.at(slot));
 }

@@ -18,8 +18,7 @@ uint64_t NameTable::Hash(const Name& name) const {
   return internal::HashFinalize(internal::HashFixed(seed_, name));
 }
 
-uint32_t NameTable::Find(const Name& name) const {
-  const uint64_t h = Hash(name);
+uint32_t NameTable::Find(const Name& name, uint64_t h) const {
   const auto tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = table_.size() - 1;
   for (size_t b = h & mask;; b = (b + 1) & mask) {
@@ -35,8 +34,8 @@ uint32_t NameTable::Find(std::string_view name) const {
   return Find(n);
 }
 
-uint32_t NameTable::Intern(const Name& name) {
-  const uint32_t found = Find(name);
+uint32_t NameTable::Intern(const Name& name, uint64_t hash) {
+  const uint32_t found = Find(name, hash);
   if (found != kNone) return found;
   const auto id = static_cast<uint32_t>(names_.size());
   names_.push_back(name);
@@ -44,7 +43,7 @@ uint32_t NameTable::Intern(const Name& name) {
     table_.assign(table_.size() * 2, BucketEntry{});
     for (uint32_t i = 0; i < names_.size(); ++i) Place(i, Hash(names_[i]));
   } else {
-    Place(id, Hash(name));
+    Place(id, hash);
   }
   return id;
 }

@@ -2,6 +2,8 @@
 
 #include <bit>
 #include <cassert>
+#include <cstring>
+#include <type_traits>
 
 namespace cfx::engine {
 
@@ -77,8 +79,19 @@ uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
   if (free_.empty()) GrowPool();
   uint32_t slot = free_.back();
   free_.pop_back();
+  // The next order's slot, for writing: a fresh slot is a cold miss (the pool is hundreds of
+  // MiB), which then overlaps this order's and the next command's work.
+  if (!free_.empty()) {
+    const char* next = reinterpret_cast<const char*>(&pool_[free_.back()]);
+    for (size_t off = 0; off < sizeof(Order); off += 64) __builtin_prefetch(next + off, 1, 3);
+    __builtin_prefetch(next + sizeof(Order) - 1, 1, 3);
+  }
+  // Copied from a constant rather than assigned from a fresh Order{}: that built the
+  // default on the stack (`rep stos`) and copied it, a tenth of the Engine path.
+  static_assert(std::is_trivially_copyable_v<Order>);
+  static const Order kFresh{};
   Order& o = pool_[slot];
-  o = Order{};
+  std::memcpy(static_cast<void*>(&o), &kFresh, sizeof(Order));
   o.oid = oid;
   o.acct = acct;
   o.live = true;

@@ -258,8 +258,8 @@ absl::Status Engine::RestoreClientIds(Reader& r) {
     OrderId oid = 0;
     if (!r.Get(&acct) || !r.Fixed(&cl) || !r.Get(&oid)) return Bad("truncated client ids");
     if (acct >= accounts_.size()) return Bad("client id of an unknown account");
-    auto [rec, fresh] =
-        client_ids_.TryInsert(ClHash(Name::From(accounts_.name(acct)), cl), acct, cl);
+    const uint64_t acct_hash = accounts_.Hash(Name::From(accounts_.name(acct)));
+    auto [rec, fresh] = client_ids_.TryInsert(ClHash(acct_hash, cl), acct, cl);
     if (!fresh) return Bad("duplicate client id");
     client_ids_.set_oid(rec, oid);
   }

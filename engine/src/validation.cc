@@ -13,14 +13,14 @@ bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStop
 }  // namespace
 
 RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct,
-                                 uint32_t* cl_rec) {
-  const RejectReason r = ValidateNewTerms(c, book_out, acct, cl_rec);
+                                 uint64_t acct_hash, uint32_t* cl_rec) {
+  const RejectReason r = ValidateNewTerms(c, book_out, acct, acct_hash, cl_rec);
   if (r != RejectReason::kNone && *cl_rec != ClientIdIndex::kNone) client_ids_.EraseLast();
   return r;
 }
 
 RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out, AccountId acct,
-                                      uint32_t* cl_rec) {
+                                      uint64_t acct_hash, uint32_t* cl_rec) {
   *cl_rec = ClientIdIndex::kNone;
   // invalid_field: shape of the order, independent of the market.
   if (c.cl.empty() || c.acct.empty() || c.sym.empty()) return RejectReason::kInvalidField;
@@ -43,7 +43,7 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
     return RejectReason::kInvalidField;  // missing, or already expired on arrival
   }
 
-  OrderBook* book = BookOf(c.sym.view());
+  OrderBook* book = BookOf(c.sym);
   if (book == nullptr) return RejectReason::kUnknownSymbol;
   *book_out = book;
   if (book->state() == TradingState::kClosed || book->state() == TradingState::kExpired) {
@@ -52,7 +52,7 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
   if (book->state() == TradingState::kHalted) return RejectReason::kHalted;
 
   // Taken now (one probe for the check and the insertion); given back on a later reject.
-  auto [rec, fresh] = client_ids_.TryInsert(ClHash(c.acct, c.cl), acct, c.cl);
+  auto [rec, fresh] = client_ids_.TryInsert(ClHash(acct_hash, c.cl), acct, c.cl);
   if (!fresh) return RejectReason::kDuplicateClientId;
   *cl_rec = rec;
 
@@ -85,7 +85,7 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
 }
 
 RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
-                                     PriceTicks* px, Qty* qty) {
+                                     uint64_t acct_hash, PriceTicks* px, Qty* qty) {
   if (c.cl.empty()) return RejectReason::kInvalidField;
   if (c.px.present && c.px.on_tick && c.px.ticks <= PriceTicks(0)) {
     return RejectReason::kInvalidField;
@@ -94,7 +94,7 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
     return RejectReason::kMarketClosed;
   }
   if (book.state() == TradingState::kHalted) return RejectReason::kHalted;
-  if (client_ids_.Find(ClHash(c.acct, c.cl), o.acct, c.cl) != ClientIdIndex::kNone) {
+  if (client_ids_.Find(ClHash(acct_hash, c.cl), o.acct, c.cl) != ClientIdIndex::kNone) {
     return RejectReason::kDuplicateClientId;
   }
 

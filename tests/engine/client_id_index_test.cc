@@ -153,6 +153,39 @@ TEST(ClientIdIndexTest, HashReadsOnlyTheStringsBytes) {
   EXPECT_NE(index.HashKey(Name::From("X"), a), other.HashKey(Name::From("X"), a));
 }
 
+// The key compare reads eight bytes at a time: every length from 0 to 32 (whole words, a
+// partial last word, the full array), a difference in any one byte, and bytes past the
+// length left over from a longer value, which must not count.
+TEST(ClientIdIndexTest, IdsCompareByTheirBytesUpToTheirLengthOnly) {
+  const std::string full(kMaxIdLength, 'x');
+  for (size_t len = 0; len <= kMaxIdLength; ++len) {
+    const std::string s = full.substr(0, len);
+    ClientId reused = ClientId::From("0123456789abcdefghijklmnopqrstuv");
+    reused.Assign(s);
+    EXPECT_TRUE(reused == ClientId::From(s)) << len;
+    for (size_t i = 0; i < len; ++i) {
+      std::string t = s;
+      t[i] = 'y';
+      EXPECT_FALSE(ClientId::From(s) == ClientId::From(t)) << len << " byte " << i;
+    }
+    if (len < kMaxIdLength) EXPECT_FALSE(ClientId::From(s) == ClientId::From(s + "x")) << len;
+  }
+}
+
+// The engine hashes an account's name once per command (its name table's hash) and derives
+// the id's key from it: the same id under two accounts is two keys, and the derivation is
+// seeded by the index too.
+TEST(ClientIdIndexTest, KeyFromTheAccountNamesHashIsPerAccountAndSeeded) {
+  NameTable names(16, /*seed=*/5);
+  ClientIdIndex index(16, /*seed=*/9), other(16, /*seed=*/10);
+  const ClientId cl = ClientId::From("o1");
+  const uint64_t a = names.Hash(Name::From("A")), b = names.Hash(Name::From("B"));
+  EXPECT_NE(index.HashKey(a, cl), index.HashKey(b, cl));
+  EXPECT_EQ(index.HashKey(a, cl), index.HashKey(names.Hash(Name::From("A")), cl));
+  EXPECT_NE(index.HashKey(a, cl), other.HashKey(a, cl));
+  EXPECT_NE(index.HashKey(a, cl), index.HashKey(a, ClientId::From("o2")));
+}
+
 // NameTable (same file: the engine's two hash tables): dense ids in first-seen order, found
 // again after the table has grown many times, unknown and over-long names not found.
 TEST(NameTableTest, DenseIdsInFirstSeenOrderSurviveGrowth) {

@@ -195,10 +195,20 @@ class BenchEngine {
 // which journal::Pipeline's matcher thread uses too, so the bench times what `cfx serve` does.
 constexpr size_t kAhead = Engine::kPrefetchAhead;
 
-// Calls d.Ahead(inputs[i + kAhead]) when the driver has it and that input exists.
+// Calls d.Ahead(inputs[i + kAhead]) when the driver has it and that input exists, and brings
+// in the input twice as far ahead, for Ahead to read. The stream of commands (0.26 KB each,
+// 0.8 GB for 3 M) is the bench's, not the engine's: in `cfx serve` a command is read from a
+// ring slot the sequencer has just written, which the pipeline's matcher brings in ahead the
+// same way (journal::Pipeline). Without this a third of the Engine path's time was the
+// stream's cache misses (docs/performance.md, 2026-12-03).
 template <typename Driver, typename Input>
 void TellAhead(const Driver& d, const std::vector<Input>& inputs, size_t i) {
   if constexpr (requires(const Driver& x, const Input& in) { x.Ahead(in); }) {
+    if (i + 2 * kAhead < inputs.size()) {
+      const char* next = reinterpret_cast<const char*>(&inputs[i + 2 * kAhead]);
+      for (size_t off = 0; off < sizeof(Input); off += 64) __builtin_prefetch(next + off);
+      __builtin_prefetch(next + sizeof(Input) - 1);
+    }
     if (i + kAhead < inputs.size()) d.Ahead(inputs[i + kAhead]);
   }
 }

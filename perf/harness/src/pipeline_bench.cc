@@ -189,12 +189,15 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
         sent_ns[i] = Listener::NowNs();
         journal::OfferResult r;
         // Full: the pipeline is behind. Back off to a sleep rather than yield on and on, which
-        // on 2 cores takes the time from the stage that is behind.
+        // on 2 cores takes the time from the stage that is behind; and stay backed off (each
+        // full ring met again sleeps at once) until an offer goes in at the first try.
+        bool first_try = true;
         while ((r = pipeline.TryOffer(i, command)) == journal::OfferResult::kFull) {
           ++full_retries[p];
           full.Idle();
+          first_try = false;
         }
-        full.Reset();
+        if (first_try) full.Reset();
         if (r == journal::OfferResult::kStopped) return;
       }
     });

@@ -18,8 +18,8 @@
 // Both are allocated on huge pages where the kernel allows (HugePageAllocator): a probe into
 // tens of MiB then rarely misses the TLB as well as the cache.
 //
-// The hash is of the account *name* and the id, seeded per index (so a client cannot choose
-// ids that collide), and computed by the caller once per command: Prefetch(hash) lets a
+// The hash is of the account *name*'s hash and the id, seeded per index (so a client cannot
+// choose ids that collide), and computed by the caller once per command: Prefetch(hash) lets a
 // caller that knows the next commands bring their buckets in ahead of time. Nothing a caller
 // can observe depends on the seed: ForEach walks the arena in the order ids were taken.
 //
@@ -44,7 +44,10 @@ class ClientIdIndex {
   // `seed` 0 draws a random one.
   explicit ClientIdIndex(size_t capacity = 1 << 16, uint64_t seed = 0);
 
-  // The hash of (account name, client id) that every other call takes.
+  // The hash of (account, client id) that every other call takes, from a seeded hash of the
+  // account's name (the engine passes its account table's, computed once per command).
+  uint64_t HashKey(uint64_t acct_hash, const ClientId& cl) const;
+  // The same from the name, hashed with this index's seed (for a caller with no name table).
   uint64_t HashKey(const Name& acct, const ClientId& cl) const;
 
   // Brings the key's bucket into the cache (a hint; no effect on state).

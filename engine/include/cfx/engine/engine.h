@@ -125,12 +125,13 @@ class Engine {
   // On kNone, *cl_rec is the order's new record in client_ids_ (order id 0 until accepted):
   // the duplicate check and the insertion are one probe. Any other result leaves the index
   // as it was.
+  // `acct_hash` is accounts_.Hash(c.acct), computed once per command.
   RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct,
-                           uint32_t* cl_rec);
+                           uint64_t acct_hash, uint32_t* cl_rec);
   RejectReason ValidateNewTerms(const NewOrderCmd& c, OrderBook** book, AccountId acct,
-                                uint32_t* cl_rec);  // the checks, in order
+                                uint64_t acct_hash, uint32_t* cl_rec);  // the checks, in order
   RejectReason ValidateReplace(const ReplaceCmd& c, const Order& o, const OrderBook& book,
-                               PriceTicks* px, Qty* qty);
+                               uint64_t acct_hash, PriceTicks* px, Qty* qty);
 
   // Restore's steps (snapshot.cc), in blob order. Each reads its section into the engine
   // and returns DataLoss naming what is wrong (the caller checks trailing bytes at the end).
@@ -142,25 +143,27 @@ class Engine {
   absl::Status RestoreBookOrders(internal::SnapshotReader& r);
 
   // The account's id, interned (and the per-account tables grown) when new.
-  AccountId InternAccount(const Name& name);
+  AccountId InternAccount(const Name& name, uint64_t hash);
+  AccountId InternAccount(const Name& name) { return InternAccount(name, accounts_.Hash(name)); }
   // The firm (or STP group) id of an order that names none: its account's name, interned in
   // firms_ at the account's first order and remembered per account (one lookup an account,
   // not one an order).
   FirmId DefaultFirm(AccountId acct, const Name& acct_name);
-  OrderBook* BookOf(std::string_view sym);
-  // The client-id index's hash of (account name, cl).
-  uint64_t ClHash(const Name& acct, const ClientId& cl) const {
-    return client_ids_.HashKey(acct, cl);
+  OrderBook* BookOf(const Name& sym);
+  // The client-id index's hash of (account, cl), from the account name's hash in accounts_
+  // (one hash of the name per command serves both tables).
+  uint64_t ClHash(uint64_t acct_hash, const ClientId& cl) const {
+    return client_ids_.HashKey(acct_hash, cl);
   }
-  // The live slot named by (acct, cl) (`acct_name` the account's name), else kNoSlot; *rec
-  // (when given) its id's record.
-  uint32_t LookupLive(const Name& acct_name, AccountId acct, const ClientId& cl,
+  // The live slot named by (acct, cl) (`acct_hash` the account name's hash), else kNoSlot;
+  // *rec (when given) its id's record.
+  uint32_t LookupLive(uint64_t acct_hash, AccountId acct, const ClientId& cl,
                       uint32_t* rec = nullptr) const;
   // The live slot a cancel or replace (client id `cl`, nullptr for a cancel) names by
   // (account, orig), its account id in *acct; else emits the unknown_order cancel reject
   // (naming the account, interned if new) and returns kNoSlot.
-  uint32_t FindAmended(const Name& acct_name, const ClientId& orig, const ClientId* cl,
-                       AccountId* acct, uint32_t* orig_rec);
+  uint32_t FindAmended(const Name& acct_name, uint64_t acct_hash, const ClientId& orig,
+                       const ClientId* cl, AccountId* acct, uint32_t* orig_rec);
   void EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reason);
   void EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountId acct,
                         RejectReason reason);

@@ -25,18 +25,23 @@ class NameTable {
   // `seed` 0 draws a random one (so that a client cannot choose colliding STP group ids).
   explicit NameTable(size_t capacity = 64, uint64_t seed = 0);
 
-  // The id of `name`, or kNone.
-  uint32_t Find(const Name& name) const;
+  // The table's seeded hash of `name`. A caller that looks a name up more than once per
+  // command (the engine: the account, then the account's client ids) hashes it once.
+  uint64_t Hash(const Name& name) const;
+  // The id of `name`, or kNone; `hash` is Hash(name).
+  uint32_t Find(const Name& name, uint64_t hash) const;
+  uint32_t Find(const Name& name) const { return Find(name, Hash(name)); }
   // The same for a view; kNone also when it is longer than a Name holds.
   uint32_t Find(std::string_view name) const;
-  // Brings the bucket Find(name) reads first into the cache (a hint; no effect on state).
-  void Prefetch(const Name& name) const {
-    const char* b = reinterpret_cast<const char*>(&table_[Hash(name) & (table_.size() - 1)]);
+  // Brings the bucket Find(name, hash) reads first into the cache (a hint; no effect on state).
+  void Prefetch(uint64_t hash) const {
+    const char* b = reinterpret_cast<const char*>(&table_[hash & (table_.size() - 1)]);
     __builtin_prefetch(b);
     __builtin_prefetch(b + sizeof(BucketEntry) - 1);  // a bucket may straddle two lines
   }
-  // The id of `name`, given the next id when new.
-  uint32_t Intern(const Name& name);
+  // The id of `name`, given the next id when new; `hash` is Hash(name).
+  uint32_t Intern(const Name& name, uint64_t hash);
+  uint32_t Intern(const Name& name) { return Intern(name, Hash(name)); }
 
   std::string_view name(uint32_t id) const { return names_[id].view(); }
   size_t size() const { return names_.size(); }
@@ -49,7 +54,6 @@ class NameTable {
     uint32_t id = kNone;  // kNone: empty
     Name name;
   };
-  uint64_t Hash(const Name& name) const;
   void Place(uint32_t id, uint64_t hash);
 
   uint64_t seed_;

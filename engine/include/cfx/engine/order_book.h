@@ -11,6 +11,7 @@
 #ifndef CFX_ENGINE_ORDER_BOOK_H_
 #define CFX_ENGINE_ORDER_BOOK_H_
 
+#include <type_traits>
 #include <vector>
 
 #include "cfx/engine/events.h"
@@ -27,7 +28,11 @@ struct MatchContext {
   uint64_t next_priority = 1;
 
   Event& Emit(EventType type) {
-    Event& e = events.emplace_back();
+    // Copied from a constant: value-initializing the 0.3 KB Event in place was a `rep stos`,
+    // a third of Engine::Apply's time; a copy of known bytes is a few vector stores.
+    static_assert(std::is_trivially_copyable_v<Event>);
+    static constexpr Event kBlank{};
+    Event& e = events.emplace_back(kBlank);
     e.seq = next_event_seq++;
     e.type = type;
     return e;

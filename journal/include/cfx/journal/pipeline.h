@@ -295,13 +295,7 @@ class Pipeline {
     ParkingIdle idle(&sequencer_wake_);
     BackoffIdle full;  // the matcher only ever drains, so a full ring empties
     auto release = [&](const std::vector<Sequenced>& items, size_t n) {
-      for (size_t i = 0; i < n; ++i) {
-        while (!sequenced_.TryPush(items[i])) {
-          matcher_wake_.Notify();  // it may have parked before this batch's first push
-          full.Idle();
-        }
-        full.Reset();
-      }
+      for (size_t i = 0; i < n; ++i) PushSequenced(items[i], full);
       matcher_wake_.Notify();  // once per batch: the fence is not paid per input
     };
     // Nothing more is waiting: the held batch is made durable now rather than by the next
@@ -472,18 +466,26 @@ class Pipeline {
       next_seq_ += n;
       RecordBatch(n);
       followed_inputs_.fetch_add(n, std::memory_order_relaxed);
-      for (size_t i = 0; i < n; ++i) {
-        while (!sequenced_.TryPush(seqd[i])) {
-          matcher_wake_.Notify();
-          full.Idle();
-        }
-        full.Reset();
-      }
+      for (size_t i = 0; i < n; ++i) PushSequenced(seqd[i], full);
       matcher_wake_.Notify();
     }
     lead_start_seq_.store(next_seq_, std::memory_order_release);
     leading_.store(true, std::memory_order_release);
     return true;
+  }
+
+  // Sequencer thread: hands one input to the matcher. When the ring is full the matcher is
+  // behind: wait for it to drain half the ring rather than push one input per slot it
+  // frees. On two cores a sequencer that wakes for every freed slot (spinning, yielding)
+  // takes the CPU from the matcher it waits for: in `cfx bench pipeline --engine` the
+  // sequencer's spin was 45% of its samples (docs/performance.md, 2026-12-03).
+  void PushSequenced(const Sequenced& item, BackoffIdle& full) {
+    if (sequenced_.TryPush(item)) return;
+    matcher_wake_.Notify();  // it may have parked before this batch's first push
+    full.Reset();
+    while (sequenced_.SizeApprox() > sequenced_.capacity() / 2) full.Idle();
+    full.Reset();
+    while (!sequenced_.TryPush(item)) full.Idle();  // only the matcher drains: it frees up
   }
 
   void RunMatcher() {
