@@ -236,6 +236,7 @@ void OrderBook::Cancel(uint32_t slot, CancelReason reason) { EndOrder(slot, reas
 void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px, Qty new_qty) {
   Order& o = ctx_->store.at(slot);
   ClientId orig = o.cl;
+  const Qty prev_leaves = o.leaves();
   o.cl = new_cl;
   if (new_qty <= o.cum) {
     EndOrder(slot, CancelReason::kReplacedToZero);
@@ -249,6 +250,7 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
     e.px = ord.px;
     e.qty = ord.qty;
     e.orig = orig;
+    e.prev_leaves = prev_leaves;
     FillOrderInfo(&e.order, ord);
   };
   if (o.is_stop_pending()) {

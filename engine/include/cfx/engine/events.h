@@ -60,6 +60,7 @@ struct Event {
   OrderInfo order;   // trade: the buyer; others: the order concerned
   OrderInfo other;   // trade: the seller
   ClientId orig;     // kReplaced, kCancelRejected: the id the command named
+  Qty prev_leaves{0};  // kReplaced: the order's leaves before the replace
 };
 
 // Receives events in sequence order. Default implementations ignore the event.

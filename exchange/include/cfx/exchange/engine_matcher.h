@@ -72,6 +72,12 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   uint64_t last_seq() const { return last_seq_; }
   // Position of an account in a contract, from trades (risk state).
   int64_t Position(engine::AccountId acct, engine::SymbolId sym) const;
+  // Open (resting and pending-stop) quantity of an account in a contract, buy and sell.
+  struct OpenQty {
+    int64_t buy = 0;
+    int64_t sell = 0;
+  };
+  OpenQty Open(engine::AccountId acct, engine::SymbolId sym) const;
   // Per-contract initial margin in force (micro-USD), 0 when none was set.
   int64_t Margin(engine::SymbolId sym) const;
   // Where each FIX session stands (the `fix_session` inputs); any thread.
@@ -94,12 +100,6 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
     int64_t open_buy = 0;
     int64_t open_sell = 0;
   };
-  struct LiveLeaves {
-    engine::AccountId acct;
-    engine::SymbolId sym;
-    engine::Side side;
-    int64_t leaves;
-  };
   engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd,
                                      const engine::OrderBook& book) override;
   // Closing quotes at 16:00Z of each business day in (from, to] (none for an expired
@@ -117,7 +117,9 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // not a contract symbol.
   int32_t LastTradingDay(engine::SymbolId id);
   void Track(const engine::Event& e);
-  void SetLeaves(const engine::OrderInfo& info, engine::SymbolId sym);
+  // Moves the open quantity of the order `info` describes from `before` (its leaves before
+  // the event) to its leaves after it (0 once ended).
+  void MoveLeaves(const engine::OrderInfo& info, engine::SymbolId sym, int64_t before);
   Exposure& ExposureOf(engine::AccountId acct, engine::SymbolId sym);
   void RebuildLeaves();
   void FillOutcome(const engine::Event& e, Outcome* out) const;
@@ -132,7 +134,6 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // Risk state: all derived from sequenced inputs (snapshotted: positions, margins).
   absl::flat_hash_map<uint64_t, Exposure> exposure_;         // key: acct << 32 | sym
   std::vector<std::vector<engine::SymbolId>> account_syms_;  // contracts an account touched
-  absl::flat_hash_map<engine::OrderId, LiveLeaves> leaves_;
   std::vector<int64_t> margins_;           // by symbol id
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
