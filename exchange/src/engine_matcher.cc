@@ -283,15 +283,16 @@ void EngineMatcher::EmitEvents(const engine::Command& command, engine::SessionId
                                journal::OutcomeSink<Outcome>& sink) {
   for (const engine::Event& e : engine_->last_events()) {
     Track(e);
-    FillOutcome(e, &scratch_);
-    scratch_.input_session = session;
-    if (e.type == EventType::kRejected && scratch_.sym.empty()) {
+    Outcome& out = sink.Claim();  // the output ring's slot: written once, not copied
+    FillOutcome(e, &out);
+    out.input_session = session;
+    if (e.type == EventType::kRejected && out.sym.empty()) {
       if (const auto* n = std::get_if<engine::NewOrderCmd>(&command)) {
-        scratch_.sym = n->sym;
-        scratch_.firm = n->firm.empty() ? n->acct : n->firm;
+        out.sym = n->sym;
+        out.firm = n->firm.empty() ? n->acct : n->firm;
       }
     }
-    sink.Emit(scratch_);
+    sink.EmitClaimed();
     if (e.has_sym) {
       touched_.push_back(e.sym);
       if (e.type == EventType::kTrade && publisher_ != nullptr) {

@@ -2,6 +2,7 @@
 
 #include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "cfx/journal/counter_machine.h"
@@ -155,6 +156,80 @@ class SteppingClock : public InputClock {
   int64_t now_ = 1'800'000'000'000'000;
   int calls_ = 0;
 };
+
+// Emits 0, 1, 2 or 3 outcomes an input (by seq), some written in place (Claim, then
+// EmitClaimed; the slot is first filled with garbage, as a reused one would be) and some
+// copied (Emit), in turn.
+class MixedSinkMachine : public CounterMachine {
+ public:
+  void ApplyAt(uint64_t seq, int64_t, const CounterCommand& command,
+               OutcomeSink<CounterOutcome>& sink) override {
+    for (uint64_t k = 0; k < seq % 4; ++k) {
+      if ((seq + k) % 2 == 0) {
+        CounterOutcome& out = sink.Claim();
+        out = CounterOutcome{~0ull, -1};
+        out.id = command.id;
+        out.value = static_cast<int64_t>(k);
+        sink.EmitClaimed();
+      } else {
+        sink.Emit(CounterOutcome{command.id, static_cast<int64_t>(k)});
+      }
+    }
+  }
+};
+
+class ValueRecordingListener : public PipelineListener<CounterOutcome> {
+ public:
+  void OnOutcome(uint64_t seq, uint64_t tag, const CounterOutcome& o) override {
+    outcomes.push_back({seq, tag, o.id, o.value});
+  }
+  void OnAck(uint64_t seq, uint64_t tag) override { acks.push_back({seq, tag, 0, 0}); }
+  void OnJournalError(const absl::Status&) override {}
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t, int64_t>> outcomes, acks;
+};
+
+// Outcomes written in place in the output ring's slots (OutcomeSink::Claim) and outcomes
+// copied there (Emit), mixed within one input and with inputs of none: each arrives once,
+// whole, in order, before its input's ack.
+TEST(PipelineTest, OutcomesWrittenInPlaceAndCopiedArriveWholeAndInOrder) {
+  CounterCodec codec;
+  MixedSinkMachine machine;
+  ValueRecordingListener listener;
+  CounterPipeline p({.input_capacity = 64, .sequenced_capacity = 64, .output_capacity = 8},
+                    nullptr, &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  constexpr uint64_t kInputs = 5000;
+  for (uint64_t i = 1; i <= kInputs; ++i) {
+    while (p.TryOffer(i, CounterCommand{i, 0, 0}) == OfferResult::kFull) {
+      std::this_thread::yield();
+    }
+  }
+  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_EQ(listener.acks.size(), kInputs);
+  size_t next = 0;
+  for (uint64_t seq = 1; seq <= kInputs; ++seq) {
+    for (uint64_t k = 0; k < seq % 4; ++k, ++next) {
+      ASSERT_LT(next, listener.outcomes.size());
+      EXPECT_EQ(listener.outcomes[next],
+                std::make_tuple(seq, seq, seq, static_cast<int64_t>(k)))
+          << "seq " << seq << " outcome " << k;
+    }
+  }
+  EXPECT_EQ(next, listener.outcomes.size());
+}
+
+// The default Claim/EmitClaimed of a sink that only implements Emit: a scratch outcome,
+// then Emit of it.
+TEST(PipelineTest, ASinkWithOnlyEmitTakesOutcomesWrittenInPlace) {
+  struct Collect : OutcomeSink<CounterOutcome> {
+    void Emit(const CounterOutcome& o) override { got.push_back(o.id * 100 + o.value); }
+    std::vector<uint64_t> got;
+  } sink;
+  MixedSinkMachine machine;
+  machine.ApplyAt(3, 0, CounterCommand{7, 0, 0}, sink);  // k = 0 copied, 1 in place, 2 copied
+  machine.ApplyAt(6, 0, CounterCommand{8, 0, 0}, sink);  // k = 0 in place, 1 copied
+  EXPECT_EQ(sink.got, (std::vector<uint64_t>{700, 701, 702, 800, 801}));
+}
 
 // Records the stamp each input is applied at.
 class StampRecordingMachine : public CounterMachine {

@@ -247,15 +247,17 @@ class Pipeline {
       tag_ = tag;
       held_ = nullptr;
     }
-    void Emit(const Outcome& outcome) override {
+    void Emit(const Outcome& outcome) override { Claim() = outcome; }
+    Outcome& Claim() override {
       if (held_ != nullptr) p_->output_.Publish();
       held_ = p_->ClaimOutput();
       held_->seq = seq_;
       held_->tag = tag_;
       held_->has_outcome = true;
       held_->is_ack = false;
-      held_->outcome = outcome;
+      return held_->outcome;
     }
+    void EmitClaimed() override {}  // in its slot already; published by the next or Finish
     void Finish() {
       if (held_ == nullptr) {  // no outcome: a bare ack
         held_ = p_->ClaimOutput();

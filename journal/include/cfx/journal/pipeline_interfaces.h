@@ -18,9 +18,18 @@ template <typename Outcome>
 class OutcomeSink {
  public:
   virtual void Emit(const Outcome& outcome) = 0;
+  // The same, written in place: Claim() gives the next outcome's storage (its contents left
+  // from before: the caller writes every field), EmitClaimed() sends what was written there.
+  // Pipeline's sink hands out the output ring's slot itself, so a large outcome is written
+  // once instead of built and then copied. The default is a scratch outcome and Emit().
+  virtual Outcome& Claim() { return scratch_; }
+  virtual void EmitClaimed() { Emit(scratch_); }
 
  protected:
   ~OutcomeSink() = default;
+
+ private:
+  Outcome scratch_{};
 };
 
 // The single-writer state machine. Thread safety: every method runs on the matcher thread
