@@ -200,7 +200,7 @@ constexpr size_t kAhead = Engine::kPrefetchAhead;
 // 0.8 GB for 3 M) is the bench's, not the engine's: in `cfx serve` a command is read from a
 // ring slot the sequencer has just written, which the pipeline's matcher brings in ahead the
 // same way (journal::Pipeline). Without this a third of the Engine path's time was the
-// stream's cache misses (docs/performance.md, 2026-12-03).
+// stream's cache misses (docs/performance.md, "one hash a name").
 template <typename Driver, typename Input>
 void TellAhead(const Driver& d, const std::vector<Input>& inputs, size_t i) {
   if constexpr (requires(const Driver& x, const Input& in) { x.Ahead(in); }) {

@@ -480,7 +480,7 @@ class Pipeline {
   // behind: wait for it to drain half the ring rather than push one input per slot it
   // frees. On two cores a sequencer that wakes for every freed slot (spinning, yielding)
   // takes the CPU from the matcher it waits for: in `cfx bench pipeline --engine` the
-  // sequencer's spin was 45% of its samples (docs/performance.md, 2026-12-03).
+  // sequencer's spin was 45% of its samples (docs/performance.md, "one hash a name").
   void PushSequenced(const Sequenced& item, BackoffIdle& full) {
     if (sequenced_.TryPush(item)) return;
     matcher_wake_.Notify();  // it may have parked before this batch's first push
