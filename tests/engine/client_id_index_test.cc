@@ -168,7 +168,9 @@ TEST(ClientIdIndexTest, IdsCompareByTheirBytesUpToTheirLengthOnly) {
       t[i] = 'y';
       EXPECT_FALSE(ClientId::From(s) == ClientId::From(t)) << len << " byte " << i;
     }
-    if (len < kMaxIdLength) EXPECT_FALSE(ClientId::From(s) == ClientId::From(s + "x")) << len;
+    if (len < kMaxIdLength) {
+      EXPECT_FALSE(ClientId::From(s) == ClientId::From(s + "x")) << len;
+    }
   }
 }
 
