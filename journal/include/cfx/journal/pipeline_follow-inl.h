@@ -77,6 +77,15 @@ bool Pipeline<Command, Outcome>::Follow() {
     for (size_t i = 0; i < n; ++i) PushSequenced(seqd[i], full);
     matcher_wake_.Notify();
   }
+  // The fence: this leader's first append, at once and empty (followers skip it). A publish
+  // of the deposed primary still in flight (its retries, sent before its lease lapsed and
+  // held up by the network) then finds the stream moved on and is refused; without it, one
+  // landing before this leader's first batch took the stream's tail and stopped this leader
+  // (SplitBrainTest, after the network heals).
+  if (absl::Status fenced = log.Append(next_seq_, {}, StateCheckpoint{}); !fenced.ok()) {
+    Fail(fenced);
+    return false;
+  }
   lead_start_seq_.store(next_seq_, std::memory_order_release);
   leading_.store(true, std::memory_order_release);
   return true;
