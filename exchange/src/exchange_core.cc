@@ -74,6 +74,9 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
       ReportRecorderError(recorder->CommitInBackground());
     }
   }
+  void OnIdle() override {
+    for (OutcomeListener* l : listeners) l->OnIdle();
+  }
   void OnJournalError(const absl::Status& status) override {
     std::cerr << "cfx exchange: journal error, order path stopped: " << status << "\n";
     for (OutcomeListener* l : listeners) l->OnJournalError(status);

@@ -42,7 +42,7 @@ bool FromName(const json& name, int count, E* out) {
   return false;
 }
 
-// Reads a row of `orders` or `ended_orders` (OrderJson); false if a field is missing or bad.
+// Reads a row of `orders` or `ended_orders` (OrderRowText); false if a field is missing or bad.
 bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return false;
@@ -75,26 +75,60 @@ bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial)
          FromName(j.value("tif", json()), 5, &o->detail.tif);
 }
 
-std::string OrderJson(const OrderStateView& v, uint64_t end_serial = 0) {
-  json j = {{"oid", v.oid},
-            {"acct", v.acct},
-            {"cl", v.cl},
-            {"sym", v.sym},
-            {"side", std::string(engine::ToString(v.side))},
-            {"status", std::string(engine::ToString(v.status))},
-            {"type", std::string(engine::ToString(v.detail.type))},
-            {"tif", std::string(engine::ToString(v.detail.tif))},
-            {"px", v.detail.px.value()},
-            {"stop_px", v.detail.stop_px.value()},
-            {"qty", v.detail.qty.value()},
-            {"cum", v.cum.value()},
-            {"leaves", v.leaves.value()},
-            {"notional", v.notional},
-            {"session", v.detail.session}};
-  if (v.expired) j["expired"] = true;
-  if (end_serial) j["end"] = end_serial;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// `"key":"value"`, the value escaped as nlohmann::json does: plain printable ASCII as it
+// is, anything else (quotes, controls, bytes past ASCII and their UTF-8 checks) by nlohmann.
+void AppendStringField(std::string* out, std::string_view key, std::string_view value) {
+  out->append(key);
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      out->append(json(std::string(value)).dump(-1, ' ', false, json::error_handler_t::replace));
+      return;
+    }
+  }
+  out->push_back('"');
+  out->append(value);
+  out->push_back('"');
 }
+
+void AppendNumberField(std::string* out, std::string_view key, int64_t value) {
+  out->append(key);
+  absl::StrAppend(out, value);
+}
+
+void AppendUnsignedField(std::string* out, std::string_view key, uint64_t value) {
+  out->append(key);
+  absl::StrAppend(out, value);
+}
+
+}  // namespace
+
+std::string TradeRecorder::OrderRowText(const OrderStateView& v, uint64_t end_serial) {
+  std::string out;
+  out.reserve(256);
+  // The keys in sorted order (nlohmann::json objects are std::maps).
+  AppendStringField(&out, "{\"acct\":", v.acct);
+  AppendStringField(&out, ",\"cl\":", v.cl);
+  AppendNumberField(&out, ",\"cum\":", v.cum.value());
+  if (end_serial) AppendUnsignedField(&out, ",\"end\":", end_serial);
+  if (v.expired) out.append(",\"expired\":true");
+  AppendNumberField(&out, ",\"leaves\":", v.leaves.value());
+  AppendNumberField(&out, ",\"notional\":", v.notional);
+  AppendUnsignedField(&out, ",\"oid\":", v.oid);
+  AppendNumberField(&out, ",\"px\":", v.detail.px.value());
+  AppendNumberField(&out, ",\"qty\":", v.detail.qty.value());
+  AppendUnsignedField(&out, ",\"session\":", v.detail.session);
+  AppendStringField(&out, ",\"side\":", engine::ToString(v.side));
+  AppendStringField(&out, ",\"status\":", engine::ToString(v.status));
+  AppendNumberField(&out, ",\"stop_px\":", v.detail.stop_px.value());
+  AppendStringField(&out, ",\"sym\":", v.sym);
+  AppendStringField(&out, ",\"tif\":", engine::ToString(v.detail.tif));
+  AppendStringField(&out, ",\"type\":", engine::ToString(v.detail.type));
+  out.push_back('}');
+  return out;
+}
+
+namespace {
 
 }  // namespace
 
@@ -416,7 +450,7 @@ void TradeRecorder::EndInput(uint64_t seq) {
 
 std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
   if (const auto* text = std::get_if<std::string>(&value)) return *text;
-  if (const auto* o = std::get_if<OrderRow>(&value)) return OrderJson(o->view, o->end_serial);
+  if (const auto* o = std::get_if<OrderRow>(&value)) return OrderRowText(o->view, o->end_serial);
   if (const auto* t = std::get_if<trade_store::Trade>(&value))
     return trade_store::FormatTradeJson(*t);
   if (const auto* p = std::get_if<PositionRow>(&value)) {

@@ -4,13 +4,82 @@
 #include "cfx/exchange/trade_recorder.h"
 
 #include <chrono>
+#include <random>
+#include <string>
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "temp_dir.h"
 
 namespace cfx::exchange {
 namespace {
+
+// The order row as nlohmann::json wrote it before OrderRowText was written by hand.
+std::string ReferenceOrderRow(const OrderStateView& v, uint64_t end_serial) {
+  using json = nlohmann::json;
+  json j = {{"oid", v.oid},
+            {"acct", v.acct},
+            {"cl", v.cl},
+            {"sym", v.sym},
+            {"side", std::string(engine::ToString(v.side))},
+            {"status", std::string(engine::ToString(v.status))},
+            {"type", std::string(engine::ToString(v.detail.type))},
+            {"tif", std::string(engine::ToString(v.detail.tif))},
+            {"px", v.detail.px.value()},
+            {"stop_px", v.detail.stop_px.value()},
+            {"qty", v.detail.qty.value()},
+            {"cum", v.cum.value()},
+            {"leaves", v.leaves.value()},
+            {"notional", v.notional},
+            {"session", v.detail.session}};
+  if (v.expired) j["expired"] = true;
+  if (end_serial) j["end"] = end_serial;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Differential: random rows, with names of every byte (quotes, controls, DEL, UTF-8 valid
+// and not), extreme numbers and every enum value, written the same way both ways.
+TEST(TradeRecorderTest, OrderRowTextIsWhatNlohmannJsonWrites) {
+  std::mt19937_64 rng(20261202);
+  auto pick = [&](uint64_t n) { return static_cast<int64_t>(rng() % n); };
+  auto name = [&] {
+    std::string s;
+    const int len = static_cast<int>(pick(12));
+    for (int i = 0; i < len; ++i) {
+      switch (pick(6)) {
+        case 0: s.push_back(static_cast<char>(pick(256))); break;        // any byte
+        case 1: s.append(pick(2) ? "\xc3\xa9" : "\xe2\x82"); break;  // UTF-8, whole or cut
+        case 2: s.push_back("\"\\\x01\x7f\n"[pick(5)]); break;
+        default: s.push_back(static_cast<char>('!' + pick(94))); break;  // printable
+      }
+    }
+    return s;
+  };
+  const int64_t extremes[] = {0, -1, 1, INT64_MIN, INT64_MAX, 123456789};
+  auto number = [&] { return pick(3) == 0 ? extremes[pick(6)] : static_cast<int64_t>(rng()); };
+  for (int i = 0; i < 20000; ++i) {
+    OrderStateView v;
+    v.oid = rng();
+    v.acct = name();
+    v.cl = name();
+    v.sym = pick(2) ? "GPU-B200-T1-US-2027-01" : name();
+    v.side = static_cast<engine::Side>(pick(2));
+    v.status = static_cast<engine::OrderStatus>(pick(5));
+    v.detail.type = static_cast<engine::OrderType>(pick(4));
+    v.detail.tif = static_cast<engine::TimeInForce>(pick(5));
+    v.detail.px = engine::PriceTicks(number());
+    v.detail.stop_px = engine::PriceTicks(number());
+    v.detail.qty = engine::Qty(number());
+    v.detail.session = static_cast<uint32_t>(rng());
+    v.cum = engine::Qty(number());
+    v.leaves = engine::Qty(number());
+    v.notional = number();
+    v.expired = pick(2) == 0;
+    const uint64_t end = pick(2) ? 0 : (pick(3) == 0 ? UINT64_MAX : rng());
+    ASSERT_EQ(TradeRecorder::OrderRowText(v, end), ReferenceOrderRow(v, end)) << "row " << i;
+  }
+}
 
 TEST(TradeRecorderTest, ATrickleOfInputsSharesCommitsAndAWaiterGetsItsCommitAtOnce) {
   testsupport::TempDir dir("cfx_recorder");

@@ -23,7 +23,9 @@ TEST(FixConfigTest, DemoConfigGivesSessionsRolesAndAccounts) {
       EXPECT_TRUE(s.drop_copy);
       EXPECT_TRUE(s.has_password);
     }
-    if (s.sender_comp_id == "GAMMA_T1") EXPECT_FALSE(s.cancel_on_disconnect);
+    if (s.sender_comp_id == "GAMMA_T1") {
+      EXPECT_FALSE(s.cancel_on_disconnect);
+    }
     EXPECT_TRUE(s.has_password) << s.sender_comp_id;
     EXPECT_EQ(s.password_hash.rfind("$argon2id$", 0), 0u) << s.sender_comp_id;
   }

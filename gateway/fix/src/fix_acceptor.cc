@@ -1,5 +1,5 @@
-// BoundAcceptor: listen on one address, accept within the limits, and relay each connection
-// to QuickFIX (see fix_acceptor.h).
+// BoundAcceptor: listen on one address, accept within the limits, and serve each connection
+// to its QuickFIX session (see fix_acceptor.h).
 #include "fix_acceptor.h"
 
 #include <arpa/inet.h>
@@ -8,7 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/select.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -162,9 +162,7 @@ void BoundAcceptor::AcceptLoop() {
     }
     ReapFinished();
     const std::string peer = PeerAddress(ss);
-    // Our reference above FD_SETSIZE where the limit allows, leaving low numbers to QuickFIX.
-    int own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, FD_SETSIZE);
-    if (own_fd < 0) own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    int own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (own_fd < 0) {  // out of descriptors: refuse this connection rather than lose track
       ::close(fd);
       continue;
@@ -199,7 +197,7 @@ void BoundAcceptor::AcceptLoop() {
 
 void BoundAcceptor::StartConnection(Connection* c, int fd) {
   c->thread = std::thread([this, c, fd] {
-    Relay(fd, c->peer);
+    Serve(fd, c->peer);
     std::lock_guard<std::mutex> done_lock(mu_);
     if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close
     c->own_fd = -1;
@@ -209,121 +207,305 @@ void BoundAcceptor::StartConnection(Connection* c, int fd) {
   });
 }
 
-// QuickFIX's side of a connection: a socket pair whose far end a ThreadedSocketConnection
-// serves on a thread of its own. Returns the near end, or -1 (and `fd` closed) when no pair
-// or thread is to be had.
-int BoundAcceptor::StartQuickFixSide(int fd, const std::string& peer, std::thread* quickfix) {
-  int pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-    ::close(fd);
-    return -1;
+// One client's connection: its socket, what waits to be written to it, and the QuickFIX
+// session its Logon named. The connection's thread runs Run(); QuickFIX calls send() and
+// disconnect() from any thread, under the session's lock.
+class BoundAcceptor::Link : public FIX::Responder,
+                            public std::enable_shared_from_this<BoundAcceptor::Link> {
+ public:
+  Link(BoundAcceptor& acceptor, int fd, std::string peer)
+      : acceptor_(acceptor), fd_(fd), peer_(std::move(peer)) {}
+  ~Link() override {
+    if (wake_fd_ >= 0) ::close(wake_fd_);
   }
-  // QuickFIX's connection waits with select(): its descriptor must be below FD_SETSIZE.
-  if (pair[1] >= FD_SETSIZE || !SetNonBlocking(fd) || !SetNonBlocking(pair[0])) {
-    ::close(pair[0]);
-    ::close(pair[1]);
-    ::close(fd);
-    return -1;
+  Link(const Link&) = delete;
+  Link& operator=(const Link&) = delete;
+
+  // False when no wake-up descriptor is to be had.
+  bool Open() {
+    wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return wake_fd_ >= 0;
   }
-  const int quickfix_fd = pair[1];
-  try {
-    *quickfix = std::thread([this, quickfix_fd, peer] {
-      current_peer = peer;
-      // The connection finds its session from the Logon (any configured session).
-      FIX::ThreadedSocketConnection* connection =
-          new FIX::ThreadedSocketConnection(quickfix_fd, getSessions(), getLog());
-      while (connection->read()) {
-      }
-      delete connection;  // unregisters the session; read() has closed its descriptor
-    });
-  } catch (const std::system_error&) {
-    ::close(pair[0]);
-    ::close(pair[1]);
-    ::close(fd);
-    return -1;
+
+  // Serves the client until it, its session or the limits end the connection, then detaches
+  // the session (QuickFIX logs it out: cancel on disconnect and all). Sends nothing after.
+  void Run();
+
+  // FIX::Responder: never blocks. What the socket does not take now is queued for the
+  // connection's thread; false once the connection is closing or over max_outbound_bytes.
+  // On a thread that batches its writes, the message is held for its next flush.
+  bool send(const std::string& message) override;
+  // Writes what a batching thread held (BatchWritesOnThisThread).
+  void WriteHeld();
+  // FIX::Responder: the session ends the connection (after a Logout, a refused Logon...):
+  // what it sent last is still written, for up to a second.
+  void disconnect() override {
+    disconnect_requested_.store(true, std::memory_order_release);
+    Wake();
   }
-  return pair[0];
+
+ private:
+  void Wake() {
+    const uint64_t one = 1;
+    ssize_t ignored = ::write(wake_fd_, &one, sizeof one);  // the counter saturates: fine
+    (void)ignored;
+  }
+  // Hands one whole message to the session (the first one finds it); false: close.
+  bool Dispatch(const std::string& message);
+  bool AttachSession(const std::string& logon);
+  void Detach();
+  // Queues message[from..] after what waits; false (and the client to be closed) past
+  // max_outbound_bytes. out_mu_ held.
+  bool Queue(const std::string& message, size_t from);
+
+  BoundAcceptor& acceptor_;
+  const int fd_;
+  const std::string peer_;
+  int wake_fd_ = -1;
+  FIX::Session* session_ = nullptr;  // the connection's thread only
+  std::atomic<bool> disconnect_requested_{false};
+  std::mutex out_mu_;
+  std::string to_client_;    // under out_mu_
+  bool closed_ = false;      // under out_mu_: no more sends
+  bool overflowed_ = false;  // under out_mu_: over max_outbound_bytes
+  bool held_ = false;        // under out_mu_: in a batching thread's held_writes_
+};
+
+thread_local std::vector<std::shared_ptr<BoundAcceptor::Link>> BoundAcceptor::held_writes_;
+thread_local bool BoundAcceptor::batching_writes_ = false;
+
+namespace {
+constexpr size_t kWriteAtOnce = 64 << 10;  // a batching thread holds at most this per client
+}  // namespace
+
+void BatchWritesOnThisThread() {
+  BoundAcceptor::batching_writes_ = true;
+  if (BoundAcceptor::held_writes_.empty()) return;
+  std::vector<std::shared_ptr<BoundAcceptor::Link>> held;
+  held.swap(BoundAcceptor::held_writes_);
+  for (const auto& link : held) link->WriteHeld();
 }
 
-void BoundAcceptor::Relay(int fd, const std::string& peer) {
-  std::thread quickfix;
-  const int relay_fd = StartQuickFixSide(fd, peer, &quickfix);
-  if (relay_fd < 0) return;
-  FixFraming framing(limits_.max_message_bytes);
-  std::string to_client, to_quickfix;
-  const int64_t logon_deadline = NowMs() + limits_.logon_timeout_ms;
+bool BoundAcceptor::Link::Queue(const std::string& message, size_t from) {
+  to_client_.append(message, from, std::string::npos);
+  if (to_client_.size() <= acceptor_.limits_.max_outbound_bytes) return true;
+  overflowed_ = true;
+  to_client_.clear();
+  acceptor_.counters_.slow_consumers.fetch_add(1, std::memory_order_relaxed);
+  LogRefusal(peer_, "closed: more than " + std::to_string(acceptor_.limits_.max_outbound_bytes) +
+                        " bytes unread (the client stopped reading)");
+  Wake();  // the connection's thread closes the connection
+  return false;
+}
+
+void BoundAcceptor::Link::WriteHeld() {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  held_ = false;
+  if (closed_ || overflowed_) return;
+  // A failed connection is the connection thread's to see; what the socket leaves is its too.
+  if (SendSome(fd_, &to_client_) && !to_client_.empty()) Wake();
+}
+
+bool BoundAcceptor::Link::send(const std::string& message) {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  if (closed_ || overflowed_) return false;
+  if (batching_writes_) {
+    if (!Queue(message, 0)) return false;
+    if (!held_) {
+      held_ = true;
+      held_writes_.push_back(shared_from_this());
+    }
+    if (to_client_.size() >= kWriteAtOnce && SendSome(fd_, &to_client_) && !to_client_.empty()) {
+      Wake();
+    }
+    return true;
+  }
+  size_t sent = 0;
+  if (to_client_.empty()) {  // in order: only when nothing waits before it
+    const ssize_t n =
+        ::send(fd_, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      return false;  // the connection failed: its thread sees it too
+    }
+    sent = n > 0 ? static_cast<size_t>(n) : 0;
+    if (sent == message.size()) return true;
+  }
+  if (!Queue(message, sent)) return false;
+  Wake();  // the connection's thread writes the rest as the client reads
+  return true;
+}
+
+bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
+  FIX::Session* found = nullptr;
+  try {
+    found = FIX::Session::lookupSession(logon, /*reverse=*/true);
+  } catch (const std::exception&) {
+    found = nullptr;
+  }
+  if (found == nullptr || acceptor_.getSessions().count(found->getSessionID()) == 0) {
+    // Not the message itself: a Logon carries the password.
+    acceptor_.getLog()->onEvent("Session not found for a connection from " + peer_);
+    return false;
+  }
+  const FIX::SessionID id = found->getSessionID();
+  // A session still held by a connection that is closing may free up: wait up to 5 s, as
+  // QuickFIX's own connection does, unless this client hangs up meanwhile.
+  for (int i = 0; i < 5; ++i) {
+    if (!FIX::Session::isSessionRegistered(id)) session_ = FIX::Session::registerSession(id);
+    if (session_ != nullptr) break;
+    pollfd p;
+    p.fd = fd_;
+    p.events = 0;  // POLLHUP and POLLERR only
+    if (::poll(&p, 1, 1000) > 0) return false;
+  }
+  if (session_ == nullptr) return false;
+  session_->setResponder(this);
+  return true;
+}
+
+bool BoundAcceptor::Link::Dispatch(const std::string& message) {
+  if (session_ == nullptr && !AttachSession(message)) return false;
+  try {
+    session_->next(message, FIX::UtcTimeStamp());
+  } catch (const FIX::InvalidMessage&) {
+    if (!session_->isLoggedOn()) return false;  // as QuickFIX's own connection does
+  } catch (const std::exception& e) {  // a library error ends this connection only
+    LogRefusal(peer_, std::string("closed: ") + e.what());
+    return false;
+  }
+  return true;
+}
+
+void BoundAcceptor::Link::Detach() {
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    closed_ = true;
+  }
+  if (session_ == nullptr) return;
+  try {
+    // Under the session's lock: once it returns, no thread is in send() or will enter it.
+    session_->disconnect();
+  } catch (const std::exception& e) {
+    LogRefusal(peer_, std::string("while disconnecting: ") + e.what());
+  }
+  FIX::Session::unregisterSession(session_->getSessionID());
+  session_ = nullptr;
+}
+
+void BoundAcceptor::Link::Run() {
+  current_peer = peer_;
+  const AcceptorLimits& limits = acceptor_.limits_;
+  AcceptorCounters& counters = acceptor_.counters_;
+  FixFraming framing(limits.max_message_bytes);
+  std::string whole;
+  std::vector<size_t> ends;
+  const int64_t logon_deadline = NowMs() + limits.logon_timeout_ms;
+  int64_t last_tick = NowMs();
   char buf[16384];
-  bool quickfix_closed = false;
-  bool first_checked = false;
+  bool ended_by_session = false;
   for (;;) {
-    const bool awaiting_logon = framing.messages() == 0;
-    pollfd fds[2];
-    fds[0].fd = fd;
-    fds[0].events = static_cast<short>((to_quickfix.size() < sizeof buf ? POLLIN : 0) |
-                                       (to_client.empty() ? 0 : POLLOUT));
-    fds[1].fd = relay_fd;
-    fds[1].events = static_cast<short>(POLLIN | (to_quickfix.empty() ? 0 : POLLOUT));
-    int timeout = -1;
-    if (awaiting_logon) timeout = static_cast<int>(std::max<int64_t>(0, logon_deadline - NowMs()));
-    const int ready = ::poll(fds, 2, timeout);
-    if (ready < 0 && errno != EINTR) break;
-    if (awaiting_logon && NowMs() >= logon_deadline) {
-      counters_.logon_timeouts.fetch_add(1, std::memory_order_relaxed);
-      LogRefusal(peer, "closed: no Logon within " + std::to_string(limits_.logon_timeout_ms) +
-                           " ms of connecting");
+    if (disconnect_requested_.load(std::memory_order_acquire)) {
+      ended_by_session = true;
       break;
     }
-    if (ready <= 0) continue;
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    bool want_out = false;
+    {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      if (overflowed_) break;
+      want_out = !to_client_.empty();
+    }
+    const bool awaiting_logon = framing.messages() == 0;
+    pollfd fds[2];
+    fds[0].fd = fd_;
+    fds[0].events = static_cast<short>(POLLIN | (want_out ? POLLOUT : 0));
+    fds[1].fd = wake_fd_;
+    fds[1].events = POLLIN;
+    const int64_t now = NowMs();
+    // The session's timers (heartbeats, test requests, logout timeouts) run every second.
+    int64_t timeout = std::max<int64_t>(0, last_tick + 1000 - now);
+    if (awaiting_logon) timeout = std::max<int64_t>(0, logon_deadline - now);
+    const int ready = ::poll(fds, 2, static_cast<int>(timeout));
+    if (ready < 0 && errno != EINTR) break;
+    if (awaiting_logon && NowMs() >= logon_deadline) {
+      counters.logon_timeouts.fetch_add(1, std::memory_order_relaxed);
+      LogRefusal(peer_, "closed: no Logon within " + std::to_string(limits.logon_timeout_ms) +
+                            " ms of connecting");
+      break;
+    }
+    if (ready > 0 && (fds[1].revents & POLLIN)) {
+      uint64_t drained = 0;
+      ssize_t ignored = ::read(wake_fd_, &drained, sizeof drained);
+      (void)ignored;
+    }
+    if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // client gone
       if (n > 0) {
         const uint64_t garbled_before = framing.garbled();
-        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n), &to_quickfix);
+        whole.clear();
+        ends.clear();
+        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n), &whole, &ends);
         if (r != FixFraming::Result::kOk) {
-          (r == FixFraming::Result::kTooLarge ? counters_.oversized : counters_.malformed)
+          (r == FixFraming::Result::kTooLarge ? counters.oversized : counters.malformed)
               .fetch_add(1, std::memory_order_relaxed);
-          LogRefusal(peer, "closed: " + framing.error());
+          LogRefusal(peer_, "closed: " + framing.error());
           break;
-        }
-        if (!first_checked && framing.messages() > 0) {
-          first_checked = true;  // nothing was sent to QuickFIX yet: it starts the buffer
-          CheckFirstMessage(to_quickfix, peer);
         }
         if (framing.garbled() != garbled_before) {
-          counters_.garbled.fetch_add(framing.garbled() - garbled_before,
-                                      std::memory_order_relaxed);
+          counters.garbled.fetch_add(framing.garbled() - garbled_before,
+                                     std::memory_order_relaxed);
           // A few lines per connection: the count is in the counters.
-          if (garbled_before < 3) LogRefusal(peer, "ignored a garbled message: " + framing.error());
+          if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing.error());
         }
+        bool keep = true;
+        size_t begin = 0;
+        for (const size_t end : ends) {
+          const std::string message = whole.substr(begin, end - begin);
+          begin = end;
+          if (session_ == nullptr) acceptor_.CheckFirstMessage(message, peer_);
+          if (!Dispatch(message)) {
+            keep = false;
+            break;
+          }
+          if (disconnect_requested_.load(std::memory_order_acquire)) break;
+        }
+        if (!keep) break;
       }
     }
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      const ssize_t n = ::recv(relay_fd, buf, sizeof buf, 0);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-        quickfix_closed = true;  // QuickFIX ended the session: flush what it sent, then close
+    if (ready > 0 && (fds[0].revents & POLLOUT)) {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      if (!SendSome(fd_, &to_client_)) break;
+    }
+    if (session_ != nullptr && NowMs() - last_tick >= 1000) {
+      last_tick = NowMs();
+      try {
+        session_->next(FIX::UtcTimeStamp());
+      } catch (const std::exception& e) {
+        LogRefusal(peer_, std::string("closed: ") + e.what());
         break;
       }
-      if (n > 0) {
-        to_client.append(buf, static_cast<size_t>(n));
-        if (to_client.size() > limits_.max_outbound_bytes) {
-          counters_.slow_consumers.fetch_add(1, std::memory_order_relaxed);
-          LogRefusal(peer, "closed: more than " + std::to_string(limits_.max_outbound_bytes) +
-                               " bytes unread (the client stopped reading)");
-          to_client.clear();
-          break;
-        }
-      }
     }
-    if ((fds[1].revents & POLLOUT) && !SendSome(relay_fd, &to_quickfix)) break;
-    if ((fds[0].revents & POLLOUT) && !SendSome(fd, &to_client)) break;
   }
-  if (quickfix_closed) FlushToClient(fd, &to_client);
-  // Ending the relay's end makes QuickFIX's read fail: it disconnects the session (cancel on
-  // disconnect and all) and its thread ends.
-  ::shutdown(relay_fd, SHUT_RDWR);
-  quickfix.join();
-  ::close(relay_fd);
+  if (ended_by_session) {
+    // What the session sent last (its Logout, a reject) gets a moment to reach the client;
+    // it sends nothing more (it has let go of this connection).
+    std::string rest;
+    {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      rest.swap(to_client_);
+    }
+    FlushToClient(fd_, &rest);
+  }
+  Detach();
+}
+
+void BoundAcceptor::Serve(int fd, const std::string& peer) {
+  if (SetNonBlocking(fd)) {
+    // Shared: a batching thread may hold it until its next flush (it then writes nothing:
+    // the connection is closed by then).
+    const auto link = std::make_shared<Link>(*this, fd, peer);
+    if (link->Open()) link->Run();
+  }
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);
 }

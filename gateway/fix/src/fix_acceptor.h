@@ -2,16 +2,18 @@
 // client can make the exchange hold (SPEC §6). QuickFIX's own ThreadedSocketAcceptor binds
 // every interface and bounds nothing, so the gateway runs its own accept loop:
 //   - connections in all and per peer address are capped (past a cap: accepted and closed);
-//   - each connection runs through a relay thread between the client's socket and a local
-//     socket pair whose other end QuickFIX's ThreadedSocketConnection serves (on a thread of
-//     its own). The relay frames the client's bytes (FixFraming) and passes QuickFIX whole
-//     messages only: a BodyLength over the limit, or a stream that is not FIX, closes the
-//     connection before QuickFIX buffers anything; a garbled message inside a session is
-//     dropped (QuickFIX then asks for it again, as the FIX session layer requires); a
-//     client whose first whole message (its Logon) has not arrived within the logon timeout
-//     is closed. It also queues what QuickFIX sends: QuickFIX never blocks on a client that
-//     stops reading (a blocked send would stall the publisher and so every other session);
-//     past max_outbound_bytes unread, the client is disconnected.
+//   - each connection is served on a thread of its own, which frames the client's bytes
+//     (FixFraming) and hands each whole message straight to its QuickFIX session
+//     (Session::next, as QuickFIX's own connection does): a BodyLength over the limit, or a
+//     stream that is not FIX, closes the connection before QuickFIX buffers anything; a
+//     garbled message inside a session is dropped (QuickFIX then asks for it again, as the
+//     FIX session layer requires); a client whose first whole message (its Logon) has not
+//     arrived within the logon timeout is closed;
+//   - what a session sends goes to the client's socket at once, on the sending thread,
+//     without blocking; what the socket does not take is queued and written by the
+//     connection's thread as the client reads. QuickFIX never blocks on a client that stops
+//     reading (a blocked send would stall the publisher and so every other session); past
+//     max_outbound_bytes unread, the client is disconnected.
 //
 //   BoundAcceptor acceptor(app, store, settings, "127.0.0.1", 9878, AcceptorLimits{});
 //   acceptor.start();   // FIX::RuntimeError if the address cannot be bound
@@ -29,6 +31,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cfx/gateway/fix_quickfix.h"
 
@@ -60,6 +63,13 @@ struct AcceptorCounters {
 // its thread, which is how they learn who connected (the session itself sees a socket pair).
 const std::string& CurrentPeer();
 
+// Batched writes (docs/fix.md, "Batched writes"). Once a thread has called this, what the
+// sessions send on that thread is held on each connection and written by its next call:
+// one write per connection for a burst of reports instead of one per report (a connection
+// holding 64 KiB writes at once). The exchange's publisher calls it at the end of each
+// burst (ExecutionListener::OnIdle); other threads' sends are written at once, as before.
+void BatchWritesOnThisThread();
+
 class BoundAcceptor : public FIX::Acceptor {
  public:
   BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
@@ -72,7 +82,7 @@ class BoundAcceptor : public FIX::Acceptor {
 
   const AcceptorCounters& counters() const { return counters_; }
 
-  // Called (on the connection's relay thread) with every connection's first message's
+  // Called (on the connection's thread) with every connection's first message's
   // SenderCompID (at most 64 characters) and the peer, and why it is no Logon for a
   // configured session ("" when it is one), for the audit of what QuickFIX drops without
   // telling the application. REQUIRES: set before start().
@@ -82,7 +92,7 @@ class BoundAcceptor : public FIX::Acceptor {
 
  private:
   struct Connection {
-    // A duplicate of the client's socket, closed (under mu_) only after the relay is done
+    // A duplicate of the client's socket, closed (under mu_) only after the connection is done
     // with its own: stopping can always shut the socket down through it, and never hits a
     // descriptor number that was closed and reused meanwhile.
     int own_fd = -1;
@@ -91,9 +101,15 @@ class BoundAcceptor : public FIX::Acceptor {
     bool done = false;  // under mu_
   };
 
-  // Relays between the client (`fd`) and QuickFIX until either side ends; see above.
-  void Relay(int fd, const std::string& peer);
-  int StartQuickFixSide(int fd, const std::string& peer, std::thread* quickfix);
+  // One client's connection and its session's Responder (fix_acceptor.cc).
+  class Link;
+  friend void BatchWritesOnThisThread();
+  // The connections with writes held on this thread (BatchWritesOnThisThread).
+  static thread_local std::vector<std::shared_ptr<Link>> held_writes_;
+  static thread_local bool batching_writes_;
+
+  // Serves the client on `fd` until either it or its session ends; see above.
+  void Serve(int fd, const std::string& peer);
 
   void onInitialize(const FIX::SessionSettings&) throw(FIX::RuntimeError) override;
   void onStart() override {}  // the accept loop starts in onInitialize

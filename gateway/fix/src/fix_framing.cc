@@ -77,7 +77,8 @@ FixFraming::Prefix FixFraming::ParsePrefix(const char* p, size_t n, size_t* pref
   return Prefix::kOk;
 }
 
-FixFraming::Result FixFraming::Consume(const char* data, size_t n, std::string* whole) {
+FixFraming::Result FixFraming::Consume(const char* data, size_t n, std::string* whole,
+                                       std::vector<size_t>* ends) {
   if (failed_ != Result::kOk) return failed_;
   buf_.append(data, n);
   size_t pos = 0;
@@ -105,6 +106,7 @@ FixFraming::Result FixFraming::Consume(const char* data, size_t n, std::string* 
       if (left < total) break;
       if (IsTrailer(p + prefix_len + body_len)) {
         whole->append(p, total);
+        if (ends != nullptr) ends->push_back(whole->size());
         ++messages_;
         garbled_in_a_row_ = 0;
         pos += total;

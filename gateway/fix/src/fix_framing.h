@@ -7,6 +7,7 @@
 //   std::string whole;
 //   if (framing.Consume(bytes, n, &whole) != FixFraming::Result::kOk) { /* close */ }
 //   send `whole` (zero or more complete messages) on to QuickFIX
+//   (or Consume(bytes, n, &whole, &ends): ends[i] is where the i-th message in `whole` ends)
 //
 // A message is exactly `8=<1-16 chars>SOH 9=<1-9 digits>SOH <BodyLength bytes> 10=<3 digits>SOH`.
 // A garbled message (one that does not follow this, a BodyLength that does not end at `10=`)
@@ -23,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cfx {
 namespace gateway {
@@ -35,9 +37,11 @@ class FixFraming {
 
   explicit FixFraming(size_t max_body_bytes) : max_body_(max_body_bytes) {}
 
-  // Consumes `n` bytes; appends every message they complete to *whole. Once it returns
-  // something other than kOk it keeps returning it and appends nothing.
-  Result Consume(const char* data, size_t n, std::string* whole);
+  // Consumes `n` bytes; appends every message they complete to *whole and, when `ends` is
+  // given, the offset in *whole just past each of them to *ends. Once it returns something
+  // other than kOk it keeps returning it and appends nothing.
+  Result Consume(const char* data, size_t n, std::string* whole,
+                 std::vector<size_t>* ends = nullptr);
   // Whole messages passed on so far.
   uint64_t messages() const { return messages_; }
   // Garbled messages dropped so far.

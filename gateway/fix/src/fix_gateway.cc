@@ -341,6 +341,8 @@ void FixGateway::OnTriggered(const OrderState& o) { impl_->Triggered(o); }
 void FixGateway::OnStatus(const StatusAnswer& a) { impl_->StatusOut(a); }
 void FixGateway::OnMassCancelResult(const MassCancelResult& r) { impl_->MassCancelOut(r); }
 void FixGateway::OnBookUpdate(const BookUpdate& b) { impl_->market_data().OnBook(b); }
+void FixGateway::OnIdle() { internal::BatchWritesOnThisThread(); }
+
 void FixGateway::OnPublicTrade(const PublicTrade& t) { impl_->market_data().OnTrade(t); }
 void FixGateway::OnSecurityList(const std::vector<ListedContract>& contracts) {
   impl_->market_data().SetContracts(contracts);

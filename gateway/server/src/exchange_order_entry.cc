@@ -597,4 +597,9 @@ void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
   impl_->OnAck(tag);
 }
 
+void ExchangeOrderEntry::OnIdle() {
+  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  impl_->listener_->OnIdle();
+}
+
 }  // namespace cfx::gateway

@@ -98,6 +98,9 @@ class OutcomeListener {
   virtual void OnAck(uint64_t seq, uint64_t tag) {}
   // The journal failed: the exchange stopped accepting (Submit returns kStopped).
   virtual void OnJournalError(const absl::Status& status) {}
+  // Every outcome waiting has been delivered (once per burst): send what was held back to
+  // be sent in batches.
+  virtual void OnIdle() {}
 };
 
 struct BookLevelView {

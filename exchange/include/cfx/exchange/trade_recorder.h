@@ -75,6 +75,11 @@ class TradeRecorder {
       common::BusinessCalendar calendar = {});
   ~TradeRecorder();
 
+  // The text of a row of `orders` (end_serial 0) or `ended_orders`: one JSON object with its
+  // keys in sorted order, as nlohmann::json writes it (invalid UTF-8 replaced). Written by
+  // hand: it is most of the committer thread's work.
+  static std::string OrderRowText(const OrderStateView& order, uint64_t end_serial = 0);
+
   // The last input seq whose rows are committed (0: none).
   uint64_t last_seq() const { return last_seq_.load(std::memory_order_acquire); }
 

@@ -491,12 +491,21 @@ class Pipeline {
         error_reported = true;
       }
     };
-    while (const Output* out = FrontOrDone(output_, matcher_done_, idle, report_error)) {
+    bool delivered = false;  // since the last OnIdle
+    auto on_empty = [&] {
+      if (delivered) {
+        delivered = false;
+        listener_->OnIdle();
+      }
+      report_error();
+    };
+    while (const Output* out = FrontOrDone(output_, matcher_done_, idle, on_empty)) {
       if (out->has_outcome) listener_->OnOutcome(out->seq, out->tag, out->outcome);
       if (out->is_ack) listener_->OnAck(out->seq, out->tag);
       output_.PopFront();
+      delivered = true;
     }
-    report_error();
+    on_empty();
   }
 
   // A consumer's next item: pops `ring` into `item`, parking on `idle` while it is empty and

@@ -118,6 +118,10 @@ class PipelineListener {
   // The journal failed (disk full, map full, I/O error): the pipeline stopped accepting;
   // inputs not acknowledged were not applied. Called once.
   virtual void OnJournalError(const absl::Status& status) {}
+  // The publisher has delivered every output waiting and is about to wait for more (called
+  // once per burst, on the publisher thread): a listener that holds its own output back to
+  // send it in batches sends it now.
+  virtual void OnIdle() {}
 };
 
 }  // namespace cfx::journal

@@ -133,6 +133,8 @@ class FixGateway : public ExecutionListener {
   void OnBookUpdate(const BookUpdate& book) override;
   void OnPublicTrade(const PublicTrade& trade) override;
   void OnSecurityList(const std::vector<ListedContract>& contracts) override;
+  // Sends what the calls above held back on this thread; see ExecutionListener::OnIdle.
+  void OnIdle() override;
 
   class Impl;
   // The QuickFIX-side application (fix_gateway_impl.h), for the FIX fuzz target, which

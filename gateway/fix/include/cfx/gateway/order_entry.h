@@ -288,6 +288,10 @@ class ExecutionListener {
   virtual void OnPublicTrade(const PublicTrade& trade) = 0;
   // The listed symbols (SPEC §3); replaces the previous list.
   virtual void OnSecurityList(const std::vector<ListedContract>& contracts) = 0;
+  // The exchange has delivered every outcome waiting, on this thread, and will call this
+  // again after its next burst: from now on what the calls above send on this thread may be
+  // held back and sent here, in one write per connection (docs/fix.md, "Batched writes").
+  virtual void OnIdle() {}
 };
 
 }  // namespace gateway

@@ -72,6 +72,7 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // exchange::OutcomeListener (publisher thread)
   void OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& outcome) override;
   void OnAck(uint64_t seq, uint64_t tag) override;
+  void OnIdle() override;
 
   class Impl;
 
