@@ -94,6 +94,26 @@ TEST_F(ServeFixTest, CrossingOrdersFillThroughTheEngineAndCopiesStayInTheFirm) {
   for (const Msg& x : beta->Snapshot()) EXPECT_NE(F(x, 1), "A1");
 }
 
+// Batched writes (docs/fix.md): on the publisher's thread a connection's reports are held
+// until the end of the publisher's burst. A lone order's report must leave then, not when
+// the connection's own thread next wakes (its one-second tick for the session's timers):
+// 20 orders one at a time, each waiting for its ack, take far less than the ~10 s that
+// waiting for the tick would.
+TEST_F(ServeFixTest, ALoneOrdersReportLeavesAtTheEndOfItsBurst) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("warm", "A1", '1', 1, "4.900"), '0', &m));
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    const std::string cl = "lone" + std::to_string(i);
+    ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg(cl, "A1", '1', 1, "4.900"), '0', &m)) << cl;
+    EXPECT_EQ(F(m, 11), cl);
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, std::chrono::seconds(5))
+      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+}
+
 TEST_F(ServeFixTest, EngineRejectsBecomeExecutionReportRejectsWithReason) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   struct Case {
