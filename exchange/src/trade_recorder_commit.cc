@@ -89,8 +89,10 @@ absl::Status TradeRecorder::Commit() {
 absl::Status TradeRecorder::CommitInBackground() {
   if (!store_) return Commit();  // memory only: nothing slow to move off this thread
   absl::Status error;
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(commit_mu_);
+    wake = committer_waiting_;
     if (pending_inputs_ > 0) {
       if (handed_.empty()) {
         handed_.swap(ops_);
@@ -109,7 +111,9 @@ absl::Status TradeRecorder::CommitInBackground() {
   }
   ops_.clear();
   pending_inputs_ = 0;
-  commit_cv_.notify_all();
+  // In its gap the committer takes what was handed over when the gap ends; a new committer
+  // looks before it waits.
+  if (wake) commit_cv_.notify_all();
   return error;
 }
 
@@ -117,9 +121,11 @@ void TradeRecorder::RunCommitter() {
   std::unique_lock<std::mutex> lock(commit_mu_);
   auto last_end = std::chrono::steady_clock::now() - kMinCommitInterval;
   for (;;) {
+    committer_waiting_ = true;
     commit_cv_.wait(lock, [&] {
       return stop_committer_ || (!committing_ && !commit_failed_ && handed_seq_ > last_seq());
     });
+    committer_waiting_ = false;
     if (committing_ || commit_failed_ || handed_seq_ <= last_seq()) return;  // stopping
     // Gather what arrives within the gap after the last transaction into this one.
     commit_cv_.wait_until(lock, last_end + kMinCommitInterval,

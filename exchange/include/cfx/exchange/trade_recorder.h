@@ -183,6 +183,10 @@ class TradeRecorder {
   uint64_t handed_seq_ = 0;       // the last input seq `handed_` covers
   bool committing_ = false;       // the committer holds a batch
   bool stop_committer_ = false;
+  // The committer waits for rows (not in its gap): only then does a hand-off wake it. A wake
+  // per publisher burst during the gap, only for it to sleep again, was a fifth of the
+  // publisher thread's time in `cfx bench fix` (docs/performance.md).
+  bool committer_waiting_ = false;
   bool commit_failed_ = false;    // the last background transaction failed
   mutable int commit_waiters_ = 0;  // WaitCommitted calls waiting: commit without the gap
   absl::Status commit_error_;     // not yet reported by CommitInBackground
