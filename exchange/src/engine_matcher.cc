@@ -60,8 +60,9 @@ EngineMatcher::Exposure& EngineMatcher::ExposureOf(engine::AccountId acct, engin
 }
 
 // No table of live orders: each event says the order's leaves after it, and what they were
-// before follows from the event (docs/engine.md, "Outside the engine, and not covered"). A map by order id here
-// was a fifth of the matcher thread in `cfx bench pipeline --engine`, a cache miss an event.
+// before follows from the event (docs/engine.md, "Outside the engine, and not covered"). A
+// map by order id here was a fifth of the matcher thread in `cfx bench pipeline --engine`,
+// a cache miss an event.
 void EngineMatcher::MoveLeaves(const engine::OrderInfo& info, engine::SymbolId sym,
                                int64_t before) {
   const int64_t after = engine::Ended(info.status) ? 0 : info.leaves.value();
