@@ -58,9 +58,9 @@ struct AcceptorCounters {
   std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread
 };
 
-// The peer address (IP) of the connection whose QuickFIX thread calls this, "" on any other
-// thread. QuickFIX calls the Application's logon and logout callbacks of a connection on
-// its thread, which is how they learn who connected (the session itself sees a socket pair).
+// The peer address (IP) of the connection whose thread calls this, "" on any other thread.
+// QuickFIX calls the Application's logon and logout callbacks of a connection on its thread,
+// which is how they learn who connected (the session itself does not know the socket).
 const std::string& CurrentPeer();
 
 // Batched writes (docs/fix.md, "Batched writes"). Once a thread has called this, what the
