@@ -76,6 +76,35 @@ class SkewedMachine : public CounterMachine {
   }
 };
 
+// The node's log, passed through; `after_end` (set before Promote) runs once on the
+// sequencer thread right after the log's end was read while promoting, before the fence:
+// whatever it appends lands in that window.
+class InterposedLog : public journal::ReplicationLog {
+ public:
+  explicit InterposedLog(journal::ReplicationLog* inner) : inner_(inner) {}
+  absl::Status Append(uint64_t first_seq, absl::Span<const absl::string_view> payloads,
+                      const journal::StateCheckpoint& checkpoint) override {
+    return inner_->Append(first_seq, payloads, checkpoint);
+  }
+  absl::Status Read(uint64_t next_seq, int64_t timeout_ms,
+                    journal::ReplicatedBatch* out) override {
+    return inner_->Read(next_seq, timeout_ms, out);
+  }
+  absl::StatusOr<uint64_t> EndSeq() override {
+    absl::StatusOr<uint64_t> end = inner_->EndSeq();
+    if (after_end) {
+      std::function<void()> run = std::move(after_end);
+      after_end = nullptr;
+      run();
+    }
+    return end;
+  }
+  std::function<void()> after_end;
+
+ private:
+  journal::ReplicationLog* inner_;
+};
+
 // One exchange node: its own data dir, journal, log connection, machine and pipeline.
 struct Node {
   explicit Node(const NatsOptions& o, const std::string& dir, bool skewed = false)
@@ -87,8 +116,9 @@ struct Node {
     auto l = JetStreamLog::Open(o);
     EXPECT_TRUE(l.ok()) << l.status();
     log = std::move(*l);
+    interposed = std::make_unique<InterposedLog>(log.get());
     journal::PipelineOptions po;
-    po.replication = log.get();
+    po.replication = interposed.get();
     po.follow_poll_ms = 20;
     po.snapshot_every = 500;
     pipeline = std::make_unique<journal::Pipeline<CounterCommand, CounterOutcome>>(
@@ -128,6 +158,7 @@ struct Node {
   Recorder recorder;
   std::unique_ptr<journal::Journal> journal;
   std::unique_ptr<JetStreamLog> log;
+  std::unique_ptr<InterposedLog> interposed;  // what the pipeline writes and reads through
   std::unique_ptr<journal::Pipeline<CounterCommand, CounterOutcome>> pipeline;
 };
 

@@ -63,6 +63,47 @@ TEST(ReplicatedPipelineTest, StandbyFollowsToTheSameStateTakesOverAndFencesTheOl
   EXPECT_EQ(a2.machine.applied(), kFirst + kSecond);
 }
 
+// The promoted node's fence races whatever the deposed primary still publishes (its idle
+// checkpoint, most often: in a clean-clone run under load, one landed between the standby
+// reading the log's end and its fence, and the standby stopped instead of leading). Here
+// another writer appends a checkpoint in exactly that window: the new leader reads it and
+// fences again, then takes orders.
+TEST(ReplicatedPipelineTest, AnAppendBetweenTheLogsEndAndTheFenceIsReadAndFencedAgain) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("refence");
+  testsupport::TempDir dir_a("cfx_node_a"), dir_b("cfx_node_b");
+  std::mt19937_64 rng(3);
+  Node a(o, dir_a.path());
+  Node b(o, dir_b.path());
+  ASSERT_TRUE(a.Lead());
+  constexpr size_t kFirst = 100;
+  ASSERT_EQ(a.Offer(1, kFirst, rng), kFirst);
+  ASSERT_TRUE(a.WaitFor([&] { return a.recorder.acks() == kFirst; }));
+  ASSERT_TRUE(b.WaitFor([&] { return b.pipeline->stats().followed_inputs == kFirst; }));
+
+  std::atomic<bool> appended{false};
+  b.interposed->after_end = [&] {
+    // Another writer reads the stream to its end and appends a checkpoint on its own.
+    auto other = JetStreamLog::Open(o);
+    ASSERT_TRUE(other.ok()) << other.status();
+    journal::ReplicatedBatch rb;
+    uint64_t next = 1;
+    while ((*other)->Read(next, 200, &rb).ok()) next += rb.payloads.size();
+    absl::StatusOr<uint64_t> end = (*other)->EndSeq();
+    ASSERT_TRUE(end.ok()) << end.status();
+    ASSERT_EQ(*end, next);
+    absl::Status s = (*other)->Append(next, {}, journal::StateCheckpoint{});
+    EXPECT_TRUE(s.ok()) << s;
+    appended = s.ok();
+  };
+  ASSERT_TRUE(b.Lead()) << b.recorder.error();
+  EXPECT_TRUE(appended);
+  constexpr size_t kSecond = 100;
+  ASSERT_EQ(b.Offer(100000, kSecond, rng), kSecond);
+  ASSERT_TRUE(b.WaitFor([&] { return b.recorder.acks() == kFirst + kSecond; }));
+  EXPECT_TRUE(b.recorder.error().ok()) << b.recorder.error();
+}
+
 TEST(ReplicatedPipelineTest, AStandbyThatDivergesStopsAndNeverLeads) {
   CFX_REQUIRE_NATS();
   const NatsOptions o = TestNatsOptions("diverge");

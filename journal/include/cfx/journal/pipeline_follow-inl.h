@@ -15,6 +15,7 @@ bool Pipeline<Command, Outcome>::Follow() {
   ReplicatedBatch rb;
   std::vector<absl::string_view> views;
   BackoffIdle full;
+  int fence_refusals = 0;
   for (;;) {
     if (input_closed_.load(std::memory_order_acquire)) return false;
     const bool promoting = promote_.load(std::memory_order_acquire);
@@ -25,9 +26,27 @@ bool Pipeline<Command, Outcome>::Follow() {
     absl::Status s = log.Read(next_seq_, promoting ? 0 : options_.follow_poll_ms, &rb);
     if (absl::IsDeadlineExceeded(s)) {
       if (!promoting) continue;
-      // Nothing more to read: lead once the log's end is where this node stands.
+      // Nothing more to read: lead once the log's end is where this node stands, and this
+      // node's fence is the log's next entry.
       absl::StatusOr<uint64_t> end = log.EndSeq();
-      if (end.ok() && *end == next_seq_) break;
+      if (end.ok() && *end == next_seq_) {
+        // The fence: this leader's first append, at once and empty (followers skip it). A
+        // publish of the deposed primary still in flight (its retries, sent before its lease
+        // lapsed and held up by the network) then finds the stream moved on and is refused;
+        // without it, one landing before this leader's first batch took the stream's tail
+        // and stopped this leader (SplitBrainTest, after the network heals).
+        absl::Status fenced = log.Append(next_seq_, {}, StateCheckpoint{});
+        if (fenced.ok()) break;
+        // Refused: something was appended between reading the end and the fence (the
+        // deposed primary's idle checkpoint, or a batch it published before its lease
+        // lapsed). Read it, as a follower does, and fence again; a writer that keeps
+        // appending past kMaxFenceRefusals reads is not deposed, and this node stops.
+        if (!absl::IsFailedPrecondition(fenced) || ++fence_refusals >= kMaxFenceRefusals) {
+          Fail(fenced);
+          return false;
+        }
+        continue;
+      }
       if (end.ok() && *end < next_seq_) {
         Fail(absl::FailedPreconditionError(absl::StrCat(
             "replication: the local journal holds inputs up to ", next_seq_ - 1,
@@ -76,15 +95,6 @@ bool Pipeline<Command, Outcome>::Follow() {
     followed_inputs_.fetch_add(n, std::memory_order_relaxed);
     for (size_t i = 0; i < n; ++i) PushSequenced(seqd[i], full);
     matcher_wake_.Notify();
-  }
-  // The fence: this leader's first append, at once and empty (followers skip it). A publish
-  // of the deposed primary still in flight (its retries, sent before its lease lapsed and
-  // held up by the network) then finds the stream moved on and is refused; without it, one
-  // landing before this leader's first batch took the stream's tail and stopped this leader
-  // (SplitBrainTest, after the network heals).
-  if (absl::Status fenced = log.Append(next_seq_, {}, StateCheckpoint{}); !fenced.ok()) {
-    Fail(fenced);
-    return false;
   }
   lead_start_seq_.store(next_seq_, std::memory_order_release);
   leading_.store(true, std::memory_order_release);
