@@ -101,7 +101,7 @@ class BoundAcceptor : public FIX::Acceptor {
     bool done = false;  // under mu_
   };
 
-  // One client's connection and its session's Responder (fix_acceptor.cc).
+  // One client's connection and its session's Responder (fix_connection.h).
   class Link;
   friend void BatchWritesOnThisThread();
   // The connections with writes held on this thread (BatchWritesOnThisThread).

@@ -1,0 +1,284 @@
+// BoundAcceptor::Link (fix_connection.h): one client's connection, its session's Responder
+// and the batched writes of the publisher's thread.
+#include "fix_connection.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+#include <vector>
+
+#include "fix_framing.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+namespace {
+
+thread_local std::string current_peer;  // see CurrentPeer()
+
+// Sends what `fd` takes now of *pending (non-blocking) and drops it from *pending; false
+// when the connection failed.
+bool SendSome(int fd, std::string* pending) {
+  if (pending->empty()) return true;
+  const ssize_t n = ::send(fd, pending->data(), pending->size(), MSG_NOSIGNAL);
+  if (n > 0) pending->erase(0, static_cast<size_t>(n));
+  return n >= 0 || errno == EAGAIN || errno == EINTR;
+}
+
+// After QuickFIX ended the session: the Logout or reject it wrote last gets a moment (1 s)
+// to reach the client.
+void FlushToClient(int fd, std::string* to_client) {
+  const int64_t deadline = NowMs() + 1000;
+  while (!to_client->empty() && NowMs() < deadline) {
+    pollfd p;
+    p.fd = fd;
+    p.events = POLLOUT;
+    if (::poll(&p, 1, 50) <= 0) continue;
+    if (!SendSome(fd, to_client)) break;
+  }
+}
+
+}  // namespace
+
+const std::string& CurrentPeer() { return current_peer; }
+
+thread_local std::vector<std::shared_ptr<BoundAcceptor::Link>> BoundAcceptor::held_writes_;
+thread_local bool BoundAcceptor::batching_writes_ = false;
+
+namespace {
+constexpr size_t kWriteAtOnce = 64 << 10;  // a batching thread holds at most this per client
+}  // namespace
+
+bool BoundAcceptor::Link::Open() {
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  return wake_fd_ >= 0;
+}
+
+void BatchWritesOnThisThread() {
+  BoundAcceptor::batching_writes_ = true;
+  if (BoundAcceptor::held_writes_.empty()) return;
+  std::vector<std::shared_ptr<BoundAcceptor::Link>> held;
+  held.swap(BoundAcceptor::held_writes_);
+  for (const auto& link : held) link->WriteHeld();
+}
+
+bool BoundAcceptor::Link::Queue(const std::string& message, size_t from) {
+  to_client_.append(message, from, std::string::npos);
+  if (to_client_.size() <= acceptor_.limits_.max_outbound_bytes) return true;
+  overflowed_ = true;
+  to_client_.clear();
+  acceptor_.counters_.slow_consumers.fetch_add(1, std::memory_order_relaxed);
+  LogRefusal(peer_, "closed: more than " + std::to_string(acceptor_.limits_.max_outbound_bytes) +
+                        " bytes unread (the client stopped reading)");
+  Wake();  // the connection's thread closes the connection
+  return false;
+}
+
+void BoundAcceptor::Link::WriteHeld() {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  held_ = false;
+  if (closed_ || overflowed_) return;
+  // A failed connection is the connection thread's to see; what the socket leaves is its too.
+  if (SendSome(fd_, &to_client_) && !to_client_.empty()) Wake();
+}
+
+bool BoundAcceptor::Link::send(const std::string& message) {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  if (closed_ || overflowed_) return false;
+  if (batching_writes_) {
+    if (!Queue(message, 0)) return false;
+    if (!held_) {
+      held_ = true;
+      held_writes_.push_back(shared_from_this());
+    }
+    if (to_client_.size() >= kWriteAtOnce && SendSome(fd_, &to_client_) && !to_client_.empty()) {
+      Wake();
+    }
+    return true;
+  }
+  size_t sent = 0;
+  if (to_client_.empty()) {  // in order: only when nothing waits before it
+    const ssize_t n =
+        ::send(fd_, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      return false;  // the connection failed: its thread sees it too
+    }
+    sent = n > 0 ? static_cast<size_t>(n) : 0;
+    if (sent == message.size()) return true;
+  }
+  if (!Queue(message, sent)) return false;
+  Wake();  // the connection's thread writes the rest as the client reads
+  return true;
+}
+
+bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
+  FIX::Session* found = nullptr;
+  try {
+    found = FIX::Session::lookupSession(logon, /*reverse=*/true);
+  } catch (const std::exception&) {
+    found = nullptr;
+  }
+  if (found == nullptr || acceptor_.getSessions().count(found->getSessionID()) == 0) {
+    // Not the message itself: a Logon carries the password.
+    acceptor_.getLog()->onEvent("Session not found for a connection from " + peer_);
+    return false;
+  }
+  const FIX::SessionID id = found->getSessionID();
+  // A session still held by a connection that is closing may free up: wait up to 5 s, as
+  // QuickFIX's own connection does, unless this client hangs up meanwhile.
+  for (int i = 0; i < 5; ++i) {
+    if (!FIX::Session::isSessionRegistered(id)) session_ = FIX::Session::registerSession(id);
+    if (session_ != nullptr) break;
+    pollfd p;
+    p.fd = fd_;
+    p.events = 0;  // POLLHUP and POLLERR only
+    if (::poll(&p, 1, 1000) > 0) return false;
+  }
+  if (session_ == nullptr) return false;
+  session_->setResponder(this);
+  return true;
+}
+
+bool BoundAcceptor::Link::Dispatch(const std::string& message) {
+  if (session_ == nullptr && !AttachSession(message)) return false;
+  try {
+    session_->next(message, FIX::UtcTimeStamp());
+  } catch (const FIX::InvalidMessage&) {
+    if (!session_->isLoggedOn()) return false;  // as QuickFIX's own connection does
+  } catch (const std::exception& e) {  // a library error ends this connection only
+    LogRefusal(peer_, std::string("closed: ") + e.what());
+    return false;
+  }
+  return true;
+}
+
+void BoundAcceptor::Link::Detach() {
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    closed_ = true;
+  }
+  if (session_ == nullptr) return;
+  try {
+    // Under the session's lock: once it returns, no thread is in send() or will enter it.
+    session_->disconnect();
+  } catch (const std::exception& e) {
+    LogRefusal(peer_, std::string("while disconnecting: ") + e.what());
+  }
+  FIX::Session::unregisterSession(session_->getSessionID());
+  session_ = nullptr;
+}
+
+void BoundAcceptor::Link::Run() {
+  current_peer = peer_;
+  const AcceptorLimits& limits = acceptor_.limits_;
+  AcceptorCounters& counters = acceptor_.counters_;
+  FixFraming framing(limits.max_message_bytes);
+  std::string whole;
+  std::vector<size_t> ends;
+  const int64_t logon_deadline = NowMs() + limits.logon_timeout_ms;
+  int64_t last_tick = NowMs();
+  char buf[16384];
+  bool ended_by_session = false;
+  for (;;) {
+    if (disconnect_requested_.load(std::memory_order_acquire)) {
+      ended_by_session = true;
+      break;
+    }
+    bool want_out = false;
+    {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      if (overflowed_) break;
+      want_out = !to_client_.empty();
+    }
+    const bool awaiting_logon = framing.messages() == 0;
+    pollfd fds[2];
+    fds[0].fd = fd_;
+    fds[0].events = static_cast<short>(POLLIN | (want_out ? POLLOUT : 0));
+    fds[1].fd = wake_fd_;
+    fds[1].events = POLLIN;
+    const int64_t now = NowMs();
+    // The session's timers (heartbeats, test requests, logout timeouts) run every second.
+    int64_t timeout = std::max<int64_t>(0, last_tick + 1000 - now);
+    if (awaiting_logon) timeout = std::max<int64_t>(0, logon_deadline - now);
+    const int ready = ::poll(fds, 2, static_cast<int>(timeout));
+    if (ready < 0 && errno != EINTR) break;
+    if (awaiting_logon && NowMs() >= logon_deadline) {
+      counters.logon_timeouts.fetch_add(1, std::memory_order_relaxed);
+      LogRefusal(peer_, "closed: no Logon within " + std::to_string(limits.logon_timeout_ms) +
+                            " ms of connecting");
+      break;
+    }
+    if (ready > 0 && (fds[1].revents & POLLIN)) {
+      uint64_t drained = 0;
+      ssize_t ignored = ::read(wake_fd_, &drained, sizeof drained);
+      (void)ignored;
+    }
+    if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // client gone
+      if (n > 0) {
+        const uint64_t garbled_before = framing.garbled();
+        whole.clear();
+        ends.clear();
+        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n), &whole, &ends);
+        if (r != FixFraming::Result::kOk) {
+          (r == FixFraming::Result::kTooLarge ? counters.oversized : counters.malformed)
+              .fetch_add(1, std::memory_order_relaxed);
+          LogRefusal(peer_, "closed: " + framing.error());
+          break;
+        }
+        if (framing.garbled() != garbled_before) {
+          counters.garbled.fetch_add(framing.garbled() - garbled_before,
+                                     std::memory_order_relaxed);
+          // A few lines per connection: the count is in the counters.
+          if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing.error());
+        }
+        bool keep = true;
+        size_t begin = 0;
+        for (const size_t end : ends) {
+          const std::string message = whole.substr(begin, end - begin);
+          begin = end;
+          if (session_ == nullptr) acceptor_.CheckFirstMessage(message, peer_);
+          if (!Dispatch(message)) {
+            keep = false;
+            break;
+          }
+          if (disconnect_requested_.load(std::memory_order_acquire)) break;
+        }
+        if (!keep) break;
+      }
+    }
+    if (ready > 0 && (fds[0].revents & POLLOUT)) {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      if (!SendSome(fd_, &to_client_)) break;
+    }
+    if (session_ != nullptr && NowMs() - last_tick >= 1000) {
+      last_tick = NowMs();
+      try {
+        session_->next(FIX::UtcTimeStamp());
+      } catch (const std::exception& e) {
+        LogRefusal(peer_, std::string("closed: ") + e.what());
+        break;
+      }
+    }
+  }
+  if (ended_by_session) {
+    // What the session sent last (its Logout, a reject) gets a moment to reach the client;
+    // it sends nothing more (it has let go of this connection).
+    std::string rest;
+    {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      rest.swap(to_client_);
+    }
+    FlushToClient(fd_, &rest);
+  }
+  Detach();
+}
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx

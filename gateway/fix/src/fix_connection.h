@@ -1,0 +1,102 @@
+// BoundAcceptor::Link: one client's FIX connection, served on a thread of its own: the
+// client's bytes framed (FixFraming) and each whole message handed to its QuickFIX session
+// (Session::next); the connection is the session's Responder, whose sends never block
+// (fix_acceptor.h). Also what the accept loop and the connections share.
+// C++14 (QuickFIX headers): only the gateway's QuickFIX object library includes this.
+#ifndef CFX_GATEWAY_SRC_FIX_CONNECTION_H_
+#define CFX_GATEWAY_SRC_FIX_CONNECTION_H_
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "fix_acceptor.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+
+inline int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// One line on stderr: what the limits refused or closed, and why.
+inline void LogRefusal(const std::string& peer, const std::string& why) {
+  std::cerr << "cfx fix: " << peer << ": " << why << "\n";
+}
+
+// One client's connection: its socket, what waits to be written to it, and the QuickFIX
+// session its Logon named. The connection's thread runs Run(); QuickFIX calls send() and
+// disconnect() from any thread, under the session's lock.
+class BoundAcceptor::Link : public FIX::Responder,
+                            public std::enable_shared_from_this<BoundAcceptor::Link> {
+ public:
+  Link(BoundAcceptor& acceptor, int fd, std::string peer)
+      : acceptor_(acceptor), fd_(fd), peer_(std::move(peer)) {}
+  ~Link() override {
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+  }
+  Link(const Link&) = delete;
+  Link& operator=(const Link&) = delete;
+
+  // False when no wake-up descriptor is to be had.
+  bool Open();
+
+  // Serves the client until it, its session or the limits end the connection, then detaches
+  // the session (QuickFIX logs it out: cancel on disconnect and all). Sends nothing after.
+  void Run();
+
+  // FIX::Responder: never blocks. What the socket does not take now is queued for the
+  // connection's thread; false once the connection is closing or over max_outbound_bytes.
+  // On a thread that batches its writes, the message is held for its next flush.
+  bool send(const std::string& message) override;
+  // Writes what a batching thread held (BatchWritesOnThisThread).
+  void WriteHeld();
+  // FIX::Responder: the session ends the connection (after a Logout, a refused Logon...):
+  // what it sent last is still written, for up to a second.
+  void disconnect() override {
+    disconnect_requested_.store(true, std::memory_order_release);
+    Wake();
+  }
+
+ private:
+  void Wake() {
+    const uint64_t one = 1;
+    ssize_t ignored = ::write(wake_fd_, &one, sizeof one);  // the counter saturates: fine
+    (void)ignored;
+  }
+  // Hands one whole message to the session (the first one finds it); false: close.
+  bool Dispatch(const std::string& message);
+  bool AttachSession(const std::string& logon);
+  void Detach();
+  // Queues message[from..] after what waits; false (and the client to be closed) past
+  // max_outbound_bytes. out_mu_ held.
+  bool Queue(const std::string& message, size_t from);
+
+  BoundAcceptor& acceptor_;
+  const int fd_;
+  const std::string peer_;
+  int wake_fd_ = -1;
+  FIX::Session* session_ = nullptr;  // the connection's thread only
+  std::atomic<bool> disconnect_requested_{false};
+  std::mutex out_mu_;
+  std::string to_client_;    // under out_mu_
+  bool closed_ = false;      // under out_mu_: no more sends
+  bool overflowed_ = false;  // under out_mu_: over max_outbound_bytes
+  bool held_ = false;        // under out_mu_: in a batching thread's held_writes_
+};
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_SRC_FIX_CONNECTION_H_
