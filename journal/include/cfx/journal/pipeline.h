@@ -230,9 +230,6 @@ class Pipeline {
   // (Matcher::Prefetch), when the ring already holds it: the engine's client-id probe of
   // that input then overlaps the work before it (engine::Engine::kPrefetchAhead, the same).
   static constexpr size_t kPrefetchAhead = 8;
-  // Fences refused (another writer appended after this node read the log's end) before a
-  // promoted node gives up leading (pipeline_follow-inl.h).
-  static constexpr int kMaxFenceRefusals = 20;
 
   struct SnapshotJob {
     uint64_t seq = 0;

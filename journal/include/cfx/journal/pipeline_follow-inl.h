@@ -15,6 +15,9 @@ bool Pipeline<Command, Outcome>::Follow() {
   ReplicatedBatch rb;
   std::vector<absl::string_view> views;
   BackoffIdle full;
+  // Fences refused (another writer appended after this node read the log's end) before a
+  // promoted node gives up leading.
+  constexpr int kMaxFenceRefusals = 20;
   int fence_refusals = 0;
   for (;;) {
     if (input_closed_.load(std::memory_order_acquire)) return false;
