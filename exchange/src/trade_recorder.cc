@@ -348,15 +348,15 @@ void TradeRecorder::OnEvent(const Outcome& o) {
       PutPosition(t.buy_acct, t.sym);
       PutPosition(t.sell_acct, t.sym);
       trades_.fetch_add(1, std::memory_order_relaxed);
-      UpdateOrder(e.order, o, o.detail, o.acct.view());
-      UpdateOrder(e.other, o, o.other_detail, o.other_acct.view());
+      UpdateOrder(e.order, o, o.detail(), o.acct.view());
+      UpdateOrder(e.other, o, o.other_detail(), o.other_acct.view());
       break;
     }
     case EventType::kAccepted:
     case EventType::kCanceled:
     case EventType::kReplaced:
     case EventType::kTriggered:
-      UpdateOrder(e.order, o, o.detail, o.acct.view());
+      UpdateOrder(e.order, o, o.detail(), o.acct.view());
       break;
     default:
       break;

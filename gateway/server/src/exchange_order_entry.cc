@@ -200,7 +200,7 @@ class ExchangeOrderEntry::Impl {
     switch (o.event.type) {
       case en::EventType::kAccepted:
         Touch(o.sym);
-        listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail, TimeUs(o)));
+        listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o)));
         return;
       case en::EventType::kRejected:
         DeliverRejected(o, p);
@@ -216,7 +216,7 @@ class ExchangeOrderEntry::Impl {
         return;
       case en::EventType::kTriggered:
         Touch(o.sym);
-        listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail, TimeUs(o)));
+        listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o)));
         return;
       case en::EventType::kCancelRejected:
         DeliverCancelRejected(o, p);
@@ -241,7 +241,7 @@ class ExchangeOrderEntry::Impl {
       listener_->OnRejected(p->asked, reason);
       return;
     }
-    listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o)), reason);
+    listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), reason);
   }
 
   // A trade: a fill to each side's order, then the public trade.
@@ -249,8 +249,8 @@ class ExchangeOrderEntry::Impl {
     const en::Event& e = o.event;
     Touch(o.sym);
     const Fill fill{e.px.value(), e.qty.value(), e.seq};
-    listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o)), fill);
-    listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail, TimeUs(o)), fill);
+    listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), fill);
+    listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail(), TimeUs(o)), fill);
     listener_->OnPublicTrade(
         PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq, TimeUs(o)});
   }
@@ -260,7 +260,7 @@ class ExchangeOrderEntry::Impl {
   void DeliverCanceled(const exchange::Outcome& o, Pending* p) {
     const en::Event& e = o.event;
     Touch(o.sym);
-    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o));
+    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
     if (p != nullptr && p->kind == Pending::Kind::kCancel && e.cancel == en::CancelReason::kUser) {
       s.session = p->asked.session;
       s.orig_cl_ord_id = s.cl_ord_id;
@@ -280,7 +280,7 @@ class ExchangeOrderEntry::Impl {
   void DeliverReplaced(const exchange::Outcome& o, Pending* p) {
     const en::Event& e = o.event;
     Touch(o.sym);
-    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail, TimeUs(o));
+    OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
     if (p != nullptr) s.session = p->asked.session;
     s.orig_cl_ord_id = std::string(e.orig.view());
     if (e.has_px) {
@@ -306,7 +306,7 @@ class ExchangeOrderEntry::Impl {
       r.orig_cl_ord_id = p->orig_cl_ord_id;
       r.response_to_replace = p->kind == Pending::Kind::kReplace;
     } else {
-      r.session = SessionName(o.detail.session);
+      r.session = SessionName(o.detail().session);
     }
     // Refused for another reason than "unknown": the order still works.
     if (e.reject != en::RejectReason::kUnknownOrder && e.order.oid != 0) {

@@ -86,6 +86,15 @@ class SpscRing {
     return &slots_[(head + k) & mask_];
   }
 
+  // The slot `k` places behind the one the next TryClaim returns (k = 0: that one), or nullptr
+  // when the producer's cached view of the consumer's index does not show it free. A hint
+  // only: to prefetch for writing; never written before it is claimed. Producer thread only.
+  T* PeekFreeAhead(size_t k) {
+    const uint64_t tail = tail_.load(std::memory_order_relaxed);
+    if (tail + k - cached_head_ >= capacity_) return nullptr;
+    return &slots_[(tail + k) & mask_];
+  }
+
   // True when nothing is ready to pop (rereads the producer's index only if the cached one
   // says so). Consumer thread only.
   bool Empty() {

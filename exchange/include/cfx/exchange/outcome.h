@@ -38,8 +38,6 @@ struct Outcome {
   engine::Name other_acct;   // trade: account name of event.other (the seller)
   engine::Name firm;         // firm of event.order (as entered; default the account)
   engine::Name other_firm;   // trade: firm of the seller
-  OrderDetail detail;        // of event.order
-  OrderDetail other_detail;  // trade: of event.other
   // The input that caused it: the session named by the command (NewOrderCmd::session,
   // MassCancelCmd::session; 0 otherwise). The producer's tag comes with OnOutcome.
   engine::SessionId input_session = 0;
@@ -57,6 +55,20 @@ struct Outcome {
   engine::PriceTicks bid{0};
   bool has_ask = false;
   engine::PriceTicks ask{0};
+
+  // The terms of event.order / event.other (a trade's seller) as FIX reports them, read
+  // from the event itself (OrderInfo carries them): kept out of the slot, so that an Outcome
+  // is written once, in fewer lines (docs/durability.md, "The order path").
+  OrderDetail detail() const { return DetailOf(event.order); }
+  OrderDetail other_detail() const {
+    return event.type == engine::EventType::kTrade ? DetailOf(event.other) : OrderDetail{};
+  }
+
+ private:
+  OrderDetail DetailOf(const engine::OrderInfo& i) const {
+    if (kind != OutcomeKind::kEvent) return OrderDetail{};
+    return OrderDetail{{i}, i.oid != 0 || event.type == engine::EventType::kRejected};
+  }
 };
 
 }  // namespace cfx::exchange

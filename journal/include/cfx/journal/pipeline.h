@@ -217,7 +217,10 @@ class Pipeline {
     Command command{};
   };
   // The ack rides on the input's last outcome: one ring slot per input in the common case.
-  struct Output {
+  // A large outcome's slot starts on its own cache line: the matcher writing one slot and the
+  // publisher reading the one before never share a line.
+  static constexpr size_t kOutputAlign = sizeof(Outcome) >= 64 ? 64 : alignof(Outcome) < 8 ? 8 : alignof(Outcome);
+  struct alignas(kOutputAlign) Output {
     uint64_t seq = 0;
     uint64_t tag = 0;
     bool has_outcome = false;
@@ -230,6 +233,7 @@ class Pipeline {
   // (Matcher::Prefetch), when the ring already holds it: the engine's client-id probe of
   // that input then overlaps the work before it (engine::Engine::kPrefetchAhead, the same).
   static constexpr size_t kPrefetchAhead = 8;
+  static constexpr size_t kOutputPrefetchAhead = 4;
 
   struct SnapshotJob {
     uint64_t seq = 0;
@@ -251,6 +255,10 @@ class Pipeline {
     Outcome& Claim() override {
       if (held_ != nullptr) p_->output_.Publish();
       held_ = p_->ClaimOutput();
+      if (Output* ahead = p_->output_.PeekFreeAhead(kOutputPrefetchAhead)) {
+        const char* b = reinterpret_cast<const char*>(ahead);
+        for (size_t off = 0; off < sizeof(Output); off += 64) __builtin_prefetch(b + off, 1);
+      }
       held_->seq = seq_;
       held_->tag = tag_;
       held_->has_outcome = true;
@@ -500,6 +508,9 @@ class Pipeline {
       report_error();
     };
     while (const Output* out = FrontOrDone(output_, matcher_done_, idle, on_empty)) {
+      if (const Output* ahead = output_.PeekAhead(kOutputPrefetchAhead)) {
+        __builtin_prefetch(ahead);
+      }
       if (out->has_outcome) listener_->OnOutcome(out->seq, out->tag, out->outcome);
       if (out->is_ack) listener_->OnAck(out->seq, out->tag);
       output_.PopFront();
