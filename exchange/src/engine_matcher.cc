@@ -36,27 +36,36 @@ EngineMatcher::EngineMatcher(MatcherOptions options)
 EngineMatcher::~EngineMatcher() = default;
 
 int64_t EngineMatcher::Position(engine::AccountId acct, engine::SymbolId sym) const {
-  auto it = exposure_.find(Key(acct, sym));
-  return it == exposure_.end() ? 0 : it->second.pos;
+  const Exposure* x = FindExposure(acct, sym);
+  return x == nullptr ? 0 : x->pos;
 }
 
 EngineMatcher::OpenQty EngineMatcher::Open(engine::AccountId acct, engine::SymbolId sym) const {
-  auto it = exposure_.find(Key(acct, sym));
-  if (it == exposure_.end()) return {};
-  return OpenQty{it->second.open_buy, it->second.open_sell};
+  const Exposure* x = FindExposure(acct, sym);
+  if (x == nullptr) return {};
+  return OpenQty{x->open_buy, x->open_sell};
 }
 
 int64_t EngineMatcher::Margin(engine::SymbolId sym) const {
   return sym < margins_.size() ? margins_[sym] : 0;
 }
 
-EngineMatcher::Exposure& EngineMatcher::ExposureOf(engine::AccountId acct, engine::SymbolId sym) {
-  auto [it, inserted] = exposure_.try_emplace(Key(acct, sym));
-  if (inserted) {
-    if (account_syms_.size() <= acct) account_syms_.resize(acct + 1);
-    account_syms_[acct].push_back(sym);
+const EngineMatcher::Exposure* EngineMatcher::FindExposure(engine::AccountId acct,
+                                                           engine::SymbolId sym) const {
+  if (acct >= exposure_.size()) return nullptr;
+  for (const SymExposure& e : exposure_[acct]) {
+    if (e.sym == sym) return &e.x;
   }
-  return it->second;
+  return nullptr;
+}
+
+EngineMatcher::Exposure& EngineMatcher::ExposureOf(engine::AccountId acct, engine::SymbolId sym) {
+  if (acct >= exposure_.size()) exposure_.resize(acct + 1);
+  std::vector<SymExposure>& v = exposure_[acct];
+  for (SymExposure& e : v) {
+    if (e.sym == sym) return e.x;
+  }
+  return v.emplace_back(SymExposure{sym, Exposure{}}).x;
 }
 
 // No table of live orders: each event says the order's leaves after it, and what they were
@@ -95,7 +104,9 @@ void EngineMatcher::Track(const engine::Event& e) {
 }
 
 void EngineMatcher::RebuildLeaves() {
-  for (auto& [key, x] : exposure_) x.open_buy = x.open_sell = 0;
+  for (std::vector<SymExposure>& v : exposure_) {
+    for (SymExposure& e : v) e.x.open_buy = e.x.open_sell = 0;
+  }
   engine_->ForEachLiveOrder([&](const engine::Order& o) {
     engine::OrderInfo info;
     info.oid = o.oid;
@@ -113,9 +124,8 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
   const engine::SymbolId sym = book.config().id;
   const std::optional<engine::AccountId> acct = engine_->FindAccount(cmd.acct.view());
   if (!acct) return engine::RejectReason::kNone;  // interned before the check; defensive
-  auto requirement = [&](engine::SymbolId s, int64_t add_buy, int64_t add_sell) -> __int128 {
-    auto it = exposure_.find(Key(*acct, s));
-    Exposure x = it == exposure_.end() ? Exposure{} : it->second;
+  auto requirement = [&](engine::SymbolId s, const Exposure& x, int64_t add_buy,
+                         int64_t add_sell) -> __int128 {
     const int64_t a = std::llabs(x.pos + x.open_buy + add_buy);
     const int64_t b = std::llabs(x.pos - x.open_sell - add_sell);
     return static_cast<__int128>(std::max(a, b)) * Margin(s);
@@ -124,16 +134,17 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
   const int64_t add_sell = cmd.side == engine::Side::kSell ? cmd.qty.value() : 0;
   __int128 total = 0;
   bool counted = false;
-  if (*acct < account_syms_.size()) {
-    for (engine::SymbolId s : account_syms_[*acct]) {
+  if (*acct < exposure_.size()) {
+    for (const SymExposure& e : exposure_[*acct]) {
+      const engine::SymbolId s = e.sym;
       // An expired contract was finally settled: its position carries no margin.
       if (engine_->book(s).state() == engine::TradingState::kExpired) continue;
       const bool same = s == sym;
       counted |= same;
-      total += requirement(s, same ? add_buy : 0, same ? add_sell : 0);
+      total += requirement(s, e.x, same ? add_buy : 0, same ? add_sell : 0);
     }
   }
-  if (!counted) total += requirement(sym, add_buy, add_sell);
+  if (!counted) total += requirement(sym, Exposure{}, add_buy, add_sell);
   auto c = options_.collateral.find(cmd.acct.view());
   const int64_t collateral = c == options_.collateral.end() ? 0 : c->second.value();
   return total > collateral ? engine::RejectReason::kInsufficientMargin
@@ -331,7 +342,9 @@ std::string EngineMatcher::Snapshot() const {
   Put(&out, last_time_);
   // Positions only: open quantities are rebuilt from the engine's live orders.
   std::vector<std::pair<uint64_t, int64_t>> pos;
-  for (const auto& [key, x] : exposure_) pos.emplace_back(key, x.pos);
+  for (size_t a = 0; a < exposure_.size(); ++a) {
+    for (const SymExposure& e : exposure_[a]) pos.emplace_back(Key(static_cast<engine::AccountId>(a), e.sym), e.x.pos);
+  }
   std::sort(pos.begin(), pos.end());  // byte-identical snapshots for equal states
   Put<uint64_t>(&out, pos.size());
   for (const auto& [key, p] : pos) {
@@ -359,7 +372,6 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   if (absl::Status s = engine_->Restore(in.substr(0, n)); !s.ok()) return s;
   in.remove_prefix(n);
   exposure_.clear();
-  account_syms_.clear();
   margins_.clear();
   if (!Get(&in, &last_seq_) || !Get(&in, &last_time_) || !Get(&in, &n) || n > in.size() / 16) {
     return bad("truncated");
@@ -368,6 +380,9 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
     uint64_t key = 0;
     int64_t p = 0;
     if (!Get(&in, &key) || !Get(&in, &p)) return bad("truncated positions");
+    if ((key >> 32) >= engine_->account_count() || (key & 0xffffffffu) >= engine_->symbol_count()) {
+      return bad("a position of an unknown account or contract");
+    }
     ExposureOf(static_cast<engine::AccountId>(key >> 32),
                static_cast<engine::SymbolId>(key & 0xffffffffu))
         .pos = p;
