@@ -207,30 +207,27 @@ int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {
 static_assert(sizeof(Outcome) == 592, "a new Outcome field: set it in FillOutcome");
 
 void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
-  // Each field written once, unused names by their length alone: the slot's lines were last
-  // read by the publisher's core, and zeroing the whole Outcome first wrote every one of
-  // them twice (a third of the matcher thread in `cfx bench pipeline --engine`).
-  auto set = [](engine::Name* n, std::string_view v) {
-    if (!v.empty()) std::memcpy(n->data, v.data(), v.size());
-    n->len = static_cast<uint8_t>(v.size());
-  };
+  // Each field written once, names copied whole: the slot's lines were last read by the
+  // publisher's core, and zeroing the whole Outcome first wrote every one of them twice (a
+  // third of the matcher thread in `cfx bench pipeline --engine`).
+  static constexpr engine::Name kNoName{};
   out->kind = OutcomeKind::kEvent;
   out->event = e;
   out->ts = input_time_;
   out->input_session = 0;
-  set(&out->sym, e.has_sym && e.sym < engine_->symbol_count() ? engine_->SymbolName(e.sym)
-                                                                : std::string_view());
+  out->sym = e.has_sym && e.sym < engine_->symbol_count() ? engine_->SymbolFixedName(e.sym)
+                                                           : kNoName;
   const bool names_order =
       e.order.oid != 0 || e.type == EventType::kRejected || e.type == EventType::kCancelRejected;
-  set(&out->acct, names_order && e.order.acct < engine_->account_count()
-                      ? engine_->AccountName(e.order.acct)
-                      : std::string_view());
-  set(&out->firm, e.order.oid != 0 && e.order.firm < engine_->firm_count()
-                      ? engine_->FirmName(e.order.firm)
-                      : std::string_view());
+  out->acct = names_order && e.order.acct < engine_->account_count()
+                  ? engine_->AccountFixedName(e.order.acct)
+                  : kNoName;
+  out->firm = e.order.oid != 0 && e.order.firm < engine_->firm_count()
+                  ? engine_->FirmFixedName(e.order.firm)
+                  : kNoName;
   const bool trade = e.type == EventType::kTrade;
-  set(&out->other_acct, trade ? engine_->AccountName(e.other.acct) : std::string_view());
-  set(&out->other_firm, trade ? engine_->FirmName(e.other.firm) : std::string_view());
+  out->other_acct = trade ? engine_->AccountFixedName(e.other.acct) : kNoName;
+  out->other_firm = trade ? engine_->FirmFixedName(e.other.firm) : kNoName;
   out->listing_has_ref = false;
   out->listing_ref = engine::PriceTicks(0);
   out->listing_max_order_qty = engine::Qty(0);

@@ -44,6 +44,7 @@ class NameTable {
   uint32_t Intern(const Name& name) { return Intern(name, Hash(name)); }
 
   std::string_view name(uint32_t id) const { return names_[id].view(); }
+  const Name& fixed_name(uint32_t id) const { return names_[id]; }
   size_t size() const { return names_.size(); }
 
  private:
