@@ -327,7 +327,7 @@ class ExchangeServer::Impl {
     if (keeper_ != nullptr && std::this_thread::get_id() == keeper_thread_id()) {
       return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
     }
-    Stop();
+    Stop().IgnoreError();  // `s` is the failure to report; the audit log has the stop's result
     return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
   }
 
@@ -374,7 +374,8 @@ class ExchangeServer::Impl {
 ExchangeServer::ExchangeServer(common::ExchangeConfig config, ExchangeServerOptions options)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
 
-ExchangeServer::~ExchangeServer() { impl_->Stop(); }
+// A caller that wants the stop's result calls Stop() first; a second Stop returns at once.
+ExchangeServer::~ExchangeServer() { impl_->Stop().IgnoreError(); }
 
 absl::Status ExchangeServer::Start() { return impl_->Start(); }
 absl::Status ExchangeServer::Stop() { return impl_->Stop(); }
