@@ -1,6 +1,9 @@
 // The engine bench stream (EngineCommands) against the book driver it is compared with.
 #include "cfx/engine/workload.h"
 
+#include <variant>
+
+#include "cfx/engine/memory_floor.h"
 #include "gtest/gtest.h"
 
 namespace cfx::engine {
@@ -42,6 +45,26 @@ TEST(EngineWorkloadTest, CancelsAndReplacesNameTheOrdersCurrentClientId) {
   EXPECT_EQ(counts.cancel_rejected, 0u);
   EXPECT_EQ(counts.replaced, replaces);
   EXPECT_EQ(counts.canceled, cancels + iocs);  // the IOCs end unfilled
+}
+
+// The memory floors do the id check they stand for: every new order of the stream is
+// entered once (resting_at_end counts the orders entered), and an id an account used
+// before is caught, with names (the Engine's commands) and with handles.
+TEST(EngineWorkloadTest, TheMemoryFloorsEnterEachNewOrderOnceAndCatchAReusedId) {
+  std::vector<Command> commands = EngineCommands(LiquibookWorkload(5000, 3), 16);
+  EXPECT_EQ(RunMemoryFloor(commands).resting_at_end, 5000u);
+  EXPECT_EQ(RunMemoryFloorWithHandles(commands).resting_at_end, 5000u);
+  // Order 4,000 reuses order 100's id on the same account: refused by both.
+  auto& again = std::get<NewOrderCmd>(commands[4000]);
+  again.cl = std::get<NewOrderCmd>(commands[100]).cl;
+  again.acct = std::get<NewOrderCmd>(commands[100]).acct;
+  EXPECT_EQ(RunMemoryFloor(commands).resting_at_end, 4999u);
+  EXPECT_EQ(RunMemoryFloorWithHandles(commands).resting_at_end, 4999u);
+  // The same id on another account is another order.
+  again.acct = std::get<NewOrderCmd>(commands[101]).acct;
+  ASSERT_FALSE(again.acct == std::get<NewOrderCmd>(commands[100]).acct);
+  EXPECT_EQ(RunMemoryFloor(commands).resting_at_end, 5000u);
+  EXPECT_EQ(RunMemoryFloorWithHandles(commands).resting_at_end, 5000u);
 }
 
 }  // namespace

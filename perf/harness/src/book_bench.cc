@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "cfx/engine/memory_floor.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx::perf {
@@ -22,10 +23,16 @@ BookBenchResult RunBookBench(const BookBenchOptions& options) {
     result.has_yardstick = true;
     result.yardstick = engine::RunBareMapBook(items);
   }
-  result.figures =
-      options.engine
-          ? engine::RunEngineBench(engine::EngineCommands(items, options.accounts), &result.counts)
-          : engine::RunBookBench(items);
+  if (!options.engine) {
+    result.figures = engine::RunBookBench(items);
+    return result;
+  }
+  const std::vector<engine::Command> commands = engine::EngineCommands(items, options.accounts);
+  result.figures = engine::RunEngineBench(commands, &result.counts);
+  result.has_floor = true;
+  result.floor = engine::RunMemoryFloor(commands);
+  result.floor_handles = engine::RunMemoryFloorWithHandles(commands);
+  result.book_alone = engine::RunBookBench(items);
   return result;
 }
 
@@ -50,6 +57,30 @@ void PrintBookBench(const BookBenchResult& r, std::ostream& out) {
     j["yardstick_orders_per_sec"] = static_cast<int64_t>(r.yardstick.orders_per_sec);
     j["yardstick_trades"] = r.yardstick.trades;
     j["ratio_to_yardstick"] = f.orders_per_sec / r.yardstick.orders_per_sec;
+  }
+  if (r.has_floor) {
+    auto floor = [&](const char* what, const engine::BenchFigures& x) {
+      nlohmann::ordered_json k;
+      k["what"] = what;
+      k["orders_per_sec"] = static_cast<int64_t>(x.orders_per_sec);
+      k["ns_per_order"] = x.ns_per_order;
+      if (r.has_yardstick) k["ratio_to_yardstick"] = x.orders_per_sec / r.yardstick.orders_per_sec;
+      k["engine_ratio_to_it"] = f.orders_per_sec / x.orders_per_sec;
+      // Floor + cfx's book, per order: the best an engine on this book could do.
+      const double with_book_ns = x.ns_per_order + r.book_alone.ns_per_order;
+      k["with_book_ns_per_order"] = with_book_ns;
+      if (r.has_yardstick) {
+        k["with_book_ratio_to_yardstick"] = r.yardstick.ns_per_order / with_book_ns;
+      }
+      return k;
+    };
+    j["book_alone_orders_per_sec"] = static_cast<int64_t>(r.book_alone.orders_per_sec);
+    j["memory_floor"] = floor(
+        "a new order's memory work only: read the command, probe and insert its id, append "
+        "the id's record, write the order slot (no book, no events)",
+        r.floor);
+    j["memory_floor_handles"] = floor(
+        "the same with 64-byte commands, account and contract as handles", r.floor_handles);
   }
   if (o.engine) {
     const engine::EventCounts& c = r.counts;

@@ -35,6 +35,14 @@ struct BookBenchResult {
   // events) in the same run, timed just before; the JSON line prints the ratio to it.
   bool has_yardstick = false;
   engine::BenchFigures yardstick;
+  // With `engine`: the Engine's memory floor on the same commands, and with 64-byte
+  // commands of handles (engine/testing's memory_floor.h), timed just after the Engine.
+  // And cfx's book alone on the items (as without `engine`): floor + book is the least any
+  // engine built on this book could take a command.
+  bool has_floor = false;
+  engine::BenchFigures floor;
+  engine::BenchFigures floor_handles;
+  engine::BenchFigures book_alone;
 };
 
 // Runs the bench. REQUIRES: options.accounts >= 1.
