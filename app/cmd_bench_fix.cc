@@ -18,6 +18,7 @@ struct BenchFixFlags {
   bool echo = false;
   bool fake = false;
   bool no_sync = false;
+  bool publisher_thread = false;
   bool no_yardsticks = false;
   bool replicated = false;
 };
@@ -34,6 +35,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
                    : flags.fake ? perf::FixBenchServer::kFake
                                 : perf::FixBenchServer::kServe;
   options.no_sync = flags.no_sync;
+  options.publisher_thread = flags.publisher_thread;
   options.yardsticks = !flags.no_yardsticks;
   options.replicated = flags.replicated;
   options.log = &std::cerr;
@@ -57,6 +59,8 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
   cmd->add_flag("--fake", flags->fake, "gateway on the in-memory fake exchange (no engine, no journal)");
   cmd->add_flag("--no-sync", flags->no_sync,
                 "journal commits not fsynced (process-crash safe only)");
+  cmd->add_flag("--publisher-thread", flags->publisher_thread,
+                "outcomes delivered by a publisher thread instead of the matcher's (A/B)");
   cmd->add_flag("--replicated", flags->replicated,
                 "also run the exchange as the primary of a JetStream stream (a 3-server NATS "
                 "cluster on loopback), beside the unreplicated run and raw publish-acks");

@@ -200,6 +200,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
         options.snapshot_every >= 0 ? options.snapshot_every : config.snapshot_interval;
     po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
     po.replication = options.replication;
+    po.publish_on_matcher = !options.publisher_thread;
     pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
         po, journal.get(), &codec, listing.get(), this);
     auto r = pipeline->Start();

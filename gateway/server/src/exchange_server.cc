@@ -95,6 +95,7 @@ class ExchangeServer::Impl {
     core_options.start_time = options_.start_time;
     core_options.pre_trade_risk = options_.pre_trade_risk;
     core_options.unsafe_no_sync = options_.unsafe_no_sync;
+    core_options.publisher_thread = options_.publisher_thread;
     if (options_.role != ServeRole::kAlone) {
       if (absl::Status s = OpenReplication(); !s.ok()) return Fail("replication", s);
       core_options.replication = log_.get();

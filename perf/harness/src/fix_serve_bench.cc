@@ -11,8 +11,8 @@
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
 #include "cfx/perf/journal_bench.h"
-#include "cfx/replication/publish_yardstick.h"
 #include "cfx/replication/local_nats_cluster.h"
+#include "cfx/replication/publish_yardstick.h"
 #include "nlohmann/json.hpp"
 #include "work_dir.h"
 
@@ -28,8 +28,7 @@ common::ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
   c.fix_port = 0;
   c.http_port = 0;
   c.firms.push_back({"BENCH", "Bench"});
-  c.accounts.push_back(
-      {"BENCH-1", "BENCH", common::MicroUsd(int64_t{1'000'000'000} * 1'000'000)});
+  c.accounts.push_back({"BENCH-1", "BENCH", common::MicroUsd(int64_t{1'000'000'000} * 1'000'000)});
   for (int i = 0; i < sessions; ++i) {
     common::SessionConfig s;
     s.sender_comp_id = "BENCH_" + std::to_string(i);
@@ -59,13 +58,14 @@ class BenchExchange {
   }
 
   // `replicated`: a three-server NATS cluster on loopback, the exchange its primary.
-  absl::Status Start(int sessions, bool no_sync, bool replicated) {
+  absl::Status Start(int sessions, bool no_sync, bool publisher_thread, bool replicated) {
     data_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_serve_XXXXXX");
     if (data_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
     gateway::ExchangeServerOptions so;
     so.manual_clock = true;
     so.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
     so.unsafe_no_sync = no_sync;
+    so.publisher_thread = publisher_thread;
     common::ExchangeConfig config = BenchConfig(data_dir_, sessions);
     if (replicated) {
       nats_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_nats_XXXXXX");
@@ -142,7 +142,11 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
   const bool replicated = options.replicated && options.server == FixBenchServer::kServe;
   if (replicated) {  // the same phases unreplicated first, for the figures beside
     BenchExchange plain;
-    if (absl::Status s = plain.Start(bench.sessions, options.no_sync, false); !s.ok()) return s;
+    if (absl::Status s =
+            plain.Start(bench.sessions, options.no_sync, options.publisher_thread, false);
+        !s.ok()) {
+      return s;
+    }
     FixBenchOptions b = bench;
     b.external = true;
     b.port = plain.fix_port();
@@ -155,7 +159,9 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
   std::unique_ptr<BenchExchange> exchange;
   if (options.server == FixBenchServer::kServe) {
     exchange = std::make_unique<BenchExchange>();
-    if (absl::Status s = exchange->Start(bench.sessions, options.no_sync, replicated); !s.ok()) {
+    if (absl::Status s =
+            exchange->Start(bench.sessions, options.no_sync, options.publisher_thread, replicated);
+        !s.ok()) {
       return s;
     }
     bench.external = true;
@@ -171,8 +177,8 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
       auto pct = [&](double p) {
         return (*raw)[std::min(raw->size() - 1, static_cast<size_t>(p * raw->size()))];
       };
-      result.raw_publish = nlohmann::json{{"publishes", raw->size()}, {"p50_us", pct(0.5)},
-                                          {"p99_us", pct(0.99)}};
+      result.raw_publish =
+          nlohmann::json{{"publishes", raw->size()}, {"p50_us", pct(0.5)}, {"p99_us", pct(0.99)}};
     }
     exchange.reset();
   }
@@ -213,6 +219,7 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
   nlohmann::json j = {{"bench", "fix"},
                       {"mode", NamesOf(o.server).mode},
                       {"synced", o.server == FixBenchServer::kServe && !o.no_sync},
+                      {"publisher_thread", o.publisher_thread},
                       {"load", o.bench.cross ? "cross" : "rest"},
                       {"core", core},
                       {"sessions", o.bench.sessions},

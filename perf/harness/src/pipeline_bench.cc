@@ -218,6 +218,7 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
   nlohmann::json out = {
       {"messages", listener.acked()},
       {"producers", config.producers},
+      {"publisher_thread", !config.pipeline.publish_on_matcher},
       {"offered_rate", config.rate},
       {"seconds", seconds},
       {"orders_per_sec", static_cast<uint64_t>(listener.acked() / seconds)},

@@ -19,7 +19,9 @@
 // Thread safety: Submit, AdvanceTime, OpenAll, PreOpenAll, CloseAll, RefreshMargins and every
 // const query may be called from any thread concurrently once Start returned OK. Start and
 // Stop from one controlling thread. AddListener only before Start. Listener callbacks run on
-// the publisher thread, in sequence order, only for durable inputs.
+// one thread, "the publisher thread" below (the matcher's own, at the end of each burst, or
+// with ExchangeOptions::publisher_thread one of its own), in sequence order, only for
+// durable inputs; they must not wait for the core (no Submit retried until it fits, no Stop).
 #ifndef CFX_EXCHANGE_EXCHANGE_CORE_H_
 #define CFX_EXCHANGE_EXCHANGE_CORE_H_
 
@@ -59,6 +61,9 @@ struct ExchangeOptions {
   bool journal = true;          // false: in memory only (no durability, no trade store)
   bool record_trades = true;    // trade store <data_dir>/trades (needs the journal)
   bool unsafe_no_sync = false;  // benchmarks: commits not synced (process-crash safe only)
+  // Outcomes delivered to the listeners by a publisher thread of their own instead of the
+  // matcher's (journal::PipelineOptions::publish_on_matcher off): benchmarks' A/B only.
+  bool publisher_thread = false;
   int64_t snapshot_every = -1;  // inputs between engine snapshots; -1: config value; 0: none
   ClockMode clock = ClockMode::kWall;
   // Manual clock: the exchange time at a fresh start (ns since the epoch); also the month
@@ -87,7 +92,8 @@ struct RecoveryInfo {
   std::vector<std::string> listed;  // symbols listed at this start (new months included)
 };
 
-// Receives outcomes. Thread safety: called on the publisher thread only, in seq order.
+// Receives outcomes. Thread safety: called on the publisher thread only (the matcher's by
+// default), in seq order.
 class OutcomeListener {
  public:
   virtual ~OutcomeListener() = default;

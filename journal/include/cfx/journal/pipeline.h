@@ -1,7 +1,9 @@
 // The order path (exchange-core style): producers -> MPSC ring -> sequencer/journaler
 // (assigns seq, group-commits what is waiting, syncs) -> SPSC ring -> matcher (only durable
-// inputs) -> SPSC ring -> publisher (listener callbacks). Snapshots are taken on the
-// matcher thread every N inputs and written by a snapshot thread. No mutex on this path.
+// inputs) -> SPSC ring -> listener callbacks, made by the matcher thread itself at the end
+// of each burst (or, with publish_on_matcher off, by a publisher thread). Snapshots are taken
+// on the matcher thread every N inputs and written by a snapshot thread. No mutex on this
+// path.
 // Diagram and rules: docs/durability.md.
 //
 // Idle stages spin briefly, then park on a futex (ParkingIdle); whoever makes work
@@ -67,6 +69,13 @@ struct PipelineOptions {
   ReplicationLog* replication = nullptr;
   int64_t follow_poll_ms = 50;  // a follower's longest wait on the log before it looks around
   RecoveryOptions recovery = {};
+  // The matcher thread hands outcomes and acks to the listener itself, at the end of each
+  // burst and every kNotifyEvery inputs within one (and whenever the output ring is full):
+  // one hand-off (a futex wake-up) fewer for a lone input, one busy thread fewer on a small
+  // machine. The listener then runs on the matcher's thread and its time is the matcher's,
+  // so it must not wait for the pipeline (Submit with retries, Stop). false: a publisher
+  // thread of its own delivers them (docs/durability.md, "The order path").
+  bool publish_on_matcher = true;
 };
 
 struct PipelineStats {
@@ -84,7 +93,8 @@ struct PipelineStats {
 
 
 // Thread safety: TryOffer from any number of threads, concurrently. Start and Stop from one
-// controlling thread. Listener callbacks run on the publisher thread. `Command` and
+// controlling thread. Listener callbacks run on one thread (the matcher's, or the
+// publisher's with publish_on_matcher off). `Command` and
 // `Outcome` are copyable and default-constructible; keep them small and allocation-free
 // (they are copied through preallocated ring slots).
 template <typename Command, typename Outcome>
@@ -125,7 +135,7 @@ class Pipeline {
     next_seq_ = result.next_seq;
     if (options_.replication == nullptr) lead_start_seq_.store(next_seq_, std::memory_order_release);
     started_ = true;
-    publisher_ = std::thread([this] { RunPublisher(); });
+    if (!options_.publish_on_matcher) publisher_ = std::thread([this] { RunPublisher(); });
     matcher_thread_ = std::thread([this] { RunMatcher(); });
     if (journal_ != nullptr && options_.snapshot_every > 0) {
       snapshotter_ = std::thread([this] { RunSnapshotter(); });
@@ -166,7 +176,7 @@ class Pipeline {
     sequencer_.join();
     matcher_thread_.join();
     if (snapshotter_.joinable()) snapshotter_.join();
-    publisher_.join();
+    if (publisher_.joinable()) publisher_.join();
     stopped_ = true;
     return error_status_;
   }
@@ -227,7 +237,8 @@ class Pipeline {
     bool is_ack = false;
     Outcome outcome{};
   };
-  // Most inputs the matcher applies before waking a parked publisher within a burst.
+  // Most inputs the matcher applies before delivering (or waking a parked publisher)
+  // within a burst.
   static constexpr int kNotifyEvery = 32;
   // The matcher tells the machine of the input this many places behind the one it applies
   // (Matcher::Prefetch), when the ring already holds it: the engine's client-id probe of
@@ -433,7 +444,13 @@ class Pipeline {
     Sink sink(this);
     ParkingIdle idle(&matcher_wake_);
     int since_notify = 0;
-    while (const Sequenced* in = FrontOrDone(sequenced_, sequencer_done_, idle, [] {})) {
+    const bool deliver_here = options_.publish_on_matcher;
+    auto on_empty = [&] {  // the end of a burst
+      if (!deliver_here) return;
+      delivery_.Drain();
+      delivery_.OnEmpty();
+    };
+    while (const Sequenced* in = FrontOrDone(sequenced_, sequencer_done_, idle, on_empty)) {
       // The slot twice as far ahead, whose lines the sequencer's core wrote: brought in now,
       // it is here when Prefetch reads its command (reading it cold there was a tenth of the
       // matcher thread in `cfx bench pipeline --engine`).
@@ -450,13 +467,18 @@ class Pipeline {
       matcher_->ApplyAt(seq, in->time_us, in->command, sink);  // the command stays in its slot
       sink.Finish();
       sequenced_.PopFront();
-      // Wake the publisher at the end of a burst (a lone input's outcomes go out at once),
-      // and every kNotifyEvery inputs within one. Not per input: a publisher faster than
-      // the matcher parks between inputs, and a FUTEX_WAKE per input halved
-      // `cfx bench pipeline --engine` (1.06 M -> 0.49 M inputs/s).
+      // Deliver (or wake the publisher) at the end of a burst (a lone input's outcomes go
+      // out at once), and every kNotifyEvery inputs within one. Not per input: a publisher
+      // faster than the matcher parks between inputs, and a FUTEX_WAKE per input halved
+      // `cfx bench pipeline --engine` (1.06 M -> 0.49 M inputs/s); delivering here in
+      // batches keeps the matcher's working set on the book, not on the listener.
       if (++since_notify >= kNotifyEvery || sequenced_.Empty()) {
         since_notify = 0;
-        publisher_wake_.Notify();
+        if (deliver_here) {
+          delivery_.Drain();
+        } else {
+          publisher_wake_.Notify();
+        }
       }
       // At seq multiples, not every N inputs since start: primary and standby then snapshot
       // (and hash) at the same seqs whatever their restarts.
@@ -473,6 +495,7 @@ class Pipeline {
       }
     }
     matcher_done_.store(true, std::memory_order_release);
+    on_empty();
     publisher_wake_.Notify();
     snapshot_wake_.Notify();
   }
@@ -490,31 +513,51 @@ class Pipeline {
     }
   }
 
+  // Hands outputs to the listener: on the publisher thread, or with publish_on_matcher on
+  // the matcher's. One thread only.
+  class Delivery {
+   public:
+    explicit Delivery(Pipeline* p) : p_(p) {}
+    void One(const Output& out) {
+      if (out.has_outcome) p_->listener_->OnOutcome(out.seq, out.tag, out.outcome);
+      if (out.is_ack) p_->listener_->OnAck(out.seq, out.tag);
+      delivered_ = true;
+    }
+    // Everything the output ring holds now.
+    void Drain() {
+      while (const Output* out = p_->output_.Front()) {
+        One(*out);
+        p_->output_.PopFront();
+      }
+    }
+    // The output ring was found empty: the end of a burst (OnIdle), and the journal's
+    // error once there is one.
+    void OnEmpty() {
+      if (delivered_) {
+        delivered_ = false;
+        p_->listener_->OnIdle();
+      }
+      if (!error_reported_ && p_->failed_.load(std::memory_order_acquire)) {
+        p_->listener_->OnJournalError(p_->error_status_);
+        error_reported_ = true;
+      }
+    }
+
+   private:
+    Pipeline* const p_;
+    bool delivered_ = false;  // since the last OnIdle
+    bool error_reported_ = false;
+  };
+
   void RunPublisher() {
     ParkingIdle idle(&publisher_wake_);
-    bool error_reported = false;
-    auto report_error = [&] {
-      if (!error_reported && failed_.load(std::memory_order_acquire)) {
-        listener_->OnJournalError(error_status_);
-        error_reported = true;
-      }
-    };
-    bool delivered = false;  // since the last OnIdle
-    auto on_empty = [&] {
-      if (delivered) {
-        delivered = false;
-        listener_->OnIdle();
-      }
-      report_error();
-    };
+    auto on_empty = [&] { delivery_.OnEmpty(); };
     while (const Output* out = FrontOrDone(output_, matcher_done_, idle, on_empty)) {
       if (const Output* ahead = output_.PeekAhead(kOutputPrefetchAhead)) {
         __builtin_prefetch(ahead);
       }
-      if (out->has_outcome) listener_->OnOutcome(out->seq, out->tag, out->outcome);
-      if (out->is_ack) listener_->OnAck(out->seq, out->tag);
+      delivery_.One(*out);
       output_.PopFront();
-      delivered = true;
     }
     on_empty();
   }
@@ -558,6 +601,10 @@ class Pipeline {
     BackoffIdle idle;  // the publisher only ever drains, so this wait ends
     Output* slot;
     while ((slot = output_.TryClaim()) == nullptr) {
+      if (options_.publish_on_matcher) {
+        delivery_.Drain();  // everything claimed so far is published: this frees the ring
+        continue;
+      }
       publisher_wake_.Notify();  // it may have parked before this input's first outcome
       idle.Idle();
     }
@@ -579,6 +626,7 @@ class Pipeline {
     failed_.store(true, std::memory_order_release);
     stopping_.store(true, std::memory_order_seq_cst);
     publisher_wake_.Notify();  // it reports the error even while nothing else flows
+    matcher_wake_.Notify();    // with publish_on_matcher, the matcher reports it
   }
 
   void RecordBatch(size_t n) {
@@ -604,6 +652,7 @@ class Pipeline {
   SpscRing<SnapshotJob> snapshot_jobs_;
 
   std::thread sequencer_, matcher_thread_, snapshotter_, publisher_;
+  Delivery delivery_{this};  // the publisher's, or with publish_on_matcher the matcher's
   uint64_t next_seq_ = 1;  // sequencer thread while running
   int64_t last_time_us_ = 0;  // sequencer thread: the latest stamp given
   bool started_ = false;   // controlling thread

@@ -106,8 +106,9 @@ absl::Status DecodeInput(absl::string_view payload, const CommandCodec<Command>&
   return codec.Decode(payload.substr(kInputStampSize), command);
 }
 
-// Receives results on the publisher thread, in seq order. `tag` is the producer's
-// correlation value given to Pipeline::TryOffer.
+// Receives results on one thread, in seq order: the matcher's (PipelineOptions::
+// publish_on_matcher, the default) or the publisher's. Either way no call may wait for the
+// pipeline itself. `tag` is the producer's correlation value given to Pipeline::TryOffer.
 template <typename Outcome>
 class PipelineListener {
  public:
@@ -118,9 +119,9 @@ class PipelineListener {
   // The journal failed (disk full, map full, I/O error): the pipeline stopped accepting;
   // inputs not acknowledged were not applied. Called once.
   virtual void OnJournalError(const absl::Status& status) {}
-  // The publisher has delivered every output waiting and is about to wait for more (called
-  // once per burst, on the publisher thread): a listener that holds its own output back to
-  // send it in batches sends it now.
+  // Every output waiting has been delivered and the delivering thread is about to wait
+  // for more (called once per burst): a listener that holds its own output back to send it
+  // in batches sends it now.
   virtual void OnIdle() {}
 };
 

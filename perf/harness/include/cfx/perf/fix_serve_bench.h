@@ -31,6 +31,7 @@ struct FixServeBenchOptions {
   FixBenchOptions bench;
   FixBenchServer server = FixBenchServer::kServe;
   bool no_sync = false;         // kServe: journal commits not fsynced
+  bool publisher_thread = false;  // kServe: ExchangeOptions::publisher_thread (A/B)
   // kServe: also run the same phases against the echo acceptor (same QuickFIX settings)
   // and time raw synced commits on the same disk, and report the ratios.
   bool yardsticks = true;

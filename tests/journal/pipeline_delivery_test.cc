@@ -1,0 +1,221 @@
+// Who hands outcomes to the listener: the matcher thread itself (PipelineOptions::
+// publish_on_matcher, the default) or a publisher thread. Each test runs both ways; the
+// guarantees are the same (seq order, ack after the input's outcomes, a lone input out at
+// once with OnIdle after it, the journal's error reported once, Stop drains everything).
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "cfx/journal/counter_machine.h"
+#include "cfx/journal/pipeline.h"
+#include "gtest/gtest.h"
+#include "test_dir.h"
+
+namespace cfx::journal {
+namespace {
+
+using CounterPipeline = Pipeline<CounterCommand, CounterOutcome>;
+using namespace std::chrono_literals;
+
+// Emits command.delta outcomes (0..), alternately written in place and copied, and records
+// the thread it runs on.
+class FanOutMachine : public CounterMachine {
+ public:
+  void ApplyAt(uint64_t seq, int64_t, const CounterCommand& command,
+               OutcomeSink<CounterOutcome>& sink) override {
+    thread = std::this_thread::get_id();
+    for (int64_t k = 0; k < command.delta; ++k) {
+      if (k % 2 == 0) {
+        CounterOutcome& out = sink.Claim();
+        out = CounterOutcome{command.id, k};
+        sink.EmitClaimed();
+      } else {
+        sink.Emit(CounterOutcome{command.id, k});
+      }
+    }
+    applied_seq.store(seq, std::memory_order_release);
+  }
+  std::atomic<uint64_t> applied_seq{0};
+  std::thread::id thread;  // the matcher's; read after Stop
+};
+
+// Records every call and the threads they came on; `acks`/`idles` can be waited on.
+class Recorder : public PipelineListener<CounterOutcome> {
+ public:
+  struct Call {
+    char kind;  // 'o' outcome, 'a' ack, 'i' idle
+    uint64_t seq;
+    uint64_t tag;
+    int64_t value;
+  };
+  void OnOutcome(uint64_t seq, uint64_t tag, const CounterOutcome& o) override {
+    Note({'o', seq, tag, o.value});
+  }
+  void OnAck(uint64_t seq, uint64_t tag) override {
+    Note({'a', seq, tag, 0});
+    acks.fetch_add(1, std::memory_order_release);
+  }
+  void OnIdle() override {
+    Note({'i', 0, 0, 0});
+    idles.fetch_add(1, std::memory_order_release);
+  }
+  void OnJournalError(const absl::Status& status) override {
+    std::lock_guard<std::mutex> lock(mu);
+    ++errors;
+    error = status;
+  }
+  void Note(const Call& c) {
+    std::lock_guard<std::mutex> lock(mu);
+    threads.push_back(std::this_thread::get_id());
+    calls.push_back(c);
+  }
+  std::vector<Call> Snapshot() {
+    std::lock_guard<std::mutex> lock(mu);
+    return calls;
+  }
+
+  std::mutex mu;
+  std::vector<Call> calls;
+  std::vector<std::thread::id> threads;
+  int errors = 0;
+  absl::Status error;
+  std::atomic<uint64_t> acks{0}, idles{0};
+};
+
+template <typename Pred>
+bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+class PipelineDeliveryTest : public ::testing::TestWithParam<bool> {
+ protected:
+  bool on_matcher() const { return GetParam(); }
+};
+
+// Seq order, each input's outcomes (0..n-1) then its ack, with more outcomes per input than
+// the output ring holds: on the matcher thread a full ring is delivered in place.
+TEST_P(PipelineDeliveryTest, OutcomesThenAckInSeqOrderEvenWhenTheOutputRingIsFull) {
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
+  CounterPipeline p({.input_capacity = 64,
+                     .sequenced_capacity = 64,
+                     .output_capacity = 4,
+                     .publish_on_matcher = on_matcher()},
+                    nullptr, &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  constexpr uint64_t kInputs = 3000;
+  for (uint64_t i = 1; i <= kInputs; ++i) {
+    const CounterCommand c{i, 0, static_cast<int64_t>(i % 11)};  // up to 10 outcomes
+    while (p.TryOffer(i, c) == OfferResult::kFull) std::this_thread::yield();
+  }
+  ASSERT_TRUE(p.Stop().ok());
+  uint64_t seq = 1;
+  int64_t next_value = 0;
+  for (const Recorder::Call& c : listener.calls) {
+    if (c.kind == 'i') continue;
+    ASSERT_LE(seq, kInputs);
+    ASSERT_EQ(c.seq, seq);
+    ASSERT_EQ(c.tag, seq);
+    if (c.kind == 'o') {
+      ASSERT_EQ(c.value, next_value++) << "seq " << seq;
+    } else {
+      ASSERT_EQ(next_value, static_cast<int64_t>(seq % 11)) << "seq " << seq;
+      ++seq;
+      next_value = 0;
+    }
+  }
+  EXPECT_EQ(seq, kInputs + 1);
+}
+
+// Every callback comes on one thread: the matcher's with publish_on_matcher, another one
+// without.
+TEST_P(PipelineDeliveryTest, EveryCallbackComesOnOneThreadTheMatchersOnlyWhenAsked) {
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
+  CounterPipeline p({.publish_on_matcher = on_matcher()}, nullptr, &codec, &machine,
+                    &listener);
+  ASSERT_TRUE(p.Start().ok());
+  for (uint64_t i = 1; i <= 500; ++i) {
+    while (p.TryOffer(i, CounterCommand{i, 0, 2}) == OfferResult::kFull) {
+      std::this_thread::yield();
+    }
+  }
+  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_FALSE(listener.threads.empty());
+  for (const std::thread::id& t : listener.threads) ASSERT_EQ(t, listener.threads.front());
+  EXPECT_EQ(listener.threads.front() == machine.thread, on_matcher());
+}
+
+// A lone input is delivered without waiting for another, and OnIdle follows its ack before
+// the next input arrives.
+TEST_P(PipelineDeliveryTest, ALoneInputIsDeliveredAtOnceAndOnIdleFollowsIt) {
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
+  CounterPipeline p({.publish_on_matcher = on_matcher()}, nullptr, &codec, &machine,
+                    &listener);
+  ASSERT_TRUE(p.Start().ok());
+  for (uint64_t i = 1; i <= 20; ++i) {
+    ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
+    ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == i; }))
+        << "input " << i << " was never acknowledged";
+    ASSERT_TRUE(WaitFor([&] { return listener.idles.load(std::memory_order_acquire) >= i; }))
+        << "no OnIdle after input " << i;
+    std::this_thread::sleep_for(2ms);  // the delivering thread parks
+  }
+  ASSERT_TRUE(p.Stop().ok());
+  const std::vector<Recorder::Call> calls = listener.Snapshot();
+  // o a i for each input, in that order (an idle may only follow an ack).
+  char previous = 'i';
+  for (const Recorder::Call& c : calls) {
+    if (c.kind == 'i') {
+      EXPECT_EQ(previous, 'a');
+    }
+    previous = c.kind;
+  }
+  EXPECT_EQ(listener.idles.load(), 20u);
+}
+
+// The journal fails (map full): the error is reported once, even to a delivering thread
+// with nothing else to deliver, and every ack is of a durable input.
+TEST_P(PipelineDeliveryTest, AJournalFailureIsReportedOnceAndNoAckGoesBeyondTheJournal) {
+  TestDir dir;
+  auto journal = *Journal::Open({.data_dir = dir.path(), .map_size_bytes = 1 << 20});
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
+  CounterPipeline p({.max_batch = 256, .publish_on_matcher = on_matcher()}, journal.get(),
+                    &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  OfferResult r = OfferResult::kAccepted;
+  for (uint64_t i = 1; i < 1'000'000 && r != OfferResult::kStopped; ++i) {
+    while ((r = p.TryOffer(i, {i, i % 7, 1})) == OfferResult::kFull) std::this_thread::yield();
+  }
+  EXPECT_EQ(r, OfferResult::kStopped);
+  // Reported before Stop: the delivering thread notices on its own.
+  EXPECT_TRUE(WaitFor([&] {
+    std::lock_guard<std::mutex> lock(listener.mu);
+    return listener.errors > 0;
+  }));
+  EXPECT_EQ(p.Stop().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(listener.errors, 1);
+  EXPECT_EQ(listener.acks.load(), journal->LastSeq());
+  EXPECT_EQ(machine.applied_seq.load(), journal->LastSeq());
+}
+
+INSTANTIATE_TEST_SUITE_P(Delivery, PipelineDeliveryTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "OnTheMatcher" : "OnAPublisherThread";
+                         });
+
+}  // namespace
+}  // namespace cfx::journal
