@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "book_publisher.h"
 #include "cfx/common/grade.h"
+#include "cfx/concurrency/thread_name.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
@@ -260,6 +261,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   // Starts the clock thread: every wall_tick_ms a TimeCmd{now} and the listing it brings.
   void StartWallClock() {
     clock = std::thread([this] {
+      concurrency::NameThisThread("cfx-clock");
       while (!stop_clock.load(std::memory_order_acquire)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(options.wall_tick_ms));
         if (stop_clock.load(std::memory_order_acquire)) break;

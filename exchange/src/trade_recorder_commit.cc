@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "cfx/concurrency/thread_name.h"
 #include "cfx/exchange/trade_recorder.h"
 #include "cfx/storage/kv_store.h"
 
@@ -107,7 +108,10 @@ absl::Status TradeRecorder::CommitInBackground() {
       commit_error_ = absl::OkStatus();
       commit_failed_ = false;
     }
-    if (!committer_.joinable()) committer_ = std::thread([this] { RunCommitter(); });
+    if (!committer_.joinable()) committer_ = std::thread([this] {
+        concurrency::NameThisThread("cfx-trade-store");
+        RunCommitter();
+      });
   }
   ops_.clear();
   pending_inputs_ = 0;

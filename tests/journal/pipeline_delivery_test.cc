@@ -2,8 +2,13 @@
 // publish_on_matcher, the default) or a publisher thread. Each test runs both ways; the
 // guarantees are the same (seq order, ack after the input's outcomes, a lone input out at
 // once with OnIdle after it, the journal's error reported once, Stop drains everything).
+#include <dirent.h>
+
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <set>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -210,6 +215,47 @@ TEST_P(PipelineDeliveryTest, AJournalFailureIsReportedOnceAndNoAckGoesBeyondTheJ
   EXPECT_EQ(listener.errors, 1);
   EXPECT_EQ(listener.acks.load(), journal->LastSeq());
   EXPECT_EQ(machine.applied_seq.load(), journal->LastSeq());
+}
+
+// The names of this process's threads (/proc/self/task/*/comm).
+std::set<std::string> ThreadNames() {
+  std::set<std::string> names;
+  DIR* dir = ::opendir("/proc/self/task");
+  if (dir == nullptr) return names;
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    if (std::getline(comm, name)) names.insert(name);
+  }
+  ::closedir(dir);
+  return names;
+}
+
+// Each stage's thread says which it is (top -H, perf --sort comm, gdb); the publisher
+// thread exists only when asked for.
+TEST_P(PipelineDeliveryTest, EachStagesThreadIsNamed) {
+  TestDir dir;
+  auto journal = *Journal::Open({.data_dir = dir.path()});
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
+  CounterPipeline p({.snapshot_every = 100, .publish_on_matcher = on_matcher()}, journal.get(),
+                    &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  std::set<std::string> names;
+  // A thread names itself first thing, but after Start has returned.
+  EXPECT_TRUE(WaitFor([&] {
+    names = ThreadNames();
+    return names.count("cfx-sequencer") + names.count("cfx-matcher") +
+               names.count("cfx-snapshots") + names.count("cfx-publisher") ==
+           (on_matcher() ? 3u : 4u);
+  }));
+  ASSERT_TRUE(p.Stop().ok());
+  EXPECT_EQ(names.count("cfx-sequencer"), 1u);
+  EXPECT_EQ(names.count("cfx-matcher"), 1u);
+  EXPECT_EQ(names.count("cfx-snapshots"), 1u);
+  EXPECT_EQ(names.count("cfx-publisher"), on_matcher() ? 0u : 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Delivery, PipelineDeliveryTest, ::testing::Bool(),

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "cfx/concurrency/thread_name.h"
 #include "fix_connection.h"
 
 namespace cfx {
@@ -78,7 +79,10 @@ void BoundAcceptor::onInitialize(const FIX::SessionSettings&) throw(FIX::Runtime
   if (listen_fd_ < 0) throw FIX::RuntimeError("cannot listen on " + where + ": " + error);
   // Started here, on the caller's thread, not in onStart: Acceptor::start runs onStart on
   // a thread of its own, which a prompt stop() could overtake.
-  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  accept_thread_ = std::thread([this] {
+    concurrency::NameThisThread("cfx-fix-accept");
+    AcceptLoop();
+  });
 }
 
 namespace {
@@ -160,6 +164,7 @@ void BoundAcceptor::AcceptLoop() {
 
 void BoundAcceptor::StartConnection(Connection* c, int fd) {
   c->thread = std::thread([this, c, fd] {
+    concurrency::NameThisThread("cfx-fix-conn");
     Serve(fd, c->peer);
     std::lock_guard<std::mutex> done_lock(mu_);
     if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close

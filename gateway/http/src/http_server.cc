@@ -23,6 +23,7 @@
 #include "boost/asio/strand.hpp"
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
+#include "cfx/concurrency/thread_name.h"
 #include "http_api.h"
 #include "http_json.h"
 
@@ -274,7 +275,12 @@ absl::Status HttpServer::Impl::Start() {
   work_.emplace(ioc_.get_executor());
   DoAccept();
   int n = options_.threads > 0 ? options_.threads : 1;
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { RunLoop(); });
+  for (int i = 0; i < n; ++i) {
+    threads_.emplace_back([this] {
+      concurrency::NameThisThread("cfx-http");
+      RunLoop();
+    });
+  }
   return absl::OkStatus();
 }
 

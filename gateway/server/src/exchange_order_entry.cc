@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cfx/common/date.h"
+#include "cfx/concurrency/thread_name.h"
 #include "order_type_mapping.h"
 
 namespace cfx::gateway {
@@ -408,7 +409,10 @@ absl::Status ExchangeOrderEntry::Start() {
     return absl::InvalidArgumentError(
         absl::StrCat("sessions ", impl_->collision_, " map to one engine session id; rename one"));
   }
-  impl_->worker_ = std::thread([this] { impl_->Run(); });
+  impl_->worker_ = std::thread([this] {
+    concurrency::NameThisThread("cfx-fix-worker");
+    impl_->Run();
+  });
   impl_->delivering_.store(true, std::memory_order_release);
   impl_->PostListing();
   return absl::OkStatus();

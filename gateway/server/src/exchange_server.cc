@@ -16,6 +16,7 @@
 #include "cfx/audit/audit_log.h"
 #include "cfx/audit/refusal_throttle.h"
 #include "cfx/common/free_port.h"
+#include "cfx/concurrency/thread_name.h"
 #include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/lease.h"
 #include "cfx/replication/lease_keeper.h"
@@ -223,7 +224,10 @@ class ExchangeServer::Impl {
         return Fail("pre-trade margins", s);
       }
       sent_margins_ = *std::move(margins);
-      refresher_ = std::thread([this] { RefreshLoop(); });
+      refresher_ = std::thread([this] {
+        concurrency::NameThisThread("cfx-margins");
+        RefreshLoop();
+      });
     }
 
     if (config_.fix_port == 0) {

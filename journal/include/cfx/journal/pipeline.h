@@ -32,6 +32,7 @@
 #include "cfx/concurrency/mpsc_ring.h"
 #include "cfx/concurrency/parking_idle.h"
 #include "cfx/concurrency/spsc_ring.h"
+#include "cfx/concurrency/thread_name.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
@@ -135,12 +136,26 @@ class Pipeline {
     next_seq_ = result.next_seq;
     if (options_.replication == nullptr) lead_start_seq_.store(next_seq_, std::memory_order_release);
     started_ = true;
-    if (!options_.publish_on_matcher) publisher_ = std::thread([this] { RunPublisher(); });
-    matcher_thread_ = std::thread([this] { RunMatcher(); });
-    if (journal_ != nullptr && options_.snapshot_every > 0) {
-      snapshotter_ = std::thread([this] { RunSnapshotter(); });
+    if (!options_.publish_on_matcher) {
+      publisher_ = std::thread([this] {
+        concurrency::NameThisThread("cfx-publisher");
+        RunPublisher();
+      });
     }
-    sequencer_ = std::thread([this] { RunSequencer(); });
+    matcher_thread_ = std::thread([this] {
+      concurrency::NameThisThread("cfx-matcher");
+      RunMatcher();
+    });
+    if (journal_ != nullptr && options_.snapshot_every > 0) {
+      snapshotter_ = std::thread([this] {
+        concurrency::NameThisThread("cfx-snapshots");
+        RunSnapshotter();
+      });
+    }
+    sequencer_ = std::thread([this] {
+      concurrency::NameThisThread("cfx-sequencer");
+      RunSequencer();
+    });
     return result;
   }
 
