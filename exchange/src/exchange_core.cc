@@ -202,6 +202,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
     po.replication = options.replication;
     po.publish_on_matcher = !options.publisher_thread;
+    po.trace_stages = options.trace_stages;
     pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
         po, journal.get(), &codec, listing.get(), this);
     auto r = pipeline->Start();
@@ -532,6 +533,7 @@ ExchangeStats ExchangeCore::Stats() const {
     s.state_hash = p.state.hash;
     s.state_checks = p.state_checks;
     s.state_checked_seq = p.state_checked_seq;
+    s.stages = p.stages;
   }
   s.outcomes = m.outcomes.load(std::memory_order_relaxed);
   s.trades = m.trades.load(std::memory_order_relaxed);

@@ -265,7 +265,9 @@ TEST(PipelineTest, EveryInputIsStampedAtSequencingAndRecoveryReappliesTheSameSta
   for (size_t i = 0; i < live.size(); ++i) {
     EXPECT_EQ(live[i].first, i + 1);
     EXPECT_GT(live[i].second, 0);
-    if (i > 0) EXPECT_GE(live[i].second, live[i - 1].second) << "seq " << live[i].first;
+    if (i > 0) {
+      EXPECT_GE(live[i].second, live[i - 1].second) << "seq " << live[i].first;
+    }
   }
   // Restart without a clock: recovery reapplies the journaled stamps, not its own time.
   auto journal = *Journal::Open({.data_dir = dir.path()});

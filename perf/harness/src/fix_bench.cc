@@ -300,7 +300,9 @@ class BenchRun {
   void RunPhases(FixBenchResult* result) {
     const int64_t per_session = std::max<int64_t>(1, options_.orders / options_.sessions);
     result->one_at_a_time = RunPhase(client_, ids_, per_session, 1, options_.cross, "a");
+    if (options_.after_phase) options_.after_phase("one_at_a_time");
     result->pipelined = RunPhase(client_, ids_, per_session, options_.window, options_.cross, "p");
+    if (options_.after_phase) options_.after_phase("pipelined");
   }
 
   void Stop() {

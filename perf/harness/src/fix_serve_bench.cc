@@ -66,6 +66,7 @@ class BenchExchange {
     so.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
     so.unsafe_no_sync = no_sync;
     so.publisher_thread = publisher_thread;
+    so.trace_stages = true;  // a few clock reads an input: the per-stage breakdown
     common::ExchangeConfig config = BenchConfig(data_dir_, sessions);
     if (replicated) {
       nats_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_nats_XXXXXX");
@@ -91,6 +92,7 @@ class BenchExchange {
   }
 
   int fix_port() const { return server_->fix_port(); }
+  journal::StageLatencies Stages() const { return server_->core().Stats().stages; }
 
   // Stops the exchange and returns the core's counters; a failure to stop cleanly goes to
   // `log` (when set) and does not spoil the figures.
@@ -125,6 +127,20 @@ ServerNames NamesOf(FixBenchServer server) {
       break;
   }
   return {"cfx serve (gateway + core + journal)", "cfx"};
+}
+
+// Each stage's p50 / p99 / p99.9 in µs.
+nlohmann::json StagesJson(const journal::StageLatencies& s) {
+  nlohmann::json j;
+  for (int i = 0; i < journal::kStages; ++i) {
+    const journal::LatencyCounts& c = s.stage[i];
+    j[journal::StageName(static_cast<journal::Stage>(i))] = {
+        {"p50_us", c.PercentileNs(0.5) / 1e3},
+        {"p99_us", c.PercentileNs(0.99) / 1e3},
+        {"p999_us", c.PercentileNs(0.999) / 1e3},
+        {"inputs", c.count()}};
+  }
+  return j;
 }
 
 nlohmann::json PhaseJson(const FixBenchPhase& p) {
@@ -166,6 +182,14 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
     }
     bench.external = true;
     bench.port = exchange->fix_port();
+    // Each phase's own stage figures: the histograms' difference across it.
+    BenchExchange* e = exchange.get();
+    auto before = std::make_shared<journal::StageLatencies>(e->Stages());
+    bench.after_phase = [e, before, &result](const char* phase) {
+      const journal::StageLatencies now = e->Stages();
+      result.stages[phase] = now - *before;
+      *before = now;
+    };
   }
   absl::Status status = RunFixBench(bench, &result.phases);
   if (exchange) {
@@ -215,6 +239,17 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
   if (r.core) {
     core = {
         {"inputs", r.core->inputs}, {"batches", r.core->batches}, {"max_batch", r.core->max_batch}};
+  }
+  // Where an order's time went inside the core, per phase (offer -> ack delivered).
+  for (const auto& [phase, stages] : r.stages) {
+    out << "core stages, " << phase << " (p50 / p99 us):";
+    for (int i = 0; i < journal::kStages; ++i) {
+      const journal::LatencyCounts& c = stages.stage[i];
+      out << absl::StrFormat(" %s %.0f / %.0f", journal::StageName(static_cast<journal::Stage>(i)),
+                             c.PercentileNs(0.5) / 1e3, c.PercentileNs(0.99) / 1e3);
+    }
+    out << "\n";
+    core["stages"][phase] = StagesJson(stages);
   }
   nlohmann::json j = {{"bench", "fix"},
                       {"mode", NamesOf(o.server).mode},

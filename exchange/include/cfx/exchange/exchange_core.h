@@ -64,6 +64,9 @@ struct ExchangeOptions {
   // Outcomes delivered to the listeners by a publisher thread of their own instead of the
   // matcher's (journal::PipelineOptions::publish_on_matcher off): benchmarks' A/B only.
   bool publisher_thread = false;
+  // Each input's time through the order path's stages, in Stats().stages (the FIX bench's
+  // breakdown; journal/include/cfx/journal/stage_latency.h). A few clock reads per input.
+  bool trace_stages = false;
   int64_t snapshot_every = -1;  // inputs between engine snapshots; -1: config value; 0: none
   ClockMode clock = ClockMode::kWall;
   // Manual clock: the exchange time at a fresh start (ns since the epoch); also the month
@@ -174,6 +177,7 @@ struct ExchangeStats {
   uint64_t state_hash = 0;
   uint64_t state_checks = 0;       // a standby's hashes found equal to the primary's
   uint64_t state_checked_seq = 0;  // the latest seq at which they were
+  journal::StageLatencies stages;   // with ExchangeOptions::trace_stages; empty otherwise
 };
 
 class ExchangeCore {

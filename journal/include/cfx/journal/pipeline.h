@@ -34,6 +34,7 @@
 #include "cfx/concurrency/spsc_ring.h"
 #include "cfx/concurrency/thread_name.h"
 #include "cfx/journal/journal.h"
+#include "cfx/journal/stage_latency.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
@@ -77,6 +78,9 @@ struct PipelineOptions {
   // so it must not wait for the pipeline (Submit with retries, Stop). false: a publisher
   // thread of its own delivers them (docs/durability.md, "The order path").
   bool publish_on_matcher = true;
+  // Each input's time through the stages, read from the steady clock (a few reads per
+  // input and per batch) into PipelineStats::stages (stage_latency.h). Off: no clock read.
+  bool trace_stages = false;
 };
 
 struct PipelineStats {
@@ -90,6 +94,7 @@ struct PipelineStats {
   StateCheckpoint state;           // the latest state hash (at a snapshot seq); seq 0: none
   uint64_t state_checks = 0;       // a follower's hashes found equal to the primary's
   uint64_t state_checked_seq = 0;  // the latest seq at which they were
+  StageLatencies stages;           // with trace_stages; empty otherwise
 };
 
 
@@ -113,7 +118,11 @@ class Pipeline {
         input_(options.input_capacity),
         sequenced_(options.sequenced_capacity),
         output_(options.output_capacity),
-        snapshot_jobs_(4) {}
+        snapshot_jobs_(4) {
+    // Twice the output ring: an input with no outcome writes its times before it claims
+    // its ack's slot, when the ring may still hold the ack of the input cap places back.
+    if (options_.trace_stages) traces_.resize(2 * options_.output_capacity);
+  }
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
   ~Pipeline() { (void)Stop(); }
@@ -173,7 +182,8 @@ class Pipeline {
       active_offers_.fetch_sub(1, std::memory_order_release);
       return OfferResult::kNotLeader;
     }
-    const bool pushed = input_.TryPush(Input{tag, command});
+    const bool pushed =
+        input_.TryPush(Input{tag, options_.trace_stages ? SteadyNowNs() : 0, command});
     active_offers_.fetch_sub(1, std::memory_order_release);
     if (!pushed) return OfferResult::kFull;
     sequencer_wake_.Notify();
@@ -227,19 +237,28 @@ class Pipeline {
     s.state = c.latest;
     s.state_checks = c.checks;
     s.state_checked_seq = c.checked_seq;
+    if (options_.trace_stages) s.stages = stage_histograms_.Get();
     return s;
   }
 
  private:
   struct Input {
     uint64_t tag = 0;
+    int64_t offered_ns = 0;  // trace_stages
     Command command{};
   };
   struct Sequenced {
     uint64_t seq = 0;
     uint64_t tag = 0;
     int64_t time_us = 0;  // the sequencer's stamp; 0 without a clock
+    // trace_stages: offered, taken by the sequencer, released as durable (steady ns).
+    int64_t offered_ns = 0, taken_ns = 0, durable_ns = 0;
     Command command{};
+  };
+  // trace_stages: an input's times, kept by the matcher until its ack is delivered (indexed
+  // by seq modulo twice the output ring's capacity: fewer inputs than that are in flight).
+  struct Trace {
+    int64_t offered_ns, taken_ns, durable_ns, applied_ns, applied_end_ns;
   };
   // The ack rides on the input's last outcome: one ring slot per input in the common case.
   // A large outcome's slot starts on its own cache line: the matcher writing one slot and the
@@ -330,7 +349,11 @@ class Pipeline {
     bytes.reserve(options_.max_batch * 128);
     ParkingIdle idle(&sequencer_wake_);
     BackoffIdle full;  // the matcher only ever drains, so a full ring empties
-    auto release = [&](const std::vector<Sequenced>& items, size_t n) {
+    auto release = [&](std::vector<Sequenced>& items, size_t n) {
+      if (options_.trace_stages) {
+        const int64_t now = SteadyNowNs();
+        for (size_t i = 0; i < n; ++i) items[i].durable_ns = now;
+      }
       for (size_t i = 0; i < n; ++i) PushSequenced(items[i], full);
       matcher_wake_.Notify();  // once per batch: the fence is not paid per input
     };
@@ -338,10 +361,12 @@ class Pipeline {
     // commit. False when the sync failed (the pipeline has stopped).
     auto sync_held = [&] {
       if (held_n == 0) return true;
+      const int64_t t0 = options_.trace_stages ? SteadyNowNs() : 0;
       if (absl::Status synced = journal_->Sync(); !synced.ok()) {
         Fail(synced);
         return false;
       }
+      if (options_.trace_stages) stage_histograms_.Add(Stage::kSyncCall, SteadyNowNs() - t0);
       release(held, held_n);
       held_n = 0;
       return true;
@@ -353,8 +378,11 @@ class Pipeline {
       const bool closing = input_closed_.load(std::memory_order_acquire);
       size_t n = 0;
       bytes.clear();
+      const int64_t taken_ns = options_.trace_stages ? SteadyNowNs() : 0;
       while (n < options_.max_batch && input_.TryPop(in)) {
         batch[n].tag = in.tag;
+        batch[n].offered_ns = in.offered_ns;
+        batch[n].taken_ns = taken_ns;
         batch[n].command = in.command;
         // Never earlier than the input before it, whatever the system clock does.
         if (options_.clock != nullptr) {
@@ -402,11 +430,13 @@ class Pipeline {
             break;
           }
         }
+        const int64_t t0 = options_.trace_stages ? SteadyNowNs() : 0;
         absl::StatusOr<uint64_t> last = journal_->AppendBatch(absl::MakeConstSpan(views.data(), n));
         if (!last.ok()) {
           Fail(last.status());
           break;
         }
+        if (options_.trace_stages) stage_histograms_.Add(Stage::kCommitCall, SteadyNowNs() - t0);
       }
       for (size_t i = 0; i < n; ++i) batch[i].seq = next_seq_++;
       RecordBatch(n);
@@ -479,7 +509,12 @@ class Pipeline {
       }
       const uint64_t seq = in->seq;
       sink.Begin(seq, in->tag);
+      const int64_t applied_ns = options_.trace_stages ? SteadyNowNs() : 0;
       matcher_->ApplyAt(seq, in->time_us, in->command, sink);  // the command stays in its slot
+      if (options_.trace_stages) {  // before Finish publishes the ack that reads it
+        traces_[seq & (traces_.size() - 1)] =
+            Trace{in->offered_ns, in->taken_ns, in->durable_ns, applied_ns, SteadyNowNs()};
+      }
       sink.Finish();
       sequenced_.PopFront();
       // Deliver (or wake the publisher) at the end of a burst (a lone input's outcomes go
@@ -535,7 +570,10 @@ class Pipeline {
     explicit Delivery(Pipeline* p) : p_(p) {}
     void One(const Output& out) {
       if (out.has_outcome) p_->listener_->OnOutcome(out.seq, out.tag, out.outcome);
-      if (out.is_ack) p_->listener_->OnAck(out.seq, out.tag);
+      if (out.is_ack) {
+        p_->listener_->OnAck(out.seq, out.tag);
+        if (p_->options_.trace_stages) p_->RecordStages(out.seq);
+      }
       delivered_ = true;
     }
     // Everything the output ring holds now.
@@ -644,6 +682,21 @@ class Pipeline {
     matcher_wake_.Notify();    // with publish_on_matcher, the matcher reports it
   }
 
+  // Delivering thread, after the ack of `seq` (trace_stages). Inputs recovered or followed
+  // have no offer time: only their later stages count.
+  void RecordStages(uint64_t seq) {
+    const Trace& t = traces_[seq & (traces_.size() - 1)];
+    const int64_t now = SteadyNowNs();
+    if (t.offered_ns != 0) {
+      stage_histograms_.Add(Stage::kQueued, t.taken_ns - t.offered_ns);
+      stage_histograms_.Add(Stage::kTotal, now - t.offered_ns);
+    }
+    if (t.taken_ns != 0) stage_histograms_.Add(Stage::kJournal, t.durable_ns - t.taken_ns);
+    if (t.durable_ns != 0) stage_histograms_.Add(Stage::kToMatcher, t.applied_ns - t.durable_ns);
+    stage_histograms_.Add(Stage::kApply, t.applied_end_ns - t.applied_ns);
+    stage_histograms_.Add(Stage::kDeliver, now - t.applied_end_ns);
+  }
+
   void RecordBatch(size_t n) {
     batches_.fetch_add(1, std::memory_order_relaxed);
     inputs_.fetch_add(n, std::memory_order_relaxed);
@@ -667,7 +720,9 @@ class Pipeline {
   SpscRing<SnapshotJob> snapshot_jobs_;
 
   std::thread sequencer_, matcher_thread_, snapshotter_, publisher_;
-  Delivery delivery_{this};  // the publisher's, or with publish_on_matcher the matcher's
+  Delivery delivery_{this};
+  std::vector<Trace> traces_;         // trace_stages: output_capacity entries (matcher writes)
+  StageHistograms stage_histograms_;  // trace_stages: the delivering thread writes  // the publisher's, or with publish_on_matcher the matcher's
   uint64_t next_seq_ = 1;  // sequencer thread while running
   int64_t last_time_us_ = 0;  // sequencer thread: the latest stamp given
   bool started_ = false;   // controlling thread

@@ -51,6 +51,7 @@ struct ExchangeServerOptions {
   bool pre_trade_risk = true;    // per-contract span16 margins set at start (SPEC §4)
   bool unsafe_no_sync = false;   // benchmarks only: journal commits not fsynced
   bool publisher_thread = false;  // benchmarks only: ExchangeOptions::publisher_thread
+  bool trace_stages = false;      // benchmarks only: ExchangeOptions::trace_stages
   bool fix_message_log = false;  // QuickFIX message log under <data_dir>/fix (debugging)
   ServeRole role = ServeRole::kAlone;
 };

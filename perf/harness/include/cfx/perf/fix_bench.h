@@ -6,6 +6,7 @@
 #define CFX_GATEWAY_FIX_BENCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -29,6 +30,9 @@ struct FixBenchOptions {
   // accept sessions BENCH_0..BENCH_<n-1> (firm BENCH, account BENCH-1) and list
   // B200-GOLD-US-202703 with 5.000 inside the band.
   bool external = false;
+  // Called after each phase ("one_at_a_time", then "pipelined") on the bench's thread,
+  // before the next begins: the caller reads its server's counters per phase.
+  std::function<void(const char* phase)> after_phase;
 };
 
 struct FixBenchPhase {

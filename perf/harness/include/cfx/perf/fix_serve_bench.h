@@ -10,6 +10,7 @@
 #ifndef CFX_PERF_FIX_SERVE_BENCH_H_
 #define CFX_PERF_FIX_SERVE_BENCH_H_
 
+#include <map>
 #include <optional>
 #include <ostream>
 
@@ -46,6 +47,9 @@ struct FixServeBenchResult {
   FixServeBenchOptions options;
   FixBenchResult phases;
   std::optional<exchange::ExchangeStats> core;  // kServe: the core's counters at the end
+  // kServe: each phase's stages inside the core ("one_at_a_time", "pipelined"; the
+  // replicated run's with `replicated`), from ExchangeOptions::trace_stages.
+  std::map<std::string, journal::StageLatencies> stages;
   // The yardsticks of the same run (kServe with `yardsticks`): the echo acceptor's phases,
   // and one raw synced commit of 10 records (RawSyncedCommits) on the data dir's disk.
   std::optional<FixBenchResult> echo;
