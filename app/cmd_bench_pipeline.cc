@@ -19,6 +19,8 @@ void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
   cmd->add_option("--producers", config.producers, "Producer threads (default 1)");
   cmd->add_option("--messages", config.messages, "Inputs to send (default 5000000)");
   cmd->add_option("--rate", config.rate, "Offers per second in total; 0: flat out (default)");
+  cmd->add_flag("--trace-stages", config.pipeline.trace_stages,
+                "Time each input's stages (a few clock reads an input) and print them");
   cmd->add_flag("--publisher-thread{false}", config.pipeline.publish_on_matcher,
                 "Outcomes delivered by a publisher thread instead of the matcher's (A/B)");
   cmd->callback([rc] {

@@ -14,6 +14,7 @@
 #include "cfx/replication/local_nats_cluster.h"
 #include "cfx/replication/publish_yardstick.h"
 #include "nlohmann/json.hpp"
+#include "stages_json.h"
 #include "work_dir.h"
 
 namespace cfx::perf {
@@ -129,20 +130,6 @@ ServerNames NamesOf(FixBenchServer server) {
   return {"cfx serve (gateway + core + journal)", "cfx"};
 }
 
-// Each stage's p50 / p99 / p99.9 in µs.
-nlohmann::json StagesJson(const journal::StageLatencies& s) {
-  nlohmann::json j;
-  for (int i = 0; i < journal::kStages; ++i) {
-    const journal::LatencyCounts& c = s.stage[i];
-    j[journal::StageName(static_cast<journal::Stage>(i))] = {
-        {"p50_us", c.PercentileNs(0.5) / 1e3},
-        {"p99_us", c.PercentileNs(0.99) / 1e3},
-        {"p999_us", c.PercentileNs(0.999) / 1e3},
-        {"inputs", c.count()}};
-  }
-  return j;
-}
-
 nlohmann::json PhaseJson(const FixBenchPhase& p) {
   return {{"orders", p.orders}, {"seconds", p.seconds}, {"orders_per_sec", p.orders_per_sec},
           {"p50_us", p.p50_us}, {"p99_us", p.p99_us},   {"p999_us", p.p999_us}};
@@ -249,7 +236,7 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
                              c.PercentileNs(0.5) / 1e3, c.PercentileNs(0.99) / 1e3);
     }
     out << "\n";
-    core["stages"][phase] = StagesJson(stages);
+    core["stages"][phase] = internal::StagesJson(stages);
   }
   nlohmann::json j = {{"bench", "fix"},
                       {"mode", NamesOf(o.server).mode},

@@ -18,6 +18,7 @@
 #include "cfx/journal/pipeline.h"
 #include "cfx/perf/journal_bench_harness.h"
 #include "nlohmann/json.hpp"
+#include "stages_json.h"
 
 namespace cfx::perf {
 namespace {
@@ -233,6 +234,7 @@ nlohmann::json RunHarnessWith(const HarnessConfig& config,
       {"state_hash", state_hash()},
       {"engine", config.engine},
   };
+  if (config.pipeline.trace_stages) out["stages"] = internal::StagesJson(stats.stages);
   if (!stop.ok()) out["error"] = std::string(stop.message());
   return out;
 }

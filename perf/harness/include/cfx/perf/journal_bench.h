@@ -22,6 +22,7 @@ inline HarnessConfig DefaultJournalLoad() {
   HarnessConfig config;
   config.messages = 3'000'000;
   config.rate = 1'000'000;
+  config.pipeline.trace_stages = true;  // a few clock reads an input beside a synced commit
   return config;
 }
 
