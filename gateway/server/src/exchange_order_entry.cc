@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -85,6 +86,41 @@ class ExchangeOrderEntry::Impl {
   bool stopping_ = false;
   std::thread worker_;
 
+  // Sessions whose cancel-on-disconnect met a full ring: offered again at each end of a
+  // delivery burst (OnIdle, when the matcher has freed room), and their new orders refused
+  // meanwhile, so that the late mass cancel cannot cancel the orders of the client's next
+  // connection. The count keeps the order path to one load.
+  struct DisconnectCancel {
+    en::MassCancelCmd command;
+    Pending pending;
+  };
+  std::mutex disconnect_mu_;
+  absl::flat_hash_set<en::SessionId> disconnect_pending_;
+  std::vector<DisconnectCancel> disconnect_retry_;  // under disconnect_mu_
+  std::atomic<int> disconnect_pending_n_{0};
+
+  // Offers what waits in disconnect_retry_, once each, without waiting.
+  void RetryDisconnectCancels() {
+    if (disconnect_pending_n_.load(std::memory_order_acquire) == 0) return;
+    std::lock_guard<std::mutex> lock(disconnect_mu_);
+    auto& q = disconnect_retry_;
+    for (size_t i = 0; i < q.size();) {
+      if (OfferOnce(q[i].command, q[i].pending) == exchange::OfferResult::kFull) {
+        ++i;
+        continue;
+      }
+      disconnect_pending_.erase(q[i].command.session);
+      disconnect_pending_n_.fetch_sub(1, std::memory_order_release);
+      q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+
+  bool DisconnectCancelPending(en::SessionId session) {
+    if (disconnect_pending_n_.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard<std::mutex> lock(disconnect_mu_);
+    return disconnect_pending_.contains(session);
+  }
+
   void Post(std::function<void()> task) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -121,6 +157,22 @@ class ExchangeOrderEntry::Impl {
       pending_.emplace(tag, std::move(pending));
     }
     const exchange::OfferResult r = SubmitRetrying(command, tag);
+    if (r != exchange::OfferResult::kAccepted) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.erase(tag);
+    }
+    return r;
+  }
+
+  // As Offer, with one try: for the threads that must not wait (the delivering thread, and
+  // QuickFIX callbacks under a session's lock).
+  exchange::OfferResult OfferOnce(const en::Command& command, Pending pending) {
+    const uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.emplace(tag, std::move(pending));
+    }
+    const exchange::OfferResult r = core_->Submit(command, tag);
     if (r != exchange::OfferResult::kAccepted) {
       std::lock_guard<std::mutex> lock(pending_mu_);
       pending_.erase(tag);
@@ -469,6 +521,10 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   OrderState asked = s;
+  if (impl_->DisconnectCancelPending(c.session)) {  // its last connection's cancel comes first
+    impl_->RejectNew(asked, "throttled");
+    return;
+  }
   if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted)
     impl_->RejectNew(asked, "throttled");
 }
@@ -566,17 +622,30 @@ void ExchangeOrderEntry::Disconnected(const SessionDisconnected& r) {
   Pending p;
   p.kind = Pending::Kind::kDisconnect;
   p.asked.session = r.session;
-  // A full ring here would leave orders working after a disconnect: retry much longer.
-  for (int i = 0; i < 100 && impl_->Offer(c, p) == exchange::OfferResult::kFull; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // This runs under the QuickFIX session's lock (onLogout), which the thread delivering
+  // outcomes (the matcher's) takes to send this session a report: no waiting here. A full
+  // ring would leave orders working after a disconnect, so the cancel is kept and offered
+  // again at each end of a delivery burst (the matcher has freed room by then), and the
+  // session's new orders are refused until it is in.
+  if (impl_->OfferOnce(c, p) != exchange::OfferResult::kFull) return;
+  {
+    std::lock_guard<std::mutex> lock(impl_->disconnect_mu_);
+    if (!impl_->disconnect_pending_.insert(c.session).second) return;  // already waiting
+    impl_->disconnect_retry_.push_back({c, p});
+    impl_->disconnect_pending_n_.fetch_add(1, std::memory_order_release);
   }
+  // The matcher may have emptied the ring, and ended its last burst, since the first try.
+  impl_->RetryDisconnectCancels();
 }
 
 bool ExchangeOrderEntry::RecordSequences(const SessionSequences& sequences) {
   if (!impl_->core_->replicated()) return true;  // one node: QuickFIX's own store
   const en::FixSessionCmd mark{SessionIdOf(sequences.session), sequences.next_target,
                                sequences.sender_limit};
-  return impl_->SubmitRetrying(mark, 0) == exchange::OfferResult::kAccepted;
+  // One try: this runs in QuickFIX's toApp on the sending thread, which for reports is the
+  // matcher's, and retrying there while the ring is full would keep the ring full. Not
+  // recorded, the next message sent tries again (half the reserve ahead of the limit).
+  return impl_->core_->Submit(mark, 0) == exchange::OfferResult::kAccepted;
 }
 
 std::vector<SessionSequences> ExchangeOrderEntry::ResumeSequences() const {
@@ -602,6 +671,7 @@ void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
 }
 
 void ExchangeOrderEntry::OnIdle() {
+  impl_->RetryDisconnectCancels();
   if (!impl_->delivering_.load(std::memory_order_acquire)) return;
   impl_->listener_->OnIdle();
 }

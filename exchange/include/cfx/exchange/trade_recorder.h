@@ -61,9 +61,10 @@ inline constexpr char kEndedOrdersTable[] = "ended_orders";
 inline constexpr char kMetaTable[] = "meta";
 
 // Thread safety: Add, EndInput, Commit, CommitInBackground, Seed* on one writer thread (the
-// publisher). Positions, FindOrder, last_seq, WaitCommitted and the counters from any
-// thread: they read in-memory copies under a mutex that only this writer and readers take
-// (never the matcher). The committer thread (started by the first CommitInBackground) only
+// one delivering outcomes: the matcher's since it delivers them itself, or a publisher
+// thread). Positions, FindOrder, last_seq, WaitCommitted and the counters from any thread:
+// they read in-memory copies under a mutex that only this writer and readers take, so a
+// reader holding it briefly delays matching; readers copy out and let go. The committer thread (started by the first CommitInBackground) only
 // touches the batches handed to it, under `commit_mu_`, and the LMDB store.
 class TradeRecorder {
  public:
@@ -192,7 +193,7 @@ class TradeRecorder {
   absl::Status commit_error_;     // not yet reported by CommitInBackground
   std::thread committer_;         // started by the first CommitInBackground
 
-  mutable std::mutex mu_;  // readers vs the publisher; the matcher never takes it
+  mutable std::mutex mu_;  // readers vs the delivering thread (the matcher's, by default)
   std::map<Key, Position> positions_;
   common::BusinessCalendar calendar_;
   std::map<std::string, security_master::ContractRecord, std::less<>> master_;

@@ -395,6 +395,10 @@ class Pipeline {
         since_notify = 0;
         if (deliver_here) {
           delivery_.Drain();
+          // The end of a delivery burst, whether or not more inputs wait: a listener
+          // holding writes back (the FIX gateway) sends them now, not at the end of a long
+          // burst of other sessions' inputs.
+          delivery_.OnEmpty();
         } else {
           publisher_wake_.Notify();
         }
@@ -452,8 +456,9 @@ class Pipeline {
         p_->output_.PopFront();
       }
     }
-    // The output ring was found empty: the end of a burst (OnIdle), and the journal's
-    // error once there is one.
+    // The end of a delivery burst (the output ring found empty; on the matcher, also every
+    // kNotifyEvery inputs): OnIdle if anything was delivered, and the journal's error once
+    // there is one.
     void OnEmpty() {
       if (delivered_) {
         delivered_ = false;

@@ -58,11 +58,10 @@ void Pipeline<Command, Outcome>::RunSequencer() {
     const bool closing = input_closed_.load(std::memory_order_acquire);
     size_t n = 0;
     bytes.clear();
-    const int64_t taken_ns = options_.trace_stages ? SteadyNowNs() : 0;
     while (n < options_.max_batch && input_.TryPop(in)) {
       batch[n].tag = in.tag;
       batch[n].offered_ns = in.offered_ns;
-      batch[n].taken_ns = taken_ns;
+      batch[n].taken_ns = options_.trace_stages ? SteadyNowNs() : 0;
       batch[n].command = in.command;
       // Never earlier than the input before it, whatever the system clock does.
       if (options_.clock != nullptr) {
@@ -132,10 +131,12 @@ void Pipeline<Command, Outcome>::RunSequencer() {
       // A leader's next commit waits for a publish-ack first: holding this batch for it
       // would add a round trip to the stream, so it is made durable now (two flushes, as
       // a plain commit; docs/durability.md, "One flush per commit").
+      const int64_t t0 = options_.trace_stages ? SteadyNowNs() : 0;
       if (absl::Status synced = journal_->Sync(); !synced.ok()) {
         Fail(synced);
         break;
       }
+      if (options_.trace_stages) stage_histograms_.Add(Stage::kSyncCall, SteadyNowNs() - t0);
       release(batch, n);
     } else {
       std::swap(batch, held);

@@ -1,0 +1,186 @@
+// ExchangeOrderEntry over a real exchange core whose order path is held full: what the FIX
+// gateway's calls do then. The core delivers outcomes on its matcher thread, so a listener
+// that blocks holds the matcher, and with rings of two slots the order path is full after a
+// handful of inputs.
+#include "cfx/gateway/exchange_order_entry.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cfx/common/config.h"
+#include "cfx/exchange/exchange_core.h"
+#include "gtest/gtest.h"
+#include "temp_dir.h"
+
+namespace cfx::gateway {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int64_t kNsPerSec = 1'000'000'000;
+constexpr int64_t kMarch2027 = 1803859200LL * kNsPerSec;  // Mon 2027-03-01 00:00Z
+constexpr char kSymbol[] = "B200-GOLD-US-202703";
+
+common::ExchangeConfig Config() {
+  common::ExchangeConfig c;
+  common::ProductConfig p;
+  p.grade = common::Grade{"B200", common::Tier::kGold, "US"};
+  p.ref_ticks = 5000;
+  c.products.push_back(p);
+  c.firms.push_back({"F1", "Firm one"});
+  c.accounts.push_back(common::AccountConfig{"A0", "F1", common::MicroUsd(5'000'000'000)});
+  c.accounts.push_back(common::AccountConfig{"A1", "F1", common::MicroUsd(5'000'000'000)});
+  return c;
+}
+
+// Holds the matcher thread (the core delivers on it) while closed.
+class Gate : public exchange::OutcomeListener {
+ public:
+  void OnOutcome(uint64_t, uint64_t, const exchange::Outcome&) override {
+    while (closed_.load(std::memory_order_acquire)) std::this_thread::sleep_for(1ms);
+  }
+  void Close() { closed_.store(true, std::memory_order_release); }
+  void Open() { closed_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> closed_{false};
+};
+
+// What the gateway would turn into ExecutionReports.
+class Reports : public ExecutionListener {
+ public:
+  void OnAccepted(const OrderState& o) override { Note("accepted", o, ""); }
+  void OnRejected(const OrderState& o, const std::string& reason) override {
+    Note("rejected", o, reason);
+  }
+  void OnFill(const OrderState& o, const Fill&) override { Note("fill", o, ""); }
+  void OnCanceled(const OrderState& o, const std::string& reason) override {
+    Note("canceled", o, reason);
+  }
+  void OnReplaced(const OrderState& o) override { Note("replaced", o, ""); }
+  void OnCancelRejected(const CancelRejected&) override {}
+  void OnTriggered(const OrderState&) override {}
+  void OnStatus(const StatusAnswer&) override {}
+  void OnMassCancelResult(const MassCancelResult&) override {}
+  void OnBookUpdate(const BookUpdate&) override {}
+  void OnPublicTrade(const PublicTrade&) override {}
+  void OnSecurityList(const std::vector<ListedContract>&) override {}
+
+  std::string All() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string out;
+    for (const auto& [id, what] : seen_) out += id + ":" + what + "; ";
+    return out;
+  }
+  // The last report of `cl_ord_id` as "kind reason" ("" when none yet).
+  std::string Last(const std::string& cl_ord_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string last;
+    for (const auto& [id, what] : seen_) {
+      if (id == cl_ord_id) last = what;
+    }
+    return last;
+  }
+
+ private:
+  void Note(const char* kind, const OrderState& o, const std::string& reason) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.emplace_back(o.cl_ord_id, std::string(kind) + (reason.empty() ? "" : " " + reason));
+  }
+  std::mutex mu_;
+  std::vector<std::pair<std::string, std::string>> seen_;
+};
+
+NewOrder Order(const std::string& session, const std::string& account, const std::string& id,
+               int64_t price_ticks) {
+  NewOrder o;
+  o.session = session;
+  o.account = account;
+  o.firm = "F1";
+  o.cl_ord_id = id;
+  o.symbol = kSymbol;
+  o.side = Side::kBuy;
+  o.ord_type = OrdType::kLimit;
+  o.has_price = true;
+  o.price_ticks = price_ticks;
+  o.qty = 1;
+  o.tif = TimeInForce::kDay;
+  return o;
+}
+
+template <typename Pred>
+bool WaitFor(Pred pred, std::chrono::milliseconds limit = 10s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+// A disconnect while the order path is full (QuickFIX calls it under the session's lock,
+// which the matcher needs to send that session a report): it returns at once instead of
+// holding the lock for a second of retries; the cancel still goes in once the path moves,
+// and the session's new orders are refused until it has.
+TEST(ExchangeOrderEntryTest, CancelOnDisconnectThroughAFullOrderPathNeitherWaitsNorIsLost) {
+  testsupport::TempDir dir("cfx_order_entry_test");
+  exchange::ExchangeOptions options;
+  options.data_dir = dir.path();
+  options.clock = exchange::ClockMode::kManual;
+  options.start_time = kMarch2027 + 9 * 3600 * kNsPerSec;
+  options.ring_capacity = 2;
+  options.max_batch = 1;
+  exchange::ExchangeCore core(Config(), options);
+  Gate gate;
+  core.AddListener(&gate);
+  ExchangeOrderEntry entry(&core, {"S1", "S2"});
+  Reports reports;
+  entry.SetListener(&reports);
+  ASSERT_TRUE(core.Start().ok());
+  ASSERT_TRUE(core.Flush().ok());
+  ASSERT_TRUE(entry.Start().ok());
+
+  entry.Submit(Order("S1", "A0", "rest-1", 4990));
+  ASSERT_TRUE(WaitFor([&] { return reports.Last("rest-1") == "accepted"; }))
+      << reports.Last("rest-1");
+
+  // Hold the matcher and fill the path from the other session until it refuses.
+  gate.Close();
+  int sent = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    const std::string id = "fill-" + std::to_string(sent++);
+    entry.Submit(Order("S2", "A1", id, 4980));
+    return WaitFor([&] { return !reports.Last(id).empty(); }, 50ms) &&
+           reports.Last(id) == "rejected throttled";
+  }));
+
+  const auto t0 = std::chrono::steady_clock::now();
+  entry.Disconnected({"S1"});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 200ms) << "the disconnect waited";
+
+  // Until the cancel is in, the session's new orders are refused.
+  entry.Submit(Order("S1", "A0", "after-1", 4991));
+  EXPECT_TRUE(WaitFor([&] { return reports.Last("after-1") == "rejected throttled"; }))
+      << reports.Last("after-1");
+
+  gate.Open();  // within the worker's second of retries
+  EXPECT_TRUE(WaitFor([&] { return reports.Last("rest-1") == "canceled disconnect"; }))
+      << reports.All();
+  // Once it is in, the session trades again.
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_TRUE(WaitFor([&] {
+    entry.Submit(Order("S1", "A0", "after-2", 4992));
+    return WaitFor([&] { return !reports.Last("after-2").empty(); }, 500ms) &&
+           reports.Last("after-2") == "accepted";
+  })) << reports.Last("after-2");
+
+  entry.Stop();
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+}  // namespace
+}  // namespace cfx::gateway
