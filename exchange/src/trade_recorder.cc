@@ -178,6 +178,7 @@ absl::Status TradeRecorder::Load() {
       return false;
     }
     order_keys_[o.oid] = {o.acct, o.cl};
+    CountOpen(o, 1);
     orders_[{o.acct, o.cl}] = std::move(o);
     return true;
   });
@@ -246,6 +247,14 @@ void TradeRecorder::DeleteOrder(const std::string& acct, const std::string& cl) 
   if (store_) ops_.push_back({kOrdersTable, absl::StrCat(acct, "/", cl), std::monostate{}});
 }
 
+void TradeRecorder::CountOpen(const OrderStateView& v, int sign) {
+  if (v.leaves == engine::Qty(0)) return;
+  auto it = open_qty_.try_emplace({v.acct, v.sym}).first;
+  engine::Qty& q = v.side == engine::Side::kBuy ? it->second.buy : it->second.sell;
+  q = engine::Qty(q.value() + sign * v.leaves.value());
+  if (it->second.buy == engine::Qty(0) && it->second.sell == engine::Qty(0)) open_qty_.erase(it);
+}
+
 void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
                                 const OrderDetail& d, std::string_view acct) {
   if (info.oid == 0) return;
@@ -262,7 +271,10 @@ void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
   if (engine::Ended(info.status)) {
     auto live = orders_.find(key);
     OrderStateView v = live != orders_.end() ? std::move(live->second) : OrderStateView{};
-    if (live != orders_.end()) orders_.erase(live);
+    if (live != orders_.end()) {
+      CountOpen(v, -1);
+      orders_.erase(live);
+    }
     DeleteOrder(key.first, key.second);
     if (it != order_keys_.end()) order_keys_.erase(it);
     Fill(info, o, d, key, &v);
@@ -270,7 +282,9 @@ void TradeRecorder::UpdateOrder(const engine::OrderInfo& info, const Outcome& o,
     return;
   }
   OrderStateView& v = orders_[key];
+  CountOpen(v, -1);  // a fresh view has no leaves: nothing
   Fill(info, o, d, key, &v);
+  CountOpen(v, 1);
   order_keys_[info.oid] = key;
   PutOrder(v);
 }
@@ -468,7 +482,9 @@ void TradeRecorder::SeedOrders(const std::vector<OrderStateView>& orders) {
   std::lock_guard<std::mutex> lock(mu_);
   orders_.clear();
   order_keys_.clear();
+  open_qty_.clear();
   for (const OrderStateView& v : orders) {
+    CountOpen(v, 1);
     orders_[{v.acct, v.cl}] = v;
     order_keys_[v.oid] = {v.acct, v.cl};
   }
@@ -486,11 +502,12 @@ std::vector<PositionView> TradeRecorder::Positions(std::string_view account) con
     v.bought = it->second.bought;
     v.sold = it->second.sold;
   }
-  for (auto it = orders_.lower_bound({acct, ""}); it != orders_.end() && it->first.first == acct;
-       ++it) {
-    PositionView& v = out[it->second.sym];
-    v.sym = it->second.sym;
-    (it->second.side == engine::Side::kBuy ? v.open_buy_qty : v.open_sell_qty) += it->second.leaves;
+  for (auto it = open_qty_.lower_bound({acct, ""});
+       it != open_qty_.end() && it->first.first == acct; ++it) {
+    PositionView& v = out[it->first.second];
+    v.sym = it->first.second;
+    v.open_buy_qty = it->second.buy;
+    v.open_sell_qty = it->second.sell;
   }
   std::vector<PositionView> result;
   for (auto& [sym, v] : out) result.push_back(std::move(v));

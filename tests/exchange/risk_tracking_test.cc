@@ -13,6 +13,7 @@
 
 #include "cfx/engine/engine.h"
 #include "cfx/exchange/engine_matcher.h"
+#include "cfx/exchange/trade_recorder.h"
 #include "gtest/gtest.h"
 #include "random_commands.h"
 
@@ -23,6 +24,13 @@ class Discard : public journal::OutcomeSink<Outcome> {
  public:
   void Emit(const Outcome&) override { ++n; }
   size_t n = 0;
+};
+
+// Keeps the outcomes of one input, for the trade recorder.
+class Keep : public journal::OutcomeSink<Outcome> {
+ public:
+  void Emit(const Outcome& o) override { outcomes.push_back(o); }
+  std::vector<Outcome> outcomes;
 };
 
 using Key = std::pair<engine::AccountId, engine::SymbolId>;
@@ -100,6 +108,55 @@ TEST(RiskTrackingTest, OpenQuantitiesEqualTheLeavesOfLiveOrdersAfterEveryInput) 
   // The streams exercised what the derivation depends on.
   EXPECT_GT(replaced, 1000u);
   EXPECT_GT(traded, 1000u);
+}
+
+// The trade recorder's open quantities (Positions: what the HTTP API and the risk desk read)
+// against the same definition: it keeps them by (account, contract) as orders change,
+// instead of walking an account's live orders under the lock the delivering thread needs,
+// and they must equal the leaves of the engine's live orders after every input.
+TEST(RiskTrackingTest, TheRecordersOpenQuantitiesEqualTheLeavesOfLiveOrders) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    auto recorder = TradeRecorder::Open("");  // memory only
+    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    testing::RandomCommands gen(seed, /*symbols=*/3, /*accounts=*/4);
+    EngineMatcher m(MatcherOptions{});
+    uint64_t seq = 0;
+    auto apply = [&](const engine::Command& c) {
+      Keep keep;
+      m.Apply(++seq, c, keep);
+      for (const Outcome& o : keep.outcomes) (*recorder)->Add(seq, o);
+      (*recorder)->EndInput(seq);
+    };
+    for (const engine::Command& c : gen.Listing()) apply(c);
+    for (int i = 0; i < 3000; ++i) {
+      apply(gen.Next());
+      if (i % 50 != 49) continue;
+      const engine::Engine& e = m.engine();
+      const auto want = FromLiveOrders(e);
+      for (engine::AccountId a = 0; a < e.account_count(); ++a) {
+        const std::string acct(e.AccountName(a));
+        std::map<std::string, EngineMatcher::OpenQty> got;
+        for (const PositionView& v : (*recorder)->Positions(acct)) {
+          if (v.open_buy_qty != engine::Qty(0) || v.open_sell_qty != engine::Qty(0)) {
+            got[v.sym] = {v.open_buy_qty.value(), v.open_sell_qty.value()};
+          }
+        }
+        std::map<std::string, EngineMatcher::OpenQty> w;
+        for (const auto& [key, q] : want) {
+          if (key.first == a && (q.buy != 0 || q.sell != 0)) {
+            w[std::string(e.SymbolName(key.second))] = q;
+          }
+        }
+        ASSERT_EQ(got.size(), w.size()) << "seed " << seed << " input " << i << " " << acct;
+        for (const auto& [sym, q] : w) {
+          ASSERT_EQ(got[sym].buy, q.buy) << "seed " << seed << " input " << i << " " << acct
+                                         << " " << sym;
+          ASSERT_EQ(got[sym].sell, q.sell) << "seed " << seed << " input " << i << " " << acct
+                                           << " " << sym;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -161,6 +161,8 @@ class TradeRecorder {
   void PutPosition(const std::string& acct, const std::string& sym);
   void PutOrder(const OrderStateView& v);
   void DeleteOrder(const std::string& acct, const std::string& cl);
+  // Adds (sign 1) or takes away (-1) a live order's leaves in open_qty_. mu_ held.
+  void CountOpen(const OrderStateView& v, int sign);
   // Sets the view `out` of order `key` from the engine's `info` after outcome `o`.
   static void Fill(const engine::OrderInfo& info, const Outcome& o, const OrderDetail& d,
                    const Key& key, OrderStateView* out);
@@ -200,6 +202,14 @@ class TradeRecorder {
   std::atomic<uint64_t> master_version_{0};
   std::map<Key, OrderStateView> orders_;  // live orders by (acct, cl)
   absl::flat_hash_map<uint64_t, Key> order_keys_;  // oid -> (acct, cl)
+  // The live orders' leaves by (acct, sym), kept with orders_ (CountOpen): Positions reads
+  // these, a few entries an account, instead of walking the account's live orders under
+  // the lock the delivering thread needs (a firm with 100,000 resting orders polling its
+  // positions would otherwise hold matching for milliseconds a request).
+  struct OpenQty {
+    engine::Qty buy{0}, sell{0};
+  };
+  std::map<Key, OpenQty> open_qty_;
   struct EndedOrder {
     uint64_t serial = 0;  // order of ending: the oldest is forgotten first
     OrderStateView view;
