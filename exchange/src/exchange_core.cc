@@ -261,8 +261,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
 
   // Starts the clock thread: every wall_tick_ms a TimeCmd{now} and the listing it brings.
   void StartWallClock() {
-    clock = std::thread([this] {
-      concurrency::NameThisThread("cfx-clock");
+    clock = concurrency::NamedThread("cfx-clock", [this] {
       while (!stop_clock.load(std::memory_order_acquire)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(options.wall_tick_ms));
         if (stop_clock.load(std::memory_order_acquire)) break;

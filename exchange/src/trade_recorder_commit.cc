@@ -108,10 +108,7 @@ absl::Status TradeRecorder::CommitInBackground() {
       commit_error_ = absl::OkStatus();
       commit_failed_ = false;
     }
-    if (!committer_.joinable()) committer_ = std::thread([this] {
-        concurrency::NameThisThread("cfx-trade-store");
-        RunCommitter();
-      });
+    if (!committer_.joinable()) committer_ = concurrency::NamedThread("cfx-trade-store", [this] { RunCommitter(); });
   }
   ops_.clear();
   pending_inputs_ = 0;

@@ -15,6 +15,7 @@
 #include "cfx/exchange/exchange_core.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
+#include "wait_for.h"
 
 namespace cfx::gateway {
 namespace {
@@ -114,12 +115,7 @@ NewOrder Order(const std::string& session, const std::string& account, const std
 
 template <typename Pred>
 bool WaitFor(Pred pred, std::chrono::milliseconds limit = 10s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
+  return testsupport::WaitFor(pred, limit);
 }
 
 // A disconnect while the order path is full (QuickFIX calls it under the session's lock,

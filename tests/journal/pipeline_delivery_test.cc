@@ -8,9 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "cfx/journal/pipeline.h"
 #include "gtest/gtest.h"
 #include "test_dir.h"
+#include "wait_for.h"
 
 namespace cfx::journal {
 namespace {
@@ -104,39 +106,41 @@ class Recorder : public PipelineListener<CounterOutcome> {
   std::atomic<uint64_t> acks{0}, idles{0};
 };
 
-template <typename Pred>
-bool WaitFor(Pred pred, std::chrono::milliseconds limit = 5000ms) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
+using testsupport::WaitFor;
 
+// Each test: a counter codec, a fan-out machine and a recording listener, and a pipeline
+// over them delivering as the parameter says (true: on the matcher).
 class PipelineDeliveryTest : public ::testing::TestWithParam<bool> {
  protected:
   bool on_matcher() const { return GetParam(); }
+  // Starts a pipeline with `options` (publish_on_matcher set from the parameter); null,
+  // and a failure, when it does not start.
+  std::unique_ptr<CounterPipeline> Start(PipelineOptions options, Journal* journal = nullptr) {
+    options.publish_on_matcher = on_matcher();
+    auto p = std::make_unique<CounterPipeline>(options, journal, &codec, &machine, &listener);
+    if (absl::StatusOr<RecoveryResult> started = p->Start(); !started.ok()) {
+      ADD_FAILURE() << "the pipeline did not start: " << started.status();
+      return nullptr;
+    }
+    return p;
+  }
+
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
 };
 
 // Seq order, each input's outcomes (0..n-1) then its ack, with more outcomes per input than
 // the output ring holds: on the matcher thread a full ring is delivered in place.
 TEST_P(PipelineDeliveryTest, OutcomesThenAckInSeqOrderEvenWhenTheOutputRingIsFull) {
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.input_capacity = 64,
-                     .sequenced_capacity = 64,
-                     .output_capacity = 4,
-                     .publish_on_matcher = on_matcher()},
-                    nullptr, &codec, &machine, &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start({.input_capacity = 64, .sequenced_capacity = 64, .output_capacity = 4});
+  ASSERT_TRUE(p != nullptr);
   constexpr uint64_t kInputs = 3000;
   for (uint64_t i = 1; i <= kInputs; ++i) {
     const CounterCommand c{i, 0, static_cast<int64_t>(i % 11)};  // up to 10 outcomes
-    while (p.TryOffer(i, c) == OfferResult::kFull) std::this_thread::yield();
+    while (p->TryOffer(i, c) == OfferResult::kFull) std::this_thread::yield();
   }
-  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_TRUE(p->Stop().ok());
   uint64_t seq = 1;
   int64_t next_value = 0;
   for (const Recorder::Call& c : listener.calls) {
@@ -158,18 +162,14 @@ TEST_P(PipelineDeliveryTest, OutcomesThenAckInSeqOrderEvenWhenTheOutputRingIsFul
 // Every callback comes on one thread: the matcher's with publish_on_matcher, another one
 // without.
 TEST_P(PipelineDeliveryTest, EveryCallbackComesOnOneThreadTheMatchersOnlyWhenAsked) {
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.publish_on_matcher = on_matcher()}, nullptr, &codec, &machine,
-                    &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start({});
+  ASSERT_TRUE(p != nullptr);
   for (uint64_t i = 1; i <= 500; ++i) {
-    while (p.TryOffer(i, CounterCommand{i, 0, 2}) == OfferResult::kFull) {
+    while (p->TryOffer(i, CounterCommand{i, 0, 2}) == OfferResult::kFull) {
       std::this_thread::yield();
     }
   }
-  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_TRUE(p->Stop().ok());
   ASSERT_FALSE(listener.threads.empty());
   for (const std::thread::id& t : listener.threads) ASSERT_EQ(t, listener.threads.front());
   EXPECT_EQ(listener.threads.front() == machine.thread, on_matcher());
@@ -178,21 +178,17 @@ TEST_P(PipelineDeliveryTest, EveryCallbackComesOnOneThreadTheMatchersOnlyWhenAsk
 // A lone input is delivered without waiting for another, and OnIdle follows its ack before
 // the next input arrives.
 TEST_P(PipelineDeliveryTest, ALoneInputIsDeliveredAtOnceAndOnIdleFollowsIt) {
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.publish_on_matcher = on_matcher()}, nullptr, &codec, &machine,
-                    &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start({});
+  ASSERT_TRUE(p != nullptr);
   for (uint64_t i = 1; i <= 20; ++i) {
-    ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
+    ASSERT_EQ(p->TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
     ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == i; }))
         << "input " << i << " was never acknowledged";
     ASSERT_TRUE(WaitFor([&] { return listener.idles.load(std::memory_order_acquire) >= i; }))
         << "no OnIdle after input " << i;
     std::this_thread::sleep_for(2ms);  // the delivering thread parks
   }
-  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_TRUE(p->Stop().ok());
   const std::vector<Recorder::Call> calls = listener.Snapshot();
   // o a i for each input, in that order (an idle may only follow an ack).
   char previous = 'i';
@@ -208,22 +204,18 @@ TEST_P(PipelineDeliveryTest, ALoneInputIsDeliveredAtOnceAndOnIdleFollowsIt) {
 // A lone input's outcome goes out at once: not after the delivering thread's longest park
 // (50 ms), which is what a lost wake-up would cost.
 TEST_P(PipelineDeliveryTest, ALoneInputsAckTakesMuchLessThanALostWakeUp) {
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.publish_on_matcher = on_matcher()}, nullptr, &codec, &machine,
-                    &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start({});
+  ASSERT_TRUE(p != nullptr);
   std::vector<double> ms;
   for (uint64_t i = 1; i <= 21; ++i) {
     std::this_thread::sleep_for(3ms);  // every stage parks
     const auto t0 = std::chrono::steady_clock::now();
-    ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
+    ASSERT_EQ(p->TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
     ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == i; }));
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_TRUE(p->Stop().ok());
   std::sort(ms.begin(), ms.end());
   EXPECT_LT(ms[ms.size() / 2], 25.0) << "median ack of a lone input, ms";
 }
@@ -232,24 +224,17 @@ TEST_P(PipelineDeliveryTest, ALoneInputsAckTakesMuchLessThanALostWakeUp) {
 // per-input times are kept in a table indexed by seq, and none is overwritten before its ack
 // reads it (run under TSan too).
 TEST_P(PipelineDeliveryTest, StageTimesSurviveTinyRingsAndBareAcks) {
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.input_capacity = 4,
-                     .sequenced_capacity = 4,
-                     .output_capacity = 2,
-                     .publish_on_matcher = on_matcher(),
-                     .trace_stages = true},
-                    nullptr, &codec, &machine, &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start(
+      {.input_capacity = 4, .sequenced_capacity = 4, .output_capacity = 2, .trace_stages = true});
+  ASSERT_TRUE(p != nullptr);
   constexpr uint64_t kInputs = 5000;
   for (uint64_t i = 1; i <= kInputs; ++i) {
     const CounterCommand c{i, 0, static_cast<int64_t>(i % 3 == 0 ? 2 : 0)};
-    while (p.TryOffer(i, c) == OfferResult::kFull) std::this_thread::yield();
+    while (p->TryOffer(i, c) == OfferResult::kFull) std::this_thread::yield();
   }
-  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_TRUE(p->Stop().ok());
   EXPECT_EQ(listener.acks.load(), kInputs);
-  const StageLatencies s = p.stats().stages;
+  const StageLatencies s = p->stats().stages;
   EXPECT_EQ(s.of(Stage::kTotal).count(), kInputs);
   EXPECT_EQ(s.of(Stage::kDeliver).count(), kInputs);
   // An entry overwritten by a later input would give its ack another input's apply end,
@@ -283,15 +268,11 @@ TEST(PipelineDeliveryOnTheMatcherTest, OnIdleComesEveryFewInputsWithinALongBurst
 TEST_P(PipelineDeliveryTest, AJournalFailureIsReportedOnceAndNoAckGoesBeyondTheJournal) {
   TestDir dir;
   auto journal = *Journal::Open({.data_dir = dir.path(), .map_size_bytes = 1 << 20});
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.max_batch = 256, .publish_on_matcher = on_matcher()}, journal.get(),
-                    &codec, &machine, &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start({.max_batch = 256}, journal.get());
+  ASSERT_TRUE(p != nullptr);
   OfferResult r = OfferResult::kAccepted;
   for (uint64_t i = 1; i < 1'000'000 && r != OfferResult::kStopped; ++i) {
-    while ((r = p.TryOffer(i, {i, i % 7, 1})) == OfferResult::kFull) std::this_thread::yield();
+    while ((r = p->TryOffer(i, {i, i % 7, 1})) == OfferResult::kFull) std::this_thread::yield();
   }
   EXPECT_EQ(r, OfferResult::kStopped);
   // Reported before Stop: the delivering thread notices on its own.
@@ -299,7 +280,7 @@ TEST_P(PipelineDeliveryTest, AJournalFailureIsReportedOnceAndNoAckGoesBeyondTheJ
     std::lock_guard<std::mutex> lock(listener.mu);
     return listener.errors > 0;
   }));
-  EXPECT_EQ(p.Stop().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(p->Stop().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(listener.errors, 1);
   EXPECT_EQ(listener.acks.load(), journal->LastSeq());
   EXPECT_EQ(machine.applied_seq.load(), journal->LastSeq());
@@ -325,12 +306,8 @@ std::set<std::string> ThreadNames() {
 TEST_P(PipelineDeliveryTest, EachStagesThreadIsNamed) {
   TestDir dir;
   auto journal = *Journal::Open({.data_dir = dir.path()});
-  CounterCodec codec;
-  FanOutMachine machine;
-  Recorder listener;
-  CounterPipeline p({.snapshot_every = 100, .publish_on_matcher = on_matcher()}, journal.get(),
-                    &codec, &machine, &listener);
-  ASSERT_TRUE(p.Start().ok());
+  auto p = Start({.snapshot_every = 100}, journal.get());
+  ASSERT_TRUE(p != nullptr);
   std::set<std::string> names;
   // A thread names itself first thing, but after Start has returned.
   EXPECT_TRUE(WaitFor([&] {
@@ -339,7 +316,7 @@ TEST_P(PipelineDeliveryTest, EachStagesThreadIsNamed) {
                names.count("cfx-snapshots") + names.count("cfx-publisher") ==
            (on_matcher() ? 3u : 4u);
   }));
-  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_TRUE(p->Stop().ok());
   EXPECT_EQ(names.count("cfx-sequencer"), 1u);
   EXPECT_EQ(names.count("cfx-matcher"), 1u);
   EXPECT_EQ(names.count("cfx-snapshots"), 1u);

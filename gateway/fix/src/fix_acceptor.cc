@@ -79,10 +79,7 @@ void BoundAcceptor::onInitialize(const FIX::SessionSettings&) throw(FIX::Runtime
   if (listen_fd_ < 0) throw FIX::RuntimeError("cannot listen on " + where + ": " + error);
   // Started here, on the caller's thread, not in onStart: Acceptor::start runs onStart on
   // a thread of its own, which a prompt stop() could overtake.
-  accept_thread_ = std::thread([this] {
-    concurrency::NameThisThread("cfx-fix-accept");
-    AcceptLoop();
-  });
+  accept_thread_ = concurrency::NamedThread("cfx-fix-accept", [this] { AcceptLoop(); });
 }
 
 namespace {

@@ -276,10 +276,7 @@ absl::Status HttpServer::Impl::Start() {
   DoAccept();
   int n = options_.threads > 0 ? options_.threads : 1;
   for (int i = 0; i < n; ++i) {
-    threads_.emplace_back([this] {
-      concurrency::NameThisThread("cfx-http");
-      RunLoop();
-    });
+    threads_.push_back(concurrency::NamedThread("cfx-http", [this] { RunLoop(); }));
   }
   return absl::OkStatus();
 }

@@ -461,10 +461,7 @@ absl::Status ExchangeOrderEntry::Start() {
     return absl::InvalidArgumentError(
         absl::StrCat("sessions ", impl_->collision_, " map to one engine session id; rename one"));
   }
-  impl_->worker_ = std::thread([this] {
-    concurrency::NameThisThread("cfx-fix-worker");
-    impl_->Run();
-  });
+  impl_->worker_ = concurrency::NamedThread("cfx-fix-worker", [this] { impl_->Run(); });
   impl_->delivering_.store(true, std::memory_order_release);
   impl_->PostListing();
   return absl::OkStatus();

@@ -225,10 +225,7 @@ class ExchangeServer::Impl {
         return Fail("pre-trade margins", s);
       }
       sent_margins_ = *std::move(margins);
-      refresher_ = std::thread([this] {
-        concurrency::NameThisThread("cfx-margins");
-        RefreshLoop();
-      });
+      refresher_ = concurrency::NamedThread("cfx-margins", [this] { RefreshLoop(); });
     }
 
     if (config_.fix_port == 0) {

@@ -145,26 +145,15 @@ class Pipeline {
     next_seq_ = result.next_seq;
     if (options_.replication == nullptr) lead_start_seq_.store(next_seq_, std::memory_order_release);
     started_ = true;
+    using concurrency::NamedThread;
     if (!options_.publish_on_matcher) {
-      publisher_ = std::thread([this] {
-        concurrency::NameThisThread("cfx-publisher");
-        RunPublisher();
-      });
+      publisher_ = NamedThread("cfx-publisher", [this] { RunPublisher(); });
     }
-    matcher_thread_ = std::thread([this] {
-      concurrency::NameThisThread("cfx-matcher");
-      RunMatcher();
-    });
+    matcher_thread_ = NamedThread("cfx-matcher", [this] { RunMatcher(); });
     if (journal_ != nullptr && options_.snapshot_every > 0) {
-      snapshotter_ = std::thread([this] {
-        concurrency::NameThisThread("cfx-snapshots");
-        RunSnapshotter();
-      });
+      snapshotter_ = NamedThread("cfx-snapshots", [this] { RunSnapshotter(); });
     }
-    sequencer_ = std::thread([this] {
-      concurrency::NameThisThread("cfx-sequencer");
-      RunSequencer();
-    });
+    sequencer_ = NamedThread("cfx-sequencer", [this] { RunSequencer(); });
     return result;
   }
 
@@ -359,7 +348,7 @@ class Pipeline {
     ParkingIdle idle(&matcher_wake_);
     int since_notify = 0;
     const bool deliver_here = options_.publish_on_matcher;
-    auto on_empty = [&] {  // the end of a burst
+    auto on_empty = [&] {  // the end of a burst, or of kNotifyEvery inputs within one
       if (!deliver_here) return;
       delivery_.Drain();
       delivery_.OnEmpty();
@@ -394,11 +383,10 @@ class Pipeline {
       if (++since_notify >= kNotifyEvery || sequenced_.Empty()) {
         since_notify = 0;
         if (deliver_here) {
-          delivery_.Drain();
           // The end of a delivery burst, whether or not more inputs wait: a listener
           // holding writes back (the FIX gateway) sends them now, not at the end of a long
           // burst of other sessions' inputs.
-          delivery_.OnEmpty();
+          on_empty();
         } else {
           publisher_wake_.Notify();
         }
