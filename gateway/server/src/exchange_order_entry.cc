@@ -151,28 +151,20 @@ class ExchangeOrderEntry::Impl {
   // Registers the request and offers the command; on kFull (after retries) or kStopped the
   // request is forgotten.
   exchange::OfferResult Offer(const en::Command& command, Pending pending) {
-    const uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      pending_.emplace(tag, std::move(pending));
-    }
-    const exchange::OfferResult r = SubmitRetrying(command, tag);
-    if (r != exchange::OfferResult::kAccepted) {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      pending_.erase(tag);
-    }
-    return r;
+    return Register(command, std::move(pending), kFullRetries);
   }
-
   // As Offer, with one try: for the threads that must not wait (the delivering thread, and
   // QuickFIX callbacks under a session's lock).
   exchange::OfferResult OfferOnce(const en::Command& command, Pending pending) {
+    return Register(command, std::move(pending), 1);
+  }
+  exchange::OfferResult Register(const en::Command& command, Pending pending, int tries) {
     const uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(pending_mu_);
       pending_.emplace(tag, std::move(pending));
     }
-    const exchange::OfferResult r = core_->Submit(command, tag);
+    const exchange::OfferResult r = SubmitRetrying(command, tag, tries);
     if (r != exchange::OfferResult::kAccepted) {
       std::lock_guard<std::mutex> lock(pending_mu_);
       pending_.erase(tag);
@@ -186,12 +178,14 @@ class ExchangeOrderEntry::Impl {
     if (!core_->replicated() || msg_seq == 0 || msg_seq > UINT32_MAX) return {};
     return en::Origin{SessionIdOf(session), static_cast<uint32_t>(msg_seq)};
   }
-  // Submit, retried (yielding) while the input ring is full, up to kFullRetries times.
-  exchange::OfferResult SubmitRetrying(const en::Command& command, uint64_t tag) {
+  // Submit, tried (yielding between tries) while the input ring is full, up to `tries`
+  // times.
+  exchange::OfferResult SubmitRetrying(const en::Command& command, uint64_t tag,
+                                       int tries = kFullRetries) {
     exchange::OfferResult r = exchange::OfferResult::kFull;
-    for (int i = 0; i < kFullRetries && r == exchange::OfferResult::kFull; ++i) {
+    for (int i = 0; i < tries && r == exchange::OfferResult::kFull; ++i) {
       r = core_->Submit(command, tag);
-      if (r == exchange::OfferResult::kFull) std::this_thread::yield();
+      if (r == exchange::OfferResult::kFull && i + 1 < tries) std::this_thread::yield();
     }
     return r;
   }
