@@ -19,6 +19,7 @@ struct BenchFixFlags {
   bool fake = false;
   bool no_sync = false;
   bool publisher_thread = false;
+  bool quickfix_file_store = false;
   bool no_yardsticks = false;
   bool replicated = false;
 };
@@ -36,6 +37,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
                                 : perf::FixBenchServer::kServe;
   options.no_sync = flags.no_sync;
   options.publisher_thread = flags.publisher_thread;
+  options.quickfix_file_store = flags.quickfix_file_store;
   options.yardsticks = !flags.no_yardsticks;
   options.replicated = flags.replicated;
   options.log = &std::cerr;
@@ -61,6 +63,8 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
                 "journal commits not fsynced (process-crash safe only)");
   cmd->add_flag("--publisher-thread", flags->publisher_thread,
                 "outcomes delivered by a publisher thread instead of the matcher's (A/B)");
+  cmd->add_flag("--quickfix-file-store", flags->quickfix_file_store,
+                "the gateway's sessions on QuickFIX's own FileStore instead of the batched one (A/B)");
   cmd->add_flag("--replicated", flags->replicated,
                 "also run the exchange as the primary of a JetStream stream (a 3-server NATS "
                 "cluster on loopback), beside the unreplicated run and raw publish-acks");

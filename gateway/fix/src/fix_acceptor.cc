@@ -31,6 +31,7 @@ BoundAcceptor::BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& st
                              const FIX::SessionSettings& settings, std::string address, int port,
                              AcceptorLimits limits)
     : FIX::Acceptor(app, store, settings),
+      batched_store_(dynamic_cast<BatchedFileStoreFactory*>(&store)),
       address_(std::move(address)),
       port_(port),
       limits_(limits) {}
@@ -39,6 +40,7 @@ BoundAcceptor::BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& st
                              const FIX::SessionSettings& settings, FIX::LogFactory& log,
                              std::string address, int port, AcceptorLimits limits)
     : FIX::Acceptor(app, store, settings, log),
+      batched_store_(dynamic_cast<BatchedFileStoreFactory*>(&store)),
       address_(std::move(address)),
       port_(port),
       limits_(limits) {}

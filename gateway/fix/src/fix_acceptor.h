@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cfx/gateway/fix_quickfix.h"
+#include "fix_store.h"
 
 namespace cfx {
 namespace gateway {
@@ -127,6 +128,9 @@ class BoundAcceptor : public FIX::Acceptor {
   void CheckFirstMessage(const std::string& message, const std::string& peer) const;
 
   RefusedLogonHook refused_logon_;
+  // The sessions' stores when they are BatchedFileStores (flushed before a connection
+  // writes to its client); nullptr for a store that writes at once.
+  BatchedFileStoreFactory* const batched_store_;
   const std::string address_;
   const int port_;
   const AcceptorLimits limits_;

@@ -78,30 +78,48 @@ bool BoundAcceptor::Link::Queue(const std::string& message, size_t from) {
   return false;
 }
 
+bool BoundAcceptor::Link::StoreWritten() {
+  if (store_failed_) return false;
+  if (store_ == nullptr) return true;
+  try {
+    store_->Flush();
+    return true;
+  } catch (const std::exception& e) {
+    store_failed_ = true;
+    LogRefusal(peer_, std::string("closed: the session's message store: ") + e.what());
+    Wake();  // the connection's thread closes the connection
+    return false;
+  }
+}
+
+bool BoundAcceptor::Link::WriteQueued() {
+  if (to_client_.empty()) return true;
+  return StoreWritten() && SendSome(fd_, &to_client_);
+}
+
 void BoundAcceptor::Link::WriteHeld() {
   std::lock_guard<std::mutex> lock(out_mu_);
   held_ = false;
   if (closed_ || overflowed_) return;
   // A failed connection is the connection thread's to see; what the socket leaves is its too.
-  if (SendSome(fd_, &to_client_) && !to_client_.empty()) Wake();
+  if (WriteQueued() && !to_client_.empty()) Wake();
 }
 
 bool BoundAcceptor::Link::send(const std::string& message) {
   std::lock_guard<std::mutex> lock(out_mu_);
-  if (closed_ || overflowed_) return false;
+  if (closed_ || overflowed_ || store_failed_) return false;
   if (batching_writes_) {
     if (!Queue(message, 0)) return false;
     if (!held_) {
       held_ = true;
       held_writes_.push_back(shared_from_this());
     }
-    if (to_client_.size() >= kWriteAtOnce && SendSome(fd_, &to_client_) && !to_client_.empty()) {
-      Wake();
-    }
+    if (to_client_.size() >= kWriteAtOnce && WriteQueued() && !to_client_.empty()) Wake();
     return true;
   }
   size_t sent = 0;
   if (to_client_.empty()) {  // in order: only when nothing waits before it
+    if (!StoreWritten()) return false;
     const ssize_t n =
         ::send(fd_, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -139,6 +157,10 @@ bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
     if (::poll(&p, 1, 1000) > 0) return false;
   }
   if (session_ == nullptr) return false;
+  if (acceptor_.batched_store_ != nullptr) {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    store_ = acceptor_.batched_store_->FilesOf(id);
+  }
   session_->setResponder(this);
   return true;
 }
@@ -191,7 +213,7 @@ void BoundAcceptor::Link::Run() {
     bool want_out = false;
     {
       std::lock_guard<std::mutex> lock(out_mu_);
-      if (overflowed_) break;
+      if (overflowed_ || store_failed_) break;
       want_out = !to_client_.empty();
     }
     const bool awaiting_logon = framing.messages() == 0;
@@ -254,7 +276,7 @@ void BoundAcceptor::Link::Run() {
     }
     if (ready > 0 && (fds[0].revents & POLLOUT)) {
       std::lock_guard<std::mutex> lock(out_mu_);
-      if (!SendSome(fd_, &to_client_)) break;
+      if (!WriteQueued()) break;
     }
     if (session_ != nullptr && NowMs() - last_tick >= 1000) {
       last_tick = NowMs();
@@ -272,7 +294,7 @@ void BoundAcceptor::Link::Run() {
     std::string rest;
     {
       std::lock_guard<std::mutex> lock(out_mu_);
-      rest.swap(to_client_);
+      if (StoreWritten()) rest.swap(to_client_);
     }
     FlushToClient(fd_, &rest);
   }

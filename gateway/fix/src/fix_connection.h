@@ -81,6 +81,13 @@ class BoundAcceptor::Link : public FIX::Responder,
   // Queues message[from..] after what waits; false (and the client to be closed) past
   // max_outbound_bytes. out_mu_ held.
   bool Queue(const std::string& message, size_t from);
+  // Writes what the session's store holds for what is about to go to the client (a
+  // message's bytes never reach the client before the store has them). False, and the
+  // connection to be closed, when the store cannot be written. out_mu_ held.
+  bool StoreWritten();
+  // StoreWritten, then what the socket takes of to_client_; false when either failed.
+  // out_mu_ held.
+  bool WriteQueued();
 
   BoundAcceptor& acceptor_;
   const int fd_;
@@ -93,6 +100,8 @@ class BoundAcceptor::Link : public FIX::Responder,
   bool closed_ = false;      // under out_mu_: no more sends
   bool overflowed_ = false;  // under out_mu_: over max_outbound_bytes
   bool held_ = false;        // under out_mu_: in a batching thread's held_writes_
+  bool store_failed_ = false;  // under out_mu_: the session's store could not be written
+  std::shared_ptr<StoreFiles> store_;  // under out_mu_: null for a store that writes at once
 };
 
 }  // namespace internal

@@ -174,7 +174,11 @@ absl::Status FixGateway::Impl::Start() {
       d.setBool("ResetOnLogon", s.reset_on_logon);
       settings_->set(IdOf(s.sender_comp_id), d);
     }
-    store_.reset(new FIX::FileStoreFactory(*settings_));
+    if (config_.quickfix_file_store) {
+      store_.reset(new FIX::FileStoreFactory(*settings_));
+    } else {
+      store_.reset(new internal::BatchedFileStoreFactory(*settings_));
+    }
     internal::AcceptorLimits limits;
     limits.no_delay = true;
     limits.max_connections = config_.max_connections;

@@ -235,6 +235,7 @@ class ExchangeServer::Impl {
     }
     FixGatewayConfig fix_config = FixGatewayConfigFromExchange(config_);
     fix_config.message_log = options_.fix_message_log;
+    fix_config.quickfix_file_store = options_.quickfix_file_store;
     // Refused logons are as cheap for a client to make as connections, so they are
     // throttled like the HTTP refusals (docs/audit.md); accepted ones and logouts are not.
     fix_config.audit = [log = audit_.get(), throttle = &fix_refusals_](const FixSessionEvent& e) {

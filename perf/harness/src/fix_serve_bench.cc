@@ -59,14 +59,15 @@ class BenchExchange {
   }
 
   // `replicated`: a three-server NATS cluster on loopback, the exchange its primary.
-  absl::Status Start(int sessions, bool no_sync, bool publisher_thread, bool replicated) {
+  absl::Status Start(int sessions, const FixServeBenchOptions& options, bool replicated) {
     data_dir_ = internal::MakeTempDir("/tmp/cfx_bench_fix_serve_XXXXXX");
     if (data_dir_.empty()) return absl::UnavailableError("mkdtemp failed");
     gateway::ExchangeServerOptions so;
     so.manual_clock = true;
     so.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
-    so.unsafe_no_sync = no_sync;
-    so.publisher_thread = publisher_thread;
+    so.unsafe_no_sync = options.no_sync;
+    so.publisher_thread = options.publisher_thread;
+    so.quickfix_file_store = options.quickfix_file_store;
     so.trace_stages = true;  // a few clock reads an input: the per-stage breakdown
     common::ExchangeConfig config = BenchConfig(data_dir_, sessions);
     if (replicated) {
@@ -145,9 +146,7 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
   const bool replicated = options.replicated && options.server == FixBenchServer::kServe;
   if (replicated) {  // the same phases unreplicated first, for the figures beside
     BenchExchange plain;
-    if (absl::Status s =
-            plain.Start(bench.sessions, options.no_sync, options.publisher_thread, false);
-        !s.ok()) {
+    if (absl::Status s = plain.Start(bench.sessions, options, false); !s.ok()) {
       return s;
     }
     FixBenchOptions b = bench;
@@ -162,9 +161,7 @@ absl::StatusOr<FixServeBenchResult> RunFixServeBench(const FixServeBenchOptions&
   std::unique_ptr<BenchExchange> exchange;
   if (options.server == FixBenchServer::kServe) {
     exchange = std::make_unique<BenchExchange>();
-    if (absl::Status s =
-            exchange->Start(bench.sessions, options.no_sync, options.publisher_thread, replicated);
-        !s.ok()) {
+    if (absl::Status s = exchange->Start(bench.sessions, options, replicated); !s.ok()) {
       return s;
     }
     bench.external = true;
@@ -242,6 +239,7 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
                       {"mode", NamesOf(o.server).mode},
                       {"synced", o.server == FixBenchServer::kServe && !o.no_sync},
                       {"publisher_thread", o.publisher_thread},
+                      {"quickfix_file_store", o.quickfix_file_store},
                       {"load", o.bench.cross ? "cross" : "rest"},
                       {"core", core},
                       {"sessions", o.bench.sessions},

@@ -56,6 +56,10 @@ struct FixGatewayConfig {
   std::string data_dir = "./cfx-data";  // sequence store and dictionary under data_dir/fix
   int heartbeat_secs = 30;             // the client's HeartBtInt wins at Logon
   bool message_log = false;            // QuickFIX file log of every message (debugging)
+  // Benchmarks only (A/B): the sessions' messages and sequence numbers in QuickFIX's own
+  // FileStore, which writes each at once, instead of the BatchedFileStore (the same files,
+  // written before the connection's next bytes go out: docs/fix.md, "The message store").
+  bool quickfix_file_store = false;
   // A replicated exchange (docs/replication.md, "FIX sessions"): at each Logon, and before
   // the MsgSeqNums sent reach the limit recorded last, OrderEntry::RecordSequences is given
   // where the session stands, so that a standby taking over resumes it.

@@ -33,6 +33,8 @@ struct FixServeBenchOptions {
   FixBenchServer server = FixBenchServer::kServe;
   bool no_sync = false;         // kServe: journal commits not fsynced
   bool publisher_thread = false;  // kServe: ExchangeOptions::publisher_thread (A/B)
+  // kServe: the gateway on QuickFIX's own FileStore instead of its BatchedFileStore (A/B).
+  bool quickfix_file_store = false;
   // kServe: also run the same phases against the echo acceptor (same QuickFIX settings)
   // and time raw synced commits on the same disk, and report the ratios.
   bool yardsticks = true;

@@ -1,0 +1,327 @@
+// BatchedFileStore (fix_store.h): QuickFIX FileStore's files, written in batches.
+#include "fix_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "quickfix/Utility.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+namespace {
+
+std::string Why(const std::string& what, const std::string& file) {
+  return what + " " + file + ": " + std::strerror(errno);
+}
+
+int OpenFile(const std::string& name, int flags) {
+  const int fd = ::open(name.c_str(), flags | O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) throw FIX::ConfigError(Why("cannot open", name));
+  return fd;
+}
+
+// The whole of `fd` from its start.
+std::string ReadAll(int fd, const std::string& name) {
+  std::string out;
+  char buf[65536];
+  off_t at = 0;
+  for (;;) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw FIX::ConfigError(Why("cannot read", name));
+    if (n == 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+    at += n;
+  }
+}
+
+// Writes *pending to `fd` (opened O_APPEND) and empties it; what was written is dropped from
+// it even when a later write fails. Throws FIX::IOException.
+void Append(int fd, std::string* pending, const std::string& name) {
+  size_t done = 0;
+  while (done < pending->size()) {
+    const ssize_t n = ::write(fd, pending->data() + done, pending->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      pending->erase(0, done);
+      throw FIX::IOException(Why("cannot write", name));
+    }
+    done += static_cast<size_t>(n);
+  }
+  pending->clear();
+}
+
+void WriteAt0(int fd, const std::string& text, const std::string& name) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n =
+        ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw FIX::IOException(Why("cannot write", name));
+    done += static_cast<size_t>(n);
+  }
+}
+
+void CloseFd(int* fd) {
+  if (*fd >= 0) ::close(*fd);
+  *fd = -1;
+}
+
+}  // namespace
+
+StoreFiles::StoreFiles(std::string prefix) : prefix_(std::move(prefix)) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Open(false);
+}
+
+StoreFiles::~StoreFiles() {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    FlushLocked();
+  } catch (const std::exception&) {
+    // Nothing of it reached a client (bytes go out only after a flush): nothing is lost
+    // that a client has seen.
+  }
+  CloseFd(&body_fd_);
+  CloseFd(&header_fd_);
+  CloseFd(&seqnums_fd_);
+  CloseFd(&session_fd_);
+}
+
+void StoreFiles::Open(bool truncate) {
+  CloseFd(&body_fd_);
+  CloseFd(&header_fd_);
+  CloseFd(&seqnums_fd_);
+  CloseFd(&session_fd_);
+  body_pending_.clear();
+  header_pending_.clear();
+  offsets_.clear();
+  const int t = truncate ? O_TRUNC : 0;
+  body_fd_ = OpenFile(prefix_ + "body", O_APPEND | t);
+  header_fd_ = OpenFile(prefix_ + "header", O_APPEND | t);
+  seqnums_fd_ = OpenFile(prefix_ + "seqnums", t);
+  struct stat st;
+  const bool had_session = !truncate && ::stat((prefix_ + "session").c_str(), &st) == 0;
+  session_fd_ = OpenFile(prefix_ + "session", t);
+  Load();
+  if (!had_session) WriteSession();
+  // As FileStore: the sequence numbers' file is written when the store opens.
+  seqnums_dirty_ = true;
+  try {
+    FlushLocked();
+  } catch (const FIX::IOException& e) {
+    throw FIX::ConfigError(e.what());
+  }
+}
+
+void StoreFiles::Load() {
+  const std::string header = ReadAll(header_fd_, prefix_ + "header");
+  const char* p = header.c_str();
+  int seq = 0;
+  long offset = 0;
+  unsigned long size = 0;
+  int used = 0;
+  while (std::sscanf(p, "%d,%ld,%lu %n", &seq, &offset, &size, &used) == 3) {
+    offsets_[seq] = OffsetSize(offset, static_cast<std::size_t>(size));
+    p += used;
+  }
+  const std::string seqnums = ReadAll(seqnums_fd_, prefix_ + "seqnums");
+  int sender = 0, target = 0;
+  if (std::sscanf(seqnums.c_str(), "%d : %d", &sender, &target) == 2) {
+    cache_.setNextSenderMsgSeqNum(sender);
+    cache_.setNextTargetMsgSeqNum(target);
+  }
+  const std::string session = ReadAll(session_fd_, prefix_ + "session");
+  char time[64] = {0};
+  if (std::sscanf(session.c_str(), "%63s", time) == 1) {
+    try {
+      cache_.setCreationTime(FIX::UtcTimeStampConvertor::convert(time));
+    } catch (const std::exception&) {
+      throw FIX::ConfigError("not a creation time in " + prefix_ + "session: " + time);
+    }
+  }
+  struct stat st;
+  if (::fstat(body_fd_, &st) != 0) throw FIX::ConfigError(Why("cannot stat", prefix_ + "body"));
+  body_size_ = static_cast<long>(st.st_size);
+}
+
+void StoreFiles::WriteSession() {
+  const std::string text = FIX::UtcTimeStampConvertor::convert(cache_.getCreationTime());
+  if (::ftruncate(session_fd_, 0) != 0) {
+    throw FIX::IOException(Why("cannot truncate", prefix_ + "session"));
+  }
+  WriteAt0(session_fd_, text, prefix_ + "session");
+}
+
+void StoreFiles::FlushLocked() {
+  // The body first: a header entry never names bytes that are not in the body file.
+  if (!body_pending_.empty()) Append(body_fd_, &body_pending_, prefix_ + "body");
+  if (!header_pending_.empty()) Append(header_fd_, &header_pending_, prefix_ + "header");
+  if (seqnums_dirty_) {
+    char text[64];
+    const int n = std::snprintf(text, sizeof text, "%10.10d : %10.10d",
+                                cache_.getNextSenderMsgSeqNum(), cache_.getNextTargetMsgSeqNum());
+    WriteAt0(seqnums_fd_, std::string(text, static_cast<size_t>(n)), prefix_ + "seqnums");
+    seqnums_dirty_ = false;
+  }
+}
+
+void StoreFiles::Flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  FlushLocked();
+}
+
+bool StoreFiles::Pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !body_pending_.empty() || !header_pending_.empty() || seqnums_dirty_;
+}
+
+BatchedFileStore::~BatchedFileStore() {
+  try {
+    files_->Flush();
+  } catch (const std::exception&) {
+    // As in ~StoreFiles: nothing a client has seen is lost.
+  }
+}
+
+bool BatchedFileStore::set(int seq, const std::string& message) throw(FIX::IOException) {
+  StoreFiles& f = *files_;
+  std::lock_guard<std::mutex> lock(f.mu_);
+  const long offset = f.body_size_;
+  char entry[64];
+  const int n = std::snprintf(entry, sizeof entry, "%d,%ld,%lu ", seq, offset,
+                              static_cast<unsigned long>(message.size()));
+  f.header_pending_.append(entry, static_cast<size_t>(n));
+  f.body_pending_ += message;
+  f.body_size_ += static_cast<long>(message.size());
+  f.offsets_[seq] = StoreFiles::OffsetSize(offset, message.size());
+  return true;
+}
+
+void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) const
+    throw(FIX::IOException) {
+  StoreFiles& f = *files_;
+  std::lock_guard<std::mutex> lock(f.mu_);
+  out.clear();
+  f.FlushLocked();  // a resend reads the file: rare, so no second path through memory
+  for (int seq = begin; seq <= end; ++seq) {
+    auto it = f.offsets_.find(seq);
+    if (it == f.offsets_.end()) continue;
+    std::string message(it->second.second, '\0');
+    size_t done = 0;
+    while (done < message.size()) {
+      const ssize_t n = ::pread(f.body_fd_, &message[done], message.size() - done,
+                                static_cast<off_t>(it->second.first + static_cast<long>(done)));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw FIX::IOException(Why("cannot read", f.prefix_ + "body"));
+      done += static_cast<size_t>(n);
+    }
+    out.push_back(std::move(message));
+  }
+}
+
+int BatchedFileStore::getNextSenderMsgSeqNum() const throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  return files_->cache_.getNextSenderMsgSeqNum();
+}
+
+int BatchedFileStore::getNextTargetMsgSeqNum() const throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  return files_->cache_.getNextTargetMsgSeqNum();
+}
+
+void BatchedFileStore::setNextSenderMsgSeqNum(int value) throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  files_->cache_.setNextSenderMsgSeqNum(value);
+  files_->seqnums_dirty_ = true;
+}
+
+void BatchedFileStore::setNextTargetMsgSeqNum(int value) throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  files_->cache_.setNextTargetMsgSeqNum(value);
+  files_->seqnums_dirty_ = true;
+}
+
+void BatchedFileStore::incrNextSenderMsgSeqNum() throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  files_->cache_.incrNextSenderMsgSeqNum();
+  files_->seqnums_dirty_ = true;
+}
+
+void BatchedFileStore::incrNextTargetMsgSeqNum() throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  files_->cache_.incrNextTargetMsgSeqNum();
+  files_->seqnums_dirty_ = true;
+}
+
+FIX::UtcTimeStamp BatchedFileStore::getCreationTime() const throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  return files_->cache_.getCreationTime();
+}
+
+void BatchedFileStore::reset() throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  try {
+    files_->cache_.reset();  // sequence numbers 1, creation time now
+    files_->Open(true);
+  } catch (const std::exception& e) {
+    throw FIX::IOException(e.what());
+  }
+}
+
+void BatchedFileStore::refresh() throw(FIX::IOException) {
+  std::lock_guard<std::mutex> lock(files_->mu_);
+  try {
+    files_->FlushLocked();
+    files_->cache_.reset();
+    files_->Open(false);
+  } catch (const std::exception& e) {
+    throw FIX::IOException(e.what());
+  }
+}
+
+FIX::MessageStore* BatchedFileStoreFactory::create(const FIX::SessionID& id) {
+  std::string path = path_;
+  if (path.empty()) path = settings_.get(id).getString("FileStorePath");
+  FIX::file_mkdir(path.c_str());
+  if (path.empty()) path = ".";
+  std::string name = id.getBeginString().getString() + "-" + id.getSenderCompID().getString() +
+                     "-" + id.getTargetCompID().getString();
+  if (!id.getSessionQualifier().empty()) name += "-" + id.getSessionQualifier();
+  auto files = std::make_shared<StoreFiles>(FIX::file_appendpath(path, name + "."));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    files_[id] = files;
+  }
+  return new BatchedFileStore(files);
+}
+
+void BatchedFileStoreFactory::destroy(FIX::MessageStore* store) {
+  auto* batched = dynamic_cast<BatchedFileStore*>(store);
+  if (batched != nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = files_.begin(); it != files_.end(); ++it) {
+      if (it->second == batched->files()) {
+        files_.erase(it);
+        break;
+      }
+    }
+  }
+  delete store;
+}
+
+std::shared_ptr<StoreFiles> BatchedFileStoreFactory::FilesOf(const FIX::SessionID& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = files_.find(id);
+  return it == files_.end() ? nullptr : it->second;
+}
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx

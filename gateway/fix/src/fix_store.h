@@ -1,0 +1,125 @@
+// BatchedFileStore: a QuickFIX message store that writes the files of QuickFIX's own
+// FileStore, byte for byte, in fewer system calls (docs/fix.md, "The message store").
+//
+// QuickFIX's FileStore makes about nine system calls for each message the exchange sends
+// (two seeks to the ends of its files, a tell, the header and the body each flushed, the
+// sequence numbers' file rewound and rewritten) and two for each message it receives. This
+// store keeps what changed in memory and writes it with one call per file when the
+// connection is about to put bytes on the client's socket (StoreFiles::Flush): a burst of
+// reports costs three writes in all. The guarantee is QuickFIX's: every message a client
+// has received, and the sequence numbers after it, are in the files (in the page cache:
+// they survive the process, not the machine, as with FileStore), so a restarted exchange
+// resends what a client asks for and never reuses a MsgSeqNum the client has seen.
+//
+//   BatchedFileStoreFactory factory(settings);      // FileStorePath per session
+//   FIX::SessionSettings ...; Session(app, factory, ...)
+//   factory.FilesOf(session_id)->Flush();           // before the session's bytes go out
+//
+// C++14 (QuickFIX headers): only the gateway's QuickFIX object library includes this.
+#ifndef CFX_GATEWAY_SRC_FIX_STORE_H_
+#define CFX_GATEWAY_SRC_FIX_STORE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cfx/gateway/fix_quickfix.h"
+
+namespace cfx {
+namespace gateway {
+namespace internal {
+
+// A session's four files and what is not yet written to them. Thread-safe: QuickFIX calls
+// the store under the session's lock, the connection flushes from whichever thread writes
+// to the client.
+class StoreFiles {
+ public:
+  // Opens (creating, mode 0600) `prefix` + "body", "header", "seqnums" and "session" and
+  // reads what they hold. Throws FIX::ConfigError naming the file.
+  explicit StoreFiles(std::string prefix);
+  ~StoreFiles();
+  StoreFiles(const StoreFiles&) = delete;
+  StoreFiles& operator=(const StoreFiles&) = delete;
+
+  // Writes what changed since the last flush: new messages (body, then header), the
+  // sequence numbers. Nothing to write: no system call. Throws FIX::IOException naming the
+  // file; what was not written stays pending.
+  void Flush();
+  // Whether anything waits for Flush (for tests).
+  bool Pending() const;
+
+ private:
+  friend class BatchedFileStore;
+  typedef std::pair<long, std::size_t> OffsetSize;
+
+  void Open(bool truncate);  // mu_ held
+  void Load();               // mu_ held: the files' contents into the cache and offsets
+  void FlushLocked();        // mu_ held
+  void WriteSession();       // mu_ held: the creation time, at once
+
+  const std::string prefix_;
+  mutable std::mutex mu_;
+  FIX::MemoryStore cache_;  // sequence numbers and creation time (no messages)
+  std::map<int, OffsetSize> offsets_;
+  int body_fd_ = -1, header_fd_ = -1, seqnums_fd_ = -1, session_fd_ = -1;
+  long body_size_ = 0;        // the body file's length once the pending bytes are written
+  std::string body_pending_;  // messages set since the last flush
+  std::string header_pending_;
+  bool seqnums_dirty_ = false;
+};
+
+class BatchedFileStore : public FIX::MessageStore {
+ public:
+  explicit BatchedFileStore(std::shared_ptr<StoreFiles> files) : files_(std::move(files)) {}
+  ~BatchedFileStore() override;
+
+  bool set(int seq, const std::string& message) throw(FIX::IOException) override;
+  void get(int begin, int end, std::vector<std::string>& out) const
+      throw(FIX::IOException) override;
+  int getNextSenderMsgSeqNum() const throw(FIX::IOException) override;
+  int getNextTargetMsgSeqNum() const throw(FIX::IOException) override;
+  void setNextSenderMsgSeqNum(int value) throw(FIX::IOException) override;
+  void setNextTargetMsgSeqNum(int value) throw(FIX::IOException) override;
+  void incrNextSenderMsgSeqNum() throw(FIX::IOException) override;
+  void incrNextTargetMsgSeqNum() throw(FIX::IOException) override;
+  FIX::UtcTimeStamp getCreationTime() const throw(FIX::IOException) override;
+  // As FileStore: empties the four files, a new creation time.
+  void reset() throw(FIX::IOException) override;
+  // As FileStore: reads the files again (what was pending is written first).
+  void refresh() throw(FIX::IOException) override;
+
+  const std::shared_ptr<StoreFiles>& files() const { return files_; }
+
+ private:
+  std::shared_ptr<StoreFiles> files_;
+};
+
+// Creates a BatchedFileStore per session under the session's FileStorePath, named as
+// FileStore names its files, and finds a session's files for the connection that flushes
+// them.
+class BatchedFileStoreFactory : public FIX::MessageStoreFactory {
+ public:
+  explicit BatchedFileStoreFactory(const FIX::SessionSettings& settings) : settings_(settings) {}
+  explicit BatchedFileStoreFactory(std::string path) : path_(std::move(path)) {}
+
+  FIX::MessageStore* create(const FIX::SessionID& id) override;
+  void destroy(FIX::MessageStore* store) override;
+
+  // The files of session `id`'s store; nullptr when it has none (yet).
+  std::shared_ptr<StoreFiles> FilesOf(const FIX::SessionID& id) const;
+
+ private:
+  const std::string path_;
+  const FIX::SessionSettings settings_;
+  mutable std::mutex mu_;
+  std::map<FIX::SessionID, std::shared_ptr<StoreFiles>> files_;  // under mu_
+};
+
+}  // namespace internal
+}  // namespace gateway
+}  // namespace cfx
+
+#endif  // CFX_GATEWAY_SRC_FIX_STORE_H_
