@@ -4,6 +4,7 @@
 // numbers and resting orders. C++14 (QuickFIX headers); the server sits behind
 // serve_harness.h.
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -32,9 +33,9 @@ class ServeFixTest : public ::testing::Test {
     std::string rm = "rm -rf '" + dir_ + "'";
     if (std::system(rm.c_str()) != 0) ADD_FAILURE() << rm;
   }
-  void StartServer() {
+  void StartServer(const std::string& limits = "") {
     std::string error;
-    server_ = ServeHarness::Start(dir_ + "/data", &error);
+    server_ = ServeHarness::Start(dir_ + "/data", &error, limits);
     ASSERT_TRUE(server_ != nullptr) << error;
   }
   void StopServer() {
@@ -76,7 +77,7 @@ TEST_F(ServeFixTest, CrossingOrdersFillThroughTheEngineAndCopiesStayInTheFirm) {
   EXPECT_EQ(acked_at.size(), 24u) << acked_at;  // YYYYMMDD-HH:MM:SS.ffffff (µs)
   ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("b1", "B1", '2', 4, "4.990"), 'F', &m));
   EXPECT_GE(F(m, 60), acked_at);  // SPEC §5: a trade is never stamped before the ack
-  EXPECT_EQ(F(m, 31), "5.000");  // the resting order's price
+  EXPECT_EQ(F(m, 31), "5.000");   // the resting order's price
   EXPECT_EQ(F(m, 32), "4");
   EXPECT_EQ(F(m, 39), "2");
   ASSERT_TRUE(alpha->WaitExec("a1", 'F', &m));
@@ -232,6 +233,66 @@ TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {
   ASSERT_TRUE(SendAndWaitExec(*t1, Status("cod1", "A1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "4");  // ended: status still answers, with its last state
   EXPECT_EQ(F(m, 151), "0");
+}
+
+// SPEC §6 bounds with the real core: the matcher delivers reports in bursts on its own
+// thread and holds each connection's bytes until the burst ends (docs/fix.md, "Batched
+// writes"). A client that floods orders and reads nothing is disconnected once its unread
+// output passes fix_max_outbound_bytes; the matcher never waits for it: another firm's
+// orders are acknowledged all along, each within five seconds, and the slow session's
+// resting order is canceled on disconnect.
+TEST_F(ServeFixTest, AClientThatStopsReadingIsCutOffAndTheMatcherNeverWaitsForIt) {
+  StopServer();
+  StartServer("fix_max_outbound_bytes = 65536\n");
+  TestClient* beta = Connect("BETA_T1");
+  TestClient* dc = Connect("ALPHA_DC");
+  RawSocket slow(server_->fix_port(), "127.0.0.1", /*receive_buffer_bytes=*/4096);
+  ASSERT_TRUE(slow.ok());
+  ASSERT_TRUE(
+      slow.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+  bool closed = false;
+  std::string reply = slow.ReadUntil("\00135=A\001", kWaitMs, &closed);
+  ASSERT_NE(reply.find("\00135=A\001"), std::string::npos) << reply;
+  auto order = [](int seq, const std::string& cl, const std::string& account) {
+    return Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+                 "|11=" + cl + "|1=" + account + "|55=" + kSym +
+                 "|54=1|38=1|40=2|44=4.900|60=" + UtcNow() + "|");
+  };
+  ASSERT_TRUE(slow.Write(order(2, "keep", "A1")));
+  reply = slow.ReadUntil("\00111=keep\001", kWaitMs, &closed);
+  ASSERT_NE(reply.find("\00111=keep\001"), std::string::npos) << reply;
+
+  // From here on the client only writes. Each order of A2 (too little collateral) is
+  // sequenced, journaled and refused by the matcher with an ExecutionReport of ~300 bytes
+  // that the client never reads (past the session's throttle, the refusals come from its
+  // connection thread instead).
+  const auto start = std::chrono::steady_clock::now();
+  const auto give_up = start + std::chrono::seconds(60);
+  int seq = 3;
+  int round_trips = 0;
+  bool write_failed = false;
+  Msg m;
+  for (int burst = 0; !write_failed && std::chrono::steady_clock::now() < give_up; ++burst) {
+    std::string bytes;
+    for (int i = 0; i < 100; ++i, ++seq) bytes += order(seq, "flood" + std::to_string(seq), "A2");
+    write_failed = !slow.Write(bytes);
+    if (burst % 10 == 0) {
+      const std::string cl = "beta" + std::to_string(burst);
+      beta->Send(NewOrderMsg(cl, "B1", '1', 1, "4.900"));
+      ASSERT_TRUE(beta->WaitExec(cl, '0', &m, 5000)) << cl << " not acknowledged within 5 s";
+      ++round_trips;
+    }
+  }
+  std::fprintf(stderr, "slow reader: %d orders written, %d round trips of another firm, %lld ms\n",
+               seq - 3, round_trips,
+               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::steady_clock::now() - start)
+                                          .count()));
+  EXPECT_TRUE(write_failed) << "the gateway kept a client that read nothing for " << seq - 3
+                            << " orders";
+  ASSERT_TRUE(dc->WaitExec("keep", '4', &m)) << "no cancel-on-disconnect";
+  EXPECT_EQ(F(m, 58), "disconnect");
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("after", "B1", '1', 1, "4.900"), '0', &m));
 }
 
 TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {

@@ -9,7 +9,7 @@ namespace cfx {
 namespace gateway {
 namespace test {
 
-std::string ServeConfigText(const std::string& data_dir) {
+std::string ServeConfigText(const std::string& data_dir, const std::string& limits) {
   return absl::StrCat(R"([exchange]
 data_dir = ")",
                       data_dir, R"("
@@ -21,6 +21,8 @@ psr = 0.15
 # The serve tests follow a wrong token with good requests at once; the 401 back-off has its
 # own tests (http_units_test.cc, http_api_test.cc).
 http_unauthorized_backoff_ms = 0
+)",
+                      limits, R"(
 
 [[firms]]
 id = "ALPHA"
@@ -111,9 +113,10 @@ ServeHarness::~ServeHarness() {
   Stop(&ignored);
 }
 
-std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir, std::string* error) {
+std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir, std::string* error,
+                                                  const std::string& limits) {
   absl::StatusOr<common::ExchangeConfig> config =
-      common::ParseConfig(ServeConfigText(data_dir), "serve-test");
+      common::ParseConfig(ServeConfigText(data_dir, limits), "serve-test");
   if (!config.ok()) {
     *error = std::string(config.status().message());
     return nullptr;

@@ -15,13 +15,15 @@ namespace test {
 // ALPHA_DC (drop copy), BETA_T1, BETA_DC, all cancel-on-disconnect except BETA_T1; tokens
 // tok-alpha, tok-beta, tok-risk; products B200-GOLD-US (ref 5.000) and B200-PLAT-US
 // (ref 6.000). Manual clock starting 2027-03-01T14:00:00Z, so 202703 is the front month.
-std::string ServeConfigText(const std::string& data_dir);
+// `limits`: more lines of the [limits] table ("fix_max_outbound_bytes = 65536\n").
+std::string ServeConfigText(const std::string& data_dir, const std::string& limits = "");
 
 // Thread safety: one controlling thread.
 class ServeHarness {
  public:
   // Starts a server on `data_dir` with ephemeral ports; nullptr and *error on failure.
-  static std::unique_ptr<ServeHarness> Start(const std::string& data_dir, std::string* error);
+  static std::unique_ptr<ServeHarness> Start(const std::string& data_dir, std::string* error,
+                                             const std::string& limits = "");
   ~ServeHarness();
   int fix_port() const;
   int http_port() const;
