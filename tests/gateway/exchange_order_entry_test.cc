@@ -4,8 +4,10 @@
 // handful of inputs.
 #include "cfx/gateway/exchange_order_entry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -13,6 +15,7 @@
 
 #include "cfx/common/config.h"
 #include "cfx/exchange/exchange_core.h"
+#include "cfx/journal/replication_log.h"
 #include "gtest/gtest.h"
 #include "temp_dir.h"
 #include "wait_for.h"
@@ -113,69 +116,136 @@ NewOrder Order(const std::string& session, const std::string& account, const std
   return o;
 }
 
+// A replicated log that takes every batch and holds nothing to read: enough for a core
+// promoted to primary, which is what makes ExchangeOrderEntry record FIX sequence numbers.
+class AcceptingLog : public journal::ReplicationLog {
+ public:
+  absl::Status Append(uint64_t first_seq, absl::Span<const absl::string_view> payloads,
+                      const journal::StateCheckpoint&) override {
+    end_.store(first_seq + payloads.size(), std::memory_order_release);
+    return absl::OkStatus();
+  }
+  absl::Status Read(uint64_t, int64_t timeout_ms, journal::ReplicatedBatch*) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(timeout_ms, 5)));
+    return absl::DeadlineExceededError("nothing appended by another writer");
+  }
+  absl::StatusOr<uint64_t> EndSeq() override { return end_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<uint64_t> end_{1};
+};
+
 template <typename Pred>
 bool WaitFor(Pred pred, std::chrono::milliseconds limit = 10s) {
   return testsupport::WaitFor(pred, limit);
 }
 
+// A real core (rings of two slots, one input a batch) with ExchangeOrderEntry on it for
+// sessions S1 and S2, and the Gate on its matcher.
+class ExchangeOrderEntryTest : public ::testing::Test {
+ protected:
+  // `replicated`: the core runs on an AcceptingLog, promoted to primary.
+  void Start(bool replicated) {
+    exchange::ExchangeOptions options;
+    options.data_dir = dir_.path();
+    options.clock = exchange::ClockMode::kManual;
+    options.start_time = kMarch2027 + 9 * 3600 * kNsPerSec;
+    options.ring_capacity = 2;
+    options.max_batch = 1;
+    if (replicated) options.replication = &log_;
+    core_ = std::make_unique<exchange::ExchangeCore>(Config(), options);
+    core_->AddListener(&gate_);
+    entry_ =
+        std::make_unique<ExchangeOrderEntry>(core_.get(), std::vector<std::string>{"S1", "S2"});
+    entry_->SetListener(&reports_);
+    ASSERT_TRUE(core_->Start().ok());
+    if (replicated) ASSERT_TRUE(core_->Promote(10000).ok());
+    ASSERT_TRUE(core_->Flush().ok());
+    ASSERT_TRUE(entry_->Start().ok());
+  }
+  void TearDown() override {
+    gate_.Open();
+    if (entry_) entry_->Stop();
+    if (core_) EXPECT_TRUE(core_->Stop().ok());
+  }
+  // Holds the matcher and fills the path from S2 until an order is refused.
+  void FillThePath() {
+    gate_.Close();
+    int sent = 0;
+    ASSERT_TRUE(WaitFor([&] {
+      const std::string id = "fill-" + std::to_string(sent++);
+      entry_->Submit(Order("S2", "A1", id, 4980));
+      return WaitFor([&] { return !reports_.Last(id).empty(); }, 50ms) &&
+             reports_.Last(id) == "rejected throttled";
+    }));
+  }
+
+  testsupport::TempDir dir_{"cfx_order_entry_test"};
+  AcceptingLog log_;
+  Gate gate_;
+  Reports reports_;
+  std::unique_ptr<exchange::ExchangeCore> core_;
+  std::unique_ptr<ExchangeOrderEntry> entry_;
+};
+
 // A disconnect while the order path is full (QuickFIX calls it under the session's lock,
 // which the matcher needs to send that session a report): it returns at once instead of
 // holding the lock for a second of retries; the cancel still goes in once the path moves,
 // and the session's new orders are refused until it has.
-TEST(ExchangeOrderEntryTest, CancelOnDisconnectThroughAFullOrderPathNeitherWaitsNorIsLost) {
-  testsupport::TempDir dir("cfx_order_entry_test");
-  exchange::ExchangeOptions options;
-  options.data_dir = dir.path();
-  options.clock = exchange::ClockMode::kManual;
-  options.start_time = kMarch2027 + 9 * 3600 * kNsPerSec;
-  options.ring_capacity = 2;
-  options.max_batch = 1;
-  exchange::ExchangeCore core(Config(), options);
-  Gate gate;
-  core.AddListener(&gate);
-  ExchangeOrderEntry entry(&core, {"S1", "S2"});
-  Reports reports;
-  entry.SetListener(&reports);
-  ASSERT_TRUE(core.Start().ok());
-  ASSERT_TRUE(core.Flush().ok());
-  ASSERT_TRUE(entry.Start().ok());
-
-  entry.Submit(Order("S1", "A0", "rest-1", 4990));
-  ASSERT_TRUE(WaitFor([&] { return reports.Last("rest-1") == "accepted"; }))
-      << reports.Last("rest-1");
-
-  // Hold the matcher and fill the path from the other session until it refuses.
-  gate.Close();
-  int sent = 0;
-  ASSERT_TRUE(WaitFor([&] {
-    const std::string id = "fill-" + std::to_string(sent++);
-    entry.Submit(Order("S2", "A1", id, 4980));
-    return WaitFor([&] { return !reports.Last(id).empty(); }, 50ms) &&
-           reports.Last(id) == "rejected throttled";
-  }));
+TEST_F(ExchangeOrderEntryTest, CancelOnDisconnectThroughAFullOrderPathNeitherWaitsNorIsLost) {
+  Start(/*replicated=*/false);
+  entry_->Submit(Order("S1", "A0", "rest-1", 4990));
+  ASSERT_TRUE(WaitFor([&] { return reports_.Last("rest-1") == "accepted"; }))
+      << reports_.Last("rest-1");
+  FillThePath();
 
   const auto t0 = std::chrono::steady_clock::now();
-  entry.Disconnected({"S1"});
+  entry_->Disconnected({"S1"});
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 200ms) << "the disconnect waited";
 
   // Until the cancel is in, the session's new orders are refused.
-  entry.Submit(Order("S1", "A0", "after-1", 4991));
-  EXPECT_TRUE(WaitFor([&] { return reports.Last("after-1") == "rejected throttled"; }))
-      << reports.Last("after-1");
+  entry_->Submit(Order("S1", "A0", "after-1", 4991));
+  EXPECT_TRUE(WaitFor([&] { return reports_.Last("after-1") == "rejected throttled"; }))
+      << reports_.Last("after-1");
 
-  gate.Open();  // within the worker's second of retries
-  EXPECT_TRUE(WaitFor([&] { return reports.Last("rest-1") == "canceled disconnect"; }))
-      << reports.All();
+  gate_.Open();  // within the worker's second of retries
+  EXPECT_TRUE(WaitFor([&] { return reports_.Last("rest-1") == "canceled disconnect"; }))
+      << reports_.All();
   // Once it is in, the session trades again.
-  ASSERT_TRUE(core.Flush().ok());
+  ASSERT_TRUE(core_->Flush().ok());
   EXPECT_TRUE(WaitFor([&] {
-    entry.Submit(Order("S1", "A0", "after-2", 4992));
-    return WaitFor([&] { return !reports.Last("after-2").empty(); }, 500ms) &&
-           reports.Last("after-2") == "accepted";
-  })) << reports.Last("after-2");
+    entry_->Submit(Order("S1", "A0", "after-2", 4992));
+    return WaitFor([&] { return !reports_.Last("after-2").empty(); }, 500ms) &&
+           reports_.Last("after-2") == "accepted";
+  })) << reports_.Last("after-2");
+}
 
-  entry.Stop();
-  ASSERT_TRUE(core.Stop().ok());
+// The gateway records a session's sequence numbers from QuickFIX's toApp, on the sending
+// thread, which for reports is the matcher's: with the order path full, RecordSequences
+// tries once and returns false at once (the next message sent tries again) instead of
+// retrying on the very thread that would empty the ring.
+TEST_F(ExchangeOrderEntryTest, RecordingSequencesThroughAFullOrderPathTriesOnce) {
+  Start(/*replicated=*/true);
+  ASSERT_TRUE(core_->replicated());
+  const SessionSequences mark{"S1", 7, 1000};
+  ASSERT_TRUE(WaitFor([&] { return entry_->RecordSequences(mark); }));
+  FillThePath();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(entry_->RecordSequences(mark));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 100ms) << "it retried on a full ring";
+
+  gate_.Open();
+  EXPECT_TRUE(WaitFor([&] { return entry_->RecordSequences(mark); }));
+  ASSERT_TRUE(core_->Flush().ok());
+  bool found = false;
+  for (const SessionSequences& s : entry_->ResumeSequences()) {
+    if (s.session != "S1") continue;
+    found = true;
+    EXPECT_EQ(s.next_target, 7u);
+    EXPECT_EQ(s.sender_limit, 1000u);
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
