@@ -582,9 +582,9 @@ class Pipeline {
   SpscRing<SnapshotJob> snapshot_jobs_;
 
   std::thread sequencer_, matcher_thread_, snapshotter_, publisher_;
-  Delivery delivery_{this};
-  std::vector<Trace> traces_;         // trace_stages: output_capacity entries (matcher writes)
-  StageHistograms stage_histograms_;  // trace_stages: the delivering thread writes  // the publisher's, or with publish_on_matcher the matcher's
+  Delivery delivery_{this};  // the publisher's, or with publish_on_matcher the matcher's
+  std::vector<Trace> traces_;         // trace_stages: 2 x output_capacity entries (matcher writes)
+  StageHistograms stage_histograms_;  // trace_stages: the delivering thread writes
   uint64_t next_seq_ = 1;  // sequencer thread while running
   int64_t last_time_us_ = 0;  // sequencer thread: the latest stamp given
   bool started_ = false;   // controlling thread
