@@ -1,0 +1,257 @@
+// ExchangeOrderEntry::Impl: what the two halves of ExchangeOrderEntry share — the requests
+// in flight, the worker that answers locally, the cancel-on-disconnect retries — and the
+// offering of commands. Requests in: exchange_order_entry.cc; outcomes out as listener
+// calls: exchange_order_entry_outcomes.cc.
+#ifndef CFX_GATEWAY_SERVER_SRC_EXCHANGE_ORDER_ENTRY_IMPL_H_
+#define CFX_GATEWAY_SERVER_SRC_EXCHANGE_ORDER_ENTRY_IMPL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cfx/gateway/exchange_order_entry.h"
+
+namespace cfx::gateway {
+
+namespace en = cfx::engine;
+
+namespace internal {
+
+// How often a full input ring is retried before the request is refused `throttled`.
+constexpr int kFullRetries = 2000;
+
+// What the publisher needs to answer one request: the request itself, as sent.
+struct Pending {
+  enum class Kind { kNew, kCancel, kReplace, kMass, kDisconnect };
+  Kind kind = Kind::kNew;
+  OrderState asked;            // kNew: the order as asked (for rejects)
+  std::string cl_ord_id;       // cancel/replace/mass: the request's id
+  std::string orig_cl_ord_id;  // cancel/replace: the order named
+  MassCancelResult mass;       // kMass: filled as outcomes arrive
+};
+
+}  // namespace internal
+
+class ExchangeOrderEntry::Impl {
+ public:
+  using Pending = internal::Pending;
+
+  Impl(exchange::ExchangeCore* core, const std::vector<std::string>& sessions) : core_(core) {
+    for (const std::string& s : sessions) {
+      auto [it, inserted] = session_names_.emplace(SessionIdOf(s), s);
+      if (!inserted && it->second != s) collision_ = absl::StrCat(it->second, " and ", s);
+    }
+  }
+
+  exchange::ExchangeCore* core_;
+  ExecutionListener* listener_ = nullptr;
+  std::atomic<bool> delivering_{false};  // Start has run: listener_ is set
+  absl::flat_hash_map<en::SessionId, std::string> session_names_;  // immutable after ctor
+  std::string collision_;
+
+  // Requests in flight, by tag. Producers insert, the publisher erases at the ack. A node
+  // map: the publisher keeps a pointer to an entry across producers' inserts (rehashes).
+  std::mutex pending_mu_;
+  absl::node_hash_map<uint64_t, Pending> pending_;
+  std::atomic<uint64_t> next_tag_{1};
+
+  // Publisher thread only: symbols whose book changed during the current input.
+  std::vector<std::string> touched_;
+  std::atomic<uint64_t> listing_seen_{0};  // the ListingVersion of the last list handed over
+
+  // The worker: status answers and local rejects, so that no listener call happens inside
+  // an OrderEntry call.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::thread worker_;
+
+  // Sessions whose cancel-on-disconnect met a full ring: offered again at each end of a
+  // delivery burst (OnIdle, when the matcher has freed room), and their new orders refused
+  // meanwhile, so that the late mass cancel cannot cancel the orders of the client's next
+  // connection. The count keeps the order path to one load.
+  struct DisconnectCancel {
+    en::MassCancelCmd command;
+    Pending pending;
+  };
+  std::mutex disconnect_mu_;
+  absl::flat_hash_set<en::SessionId> disconnect_pending_;
+  std::vector<DisconnectCancel> disconnect_retry_;  // under disconnect_mu_
+  std::atomic<int> disconnect_pending_n_{0};
+
+  // Offers what waits in disconnect_retry_, once each, without waiting.
+  void RetryDisconnectCancels() {
+    if (disconnect_pending_n_.load(std::memory_order_acquire) == 0) return;
+    std::lock_guard<std::mutex> lock(disconnect_mu_);
+    auto& q = disconnect_retry_;
+    for (size_t i = 0; i < q.size();) {
+      if (OfferOnce(q[i].command, q[i].pending) == exchange::OfferResult::kFull) {
+        ++i;
+        continue;
+      }
+      disconnect_pending_.erase(q[i].command.session);
+      disconnect_pending_n_.fetch_sub(1, std::memory_order_release);
+      q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+
+  bool DisconnectCancelPending(en::SessionId session) {
+    if (disconnect_pending_n_.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard<std::mutex> lock(disconnect_mu_);
+    return disconnect_pending_.contains(session);
+  }
+
+  void Post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      std::function<void()> task = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  const std::string& SessionName(en::SessionId id) const {
+    static const std::string kNone;
+    auto it = session_names_.find(id);
+    return it == session_names_.end() ? kNone : it->second;
+  }
+
+  // Registers the request and offers the command; on kFull (after retries) or kStopped the
+  // request is forgotten.
+  exchange::OfferResult Offer(const en::Command& command, Pending pending) {
+    return Register(command, std::move(pending), internal::kFullRetries);
+  }
+  // As Offer, with one try: for the threads that must not wait (the delivering thread, and
+  // QuickFIX callbacks under a session's lock).
+  exchange::OfferResult OfferOnce(const en::Command& command, Pending pending) {
+    return Register(command, std::move(pending), 1);
+  }
+  exchange::OfferResult Register(const en::Command& command, Pending pending, int tries) {
+    const uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.emplace(tag, std::move(pending));
+    }
+    const exchange::OfferResult r = SubmitRetrying(command, tag, tries);
+    if (r != exchange::OfferResult::kAccepted) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.erase(tag);
+    }
+    return r;
+  }
+
+  // Replicated: a request names its FIX session and MsgSeqNum (docs/replication.md, "FIX
+  // sessions"). One node: none (QuickFIX's own store keeps the session).
+  en::Origin OriginOf(const std::string& session, uint64_t msg_seq) const {
+    if (!core_->replicated() || msg_seq == 0 || msg_seq > UINT32_MAX) return {};
+    return en::Origin{SessionIdOf(session), static_cast<uint32_t>(msg_seq)};
+  }
+  // Submit, tried (yielding between tries) while the input ring is full, up to `tries`
+  // times.
+  exchange::OfferResult SubmitRetrying(const en::Command& command, uint64_t tag,
+                                       int tries = internal::kFullRetries) {
+    exchange::OfferResult r = exchange::OfferResult::kFull;
+    for (int i = 0; i < tries && r == exchange::OfferResult::kFull; ++i) {
+      r = core_->Submit(command, tag);
+      if (r == exchange::OfferResult::kFull && i + 1 < tries) std::this_thread::yield();
+    }
+    return r;
+  }
+
+  // Refuses a request locally, from the worker thread.
+  void RejectNew(const OrderState& asked, const std::string& reason) {
+    Post([this, asked, reason] { listener_->OnRejected(asked, reason); });
+  }
+  // Offers the cancel or replace `command` of the request `refusal` describes; refuses it
+  // `throttled` when the input ring stays full.
+  void OfferAmend(const en::Command& command, Pending::Kind kind, CancelRejected refusal) {
+    Pending p;
+    p.kind = kind;
+    p.asked.session = refusal.session;
+    p.asked.account = refusal.account;
+    p.cl_ord_id = refusal.cl_ord_id;
+    p.orig_cl_ord_id = refusal.orig_cl_ord_id;
+    if (Offer(command, std::move(p)) != exchange::OfferResult::kAccepted) {
+      refusal.reason = "throttled";
+      RejectCancel(refusal);
+    }
+  }
+
+  void RejectCancel(CancelRejected r) {
+    Post([this, r] { listener_->OnCancelRejected(r); });
+  }
+
+  // Outcomes out (exchange_order_entry_outcomes.cc), on the delivering thread unless said.
+
+  // The exchange time of the input an outcome came from, in µs (0: none, the report says
+  // "now"): the TransactTime of its reports (SPEC §5).
+  static int64_t TimeUs(const exchange::Outcome& o);
+
+  // An engine order as the gateway reports it.
+  OrderState StateOf(const en::OrderInfo& info, const en::Name& acct, const en::Name& sym,
+                     const exchange::OrderDetail& d, int64_t time_us = 0) const;
+
+  // Notes that the book of `sym` changed during the current input (OnAck publishes it).
+  void Touch(const en::Name& sym);
+
+  // The request in flight under `tag`, or nullptr (tag 0: not an order entry's input).
+  // Publisher thread: it alone erases or changes entries, and node_hash_map keeps element
+  // addresses across producers' inserts, so the pointer stays valid without the lock.
+  Pending* FindPending(uint64_t tag);
+
+  // Turns one engine event of a durable input into listener calls. `tag` is Submit's.
+  void OnEvent(uint64_t tag, const exchange::Outcome& o);
+
+  // A reject: counted into a mass cancel's result, else an order reject (as asked, when the
+  // request is ours).
+  void DeliverRejected(const exchange::Outcome& o, Pending* p);
+
+  // A trade: a fill to each side's order, then the public trade.
+  void DeliverTrade(const exchange::Outcome& o);
+
+  // A cancel, answered to the cancel or replace request that caused it (its session and
+  // ids), or counted into a mass cancel's result.
+  void DeliverCanceled(const exchange::Outcome& o, Pending* p);
+
+  // A replace, answered to the amending session with the order's new price and quantity.
+  void DeliverReplaced(const exchange::Outcome& o, Pending* p);
+
+  // A refused cancel or replace, with the request's ids and whether the order still works.
+  void DeliverCancelRejected(const exchange::Outcome& o, const Pending* p);
+
+  // Hands the current listing to the listener, through the worker like the first one so
+  // that lists arrive in the order they were read. Any thread; PostListing calls race only
+  // in the harmless way (a list re-sent).
+  void PostListing();
+
+  // The end of an input: the books it changed, a new listing, a mass cancel's result.
+  void OnAck(uint64_t tag);
+};
+
+}  // namespace cfx::gateway
+
+#endif  // CFX_GATEWAY_SERVER_SRC_EXCHANGE_ORDER_ENTRY_IMPL_H_

@@ -1,0 +1,267 @@
+// ExchangeOrderEntry (exchange_order_entry.h), outcomes out: each engine event of a durable
+// input turned into ExecutionListener calls, on the thread that delivers outcomes (the
+// matcher's); books, listings and mass-cancel results at each input's ack.
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "cfx/common/date.h"
+#include "exchange_order_entry_impl.h"
+#include "order_type_mapping.h"
+
+namespace cfx::gateway {
+
+using internal::HasPrice;
+using internal::Pending;
+using internal::HasStop;
+using internal::Str;
+using internal::ToGateway;
+
+// The exchange time of the input an outcome came from, in µs (0: none, the report says
+// "now"): the TransactTime of its reports (SPEC §5).
+int64_t ExchangeOrderEntry::Impl::TimeUs(const exchange::Outcome& o) {
+  return o.ts == en::kNoTime || o.ts <= 0 ? 0 : o.ts / 1000;
+}
+
+OrderState ExchangeOrderEntry::Impl::StateOf(const en::OrderInfo& info, const en::Name& acct,
+                                             const en::Name& sym, const exchange::OrderDetail& d,
+                                             int64_t time_us) const {
+  OrderState s;
+  s.transact_time_us = time_us;
+  s.session = SessionName(d.session);
+  s.account = Str(acct);
+  s.cl_ord_id = std::string(info.cl.view());
+  s.order_id = info.oid;
+  s.symbol = Str(sym);
+  s.side = ToGateway(info.side);
+  if (d.has_detail) {
+    s.ord_type = ToGateway(d.type);
+    s.tif = ToGateway(d.tif);
+    s.has_price = HasPrice(d.type);
+    s.price_ticks = d.px.value();
+    s.has_stop = HasStop(d.type);
+    s.stop_ticks = d.stop_px.value();
+    s.qty = d.qty.value();
+  } else {
+    s.qty = (info.cum + info.leaves).value();
+  }
+  s.cum_qty = info.cum.value();
+  s.leaves_qty = info.leaves.value();
+  s.cum_notional_ticks = info.notional;
+  return s;
+}
+
+void ExchangeOrderEntry::Impl::Touch(const en::Name& sym) {
+  if (sym.empty()) return;
+  for (const std::string& t : touched_) {
+    if (t == sym.view()) return;
+  }
+  touched_.emplace_back(sym.view());
+}
+
+// The request in flight under `tag`, or nullptr (tag 0: not an order entry's input).
+// Publisher thread: it alone erases or changes entries, and node_hash_map keeps element
+// addresses across producers' inserts, so the pointer stays valid without the lock.
+Pending* ExchangeOrderEntry::Impl::FindPending(uint64_t tag) {
+  if (tag == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  auto it = pending_.find(tag);
+  return it == pending_.end() ? nullptr : &it->second;
+}
+
+// Turns one engine event of a durable input into listener calls. `tag` is Submit's.
+void ExchangeOrderEntry::Impl::OnEvent(uint64_t tag, const exchange::Outcome& o) {
+  Pending* p = FindPending(tag);
+  switch (o.event.type) {
+    case en::EventType::kAccepted:
+      Touch(o.sym);
+      listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o)));
+      return;
+    case en::EventType::kRejected:
+      DeliverRejected(o, p);
+      return;
+    case en::EventType::kTrade:
+      DeliverTrade(o);
+      return;
+    case en::EventType::kCanceled:
+      DeliverCanceled(o, p);
+      return;
+    case en::EventType::kReplaced:
+      DeliverReplaced(o, p);
+      return;
+    case en::EventType::kTriggered:
+      Touch(o.sym);
+      listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o)));
+      return;
+    case en::EventType::kCancelRejected:
+      DeliverCancelRejected(o, p);
+      return;
+    case en::EventType::kStateChanged:
+      Touch(o.sym);
+      return;
+  }
+}
+
+// A reject: counted into a mass cancel's result, else an order reject (as asked, when the
+// request is ours).
+void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pending* p) {
+  const en::Event& e = o.event;
+  const std::string reason(en::ToString(e.reject));
+  if (p != nullptr && p->kind == Pending::Kind::kMass) {
+    p->mass.rejected = true;
+    p->mass.reason = reason;
+    return;
+  }
+  if (p != nullptr && p->kind == Pending::Kind::kNew) {
+    listener_->OnRejected(p->asked, reason);
+    return;
+  }
+  listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), reason);
+}
+
+// A trade: a fill to each side's order, then the public trade.
+void ExchangeOrderEntry::Impl::DeliverTrade(const exchange::Outcome& o) {
+  const en::Event& e = o.event;
+  Touch(o.sym);
+  const Fill fill{e.px.value(), e.qty.value(), e.seq};
+  listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), fill);
+  listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail(), TimeUs(o)), fill);
+  listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq, TimeUs(o)});
+}
+
+// A cancel, answered to the cancel or replace request that caused it (its session and
+// ids), or counted into a mass cancel's result.
+void ExchangeOrderEntry::Impl::DeliverCanceled(const exchange::Outcome& o, Pending* p) {
+  const en::Event& e = o.event;
+  Touch(o.sym);
+  OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
+  if (p != nullptr && p->kind == Pending::Kind::kCancel && e.cancel == en::CancelReason::kUser) {
+    s.session = p->asked.session;
+    s.orig_cl_ord_id = s.cl_ord_id;
+    s.cl_ord_id = p->cl_ord_id;
+  } else if (p != nullptr && p->kind == Pending::Kind::kReplace &&
+             e.cancel == en::CancelReason::kReplacedToZero) {
+    s.session = p->asked.session;
+    s.cl_ord_id = p->cl_ord_id;
+    s.orig_cl_ord_id = p->orig_cl_ord_id;
+  } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
+    ++p->mass.canceled_count;
+  }
+  listener_->OnCanceled(s, std::string(en::ToString(e.cancel)));
+}
+
+// A replace, answered to the amending session with the order's new price and quantity.
+void ExchangeOrderEntry::Impl::DeliverReplaced(const exchange::Outcome& o, Pending* p) {
+  const en::Event& e = o.event;
+  Touch(o.sym);
+  OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
+  if (p != nullptr) s.session = p->asked.session;
+  s.orig_cl_ord_id = std::string(e.orig.view());
+  if (e.has_px) {
+    s.has_price = true;
+    s.price_ticks = e.px.value();
+  }
+  s.qty = e.qty.value();
+  listener_->OnReplaced(s);
+}
+
+// A refused cancel or replace, with the request's ids and whether the order still works.
+void ExchangeOrderEntry::Impl::DeliverCancelRejected(const exchange::Outcome& o, const Pending* p) {
+  const en::Event& e = o.event;
+  CancelRejected r;
+  r.transact_time_us = TimeUs(o);
+  r.account = Str(o.acct);
+  r.orig_cl_ord_id = std::string(e.orig.view());
+  r.reason = std::string(en::ToString(e.reject));
+  if (p != nullptr) {
+    r.session = p->asked.session;
+    r.account = p->asked.account;
+    r.cl_ord_id = p->cl_ord_id;
+    r.orig_cl_ord_id = p->orig_cl_ord_id;
+    r.response_to_replace = p->kind == Pending::Kind::kReplace;
+  } else {
+    r.session = SessionName(o.detail().session);
+  }
+  // Refused for another reason than "unknown": the order still works.
+  if (e.reject != en::RejectReason::kUnknownOrder && e.order.oid != 0) {
+    r.order_live = true;
+    r.order_id = e.order.oid;
+    r.cum_qty = e.order.cum.value();
+  }
+  listener_->OnCancelRejected(r);
+}
+
+// Hands the current listing to the listener, through the worker like the first one so
+// that lists arrive in the order they were read. Any thread; PostListing calls race only
+// in the harmless way (a list re-sent).
+void ExchangeOrderEntry::Impl::PostListing() {
+  listing_seen_.store(core_->ListingVersion(), std::memory_order_release);
+  std::vector<ListedContract> contracts;
+  for (const security_master::Contract& c : core_->Contracts()) {
+    if (!c.listed()) continue;
+    ListedContract l;
+    l.symbol = c.sym;
+    if (c.contract)
+      l.maturity_month = absl::StrFormat("%04d%02d", c.contract->year, c.contract->month);
+    if (c.last_trading_day) {
+      std::string d = common::FormatDate(*c.last_trading_day);  // YYYY-MM-DD
+      d.erase(std::remove(d.begin(), d.end(), '-'), d.end());
+      l.last_trading_day = d;
+    }
+    l.multiplier = c.multiplier;
+    l.tick_ticks = c.tick.value();
+    l.max_order_qty = c.max_order_qty.value();
+    contracts.push_back(std::move(l));
+  }
+  Post([this, contracts] { listener_->OnSecurityList(contracts); });
+}
+
+void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
+  // A month listed or expired while running: market data and security lists follow.
+  if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
+  for (const std::string& sym : touched_) {
+    std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
+    if (!view) continue;
+    BookUpdate u;
+    u.symbol = sym;
+    for (const exchange::BookLevelView& l : view->bids)
+      u.bids.push_back({l.px.value(), l.qty.value(), l.count});
+    for (const exchange::BookLevelView& l : view->asks)
+      u.asks.push_back({l.px.value(), l.qty.value(), l.count});
+    listener_->OnBookUpdate(u);
+  }
+  touched_.clear();
+  if (tag == 0) return;
+  Pending done;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    auto it = pending_.find(tag);
+    if (it == pending_.end()) return;
+    done = std::move(it->second);
+    pending_.erase(it);
+  }
+  if (done.kind == Pending::Kind::kMass) listener_->OnMassCancelResult(done.mass);
+}
+
+// Nothing is delivered before Start: a standby's core publishes the primary's outcomes
+// long before this node has a FIX gateway to send them to (or clients to send them to).
+void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& o) {
+  if (o.kind != exchange::OutcomeKind::kEvent) return;
+  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  impl_->OnEvent(tag, o);
+}
+
+void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
+  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  impl_->OnAck(tag);
+}
+
+void ExchangeOrderEntry::OnIdle() {
+  impl_->RetryDisconnectCancels();
+  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  impl_->listener_->OnIdle();
+}
+
+}  // namespace cfx::gateway
