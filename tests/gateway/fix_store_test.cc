@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -63,17 +64,27 @@ class BatchedFileStoreTest : public ::testing::Test {
   std::string dir_;
 };
 
-// The same random calls on QuickFIX's FileStore and on the batched store (flushed at random
-// points and when destroyed) leave the same bytes in the body, header and seqnums files.
+// The same random calls on QuickFIX's FileStore and on the batched store leave the same
+// bytes in the body, header and seqnums files: with a connection attached, at each of its
+// flushes (random points) and when the store closes; with none, after every call.
 TEST_F(BatchedFileStoreTest, WritesTheFilesOfQuickFixsFileStoreByteForByte) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed);
+    const bool attached = seed % 2 == 1;
     const std::string a = dir_ + "/qf" + std::to_string(seed);
     const std::string b = dir_ + "/batched" + std::to_string(seed);
     FIX::FileStoreFactory stock_factory(a);
     BatchedFileStoreFactory batched_factory(b);
     FIX::MessageStore* stock = stock_factory.create(kId);
     FIX::MessageStore* batched = batched_factory.create(kId);
+    if (attached) batched_factory.FilesOf(kId)->Attach();
+    auto same_files = [&](const char* when) {
+      for (const char* file : {"body", "header", "seqnums"}) {
+        const std::string x = ReadFile(a + kPrefix + file);
+        ASSERT_FALSE(std::string(file) == "seqnums" && x.empty());
+        ASSERT_EQ(x, ReadFile(b + kPrefix + file)) << file << " " << when << ", seed " << seed;
+      }
+    };
     std::map<int, std::string> model;  // sequence number -> message, since the last reset
     for (int op = 0; op < 300; ++op) {
       const int what = static_cast<int>(rng() % 100);
@@ -102,9 +113,11 @@ TEST_F(BatchedFileStoreTest, WritesTheFilesOfQuickFixsFileStoreByteForByte) {
         model.clear();
       } else {
         batched_factory.FilesOf(kId)->Flush();
+        same_files("after a flush");
       }
       ASSERT_EQ(stock->getNextSenderMsgSeqNum(), batched->getNextSenderMsgSeqNum());
       ASSERT_EQ(stock->getNextTargetMsgSeqNum(), batched->getNextTargetMsgSeqNum());
+      if (!attached) same_files("with no connection");
     }
     // What the batched store gives back: every message set since the last reset. (Not
     // compared with FileStore's: QuickFIX 1.15's keeps the offsets of before a reset and
@@ -119,11 +132,7 @@ TEST_F(BatchedFileStoreTest, WritesTheFilesOfQuickFixsFileStoreByteForByte) {
     EXPECT_EQ(got, want) << "seed " << seed;
     stock_factory.destroy(stock);
     batched_factory.destroy(batched);
-    for (const char* file : {"body", "header", "seqnums"}) {
-      const std::string x = ReadFile(a + kPrefix + file);
-      EXPECT_FALSE(std::string(file) == "seqnums" && x.empty());
-      EXPECT_EQ(x, ReadFile(b + kPrefix + file)) << file << ", seed " << seed;
-    }
+    same_files("after closing");
   }
 }
 
@@ -172,13 +181,16 @@ TEST_F(BatchedFileStoreTest, ReadsWhatQuickFixsFileStoreWroteAndBack) {
   f.destroy(s);
 }
 
-// What QuickFIX hands the store stays in memory until the connection flushes it (before its
-// bytes go out); a resend reads it either way.
-TEST_F(BatchedFileStoreTest, NothingIsWrittenBeforeAFlushAndAResendSeesItAll) {
+// While a connection serves the session, what QuickFIX hands the store stays in memory until
+// the connection flushes it (before its bytes go out) or ends; a resend reads it either way.
+// With no connection (a client away: its cancel-on-disconnect reports, its drop copies)
+// every change is written at once.
+TEST_F(BatchedFileStoreTest, WritesWhenTheConnectionSendsOrEndsAndAtOnceWithNone) {
   BatchedFileStoreFactory f(dir_);
   FIX::MessageStore* s = f.create(kId);
   std::shared_ptr<internal::StoreFiles> files = f.FilesOf(kId);
   ASSERT_NE(files, nullptr);
+  files->Attach();
   EXPECT_FALSE(files->Pending());
   const std::string body = dir_ + kPrefix + "body";
   const std::string seqnums = dir_ + kPrefix + "seqnums";
@@ -198,8 +210,59 @@ TEST_F(BatchedFileStoreTest, NothingIsWrittenBeforeAFlushAndAResendSeesItAll) {
   s->get(1, 2, got);
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[1], Message(2, 60));
+  s->set(3, Message(3, 40));
+  s->incrNextSenderMsgSeqNum();
+  EXPECT_EQ(SizeOf(body), 160);
+  files->Detach();  // the connection ended
+  EXPECT_FALSE(files->Pending());
+  EXPECT_EQ(SizeOf(body), 200);
+  EXPECT_EQ(ReadFile(seqnums), "0000000003 : 0000000002");
+  s->set(4, Message(4, 50));  // the client is away
+  s->incrNextSenderMsgSeqNum();
+  s->incrNextTargetMsgSeqNum();
+  EXPECT_FALSE(files->Pending());
+  EXPECT_EQ(SizeOf(body), 250);
+  EXPECT_EQ(ReadFile(seqnums), "0000000004 : 0000000003");
+  // refresh() reads the files back to the same state.
+  s->refresh();
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), 4);
+  EXPECT_EQ(s->getNextTargetMsgSeqNum(), 3);
+  s->get(1, 4, got);
+  EXPECT_EQ(got.size(), 4u);
   f.destroy(s);
   EXPECT_EQ(f.FilesOf(kId), nullptr);
+  files->Flush();  // a connection's late flush: the store is closed, nothing is written
+  EXPECT_EQ(SizeOf(body), 250);
+}
+
+// A long day's header file reads in one pass (a parse that rescans the rest of the text at
+// each entry would take minutes here).
+TEST_F(BatchedFileStoreTest, ALargeHeaderFileReadsBackEveryEntry) {
+  constexpr int kEntries = 200000;
+  std::string header, body;
+  for (int seq = 1; seq <= kEntries; ++seq) {
+    const std::string m = Message(seq, 40);
+    header += std::to_string(seq) + "," + std::to_string(body.size()) + "," +
+              std::to_string(m.size()) + " ";
+    body += m;
+  }
+  std::ofstream(dir_ + kPrefix + "header") << header;
+  std::ofstream(dir_ + kPrefix + "body") << body;
+  std::ofstream(dir_ + kPrefix + "seqnums") << "0000200001 : 0000000007";
+  const auto start = std::chrono::steady_clock::now();
+  BatchedFileStoreFactory f(dir_);
+  FIX::MessageStore* s = f.create(kId);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), kEntries + 1);
+  std::vector<std::string> got;
+  s->get(kEntries - 1, kEntries + 5, got);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], Message(kEntries - 1, 40));
+  EXPECT_EQ(got[1], Message(kEntries, 40));
+  s->get(1, 1, got);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], Message(1, 40));
+  f.destroy(s);
 }
 
 TEST_F(BatchedFileStoreTest, ItsFilesAreTheUsersOnly) {
@@ -267,6 +330,32 @@ TEST_F(FixGatewayTest, ARestartedGatewayResendsFromItsStore) {
     EXPECT_NE(report.find("\00143=Y\001"), std::string::npos) << "not PossDup: " << report;
     EXPECT_NE(report.find("\00135=8\001"), std::string::npos) << report;
   }
+}
+
+// A client away: the report of its order canceled on disconnect is stored for its resend,
+// and in the files at once (no connection will flush it), with the gateway still running.
+TEST_F(FixGatewayTest, WhatIsStoredForAnAbsentClientIsInTheFilesAtOnce) {
+  auto drop_copy = Connect("ALPHA_DC");
+  {
+    RawSocket s(port_);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() +
+                              "|98=0|108=30|141=Y|")));
+    ASSERT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() +
+                              "|11=away1|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" +
+                              UtcNow() + "|")));
+    bool closed = false;
+    const std::string got = s.ReadUntil("\00111=away1\001", kWaitMs, &closed);
+    ASSERT_NE(got.find("\00111=away1\001"), std::string::npos) << got;
+  }  // the connection drops: cancel-on-disconnect
+  FIX::Message m;
+  ASSERT_TRUE(drop_copy->WaitExec("away1", '4', &m));  // sent after ALPHA_T2's own report
+  const std::string body = ReadFile(dir_ + "/gw/fix/store/FIX.4.4-CFX-ALPHA_T2.body");
+  const size_t at = body.rfind("\00111=away1\001");
+  ASSERT_NE(at, std::string::npos) << body;
+  const size_t begin = body.rfind("8=FIX.4.4", at);
+  EXPECT_NE(body.find("\001150=4\001", begin), std::string::npos)
+      << "the cancel's report is not in the files: " << body.substr(begin);
 }
 
 }  // namespace

@@ -120,8 +120,7 @@ bool BoundAcceptor::Link::send(const std::string& message) {
   size_t sent = 0;
   if (to_client_.empty()) {  // in order: only when nothing waits before it
     if (!StoreWritten()) return false;
-    const ssize_t n =
-        ::send(fd_, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n = ::send(fd_, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       return false;  // the connection failed: its thread sees it too
     }
@@ -158,8 +157,16 @@ bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
   }
   if (session_ == nullptr) return false;
   if (acceptor_.batched_store_ != nullptr) {
+    std::shared_ptr<StoreFiles> files = acceptor_.batched_store_->FilesOf(id);
+    if (files == nullptr) {  // a session without its store: nothing it sent could be kept
+      LogRefusal(peer_, "closed: no message store for the session");
+      FIX::Session::unregisterSession(id);
+      session_ = nullptr;
+      return false;
+    }
+    files->Attach();
     std::lock_guard<std::mutex> lock(out_mu_);
-    store_ = acceptor_.batched_store_->FilesOf(id);
+    store_ = std::move(files);
   }
   session_->setResponder(this);
   return true;
@@ -171,7 +178,7 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     session_->next(message, FIX::UtcTimeStamp());
   } catch (const FIX::InvalidMessage&) {
     if (!session_->isLoggedOn()) return false;  // as QuickFIX's own connection does
-  } catch (const std::exception& e) {  // a library error ends this connection only
+  } catch (const std::exception& e) {           // a library error ends this connection only
     LogRefusal(peer_, std::string("closed: ") + e.what());
     return false;
   }
@@ -192,6 +199,15 @@ void BoundAcceptor::Link::Detach() {
   }
   FIX::Session::unregisterSession(session_->getSessionID());
   session_ = nullptr;
+  // What the session stored meanwhile is written now; from here on, until a connection
+  // attaches again, the store writes each change at once.
+  if (store_ != nullptr) {
+    try {
+      store_->Detach();
+    } catch (const std::exception& e) {
+      LogRefusal(peer_, std::string("the session's message store: ") + e.what());
+    }
+  }
 }
 
 void BoundAcceptor::Link::Run() {
@@ -254,10 +270,10 @@ void BoundAcceptor::Link::Run() {
           break;
         }
         if (framing.garbled() != garbled_before) {
-          counters.garbled.fetch_add(framing.garbled() - garbled_before,
-                                     std::memory_order_relaxed);
+          counters.garbled.fetch_add(framing.garbled() - garbled_before, std::memory_order_relaxed);
           // A few lines per connection: the count is in the counters.
-          if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing.error());
+          if (garbled_before < 3)
+            LogRefusal(peer_, "ignored a garbled message: " + framing.error());
         }
         bool keep = true;
         size_t begin = 0;

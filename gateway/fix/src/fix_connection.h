@@ -101,7 +101,9 @@ class BoundAcceptor::Link : public FIX::Responder,
   bool overflowed_ = false;  // under out_mu_: over max_outbound_bytes
   bool held_ = false;        // under out_mu_: in a batching thread's held_writes_
   bool store_failed_ = false;  // under out_mu_: the session's store could not be written
-  std::shared_ptr<StoreFiles> store_;  // under out_mu_: null for a store that writes at once
+  // Under out_mu_ (set by the connection's thread, which may read it without): null for a
+  // store that writes at once.
+  std::shared_ptr<StoreFiles> store_;
 };
 
 }  // namespace internal

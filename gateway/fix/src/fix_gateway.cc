@@ -209,9 +209,10 @@ absl::Status FixGateway::Impl::Start() {
             }
           });
     }
-    // QuickFIX's file store opened its files (fopen: 0666 less the umask) as the acceptor
-    // made the sessions: make them private. A sequence reset re-creates them; toAdmin
-    // then does this again (`cfx` itself runs with umask 077, so no window there).
+    // The sessions' store files are created 0600 (fix_store.cc); QuickFIX's own FileStore
+    // (--quickfix-file-store, benchmarks) opens its files with fopen, 0666 less the umask:
+    // make them private. A sequence reset re-creates them; toAdmin then does this again
+    // (`cfx` itself runs with umask 077, so no window there).
     store_dir_ = dir + "/store";
     ApplyResume();
     internal::MakeFilesPrivate(store_dir_);

@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "quickfix/Utility.h"
@@ -16,8 +19,9 @@ namespace gateway {
 namespace internal {
 namespace {
 
-std::string Why(const std::string& what, const std::string& file) {
-  return what + " " + file + ": " + std::strerror(errno);
+// `failed`: the call's result, 0 when it wrote or read nothing (errno then says nothing).
+std::string Why(const std::string& what, const std::string& file, ssize_t failed = -1) {
+  return what + " " + file + ": " + (failed == 0 ? "no progress" : std::strerror(errno));
 }
 
 int OpenFile(const std::string& name, int flags) {
@@ -50,7 +54,7 @@ void Append(int fd, std::string* pending, const std::string& name) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       pending->erase(0, done);
-      throw FIX::IOException(Why("cannot write", name));
+      throw FIX::IOException(Why("cannot write", name, n));
     }
     done += static_cast<size_t>(n);
   }
@@ -63,8 +67,31 @@ void WriteAt0(int fd, const std::string& text, const std::string& name) {
     const ssize_t n =
         ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw FIX::IOException(Why("cannot write", name));
+    if (n <= 0) throw FIX::IOException(Why("cannot write", name, n));
     done += static_cast<size_t>(n);
+  }
+}
+
+// The header file's entries, "<seq>,<offset>,<size> " each, as FileStore's fscanf loop
+// reads them (it stops at the first that does not parse), in one pass: sscanf in a loop
+// would measure the rest of the text at every entry.
+void ParseHeader(const std::string& text, std::map<int, std::pair<long, std::size_t>>* out) {
+  const char* p = text.c_str();
+  const char* end = p + text.size();
+  for (;;) {
+    while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+    char* next = nullptr;
+    errno = 0;
+    const long seq = std::strtol(p, &next, 10);
+    if (next == p || *next != ',' || errno != 0 || seq < INT_MIN || seq > INT_MAX) return;
+    p = next + 1;
+    const long offset = std::strtol(p, &next, 10);
+    if (next == p || *next != ',' || errno != 0) return;
+    p = next + 1;
+    const unsigned long size = std::strtoul(p, &next, 10);
+    if (next == p || errno != 0) return;
+    p = next;
+    (*out)[static_cast<int>(seq)] = std::make_pair(offset, static_cast<std::size_t>(size));
   }
 }
 
@@ -80,14 +107,22 @@ StoreFiles::StoreFiles(std::string prefix) : prefix_(std::move(prefix)) {
   Open(false);
 }
 
-StoreFiles::~StoreFiles() {
+StoreFiles::~StoreFiles() { Close(); }
+
+void StoreFiles::Close() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return;
   try {
     FlushLocked();
   } catch (const std::exception&) {
     // Nothing of it reached a client (bytes go out only after a flush): nothing is lost
     // that a client has seen.
   }
+  closed_ = true;
+  CloseFiles();
+}
+
+void StoreFiles::CloseFiles() {
   CloseFd(&body_fd_);
   CloseFd(&header_fd_);
   CloseFd(&seqnums_fd_);
@@ -95,10 +130,16 @@ StoreFiles::~StoreFiles() {
 }
 
 void StoreFiles::Open(bool truncate) {
-  CloseFd(&body_fd_);
-  CloseFd(&header_fd_);
-  CloseFd(&seqnums_fd_);
-  CloseFd(&session_fd_);
+  try {
+    OpenFiles(truncate);
+  } catch (...) {
+    CloseFiles();
+    throw;
+  }
+}
+
+void StoreFiles::OpenFiles(bool truncate) {
+  CloseFiles();
   body_pending_.clear();
   header_pending_.clear();
   offsets_.clear();
@@ -110,10 +151,10 @@ void StoreFiles::Open(bool truncate) {
   const bool had_session = !truncate && ::stat((prefix_ + "session").c_str(), &st) == 0;
   session_fd_ = OpenFile(prefix_ + "session", t);
   Load();
-  if (!had_session) WriteSession();
-  // As FileStore: the sequence numbers' file is written when the store opens.
-  seqnums_dirty_ = true;
   try {
+    if (!had_session) WriteSession();
+    // As FileStore: the sequence numbers' file is written when the store opens.
+    seqnums_dirty_ = true;
     FlushLocked();
   } catch (const FIX::IOException& e) {
     throw FIX::ConfigError(e.what());
@@ -121,16 +162,7 @@ void StoreFiles::Open(bool truncate) {
 }
 
 void StoreFiles::Load() {
-  const std::string header = ReadAll(header_fd_, prefix_ + "header");
-  const char* p = header.c_str();
-  int seq = 0;
-  long offset = 0;
-  unsigned long size = 0;
-  int used = 0;
-  while (std::sscanf(p, "%d,%ld,%lu %n", &seq, &offset, &size, &used) == 3) {
-    offsets_[seq] = OffsetSize(offset, static_cast<std::size_t>(size));
-    p += used;
-  }
+  ParseHeader(ReadAll(header_fd_, prefix_ + "header"), &offsets_);
   const std::string seqnums = ReadAll(seqnums_fd_, prefix_ + "seqnums");
   int sender = 0, target = 0;
   if (std::sscanf(seqnums.c_str(), "%d : %d", &sender, &target) == 2) {
@@ -160,6 +192,7 @@ void StoreFiles::WriteSession() {
 }
 
 void StoreFiles::FlushLocked() {
+  if (closed_) return;
   // The body first: a header entry never names bytes that are not in the body file.
   if (!body_pending_.empty()) Append(body_fd_, &body_pending_, prefix_ + "body");
   if (!header_pending_.empty()) Append(header_fd_, &header_pending_, prefix_ + "header");
@@ -177,18 +210,29 @@ void StoreFiles::Flush() {
   FlushLocked();
 }
 
+void StoreFiles::Attach() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++attached_;
+}
+
+void StoreFiles::Detach() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (attached_ > 0) --attached_;
+  FlushLocked();
+}
+
+void StoreFiles::Changed() {
+  if (attached_ == 0) FlushLocked();
+}
+
 bool StoreFiles::Pending() const {
   std::lock_guard<std::mutex> lock(mu_);
   return !body_pending_.empty() || !header_pending_.empty() || seqnums_dirty_;
 }
 
-BatchedFileStore::~BatchedFileStore() {
-  try {
-    files_->Flush();
-  } catch (const std::exception&) {
-    // As in ~StoreFiles: nothing a client has seen is lost.
-  }
-}
+// A connection may still hold the files (until its thread ends): they are closed now, so
+// that nothing it flushes later lands in files a new store of the same session uses.
+BatchedFileStore::~BatchedFileStore() { files_->Close(); }
 
 bool BatchedFileStore::set(int seq, const std::string& message) throw(FIX::IOException) {
   StoreFiles& f = *files_;
@@ -201,6 +245,7 @@ bool BatchedFileStore::set(int seq, const std::string& message) throw(FIX::IOExc
   f.body_pending_ += message;
   f.body_size_ += static_cast<long>(message.size());
   f.offsets_[seq] = StoreFiles::OffsetSize(offset, message.size());
+  f.Changed();
   return true;
 }
 
@@ -219,7 +264,7 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
       const ssize_t n = ::pread(f.body_fd_, &message[done], message.size() - done,
                                 static_cast<off_t>(it->second.first + static_cast<long>(done)));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw FIX::IOException(Why("cannot read", f.prefix_ + "body"));
+      if (n <= 0) throw FIX::IOException(Why("cannot read", f.prefix_ + "body", n));
       done += static_cast<size_t>(n);
     }
     out.push_back(std::move(message));
@@ -240,24 +285,28 @@ void BatchedFileStore::setNextSenderMsgSeqNum(int value) throw(FIX::IOException)
   std::lock_guard<std::mutex> lock(files_->mu_);
   files_->cache_.setNextSenderMsgSeqNum(value);
   files_->seqnums_dirty_ = true;
+  files_->Changed();
 }
 
 void BatchedFileStore::setNextTargetMsgSeqNum(int value) throw(FIX::IOException) {
   std::lock_guard<std::mutex> lock(files_->mu_);
   files_->cache_.setNextTargetMsgSeqNum(value);
   files_->seqnums_dirty_ = true;
+  files_->Changed();
 }
 
 void BatchedFileStore::incrNextSenderMsgSeqNum() throw(FIX::IOException) {
   std::lock_guard<std::mutex> lock(files_->mu_);
   files_->cache_.incrNextSenderMsgSeqNum();
   files_->seqnums_dirty_ = true;
+  files_->Changed();
 }
 
 void BatchedFileStore::incrNextTargetMsgSeqNum() throw(FIX::IOException) {
   std::lock_guard<std::mutex> lock(files_->mu_);
   files_->cache_.incrNextTargetMsgSeqNum();
   files_->seqnums_dirty_ = true;
+  files_->Changed();
 }
 
 FIX::UtcTimeStamp BatchedFileStore::getCreationTime() const throw(FIX::IOException) {

@@ -4,16 +4,22 @@
 // QuickFIX's FileStore makes about nine system calls for each message the exchange sends
 // (two seeks to the ends of its files, a tell, the header and the body each flushed, the
 // sequence numbers' file rewound and rewritten) and two for each message it receives. This
-// store keeps what changed in memory and writes it with one call per file when the
-// connection is about to put bytes on the client's socket (StoreFiles::Flush): a burst of
-// reports costs three writes in all. The guarantee is QuickFIX's: every message a client
-// has received, and the sequence numbers after it, are in the files (in the page cache:
-// they survive the process, not the machine, as with FileStore), so a restarted exchange
-// resends what a client asks for and never reuses a MsgSeqNum the client has seen.
+// store keeps what changed in memory while a connection serves the session and writes it
+// with one call per file when that connection is about to put bytes on the client's
+// socket (StoreFiles::Flush), and when the connection ends: a burst of reports costs three
+// writes in all. With no connection it writes each change at once, as FileStore does (what
+// is sent to an absent client, a cancel-on-disconnect report, a drop copy, waits in the
+// files for its resend). The guarantee is QuickFIX's: every message a client has received,
+// or that was stored for it while it was away, and the sequence numbers after it, are in
+// the files (in the page cache: they survive the process, not the machine, as with
+// FileStore), so a restarted exchange resends what a client asks for and never reuses a
+// MsgSeqNum the client has seen.
 //
 //   BatchedFileStoreFactory factory(settings);      // FileStorePath per session
 //   FIX::SessionSettings ...; Session(app, factory, ...)
-//   factory.FilesOf(session_id)->Flush();           // before the session's bytes go out
+//   auto files = factory.FilesOf(session_id);       // the connection, at the Logon:
+//   files->Attach();  ... files->Flush();           // before the session's bytes go out
+//   files->Detach();                                // the connection ended (flushes)
 //
 // C++14 (QuickFIX headers): only the gateway's QuickFIX object library includes this.
 #ifndef CFX_GATEWAY_SRC_FIX_STORE_H_
@@ -45,9 +51,14 @@ class StoreFiles {
   StoreFiles& operator=(const StoreFiles&) = delete;
 
   // Writes what changed since the last flush: new messages (body, then header), the
-  // sequence numbers. Nothing to write: no system call. Throws FIX::IOException naming the
-  // file; what was not written stays pending.
+  // sequence numbers. Nothing to write (or the store closed): no system call. Throws
+  // FIX::IOException naming the file; what was not written stays pending.
   void Flush();
+  // A connection serves the session from now on: changes wait for its flushes. Detach (the
+  // connection ended) writes what waits; with no connection attached every change is
+  // written at once. Detach throws as Flush.
+  void Attach();
+  void Detach();
   // Whether anything waits for Flush (for tests).
   bool Pending() const;
 
@@ -55,10 +66,14 @@ class StoreFiles {
   friend class BatchedFileStore;
   typedef std::pair<long, std::size_t> OffsetSize;
 
-  void Open(bool truncate);  // mu_ held
-  void Load();               // mu_ held: the files' contents into the cache and offsets
-  void FlushLocked();        // mu_ held
-  void WriteSession();       // mu_ held: the creation time, at once
+  void Open(bool truncate);  // mu_ held; on failure every file is closed
+  void OpenFiles(bool truncate);
+  void CloseFiles();
+  void Load();          // mu_ held: the files' contents into the cache and offsets
+  void FlushLocked();   // mu_ held
+  void Changed();       // mu_ held: after a change, written at once when unattached
+  void WriteSession();  // mu_ held: the creation time, at once
+  void Close();         // the store is gone: flushed, closed, later flushes do nothing
 
   const std::string prefix_;
   mutable std::mutex mu_;
@@ -69,6 +84,8 @@ class StoreFiles {
   std::string body_pending_;  // messages set since the last flush
   std::string header_pending_;
   bool seqnums_dirty_ = false;
+  int attached_ = 0;     // connections serving the session (one, or two while one hands over)
+  bool closed_ = false;  // Close() ran: the files belong to no store any more
 };
 
 class BatchedFileStore : public FIX::MessageStore {
