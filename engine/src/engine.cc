@@ -18,7 +18,13 @@ OrderBook* KnownBook(OrderBook* book, MatchContext& ctx) {
 }  // namespace
 
 Engine::Engine(const EngineConfig& config)
-    : config_(config), ctx_(config.order_capacity), client_ids_(config.client_id_capacity) {}
+    : config_(config),
+      ctx_(config.order_capacity),
+      accounts_(config.account_capacity),
+      firms_(config.account_capacity),
+      client_ids_(config.client_id_capacity) {
+  default_firm_.reserve(config.account_capacity);
+}
 
 AccountId Engine::InternAccount(const Name& name, uint64_t hash) {
   const AccountId id = accounts_.Intern(name, hash);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <variant>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/engine/engine.h"
 #include "cfx/engine/order_book.h"
@@ -61,8 +62,10 @@ std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
   while (items.size() < orders) {
     unsigned roll = static_cast<unsigned>(rng() % 100);
     if (roll < 9) {  // GTC limit; at the target size it replaces a cancel
-      if (live.size() >= kTargetLive) roll = 10;
-      else new_resting();
+      if (live.size() >= kTargetLive)
+        roll = 10;
+      else
+        new_resting();
     }
     if (roll >= 9 && roll < 12) {  // IOC across the spread
       WorkItem w;
@@ -108,8 +111,7 @@ namespace {
 // One benchmark book: band off, max qty unlimited, pool sized for the stream.
 class BenchBook {
  public:
-  explicit BenchBook(size_t capacity)
-      : ctx_(capacity), book_(Config(), &ctx_) {
+  explicit BenchBook(size_t capacity) : ctx_(capacity), book_(Config(), &ctx_) {
     ctx_.events.reserve(4096);
   }
   static BookConfig Config() {
@@ -166,7 +168,8 @@ constexpr std::string_view kBenchSymbol = "BENCH";
 // listener, the order pool and the client-id map reserved for `orders` and `client_ids`.
 class BenchEngine {
  public:
-  BenchEngine(size_t orders, size_t client_ids) : engine_(Config(orders, client_ids)) {
+  BenchEngine(size_t orders, size_t client_ids, size_t accounts)
+      : engine_(Config(orders, client_ids, accounts)) {
     ProductCmd p;
     p.sym = Name::From(kBenchSymbol);
     p.band_percent = 0;
@@ -174,10 +177,11 @@ class BenchEngine {
     engine_.Process(p);
     engine_.set_listener(&listener_);
   }
-  static EngineConfig Config(size_t orders, size_t client_ids) {
+  static EngineConfig Config(size_t orders, size_t client_ids, size_t accounts) {
     EngineConfig c;
     c.order_capacity = orders;
     c.client_id_capacity = client_ids;
+    c.account_capacity = accounts;
     return c;
   }
   void Apply(const Command& c) { engine_.Process(c); }
@@ -191,6 +195,15 @@ class BenchEngine {
   CountingListener listener_;
   Engine engine_;
 };
+
+// The accounts the commands name, as a service that configures its accounts knows them.
+size_t AccountCount(const std::vector<Command>& commands) {
+  absl::flat_hash_set<std::string_view> names;
+  for (const Command& c : commands) {
+    if (const auto* n = std::get_if<NewOrderCmd>(&c)) names.insert(n->acct.view());
+  }
+  return std::max<size_t>(names.size(), 16);
+}
 
 // Client ids the commands take (they stay taken); at least the orders they enter.
 size_t ClientIdCount(const std::vector<Command>& commands) {
@@ -272,14 +285,16 @@ std::vector<Command> EngineCommands(const std::vector<WorkItem>& items, uint32_t
 BenchFigures RunEngineBench(const std::vector<Command>& commands, EventCounts* counts) {
   // Sized for the stream, as RunBookBench, so the timed loops never grow the pool or map.
   const size_t ids = ClientIdCount(commands);
+  const size_t accounts = AccountCount(commands);
   return internal::TimeStream(
-      commands, [&] { return std::make_unique<BenchEngine>(ids, ids); },
+      commands, [&] { return std::make_unique<BenchEngine>(ids, ids, accounts); },
       [&](const BenchEngine& e) { *counts = e.counts(); });
 }
 
 EventCounts RunEngineOnce(const std::vector<Command>& commands) {
   // The pool as RunBookOnce's; the id map reserved (reserving is cheap, growing is not).
-  auto engine = std::make_unique<BenchEngine>(1 << 16, ClientIdCount(commands));
+  auto engine =
+      std::make_unique<BenchEngine>(1 << 16, ClientIdCount(commands), AccountCount(commands));
   for (const Command& c : commands) engine->Apply(c);
   return engine->counts();
 }

@@ -45,6 +45,10 @@ class PreTradeRisk {
 struct EngineConfig {
   size_t order_capacity = 1 << 16;      // live orders before the pool grows
   size_t client_id_capacity = 1 << 16;  // client ids (they stay taken) before the map grows
+  // Accounts (and as many firms and STP groups: an account is its own by default) before
+  // their name tables grow: sized at start, the first order of each account inserts into a
+  // table already in memory instead of rehashing a growing one.
+  size_t account_capacity = 64;
   size_t max_grid_levels = size_t{1} << 20;
 };
 
