@@ -52,6 +52,17 @@ std::string Message(int seq, size_t n) {
   return m + "\x01";
 }
 
+// That `s` expects to send `next_sender` and to receive `next_target` next, and holds
+// `sent` as its messages 1, 2, ...
+void ExpectHolds(FIX::MessageStore* s, int next_sender, int next_target,
+                 const std::vector<std::string>& sent) {
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), next_sender);
+  EXPECT_EQ(s->getNextTargetMsgSeqNum(), next_target);
+  std::vector<std::string> got;
+  s->get(1, static_cast<int>(sent.size()), got);
+  EXPECT_EQ(got, sent);
+}
+
 class BatchedFileStoreTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = TempDir(); }
@@ -155,11 +166,7 @@ TEST_F(BatchedFileStoreTest, ReadsWhatQuickFixsFileStoreWroteAndBack) {
   {
     BatchedFileStoreFactory f(dir_);
     FIX::MessageStore* s = f.create(kId);
-    EXPECT_EQ(s->getNextSenderMsgSeqNum(), 41);
-    EXPECT_EQ(s->getNextTargetMsgSeqNum(), 17);
-    std::vector<std::string> got;
-    s->get(1, 40, got);
-    EXPECT_EQ(got, sent);
+    ExpectHolds(s, 41, 17, sent);
     created = s->getCreationTime();
     for (int seq = 41; seq <= 60; ++seq) {
       sent.push_back(Message(seq, 70 + seq));
@@ -171,11 +178,7 @@ TEST_F(BatchedFileStoreTest, ReadsWhatQuickFixsFileStoreWroteAndBack) {
   }
   FIX::FileStoreFactory f(dir_);
   FIX::MessageStore* s = f.create(kId);
-  EXPECT_EQ(s->getNextSenderMsgSeqNum(), 61);
-  EXPECT_EQ(s->getNextTargetMsgSeqNum(), 18);
-  std::vector<std::string> got;
-  s->get(1, 60, got);
-  EXPECT_EQ(got, sent);
+  ExpectHolds(s, 61, 18, sent);
   EXPECT_EQ(FIX::UtcTimeStampConvertor::convert(s->getCreationTime()),
             FIX::UtcTimeStampConvertor::convert(created));
   f.destroy(s);
@@ -339,11 +342,10 @@ TEST_F(FixGatewayTest, WhatIsStoredForAnAbsentClientIsInTheFilesAtOnce) {
   {
     RawSocket s(port_);
     ASSERT_TRUE(s.ok());
-    ASSERT_TRUE(s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() +
-                              "|98=0|108=30|141=Y|")));
-    ASSERT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() +
-                              "|11=away1|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" +
-                              UtcNow() + "|")));
+    ASSERT_TRUE(
+        s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+    ASSERT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=away1|1=A2|55=" +
+                              kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|")));
     bool closed = false;
     const std::string got = s.ReadUntil("\00111=away1\001", kWaitMs, &closed);
     ASSERT_NE(got.find("\00111=away1\001"), std::string::npos) << got;

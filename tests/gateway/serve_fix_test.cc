@@ -77,7 +77,7 @@ TEST_F(ServeFixTest, CrossingOrdersFillThroughTheEngineAndCopiesStayInTheFirm) {
   EXPECT_EQ(acked_at.size(), 24u) << acked_at;  // YYYYMMDD-HH:MM:SS.ffffff (µs)
   ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("b1", "B1", '2', 4, "4.990"), 'F', &m));
   EXPECT_GE(F(m, 60), acked_at);  // SPEC §5: a trade is never stamped before the ack
-  EXPECT_EQ(F(m, 31), "5.000");   // the resting order's price
+  EXPECT_EQ(F(m, 31), "5.000");  // the resting order's price
   EXPECT_EQ(F(m, 32), "4");
   EXPECT_EQ(F(m, 39), "2");
   ASSERT_TRUE(alpha->WaitExec("a1", 'F', &m));

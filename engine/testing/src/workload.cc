@@ -62,10 +62,8 @@ std::vector<WorkItem> MixedWorkload(size_t orders, uint64_t seed) {
   while (items.size() < orders) {
     unsigned roll = static_cast<unsigned>(rng() % 100);
     if (roll < 9) {  // GTC limit; at the target size it replaces a cancel
-      if (live.size() >= kTargetLive)
-        roll = 10;
-      else
-        new_resting();
+      if (live.size() >= kTargetLive) roll = 10;
+      else new_resting();
     }
     if (roll >= 9 && roll < 12) {  // IOC across the spread
       WorkItem w;
@@ -111,7 +109,8 @@ namespace {
 // One benchmark book: band off, max qty unlimited, pool sized for the stream.
 class BenchBook {
  public:
-  explicit BenchBook(size_t capacity) : ctx_(capacity), book_(Config(), &ctx_) {
+  explicit BenchBook(size_t capacity)
+      : ctx_(capacity), book_(Config(), &ctx_) {
     ctx_.events.reserve(4096);
   }
   static BookConfig Config() {

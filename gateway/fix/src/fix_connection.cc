@@ -178,7 +178,7 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     session_->next(message, FIX::UtcTimeStamp());
   } catch (const FIX::InvalidMessage&) {
     if (!session_->isLoggedOn()) return false;  // as QuickFIX's own connection does
-  } catch (const std::exception& e) {           // a library error ends this connection only
+  } catch (const std::exception& e) {  // a library error ends this connection only
     LogRefusal(peer_, std::string("closed: ") + e.what());
     return false;
   }
@@ -270,10 +270,10 @@ void BoundAcceptor::Link::Run() {
           break;
         }
         if (framing.garbled() != garbled_before) {
-          counters.garbled.fetch_add(framing.garbled() - garbled_before, std::memory_order_relaxed);
+          counters.garbled.fetch_add(framing.garbled() - garbled_before,
+                                     std::memory_order_relaxed);
           // A few lines per connection: the count is in the counters.
-          if (garbled_before < 3)
-            LogRefusal(peer_, "ignored a garbled message: " + framing.error());
+          if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing.error());
         }
         bool keep = true;
         size_t begin = 0;
