@@ -268,6 +268,25 @@ TEST_F(BatchedFileStoreTest, ALargeHeaderFileReadsBackEveryEntry) {
   f.destroy(s);
 }
 
+// Header entries that name bytes the body does not hold (a body cut short, a damaged size)
+// are left out at start: a resend gets what can be read, and nothing huge is allocated.
+TEST_F(BatchedFileStoreTest, EntriesPastTheBodysEndAreLeftOut) {
+  const std::string m1 = Message(1, 40), m2 = Message(2, 50);
+  std::ofstream(dir_ + kPrefix + "body") << m1 << m2;
+  std::ofstream(dir_ + kPrefix + "header")
+      << "1,0,40 2,40,50 3,90,60 4,10,999999999999 5,-5,10 6,88,2 ";
+  std::ofstream(dir_ + kPrefix + "seqnums") << "0000000007 : 0000000001";
+  BatchedFileStoreFactory f(dir_);
+  FIX::MessageStore* s = f.create(kId);
+  std::vector<std::string> got;
+  s->get(1, 6, got);
+  ASSERT_EQ(got.size(), 3u);  // 1, 2 and the last two bytes of 2 (6); not 3, 4 or 5
+  EXPECT_EQ(got[0], m1);
+  EXPECT_EQ(got[1], m2);
+  EXPECT_EQ(got[2], m2.substr(48));
+  f.destroy(s);
+}
+
 TEST_F(BatchedFileStoreTest, ItsFilesAreTheUsersOnly) {
   BatchedFileStoreFactory f(dir_);
   FIX::MessageStore* s = f.create(kId);

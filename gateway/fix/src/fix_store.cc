@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "quickfix/Utility.h"
 
@@ -181,6 +182,16 @@ void StoreFiles::Load() {
   struct stat st;
   if (::fstat(body_fd_, &st) != 0) throw FIX::ConfigError(Why("cannot stat", prefix_ + "body"));
   body_size_ = static_cast<long>(st.st_size);
+  // An entry naming bytes past the body's end (a body cut short by a crash of the machine,
+  // a damaged header) cannot be read back: it is left out, as if never stored, so that a
+  // resend gap-fills it instead of failing, or allocating a damaged size.
+  for (auto it = offsets_.begin(); it != offsets_.end();) {
+    const long offset = it->second.first;
+    const std::size_t size = it->second.second;
+    const bool readable = offset >= 0 && offset <= body_size_ &&
+                          size <= static_cast<std::size_t>(body_size_ - offset);
+    it = readable ? std::next(it) : offsets_.erase(it);
+  }
 }
 
 void StoreFiles::WriteSession() {
