@@ -75,6 +75,10 @@ absl::StatusOr<uint64_t> Lease::Renew(uint64_t revision) {
   absl::Status err = NatsError("renew the lease", s);
   auto holder = Holder();
   if (holder.ok() && holder->second != revision) {
+    if (holder->first.empty()) {
+      // Lapsed and not taken since (or taken and lapsed again): free, but not ours.
+      return absl::FailedPreconditionError("lease lost: it lapsed and nobody holds it now");
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "lease lost: now held by '", holder->first, "' at revision ", holder->second));
   }
