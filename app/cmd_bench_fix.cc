@@ -20,6 +20,7 @@ struct BenchFixFlags {
   bool no_sync = false;
   bool publisher_thread = false;
   bool quickfix_file_store = false;
+  bool commit_log = true;
   bool no_yardsticks = false;
   bool replicated = false;
 };
@@ -38,6 +39,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
   options.no_sync = flags.no_sync;
   options.publisher_thread = flags.publisher_thread;
   options.quickfix_file_store = flags.quickfix_file_store;
+  options.commit_log = flags.commit_log;
   options.yardsticks = !flags.no_yardsticks;
   options.replicated = flags.replicated;
   options.log = &std::cerr;
@@ -65,6 +67,8 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
                 "outcomes delivered by a publisher thread instead of the matcher's (A/B)");
   cmd->add_flag("--quickfix-file-store", flags->quickfix_file_store,
                 "the gateway's sessions on QuickFIX's own FileStore instead of the batched one (A/B)");
+  cmd->add_flag("--no-commit-log{false}", flags->commit_log,
+                "the journal without its commit log: each group commit an LMDB commit (A/B)");
   cmd->add_flag("--replicated", flags->replicated,
                 "also run the exchange as the primary of a JetStream stream (a 3-server NATS "
                 "cluster on loopback), beside the unreplicated run and raw publish-acks");

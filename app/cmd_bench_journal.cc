@@ -42,6 +42,9 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
   cmd->add_flag("--two-flush-commits{false}", flags->defer_commit_sync,
                 "Commit as LMDB does by default (data, then meta page, each synced) instead of "
                 "one flush per commit with the ack after the next (docs/durability.md)");
+  cmd->add_flag("--no-commit-log{false}", flags->commit_log,
+                "Each group commit an LMDB commit, without the journal's commit log in front "
+                "(docs/durability.md, \"The commit log\")");
   cmd->add_flag("--publisher-thread{false}", flags->harness.pipeline.publish_on_matcher,
                 "Outcomes delivered by a publisher thread instead of the matcher's (A/B)");
   cmd->add_flag("--unsafe-no-sync", flags->unsafe_no_sync,

@@ -166,6 +166,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     jo.data_dir = data_dir;
     jo.unsafe_no_sync = options.unsafe_no_sync;
     jo.defer_commit_sync = true;  // the pipeline acks from DurableSeq (docs/durability.md)
+    jo.commit_log = options.commit_log;
     auto j = journal::Journal::Open(jo);
     if (!j.ok()) return j.status();
     journal = std::move(*j);

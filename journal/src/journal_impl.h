@@ -3,11 +3,15 @@
 #define CFX_JOURNAL_JOURNAL_IMPL_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "cfx/journal/journal.h"
 #include "cfx/storage/lmdb_env.h"
+#include "commit_log.h"
 
 namespace cfx::journal {
 
@@ -22,6 +26,23 @@ class Journal::Impl {
   // With defer_commit_sync the last commit's meta page may not be on disk yet (docs/
   // durability.md, "One flush per commit"); otherwise equal to last_seq.
   std::atomic<uint64_t> durable_seq{0};
+
+  // With options.commit_log (docs/durability.md, "The commit log"): the log, the writer's
+  // encoding buffer, and the copier that moves the log's records into LMDB.
+  std::unique_ptr<internal::CommitLog> log;
+  std::string log_batch;
+  // Records the log holds and LMDB does not yet: commit-log entries back to back, in seq
+  // order (or, read_only, record values from the log found at open). Guarded by pending_mu.
+  std::mutex pending_mu;
+  std::condition_variable pending_cv;
+  std::string pending;
+  bool pending_has_prefix = true;  // entries (generation + value) or bare values
+  bool stopping = false;
+  absl::Status copy_error;  // the copier's first error: AppendBatch returns it from then on
+  // One LMDB writer of records at a time (the copier, a forced copy, TruncateAfter), and
+  // held by ReadFrom, so that a reader finds each record either in LMDB or in `pending`.
+  std::mutex lmdb_mu;
+  std::thread copier;
 };
 
 namespace internal {
@@ -30,6 +51,17 @@ absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq);
 // Flushes the records' latest commit when defer_commit_sync left it unsynced, and marks
 // everything up to last_seq durable.
 absl::Status SyncRecords(Journal::Impl& impl);
+// Copies what `pending` holds into LMDB in one commit; with `sync`, flushed so that LMDB
+// holds it durably (the log may then restart). Takes lmdb_mu.
+absl::Status CopyPending(Journal::Impl& impl, bool sync);
+// Opens `<journal>/commit.log` when the option is on or a log exists: read-only, its records
+// after LMDB's go to `pending`; writable, into LMDB (synced), and the log restarts.
+absl::Status OpenCommitLog(Journal::Impl& impl);
+// The copier thread's loop, until `stopping`.
+void RunCopier(Journal::Impl& impl);
+// Appends to the log; returns the last seq, or 0 when the batch must go to LMDB directly.
+absl::StatusOr<uint64_t> AppendToLog(Journal::Impl& impl,
+                                     absl::Span<const absl::string_view> payloads);
 }  // namespace internal
 
 }  // namespace cfx::journal

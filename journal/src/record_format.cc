@@ -6,18 +6,6 @@
 #include "cfx/journal/crc32c.h"
 
 namespace cfx::journal::internal {
-namespace {
-
-void PutLe(char* dst, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) dst[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-uint64_t GetLe(const char* src, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(src[i])) << (8 * i);
-  return v;
-}
-
-}  // namespace
 
 void EncodeKey(uint64_t seq, char* key) {
   for (int i = 0; i < 8; ++i) key[i] = static_cast<char>((seq >> (56 - 8 * i)) & 0xFF);

@@ -28,6 +28,18 @@ inline constexpr uint16_t kFormatVersion = 2;
 inline constexpr size_t kHeaderSize = 24;
 inline constexpr size_t kKeySize = 8;
 
+// Little-endian integers of `bytes` bytes (the header's and the commit log's).
+inline void PutLe(char* dst, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) dst[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+inline uint64_t GetLe(const char* src, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) {
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(src[i])) << (8 * i);
+  }
+  return v;
+}
+
 // Writes the 8-byte big-endian key of `seq` to key[0, 8).
 void EncodeKey(uint64_t seq, char* key);
 // Returns false when `key` is not 8 bytes.

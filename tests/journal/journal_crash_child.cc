@@ -4,7 +4,8 @@
 //   "R <next_seq> <state_hash>\n"  once, after recovery
 //   "A <id>\n"                      for every acknowledged input, after its ack
 //   "E <message>\n"                 recovery failed (exit 2)
-// Usage: journal_crash_child DATA_DIR ROUND   (runs until killed)
+// Usage: journal_crash_child DATA_DIR ROUND [log]   (runs until killed; `log`: with the
+// journal's commit log)
 #include <unistd.h>
 
 #include <cstdio>
@@ -38,13 +39,15 @@ class AckPrinter : public cfx::journal::PipelineListener<CounterOutcome> {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s DATA_DIR ROUND\n", argv[0]);
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "log")) {
+    std::fprintf(stderr, "usage: %s DATA_DIR ROUND [log]\n", argv[0]);
     return 1;
   }
   const uint64_t round = std::strtoull(argv[2], nullptr, 10);
-  auto journal = cfx::journal::Journal::Open(
-      {.data_dir = argv[1], .keep_snapshots = 2, .defer_commit_sync = true});
+  auto journal = cfx::journal::Journal::Open({.data_dir = argv[1],
+                                              .keep_snapshots = 2,
+                                              .defer_commit_sync = true,
+                                              .commit_log = argc == 4});
   if (!journal.ok()) {
     WriteLine("E " + std::string(journal.status().message()) + "\n");
     return 2;

@@ -96,6 +96,7 @@ class ExchangeServer::Impl {
     core_options.start_time = options_.start_time;
     core_options.pre_trade_risk = options_.pre_trade_risk;
     core_options.unsafe_no_sync = options_.unsafe_no_sync;
+    core_options.commit_log = options_.commit_log;
     core_options.publisher_thread = options_.publisher_thread;
     core_options.trace_stages = options_.trace_stages;
     if (options_.role != ServeRole::kAlone) {

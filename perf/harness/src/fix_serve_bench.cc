@@ -66,6 +66,7 @@ class BenchExchange {
     so.manual_clock = true;
     so.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
     so.unsafe_no_sync = options.no_sync;
+    so.commit_log = options.commit_log;
     so.publisher_thread = options.publisher_thread;
     so.quickfix_file_store = options.quickfix_file_store;
     so.trace_stages = true;  // a few clock reads an input: the per-stage breakdown
@@ -240,6 +241,7 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
                       {"synced", o.server == FixBenchServer::kServe && !o.no_sync},
                       {"publisher_thread", o.publisher_thread},
                       {"quickfix_file_store", o.quickfix_file_store},
+                      {"commit_log", o.commit_log},
                       {"load", o.bench.cross ? "cross" : "rest"},
                       {"core", core},
                       {"sessions", o.bench.sessions},

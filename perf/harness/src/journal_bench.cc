@@ -24,7 +24,8 @@ absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
   auto journal = journal::Journal::Open({.data_dir = dir,
                                          .map_size_bytes = options.map_size_gib << 30,
                                          .unsafe_no_sync = options.unsafe_no_sync,
-                                         .defer_commit_sync = options.defer_commit_sync});
+                                         .defer_commit_sync = options.defer_commit_sync,
+                                         .commit_log = options.commit_log});
   if (!journal.ok()) return journal.status();
   if ((*journal)->LastSeq() != 0) {
     return absl::FailedPreconditionError(
@@ -179,6 +180,7 @@ absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& option
   }
   (*out)["journal"] = true;
   (*out)["synced"] = !options.unsafe_no_sync;
+  (*out)["commit_log"] = options.commit_log;
   (*out)["data_dir"] = dir;
   return out;
 }

@@ -61,6 +61,9 @@ struct ExchangeOptions {
   bool journal = true;          // false: in memory only (no durability, no trade store)
   bool record_trades = true;    // trade store <data_dir>/trades (needs the journal)
   bool unsafe_no_sync = false;  // benchmarks: commits not synced (process-crash safe only)
+  // The journal's commit log (docs/durability.md, "The commit log"): an input is durable after
+  // one small write and flush; LMDB gets it in the background. false: benchmarks' A/B only.
+  bool commit_log = true;
   // Outcomes delivered to the listeners by a publisher thread of their own instead of the
   // matcher's (journal::PipelineOptions::publish_on_matcher off): benchmarks' A/B only.
   bool publisher_thread = false;

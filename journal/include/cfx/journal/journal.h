@@ -46,6 +46,14 @@ struct JournalOptions {
   // the journal). DurableSeq() says how far a power loss cannot reach; whoever acknowledges
   // inputs acknowledges up to it (the pipeline does). A process crash loses nothing either way.
   bool defer_commit_sync = false;
+  // Records are written ahead to `<journal>/commit.log` (docs/durability.md, "The commit
+  // log"): AppendBatch returns once one write and one flush of that file hold the batch, and
+  // a background thread copies the records into LMDB, where readers find them. Open puts
+  // what the log holds beyond LMDB into LMDB before anything else. DurableSeq() == LastSeq()
+  // after every AppendBatch. The log restarts at its beginning once LMDB holds everything in
+  // it durably, before it would grow past commit_log_bytes.
+  bool commit_log = false;
+  uint64_t commit_log_bytes = 64ull << 20;
 };
 
 struct Snapshot {

@@ -50,6 +50,7 @@ struct ExchangeServerOptions {
   engine::Timestamp start_time = engine::kNoTime;  // manual clock: time at a fresh start
   bool pre_trade_risk = true;    // per-contract span16 margins set at start (SPEC §4)
   bool unsafe_no_sync = false;   // benchmarks only: journal commits not fsynced
+  bool commit_log = true;        // false: benchmarks' A/B only (ExchangeOptions::commit_log)
   bool publisher_thread = false;  // benchmarks only: ExchangeOptions::publisher_thread
   bool trace_stages = false;      // benchmarks only: ExchangeOptions::trace_stages
   bool quickfix_file_store = false;  // benchmarks only: FixGatewayConfig::quickfix_file_store

@@ -32,6 +32,7 @@ struct FixServeBenchOptions {
   FixBenchOptions bench;
   FixBenchServer server = FixBenchServer::kServe;
   bool no_sync = false;         // kServe: journal commits not fsynced
+  bool commit_log = true;       // kServe: the journal's commit log (false: LMDB only, A/B)
   bool publisher_thread = false;  // kServe: ExchangeOptions::publisher_thread (A/B)
   // kServe: the gateway on QuickFIX's own FileStore instead of its BatchedFileStore (A/B).
   bool quickfix_file_store = false;

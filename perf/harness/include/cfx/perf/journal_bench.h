@@ -32,6 +32,8 @@ struct JournalBenchOptions {
   // One flush per commit, acks from DurableSeq (the exchange's setting); false: LMDB's own
   // two flushes per commit, each commit durable on return (--two-flush-commits).
   bool defer_commit_sync = true;
+  // The journal's commit log, as the exchange runs it (false: --no-commit-log, A/B).
+  bool commit_log = true;
   uint64_t map_size_gib = 16;   // LMDB map size
   // The load; `journal` is set by RunJournalBench.
   HarnessConfig harness = DefaultJournalLoad();

@@ -1,0 +1,190 @@
+#include "commit_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/journal/crc32c.h"
+#include "record_format.h"
+
+namespace cfx::journal::internal {
+namespace {
+
+constexpr uint32_t kLogMagic = 0x4C584643;  // "CFXL" as little-endian bytes
+constexpr uint16_t kLogVersion = 1;
+constexpr size_t kHeaderFields = 16;  // magic, version, flags, generation; then the CRC
+// The file grows by this much at a time, written with zeros, so that an append's flush
+// writes data into blocks that already exist (no allocation to journal in the file system).
+constexpr size_t kGrowBytes = 1 << 20;
+
+bool WriteAll(int fd, const char* p, size_t n, uint64_t offset) {
+  while (n > 0) {
+    ssize_t w = pwrite(fd, p, n, static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset += static_cast<uint64_t>(w);
+  }
+  return true;
+}
+
+bool ReadAll(int fd, std::string* out) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    ssize_t r = pread(fd, out->data() + done, out->size() - done, static_cast<off_t>(done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  out->resize(done);
+  return true;
+}
+
+}  // namespace
+
+absl::Status CommitLog::Error(absl::string_view what) const {
+  const int err = errno;
+  std::string msg = absl::StrCat(options_.path, ": ", what, ": ", std::strerror(err));
+  if (err == ENOSPC) return absl::ResourceExhaustedError(absl::StrCat(msg, " (disk full)"));
+  if (err == EACCES || err == EPERM || err == EROFS) return absl::PermissionDeniedError(msg);
+  return absl::InternalError(msg);
+}
+
+absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOptions& options,
+                                                           uint64_t after, CommitLogTail* tail) {
+  *tail = CommitLogTail{};
+  tail->last = after;
+  int fd = ::open(options.path.c_str(), (options.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    if (options.read_only) return std::unique_ptr<CommitLog>();  // none: nothing ahead of LMDB
+    // Created under a temporary name and renamed, so a crash never leaves a log without its
+    // header.
+    const std::string tmp = absl::StrCat(options.path, ".new");
+    int tfd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    std::unique_ptr<CommitLog> log(new CommitLog(options, tfd));
+    if (tfd < 0) return log->Error("create");
+    log->generation_ = 1;
+    if (absl::Status s = log->WriteHeader(); !s.ok()) return s;
+    if (::rename(tmp.c_str(), options.path.c_str()) != 0) return log->Error("rename");
+    const std::string dir = options.path.substr(0, options.path.rfind('/'));
+    if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+    return log;
+  }
+  std::unique_ptr<CommitLog> log(new CommitLog(options, fd));
+  if (fd < 0) return log->Error("open");
+  std::string bytes;
+  if (!ReadAll(fd, &bytes)) return log->Error("read");
+  if (bytes.size() < kCommitLogHeaderSize || GetLe(bytes.data(), 4) != kLogMagic ||
+      GetLe(bytes.data() + 4, 2) != kLogVersion ||
+      GetLe(bytes.data() + kHeaderFields, 4) != Crc32c(bytes.data(), kHeaderFields)) {
+    return absl::DataLossError(
+        absl::StrCat(options.path,
+                     ": damaged header (bad magic, version or checksum); the journal cannot "
+                     "tell which inputs it holds"));
+  }
+  log->generation_ = GetLe(bytes.data() + 8, 8);
+  log->zeroed_ = bytes.size();
+  uint64_t pos = kCommitLogHeaderSize;
+  uint64_t previous = 0;
+  for (;;) {
+    if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) break;
+    const char* e = bytes.data() + pos;
+    if (GetLe(e, 8) != log->generation_) break;
+    const char* value = e + kCommitLogEntryPrefix;
+    const uint64_t length = GetLe(value + 16, 4);
+    const uint64_t size = kCommitLogEntryPrefix + kHeaderSize + length;
+    if (pos + size > bytes.size()) break;
+    const uint64_t seq = GetLe(value + 8, 8);
+    absl::string_view payload;
+    if (!DecodeValue(kRecordMagic, "commit log record", seq,
+                     absl::string_view(value, kHeaderSize + length), &payload)
+             .ok()) {
+      break;  // where the last append before a stop ended (cut short by a crash)
+    }
+    if (previous != 0 && seq != previous + 1) break;
+    previous = seq;
+    pos += size;
+    if (seq <= after) continue;  // LMDB has it already
+    if (seq != tail->last + 1) {
+      return absl::DataLossError(
+          absl::StrCat(options.path, ": record ", seq, " follows the journal's last record ",
+                       tail->last, ": records ", tail->last + 1, "..", seq - 1, " are in neither"));
+    }
+    tail->values.append(value, kHeaderSize + length);
+    tail->last = seq;
+    ++tail->records;
+  }
+  log->position_ = pos;
+  return log;
+}
+
+CommitLog::~CommitLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status CommitLog::WriteHeader() {
+  std::string header(kCommitLogHeaderSize, '\0');
+  PutLe(header.data(), kLogMagic, 4);
+  PutLe(header.data() + 4, kLogVersion, 2);
+  PutLe(header.data() + 8, generation_, 8);
+  PutLe(header.data() + kHeaderFields, Crc32c(header.data(), kHeaderFields), 4);
+  if (zeroed_ < kCommitLogHeaderSize + kGrowBytes) {
+    // A new file: its first blocks written with zeros, then the header.
+    std::string zeros(kCommitLogHeaderSize + kGrowBytes, '\0');
+    if (!WriteAll(fd_, zeros.data(), zeros.size(), 0)) return Error("write");
+    zeroed_ = zeros.size();
+  }
+  if (!WriteAll(fd_, header.data(), header.size(), 0)) return Error("write the header");
+  if (!options_.no_sync && ::fdatasync(fd_) != 0) return Error("sync the header");
+  position_ = kCommitLogHeaderSize;
+  return absl::OkStatus();
+}
+
+absl::Status CommitLog::Restart() {
+  ++generation_;
+  return WriteHeader();
+}
+
+void CommitLog::EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const {
+  const size_t at = out->size();
+  out->resize(at + kCommitLogEntryPrefix + kHeaderSize + payload.size());
+  PutLe(out->data() + at, generation_, 8);
+  EncodeValue(kRecordMagic, seq, payload, out->data() + at + kCommitLogEntryPrefix);
+}
+
+absl::Status CommitLog::Append(absl::string_view entries) {
+  const uint64_t end = position_ + entries.size();
+  if (end > zeroed_) {
+    // Grow by whole chunks of zeros first; the append's flush carries them.
+    const uint64_t to = std::min<uint64_t>(std::max<uint64_t>(end, zeroed_ + kGrowBytes),
+                                           std::max(options_.max_bytes, end));
+    std::string zeros(static_cast<size_t>(to - zeroed_), '\0');
+    if (!WriteAll(fd_, zeros.data(), zeros.size(), zeroed_)) return Error("grow");
+    zeroed_ = to;
+  }
+  if (!WriteAll(fd_, entries.data(), entries.size(), position_)) {
+    return Error(absl::StrCat("append at byte ", position_));
+  }
+  if (!options_.no_sync && ::fdatasync(fd_) != 0) return Error("sync");
+  position_ = end;
+  return absl::OkStatus();
+}
+
+}  // namespace cfx::journal::internal

@@ -1,0 +1,89 @@
+// The journal's commit log: `<data_dir>/journal/commit.log`, a file of records written ahead
+// of the LMDB journal (docs/durability.md, "The commit log"). An append is one `pwrite` of
+// the batch and one `fdatasync` of a file whose blocks already exist, so a group commit costs
+// one small device flush; the journal copies the records into LMDB later, off the order
+// path, and restarts the log once LMDB has them durably.
+//
+// Layout (docs/formats.md, "Commit log"): a 4,096-byte header (magic "CFXL", version,
+// generation, CRC-32C), then entries back to back, each the 8-byte little-endian generation
+// followed by a journal record value (record_format.h: 24-byte header with seq, length and
+// CRC, then the payload). Reading stops at the first entry of another generation, cut short
+// or failing its checksum: that is where the last append before a crash ended. A restart
+// writes a new generation into the header, so what an earlier generation left in the file
+// is never read again.
+//
+// Thread safety: one thread at a time (the journal's writer).
+#ifndef CFX_JOURNAL_COMMIT_LOG_H_
+#define CFX_JOURNAL_COMMIT_LOG_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cfx::journal::internal {
+
+inline constexpr size_t kCommitLogHeaderSize = 4096;
+inline constexpr size_t kCommitLogEntryPrefix = 8;  // the generation before each record
+
+struct CommitLogOptions {
+  std::string path;               // the file
+  uint64_t max_bytes = 64 << 20;  // the log restarts at the beginning before growing past this
+  bool no_sync = false;           // benchmarks only: no fdatasync
+  bool read_only = false;         // read what is there; write nothing (absent: an empty log)
+};
+
+// What Open found: the records after `after`, in order, as journal record values back to
+// back (seqs after+1 .. last).
+struct CommitLogTail {
+  std::string values;
+  uint64_t last = 0;  // == after when there is none
+  uint64_t records = 0;
+};
+
+class CommitLog {
+ public:
+  // Opens (creating when absent, unless read_only) and reads the records after `after`.
+  // DataLoss naming the file when the header is damaged or the first record after `after`
+  // is not after+1 (the log would skip inputs LMDB does not have).
+  static absl::StatusOr<std::unique_ptr<CommitLog>> Open(const CommitLogOptions& options,
+                                                         uint64_t after, CommitLogTail* tail);
+  ~CommitLog();
+  CommitLog(const CommitLog&) = delete;
+  CommitLog& operator=(const CommitLog&) = delete;
+
+  uint64_t generation() const { return generation_; }
+  const std::string& path() const { return options_.path; }
+  // Whether `bytes` more fit before the log must restart.
+  bool Fits(size_t bytes) const { return position_ + bytes <= options_.max_bytes; }
+
+  // Appends one entry for (seq, payload) to *out.
+  void EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const;
+
+  // Writes `entries` (from EncodeEntry) at the end of the log and flushes them. On error the
+  // log's end does not move (a retry overwrites what was partly written).
+  // REQUIRES: Fits(entries.size()); not read_only.
+  absl::Status Append(absl::string_view entries);
+
+  // Starts a new generation at the beginning of the file (header written and flushed):
+  // everything in the log so far is no longer read. Only once the journal holds all of it
+  // durably. REQUIRES: not read_only.
+  absl::Status Restart();
+
+ private:
+  CommitLog(const CommitLogOptions& options, int fd) : options_(options), fd_(fd) {}
+  absl::Status WriteHeader();
+  absl::Status Error(absl::string_view what) const;
+  CommitLogOptions options_;
+  int fd_ = -1;
+  uint64_t generation_ = 0;
+  uint64_t position_ = kCommitLogHeaderSize;  // where the next entry goes
+  uint64_t zeroed_ = 0;                       // the file's blocks exist up to here
+};
+
+}  // namespace cfx::journal::internal
+
+#endif  // CFX_JOURNAL_COMMIT_LOG_H_
