@@ -77,8 +77,7 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
     int tfd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     std::unique_ptr<CommitLog> log(new CommitLog(options, tfd));
     if (tfd < 0) return log->Error("create");
-    log->generation_ = 1;
-    if (absl::Status s = log->WriteHeader(); !s.ok()) return s;
+    if (absl::Status s = log->WriteHeader(1); !s.ok()) return s;
     if (::rename(tmp.c_str(), options.path.c_str()) != 0) return log->Error("rename");
     const std::string dir = options.path.substr(0, options.path.rfind('/'));
     if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
@@ -139,28 +138,32 @@ CommitLog::~CommitLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-absl::Status CommitLog::WriteHeader() {
+absl::Status CommitLog::Fail(absl::Status status) {
+  failed_ = status;
+  return status;
+}
+
+absl::Status CommitLog::WriteHeader(uint64_t generation) {
+  if (!failed_.ok()) return failed_;
   std::string header(kCommitLogHeaderSize, '\0');
   PutLe(header.data(), kLogMagic, 4);
   PutLe(header.data() + 4, kLogVersion, 2);
-  PutLe(header.data() + 8, generation_, 8);
+  PutLe(header.data() + 8, generation, 8);
   PutLe(header.data() + kHeaderFields, Crc32c(header.data(), kHeaderFields), 4);
   if (zeroed_ < kCommitLogHeaderSize + kGrowBytes) {
     // A new file: its first blocks written with zeros, then the header.
     std::string zeros(kCommitLogHeaderSize + kGrowBytes, '\0');
-    if (!WriteAll(fd_, zeros.data(), zeros.size(), 0)) return Error("write");
+    if (!WriteAll(fd_, zeros.data(), zeros.size(), 0)) return Fail(Error("write"));
     zeroed_ = zeros.size();
   }
-  if (!WriteAll(fd_, header.data(), header.size(), 0)) return Error("write the header");
-  if (!options_.no_sync && ::fdatasync(fd_) != 0) return Error("sync the header");
+  if (!WriteAll(fd_, header.data(), header.size(), 0)) return Fail(Error("write the header"));
+  if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync the header"));
+  generation_ = generation;
   position_ = kCommitLogHeaderSize;
   return absl::OkStatus();
 }
 
-absl::Status CommitLog::Restart() {
-  ++generation_;
-  return WriteHeader();
-}
+absl::Status CommitLog::Restart() { return WriteHeader(generation_ + 1); }
 
 void CommitLog::EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const {
   const size_t at = out->size();
@@ -170,19 +173,20 @@ void CommitLog::EncodeEntry(uint64_t seq, absl::string_view payload, std::string
 }
 
 absl::Status CommitLog::Append(absl::string_view entries) {
+  if (!failed_.ok()) return failed_;
   const uint64_t end = position_ + entries.size();
   if (end > zeroed_) {
     // Grow by whole chunks of zeros first; the append's flush carries them.
     const uint64_t to = std::min<uint64_t>(std::max<uint64_t>(end, zeroed_ + kGrowBytes),
                                            std::max(options_.max_bytes, end));
     std::string zeros(static_cast<size_t>(to - zeroed_), '\0');
-    if (!WriteAll(fd_, zeros.data(), zeros.size(), zeroed_)) return Error("grow");
+    if (!WriteAll(fd_, zeros.data(), zeros.size(), zeroed_)) return Fail(Error("grow"));
     zeroed_ = to;
   }
   if (!WriteAll(fd_, entries.data(), entries.size(), position_)) {
-    return Error(absl::StrCat("append at byte ", position_));
+    return Fail(Error(absl::StrCat("append at byte ", position_)));
   }
-  if (!options_.no_sync && ::fdatasync(fd_) != 0) return Error("sync");
+  if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync"));
   position_ = end;
   return absl::OkStatus();
 }

@@ -64,7 +64,7 @@ class CommitLog {
   void EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const;
 
   // Writes `entries` (from EncodeEntry) at the end of the log and flushes them. On error the
-  // log's end does not move (a retry overwrites what was partly written).
+  // log's end does not move, and the log refuses every later Append and Restart.
   // REQUIRES: Fits(entries.size()); not read_only.
   absl::Status Append(absl::string_view entries);
 
@@ -75,9 +75,14 @@ class CommitLog {
 
  private:
   CommitLog(const CommitLogOptions& options, int fd) : options_(options), fd_(fd) {}
-  absl::Status WriteHeader();
+  absl::Status WriteHeader(uint64_t generation);
   absl::Status Error(absl::string_view what) const;
+  // Sets failed_ from a failed write or flush and returns it.
+  absl::Status Fail(absl::Status status);
   CommitLogOptions options_;
+  // The first failed write or flush: every later Append and Restart returns it (a flush that
+  // failed says nothing about what reached the disk; a later one that succeeds would not).
+  absl::Status failed_;
   int fd_ = -1;
   uint64_t generation_ = 0;
   uint64_t position_ = kCommitLogHeaderSize;  // where the next entry goes

@@ -1,6 +1,5 @@
 #include "cfx/journal/journal.h"
 
-#include <chrono>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -9,8 +8,6 @@
 
 namespace cfx::journal {
 
-using internal::CommitLog;
-using internal::CommitLogTail;
 using internal::DecodeKey;
 using internal::DecodeValue;
 using internal::EncodeKey;
@@ -52,28 +49,10 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
 
   // The last key gives LastSeq; its record is checked by Recover/Verify, not here, so that
   // a damaged journal can still be opened, inspected and (explicitly) truncated.
+  auto last = internal::LmdbLastSeq(*impl);
+  if (!last.ok()) return last.status();
+  impl->last_seq.store(*last, std::memory_order_release);
   int rc;
-  {
-    Txn txn;
-    rc = txn.Begin(*impl->records, /*read_only=*/true);
-    if (rc != 0) return impl->records->Error(rc, "begin read");
-    Cursor cursor;
-    if ((rc = cursor.Open(txn, impl->records->dbi())) != 0) {
-      return impl->records->Error(rc, "open cursor");
-    }
-    MDB_val k, v;
-    rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_LAST);
-    if (rc == 0) {
-      uint64_t seq;
-      if (!DecodeKey(View(k), &seq)) {
-        return absl::DataLossError(
-            absl::StrCat(impl->path, ": last key has a bad length (", k.mv_size, " bytes)"));
-      }
-      impl->last_seq.store(seq, std::memory_order_release);
-    } else if (rc != MDB_NOTFOUND) {
-      return impl->records->Error(rc, "read last record");
-    }
-  }
   // What a previous process left may be only written, not synced (it died before its next
   // commit): make it durable before anything is acknowledged on top of it.
   if ((options.defer_commit_sync || options.commit_log) && !options.read_only) {
@@ -91,108 +70,24 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   return std::unique_ptr<Journal>(new Journal(std::move(impl)));
 }
 
-absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
-  const JournalOptions& options = impl.options;
-  const std::string file = absl::StrCat(impl.path, "/commit.log");
-  std::error_code ec;
-  // Without the option a log left by an earlier run is still read (and, writable, emptied),
-  // so that no open of the journal misses or later re-reads records it holds.
-  if (!options.commit_log && !std::filesystem::exists(file, ec)) return absl::OkStatus();
-  const uint64_t lmdb_last = impl.last_seq.load(std::memory_order_relaxed);
-  CommitLogTail tail;
-  auto log = CommitLog::Open({.path = file,
-                              .max_bytes = options.commit_log_bytes,
-                              .no_sync = options.unsafe_no_sync,
-                              .read_only = options.read_only},
-                             lmdb_last, &tail);
-  if (!log.ok()) return log.status();
-  if (options.read_only) {
-    // Readers find the log's records after LMDB's in `pending`.
-    impl.pending = std::move(tail.values);
-    impl.pending_has_prefix = false;
-    impl.last_seq.store(tail.last, std::memory_order_release);
-    return absl::OkStatus();
+absl::StatusOr<uint64_t> internal::LmdbLastSeq(Journal::Impl& impl) {
+  Txn txn;
+  int rc = txn.Begin(*impl.records, /*read_only=*/true);
+  if (rc != 0) return impl.records->Error(rc, "begin read");
+  Cursor cursor;
+  if ((rc = cursor.Open(txn, impl.records->dbi())) != 0) {
+    return impl.records->Error(rc, "open cursor");
   }
-  if (tail.records > 0) {
-    // A previous run acknowledged these and stopped before copying them: LMDB gets them
-    // now, durably, before the log restarts over them.
-    impl.pending = std::move(tail.values);
-    impl.pending_has_prefix = false;
-    if (absl::Status s = CopyPending(impl, /*sync=*/true); !s.ok()) return s;
-    impl.pending_has_prefix = true;
-    impl.last_seq.store(tail.last, std::memory_order_release);
+  MDB_val k, v;
+  rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_LAST);
+  if (rc == MDB_NOTFOUND) return 0;
+  if (rc != 0) return impl.records->Error(rc, "read last record");
+  uint64_t seq;
+  if (!DecodeKey(View(k), &seq)) {
+    return absl::DataLossError(
+        absl::StrCat(impl.path, ": last key has a bad length (", k.mv_size, " bytes)"));
   }
-  if (absl::Status s = (*log)->Restart(); !s.ok()) return s;
-  if (options.commit_log) impl.log = std::move(*log);
-  return absl::OkStatus();
-}
-
-void internal::RunCopier(Journal::Impl& impl) {
-  // Copies in batches: at most every kCopyEvery (each copy is one LMDB commit and one flush
-  // that shares the disk with the log's), sooner when kCopyBytes are waiting.
-  constexpr auto kCopyEvery = std::chrono::milliseconds(10);
-  constexpr size_t kCopyBytes = 4 << 20;
-  std::unique_lock<std::mutex> lock(impl.pending_mu);
-  for (;;) {
-    impl.pending_cv.wait(lock, [&] { return impl.stopping || !impl.pending.empty(); });
-    if (impl.stopping) return;
-    impl.pending_cv.wait_for(lock, kCopyEvery,
-                             [&] { return impl.stopping || impl.pending.size() >= kCopyBytes; });
-    if (impl.stopping) return;
-    lock.unlock();
-    absl::Status s = CopyPending(impl, /*sync=*/false);
-    lock.lock();
-    if (!s.ok()) {
-      // The records stay in the log (and in `pending`); the next open copies them.
-      impl.copy_error = s;
-      return;
-    }
-  }
-}
-
-absl::Status internal::CopyPending(Journal::Impl& impl, bool sync) {
-  std::lock_guard<std::mutex> lmdb_lock(impl.lmdb_mu);
-  std::string batch;
-  bool prefixed;
-  {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    batch.swap(impl.pending);
-    prefixed = impl.pending_has_prefix;
-  }
-  const storage::LmdbEnv& env = *impl.records;
-  auto put_back = [&](absl::Status s) {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    batch.append(impl.pending);
-    impl.pending.swap(batch);
-    return s;
-  };
-  if (!batch.empty()) {
-    Txn txn;
-    int rc = txn.Begin(env, /*read_only=*/false);
-    if (rc != 0) return put_back(env.Error(rc, "begin copy from the commit log"));
-    const size_t prefix = prefixed ? kCommitLogEntryPrefix : 0;
-    char key[kKeySize];
-    uint64_t seq = 0;
-    for (size_t at = 0; at < batch.size();) {
-      const char* value = batch.data() + at + prefix;
-      const size_t size = kHeaderSize + GetLe(value + 16, 4);
-      seq = GetLe(value + 8, 8);
-      EncodeKey(seq, key);
-      MDB_val k{kKeySize, key};
-      MDB_val v{size, const_cast<char*>(value)};
-      if ((rc = mdb_put(txn.get(), env.dbi(), &k, &v, MDB_APPEND)) != 0) {
-        return put_back(env.Error(rc, absl::StrCat("copy record ", seq, " from the commit log")));
-      }
-      at += prefix + size;
-    }
-    if ((rc = txn.Commit()) != 0) {
-      return put_back(env.Error(rc, absl::StrCat("commit records up to ", seq)));
-    }
-  }
-  if (sync && !impl.options.unsafe_no_sync) {
-    if (int rc = mdb_env_sync(env.env(), 1); rc != 0) return env.Error(rc, "sync");
-  }
-  return absl::OkStatus();
+  return seq;
 }
 
 // A deferred commit is synced on a clean close by the environment (EnvOptions::no_meta_sync).
@@ -211,6 +106,8 @@ Journal::~Journal() {
 }
 
 uint64_t Journal::LastSeq() const { return impl_->last_seq.load(std::memory_order_acquire); }
+
+uint64_t Journal::RecoveredFromCommitLog() const { return impl_->recovered_from_log; }
 
 uint64_t Journal::DurableSeq() const { return impl_->durable_seq.load(std::memory_order_acquire); }
 
@@ -271,10 +168,14 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
   // (MDB_NOMETASYNC), where this commit's data sync is what makes the commit before it durable.
   rc = txn.Commit();
   if (rc != 0) return env.Error(rc, absl::StrCat("commit records up to ", seq));
-  if (impl_->log != nullptr && !impl_->options.unsafe_no_sync) {
-    if ((rc = mdb_env_sync(env.env(), 1)) != 0) {
+  if (impl_->log != nullptr) {
+    if (!impl_->options.unsafe_no_sync && (rc = mdb_env_sync(env.env(), 1)) != 0) {
       return env.Error(rc, absl::StrCat("sync records up to ", seq));
     }
+    // The log restarts after records it never held, so that its next records follow none of
+    // its own: an open reads them after LMDB's last (a log skipping these seqs would stop
+    // reading at the gap and lose what follows).
+    if (absl::Status s = impl_->log->Restart(); !s.ok()) return s;
   }
   impl_->last_seq.store(seq, std::memory_order_release);
   impl_->durable_seq.store(
@@ -285,64 +186,23 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
   return seq;
 }
 
-absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
-                                               absl::Span<const absl::string_view> payloads) {
-  {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    if (!impl.copy_error.ok()) return impl.copy_error;
-  }
-  const uint64_t before = impl.last_seq.load(std::memory_order_relaxed);
-  size_t bytes = 0;
-  for (absl::string_view payload : payloads) {
-    if (payload.size() > UINT32_MAX) {
-      return absl::InvalidArgumentError(absl::StrCat("journal record ", before + 1, ": payload of ",
-                                                     payload.size(), " bytes is too large"));
-    }
-    bytes += kCommitLogEntryPrefix + kHeaderSize + payload.size();
-  }
-  // LMDB must be able to take what the log acknowledges: near a full map, the batch goes to
-  // LMDB directly (where a full map is refused before anything is acknowledged).
-  size_t waiting;
-  {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    waiting = impl.pending.size();
-  }
-  MDB_envinfo info;
-  MDB_stat stat;
-  mdb_env_info(impl.records->env(), &info);
-  mdb_env_stat(impl.records->env(), &stat);
-  const uint64_t used = (static_cast<uint64_t>(info.me_last_pgno) + 64) * stat.ms_psize;
-  if (bytes > impl.options.commit_log_bytes / 4 ||
-      used + 2 * (waiting + bytes) > static_cast<uint64_t>(info.me_mapsize)) {
-    return 0;
-  }
-  if (!impl.log->Fits(bytes)) {
-    // LMDB takes everything the log holds, durably; then the log starts over.
-    if (absl::Status s = CopyPending(impl, /*sync=*/true); !s.ok()) return s;
-    if (absl::Status s = impl.log->Restart(); !s.ok()) return s;
-  }
-  impl.log_batch.clear();
-  uint64_t seq = before;
-  for (absl::string_view payload : payloads) impl.log->EncodeEntry(++seq, payload, &impl.log_batch);
-  if (absl::Status s = impl.log->Append(impl.log_batch); !s.ok()) return s;
-  {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    impl.pending.append(impl.log_batch);
-  }
-  impl.pending_cv.notify_one();
-  impl.last_seq.store(seq, std::memory_order_release);
-  impl.durable_seq.store(seq, std::memory_order_release);
-  return seq;
-}
-
 absl::Status Journal::ReadFrom(uint64_t from,
                                const std::function<bool(uint64_t, absl::string_view)>& fn) const {
   if (from == 0) from = 1;
-  // Held so that no record moves from `pending` to LMDB while this reads both.
-  std::lock_guard<std::mutex> lmdb_lock(impl_->lmdb_mu);
   const storage::LmdbEnv& env = *impl_->records;
   Txn txn;
-  int rc = txn.Begin(env, /*read_only=*/true);
+  // The read transaction (a snapshot of LMDB) and the copy of what the log holds beyond it
+  // are taken together, while no copy into LMDB runs: each record is in exactly one.
+  std::string pending;
+  size_t prefix;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lmdb_lock(impl_->lmdb_mu);
+    rc = txn.Begin(env, /*read_only=*/true);
+    std::lock_guard<std::mutex> lock(impl_->pending_mu);
+    pending = impl_->pending;
+    prefix = impl_->pending_has_prefix ? kCommitLogEntryPrefix : 0;
+  }
   if (rc != 0) return env.Error(rc, "begin read");
   Cursor cursor;
   if ((rc = cursor.Open(txn, env.dbi())) != 0) return env.Error(rc, "open cursor");
@@ -368,14 +228,7 @@ absl::Status Journal::ReadFrom(uint64_t from,
     ++expected;
   }
   if (rc != MDB_NOTFOUND) return env.Error(rc, absl::StrCat("read record ", expected));
-  // Then what the commit log holds that LMDB does not have yet.
-  std::string pending;
-  size_t prefix;
-  {
-    std::lock_guard<std::mutex> lock(impl_->pending_mu);
-    pending = impl_->pending;
-    prefix = impl_->pending_has_prefix ? kCommitLogEntryPrefix : 0;
-  }
+  // Then what the commit log holds that LMDB did not have yet.
   for (size_t at = 0; at < pending.size();) {
     const char* value = pending.data() + at + prefix;
     const size_t size = kHeaderSize + GetLe(value + 16, 4);
@@ -411,9 +264,10 @@ absl::StatusOr<JournalStats> Journal::Verify() const {
 
 absl::Status Journal::TruncateAfter(uint64_t seq) {
   if (impl_->log != nullptr) {
-    // LMDB takes everything first; the log restarts after the cut, so that no record past it
-    // is read from the log again.
+    // LMDB takes everything durably first, and the log restarts before the cut, so that no
+    // record past the cut can be read from it again, whenever a crash comes.
     if (absl::Status s = internal::CopyPending(*impl_, /*sync=*/true); !s.ok()) return s;
+    if (absl::Status s = impl_->log->Restart(); !s.ok()) return s;
   }
   char key[kKeySize];
   EncodeKey(seq + 1, key);
@@ -428,11 +282,10 @@ absl::Status Journal::TruncateAfter(uint64_t seq) {
   if (seq < impl_->last_seq.load(std::memory_order_relaxed)) {
     impl_->last_seq.store(seq, std::memory_order_release);
   }
-  if (impl_->log != nullptr) {
+  if (impl_->log != nullptr && !impl_->options.unsafe_no_sync) {
     if (int rc = mdb_env_sync(impl_->records->env(), 1); rc != 0) {
       return impl_->records->Error(rc, "sync the cut");
     }
-    if (absl::Status s = impl_->log->Restart(); !s.ok()) return s;
   }
   return internal::SyncRecords(*impl_);  // the cut's own commit, when it was deferred
 }
@@ -451,6 +304,10 @@ absl::Status Journal::WriteRawRecordForTest(uint64_t seq, absl::string_view valu
   MDB_val v{value.size(), const_cast<char*>(value.data())};
   if ((rc = mdb_put(txn.get(), env.dbi(), &k, &v, 0)) != 0) return env.Error(rc, "put");
   if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit");
+  if (impl_->log != nullptr) {
+    if ((rc = mdb_env_sync(env.env(), 1)) != 0) return env.Error(rc, "sync");
+    if (absl::Status s = impl_->log->Restart(); !s.ok()) return s;
+  }
   if (seq > impl_->last_seq.load(std::memory_order_relaxed)) {
     impl_->last_seq.store(seq, std::memory_order_release);
   }

@@ -43,6 +43,9 @@ class Journal::Impl {
   // held by ReadFrom, so that a reader finds each record either in LMDB or in `pending`.
   std::mutex lmdb_mu;
   std::thread copier;
+  uint64_t recovered_from_log = 0;
+  // Estimated LMDB bytes of the records pending or being copied (guarded by pending_mu).
+  uint64_t lmdb_bytes_waiting = 0;
 };
 
 namespace internal {
@@ -57,6 +60,8 @@ absl::Status CopyPending(Journal::Impl& impl, bool sync);
 // Opens `<journal>/commit.log` when the option is on or a log exists: read-only, its records
 // after LMDB's go to `pending`; writable, into LMDB (synced), and the log restarts.
 absl::Status OpenCommitLog(Journal::Impl& impl);
+// The last seq LMDB holds (0 when empty).
+absl::StatusOr<uint64_t> LmdbLastSeq(Journal::Impl& impl);
 // The copier thread's loop, until `stopping`.
 void RunCopier(Journal::Impl& impl);
 // Appends to the log; returns the last seq, or 0 when the batch must go to LMDB directly.

@@ -54,6 +54,9 @@ struct JournalOptions {
   // it durably, before it would grow past commit_log_bytes.
   bool commit_log = false;
   uint64_t commit_log_bytes = 64ull << 20;
+  // How often the copier moves the log's records into LMDB (sooner when 4 MiB wait): each
+  // copy is one LMDB commit and one flush sharing the disk with the log's.
+  int commit_log_copy_every_ms = 10;
 };
 
 struct Snapshot {
@@ -84,15 +87,22 @@ class Journal {
   // commit), synced to disk before it returns OK (unless unsafe_no_sync; with
   // defer_commit_sync the records are synced and the commit becomes durable at the next
   // AppendBatch or Sync, see DurableSeq). Returns the seq of
-  // the last record (LastSeq() when `payloads` is empty). On error nothing is appended.
+  // the last record (LastSeq() when `payloads` is empty). On error nothing is acknowledged
+  // (with the commit log, entries of a batch whose flush failed may still be read at the
+  // next open: they were written, never acknowledged, and the log refuses further appends).
   // REQUIRES: the journal was not opened read_only; a payload is < 4 GiB.
   absl::StatusOr<uint64_t> AppendBatch(absl::Span<const absl::string_view> payloads);
 
   // The highest seq written (0 when empty). Any thread.
   uint64_t LastSeq() const;
 
-  // The highest seq that a power loss cannot undo: LastSeq() unless defer_commit_sync, where
-  // an AppendBatch makes the commit before it durable and Sync() makes everything durable.
+  // How many records Open found in the commit log only (acknowledged by a run that stopped
+  // before copying them into LMDB); they are in LMDB now unless read_only.
+  uint64_t RecoveredFromCommitLog() const;
+
+  // The highest seq that a power loss cannot undo: LastSeq() with the commit log or without
+  // defer_commit_sync; with defer_commit_sync alone an AppendBatch makes the commit before it
+  // durable and Sync() makes everything durable.
   // Any thread.
   uint64_t DurableSeq() const;
 

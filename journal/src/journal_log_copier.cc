@@ -1,0 +1,221 @@
+// The journal's commit log in use (docs/durability.md, "The commit log"): opening it and
+// putting what it holds beyond LMDB into LMDB, the copier thread, and appends. The file
+// itself is commit_log.cc; the journal's LMDB side is journal.cc.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "journal_impl.h"
+#include "record_format.h"
+
+namespace cfx::journal {
+
+using internal::CommitLog;
+using internal::CommitLogOptions;
+using internal::CommitLogTail;
+using internal::EncodeKey;
+using internal::GetLe;
+using internal::kCommitLogEntryPrefix;
+using internal::kHeaderSize;
+using internal::kKeySize;
+using storage::Txn;
+
+namespace {
+
+// What a record value of `size` bytes may take of LMDB's map, over-estimated: a node too
+// large for half a leaf page goes to overflow pages of its own; a small one is counted twice
+// (half-full pages after splits, branch pages).
+uint64_t LmdbBytesFor(uint64_t size, uint64_t page) {
+  const uint64_t node = size + internal::kKeySize + 8;
+  if (node > page / 2 - 64) return (node + page - 1) / page * page + 64;
+  return 2 * node;
+}
+
+}  // namespace
+
+absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
+  const JournalOptions& options = impl.options;
+  const std::string file = absl::StrCat(impl.path, "/commit.log");
+  std::error_code ec;
+  // Without the option a log left by an earlier run is still read (and, writable, emptied),
+  // so that no open of the journal misses or later re-reads records it holds.
+  if (!options.commit_log && !std::filesystem::exists(file, ec)) return absl::OkStatus();
+  uint64_t lmdb_last = impl.last_seq.load(std::memory_order_relaxed);
+  CommitLogTail tail;
+  const CommitLogOptions log_options = {.path = file,
+                                        .max_bytes = options.commit_log_bytes,
+                                        .no_sync = options.unsafe_no_sync,
+                                        .read_only = options.read_only};
+  auto log = CommitLog::Open(log_options, lmdb_last, &tail);
+  // Read-only beside a running writer, the writer may copy the log into LMDB and restart it
+  // between the two reads: the log then seems to skip records. Read both again.
+  for (int retry = 0; options.read_only && !log.ok() && absl::IsDataLoss(log.status()) && retry < 3;
+       ++retry) {
+    auto again = LmdbLastSeq(impl);
+    if (!again.ok()) return again.status();
+    if (*again == lmdb_last) break;
+    lmdb_last = *again;
+    impl.last_seq.store(lmdb_last, std::memory_order_release);
+    log = CommitLog::Open(log_options, lmdb_last, &tail);
+  }
+  if (!log.ok()) return log.status();
+  impl.recovered_from_log = tail.records;
+  if (options.read_only) {
+    // Readers find the log's records after LMDB's in `pending`.
+    impl.pending = std::move(tail.values);
+    impl.pending_has_prefix = false;
+    impl.last_seq.store(tail.last, std::memory_order_release);
+    return absl::OkStatus();
+  }
+  if (tail.records > 0) {
+    // A previous run acknowledged these and stopped before copying them: LMDB gets them
+    // now, durably, before the log restarts over them.
+    impl.pending = std::move(tail.values);
+    impl.pending_has_prefix = false;
+    if (absl::Status s = CopyPending(impl, /*sync=*/true); !s.ok()) return s;
+    impl.pending_has_prefix = true;
+    impl.last_seq.store(tail.last, std::memory_order_release);
+  }
+  // LMDB holds everything in the log durably before the log restarts over it: also the
+  // commit a previous run's copier made last, whose meta page may be only written.
+  if (!options.unsafe_no_sync) {
+    if (int rc = mdb_env_sync(impl.records->env(), 1); rc != 0) {
+      return impl.records->Error(rc, "sync");
+    }
+  }
+  if (absl::Status s = (*log)->Restart(); !s.ok()) return s;
+  if (options.commit_log) impl.log = std::move(*log);
+  return absl::OkStatus();
+}
+
+void internal::RunCopier(Journal::Impl& impl) {
+  // Copies in batches: at most every commit_log_copy_every_ms (each copy is one LMDB commit
+  // and one flush that shares the disk with the log's), sooner when kCopyBytes are waiting.
+  const auto every = std::chrono::milliseconds(std::max(1, impl.options.commit_log_copy_every_ms));
+  constexpr size_t kCopyBytes = 4 << 20;
+  std::unique_lock<std::mutex> lock(impl.pending_mu);
+  for (;;) {
+    impl.pending_cv.wait(lock, [&] { return impl.stopping || !impl.pending.empty(); });
+    if (impl.stopping) return;
+    impl.pending_cv.wait_for(lock, every,
+                             [&] { return impl.stopping || impl.pending.size() >= kCopyBytes; });
+    if (impl.stopping) return;
+    lock.unlock();
+    absl::Status s = CopyPending(impl, /*sync=*/false);
+    lock.lock();
+    if (!s.ok()) {
+      // The records stay in the log (and in `pending`); the next open copies them.
+      impl.copy_error = s;
+      return;
+    }
+  }
+}
+
+absl::Status internal::CopyPending(Journal::Impl& impl, bool sync) {
+  std::lock_guard<std::mutex> lmdb_lock(impl.lmdb_mu);
+  std::string batch;
+  bool prefixed;
+  {
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    batch.swap(impl.pending);
+    prefixed = impl.pending_has_prefix;
+  }
+  const storage::LmdbEnv& env = *impl.records;
+  auto put_back = [&](absl::Status s) {
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    batch.append(impl.pending);
+    impl.pending.swap(batch);
+    return s;
+  };
+  if (!batch.empty()) {
+    Txn txn;
+    int rc = txn.Begin(env, /*read_only=*/false);
+    if (rc != 0) return put_back(env.Error(rc, "begin copy from the commit log"));
+    const size_t prefix = prefixed ? kCommitLogEntryPrefix : 0;
+    char key[kKeySize];
+    uint64_t seq = 0;
+    uint64_t copied_estimate = 0;
+    MDB_stat stat;
+    mdb_env_stat(env.env(), &stat);
+    const uint64_t page = stat.ms_psize;
+    for (size_t at = 0; at < batch.size();) {
+      const char* value = batch.data() + at + prefix;
+      const size_t size = kHeaderSize + GetLe(value + 16, 4);
+      seq = GetLe(value + 8, 8);
+      EncodeKey(seq, key);
+      MDB_val k{kKeySize, key};
+      MDB_val v{size, const_cast<char*>(value)};
+      copied_estimate += LmdbBytesFor(size, page);
+      if ((rc = mdb_put(txn.get(), env.dbi(), &k, &v, MDB_APPEND)) != 0) {
+        return put_back(env.Error(rc, absl::StrCat("copy record ", seq, " from the commit log")));
+      }
+      at += prefix + size;
+    }
+    if ((rc = txn.Commit()) != 0) {
+      return put_back(env.Error(rc, absl::StrCat("commit records up to ", seq)));
+    }
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    impl.lmdb_bytes_waiting -= std::min(impl.lmdb_bytes_waiting, copied_estimate);
+  }
+  if (sync && !impl.options.unsafe_no_sync) {
+    if (int rc = mdb_env_sync(env.env(), 1); rc != 0) return env.Error(rc, "sync");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
+                                               absl::Span<const absl::string_view> payloads) {
+  {
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    if (!impl.copy_error.ok()) return impl.copy_error;
+  }
+  const uint64_t before = impl.last_seq.load(std::memory_order_relaxed);
+  MDB_envinfo info;
+  MDB_stat stat;
+  mdb_env_info(impl.records->env(), &info);
+  mdb_env_stat(impl.records->env(), &stat);
+  size_t bytes = 0;
+  uint64_t estimate = 0;  // of what the batch will take in LMDB
+  for (absl::string_view payload : payloads) {
+    if (payload.size() > UINT32_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat("journal record ", before + 1, ": payload of ",
+                                                     payload.size(), " bytes is too large"));
+    }
+    bytes += kCommitLogEntryPrefix + kHeaderSize + payload.size();
+    estimate += LmdbBytesFor(kHeaderSize + payload.size(), stat.ms_psize);
+  }
+  // LMDB must be able to take what the log acknowledges: near a full map, the batch goes to
+  // LMDB directly (where a full map is refused before anything is acknowledged). What waits
+  // counts whether still pending or being copied.
+  uint64_t waiting;
+  {
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    waiting = impl.lmdb_bytes_waiting;
+  }
+  const uint64_t used = (static_cast<uint64_t>(info.me_last_pgno) + 64) * stat.ms_psize;
+  if (bytes > impl.options.commit_log_bytes / 4 ||
+      used + waiting + estimate > static_cast<uint64_t>(info.me_mapsize)) {
+    return 0;
+  }
+  if (!impl.log->Fits(bytes)) {
+    // LMDB takes everything the log holds, durably; then the log starts over.
+    if (absl::Status s = CopyPending(impl, /*sync=*/true); !s.ok()) return s;
+    if (absl::Status s = impl.log->Restart(); !s.ok()) return s;
+  }
+  impl.log_batch.clear();
+  uint64_t seq = before;
+  for (absl::string_view payload : payloads) impl.log->EncodeEntry(++seq, payload, &impl.log_batch);
+  if (absl::Status s = impl.log->Append(impl.log_batch); !s.ok()) return s;
+  {
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    impl.pending.append(impl.log_batch);
+    impl.lmdb_bytes_waiting += estimate;
+  }
+  impl.pending_cv.notify_one();
+  impl.last_seq.store(seq, std::memory_order_release);
+  impl.durable_seq.store(seq, std::memory_order_release);
+  return seq;
+}
+
+}  // namespace cfx::journal
