@@ -45,6 +45,8 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
   cmd->add_flag("--no-commit-log{false}", flags->commit_log,
                 "Each group commit an LMDB commit, without the journal's commit log in front "
                 "(docs/durability.md, \"The commit log\")");
+  cmd->add_option("--commit-log-copy-ms", flags->commit_log_copy_every_ms,
+                  "How often the journal copies its commit log into LMDB (default 10)");
   cmd->add_flag("--publisher-thread{false}", flags->harness.pipeline.publish_on_matcher,
                 "Outcomes delivered by a publisher thread instead of the matcher's (A/B)");
   cmd->add_flag("--unsafe-no-sync", flags->unsafe_no_sync,

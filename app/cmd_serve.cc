@@ -68,6 +68,9 @@ ExitCode RunServe(const ServeFlags& flags) {
             << " fix=" << (server.leading() ? std::to_string(server.fix_port()) : "closed")
             << " http=" << server.http_port() << " data_dir=" << server.data_dir() << " ("
             << (r.fresh ? "fresh" : "recovered") << ", next_seq " << r.next_seq << ", "
+            << (r.from_commit_log > 0 ? std::to_string(r.from_commit_log) +
+                                            " inputs from the journal's commit log, "
+                                      : "")
             << r.listed.size() << " symbols listed)" << std::endl;
   // Until a stop signal, or (replicated) until this node is deposed: it then never
   // sequences again and exits non-zero, for its supervisor to restart it as a standby.

@@ -327,6 +327,7 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   RecoveryInfo info;
   const MatcherOptions mo = m.MatcherOptionsFromConfig();
   if (absl::Status s = m.OpenJournal(); !s.ok()) return s;
+  if (m.journal != nullptr) info.from_commit_log = m.journal->RecoveredFromCommitLog();
   if (absl::Status s = m.OpenRecorder(mo, &info); !s.ok()) return s;
   if (absl::Status s = m.StartPipeline(mo, &info); !s.ok()) return s;
   m.SeedFromRecoveredEngine(&info);

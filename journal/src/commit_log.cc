@@ -117,10 +117,15 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
              .ok()) {
       break;  // where the last append before a stop ended (cut short by a crash)
     }
-    if (previous != 0 && seq != previous + 1) break;
+    // Records at or below LMDB's last are skipped; batches that went straight into LMDB
+    // leave gaps between them. After it the records must run on without a gap.
+    if (seq <= after) {
+      pos += size;
+      continue;
+    }
+    if (previous > after && seq != previous + 1) break;
     previous = seq;
     pos += size;
-    if (seq <= after) continue;  // LMDB has it already
     if (seq != tail->last + 1) {
       return absl::DataLossError(
           absl::StrCat(options.path, ": record ", seq, " follows the journal's last record ",

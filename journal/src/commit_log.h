@@ -8,7 +8,9 @@
 // generation, CRC-32C), then entries back to back, each the 8-byte little-endian generation
 // followed by a journal record value (record_format.h: 24-byte header with seq, length and
 // CRC, then the payload). Reading stops at the first entry of another generation, cut short
-// or failing its checksum: that is where the last append before a crash ended. A restart
+// or failing its checksum: that is where the last append before a crash ended. Records up to
+// the LMDB journal's last are skipped (batches that went straight into LMDB leave gaps
+// between them); after it they must run on from that seq + 1. A restart
 // writes a new generation into the header, so what an earlier generation left in the file
 // is never read again.
 //

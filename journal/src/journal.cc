@@ -126,6 +126,7 @@ absl::Status internal::SyncRecords(Journal::Impl& impl) {
       return impl.records->Error(rc, absl::StrCat("sync records up to ", last));
     }
   }
+  impl.lmdb_unsynced = false;
   impl.durable_seq.store(last, std::memory_order_release);
   return absl::OkStatus();
 }
@@ -138,9 +139,11 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
   if (impl_->log != nullptr) {
     auto logged = internal::AppendToLog(*impl_, payloads);
     if (!logged.ok() || *logged != 0) return logged;
-    // 0: too large for the log, or LMDB close to full: straight into LMDB, synced, so that
-    // a full map is refused here, before anything is acknowledged.
-    if (absl::Status s = internal::CopyPending(*impl_, /*sync=*/true); !s.ok()) return s;
+    // 0: a batch too large to gain from the log (flat out, where one LMDB commit spreads its
+    // flush over thousands of records and the log would only write everything twice), or
+    // LMDB close to full (where a full map is refused here, before anything is
+    // acknowledged): straight into LMDB, after what the log holds.
+    if (absl::Status s = internal::CopyPending(*impl_, /*sync=*/false); !s.ok()) return s;
   }
   const storage::LmdbEnv& env = *impl_->records;
   std::unique_lock<std::mutex> lmdb_lock(impl_->lmdb_mu, std::defer_lock);
@@ -168,21 +171,19 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
   // (MDB_NOMETASYNC), where this commit's data sync is what makes the commit before it durable.
   rc = txn.Commit();
   if (rc != 0) return env.Error(rc, absl::StrCat("commit records up to ", seq));
-  if (impl_->log != nullptr) {
-    if (!impl_->options.unsafe_no_sync && (rc = mdb_env_sync(env.env(), 1)) != 0) {
+  const bool deferred = impl_->options.defer_commit_sync && !impl_->options.unsafe_no_sync;
+  if (impl_->log != nullptr && !deferred && !impl_->options.unsafe_no_sync) {
+    // LMDB commits with MDB_NOMETASYNC under the log: without defer_commit_sync a commit is
+    // durable on return, so its meta page is flushed now.
+    if ((rc = mdb_env_sync(env.env(), 1)) != 0) {
       return env.Error(rc, absl::StrCat("sync records up to ", seq));
     }
-    // The log restarts after records it never held, so that its next records follow none of
-    // its own: an open reads them after LMDB's last (a log skipping these seqs would stop
-    // reading at the gap and lose what follows).
-    if (absl::Status s = impl_->log->Restart(); !s.ok()) return s;
   }
+  // With the log, the next batch that goes through it first makes this commit durable (the
+  // log's records must never follow records a power loss could take from LMDB).
+  impl_->lmdb_unsynced = deferred;
   impl_->last_seq.store(seq, std::memory_order_release);
-  impl_->durable_seq.store(
-      impl_->options.defer_commit_sync && !impl_->options.unsafe_no_sync && impl_->log == nullptr
-          ? before
-          : seq,
-      std::memory_order_release);
+  impl_->durable_seq.store(deferred ? before : seq, std::memory_order_release);
   return seq;
 }
 

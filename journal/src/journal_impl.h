@@ -44,6 +44,9 @@ class Journal::Impl {
   std::mutex lmdb_mu;
   std::thread copier;
   uint64_t recovered_from_log = 0;
+  // The writer's: its latest commit went straight into LMDB with its meta page not flushed
+  // (defer_commit_sync); the next append to the log syncs LMDB first.
+  bool lmdb_unsynced = false;
   // Estimated LMDB bytes of the records pending or being copied (guarded by pending_mu).
   uint64_t lmdb_bytes_waiting = 0;
 };

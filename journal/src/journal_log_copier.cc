@@ -194,9 +194,15 @@ absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
     waiting = impl.lmdb_bytes_waiting;
   }
   const uint64_t used = (static_cast<uint64_t>(info.me_last_pgno) + 64) * stat.ms_psize;
-  if (bytes > impl.options.commit_log_bytes / 4 ||
+  if (bytes > std::min<uint64_t>(impl.options.commit_log_bytes / 4,
+                                 impl.options.commit_log_max_batch_bytes) ||
       used + waiting + estimate > static_cast<uint64_t>(info.me_mapsize)) {
     return 0;
+  }
+  if (impl.lmdb_unsynced) {
+    // The batch before went straight into LMDB and is not durable yet: it must be before
+    // anything the log acknowledges after it (an open reads the log after LMDB's last).
+    if (absl::Status s = SyncRecords(impl); !s.ok()) return s;
   }
   if (!impl.log->Fits(bytes)) {
     // LMDB takes everything the log holds, durably; then the log starts over.

@@ -25,7 +25,9 @@ absl::StatusOr<nlohmann::json> RunOnJournal(const JournalBenchOptions& options,
                                          .map_size_bytes = options.map_size_gib << 30,
                                          .unsafe_no_sync = options.unsafe_no_sync,
                                          .defer_commit_sync = options.defer_commit_sync,
-                                         .commit_log = options.commit_log});
+                                         .commit_log = options.commit_log,
+                                         .commit_log_copy_every_ms =
+                                             options.commit_log_copy_every_ms});
   if (!journal.ok()) return journal.status();
   if ((*journal)->LastSeq() != 0) {
     return absl::FailedPreconditionError(

@@ -92,6 +92,9 @@ struct RecoveryInfo {
   uint64_t next_seq = 1;
   uint64_t snapshot_seq = 0;        // 0: no snapshot used
   uint64_t replayed = 0;            // journal records applied after the snapshot
+  // Acknowledged inputs a previous run left in the journal's commit log only (docs/
+  // durability.md, "The commit log"), put into LMDB at this start.
+  uint64_t from_commit_log = 0;
   uint64_t recorder_replayed = 0;   // inputs re-derived into the trade store (crash recovery)
   uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
   uint64_t state_hash = 0;          // engine StateHash() after recovery

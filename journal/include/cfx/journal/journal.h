@@ -54,6 +54,10 @@ struct JournalOptions {
   // it durably, before it would grow past commit_log_bytes.
   bool commit_log = false;
   uint64_t commit_log_bytes = 64ull << 20;
+  // Larger batches (flat out) go straight into LMDB, as without the log: there one commit's
+  // flush is shared by thousands of records, and the log would write each twice. With
+  // defer_commit_sync such a commit is durable at the next commit, append or Sync.
+  uint64_t commit_log_max_batch_bytes = 64 << 10;
   // How often the copier moves the log's records into LMDB (sooner when 4 MiB wait): each
   // copy is one LMDB commit and one flush sharing the disk with the log's.
   int commit_log_copy_every_ms = 10;

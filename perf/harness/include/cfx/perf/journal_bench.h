@@ -34,6 +34,7 @@ struct JournalBenchOptions {
   bool defer_commit_sync = true;
   // The journal's commit log, as the exchange runs it (false: --no-commit-log, A/B).
   bool commit_log = true;
+  int commit_log_copy_every_ms = 10;  // JournalOptions::commit_log_copy_every_ms
   uint64_t map_size_gib = 16;   // LMDB map size
   // The load; `journal` is set by RunJournalBench.
   HarnessConfig harness = DefaultJournalLoad();
