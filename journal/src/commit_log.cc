@@ -123,7 +123,13 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
       pos += size;
       continue;
     }
-    if (previous > after && seq != previous + 1) break;
+    if (previous > after && seq != previous + 1) {
+      // Within one generation the log's records after LMDB's last run on: a jump means LMDB
+      // lost records the log's later ones were acknowledged after.
+      return absl::DataLossError(absl::StrCat(options.path, ": record ", seq, " follows record ",
+                                              previous, ": records ", previous + 1, "..",
+                                              seq - 1, " are in neither"));
+    }
     previous = seq;
     pos += size;
     if (seq != tail->last + 1) {

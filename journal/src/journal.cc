@@ -112,9 +112,12 @@ uint64_t Journal::RecoveredFromCommitLog() const { return impl_->recovered_from_
 uint64_t Journal::DurableSeq() const { return impl_->durable_seq.load(std::memory_order_acquire); }
 
 absl::Status Journal::Sync() {
+  if (!impl_->failed.ok()) return impl_->failed;
   const uint64_t last = impl_->last_seq.load(std::memory_order_relaxed);
   if (impl_->durable_seq.load(std::memory_order_relaxed) == last) return absl::OkStatus();
-  return internal::SyncRecords(*impl_);
+  absl::Status s = internal::SyncRecords(*impl_);
+  if (!s.ok() && impl_->log != nullptr) impl_->failed = s;
+  return s;
 }
 
 absl::Status internal::SyncRecords(Journal::Impl& impl) {
@@ -135,6 +138,7 @@ const std::string& Journal::path() const { return impl_->path; }
 
 absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view> payloads) {
   uint64_t seq = impl_->last_seq.load(std::memory_order_relaxed);
+  if (!impl_->failed.ok()) return impl_->failed;
   if (payloads.empty()) return seq;
   if (impl_->log != nullptr) {
     auto logged = internal::AppendToLog(*impl_, payloads);
@@ -176,7 +180,8 @@ absl::StatusOr<uint64_t> Journal::AppendBatch(absl::Span<const absl::string_view
     // LMDB commits with MDB_NOMETASYNC under the log: without defer_commit_sync a commit is
     // durable on return, so its meta page is flushed now.
     if ((rc = mdb_env_sync(env.env(), 1)) != 0) {
-      return env.Error(rc, absl::StrCat("sync records up to ", seq));
+      impl_->failed = env.Error(rc, absl::StrCat("sync records up to ", seq));
+      return impl_->failed;
     }
   }
   // With the log, the next batch that goes through it first makes this commit durable (the
@@ -264,6 +269,7 @@ absl::StatusOr<JournalStats> Journal::Verify() const {
 }
 
 absl::Status Journal::TruncateAfter(uint64_t seq) {
+  if (!impl_->failed.ok()) return impl_->failed;
   if (impl_->log != nullptr) {
     // LMDB takes everything durably first, and the log restarts before the cut, so that no
     // record past the cut can be read from it again, whenever a crash comes.

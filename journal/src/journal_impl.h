@@ -23,8 +23,9 @@ class Journal::Impl {
   std::unique_ptr<storage::LmdbEnv> snapshots;  // null when read_only and none exist
   // Written by the writer after each commit (release); read by anyone (acquire).
   std::atomic<uint64_t> last_seq{0};
-  // With defer_commit_sync the last commit's meta page may not be on disk yet (docs/
-  // durability.md, "One flush per commit"); otherwise equal to last_seq.
+  // With defer_commit_sync the last LMDB commit's meta page may not be on disk yet (docs/
+  // durability.md, "One flush per commit"); otherwise, and after a batch through the commit
+  // log, equal to last_seq.
   std::atomic<uint64_t> durable_seq{0};
 
   // With options.commit_log (docs/durability.md, "The commit log"): the log, the writer's
@@ -47,6 +48,11 @@ class Journal::Impl {
   // The writer's: its latest commit went straight into LMDB with its meta page not flushed
   // (defer_commit_sync); the next append to the log syncs LMDB first.
   bool lmdb_unsynced = false;
+  // The writer's: the first error after which the files may hold more than last_seq says (a
+  // failed flush, a commit whose sync failed, a failed log write). AppendBatch, Sync and
+  // TruncateAfter return it from then on: reusing those seqs, or trusting a retried flush,
+  // could lose or mix up records. The next open sorts out what is there.
+  absl::Status failed;
   // Estimated LMDB bytes of the records pending or being copied (guarded by pending_mu).
   uint64_t lmdb_bytes_waiting = 0;
 };

@@ -171,6 +171,13 @@ absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
     if (!impl.copy_error.ok()) return impl.copy_error;
   }
   const uint64_t before = impl.last_seq.load(std::memory_order_relaxed);
+  // What waits is read before LMDB's use: a copy that ends in between is then counted twice
+  // (safe), never missed.
+  uint64_t waiting;
+  {
+    std::lock_guard<std::mutex> lock(impl.pending_mu);
+    waiting = impl.lmdb_bytes_waiting;
+  }
   MDB_envinfo info;
   MDB_stat stat;
   mdb_env_info(impl.records->env(), &info);
@@ -188,31 +195,30 @@ absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
   // LMDB must be able to take what the log acknowledges: near a full map, the batch goes to
   // LMDB directly (where a full map is refused before anything is acknowledged). What waits
   // counts whether still pending or being copied.
-  uint64_t waiting;
-  {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    waiting = impl.lmdb_bytes_waiting;
-  }
   const uint64_t used = (static_cast<uint64_t>(info.me_last_pgno) + 64) * stat.ms_psize;
   if (bytes > std::min<uint64_t>(impl.options.commit_log_bytes / 4,
                                  impl.options.commit_log_max_batch_bytes) ||
       used + waiting + estimate > static_cast<uint64_t>(info.me_mapsize)) {
     return 0;
   }
+  auto fail = [&](absl::Status s) {
+    impl.failed = s;
+    return s;
+  };
   if (impl.lmdb_unsynced) {
     // The batch before went straight into LMDB and is not durable yet: it must be before
     // anything the log acknowledges after it (an open reads the log after LMDB's last).
-    if (absl::Status s = SyncRecords(impl); !s.ok()) return s;
+    if (absl::Status s = SyncRecords(impl); !s.ok()) return fail(s);
   }
   if (!impl.log->Fits(bytes)) {
     // LMDB takes everything the log holds, durably; then the log starts over.
-    if (absl::Status s = CopyPending(impl, /*sync=*/true); !s.ok()) return s;
-    if (absl::Status s = impl.log->Restart(); !s.ok()) return s;
+    if (absl::Status s = CopyPending(impl, /*sync=*/true); !s.ok()) return fail(s);
+    if (absl::Status s = impl.log->Restart(); !s.ok()) return fail(s);
   }
   impl.log_batch.clear();
   uint64_t seq = before;
   for (absl::string_view payload : payloads) impl.log->EncodeEntry(++seq, payload, &impl.log_batch);
-  if (absl::Status s = impl.log->Append(impl.log_batch); !s.ok()) return s;
+  if (absl::Status s = impl.log->Append(impl.log_batch); !s.ok()) return fail(s);
   {
     std::lock_guard<std::mutex> lock(impl.pending_mu);
     impl.pending.append(impl.log_batch);

@@ -133,6 +133,22 @@ TEST(CommitLogTest, RecordsPastAGapAfterTheJournalsLastAreDataLossNamingTheFile)
   EXPECT_THAT(gap.status().message(), HasSubstr("records 3..4"));
   ASSERT_TRUE(OpenLog(path2, 4, &tail));
   EXPECT_EQ(tail.records, 3u);
+  // A gap further on, within one generation: DataLoss too, not a silent stop.
+  const std::string path3 = dir.path() + "/gap_later.log";
+  {
+    auto log = OpenLog(path3, 0, &tail);
+    ASSERT_TRUE(log);
+    AppendSeqs(*log, 1, 3);
+    AppendSeqs(*log, 6, 7);
+  }
+  auto later = CommitLog::Open({.path = path3}, 0, &tail);
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(later.status().message(), HasSubstr("record 6 follows record 3"));
+  // Records up to LMDB's last may have gaps between them (batches that went into LMDB).
+  ASSERT_TRUE(OpenLog(path3, 5, &tail));
+  EXPECT_EQ(tail.records, 2u);
+  EXPECT_EQ(tail.last, 7u);
 }
 
 TEST(CommitLogTest, ADamagedHeaderIsDataLossNamingTheFile) {

@@ -50,7 +50,8 @@ struct JournalOptions {
   // log"): AppendBatch returns once one write and one flush of that file hold the batch, and
   // a background thread copies the records into LMDB, where readers find them. Open puts
   // what the log holds beyond LMDB into LMDB before anything else. DurableSeq() == LastSeq()
-  // after every AppendBatch. The log restarts at its beginning once LMDB holds everything in
+  // after every AppendBatch through the log (batches over commit_log_max_batch_bytes go
+  // straight into LMDB, as without the log). The log restarts at its beginning once LMDB holds everything in
   // it durably, before it would grow past commit_log_bytes.
   bool commit_log = false;
   uint64_t commit_log_bytes = 64ull << 20;
@@ -104,9 +105,10 @@ class Journal {
   // before copying them into LMDB); they are in LMDB now unless read_only.
   uint64_t RecoveredFromCommitLog() const;
 
-  // The highest seq that a power loss cannot undo: LastSeq() with the commit log or without
-  // defer_commit_sync; with defer_commit_sync alone an AppendBatch makes the commit before it
-  // durable and Sync() makes everything durable.
+  // The highest seq that a power loss cannot undo: LastSeq() without defer_commit_sync and
+  // after a batch through the commit log; with defer_commit_sync, an AppendBatch that went
+  // into LMDB (every one without the log, large ones with it) makes the commit before it
+  // durable, and the next append through the log or Sync() makes everything durable.
   // Any thread.
   uint64_t DurableSeq() const;
 
