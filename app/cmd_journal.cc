@@ -55,6 +55,9 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
                         {"records", records},
                         {"last_good_seq", last_good},
                         {"last_seq", (*journal)->LastSeq()},
+                        // Records only the journal's commit log holds (a run that stopped
+                        // before copying them into LMDB; --truncate-corrupt-tail copies them).
+                        {"from_commit_log", (*journal)->RecoveredFromCommitLog()},
                         {"corrupt_snapshots", skipped}};
   out["latest_snapshot_seq"] =
       snapshot.ok() && snapshot->has_value() ? nlohmann::json((*snapshot)->seq) : nullptr;
