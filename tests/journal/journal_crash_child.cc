@@ -47,7 +47,11 @@ int main(int argc, char** argv) {
   auto journal = cfx::journal::Journal::Open({.data_dir = argv[1],
                                               .keep_snapshots = 2,
                                               .defer_commit_sync = true,
-                                              .commit_log = argc == 4});
+                                              .commit_log = argc == 4,
+                                              // Every batch through the log, however large
+                                              // a slow (sanitized) run's batches grow: the
+                                              // kills then land on inputs only it holds.
+                                              .commit_log_max_batch_bytes = 64 << 20});
   if (!journal.ok()) {
     WriteLine("E " + std::string(journal.status().message()) + "\n");
     return 2;
