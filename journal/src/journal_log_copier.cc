@@ -166,16 +166,13 @@ absl::Status internal::CopyPending(Journal::Impl& impl, bool sync) {
 
 absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
                                                absl::Span<const absl::string_view> payloads) {
-  {
-    std::lock_guard<std::mutex> lock(impl.pending_mu);
-    if (!impl.copy_error.ok()) return impl.copy_error;
-  }
   const uint64_t before = impl.last_seq.load(std::memory_order_relaxed);
   // What waits is read before LMDB's use: a copy that ends in between is then counted twice
   // (safe), never missed.
   uint64_t waiting;
   {
     std::lock_guard<std::mutex> lock(impl.pending_mu);
+    if (!impl.copy_error.ok()) return impl.copy_error;
     waiting = impl.lmdb_bytes_waiting;
   }
   MDB_envinfo info;
