@@ -59,7 +59,10 @@ bool ReadAll(int fd, std::string* out) {
 absl::Status CommitLog::Error(absl::string_view what) const {
   const int err = errno;
   std::string msg = absl::StrCat(options_.path, ": ", what, ": ", std::strerror(err));
-  if (err == ENOSPC) return absl::ResourceExhaustedError(absl::StrCat(msg, " (disk full)"));
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        msg, " (disk full", err == EFBIG ? ": the process's file size limit, ulimit -f" : "", ")"));
+  }
   if (err == EACCES || err == EPERM || err == EROFS) return absl::PermissionDeniedError(msg);
   return absl::InternalError(msg);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "journal_impl.h"
@@ -49,12 +50,18 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
                                         .read_only = options.read_only};
   auto log = CommitLog::Open(log_options, lmdb_last, &tail);
   // Read-only beside a running writer, the writer may copy the log into LMDB and restart it
-  // between the two reads: the log then seems to skip records. Read both again.
-  for (int retry = 0; options.read_only && !log.ok() && absl::IsDataLoss(log.status()) && retry < 3;
+  // between the two reads: the log then seems to skip records (or, read in the middle of
+  // the restart's header write, to have a damaged header). Read both again; a log that
+  // still fails after 20 reads over 20 ms with LMDB unchanged is damaged.
+  for (int retry = 0, unchanged = 0; options.read_only && !log.ok() &&
+                                     absl::IsDataLoss(log.status()) && retry < 50 && unchanged < 20;
        ++retry) {
     auto again = LmdbLastSeq(impl);
     if (!again.ok()) return again.status();
-    if (*again == lmdb_last) break;
+    if (*again == lmdb_last) {
+      ++unchanged;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     lmdb_last = *again;
     impl.last_seq.store(lmdb_last, std::memory_order_release);
     log = CommitLog::Open(log_options, lmdb_last, &tail);

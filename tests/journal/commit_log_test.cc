@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -303,6 +305,62 @@ TEST(JournalCommitLogTest, TheLogRestartsWhenFullAndReadersSeeEveryRecordOnceInO
   auto k = *Journal::Open(o);
   EXPECT_GT(k->RecoveredFromCommitLog(), 0u);
   ExpectSeqs(ReadAll(*k), last + 200);
+}
+
+// `cfx journal verify` and the replicas' readers open the journal read-only beside the
+// running exchange. Between reading LMDB's last record and reading the log, the writer may
+// copy the log into LMDB and restart it: the log then seems to skip records, and the reader
+// reads both again. A writer in another process restarts its small log every few dozen
+// batches, copying every millisecond, while this process opens read-only as often as it
+// can: every open succeeds and reads records 1..n, each once, in order, n at least the
+// LastSeq() the open found.
+TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceInOrder) {
+  TestDir dir;
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(ready[0]);
+    JournalOptions o = WithLog(dir.path());
+    o.commit_log_bytes = 2 << 10;  // a restart every few batches
+    o.commit_log_copy_every_ms = 1;
+    auto j = Journal::Open(o);
+    if (!j.ok()) _exit(3);
+    uint64_t last = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+    for (int batch = 0; std::chrono::steady_clock::now() < until; ++batch) {
+      if (!AppendRange(**j, last + 1, last + 4, 0, 4).ok()) _exit(4);
+      last += 4;
+      if (batch == 0) (void)!write(ready[1], "r", 1);
+    }
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the writer did not start";
+  close(ready[0]);
+  int opens = 0, status = 0;
+  uint64_t seen = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
+    ASSERT_TRUE(reader.ok()) << "open " << opens << ": " << reader.status();
+    auto records = ReadAll(**reader);
+    // At least what the open found; LMDB's read in ReadFrom may already hold more.
+    ASSERT_GE(records.size(), (*reader)->LastSeq()) << "open " << opens;
+    for (uint64_t i = 0; i < records.size(); ++i) {
+      ASSERT_EQ(records[i].first, i + 1) << "open " << opens;
+      ASSERT_EQ(records[i].second, Payload(i + 1)) << "open " << opens;
+    }
+    EXPECT_GE(records.size(), seen) << "an open saw fewer records than the one before";
+    seen = records.size();
+    ++opens;
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::fprintf(stderr, "%d read-only opens beside the writer, the last saw %llu records\n", opens,
+               static_cast<unsigned long long>(seen));
+  EXPECT_GE(opens, 10);
 }
 
 TEST(JournalCommitLogTest, AnOperatorsCutIsNotUndoneByWhatTheLogHeldBeforeIt) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -59,14 +60,44 @@ void WriteLine(int fd, const std::string& line) {
   (void)!write(fd, text.data(), text.size());
 }
 
+// Where the file size limit strikes (docs/durability.md, "The commit log"):
+enum class Under {
+  kLmdb,        // the LMDB journal alone: its commit fails
+  kLogGrowing,  // the commit log, when it grows its file (the copier kept away)
+  kLogCopying,  // the commit log's copier (or the writer's copy before a restart), into LMDB
+};
+
+struct DiskFullCase {
+  const char* name;
+  Under under;
+};
+
+JournalOptions OptionsFor(Under under, const std::string& data_dir) {
+  JournalOptions o{.data_dir = data_dir};
+  if (under == Under::kLmdb) return o;
+  o.defer_commit_sync = true;
+  o.commit_log = true;
+  if (under == Under::kLogGrowing) {
+    o.commit_log_copy_every_ms = 600'000;  // nothing reaches LMDB while the child runs
+  } else {
+    // The log restarts long before its first 1 MiB of blocks is used up, so it never grows;
+    // LMDB takes everything, at once.
+    o.commit_log_bytes = 256 << 10;
+    o.commit_log_copy_every_ms = 1;
+  }
+  return o;
+}
+
 // The child's side of DiskFullDuringACommit...: opens the journal in `data_dir`, commits two
 // batches, then limits the size of any file it writes (RLIMIT_FSIZE) to a little above the
-// journal's and appends until four commits have failed, then lifts the limit and appends
-// once more. One line per AppendBatch to `fd`: "ok <batch> <last seq>" or
+// journal's largest and appends until four commits have failed, then lifts the limit and
+// appends once more. One line per AppendBatch to `fd`: "ok <batch> <last seq>" or
 // "error <batch> <code> <message>". The test forks from its only thread, so the child may
-// use the journal as usual; it ends with _exit, never returning into the test.
-[[noreturn]] void FillTheDisk(const std::string& data_dir, int fd) {
-  auto journal = Journal::Open({.data_dir = data_dir});
+// use the journal as usual; it never returns into the test. Without the commit log it
+// closes the journal and exits, as a clean shutdown would; with it, it is killed (the
+// records the copier had not moved are in the log only).
+[[noreturn]] void FillTheDisk(Under under, const std::string& data_dir, int fd) {
+  auto journal = Journal::Open(OptionsFor(under, data_dir));
   if (!journal.ok()) {
     WriteLine(fd, absl::StrCat("open-failed ", journal.status().ToString()));
     _exit(3);
@@ -78,7 +109,11 @@ void WriteLine(int fd, const std::string& line) {
                             : absl::StrCat("unlimited-error ", last.status().ToString()));
   }
   std::error_code ec;
-  const uint64_t size = std::filesystem::file_size(data_dir + "/journal/data.mdb", ec);
+  uint64_t size = std::filesystem::file_size(data_dir + "/journal/data.mdb", ec);
+  if (under != Under::kLmdb && !ec) {
+    size =
+        std::max<uint64_t>(size, std::filesystem::file_size(data_dir + "/journal/commit.log", ec));
+  }
   // A write past the limit fails with EFBIG instead of killing the process with SIGXFSZ,
   // as a write to a full disk fails with ENOSPC.
   signal(SIGXFSZ, SIG_IGN);
@@ -100,18 +135,29 @@ void WriteLine(int fd, const std::string& line) {
     return last.ok();
   };
   for (int failures = 0; batch < 500 && failures < 4;) failures += append() ? 0 : 1;
-  // Space again (the limit lifted): the same open journal commits again.
+  // Space again (the limit lifted): the same open journal commits again without the log;
+  // with it, the first failed write or flush stays the answer (docs/durability.md).
   setrlimit(RLIMIT_FSIZE, &unlimited);
   append();
-  journal->reset();  // closes the environment as a clean shutdown would
-  _exit(0);
+  WriteLine(fd, "done");
+  if (under == Under::kLmdb) {
+    journal->reset();  // closes the environment
+    _exit(0);
+  }
+  // Killed: the copier's thread, ended by its error, is never joined (an _exit would be
+  // reported as a thread leak under TSan).
+  raise(SIGKILL);
+  _exit(5);
 }
 
+class JournalDiskFullTest : public ::testing::TestWithParam<DiskFullCase> {};
+
 // The disk fills up in the middle of a commit (here: the file may not grow past a limit, a
-// fault any user can cause; ENOSPC takes the same path through LMDB). The commit fails with
-// an error naming the journal; the process goes on; and the journal, reopened without the
-// limit, verifies and holds exactly the batches whose AppendBatch returned OK.
-TEST(JournalFaultTest, DiskFullDuringACommitIsAClearErrorAndLosesNothingAcknowledged) {
+// fault any user can cause; ENOSPC takes the same path). The commit fails with an error
+// naming the file; the process goes on; and the journal, reopened without the limit,
+// verifies and holds exactly the batches whose AppendBatch returned OK.
+TEST_P(JournalDiskFullTest, DiskFullDuringACommitIsAClearErrorAndLosesNothingAcknowledged) {
+  const Under under = GetParam().under;
   TestDir dir;
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -119,7 +165,7 @@ TEST(JournalFaultTest, DiskFullDuringACommitIsAClearErrorAndLosesNothingAcknowle
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     close(fds[0]);
-    FillTheDisk(dir.path(), fds[1]);
+    FillTheDisk(under, dir.path(), fds[1]);
   }
   close(fds[1]);
   std::string output;
@@ -132,9 +178,16 @@ TEST(JournalFaultTest, DiskFullDuringACommitIsAClearErrorAndLosesNothingAcknowle
   close(fds[0]);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child crashed (signal " << WTERMSIG(status)
-                                 << "): " << output;
-  ASSERT_EQ(WEXITSTATUS(status), 0) << output;
+  if (under == Under::kLmdb) {
+    ASSERT_TRUE(WIFEXITED(status))
+        << "the child crashed (signal " << WTERMSIG(status) << "): " << output;
+    ASSERT_EQ(WEXITSTATUS(status), 0) << output;
+  } else {
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << output;
+  }
+  ASSERT_GE(output.size(), 5u);
+  ASSERT_EQ(output.substr(output.size() - 5), "done\n") << output;
+  output.resize(output.size() - 5);
 
   std::vector<int> acknowledged;
   uint64_t last_acknowledged_seq = 0;
@@ -149,28 +202,53 @@ TEST(JournalFaultTest, DiskFullDuringACommitIsAClearErrorAndLosesNothingAcknowle
       uint64_t seq = 0;
       words >> seq;
       EXPECT_EQ(seq, last_acknowledged_seq + kBatchRecords) << line;
+      if (under != Under::kLmdb) {
+        EXPECT_TRUE(errors.empty()) << "a commit acknowledged after the log's failure: " << line;
+      }
       last_acknowledged_seq = seq;
       acknowledged.push_back(batch);
     } else {
       ASSERT_EQ(kind, "error") << line;
-      errors.push_back(line);
+      // The message without "error <batch>": the same for every refusal after the first.
+      errors.push_back(line.substr(line.find(' ', 6)));
     }
   }
   ASSERT_FALSE(errors.empty()) << "no commit failed under the file size limit:\n" << output;
-  ASSERT_GE(acknowledged.size(), 3u) << output;  // two before the limit, one after it
-  EXPECT_EQ(output.substr(output.rfind("\n", output.size() - 2) + 1, 3), "ok ")
-      << "no commit once the limit was lifted:\n"
-      << output;
+  ASSERT_GE(acknowledged.size(), 2u) << output;
   const std::string journal_path = dir.path() + "/journal";
-  for (const std::string& e : errors) {
-    EXPECT_THAT(e, HasSubstr(journal_path + ": commit records up to "));
-    // A write that failed outright (EFBIG, ENOSPC) or was cut short (EIO, from LMDB).
-    EXPECT_THAT(e, AnyOf(HasSubstr("RESOURCE_EXHAUSTED"), HasSubstr("UNAVAILABLE")));
-    EXPECT_THAT(e, AnyOf(HasSubstr("disk full"), HasSubstr("a full disk")));
+  if (under == Under::kLmdb) {
+    ASSERT_EQ(output.substr(output.rfind("\n", output.size() - 2) + 1, 3), "ok ")
+        << "no commit once the limit was lifted:\n"
+        << output;
+    for (const std::string& e : errors) {
+      EXPECT_THAT(e, HasSubstr(journal_path + ": commit records up to "));
+      // A write that failed outright (EFBIG, ENOSPC) or was cut short (EIO, from LMDB).
+      EXPECT_THAT(e, AnyOf(HasSubstr("RESOURCE_EXHAUSTED"), HasSubstr("UNAVAILABLE")));
+      EXPECT_THAT(e, AnyOf(HasSubstr("disk full"), HasSubstr("a full disk")));
+    }
+  } else {
+    // Sticky: every refusal, the one after the limit was lifted too, is the first one.
+    EXPECT_EQ(errors.size(), 5u) << output;
+    for (const std::string& e : errors) EXPECT_EQ(e, errors.front());
+    EXPECT_THAT(errors.front(), AnyOf(HasSubstr("RESOURCE_EXHAUSTED"), HasSubstr("UNAVAILABLE")));
+    if (under == Under::kLogGrowing) {
+      EXPECT_THAT(errors.front(), HasSubstr(journal_path + "/commit.log: grow: "));
+      EXPECT_THAT(errors.front(), HasSubstr("disk full: the process's file size limit"));
+    } else {
+      EXPECT_THAT(errors.front(), HasSubstr(journal_path + ": "));
+      EXPECT_THAT(errors.front(), AnyOf(HasSubstr("disk full"), HasSubstr("a full disk")));
+    }
   }
 
-  auto journal = Journal::Open({.data_dir = dir.path()});
+  auto journal = Journal::Open(OptionsFor(under, dir.path()));
   ASSERT_TRUE(journal.ok()) << journal.status();
+  if (under == Under::kLogGrowing) {
+    EXPECT_EQ((*journal)->RecoveredFromCommitLog(), last_acknowledged_seq)
+        << "nothing was copied: LMDB had none of them";
+  } else if (under == Under::kLogCopying) {
+    EXPECT_GT((*journal)->RecoveredFromCommitLog(), 0u)
+        << "the copy that failed left its records in the log only";
+  }
   auto stats = (*journal)->Verify();
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->last_seq, last_acknowledged_seq);
@@ -179,13 +257,19 @@ TEST(JournalFaultTest, DiskFullDuringACommitIsAClearErrorAndLosesNothingAcknowle
     for (int i = 0; i < kBatchRecords; ++i) expected.push_back(Payload(batch, i));
   }
   EXPECT_EQ(ReadAll(**journal), expected);
-  std::fprintf(stderr, "disk full: %zu batches acknowledged, %zu commits refused; first: %s\n",
-               acknowledged.size(), errors.size(), errors.front().c_str());
+  std::fprintf(stderr, "disk full (%s): %zu batches acknowledged, %zu commits refused; first: %s\n",
+               GetParam().name, acknowledged.size(), errors.size(), errors.front().c_str());
   // And appending goes on where the acknowledged records end.
   auto next = AppendNumbered(**journal, 999);
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(*next, last_acknowledged_seq + kBatchRecords);
 }
+
+INSTANTIATE_TEST_SUITE_P(Journal, JournalDiskFullTest,
+                         ::testing::Values(DiskFullCase{"Lmdb", Under::kLmdb},
+                                           DiskFullCase{"LogGrowing", Under::kLogGrowing},
+                                           DiskFullCase{"LogCopying", Under::kLogCopying}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // Sets a path's mode for the test's duration and restores it however the test ends (a
 // TestDir cannot remove what sits in a folder without write permission).
