@@ -19,6 +19,7 @@ struct BenchFixFlags {
   bool fake = false;
   bool no_sync = false;
   bool publisher_thread = false;
+  bool matcher_thread_only = false;
   bool quickfix_file_store = false;
   bool commit_log = true;
   bool no_yardsticks = false;
@@ -38,6 +39,7 @@ ExitCode RunBenchFix(const BenchFixFlags& flags) {
                                 : perf::FixBenchServer::kServe;
   options.no_sync = flags.no_sync;
   options.publisher_thread = flags.publisher_thread;
+  options.matcher_thread_only = flags.matcher_thread_only;
   options.quickfix_file_store = flags.quickfix_file_store;
   options.commit_log = flags.commit_log;
   options.yardsticks = !flags.no_yardsticks;
@@ -65,6 +67,8 @@ void SetupBenchFix(CLI::App& parent, ExitCode* rc) {
                 "journal commits not fsynced (process-crash safe only)");
   cmd->add_flag("--publisher-thread", flags->publisher_thread,
                 "outcomes delivered by a publisher thread instead of the matcher's (A/B)");
+  cmd->add_flag("--matcher-thread-only", flags->matcher_thread_only,
+                "only the matcher thread matches, never the sequencer for a lone order (A/B)");
   cmd->add_flag("--quickfix-file-store", flags->quickfix_file_store,
                 "the gateway's sessions on QuickFIX's own FileStore instead of the batched one (A/B)");
   cmd->add_flag("--no-commit-log{false}", flags->commit_log,

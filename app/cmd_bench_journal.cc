@@ -49,6 +49,9 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
                   "How often the journal copies its commit log into LMDB (default 10)");
   cmd->add_flag("--publisher-thread{false}", flags->harness.pipeline.publish_on_matcher,
                 "Outcomes delivered by a publisher thread instead of the matcher's (A/B)");
+  cmd->add_option("--sequencer-matches", flags->harness.pipeline.sequencer_matches_up_to,
+                  "Largest batch the sequencer matches itself while the matcher is idle; 0: "
+                  "never (default 4)");
   cmd->add_flag("--unsafe-no-sync", flags->unsafe_no_sync,
                 "UNSAFE: do not sync commits (a power loss may lose acknowledged inputs)");
 }

@@ -23,6 +23,9 @@ void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
                 "Time each input's stages (a few clock reads an input) and print them");
   cmd->add_flag("--publisher-thread{false}", config.pipeline.publish_on_matcher,
                 "Outcomes delivered by a publisher thread instead of the matcher's (A/B)");
+  cmd->add_option("--sequencer-matches", config.pipeline.sequencer_matches_up_to,
+                  "Largest batch the sequencer matches itself while the matcher is idle; 0: "
+                  "never (default 4)");
   cmd->callback([rc] {
     nlohmann::json out = perf::RunPipelineBench(config);
     out["bench"] = "pipeline";

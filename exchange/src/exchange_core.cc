@@ -205,6 +205,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     po.snapshot_every = journal ? static_cast<uint64_t>(std::max<int64_t>(every, 0)) : 0;
     po.replication = options.replication;
     po.publish_on_matcher = !options.publisher_thread;
+    if (options.matcher_thread_only) po.sequencer_matches_up_to = 0;
     po.trace_stages = options.trace_stages;
     pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
         po, journal.get(), &codec, listing.get(), this);
@@ -532,6 +533,7 @@ ExchangeStats ExchangeCore::Stats() const {
     s.batch_size_log2 = p.batch_size_log2;
     s.snapshots_written = p.snapshots_written;
     s.snapshots_dropped = p.snapshots_dropped;
+    s.matched_on_sequencer = p.matched_on_sequencer;
     s.state_seq = p.state.seq;
     s.state_hash = p.state.hash;
     s.state_checks = p.state_checks;

@@ -34,6 +34,8 @@ class FanOutMachine : public CounterMachine {
   void ApplyAt(uint64_t seq, int64_t, const CounterCommand& command,
                OutcomeSink<CounterOutcome>& sink) override {
     thread = std::this_thread::get_id();
+    if (apply_thread.size() <= seq) apply_thread.resize(seq + 1);
+    apply_thread[seq] = thread;
     for (int64_t k = 0; k < command.delta; ++k) {
       if (k % 2 == 0) {
         CounterOutcome& out = sink.Claim();
@@ -46,7 +48,10 @@ class FanOutMachine : public CounterMachine {
     applied_seq.store(seq, std::memory_order_release);
   }
   std::atomic<uint64_t> applied_seq{0};
-  std::thread::id thread;  // the matcher's; read after Stop
+  std::thread::id thread;  // the last apply's; read after Stop
+  // [seq]: the thread that applied it (the matcher's, or the sequencer's for a small batch
+  // while the matcher was idle); read after Stop.
+  std::vector<std::thread::id> apply_thread;
 };
 
 // Holds its first apply until Open(): the inputs offered meanwhile pile up in the rings.
@@ -89,6 +94,12 @@ class Recorder : public PipelineListener<CounterOutcome> {
     error = status;
   }
   void Note(const Call& c) {
+    // Callbacks never overlap, whichever thread makes them.
+    if (inside.fetch_add(1, std::memory_order_acq_rel) != 0) overlapped.store(true);
+    NoteLocked(c);
+    inside.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  void NoteLocked(const Call& c) {
     std::lock_guard<std::mutex> lock(mu);
     threads.push_back(std::this_thread::get_id());
     calls.push_back(c);
@@ -104,6 +115,8 @@ class Recorder : public PipelineListener<CounterOutcome> {
   int errors = 0;
   absl::Status error;
   std::atomic<uint64_t> acks{0}, idles{0};
+  std::atomic<int> inside{0};
+  std::atomic<bool> overlapped{false};
 };
 
 using testsupport::WaitFor;
@@ -159,20 +172,40 @@ TEST_P(PipelineDeliveryTest, OutcomesThenAckInSeqOrderEvenWhenTheOutputRingIsFul
   EXPECT_EQ(seq, kInputs + 1);
 }
 
-// Every callback comes on one thread: the matcher's with publish_on_matcher, another one
-// without.
-TEST_P(PipelineDeliveryTest, EveryCallbackComesOnOneThreadTheMatchersOnlyWhenAsked) {
+// Callbacks never overlap. With publish_on_matcher each input's outcomes and ack come on
+// the thread that applied it (the matcher's, or the sequencer's for a small batch while the
+// matcher was idle); without it, all on one publisher thread that applies nothing. Bursts
+// and a trickle, so that both threads match.
+TEST_P(PipelineDeliveryTest, CallbacksComeOnTheApplyingThreadOrOnePublisherThread) {
   auto p = Start({});
   ASSERT_TRUE(p != nullptr);
-  for (uint64_t i = 1; i <= 500; ++i) {
+  uint64_t i = 1;
+  for (; i <= 500; ++i) {
     while (p->TryOffer(i, CounterCommand{i, 0, 2}) == OfferResult::kFull) {
       std::this_thread::yield();
     }
   }
+  for (; i <= 520; ++i) {
+    std::this_thread::sleep_for(1ms);  // the matcher thread parks: a lone input each
+    ASSERT_EQ(p->TryOffer(i, CounterCommand{i, 0, 2}), OfferResult::kAccepted);
+  }
   ASSERT_TRUE(p->Stop().ok());
-  ASSERT_FALSE(listener.threads.empty());
-  for (const std::thread::id& t : listener.threads) ASSERT_EQ(t, listener.threads.front());
-  EXPECT_EQ(listener.threads.front() == machine.thread, on_matcher());
+  EXPECT_FALSE(listener.overlapped.load());
+  ASSERT_EQ(listener.threads.size(), listener.calls.size());
+  std::set<std::thread::id> appliers(machine.apply_thread.begin() + 1, machine.apply_thread.end());
+  if (on_matcher()) {
+    for (size_t k = 0; k < listener.calls.size(); ++k) {
+      const Recorder::Call& c = listener.calls[k];
+      if (c.kind == 'i') continue;
+      ASSERT_EQ(listener.threads[k], machine.apply_thread[c.seq]) << "seq " << c.seq;
+    }
+    EXPECT_GT(p->stats().matched_on_sequencer, 0u);
+  } else {
+    for (const std::thread::id& t : listener.threads) ASSERT_EQ(t, listener.threads.front());
+    EXPECT_EQ(appliers.count(listener.threads.front()), 0u);
+    EXPECT_EQ(appliers.size(), 1u) << "without publish_on_matcher only the matcher matches";
+    EXPECT_EQ(p->stats().matched_on_sequencer, 0u);
+  }
 }
 
 // A lone input is delivered without waiting for another, and OnIdle follows its ack before
@@ -242,6 +275,46 @@ TEST_P(PipelineDeliveryTest, StageTimesSurviveTinyRingsAndBareAcks) {
   EXPECT_EQ(s.of(Stage::kDeliver).n[0], 0u);
 }
 
+// A lone input while the matcher thread is idle is matched and delivered by the sequencer
+// itself (no wake-up of the matcher); with sequencer_matches_up_to 0 never. Same outcomes.
+TEST(PipelineSequencerMatchesTest, ALoneInputIsMatchedByTheSequencerUnlessTurnedOff) {
+  for (const size_t up_to : {size_t{4}, size_t{0}}) {
+    SCOPED_TRACE(up_to);
+    CounterCodec codec;
+    FanOutMachine machine;
+    Recorder listener;
+    CounterPipeline p({.sequencer_matches_up_to = up_to}, nullptr, &codec, &machine, &listener);
+    ASSERT_TRUE(p.Start().ok());
+    for (uint64_t i = 1; i <= 20; ++i) {
+      std::this_thread::sleep_for(2ms);  // every stage parks
+      ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
+      ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == i; }));
+    }
+    const uint64_t inline_batches = p.stats().matched_on_sequencer;
+    ASSERT_TRUE(p.Stop().ok());
+    std::set<std::thread::id> appliers(machine.apply_thread.begin() + 1,
+                                       machine.apply_thread.end());
+    if (up_to == 0) {
+      EXPECT_EQ(inline_batches, 0u);
+      EXPECT_EQ(appliers.size(), 1u);
+    } else {
+      // Each lone input is a batch of one; the first may meet the matcher thread starting.
+      EXPECT_GE(inline_batches, 18u);
+    }
+    // Each input's outcome, then its ack, in seq order.
+    std::vector<std::pair<char, uint64_t>> got, want;
+    for (const Recorder::Call& c : listener.Snapshot()) {
+      if (c.kind != 'i') got.emplace_back(c.kind, c.seq);
+    }
+    for (uint64_t i = 1; i <= 20; ++i) {
+      want.emplace_back('o', i);
+      want.emplace_back('a', i);
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(listener.overlapped.load());
+  }
+}
+
 // On the matcher, a long burst (inputs waiting all the while) is delivered in pieces, each
 // ended by OnIdle: a listener holding writes back (the FIX gateway) sends them every few
 // inputs, not once at the end of the burst.
@@ -249,7 +322,9 @@ TEST(PipelineDeliveryOnTheMatcherTest, OnIdleComesEveryFewInputsWithinALongBurst
   CounterCodec codec;
   GatedMachine machine;
   Recorder listener;
-  CounterPipeline p({}, nullptr, &codec, &machine, &listener);
+  // The matcher thread only: a lone first input matched by the sequencer would hold the
+  // sequencer at the gate, and the burst would never be sequenced behind it.
+  CounterPipeline p({.sequencer_matches_up_to = 0}, nullptr, &codec, &machine, &listener);
   ASSERT_TRUE(p.Start().ok());
   constexpr uint64_t kInputs = 320;
   for (uint64_t i = 1; i <= kInputs; ++i) {  // the first input holds the matcher at the gate

@@ -191,6 +191,19 @@ void BoundAcceptor::Link::Detach() {
     closed_ = true;
   }
   if (session_ == nullptr) return;
+  // Nothing goes out on this connection any more: what the session stored so far is written
+  // now, and from here on, until a connection attaches again, the store writes each change
+  // at once. Before the disconnect, whose logout offers the cancel-on-disconnect: its
+  // reports, delivered on another thread as soon as the cancel is durable, must reach the
+  // files without waiting for this thread (they did wait, when the store was detached
+  // after the disconnect; a crash in between would have lost them from the resend).
+  if (store_ != nullptr) {
+    try {
+      store_->Detach();
+    } catch (const std::exception& e) {
+      LogRefusal(peer_, std::string("the session's message store: ") + e.what());
+    }
+  }
   try {
     // Under the session's lock: once it returns, no thread is in send() or will enter it.
     session_->disconnect();
@@ -199,15 +212,6 @@ void BoundAcceptor::Link::Detach() {
   }
   FIX::Session::unregisterSession(session_->getSessionID());
   session_ = nullptr;
-  // What the session stored meanwhile is written now; from here on, until a connection
-  // attaches again, the store writes each change at once.
-  if (store_ != nullptr) {
-    try {
-      store_->Detach();
-    } catch (const std::exception& e) {
-      LogRefusal(peer_, std::string("the session's message store: ") + e.what());
-    }
-  }
 }
 
 void BoundAcceptor::Link::Run() {

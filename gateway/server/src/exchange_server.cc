@@ -98,6 +98,7 @@ class ExchangeServer::Impl {
     core_options.unsafe_no_sync = options_.unsafe_no_sync;
     core_options.commit_log = options_.commit_log;
     core_options.publisher_thread = options_.publisher_thread;
+    core_options.matcher_thread_only = options_.matcher_thread_only;
     core_options.trace_stages = options_.trace_stages;
     if (options_.role != ServeRole::kAlone) {
       if (absl::Status s = OpenReplication(); !s.ok()) return Fail("replication", s);

@@ -68,6 +68,7 @@ class BenchExchange {
     so.unsafe_no_sync = options.no_sync;
     so.commit_log = options.commit_log;
     so.publisher_thread = options.publisher_thread;
+    so.matcher_thread_only = options.matcher_thread_only;
     so.quickfix_file_store = options.quickfix_file_store;
     so.trace_stages = true;  // a few clock reads an input: the per-stage breakdown
     common::ExchangeConfig config = BenchConfig(data_dir_, sessions);
@@ -222,8 +223,10 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
   }
   nlohmann::json core;
   if (r.core) {
-    core = {
-        {"inputs", r.core->inputs}, {"batches", r.core->batches}, {"max_batch", r.core->max_batch}};
+    core = {{"inputs", r.core->inputs},
+            {"batches", r.core->batches},
+            {"max_batch", r.core->max_batch},
+            {"matched_on_sequencer", r.core->matched_on_sequencer}};
   }
   // Where an order's time went inside the core, per phase (offer -> ack delivered).
   for (const auto& [phase, stages] : r.stages) {
@@ -240,6 +243,7 @@ void PrintFixServeBench(const FixServeBenchResult& r, std::ostream& out) {
                       {"mode", NamesOf(o.server).mode},
                       {"synced", o.server == FixBenchServer::kServe && !o.no_sync},
                       {"publisher_thread", o.publisher_thread},
+                      {"matcher_thread_only", o.matcher_thread_only},
                       {"quickfix_file_store", o.quickfix_file_store},
                       {"commit_log", o.commit_log},
                       {"load", o.bench.cross ? "cross" : "rest"},

@@ -51,6 +51,10 @@ class MpscRing {
     return true;
   }
 
+  // Whether no producer has claimed a slot past the head (one may be writing it). A hint:
+  // a push may land right after. Consumer thread only.
+  bool NothingClaimed() const { return tail_.load(std::memory_order_relaxed) == head_; }
+
   size_t capacity() const { return capacity_; }
 
  private:

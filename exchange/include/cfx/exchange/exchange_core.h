@@ -67,6 +67,9 @@ struct ExchangeOptions {
   // Outcomes delivered to the listeners by a publisher thread of their own instead of the
   // matcher's (journal::PipelineOptions::publish_on_matcher off): benchmarks' A/B only.
   bool publisher_thread = false;
+  // Only the matcher thread matches, never the sequencer for a small batch while the matcher
+  // is idle (journal::PipelineOptions::sequencer_matches_up_to 0): benchmarks' A/B only.
+  bool matcher_thread_only = false;
   // Each input's time through the order path's stages, in Stats().stages (the FIX bench's
   // breakdown; journal/include/cfx/journal/stage_latency.h). A few clock reads per input.
   bool trace_stages = false;
@@ -175,6 +178,7 @@ struct ExchangeStats {
   std::array<uint64_t, 24> batch_size_log2{};  // [k]: batches of size in [2^k, 2^(k+1))
   uint64_t snapshots_written = 0;
   uint64_t snapshots_dropped = 0;
+  uint64_t matched_on_sequencer = 0;  // batches the sequencer matched itself (a trickle)
   uint64_t offers_full = 0;       // Submit answered kFull
   uint64_t recorder_batches = 0;  // trade-store transactions
   uint64_t followed = 0;          // inputs applied from the replicated log as a standby

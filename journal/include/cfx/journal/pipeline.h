@@ -3,7 +3,8 @@
 // inputs) -> SPSC ring -> listener callbacks, made by the matcher thread itself at the end
 // of each burst (or, with publish_on_matcher off, by a publisher thread). Snapshots are taken
 // on the matcher thread every N inputs and written by a snapshot thread. No mutex on this
-// path.
+// path, but one taken once a burst: a small batch released while the matcher thread is idle
+// is matched by the sequencer itself (PipelineOptions::sequencer_matches_up_to).
 // Diagram and rules: docs/durability.md.
 //
 // Idle stages spin briefly, then park on a futex (ParkingIdle); whoever makes work
@@ -22,6 +23,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,11 +36,11 @@
 #include "cfx/concurrency/spsc_ring.h"
 #include "cfx/concurrency/thread_name.h"
 #include "cfx/journal/journal.h"
-#include "cfx/journal/stage_latency.h"
 #include "cfx/journal/matcher_state_machine.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/journal/recovery.h"
 #include "cfx/journal/replication_log.h"
+#include "cfx/journal/stage_latency.h"
 #include "cfx/journal/state_checks.h"
 
 namespace cfx::journal {
@@ -78,6 +80,12 @@ struct PipelineOptions {
   // so it must not wait for the pipeline (Submit with retries, Stop). false: a publisher
   // thread of its own delivers them (docs/durability.md, "The order path").
   bool publish_on_matcher = true;
+  // With publish_on_matcher: a batch of at most this many inputs, released while the matcher
+  // thread is idle (spinning or parked, so not holding the matcher's role) and no input
+  // waits to be sequenced, is matched and delivered by the sequencer thread itself, which saves a
+  // lone input the matcher's wake-up (docs/durability.md, "Who matches"). 0: always the matcher
+  // thread.
+  size_t sequencer_matches_up_to = 4;
   // Each input's time through the stages, read from the steady clock (a few reads per
   // input and per batch) into PipelineStats::stages (stage_latency.h). Off: no clock read.
   bool trace_stages = false;
@@ -90,6 +98,7 @@ struct PipelineStats {
   std::array<uint64_t, 24> batch_size_log2{};  // [k]: batches of size in [2^k, 2^(k+1))
   uint64_t snapshots_written = 0;
   uint64_t snapshots_dropped = 0;  // the snapshot writer was still busy
+  uint64_t matched_on_sequencer = 0;  // batches the sequencer matched itself
   uint64_t followed_inputs = 0;    // inputs read from the replication log as a follower
   StateCheckpoint state;           // the latest state hash (at a snapshot seq); seq 0: none
   uint64_t state_checks = 0;       // a follower's hashes found equal to the primary's
@@ -221,6 +230,7 @@ class Pipeline {
     }
     s.snapshots_written = snapshots_written_.load(std::memory_order_relaxed);
     s.snapshots_dropped = snapshots_dropped_.load(std::memory_order_relaxed);
+    s.matched_on_sequencer = matched_on_sequencer_.load(std::memory_order_relaxed);
     s.followed_inputs = followed_inputs_.load(std::memory_order_relaxed);
     const StateChecks::Counts c = checks_.Get();
     s.state = c.latest;
@@ -343,72 +353,114 @@ class Pipeline {
     while (!sequenced_.TryPush(item)) full.Idle();  // only the matcher drains: it frees up
   }
 
+  // The matcher's role: whoever holds matcher_role_ (the matcher thread, or the sequencer
+  // for a small batch while the matcher thread is idle) applies what the sequenced ring
+  // holds, delivers and snapshots. The thread that held the role last always delivered
+  // and ended the burst (MatcherBurstEnd) before letting go, so no listener state crosses
+  // threads within a burst.
   void RunMatcher() {
     Sink sink(this);
     ParkingIdle idle(&matcher_wake_);
-    int since_notify = 0;
-    const bool deliver_here = options_.publish_on_matcher;
-    auto on_empty = [&] {  // the end of a burst, or of kNotifyEvery inputs within one
-      if (!deliver_here) return;
-      delivery_.Drain();
-      delivery_.OnEmpty();
-    };
-    while (const Sequenced* in = FrontOrDone(sequenced_, sequencer_done_, idle, on_empty)) {
-      // The slot twice as far ahead, whose lines the sequencer's core wrote: brought in now,
-      // it is here when Prefetch reads its command (reading it cold there was a tenth of the
-      // matcher thread in `cfx bench pipeline --engine`).
-      if (const Sequenced* far = sequenced_.PeekAhead(2 * kPrefetchAhead)) {
-        const char* p = reinterpret_cast<const char*>(far);
-        for (size_t off = 0; off < sizeof(Sequenced); off += 64) __builtin_prefetch(p + off);
-        __builtin_prefetch(p + sizeof(Sequenced) - 1);
+    std::unique_lock<std::mutex> role(matcher_role_);
+    for (;;) {
+      const bool done = sequencer_done_.load(std::memory_order_acquire);
+      if (const Sequenced* in = sequenced_.Front()) {
+        idle.Reset();
+        MatchOne(*in, sink);
+        continue;
       }
-      if (const Sequenced* ahead = sequenced_.PeekAhead(kPrefetchAhead)) {
-        matcher_->Prefetch(ahead->command);
-      }
-      const uint64_t seq = in->seq;
-      sink.Begin(seq, in->tag);
-      const int64_t applied_ns = options_.trace_stages ? SteadyNowNs() : 0;
-      matcher_->ApplyAt(seq, in->time_us, in->command, sink);  // the command stays in its slot
-      if (options_.trace_stages) {  // before Finish publishes the ack that reads it
-        traces_[seq & (traces_.size() - 1)] =
-            Trace{in->offered_ns, in->taken_ns, in->durable_ns, applied_ns, SteadyNowNs()};
-      }
-      sink.Finish();
-      sequenced_.PopFront();
-      // Deliver (or wake the publisher) at the end of a burst (a lone input's outcomes go
-      // out at once), and every kNotifyEvery inputs within one. Not per input: a publisher
-      // faster than the matcher parks between inputs, and a FUTEX_WAKE per input halved
-      // `cfx bench pipeline --engine` (1.06 M -> 0.49 M inputs/s); delivering here in
-      // batches keeps the matcher's working set on the book, not on the listener.
-      if (++since_notify >= kNotifyEvery || sequenced_.Empty()) {
-        since_notify = 0;
-        if (deliver_here) {
-          // The end of a delivery burst, whether or not more inputs wait: a listener
-          // holding writes back (the FIX gateway) sends them now, not at the end of a long
-          // burst of other sessions' inputs.
-          on_empty();
-        } else {
-          publisher_wake_.Notify();
-        }
-      }
-      // At seq multiples, not every N inputs since start: primary and standby then snapshot
-      // (and hash) at the same seqs whatever their restarts.
-      if (journal_ != nullptr && options_.snapshot_every > 0 &&
-          seq % options_.snapshot_every == 0) {
-        // Serialising is the only part on the matcher thread; the write is not.
-        std::string state = matcher_->Snapshot();
-        RecordOwnCheckpoint(seq, StateDigest(state));
-        if (snapshot_jobs_.TryPush(SnapshotJob{seq, std::move(state)})) {
-          snapshot_wake_.Notify();
-        } else {
-          snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
-        }
-      }
+      MatcherBurstEnd();
+      if (done) break;
+      // Idle: the sequencer may match a small batch itself meanwhile (its try_lock).
+      role.unlock();
+      idle.Idle();
+      role.lock();
     }
     matcher_done_.store(true, std::memory_order_release);
-    on_empty();
+    MatcherBurstEnd();
     publisher_wake_.Notify();
     snapshot_wake_.Notify();
+  }
+
+  // Holder of the matcher's role: the end of a burst, or of kNotifyEvery inputs within one.
+  void MatcherBurstEnd() {
+    if (!options_.publish_on_matcher) return;
+    delivery_.Drain();
+    delivery_.OnEmpty();
+  }
+
+  // Sequencer thread, after pushing a batch of `n` into the sequenced ring: when the batch
+  // is small, no input waits to be sequenced behind it (its commit would wait for the
+  // delivery made here) and the matcher thread is idle, matches and delivers here
+  // everything the ring holds (this batch, perhaps the one released just before it), and
+  // lets the role go with the ring empty; else wakes the matcher thread. Only at a trickle:
+  // with inputs waiting it wakes the matcher, so a listener's retries on a full input ring
+  // (which only this thread drains) never wait on a delivery made here.
+  void MatchOrWake(size_t n) {
+    if (n <= options_.sequencer_matches_up_to && options_.publish_on_matcher &&
+        input_.NothingClaimed() && matcher_role_.try_lock()) {
+      Sink sink(this);
+      while (const Sequenced* in = sequenced_.Front()) MatchOne(*in, sink);
+      MatcherBurstEnd();
+      matcher_role_.unlock();
+      matched_on_sequencer_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    matcher_wake_.Notify();  // once per batch: the fence is not paid per input
+  }
+
+  // Holder of the matcher's role: applies the ring's front input `in` and pops it.
+  void MatchOne(const Sequenced& in_slot, Sink& sink) {
+    const Sequenced* in = &in_slot;
+    // The slot twice as far ahead, whose lines the sequencer's core wrote: brought in now,
+    // it is here when Prefetch reads its command (reading it cold there was a tenth of the
+    // matcher thread in `cfx bench pipeline --engine`).
+    if (const Sequenced* far = sequenced_.PeekAhead(2 * kPrefetchAhead)) {
+      const char* p = reinterpret_cast<const char*>(far);
+      for (size_t off = 0; off < sizeof(Sequenced); off += 64) __builtin_prefetch(p + off);
+      __builtin_prefetch(p + sizeof(Sequenced) - 1);
+    }
+    if (const Sequenced* ahead = sequenced_.PeekAhead(kPrefetchAhead)) {
+      matcher_->Prefetch(ahead->command);
+    }
+    const uint64_t seq = in->seq;
+    sink.Begin(seq, in->tag);
+    const int64_t applied_ns = options_.trace_stages ? SteadyNowNs() : 0;
+    matcher_->ApplyAt(seq, in->time_us, in->command, sink);  // the command stays in its slot
+    if (options_.trace_stages) {  // before Finish publishes the ack that reads it
+      traces_[seq & (traces_.size() - 1)] =
+          Trace{in->offered_ns, in->taken_ns, in->durable_ns, applied_ns, SteadyNowNs()};
+    }
+    sink.Finish();
+    sequenced_.PopFront();
+    // Deliver (or wake the publisher) at the end of a burst (a lone input's outcomes go
+    // out at once), and every kNotifyEvery inputs within one. Not per input: a publisher
+    // faster than the matcher parks between inputs, and a FUTEX_WAKE per input halved
+    // `cfx bench pipeline --engine` (1.06 M -> 0.49 M inputs/s); delivering here in
+    // batches keeps the matcher's working set on the book, not on the listener.
+    if (++since_notify_ >= kNotifyEvery || sequenced_.Empty()) {
+      since_notify_ = 0;
+      if (options_.publish_on_matcher) {
+        // The end of a delivery burst, whether or not more inputs wait: a listener
+        // holding writes back (the FIX gateway) sends them now, not at the end of a long
+        // burst of other sessions' inputs.
+        MatcherBurstEnd();
+      } else {
+        publisher_wake_.Notify();
+      }
+    }
+    // At seq multiples, not every N inputs since start: primary and standby then snapshot
+    // (and hash) at the same seqs whatever their restarts.
+    if (journal_ != nullptr && options_.snapshot_every > 0 && seq % options_.snapshot_every == 0) {
+      // Serialising is the only part on the matcher thread; the write is not.
+      std::string state = matcher_->Snapshot();
+      RecordOwnCheckpoint(seq, StateDigest(state));
+      if (snapshot_jobs_.TryPush(SnapshotJob{seq, std::move(state)})) {
+        snapshot_wake_.Notify();
+      } else {
+        snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
   }
 
   void RunSnapshotter() {
@@ -582,6 +634,10 @@ class Pipeline {
   SpscRing<SnapshotJob> snapshot_jobs_;
 
   std::thread sequencer_, matcher_thread_, snapshotter_, publisher_;
+  // Held by whoever runs the matcher's stage (RunMatcher, MatchOrWake); with it the
+  // sequenced ring's consumer side, the matcher, `delivery_` and since_notify_.
+  std::mutex matcher_role_;
+  int since_notify_ = 0;
   Delivery delivery_{this};  // the publisher's, or with publish_on_matcher the matcher's
   std::vector<Trace> traces_;         // trace_stages: 2 x output_capacity entries (matcher writes)
   StageHistograms stage_histograms_;  // trace_stages: the delivering thread writes
@@ -615,6 +671,7 @@ class Pipeline {
   std::array<std::atomic<uint64_t>, 24> batch_size_log2_{};
   std::atomic<uint64_t> snapshots_written_{0};
   std::atomic<uint64_t> snapshots_dropped_{0};
+  std::atomic<uint64_t> matched_on_sequencer_{0};
 };
 
 }  // namespace cfx::journal

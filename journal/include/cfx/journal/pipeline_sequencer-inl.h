@@ -35,7 +35,7 @@ void Pipeline<Command, Outcome>::RunSequencer() {
       for (size_t i = 0; i < n; ++i) items[i].durable_ns = now;
     }
     for (size_t i = 0; i < n; ++i) PushSequenced(items[i], full);
-    matcher_wake_.Notify();  // once per batch: the fence is not paid per input
+    MatchOrWake(n);  // a small batch with the matcher idle: matched here, no wake-up
   };
   // Nothing more is waiting: the held batch is made durable now rather than by the next
   // commit. False when the sync failed (the pipeline has stopped).

@@ -52,6 +52,7 @@ struct ExchangeServerOptions {
   bool unsafe_no_sync = false;   // benchmarks only: journal commits not fsynced
   bool commit_log = true;        // false: benchmarks' A/B only (ExchangeOptions::commit_log)
   bool publisher_thread = false;  // benchmarks only: ExchangeOptions::publisher_thread
+  bool matcher_thread_only = false;  // benchmarks only: ExchangeOptions::matcher_thread_only
   bool trace_stages = false;      // benchmarks only: ExchangeOptions::trace_stages
   bool quickfix_file_store = false;  // benchmarks only: FixGatewayConfig::quickfix_file_store
   bool fix_message_log = false;  // QuickFIX message log under <data_dir>/fix (debugging)

@@ -34,6 +34,7 @@ struct FixServeBenchOptions {
   bool no_sync = false;         // kServe: journal commits not fsynced
   bool commit_log = true;       // kServe: the journal's commit log (false: LMDB only, A/B)
   bool publisher_thread = false;  // kServe: ExchangeOptions::publisher_thread (A/B)
+  bool matcher_thread_only = false;  // kServe: ExchangeOptions::matcher_thread_only (A/B)
   // kServe: the gateway on QuickFIX's own FileStore instead of its BatchedFileStore (A/B).
   bool quickfix_file_store = false;
   // kServe: also run the same phases against the echo acceptor (same QuickFIX settings)
