@@ -15,7 +15,8 @@ void SetupBenchPipeline(CLI::App& parent, ExitCode* rc) {
   static perf::HarnessConfig config;
   cmd->add_flag("--engine", config.engine,
                 "Run the real engine (EngineMatcher + EngineCodec) instead of the toy matcher, "
-                "then the toy in the same run as the yardstick");
+                "then the toy and the engine alone (one thread, no rings) in the same run as "
+                "the yardsticks");
   cmd->add_option("--producers", config.producers, "Producer threads (default 1)");
   cmd->add_option("--messages", config.messages, "Inputs to send (default 5000000)");
   cmd->add_option("--rate", config.rate, "Offers per second in total; 0: flat out (default)");

@@ -6,6 +6,7 @@
 
 #include "cfx/perf/fix_serve_bench.h"
 #include "cfx/perf/journal_bench.h"
+#include "cfx/perf/journal_bench_harness.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -51,6 +52,26 @@ TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) 
   std::ostringstream plain;
   PrintFixServeBench(r, plain);
   EXPECT_EQ(plain.str().find("ratio_"), std::string::npos);
+}
+
+TEST(BenchYardstickTest, PipelineWithTheEngineIsTimedBesideTheToyAndTheEngineAlone) {
+  HarnessConfig config;
+  config.engine = true;
+  config.messages = 20'000;
+  const nlohmann::json j = RunPipelineBench(config);
+  ASSERT_FALSE(j.contains("error")) << j.dump();
+  EXPECT_EQ(j["messages"], 20'000);
+  EXPECT_EQ(j["yardstick_toy"]["messages"], 20'000);
+  const nlohmann::json& alone = j["engine_alone"];
+  EXPECT_GT(alone["ns_per_input"].get<double>(), 0);
+  // The same inputs in the same order through the engine alone leave the state the pipeline
+  // left: the yardstick does the pipeline's matching work, no less.
+  EXPECT_EQ(alone["state_hash"], j["state_hash"]);
+  EXPECT_GT(alone["outcomes"].get<uint64_t>(), 20'000u);  // every input acked, some trade
+  const double toy = j["yardstick_toy"]["orders_per_sec"].get<double>();
+  EXPECT_DOUBLE_EQ(j["ratio_to_toy"].get<double>(), j["orders_per_sec"].get<double>() / toy);
+  EXPECT_DOUBLE_EQ(j["engine_alone_ratio_to_toy"].get<double>(),
+                   alone["orders_per_sec"].get<double>() / toy);
 }
 
 }  // namespace

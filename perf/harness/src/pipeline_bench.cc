@@ -268,6 +268,63 @@ nlohmann::json RunHarness(const HarnessConfig& config) {
       [&] { return machine.StateHash(); });
 }
 
+namespace {
+
+// A sink that keeps nothing: the engine alone, without the pipeline's output ring.
+class DiscardSink : public journal::OutcomeSink<exchange::Outcome> {
+ public:
+  void Emit(const exchange::Outcome&) override { ++outcomes; }
+  void EmitClaimed() override { ++outcomes; }
+  uint64_t outcomes = 0;
+};
+
+// The engine alone on the pipeline's inputs: one thread, no rings, the inputs built in
+// blocks before each block is timed. Nanoseconds an input of the matcher's own work: the
+// pipeline with the engine cannot take inputs faster than 1e9 / this, whatever the rings do.
+nlohmann::json EngineAloneOnTheInputs(const HarnessConfig& config) {
+  exchange::MatcherOptions options;
+  options.engine.order_capacity = config.messages + 16;
+  options.engine.client_id_capacity = config.messages + 16;
+  exchange::EngineMatcher matcher(options);
+  DiscardSink sink;
+  engine::ProductCmd product;
+  product.sym = engine::Name::From("B200-GOLD-US-202703");
+  product.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
+  uint64_t seq = 1;
+  matcher.ApplyAt(seq++, 0, engine::TimeCmd{0}, sink);
+  matcher.ApplyAt(seq++, 0, product, sink);
+  constexpr uint64_t kBlock = 4096;
+  constexpr size_t kAhead = engine::Engine::kPrefetchAhead;  // as the pipeline prefetches
+  std::vector<engine::Command> block;
+  block.reserve(kBlock);
+  int64_t timed_ns = 0;
+  for (int p = 0; p < config.producers; ++p) {
+    const uint64_t begin = config.messages * p / config.producers;
+    const uint64_t end = config.messages * (p + 1) / config.producers;
+    for (uint64_t i = begin; i < end; i += kBlock) {
+      block.clear();
+      for (uint64_t j = i; j < std::min(end, i + kBlock); ++j) block.push_back(EngineInput(j, p));
+      const auto t0 = std::chrono::steady_clock::now();
+      for (size_t k = 0; k < block.size(); ++k) {
+        if (k + kAhead < block.size()) {
+          matcher.Prefetch(block[k + kAhead]);
+        }
+        matcher.ApplyAt(seq++, 0, block[k], sink);
+      }
+      timed_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - t0)
+                      .count();
+    }
+  }
+  const double ns = static_cast<double>(timed_ns) / std::max<uint64_t>(config.messages, 1);
+  return {{"ns_per_input", ns},
+          {"orders_per_sec", ns > 0 ? static_cast<uint64_t>(1e9 / ns) : 0},
+          {"outcomes", sink.outcomes},
+          {"state_hash", matcher.engine().StateHash()}};
+}
+
+}  // namespace
+
 nlohmann::json RunPipelineBench(const HarnessConfig& config) {
   nlohmann::json out = RunHarness(config);
   if (!config.engine || out.contains("error")) return out;
@@ -276,8 +333,15 @@ nlohmann::json RunPipelineBench(const HarnessConfig& config) {
   const nlohmann::json yardstick = RunHarness(toy);
   out["yardstick_toy"] = {{"orders_per_sec", yardstick["orders_per_sec"]},
                           {"messages", yardstick["messages"]}};
+  const nlohmann::json alone = EngineAloneOnTheInputs(config);
+  out["engine_alone"] = alone;
   const double toy_rate = yardstick["orders_per_sec"].get<double>();
-  if (toy_rate > 0) out["ratio_to_toy"] = out["orders_per_sec"].get<double>() / toy_rate;
+  if (toy_rate > 0) {
+    out["ratio_to_toy"] = out["orders_per_sec"].get<double>() / toy_rate;
+    // The most the pipeline with the engine could reach against the toy: its matcher stage
+    // doing the engine's work alone, with every other cost of the pipeline free.
+    out["engine_alone_ratio_to_toy"] = alone["orders_per_sec"].get<double>() / toy_rate;
+  }
   return out;
 }
 

@@ -28,7 +28,9 @@ struct HarnessConfig {
 nlohmann::json RunHarness(const HarnessConfig& config);
 
 // `cfx bench pipeline`: RunHarness, and with `config.engine` the same pipeline and load with
-// the toy matcher in the same run as its yardstick (`yardstick_toy`, `ratio_to_toy`).
+// the toy matcher in the same run as its yardstick (`yardstick_toy`, `ratio_to_toy`), and
+// the engine alone on the same inputs, one thread and no rings: the most the pipeline with
+// the engine could do (`engine_alone`, `engine_alone_ratio_to_toy`).
 nlohmann::json RunPipelineBench(const HarnessConfig& config);
 
 }  // namespace cfx::perf
