@@ -18,6 +18,7 @@
 #include "cfx/journal/recovery.h"
 #include "cfx/settlement/trade_store.h"
 #include "cfx/storage/kv_store.h"
+#include "commit_log_child.h"
 #include "core_test_util.h"
 #include "exchange_core_test_util.h"
 #include "gtest/gtest.h"
@@ -467,6 +468,56 @@ TEST(ExchangeCoreTest, CorruptJournalTailStopsStartNamingTheRecord) {
   EXPECT_NE(std::string(info.status().message()).find("journal record " + std::to_string(last + 1)),
             std::string::npos)
       << info.status();
+}
+
+// What a kill -9 leaves in the journal's commit log only (acked, not yet copied into LMDB)
+// is taken at the next start, and RecoveryInfo counts it (`cfx serve` prints the count on
+// its start line): the recovered state is the replay of every record.
+TEST(ExchangeCoreTest, StartCountsTheInputsOnlyTheCommitLogHeld) {
+  testing::TempDir dir;
+  const common::ExchangeConfig config = testing::TestConfig();
+  {
+    ExchangeCore core(config, testing::TestOptions(dir.path()));
+    ASSERT_TRUE(core.Start().ok());
+    SubmitOrDie(core, Order("r1", "A0", engine::Side::kBuy, 4990, 2));
+    ASSERT_TRUE(core.Flush().ok());
+    ASSERT_TRUE(core.Stop().ok());  // a clean stop: everything in LMDB
+  }
+  uint64_t before_next = 0;
+  (void)ReplayHash(dir.path(), &before_next);
+  // A run of the journal's writer that acks five orders through the commit log and dies
+  // before its copier runs.
+  constexpr int kLogged = 5;
+  const EngineCodec codec;
+  const int64_t stamp = (testing::kMarch2027 + 10 * 3600 * kNsPerSec) / 1000;
+  std::vector<std::string> inputs(kLogged);
+  for (int i = 0; i < kLogged; ++i) {
+    const engine::Command order =
+        Order(absl::StrCat("log", i), "A1", i % 2 == 0 ? engine::Side::kSell : engine::Side::kBuy,
+              4995 + i, 1);
+    journal::EncodeInput(stamp, codec, order, &inputs[i]);
+  }
+  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
+
+  uint64_t next_seq = 0;
+  const uint64_t hash = ReplayHash(dir.path(), &next_seq);  // read-only: takes nothing
+  EXPECT_EQ(next_seq, before_next + kLogged);
+  {
+    ExchangeCore core(config, testing::TestOptions(dir.path()));
+    auto info = core.Start();
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_EQ(info->from_commit_log, static_cast<uint64_t>(kLogged));
+    EXPECT_EQ(info->next_seq, next_seq);
+    EXPECT_EQ(info->state_hash, hash);
+    for (int i = 0; i < kLogged; ++i) {
+      EXPECT_TRUE(core.FindOrder("A1", absl::StrCat("log", i)).has_value()) << i;
+    }
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  ExchangeCore again(config, testing::TestOptions(dir.path()));
+  auto info = again.Start();
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->from_commit_log, 0u);  // the first start took them into LMDB
 }
 
 }  // namespace

@@ -1,14 +1,13 @@
 // `cfx journal verify|dump` on a data dir whose inputs a run left in the journal's commit log
 // only (docs/durability.md, "The commit log"): the tools read them without taking them, and
-// report how many there are. The run is a child that ends with _exit, as a kill -9 would.
-#include <sys/wait.h>
-#include <unistd.h>
-
+// report how many there are. The run is a child that ends with _exit, as a kill -9 would
+// (commit_log_child.h).
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/journal.h"
+#include "commit_log_child.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -31,24 +30,9 @@ nlohmann::json Verify(const std::string& dir) {
 TEST(JournalCliTest, VerifyAndDumpReadWhatOnlyTheCommitLogHoldsWithoutTakingIt) {
   testsupport::TempDir dir("cfx_journal_cli");
   ASSERT_FALSE(dir.path().empty());
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    auto j = journal::Journal::Open({.data_dir = dir.path(),
-                                     .defer_commit_sync = true,
-                                     .commit_log = true,
-                                     .commit_log_copy_every_ms = 3'600'000});
-    if (!j.ok()) _exit(2);
-    for (int i = 1; i <= 40; ++i) {
-      const std::string payload = absl::StrCat("input ", i);
-      std::vector<absl::string_view> one = {payload};
-      if (!(*j)->AppendBatch(one).ok()) _exit(3);
-    }
-    _exit(0);  // no destructor: nothing copied into LMDB
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::vector<std::string> inputs;
+  for (int i = 1; i <= 40; ++i) inputs.push_back(absl::StrCat("input ", i));
+  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
 
   for (int twice = 0; twice < 2; ++twice) {  // read-only: the second run sees the same
     nlohmann::json v = Verify(dir.path());

@@ -130,7 +130,9 @@ TEST_P(CrashTest, KillNineAtRandomMomentsNeverLosesAnAcknowledgedInput) {
   }
   EXPECT_GT(acked.size(), 0u);
   // The kills did leave inputs that only the log held (the copier runs every 10 ms).
-  if (commit_log) EXPECT_GT(from_log, 0u);
+  if (commit_log) {
+    EXPECT_GT(from_log, 0u);
+  }
   std::fprintf(stderr,
                "crash test: %d rounds, %zu inputs acknowledged, next seq %llu, %llu found in "
                "the commit log only\n",

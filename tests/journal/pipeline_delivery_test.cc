@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "cfx/journal/counter_machine.h"
 #include "cfx/journal/pipeline.h"
 #include "gtest/gtest.h"
@@ -59,13 +61,16 @@ class GatedMachine : public FanOutMachine {
  public:
   void ApplyAt(uint64_t seq, int64_t time_us, const CounterCommand& command,
                OutcomeSink<CounterOutcome>& sink) override {
+    entered_.store(true, std::memory_order_release);
     while (!open_.load(std::memory_order_acquire)) std::this_thread::sleep_for(1ms);
     FanOutMachine::ApplyAt(seq, time_us, command, sink);
   }
   void Open() { open_.store(true, std::memory_order_release); }
+  bool entered() const { return entered_.load(std::memory_order_acquire); }
 
  private:
   std::atomic<bool> open_{false};
+  std::atomic<bool> entered_{false};  // an apply has reached the gate
 };
 
 // Records every call and the threads they came on; `acks`/`idles` can be waited on.
@@ -313,6 +318,168 @@ TEST(PipelineSequencerMatchesTest, ALoneInputIsMatchedByTheSequencerUnlessTurned
     EXPECT_EQ(got, want);
     EXPECT_FALSE(listener.overlapped.load());
   }
+}
+
+// The sequencer's clock read, once an input as it takes it, waits for a token: a test
+// holds the sequencer with an input taken and lets it go input by input. Records the
+// sequencer's thread.
+class TokenClock : public InputClock {
+ public:
+  int64_t NowMicros() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    sequencer_ = std::this_thread::get_id();
+    ++waiting_;
+    cv_.wait(lock, [&] { return tokens_ > 0; });
+    --tokens_;
+    --waiting_;
+    return ++now_;
+  }
+  void Give(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    tokens_ += n;
+    cv_.notify_all();
+  }
+  bool Waiting() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return waiting_ > 0;
+  }
+  std::thread::id sequencer() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sequencer_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int tokens_ = 0;
+  int waiting_ = 0;
+  int64_t now_ = 0;
+  std::thread::id sequencer_;
+};
+
+// Offers inputs first..last (tag = seq) while the sequencer is held at the first one's
+// clock read, so that they are all in the input ring when it goes on.
+void OfferWhileHeld(CounterPipeline& p, TokenClock& clock, uint64_t first, uint64_t last) {
+  ASSERT_EQ(p.TryOffer(first, CounterCommand{first, 0, 1}), OfferResult::kAccepted);
+  ASSERT_TRUE(WaitFor([&] { return clock.Waiting(); }));
+  for (uint64_t i = first + 1; i <= last; ++i) {
+    ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
+  }
+}
+
+// Offers lone inputs from *next on, each acked before the next, until the sequencer matches
+// one itself: the matcher thread is then idle without its role, and stays so until woken.
+void UntilTheSequencerMatches(CounterPipeline& p, TokenClock& clock, Recorder& listener,
+                              uint64_t* next) {
+  const uint64_t before = p.stats().matched_on_sequencer;
+  for (int tries = 0; tries < 100; ++tries) {
+    clock.Give(1);
+    const uint64_t i = (*next)++;
+    ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
+    ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == i; }));
+    if (WaitFor([&] { return p.stats().matched_on_sequencer > before; }, 50ms)) return;
+  }
+  FAIL() << "the sequencer never matched a lone input";
+}
+
+// A pipeline whose sequencer the test holds at its clock reads, started and settled: the
+// sequencer has matched a lone input, so the matcher thread is idle without its role.
+struct HeldPipeline {
+  explicit HeldPipeline(PipelineOptions options)
+      : p(WithClock(options, &clock), nullptr, &codec, &machine, &listener) {}
+  ~HeldPipeline() { clock.Give(1'000); }  // on any way out, before the pipeline stops
+  static PipelineOptions WithClock(PipelineOptions o, TokenClock* c) {
+    o.clock = c;
+    return o;
+  }
+  void StartSettled() {
+    ASSERT_TRUE(p.Start().ok());
+    UntilTheSequencerMatches(p, clock, listener, &next);
+    on_sequencer = p.stats().matched_on_sequencer;
+  }
+
+  CounterCodec codec;
+  FanOutMachine machine;
+  Recorder listener;
+  TokenClock clock;
+  CounterPipeline p;
+  uint64_t next = 1;          // the next input's tag (= its seq)
+  uint64_t on_sequencer = 0;  // matched_on_sequencer once settled
+};
+
+// The size limit: a batch of five, released with nothing behind it and the matcher thread
+// idle, is matched by the sequencer with the limit at 5 and by the matcher thread at 4.
+TEST(PipelineSequencerMatchesTest, ABatchAboveTheLimitGoesToTheMatcherThread) {
+  for (const size_t up_to : {size_t{4}, size_t{5}}) {
+    SCOPED_TRACE(up_to);
+    HeldPipeline h({.sequencer_matches_up_to = up_to});
+    ASSERT_NO_FATAL_FAILURE(h.StartSettled());
+    const uint64_t first = h.next;
+    OfferWhileHeld(h.p, h.clock, first, first + 4);
+    h.clock.Give(5);  // one batch of five
+    ASSERT_TRUE(WaitFor([&] { return h.listener.acks.load() == first + 4; }));
+    ASSERT_TRUE(h.p.Stop().ok());
+    EXPECT_EQ(h.p.stats().max_batch, 5u);
+    for (uint64_t seq = first; seq <= first + 4; ++seq) {
+      if (up_to == 5) {
+        EXPECT_EQ(h.machine.apply_thread[seq], h.clock.sequencer()) << seq;
+      } else {
+        EXPECT_NE(h.machine.apply_thread[seq], h.clock.sequencer()) << seq;
+      }
+    }
+    EXPECT_EQ(h.p.stats().matched_on_sequencer, h.on_sequencer + (up_to == 5 ? 1 : 0));
+  }
+}
+
+// An input waiting behind a small batch: the matcher thread is woken for the batch (the
+// sequencer goes on to the next commit). A lone input later, with nothing behind it, is
+// matched by the sequencer again.
+TEST(PipelineSequencerMatchesTest, AnInputWaitingBehindTheBatchSendsItToTheMatcherThread) {
+  HeldPipeline h({.max_batch = 1});
+  ASSERT_NO_FATAL_FAILURE(h.StartSettled());
+  const uint64_t first = h.next;
+  OfferWhileHeld(h.p, h.clock, first, first + 1);
+  // Batch {first}, first + 1 still in the ring; the sequencer then takes first + 1 and is
+  // held at its clock read, so it cannot match `first` itself once the role is free.
+  h.clock.Give(1);
+  ASSERT_TRUE(WaitFor([&] { return h.listener.acks.load() == first; }));
+  h.clock.Give(1);
+  ASSERT_TRUE(WaitFor([&] { return h.listener.acks.load() == first + 1; }));
+  h.next = first + 2;
+  UntilTheSequencerMatches(h.p, h.clock, h.listener, &h.next);
+  ASSERT_TRUE(h.p.Stop().ok());
+  EXPECT_NE(h.machine.apply_thread[first], h.clock.sequencer());
+  EXPECT_GT(h.p.stats().matched_on_sequencer, h.on_sequencer);
+}
+
+// A busy matcher thread keeps its role: a lone input released while it is still applying
+// is left to it, never matched beside it by the sequencer.
+TEST(PipelineSequencerMatchesTest, ABusyMatcherThreadKeepsTheLoneInputAfterIt) {
+  CounterCodec codec;
+  GatedMachine machine;
+  Recorder listener;
+  TokenClock clock;
+  CounterPipeline p({.max_batch = 1, .clock = &clock}, nullptr, &codec, &machine, &listener);
+  // On any way out, before the pipeline stops: nothing held at the gate or the clock (were
+  // input 1 matched by the sequencer, the sequencer itself would be held at the gate).
+  absl::Cleanup let_go = [&] {
+    machine.Open();
+    clock.Give(1'000);
+  };
+  ASSERT_TRUE(p.Start().ok());
+  OfferWhileHeld(p, clock, 1, 2);
+  clock.Give(1);  // batch {1} to the matcher thread (input 2 waits), which stops at the gate
+  ASSERT_TRUE(WaitFor([&] { return machine.entered(); }));
+  clock.Give(1);  // batch {2}: nothing behind it, but the matcher thread is applying
+  ASSERT_TRUE(WaitFor([&] { return p.stats().inputs == 2; }));
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(listener.acks.load(), 0u);
+  machine.Open();
+  ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == 2; }));
+  ASSERT_TRUE(p.Stop().ok());
+  EXPECT_NE(machine.apply_thread[1], clock.sequencer());
+  EXPECT_EQ(machine.apply_thread[2], machine.apply_thread[1]);
+  EXPECT_EQ(p.stats().matched_on_sequencer, 0u);
 }
 
 // On the matcher, a long burst (inputs waiting all the while) is delivered in pieces, each
