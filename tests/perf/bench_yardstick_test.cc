@@ -27,6 +27,25 @@ TEST(BenchYardstickTest, RawSyncedCommitsTimesEveryCommit) {
   EXPECT_GT((*raw)["records_per_sec"].get<double>(), 0);
 }
 
+TEST(BenchYardstickTest, GroupFlushClientsAcksEveryAskAfterAFlush) {
+  const std::string dir = ::testing::TempDir() + "/group_flush_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<nlohmann::json> g = GroupFlushClients(dir, 3, 60, 10);
+  const bool left = std::filesystem::exists(dir + "/group_flush.dat");
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_FALSE(left);  // its file is removed
+  EXPECT_EQ((*g)["clients"], 3);
+  EXPECT_EQ((*g)["acks"], 60);
+  // Every ask waited for a flush; three clients share some of them, never more than asked.
+  EXPECT_GE((*g)["flushes"].get<int>(), 20);
+  EXPECT_LE((*g)["flushes"].get<int>(), 60);
+  EXPECT_GT((*g)["p50_us"].get<double>(), 0);
+  EXPECT_GE((*g)["p99_us"].get<double>(), (*g)["p50_us"].get<double>());
+  EXPECT_FALSE(GroupFlushClients(dir + "/missing", 1, 1, 0).ok());  // names the path
+}
+
 TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) {
   FixServeBenchResult r;
   r.phases.pipelined.orders_per_sec = 9000;
@@ -36,6 +55,8 @@ TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) 
   echo.one_at_a_time.p99_us = 500;
   r.echo = echo;
   r.raw_commit = nlohmann::json{{"p99_us", 1000.0}};
+  r.group_flush =
+      nlohmann::json{{"clients", 4}, {"think_us", 80.0}, {"p50_us", 300.0}, {"p99_us", 700.0}};
   std::ostringstream out;
   PrintFixServeBench(r, out);
   const std::string text = out.str();
@@ -46,6 +67,9 @@ TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) 
   EXPECT_DOUBLE_EQ(j["ratio_pipelined_to_echo"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(j["ratio_p99_to_echo_p99_plus_raw_commit_p99"].get<double>(), 2.0);
   EXPECT_EQ(j["yardstick_raw_commit_10"]["p99_us"], 1000.0);
+  // The disk alone with 4 clients: (500 + 700) / (500 + 1000).
+  EXPECT_DOUBLE_EQ(j["ratio_echo_p99_plus_group_flush_p99_to_yardstick"].get<double>(), 0.8);
+  EXPECT_NE(text.find("the disk alone, same run: 4 clients"), std::string::npos) << text;
 
   // Without yardsticks (--no-yardsticks, or another server) there are no ratios.
   r.echo.reset();

@@ -1,18 +1,27 @@
 #include "cfx/perf/journal_bench.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/journal.h"
 #include "cfx/replication/batch_format.h"
 #include "cfx/replication/jetstream_log.h"
-#include "cfx/replication/publish_yardstick.h"
 #include "cfx/replication/local_nats_cluster.h"
+#include "cfx/replication/publish_yardstick.h"
 #include "work_dir.h"
 
 namespace cfx::perf {
@@ -69,6 +78,94 @@ absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int comm
                         {"records_per_sec", commits * records / seconds},
                         {"p50_us", pct(0.50)},
                         {"p99_us", pct(0.99)}};
+}
+
+absl::StatusOr<nlohmann::json> GroupFlushClients(const std::string& dir, int clients, int acks,
+                                                 double think_us) {
+  const std::string path = dir + "/group_flush.dat";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
+  absl::Cleanup close_fd = [&] {
+    close(fd);
+    unlink(path.c_str());
+  };
+  constexpr size_t kRecord = 1024;
+  constexpr off_t kFileBytes = 8 << 20;  // written (and synced) first, so no flush allocates
+  {
+    const std::string zeros(1 << 20, '\0');
+    for (off_t off = 0; off < kFileBytes; off += static_cast<off_t>(zeros.size())) {
+      if (pwrite(fd, zeros.data(), zeros.size(), off) != static_cast<ssize_t>(zeros.size())) {
+        return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
+      }
+    }
+    if (fsync(fd) != 0)
+      return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
+  }
+  std::mutex mu;
+  std::condition_variable asked, flushed;
+  uint64_t asks = 0, durable = 0, flushes = 0;
+  bool done = false;
+  int error = 0;
+  std::thread flusher([&] {
+    const std::string record(kRecord, 'x');
+    off_t off = 0;
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      asked.wait(lock, [&] { return done || asks > durable; });
+      if (asks == durable) return;  // done, nothing waiting
+      const uint64_t upto = asks;
+      lock.unlock();
+      const bool ok =
+          pwrite(fd, record.data(), record.size(), off) == static_cast<ssize_t>(record.size()) &&
+          fdatasync(fd) == 0;
+      const int err = ok ? 0 : errno;
+      off = (off + 4096) % kFileBytes;
+      lock.lock();
+      if (!ok && error == 0) error = err;
+      durable = upto;  // released either way, so no client waits for ever
+      ++flushes;
+      flushed.notify_all();
+    }
+  });
+  std::vector<double> us;
+  std::mutex us_mu;
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      std::vector<double> mine;
+      const int n = acks * (c + 1) / clients - acks * c / clients;
+      for (int k = 0; k < n; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          const uint64_t me = ++asks;
+          asked.notify_one();
+          flushed.wait(lock, [&] { return durable >= me; });
+        }
+        mine.push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count());
+        std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(think_us * 1e3)));
+      }
+      std::lock_guard<std::mutex> lock(us_mu);
+      us.insert(us.end(), mine.begin(), mine.end());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    asked.notify_all();
+  }
+  flusher.join();
+  if (error != 0) return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(error)));
+  if (us.empty()) return absl::InvalidArgumentError("no acks asked for");
+  std::sort(us.begin(), us.end());
+  auto pct = [&](double p) {
+    return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))];
+  };
+  return nlohmann::json{{"clients", clients}, {"think_us", think_us}, {"acks", us.size()},
+                        {"flushes", flushes}, {"p50_us", pct(0.50)},  {"p99_us", pct(0.99)}};
 }
 
 // --replicated: the replicated run in `dir` (the unreplicated one is the caller's), on the

@@ -58,6 +58,9 @@ struct FixServeBenchResult {
   // and one raw synced commit of 10 records (RawSyncedCommits) on the data dir's disk.
   std::optional<FixBenchResult> echo;
   std::optional<nlohmann::json> raw_commit;
+  // And the disk's share of a one-at-a-time ack with `sessions` clients (GroupFlushClients,
+  // each waiting the echo's one-at-a-time p50 between its acks), on the same disk.
+  std::optional<nlohmann::json> group_flush;
   // `replicated`: `phases` are the replicated run's; these, the unreplicated run's and one
   // raw JetStream publish-ack of an order's size on the same servers (p50_us, p99_us).
   std::optional<FixBenchResult> unreplicated;

@@ -57,6 +57,17 @@ absl::StatusOr<nlohmann::json> RunJournalBench(const JournalBenchOptions& option
 absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int commits,
                                                 int records);
 
+// The disk's share of a one-at-a-time ack with several clients: `clients` threads, each
+// asking for one ~1 KiB record to be made durable, waiting for it, "thinking" `think_us`
+// (a client's round trip without the disk) and asking again, `acks` times in all; one
+// flusher thread makes all that is waiting durable with one `pwrite` and one `fdatasync`
+// of a file whose blocks exist (the commit log's flush, with nothing else). An ask that
+// lands during a flush waits for it and then its own: what any design that flushes before
+// it acks must wait on this disk. `dir` must exist. JSON: clients, think_us, acks,
+// flushes, p50_us, p99_us (ask to durable).
+absl::StatusOr<nlohmann::json> GroupFlushClients(const std::string& dir, int clients, int acks,
+                                                 double think_us);
+
 }  // namespace cfx::perf
 
 #endif  // CFX_PERF_JOURNAL_BENCH_H_
