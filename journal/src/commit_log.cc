@@ -1,6 +1,7 @@
 #include "commit_log.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,7 +17,12 @@ namespace cfx::journal::internal {
 namespace {
 
 constexpr uint32_t kLogMagic = 0x4C584643;  // "CFXL" as little-endian bytes
-constexpr uint16_t kLogVersion = 1;
+// 2: each entry's prefix is the generation's low 32 bits and a CRC-32C of the generation and
+// the record's header, so that a torn append (its prefix on disk, its record not) cannot
+// pass an older generation's record left at that offset for its own. 1 (read, never
+// written): the prefix was the bare 8-byte generation.
+constexpr uint16_t kLogVersion = 2;
+constexpr uint16_t kLogVersionBareGeneration = 1;
 constexpr size_t kHeaderFields = 16;  // magic, version, flags, generation; then the CRC
 // The file grows by this much at a time, written with zeros, so that an append's flush
 // writes data into blocks that already exist (no allocation to journal in the file system).
@@ -54,6 +60,14 @@ bool ReadAll(int fd, std::string* out) {
   return true;
 }
 
+// A version-2 entry's prefix check: CRC-32C of the 8-byte generation and the record's
+// 24-byte header (which holds the record's own CRC, over its payload).
+uint32_t EntryCrc(uint64_t generation, const char* record_header) {
+  char gen[8];
+  PutLe(gen, generation, 8);
+  return Crc32cExtend(Crc32c(gen, sizeof gen), record_header, kHeaderSize);
+}
+
 }  // namespace
 
 absl::Status CommitLog::Error(absl::string_view what) const {
@@ -82,19 +96,29 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
     if (tfd < 0) return log->Error("create");
     if (absl::Status s = log->WriteHeader(1); !s.ok()) return s;
     if (::rename(tmp.c_str(), options.path.c_str()) != 0) return log->Error("rename");
+    // The new name durable before anything is acknowledged through the file: a power loss
+    // that took it would leave the next open an empty log, and the records gone.
     const std::string dir = options.path.substr(0, options.path.rfind('/'));
-    if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return log->Error("open its folder to sync the new name");
+    const bool synced = ::fsync(dfd) == 0;
+    const int err = errno;
+    ::close(dfd);
+    errno = err;
+    if (!synced) return log->Error("sync its folder (the new name)");
+    if (absl::Status s = log->LockForWriting(); !s.ok()) return s;
     return log;
   }
   std::unique_ptr<CommitLog> log(new CommitLog(options, fd));
   if (fd < 0) return log->Error("open");
+  if (!options.read_only) {
+    if (absl::Status s = log->LockForWriting(); !s.ok()) return s;
+  }
   std::string bytes;
   if (!ReadAll(fd, &bytes)) return log->Error("read");
+  const uint64_t version = bytes.size() < kCommitLogHeaderSize ? 0 : GetLe(bytes.data() + 4, 2);
   if (bytes.size() < kCommitLogHeaderSize || GetLe(bytes.data(), 4) != kLogMagic ||
-      GetLe(bytes.data() + 4, 2) != kLogVersion ||
+      (version != kLogVersion && version != kLogVersionBareGeneration) ||
       GetLe(bytes.data() + kHeaderFields, 4) != Crc32c(bytes.data(), kHeaderFields)) {
     return absl::DataLossError(
         absl::StrCat(options.path,
@@ -102,14 +126,20 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
                      "tell which inputs it holds"));
   }
   log->generation_ = GetLe(bytes.data() + 8, 8);
+  log->version_ = static_cast<uint16_t>(version);
   log->zeroed_ = bytes.size();
   uint64_t pos = kCommitLogHeaderSize;
   uint64_t previous = 0;
   for (;;) {
     if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) break;
     const char* e = bytes.data() + pos;
-    if (GetLe(e, 8) != log->generation_) break;
     const char* value = e + kCommitLogEntryPrefix;
+    if (version == kLogVersionBareGeneration) {
+      if (GetLe(e, 8) != log->generation_) break;
+    } else if (GetLe(e, 4) != (log->generation_ & 0xFFFFFFFF) ||
+               GetLe(e + 4, 4) != EntryCrc(log->generation_, value)) {
+      break;  // another generation's, or a prefix whose record never reached the disk
+    }
     const uint64_t length = GetLe(value + 16, 4);
     const uint64_t size = kCommitLogEntryPrefix + kHeaderSize + length;
     if (pos + size > bytes.size()) break;
@@ -148,6 +178,20 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
   return log;
 }
 
+absl::Status CommitLog::LockForWriting() {
+  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          options_.path,
+          ": another process has this journal open for writing (a running `cfx serve`?); "
+          "stop it first (reading it, e.g. `cfx journal verify` without a cut, needs no stop)"));
+    }
+    return Error("lock for writing");
+  }
+  return absl::OkStatus();
+}
+
 CommitLog::~CommitLog() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -173,6 +217,7 @@ absl::Status CommitLog::WriteHeader(uint64_t generation) {
   if (!WriteAll(fd_, header.data(), header.size(), 0)) return Fail(Error("write the header"));
   if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync the header"));
   generation_ = generation;
+  version_ = kLogVersion;
   position_ = kCommitLogHeaderSize;
   return absl::OkStatus();
 }
@@ -182,12 +227,18 @@ absl::Status CommitLog::Restart() { return WriteHeader(generation_ + 1); }
 void CommitLog::EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const {
   const size_t at = out->size();
   out->resize(at + kCommitLogEntryPrefix + kHeaderSize + payload.size());
-  PutLe(out->data() + at, generation_, 8);
-  EncodeValue(kRecordMagic, seq, payload, out->data() + at + kCommitLogEntryPrefix);
+  char* value = out->data() + at + kCommitLogEntryPrefix;
+  EncodeValue(kRecordMagic, seq, payload, value);
+  PutLe(out->data() + at, generation_ & 0xFFFFFFFF, 4);
+  PutLe(out->data() + at + 4, EntryCrc(generation_, value), 4);
 }
 
 absl::Status CommitLog::Append(absl::string_view entries) {
   if (!failed_.ok()) return failed_;
+  if (version_ != kLogVersion) {  // EncodeEntry writes the current version's entries
+    return absl::FailedPreconditionError(
+        absl::StrCat(options_.path, ": a version-", version_, " log is restarted before appends"));
+  }
   const uint64_t end = position_ + entries.size();
   if (end > zeroed_) {
     // Grow by whole chunks of zeros first; the append's flush carries them.

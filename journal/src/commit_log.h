@@ -5,14 +5,15 @@
 // path, and restarts the log once LMDB has them durably.
 //
 // Layout (docs/formats.md, "Commit log"): a 4,096-byte header (magic "CFXL", version,
-// generation, CRC-32C), then entries back to back, each the 8-byte little-endian generation
-// followed by a journal record value (record_format.h: 24-byte header with seq, length and
-// CRC, then the payload). Reading stops at the first entry of another generation, cut short
-// or failing its checksum: that is where the last append before a crash ended. Records up to
-// the LMDB journal's last are skipped (batches that went straight into LMDB leave gaps
-// between them); after it they must run on from that seq + 1. A restart
-// writes a new generation into the header, so what an earlier generation left in the file
-// is never read again.
+// generation, CRC-32C), then entries back to back, each an 8-byte prefix (the generation's
+// low 32 bits and a CRC-32C of the generation and the record's header) followed by a journal
+// record value (record_format.h: 24-byte header with seq, length and CRC, then the payload).
+// Reading stops at the first entry of another generation, cut short or failing a checksum:
+// that is where the last append before a crash ended. A log of version 1 (the bare 8-byte
+// generation as the prefix) is still read; every writable open restarts it as version 2. Records up
+// to the LMDB journal's last are skipped (batches that went straight into LMDB leave gaps between
+// them); after it they must run on from that seq + 1. A restart writes a new generation into the
+// header, so what an earlier generation left in the file is never read again.
 //
 // Thread safety: one thread at a time (the journal's writer).
 #ifndef CFX_JOURNAL_COMMIT_LOG_H_
@@ -29,7 +30,7 @@
 namespace cfx::journal::internal {
 
 inline constexpr size_t kCommitLogHeaderSize = 4096;
-inline constexpr size_t kCommitLogEntryPrefix = 8;  // the generation before each record
+inline constexpr size_t kCommitLogEntryPrefix = 8;  // generation and check before a record
 
 struct CommitLogOptions {
   std::string path;               // the file
@@ -50,7 +51,10 @@ class CommitLog {
  public:
   // Opens (creating when absent, unless read_only) and reads the records after `after`.
   // DataLoss naming the file when the header is damaged or the first record after `after`
-  // is not after+1 (the log would skip inputs LMDB does not have).
+  // is not after+1 (the log would skip inputs LMDB does not have). Writable, the log holds an
+  // exclusive flock(2) on the file while it is open: FailedPrecondition naming the file when
+  // another process holds it (a second writer would restart the log under the first, whose
+  // later acknowledged records would then be read by no one).
   static absl::StatusOr<std::unique_ptr<CommitLog>> Open(const CommitLogOptions& options,
                                                          uint64_t after, CommitLogTail* tail);
   ~CommitLog();
@@ -78,6 +82,7 @@ class CommitLog {
  private:
   CommitLog(const CommitLogOptions& options, int fd) : options_(options), fd_(fd) {}
   absl::Status WriteHeader(uint64_t generation);
+  absl::Status LockForWriting();
   absl::Status Error(absl::string_view what) const;
   // Sets failed_ from a failed write or flush and returns it.
   absl::Status Fail(absl::Status status);
@@ -87,6 +92,7 @@ class CommitLog {
   absl::Status failed_;
   int fd_ = -1;
   uint64_t generation_ = 0;
+  uint16_t version_ = 0;  // the header's: entries are read (and, once current, written) so
   uint64_t position_ = kCommitLogHeaderSize;  // where the next entry goes
   uint64_t zeroed_ = 0;                       // the file's blocks exist up to here
 };

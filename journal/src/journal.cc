@@ -116,7 +116,9 @@ absl::Status Journal::Sync() {
   const uint64_t last = impl_->last_seq.load(std::memory_order_relaxed);
   if (impl_->durable_seq.load(std::memory_order_relaxed) == last) return absl::OkStatus();
   absl::Status s = internal::SyncRecords(*impl_);
-  if (!s.ok() && impl_->log != nullptr) impl_->failed = s;
+  // A failed flush says nothing of what reached the disk, and a retried one that succeeds
+  // would not make it so: never trusted again.
+  if (!s.ok()) impl_->failed = s;
   return s;
 }
 
@@ -270,31 +272,39 @@ absl::StatusOr<JournalStats> Journal::Verify() const {
 
 absl::Status Journal::TruncateAfter(uint64_t seq) {
   if (!impl_->failed.ok()) return impl_->failed;
-  if (impl_->log != nullptr) {
-    // LMDB takes everything durably first, and the log restarts before the cut, so that no
-    // record past the cut can be read from it again, whenever a crash comes.
-    if (absl::Status s = internal::CopyPending(*impl_, /*sync=*/true); !s.ok()) return s;
-    if (absl::Status s = impl_->log->Restart(); !s.ok()) return s;
-  }
-  char key[kKeySize];
-  EncodeKey(seq + 1, key);
-  if (absl::Status s =
-          storage::DeleteFromKey(*impl_->records, absl::string_view(key, kKeySize), "truncate");
-      !s.ok()) {
-    return s;
-  }
-  // Snapshots past the cut describe states the journal no longer explains.
-  absl::Status s = internal::DeleteSnapshotsAfter(*impl_, seq);
-  if (!s.ok()) return s;
-  if (seq < impl_->last_seq.load(std::memory_order_relaxed)) {
-    impl_->last_seq.store(seq, std::memory_order_release);
-  }
-  if (impl_->log != nullptr && !impl_->options.unsafe_no_sync) {
-    if (int rc = mdb_env_sync(impl_->records->env(), 1); rc != 0) {
-      return impl_->records->Error(rc, "sync the cut");
+  Impl& impl = *impl_;
+  auto cut = [&]() -> absl::Status {
+    if (impl.log != nullptr) {
+      // LMDB takes everything durably first, and the log restarts before the cut, so that no
+      // record past the cut can be read from it again, whenever a crash comes.
+      if (absl::Status s = internal::CopyPending(impl, /*sync=*/true); !s.ok()) return s;
+      if (absl::Status s = impl.log->Restart(); !s.ok()) return s;
     }
-  }
-  return internal::SyncRecords(*impl_);  // the cut's own commit, when it was deferred
+    char key[kKeySize];
+    EncodeKey(seq + 1, key);
+    if (absl::Status s =
+            storage::DeleteFromKey(*impl.records, absl::string_view(key, kKeySize), "truncate");
+        !s.ok()) {
+      return s;
+    }
+    // Snapshots past the cut describe states the journal no longer explains.
+    if (absl::Status s = internal::DeleteSnapshotsAfter(impl, seq); !s.ok()) return s;
+    if (seq < impl.last_seq.load(std::memory_order_relaxed)) {
+      impl.last_seq.store(seq, std::memory_order_release);
+    }
+    if (impl.log != nullptr && !impl.options.unsafe_no_sync) {
+      if (int rc = mdb_env_sync(impl.records->env(), 1); rc != 0) {
+        return impl.records->Error(rc, "sync the cut");
+      }
+    }
+    return internal::SyncRecords(impl);  // the cut's own commit, when it was deferred
+  };
+  // A failure part way leaves the files somewhere between the cut and what was there before
+  // (the log restarted, LMDB perhaps not durable at the cut): never written to again; the
+  // next open sorts out what is there.
+  absl::Status s = cut();
+  if (!s.ok()) impl.failed = s;
+  return s;
 }
 
 absl::Status Journal::WriteRawRecordForTest(uint64_t seq, absl::string_view value) {

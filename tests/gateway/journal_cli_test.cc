@@ -54,5 +54,38 @@ TEST(JournalCliTest, VerifyAndDumpReadWhatOnlyTheCommitLogHoldsWithoutTakingIt) 
   EXPECT_EQ(after.value("from_commit_log", -1), 0) << after.dump();
 }
 
+// One writer at a time: an operator's cut (`verify --truncate-corrupt-tail` opens the
+// journal writable) beside a running writer would restart the commit log under it, and what
+// the writer acknowledged next would be read by no one. It is refused, naming the file;
+// reading beside the writer is not.
+TEST(JournalCliTest, ACutIsRefusedWhileAnotherProcessWritesAndReadingIsNot) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  {
+    auto writer = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    const std::string payload = "input 1";
+    ASSERT_TRUE((*writer)->AppendBatch({payload}).ok());
+
+    nlohmann::json v = Verify(dir.path());
+    EXPECT_EQ(v.value("records", 0), 1) << v.dump();
+    testsupport::CfxResult cut =
+        testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+    EXPECT_NE(cut.exit_code, 0) << cut.output;
+    EXPECT_THAT(cut.output, HasSubstr(dir.path() + "/journal/commit.log"));
+    EXPECT_THAT(cut.output, HasSubstr("another process has this journal open for writing"));
+    // The writer goes on as if nothing happened.
+    const std::string next = "input 2";
+    auto last = (*writer)->AppendBatch({next});
+    ASSERT_TRUE(last.ok()) << last.status();
+    EXPECT_EQ(*last, 2u);
+  }
+  // Once it has stopped, the cut opens (and finds nothing to cut).
+  testsupport::CfxResult cut =
+      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("\"records\":2"));
+}
+
 }  // namespace
 }  // namespace cfx

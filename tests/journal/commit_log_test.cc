@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/journal/crc32c.h"
 #include "cfx/journal/journal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "record_format.h"
 #include "test_dir.h"
 
 namespace cfx::journal {
@@ -116,6 +118,78 @@ TEST(CommitLogTest, ARestartHidesEverythingBeforeItEvenEntriesWithTheNextSeqs) {
   ASSERT_TRUE(OpenLog(path, 0, &tail));
   EXPECT_EQ(tail.records, 3u);
   EXPECT_EQ(tail.last, 3u);
+}
+
+// A torn append after a restart: its prefix reached the disk, its record did not, and an
+// older generation's record starts at that very offset (here one an operator cut). Read as
+// the new generation's, it would come back from the cut; the prefix's check, over the
+// record it was written for, stops the reading there instead.
+TEST(CommitLogTest, ATornAppendCannotPassAnOlderGenerationsRecordForItsOwn) {
+  TestDir dir;
+  const std::string path = dir.path() + "/commit.log";
+  CommitLogTail tail;
+  std::string torn;
+  {
+    auto log = OpenLog(path, 0, &tail);
+    ASSERT_TRUE(log);
+    AppendSeqs(*log, 5, 7);  // then cut back to 4 in LMDB, and the log restarted
+    ASSERT_TRUE(log->Restart().ok());
+    log->EncodeEntry(5, "a new record 5, never acknowledged", &torn);
+  }
+  {
+    const int fd = open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(pwrite(fd, torn.data(), internal::kCommitLogEntryPrefix,
+                     static_cast<off_t>(internal::kCommitLogHeaderSize)),
+              static_cast<ssize_t>(internal::kCommitLogEntryPrefix));
+    close(fd);
+  }
+  ASSERT_TRUE(OpenLog(path, 4, &tail));
+  EXPECT_EQ(tail.records, 0u);  // not the cut record 5 of the older generation
+  EXPECT_EQ(tail.last, 4u);
+}
+
+// A log written by the first version (each entry's prefix the bare generation) is read as it
+// is; appends wait for the restart every writable open makes, which writes version 2.
+TEST(CommitLogTest, AVersionOneLogIsReadAndRestartedAsVersionTwo) {
+  TestDir dir;
+  const std::string path = dir.path() + "/commit.log";
+  std::string file(internal::kCommitLogHeaderSize, '\0');
+  internal::PutLe(file.data(), 0x4C584643, 4);  // "CFXL"
+  internal::PutLe(file.data() + 4, 1, 2);
+  internal::PutLe(file.data() + 8, 7, 8);  // generation 7
+  internal::PutLe(file.data() + 16, Crc32c(file.data(), 16), 4);
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    char gen[8];
+    internal::PutLe(gen, 7, 8);
+    file.append(gen, 8);
+    file += internal::EncodeValue(internal::kRecordMagic, seq, Payload(seq));
+  }
+  file.append(4096, '\0');
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  CommitLogTail tail;
+  auto read = CommitLog::Open({.path = path, .read_only = true}, 0, &tail);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(tail.records, 3u);
+  EXPECT_EQ(tail.last, 3u);
+  read->reset();
+  {
+    auto log = OpenLog(path, 0, &tail);
+    ASSERT_TRUE(log);
+    EXPECT_EQ(tail.records, 3u);
+    std::string entry;
+    log->EncodeEntry(4, Payload(4), &entry);
+    EXPECT_EQ(log->Append(entry).code(), absl::StatusCode::kFailedPrecondition);
+    ASSERT_TRUE(log->Restart().ok());  // LMDB would hold 1..3 by now
+    AppendSeqs(*log, 4, 5);
+  }
+  ASSERT_TRUE(OpenLog(path, 3, &tail));
+  EXPECT_EQ(tail.records, 2u);
+  EXPECT_EQ(tail.last, 5u);
 }
 
 TEST(CommitLogTest, RecordsPastAGapAfterTheJournalsLastAreDataLossNamingTheFile) {
