@@ -166,7 +166,7 @@ void Engine::Apply(const NewOrderCmd& c) {
   uint32_t cl_rec = ClientIdIndex::kNone;
   RejectReason r = ValidateNew(c, &book, acct, acct_hash, &cl_rec);
   if (r == RejectReason::kNone && risk_ != nullptr) {
-    r = risk_->CheckNewOrder(c, *book);  // takes no client id: cl_rec stays the last record
+    r = risk_->CheckNewOrder(c, acct, *book);  // takes no client id: cl_rec stays the last record
     if (r != RejectReason::kNone) client_ids_.EraseLast();
   }
   if (r != RejectReason::kNone) {

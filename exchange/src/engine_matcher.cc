@@ -118,12 +118,25 @@ void EngineMatcher::RebuildLeaves() {
   });
 }
 
+namespace {
+constexpr int64_t kCollateralUnknown = INT64_MIN;
+}  // namespace
+
+int64_t EngineMatcher::CollateralOf(engine::AccountId acct, std::string_view name) {
+  if (acct >= collateral_.size()) collateral_.resize(acct + 1, kCollateralUnknown);
+  int64_t& c = collateral_[acct];
+  if (c == kCollateralUnknown) {
+    auto it = options_.collateral.find(name);
+    c = it == options_.collateral.end() ? 0 : it->second.value();
+  }
+  return c;
+}
+
 engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd,
+                                                  engine::AccountId acct,
                                                   const engine::OrderBook& book) {
   if (!options_.pre_trade_risk) return engine::RejectReason::kNone;
   const engine::SymbolId sym = book.config().id;
-  const std::optional<engine::AccountId> acct = engine_->FindAccount(cmd.acct.view());
-  if (!acct) return engine::RejectReason::kNone;  // interned before the check; defensive
   auto requirement = [&](engine::SymbolId s, const Exposure& x, int64_t add_buy,
                          int64_t add_sell) -> __int128 {
     const int64_t a = std::llabs(x.pos + x.open_buy + add_buy);
@@ -134,8 +147,8 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
   const int64_t add_sell = cmd.side == engine::Side::kSell ? cmd.qty.value() : 0;
   __int128 total = 0;
   bool counted = false;
-  if (*acct < exposure_.size()) {
-    for (const SymExposure& e : exposure_[*acct]) {
+  if (acct < exposure_.size()) {
+    for (const SymExposure& e : exposure_[acct]) {
       const engine::SymbolId s = e.sym;
       // An expired contract was finally settled: its position carries no margin.
       if (engine_->book(s).state() == engine::TradingState::kExpired) continue;
@@ -145,8 +158,7 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
     }
   }
   if (!counted) total += requirement(sym, Exposure{}, add_buy, add_sell);
-  auto c = options_.collateral.find(cmd.acct.view());
-  const int64_t collateral = c == options_.collateral.end() ? 0 : c->second.value();
+  const int64_t collateral = CollateralOf(acct, cmd.acct.view());
   return total > collateral ? engine::RejectReason::kInsufficientMargin
                             : engine::RejectReason::kNone;
 }
@@ -370,6 +382,7 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   in.remove_prefix(n);
   exposure_.clear();
   margins_.clear();
+  collateral_.clear();  // by the replaced engine's account ids
   if (!Get(&in, &last_seq_) || !Get(&in, &last_time_) || !Get(&in, &n) || n > in.size() / 16) {
     return bad("truncated");
   }

@@ -110,7 +110,9 @@ TEST(ValidationTest, RefusedReplaceIsCancelRejectedWithReasonAndOrderUnchanged) 
 class FixedRisk : public PreTradeRisk {
  public:
   explicit FixedRisk(RejectReason r) : r_(r) {}
-  RejectReason CheckNewOrder(const NewOrderCmd&, const OrderBook&) override { return r_; }
+  RejectReason CheckNewOrder(const NewOrderCmd&, AccountId, const OrderBook&) override {
+    return r_;
+  }
 
  private:
   RejectReason r_;

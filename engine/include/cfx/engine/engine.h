@@ -39,7 +39,9 @@ class SnapshotReader;  // snapshot.cc
 class PreTradeRisk {
  public:
   virtual ~PreTradeRisk() = default;
-  virtual RejectReason CheckNewOrder(const NewOrderCmd& cmd, const OrderBook& book) = 0;
+  // `acct`: cmd.acct as the engine interned it (no name lookup needed).
+  virtual RejectReason CheckNewOrder(const NewOrderCmd& cmd, AccountId acct,
+                                     const OrderBook& book) = 0;
 };
 
 struct EngineConfig {

@@ -99,8 +99,10 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
     int64_t open_buy = 0;
     int64_t open_sell = 0;
   };
-  engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd,
+  engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd, engine::AccountId acct,
                                      const engine::OrderBook& book) override;
+  // The account's collateral (options_.collateral by name, looked up once an account).
+  int64_t CollateralOf(engine::AccountId acct, std::string_view name);
   // Closing quotes at 16:00Z of each business day in (from, to] (none for an expired
   // contract); at the close of a contract's last trading day, after its quote, or at the
   // first close after it if time jumped over it, the contract expires (StateCmd kExpired:
@@ -141,6 +143,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   };
   std::vector<std::vector<SymExposure>> exposure_;
   std::vector<int64_t> margins_;           // by symbol id
+  std::vector<int64_t> collateral_;        // by account id; kCollateralUnknown until looked up
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
   internal::BookPublisher* publisher_ = nullptr;
