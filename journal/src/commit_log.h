@@ -10,10 +10,11 @@
 // record value (record_format.h: 24-byte header with seq, length and CRC, then the payload).
 // Reading stops at the first entry of another generation, cut short or failing a checksum:
 // that is where the last append before a crash ended. A log of version 1 (the bare 8-byte
-// generation as the prefix) is still read; every writable open restarts it as version 2. Records up
-// to the LMDB journal's last are skipped (batches that went straight into LMDB leave gaps between
-// them); after it they must run on from that seq + 1. A restart writes a new generation into the
-// header, so what an earlier generation left in the file is never read again.
+// generation as the prefix) is still read; every writable open restarts it as version 2.
+// Records up to the LMDB journal's last are skipped (batches that went straight into LMDB
+// leave gaps between them); after it they must run on from that seq + 1. A restart writes a
+// new generation into the header, so what an earlier generation left in the file is never
+// read again.
 //
 // Thread safety: one thread at a time (the journal's writer).
 #ifndef CFX_JOURNAL_COMMIT_LOG_H_
@@ -92,7 +93,7 @@ class CommitLog {
   absl::Status failed_;
   int fd_ = -1;
   uint64_t generation_ = 0;
-  uint16_t version_ = 0;  // the header's: entries are read (and, once current, written) so
+  uint16_t version_ = 0;  // the header's format; Append needs kLogVersion (after a Restart)
   uint64_t position_ = kCommitLogHeaderSize;  // where the next entry goes
   uint64_t zeroed_ = 0;                       // the file's blocks exist up to here
 };
