@@ -40,8 +40,16 @@ nlohmann::json DescribePayload(absl::string_view payload) {
 }
 
 ExitCode RunVerify(const std::string& data_dir, bool truncate) {
-  auto journal = journal::Journal::Open({.data_dir = data_dir, .read_only = !truncate});
+  // With the cut, a damaged entry inside the commit log ends its reading there (the records
+  // after it are dropped, and said so below); without it the open reports the damage.
+  auto journal = journal::Journal::Open(
+      {.data_dir = data_dir, .read_only = !truncate, .cut_damaged_commit_log = truncate});
   if (!journal.ok()) return Fail("journal verify", journal.status());
+  const uint64_t log_cut = (*journal)->CommitLogCut();
+  if (log_cut != 0) {
+    std::cerr << "cfx journal verify: the commit log is damaged after record " << log_cut - 1
+              << "; records " << log_cut << ".. it held after the damage were dropped\n";
+  }
   uint64_t last_good = 0, records = 0;
   absl::Status s = (*journal)->ReadFrom(1, [&](uint64_t seq, absl::string_view) {
     last_good = seq;
@@ -59,6 +67,7 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
                         // before copying them into LMDB; --truncate-corrupt-tail copies them).
                         {"from_commit_log", (*journal)->RecoveredFromCommitLog()},
                         {"corrupt_snapshots", skipped}};
+  if (log_cut != 0) out["commit_log_cut_from"] = log_cut;
   out["latest_snapshot_seq"] =
       snapshot.ok() && snapshot->has_value() ? nlohmann::json((*snapshot)->seq) : nullptr;
   if (s.ok()) {

@@ -68,6 +68,44 @@ uint32_t EntryCrc(uint64_t generation, const char* record_header) {
   return Crc32cExtend(Crc32c(gen, sizeof gen), record_header, kHeaderSize);
 }
 
+// Whether an intact entry of `generation` starts at `pos`: its prefix matches, its record
+// fits in the file and passes its checksum. *seq, *size: its record's seq and the entry's size.
+bool IntactEntryAt(const std::string& bytes, uint64_t pos, uint64_t generation, uint64_t version,
+                   uint64_t* seq, uint64_t* size) {
+  if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) return false;
+  const char* e = bytes.data() + pos;
+  const char* value = e + kCommitLogEntryPrefix;
+  if (version == kLogVersionBareGeneration) {
+    if (GetLe(e, 8) != generation) return false;
+  } else if (GetLe(e, 4) != (generation & 0xFFFFFFFF) ||
+             GetLe(e + 4, 4) != EntryCrc(generation, value)) {
+    return false;  // another generation's, or a prefix whose record never reached the disk
+  }
+  const uint64_t length = GetLe(value + 16, 4);
+  *size = kCommitLogEntryPrefix + kHeaderSize + length;
+  if (pos + *size > bytes.size()) return false;
+  *seq = GetLe(value + 8, 8);
+  absl::string_view payload;
+  return DecodeValue(kRecordMagic, "commit log record", *seq,
+                     absl::string_view(value, kHeaderSize + length), &payload)
+      .ok();
+}
+
+constexpr uint64_t kNoEntry = ~uint64_t{0};
+
+// The first intact entry of `generation` at or after `from` (any byte offset: a damaged
+// entry's length cannot be trusted to skip it), or kNoEntry; *seq its record's seq.
+uint64_t NextIntactEntry(const std::string& bytes, uint64_t from, uint64_t generation,
+                         uint64_t version, uint64_t* seq) {
+  const uint32_t low = static_cast<uint32_t>(generation & 0xFFFFFFFF);
+  for (uint64_t pos = from; pos + kCommitLogEntryPrefix + kHeaderSize <= bytes.size(); ++pos) {
+    if (GetLe(bytes.data() + pos, 4) != low) continue;  // the cheap test first
+    uint64_t size = 0;
+    if (IntactEntryAt(bytes, pos, generation, version, seq, &size)) return pos;
+  }
+  return kNoEntry;
+}
+
 }  // namespace
 
 absl::Status CommitLog::Error(absl::string_view what) const {
@@ -131,25 +169,33 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
   uint64_t pos = kCommitLogHeaderSize;
   uint64_t previous = 0;
   for (;;) {
-    if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) break;
-    const char* e = bytes.data() + pos;
-    const char* value = e + kCommitLogEntryPrefix;
-    if (version == kLogVersionBareGeneration) {
-      if (GetLe(e, 8) != log->generation_) break;
-    } else if (GetLe(e, 4) != (log->generation_ & 0xFFFFFFFF) ||
-               GetLe(e + 4, 4) != EntryCrc(log->generation_, value)) {
-      break;  // another generation's, or a prefix whose record never reached the disk
+    uint64_t seq = 0, size = 0;
+    if (!IntactEntryAt(bytes, pos, log->generation_, version, &seq, &size)) {
+      // Where the last append before a stop ended (cut short by a crash, or a prefix whose
+      // record never reached the disk)... unless an intact entry of this generation follows:
+      // then an entry inside the log is damaged, and what follows it was acknowledged.
+      uint64_t next_seq = 0;
+      const uint64_t next = NextIntactEntry(bytes, pos + 1, log->generation_, version, &next_seq);
+      if (next == kNoEntry) break;
+      if (next_seq <= after + 1) {
+        pos = next;  // every record the damage hides is in LMDB already: read on after it
+        continue;
+      }
+      if (options.stop_at_damage) {  // the operator's cut: what follows the damage is dropped
+        tail->damaged_at = pos;
+        tail->intact_after_damage = next_seq;
+        break;
+      }
+      const uint64_t last_intact = std::max(previous, after);
+      return absl::DataLossError(absl::StrCat(
+          options.path, ": the entry at byte ", pos, " is damaged (after record ", last_intact,
+          "), and record ", next_seq, " at byte ", next,
+          " follows it intact: records were acknowledged after the damaged one, so this is not "
+          "an append cut short by a crash; `cfx journal verify --data-dir D` shows it, and "
+          "`--truncate-corrupt-tail` drops records ",
+          last_intact + 1, ".. (every record after ", last_intact, ")"));
     }
-    const uint64_t length = GetLe(value + 16, 4);
-    const uint64_t size = kCommitLogEntryPrefix + kHeaderSize + length;
-    if (pos + size > bytes.size()) break;
-    const uint64_t seq = GetLe(value + 8, 8);
-    absl::string_view payload;
-    if (!DecodeValue(kRecordMagic, "commit log record", seq,
-                     absl::string_view(value, kHeaderSize + length), &payload)
-             .ok()) {
-      break;  // where the last append before a stop ended (cut short by a crash)
-    }
+    const char* value = bytes.data() + pos + kCommitLogEntryPrefix;
     // Records at or below LMDB's last are skipped; batches that went straight into LMDB
     // leave gaps between them. After it the records must run on without a gap.
     if (seq <= after) {
@@ -170,7 +216,7 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
           absl::StrCat(options.path, ": record ", seq, " follows the journal's last record ",
                        tail->last, ": records ", tail->last + 1, "..", seq - 1, " are in neither"));
     }
-    tail->values.append(value, kHeaderSize + length);
+    tail->values.append(value, size - kCommitLogEntryPrefix);
     tail->last = seq;
     ++tail->records;
   }

@@ -9,7 +9,10 @@
 // low 32 bits and a CRC-32C of the generation and the record's header) followed by a journal
 // record value (record_format.h: 24-byte header with seq, length and CRC, then the payload).
 // Reading stops at the first entry of another generation, cut short or failing a checksum:
-// that is where the last append before a crash ended. A log of version 1 (the bare 8-byte
+// that is where the last append before a crash ended, when no intact entry of the log's
+// generation follows it. When one does, the damage is inside what was acknowledged: the open
+// fails (DataLoss) unless every record the damage hides is in LMDB already (reading then goes
+// on after it) or the operator asked for the cut (stop_at_damage). A log of version 1 (the bare 8-byte
 // generation as the prefix) is still read; every writable open restarts it as version 2.
 // Records up to the LMDB journal's last are skipped (batches that went straight into LMDB
 // leave gaps between them); after it they must run on from that seq + 1. A restart writes a
@@ -38,6 +41,9 @@ struct CommitLogOptions {
   uint64_t max_bytes = 64 << 20;  // the log restarts at the beginning before growing past this
   bool no_sync = false;           // benchmarks only: no fdatasync
   bool read_only = false;         // read what is there; write nothing (absent: an empty log)
+  // The operator's cut (`cfx journal verify --truncate-corrupt-tail`): a damaged entry that
+  // intact ones follow ends the reading, as a torn append does, instead of failing the open.
+  bool stop_at_damage = false;
 };
 
 // What Open found: the records after `after`, in order, as journal record values back to
@@ -46,13 +52,18 @@ struct CommitLogTail {
   std::string values;
   uint64_t last = 0;  // == after when there is none
   uint64_t records = 0;
+  // With stop_at_damage, where a damaged entry stopped the reading although an intact one
+  // followed it (0: none), and that entry's record seq.
+  uint64_t damaged_at = 0;
+  uint64_t intact_after_damage = 0;
 };
 
 class CommitLog {
  public:
   // Opens (creating when absent, unless read_only) and reads the records after `after`.
-  // DataLoss naming the file when the header is damaged or the first record after `after`
-  // is not after+1 (the log would skip inputs LMDB does not have). Writable, the log holds an
+  // DataLoss naming the file when the header is damaged, when a damaged entry hides records
+  // after `after` that intact entries follow (not stop_at_damage), or when the first record
+  // after `after` is not after+1 (the log would skip inputs LMDB does not have). Writable, the log holds an
   // exclusive flock(2) on the file while it is open: FailedPrecondition naming the file when
   // another process holds it (a second writer would restart the log under the first, whose
   // later acknowledged records would then be read by no one).

@@ -47,7 +47,8 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   const CommitLogOptions log_options = {.path = file,
                                         .max_bytes = options.commit_log_bytes,
                                         .no_sync = options.unsafe_no_sync,
-                                        .read_only = options.read_only};
+                                        .read_only = options.read_only,
+                                        .stop_at_damage = options.cut_damaged_commit_log};
   auto log = CommitLog::Open(log_options, lmdb_last, &tail);
   // Read-only beside a running writer, the writer may copy the log into LMDB and restart it
   // between the two reads: the log then seems to skip records (or, read in the middle of
@@ -68,6 +69,7 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   }
   if (!log.ok()) return log.status();
   impl.recovered_from_log = tail.records;
+  impl.commit_log_cut = tail.intact_after_damage == 0 ? 0 : tail.last + 1;
   if (options.read_only) {
     // Readers find the log's records after LMDB's in `pending`.
     impl.pending = std::move(tail.values);

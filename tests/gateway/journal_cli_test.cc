@@ -2,6 +2,8 @@
 // only (docs/durability.md, "The commit log"): the tools read them without taking them, and
 // report how many there are. The run is a child that ends with _exit, as a kill -9 would
 // (commit_log_child.h).
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,55 @@ TEST(JournalCliTest, ACutIsRefusedWhileAnotherProcessWritesAndReadingIsNot) {
       testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
   EXPECT_EQ(cut.exit_code, 0) << cut.output;
   EXPECT_THAT(cut.output, HasSubstr("\"records\":2"));
+}
+
+// Damage inside the commit log with acknowledged records intact after it (SPEC §5: a
+// corrupt tail is reported, never silently applied; an acknowledged order is never lost):
+// `verify` and the exchange's next start refuse it, naming the file and the records; the
+// operator's explicit cut drops the damaged record and everything after it, and says so.
+TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDropsIt) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  std::vector<std::string> inputs;
+  for (int i = 1; i <= 40; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
+  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
+  const std::string log = dir.path() + "/journal/commit.log";
+  std::string bytes;
+  {
+    std::ifstream in(log, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = bytes.find("input 10;");
+  ASSERT_NE(at, std::string::npos);
+  {
+    std::fstream f(log, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(at + 2));
+    f.put('#');
+  }
+  testsupport::CfxResult verify = testsupport::RunCfx("journal verify --data-dir " + dir.path());
+  EXPECT_NE(verify.exit_code, 0) << verify.output;
+  EXPECT_THAT(verify.output, HasSubstr(log));
+  EXPECT_THAT(verify.output, HasSubstr("after record 9"));
+  EXPECT_THAT(verify.output, HasSubstr("record 11 at byte"));
+  // The exchange's next start: refused, and nothing taken out of the log.
+  auto start = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
+  ASSERT_FALSE(start.ok());
+  EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
+  std::string again;
+  {
+    std::ifstream in(log, std::ios::binary);
+    again.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  EXPECT_EQ(again.find("input 40;"), bytes.find("input 40;")) << "the log is left as it was";
+
+  testsupport::CfxResult cut =
+      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("records 10.. it held after the damage were dropped"));
+  EXPECT_THAT(cut.output, HasSubstr("\"commit_log_cut_from\":10"));
+  nlohmann::json v = Verify(dir.path());
+  EXPECT_EQ(v.value("records", 0), 9) << v.dump();
+  EXPECT_EQ(v.value("last_seq", 0), 9) << v.dump();
 }
 
 }  // namespace

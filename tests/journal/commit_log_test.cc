@@ -95,11 +95,66 @@ TEST(CommitLogTest, RecordsReadBackAndReadingStopsAtAnEntryCutShortOrDamaged) {
   Overwrite(path, OffsetOf(6) + 20, 30, '\0');
   ASSERT_TRUE(OpenLog(path, 0, &tail));
   EXPECT_EQ(tail.records, 5u);
-  // A damaged byte in the payload of record 3: reading stops before it.
-  Overwrite(path, OffsetOf(3) + 8 + 24 + 2, 1, '#');
+  // A damaged byte in the payload of the last intact record (5): reading stops before it,
+  // as at an append cut short (nothing intact follows).
+  Overwrite(path, OffsetOf(5) + 8 + 24 + 2, 1, '#');
   ASSERT_TRUE(OpenLog(path, 0, &tail));
-  EXPECT_EQ(tail.records, 2u);
-  EXPECT_EQ(tail.last, 2u);
+  EXPECT_EQ(tail.records, 4u);
+  EXPECT_EQ(tail.last, 4u);
+}
+
+// Damage inside the log, with intact acknowledged records after it, is not an append cut
+// short by a crash: the open refuses it (SPEC §5: a corrupt tail is reported, never applied;
+// an acknowledged order is never lost), unless LMDB holds every record the damage hides, or
+// the operator asked for the cut.
+TEST(CommitLogTest, DamageThatIntactRecordsFollowFailsTheOpenUnlessLmdbHoldsWhatItHides) {
+  TestDir dir;
+  const std::string path = dir.path() + "/commit.log";
+  CommitLogTail tail;
+  {
+    auto log = OpenLog(path, 0, &tail);
+    ASSERT_TRUE(log);
+    AppendSeqs(*log, 1, 6);
+  }
+  for (const uint64_t at : {OffsetOf(3) + 8 + 24 + 2,  // a payload byte of record 3
+                            OffsetOf(3) + 8 + 16,      // its length: the entry cannot be skipped
+                            OffsetOf(3) + 1}) {        // its prefix
+    SCOPED_TRACE(at);
+    std::string before;
+    {
+      std::ifstream in(path, std::ios::binary);
+      before.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    Overwrite(path, at, 1, '#');
+    auto refused = CommitLog::Open({.path = path}, 0, &tail);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_TRUE(absl::IsDataLoss(refused.status())) << refused.status();
+    EXPECT_THAT(refused.status().message(), HasSubstr("commit.log"));
+    EXPECT_THAT(refused.status().message(), HasSubstr("after record 2"));
+    EXPECT_THAT(refused.status().message(), HasSubstr("record 4 at byte"));
+    // Read-only the same.
+    EXPECT_TRUE(absl::IsDataLoss(CommitLog::Open({.path = path, .read_only = true}, 0, &tail).status()));
+    // LMDB holds 1..3: the damage hides nothing it lacks, so reading goes on after it.
+    ASSERT_TRUE(OpenLog(path, 3, &tail));
+    EXPECT_EQ(tail.records, 3u);
+    EXPECT_EQ(tail.last, 6u);
+    // LMDB holds 1..2 only: refused.
+    EXPECT_FALSE(CommitLog::Open({.path = path}, 2, &tail).ok());
+    // The operator's cut: stops before the damage and says what intact record followed.
+    auto cut = CommitLog::Open({.path = path, .stop_at_damage = true}, 0, &tail);
+    ASSERT_TRUE(cut.ok()) << cut.status();
+    EXPECT_EQ(tail.records, 2u);
+    EXPECT_EQ(tail.last, 2u);
+    EXPECT_EQ(tail.damaged_at, OffsetOf(3));
+    EXPECT_EQ(tail.intact_after_damage, 4u);
+    cut->reset();
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << before;  // undamaged again for the next case
+    }
+    ASSERT_TRUE(OpenLog(path, 0, &tail));
+    EXPECT_EQ(tail.records, 6u);
+  }
 }
 
 TEST(CommitLogTest, ARestartHidesEverythingBeforeItEvenEntriesWithTheNextSeqs) {

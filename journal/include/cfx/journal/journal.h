@@ -62,6 +62,10 @@ struct JournalOptions {
   // How often the copier moves the log's records into LMDB (sooner when 4 MiB wait): each
   // copy is one LMDB commit and one flush sharing the disk with the log's.
   int commit_log_copy_every_ms = 10;
+  // The operator's cut (`cfx journal verify --truncate-corrupt-tail`): a damaged entry inside
+  // the commit log that intact entries follow ends its reading there, and the records after
+  // it are dropped (CommitLogCut() says which), instead of failing Open with DataLoss.
+  bool cut_damaged_commit_log = false;
 };
 
 struct Snapshot {
@@ -104,6 +108,9 @@ class Journal {
   // How many records Open found in the commit log only (acknowledged by a run that stopped
   // before copying them into LMDB); they are in LMDB now unless read_only.
   uint64_t RecoveredFromCommitLog() const;
+  // With cut_damaged_commit_log: the first record seq the cut dropped although the commit log
+  // held it intact after a damaged entry (0: no such cut).
+  uint64_t CommitLogCut() const;
 
   // The highest seq that a power loss cannot undo: LastSeq() without defer_commit_sync and
   // after a batch through the commit log; with defer_commit_sync, an AppendBatch that went
