@@ -12,8 +12,8 @@
 // that is where the last append before a crash ended, when no intact entry of the log's
 // generation follows it. When one does, the damage is inside what was acknowledged: the open
 // fails (DataLoss) unless every record the damage hides is in LMDB already (reading then goes
-// on after it) or the operator asked for the cut (stop_at_damage). A log of version 1 (the bare 8-byte
-// generation as the prefix) is still read; every writable open restarts it as version 2.
+// on after it) or the operator asked for the cut (stop_at_damage). A log of version 1 (the bare
+// 8-byte generation as the prefix) is still read; every writable open restarts it as version 2.
 // Records up to the LMDB journal's last are skipped (batches that went straight into LMDB
 // leave gaps between them); after it they must run on from that seq + 1. A restart writes a
 // new generation into the header, so what an earlier generation left in the file is never
@@ -63,9 +63,9 @@ class CommitLog {
   // Opens (creating when absent, unless read_only) and reads the records after `after`.
   // DataLoss naming the file when the header is damaged, when a damaged entry hides records
   // after `after` that intact entries follow (not stop_at_damage), or when the first record
-  // after `after` is not after+1 (the log would skip inputs LMDB does not have). Writable, the log holds an
-  // exclusive flock(2) on the file while it is open: FailedPrecondition naming the file when
-  // another process holds it (a second writer would restart the log under the first, whose
+  // after `after` is not after+1 (the log would skip inputs LMDB does not have). Writable, the log
+  // holds an exclusive flock(2) on the file while it is open: FailedPrecondition naming the file
+  // when another process holds it (a second writer would restart the log under the first, whose
   // later acknowledged records would then be read by no one).
   static absl::StatusOr<std::unique_ptr<CommitLog>> Open(const CommitLogOptions& options,
                                                          uint64_t after, CommitLogTail* tail);

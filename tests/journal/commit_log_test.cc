@@ -133,7 +133,8 @@ TEST(CommitLogTest, DamageThatIntactRecordsFollowFailsTheOpenUnlessLmdbHoldsWhat
     EXPECT_THAT(refused.status().message(), HasSubstr("after record 2"));
     EXPECT_THAT(refused.status().message(), HasSubstr("record 4 at byte"));
     // Read-only the same.
-    EXPECT_TRUE(absl::IsDataLoss(CommitLog::Open({.path = path, .read_only = true}, 0, &tail).status()));
+    EXPECT_TRUE(
+        absl::IsDataLoss(CommitLog::Open({.path = path, .read_only = true}, 0, &tail).status()));
     // LMDB holds 1..3: the damage hides nothing it lacks, so reading goes on after it.
     ASSERT_TRUE(OpenLog(path, 3, &tail));
     EXPECT_EQ(tail.records, 3u);
