@@ -2,6 +2,7 @@
 // and non-FIX streams refused.
 #include "fix_framing.h"
 
+#include <cstdio>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -136,6 +137,48 @@ TEST(FixFramingTest, ResyncFindsABeginStringSplitAcrossReads) {
   const std::string rest = kHeartbeat.substr(4);  // "X.4.4..."
   ASSERT_EQ(f.Consume(rest.data(), rest.size(), &out), FixFraming::Result::kOk);
   EXPECT_EQ(out, kLogon + kHeartbeat);
+}
+
+// The checksum QuickFIX checks: the byte sum up to and including the SOH before "10=".
+std::string WithChecksum(const std::string& up_to_soh) {
+  unsigned sum = 0;
+  for (unsigned char c : up_to_soh) sum += c;
+  char digits[4];
+  std::snprintf(digits, sizeof digits, "%03u", sum % 256);
+  return up_to_soh + "10=" + digits + "\x01";
+}
+
+TEST(FixFramingTest, FieldValueFindsAWholeTag) {
+  const std::string m =
+      Msg("35=A\x01"
+          "34=1\x01"
+          "49=TW\x01"
+          "554=pw\x01"
+          "1554=x\x01");
+  EXPECT_EQ(FieldValue(m, "35"), "A");
+  EXPECT_EQ(FieldValue(m, "554"), "pw");  // not 1554's
+  EXPECT_EQ(FieldValue(m, "553"), "");
+}
+
+TEST(FixFramingTest, TakeOutResetRequestTurnsYIntoNWithTheChecksumRecomputed) {
+  const std::string head =
+      "8=FIX.4.4\x01"
+      "9=30\x01"
+      "35=A\x01"
+      "34=1\x01"
+      "49=TW\x01";
+  std::string m = WithChecksum(head +
+                               "141=Y\x01"
+                               "108=30\x01");
+  ASSERT_TRUE(TakeOutResetRequest(&m));
+  EXPECT_EQ(m, WithChecksum(head + "141=N\x01"
+                                   "108=30\x01"));
+  std::string none = WithChecksum(head + "141=N\x01");
+  const std::string before = none;
+  EXPECT_FALSE(TakeOutResetRequest(&none));
+  EXPECT_EQ(none, before);
+  std::string other = WithChecksum(head + "1141=Y\x01");  // another tag ending in 141
+  EXPECT_FALSE(TakeOutResetRequest(&other));
 }
 
 }  // namespace

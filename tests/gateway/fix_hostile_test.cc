@@ -409,6 +409,77 @@ TEST_F(FixHostileTest, LogonAskingForNoOrAnEnormousHeartbeatIsRefused) {
   ExpectStillServing();
 }
 
+// QuickFIX resets a session's sequence numbers, and empties its message store, for a Logon
+// with ResetSeqNumFlag (141=Y) before the application decides the Logon. A refused one (a
+// wrong password, a back-off, a HeartBtInt out of bounds) must change nothing: the absent
+// client's next Logon goes on from its numbers, and what was stored for it is still there.
+TEST_F(FixHostileTest, ARefusedLogonAskingForAResetResetsNothing) {
+  {
+    auto alpha = Connect("ALPHA_T1", "alpha-secret");
+    Msg m;
+    for (int i = 0; i < 3; ++i) {
+      alpha->Send(NewOrderMsg("keep" + std::to_string(i), "A1", '1', 1, "5.000"));
+      ASSERT_TRUE(alpha->WaitExec("keep" + std::to_string(i), '0', &m));
+    }
+    alpha->Stop();
+    ASSERT_TRUE(alpha->WaitLoggedOut());
+  }
+  for (int i = 0; i < 100 && gateway_->IsLoggedOn("ALPHA_T1"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(gateway_->IsLoggedOn("ALPHA_T1"));
+  FixSeqNums before;
+  ASSERT_TRUE(gateway_->SeqNums("ALPHA_T1", &before));
+  ASSERT_GT(before.next_sender, 4);
+  for (const std::string& extra : {std::string("141=Y|554=guess|"),            // wrong password
+                                   std::string("141=Y|554=alpha-secret|")}) {  // in the back-off
+    RawSocket s(port_);
+    ASSERT_TRUE(s.Write(Frame(Logon("ALPHA_T1", 1, extra))));
+    bool closed = false;
+    const std::string reply = s.ReadUntil(kLogout, kWaitMs, &closed);
+    EXPECT_NE(reply.find(kLogout), std::string::npos) << extra << ": " << reply;
+    EXPECT_EQ(reply.find(kLogonAnswer), std::string::npos) << extra << ": " << reply;
+    FixSeqNums after;
+    ASSERT_TRUE(gateway_->SeqNums("ALPHA_T1", &after));
+    EXPECT_EQ(after.next_target, before.next_target) << extra;
+    // The refusal's Logout took the next number (at most one), never a reset to 1 or 2.
+    EXPECT_GE(after.next_sender, before.next_sender) << extra;
+    EXPECT_LE(after.next_sender, before.next_sender + 1) << extra;
+    before = after;
+  }
+  // A password-less session refused for its HeartBtInt: the same.
+  {
+    auto beta = Connect("BETA_DC");
+    beta->Stop();
+    ASSERT_TRUE(beta->WaitLoggedOut());
+  }
+  for (int i = 0; i < 100 && gateway_->IsLoggedOn("BETA_DC"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FixSeqNums dc_before;
+  ASSERT_TRUE(gateway_->SeqNums("BETA_DC", &dc_before));
+  ASSERT_GT(dc_before.next_target, 1);
+  RawSocket s(port_);
+  ASSERT_TRUE(s.Write(Frame(Logon("BETA_DC", 1, "141=Y|", "CFX", 0))));
+  bool closed = false;
+  const std::string reply = s.ReadUntil(kLogout, kWaitMs, &closed);
+  EXPECT_NE(reply.find(kLogout), std::string::npos) << reply;
+  EXPECT_EQ(reply.find(kLogonAnswer), std::string::npos) << reply;
+  FixSeqNums dc_after;
+  ASSERT_TRUE(gateway_->SeqNums("BETA_DC", &dc_after));
+  EXPECT_EQ(dc_after.next_target, dc_before.next_target);
+  EXPECT_GE(dc_after.next_sender, dc_before.next_sender);
+  // And an accepted Logon asking for a reset still gets it.
+  RawSocket ok(port_);
+  ASSERT_TRUE(ok.Write(Frame(Logon("BETA_DC", 1, "141=Y|", "CFX", 30))));
+  const std::string answer = ok.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  ASSERT_NE(answer.find(kLogonAnswer), std::string::npos) << answer;
+  FixSeqNums reset;
+  ASSERT_TRUE(gateway_->SeqNums("BETA_DC", &reset));
+  EXPECT_EQ(reset.next_target, 2);
+  ExpectStillServing();
+}
+
 // A stop is graceful: each logged-on session is sent a Logout, and the stop returns once
 // the sessions have answered, well inside its 10 s bound for clients that never do.
 TEST_F(FixHostileTest, StopSendsEachSessionALogoutAndEndsWhenTheyAnswer) {

@@ -91,6 +91,15 @@ class BoundAcceptor : public FIX::Acceptor {
                                               const std::string& reason)>;
   void SetRefusedLogonHook(RefusedLogonHook hook) { refused_logon_ = std::move(hook); }
 
+  // Decides, on the connection's thread, a Logon (the whole message) for a session not
+  // logged on, before QuickFIX sees it: true when the application will accept it. A Logon it
+  // will refuse has its ResetSeqNumFlag taken out (TakeOutResetRequest), because QuickFIX
+  // resets the session's sequence numbers and empties its store before the application's
+  // fromAdmin runs: a refused Logon must change nothing. The hook may keep its decision
+  // for that fromAdmin, which follows on the same thread. REQUIRES: set before start().
+  using LogonDecisionHook = std::function<bool(const std::string& logon)>;
+  void SetLogonDecisionHook(LogonDecisionHook hook) { decide_logon_ = std::move(hook); }
+
  private:
   struct Connection {
     // A duplicate of the client's socket, closed (under mu_) only after the connection is done
@@ -128,6 +137,7 @@ class BoundAcceptor : public FIX::Acceptor {
   void CheckFirstMessage(const std::string& message, const std::string& peer) const;
 
   RefusedLogonHook refused_logon_;
+  LogonDecisionHook decide_logon_;
   // The sessions' stores when they are BatchedFileStores (flushed before a connection
   // writes to its client); nullptr for a store that writes at once.
   BatchedFileStoreFactory* const batched_store_;

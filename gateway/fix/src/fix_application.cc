@@ -2,6 +2,7 @@
 // each supported message type to its translator. QuickFIX exceptions thrown here are the
 // ones QuickFIX expects (RejectLogon, UnsupportedMessageType); nothing else escapes.
 #include "fix_acceptor.h"
+#include "fix_framing.h"
 #include "fix_gateway_impl.h"
 
 namespace cfx {
@@ -20,7 +21,50 @@ bool ParseSeconds(const std::string& text, int* out) {
   return true;
 }
 
+// The decision DecideLogonAhead took for the Logon this connection's thread is handing
+// QuickFIX: fromAdmin, which QuickFIX calls next on the same thread, takes it instead of
+// verifying the password (and counting a failure) a second time.
+struct DecidedLogon {
+  bool set = false;
+  std::string comp_id;
+  internal::LogonVerdict verdict;
+};
+thread_local DecidedLogon decided_logon;
+
 }  // namespace
+
+internal::LogonVerdict FixGateway::Impl::DecideLogon(const FixSessionSpec& spec,
+                                                     const std::string& username,
+                                                     const std::string& password,
+                                                     const std::string& heartbeat) {
+  // The password: verified on this connection's own thread (no other session waits for
+  // it), refused unverified during a back-off (fix_logon_guard.h).
+  internal::LogonVerdict verdict =
+      logon_guard_.Check(spec, internal::CurrentPeer(), username, password);
+  if (!verdict.accepted) return verdict;
+  // SPEC §6 bounds: the client's HeartBtInt becomes the session's, and QuickFIX drops a
+  // silent connection only 2.4 intervals after its last message (never, for 0).
+  int secs = 0;
+  if (!ParseSeconds(heartbeat, &secs) || secs < 1 || secs > config_.max_heartbeat_secs) {
+    verdict.accepted = false;
+    verdict.reason =
+        "HeartBtInt must be 1 to " + std::to_string(config_.max_heartbeat_secs) + " seconds";
+  }
+  return verdict;
+}
+
+bool FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
+  decided_logon = DecidedLogon{};
+  const std::string comp_id = internal::FieldValue(logon, "49");
+  const FixSessionSpec* spec = entitlements_.Session(comp_id);
+  if (!spec) return false;
+  decided_logon.verdict =
+      DecideLogon(*spec, internal::FieldValue(logon, "553"), internal::FieldValue(logon, "554"),
+                  internal::FieldValue(logon, "108"));
+  decided_logon.set = true;
+  decided_logon.comp_id = comp_id;
+  return decided_logon.verdict.accepted;
+}
 
 void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
   const std::string session = id.getTargetCompID().getValue();
@@ -87,23 +131,18 @@ void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::Session
   if (message.getHeader().getField(35) != "A") return;
   const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
   if (!spec) throw FIX::RejectLogon("unknown session");
-  // The password: verified on this connection's own thread (no other session waits for
-  // it), refused unverified during a back-off (fix_logon_guard.h).
-  std::string password, username;
-  internal::GetField(message, 554, &password);
-  internal::GetField(message, 553, &username);
-  const internal::LogonVerdict verdict =
-      logon_guard_.Check(*spec, internal::CurrentPeer(), username, password);
-  if (!verdict.accepted) throw FIX::RejectLogon(verdict.reason);
-  // SPEC §6 bounds: the client's HeartBtInt becomes the session's, and QuickFIX drops a
-  // silent connection only 2.4 intervals after its last message (never, for 0).
-  std::string heartbeat;
-  int secs = 0;
-  if (!internal::GetField(message, 108, &heartbeat) || !ParseSeconds(heartbeat, &secs) ||
-      secs < 1 || secs > config_.max_heartbeat_secs) {
-    throw FIX::RejectLogon("HeartBtInt must be 1 to " + std::to_string(config_.max_heartbeat_secs) +
-                           " seconds");
+  internal::LogonVerdict verdict;
+  if (decided_logon.set && decided_logon.comp_id == id.getTargetCompID().getValue()) {
+    verdict = decided_logon.verdict;  // DecideLogonAhead's, for this very Logon
+  } else {
+    std::string password, username, heartbeat;
+    internal::GetField(message, 554, &password);
+    internal::GetField(message, 553, &username);
+    internal::GetField(message, 108, &heartbeat);
+    verdict = DecideLogon(*spec, username, password, heartbeat);
   }
+  decided_logon = DecidedLogon{};
+  if (!verdict.accepted) throw FIX::RejectLogon(verdict.reason);
 }
 
 void FixGateway::Impl::fromApp(const FIX::Message& message, const FIX::SessionID& id) throw(

@@ -174,8 +174,15 @@ bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
 
 bool BoundAcceptor::Link::Dispatch(const std::string& message) {
   if (session_ == nullptr && !AttachSession(message)) return false;
+  std::string without_reset;
+  const std::string* to_session = &message;
+  if (acceptor_.decide_logon_ && !session_->isLoggedOn() && FieldValue(message, "35") == "A" &&
+      !acceptor_.decide_logon_(message)) {
+    without_reset = message;
+    if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
+  }
   try {
-    session_->next(message, FIX::UtcTimeStamp());
+    session_->next(*to_session, FIX::UtcTimeStamp());
   } catch (const FIX::InvalidMessage&) {
     if (!session_->isLoggedOn()) return false;  // as QuickFIX's own connection does
   } catch (const std::exception& e) {  // a library error ends this connection only

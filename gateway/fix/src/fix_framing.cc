@@ -127,6 +127,38 @@ FixFraming::Result FixFraming::Consume(const char* data, size_t n, std::string* 
   return Result::kOk;
 }
 
+std::string FieldValue(const std::string& message, const char* tag) {
+  const std::string needle = std::string(1, '\001') + tag + "=";
+  const size_t at = message.find(needle);
+  if (at == std::string::npos) return "";
+  const size_t from = at + needle.size();
+  const size_t end = message.find('\001', from);
+  return message.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+bool TakeOutResetRequest(std::string* message) {
+  static const char kReset[] =
+      "\001"
+      "141=Y\001";
+  static const char kCheckSum[] =
+      "\001"
+      "10=";
+  const size_t at = message->find(kReset);
+  const size_t sum_at = message->rfind(kCheckSum);
+  if (at == std::string::npos || sum_at == std::string::npos || at > sum_at ||
+      message->size() != sum_at + 8) {  // "SOH10=nnnSOH": the message ends with it
+    return false;
+  }
+  (*message)[at + 5] = 'N';
+  unsigned sum = 0;
+  for (size_t i = 0; i <= sum_at; ++i) sum += static_cast<unsigned char>((*message)[i]);
+  sum %= 256;
+  (*message)[sum_at + 4] = static_cast<char>('0' + sum / 100);
+  (*message)[sum_at + 5] = static_cast<char>('0' + sum / 10 % 10);
+  (*message)[sum_at + 6] = static_cast<char>('0' + sum % 10);
+  return true;
+}
+
 }  // namespace internal
 }  // namespace gateway
 }  // namespace cfx

@@ -65,6 +65,17 @@ class FixFraming {
   std::string error_;
 };
 
+// The value of the first `tag` field after the BeginString of a whole message `message`
+// ("" when it has none). No parsing beyond finding "SOH<tag>=".
+std::string FieldValue(const std::string& message, const char* tag);
+
+// A Logon whose 141 (ResetSeqNumFlag) is Y, turned into 141=N with its CheckSum (10)
+// recomputed; false, and `message` unchanged, when it asks for no reset. QuickFIX resets a
+// session's sequence numbers and empties its message store on a Logon with 141=Y before the
+// application decides the Logon: the acceptor takes the request out of a Logon it knows will
+// be refused (docs/fix.md, "Logon").
+bool TakeOutResetRequest(std::string* message);
+
 }  // namespace internal
 }  // namespace gateway
 }  // namespace cfx

@@ -197,6 +197,10 @@ absl::Status FixGateway::Impl::Start() {
     }
     acceptor_.reset(bound);
     SetSessionsAlive(true);  // the acceptor made them
+    // A refused Logon that asks for a sequence reset must not get one (QuickFIX resets
+    // before fromAdmin refuses): decided first, on the connection's thread.
+    bound->SetLogonDecisionHook(
+        [this](const std::string& logon) { return DecideLogonAhead(logon); });
     if (config_.audit) {
       bound->SetRefusedLogonHook(
           [this](const std::string& comp_id, const std::string& peer, const std::string& why) {

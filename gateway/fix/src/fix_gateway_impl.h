@@ -53,6 +53,12 @@ class FixGateway::Impl : public FIX::Application {
   // Logon or Logout the store's files are made private (MakeFilesPrivate).
   void toAdmin(FIX::Message& message, const FIX::SessionID& id) override;
   void toApp(FIX::Message& message, const FIX::SessionID& id) throw(FIX::DoNotSend) override;
+  // The Logon's decision: the password (with its back-off), then the HeartBtInt bounds.
+  internal::LogonVerdict DecideLogon(const FixSessionSpec& spec, const std::string& username,
+                                     const std::string& password, const std::string& heartbeat);
+  // BoundAcceptor's LogonDecisionHook: decides a whole Logon before QuickFIX sees it, and
+  // keeps the decision for the fromAdmin that follows on this thread.
+  bool DecideLogonAhead(const std::string& logon);
   void fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::RejectLogon) override;
