@@ -254,6 +254,30 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   EXPECT_FALSE(beta->WaitType("X", &m, 300));
 }
 
+// A session holds at most 64 live subscriptions (each keeps its own copy of the books it
+// sent and is walked on every book change): the 65th request gets Y with 281=2, and an
+// unsubscribe frees a place. Another session is not affected.
+TEST_F(FixGatewayTest, MarketDataSubscriptionsPerSessionAreBounded) {
+  auto beta = Connect("BETA_T1");
+  Msg m;
+  for (int i = 0; i < 64; ++i) {
+    const std::string id = "sub-" + std::to_string(i);
+    ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg(id, kSym), "W", &m)) << i;
+    EXPECT_EQ(F(m, 262), id);
+  }
+  ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg("sub-64", kSym), "Y", &m));
+  EXPECT_EQ(F(m, 262), "sub-64");
+  EXPECT_EQ(F(m, 281), "2");
+  EXPECT_NE(F(m, 58).find("at most 64"), std::string::npos) << F(m, 58);
+  Msg off = MarketDataMsg("sub-3", kSym);
+  off.setField(263, "2");
+  beta->Send(off);
+  ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg("sub-64", kSym), "W", &m));
+  EXPECT_EQ(F(m, 262), "sub-64");
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  ASSERT_TRUE(SendAndWaitType(*alpha, MarketDataMsg("a-1", kSym), "W", &m));
+}
+
 TEST_F(FixGatewayTest, DropCopySessionMayNotTrade_UnsupportedMessagesGetBusinessReject) {
   auto dc = Connect("ALPHA_DC");
   Msg m;

@@ -13,6 +13,7 @@ namespace {
 // FIX 281 MDReqRejReason values used.
 constexpr char kRejUnknownSymbol = '0';
 constexpr char kRejDuplicateId = '1';
+constexpr char kRejInsufficientBandwidth = '2';
 constexpr char kRejUnsupportedSubscription = '4';
 constexpr char kRejUnsupportedDepth = '5';
 constexpr char kRejUnsupportedUpdateType = '6';
@@ -198,6 +199,16 @@ void MarketData::OnRequest(const std::string& session, uint64_t generation,
         Reject(session, generation, sub.md_req_id, kRejDuplicateId, "duplicate MDReqID");
         return;
       }
+    }
+    // Each subscription keeps the book it sent per symbol and is walked on every book change
+    // and trade, on the delivering thread: a session holds a bounded number.
+    const auto held = std::count_if(subs_.begin(), subs_.end(),
+                                    [&](const Subscription& s) { return s.session == session; });
+    if (static_cast<size_t>(held) >= kMaxSubscriptionsPerSession) {
+      Reject(session, generation, sub.md_req_id, kRejInsufficientBandwidth,
+             "at most " + std::to_string(kMaxSubscriptionsPerSession) +
+                 " subscriptions a session: unsubscribe (263=2) first");
+      return;
     }
     std::string update_type = FieldOr(request, 265, "1");
     if (update_type != "1") {

@@ -25,6 +25,9 @@ class MarketData {
   // Sends `msg` to the session; returns false if the session is gone (subscription dropped).
   using Sender = std::function<bool(const std::string& session, uint64_t generation,
                                     FIX::Message& msg)>;
+  // Live subscriptions (263=1) one session may hold; past it a request gets `Y` 281=2.
+  static constexpr size_t kMaxSubscriptionsPerSession = 64;
+
   explicit MarketData(Sender send) : send_(std::move(send)) {}
 
   void SetContracts(const std::vector<ListedContract>& contracts);
