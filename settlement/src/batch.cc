@@ -313,8 +313,9 @@ absl::Status Batch::PriceContracts() {
         month.push_back(*f);
       }
       c.fsp = FinalSettlementPrice(month);
-      // Without open interest nothing is paid at expiry; a missing FSP does not block.
-      if (!c.fsp && c.open_interest != common::Qty(0))
+      // SPEC §9 step 3: no fix in the month -> unsettled, open interest or not (the FSP is
+      // the contract's final price of record even when nothing is paid at it).
+      if (!c.fsp)
         unsettled.push_back(c.sym + " (expiry: no fix in the contract month for the FSP)");
     }
   }

@@ -272,9 +272,12 @@ absl::Status Ledger::Verify() {
                                                 a.vm_cum.value(), " != sum of postings ",
                                                 (r.vm_cum + posted).value()));
       }
-      if (!inserted && a.cash - a.vm_cum != r.collateral) {
-        return absl::InternalError(
-            absl::StrCat("ledger ", d, "/", a.account, ": cash is not collateral + VM"));
+      // cash = the collateral configured for that day's run + all VM so far (SPEC §9 step 4):
+      // the collateral may change between runs (a top-up), but is never negative.
+      if (a.cash - a.vm_cum < common::MicroUsd(0)) {
+        return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account,
+                                                ": cash is less than the VM posted (collateral "
+                                                "below zero)"));
       }
       if (a.call != std::max(common::MicroUsd(0), a.margin - a.cash)) {
         return absl::InternalError(absl::StrCat("ledger ", d, "/", a.account, ": bad call"));

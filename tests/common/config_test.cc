@@ -59,13 +59,16 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "accounts[0].firm: unknown firm 'G'"},
       {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"A\"\nfirm = \"F\"\ncollateral = 5\n",
        "accounts[0].collateral"},
+      {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"A\"\nfirm = \"F\"\ncollateral = \"-1.00\"\n",
+       "cfg.toml:6: accounts[0].collateral: expected a decimal"},  // never negative
       {"[[accounts]]\nfirm = \"F\"\n", "accounts[0].id: missing"},
       {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"S\"\nfirm = \"F\"\nrole = \"x\"\n",
        "sessions[0].role"},
       {"[[products]]\ngrade = \"B200-TIN-US\"\n", "products[0].grade: unknown tier"},
       {"[[products]]\ngrade = \"B200-GOLD-US\"\nref = \"5.0001\"\n", "products[0].ref"},
       {"[exchange]\nholidays = [\"2027-02-30\"]\n", "exchange.holidays[0]"},
-      {"[[tokens]]\ntoken_sha256 = \"e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061\"\n"
+      {"[[tokens]]\ntoken_sha256 = "
+       "\"e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061\"\n"
        "role = \"firm\"\nfirm = \"NOPE\"\n",
        "tokens[0].firm"},
       {"this is = not toml = at all", "cfg.toml:1"},
@@ -74,8 +77,10 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[replication]\nservers = [\"127.0.0.1:4222\"]\n", "replication.servers[0]"},
       {"[replication]\nservers = [\"nats://a:1\"]\nstream = \"a.b\"\n", "replication.stream"},
       {"[replication]\nservers = [\"nats://a:1\"]\nsubject = \"a.>\"\n", "replication.subject"},
-      {"[replication]\nservers = [\"nats://a:1\"]\nreplicas = 7\n", "replication.replicas: must be 1..5"},
-      {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 100\n", "replication.lease_ttl_ms"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nreplicas = 7\n",
+       "replication.replicas: must be 1..5"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 100\n",
+       "replication.lease_ttl_ms"},
       {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 1000\ntimeout_ms = 900\n",
        "replication.timeout_ms: must be at most half"},
       {"[replication]\nservers = [\"nats://a:1\"]\nbogus = 1\n", "replication.bogus: unknown key"},

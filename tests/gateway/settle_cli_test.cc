@@ -4,6 +4,7 @@
 // fails the batch. Runs the built `cfx` binary.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ namespace cfx {
 namespace {
 
 using testsupport::RunCfx;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 // Nine contracts of five grades.
 const std::vector<std::string> kCliListed = {
@@ -141,6 +147,31 @@ TEST_F(SettleCliTest, EveryListedContractSettlesOnBothDaysWithNoConfig) {
   EXPECT_NE(d1.output.find("surveillance alert: 2027-03-01 B200-GOLD-US-202703: account A1"),
             std::string::npos)
       << d1.output;
+}
+
+// SPEC §9 / §11: a rerun of a settled date changes nothing, says so and exits 0; a bad flag
+// names itself and exits non-zero, writing nothing.
+TEST_F(SettleCliTest, ARerunSaysSoAndABadDateNamesTheFlag) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  auto d1 = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(d1.exit_code, 0) << d1.output;
+  const std::string before = ReadAll(out_ + "/2027-03-01/A1.json");
+  auto again = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("2027-03-01 is already settled; nothing changed"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(ReadAll(out_ + "/2027-03-01/A1.json"), before);
+  for (const std::string& date : {"2027-13-01", "2027-02-30", "yesterday", ""}) {
+    auto bad = RunCfx("settle --date '" + date + "' --data-dir " + data_ + " --out " + out_);
+    EXPECT_NE(bad.exit_code, 0) << date << ": " << bad.output;
+    EXPECT_NE(bad.output.find("--date"), std::string::npos) << date << ": " << bad.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-13-01"));
+  auto unknown = RunCfx("settle --date 2027-03-02 --bogus --data-dir " + data_ + " --out " + out_);
+  EXPECT_NE(unknown.exit_code, 0) << unknown.output;
+  EXPECT_NE(unknown.output.find("--bogus"), std::string::npos) << unknown.output;
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-02"));
 }
 
 TEST_F(SettleCliTest, AListedContractWithoutAnyPriceSourceFailsTheBatch) {

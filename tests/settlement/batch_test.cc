@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch_fixture.h"
+#include "cfx/settlement/ledger.h"
 #include "cfx/settlement/statements.h"
 
 namespace cfx::settlement {
@@ -83,6 +84,62 @@ TEST_F(BatchTest, SecondDayMarksPriorPositionsAndTradesAtTheMidpoint) {
   EXPECT_EQ(nlohmann::json::parse(Statement("2027-03-02", "C"))["vm_total"], "3.00");
   auto ledger = Ledger::Open(data());
   EXPECT_TRUE((*ledger)->Verify().ok());
+}
+
+// SPEC §9 step 4: cash = the account's configured collateral + all VM posted so far. The
+// collateral is the run's config: a top-up between two runs shows in the next day's cash,
+// and the ledger's audit accepts it.
+TEST_F(BatchTest, ACollateralChangeBetweenRunsShowsInCashAndTheLedgerVerifies) {
+  FirstDay();
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  config_.collateral["A"] = common::MicroUsd(2'000'000'000);  // 2000 USD
+  trades_.SetClose(kMar, D("2027-03-02"),
+                   CloseQuote{common::PriceTicks(5260), common::PriceTicks(5270)});
+  ASSERT_TRUE(Settle("2027-03-02").ok());
+  // VM 175 + 50 (5 × 10): cash 2000 + 225.
+  EXPECT_EQ(nlohmann::json::parse(Statement("2027-03-02", "A"))["cash"], "2225.00");
+  auto ledger = Ledger::Open(data());
+  ASSERT_TRUE(ledger.ok());
+  absl::Status verified = (*ledger)->Verify();
+  EXPECT_TRUE(verified.ok()) << verified;
+}
+
+// SPEC §9 step 1: the trading day is [previous business day 16:00Z, D 16:00Z) and the
+// closing window [15:30Z, 16:00Z), both from the batch's own dates, to the microsecond.
+TEST_F(BatchTest, TheClosingWindowAndTheTradingDayEndWhereTheSpecSays) {
+  AddTrade("2027-03-01T15:29:59.999999Z", "5.000", 1, "A", "B");  // day 1, before the window
+  AddTrade("2027-03-01T15:30:00Z", "5.100", 1, "A", "B");         // day 1, in the window
+  AddTrade("2027-03-01T16:00:00Z", "5.300", 1, "A", "B");         // day 2
+  auto r1 = Settle("2027-03-01");
+  ASSERT_TRUE(r1.ok()) << r1.status();
+  EXPECT_EQ(r1->day.contracts[0].settle, common::PriceTicks(5100));
+  EXPECT_EQ(r1->day.contracts[0].tier, PriceTier::kT1);
+  auto a1 = nlohmann::json::parse(Statement("2027-03-01", "A"));
+  EXPECT_EQ(a1["positions"][0]["qty"], 2);
+  EXPECT_EQ(a1["positions"][0]["vm"], "100.00");  // 1 × (5.100 − 5.000) × 1000
+  auto r2 = Settle("2027-03-02");  // no window trade, no close, no fix: the prior unchanged
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(r2->day.contracts[0].settle, common::PriceTicks(5100));
+  auto a2 = nlohmann::json::parse(Statement("2027-03-02", "A"));
+  EXPECT_EQ(a2["positions"][0]["qty"], 3);
+  EXPECT_EQ(a2["positions"][0]["vm"], "-200.00");  // 1 × (5.100 − 5.300) × 1000
+}
+
+// SPEC §9 step 1, T3: the fix change is from the previous *business* day: across a weekend
+// Friday's fix, not Sunday's.
+TEST_F(BatchTest, TierThreeTakesTheFixOfThePreviousBusinessDayAcrossAWeekend) {
+  ListYear("B200-GOLD-US");
+  fixes_.Set("B200-GOLD-US", D("2027-03-05"), 52000);  // Friday
+  fixes_.Set("B200-GOLD-US", D("2027-03-07"), 60000);  // Sunday: not a business day
+  fixes_.Set("B200-GOLD-US", D("2027-03-08"), 52100);  // Monday
+  auto fri = Settle("2027-03-05");
+  ASSERT_TRUE(fri.ok()) << fri.status();
+  EXPECT_EQ(fri->day.contracts[1].settle, common::PriceTicks(5200));
+  EXPECT_EQ(fri->day.contracts[1].tier, PriceTier::kT4);
+  auto mon = Settle("2027-03-08");
+  ASSERT_TRUE(mon.ok()) << mon.status();
+  EXPECT_EQ(mon->day.contracts[1].settle, common::PriceTicks(5210));  // 5.200 + 0.010
+  EXPECT_EQ(mon->day.contracts[1].tier, PriceTier::kT3);
 }
 
 TEST_F(BatchTest, ExactHalfVwapRoundsTowardPriorSettlement) {

@@ -11,6 +11,12 @@ TEST(FspTest, MeanOfFixesHalfEven) {
   EXPECT_EQ(FinalSettlementPrice({51010, 51020}), common::PriceTicks(5102));  // 5101.5 -> 5102
 }
 
+TEST(FspTest, TheMeanIsRoundedOnceToTheTick) {
+  // 153044 / 3 = 51014.667 e4 = 5101.4667 ticks -> 5101; rounding the mean to e4 first
+  // (51015) and then to the tick (5101.5, half to even) would give 5102.
+  EXPECT_EQ(FinalSettlementPrice({51014, 51015, 51015}), common::PriceTicks(5101));
+}
+
 TEST(FspTest, MissingDaysAreSkipped) {
   // (51000 + 51030) / 2 = 5101.5 ticks -> 5102.
   EXPECT_EQ(FinalSettlementPrice({std::nullopt, 51000, std::nullopt, 51030}),

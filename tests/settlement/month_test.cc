@@ -168,6 +168,19 @@ TEST_F(MonthTest, ExpiryWithoutAnyFixInTheMonthIsUnsettled) {
   EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-31"));
 }
 
+// SPEC §9 step 3 names no exception: without a fix in the month there is no FSP, and the
+// contract is unsettled even when no position is left to pay at it.
+TEST_F(MonthTest, ExpiryWithoutAnyFixIsUnsettledEvenWithoutOpenInterest) {
+  AddTrade("2027-03-30T15:45:00Z", "5.050", 1, "L", "S");
+  ASSERT_TRUE(Settle("2027-03-30").ok());
+  AddTrade("2027-03-31T15:45:00Z", "5.060", 1, "S", "L");  // both flat again
+  auto r = Settle("2027-03-31");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(kMar), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("FSP"), std::string::npos) << r.status();
+  EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-31"));
+}
+
 TEST_F(MonthTest, TradedContractPastItsLastTradingDayIsRefused) {
   AddTrade("2027-04-01T15:45:00Z", "5.050", 1, "L", "S");  // March contract, traded in April
   auto r = Settle("2027-04-01");
