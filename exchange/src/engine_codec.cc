@@ -191,6 +191,13 @@ void Fields(IO& io, C& c) {
   io.Int(c.sender_limit);
 }
 
+template <typename IO, CommandOf<RiskCmd> C>
+void Fields(IO& io, C& c) {
+  io.Int(c.check);
+  io.Name(c.acct);
+  io.Int(c.collateral);
+}
+
 template <size_t I>
 bool DecodeIndex(size_t tag, In& in, Command* command) {
   if constexpr (I < std::variant_size_v<Command>) {
@@ -233,7 +240,9 @@ absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) cons
   In in(bytes.substr(2), version);
   Command decoded;
   constexpr size_t kFixSessionTag = Command(FixSessionCmd{}).index();
-  if ((version < 2 && tag == kFixSessionTag) || !DecodeIndex<0>(tag, in, &decoded)) {
+  constexpr size_t kRiskTag = Command(RiskCmd{}).index();
+  if ((version < 2 && (tag == kFixSessionTag || tag == kRiskTag)) ||
+      !DecodeIndex<0>(tag, in, &decoded)) {
     return absl::DataLossError(absl::StrCat("engine command: unknown tag ", tag));
   }
   absl::Status s = in.Finish();
@@ -275,6 +284,13 @@ std::string DescribeCommand(const Command& command) {
                               " session=", c.session);
         } else if constexpr (std::is_same_v<T, TimeCmd>) {
           return absl::StrCat("time ts=", c.ts);
+        } else if constexpr (std::is_same_v<T, RiskCmd>) {
+          std::string s = "risk";
+          if (c.check >= 0) absl::StrAppend(&s, " check=", c.check != 0 ? "on" : "off");
+          if (!c.acct.empty()) {
+            absl::StrAppend(&s, " acct=", A(c.acct.view()), " collateral=", c.collateral.value());
+          }
+          return s;
         } else if constexpr (std::is_same_v<T, FixSessionCmd>) {
           return absl::StrCat("fix_session session=", c.session, " next_target=", c.next_target,
                               " sender_limit=", c.sender_limit);

@@ -17,6 +17,7 @@ namespace {
 using engine::EventType;
 
 constexpr uint32_t kMagic = 0x4D584643;  // "CFXM"
+constexpr uint32_t kRiskMagic = 0x4B534952;  // "RISK": the risk settings section
 constexpr int64_t kNsPerUs = 1000;
 
 using internal::Get;
@@ -121,6 +122,33 @@ void EngineMatcher::RebuildLeaves() {
 namespace {
 constexpr int64_t kCollateralUnknown = INT64_MIN;
 }  // namespace
+
+std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& config) const {
+  std::vector<engine::RiskCmd> out;
+  if (!risk_recorded_ || config.pre_trade_risk != options_.pre_trade_risk) {
+    engine::RiskCmd c;
+    c.check = config.pre_trade_risk ? 1 : 0;
+    out.push_back(c);
+  }
+  for (const auto& [name, amount] : config.collateral) {
+    auto it = options_.collateral.find(name);
+    if (risk_recorded_ && it != options_.collateral.end() && it->second == amount) continue;
+    if (!risk_recorded_ && amount == common::MicroUsd(0)) continue;  // 0 is the default
+    if (risk_recorded_ && it == options_.collateral.end() && amount == common::MicroUsd(0))
+      continue;
+    engine::RiskCmd c;
+    if (!c.acct.Assign(name)) continue;  // not an account id the engine can hold
+    c.collateral = amount;
+    out.push_back(c);
+  }
+  for (const auto& [name, amount] : options_.collateral) {
+    if (config.collateral.count(name) || amount == common::MicroUsd(0)) continue;
+    engine::RiskCmd c;  // an account the config no longer names: 0, as for any unnamed one
+    if (!c.acct.Assign(name)) continue;
+    out.push_back(c);
+  }
+  return out;
+}
 
 int64_t EngineMatcher::CollateralOf(engine::AccountId acct, std::string_view name) {
   if (acct >= collateral_.size()) collateral_.resize(acct + 1, kCollateralUnknown);
@@ -278,6 +306,15 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     fix_sessions_.Apply(*f);  // no engine state, no outcome
     return;
   }
+  if (const auto* r = std::get_if<engine::RiskCmd>(&command)) {
+    if (r->check >= 0) options_.pre_trade_risk = r->check != 0;
+    if (!r->acct.empty()) {
+      options_.collateral[std::string(r->acct.view())] = r->collateral;
+      collateral_.clear();  // looked up again by name
+    }
+    risk_recorded_ = true;
+    return;  // no engine state, no outcome
+  }
   engine_->Process(command);
   engine::SessionId session = 0;
   const engine::Origin* origin = nullptr;
@@ -363,7 +400,17 @@ std::string EngineMatcher::Snapshot() const {
   Put<uint64_t>(&out, margins_.size());
   for (int64_t m : margins_) Put(&out, m);
   // Only when there is one: an unreplicated exchange's snapshots stay as they were.
-  if (!fix_sessions_.empty()) fix_sessions_.AppendTo(&out);
+  if (!fix_sessions_.empty() || risk_recorded_) fix_sessions_.AppendTo(&out);
+  if (risk_recorded_) {  // after the FIX sessions (then always written, maybe empty)
+    Put(&out, kRiskMagic);
+    Put<uint8_t>(&out, options_.pre_trade_risk ? 1 : 0);
+    Put<uint64_t>(&out, options_.collateral.size());
+    for (const auto& [name, amount] : options_.collateral) {  // a std::map: in name order
+      Put<uint8_t>(&out, static_cast<uint8_t>(name.size()));
+      out += name;
+      Put<int64_t>(&out, amount.value());
+    }
+  }
   return out;
 }
 
@@ -403,6 +450,27 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   fix_sessions_.Clear();
   if (!in.empty()) {
     if (absl::Status s = fix_sessions_.ReadFrom(&in); !s.ok()) return s;
+  }
+  if (!in.empty()) {  // the risk settings RiskCmds set (else MatcherOptions' stay)
+    uint32_t risk_magic = 0;
+    uint8_t check = 0;
+    if (!Get(&in, &risk_magic) || risk_magic != kRiskMagic) return bad("trailing bytes");
+    if (!Get(&in, &check) || check > 1 || !Get(&in, &n) || n > in.size() / 9) {
+      return bad("truncated risk settings");
+    }
+    std::map<std::string, common::MicroUsd, std::less<>> collateral;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint8_t len = 0;
+      int64_t amount = 0;
+      if (!Get(&in, &len) || len > in.size()) return bad("truncated risk settings");
+      std::string name(in.substr(0, len));
+      in.remove_prefix(len);
+      if (!Get(&in, &amount)) return bad("truncated risk settings");
+      collateral[std::move(name)] = common::MicroUsd(amount);
+    }
+    options_.pre_trade_risk = check != 0;
+    options_.collateral = std::move(collateral);
+    risk_recorded_ = true;
   }
   if (!in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);

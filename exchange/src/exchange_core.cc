@@ -155,6 +155,17 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     return mo;
   }
 
+  // Sequences `risk` (EngineMatcher::RiskCmdsFor this start's config and options, read
+  // before anything was offered: the matcher was idle, so the read raced with nothing):
+  // inputs replayed from the journal kept the settings they were decided under, and what
+  // follows is decided under these (docs/durability.md, "Determinism of pre-trade risk").
+  absl::Status OfferAll(const std::vector<engine::RiskCmd>& risk) {
+    for (const engine::RiskCmd& c : risk) {
+      if (absl::Status s = OfferRetrying(c); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
   // With options.journal: creates the data dir and opens the journal in it (else nothing).
   absl::Status OpenJournal() {
     if (!options.journal) return absl::OkStatus();
@@ -337,8 +348,12 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   m.started = true;
   if (m.options.replication != nullptr) return info;  // a standby: Promote lists and ticks
 
+  // The risk settings are read before anything is offered, and sequenced after the time
+  // and the listing (which take no risk decision) and before any client's input.
+  std::vector<engine::RiskCmd> risk = m.matcher->RiskCmdsFor(mo);
   if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
   if (absl::Status s = m.ListMonths(now, &info.listed); !s.ok()) return s;
+  if (absl::Status s = m.OfferAll(risk); !s.ok()) return s;
   // Callers expect the listing in ListedSymbols() once Start returns.
   if (absl::Status s = Flush(); !s.ok()) return s;
   if (m.options.clock == ClockMode::kWall) m.StartWallClock();
@@ -367,8 +382,10 @@ absl::Status ExchangeCore::Promote(int64_t timeout_ms) {
     m.listed_month_index = -1;
   }
   const engine::Timestamp now = m.StartTime();
+  std::vector<engine::RiskCmd> risk = m.matcher->RiskCmdsFor(m.MatcherOptionsFromConfig());
   if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
   if (absl::Status s = m.ListMonths(now, nullptr); !s.ok()) return s;
+  if (absl::Status s = m.OfferAll(risk); !s.ok()) return s;
   if (absl::Status s = Flush(); !s.ok()) return s;
   if (m.options.clock == ClockMode::kWall) m.StartWallClock();
   return absl::OkStatus();
@@ -434,7 +451,15 @@ absl::Status ExchangeCore::RefreshMargins(
     const std::map<std::string, engine::MicroUsd>& margins,
     const std::map<std::string, engine::PriceTicks>& band_refs) {
   Impl& m = *impl_;
-  for (const auto& [sym, im] : margins) {
+  // Every symbol with a margin or a band reference (a margin without a reference keeps the
+  // band's; a reference without a margin keeps the margin: `cfx serve --no-risk` sends the
+  // references alone, the band is SPEC §3's all the same).
+  std::set<std::string> syms;
+  for (const auto& [sym, im] : margins) syms.insert(sym);
+  for (const auto& [sym, ref] : band_refs) {
+    if (ref > engine::PriceTicks(0)) syms.insert(sym);
+  }
+  for (const std::string& sym : syms) {
     const common::ProductConfig* product = nullptr;
     for (const common::ProductConfig& p : m.config.products) {
       if (sym.rfind(p.grade.Key() + "-", 0) == 0) product = &p;
@@ -445,7 +470,8 @@ absl::Status ExchangeCore::RefreshMargins(
         it != band_refs.end() && it->second > engine::PriceTicks(0)) {
       c.ref = engine::PriceField::Ticks(it->second);
     }
-    c.initial_margin = im;
+    auto im = margins.find(sym);
+    c.initial_margin = im != margins.end() ? im->second : engine::MicroUsd(-1);  // -1: keep
     if (absl::Status s = m.OfferRetrying(c); !s.ok()) return s;
   }
   return absl::OkStatus();

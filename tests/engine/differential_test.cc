@@ -80,6 +80,7 @@ struct ApplyTo {
   void operator()(const CloseCmd& c) { ref.Close(c); }
   void operator()(const ProductCmd&) { ADD_FAILURE() << "the streams list no products"; }
   void operator()(const FixSessionCmd&) {}  // no engine state
+  void operator()(const RiskCmd&) {}        // no engine state
 };
 
 std::string Join(const std::vector<std::string>& v) {

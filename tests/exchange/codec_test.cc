@@ -64,6 +64,7 @@ TEST(EngineCodecTest, EveryVariantRoundTrips) {
       engine::TimeCmd{-5},
       engine::CloseCmd{engine::Name::From("X")},
       engine::FixSessionCmd{42, 17, 100017},
+      engine::RiskCmd{1, engine::Name::From("A1"), engine::MicroUsd(5'000'000)},
   };
   ASSERT_EQ(all.size(), std::variant_size_v<engine::Command>);
   for (size_t i = 0; i < all.size(); ++i) {

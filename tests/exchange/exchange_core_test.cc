@@ -216,6 +216,77 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   ASSERT_TRUE(core.Stop().ok());
 }
 
+// SPEC §5: a restart replays the journal to the identical state, also when the next start
+// has other risk settings (the check switched off, collateral raised): they are sequenced
+// inputs, so the inputs before them replay under the settings they were decided with, and
+// only what follows is decided under the new ones. With and without snapshots.
+TEST(ExchangeCoreTest, ARestartUnderOtherRiskSettingsReplaysTheDecisionsThatWereAcknowledged) {
+  for (const int64_t snapshot_every : {0, 1}) {
+    SCOPED_TRACE(snapshot_every);
+    testing::TempDir dir;
+    common::ExchangeConfig config = testing::TestConfig();
+    config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+    ExchangeOptions options = testing::TestOptions(dir.path());
+    options.snapshot_every = snapshot_every;
+    uint64_t hash = 0;
+    {
+      ExchangeCore core(config, options);
+      ASSERT_TRUE(core.Start().ok());
+      ASSERT_TRUE(
+          core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+      SubmitOrDie(core, Order("ok", "A0", engine::Side::kBuy, 5000, 3));
+      SubmitOrDie(core, Order("big", "A0", engine::Side::kBuy, 5000, 3));  // 6 lots > 5: refused
+      ASSERT_TRUE(core.Flush().ok());
+      ASSERT_FALSE(core.FindOrder("A0", "big").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    {  // the same settings: the reference state
+      ExchangeCore core(config, options);
+      auto info = core.Start();
+      ASSERT_TRUE(info.ok()) << info.status();
+      hash = info->state_hash;
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    common::ExchangeConfig richer = config;
+    richer.accounts[0].collateral = common::MicroUsd(50'000'000'000);
+    ExchangeOptions no_risk = options;
+    no_risk.pre_trade_risk = false;
+    for (const auto& [c, o] : {std::pair{richer, options}, std::pair{config, no_risk}}) {
+      {
+        ExchangeCore core(c, o);
+        auto info = core.Start();
+        ASSERT_TRUE(info.ok()) << info.status();
+        EXPECT_EQ(info->state_hash, hash) << "the refusal of 'big' replayed as acknowledged";
+        EXPECT_FALSE(core.FindOrder("A0", "big").has_value());
+        ASSERT_TRUE(core.Stop().ok());
+      }
+      {  // back to the first settings before the next case: what these starts recorded
+        ExchangeCore back(config, options);
+        ASSERT_TRUE(back.Start().ok());
+        ASSERT_TRUE(back.Stop().ok());
+      }
+    }
+    {  // the new settings decide what follows them: without the check 'big2' is accepted
+      ExchangeCore core(config, no_risk);
+      ASSERT_TRUE(core.Start().ok());
+      SubmitOrDie(core, Order("big2", "A0", engine::Side::kBuy, 5000, 3));
+      ASSERT_TRUE(core.Flush().ok());
+      EXPECT_TRUE(core.FindOrder("A0", "big2").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    {  // and replay after a start with the check on again keeps 'big2' and refuses 'big3'
+      ExchangeCore core(config, options);
+      ASSERT_TRUE(core.Start().ok());
+      EXPECT_TRUE(core.FindOrder("A0", "big2").has_value());
+      EXPECT_FALSE(core.FindOrder("A0", "big").has_value());
+      SubmitOrDie(core, Order("big3", "A0", engine::Side::kBuy, 5000, 3));
+      ASSERT_TRUE(core.Flush().ok());
+      EXPECT_FALSE(core.FindOrder("A0", "big3").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+  }
+}
+
 TEST(ExchangeCoreTest, EndedOrdersStayFindableUpToTheCapAlsoAfterRestart) {
   testing::TempDir dir;
   ExchangeOptions options = testing::TestOptions(dir.path());

@@ -83,6 +83,7 @@ class ServeHttpTest : public ::testing::Test {
     options.http_port = 0;
     options.manual_clock = true;
     options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    options.pre_trade_risk = pre_trade_risk_;
     server_ = std::make_unique<ExchangeServer>(*config, options);
     absl::Status s = server_->Start();
     ASSERT_TRUE(s.ok()) << s;
@@ -114,6 +115,13 @@ class ServeHttpTest : public ::testing::Test {
 
   std::string dir_;
   std::unique_ptr<ExchangeServer> server_;
+  bool pre_trade_risk_ = true;
+};
+
+// `cfx serve --no-risk`: no margin check, the same price band.
+class ServeHttpNoRiskTest : public ServeHttpTest {
+ protected:
+  ServeHttpNoRiskTest() { pre_trade_risk_ = false; }
 };
 
 TEST_F(ServeHttpTest, BookAfterTradesIsThePublishedSnapshot) {
@@ -147,6 +155,26 @@ TEST_F(ServeHttpTest, PriceBandIsCentredOnTheLatestFixNotTheConfiguredRef) {
   EXPECT_TRUE(s.core().FindOrder("A1", "in2").has_value());
   EXPECT_FALSE(s.core().FindOrder("A1", "out1").has_value());  // outside [4.509, 5.511]
   EXPECT_FALSE(s.core().FindOrder("A1", "out2").has_value());  // inside the config's band
+}
+
+// The band reference is SPEC §3's with the margin check off too: it used to travel with the
+// margins only, so `--no-risk` left the band on the config's `ref`.
+TEST_F(ServeHttpNoRiskTest, PriceBandIsCentredOnTheLatestFixAlsoWithoutTheMarginCheck) {
+  ExchangeServer& s = *server_;
+  ASSERT_EQ(s.core().Submit(Order("in1", "A1", engine::Side::kBuy, 1, 5511), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(Order("out1", "A1", engine::Side::kBuy, 1, 5512), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(Order("out2", "A1", engine::Side::kBuy, 1, 4508), 0),
+            exchange::OfferResult::kAccepted);
+  // No margin check: an order far above any collateral is accepted.
+  ASSERT_EQ(s.core().Submit(Order("huge", "A1", engine::Side::kBuy, 900, 5000), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  EXPECT_TRUE(s.core().FindOrder("A1", "in1").has_value());
+  EXPECT_FALSE(s.core().FindOrder("A1", "out1").has_value());
+  EXPECT_FALSE(s.core().FindOrder("A1", "out2").has_value());
+  EXPECT_TRUE(s.core().FindOrder("A1", "huge").has_value());
 }
 
 TEST_F(ServeHttpTest, PositionsAndMarginOfTheCallersFirmOnly) {

@@ -218,15 +218,22 @@ class ExchangeServer::Impl {
 
   // The pre-trade margins (and their refresher) and the FIX acceptor: what takes orders.
   absl::Status StartOrderPorts() {
-    if (options_.pre_trade_risk) {
-      auto margins = http_->PerContractMargins();
-      if (!margins.ok()) return Fail("pre-trade margins", margins.status());
+    // The band references (SPEC §3: prior settlement, else the latest fix) with or without
+    // the margin check; the margins only with it.
+    {
+      std::map<std::string, int64_t> margins;
+      if (options_.pre_trade_risk) {
+        auto m = http_->PerContractMargins();
+        if (!m.ok()) return Fail("pre-trade margins", m.status());
+        margins = *std::move(m);
+      }
       auto refs = http_->BandReferences();
       if (!refs.ok()) return Fail("band references", refs.status());
-      if (absl::Status s = SendRiskData(core_.get(), *margins, *refs); !s.ok()) {
+      if (absl::Status s = SendRiskData(core_.get(), margins, *refs); !s.ok()) {
         return Fail("pre-trade margins", s);
       }
-      sent_margins_ = *std::move(margins);
+      sent_margins_ = std::move(margins);
+      sent_refs_ = *std::move(refs);
       refresher_ = concurrency::NamedThread("cfx-margins", [this] { RefreshLoop(); });
     }
 
@@ -276,11 +283,14 @@ class ExchangeServer::Impl {
     std::unique_lock<std::mutex> lock(refresh_mu_);
     while (!refresh_cv_.wait_for(lock, kRefreshEvery, [&] { return stop_refresh_; })) {
       lock.unlock();
-      auto margins = http_->PerContractMargins();
+      absl::StatusOr<std::map<std::string, int64_t>> margins = std::map<std::string, int64_t>{};
+      if (options_.pre_trade_risk) margins = http_->PerContractMargins();
       auto refs = http_->BandReferences();
-      if (margins.ok() && refs.ok() && *margins != sent_margins_) {
+      // A new settlement moves the margins or the band references (or both): either is sent.
+      if (margins.ok() && refs.ok() && (*margins != sent_margins_ || *refs != sent_refs_)) {
         if (absl::Status s = SendRiskData(core_.get(), *margins, *refs); s.ok()) {
           sent_margins_ = *std::move(margins);
+          sent_refs_ = *std::move(refs);
         }
       }
       lock.lock();
@@ -342,6 +352,7 @@ class ExchangeServer::Impl {
   common::ExchangeConfig config_;
   ExchangeServerOptions options_;
   std::map<std::string, int64_t> sent_margins_;  // refresher thread after Start
+  std::map<std::string, int64_t> sent_refs_;     // the same
   std::mutex refresh_mu_;
   std::condition_variable refresh_cv_;
   bool stop_refresh_ = false;

@@ -113,8 +113,18 @@ struct FixSessionCmd {
   uint64_t sender_limit = 0;  // the exchange sends no MsgSeqNum at or above this
 };
 
+// The exchange's pre-trade risk settings, sequenced so that a replay of the journal takes
+// the decisions that were acknowledged (docs/durability.md, "Determinism of pre-trade
+// risk"): the check's switch, and one account's collateral. The engine ignores it; the
+// exchange's matcher keeps the settings in its state (and its snapshots).
+struct RiskCmd {
+  int8_t check = -1;  // 1: the pre-trade check on, 0: off, -1: as it is
+  Name acct;          // empty: no collateral change
+  MicroUsd collateral{0};
+};
+
 using Command = std::variant<ProductCmd, StateCmd, NewOrderCmd, CancelCmd, ReplaceCmd,
-                             MassCancelCmd, TimeCmd, CloseCmd, FixSessionCmd>;
+                             MassCancelCmd, TimeCmd, CloseCmd, FixSessionCmd, RiskCmd>;
 
 }  // namespace cfx::engine
 

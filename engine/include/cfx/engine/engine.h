@@ -130,6 +130,7 @@ class Engine {
   void Apply(const TimeCmd& c);
   void Apply(const CloseCmd& c);
   void Apply(const FixSessionCmd&) {}  // the exchange's matcher keeps it (no engine state)
+  void Apply(const RiskCmd&) {}        // the same
   void ForgetEndedClientIds();
 
   // Validation (validation.cc); kNone when the order may be accepted.

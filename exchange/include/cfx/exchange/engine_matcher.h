@@ -7,8 +7,9 @@
 //
 // It also owns the pre-trade risk check (SPEC §4), fed only from sequenced state: positions
 // and open quantities derived from engine events, margins per contract from
-// ProductCmd::initial_margin, collateral from the config given at construction (documented
-// in docs/durability.md: change collateral only with a restart from an empty journal tail).
+// ProductCmd::initial_margin, and the check's switch and collateral as the latest RiskCmds
+// set them (before any, MatcherOptions'; docs/durability.md, "Determinism of pre-trade
+// risk"), so that a replay of the journal takes the decisions that were acknowledged.
 //
 //   EngineMatcher matcher({.calendar = config.Calendar()});
 //   Pipeline<engine::Command, Outcome> p(opt, journal, &codec, &matcher, &listener);
@@ -53,6 +54,12 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
  public:
   explicit EngineMatcher(MatcherOptions options);
   ~EngineMatcher() override;
+
+  // The RiskCmds that make the matcher's risk settings those of `config` (the switch and
+  // every account's collateral; an account it no longer names gets 0): all of them when no
+  // RiskCmd was ever applied, else only the differences. Read before the first input is
+  // offered after a start or a promotion (the matcher is idle then).
+  std::vector<engine::RiskCmd> RiskCmdsFor(const MatcherOptions& config) const;
 
   // An input without a stamp (time_us 0): its outcomes carry the latest TimeCmd's time.
   void Apply(uint64_t seq, const engine::Command& command,
@@ -145,6 +152,9 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   std::vector<int64_t> margins_;           // by symbol id
   std::vector<int64_t> collateral_;        // by account id; kCollateralUnknown until looked up
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
+  // Whether a RiskCmd (or a snapshot holding its effect) set options_.pre_trade_risk and
+  // options_.collateral; snapshotted with them when set.
+  bool risk_recorded_ = false;
   std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
   internal::BookPublisher* publisher_ = nullptr;
   std::vector<engine::SymbolId> touched_;
