@@ -26,16 +26,7 @@ struct ReplayFlags {
   std::string config;  // holidays: the closing-quote calendar and the last trading days
 };
 
-ExitCode Persist(const ReplayFlags& flags) {
-  cfx::common::BusinessCalendar calendar;
-  if (!flags.config.empty()) {
-    auto config = cfx::common::LoadConfigFile(flags.config);
-    if (!config.ok()) return Fail("replay", config.status(), 2);
-    calendar = config->Calendar();
-  }
-  if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
-    return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
-  }
+ExitCode Persist(const ReplayFlags& flags, const cfx::common::BusinessCalendar& calendar) {
   std::ifstream in(flags.input);
   auto r = cfx::exchange::PersistReplay(in, flags.data_dir, calendar);
   if (!r.ok()) {
@@ -47,17 +38,30 @@ ExitCode Persist(const ReplayFlags& flags) {
 }
 
 ExitCode RunReplayCommand(const ReplayFlags& flags) {
+  // Whatever can refuse the run is checked before anything is written (SPEC §11: a bad
+  // config or flag exits non-zero with nothing half-written).
+  cfx::common::BusinessCalendar calendar;
+  if (!flags.config.empty()) {  // read (and checked) with or without --data-dir
+    auto config = cfx::common::LoadConfigFile(flags.config);
+    if (!config.ok()) return Fail("replay", config.status(), 2);
+    calendar = config->Calendar();
+  }
   std::ifstream in(flags.input);
   if (!in) return Fail("replay", "cannot open --input " + flags.input);
+  if (!flags.data_dir.empty()) {
+    if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
+      return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
+    }
+  }
   if (flags.output == "-") {
     cfx::engine::RunReplay(in, std::cout);
-    return flags.data_dir.empty() ? 0 : Persist(flags);
+    return flags.data_dir.empty() ? 0 : Persist(flags, calendar);
   }
   std::ofstream out(flags.output, std::ios::trunc);
   if (!out) return Fail("replay", "cannot open --output " + flags.output);
   cfx::engine::RunReplay(in, out);
   if (!out) return Fail("replay", "write failed on " + flags.output);
-  return flags.data_dir.empty() ? 0 : Persist(flags);
+  return flags.data_dir.empty() ? 0 : Persist(flags, calendar);
 }
 
 void SetupReplay(CLI::App& parent, ExitCode* rc) {

@@ -141,6 +141,10 @@ TEST_F(FixGatewayTest, CancelReplaceAndForeignOrdersLookUnknown) {
   ASSERT_TRUE(SendAndWaitType(*alpha, CancelMsg("c2", "bo", "B1"), "9", &foreign));
   for (int tag : {37, 39, 434, 102, 58}) EXPECT_EQ(F(unknown, tag), F(foreign, tag)) << tag;
   EXPECT_EQ(F(foreign, 58), "unknown_order");
+  // TransactTime in the exchange's microsecond format, as on an engine's unknown_order
+  // (the gateway's own refusal used milliseconds: a tell).
+  EXPECT_EQ(F(foreign, 60).size(), std::string("20270301-09:00:00.000000").size())
+      << F(foreign, 60);
   EXPECT_EQ(F(foreign, 102), "1");
   EXPECT_EQ(F(foreign, 434), "1");
   ASSERT_TRUE(SendAndWaitType(*alpha, ReplaceMsg("c3", "bo", "B1", "5.000", 1), "9", &foreign));

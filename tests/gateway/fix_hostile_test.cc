@@ -315,7 +315,10 @@ TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
 TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound) {
   good_.reset();
   StopGateway();
-  configure_ = [](FixGatewayConfig& c) { c.max_outbound_bytes = 64 << 10; };
+  configure_ = [](FixGatewayConfig& c) {
+    c.max_outbound_bytes = 64 << 10;
+    c.max_messages_per_sec = 1'000'000'000;  // the outbound bound is what this test is about
+  };
   StartGateway();
   good_ = Connect("BETA_T1");
   auto drop_copy = Connect("ALPHA_DC");
@@ -355,6 +358,37 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
   ExpectStillServing();
   // The session itself is free again: a new connection logs on.
+  RawSocket again(port_);
+  EXPECT_TRUE(LogOnAlphaT2(again));
+}
+
+// SPEC §6: the messages a connection sends per second are bounded, whatever they are (admin
+// messages take no throttle token: a TestRequest flood is answered with a Heartbeat each,
+// every one stored); past the bound the connection is closed, the session logged out, and
+// other sessions are served.
+TEST_F(FixHostileTest, AFloodPastTheMessageRateClosesTheConnection) {
+  good_.reset();
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.max_messages_per_sec = 300; };
+  StartGateway();
+  good_ = Connect("BETA_T1");
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  std::string bytes;
+  for (int seq = 2; seq < 1002; ++seq) {
+    bytes += Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+                   "|112=t" + std::to_string(seq) + "|");
+  }
+  s.Write(bytes);
+  bool closed = false;
+  s.ReadUntil("\00135=Z\001", kWaitMs, &closed);  // nothing is looked for: read to the close
+  EXPECT_TRUE(closed) << "a flood of 1000 messages at once was not closed";
+  for (int i = 0; i < 100 && gateway_->IsLoggedOn("ALPHA_T2"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
+  ExpectStillServing();
+  // Below the bound a session is served as always: a new connection logs on and trades.
   RawSocket again(port_);
   EXPECT_TRUE(LogOnAlphaT2(again));
 }

@@ -187,6 +187,29 @@ TEST_F(SettleCliTest, AListedContractWithoutAnyPriceSourceFailsTheBatch) {
   EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
 }
 
+// SPEC §11: a bad config is refused (naming the file, line and key) before anything is
+// written: no event file, no data dir; with or without --data-dir.
+TEST_F(SettleCliTest, ReplayRefusesABadConfigBeforeWritingAnything) {
+  Write("commands.jsonl", R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"5.000"})"
+                          "\n");
+  Write("bad.toml", "[exchange]\nholidays = [\"2027-02-30\"]\n");
+  const std::string events = dir_ + "/events-bad.jsonl";
+  const std::string data = dir_ + "/data-bad";
+  for (const std::string& extra : {std::string(""), " --data-dir " + data}) {
+    auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + events + " --config " +
+                    dir_ + "/bad.toml" + extra);
+    EXPECT_EQ(r.exit_code, 2) << extra << ": " << r.output;
+    EXPECT_NE(r.output.find("bad.toml:2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("exchange.holidays[0]"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(events)) << extra;
+    EXPECT_FALSE(std::filesystem::exists(data)) << extra;
+  }
+  auto missing =
+      RunCfx("replay --input " + dir_ + "/commands.jsonl --config " + dir_ + "/nope.toml");
+  EXPECT_NE(missing.exit_code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("nope.toml"), std::string::npos) << missing.output;
+}
+
 TEST_F(SettleCliTest, ReplayRefusesAnAccountIdThatCouldNameABatchFile) {
   Write("commands.jsonl",
         R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"5.000"})" "\n" +

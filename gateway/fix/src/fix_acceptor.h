@@ -46,6 +46,7 @@ struct AcceptorLimits {
   int max_connections_per_peer = 16;    // per peer IP address
   int logon_timeout_ms = 10000;         // connect -> first whole message
   size_t max_message_bytes = 16384;     // largest BodyLength accepted
+  int max_messages_per_sec = 20000;     // whole messages in one second; more closes
   size_t max_outbound_bytes = 8 << 20;  // unread output queued for one client
 };
 
@@ -54,6 +55,7 @@ struct AcceptorCounters {
   std::atomic<uint64_t> refused{0};  // over max_connections(_per_peer)
   std::atomic<uint64_t> logon_timeouts{0};
   std::atomic<uint64_t> oversized{0};       // BodyLength over the limit
+  std::atomic<uint64_t> flooded{0};         // over max_messages_per_sec (closed)
   std::atomic<uint64_t> malformed{0};       // not a FIX stream (closed)
   std::atomic<uint64_t> garbled{0};         // garbled messages dropped, the session kept
   std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread

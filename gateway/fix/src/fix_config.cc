@@ -13,6 +13,7 @@ FixGatewayConfig FixGatewayConfigFromExchange(const common::ExchangeConfig& conf
   out.max_connections_per_peer = l.fix_max_connections_per_peer;
   out.logon_timeout_ms = l.fix_logon_timeout_ms;
   out.max_message_bytes = l.fix_max_message_bytes;
+  out.max_messages_per_sec = l.fix_max_messages_per_sec;
   out.max_outbound_bytes = l.fix_max_outbound_bytes;
   out.max_latency_secs = l.fix_max_latency_secs;
   out.max_heartbeat_secs = l.fix_max_heartbeat_secs;

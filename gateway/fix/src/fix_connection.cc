@@ -230,6 +230,10 @@ void BoundAcceptor::Link::Run() {
   std::vector<size_t> ends;
   const int64_t logon_deadline = NowMs() + limits.logon_timeout_ms;
   int64_t last_tick = NowMs();
+  // Messages in the current one-second window (SPEC §6: messages per second are bounded;
+  // past the bound the connection is closed, whatever the messages are).
+  int64_t window_start = NowMs();
+  int64_t in_window = 0;
   char buf[16384];
   bool ended_by_session = false;
   for (;;) {
@@ -285,6 +289,18 @@ void BoundAcceptor::Link::Run() {
                                      std::memory_order_relaxed);
           // A few lines per connection: the count is in the counters.
           if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing.error());
+        }
+        const int64_t at = NowMs();
+        if (at - window_start >= 1000) {
+          window_start = at;
+          in_window = 0;
+        }
+        in_window += static_cast<int64_t>(ends.size());
+        if (in_window > limits.max_messages_per_sec) {
+          counters.flooded.fetch_add(1, std::memory_order_relaxed);
+          LogRefusal(peer_, "closed: more than " + std::to_string(limits.max_messages_per_sec) +
+                                " messages in a second");
+          break;
         }
         bool keep = true;
         size_t begin = 0;

@@ -35,7 +35,14 @@ std::string UtcNowFix() {
 }
 
 std::string TransactTimeFix(int64_t time_us) {
-  if (time_us <= 0) return UtcNowFix();
+  if (time_us <= 0) {
+    // A reply the gateway makes itself (no exchange time): the wall clock, in the same
+    // microsecond format as the exchange's, so that it looks like any other (an order of
+    // another firm's account is refused exactly as an unknown one, SPEC §6).
+    struct timeval tv;
+    gettimeofday(&tv, nullptr);
+    time_us = static_cast<int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
+  }
   const time_t secs = static_cast<time_t>(time_us / 1000000);
   struct tm tm;
   gmtime_r(&secs, &tm);
@@ -185,6 +192,7 @@ absl::Status FixGateway::Impl::Start() {
     limits.max_connections_per_peer = config_.max_connections_per_peer;
     limits.logon_timeout_ms = config_.logon_timeout_ms;
     limits.max_message_bytes = static_cast<size_t>(config_.max_message_bytes);
+    limits.max_messages_per_sec = config_.max_messages_per_sec;
     limits.max_outbound_bytes = static_cast<size_t>(config_.max_outbound_bytes);
     internal::BoundAcceptor* bound = nullptr;
     if (config_.message_log) {

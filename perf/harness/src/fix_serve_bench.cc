@@ -29,6 +29,8 @@ common::ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
   c.fix_port = 0;
   c.http_port = 0;
   c.firms.push_back({"BENCH", "Bench"});
+  // Pipelined, one connection can pass the per-connection flood bound: no bound here.
+  c.limits.fix_max_messages_per_sec = 1'000'000'000;
   c.accounts.push_back({"BENCH-1", "BENCH", common::MicroUsd(int64_t{1'000'000'000} * 1'000'000)});
   for (int i = 0; i < sessions; ++i) {
     common::SessionConfig s;

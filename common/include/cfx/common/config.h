@@ -67,6 +67,9 @@ struct LimitsConfig {
   int fix_max_connections_per_peer = 16;  // FIX connections from one IP address
   int fix_logon_timeout_ms = 10000;       // connect -> Logon received
   int fix_max_message_bytes = 16384;      // largest BodyLength (9)
+  // Messages of any kind one FIX connection may send in a second before it is closed; the
+  // session's throttle_msgs_per_sec (rejects, the session kept) applies below it.
+  int fix_max_messages_per_sec = 20000;
   int fix_max_outbound_bytes = 8 << 20;   // unread output per FIX client before disconnect
   int fix_max_latency_secs = 120;         // SendingTime accuracy; 0 turns the check off
   int fix_max_heartbeat_secs = 60;        // largest HeartBtInt a Logon may ask for

@@ -70,6 +70,9 @@ struct FixGatewayConfig {
   int max_connections_per_peer = 16;      // connections from one peer IP address
   int logon_timeout_ms = 10000;           // connect -> the Logon has arrived
   int max_message_bytes = 16384;          // largest BodyLength (9); larger closes the connection
+  // Messages of any kind (admin ones too) per second on one connection; more closes it.
+  // The session's throttle (rejects, the session kept) applies below it.
+  int max_messages_per_sec = 20000;
   int64_t max_outbound_bytes = 8 << 20;   // unread output per client; beyond: disconnected
   int max_latency_secs = 120;             // SendingTime (52) accuracy; 0 turns the check off
   // Largest HeartBtInt (108) a Logon may ask for. A connection that goes silent is dropped
