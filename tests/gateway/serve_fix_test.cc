@@ -183,6 +183,37 @@ TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
   EXPECT_EQ(F(m, 58), "unknown_symbol");
 }
 
+// A replace can change the price and the quantity only. One that repeats a term it cannot
+// change (FIX requires 54 and 40 on a G) with another value is refused invalid_field, the
+// order left as it was and still live, instead of acknowledged as a change that did not
+// happen; one that repeats them as they are is a replace.
+TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("u1", "A1", '1', 10, "4.900"), '0', &m));
+  const std::string oid = F(m, 37);
+  int n = 0;
+  for (const auto& [tag, value] : std::vector<std::pair<int, std::string>>{
+           {54, "2"}, {40, "1"}, {40, "3"}, {59, "1"}, {99, "4.800"}}) {
+    SCOPED_TRACE(std::to_string(tag) + "=" + value);
+    Msg g = ReplaceMsg("u1-r" + std::to_string(++n), "u1", "A1", "4.910", 8);
+    g.setField(tag, value);
+    ASSERT_TRUE(SendAndWaitType(*alpha, g, "9", &m));
+    EXPECT_EQ(F(m, 58), "invalid_field");
+    EXPECT_EQ(F(m, 434), "2");
+    EXPECT_EQ(F(m, 37), oid);
+    EXPECT_EQ(F(m, 39), "0") << "still live";
+  }
+  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("u1", "A1"), 'I', &m));
+  EXPECT_EQ(F(m, 44), "4.900");
+  EXPECT_EQ(F(m, 151), "10");
+  Msg same = ReplaceMsg("u2", "u1", "A1", "4.910", 8);
+  same.setField(59, "0");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, same, '5', &m));
+  EXPECT_EQ(F(m, 44), "4.910");
+  EXPECT_EQ(F(m, 151), "8");
+}
+
 TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");

@@ -207,6 +207,50 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
       if (!internal::ParseQty(v, &req.qty)) reason = "invalid_qty";
       req.has_qty = true;
     }
+    // What cannot change: passed on to be compared with the order's own terms.
+    if (reason.empty() && internal::GetField(m, 54, &v)) {
+      req.has_side = true;
+      if (v == "1")
+        req.side = Side::kBuy;
+      else if (v == "2")
+        req.side = Side::kSell;
+      else
+        reason = "invalid_field";
+    }
+    if (reason.empty() && internal::GetField(m, 40, &v)) {
+      req.has_ord_type = true;
+      if (v == "1")
+        req.ord_type = OrdType::kMarket;
+      else if (v == "2")
+        req.ord_type = OrdType::kLimit;
+      else if (v == "3")
+        req.ord_type = OrdType::kStop;
+      else if (v == "4")
+        req.ord_type = OrdType::kStopLimit;
+      else
+        reason = "invalid_field";
+    }
+    if (reason.empty() && internal::GetField(m, 59, &v)) {
+      req.has_tif = true;
+      if (v == "0")
+        req.tif = TimeInForce::kDay;
+      else if (v == "1")
+        req.tif = TimeInForce::kGtc;
+      else if (v == "3")
+        req.tif = TimeInForce::kIoc;
+      else if (v == "4")
+        req.tif = TimeInForce::kFok;
+      else if (v == "6")
+        req.tif = TimeInForce::kGtd;
+      else
+        reason = "invalid_field";
+    }
+    if (reason.empty() && internal::GetField(m, 99, &v)) {
+      req.has_stop = true;
+      if (internal::ParsePriceTicks(v, &req.stop_ticks) != internal::PriceParse::kOk) {
+        reason = "invalid_field";
+      }
+    }
   }
   if (!reason.empty()) {
     RejectCancelOrReplace(req.session, m, /*replace=*/true, reason);

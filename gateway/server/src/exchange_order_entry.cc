@@ -133,6 +133,33 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
+  if (r.has_side || r.has_ord_type || r.has_tif || r.has_stop) {
+    // Side, type, time in force and stop price never change over an order's life (a
+    // triggered stop's type becomes market, a stop-limit's limit: the client's code still
+    // names it), so the live view can be compared before the replace is sequenced.
+    std::optional<exchange::OrderStateView> v =
+        impl_->core_->FindOrder(r.account, r.orig_cl_ord_id);
+    if (v && !en::Ended(v->status)) {
+      const en::OrderType type = ToEngine(r.ord_type);
+      const bool type_ok =
+          type == v->detail.type ||
+          (type == en::OrderType::kStop && v->detail.type == en::OrderType::kMarket) ||
+          (type == en::OrderType::kStopLimit && v->detail.type == en::OrderType::kLimit);
+      const bool differs = (r.has_side && ToEngine(r.side) != v->side) ||
+                           (r.has_ord_type && !type_ok) ||
+                           (r.has_tif && ToEngine(r.tif) != v->detail.tif &&
+                            v->detail.type != en::OrderType::kMarket) ||
+                           (r.has_stop && en::PriceTicks(r.stop_ticks) != v->detail.stop_px);
+      if (differs) {
+        refusal.reason = "invalid_field";
+        refusal.order_live = true;
+        refusal.order_id = v->oid;
+        refusal.cum_qty = v->cum.value();
+        impl_->RejectCancel(refusal);
+        return;
+      }
+    }
+  }
   if (r.has_price) c.px = en::PriceField::Ticks(en::PriceTicks(r.price_ticks));
   c.has_qty = r.has_qty;
   c.qty = en::Qty(r.qty);

@@ -75,6 +75,17 @@ struct ReplaceOrder {
   int64_t price_ticks = 0;
   bool has_qty = false;
   int64_t qty = 0;  // new total quantity
+  // Terms a replace cannot change, when the request repeats them (FIX requires 54 and 40 on
+  // a G): a value other than the order's refuses the replace with invalid_field, instead of
+  // acknowledging a change that did not happen (docs/fix.md, "Cancel, replace, status").
+  bool has_side = false;
+  Side side = Side::kBuy;
+  bool has_ord_type = false;
+  OrdType ord_type = OrdType::kLimit;
+  bool has_tif = false;
+  TimeInForce tif = TimeInForce::kDay;
+  bool has_stop = false;
+  int64_t stop_ticks = 0;
 };
 
 struct OrderStatus {
