@@ -309,6 +309,41 @@ TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
   ExpectStillServing();
 }
 
+// SPEC §6: the SendingTime check and the CompID check hold inside a session too, not only
+// at Logon: an order whose 52 is 2020's, or one that names another session as its sender,
+// gets a session-level Reject (373=10, 373=9) and a Logout, and reaches no book.
+TEST_F(FixHostileTest, AStaleSendingTimeOrAForeignSenderInASessionIsRejectedAndLoggedOut) {
+  struct Case {
+    std::string order;
+    std::string reason;  // 373
+  };
+  const Case cases[] = {
+      {Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=20200101-00:00:00.000|11=stale|1=A2|55=" +
+             std::string(kSym) + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"),
+       "\001"
+       "373=10\001"},
+      {Frame("35=D|49=ALPHA_T1|56=CFX|34=2|52=" + UtcNow() + "|11=foreign|1=A2|55=" +
+             std::string(kSym) + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"),
+       "\001"
+       "373=9\001"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.reason);
+    for (int i = 0; i < 100 && gateway_->IsLoggedOn("ALPHA_T2"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    RawSocket s(port_);
+    ASSERT_TRUE(LogOnAlphaT2(s));
+    ASSERT_TRUE(s.Write(c.order));
+    bool closed = false;
+    const std::string reply = s.ReadUntil(kLogout, kWaitMs, &closed);
+    EXPECT_NE(reply.find(kSessionReject), std::string::npos) << reply;
+    EXPECT_NE(reply.find(c.reason), std::string::npos) << reply;
+    EXPECT_NE(reply.find(kLogout), std::string::npos) << reply;
+    EXPECT_EQ(reply.find(kAck), std::string::npos) << "the order reached the book: " << reply;
+  }
+  ExpectStillServing();
+}
+
 // SPEC §6 bounds: a client that logs on and then stops reading its socket is disconnected
 // once max_outbound_bytes of its output wait at the gateway; cancel-on-disconnect applies,
 // and the other sessions are served all along (QuickFIX never blocks on the slow client).
