@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "batch_fixture.h"
@@ -140,6 +141,45 @@ TEST_F(BatchTest, TierThreeTakesTheFixOfThePreviousBusinessDayAcrossAWeekend) {
   ASSERT_TRUE(mon.ok()) << mon.status();
   EXPECT_EQ(mon->day.contracts[1].settle, common::PriceTicks(5210));  // 5.200 + 0.010
   EXPECT_EQ(mon->day.contracts[1].tier, PriceTier::kT3);
+}
+
+// SPEC §9 step 2: "Σ VM over all accounts = 0 is checked on every run" — not only by the
+// audit (`--verify`): a ledger whose last day does not balance (here written past the batch)
+// stops the next run, which writes nothing.
+TEST_F(BatchTest, EveryRunRefusesALedgerThatDoesNotBalance) {
+  {
+    auto ledger = Ledger::Open(data());
+    ASSERT_TRUE(ledger.ok()) << ledger.status();
+    DayRecord day;
+    day.date = D("2027-03-01");
+    day.contracts.push_back(ContractDay{kMar, common::PriceTicks(5000), PriceTier::kT1,
+                                        std::nullopt, false, std::nullopt, common::MicroUsd(0)});
+    day.accounts = 2;
+    day.vm_paid = common::MicroUsd(10'000'000);
+    auto entry = [](const char* account, int64_t qty, int64_t vm) {
+      return AccountDay{
+          .account = account,
+          .lines = {AccountLine{0, common::Qty(qty), common::MicroUsd(vm), common::MicroUsd(0)}},
+          .vm_cum = common::MicroUsd(vm),
+          .cash = common::MicroUsd(vm),
+          .call = common::MicroUsd(0)};
+    };
+    // A was posted 10 USD, B only −9: one dollar appeared from nowhere.
+    absl::Status s =
+        (*ledger)->CommitDay(day, {entry("A", 1, 10'000'000), entry("B", -1, -9'000'000)}, nullptr);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  AddTrade("2027-03-02T15:45:00Z", "5.010", 1, "A", "B");
+  auto r = Settle("2027-03-02");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal) << r.status();
+  EXPECT_NE(r.status().message().find("does not balance"), std::string::npos) << r.status();
+  EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-02"));
+  auto ledger = Ledger::Open(data());
+  ASSERT_TRUE(ledger.ok());
+  auto last = (*ledger)->LastSettledDate();
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(*last, std::optional<common::Date>(D("2027-03-01")));
 }
 
 TEST_F(BatchTest, ExactHalfVwapRoundsTowardPriorSettlement) {
