@@ -57,6 +57,41 @@ OrderState Echo(const std::string& session, const FIX::Message& m) {
   return o;
 }
 
+// FIX codes of Side (54), OrdType (40) and TimeInForce (59); false for any other value.
+bool ParseSide(const std::string& v, Side* out) {
+  if (v != "1" && v != "2") return false;
+  *out = v == "2" ? Side::kSell : Side::kBuy;
+  return true;
+}
+bool ParseOrdType(const std::string& v, OrdType* out) {
+  if (v == "1")
+    *out = OrdType::kMarket;
+  else if (v == "2")
+    *out = OrdType::kLimit;
+  else if (v == "3")
+    *out = OrdType::kStop;
+  else if (v == "4")
+    *out = OrdType::kStopLimit;
+  else
+    return false;
+  return true;
+}
+bool ParseTif(const std::string& v, TimeInForce* out) {
+  if (v == "0")
+    *out = TimeInForce::kDay;
+  else if (v == "1")
+    *out = TimeInForce::kGtc;
+  else if (v == "3")
+    *out = TimeInForce::kIoc;
+  else if (v == "4")
+    *out = TimeInForce::kFok;
+  else if (v == "6")
+    *out = TimeInForce::kGtd;
+  else
+    return false;
+  return true;
+}
+
 // Fills `order` from a NewOrderSingle. Returns "" or the reject reason.
 std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
   using internal::FieldOr;
@@ -69,12 +104,7 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
     return "invalid_field";
   }
   order->side = FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
-  const std::string ord_type = FieldOr(m, 40);
-  if (ord_type == "1") order->ord_type = OrdType::kMarket;
-  else if (ord_type == "2") order->ord_type = OrdType::kLimit;
-  else if (ord_type == "3") order->ord_type = OrdType::kStop;
-  else if (ord_type == "4") order->ord_type = OrdType::kStopLimit;
-  else return "invalid_field";
+  if (!ParseOrdType(FieldOr(m, 40), &order->ord_type)) return "invalid_field";
   if (!GetField(m, 38, &v)) return "invalid_field";
   if (!internal::ParseQty(v, &order->qty)) return "invalid_qty";
 
@@ -96,13 +126,7 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
     if (p != internal::PriceParse::kOk) return "invalid_field";
     order->has_stop = true;
   }
-  const std::string tif = FieldOr(m, 59, "0");
-  if (tif == "0") order->tif = TimeInForce::kDay;
-  else if (tif == "1") order->tif = TimeInForce::kGtc;
-  else if (tif == "3") order->tif = TimeInForce::kIoc;
-  else if (tif == "4") order->tif = TimeInForce::kFok;
-  else if (tif == "6") order->tif = TimeInForce::kGtd;
-  else return "invalid_field";
+  if (!ParseTif(FieldOr(m, 59, "0"), &order->tif)) return "invalid_field";
   const bool has_expire = GetField(m, 126, &v);
   if (has_expire != (order->tif == TimeInForce::kGtd)) return "invalid_field";
   if (has_expire && !FixTimeToIso(v, &order->expire_time)) return "invalid_field";
@@ -210,40 +234,15 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
     // What cannot change: passed on to be compared with the order's own terms.
     if (reason.empty() && internal::GetField(m, 54, &v)) {
       req.has_side = true;
-      if (v == "1")
-        req.side = Side::kBuy;
-      else if (v == "2")
-        req.side = Side::kSell;
-      else
-        reason = "invalid_field";
+      if (!ParseSide(v, &req.side)) reason = "invalid_field";
     }
     if (reason.empty() && internal::GetField(m, 40, &v)) {
       req.has_ord_type = true;
-      if (v == "1")
-        req.ord_type = OrdType::kMarket;
-      else if (v == "2")
-        req.ord_type = OrdType::kLimit;
-      else if (v == "3")
-        req.ord_type = OrdType::kStop;
-      else if (v == "4")
-        req.ord_type = OrdType::kStopLimit;
-      else
-        reason = "invalid_field";
+      if (!ParseOrdType(v, &req.ord_type)) reason = "invalid_field";
     }
     if (reason.empty() && internal::GetField(m, 59, &v)) {
       req.has_tif = true;
-      if (v == "0")
-        req.tif = TimeInForce::kDay;
-      else if (v == "1")
-        req.tif = TimeInForce::kGtc;
-      else if (v == "3")
-        req.tif = TimeInForce::kIoc;
-      else if (v == "4")
-        req.tif = TimeInForce::kFok;
-      else if (v == "6")
-        req.tif = TimeInForce::kGtd;
-      else
-        reason = "invalid_field";
+      if (!ParseTif(v, &req.tif)) reason = "invalid_field";
     }
     if (reason.empty() && internal::GetField(m, 99, &v)) {
       req.has_stop = true;
