@@ -88,6 +88,8 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "cfg.toml:2: limits.fix_max_connections: must be >= 1"},
       {"[limits]\nfix_logon_timeout_ms = 5\n", "limits.fix_logon_timeout_ms: must be >= 100"},
       {"[limits]\nfix_max_heartbeat_secs = 0\n", "limits.fix_max_heartbeat_secs: must be >= 1"},
+      {"[limits]\nfix_resend_piece_messages = 0\n",
+       "limits.fix_resend_piece_messages: must be >= 1"},
       {"[limits]\nhttp_max_body_bytes = \"big\"\n",
        "limits.http_max_body_bytes: expected an integer"},
       {"[limits]\nmax_everything = 1\n", "limits.max_everything: unknown key"},
@@ -219,6 +221,7 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   EXPECT_EQ(defaults->limits.fix_max_message_bytes, 16384);
   EXPECT_EQ(defaults->limits.fix_max_latency_secs, 120);
   EXPECT_EQ(defaults->limits.fix_max_heartbeat_secs, 60);
+  EXPECT_EQ(defaults->limits.fix_resend_piece_messages, 256);
   EXPECT_EQ(defaults->limits.http_max_connections_per_peer, 64);
   auto set = common::ParseConfig(
       "[limits]\nfix_max_connections = 10\nfix_max_connections_per_peer = 2\n"

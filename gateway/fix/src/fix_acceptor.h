@@ -48,6 +48,10 @@ struct AcceptorLimits {
   size_t max_message_bytes = 16384;     // largest BodyLength accepted
   int max_messages_per_sec = 20000;     // whole messages in one second; more closes
   size_t max_outbound_bytes = 8 << 20;  // unread output queued for one client
+  // Stored messages one piece of a resend reads and sends (docs/fix.md, "Resend"): what a
+  // ResendRequest makes the gateway hold, and how long it holds the session, is bounded by
+  // this, however long the range asked for.
+  size_t resend_piece_messages = 256;
 };
 
 // Counters of what the limits refused, for logs and tests. Thread-safe.
@@ -58,7 +62,9 @@ struct AcceptorCounters {
   std::atomic<uint64_t> flooded{0};         // over max_messages_per_sec (closed)
   std::atomic<uint64_t> malformed{0};       // not a FIX stream (closed)
   std::atomic<uint64_t> garbled{0};         // garbled messages dropped, the session kept
-  std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread
+  std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread, or a resend stalled
+  // Pieces served of ResendRequests answered in more than one (docs/fix.md, "Resend").
+  std::atomic<uint64_t> resend_pieces{0};
 };
 
 // The peer address (IP) of the connection whose thread calls this, "" on any other thread.

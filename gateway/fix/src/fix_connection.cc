@@ -20,6 +20,22 @@ namespace {
 
 thread_local std::string current_peer;  // see CurrentPeer()
 
+// A resend's next piece waits for the client to take the last one; a client that takes
+// nothing for this long is closed as a slow consumer.
+constexpr int64_t kResendStallMs = 30000;
+
+// A MsgSeqNum-valued field: digits only, at most nine (no sign, no overflow).
+bool ParseSeqNum(const std::string& text, int* out) {
+  if (text.empty() || text.size() > 9) return false;
+  int value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  *out = value;
+  return true;
+}
+
 // Sends what `fd` takes now of *pending (non-blocking) and drops it from *pending; false
 // when the connection failed.
 bool SendSome(int fd, std::string* pending) {
@@ -181,8 +197,15 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     without_reset = message;
     if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
   }
+  if (to_session == &message && session_->isLoggedOn() && FieldValue(message, "35") == "2") {
+    return DispatchResend(message);
+  }
+  return Next(*to_session);
+}
+
+bool BoundAcceptor::Link::Next(const std::string& message) {
   try {
-    session_->next(*to_session, FIX::UtcTimeStamp());
+    session_->next(message, FIX::UtcTimeStamp());
   } catch (const FIX::InvalidMessage&) {
     if (!session_->isLoggedOn()) return false;  // as QuickFIX's own connection does
   } catch (const std::exception& e) {  // a library error ends this connection only
@@ -190,6 +213,86 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     return false;
   }
   return true;
+}
+
+bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
+  // QuickFIX answers a ResendRequest by reading every stored message of its range into
+  // memory and sending them all under the session's lock: a request from 1 to 0 (infinity)
+  // late in a busy day would hold hundreds of megabytes and stall every thread that sends
+  // to the session (the exchange's publisher among them) for seconds. So the range is
+  // served piece by piece: each a ResendRequest for the next resend_piece_messages stored
+  // messages, ending on a stored one (QuickFIX gap-fills the admin messages inside a piece
+  // as it would in one), the client taking each piece's bytes before the next is read. The
+  // first piece is the client's own message with its EndSeqNo (16) lowered; the others
+  // carry the same MsgSeqNum (QuickFIX checks no sequence number on a ResendRequest and
+  // counts one only when it is the next expected) and the time they are served at as their
+  // SendingTime.
+  std::shared_ptr<StoreFiles> store = store_;  // set by this thread
+  const size_t piece = acceptor_.limits_.resend_piece_messages;
+  int begin = 0;
+  int end = 0;
+  if (store == nullptr || !ParseSeqNum(FieldValue(message, "7"), &begin) ||
+      !ParseSeqNum(FieldValue(message, "16"), &end) || begin < 1) {
+    return Next(message);  // QuickFIX's own answer (a reject for a malformed one)
+  }
+  const int last_sent = session_->getExpectedSenderNum() - 1;
+  if (end == 0 || end > last_sent) end = last_sent;  // as QuickFIX reads the range
+  if (begin > end) return Next(message);
+  int piece_end = store->PieceEnd(begin, end, piece);
+  if (piece_end >= end) return Next(message);
+  FIX::Message request;
+  try {
+    request = FIX::Message(message, /*validate=*/false);
+  } catch (const std::exception&) {
+    return Next(message);  // QuickFIX parses it again and answers
+  }
+  std::string text = message;
+  for (int from = begin;;) {
+    request.setField(FIX::BeginSeqNo(from));
+    request.setField(FIX::EndSeqNo(piece_end));
+    if (from != begin) {
+      request.getHeader().setField(FIX::SendingTime(FIX::UtcTimeStamp(), 3));
+    }
+    request.toString(text);
+    acceptor_.counters_.resend_pieces.fetch_add(1, std::memory_order_relaxed);
+    if (!Next(text)) return false;
+    if (piece_end >= end) return true;
+    if (!session_->isLoggedOn() || disconnect_requested_.load(std::memory_order_acquire)) {
+      return true;  // the piece was refused (a Logout went out): the connection's loop ends it
+    }
+    if (!AwaitDrained()) return false;
+    from = piece_end + 1;
+    piece_end = store->PieceEnd(from, end, piece);
+  }
+}
+
+bool BoundAcceptor::Link::AwaitDrained() {
+  int64_t progress_at = NowMs();
+  size_t last = static_cast<size_t>(-1);
+  for (;;) {
+    size_t queued = 0;
+    {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      if (closed_ || overflowed_ || store_failed_ || !WriteQueued()) return false;
+      queued = to_client_.size();
+    }
+    if (queued == 0 || disconnect_requested_.load(std::memory_order_acquire)) return true;
+    const int64_t now = NowMs();
+    if (queued < last) {
+      last = queued;
+      progress_at = now;
+    } else if (now - progress_at >= kResendStallMs) {
+      acceptor_.counters_.slow_consumers.fetch_add(1, std::memory_order_relaxed);
+      LogRefusal(peer_, "closed: took none of its resend for " +
+                            std::to_string(kResendStallMs / 1000) + " s");
+      return false;
+    }
+    pollfd p;
+    p.fd = fd_;
+    p.events = POLLOUT;
+    p.revents = 0;
+    if (::poll(&p, 1, 100) > 0 && (p.revents & (POLLERR | POLLHUP))) return false;
+  }
 }
 
 void BoundAcceptor::Link::Detach() {

@@ -76,6 +76,15 @@ class BoundAcceptor::Link : public FIX::Responder,
   }
   // Hands one whole message to the session (the first one finds it); false: close.
   bool Dispatch(const std::string& message);
+  // Session::next on one message; false (close) when QuickFIX threw what ends a connection.
+  bool Next(const std::string& message);
+  // A ResendRequest whose range holds more stored messages than a piece: served as pieces,
+  // each a ResendRequest for the next stored messages, the client taking each piece's
+  // bytes before the next is read (docs/fix.md, "Resend"). False: close.
+  bool DispatchResend(const std::string& message);
+  // Writes what waits for the client until nothing does; false (close) when the connection
+  // failed or the client took nothing for kResendStallMs.
+  bool AwaitDrained();
   bool AttachSession(const std::string& logon);
   void Detach();
   // Queues message[from..] after what waits; false (and the client to be closed) past

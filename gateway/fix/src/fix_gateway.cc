@@ -1,18 +1,20 @@
 // FixGateway lifecycle: settings, sequence store, dictionary, acceptor; and the public
 // forwarding layer. QuickFIX exceptions stop here and become absl::Status.
+#include "cfx/gateway/fix_gateway.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <thread>
 
-#include "cfx/gateway/fix_gateway.h"
 #include "fix_acceptor.h"
 #include "fix_dictionary.h"
 #include "fix_gateway_impl.h"
@@ -194,6 +196,7 @@ absl::Status FixGateway::Impl::Start() {
     limits.max_message_bytes = static_cast<size_t>(config_.max_message_bytes);
     limits.max_messages_per_sec = config_.max_messages_per_sec;
     limits.max_outbound_bytes = static_cast<size_t>(config_.max_outbound_bytes);
+    limits.resend_piece_messages = static_cast<size_t>(std::max(1, config_.resend_piece_messages));
     internal::BoundAcceptor* bound = nullptr;
     if (config_.message_log) {
       log_.reset(new internal::RedactingFileLogFactory(dir + "/log"));

@@ -266,9 +266,8 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
   std::lock_guard<std::mutex> lock(f.mu_);
   out.clear();
   f.FlushLocked();  // a resend reads the file: rare, so no second path through memory
-  for (int seq = begin; seq <= end; ++seq) {
-    auto it = f.offsets_.find(seq);
-    if (it == f.offsets_.end()) continue;
+  // The messages stored in [begin, end], in order (a range may span numbers never stored).
+  for (auto it = f.offsets_.lower_bound(begin); it != f.offsets_.end() && it->first <= end; ++it) {
     std::string message(it->second.second, '\0');
     size_t done = 0;
     while (done < message.size()) {
@@ -280,6 +279,15 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
     }
     out.push_back(std::move(message));
   }
+}
+
+int StoreFiles::PieceEnd(int begin, int end, size_t max_messages) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (auto it = offsets_.lower_bound(begin); it != offsets_.end() && it->first < end; ++it) {
+    if (++n == max_messages) return it->first;
+  }
+  return end;
 }
 
 int BatchedFileStore::getNextSenderMsgSeqNum() const throw(FIX::IOException) {

@@ -25,6 +25,7 @@
 #ifndef CFX_GATEWAY_SRC_FIX_STORE_H_
 #define CFX_GATEWAY_SRC_FIX_STORE_H_
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,11 @@ class StoreFiles {
   void Detach();
   // Whether anything waits for Flush (for tests).
   bool Pending() const;
+  // Where the first piece of a resend of [begin, end] ends when a piece may hold at most
+  // `max_messages` (>= 1) stored messages: the number of the max_messages-th message stored
+  // from `begin` on, or `end` when fewer than that are stored before `end`. A piece that
+  // ends on a stored message needs no gap fill after its last one (docs/fix.md, "Resend").
+  int PieceEnd(int begin, int end, std::size_t max_messages) const;
 
  private:
   friend class BatchedFileStore;

@@ -74,6 +74,9 @@ struct FixGatewayConfig {
   // The session's throttle (rejects, the session kept) applies below it.
   int max_messages_per_sec = 20000;
   int64_t max_outbound_bytes = 8 << 20;   // unread output per client; beyond: disconnected
+  // A ResendRequest is answered in pieces of at most this many stored messages, each read,
+  // sent and written to the client before the next is read (docs/fix.md, "Resend").
+  int resend_piece_messages = 256;
   int max_latency_secs = 120;             // SendingTime (52) accuracy; 0 turns the check off
   // Largest HeartBtInt (108) a Logon may ask for. A connection that goes silent is dropped
   // 2.4 intervals after its last message, so this bounds how long a dead one holds its

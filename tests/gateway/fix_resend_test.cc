@@ -1,0 +1,298 @@
+// A ResendRequest served in pieces (docs/fix.md, "Resend"): what the client receives is the
+// stream QuickFIX's one-piece answer would be, each piece reads at most
+// resend_piece_messages stored messages, and a resend larger than the outbound bound reaches
+// a client that reads it.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "fix_test_client.h"
+
+namespace cfx {
+namespace gateway {
+namespace test {
+namespace {
+
+// The value of `tag` in one whole message ("" when absent).
+std::string Field(const std::string& message, int tag) {
+  const std::string key = "\001" + std::to_string(tag) + "=";
+  const size_t at = message.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size();
+  return message.substr(from, message.find('\001', from) - from);
+}
+
+// The whole messages in `bytes`, in order (a partial one at the end is left out).
+std::vector<std::string> Messages(const std::string& bytes) {
+  std::vector<std::string> out;
+  size_t at = bytes.find("8=FIX.4.4\001");
+  while (at != std::string::npos) {
+    const size_t sum = bytes.find("\00110=", at);
+    if (sum == std::string::npos || sum + 8 > bytes.size()) break;
+    out.push_back(bytes.substr(at, sum + 8 - at));
+    at = bytes.find("8=FIX.4.4\001", sum + 8);
+  }
+  return out;
+}
+
+bool IsAdmin(const std::string& type) {
+  return type == "0" || type == "1" || type == "2" || type == "3" || type == "4" || type == "5" ||
+         type == "A";
+}
+
+// What a resend of `original` (the messages the client received, in order) from `begin` on
+// must deliver, one line a message: an application message again (its MsgSeqNum, type,
+// ClOrdID and ExecID, PossDup), each run of admin messages as one SequenceReset-GapFill to
+// the next application message.
+std::vector<std::string> ExpectedResend(const std::vector<std::string>& original, int begin) {
+  std::vector<std::string> out;
+  int gap_from = 0;
+  for (const std::string& m : original) {
+    const int seq = std::atoi(Field(m, 34).c_str());
+    if (seq < begin) continue;
+    const std::string type = Field(m, 35);
+    if (IsAdmin(type)) {
+      if (gap_from == 0) gap_from = seq;
+      continue;
+    }
+    if (gap_from != 0)
+      out.push_back("gapfill " + std::to_string(gap_from) + "->" + std::to_string(seq));
+    gap_from = 0;
+    out.push_back(std::to_string(seq) + " " + type + " 11=" + Field(m, 11) + " 17=" + Field(m, 17) +
+                  " 43=Y");
+  }
+  return out;
+}
+
+// The same lines from what a resend delivered; gap fills that follow on from each other
+// (one's NewSeqNo the next one's MsgSeqNum: a run of admin messages cut by a piece's end)
+// are one.
+std::vector<std::string> Delivered(const std::vector<std::string>& resent) {
+  std::vector<std::string> out;
+  int gap_from = 0;
+  int gap_to = 0;
+  auto close_gap = [&]() {
+    if (gap_from != 0)
+      out.push_back("gapfill " + std::to_string(gap_from) + "->" + std::to_string(gap_to));
+    gap_from = 0;
+  };
+  for (const std::string& m : resent) {
+    const std::string type = Field(m, 35);
+    const int seq = std::atoi(Field(m, 34).c_str());
+    if (type == "4" && Field(m, 123) == "Y") {
+      if (gap_from != 0 && seq == gap_to) {
+        gap_to = std::atoi(Field(m, 36).c_str());
+      } else {
+        close_gap();
+        gap_from = seq;
+        gap_to = std::atoi(Field(m, 36).c_str());
+      }
+      continue;
+    }
+    close_gap();
+    out.push_back(std::to_string(seq) + " " + type + " 11=" + Field(m, 11) + " 17=" + Field(m, 17) +
+                  " 43=" + Field(m, 43));
+  }
+  close_gap();
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+class FixResendTest : public FixGatewayTest {
+ protected:
+  void SetUp() override {
+    FixGatewayTest::SetUp();
+    StopGateway();
+  }
+
+  // Logs on as ALPHA_T2 (141=Y) and sends `orders` orders, a TestRequest after every
+  // third and two after every seventh (admin messages inside the history, runs of them
+  // too). Returns what came back, through the last order's acknowledgement.
+  std::string BuildHistory(RawSocket& s, int orders, int* next_seq) {
+    bool closed = false;
+    EXPECT_TRUE(
+        s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+    std::string got = s.ReadUntil("\00135=A\001", kWaitMs, &closed);
+    int seq = 2;
+    for (int i = 1; i <= orders; ++i) {
+      const std::string cl = "h" + std::to_string(i);
+      std::string bytes =
+          Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                "|11=" + cl + "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
+      const int tests = i % 7 == 0 ? 2 : (i % 3 == 0 ? 1 : 0);
+      for (int t = 0; t < tests; ++t) {
+        bytes += Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                       "|112=t" + std::to_string(i) + "-" + std::to_string(t) + "|");
+      }
+      EXPECT_TRUE(s.Write(bytes));
+      // One order at a time: the reports and heartbeats come back in a known order.
+      const std::string needle =
+          tests > 0 ? "\001112=t" + std::to_string(i) + "-" + std::to_string(tests - 1) + "\001"
+                    : "\00111=" + cl + "\001";
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+      while (got.find(needle) == std::string::npos && !closed &&
+             std::chrono::steady_clock::now() < give_up) {
+        got += s.Read(20, &closed);
+      }
+      EXPECT_NE(got.find(needle), std::string::npos) << "order " << i;
+    }
+    *next_seq = seq;
+    return got;
+  }
+
+  // Every "Received ResendRequest FROM: a TO: b" in the session's event log, as {a, b}.
+  std::vector<std::pair<int, int>> ResendsInEventLog() {
+    std::ifstream in(dir_ + "/gw/fix/log/FIX.4.4-CFX-ALPHA_T2.event.log");
+    std::vector<std::pair<int, int>> out;
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t at = line.find("Received ResendRequest FROM: ");
+      if (at == std::string::npos) continue;
+      int a = 0;
+      int b = 0;
+      if (std::sscanf(line.c_str() + at, "Received ResendRequest FROM: %d TO: %d", &a, &b) == 2) {
+        out.emplace_back(a, b);
+      }
+    }
+    return out;
+  }
+
+  // The history, a ResendRequest from 2 to infinity, and the comparison with the model.
+  void ResendTheHistory(int piece) {
+    configure_ = [piece](FixGatewayConfig& c) {
+      c.resend_piece_messages = piece;
+      c.message_log = true;
+    };
+    StartGateway();
+    RawSocket s(port_);
+    ASSERT_TRUE(s.ok());
+    int seq = 0;
+    constexpr int kOrders = 30;
+    const std::vector<std::string> original = Messages(BuildHistory(s, kOrders, &seq));
+    ASSERT_GE(original.size(), static_cast<size_t>(kOrders + 1 + kOrders / 3));
+    const int last_sent = std::atoi(Field(original.back(), 34).c_str());
+    ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                              "|52=" + UtcNow() + "|7=2|16=0|")));
+    bool closed = false;
+    const std::string last = "\00111=h" + std::to_string(kOrders) + "\001";
+    const std::string bytes = s.ReadUntil(last, kWaitMs, &closed);
+    ASSERT_FALSE(closed);
+    std::vector<std::string> resent = Messages(bytes);
+    // Anything after the last order's report (a heartbeat) is not the resend's.
+    while (!resent.empty() && resent.back().find(last) == std::string::npos) resent.pop_back();
+    EXPECT_EQ(Join(Delivered(resent)), Join(ExpectedResend(original, 2)));
+
+    // The session goes on: its next message is numbered after everything sent before.
+    ASSERT_TRUE(s.Write(Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                              "|52=" + UtcNow() + "|112=after|")));
+    const std::string after = s.ReadUntil("\001112=after\001", kWaitMs, &closed);
+    const std::vector<std::string> heartbeat = Messages(after.substr(after.rfind("8=FIX.4.4")));
+    ASSERT_EQ(heartbeat.size(), 1u) << after;
+    EXPECT_EQ(std::atoi(Field(heartbeat[0], 34).c_str()), last_sent + 1) << after;
+
+    // What QuickFIX was asked for: pieces of at most `piece` messages, tiling 2..last_sent.
+    const std::vector<std::pair<int, int>> asked = ResendsInEventLog();
+    ASSERT_FALSE(asked.empty());
+    int next = 2;
+    for (const auto& range : asked) {
+      const int to = range.second == 0 ? last_sent : range.second;  // 0: infinity
+      EXPECT_EQ(range.first, next);
+      EXPECT_LE(to - range.first + 1, piece) << range.first << ".." << to;
+      next = to + 1;
+    }
+    EXPECT_EQ(next, last_sent + 1);
+  }
+};
+
+// Pieces of 4 cut runs of admin messages (their gap fills follow on) and fall between a
+// message and the gap fill before it; the client still gets what one answer would give.
+TEST_F(FixResendTest, AResendServedInPiecesDeliversWhatOneAnswerWould) { ResendTheHistory(4); }
+
+// A piece larger than the range: one answer, QuickFIX's own.
+TEST_F(FixResendTest, AResendWithinOnePieceIsQuickFixsOwnAnswer) { ResendTheHistory(1000); }
+
+// A resend of more than the socket's buffers and the outbound bound together reaches a
+// client that reads it slowly: each piece is written to the client before the next is read.
+// Answered in one piece, QuickFIX would queue all of it at once and the connection would be
+// closed as a slow consumer.
+TEST_F(FixResendTest, AResendLargerThanTheOutboundBoundReachesAClientThatReads) {
+  configure_ = [](FixGatewayConfig& c) {
+    c.max_outbound_bytes = 64 << 10;
+    c.resend_piece_messages = 64;
+    c.max_messages_per_sec = 1'000'000'000;
+    for (FixSessionSpec& spec : c.sessions) {
+      if (spec.sender_comp_id == "ALPHA_T2") spec.throttle_msgs_per_sec = 1'000'000;
+    }
+  };
+  StartGateway();
+  RawSocket s(port_, "127.0.0.1", /*receive_buffer_bytes=*/4096);
+  ASSERT_TRUE(s.ok());
+  bool closed = false;
+  ASSERT_TRUE(
+      s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+  ASSERT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"), std::string::npos);
+  ASSERT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=big|1=A2|55=" +
+                            kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|")));
+  ASSERT_NE(s.ReadUntil("\00111=big\001", kWaitMs, &closed).find("\00111=big\001"),
+            std::string::npos);
+  // Status requests, each answered with a report of about 250 bytes, read as they come:
+  // more in all than the kernel's socket buffers (up to 4 MiB here) and the bound together.
+  int seq = 3;
+  constexpr int kRequests = 24000;
+  std::string answers;
+  for (int burst = 0; burst < kRequests / 500; ++burst) {
+    std::string bytes;
+    for (int i = 0; i < 500; ++i) {
+      bytes += Frame("35=H|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                     "|11=big|1=A2|55=" + kSym + "|54=1|");
+    }
+    ASSERT_TRUE(s.Write(bytes));
+    answers += s.Read(20, &closed);
+    ASSERT_FALSE(closed);
+  }
+  size_t reports = Messages(answers).size();
+  while (reports < static_cast<size_t>(kRequests)) {
+    const std::string got = s.Read(2000, &closed);
+    ASSERT_FALSE(closed);
+    if (got.empty()) break;
+    answers += got;
+    reports = Messages(answers).size();
+  }
+  ASSERT_EQ(reports, static_cast<size_t>(kRequests));
+  // The resend, and a TestRequest behind it: its Heartbeat comes after the whole resend
+  // (the connection serves its messages in order).
+  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                            "|52=" + UtcNow() + "|7=1|16=0|") +
+                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                            "|52=" + UtcNow() + "|112=done|")));
+  std::string resent;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (resent.find("\001112=done\001") == std::string::npos &&
+         std::chrono::steady_clock::now() < give_up) {
+    resent += s.Read(3, &closed);  // a slow reader: what arrives in 3 ms, every 13 ms
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_FALSE(closed) << "closed after " << Messages(resent).size() << " messages of the resend";
+  }
+  size_t poss_dup = 0;
+  for (const std::string& m : Messages(resent)) {
+    if (!IsAdmin(Field(m, 35)) && Field(m, 43) == "Y") ++poss_dup;
+  }
+  EXPECT_GE(resent.size(), static_cast<size_t>(5) << 20);
+  // The order's acknowledgement and every answer to a status request, again.
+  EXPECT_EQ(poss_dup, static_cast<size_t>(kRequests + 1));
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx
