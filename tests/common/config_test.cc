@@ -90,6 +90,8 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[limits]\nfix_max_heartbeat_secs = 0\n", "limits.fix_max_heartbeat_secs: must be >= 1"},
       {"[limits]\nfix_resend_piece_messages = 0\n",
        "limits.fix_resend_piece_messages: must be >= 1"},
+      {"[limits]\nfix_max_messages_past_gap = 0\n",
+       "limits.fix_max_messages_past_gap: must be >= 1"},
       {"[limits]\nhttp_max_body_bytes = \"big\"\n",
        "limits.http_max_body_bytes: expected an integer"},
       {"[limits]\nmax_everything = 1\n", "limits.max_everything: unknown key"},
@@ -222,6 +224,7 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   EXPECT_EQ(defaults->limits.fix_max_latency_secs, 120);
   EXPECT_EQ(defaults->limits.fix_max_heartbeat_secs, 60);
   EXPECT_EQ(defaults->limits.fix_resend_piece_messages, 256);
+  EXPECT_EQ(defaults->limits.fix_max_messages_past_gap, 1000);
   EXPECT_EQ(defaults->limits.http_max_connections_per_peer, 64);
   auto set = common::ParseConfig(
       "[limits]\nfix_max_connections = 10\nfix_max_connections_per_peer = 2\n"

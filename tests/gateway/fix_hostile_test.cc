@@ -397,6 +397,57 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   EXPECT_TRUE(LogOnAlphaT2(again));
 }
 
+// QuickFIX holds every message numbered past a gap in the client's MsgSeqNums until the
+// gap is filled. A client that fills its gap has everything held processed and starts from
+// nothing again; one that never does is closed once it sends more than
+// max_messages_past_gap past it, and the gateway goes on serving.
+TEST_F(FixHostileTest, MessagesPastAGapThatIsNeverFilledAreBounded) {
+  good_.reset();
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) { c.max_messages_past_gap = 50; };
+  StartGateway();
+  good_ = Connect("BETA_T1");
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  auto test_request = [](int seq) {
+    return Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+                 "|112=t" + std::to_string(seq) + "|");
+  };
+  // 40 TestRequests numbered 10..49, past a gap at 2..9, then the gap filled: QuickFIX
+  // answers all 40.
+  std::string bytes;
+  for (int seq = 10; seq < 50; ++seq) bytes += test_request(seq);
+  ASSERT_TRUE(s.Write(bytes));
+  ASSERT_TRUE(s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|43=Y|52=" + UtcNow() + "|122=" +
+                            UtcNow() + "|123=Y|36=10|")));
+  bool closed = false;
+  std::string got = s.ReadUntil("\001112=t49\001", kWaitMs, &closed);
+  ASSERT_NE(got.find("\001112=t49\001"), std::string::npos) << got;
+  EXPECT_NE(got.find("\001112=t10\001"), std::string::npos) << got;
+
+  // A new gap at 50..59, never filled: 50 messages past it (60..109) are held...
+  bytes.clear();
+  for (int seq = 60; seq < 110; ++seq) bytes += test_request(seq);
+  ASSERT_TRUE(s.Write(bytes));
+  // ... and the connection still served: a ResendRequest (never held) is answered.
+  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=110|52=" + UtcNow() + "|7=1|16=1|")));
+  got = s.ReadUntil("\00135=4\001", kWaitMs, &closed);
+  ASSERT_NE(got.find("\00135=4\001"), std::string::npos) << got;
+  ASSERT_FALSE(closed);
+  // One more past the gap closes the connection; cancel-on-disconnect logs the session out.
+  ASSERT_TRUE(s.Write(test_request(111)));
+  s.Read(kWaitMs, &closed);
+  EXPECT_TRUE(closed) << "a 51st message past the gap was held";
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+  while (gateway_->IsLoggedOn("ALPHA_T2") && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
+  ExpectStillServing();
+  RawSocket again(port_);
+  EXPECT_TRUE(LogOnAlphaT2(again));
+}
+
 // SPEC §6: the messages a connection sends per second are bounded, whatever they are (admin
 // messages take no throttle token: a TestRequest flood is answered with a Heartbeat each,
 // every one stored); past the bound the connection is closed, the session logged out, and

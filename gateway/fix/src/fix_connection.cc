@@ -197,10 +197,34 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     without_reset = message;
     if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
   }
-  if (to_session == &message && session_->isLoggedOn() && FieldValue(message, "35") == "2") {
-    return DispatchResend(message);
+  if (to_session != &message || !session_->isLoggedOn()) return Next(*to_session);
+  const std::string type = FieldValue(message, "35");
+  // QuickFIX holds every message numbered past a gap (after asking for the gap once) until
+  // the gap is filled: a client that never fills it would make the gateway hold all it
+  // sends. At most max_messages_past_gap are held; one more closes the connection.
+  int seq = 0;
+  const bool held_past_gap =
+      type != "2" && type != "5" && (type != "4" || FieldValue(message, "123") == "Y") &&
+      ParseSeqNum(FieldValue(message, "34"), &seq) && seq > session_->getExpectedTargetNum();
+  if (held_past_gap) {
+    if (past_gap_ >= acceptor_.limits_.max_messages_past_gap) {
+      acceptor_.counters_.past_gap.fetch_add(1, std::memory_order_relaxed);
+      LogRefusal(peer_, "closed: more than " +
+                            std::to_string(acceptor_.limits_.max_messages_past_gap) +
+                            " messages past a gap in its MsgSeqNums (expected " +
+                            std::to_string(session_->getExpectedTargetNum()) + ")");
+      return false;
+    }
+    ++past_gap_;
+    past_gap_last_ = std::max(past_gap_last_, seq);
   }
-  return Next(*to_session);
+  const bool keep = type == "2" ? DispatchResend(message) : Next(message);
+  // The gap filled, QuickFIX has processed what it held.
+  if (past_gap_ > 0 && session_->getExpectedTargetNum() > past_gap_last_) {
+    past_gap_ = 0;
+    past_gap_last_ = 0;
+  }
+  return keep;
 }
 
 bool BoundAcceptor::Link::Next(const std::string& message) {

@@ -103,6 +103,10 @@ class BoundAcceptor::Link : public FIX::Responder,
   const std::string peer_;
   int wake_fd_ = -1;
   FIX::Session* session_ = nullptr;  // the connection's thread only
+  // Messages handed to the session numbered past a gap, which QuickFIX holds until the gap
+  // is filled, and the highest of their MsgSeqNums (the connection's thread only).
+  int past_gap_ = 0;
+  int past_gap_last_ = 0;
   std::atomic<bool> disconnect_requested_{false};
   std::mutex out_mu_;
   std::string to_client_;    // under out_mu_

@@ -77,6 +77,9 @@ struct FixGatewayConfig {
   // A ResendRequest is answered in pieces of at most this many stored messages, each read,
   // sent and written to the client before the next is read (docs/fix.md, "Resend").
   int resend_piece_messages = 256;
+  // Messages numbered past a gap in a client's MsgSeqNums held until the gap is filled;
+  // one more closes the connection (docs/fix.md, "Sequence gaps").
+  int max_messages_past_gap = 1000;
   int max_latency_secs = 120;             // SendingTime (52) accuracy; 0 turns the check off
   // Largest HeartBtInt (108) a Logon may ask for. A connection that goes silent is dropped
   // 2.4 intervals after its last message, so this bounds how long a dead one holds its
