@@ -92,6 +92,7 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "limits.fix_resend_piece_messages: must be >= 1"},
       {"[limits]\nfix_max_messages_past_gap = 0\n",
        "limits.fix_max_messages_past_gap: must be >= 1"},
+      {"[limits]\nfix_max_resent_per_sec = 99\n", "limits.fix_max_resent_per_sec: must be >= 100"},
       {"[limits]\nhttp_max_body_bytes = \"big\"\n",
        "limits.http_max_body_bytes: expected an integer"},
       {"[limits]\nmax_everything = 1\n", "limits.max_everything: unknown key"},
@@ -225,6 +226,7 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   EXPECT_EQ(defaults->limits.fix_max_heartbeat_secs, 60);
   EXPECT_EQ(defaults->limits.fix_resend_piece_messages, 256);
   EXPECT_EQ(defaults->limits.fix_max_messages_past_gap, 1000);
+  EXPECT_EQ(defaults->limits.fix_max_resent_per_sec, 50000);
   EXPECT_EQ(defaults->limits.http_max_connections_per_peer, 64);
   auto set = common::ParseConfig(
       "[limits]\nfix_max_connections = 10\nfix_max_connections_per_peer = 2\n"

@@ -418,8 +418,8 @@ TEST_F(FixHostileTest, MessagesPastAGapThatIsNeverFilledAreBounded) {
   std::string bytes;
   for (int seq = 10; seq < 50; ++seq) bytes += test_request(seq);
   ASSERT_TRUE(s.Write(bytes));
-  ASSERT_TRUE(s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|43=Y|52=" + UtcNow() + "|122=" +
-                            UtcNow() + "|123=Y|36=10|")));
+  ASSERT_TRUE(s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|43=Y|52=" + UtcNow() +
+                            "|122=" + UtcNow() + "|123=Y|36=10|")));
   bool closed = false;
   std::string got = s.ReadUntil("\001112=t49\001", kWaitMs, &closed);
   ASSERT_NE(got.find("\001112=t49\001"), std::string::npos) << got;

@@ -221,75 +221,133 @@ TEST_F(FixResendTest, AResendServedInPiecesDeliversWhatOneAnswerWould) { ResendT
 // A piece larger than the range: one answer, QuickFIX's own.
 TEST_F(FixResendTest, AResendWithinOnePieceIsQuickFixsOwnAnswer) { ResendTheHistory(1000); }
 
+// Logs `s` on as ALPHA_T2 (141=Y), has one order acknowledged and `requests` status
+// requests answered (a report of about 250 bytes each), reading as it goes. Returns the
+// MsgSeqNum the client sends next; 0 on failure (a test failure recorded).
+int BuildStatusHistory(RawSocket& s, int requests) {
+  bool closed = false;
+  EXPECT_TRUE(
+      s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+  if (s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001") == std::string::npos) {
+    ADD_FAILURE() << "no Logon answer";
+    return 0;
+  }
+  EXPECT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=big|1=A2|55=" +
+                            kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|")));
+  if (s.ReadUntil("\00111=big\001", kWaitMs, &closed).find("\00111=big\001") == std::string::npos) {
+    ADD_FAILURE() << "the order was not acknowledged";
+    return 0;
+  }
+  int seq = 3;
+  std::string answers;
+  for (int done = 0; done < requests && !closed; done += 500) {
+    std::string bytes;
+    for (int i = 0; i < 500 && done + i < requests; ++i) {
+      bytes += Frame("35=H|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                     "|11=big|1=A2|55=" + kSym + "|54=1|");
+    }
+    EXPECT_TRUE(s.Write(bytes));
+    answers += s.Read(20, &closed);
+  }
+  size_t reports = Messages(answers).size();
+  while (reports < static_cast<size_t>(requests) && !closed) {
+    const std::string got = s.Read(2000, &closed);
+    if (got.empty()) break;
+    answers += got;
+    reports = Messages(answers).size();
+  }
+  if (reports != static_cast<size_t>(requests)) {
+    ADD_FAILURE() << reports << " of " << requests << " status requests answered";
+    return 0;
+  }
+  return seq;
+}
+
+// Writes a ResendRequest from 1 to infinity and a TestRequest behind it (its Heartbeat comes
+// after the whole resend: the connection serves its messages in order), and reads until
+// that Heartbeat, every `pause_ms` reading for 3 ms (0: as fast as it can). Returns what
+// arrived; *closed if the gateway closed the connection.
+std::string ResendEverything(RawSocket& s, int seq, int pause_ms, bool* closed) {
+  EXPECT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                            "|52=" + UtcNow() + "|7=1|16=0|") +
+                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                            "|52=" + UtcNow() + "|112=done|")));
+  std::string resent;
+  *closed = false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (resent.find("\001112=done\001") == std::string::npos && !*closed &&
+         std::chrono::steady_clock::now() < give_up) {
+    resent += s.Read(pause_ms > 0 ? 3 : 50, closed);
+    if (pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+  }
+  return resent;
+}
+
+// Application messages resent (PossDup) in `resent`.
+size_t PossDupApplicationMessages(const std::string& resent) {
+  size_t n = 0;
+  for (const std::string& m : Messages(resent)) {
+    if (!IsAdmin(Field(m, 35)) && Field(m, 43) == "Y") ++n;
+  }
+  return n;
+}
+
+void RaiseAlphaT2sLimits(FixGatewayConfig& c) {
+  c.max_messages_per_sec = 1'000'000'000;
+  for (FixSessionSpec& spec : c.sessions) {
+    if (spec.sender_comp_id == "ALPHA_T2") spec.throttle_msgs_per_sec = 1'000'000;
+  }
+}
+
 // A resend of more than the socket's buffers and the outbound bound together reaches a
 // client that reads it slowly: each piece is written to the client before the next is read.
 // Answered in one piece, QuickFIX would queue all of it at once and the connection would be
 // closed as a slow consumer.
 TEST_F(FixResendTest, AResendLargerThanTheOutboundBoundReachesAClientThatReads) {
   configure_ = [](FixGatewayConfig& c) {
+    RaiseAlphaT2sLimits(c);
     c.max_outbound_bytes = 64 << 10;
     c.resend_piece_messages = 64;
-    c.max_messages_per_sec = 1'000'000'000;
-    for (FixSessionSpec& spec : c.sessions) {
-      if (spec.sender_comp_id == "ALPHA_T2") spec.throttle_msgs_per_sec = 1'000'000;
-    }
   };
   StartGateway();
   RawSocket s(port_, "127.0.0.1", /*receive_buffer_bytes=*/4096);
   ASSERT_TRUE(s.ok());
-  bool closed = false;
-  ASSERT_TRUE(
-      s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
-  ASSERT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"), std::string::npos);
-  ASSERT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=big|1=A2|55=" +
-                            kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|")));
-  ASSERT_NE(s.ReadUntil("\00111=big\001", kWaitMs, &closed).find("\00111=big\001"),
-            std::string::npos);
-  // Status requests, each answered with a report of about 250 bytes, read as they come:
-  // more in all than the kernel's socket buffers (up to 4 MiB here) and the bound together.
-  int seq = 3;
+  // More answers in all than the kernel's socket buffers (up to 4 MiB here) and the bound.
   constexpr int kRequests = 24000;
-  std::string answers;
-  for (int burst = 0; burst < kRequests / 500; ++burst) {
-    std::string bytes;
-    for (int i = 0; i < 500; ++i) {
-      bytes += Frame("35=H|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
-                     "|11=big|1=A2|55=" + kSym + "|54=1|");
-    }
-    ASSERT_TRUE(s.Write(bytes));
-    answers += s.Read(20, &closed);
-    ASSERT_FALSE(closed);
-  }
-  size_t reports = Messages(answers).size();
-  while (reports < static_cast<size_t>(kRequests)) {
-    const std::string got = s.Read(2000, &closed);
-    ASSERT_FALSE(closed);
-    if (got.empty()) break;
-    answers += got;
-    reports = Messages(answers).size();
-  }
-  ASSERT_EQ(reports, static_cast<size_t>(kRequests));
-  // The resend, and a TestRequest behind it: its Heartbeat comes after the whole resend
-  // (the connection serves its messages in order).
-  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
-                            "|52=" + UtcNow() + "|7=1|16=0|") +
-                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
-                            "|52=" + UtcNow() + "|112=done|")));
-  std::string resent;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (resent.find("\001112=done\001") == std::string::npos &&
-         std::chrono::steady_clock::now() < give_up) {
-    resent += s.Read(3, &closed);  // a slow reader: what arrives in 3 ms, every 13 ms
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_FALSE(closed) << "closed after " << Messages(resent).size() << " messages of the resend";
-  }
-  size_t poss_dup = 0;
-  for (const std::string& m : Messages(resent)) {
-    if (!IsAdmin(Field(m, 35)) && Field(m, 43) == "Y") ++poss_dup;
-  }
+  const int seq = BuildStatusHistory(s, kRequests);
+  ASSERT_NE(seq, 0);
+  bool closed = false;
+  const std::string resent = ResendEverything(s, seq, /*pause_ms=*/10, &closed);
+  ASSERT_FALSE(closed) << "closed after " << Messages(resent).size() << " messages of the resend";
   EXPECT_GE(resent.size(), static_cast<size_t>(5) << 20);
   // The order's acknowledgement and every answer to a status request, again.
-  EXPECT_EQ(poss_dup, static_cast<size_t>(kRequests + 1));
+  EXPECT_EQ(PossDupApplicationMessages(resent), static_cast<size_t>(kRequests + 1));
+}
+
+// What one connection resends in a second is bounded: at 500 a second, a resend of some
+// 1,500 messages takes three seconds however fast the client reads, and all of it arrives.
+TEST_F(FixResendTest, WhatAConnectionResendsInASecondIsBounded) {
+  configure_ = [](FixGatewayConfig& c) {
+    RaiseAlphaT2sLimits(c);
+    c.resend_piece_messages = 100;
+    c.max_resent_per_sec = 500;
+  };
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  constexpr int kRequests = 1500;
+  const int seq = BuildStatusHistory(s, kRequests);
+  ASSERT_NE(seq, 0);
+  bool closed = false;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string resent = ResendEverything(s, seq, /*pause_ms=*/0, &closed);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  ASSERT_FALSE(closed);
+  EXPECT_EQ(PossDupApplicationMessages(resent), static_cast<size_t>(kRequests + 1));
+  // 1,502 stored messages at 500 a second: the last piece goes in the fourth second.
+  EXPECT_GE(took.count(), 2900) << "resent " << kRequests + 2 << " messages in " << took.count()
+                                << " ms";
 }
 
 }  // namespace

@@ -52,6 +52,9 @@ struct AcceptorLimits {
   // ResendRequest makes the gateway hold, and how long it holds the session, is bounded by
   // this, however long the range asked for.
   size_t resend_piece_messages = 256;
+  // Stored messages one connection's resends may send in a second; past it the next piece
+  // waits for the next second.
+  int64_t max_resent_per_sec = 50000;
   // Messages numbered past a gap in the client's MsgSeqNums that QuickFIX may hold until
   // the gap is filled; one more closes the connection (docs/fix.md, "Sequence gaps").
   int max_messages_past_gap = 1000;
@@ -66,7 +69,7 @@ struct AcceptorCounters {
   std::atomic<uint64_t> malformed{0};       // not a FIX stream (closed)
   std::atomic<uint64_t> garbled{0};         // garbled messages dropped, the session kept
   std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread, or a resend stalled
-  std::atomic<uint64_t> past_gap{0};  // over max_messages_past_gap (closed)
+  std::atomic<uint64_t> past_gap{0};        // over max_messages_past_gap (closed)
   // Pieces served of ResendRequests answered in more than one (docs/fix.md, "Resend").
   std::atomic<uint64_t> resend_pieces{0};
 };

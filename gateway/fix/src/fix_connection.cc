@@ -250,7 +250,9 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   // first piece is the client's own message with its EndSeqNo (16) lowered; the others
   // carry the same MsgSeqNum (QuickFIX checks no sequence number on a ResendRequest and
   // counts one only when it is the next expected) and the time they are served at as their
-  // SendingTime.
+  // SendingTime. What a connection has resent in a second is bounded too
+  // (max_resent_per_sec): a few bytes of request cost the gateway microseconds a message
+  // resent, so requests repeated without end would take a CPU from everyone else.
   std::shared_ptr<StoreFiles> store = store_;  // set by this thread
   const size_t piece = acceptor_.limits_.resend_piece_messages;
   int begin = 0;
@@ -262,8 +264,9 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   const int last_sent = session_->getExpectedSenderNum() - 1;
   if (end == 0 || end > last_sent) end = last_sent;  // as QuickFIX reads the range
   if (begin > end) return Next(message);
-  int piece_end = store->PieceEnd(begin, end, piece);
-  if (piece_end >= end) return Next(message);
+  size_t count = 0;
+  int piece_end = store->PieceEnd(begin, end, piece, &count);
+  if (piece_end >= end) return PaceResend(count) && Next(message);
   FIX::Message request;
   try {
     request = FIX::Message(message, /*validate=*/false);
@@ -279,14 +282,36 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
     }
     request.toString(text);
     acceptor_.counters_.resend_pieces.fetch_add(1, std::memory_order_relaxed);
-    if (!Next(text)) return false;
+    if (!PaceResend(count) || !Next(text)) return false;
     if (piece_end >= end) return true;
     if (!session_->isLoggedOn() || disconnect_requested_.load(std::memory_order_acquire)) {
       return true;  // the piece was refused (a Logout went out): the connection's loop ends it
     }
     if (!AwaitDrained()) return false;
     from = piece_end + 1;
-    piece_end = store->PieceEnd(from, end, piece);
+    piece_end = store->PieceEnd(from, end, piece, &count);
+  }
+}
+
+bool BoundAcceptor::Link::PaceResend(size_t messages) {
+  const int64_t limit = acceptor_.limits_.max_resent_per_sec;
+  for (;;) {
+    const int64_t now = NowMs();
+    if (now - resend_window_start_ >= 1000) {
+      resend_window_start_ = now;
+      resent_in_window_ = 0;
+    }
+    // A piece larger than the limit still goes, alone in its second.
+    if (resent_in_window_ == 0 || resent_in_window_ + static_cast<int64_t>(messages) <= limit) {
+      resent_in_window_ += static_cast<int64_t>(messages);
+      return true;
+    }
+    if (disconnect_requested_.load(std::memory_order_acquire)) return false;
+    pollfd p;
+    p.fd = fd_;
+    p.events = 0;  // POLLHUP and POLLERR only: the client gone while it waits
+    p.revents = 0;
+    if (::poll(&p, 1, static_cast<int>(resend_window_start_ + 1000 - now)) > 0) return false;
   }
 }
 

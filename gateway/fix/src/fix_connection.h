@@ -85,6 +85,10 @@ class BoundAcceptor::Link : public FIX::Responder,
   // Writes what waits for the client until nothing does; false (close) when the connection
   // failed or the client took nothing for kResendStallMs.
   bool AwaitDrained();
+  // Before `messages` stored messages are resent: waits, if need be, for the second in
+  // which they keep the connection's resends within max_resent_per_sec. False (close): the
+  // client hung up or the session ended the connection meanwhile.
+  bool PaceResend(size_t messages);
   bool AttachSession(const std::string& logon);
   void Detach();
   // Queues message[from..] after what waits; false (and the client to be closed) past
@@ -107,6 +111,9 @@ class BoundAcceptor::Link : public FIX::Responder,
   // is filled, and the highest of their MsgSeqNums (the connection's thread only).
   int past_gap_ = 0;
   int past_gap_last_ = 0;
+  // Messages resent in the one-second window that started at resend_window_start_ (ms).
+  int64_t resend_window_start_ = 0;
+  int64_t resent_in_window_ = 0;
   std::atomic<bool> disconnect_requested_{false};
   std::mutex out_mu_;
   std::string to_client_;    // under out_mu_

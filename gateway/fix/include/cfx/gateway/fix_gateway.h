@@ -77,6 +77,8 @@ struct FixGatewayConfig {
   // A ResendRequest is answered in pieces of at most this many stored messages, each read,
   // sent and written to the client before the next is read (docs/fix.md, "Resend").
   int resend_piece_messages = 256;
+  // Stored messages one connection's resends may send in a second; more wait their turn.
+  int max_resent_per_sec = 50000;
   // Messages numbered past a gap in a client's MsgSeqNums held until the gap is filled;
   // one more closes the connection (docs/fix.md, "Sequence gaps").
   int max_messages_past_gap = 1000;
