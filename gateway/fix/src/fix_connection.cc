@@ -266,7 +266,10 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   if (begin > end) return Next(message);
   size_t count = 0;
   int piece_end = store->PieceEnd(begin, end, piece, &count);
-  if (piece_end >= end) return PaceResend(count) && Next(message);
+  if (piece_end >= end) {
+    if (!PaceResend(count)) return false;
+    return disconnect_requested_.load(std::memory_order_acquire) || Next(message);
+  }
   FIX::Message request;
   try {
     request = FIX::Message(message, /*validate=*/false);
@@ -281,8 +284,11 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
       request.getHeader().setField(FIX::SendingTime(FIX::UtcTimeStamp(), 3));
     }
     request.toString(text);
+    if (!PaceResend(count)) return false;
+    // The session ended the connection meanwhile: the connection's loop sends what it said.
+    if (disconnect_requested_.load(std::memory_order_acquire)) return true;
     acceptor_.counters_.resend_pieces.fetch_add(1, std::memory_order_relaxed);
-    if (!PaceResend(count) || !Next(text)) return false;
+    if (!Next(text)) return false;
     if (piece_end >= end) return true;
     if (!session_->isLoggedOn() || disconnect_requested_.load(std::memory_order_acquire)) {
       return true;  // the piece was refused (a Logout went out): the connection's loop ends it
@@ -306,7 +312,7 @@ bool BoundAcceptor::Link::PaceResend(size_t messages) {
       resent_in_window_ += static_cast<int64_t>(messages);
       return true;
     }
-    if (disconnect_requested_.load(std::memory_order_acquire)) return false;
+    if (disconnect_requested_.load(std::memory_order_acquire)) return true;  // nothing to wait for
     pollfd p;
     p.fd = fd_;
     p.events = 0;  // POLLHUP and POLLERR only: the client gone while it waits

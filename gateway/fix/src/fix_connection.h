@@ -86,8 +86,8 @@ class BoundAcceptor::Link : public FIX::Responder,
   // failed or the client took nothing for kResendStallMs.
   bool AwaitDrained();
   // Before `messages` stored messages are resent: waits, if need be, for the second in
-  // which they keep the connection's resends within max_resent_per_sec. False (close): the
-  // client hung up or the session ended the connection meanwhile.
+  // which they keep the connection's resends within max_resent_per_sec, or until the session
+  // ends the connection (the caller checks). False (close): the client hung up meanwhile.
   bool PaceResend(size_t messages);
   bool AttachSession(const std::string& logon);
   void Detach();
