@@ -221,6 +221,38 @@ TEST_F(FixResendTest, AResendServedInPiecesDeliversWhatOneAnswerWould) { ResendT
 // A piece larger than the range: one answer, QuickFIX's own.
 TEST_F(FixResendTest, AResendWithinOnePieceIsQuickFixsOwnAnswer) { ResendTheHistory(1000); }
 
+// A BeginSeqNo of 0 or below, or numbers written with leading zeros, are served from 1 in
+// pieces like any range (QuickFIX alone would read 0 or a negative BeginSeqNo as the whole
+// history, in one piece), and deliver what a resend from 1 must.
+TEST_F(FixResendTest, RangesWrittenOddlyAreServedInPiecesToo) {
+  configure_ = [](FixGatewayConfig& c) {
+    c.resend_piece_messages = 4;
+    c.message_log = true;
+  };
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  int seq = 0;
+  constexpr int kOrders = 12;
+  const std::vector<std::string> original = Messages(BuildHistory(s, kOrders, &seq));
+  const std::string last = "\00111=h" + std::to_string(kOrders) + "\001";
+  for (const char* range : {"7=0|16=0|", "7=-5|16=0|", "7=0001|16=0000|"}) {
+    SCOPED_TRACE(range);
+    ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                              "|52=" + UtcNow() + "|" + range)));
+    bool closed = false;
+    std::vector<std::string> resent = Messages(s.ReadUntil(last, kWaitMs, &closed));
+    ASSERT_FALSE(closed);
+    while (!resent.empty() && resent.back().find(last) == std::string::npos) resent.pop_back();
+    EXPECT_EQ(Join(Delivered(resent)), Join(ExpectedResend(original, 1)));
+  }
+  for (const auto& asked : ResendsInEventLog()) {
+    EXPECT_GE(asked.first, 1);
+    EXPECT_GE(asked.second, asked.first);
+    EXPECT_LE(asked.second - asked.first + 1, 4) << asked.first << ".." << asked.second;
+  }
+}
+
 // Logs `s` on as ALPHA_T2 (141=Y), has one order acknowledged and `requests` status
 // requests answered (a report of about 250 bytes each), reading as it goes. Returns the
 // MsgSeqNum the client sends next; 0 on failure (a test failure recorded).

@@ -36,6 +36,20 @@ bool ParseSeqNum(const std::string& text, int* out) {
   return true;
 }
 
+// A MsgSeqNum-valued field as QuickFIX's own reading lets it through: an optional '-', then
+// digits (leading zeros too); a value past INT_MAX reads as INT_MAX. False for anything else.
+bool ParseSeqNumLoosely(const std::string& text, int* out) {
+  size_t i = text.size() > 1 && text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return false;
+  int64_t value = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    value = std::min<int64_t>(value * 10 + (text[i] - '0'), INT32_MAX);
+  }
+  *out = static_cast<int>(text[0] == '-' ? -value : value);
+  return true;
+}
+
 // Sends what `fd` takes now of *pending (non-blocking) and drops it from *pending; false
 // when the connection failed.
 bool SendSome(int fd, std::string* pending) {
@@ -257,16 +271,25 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   const size_t piece = acceptor_.limits_.resend_piece_messages;
   int begin = 0;
   int end = 0;
-  if (store == nullptr || !ParseSeqNum(FieldValue(message, "7"), &begin) ||
-      !ParseSeqNum(FieldValue(message, "16"), &end) || begin < 1) {
-    return Next(message);  // QuickFIX's own answer (a reject for a malformed one)
+  const std::string begin_text = FieldValue(message, "7");
+  const std::string end_text = FieldValue(message, "16");
+  if (store == nullptr || !ParseSeqNumLoosely(begin_text, &begin) ||
+      !ParseSeqNumLoosely(end_text, &end)) {
+    return Next(message);  // QuickFIX's own answer: a reject
   }
+  // Written as a plain number from 1 on: the client's message itself can be the only piece.
+  // Otherwise (0 or below, leading zeros) the range is served from 1 in rewritten pieces:
+  // QuickFIX would read 0 or a negative BeginSeqNo as the whole history.
+  int ignored = 0;
+  const bool as_written = ParseSeqNum(begin_text, &ignored) && ParseSeqNum(end_text, &ignored) &&
+                          begin_text[0] != '0' && (end_text == "0" || end_text[0] != '0');
+  if (begin < 1) begin = 1;
   const int last_sent = session_->getExpectedSenderNum() - 1;
   if (end == 0 || end > last_sent) end = last_sent;  // as QuickFIX reads the range
   if (begin > end) return Next(message);
   size_t count = 0;
   int piece_end = store->PieceEnd(begin, end, piece, &count);
-  if (piece_end >= end) {
+  if (piece_end >= end && as_written) {
     if (!PaceResend(count)) return false;
     return disconnect_requested_.load(std::memory_order_acquire) || Next(message);
   }
