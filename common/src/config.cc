@@ -263,7 +263,7 @@ absl::Status ConfigParser::Limits() {
       *t, "limits.",
       {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
        "fix_max_message_bytes", "fix_max_messages_per_sec", "fix_max_outbound_bytes",
-       "fix_resend_piece_messages", "fix_max_resent_per_sec", "fix_max_messages_past_gap",
+       "fix_resend_piece_messages", "fix_max_resent_per_sec", "fix_max_bytes_past_gap",
        "fix_max_latency_secs", "fix_max_heartbeat_secs", "fix_logon_backoff_ms",
        "http_max_connections", "http_max_connections_per_peer", "http_max_body_bytes",
        "http_max_header_bytes", "http_read_timeout_ms", "http_unauthorized_backoff_ms"}));
@@ -281,7 +281,7 @@ absl::Status ConfigParser::Limits() {
         Bound{"fix_max_outbound_bytes", &l.fix_max_outbound_bytes, 65536},
         Bound{"fix_resend_piece_messages", &l.fix_resend_piece_messages, 1},
         Bound{"fix_max_resent_per_sec", &l.fix_max_resent_per_sec, 100},
-        Bound{"fix_max_messages_past_gap", &l.fix_max_messages_past_gap, 1},
+        Bound{"fix_max_bytes_past_gap", &l.fix_max_bytes_past_gap, 16384},
         Bound{"fix_max_latency_secs", &l.fix_max_latency_secs, 0},
         Bound{"fix_max_heartbeat_secs", &l.fix_max_heartbeat_secs, 1},
         Bound{"fix_logon_backoff_ms", &l.fix_logon_backoff_ms, 0},

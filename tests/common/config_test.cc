@@ -90,8 +90,8 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[limits]\nfix_max_heartbeat_secs = 0\n", "limits.fix_max_heartbeat_secs: must be >= 1"},
       {"[limits]\nfix_resend_piece_messages = 0\n",
        "limits.fix_resend_piece_messages: must be >= 1"},
-      {"[limits]\nfix_max_messages_past_gap = 0\n",
-       "limits.fix_max_messages_past_gap: must be >= 1"},
+      {"[limits]\nfix_max_bytes_past_gap = 100\n",
+       "limits.fix_max_bytes_past_gap: must be >= 16384"},
       {"[limits]\nfix_max_resent_per_sec = 99\n", "limits.fix_max_resent_per_sec: must be >= 100"},
       {"[limits]\nhttp_max_body_bytes = \"big\"\n",
        "limits.http_max_body_bytes: expected an integer"},
@@ -225,7 +225,7 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   EXPECT_EQ(defaults->limits.fix_max_latency_secs, 120);
   EXPECT_EQ(defaults->limits.fix_max_heartbeat_secs, 60);
   EXPECT_EQ(defaults->limits.fix_resend_piece_messages, 256);
-  EXPECT_EQ(defaults->limits.fix_max_messages_past_gap, 1000);
+  EXPECT_EQ(defaults->limits.fix_max_bytes_past_gap, 4 << 20);
   EXPECT_EQ(defaults->limits.fix_max_resent_per_sec, 50000);
   EXPECT_EQ(defaults->limits.http_max_connections_per_peer, 64);
   auto set = common::ParseConfig(

@@ -51,8 +51,8 @@ TEST(FixConfigTest, LimitsComeFromTheConfig) {
       "[limits]\nfix_max_connections = 7\nfix_max_connections_per_peer = 2\n"
       "fix_logon_timeout_ms = 500\nfix_max_message_bytes = 1024\n"
       "fix_max_outbound_bytes = 70000\nfix_max_latency_secs = 0\nfix_max_heartbeat_secs = 5\n"
-      "fix_logon_backoff_ms = 250\nfix_resend_piece_messages = 9\nfix_max_messages_past_gap = "
-      "77\nfix_max_resent_per_sec = 4000\n",
+      "fix_logon_backoff_ms = 250\nfix_resend_piece_messages = 9\nfix_max_bytes_past_gap = "
+      "77777\nfix_max_resent_per_sec = 4000\n",
       "l.toml");
   ASSERT_TRUE(config.ok()) << config.status();
   FixGatewayConfig fix = FixGatewayConfigFromExchange(*config);
@@ -66,7 +66,7 @@ TEST(FixConfigTest, LimitsComeFromTheConfig) {
   EXPECT_EQ(fix.logon_backoff.initial_ms, 250);
   EXPECT_EQ(fix.logon_backoff.max_ms, 60000);
   EXPECT_EQ(fix.resend_piece_messages, 9);
-  EXPECT_EQ(fix.max_messages_past_gap, 77);
+  EXPECT_EQ(fix.max_bytes_past_gap, 77777);
   EXPECT_EQ(fix.max_resent_per_sec, 4000);
 }
 

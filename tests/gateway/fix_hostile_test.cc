@@ -68,6 +68,18 @@ class FixHostileTest : public FixGatewayTest {
     good_->Send(NewOrderMsg(cl, "B1", '1', 1, "5.000"));
     EXPECT_TRUE(good_->WaitExec(cl, '0', &m)) << "gateway stopped serving";
   }
+  // After ALPHA_T2's connection was closed: the session is logged out (cancel on
+  // disconnect), the gateway serves others, and a new connection logs the session on.
+  void ExpectAlphaT2OutAndTheGatewayServing() {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+    while (gateway_->IsLoggedOn("ALPHA_T2") && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
+    ExpectStillServing();
+    RawSocket again(port_);
+    EXPECT_TRUE(LogOnAlphaT2(again));
+  }
   std::unique_ptr<TestClient> good_;
   int n_ = 0;
 };
@@ -147,7 +159,11 @@ TEST_F(FixHostileTest, HugeFieldsAndGarbledMessagesInASession) {
   reply = s.ReadUntil(kSessionReject, kWaitMs, &closed);
   EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
   // Garbled bytes mid-session and a body length lying about the size.
-  s.Write("8=FIX.4.4\x01" "9=99999\x01" "35=D\x01" + std::string(1000, 'y'));
+  s.Write(
+      "8=FIX.4.4\x01"
+      "9=99999\x01"
+      "35=D\x01" +
+      std::string(1000, 'y'));
   s.Read(600, &closed);
   ExpectStillServing();
 }
@@ -162,14 +178,20 @@ TEST_F(FixHostileTest, GarbledMessageInASessionIsIgnoredAndAskedForAgain) {
   std::string reply;
   // Message 2 with a BodyLength that does not end at its CheckSum.
   std::string garbled = Frame("35=0|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|");
-  const size_t nine = garbled.find("\x01" "9=") + 3;
+  const size_t nine = garbled.find(
+                          "\x01"
+                          "9=") +
+                      3;
   garbled.replace(nine, garbled.find('\x01', nine) - nine, "7");
   s.Write(garbled);
   // Message 3, well formed: QuickFIX sees 2 missing.
   s.Write(Frame("35=1|49=ALPHA_T2|56=CFX|34=3|52=" + UtcNow() + "|112=HELLO|"));
   reply = s.ReadUntil("35=2", kWaitMs, &closed);
   EXPECT_NE(reply.find("35=2"), std::string::npos) << "no ResendRequest: " << reply;
-  EXPECT_NE(reply.find("\x01" "7=2\x01"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("\x01"
+                       "7=2\x01"),
+            std::string::npos)
+      << reply;
   EXPECT_FALSE(closed);
   // Fill the gap: the queued TestRequest is answered.
   s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|43=Y|52=" + UtcNow() + "|122=" + UtcNow() +
@@ -202,17 +224,17 @@ TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
   bool closed = false;
   std::string reply;
   int seq = 2;
-  for (const std::string& bad : {std::string("ab\xff\xfe"), std::string("caf\xc3\xa9"),
-                                 std::string("del\x7f"), std::string("sp ace"),
-                                 std::string("tab\tx")}) {
+  for (const std::string& bad :
+       {std::string("ab\xff\xfe"), std::string("caf\xc3\xa9"), std::string("del\x7f"),
+        std::string("sp ace"), std::string("tab\tx")}) {
     s.Write(RawOrder(seq++, bad));
     reply = s.ReadUntil("58=invalid_field", kWaitMs, &closed);
     EXPECT_NE(reply.find("58=invalid_field"), std::string::npos) << bad << ": " << reply;
     EXPECT_EQ(reply.find("150=0"), std::string::npos) << bad << " was acknowledged";
     // The same id as a replace's new ClOrdID: an OrderCancelReject, nothing replaced.
     s.Write(Frame("35=G|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
-                  "|11=" + bad + "|41=orig1|1=A2|55=" + kSym + "|54=1|38=2|40=2|44=5.000|60=" +
-                  UtcNow() + "|"));
+                  "|11=" + bad + "|41=orig1|1=A2|55=" + kSym +
+                  "|54=1|38=2|40=2|44=5.000|60=" + UtcNow() + "|"));
     reply = s.ReadUntil("invalid_field", kWaitMs, &closed);
     EXPECT_NE(reply.find("35=9"), std::string::npos) << bad << ": " << reply;
     EXPECT_NE(reply.find("invalid_field"), std::string::npos) << bad << ": " << reply;
@@ -226,7 +248,11 @@ TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
 TEST_F(FixHostileTest, OversizedMessagesCloseTheConnection) {
   {
     RawSocket s(port_);
-    s.Write("8=FIX.4.4\x01" "9=999999999\x01" "35=A\x01" + std::string(100000, 'y'));
+    s.Write(
+        "8=FIX.4.4\x01"
+        "9=999999999\x01"
+        "35=A\x01" +
+        std::string(100000, 'y'));
     bool closed = false;
     s.Read(2000, &closed);
     EXPECT_TRUE(closed);
@@ -249,7 +275,9 @@ TEST_F(FixHostileTest, ConnectionWithoutALogonIsClosedAfterTheTimeout) {
   good_ = Connect("BETA_T1");
   RawSocket idle(port_);
   RawSocket dribble(port_);
-  dribble.Write("8=FIX.4.4\x01" "9=");  // a slow client that never finishes its Logon
+  dribble.Write(
+      "8=FIX.4.4\x01"
+      "9=");  // a slow client that never finishes its Logon
   bool closed = false;
   const auto start = std::chrono::steady_clock::now();
   idle.Read(3000, &closed);
@@ -373,20 +401,19 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   constexpr int kMaxRequests = 300000;
   int seq = 3;
   bool write_failed = false;
-  for (int burst = 0; !write_failed && seq < kMaxRequests &&
-                      std::chrono::steady_clock::now() < give_up;
-       ++burst) {
+  for (int burst = 0;
+       !write_failed && seq < kMaxRequests && std::chrono::steady_clock::now() < give_up; ++burst) {
     std::string bytes;
     for (int i = 0; i < 200; ++i) bytes += RawStatus(seq++, "rest1");
     write_failed = !slow.Write(bytes);
     if (burst % 25 == 0) ExpectStillServing();  // served while the slow client backs up
   }
   const auto took = std::chrono::steady_clock::now() - start;
-  std::fprintf(stderr, "slow reader: %d requests written, %lld ms\n", seq - 3,
-               static_cast<long long>(
-                   std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
-  EXPECT_TRUE(write_failed) << "the gateway kept a client that read nothing for "
-                            << seq - 3 << " requests";
+  std::fprintf(
+      stderr, "slow reader: %d requests written, %lld ms\n", seq - 3,
+      static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
+  EXPECT_TRUE(write_failed) << "the gateway kept a client that read nothing for " << seq - 3
+                            << " requests";
   Msg m;
   ASSERT_TRUE(drop_copy->WaitExec("rest1", '4', &m)) << "no cancel-on-disconnect";
   EXPECT_EQ(F(m, 58), "disconnect");
@@ -397,55 +424,100 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   EXPECT_TRUE(LogOnAlphaT2(again));
 }
 
+// A TestRequest from ALPHA_T2 numbered `seq` as written (leading zeros and all).
+std::string RawTestRequest(const std::string& seq, const std::string& id) {
+  return Frame("35=1|49=ALPHA_T2|56=CFX|34=" + seq + "|52=" + UtcNow() + "|112=" + id + "|");
+}
+
+// The bound FixPastGapTest runs with.
+constexpr size_t kBound = 4096;
+
+class FixPastGapTest : public FixHostileTest {
+ protected:
+  void SetUp() override {
+    FixHostileTest::SetUp();
+    good_.reset();
+    StopGateway();
+    configure_ = [](FixGatewayConfig& c) { c.max_bytes_past_gap = kBound; };
+    StartGateway();
+    good_ = Connect("BETA_T1");
+  }
+  // Writes TestRequests numbered `first` on (written with leading zeros to ten digits, which
+  // QuickFIX reads as the numbers they are), as many as keep `held` + their bytes within
+  // the bound, then shows the connection still serves (a ResendRequest, numbered
+  // `resend_seq` and never held, is answered), then writes one more and expects the close,
+  // the session logged out and the gateway serving others.
+  void FillTheBoundThenPassIt(RawSocket& s, int first, size_t held, int resend_seq) {
+    char padded[16];
+    std::string bytes;
+    int seq = first;
+    for (;;) {
+      std::snprintf(padded, sizeof padded, "%010d", seq);
+      const std::string next = RawTestRequest(padded, "p" + std::to_string(seq));
+      if (held + bytes.size() + next.size() > kBound) break;
+      bytes += next;
+      ++seq;
+    }
+    ASSERT_TRUE(s.Write(bytes));
+    ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(resend_seq) +
+                              "|52=" + UtcNow() + "|7=1|16=1|")));
+    bool closed = false;
+    const std::string got = s.ReadUntil("\00135=4\001", kWaitMs, &closed);
+    ASSERT_NE(got.find("\00135=4\001"), std::string::npos) << got;
+    ASSERT_FALSE(closed);
+    std::snprintf(padded, sizeof padded, "%010d", seq);
+    ASSERT_TRUE(s.Write(RawTestRequest(padded, "over")));
+    s.Read(kWaitMs, &closed);
+    EXPECT_TRUE(closed) << "held past the bound of " << kBound << " bytes";
+    ExpectAlphaT2OutAndTheGatewayServing();
+  }
+};
+
 // QuickFIX holds every message numbered past a gap in the client's MsgSeqNums until the
-// gap is filled. A client that fills its gap has everything held processed and starts from
-// nothing again; one that never does is closed once it sends more than
-// max_messages_past_gap past it, and the gateway goes on serving.
-TEST_F(FixHostileTest, MessagesPastAGapThatIsNeverFilledAreBounded) {
-  good_.reset();
-  StopGateway();
-  configure_ = [](FixGatewayConfig& c) { c.max_messages_past_gap = 50; };
-  StartGateway();
-  good_ = Connect("BETA_T1");
+// gap is filled. A client that fills its gap has what was held processed and starts from
+// nothing again; one that never does is closed once what it sent past the gap passes
+// max_bytes_past_gap (however its numbers are written), and the gateway goes on serving.
+TEST_F(FixPastGapTest, MessagesPastAGapThatIsNeverFilledAreBounded) {
   RawSocket s(port_);
   ASSERT_TRUE(LogOnAlphaT2(s));
-  auto test_request = [](int seq) {
-    return Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
-                 "|112=t" + std::to_string(seq) + "|");
-  };
-  // 40 TestRequests numbered 10..49, past a gap at 2..9, then the gap filled: QuickFIX
-  // answers all 40.
+  // 30 TestRequests numbered 10..39, past a gap at 2..9, then the gap filled: QuickFIX
+  // answers all 30.
   std::string bytes;
-  for (int seq = 10; seq < 50; ++seq) bytes += test_request(seq);
+  for (int seq = 10; seq < 40; ++seq) {
+    bytes += RawTestRequest(std::to_string(seq), "t" + std::to_string(seq));
+  }
+  ASSERT_LE(bytes.size(), kBound);
   ASSERT_TRUE(s.Write(bytes));
   ASSERT_TRUE(s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|43=Y|52=" + UtcNow() +
                             "|122=" + UtcNow() + "|123=Y|36=10|")));
   bool closed = false;
-  std::string got = s.ReadUntil("\001112=t49\001", kWaitMs, &closed);
-  ASSERT_NE(got.find("\001112=t49\001"), std::string::npos) << got;
+  const std::string got = s.ReadUntil("\001112=t39\001", kWaitMs, &closed);
+  ASSERT_NE(got.find("\001112=t39\001"), std::string::npos) << got;
   EXPECT_NE(got.find("\001112=t10\001"), std::string::npos) << got;
+  // A new gap at 40..49, never filled: the bound's worth past it is held, one more closes.
+  FillTheBoundThenPassIt(s, 50, 0, 40);
+}
 
-  // A new gap at 50..59, never filled: 50 messages past it (60..109) are held...
-  bytes.clear();
-  for (int seq = 60; seq < 110; ++seq) bytes += test_request(seq);
-  ASSERT_TRUE(s.Write(bytes));
-  // ... and the connection still served: a ResendRequest (never held) is answered.
-  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=110|52=" + UtcNow() + "|7=1|16=1|")));
-  got = s.ReadUntil("\00135=4\001", kWaitMs, &closed);
-  ASSERT_NE(got.find("\00135=4\001"), std::string::npos) << got;
-  ASSERT_FALSE(closed);
-  // One more past the gap closes the connection; cancel-on-disconnect logs the session out.
-  ASSERT_TRUE(s.Write(test_request(111)));
-  s.Read(kWaitMs, &closed);
-  EXPECT_TRUE(closed) << "a 51st message past the gap was held";
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
-  while (gateway_->IsLoggedOn("ALPHA_T2") && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+// A SequenceReset-Reset moves the expected number over what QuickFIX holds, which it then
+// holds until the connection ends: those bytes stay counted.
+TEST_F(FixPastGapTest, MessagesAResetJumpsOverStayCounted) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  std::string bytes;
+  for (int seq = 10; seq < 30; ++seq) {
+    bytes += RawTestRequest(std::to_string(seq), "s" + std::to_string(seq));
   }
-  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
-  ExpectStillServing();
-  RawSocket again(port_);
-  EXPECT_TRUE(LogOnAlphaT2(again));
+  ASSERT_TRUE(s.Write(bytes));
+  // Reset to 40: QuickFIX expects 40 and never processes 10..29.
+  ASSERT_TRUE(s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|36=40|")));
+  // Numbered 40 and answered: the reset took effect.
+  ASSERT_TRUE(s.Write(RawTestRequest("40", "after-reset")));
+  bool closed = false;
+  const std::string got = s.ReadUntil("\001112=after-reset\001", kWaitMs, &closed);
+  ASSERT_NE(got.find("\001112=after-reset\001"), std::string::npos) << got;
+  EXPECT_EQ(got.find("\001112=s10\001"), std::string::npos) << "held ones were processed";
+  // A gap at 41..49: with what the reset stranded, less fits under the bound.
+  FillTheBoundThenPassIt(s, 50, bytes.size(), 41);
 }
 
 // SPEC §6: the messages a connection sends per second are bounded, whatever they are (admin
@@ -469,14 +541,8 @@ TEST_F(FixHostileTest, AFloodPastTheMessageRateClosesTheConnection) {
   bool closed = false;
   s.ReadUntil("\00135=Z\001", kWaitMs, &closed);  // nothing is looked for: read to the close
   EXPECT_TRUE(closed) << "a flood of 1000 messages at once was not closed";
-  for (int i = 0; i < 100 && gateway_->IsLoggedOn("ALPHA_T2"); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
-  ExpectStillServing();
-  // Below the bound a session is served as always: a new connection logs on and trades.
-  RawSocket again(port_);
-  EXPECT_TRUE(LogOnAlphaT2(again));
+  // Below the bound a session is served as always: a new connection logs on.
+  ExpectAlphaT2OutAndTheGatewayServing();
 }
 
 // A half-open connection: the client logs on with a short HeartBtInt, then sends nothing,

@@ -5,12 +5,14 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "cfx/gateway/fix_quickfix.h"
 #include "fix_test_client.h"
 
 namespace cfx {
@@ -221,7 +223,8 @@ TEST_F(FixResendTest, AResendServedInPiecesDeliversWhatOneAnswerWould) { ResendT
 // A piece larger than the range: one answer, QuickFIX's own.
 TEST_F(FixResendTest, AResendWithinOnePieceIsQuickFixsOwnAnswer) { ResendTheHistory(1000); }
 
-// A BeginSeqNo of 0 or below, or numbers written with leading zeros, are served from 1 in
+// A BeginSeqNo of 0 or below, numbers written with leading zeros, or past the range of
+// QuickFIX's int (which wraps them), are read as QuickFIX reads them and served from 1 in
 // pieces like any range (QuickFIX alone would read 0 or a negative BeginSeqNo as the whole
 // history, in one piece), and deliver what a resend from 1 must.
 TEST_F(FixResendTest, RangesWrittenOddlyAreServedInPiecesToo) {
@@ -236,7 +239,8 @@ TEST_F(FixResendTest, RangesWrittenOddlyAreServedInPiecesToo) {
   constexpr int kOrders = 12;
   const std::vector<std::string> original = Messages(BuildHistory(s, kOrders, &seq));
   const std::string last = "\00111=h" + std::to_string(kOrders) + "\001";
-  for (const char* range : {"7=0|16=0|", "7=-5|16=0|", "7=0001|16=0000|"}) {
+  // 4294967297 is 2^32 + 1, which QuickFIX's int reads as 1.
+  for (const char* range : {"7=0|16=0|", "7=-5|16=0|", "7=0001|16=0000|", "7=4294967297|16=0|"}) {
     SCOPED_TRACE(range);
     ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
                               "|52=" + UtcNow() + "|" + range)));
@@ -380,6 +384,96 @@ TEST_F(FixResendTest, WhatAConnectionResendsInASecondIsBounded) {
   // 1,502 stored messages at 500 a second: the last piece goes in the fourth second.
   EXPECT_GE(took.count(), 2900) << "resent " << kRequests + 2 << " messages in " << took.count()
                                 << " ms";
+}
+
+// A ResendRequest QuickFIX refuses is refused once: the pieces after the first are not
+// served. One with a field its type does not have gets one Reject (the session goes on);
+// one whose SendingTime is an hour old gets a Reject and a Logout.
+TEST_F(FixResendTest, ARefusedResendRequestIsNotServedPieceByPiece) {
+  configure_ = [](FixGatewayConfig& c) { c.resend_piece_messages = 4; };
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  int seq = 0;
+  BuildHistory(s, 12, &seq);
+  auto count = [](const std::string& got, const char* type) {
+    size_t n = 0;
+    for (const std::string& m : Messages(got)) n += Field(m, 35) == type ? 1 : 0;
+    return n;
+  };
+  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                            "|52=" + UtcNow() + "|7=2|16=0|55=X|") +
+                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                            "|52=" + UtcNow() + "|112=next|")));
+  bool closed = false;
+  std::string got = s.ReadUntil("\001112=next\001", kWaitMs, &closed);
+  ASSERT_NE(got.find("\001112=next\001"), std::string::npos) << got;
+  EXPECT_EQ(count(got, "3"), 1u) << got;
+  EXPECT_EQ(PossDupApplicationMessages(got), 0u) << got;
+
+  const int64_t hour_ago_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count() -
+                              3600LL * 1000 * 1000;
+  const std::string stale = ::cfx::gateway::internal::TransactTimeFix(hour_ago_us);
+  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 2) +
+                            "|52=" + stale + "|7=2|16=0|")));
+  got = s.ReadUntil("\00135=5\001", kWaitMs, &closed);
+  got += s.Read(500, &closed);  // anything served after the Logout
+  EXPECT_EQ(count(got, "3"), 1u) << got;
+  EXPECT_EQ(count(got, "5"), 1u) << got;
+  EXPECT_EQ(PossDupApplicationMessages(got), 0u) << got;
+}
+
+// A range whose end holds nothing stored (the sender's number jumped, as on a node taking
+// over a session) is gap-filled numbered from where the stored messages end: in one piece
+// QuickFIX would number that gap fill with the request's BeginSeqNo, which the client has
+// passed, and the client would never see the gap closed.
+TEST_F(FixResendTest, NothingStoredAtTheEndOfARangeIsGapFilledFromWhereItStarts) {
+  configure_ = [](FixGatewayConfig& c) { c.resend_piece_messages = 4; };
+  StartGateway();
+  int seq = 0;
+  int last_stored = 0;
+  {
+    RawSocket s(port_);
+    ASSERT_TRUE(s.ok());
+    BuildHistory(s, 6, &seq);
+  }
+  exchange_->Drain();
+  StopGateway();
+  // The next number the gateway sends jumps 50 past what it stored.
+  const std::string seqnums = dir_ + "/gw/fix/store/FIX.4.4-CFX-ALPHA_T2.seqnums";
+  {
+    std::ifstream in(seqnums);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    int sender = 0;
+    int target = 0;
+    ASSERT_EQ(std::sscanf(text.c_str(), "%d : %d", &sender, &target), 2) << text;
+    last_stored = sender - 1;  // the reports of its orders canceled on disconnect too
+    char jumped[64];
+    std::snprintf(jumped, sizeof jumped, "%10.10d : %10.10d", last_stored + 51, target);
+    std::ofstream(seqnums, std::ios::trunc) << jumped;
+  }
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                            "|52=" + UtcNow() + "|98=0|108=30|")));
+  bool closed = false;
+  ASSERT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"), std::string::npos);
+  // From 2 to a number inside the jump: the stored messages, then one gap fill from the
+  // first number not stored to the one after the range.
+  const int end = last_stored + 10;
+  ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                            "|52=" + UtcNow() + "|7=2|16=" + std::to_string(end) + "|")));
+  const std::string needle = "\00136=" + std::to_string(end + 1) + "\001";
+  const std::vector<std::string> resent = Messages(s.ReadUntil(needle, kWaitMs, &closed));
+  ASSERT_FALSE(resent.empty());
+  const std::string& fill = resent.back();
+  EXPECT_EQ(Field(fill, 35), "4");
+  EXPECT_EQ(Field(fill, 123), "Y");
+  EXPECT_EQ(Field(fill, 34), std::to_string(last_stored + 1)) << "numbered where nothing is stored";
+  EXPECT_EQ(Field(fill, 36), std::to_string(end + 1));
 }
 
 }  // namespace

@@ -55,9 +55,9 @@ struct AcceptorLimits {
   // Stored messages one connection's resends may send in a second; past it the next piece
   // waits for the next second.
   int64_t max_resent_per_sec = 50000;
-  // Messages numbered past a gap in the client's MsgSeqNums that QuickFIX may hold until
-  // the gap is filled; one more closes the connection (docs/fix.md, "Sequence gaps").
-  int max_messages_past_gap = 1000;
+  // Bytes of messages numbered past a gap in the client's MsgSeqNums that QuickFIX may
+  // hold until the gap is filled; more close the connection (docs/fix.md, "Sequence gaps").
+  size_t max_bytes_past_gap = 4 << 20;
 };
 
 // Counters of what the limits refused, for logs and tests. Thread-safe.
@@ -69,7 +69,7 @@ struct AcceptorCounters {
   std::atomic<uint64_t> malformed{0};       // not a FIX stream (closed)
   std::atomic<uint64_t> garbled{0};         // garbled messages dropped, the session kept
   std::atomic<uint64_t> slow_consumers{0};  // over max_outbound_bytes unread, or a resend stalled
-  std::atomic<uint64_t> past_gap{0};        // over max_messages_past_gap (closed)
+  std::atomic<uint64_t> past_gap{0};        // over max_bytes_past_gap (closed)
   // Pieces served of ResendRequests answered in more than one (docs/fix.md, "Resend").
   std::atomic<uint64_t> resend_pieces{0};
 };

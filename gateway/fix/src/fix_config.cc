@@ -17,7 +17,7 @@ FixGatewayConfig FixGatewayConfigFromExchange(const common::ExchangeConfig& conf
   out.max_outbound_bytes = l.fix_max_outbound_bytes;
   out.resend_piece_messages = l.fix_resend_piece_messages;
   out.max_resent_per_sec = l.fix_max_resent_per_sec;
-  out.max_messages_past_gap = l.fix_max_messages_past_gap;
+  out.max_bytes_past_gap = l.fix_max_bytes_past_gap;
   out.max_latency_secs = l.fix_max_latency_secs;
   out.max_heartbeat_secs = l.fix_max_heartbeat_secs;
   out.logon_backoff.initial_ms = l.fix_logon_backoff_ms;

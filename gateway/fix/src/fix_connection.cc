@@ -24,31 +24,30 @@ thread_local std::string current_peer;  // see CurrentPeer()
 // nothing for this long is closed as a slow consumer.
 constexpr int64_t kResendStallMs = 30000;
 
-// A MsgSeqNum-valued field: digits only, at most nine (no sign, no overflow).
-bool ParseSeqNum(const std::string& text, int* out) {
-  if (text.empty() || text.size() > 9) return false;
-  int value = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') return false;
-    value = value * 10 + (c - '0');
+// A MsgSeqNum-valued field (34, 7, 16, 36) read exactly as QuickFIX reads it
+// (FIX::IntConvertor): an optional '-', then digits, leading zeros allowed, and a value
+// past the range of int wrapping around as QuickFIX's int arithmetic does. False for
+// anything else (QuickFIX rejects it). Unsigned arithmetic here: no overflow to trap.
+bool ReadSeqNum(const std::string& text, int* out) {
+  size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) i = 1;
+  if (i == text.size()) return false;
+  uint32_t x = 0;
+  for (; i < text.size(); ++i) {
+    const uint32_t c = static_cast<uint32_t>(static_cast<unsigned char>(text[i])) - '0';
+    if (c > 9) return false;
+    x = 10u * x + c;
   }
-  *out = value;
+  if (negative) x = 0u - x;
+  *out = static_cast<int>(x);  // two's complement, as QuickFIX's int
   return true;
 }
 
-// A MsgSeqNum-valued field as QuickFIX's own reading lets it through: an optional '-', then
-// digits (leading zeros too); a value past INT_MAX reads as INT_MAX. False for anything else.
-bool ParseSeqNumLoosely(const std::string& text, int* out) {
-  size_t i = text.size() > 1 && text[0] == '-' ? 1 : 0;
-  if (i == text.size()) return false;
-  int64_t value = 0;
-  for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    value = std::min<int64_t>(value * 10 + (text[i] - '0'), INT32_MAX);
-  }
-  *out = static_cast<int>(text[0] == '-' ? -value : value);
-  return true;
-}
+// The messages the connection's thread is sending for a piece of a resend, and whether
+// one of them was a Reject or a Logout (the piece refused).
+thread_local bool serving_piece = false;
+thread_local bool piece_refused = false;
 
 // Sends what `fd` takes now of *pending (non-blocking) and drops it from *pending; false
 // when the connection failed.
@@ -136,6 +135,10 @@ void BoundAcceptor::Link::WriteHeld() {
 }
 
 bool BoundAcceptor::Link::send(const std::string& message) {
+  if (serving_piece) {
+    const std::string type = FieldValue(message, "35");
+    if (type == "3" || type == "5") piece_refused = true;
+  }
   std::lock_guard<std::mutex> lock(out_mu_);
   if (closed_ || overflowed_ || store_failed_) return false;
   if (batching_writes_) {
@@ -213,32 +216,68 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
   }
   if (to_session != &message || !session_->isLoggedOn()) return Next(*to_session);
   const std::string type = FieldValue(message, "35");
-  // QuickFIX holds every message numbered past a gap (after asking for the gap once) until
-  // the gap is filled: a client that never fills it would make the gateway hold all it
-  // sends. At most max_messages_past_gap are held; one more closes the connection.
   int seq = 0;
-  const bool held_past_gap =
-      type != "2" && type != "5" && (type != "4" || FieldValue(message, "123") == "Y") &&
-      ParseSeqNum(FieldValue(message, "34"), &seq) && seq > session_->getExpectedTargetNum();
-  if (held_past_gap) {
-    if (past_gap_ >= acceptor_.limits_.max_messages_past_gap) {
+  const bool has_seq = ReadSeqNum(FieldValue(message, "34"), &seq);
+  const int expected = session_->getExpectedTargetNum();
+  // QuickFIX holds every message numbered past a gap (after asking for the gap once) until
+  // the gap is filled, and a held message the expected number jumps over (a SequenceReset)
+  // until the connection ends: without a bound, a client could make the gateway hold all it
+  // sends. The connection keeps the account of what QuickFIX holds (past_gap_); past
+  // max_bytes_past_gap the connection is closed.
+  int new_seq_no = 0;
+  const bool has_new_seq_no = type == "4" && ReadSeqNum(FieldValue(message, "36"), &new_seq_no);
+  const bool gap_fill = type == "4" && FieldValue(message, "123") == "Y";
+  const bool held =
+      has_seq && seq > expected && type != "2" && type != "5" && (type != "4" || gap_fill);
+  if (held) {
+    auto it = past_gap_.find(seq);  // QuickFIX keeps the last one of a number
+    const size_t before = it == past_gap_.end() ? 0 : it->second.bytes;
+    if (past_gap_bytes_ - before + message.size() > acceptor_.limits_.max_bytes_past_gap) {
       acceptor_.counters_.past_gap.fetch_add(1, std::memory_order_relaxed);
       LogRefusal(peer_, "closed: more than " +
-                            std::to_string(acceptor_.limits_.max_messages_past_gap) +
-                            " messages past a gap in its MsgSeqNums (expected " +
-                            std::to_string(session_->getExpectedTargetNum()) + ")");
+                            std::to_string(acceptor_.limits_.max_bytes_past_gap) +
+                            " bytes of messages past a gap in its MsgSeqNums (expected " +
+                            std::to_string(expected) + ")");
       return false;
     }
-    ++past_gap_;
-    past_gap_last_ = std::max(past_gap_last_, seq);
+    Held h;
+    h.bytes = message.size();
+    h.next = gap_fill && has_new_seq_no ? std::max(new_seq_no, seq) : seq + 1;
+    past_gap_bytes_ += h.bytes - before;
+    past_gap_[seq] = h;
   }
   const bool keep = type == "2" ? DispatchResend(message) : Next(message);
-  // The gap filled, QuickFIX has processed what it held.
-  if (past_gap_ > 0 && session_->getExpectedTargetNum() > past_gap_last_) {
-    past_gap_ = 0;
-    past_gap_last_ = 0;
+  if (!held && !past_gap_.empty()) {
+    // Where QuickFIX went on from after this message: a SequenceReset-Reset to its NewSeqNo
+    // whatever its number; the expected message to the next (a GapFill to its NewSeqNo).
+    int from = expected;
+    if (type == "4" && !gap_fill) {
+      if (has_new_seq_no && new_seq_no > expected) from = new_seq_no;
+    } else if (has_seq && seq == expected) {
+      from = gap_fill ? (has_new_seq_no && new_seq_no > expected ? new_seq_no : expected)
+                      : expected + 1;
+    }
+    ReleaseHeld(from);
   }
   return keep;
+}
+
+void BoundAcceptor::Link::ReleaseHeld(int from) {
+  // QuickFIX then processed what it held from there on, one number after another, each
+  // held GapFill moving on to its NewSeqNo. Where that walk ends must be where the session
+  // now expects; otherwise the account is kept as it is (it can only be too high).
+  std::vector<int> walked;
+  int at = from;
+  for (auto it = past_gap_.find(at); it != past_gap_.end(); it = past_gap_.find(at)) {
+    walked.push_back(at);
+    if (it->second.next == at) break;  // a GapFill to its own number: QuickFIX stays
+    at = it->second.next;
+  }
+  if (at != session_->getExpectedTargetNum()) return;
+  for (const int n : walked) {
+    past_gap_bytes_ -= past_gap_[n].bytes;
+    past_gap_.erase(n);
+  }
 }
 
 bool BoundAcceptor::Link::Next(const std::string& message) {
@@ -271,28 +310,18 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   const size_t piece = acceptor_.limits_.resend_piece_messages;
   int begin = 0;
   int end = 0;
-  const std::string begin_text = FieldValue(message, "7");
-  const std::string end_text = FieldValue(message, "16");
-  if (store == nullptr || !ParseSeqNumLoosely(begin_text, &begin) ||
-      !ParseSeqNumLoosely(end_text, &end)) {
+  if (store == nullptr || !ReadSeqNum(FieldValue(message, "7"), &begin) ||
+      !ReadSeqNum(FieldValue(message, "16"), &end)) {
     return Next(message);  // QuickFIX's own answer: a reject
   }
-  // Written as a plain number from 1 on: the client's message itself can be the only piece.
-  // Otherwise (0 or below, leading zeros) the range is served from 1 in rewritten pieces:
-  // QuickFIX would read 0 or a negative BeginSeqNo as the whole history.
-  int ignored = 0;
-  const bool as_written = ParseSeqNum(begin_text, &ignored) && ParseSeqNum(end_text, &ignored) &&
-                          begin_text[0] != '0' && (end_text == "0" || end_text[0] != '0');
+  // The range as QuickFIX reads it, from 1 (it would read 0 or below as the whole history):
+  // every piece, the only one too, names its numbers, so none grows while it waits its turn.
   if (begin < 1) begin = 1;
   const int last_sent = session_->getExpectedSenderNum() - 1;
-  if (end == 0 || end > last_sent) end = last_sent;  // as QuickFIX reads the range
-  if (begin > end) return Next(message);
+  if (end == 0 || end > last_sent) end = last_sent;
+  if (begin > end) return Next(message);  // nothing stored to read: QuickFIX gap-fills
   size_t count = 0;
   int piece_end = store->PieceEnd(begin, end, piece, &count);
-  if (piece_end >= end && as_written) {
-    if (!PaceResend(count)) return false;
-    return disconnect_requested_.load(std::memory_order_acquire) || Next(message);
-  }
   FIX::Message request;
   try {
     request = FIX::Message(message, /*validate=*/false);
@@ -311,10 +340,22 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
     // The session ended the connection meanwhile: the connection's loop sends what it said.
     if (disconnect_requested_.load(std::memory_order_acquire)) return true;
     acceptor_.counters_.resend_pieces.fetch_add(1, std::memory_order_relaxed);
-    if (!Next(text)) return false;
+    if (from != begin) {
+      session_->getLog()->onEvent("ResendRequest " + FieldValue(message, "34") +
+                                  " served in pieces: the next is " + std::to_string(from) +
+                                  " to " + std::to_string(piece_end));
+    }
+    serving_piece = true;
+    piece_refused = false;
+    const bool kept = Next(text);
+    serving_piece = false;
+    if (!kept) return false;
     if (piece_end >= end) return true;
-    if (!session_->isLoggedOn() || disconnect_requested_.load(std::memory_order_acquire)) {
-      return true;  // the piece was refused (a Logout went out): the connection's loop ends it
+    // Refused (a Reject, a Logout: a stale SendingTime, a foreign CompID...): the next
+    // pieces would be too, or would be served after a Logout.
+    if (piece_refused || !session_->isLoggedOn() || session_->sentLogout() ||
+        disconnect_requested_.load(std::memory_order_acquire)) {
+      return true;
     }
     if (!AwaitDrained()) return false;
     from = piece_end + 1;
@@ -346,18 +387,20 @@ bool BoundAcceptor::Link::PaceResend(size_t messages) {
 
 bool BoundAcceptor::Link::AwaitDrained() {
   int64_t progress_at = NowMs();
-  size_t last = static_cast<size_t>(-1);
   for (;;) {
     size_t queued = 0;
+    size_t written = 0;
     {
       std::lock_guard<std::mutex> lock(out_mu_);
-      if (closed_ || overflowed_ || store_failed_ || !WriteQueued()) return false;
+      if (closed_ || overflowed_ || store_failed_) return false;
+      const size_t before = to_client_.size();
+      if (!WriteQueued()) return false;
       queued = to_client_.size();
+      written = before - queued;  // only the socket takes bytes from the queue
     }
     if (queued == 0 || disconnect_requested_.load(std::memory_order_acquire)) return true;
     const int64_t now = NowMs();
-    if (queued < last) {
-      last = queued;
+    if (written > 0) {
       progress_at = now;
     } else if (now - progress_at >= kResendStallMs) {
       acceptor_.counters_.slow_consumers.fetch_add(1, std::memory_order_relaxed);

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,6 +79,9 @@ class BoundAcceptor::Link : public FIX::Responder,
   bool Dispatch(const std::string& message);
   // Session::next on one message; false (close) when QuickFIX threw what ends a connection.
   bool Next(const std::string& message);
+  // After a message QuickFIX did not hold, from which it went on at `from`: drops from past_gap_
+  // what QuickFIX has processed.
+  void ReleaseHeld(int from);
   // A ResendRequest whose range holds more stored messages than a piece: served as pieces,
   // each a ResendRequest for the next stored messages, the client taking each piece's
   // bytes before the next is read (docs/fix.md, "Resend"). False: close.
@@ -107,10 +111,15 @@ class BoundAcceptor::Link : public FIX::Responder,
   const std::string peer_;
   int wake_fd_ = -1;
   FIX::Session* session_ = nullptr;  // the connection's thread only
-  // Messages handed to the session numbered past a gap, which QuickFIX holds until the gap
-  // is filled, and the highest of their MsgSeqNums (the connection's thread only).
-  int past_gap_ = 0;
-  int past_gap_last_ = 0;
+  // What QuickFIX holds of this connection's messages numbered past a gap: by MsgSeqNum, its
+  // size and the number QuickFIX goes on from after processing it (the connection's thread
+  // only; a new connection starts with none, as QuickFIX clears its queue on disconnect).
+  struct Held {
+    size_t bytes = 0;
+    int next = 0;
+  };
+  std::map<int, Held> past_gap_;
+  size_t past_gap_bytes_ = 0;
   // Messages resent in the one-second window that started at resend_window_start_ (ms).
   int64_t resend_window_start_ = 0;
   int64_t resent_in_window_ = 0;

@@ -197,7 +197,8 @@ absl::Status FixGateway::Impl::Start() {
     limits.max_messages_per_sec = config_.max_messages_per_sec;
     limits.max_outbound_bytes = static_cast<size_t>(config_.max_outbound_bytes);
     limits.resend_piece_messages = static_cast<size_t>(std::max(1, config_.resend_piece_messages));
-    limits.max_messages_past_gap = std::max(1, config_.max_messages_past_gap);
+    limits.max_bytes_past_gap =
+        static_cast<size_t>(std::max<int64_t>(1, config_.max_bytes_past_gap));
     limits.max_resent_per_sec = std::max(1, config_.max_resent_per_sec);
     internal::BoundAcceptor* bound = nullptr;
     if (config_.message_log) {

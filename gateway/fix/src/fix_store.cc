@@ -284,14 +284,13 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
 int StoreFiles::PieceEnd(int begin, int end, size_t max_messages, size_t* count) const {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
+  int last = 0;
   for (auto it = offsets_.lower_bound(begin); it != offsets_.end() && it->first <= end; ++it) {
-    if (++n == max_messages) {
-      *count = n;
-      return it->first;
-    }
+    last = it->first;
+    if (++n == max_messages) break;
   }
   *count = n;
-  return end;
+  return n == 0 ? end : last;
 }
 
 int BatchedFileStore::getNextSenderMsgSeqNum() const throw(FIX::IOException) {

@@ -63,10 +63,10 @@ class StoreFiles {
   // Whether anything waits for Flush (for tests).
   bool Pending() const;
   // Where the first piece of a resend of [begin, end] ends when a piece may hold at most
-  // `max_messages` (>= 1) stored messages: the number of the max_messages-th message stored
-  // from `begin` on, or `end` when no more than that are stored up to `end`; *count: the
-  // stored messages in the piece. A piece that ends on a stored message needs no gap fill
-  // after its last one (docs/fix.md, "Resend").
+  // `max_messages` (>= 1) stored messages: on the last stored message it holds, or at `end`
+  // when none is stored in [begin, end]; *count: the stored messages in the piece. A piece
+  // that ends on a stored message needs no gap fill after its last one, and a range with
+  // nothing stored is gap-filled numbered from its own start (docs/fix.md, "Resend").
   int PieceEnd(int begin, int end, std::size_t max_messages, std::size_t* count) const;
 
  private:

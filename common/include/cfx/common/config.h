@@ -73,7 +73,7 @@ struct LimitsConfig {
   int fix_max_outbound_bytes = 8 << 20;   // unread output per FIX client before disconnect
   int fix_resend_piece_messages = 256;    // stored messages per piece of a resend
   int fix_max_resent_per_sec = 50000;     // messages one connection's resends send a second
-  int fix_max_messages_past_gap = 1000;   // held past a MsgSeqNum gap; more closes
+  int fix_max_bytes_past_gap = 4 << 20;   // held past a MsgSeqNum gap; more closes
   int fix_max_latency_secs = 120;         // SendingTime accuracy; 0 turns the check off
   int fix_max_heartbeat_secs = 60;        // largest HeartBtInt a Logon may ask for
   int fix_logon_backoff_ms = 1000;        // first wait after a failed logon; 0: none (rigs)

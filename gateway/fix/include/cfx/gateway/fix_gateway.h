@@ -79,9 +79,9 @@ struct FixGatewayConfig {
   int resend_piece_messages = 256;
   // Stored messages one connection's resends may send in a second; more wait their turn.
   int max_resent_per_sec = 50000;
-  // Messages numbered past a gap in a client's MsgSeqNums held until the gap is filled;
-  // one more closes the connection (docs/fix.md, "Sequence gaps").
-  int max_messages_past_gap = 1000;
+  // Bytes of messages numbered past a gap in a client's MsgSeqNums, held until the gap is
+  // filled; more close the connection (docs/fix.md, "Sequence gaps").
+  int64_t max_bytes_past_gap = 4 << 20;
   int max_latency_secs = 120;             // SendingTime (52) accuracy; 0 turns the check off
   // Largest HeartBtInt (108) a Logon may ask for. A connection that goes silent is dropped
   // 2.4 intervals after its last message, so this bounds how long a dead one holds its
