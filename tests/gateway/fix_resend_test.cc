@@ -476,6 +476,39 @@ TEST_F(FixResendTest, NothingStoredAtTheEndOfARangeIsGapFilledFromWhereItStarts)
   EXPECT_EQ(Field(fill, 36), std::to_string(end + 1));
 }
 
+// A range of numbers never sent (starting past the last one, up to 2^31 - 1) or ending
+// before it starts is answered with a GapFill from the next number to itself: QuickFIX would
+// number its GapFill with the BeginSeqNo and give it a NewSeqNo below that, a message
+// numbered past everything sent that a client takes for a gap of its own. The session goes
+// on: the next message is numbered as the GapFill was.
+TEST_F(FixResendTest, ARangeOfNumbersNeverSentIsAnEmptyGapFillAtTheNextNumber) {
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  int seq = 0;
+  const std::vector<std::string> original = Messages(BuildHistory(s, 3, &seq));
+  ASSERT_FALSE(original.empty());
+  const int next_out = std::atoi(Field(original.back(), 34).c_str()) + 1;
+  for (const char* range :
+       {"7=2147483647|16=0|", "7=100|16=200|", "7=3|16=2|", "7=0005|16=0001|"}) {
+    SCOPED_TRACE(range);
+    ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                              "|52=" + UtcNow() + "|" + range)));
+    bool closed = false;
+    const std::vector<std::string> got = Messages(s.ReadUntil("35=4", kWaitMs, &closed));
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(Field(got[0], 123), "Y");
+    EXPECT_EQ(Field(got[0], 34), std::to_string(next_out));
+    EXPECT_EQ(Field(got[0], 36), std::to_string(next_out));
+  }
+  ASSERT_TRUE(s.Write(Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                            "|52=" + UtcNow() + "|112=after|")));
+  bool closed = false;
+  const std::vector<std::string> got = Messages(s.ReadUntil("112=after", kWaitMs, &closed));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(Field(got[0], 34), std::to_string(next_out));
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace gateway

@@ -318,10 +318,16 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   // every piece, the only one too, names its numbers, so none grows while it waits its turn.
   if (begin < 1) begin = 1;
   const int last_sent = session_->getExpectedSenderNum() - 1;
+  if (begin > last_sent + 1 || (end != 0 && end < begin)) {
+    // Nothing was sent in the range: it starts past the last number sent, or ends before
+    // it starts. QuickFIX would answer with a SequenceReset-GapFill numbered BeginSeqNo
+    // (up to 2^31 - 1, a number never sent) and a NewSeqNo below it, which a client takes
+    // for a gap of its own. It is served as the empty range at the next number instead: a
+    // GapFill from that number to itself, which moves nothing at the client.
+    begin = last_sent + 1;
+    end = 0;
+  }
   if (end == 0 || end > last_sent) end = last_sent;
-  if (begin > end) return Next(message);  // nothing stored to read: QuickFIX gap-fills
-  size_t count = 0;
-  int piece_end = store->PieceEnd(begin, end, piece, &count);
   FIX::Message request;
   try {
     request = FIX::Message(message, /*validate=*/false);
@@ -329,6 +335,13 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
     return Next(message);  // QuickFIX parses it again and answers
   }
   std::string text = message;
+  if (begin > end) {  // nothing stored to read: QuickFIX gap-fills from begin to itself
+    request.setField(FIX::BeginSeqNo(begin));
+    request.setField(FIX::EndSeqNo(0));
+    return Next(request.toString(text));
+  }
+  size_t count = 0;
+  int piece_end = store->PieceEnd(begin, end, piece, &count);
   for (int from = begin;;) {
     request.setField(FIX::BeginSeqNo(from));
     request.setField(FIX::EndSeqNo(piece_end));

@@ -1,0 +1,461 @@
+// The FIX session layer under a random stream (docs/fix.md, "Sequence gaps" and "Resend"):
+// a seeded generator plays a client that numbers its messages past gaps, too low, with
+// leading zeros or past 2^31; asks for resends of any range; sends SequenceResets of both
+// kinds, garbled frames and Logouts; answers some of the gateway's ResendRequests with a
+// GapFill and ignores others; and reconnects whenever the gateway closes it. Whatever it
+// sends:
+//   * everything the gateway writes is whole FIX messages (BodyLength and CheckSum right);
+//     only the last one on a connection the gateway closed may be cut short;
+//   * on each connection the gateway's own messages (not resent: no PossDupFlag) are
+//     numbered 1, 2, 3, ... with none skipped or repeated;
+//   * another firm's session is served all along, and afterwards the session logs on again
+//     and trades.
+// The fixed seeds make a failure reproducible; the stream is printed step by step on one.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fix_test_client.h"
+
+namespace cfx {
+namespace gateway {
+namespace test {
+namespace {
+
+using Msg = FIX::Message;
+
+constexpr char kLogonAnswer[] = "\00135=A\001";
+constexpr char kAck[] = "\001150=0\001";
+
+// The value of `tag` in one whole message ("" when absent).
+std::string FieldOf(const std::string& message, int tag) {
+  const std::string key = "\001" + std::to_string(tag) + "=";
+  const size_t at = message.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size();
+  return message.substr(from, message.find('\001', from) - from);
+}
+
+// Splits what one connection received into whole messages, checking each one's frame, up to
+// a message not yet whole at the end (more may arrive; on a closed connection, none will).
+// Returns "" when all is well, else what is wrong.
+std::string SplitChecked(const std::string& bytes, std::vector<std::string>* out) {
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    const std::string rest = bytes.substr(pos, 32);
+    const size_t soh = bytes.find('\001', pos);
+    if (bytes.compare(pos, 10, "8=FIX.4.4\001", 0, std::min<size_t>(10, bytes.size() - pos)) != 0) {
+      return "not a message start at byte " + std::to_string(pos) + ": " + rest;
+    }
+    if (soh == std::string::npos || soh + 3 > bytes.size()) return "";
+    if (bytes.compare(soh + 1, 2, "9=") != 0) {
+      return "no BodyLength at byte " + std::to_string(pos) + ": " + rest;
+    }
+    const size_t soh2 = bytes.find('\001', soh + 1);
+    if (soh2 == std::string::npos) return "";
+    const std::string len_text = bytes.substr(soh + 3, soh2 - soh - 3);
+    if (len_text.empty() || len_text.find_first_not_of("0123456789") != std::string::npos) {
+      return "bad BodyLength '" + len_text + "' at byte " + std::to_string(pos);
+    }
+    const size_t trailer = soh2 + 1 + std::stoul(len_text);
+    if (trailer + 7 > bytes.size()) return "";
+    if (bytes.compare(trailer, 3, "10=") != 0 || bytes[trailer + 6] != '\001') {
+      return "BodyLength does not end at the CheckSum at byte " + std::to_string(pos);
+    }
+    unsigned sum = 0;
+    for (size_t i = pos; i < trailer; ++i) sum += static_cast<unsigned char>(bytes[i]);
+    char want[4];
+    std::snprintf(want, sizeof want, "%03u", sum % 256);
+    if (bytes.compare(trailer + 3, 3, want) != 0) {
+      return "bad CheckSum at byte " + std::to_string(pos);
+    }
+    out->push_back(bytes.substr(pos, trailer + 7 - pos));
+    pos = trailer + 7;
+  }
+  return "";
+}
+
+// The client side of the stream: one connection at a time, its numbers, and what the
+// gateway sent on it.
+class StreamClient {
+ public:
+  StreamClient(int port, uint64_t seed) : port_(port), rng_(seed) {}
+
+  // Opens a connection and logs on with ResetSeqNumFlag. The gateway numbers from 1 again,
+  // but what it had for the session as the reset happened (the previous connection's orders
+  // canceled as it closed) may take the first numbers, ahead of the Logon answer: those must
+  // then be resent on request, none lost.
+  ::testing::AssertionResult Connect() {
+    socket_.reset(new RawSocket(port_));
+    received_.clear();
+    checked_upto_ = 0;
+    answered_upto_ = 0;
+    originals_.clear();
+    if (!socket_->ok()) return ::testing::AssertionFailure() << "no connection";
+    next_ = 1;
+    if (!Send(Framed("A", next_++, "98=0|108=30|141=Y|"))) {
+      return ::testing::AssertionFailure() << "Logon not written";
+    }
+    bool closed = false;
+    received_ += socket_->ReadUntil(kLogonAnswer, kWaitMs, &closed);
+    std::vector<std::string> messages;
+    SplitChecked(received_, &messages);
+    if (messages.empty() || FieldOf(messages.front(), 35) != "A") {
+      return ::testing::AssertionFailure() << "no Logon answer first: " << Printable(received_);
+    }
+    const int logon_seq = std::atoi(FieldOf(messages.front(), 34).c_str());
+    last_out_ = logon_seq - 1;
+    if (logon_seq < 1)
+      return ::testing::AssertionFailure() << "Logon answer numbered " << logon_seq;
+    if (logon_seq == 1) return ::testing::AssertionSuccess();
+    ++numbered_before_logon;
+    Send(Framed("2", next_++, "7=1|16=" + std::to_string(logon_seq - 1) + "|"));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+    while (std::chrono::steady_clock::now() < give_up && !closed) {
+      std::vector<bool> covered(logon_seq, false);
+      messages.clear();
+      SplitChecked(received_, &messages);
+      for (const std::string& m : messages) {
+        if (FieldOf(m, 43) != "Y") continue;
+        const int seq = std::atoi(FieldOf(m, 34).c_str());
+        const int end = FieldOf(m, 35) == "4" ? std::atoi(FieldOf(m, 36).c_str()) : seq + 1;
+        for (int n = std::max(seq, 1); n < std::min(end, logon_seq); ++n) covered[n] = true;
+      }
+      if (std::find(covered.begin() + 1, covered.end(), false) == covered.end()) {
+        return ::testing::AssertionSuccess();
+      }
+      received_ += socket_->Read(20, &closed);
+    }
+    return ::testing::AssertionFailure()
+           << "messages 1.." << logon_seq - 1
+           << ", numbered before the Logon answer, not resent: " << Printable(received_);
+  }
+
+  // Sends one random step; reads what came back. Returns false when the gateway closed the
+  // connection (the caller checks what it got, then connects again).
+  bool Step(std::string* log) {
+    const std::string bytes = NextBytes(log);
+    bool open = Send(bytes);
+    bool closed = false;
+    received_ += socket_->Read(2, &closed);
+    open = open && !closed;
+    AnswerResendRequests();
+    return open;
+  }
+
+  // Checks the frames and the numbering of what arrived since the last check.
+  std::string Check() {
+    std::vector<std::string> messages;
+    std::string error = SplitChecked(received_.substr(checked_upto_), &messages);
+    if (!error.empty()) return error;
+    for (const std::string& m : messages) {
+      checked_upto_ += m.size();
+      const int seq = std::atoi(FieldOf(m, 34).c_str());
+      if (FieldOf(m, 43) == "Y") {  // resent, or a GapFill standing in for resent messages
+        // Only numbers already used, and a GapFill never goes back.
+        const bool gap_fill = FieldOf(m, 35) == "4";
+        if (seq > last_out_ + 1 || (gap_fill && std::atoi(FieldOf(m, 36).c_str()) < seq)) {
+          return "gateway resent " + Printable(m) + " after its own " + std::to_string(last_out_);
+        }
+        continue;
+      }
+      if (seq != last_out_ + 1) {
+        return "gateway MsgSeqNum " + std::to_string(seq) + " after " + std::to_string(last_out_) +
+               " in " + Printable(m);
+      }
+      last_out_ = seq;
+      originals_[seq] = Gist(m);
+    }
+    return "";
+  }
+
+  // Asks for everything again (7=1, 16=0) and checks that what comes back covers every
+  // number the gateway has sent on this connection (a resent message, or a GapFill over
+  // admin messages), each resent message the one first sent under its number. "" when it
+  // does, or when the gateway closed the connection instead (the request numbered too low
+  // after the stream's own jumps).
+  std::string ResendAll(bool* open) {
+    const int upto = last_out_;
+    const size_t from = received_.size();
+    *open = Send(Framed("2", next_++, "7=1|16=0|"));
+    const auto start = std::chrono::steady_clock::now();
+    const auto give_up = start + std::chrono::milliseconds(kWaitMs);
+    bool asked_again = false;
+    while (*open && std::chrono::steady_clock::now() < give_up) {
+      // A message cut short just before takes the request's first bytes as its own: the
+      // request is lost with it (as it would be at any FIX engine), so it is made once more.
+      if (!asked_again && std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) {
+        asked_again = true;
+        *open = Send(Framed("2", next_++, "7=1|16=0|"));
+      }
+      std::vector<bool> covered(upto + 1, false);
+      covered[0] = true;
+      std::vector<std::string> messages;
+      SplitChecked(received_.substr(from), &messages);
+      for (const std::string& m : messages) {
+        if (FieldOf(m, 43) != "Y") continue;
+        const int seq = std::atoi(FieldOf(m, 34).c_str());
+        const bool gap_fill = FieldOf(m, 35) == "4";
+        const int end = gap_fill ? std::atoi(FieldOf(m, 36).c_str()) : seq + 1;
+        for (int n = std::max(seq, 1); n < std::min(end, upto + 1); ++n) covered[n] = true;
+        const auto original = originals_.find(seq);
+        if (!gap_fill && original != originals_.end() && original->second != Gist(m)) {
+          return "resent " + std::to_string(seq) + " as " + Gist(m) + ", first sent as " +
+                 original->second;
+        }
+      }
+      if (std::find(covered.begin(), covered.end(), false) == covered.end()) return "";
+      bool closed = false;
+      received_ += socket_->Read(20, &closed);
+      if (closed) *open = false;
+    }
+    if (!*open) return "";
+    return "a ResendRequest 1..0 did not bring back 1.." + std::to_string(upto) +
+           "; the connection received:\n" + Printable(received_);
+  }
+
+  void Close() { socket_.reset(); }
+  int reconnects = 0;
+  int numbered_before_logon = 0;  // connections whose Logon answer was not numbered 1
+
+ private:
+  // What identifies a message's content across a resend: its type, ClOrdID and ExecID.
+  static std::string Gist(const std::string& m) {
+    return FieldOf(m, 35) + " 11=" + FieldOf(m, 11) + " 17=" + FieldOf(m, 17);
+  }
+
+  static std::string Printable(std::string s) {
+    std::replace(s.begin(), s.end(), '\001', '|');
+    return s;
+  }
+
+  bool Send(const std::string& bytes) { return bytes.empty() || socket_->Write(bytes); }
+
+  int Rand(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool Chance(int percent) { return Rand(1, 100) <= percent; }
+
+  // A MsgSeqNum as written: mostly plain, sometimes with leading zeros, or as the same
+  // number plus 2^32 (which QuickFIX's reader wraps back to it).
+  std::string Num(long long n) {
+    const int how = Rand(1, 20);
+    char buf[32];
+    if (how == 1) {
+      std::snprintf(buf, sizeof buf, "%012lld", n);
+    } else if (how == 2 && n > 0) {
+      std::snprintf(buf, sizeof buf, "%lld", n + 4294967296LL);
+    } else {
+      std::snprintf(buf, sizeof buf, "%lld", n);
+    }
+    return buf;
+  }
+
+  std::string Framed(const std::string& type, long long seq, const std::string& fields,
+                     bool corrupt = false) {
+    return Frame(
+        "35=" + type + "|49=ALPHA_T2|56=CFX|34=" + Num(seq) + "|52=" + UtcNow() + "|" + fields,
+        corrupt);
+  }
+
+  std::string OrderFields() {
+    char px[16];
+    std::snprintf(px, sizeof px, "%.3f", 4.990 + 0.001 * Rand(0, 20));
+    const bool market = Chance(10);
+    return "11=c" + std::to_string(Rand(0, 40)) + "|1=A2|55=" + kSym +
+           "|54=" + std::to_string(Rand(1, 2)) + "|38=" + std::to_string(Rand(1, 5)) +
+           "|40=" + (market ? "1" : "2|44=" + std::string(px)) + "|60=" + UtcNow() + "|";
+  }
+
+  std::string AppOrAdmin() {
+    if (Chance(70)) return "D";
+    return Chance(50) ? "1" : "0";
+  }
+
+  std::string Body(const std::string& type) {
+    if (type == "D") return OrderFields();
+    if (type == "1") return "112=t" + std::to_string(Rand(0, 1 << 20)) + "|";
+    return "";
+  }
+
+  // One step of the stream, as bytes.
+  std::string NextBytes(std::string* log) {
+    const int pick = Rand(1, 100);
+    std::ostringstream what;
+    std::string bytes;
+    if (pick <= 36) {  // in order
+      const std::string type = AppOrAdmin();
+      what << "in order " << type << " " << next_;
+      bytes = Framed(type, next_, Body(type));
+      ++next_;
+    } else if (pick <= 50) {  // past a gap: held by QuickFIX until the gap is filled
+      const std::string type = AppOrAdmin();
+      const long long seq = next_ + Rand(1, 40);
+      what << "past a gap " << type << " " << seq;
+      bytes = Framed(type, seq, Body(type));
+      if (Chance(30)) next_ = seq + 1;
+    } else if (pick <= 60) {  // GapFill
+      const long long from = Chance(70) ? next_ : next_ + Rand(-3, 10);
+      const long long to = next_ + Rand(-3, 40);
+      what << "GapFill " << from << "->" << to;
+      bytes = Framed("4", from, "43=Y|122=" + UtcNow() + "|123=Y|36=" + Num(to) + "|");
+      if (from == next_) next_ = std::max(next_ + 1, to);
+    } else if (pick <= 64) {  // SequenceReset-Reset
+      const long long to = std::max<long long>(1, next_ + Rand(-5, 40));
+      what << "Reset ->" << to;
+      bytes = Framed("4", Rand(1, 1000), "36=" + Num(to) + "|");
+      if (to > next_) next_ = to;
+    } else if (pick <= 76) {  // ResendRequest of any range
+      const int out = last_out_ + 5;
+      static const char* const kBegins[] = {"1", "0", "-1", "0007", "2147483647", "x"};
+      static const char* const kEnds[] = {"0", "999999", "-2", "00000", "1"};
+      const std::string begin = Chance(50) ? std::to_string(Rand(0, out)) : kBegins[Rand(0, 5)];
+      const std::string end = Chance(50) ? std::to_string(Rand(0, out)) : kEnds[Rand(0, 4)];
+      what << "ResendRequest " << next_ << " 7=" << begin << " 16=" << end;
+      bytes = Framed("2", next_, "7=" + begin + "|16=" + end + "|");
+      ++next_;
+    } else if (pick <= 82) {  // too low, as a possible duplicate or not
+      const long long seq = std::max<long long>(1, next_ - Rand(1, 4));
+      const bool poss_dup = Chance(70);
+      what << "too low " << seq << (poss_dup ? " PossDup" : "");
+      const std::string type = AppOrAdmin();
+      bytes = Framed(type, seq, (poss_dup ? "43=Y|122=" + UtcNow() + "|" : "") + Body(type));
+    } else if (pick <= 90) {  // garbled
+      const int how = Rand(1, 4);
+      what << "garbled " << how;
+      if (how == 1) {
+        bytes = Framed("D", next_, OrderFields(), /*corrupt=*/true);
+      } else if (how == 2) {  // a BodyLength too short (a longer one would swallow what follows)
+        bytes = Framed("D", next_, OrderFields());
+        const size_t len_end = bytes.find('\001', 10);
+        const int length = std::atoi(bytes.substr(12, len_end - 12).c_str());
+        bytes.replace(12, len_end - 12, std::to_string(length - Rand(1, 40)));
+      } else if (how == 3) {  // cut short: the next message's start is read as its rest
+        bytes = Framed("1", next_, "112=x|");
+        bytes.resize(Rand(1, static_cast<int>(bytes.size()) - 1));
+      } else {
+        const int n = Rand(1, 120);
+        for (int i = 0; i < n; ++i) {
+          bytes += Chance(15) ? '\001' : static_cast<char>(Rand(32, 126));
+        }
+      }
+    } else if (pick <= 92) {  // Logout
+      what << "Logout " << next_;
+      bytes = Framed("5", next_, "");
+      ++next_;
+    } else {  // a field the session layer reads, with an odd value
+      what << "odd number";
+      static const char* const kSeqs[] = {"-1", "0", "abc", "", "99999999999999999999"};
+      bytes = Frame("35=0|49=ALPHA_T2|56=CFX|34=" + std::string(kSeqs[Rand(0, 4)]) +
+                    "|52=" + UtcNow() + "|");
+    }
+    *log += what.str() + "\n";
+    return bytes;
+  }
+
+  // The gateway asks for what it missed: answered, most times, with a GapFill over it.
+  void AnswerResendRequests() {
+    std::vector<std::string> messages;
+    SplitChecked(received_.substr(answered_upto_), &messages);
+    for (const std::string& m : messages) {
+      answered_upto_ += m.size();
+      if (FieldOf(m, 35) != "2" || !Chance(70)) continue;
+      const long long begin = std::atoll(FieldOf(m, 7).c_str());
+      if (begin <= 0 || begin >= next_) continue;
+      Send(Frame("35=4|49=ALPHA_T2|56=CFX|34=" + std::to_string(begin) + "|43=Y|52=" + UtcNow() +
+                 "|122=" + UtcNow() + "|123=Y|36=" + std::to_string(next_) + "|"));
+    }
+  }
+
+  int port_;
+  std::mt19937_64 rng_;
+  std::unique_ptr<RawSocket> socket_;
+  std::string received_;
+  size_t checked_upto_ = 0;
+  size_t answered_upto_ = 0;
+  long long next_ = 1;
+  int last_out_ = 0;
+  std::map<int, std::string> originals_;  // this connection's messages by number: their Gist
+};
+
+class FixSessionStreamTest : public FixGatewayTest {
+ protected:
+  void RunStream(uint64_t seed, int steps) {
+    if (good_ == nullptr) good_ = Connect("BETA_T1");
+    StreamClient client(port_, seed);
+    ASSERT_TRUE(client.Connect()) << "seed " << seed;
+    std::string log;
+    for (int i = 0; i < steps; ++i) {
+      bool open = client.Step(&log);
+      std::string error = client.Check();
+      ASSERT_EQ(error, "") << "seed " << seed << ", step " << i << "; the stream:\n" << log;
+      if (open && i % 40 == 39) {
+        log += "ResendRequest 1..0, checked\n";
+        error = client.ResendAll(&open);
+        ASSERT_EQ(error, "") << "seed " << seed << ", step " << i << "; the stream:\n" << log;
+        error = client.Check();
+        ASSERT_EQ(error, "") << "seed " << seed << ", step " << i << "; the stream:\n" << log;
+      }
+      if (!open) {
+        log += "-- reconnected\n";
+        client.Close();
+        ++client.reconnects;
+        ASSERT_TRUE(client.Connect()) << "seed " << seed << ", step " << i << "\n" << log;
+      }
+      if (i % 100 == 99) ExpectStillServing();
+    }
+    client.Close();
+    ExpectStillServing();
+    // The session logs on again and trades.
+    RawSocket again(port_);
+    ASSERT_TRUE(
+        again.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+    bool closed = false;
+    ASSERT_NE(again.ReadUntil(kLogonAnswer, kWaitMs, &closed).find(kLogonAnswer),
+              std::string::npos);
+    ASSERT_TRUE(again.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=after" +
+                                  std::to_string(seed) + "|1=A2|55=" + kSym +
+                                  "|54=1|38=1|40=2|44=4.000|60=" + UtcNow() + "|")));
+    EXPECT_NE(again.ReadUntil(kAck, kWaitMs, &closed).find(kAck), std::string::npos);
+    std::printf("seed %llu: %d steps, %d reconnects (%d with messages ahead of the Logon)\n",
+                static_cast<unsigned long long>(seed), steps, client.reconnects,
+                client.numbered_before_logon);
+  }
+
+  void ExpectStillServing() {
+    Msg m;
+    const std::string cl = "ok" + std::to_string(++n_);
+    good_->Send(NewOrderMsg(cl, "B1", '1', 1, "5.000"));
+    EXPECT_TRUE(good_->WaitExec(cl, '0', &m)) << "gateway stopped serving";
+  }
+
+  std::unique_ptr<TestClient> good_;
+  int n_ = 0;
+};
+
+TEST_F(FixSessionStreamTest, ARandomSessionStreamKeepsTheGatewayWholeAndServing) {
+  for (const uint64_t seed : {1u, 2u, 3u}) RunStream(seed, 400);
+}
+
+// The same with the bounds small enough that a stream reaches them: resends in pieces of
+// two stored messages, little room past a gap, a small outbound queue.
+TEST_F(FixSessionStreamTest, ARandomSessionStreamAtSmallBounds) {
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) {
+    c.resend_piece_messages = 2;
+    c.max_bytes_past_gap = 4096;  // below the config file's least: reached within a stream
+    c.max_outbound_bytes = 64 << 10;
+  };
+  StartGateway();
+  for (const uint64_t seed : {4u, 5u}) RunStream(seed, 400);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace gateway
+}  // namespace cfx
