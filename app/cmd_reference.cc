@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cfx/audit/audit_log.h"
+#include "cfx/common/config.h"
 #include "cfx/common/decimal.h"
 #include "cfx/reference/builder.h"
 #include "cfx/reference/explain.h"
@@ -25,7 +26,8 @@ namespace cfx::app {
 namespace {
 
 struct BuildFlags {
-  std::string observations, throughput, date, to, data_dir, format = "json", reason, holidays;
+  std::string observations, throughput, date, to, data_dir, format = "json", reason, holidays,
+                                                            config;
   bool revise = false;
   bool market_wide = false;
 };
@@ -80,6 +82,19 @@ ExitCode RunBuild(const BuildFlags& f) {
   if (!to) return 2;
   std::optional<common::BusinessCalendar> calendar = FlagHolidays(f.holidays);
   if (!calendar) return 2;
+  if (!f.config.empty()) {
+    // The exchange's own list, so that the fixes, the last trading days (`cfx serve`) and
+    // settlement (`cfx settle --config`) count the same business days.
+    if (!f.holidays.empty()) {
+      return Fail("reference build",
+                  "--holidays and --config both give the holidays: use one (the config's "
+                  "`holidays` is the exchange's list)",
+                  2);
+    }
+    absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(f.config);
+    if (!config.ok()) return Fail("reference build", config.status(), 2);
+    calendar = config->Calendar();
+  }
   if (f.format != "json" && f.format != "csv") {
     return Fail("reference build", "--format: must be json or csv, got '" + f.format + "'", 2);
   }
@@ -99,6 +114,9 @@ ExitCode RunBuild(const BuildFlags& f) {
         audit::AuditLog::Open(f.data_dir + "/audit.log");
     if (!audit_log.ok()) return Fail("reference build", audit_log.status());
     audit = *std::move(audit_log);
+    if (!f.config.empty()) {
+      audit->Record("config_load", {{"command", "reference build"}, {"path", f.config}});
+    }
     absl::StatusOr<std::unique_ptr<reference::FixStore>> opened =
         reference::FixStore::Open(f.data_dir);
     if (!opened.ok()) {
@@ -240,6 +258,8 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
   build->add_option("--reason", build_flags->reason, "Reason recorded with a revision");
   build->add_option("--holidays", build_flags->holidays,
                     "Comma-separated non-business dates (YYYY-MM-DD,...)");
+  build->add_option("--config", build_flags->config,
+                    "Exchange TOML config: its holidays (instead of --holidays)");
   build->add_flag("--market-wide", build_flags->market_wide,
                   "Also print the market-wide ALL-<REGION> series (always stored)");
 

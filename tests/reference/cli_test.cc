@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@ namespace cfx::reference {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kCfx = std::string(CFX_BINARY_DIR) + "/app/cfx";
 const std::string kExample = std::string(CFX_SOURCE_DIR) + "/docs/examples/methodology";
@@ -183,6 +185,32 @@ TEST(ReferenceCliTest, BadFlagsAndHelp) {
   EXPECT_THAT(help.out, HasSubstr("--observations"));
   EXPECT_EQ(RunCfx("reference sample --help").exit_code, 0);
   EXPECT_EQ(RunCfx("bench reference --help").exit_code, 0);
+}
+
+// The holidays come from --holidays or from the exchange's config (--config, the list
+// `cfx serve` and `cfx settle --config` use), not both; a holiday has no fix of its own.
+TEST(ReferenceCliTest, HolidaysComeFromTheFlagOrTheExchangeConfig) {
+  const std::string dir = testing::TempDir("cli_holidays");
+  std::ofstream(dir + "/exchange.toml") << "[exchange]\nholidays = [\"2027-03-02\"]\n";
+  std::ofstream(dir + "/bad.toml") << "[exchange]\nholidays = [\"2027-02-30\"]\n";
+  const RunResult flag = RunCfx(ExampleArgs() + " --holidays 2027-03-02");
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_THAT(flag.out, Not(HasSubstr("\"date\":\"2027-03-02\"")));
+  EXPECT_THAT(flag.out, HasSubstr("\"date\":\"2027-03-03\""));
+  EXPECT_NE(flag.out, RunCfx(ExampleArgs()).out);
+  const RunResult config = RunCfx(ExampleArgs() + " --config " + dir + "/exchange.toml");
+  ASSERT_EQ(config.exit_code, 0) << config.err;
+  EXPECT_EQ(config.out, flag.out);
+  const RunResult both =
+      RunCfx(ExampleArgs() + " --config " + dir + "/exchange.toml --holidays 2027-03-02");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("--holidays and --config"));
+  EXPECT_TRUE(both.out.empty());
+  const RunResult bad = RunCfx(ExampleArgs() + " --config " + dir + "/bad.toml");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("bad.toml:2: exchange.holidays[0]"));
+  EXPECT_TRUE(bad.out.empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ReferenceCliTest, SampleIsReproducible) {
