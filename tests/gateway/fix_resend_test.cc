@@ -509,6 +509,35 @@ TEST_F(FixResendTest, ARangeOfNumbersNeverSentIsAnEmptyGapFillAtTheNextNumber) {
   EXPECT_EQ(Field(got[0], 34), std::to_string(next_out));
 }
 
+// A ResendRequest whose CheckSum is wrong is ignored, as QuickFIX ignores any garbled
+// message: nothing resent and its number not counted (a resend served in pieces is
+// re-serialized with a CheckSum of its own, so the connection checks the client's first).
+TEST_F(FixResendTest, AResendRequestWithAWrongCheckSumIsIgnored) {
+  configure_ = [](FixGatewayConfig& c) { c.resend_piece_messages = 4; };
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  int seq = 0;
+  BuildHistory(s, 6, &seq);
+  for (const char* range : {"7=1|16=0|", "7=500|16=0|"}) {
+    SCOPED_TRACE(range);
+    ASSERT_TRUE(s.Write(
+        Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() + "|" + range,
+              /*corrupt_checksum=*/true)));
+    bool closed = false;
+    const std::string got = s.Read(500, &closed);
+    EXPECT_FALSE(closed);
+    EXPECT_EQ(got.find("\00143=Y\001"), std::string::npos) << got;
+  }
+  // The same number again, whole: counted now (a TestRequest answered, not a Logout).
+  ASSERT_TRUE(s.Write(Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                            "|52=" + UtcNow() + "|112=same-number|")));
+  bool closed = false;
+  const std::string got = s.ReadUntil("\001112=same-number\001", kWaitMs, &closed);
+  EXPECT_NE(got.find("\001112=same-number\001"), std::string::npos) << got;
+  EXPECT_EQ(got.find("\00135=5\001"), std::string::npos) << got;
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace gateway

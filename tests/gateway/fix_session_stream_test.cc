@@ -10,7 +10,9 @@
 //     numbered 1, 2, 3, ... with none skipped or repeated;
 //   * another firm's session is served all along, and afterwards the session logs on again
 //     and trades.
-// The fixed seeds make a failure reproducible; the stream is printed step by step on one.
+// A seed fixes the stream the client sends (its answers to the gateway's ResendRequests draw
+// from a generator of their own, since how many arrive depends on timing); a failure prints
+// the stream step by step.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -86,7 +88,7 @@ std::string SplitChecked(const std::string& bytes, std::vector<std::string>* out
 // gateway sent on it.
 class StreamClient {
  public:
-  StreamClient(int port, uint64_t seed) : port_(port), rng_(seed) {}
+  StreamClient(int port, uint64_t seed) : port_(port), rng_(seed), answer_rng_(seed) {}
 
   // Opens a connection and logs on with ResetSeqNumFlag. The gateway numbers from 1 again,
   // but what it had for the session as the reset happened (the previous connection's orders
@@ -183,14 +185,15 @@ class StreamClient {
   // after the stream's own jumps).
   std::string ResendAll(bool* open) {
     const int upto = last_out_;
-    const size_t from = received_.size();
+    const size_t from = checked_upto_;  // a message boundary (a read may end inside one)
     *open = Send(Framed("2", next_++, "7=1|16=0|"));
     const auto start = std::chrono::steady_clock::now();
     const auto give_up = start + std::chrono::milliseconds(kWaitMs);
     bool asked_again = false;
     while (*open && std::chrono::steady_clock::now() < give_up) {
-      // A message cut short just before takes the request's first bytes as its own: the
-      // request is lost with it (as it would be at any FIX engine), so it is made once more.
+      // A message cut short just before makes the framing wait for the rest of its declared
+      // length, which the request's bytes only partly supply: a second request completes it,
+      // the framing finds the garbled one and goes on from the next message.
       if (!asked_again && std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) {
         asked_again = true;
         *open = Send(Framed("2", next_++, "7=1|16=0|"));
@@ -364,7 +367,9 @@ class StreamClient {
     SplitChecked(received_.substr(answered_upto_), &messages);
     for (const std::string& m : messages) {
       answered_upto_ += m.size();
-      if (FieldOf(m, 35) != "2" || !Chance(70)) continue;
+      if (FieldOf(m, 35) != "2" || std::uniform_int_distribution<int>(1, 10)(answer_rng_) > 7) {
+        continue;
+      }
       const long long begin = std::atoll(FieldOf(m, 7).c_str());
       if (begin <= 0 || begin >= next_) continue;
       Send(Frame("35=4|49=ALPHA_T2|56=CFX|34=" + std::to_string(begin) + "|43=Y|52=" + UtcNow() +
@@ -373,7 +378,8 @@ class StreamClient {
   }
 
   int port_;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_;         // the stream
+  std::mt19937_64 answer_rng_;  // whether a ResendRequest of the gateway's is answered
   std::unique_ptr<RawSocket> socket_;
   std::string received_;
   size_t checked_upto_ = 0;

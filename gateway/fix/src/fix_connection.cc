@@ -44,6 +44,22 @@ bool ReadSeqNum(const std::string& text, int* out) {
   return true;
 }
 
+// Whether a whole message's CheckSum (10) is the sum of the bytes before it, modulo 256. The
+// framing checks only its form; QuickFIX checks the value and ignores a message that fails.
+// A message the connection rewrites (a resend's pieces) gets a new CheckSum, so it checks
+// the client's first.
+bool ChecksumRight(const std::string& message) {
+  const size_t trailer = message.rfind(
+      "\x01"
+      "10=");
+  if (trailer == std::string::npos || message.size() < trailer + 8) return false;
+  unsigned sum = 0;
+  for (size_t i = 0; i <= trailer; ++i) sum += static_cast<unsigned char>(message[i]);
+  int stated = 0;
+  return ReadSeqNum(message.substr(trailer + 4, 3), &stated) &&
+         stated == static_cast<int>(sum % 256);
+}
+
 // The messages the connection's thread is sending for a piece of a resend, and whether
 // one of them was a Reject or a Logout (the piece refused).
 thread_local bool serving_piece = false;
@@ -311,8 +327,8 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   int begin = 0;
   int end = 0;
   if (store == nullptr || !ReadSeqNum(FieldValue(message, "7"), &begin) ||
-      !ReadSeqNum(FieldValue(message, "16"), &end)) {
-    return Next(message);  // QuickFIX's own answer: a reject
+      !ReadSeqNum(FieldValue(message, "16"), &end) || !ChecksumRight(message)) {
+    return Next(message);  // QuickFIX's own answer: a reject, or a garbled message ignored
   }
   // The range as QuickFIX reads it, from 1 (it would read 0 or below as the whole history):
   // every piece, the only one too, names its numbers, so none grows while it waits its turn.
