@@ -275,13 +275,35 @@ class StreamClient {
            "|40=" + (market ? "1" : "2|44=" + std::string(px)) + "|60=" + UtcNow() + "|";
   }
 
+  // Mostly orders; cancels, replaces, status and mass-cancel requests naming the ids the
+  // orders used; TestRequests and Heartbeats.
   std::string AppOrAdmin() {
-    if (Chance(70)) return "D";
+    const int pick = Rand(1, 100);
+    if (pick <= 45) return "D";
+    if (pick <= 55) return "F";
+    if (pick <= 63) return "G";
+    if (pick <= 68) return "H";
+    if (pick <= 70) return "q";
     return Chance(50) ? "1" : "0";
   }
 
+  std::string Id() { return "c" + std::to_string(Rand(0, 40)); }
+
   std::string Body(const std::string& type) {
+    const std::string side = "|54=" + std::to_string(Rand(1, 2));
+    const std::string instrument = "|1=A2|55=" + std::string(kSym);
     if (type == "D") return OrderFields();
+    if (type == "F") {
+      return "11=" + Id() + "|41=" + Id() + instrument + side + "|60=" + UtcNow() + "|";
+    }
+    if (type == "G") {
+      return "11=" + Id() + "|41=" + Id() + instrument + side +
+             "|38=" + std::to_string(Rand(1, 5)) + "|40=2|44=5.00" + std::to_string(Rand(0, 9)) +
+             "|60=" + UtcNow() + "|";
+    }
+    if (type == "H") return "11=" + Id() + instrument + side + "|";
+    if (type == "q")
+      return "11=m" + std::to_string(Rand(0, 9)) + "|530=7|1=A2|60=" + UtcNow() + "|";
     if (type == "1") return "112=t" + std::to_string(Rand(0, 1 << 20)) + "|";
     return "";
   }
