@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -299,14 +300,17 @@ int BuildStatusHistory(RawSocket& s, int requests) {
   return seq;
 }
 
-// Writes a ResendRequest from 1 to infinity and a TestRequest behind it (its Heartbeat comes
-// after the whole resend: the connection serves its messages in order), and reads until
-// that Heartbeat, every `pause_ms` reading for 3 ms (0: as fast as it can). Returns what
-// arrived; *closed if the gateway closed the connection.
+// Writes a ResendRequest from 1 to infinity, then a second one for the Logon alone (a
+// GapFill; it waits for the first resend to end) and a TestRequest behind that (which waits
+// with it: its Heartbeat comes after the whole resend), and reads until that Heartbeat,
+// every `pause_ms` reading for 3 ms (0: as fast as it can). Returns what arrived; *closed if
+// the gateway closed the connection.
 std::string ResendEverything(RawSocket& s, int seq, int pause_ms, bool* closed) {
   EXPECT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
                             "|52=" + UtcNow() + "|7=1|16=0|") +
-                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                      Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
+                            "|52=" + UtcNow() + "|7=1|16=1|") +
+                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 2) +
                             "|52=" + UtcNow() + "|112=done|")));
   std::string resent;
   *closed = false;
@@ -507,6 +511,61 @@ TEST_F(FixResendTest, ARangeOfNumbersNeverSentIsAnEmptyGapFillAtTheNextNumber) {
   const std::vector<std::string> got = Messages(s.ReadUntil("112=after", kWaitMs, &closed));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(Field(got[0], 34), std::to_string(next_out));
+}
+
+// The client is served while its resend is (docs/fix.md, "Resend"): a TestRequest and an
+// order sent straight after a long ResendRequest are answered between its pieces, not after
+// it; a second ResendRequest waits for the first to end, and what the client sent after it
+// waits with it, in order.
+TEST_F(FixResendTest, TheClientIsServedWhileItsResendIs) {
+  configure_ = [](FixGatewayConfig& c) {
+    RaiseAlphaT2sLimits(c);
+    c.resend_piece_messages = 10;
+    c.max_resent_per_sec = 100;  // 302 stored messages: about three seconds
+  };
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  constexpr int kRequests = 300;
+  int seq = BuildStatusHistory(s, kRequests);
+  ASSERT_NE(seq, 0);
+  const std::string last_stored = std::to_string(kRequests + 2);  // Logon, ack, answers
+  auto header = [&seq](const std::string& type) {
+    return "35=" + type + "|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+           "|";
+  };
+  std::string bytes = Frame(header("2") + "7=1|16=0|");
+  bytes += Frame(header("1") + "112=during|");
+  bytes += Frame(header("D") + "11=during|1=A2|55=" + kSym +
+                 "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
+  bytes += Frame(header("2") + "7=2|16=2|");
+  bytes += Frame(header("1") + "112=after|");
+  ASSERT_TRUE(s.Write(bytes));
+  bool closed = false;
+  const std::vector<std::string> got =
+      Messages(s.ReadUntil("\001112=after\001", 3 * kWaitMs, &closed));
+  ASSERT_FALSE(closed);
+  auto first = [&got](size_t from, const std::function<bool(const std::string&)>& is) {
+    for (size_t i = from; i < got.size(); ++i) {
+      if (is(got[i])) return i;
+    }
+    return got.size();
+  };
+  const size_t first_end = first(
+      0, [&](const std::string& m) { return Field(m, 43) == "Y" && Field(m, 34) == last_stored; });
+  const size_t heartbeat = first(0, [](const std::string& m) { return Field(m, 112) == "during"; });
+  const size_t ack = first(0, [](const std::string& m) {
+    return Field(m, 11) == "during" && Field(m, 150) == "0" && Field(m, 43) != "Y";
+  });
+  ASSERT_LT(first_end, got.size()) << "the first resend did not end";
+  EXPECT_LT(heartbeat, first_end) << "the TestRequest waited for the resend";
+  EXPECT_LT(ack, first_end) << "the order waited for the resend";
+  const size_t second = first(first_end + 1, [](const std::string& m) {
+    return Field(m, 43) == "Y" && Field(m, 34) == "2";
+  });
+  const size_t after = first(0, [](const std::string& m) { return Field(m, 112) == "after"; });
+  EXPECT_LT(second, after) << "the second resend was not served, or not before what followed it";
+  EXPECT_LT(after, got.size());
 }
 
 // A ResendRequest whose CheckSum is wrong is ignored, as QuickFIX ignores any garbled

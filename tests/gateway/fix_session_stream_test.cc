@@ -471,13 +471,14 @@ TEST_F(FixSessionStreamTest, ARandomSessionStreamKeepsTheGatewayWholeAndServing)
 }
 
 // The same with the bounds small enough that a stream reaches them: resends in pieces of
-// two stored messages, little room past a gap, a small outbound queue.
+// two stored messages and paced, little room past a gap, a small outbound queue.
 TEST_F(FixSessionStreamTest, ARandomSessionStreamAtSmallBounds) {
   StopGateway();
   configure_ = [](FixGatewayConfig& c) {
     c.resend_piece_messages = 2;
     c.max_bytes_past_gap = 4096;  // below the config file's least: reached within a stream
     c.max_outbound_bytes = 64 << 10;
+    c.max_resent_per_sec = 2000;  // resends paced: the client is served during the waits
   };
   StartGateway();
   for (const uint64_t seed : {4u, 5u}) RunStream(seed, 400);

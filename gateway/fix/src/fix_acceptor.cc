@@ -187,8 +187,9 @@ void BoundAcceptor::Serve(int fd, const std::string& peer) {
 
 namespace {
 
-// The value of `tag` in the FIX message at the start of `text` ("" if absent).
-std::string FieldValue(const std::string& text, const std::string& tag) {
+// The value of `tag` in the FIX message at the start of `text` ("" if absent), its first field
+// (8) too, which fix_framing.h's FieldValue (it looks for SOH tag=) does not find.
+std::string LeadingFieldValue(const std::string& text, const std::string& tag) {
   const std::string key = tag + "=";
   size_t at = text.compare(0, key.size(), key) == 0 ? 0 : text.find("\x01" + key);
   if (at == std::string::npos) return "";
@@ -203,9 +204,9 @@ void BoundAcceptor::CheckFirstMessage(const std::string& message, const std::str
   if (!refused_logon_) return;
   const size_t end = message.find("\x01" "10=");
   const std::string first = message.substr(0, end);  // the header and body of the first one
-  const std::string comp_id = FieldValue(first, "49").substr(0, 64);
-  const FIX::SessionID id(FieldValue(first, "8"), FieldValue(first, "56"), comp_id);
-  if (FieldValue(first, "35") != "A") {
+  const std::string comp_id = LeadingFieldValue(first, "49").substr(0, 64);
+  const FIX::SessionID id(LeadingFieldValue(first, "8"), LeadingFieldValue(first, "56"), comp_id);
+  if (LeadingFieldValue(first, "35") != "A") {
     refused_logon_(comp_id, peer, "first message is not a Logon");
   } else if (getSessions().count(id) == 0) {
     refused_logon_(comp_id, peer, "unknown SenderCompID or TargetCompID");

@@ -221,7 +221,68 @@ bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
   return true;
 }
 
+bool BoundAcceptor::Link::ReadInbound() {
+  const AcceptorLimits& limits = acceptor_.limits_;
+  AcceptorCounters& counters = acceptor_.counters_;
+  char buf[16384];
+  const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return false;  // client gone
+  if (n < 0) return true;
+  const uint64_t garbled_before = framing_.garbled();
+  std::string whole;
+  std::vector<size_t> ends;
+  const FixFraming::Result r = framing_.Consume(buf, static_cast<size_t>(n), &whole, &ends);
+  if (r != FixFraming::Result::kOk) {
+    (r == FixFraming::Result::kTooLarge ? counters.oversized : counters.malformed)
+        .fetch_add(1, std::memory_order_relaxed);
+    LogRefusal(peer_, "closed: " + framing_.error());
+    return false;
+  }
+  if (framing_.garbled() != garbled_before) {
+    counters.garbled.fetch_add(framing_.garbled() - garbled_before, std::memory_order_relaxed);
+    // A few lines per connection: the count is in the counters.
+    if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing_.error());
+  }
+  const int64_t at = NowMs();
+  if (at - window_start_ >= 1000) {
+    window_start_ = at;
+    in_window_ = 0;
+  }
+  in_window_ += static_cast<int64_t>(ends.size());
+  if (in_window_ > limits.max_messages_per_sec) {
+    counters.flooded.fetch_add(1, std::memory_order_relaxed);
+    LogRefusal(peer_, "closed: more than " + std::to_string(limits.max_messages_per_sec) +
+                          " messages in a second");
+    return false;
+  }
+  size_t begin = 0;
+  for (const size_t end : ends) {
+    inbound_.push_back(whole.substr(begin, end - begin));
+    begin = end;
+  }
+  return true;
+}
+
+bool BoundAcceptor::Link::DispatchInbound() {
+  while (!inbound_.empty()) {
+    if (disconnect_requested_.load(std::memory_order_acquire)) return true;
+    // A ResendRequest during a resend waits for it to end: resends are served one at a time.
+    if (in_resend_ && FieldValue(inbound_.front(), "35") == "2") return true;
+    const std::string message = std::move(inbound_.front());
+    inbound_.pop_front();
+    if (session_ == nullptr) acceptor_.CheckFirstMessage(message, peer_);
+    if (!Dispatch(message)) return false;
+  }
+  return true;
+}
+
+bool BoundAcceptor::Link::ReadWhileWaiting(short revents) {
+  if (revents & POLLIN) return ReadInbound();  // a hang-up reads as 0 bytes
+  return (revents & (POLLHUP | POLLERR)) == 0;
+}
+
 bool BoundAcceptor::Link::Dispatch(const std::string& message) {
+  ++dispatched_;
   if (session_ == nullptr && !AttachSession(message)) return false;
   std::string without_reset;
   const std::string* to_session = &message;
@@ -262,8 +323,13 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     past_gap_bytes_ += h.bytes - before;
     past_gap_[seq] = h;
   }
+  const uint64_t dispatched_before = dispatched_;
   const bool keep = type == "2" ? DispatchResend(message) : Next(message);
-  if (!held && !past_gap_.empty()) {
+  // Messages the client sent during a resend were handed to the session while it was served,
+  // each releasing what it let QuickFIX go on with: `expected` is stale by then, and a walk
+  // from it could release what QuickFIX still holds. The account is left as it is (it can
+  // only be too high).
+  if (!held && !past_gap_.empty() && dispatched_ == dispatched_before) {
     // Where QuickFIX went on from after this message: a SequenceReset-Reset to its NewSeqNo
     // whatever its number; the expected message to the next (a GapFill to its NewSeqNo).
     int from = expected;
@@ -358,6 +424,14 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
   }
   size_t count = 0;
   int piece_end = store->PieceEnd(begin, end, piece, &count);
+  // Once QuickFIX has the request (its first piece), the connection goes on reading the
+  // client while it waits (pacing, the client draining a piece) and hands its messages to
+  // the session, up to a ResendRequest, which waits for this resend to end. Not before: a
+  // message after the request would reach QuickFIX ahead of it, numbered past a gap.
+  struct Serving {
+    bool& flag;
+    ~Serving() { flag = false; }
+  } serving{in_resend_};
   for (int from = begin;;) {
     request.setField(FIX::BeginSeqNo(from));
     request.setField(FIX::EndSeqNo(piece_end));
@@ -378,6 +452,7 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
     piece_refused = false;
     const bool kept = Next(text);
     serving_piece = false;
+    in_resend_ = true;
     if (!kept) return false;
     if (piece_end >= end) return true;
     // Refused (a Reject, a Logout: a stale SendingTime, a foreign CompID...): the next
@@ -395,6 +470,7 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
 bool BoundAcceptor::Link::PaceResend(size_t messages) {
   const int64_t limit = acceptor_.limits_.max_resent_per_sec;
   for (;;) {
+    if (in_resend_ && !DispatchInbound()) return false;
     const int64_t now = NowMs();
     if (now - resend_window_start_ >= 1000) {
       resend_window_start_ = now;
@@ -408,15 +484,21 @@ bool BoundAcceptor::Link::PaceResend(size_t messages) {
     if (disconnect_requested_.load(std::memory_order_acquire)) return true;  // nothing to wait for
     pollfd p;
     p.fd = fd_;
-    p.events = 0;  // POLLHUP and POLLERR only: the client gone while it waits
+    // The client's messages (once the resend has begun, unless one already waits for it to
+    // end); POLLHUP and POLLERR: the client gone while it waits.
+    p.events = static_cast<short>(in_resend_ && inbound_.empty() ? POLLIN : 0);
     p.revents = 0;
-    if (::poll(&p, 1, static_cast<int>(resend_window_start_ + 1000 - now)) > 0) return false;
+    if (::poll(&p, 1, static_cast<int>(resend_window_start_ + 1000 - now)) > 0 &&
+        !ReadWhileWaiting(p.revents)) {
+      return false;
+    }
   }
 }
 
 bool BoundAcceptor::Link::AwaitDrained() {
   int64_t progress_at = NowMs();
   for (;;) {
+    if (in_resend_ && !DispatchInbound()) return false;
     size_t queued = 0;
     size_t written = 0;
     {
@@ -439,9 +521,9 @@ bool BoundAcceptor::Link::AwaitDrained() {
     }
     pollfd p;
     p.fd = fd_;
-    p.events = POLLOUT;
+    p.events = static_cast<short>(POLLOUT | (in_resend_ && inbound_.empty() ? POLLIN : 0));
     p.revents = 0;
-    if (::poll(&p, 1, 100) > 0 && (p.revents & (POLLERR | POLLHUP))) return false;
+    if (::poll(&p, 1, 100) > 0 && !ReadWhileWaiting(p.revents)) return false;
   }
 }
 
@@ -478,16 +560,9 @@ void BoundAcceptor::Link::Run() {
   current_peer = peer_;
   const AcceptorLimits& limits = acceptor_.limits_;
   AcceptorCounters& counters = acceptor_.counters_;
-  FixFraming framing(limits.max_message_bytes);
-  std::string whole;
-  std::vector<size_t> ends;
   const int64_t logon_deadline = NowMs() + limits.logon_timeout_ms;
   int64_t last_tick = NowMs();
-  // Messages in the current one-second window (SPEC §6: messages per second are bounded;
-  // past the bound the connection is closed, whatever the messages are).
-  int64_t window_start = NowMs();
-  int64_t in_window = 0;
-  char buf[16384];
+  window_start_ = NowMs();
   bool ended_by_session = false;
   for (;;) {
     if (disconnect_requested_.load(std::memory_order_acquire)) {
@@ -500,7 +575,7 @@ void BoundAcceptor::Link::Run() {
       if (overflowed_ || store_failed_) break;
       want_out = !to_client_.empty();
     }
-    const bool awaiting_logon = framing.messages() == 0;
+    const bool awaiting_logon = framing_.messages() == 0;
     pollfd fds[2];
     fds[0].fd = fd_;
     fds[0].events = static_cast<short>(POLLIN | (want_out ? POLLOUT : 0));
@@ -524,51 +599,7 @@ void BoundAcceptor::Link::Run() {
       (void)ignored;
     }
     if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // client gone
-      if (n > 0) {
-        const uint64_t garbled_before = framing.garbled();
-        whole.clear();
-        ends.clear();
-        const FixFraming::Result r = framing.Consume(buf, static_cast<size_t>(n), &whole, &ends);
-        if (r != FixFraming::Result::kOk) {
-          (r == FixFraming::Result::kTooLarge ? counters.oversized : counters.malformed)
-              .fetch_add(1, std::memory_order_relaxed);
-          LogRefusal(peer_, "closed: " + framing.error());
-          break;
-        }
-        if (framing.garbled() != garbled_before) {
-          counters.garbled.fetch_add(framing.garbled() - garbled_before,
-                                     std::memory_order_relaxed);
-          // A few lines per connection: the count is in the counters.
-          if (garbled_before < 3) LogRefusal(peer_, "ignored a garbled message: " + framing.error());
-        }
-        const int64_t at = NowMs();
-        if (at - window_start >= 1000) {
-          window_start = at;
-          in_window = 0;
-        }
-        in_window += static_cast<int64_t>(ends.size());
-        if (in_window > limits.max_messages_per_sec) {
-          counters.flooded.fetch_add(1, std::memory_order_relaxed);
-          LogRefusal(peer_, "closed: more than " + std::to_string(limits.max_messages_per_sec) +
-                                " messages in a second");
-          break;
-        }
-        bool keep = true;
-        size_t begin = 0;
-        for (const size_t end : ends) {
-          const std::string message = whole.substr(begin, end - begin);
-          begin = end;
-          if (session_ == nullptr) acceptor_.CheckFirstMessage(message, peer_);
-          if (!Dispatch(message)) {
-            keep = false;
-            break;
-          }
-          if (disconnect_requested_.load(std::memory_order_acquire)) break;
-        }
-        if (!keep) break;
-      }
+      if (!ReadInbound() || !DispatchInbound()) break;
     }
     if (ready > 0 && (fds[0].revents & POLLOUT)) {
       std::lock_guard<std::mutex> lock(out_mu_);

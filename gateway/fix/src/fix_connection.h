@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include <utility>
 
 #include "fix_acceptor.h"
+#include "fix_framing.h"
 
 namespace cfx {
 namespace gateway {
@@ -42,7 +44,10 @@ class BoundAcceptor::Link : public FIX::Responder,
                             public std::enable_shared_from_this<BoundAcceptor::Link> {
  public:
   Link(BoundAcceptor& acceptor, int fd, std::string peer)
-      : acceptor_(acceptor), fd_(fd), peer_(std::move(peer)) {}
+      : acceptor_(acceptor),
+        fd_(fd),
+        peer_(std::move(peer)),
+        framing_(acceptor.limits_.max_message_bytes) {}
   ~Link() override {
     if (wake_fd_ >= 0) ::close(wake_fd_);
   }
@@ -75,6 +80,13 @@ class BoundAcceptor::Link : public FIX::Responder,
     ssize_t ignored = ::write(wake_fd_, &one, sizeof one);  // the counter saturates: fine
     (void)ignored;
   }
+  // Reads what the socket holds (one recv) and frames it: the whole messages join inbound_.
+  // False (close) when the client is gone, or the framing or the message-rate bound closed
+  // the connection (logged).
+  bool ReadInbound();
+  // Hands inbound_'s messages to the session in order. While a resend is served (in_resend_)
+  // it stops at a ResendRequest, which waits in inbound_ for that resend to end. False: close.
+  bool DispatchInbound();
   // Hands one whole message to the session (the first one finds it); false: close.
   bool Dispatch(const std::string& message);
   // Session::next on one message; false (close) when QuickFIX threw what ends a connection.
@@ -87,12 +99,18 @@ class BoundAcceptor::Link : public FIX::Responder,
   // bytes before the next is read (docs/fix.md, "Resend"). False: close.
   bool DispatchResend(const std::string& message);
   // Writes what waits for the client until nothing does; false (close) when the connection
-  // failed or the client took nothing for kResendStallMs.
+  // failed or the client took nothing for kResendStallMs. Meanwhile, once the resend has
+  // begun (in_resend_), the client's messages are read and handed to the session.
   bool AwaitDrained();
   // Before `messages` stored messages are resent: waits, if need be, for the second in
   // which they keep the connection's resends within max_resent_per_sec, or until the session
-  // ends the connection (the caller checks). False (close): the client hung up meanwhile.
+  // ends the connection (the caller checks), reading the client meanwhile. False (close):
+  // the client hung up or was closed meanwhile.
   bool PaceResend(size_t messages);
+  // Within a resend's wait, after a poll of the client's socket that returned `revents`:
+  // reads what arrived into inbound_ (POLLIN), which the wait's next turn dispatches. False
+  // (close): the client hung up, or the framing or the rate bound closed it.
+  bool ReadWhileWaiting(short revents);
   bool AttachSession(const std::string& logon);
   void Detach();
   // Queues message[from..] after what waits; false (and the client to be closed) past
@@ -120,6 +138,15 @@ class BoundAcceptor::Link : public FIX::Responder,
   };
   std::map<int, Held> past_gap_;
   size_t past_gap_bytes_ = 0;
+  // The client's bytes (the connection's thread only): their framing; whole messages not yet
+  // handed to the session, in order; the one-second window of messages received (SPEC §6:
+  // past max_messages_per_sec the connection is closed, whatever the messages are).
+  FixFraming framing_;
+  std::deque<std::string> inbound_;
+  int64_t window_start_ = 0;
+  int64_t in_window_ = 0;
+  bool in_resend_ = false;   // DispatchResend is serving pieces (it may wait)
+  uint64_t dispatched_ = 0;  // messages handed to Dispatch so far
   // Messages resent in the one-second window that started at resend_window_start_ (ms).
   int64_t resend_window_start_ = 0;
   int64_t resent_in_window_ = 0;
