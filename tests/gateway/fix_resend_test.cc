@@ -568,6 +568,38 @@ TEST_F(FixResendTest, TheClientIsServedWhileItsResendIs) {
   EXPECT_LT(after, got.size());
 }
 
+// A message the client sends during a resend that QuickFIX answers with a Logout (here a
+// stale SendingTime) ends the resend: no piece goes out after the Logout.
+TEST_F(FixResendTest, ALogoutDuringAResendEndsIt) {
+  configure_ = [](FixGatewayConfig& c) {
+    RaiseAlphaT2sLimits(c);
+    c.resend_piece_messages = 10;
+    c.max_resent_per_sec = 100;
+  };
+  StartGateway();
+  RawSocket s(port_);
+  ASSERT_TRUE(s.ok());
+  int seq = BuildStatusHistory(s, 300);
+  ASSERT_NE(seq, 0);
+  std::string bytes = Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                            "|52=" + UtcNow() + "|7=1|16=0|");
+  bytes += Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                 "|52=20200101-00:00:00.000|112=stale|");
+  ASSERT_TRUE(s.Write(bytes));
+  bool closed = false;
+  std::string got = s.ReadUntil("\00135=5\001", kWaitMs, &closed);
+  ASSERT_NE(got.find("\00135=5\001"), std::string::npos) << "no Logout";
+  got += s.Read(2500, &closed);  // more than two pieces' worth of pacing
+  const std::vector<std::string> messages = Messages(got);
+  size_t after_logout = 0;
+  bool logout_seen = false;
+  for (const std::string& m : messages) {
+    if (Field(m, 35) == "5") logout_seen = true;
+    if (logout_seen && Field(m, 43) == "Y") ++after_logout;
+  }
+  EXPECT_EQ(after_logout, 0u) << "pieces served after the Logout";
+}
+
 // A ResendRequest whose CheckSum is wrong is ignored, as QuickFIX ignores any garbled
 // message: nothing resent and its number not counted (a resend served in pieces is
 // re-serialized with a CheckSum of its own, so the connection checks the client's first).

@@ -282,7 +282,6 @@ bool BoundAcceptor::Link::ReadWhileWaiting(short revents) {
 }
 
 bool BoundAcceptor::Link::Dispatch(const std::string& message) {
-  ++dispatched_;
   if (session_ == nullptr && !AttachSession(message)) return false;
   std::string without_reset;
   const std::string* to_session = &message;
@@ -323,25 +322,35 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     past_gap_bytes_ += h.bytes - before;
     past_gap_[seq] = h;
   }
-  const uint64_t dispatched_before = dispatched_;
-  const bool keep = type == "2" ? DispatchResend(message) : Next(message);
-  // Messages the client sent during a resend were handed to the session while it was served,
-  // each releasing what it let QuickFIX go on with: `expected` is stale by then, and a walk
-  // from it could release what QuickFIX still holds. The account is left as it is (it can
-  // only be too high).
-  if (!held && !past_gap_.empty() && dispatched_ == dispatched_before) {
-    // Where QuickFIX went on from after this message: a SequenceReset-Reset to its NewSeqNo
-    // whatever its number; the expected message to the next (a GapFill to its NewSeqNo).
-    int from = expected;
-    if (type == "4" && !gap_fill) {
-      if (has_new_seq_no && new_seq_no > expected) from = new_seq_no;
-    } else if (has_seq && seq == expected) {
-      from = gap_fill ? (has_new_seq_no && new_seq_no > expected ? new_seq_no : expected)
-                      : expected + 1;
-    }
-    ReleaseHeld(from);
+  // Where QuickFIX goes on from after this message, if it does not hold it: a
+  // SequenceReset-Reset to its NewSeqNo whatever its number; the expected message to the
+  // next (a GapFill to its NewSeqNo).
+  int from = expected;
+  if (type == "4" && !gap_fill) {
+    if (has_new_seq_no && new_seq_no > expected) from = new_seq_no;
+  } else if (has_seq && seq == expected) {
+    from =
+        gap_fill ? (has_new_seq_no && new_seq_no > expected ? new_seq_no : expected) : expected + 1;
   }
+  if (type != "2") {
+    const bool keep = Next(message);
+    if (!held && !past_gap_.empty()) ReleaseHeld(from);
+    return keep;
+  }
+  // A ResendRequest releases right after QuickFIX has it (its first piece), before the
+  // client's later messages are served during the resend's waits: from then on `expected`
+  // would be stale.
+  release_from_ = from;
+  const bool keep = DispatchResend(message);
+  ReleasePending();  // when DispatchResend handed QuickFIX nothing, or only in one go
   return keep;
+}
+
+void BoundAcceptor::Link::ReleasePending() {
+  if (release_from_ == kNoRelease) return;
+  const int from = release_from_;
+  release_from_ = kNoRelease;
+  if (!past_gap_.empty()) ReleaseHeld(from);
 }
 
 void BoundAcceptor::Link::ReleaseHeld(int from) {
@@ -442,6 +451,13 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
     if (!PaceResend(count)) return false;
     // The session ended the connection meanwhile: the connection's loop sends what it said.
     if (disconnect_requested_.load(std::memory_order_acquire)) return true;
+    // What the client sent during the waits may have ended the resend: a message refused
+    // with a Logout (QuickFIX would serve pieces after it), a Logon resetting the numbers
+    // the range names.
+    if (from != begin && (!session_->isLoggedOn() || session_->sentLogout() ||
+                          session_->getExpectedSenderNum() - 1 < end)) {
+      return true;
+    }
     acceptor_.counters_.resend_pieces.fetch_add(1, std::memory_order_relaxed);
     if (from != begin) {
       session_->getLog()->onEvent("ResendRequest " + FieldValue(message, "34") +
@@ -452,6 +468,7 @@ bool BoundAcceptor::Link::DispatchResend(const std::string& message) {
     piece_refused = false;
     const bool kept = Next(text);
     serving_piece = false;
+    ReleasePending();
     in_resend_ = true;
     if (!kept) return false;
     if (piece_end >= end) return true;

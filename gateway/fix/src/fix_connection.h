@@ -94,6 +94,9 @@ class BoundAcceptor::Link : public FIX::Responder,
   // After a message QuickFIX did not hold, from which it went on at `from`: drops from past_gap_
   // what QuickFIX has processed.
   void ReleaseHeld(int from);
+  // ReleaseHeld(release_from_) once, for the ResendRequest being served: right after QuickFIX
+  // has its first piece (or its whole answer), before anything else the client sent.
+  void ReleasePending();
   // A ResendRequest whose range holds more stored messages than a piece: served as pieces,
   // each a ResendRequest for the next stored messages, the client taking each piece's
   // bytes before the next is read (docs/fix.md, "Resend"). False: close.
@@ -145,8 +148,9 @@ class BoundAcceptor::Link : public FIX::Responder,
   std::deque<std::string> inbound_;
   int64_t window_start_ = 0;
   int64_t in_window_ = 0;
-  bool in_resend_ = false;   // DispatchResend is serving pieces (it may wait)
-  uint64_t dispatched_ = 0;  // messages handed to Dispatch so far
+  bool in_resend_ = false;  // DispatchResend is serving pieces (it may wait)
+  static constexpr int kNoRelease = INT32_MIN;
+  int release_from_ = kNoRelease;  // ReleasePending's argument, until it runs
   // Messages resent in the one-second window that started at resend_window_start_ (ms).
   int64_t resend_window_start_ = 0;
   int64_t resent_in_window_ = 0;
