@@ -21,15 +21,6 @@ namespace gateway {
 namespace test {
 namespace {
 
-// The value of `tag` in one whole message ("" when absent).
-std::string Field(const std::string& message, int tag) {
-  const std::string key = "\001" + std::to_string(tag) + "=";
-  const size_t at = message.find(key);
-  if (at == std::string::npos) return "";
-  const size_t from = at + key.size();
-  return message.substr(from, message.find('\001', from) - from);
-}
-
 // The whole messages in `bytes`, in order (a partial one at the end is left out).
 std::vector<std::string> Messages(const std::string& bytes) {
   std::vector<std::string> out;
@@ -56,9 +47,9 @@ std::vector<std::string> ExpectedResend(const std::vector<std::string>& original
   std::vector<std::string> out;
   int gap_from = 0;
   for (const std::string& m : original) {
-    const int seq = std::atoi(Field(m, 34).c_str());
+    const int seq = std::atoi(WireField(m, 34).c_str());
     if (seq < begin) continue;
-    const std::string type = Field(m, 35);
+    const std::string type = WireField(m, 35);
     if (IsAdmin(type)) {
       if (gap_from == 0) gap_from = seq;
       continue;
@@ -66,8 +57,8 @@ std::vector<std::string> ExpectedResend(const std::vector<std::string>& original
     if (gap_from != 0)
       out.push_back("gapfill " + std::to_string(gap_from) + "->" + std::to_string(seq));
     gap_from = 0;
-    out.push_back(std::to_string(seq) + " " + type + " 11=" + Field(m, 11) + " 17=" + Field(m, 17) +
-                  " 43=Y");
+    out.push_back(std::to_string(seq) + " " + type + " 11=" + WireField(m, 11) +
+                  " 17=" + WireField(m, 17) + " 43=Y");
   }
   return out;
 }
@@ -85,21 +76,21 @@ std::vector<std::string> Delivered(const std::vector<std::string>& resent) {
     gap_from = 0;
   };
   for (const std::string& m : resent) {
-    const std::string type = Field(m, 35);
-    const int seq = std::atoi(Field(m, 34).c_str());
-    if (type == "4" && Field(m, 123) == "Y") {
+    const std::string type = WireField(m, 35);
+    const int seq = std::atoi(WireField(m, 34).c_str());
+    if (type == "4" && WireField(m, 123) == "Y") {
       if (gap_from != 0 && seq == gap_to) {
-        gap_to = std::atoi(Field(m, 36).c_str());
+        gap_to = std::atoi(WireField(m, 36).c_str());
       } else {
         close_gap();
         gap_from = seq;
-        gap_to = std::atoi(Field(m, 36).c_str());
+        gap_to = std::atoi(WireField(m, 36).c_str());
       }
       continue;
     }
     close_gap();
-    out.push_back(std::to_string(seq) + " " + type + " 11=" + Field(m, 11) + " 17=" + Field(m, 17) +
-                  " 43=" + Field(m, 43));
+    out.push_back(std::to_string(seq) + " " + type + " 11=" + WireField(m, 11) +
+                  " 17=" + WireField(m, 17) + " 43=" + WireField(m, 43));
   }
   close_gap();
   return out;
@@ -183,7 +174,7 @@ class FixResendTest : public FixGatewayTest {
     constexpr int kOrders = 30;
     const std::vector<std::string> original = Messages(BuildHistory(s, kOrders, &seq));
     ASSERT_GE(original.size(), static_cast<size_t>(kOrders + 1 + kOrders / 3));
-    const int last_sent = std::atoi(Field(original.back(), 34).c_str());
+    const int last_sent = std::atoi(WireField(original.back(), 34).c_str());
     ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
                               "|52=" + UtcNow() + "|7=2|16=0|")));
     bool closed = false;
@@ -201,7 +192,7 @@ class FixResendTest : public FixGatewayTest {
     const std::string after = s.ReadUntil("\001112=after\001", kWaitMs, &closed);
     const std::vector<std::string> heartbeat = Messages(after.substr(after.rfind("8=FIX.4.4")));
     ASSERT_EQ(heartbeat.size(), 1u) << after;
-    EXPECT_EQ(std::atoi(Field(heartbeat[0], 34).c_str()), last_sent + 1) << after;
+    EXPECT_EQ(std::atoi(WireField(heartbeat[0], 34).c_str()), last_sent + 1) << after;
 
     // What QuickFIX was asked for: pieces of at most `piece` messages, tiling 2..last_sent.
     const std::vector<std::pair<int, int>> asked = ResendsInEventLog();
@@ -327,7 +318,7 @@ std::string ResendEverything(RawSocket& s, int seq, int pause_ms, bool* closed) 
 size_t PossDupApplicationMessages(const std::string& resent) {
   size_t n = 0;
   for (const std::string& m : Messages(resent)) {
-    if (!IsAdmin(Field(m, 35)) && Field(m, 43) == "Y") ++n;
+    if (!IsAdmin(WireField(m, 35)) && WireField(m, 43) == "Y") ++n;
   }
   return n;
 }
@@ -402,7 +393,7 @@ TEST_F(FixResendTest, ARefusedResendRequestIsNotServedPieceByPiece) {
   BuildHistory(s, 12, &seq);
   auto count = [](const std::string& got, const char* type) {
     size_t n = 0;
-    for (const std::string& m : Messages(got)) n += Field(m, 35) == type ? 1 : 0;
+    for (const std::string& m : Messages(got)) n += WireField(m, 35) == type ? 1 : 0;
     return n;
   };
   ASSERT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
@@ -474,10 +465,11 @@ TEST_F(FixResendTest, NothingStoredAtTheEndOfARangeIsGapFilledFromWhereItStarts)
   const std::vector<std::string> resent = Messages(s.ReadUntil(needle, kWaitMs, &closed));
   ASSERT_FALSE(resent.empty());
   const std::string& fill = resent.back();
-  EXPECT_EQ(Field(fill, 35), "4");
-  EXPECT_EQ(Field(fill, 123), "Y");
-  EXPECT_EQ(Field(fill, 34), std::to_string(last_stored + 1)) << "numbered where nothing is stored";
-  EXPECT_EQ(Field(fill, 36), std::to_string(end + 1));
+  EXPECT_EQ(WireField(fill, 35), "4");
+  EXPECT_EQ(WireField(fill, 123), "Y");
+  EXPECT_EQ(WireField(fill, 34), std::to_string(last_stored + 1))
+      << "numbered where nothing is stored";
+  EXPECT_EQ(WireField(fill, 36), std::to_string(end + 1));
 }
 
 // A range of numbers never sent (starting past the last one, up to 2^31 - 1) or ending
@@ -492,7 +484,7 @@ TEST_F(FixResendTest, ARangeOfNumbersNeverSentIsAnEmptyGapFillAtTheNextNumber) {
   int seq = 0;
   const std::vector<std::string> original = Messages(BuildHistory(s, 3, &seq));
   ASSERT_FALSE(original.empty());
-  const int next_out = std::atoi(Field(original.back(), 34).c_str()) + 1;
+  const int next_out = std::atoi(WireField(original.back(), 34).c_str()) + 1;
   for (const char* range :
        {"7=2147483647|16=0|", "7=100|16=200|", "7=3|16=2|", "7=0005|16=0001|"}) {
     SCOPED_TRACE(range);
@@ -501,16 +493,16 @@ TEST_F(FixResendTest, ARangeOfNumbersNeverSentIsAnEmptyGapFillAtTheNextNumber) {
     bool closed = false;
     const std::vector<std::string> got = Messages(s.ReadUntil("35=4", kWaitMs, &closed));
     ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(Field(got[0], 123), "Y");
-    EXPECT_EQ(Field(got[0], 34), std::to_string(next_out));
-    EXPECT_EQ(Field(got[0], 36), std::to_string(next_out));
+    EXPECT_EQ(WireField(got[0], 123), "Y");
+    EXPECT_EQ(WireField(got[0], 34), std::to_string(next_out));
+    EXPECT_EQ(WireField(got[0], 36), std::to_string(next_out));
   }
   ASSERT_TRUE(s.Write(Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
                             "|52=" + UtcNow() + "|112=after|")));
   bool closed = false;
   const std::vector<std::string> got = Messages(s.ReadUntil("112=after", kWaitMs, &closed));
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(Field(got[0], 34), std::to_string(next_out));
+  EXPECT_EQ(WireField(got[0], 34), std::to_string(next_out));
 }
 
 // The client is served while its resend is (docs/fix.md, "Resend"): a TestRequest and an
@@ -551,19 +543,21 @@ TEST_F(FixResendTest, TheClientIsServedWhileItsResendIs) {
     }
     return got.size();
   };
-  const size_t first_end = first(
-      0, [&](const std::string& m) { return Field(m, 43) == "Y" && Field(m, 34) == last_stored; });
-  const size_t heartbeat = first(0, [](const std::string& m) { return Field(m, 112) == "during"; });
+  const size_t first_end = first(0, [&](const std::string& m) {
+    return WireField(m, 43) == "Y" && WireField(m, 34) == last_stored;
+  });
+  const size_t heartbeat =
+      first(0, [](const std::string& m) { return WireField(m, 112) == "during"; });
   const size_t ack = first(0, [](const std::string& m) {
-    return Field(m, 11) == "during" && Field(m, 150) == "0" && Field(m, 43) != "Y";
+    return WireField(m, 11) == "during" && WireField(m, 150) == "0" && WireField(m, 43) != "Y";
   });
   ASSERT_LT(first_end, got.size()) << "the first resend did not end";
   EXPECT_LT(heartbeat, first_end) << "the TestRequest waited for the resend";
   EXPECT_LT(ack, first_end) << "the order waited for the resend";
   const size_t second = first(first_end + 1, [](const std::string& m) {
-    return Field(m, 43) == "Y" && Field(m, 34) == "2";
+    return WireField(m, 43) == "Y" && WireField(m, 34) == "2";
   });
-  const size_t after = first(0, [](const std::string& m) { return Field(m, 112) == "after"; });
+  const size_t after = first(0, [](const std::string& m) { return WireField(m, 112) == "after"; });
   EXPECT_LT(second, after) << "the second resend was not served, or not before what followed it";
   EXPECT_LT(after, got.size());
 }
@@ -594,8 +588,8 @@ TEST_F(FixResendTest, ALogoutDuringAResendEndsIt) {
   size_t after_logout = 0;
   bool logout_seen = false;
   for (const std::string& m : messages) {
-    if (Field(m, 35) == "5") logout_seen = true;
-    if (logout_seen && Field(m, 43) == "Y") ++after_logout;
+    if (WireField(m, 35) == "5") logout_seen = true;
+    if (logout_seen && WireField(m, 43) == "Y") ++after_logout;
   }
   EXPECT_EQ(after_logout, 0u) << "pieces served after the Logout";
 }

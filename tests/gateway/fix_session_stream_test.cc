@@ -36,15 +36,6 @@ using Msg = FIX::Message;
 constexpr char kLogonAnswer[] = "\00135=A\001";
 constexpr char kAck[] = "\001150=0\001";
 
-// The value of `tag` in one whole message ("" when absent).
-std::string FieldOf(const std::string& message, int tag) {
-  const std::string key = "\001" + std::to_string(tag) + "=";
-  const size_t at = message.find(key);
-  if (at == std::string::npos) return "";
-  const size_t from = at + key.size();
-  return message.substr(from, message.find('\001', from) - from);
-}
-
 // Splits what one connection received into whole messages, checking each one's frame, up to
 // a message not yet whole at the end (more may arrive; on a closed connection, none will).
 // Returns "" when all is well, else what is wrong.
@@ -109,10 +100,10 @@ class StreamClient {
     received_ += socket_->ReadUntil(kLogonAnswer, kWaitMs, &closed);
     std::vector<std::string> messages;
     SplitChecked(received_, &messages);
-    if (messages.empty() || FieldOf(messages.front(), 35) != "A") {
+    if (messages.empty() || WireField(messages.front(), 35) != "A") {
       return ::testing::AssertionFailure() << "no Logon answer first: " << Printable(received_);
     }
-    const int logon_seq = std::atoi(FieldOf(messages.front(), 34).c_str());
+    const int logon_seq = std::atoi(WireField(messages.front(), 34).c_str());
     last_out_ = logon_seq - 1;
     if (logon_seq < 1)
       return ::testing::AssertionFailure() << "Logon answer numbered " << logon_seq;
@@ -125,9 +116,9 @@ class StreamClient {
       messages.clear();
       SplitChecked(received_, &messages);
       for (const std::string& m : messages) {
-        if (FieldOf(m, 43) != "Y") continue;
-        const int seq = std::atoi(FieldOf(m, 34).c_str());
-        const int end = FieldOf(m, 35) == "4" ? std::atoi(FieldOf(m, 36).c_str()) : seq + 1;
+        if (WireField(m, 43) != "Y") continue;
+        const int seq = std::atoi(WireField(m, 34).c_str());
+        const int end = WireField(m, 35) == "4" ? std::atoi(WireField(m, 36).c_str()) : seq + 1;
         for (int n = std::max(seq, 1); n < std::min(end, logon_seq); ++n) covered[n] = true;
       }
       if (std::find(covered.begin() + 1, covered.end(), false) == covered.end()) {
@@ -159,11 +150,11 @@ class StreamClient {
     if (!error.empty()) return error;
     for (const std::string& m : messages) {
       checked_upto_ += m.size();
-      const int seq = std::atoi(FieldOf(m, 34).c_str());
-      if (FieldOf(m, 43) == "Y") {  // resent, or a GapFill standing in for resent messages
+      const int seq = std::atoi(WireField(m, 34).c_str());
+      if (WireField(m, 43) == "Y") {  // resent, or a GapFill standing in for resent messages
         // Only numbers already used, and a GapFill never goes back.
-        const bool gap_fill = FieldOf(m, 35) == "4";
-        if (seq > last_out_ + 1 || (gap_fill && std::atoi(FieldOf(m, 36).c_str()) < seq)) {
+        const bool gap_fill = WireField(m, 35) == "4";
+        if (seq > last_out_ + 1 || (gap_fill && std::atoi(WireField(m, 36).c_str()) < seq)) {
           return "gateway resent " + Printable(m) + " after its own " + std::to_string(last_out_);
         }
         continue;
@@ -203,10 +194,10 @@ class StreamClient {
       std::vector<std::string> messages;
       SplitChecked(received_.substr(from), &messages);
       for (const std::string& m : messages) {
-        if (FieldOf(m, 43) != "Y") continue;
-        const int seq = std::atoi(FieldOf(m, 34).c_str());
-        const bool gap_fill = FieldOf(m, 35) == "4";
-        const int end = gap_fill ? std::atoi(FieldOf(m, 36).c_str()) : seq + 1;
+        if (WireField(m, 43) != "Y") continue;
+        const int seq = std::atoi(WireField(m, 34).c_str());
+        const bool gap_fill = WireField(m, 35) == "4";
+        const int end = gap_fill ? std::atoi(WireField(m, 36).c_str()) : seq + 1;
         for (int n = std::max(seq, 1); n < std::min(end, upto + 1); ++n) covered[n] = true;
         const auto original = originals_.find(seq);
         if (!gap_fill && original != originals_.end() && original->second != Gist(m)) {
@@ -231,7 +222,7 @@ class StreamClient {
  private:
   // What identifies a message's content across a resend: its type, ClOrdID and ExecID.
   static std::string Gist(const std::string& m) {
-    return FieldOf(m, 35) + " 11=" + FieldOf(m, 11) + " 17=" + FieldOf(m, 17);
+    return WireField(m, 35) + " 11=" + WireField(m, 11) + " 17=" + WireField(m, 17);
   }
 
   static std::string Printable(std::string s) {
@@ -389,10 +380,10 @@ class StreamClient {
     SplitChecked(received_.substr(answered_upto_), &messages);
     for (const std::string& m : messages) {
       answered_upto_ += m.size();
-      if (FieldOf(m, 35) != "2" || std::uniform_int_distribution<int>(1, 10)(answer_rng_) > 7) {
+      if (WireField(m, 35) != "2" || std::uniform_int_distribution<int>(1, 10)(answer_rng_) > 7) {
         continue;
       }
-      const long long begin = std::atoll(FieldOf(m, 7).c_str());
+      const long long begin = std::atoll(WireField(m, 7).c_str());
       if (begin <= 0 || begin >= next_) continue;
       Send(Frame("35=4|49=ALPHA_T2|56=CFX|34=" + std::to_string(begin) + "|43=Y|52=" + UtcNow() +
                  "|122=" + UtcNow() + "|123=Y|36=" + std::to_string(next_) + "|"));

@@ -274,6 +274,14 @@ std::string Frame(const std::string& body_fields, bool corrupt_checksum) {
   return msg + "10=" + cs + "\x01";
 }
 
+std::string WireField(const std::string& message, int tag) {
+  const std::string key = "\001" + std::to_string(tag) + "=";
+  const size_t at = message.find(key);
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size();
+  return message.substr(from, message.find('\001', from) - from);
+}
+
 std::string UtcNow() {
   return ::cfx::gateway::internal::UtcNowFix();
 }  // the gateway's own clock format

@@ -67,6 +67,8 @@ std::function<bool(const FIX::Message&)> FirstIncremental(const std::string& typ
                                                           const std::string& qty,
                                                           const std::string& action = "");
 std::string F(const FIX::Message& m, int tag);  // field or ""
+// The value of `tag` in one whole message as raw wire bytes (SOH-separated), "" when absent.
+std::string WireField(const std::string& message, int tag);
 
 // A blocking loopback TCP socket for hostile input. A write blocked for kWaitMs fails, so
 // a test never hangs on a gateway that stopped reading.

@@ -32,6 +32,17 @@ inline int64_t NowMs() {
       .count();
 }
 
+// A MsgSeqNum-valued field (34, 7, 16, 36) read exactly as QuickFIX reads it
+// (FIX::IntConvertor): an optional '-', then digits, leading zeros allowed, and a value past
+// the range of int wrapping around as QuickFIX's does. False for anything else.
+bool ReadSeqNum(const std::string& text, int* out);
+
+// Whether the connection's thread is handing QuickFIX a piece of a resend (fix_resend.cc),
+// and whether QuickFIX answered it with a Reject or a Logout (send() notes it): the piece
+// refused.
+extern thread_local bool serving_piece;
+extern thread_local bool piece_refused;
+
 // One line on stderr: what the limits refused or closed, and why.
 inline void LogRefusal(const std::string& peer, const std::string& why) {
   std::cerr << "cfx fix: " << peer << ": " << why << "\n";
