@@ -297,7 +297,7 @@ void Engine::Apply(const TimeCmd& c) {
   constexpr Timestamp kNsPerDay = 86'400'000'000'000;
   const bool new_day = now_ != kNoTime && c.ts / kNsPerDay != now_ / kNsPerDay;
   now_ = c.ts;
-  if (new_day) ForgetEndedClientIds();
+  if (new_day && config_.client_ids_per_day) ForgetEndedClientIds();
   if (now_ < next_gtd_expiry_) return;
   OrderStore& st = ctx_.store;
   Timestamp next = INT64_MAX;
@@ -314,10 +314,10 @@ void Engine::Apply(const TimeCmd& c) {
   next_gtd_expiry_ = next;
 }
 
-// A ClOrdID is unique per account for the trading day (docs/fix.md): at the UTC date change
-// the ids of orders that have ended are forgotten, so the set holds one day's ids and those
-// of live (GTC, GTD) orders, never every id the exchange has seen. One pass over the set a
-// day.
+// With client_ids_per_day a ClOrdID is unique per account for the trading day (docs/fix.md):
+// at the UTC date change the ids of orders that have ended are forgotten, so the set holds
+// one day's ids and those of live (GTC, GTD) orders, never every id the exchange has seen.
+// One pass over the set a day.
 void Engine::ForgetEndedClientIds() {
   client_ids_.RetainIf([this](AccountId, const ClientId&, OrderId oid) {
     return oid != 0 && ctx_.store.Find(oid) != kNoSlot;

@@ -98,8 +98,10 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
     return RejectReason::kDuplicateClientId;
   }
 
+  // A new total of 0 is at or below what was executed: it ends the order (replaced_to_zero,
+  // SPEC §4.2), like any total <= cum. Only a negative total is refused.
   *qty = c.has_qty ? c.qty : o.qty;
-  if (*qty <= Qty(0)) return RejectReason::kInvalidQty;
+  if (*qty < Qty(0)) return RejectReason::kInvalidQty;
   if (*qty > book.config().max_order_qty) return RejectReason::kQtyAboveMax;
 
   // A stop-market order has no limit price; a px on its replace is ignored.

@@ -7,6 +7,7 @@ namespace cfx::engine::testing {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 const std::string kBook = std::string(R"({"ev":"book","sym":")") + kSym + "\"";
@@ -177,6 +178,28 @@ TEST(OrderBookTest, ReplaceToTotalAtOrBelowExecutedEndsOrder) {
                        ReplaceLine("s1b", "s1", "B1", R"(,"qty":3)")});
   EXPECT_EQ(Grep(out, "canceled")[0], Canceled("s1b", "B1", 2, "replaced_to_zero"));
   EXPECT_THAT(Grep(out, "replaced\""), IsEmpty());
+}
+
+// SPEC §4.2: a new total of 0 is at or below what was executed, partly filled or not.
+TEST(OrderBookTest, ReplaceToZeroEndsTheOrderFilledOrNot) {
+  auto out = RunNoSeq(
+      {ProductLine(), Limit("s1", "B1", "sell", "5.000", 5), Limit("b1", "A1", "buy", "5.000", 3),
+       ReplaceLine("s1b", "s1", "B1", R"(,"qty":0)"), Limit("s2", "B1", "sell", "5.010", 4),
+       ReplaceLine("s2b", "s2", "B1", R"(,"qty":0)"),
+       ReplaceLine("s2c", "s2b", "B1", R"(,"qty":0)")});
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("s1b", "B1", 2, "replaced_to_zero"),
+                                                 Canceled("s2b", "B1", 4, "replaced_to_zero")));
+  EXPECT_THAT(Grep(out, "cancel_rejected"), ElementsAre(HasSubstr("unknown_order")));
+  EXPECT_THAT(Grep(out, "replaced\""), IsEmpty());
+  EXPECT_EQ(out.back(), BookLine("[]", "[]"));
+}
+
+// A negative total is no total: refused, the order unchanged.
+TEST(OrderBookTest, ReplaceToANegativeTotalIsInvalidQty) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 5),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":-1)")});
+  EXPECT_THAT(Grep(out, "cancel_rejected"), ElementsAre(HasSubstr("invalid_qty")));
+  EXPECT_EQ(out.back(), BookLine("[]", R"([["5.000",5,1]])"));
 }
 
 TEST(OrderBookTest, ReplaceMayTradeOnArrival) {

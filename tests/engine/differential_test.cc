@@ -96,12 +96,15 @@ struct Outcome {
 };
 
 // Runs `cmds` through both after listing the contract; compares after every command.
-Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds) {
-  Engine engine;
+Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds, bool ids_per_day = false) {
+  EngineConfig config;
+  config.client_ids_per_day = ids_per_day;
+  Engine engine(config);
   Normalise events;
   engine.set_listener(&events);
   engine.Process(Product(has_ref));
   ReferenceBook ref("S", has_ref, 5000, 1000);
+  ref.set_ids_per_day(ids_per_day);
   Outcome r;
   for (size_t i = 0; i < cmds.size(); ++i) {
     size_t before = events.out.size(), ref_before = ref.out().size();
@@ -148,13 +151,14 @@ Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds) {
 }
 
 // Removes commands (halving chunks, then one by one) while the streams still diverge.
-std::vector<Command> Shrink(bool has_ref, std::vector<Command> cmds, int diverged_at) {
+std::vector<Command> Shrink(bool has_ref, std::vector<Command> cmds, int diverged_at,
+                            bool ids_per_day) {
   cmds.resize(diverged_at + 1);
   for (size_t chunk = cmds.size() / 2; chunk > 0; chunk /= 2) {
     for (size_t start = 0; start < cmds.size();) {
       std::vector<Command> cand(cmds.begin(), cmds.begin() + start);
       cand.insert(cand.end(), cmds.begin() + std::min(cmds.size(), start + chunk), cmds.end());
-      Outcome o = RunBoth(has_ref, cand);
+      Outcome o = RunBoth(has_ref, cand, ids_per_day);
       if (o.diverged_at >= 0) {
         cand.resize(o.diverged_at + 1);
         cmds = std::move(cand);
@@ -192,10 +196,11 @@ void Add(ReferenceBook::Stats& sum, const ReferenceBook::Stats& s) {
 // Runs one stream through both; on a divergence fails with a shrunk replay input.
 void RunDifferential(uint64_t seed, int n, bool sessions, bool has_ref, ReferenceBook::Stats* sum) {
   std::vector<Command> cmds = RandomStream(seed, n, sessions);
-  Outcome o = RunBoth(has_ref, cmds);
+  const bool ids_per_day = seed % 2 == 1;  // both id rules (serve's and replay's)
+  Outcome o = RunBoth(has_ref, cmds, ids_per_day);
   if (o.diverged_at >= 0) {
-    std::vector<Command> small = Shrink(has_ref, cmds, o.diverged_at);
-    Outcome s = RunBoth(has_ref, small);
+    std::vector<Command> small = Shrink(has_ref, cmds, o.diverged_at, ids_per_day);
+    Outcome s = RunBoth(has_ref, small, ids_per_day);
     std::string lines = ToReplayLine(Product(has_ref)) + "\n";
     for (const Command& c : small) lines += ToReplayLine(c) + "\n";
     FAIL() << "seed " << seed << " command " << o.diverged_at << ": " << o.what << "\nshrunk to "

@@ -38,12 +38,12 @@ std::string ReplaceLine(const std::string& cl, const std::string& orig, const st
          "\"" + extra + "}";
 }
 
-std::vector<std::string> Run(const std::vector<std::string>& lines) {
+std::vector<std::string> Run(const std::vector<std::string>& lines, Engine* engine) {
   std::string input;
   for (const auto& l : lines) input += l + "\n";
   std::istringstream in(input);
   std::ostringstream out;
-  RunReplay(in, out);
+  RunReplay(in, out, engine);
   std::vector<std::string> result;
   std::istringstream outs(out.str());
   static const std::regex kOid(R"(,"oid":\d+)");
@@ -53,8 +53,8 @@ std::vector<std::string> Run(const std::vector<std::string>& lines) {
   return result;
 }
 
-std::vector<std::string> RunNoSeq(const std::vector<std::string>& lines) {
-  std::vector<std::string> out = Run(lines);
+std::vector<std::string> RunNoSeq(const std::vector<std::string>& lines, Engine* engine) {
+  std::vector<std::string> out = Run(lines, engine);
   static const std::regex kSeq(R"(^\{"seq":\d+,)");
   for (auto& l : out) l = std::regex_replace(l, kSeq, "{");
   return out;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cfx/engine/engine.h"
+
 namespace cfx::engine::testing {
 
 inline constexpr const char* kSym = "B200-GOLD-US-202703";
@@ -21,9 +23,10 @@ std::string ReplaceLine(const std::string& cl, const std::string& orig, const st
                         const std::string& extra);
 
 // Runs the lines; returns every output line with `,"oid":N` removed.
-std::vector<std::string> Run(const std::vector<std::string>& lines);
+// `engine`: nullptr for a fresh default Engine (as `cfx replay`).
+std::vector<std::string> Run(const std::vector<std::string>& lines, Engine* engine = nullptr);
 // Output lines without `seq`, so tests can list the expected events only.
-std::vector<std::string> RunNoSeq(const std::vector<std::string>& lines);
+std::vector<std::string> RunNoSeq(const std::vector<std::string>& lines, Engine* engine = nullptr);
 // Lines of `out` that contain `needle`.
 std::vector<std::string> Grep(const std::vector<std::string>& out, const std::string& needle);
 

@@ -449,7 +449,7 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
     return;
   }
   Lots qty = c.has_qty ? c.qty.value() : o.qty;
-  if (qty <= 0) {
+  if (qty < 0) {
     Emit("X " + orig + " invalid_qty");
     return;
   }
@@ -537,8 +537,8 @@ void ReferenceBook::State(const StateCmd& c) {
 void ReferenceBook::Time(const TimeCmd& c) {
   if (has_now_ && c.ts < now_) return;  // time never goes back
   constexpr Timestamp kNsPerDay = 86'400'000'000'000;
-  if (has_now_ && c.ts / kNsPerDay != now_ / kNsPerDay) {
-    // A new UTC date: only the ids of live orders stay taken (ClOrdIDs are unique per day).
+  if (ids_per_day_ && has_now_ && c.ts / kNsPerDay != now_ / kNsPerDay) {
+    // A new UTC date: only the ids of live orders stay taken (ClOrdIDs unique per day).
     std::set<std::pair<std::string, std::string>> live;
     for (const std::vector<O>* v : {&book_, &stops_}) {
       for (const O& o : *v) live.insert({o.acct, o.cl});

@@ -55,6 +55,8 @@ class ReferenceBook {
 
   ReferenceBook(std::string sym, bool has_ref, Ticks ref, Lots max_qty)
       : sym_(std::move(sym)), has_ref_(has_ref), ref_(ref), max_qty_(max_qty) {}
+  // As EngineConfig::client_ids_per_day (default: ids stay taken for the whole run).
+  void set_ids_per_day(bool v) { ids_per_day_ = v; }
   void New(const NewOrderCmd& c);
   void Cancel(const CancelCmd& c);
   void Replace(const ReplaceCmd& c);
@@ -109,6 +111,7 @@ class ReferenceBook {
   bool has_last_ = false;
   Ticks last_ = 0;
   bool has_now_ = false;
+  bool ids_per_day_ = false;
   Timestamp now_ = 0;
   uint64_t prio_ = 0, accept_ = 0;
   std::vector<O> book_, stops_;

@@ -6,8 +6,8 @@
 namespace cfx::engine::testing {
 namespace {
 
-std::string RejectOf(const std::vector<std::string>& lines) {
-  auto out = RunNoSeq(lines);
+std::string RejectOf(const std::vector<std::string>& lines, Engine* engine = nullptr) {
+  auto out = RunNoSeq(lines, engine);
   auto rej = Grep(out, "\"rejected\"");
   if (rej.empty()) return "none";
   auto pos = rej.back().find("\"reason\":\"");
@@ -246,29 +246,51 @@ namespace {
 
 std::string Time(const std::string& ts) { return R"({"op":"time","ts":")" + ts + R"("})"; }
 
-// ClOrdIDs are unique per account for the trading day: at the UTC date change the ids of
-// ended orders are forgotten (the engine's id set does not grow with every id ever used),
-// those of live orders stay taken.
-TEST(ValidationTest, EndedOrdersIdsAreReusableOnTheNextDayOnly) {
-  const std::vector<std::string> day1 = {
-      ProductLine(), Time("2027-03-01T14:00:00Z"), Limit("ended", "A1", "buy", "4.900", 1),
-      CancelLine("ended", "A1"), Limit("gtc", "A1", "buy", "4.900", 1, R"(,"tif":"gtc")")};
-  // The same day: both ids are taken.
-  std::vector<std::string> same_day = day1;
-  same_day.push_back(Time("2027-03-01T23:59:59Z"));
-  same_day.push_back(Limit("ended", "A1", "buy", "4.900", 1));
-  EXPECT_EQ(RejectOf(same_day), "duplicate_client_id");
-  // The next day: the canceled order's id is free again, the live GTC order's is not.
-  std::vector<std::string> next_day = day1;
-  next_day.push_back(Time("2027-03-02T00:00:01Z"));
-  next_day.push_back(Limit("ended", "A1", "buy", "4.900", 1));
-  EXPECT_EQ(RejectOf(next_day), "none");
-  next_day.push_back(Limit("gtc", "A1", "buy", "4.900", 1));
-  EXPECT_EQ(RejectOf(next_day), "duplicate_client_id");
+std::vector<std::string> TwoDaysOfIds() {
+  return {ProductLine(), Time("2027-03-01T14:00:00Z"), Limit("ended", "A1", "buy", "4.900", 1),
+          CancelLine("ended", "A1"), Limit("gtc", "A1", "buy", "4.900", 1, R"(,"tif":"gtc")")};
+}
+
+// SPEC §4.2: client ids stay taken for the whole run (`cfx replay`), also after the order
+// ends and across dates.
+TEST(ValidationTest, ClientIdsStayTakenForTheWholeRun) {
+  std::vector<std::string> lines = TwoDaysOfIds();
+  lines.push_back(Time("2027-03-01T23:59:59Z"));
+  lines.push_back(Limit("ended", "A1", "buy", "4.900", 1));
+  EXPECT_EQ(RejectOf(lines), "duplicate_client_id");
+  lines.push_back(Time("2027-03-05T00:00:01Z"));
+  lines.push_back(Limit("ended", "A1", "buy", "4.900", 1));
+  EXPECT_EQ(RejectOf(lines), "duplicate_client_id");
+  lines.push_back(ReplaceLine("gtc2", "gtc", "A1", R"(,"qty":2)"));
+  lines.push_back(Limit("gtc", "A1", "buy", "4.900", 1));  // replaced away, still taken
+  EXPECT_EQ(RejectOf(lines), "duplicate_client_id");
   // Another account never shared the id space.
   EXPECT_EQ(RejectOf({ProductLine(), Limit("x", "A1", "buy", "4.900", 1),
                       Limit("x", "A2", "buy", "4.900", 1)}),
             "none");
+}
+
+// `cfx serve` (EngineConfig::client_ids_per_day): ClOrdIDs are unique per account for the
+// trading day; at the UTC date change the ids of ended orders are forgotten (the engine's id
+// set does not grow with every id ever used), those of live orders stay taken.
+TEST(ValidationTest, PerDayEndedOrdersIdsAreReusableOnTheNextDayOnly) {
+  EngineConfig config;
+  config.client_ids_per_day = true;
+  // The same day: both ids are taken.
+  std::vector<std::string> same_day = TwoDaysOfIds();
+  same_day.push_back(Time("2027-03-01T23:59:59Z"));
+  same_day.push_back(Limit("ended", "A1", "buy", "4.900", 1));
+  Engine a(config);
+  EXPECT_EQ(RejectOf(same_day, &a), "duplicate_client_id");
+  // The next day: the canceled order's id is free again, the live GTC order's is not.
+  std::vector<std::string> next_day = TwoDaysOfIds();
+  next_day.push_back(Time("2027-03-02T00:00:01Z"));
+  next_day.push_back(Limit("ended", "A1", "buy", "4.900", 1));
+  Engine b(config);
+  EXPECT_EQ(RejectOf(next_day, &b), "none");
+  next_day.push_back(Limit("gtc", "A1", "buy", "4.900", 1));
+  Engine c(config);
+  EXPECT_EQ(RejectOf(next_day, &c), "duplicate_client_id");
 }
 
 }  // namespace

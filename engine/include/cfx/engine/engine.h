@@ -52,6 +52,10 @@ struct EngineConfig {
   // table already in memory instead of rehashing a growing one.
   size_t account_capacity = 64;
   size_t max_grid_levels = size_t{1} << 20;
+  // false (SPEC §4.2, `cfx replay`): a client id stays taken for the whole run. true (`cfx
+  // serve`): for the UTC date; at the first time input of a new date the ids of ended orders
+  // are forgotten, so the set holds one day's ids, not every id the exchange has seen.
+  bool client_ids_per_day = false;
 };
 
 // A live order as FindOrder reports it: what an event would say of it, and its symbol.
