@@ -259,14 +259,17 @@ absl::Status ConfigParser::Limits() {
   const toml::table* t = node->as_table();
   if (!t) return r.Error(node, "limits", "expected a table");
   LimitsConfig& l = c.limits;
-  CFX_RETURN_IF_ERROR(r.CheckKeys(
-      *t, "limits.",
-      {"fix_max_connections", "fix_max_connections_per_peer", "fix_logon_timeout_ms",
-       "fix_max_message_bytes", "fix_max_messages_per_sec", "fix_max_outbound_bytes",
-       "fix_resend_piece_messages", "fix_max_resent_per_sec", "fix_max_bytes_past_gap",
-       "fix_max_latency_secs", "fix_max_heartbeat_secs", "fix_logon_backoff_ms",
-       "http_max_connections", "http_max_connections_per_peer", "http_max_body_bytes",
-       "http_max_header_bytes", "http_read_timeout_ms", "http_unauthorized_backoff_ms"}));
+  CFX_RETURN_IF_ERROR(
+      r.CheckKeys(*t, "limits.", {"fix_max_connections",       "fix_max_connections_per_peer",
+                                  "fix_logon_timeout_ms",      "fix_max_message_bytes",
+                                  "fix_max_messages_per_sec",  "fix_max_outbound_bytes",
+                                  "fix_resend_piece_messages", "fix_max_resent_per_sec",
+                                  "fix_max_bytes_past_gap",    "fix_max_latency_secs",
+                                  "fix_max_heartbeat_secs",    "fix_logon_backoff_ms",
+                                  "http_max_connections",      "http_max_connections_per_peer",
+                                  "http_max_body_bytes",       "http_max_header_bytes",
+                                  "http_read_timeout_ms",      "http_unauthorized_backoff_ms",
+                                  "http_unauthorized_free",    "max_latency_secs"}));
   struct Bound {
     const char* key;
     int* value;
@@ -290,11 +293,24 @@ absl::Status ConfigParser::Limits() {
         Bound{"http_max_body_bytes", &l.http_max_body_bytes, 1024},
         Bound{"http_max_header_bytes", &l.http_max_header_bytes, 1024},
         Bound{"http_read_timeout_ms", &l.http_read_timeout_ms, 100},
-        Bound{"http_unauthorized_backoff_ms", &l.http_unauthorized_backoff_ms, 0}}) {
+        Bound{"http_unauthorized_backoff_ms", &l.http_unauthorized_backoff_ms, 0},
+        Bound{"http_unauthorized_free", &l.http_unauthorized_free, 0}}) {
     CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", b.key, b.value, false));
     if (*b.value < b.min) {
       return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),
                      absl::StrCat("must be >= ", b.min));
+    }
+  }
+  // SPEC §6 names the SendingTime accuracy `max_latency_secs` (QuickFIX's MaxLatency): the
+  // same setting as fix_max_latency_secs, under either name, not both.
+  if (const toml::node* alias = t->get("max_latency_secs")) {
+    if (t->get("fix_max_latency_secs") != nullptr) {
+      return r.Error(alias, "limits.max_latency_secs",
+                     "the same setting as limits.fix_max_latency_secs: give one of them");
+    }
+    CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", "max_latency_secs", &l.fix_max_latency_secs, false));
+    if (l.fix_max_latency_secs < 0) {
+      return r.Error(alias, "limits.max_latency_secs", "must be >= 0");
     }
   }
   return absl::OkStatus();

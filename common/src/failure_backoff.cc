@@ -38,9 +38,10 @@ int64_t FailureBackoff::Failed(const std::string& key) {
     it->second.failures = 0;  // a quiet spell ends the streak
   }
   Entry& e = it->second;
-  e.failures = std::min(e.failures + 1, 62);
-  int64_t wait_ms = options_.initial_ms;
-  for (int i = 1; i < e.failures && wait_ms < options_.max_ms; ++i) wait_ms *= 2;
+  e.failures = std::min(e.failures + 1, 1 << 20);
+  const int counted = e.failures - std::max(0, options_.free_failures);
+  int64_t wait_ms = counted > 0 ? options_.initial_ms : 0;
+  for (int i = 1; i < counted && wait_ms < options_.max_ms; ++i) wait_ms *= 2;
   wait_ms = std::min(wait_ms, options_.max_ms);
   e.until_ns = now + wait_ms * 1000000;
   held_.store(entries_.size(), std::memory_order_release);

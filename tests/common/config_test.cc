@@ -244,6 +244,21 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_EQ(off->limits.fix_logon_backoff_ms, 0);
   EXPECT_EQ(off->limits.http_unauthorized_backoff_ms, 0);
+  EXPECT_EQ(defaults->limits.http_unauthorized_free, 10);
+}
+
+// SPEC §6 calls the SendingTime accuracy `max_latency_secs`: accepted under that name too.
+TEST(ConfigTest, MaxLatencySecsIsTheSpecsNameForTheSendingTimeCheck) {
+  auto spec_name = common::ParseConfig("[limits]\nmax_latency_secs = 30\n", "l.toml");
+  ASSERT_TRUE(spec_name.ok()) << spec_name.status();
+  EXPECT_EQ(spec_name->limits.fix_max_latency_secs, 30);
+  auto both =
+      common::ParseConfig("[limits]\nmax_latency_secs = 30\nfix_max_latency_secs = 5\n", "l.toml");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("l.toml:2: limits.max_latency_secs"), std::string::npos)
+      << both.status();
+  auto negative = common::ParseConfig("[limits]\nmax_latency_secs = -1\n", "l.toml");
+  EXPECT_FALSE(negative.ok());
 }
 
 TEST(ConfigTest, CloseConcentrationAlertDefaultsToOneHalf) {

@@ -33,6 +33,21 @@ TEST_F(FailureBackoffTest, WaitDoublesFromOneSecondUpToTheCap) {
   EXPECT_EQ(b.RemainingMs("BETA_T1"), 0);  // keys are independent
 }
 
+TEST_F(FailureBackoffTest, FreeFailuresWaitNothingThenTheWaitsDouble) {
+  BackoffOptions o;
+  o.free_failures = 3;
+  FailureBackoff b = Make(o);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(b.Failed("10.1.2.3"), 0);
+    EXPECT_EQ(b.RemainingMs("10.1.2.3"), 0);
+  }
+  EXPECT_EQ(b.Failed("10.1.2.3"), 1000);
+  EXPECT_EQ(b.RemainingMs("10.1.2.3"), 1000);
+  EXPECT_EQ(b.Failed("10.1.2.3"), 2000);
+  b.Succeeded("10.1.2.3");  // a success gives the allowance back
+  EXPECT_EQ(b.Failed("10.1.2.3"), 0);
+}
+
 TEST_F(FailureBackoffTest, SuccessAndAQuietSpellReset) {
   FailureBackoff b = Make();
   b.Failed("k");

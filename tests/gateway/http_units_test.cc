@@ -61,6 +61,7 @@ TEST(HttpAuthTest, WrongTokenBacksOffItsPeerOnly) {
   InMemoryProviders memory;
   HttpServerOptions options;
   options.rate_limit_per_sec = 0;
+  options.unauthorized_backoff.free_failures = 0;  // the waits from the first 401 on
   HttpMetrics metrics;
   HttpApi api(testing::TestConfig(), memory.Providers(), options, &metrics, [&] { return now; });
   auto get = [&](const std::string& peer, const std::string& token) {

@@ -215,6 +215,15 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   EXPECT_EQ(Get("/v1/accounts/BETA-1/positions", "tok-alpha"), 403);
   EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", kWrongToken), 401);
   EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", ""), 401);
+  // SPEC §6: failed logons are counted: one accepted, three refused (already logged on,
+  // the wrong password, an unknown CompID).
+  auto http = HttpClient::Connect("127.0.0.1", server_->http_port());
+  ASSERT_TRUE(http.ok()) << http.status();
+  auto metrics = http->Get("/metrics", "");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_NE(metrics->body.find("\ncfx_fix_logons_accepted 1\n"), std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("\ncfx_fix_logons_refused 3\n"), std::string::npos) << metrics->body;
   ASSERT_TRUE(server_->Stop().ok());
 
   const std::vector<json> events = AuditEvents(data_);

@@ -361,6 +361,7 @@ HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& conf
   o.max_header_bytes = static_cast<size_t>(l.http_max_header_bytes);
   o.read_timeout = std::chrono::milliseconds(l.http_read_timeout_ms);
   o.unauthorized_backoff.initial_ms = l.http_unauthorized_backoff_ms;
+  o.unauthorized_backoff.free_failures = l.http_unauthorized_free;
   return o;
 }
 

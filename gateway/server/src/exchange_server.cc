@@ -121,7 +121,17 @@ class ExchangeServer::Impl {
     audit_->Record("serve_start", {{"recovery", recovery_.fresh ? "fresh" : "recovered"},
                                    {"next_seq", std::to_string(recovery_.next_seq)},
                                    {"role", RoleName()}});
-    http_ = internal::MakeServeHttp(core_.get(), config_, audit_.get());
+    http_ = internal::MakeServeHttp(core_.get(), config_, audit_.get(), [this] {
+      // SPEC §6: failed logons are counted (and logged, and slowed: docs/fix.md).
+      auto g = [](const char* name, const char* help, const std::atomic<uint64_t>& v) {
+        return GaugeSample{name, help, {}, static_cast<double>(v.load(std::memory_order_relaxed))};
+      };
+      return std::vector<GaugeSample>{
+          g("cfx_fix_logons_accepted", "FIX Logons accepted since start", logons_accepted_),
+          g("cfx_fix_logons_refused",
+            "FIX Logons refused since start (wrong password, back-off, unknown CompID, ...)",
+            logons_refused_)};
+    });
     if (absl::Status s = http_->StartProviders(); !s.ok()) return Fail("margin basis", s);
     if (options_.role == ServeRole::kAlone) {
       if (absl::Status s = StartOrderPorts(); !s.ok()) return s;
@@ -247,7 +257,12 @@ class ExchangeServer::Impl {
     fix_config.quickfix_file_store = options_.quickfix_file_store;
     // Refused logons are as cheap for a client to make as connections, so they are
     // throttled like the HTTP refusals (docs/audit.md); accepted ones and logouts are not.
-    fix_config.audit = [log = audit_.get(), throttle = &fix_refusals_](const FixSessionEvent& e) {
+    fix_config.audit = [this, log = audit_.get(),
+                        throttle = &fix_refusals_](const FixSessionEvent& e) {
+      if (e.kind == "fix_logon") {
+        (e.result == "refused" ? logons_refused_ : logons_accepted_)
+            .fetch_add(1, std::memory_order_relaxed);
+      }
       uint64_t suppressed = 0;
       if (e.kind == "fix_logout") {
         log->Record(e.kind, {{"comp_id", e.comp_id}, {"peer", e.peer}});
@@ -364,6 +379,9 @@ class ExchangeServer::Impl {
   // Destroyed in reverse order: HTTP and FIX before the core they call.
   std::unique_ptr<exchange::ExchangeCore> core_;
   std::unique_ptr<ExchangeOrderEntry> entry_;
+  // FIX gateway threads count; /metrics reads (declared before http_: outlive it).
+  std::atomic<uint64_t> logons_accepted_{0};
+  std::atomic<uint64_t> logons_refused_{0};
   std::unique_ptr<internal::ServeHttp> http_;  // providers + HTTP server
   std::unique_ptr<FixGateway> fix_;
   // Replication (role primary or standby); the keeper is stopped before the rest.

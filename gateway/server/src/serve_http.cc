@@ -45,11 +45,31 @@ class AuditLogProvider : public AuditProvider {
   audit::RefusalThrottle throttle_;
 };
 
+// The core's gauges and the ones the server adds.
+class AllGauges : public MetricsProvider {
+ public:
+  AllGauges(MetricsProvider* core, MoreGauges more) : core_(core), more_(std::move(more)) {}
+  std::vector<GaugeSample> Gauges() override {
+    std::vector<GaugeSample> g = core_->Gauges();
+    if (more_) {
+      std::vector<GaugeSample> m = more_();
+      g.insert(g.end(), std::make_move_iterator(m.begin()), std::make_move_iterator(m.end()));
+    }
+    return g;
+  }
+
+ private:
+  MetricsProvider* core_;
+  MoreGauges more_;
+};
+
 class ServeHttpImpl : public ServeHttp {
  public:
   ServeHttpImpl(exchange::ExchangeCore* core, const common::ExchangeConfig& config,
-                audit::AuditLog* audit)
-      : config_(config), providers_(core, config, config.data_dir) {
+                audit::AuditLog* audit, MoreGauges more_gauges)
+      : config_(config),
+        providers_(core, config, config.data_dir),
+        gauges_(&providers_, std::move(more_gauges)) {
     if (audit != nullptr) audit_.emplace(audit);
   }
 
@@ -62,6 +82,7 @@ class ServeHttpImpl : public ServeHttp {
   }
   absl::Status StartServer() override {
     HttpProviders providers = providers_.Providers();
+    providers.metrics = &gauges_;
     if (audit_.has_value()) providers.audit = &*audit_;
     server_ = std::make_unique<HttpServer>(config_, providers, HttpServerOptionsFromConfig(config_));
     return server_->Start();
@@ -74,6 +95,7 @@ class ServeHttpImpl : public ServeHttp {
  private:
   common::ExchangeConfig config_;
   CoreHttpProviders providers_;
+  AllGauges gauges_;
   std::optional<AuditLogProvider> audit_;
   std::unique_ptr<HttpServer> server_;  // declared last: stopped before the providers go
 };
@@ -82,8 +104,8 @@ class ServeHttpImpl : public ServeHttp {
 
 std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
                                          const common::ExchangeConfig& config,
-                                         audit::AuditLog* audit) {
-  return std::make_unique<ServeHttpImpl>(core, config, audit);
+                                         audit::AuditLog* audit, MoreGauges more_gauges) {
+  return std::make_unique<ServeHttpImpl>(core, config, audit, std::move(more_gauges));
 }
 
 }  // namespace cfx::gateway::internal

@@ -1,18 +1,21 @@
 // The HTTP half of ExchangeServer behind a small interface: exchange_server.cc starts and
-// stops it without the HTTP providers' and server's headers.
+// stops it without the HTTP server's headers.
 #ifndef CFX_GATEWAY_SERVE_HTTP_H_
 #define CFX_GATEWAY_SERVE_HTTP_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cfx/audit/audit_log.h"
 #include "cfx/common/config.h"
 #include "cfx/exchange/exchange_core.h"
+#include "cfx/gateway/http_providers.h"
 
 namespace cfx::gateway::internal {
 
@@ -30,11 +33,15 @@ class ServeHttp {
   virtual void Stop() = 0;
 };
 
+// Gauges that are not the core's (the FIX gateway's logon counts), added to GET /metrics;
+// called on an HTTP thread.
+using MoreGauges = std::function<std::vector<GaugeSample>()>;
+
 // `core` and `audit` must outlive the result; `config` is copied. GET /v1/audit reads
 // `audit`, and the API's 401/403 are recorded in it (null: neither).
 std::unique_ptr<ServeHttp> MakeServeHttp(exchange::ExchangeCore* core,
                                          const common::ExchangeConfig& config,
-                                         audit::AuditLog* audit);
+                                         audit::AuditLog* audit, MoreGauges more_gauges = {});
 
 }  // namespace cfx::gateway::internal
 

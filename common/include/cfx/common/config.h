@@ -83,6 +83,7 @@ struct LimitsConfig {
   int http_max_header_bytes = 8 * 1024;  // request line + headers (and trailers)
   int http_read_timeout_ms = 15000;      // one whole request, also the keep-alive idle
   int http_unauthorized_backoff_ms = 1000;  // first wait of a peer after a 401; 0: none
+  int http_unauthorized_free = 10;          // 401s in a row a peer may have before its first wait
 };
 
 // [replication]: the hot standby on NATS JetStream (docs/replication.md). Optional: without

@@ -1,7 +1,7 @@
 // Exponential back-off after failed attempts, per key (a CompID, a peer address): after the
-// n-th failure in a row a key waits min(max_ms, initial_ms * 2^(n-1)) before it may try
-// again. The FIX gateway uses it for failed logons, the HTTP server for 401s (SPEC §6,
-// docs/fix.md, docs/http.md).
+// n-th failure in a row a key waits min(max_ms, initial_ms * 2^(n-f-1)) before it may try
+// again, f being `free_failures` (no wait for n <= f). The FIX gateway uses it for failed
+// logons, the HTTP server for 401s (SPEC §6, docs/fix.md, docs/http.md).
 //
 //   FailureBackoff peers(BackoffOptions{});
 //   if (peers.RemainingMs(peer) > 0) return Refuse();  // refused without verifying anything
@@ -32,6 +32,9 @@ namespace common {
 
 struct BackoffOptions {
   int64_t initial_ms = 1000;  // the wait after the first failure; 0 turns back-off off
+  // Failures in a row that cost no wait: the first wait (initial_ms) follows failure
+  // free_failures + 1. 0 (FIX logons): every failure waits.
+  int free_failures = 0;
   int64_t max_ms = 60000;     // the cap
   size_t max_keys = 4096;     // keys held at most
 };

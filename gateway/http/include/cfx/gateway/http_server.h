@@ -23,6 +23,12 @@
 namespace cfx::gateway {
 
 // Limits and tuning. The defaults are what `cfx serve` uses.
+inline common::BackoffOptions UnauthorizedBackoffDefaults() {
+  common::BackoffOptions o;
+  o.free_failures = 10;  // as [limits] http_unauthorized_free
+  return o;
+}
+
 struct HttpServerOptions {
   int threads = 2;                     // I/O threads running the handlers
   size_t max_body_bytes = 64 * 1024;   // larger bodies -> 413, connection closed
@@ -34,10 +40,11 @@ struct HttpServerOptions {
   // Per-token token bucket: refill rate (requests/s) and capacity. 0 rate disables it.
   double rate_limit_per_sec = 100;
   double rate_limit_burst = 100;
-  // A peer address whose request presented an unknown or malformed token (401) gets 429 for
-  // every /v1 request during its back-off: 1 s, doubling to 60 s, reset by a request that
-  // authenticates; at most max_keys addresses held. initial_ms 0 disables it.
-  common::BackoffOptions unauthorized_backoff;
+  // A peer address whose requests presented an unknown or malformed token (401) more than
+  // free_failures (10) times in a row gets 429 for every /v1 request during its back-off:
+  // 1 s, doubling to 60 s, reset by a request that authenticates; at most max_keys
+  // addresses held. initial_ms 0 disables it.
+  common::BackoffOptions unauthorized_backoff = UnauthorizedBackoffDefaults();
   int max_connections = 1024;  // beyond: accepted and closed at once
   // Connections from one peer address (SPEC §7): one client cannot hold every slot.
   int max_connections_per_peer = 64;                   // beyond: accepted and closed at once
