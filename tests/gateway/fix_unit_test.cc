@@ -39,6 +39,21 @@ TEST(FixPriceTest, QuantitiesArePositiveIntegers) {
   EXPECT_FALSE(ParseQty("", &q));
 }
 
+// What the gateway passes on for the engine to judge in SPEC §4.2's order: whole numbers,
+// zero and negative ones too; what is no whole number is refused at the gateway.
+TEST(FixPriceTest, WholeQuantitiesIncludeZeroAndNegatives) {
+  int64_t q = 7;
+  EXPECT_TRUE(ParseWholeQty("0", &q));
+  EXPECT_EQ(q, 0);
+  EXPECT_TRUE(ParseWholeQty("-5", &q));
+  EXPECT_EQ(q, -5);
+  EXPECT_TRUE(ParseWholeQty("12.000", &q));
+  EXPECT_EQ(q, 12);
+  for (const char* bad : {"", "-", "--5", "1.5", "0.0001", "x", "5e3", "99999999999999999999"}) {
+    EXPECT_FALSE(ParseWholeQty(bad, &q)) << bad;
+  }
+}
+
 TEST(FixThrottleTest, BurstsToTheRateThenRefillsOverTime) {
   TokenBucket bucket(10);
   auto t0 = TokenBucket::Clock::now();

@@ -144,6 +144,42 @@ TEST_F(ServeFixTest, EngineRejectsBecomeExecutionReportRejectsWithReason) {
   }
 }
 
+// SPEC §4.2's reject precedence holds through FIX: an off-tick price or a quantity of 0 is
+// judged by the engine in its place, after unknown_symbol, duplicate_client_id and the
+// quantity checks, not by the gateway first.
+TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("taken", "A1", '1', 1, "4.950"), '0', &m));
+  Msg zero_post_only = NewOrderMsg("p2", "A1", '1', 0, "5.000");
+  zero_post_only.setField(18, "5");  // an ExecInst cfx does not know: invalid_field
+  const struct {
+    Msg msg;
+    std::string reason;
+  } cases[] = {
+      {NewOrderMsg("p1", "A1", '1', 5, "5.0005", "B200-GOLD-US-209912"), "unknown_symbol"},
+      {zero_post_only, "invalid_field"},
+      {NewOrderMsg("taken", "A1", '1', 0, "5.0005"), "duplicate_client_id"},
+      {NewOrderMsg("p3", "A1", '1', 5000, "5.0005"), "qty_above_max"},
+      {NewOrderMsg("p4", "A1", '1', 0, "5.0005"), "invalid_qty"},
+      {NewOrderMsg("p5", "A1", '1', 5, "5.0005"), "invalid_price_tick"},
+  };
+  for (const auto& c : cases) {
+    const std::string cl = F(c.msg, 11);
+    alpha->Send(c.msg);
+    ASSERT_TRUE(alpha->WaitExec(cl, '8', &m)) << cl;
+    EXPECT_EQ(F(m, 58), c.reason) << cl;
+    EXPECT_EQ(F(m, 44), c.reason == "invalid_price_tick" ? "" : F(m, 44)) << cl;
+  }
+  // A replace to a total of 0 ends the order (SPEC §4.2: total <= executed).
+  Msg to_zero = ReplaceMsg("taken2", "taken", "A1", "4.950", 1);
+  to_zero.setField(38, "0");  // ReplaceMsg leaves out a qty of 0 (keep)
+  ASSERT_TRUE(SendAndWaitExec(*alpha, to_zero, '4', &m));
+  EXPECT_EQ(F(m, 58), "replaced_to_zero");
+  EXPECT_EQ(F(m, 11), "taken2");
+  EXPECT_EQ(F(m, 39), "4");
+}
+
 TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");

@@ -106,7 +106,10 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
   order->side = FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
   if (!ParseOrdType(FieldOr(m, 40), &order->ord_type)) return "invalid_field";
   if (!GetField(m, 38, &v)) return "invalid_field";
-  if (!internal::ParseQty(v, &order->qty)) return "invalid_qty";
+  // A zero, negative or off-tick value goes to the engine, which refuses it at its place in
+  // SPEC §4.2's precedence (after unknown_symbol, halted, duplicate_client_id ...); only
+  // what is no number at all is refused here.
+  if (!internal::ParseWholeQty(v, &order->qty)) return "invalid_qty";
 
   const bool needs_price =
       order->ord_type == OrdType::kLimit || order->ord_type == OrdType::kStopLimit;
@@ -115,16 +118,20 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
   if (GetField(m, 44, &v) != needs_price) return "invalid_field";
   if (needs_price) {
     internal::PriceParse p = internal::ParsePriceTicks(v, &order->price_ticks);
-    if (p == internal::PriceParse::kOffTick) return "invalid_price_tick";
-    if (p != internal::PriceParse::kOk) return "invalid_field";
+    if (p != internal::PriceParse::kOk && p != internal::PriceParse::kOffTick) {
+      return "invalid_field";
+    }
     order->has_price = true;
+    order->price_on_tick = p == internal::PriceParse::kOk;
   }
   if (GetField(m, 99, &v) != needs_stop) return "invalid_field";
   if (needs_stop) {
     internal::PriceParse p = internal::ParsePriceTicks(v, &order->stop_ticks);
-    if (p == internal::PriceParse::kOffTick) return "invalid_price_tick";
-    if (p != internal::PriceParse::kOk) return "invalid_field";
+    if (p != internal::PriceParse::kOk && p != internal::PriceParse::kOffTick) {
+      return "invalid_field";
+    }
     order->has_stop = true;
+    order->stop_on_tick = p == internal::PriceParse::kOk;
   }
   if (!ParseTif(FieldOr(m, 59, "0"), &order->tif)) return "invalid_field";
   const bool has_expire = GetField(m, 126, &v);
@@ -221,14 +228,17 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
   req.orig_cl_ord_id = ids.orig_cl_ord_id;
   req.symbol = ids.symbol;
   if (reason.empty()) {
+    // Off-tick prices and totals of 0 or less go to the engine, as on a new order.
     if (internal::GetField(m, 44, &v)) {
       internal::PriceParse p = internal::ParsePriceTicks(v, &req.price_ticks);
-      if (p == internal::PriceParse::kOffTick) reason = "invalid_price_tick";
-      else if (p != internal::PriceParse::kOk) reason = "invalid_field";
+      if (p != internal::PriceParse::kOk && p != internal::PriceParse::kOffTick) {
+        reason = "invalid_field";
+      }
       req.has_price = true;
+      req.price_on_tick = p == internal::PriceParse::kOk;
     }
     if (reason.empty() && internal::GetField(m, 38, &v)) {
-      if (!internal::ParseQty(v, &req.qty)) reason = "invalid_qty";
+      if (!internal::ParseWholeQty(v, &req.qty)) reason = "invalid_qty";
       req.has_qty = true;
     }
     // What cannot change: passed on to be compared with the order's own terms.

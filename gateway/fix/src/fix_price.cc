@@ -61,6 +61,20 @@ bool ParseQty(const std::string& text, int64_t* qty) {
   return *qty > 0;
 }
 
+bool ParseWholeQty(const std::string& text, int64_t* qty) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  int64_t ticks = 0;
+  const PriceParse p = ParsePriceTicks(digits, &ticks);
+  if (p == PriceParse::kNotPositive) {
+    *qty = 0;
+    return true;
+  }
+  if (p != PriceParse::kOk || ticks % 1000 != 0) return false;
+  *qty = negative ? -(ticks / 1000) : ticks / 1000;
+  return true;
+}
+
 std::string FormatTicks(int64_t ticks) {
   char buf[32];
   const char* sign = ticks < 0 ? "-" : "";

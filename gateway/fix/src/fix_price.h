@@ -19,6 +19,10 @@ PriceParse ParsePriceTicks(const std::string& text, int64_t* ticks);
 // Parses a positive integer quantity ("10", also "10.0" as QuickFIX QTY allows). False if
 // malformed, fractional, not positive or absurdly large.
 bool ParseQty(const std::string& text, int64_t* qty);
+// Parses a whole quantity as sent, zero and negative ones included ("0", "-5"): the engine
+// judges those (invalid_qty, or a replace's total of 0) in SPEC §4.2's order. False if
+// malformed, fractional or absurdly large.
+bool ParseWholeQty(const std::string& text, int64_t* qty);
 
 // 5250 -> "5.250"
 std::string FormatTicks(int64_t ticks);

@@ -80,8 +80,8 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   c.side = ToEngine(r.side);
   c.type = ToEngine(r.ord_type);
   c.tif = ToEngine(r.tif);
-  if (r.has_price) c.px = en::PriceField::Ticks(en::PriceTicks(r.price_ticks));
-  if (r.has_stop) c.stop = en::PriceField::Ticks(en::PriceTicks(r.stop_ticks));
+  if (r.has_price) c.px = en::PriceField{true, r.price_on_tick, en::PriceTicks(r.price_ticks)};
+  if (r.has_stop) c.stop = en::PriceField{true, r.stop_on_tick, en::PriceTicks(r.stop_ticks)};
   c.qty = en::Qty(r.qty);
   c.has_display = r.display_qty != 0;
   c.display = en::Qty(r.display_qty);
@@ -160,7 +160,7 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
       }
     }
   }
-  if (r.has_price) c.px = en::PriceField::Ticks(en::PriceTicks(r.price_ticks));
+  if (r.has_price) c.px = en::PriceField{true, r.price_on_tick, en::PriceTicks(r.price_ticks)};
   c.has_qty = r.has_qty;
   c.qty = en::Qty(r.qty);
   c.origin = impl_->OriginOf(r.session, r.msg_seq);

@@ -31,6 +31,8 @@ class FakeExchange::Book {
     else if (used_.count({r.account, r.cl_ord_id})) reason = "duplicate_client_id";
     else if (r.qty <= 0 || (r.display_qty && r.display_qty > r.qty)) reason = "invalid_qty";
     else if (r.qty > max_qty_) reason = "qty_above_max";
+    else if (!r.price_on_tick || !r.stop_on_tick)
+      reason = "invalid_price_tick";
     else if (r.post_only && r.ord_type != OrdType::kLimit) reason = "invalid_field";
     else if (r.post_only && Crosses(s, BestOpposite(s))) reason = "post_only_would_cross";
     if (!reason.empty()) {

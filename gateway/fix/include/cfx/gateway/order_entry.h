@@ -43,9 +43,14 @@ struct NewOrder {
   OrdType ord_type = OrdType::kLimit;
   bool has_price = false;  // limit, stop_limit
   int64_t price_ticks = 0;
+  // false: the price sent is not a multiple of the tick. The engine refuses it
+  // (invalid_price_tick) at that reason's place in SPEC §4.2's precedence, after
+  // unknown_symbol, market_closed/halted, duplicate_client_id and the quantity checks.
+  bool price_on_tick = true;
   bool has_stop = false;  // stop, stop_limit
   int64_t stop_ticks = 0;
-  int64_t qty = 0;
+  bool stop_on_tick = true;
+  int64_t qty = 0;  // as sent; 0 or negative: the engine refuses it (invalid_qty) in its place
   TimeInForce tif = TimeInForce::kDay;
   std::string expire_time;  // gtd: UTC "YYYY-MM-DDTHH:MM:SSZ"; empty otherwise
   bool post_only = false;
@@ -73,8 +78,9 @@ struct ReplaceOrder {
   std::string symbol;
   bool has_price = false;
   int64_t price_ticks = 0;
+  bool price_on_tick = true;  // as NewOrder's
   bool has_qty = false;
-  int64_t qty = 0;  // new total quantity
+  int64_t qty = 0;  // new total quantity; 0 ends the order (replaced_to_zero, SPEC §4.2)
   // Terms a replace cannot change, when the request repeats them (FIX requires 54 and 40 on
   // a G): a value other than the order's refuses the replace with invalid_field, instead of
   // acknowledging a change that did not happen (docs/fix.md, "Cancel, replace, status").
@@ -182,9 +188,10 @@ inline OrderState AskedState(const NewOrder& r) {
   s.side = r.side;
   s.ord_type = r.ord_type;
   s.tif = r.tif;
-  s.has_price = r.has_price;
+  // An off-tick price has no ticks to echo: the report leaves it out.
+  s.has_price = r.has_price && r.price_on_tick;
   s.price_ticks = r.price_ticks;
-  s.has_stop = r.has_stop;
+  s.has_stop = r.has_stop && r.stop_on_tick;
   s.stop_ticks = r.stop_ticks;
   s.qty = r.qty;
   return s;
