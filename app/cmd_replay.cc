@@ -41,16 +41,27 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
   // Whatever can refuse the run is checked before anything is written (SPEC §11: a bad
   // config or flag exits non-zero with nothing half-written).
   cfx::common::BusinessCalendar calendar;
+  std::string terms;            // the config's settlement terms, kept in the data dir
   if (!flags.config.empty()) {  // read (and checked) with or without --data-dir
     auto config = cfx::common::LoadConfigFile(flags.config);
     if (!config.ok()) return Fail("replay", config.status(), 2);
     calendar = config->Calendar();
+    terms = cfx::common::SettlementTermsToml(*config);
   }
   std::ifstream in(flags.input);
   if (!in) return Fail("replay", "cannot open --input " + flags.input);
   if (!flags.data_dir.empty()) {
     if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
       return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
+    }
+    // As `cfx serve`: the settlement terms go with the data, for `cfx settle` without
+    // --config.
+    if (!terms.empty()) {
+      if (absl::Status s = cfx::storage::WritePrivateFile(
+              cfx::common::SettlementTermsPath(flags.data_dir), terms);
+          !s.ok()) {
+        return Fail("replay", s);
+      }
     }
   }
   if (flags.output == "-") {

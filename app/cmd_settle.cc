@@ -1,10 +1,12 @@
 // `cfx settle --date D --data-dir DIR [--out DIR2] [--config FILE]`: the daily settlement
 // batch (SPEC §9, §12). Thin: parses flags, wires the stores, prints the day summary and the
 // surveillance alerts. The listing is the data dir's security master; the config only adds
-// holidays, collateral, the price scan range and the surveillance threshold.
+// holidays, collateral, the price scan range and the surveillance threshold (without
+// --config: the terms `cfx serve` kept in the data dir).
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -80,10 +82,18 @@ ExitCode RunSettle(const SettleFlags& flags) {
   };
   SettleConfig config;
   double psr = 0.15;  // SPEC §10 default price scan range
-  if (!flags.config.empty()) {
-    auto exchange = cfx::common::LoadConfigFile(flags.config);
+  // SPEC §12's `cfx settle` takes no config: the exchange's settlement terms are the ones
+  // `cfx serve` (or `replay --config --data-dir`) kept in the data dir; --config, when
+  // given, replaces them.
+  std::string config_path = flags.config;
+  if (config_path.empty() &&
+      std::filesystem::exists(cfx::common::SettlementTermsPath(flags.data_dir))) {
+    config_path = cfx::common::SettlementTermsPath(flags.data_dir);
+  }
+  if (!config_path.empty()) {
+    auto exchange = cfx::common::LoadConfigFile(config_path);
     if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
-    audit.Record("config_load", {{"command", "settle"}, {"path", flags.config}});
+    audit.Record("config_load", {{"command", "settle"}, {"path", config_path}});
     config.calendar = exchange->Calendar();
     config.close_concentration_alert_e4 = std::llround(exchange->close_concentration_alert * 1e4);
     psr = exchange->psr;
@@ -157,7 +167,8 @@ void SetupSettle(CLI::App& parent, ExitCode* rc) {
       ->required();
   cmd->add_option("--out", flags->out_dir, "Statements folder (default: DIR/statements)");
   cmd->add_option("--config", flags->config,
-                  "Exchange TOML config (holidays, collateral, psr, close_concentration_alert)");
+                  "Exchange TOML config (holidays, collateral, psr, close_concentration_alert); "
+                  "default: DIR/settlement_terms.toml, kept there by cfx serve");
   cmd->add_flag("--verify", flags->verify, "Audit the whole ledger after the run");
 }
 

@@ -261,6 +261,34 @@ TEST(ConfigTest, MaxLatencySecsIsTheSpecsNameForTheSendingTimeCheck) {
   EXPECT_FALSE(negative.ok());
 }
 
+// What `cfx serve` keeps for `cfx settle`: the settlement terms, read back exactly, and
+// nothing else of the config (no credential, hashed or not; no comment).
+TEST(ConfigTest, SettlementTermsReadBackExactlyAndHoldNoCredential) {
+  auto config = common::ParseConfig(demo::DemoConfigText(), "demo.toml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->psr = 0.1;  // no exact binary double
+  config->close_concentration_alert = 0.35;
+  config->firms[0].name = "Quote \" back\\slash \x01 tab\t";
+  const std::string text = common::SettlementTermsToml(*config);
+  auto back = common::ParseConfig(text, "settlement_terms.toml");
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << text;
+  EXPECT_EQ(back->holidays, config->holidays);
+  EXPECT_EQ(back->psr, config->psr);
+  EXPECT_EQ(back->close_concentration_alert, config->close_concentration_alert);
+  ASSERT_EQ(back->firms.size(), config->firms.size());
+  EXPECT_EQ(back->firms[0].name, config->firms[0].name);
+  ASSERT_EQ(back->accounts.size(), config->accounts.size());
+  for (size_t i = 0; i < config->accounts.size(); ++i) {
+    EXPECT_EQ(back->accounts[i].id, config->accounts[i].id);
+    EXPECT_EQ(back->accounts[i].firm, config->accounts[i].firm);
+    EXPECT_EQ(back->accounts[i].collateral, config->accounts[i].collateral);
+  }
+  EXPECT_TRUE(back->sessions.empty());
+  EXPECT_TRUE(back->tokens.empty());
+  EXPECT_EQ(text.find("argon2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sha256"), std::string::npos) << text;
+}
+
 TEST(ConfigTest, CloseConcentrationAlertDefaultsToOneHalf) {
   auto c = common::ParseConfig("", "cfg.toml");
   ASSERT_TRUE(c.ok()) << c.status();

@@ -210,6 +210,58 @@ TEST_F(SettleCliTest, ReplayRefusesABadConfigBeforeWritingAnything) {
   EXPECT_NE(missing.output.find("nope.toml"), std::string::npos) << missing.output;
 }
 
+// SPEC §12's `cfx settle --date D --data-dir DIR` takes no config: the data dir keeps the
+// exchange's own (`replay --config --data-dir` as `cfx serve`), so the holidays and the
+// collateral are the exchange's. Tuesday 2027-03-02 is a holiday: Wednesday settles after
+// Monday, and the cash holds the configured collateral.
+TEST_F(SettleCliTest, SettleWithoutConfigUsesTheHolidaysAndCollateralTheExchangeRanWith) {
+  const std::string sym = "B200-GOLD-US-202703";
+  std::string in = R"({"op":"time","ts":"2027-03-01T09:00:00Z"})"
+                   "\n";
+  in += nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
+  in += R"({"op":"time","ts":"2027-03-01T15:40:00Z"})"
+        "\n";
+  in += ReplayOrderLine("s1", "B1", sym, "sell", "5.000", 4) + "\n";
+  in += ReplayOrderLine("b1", "A1", sym, "buy", "5.000", 4) + "\n";
+  in += R"({"op":"time","ts":"2027-03-03T15:45:00Z"})"
+        "\n";
+  in += ReplayOrderLine("s2", "B1", sym, "sell", "5.010", 1) + "\n";
+  in += ReplayOrderLine("b2", "A1", sym, "buy", "5.010", 1) + "\n";
+  in += R"({"op":"time","ts":"2027-03-03T16:30:00Z"})"
+        "\n";
+  Write("commands.jsonl", in);
+  Write("exchange.toml",
+        "[exchange]\nholidays = [\"2027-03-02\"]\n\n[[firms]]\nid = \"FA\"\nname = \"A\"\n\n"
+        "[[firms]]\nid = \"FB\"\nname = \"B\"\n\n"
+        "[[accounts]]\nid = \"A1\"\nfirm = \"FA\"\ncollateral = \"1000.00\"\n\n"
+        "[[accounts]]\nid = \"B1\"\nfirm = \"FB\"\ncollateral = \"2500.00\"\n");
+  auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + dir_ +
+                  "/events.jsonl --data-dir " + data_ + " --config " + dir_ + "/exchange.toml");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string terms = ReadAll(data_ + "/settlement_terms.toml");
+  EXPECT_NE(terms.find("holidays = [\"2027-03-02\"]"), std::string::npos) << terms;
+  EXPECT_EQ(std::filesystem::status(data_ + "/settlement_terms.toml").permissions() &
+                std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+
+  auto d1 = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(d1.exit_code, 0) << d1.output;
+  auto holiday = RunCfx("settle --date 2027-03-02 --data-dir " + data_ + " --out " + out_);
+  EXPECT_NE(holiday.exit_code, 0) << holiday.output;  // not a business day
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-02"));
+  auto d3 = RunCfx("settle --date 2027-03-03 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(d3.exit_code, 0) << d3.output;
+  std::ifstream a1(out_ + "/2027-03-03/A1.json");
+  nlohmann::json statement = nlohmann::json::parse(a1, nullptr, false);
+  ASSERT_TRUE(statement.is_object()) << ReadAll(out_ + "/2027-03-03/A1.json");
+  // S(03-01) = 5.000 (T1), S(03-03) = 5.010 (T1): VM = 1000 × 4 × 0.010 = 40.00 on the
+  // prior position, 0 on the day's trade at 5.010. Cash = 1000.00 + 40.00.
+  EXPECT_EQ(statement["vm_total"], "40.00") << statement;
+  EXPECT_EQ(statement["cash"], "1040.00") << statement;
+  ASSERT_EQ(statement["positions"].size(), 1u) << statement;
+  EXPECT_EQ(statement["positions"][0]["prior_settle"], "5.000") << statement;
+}
+
 TEST_F(SettleCliTest, ReplayRefusesAnAccountIdThatCouldNameABatchFile) {
   Write("commands.jsonl",
         R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"5.000"})" "\n" +

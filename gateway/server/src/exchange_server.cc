@@ -81,6 +81,13 @@ class ExchangeServer::Impl {
     auto audit_log = audit::AuditLog::Open(config_.data_dir + "/audit.log");
     if (!audit_log.ok()) return audit_log.status();
     audit_ = *std::move(audit_log);
+    // The settlement terms this exchange runs with, for `cfx settle` without --config
+    // (holidays, collateral, psr, the surveillance threshold: docs/settlement.md).
+    if (absl::Status s = storage::WritePrivateFile(common::SettlementTermsPath(config_.data_dir),
+                                                   common::SettlementTermsToml(config_));
+        !s.ok()) {
+      return s;
+    }
     audit_->Record("config_load",
                    {{"command", "serve"},
                     {"path", options_.config_path},

@@ -137,6 +137,19 @@ struct ExchangeConfig {
 absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view toml_text, absl::string_view source);
 absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path);
 
+// The settlement terms of `config` as a config file of their own: holidays, psr,
+// close_concentration_alert, firms and accounts with their collateral; no sessions, tokens,
+// ports or comments (so no credential, hashed or not, and no secret an operator wrote in a
+// comment). `cfx serve` and `cfx replay --config --data-dir` keep it in the data dir
+// (SettlementTermsPath) for `cfx settle` run without --config (SPEC §12; docs/settlement.md).
+// ParseConfig of the text gives back those settings exactly.
+std::string SettlementTermsToml(const ExchangeConfig& config);
+
+// `<data_dir>/settlement_terms.toml` (0600, written whole through a rename).
+inline std::string SettlementTermsPath(const std::string& data_dir) {
+  return data_dir + "/settlement_terms.toml";
+}
+
 }  // namespace cfx::common
 
 #endif  // CFX_COMMON_CONFIG_H_
