@@ -54,6 +54,9 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
       return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
     }
+    // The store first: a data dir holding another input's replay refuses this one before
+    // any event is printed.
+    if (ExitCode rc = Persist(flags, calendar); rc != 0) return rc;
     // As `cfx serve`: the settlement terms go with the data, for `cfx settle` without
     // --config.
     if (!terms.empty()) {
@@ -66,13 +69,13 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
   }
   if (flags.output == "-") {
     cfx::engine::RunReplay(in, std::cout);
-    return flags.data_dir.empty() ? 0 : Persist(flags, calendar);
+    return 0;
   }
   std::ofstream out(flags.output, std::ios::trunc);
   if (!out) return Fail("replay", "cannot open --output " + flags.output);
   cfx::engine::RunReplay(in, out);
   if (!out) return Fail("replay", "write failed on " + flags.output);
-  return flags.data_dir.empty() ? 0 : Persist(flags, calendar);
+  return 0;
 }
 
 void SetupReplay(CLI::App& parent, ExitCode* rc) {

@@ -2,6 +2,8 @@
 
 #include <istream>
 
+#include "absl/strings/str_cat.h"
+#include "cfx/common/credentials.h"
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
@@ -24,6 +26,12 @@ class RecordSink : public journal::OutcomeSink<Outcome> {
   TradeRecorder* r_;
 };
 
+// The meta row: how many inputs the store holds and their digest.
+constexpr char kReplayInputsKey[] = "replay_inputs";
+std::string InputsMeta(uint64_t n, const std::string& digest) {
+  return absl::StrCat(n, " ", digest);
+}
+
 }  // namespace
 
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
@@ -38,23 +46,49 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   RecordSink sink(recorder->get());
   ReplayStoreResult result;
   const uint64_t already = (*recorder)->last_seq();
+  // What the store holds came from `already` inputs whose digest it keeps: this file must
+  // begin with those same inputs (a re-run, or a file that extends the earlier one), else
+  // its first inputs would be skipped as recorded when they never were.
+  auto stored = (*recorder)->GetMeta(kReplayInputsKey);
+  if (!stored.ok()) return stored.status();
+  if (already > 0 && !stored->has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        data_dir, " holds ", already,
+        " inputs that no `cfx replay --data-dir` recorded (cfx serve's, or an earlier cfx's): "
+        "replay into a fresh data dir"));
+  }
+  auto mismatch = [&](uint64_t n) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        data_dir, " holds the replay of another input: its ", already, " inputs are not ",
+        n < already ? absl::StrCat("this file's ", n) : "the first of this file's",
+        " (a data dir holds one replay; replay a file that begins with the earlier one's "
+        "lines and goes on, or use a fresh data dir); nothing was written"));
+  };
+  std::string digest;  // SHA-256 chained over the inputs' lines: inputs 1..seq
   std::string line;
   while (std::getline(in, line)) {
     engine::ParsedLine parsed = engine::ParseCommandLine(line);
     if (parsed.kind != engine::ParsedLine::Kind::kCommand) continue;
     sink.seq = ++result.inputs;
+    digest = common::TokenSha256Hex(absl::StrCat(digest, "\n", line));
     const uint64_t trades_before = sink.trades;
     listing.Apply(sink.seq, parsed.command, sink);
     if (sink.seq <= already) {
       sink.trades = trades_before;  // recorded by an earlier run
+      if (sink.seq == already && **stored != InputsMeta(already, digest)) {
+        return mismatch(already);
+      }
       continue;
     }
     (*recorder)->EndInput(sink.seq);
     ++result.recorded;
     if ((*recorder)->pending_inputs() >= 4096) {
+      (*recorder)->PutMeta(kReplayInputsKey, InputsMeta(sink.seq, digest));
       if (absl::Status s = (*recorder)->Commit(); !s.ok()) return s;
     }
   }
+  if (result.inputs < already) return mismatch(result.inputs);
+  (*recorder)->PutMeta(kReplayInputsKey, InputsMeta(result.inputs, digest));
   if (absl::Status s = (*recorder)->Commit(); !s.ok()) return s;
   result.trades = sink.trades;
   result.state_hash = matcher.engine().StateHash();

@@ -462,6 +462,17 @@ void TradeRecorder::EndInput(uint64_t seq) {
   ++pending_inputs_;
 }
 
+void TradeRecorder::PutMeta(const std::string& key, std::string value) {
+  if (store_) ops_.push_back({kMetaTable, key, std::move(value)});
+}
+
+absl::StatusOr<std::optional<std::string>> TradeRecorder::GetMeta(const std::string& key) const {
+  if (!store_) return std::optional<std::string>();
+  auto txn = store_->BeginRead();
+  if (!txn.ok()) return txn.status();
+  return (*txn)->Get(kMetaTable, key);
+}
+
 std::string TradeRecorder::RowText(const decltype(Op::value)& value) {
   if (const auto* text = std::get_if<std::string>(&value)) return *text;
   if (const auto* o = std::get_if<OrderRow>(&value)) return OrderRowText(o->view, o->end_serial);

@@ -10,6 +10,7 @@
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/replay_store.h"
+#include "cfx/exchange/trade_recorder.h"
 #include "core_test_util.h"
 #include "gtest/gtest.h"
 #include "random_commands.h"
@@ -234,6 +235,69 @@ TEST(ReplayStoreTest, StoreMirrorsReplayEventsAcrossALastTradingDay) {
   }
   EXPECT_EQ(count.trades, 0);
   EXPECT_EQ(count.rejects, 2);  // market_closed
+}
+
+// A data dir holds one replay: the same file again records nothing, a file that goes on
+// from it records only the rest, and another file is refused with nothing written (before,
+// its first inputs were skipped as if recorded: trades lost without a word).
+TEST(ReplayStoreTest, AFileMustBeginWithTheInputsTheStoreHolds) {
+  const std::string sym = "B200-GOLD-US-202703";
+  auto order = [&](const char* cl, const char* acct, const char* side) {
+    return std::string(R"({"op":"new","cl":")") + cl + R"(","acct":")" + acct + R"(","sym":")" +
+           sym + R"(","side":")" + side + R"(","type":"limit","px":"5.000","qty":1})" + "\n";
+  };
+  const std::string day1 = std::string(R"({"op":"product","sym":")") + sym + R"(","ref":"5.000"})" +
+                           "\n" + R"({"op":"time","ts":"2027-03-01T15:40:00Z"})" + "\n" +
+                           order("b1", "A1", "buy") + order("s1", "B1", "sell");
+  const std::string day2 = day1 + R"({"op":"time","ts":"2027-03-02T15:40:00Z"})" + "\n" +
+                           order("b2", "A1", "buy") + order("s2", "B1", "sell");
+  testing::TempDir dir;
+  auto persist = [&](const std::string& text) {
+    std::istringstream in(text);
+    return PersistReplay(in, dir.path(), common::BusinessCalendar());
+  };
+  auto first = persist(day1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->recorded, 4u);
+  EXPECT_EQ(first->trades, 1u);
+  auto again = persist(day1);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->recorded, 0u);
+  EXPECT_EQ(again->trades, 0u);
+  auto more = persist(day2);  // goes on from day 1: only its new inputs, with their trade
+  ASSERT_TRUE(more.ok()) << more.status();
+  EXPECT_EQ(more->recorded, 3u);
+  EXPECT_EQ(more->trades, 1u);
+  // Another file: the same length and more, but not the same first inputs.
+  std::string other = day2;
+  other.replace(other.find("\"b1\""), 4, "\"x1\"");
+  for (const std::string& text : {other, day1}) {  // day1 is now shorter than the store
+    auto refused = persist(text);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(refused.status().message().find("holds the replay of another input"),
+              std::string::npos)
+        << refused.status();
+  }
+  auto still = persist(day2);  // nothing was written by the refusals
+  ASSERT_TRUE(still.ok()) << still.status();
+  EXPECT_EQ(still->recorded, 0u);
+
+  // Trades that no replay recorded (cfx serve's recorder, here without a digest).
+  testing::TempDir served;
+  {
+    auto recorder =
+        TradeRecorder::Open(served.path(), kDefaultEndedOrdersKept, common::BusinessCalendar());
+    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    (*recorder)->EndInput(1);
+    ASSERT_TRUE((*recorder)->Commit().ok());
+  }
+  std::istringstream in(day1);
+  auto refused = PersistReplay(in, served.path(), common::BusinessCalendar());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("that no `cfx replay --data-dir` recorded"),
+            std::string::npos)
+      << refused.status();
 }
 
 }  // namespace

@@ -4,7 +4,11 @@
 // 16:00Z of a business day) and the security master (the `product` lines; last trading
 // days from `calendar`) land in <data_dir>/trades for `cfx settle`. No journal, no
 // pre-trade risk. Valid lines are inputs 1, 2, ... in file order; inputs at or below the
-// store's recorded last seq are skipped, so re-running the same file changes nothing.
+// store's recorded last seq are skipped, so re-running the same file changes nothing, and
+// a file that begins with the earlier file's inputs and goes on records only the rest. The
+// store keeps a digest of the inputs it holds (meta `replay_inputs`): a file that does not
+// begin with them is refused (FailedPrecondition, nothing written), as is a data dir whose
+// trades no replay recorded.
 //
 //   std::ifstream in("commands.jsonl");
 //   absl::StatusOr<ReplayStoreResult> r = PersistReplay(in, "/var/cfx", config.Calendar());
@@ -26,7 +30,8 @@ struct ReplayStoreResult {
   uint64_t state_hash = 0;
 };
 
-// Errors: the store cannot be opened or written (names the path).
+// Errors: the store cannot be opened or written (names the path); FailedPrecondition as
+// above.
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
                                                 const common::BusinessCalendar& calendar);
 

@@ -89,6 +89,11 @@ class TradeRecorder {
   void Add(uint64_t seq, const Outcome& outcome);
   // Marks input `seq` complete (its outcomes were all added).
   void EndInput(uint64_t seq);
+  // Buffers a row of the `meta` table, written in the transaction that next writes the
+  // inputs ended so far (with last_seq): `cfx replay --data-dir`'s digest of its inputs.
+  void PutMeta(const std::string& key, std::string value);
+  // A meta row as committed; nullopt when absent. Errors name the store path.
+  absl::StatusOr<std::optional<std::string>> GetMeta(const std::string& key) const;
   // Writes everything buffered and `last_seq` in one synced transaction, on this thread,
   // after any batch handed to the committer thread. A no-op when nothing is buffered.
   // Errors name the store path (the rows stay buffered and are retried by the next commit).
