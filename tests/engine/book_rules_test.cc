@@ -328,6 +328,39 @@ TEST(StopTest, TriggeredBuyStopsEnterByAscendingStopThenTime) {
                                                   R"({"ev":"triggered","cl":"t1","acct":"A1"})"));
 }
 
+// SPEC §4: sells by descending stop price, then time of submission.
+TEST(StopTest, TriggeredSellStopsEnterByDescendingStopThenTime) {
+  auto out =
+      RunNoSeq({ProductLine(), Order("t1", "A1", "sell", "stop", 1, R"(,"stop":"4.990")"),
+                Order("t2", "A2", "sell", "stop", 1, R"(,"stop":"4.995")"),
+                Order("t3", "A3", "sell", "stop", 1, R"(,"stop":"4.995")"),
+                Limit("b1", "B1", "buy", "4.990", 10), Limit("s1", "C1", "sell", "4.990", 1)});
+  EXPECT_THAT(Grep(out, "triggered"), ElementsAre(R"({"ev":"triggered","cl":"t2","acct":"A2"})",
+                                                  R"({"ev":"triggered","cl":"t3","acct":"A3"})",
+                                                  R"({"ev":"triggered","cl":"t1","acct":"A1"})"));
+  // Each entered as a market sell against the resting buy, in that order.
+  EXPECT_THAT(Grep(out, "trade"),
+              ElementsAre(Trade("4.990", 1, "b1", "B1", "s1", "C1", "sell"),
+                          Trade("4.990", 1, "b1", "B1", "t2", "A2", "sell"),
+                          Trade("4.990", 1, "b1", "B1", "t3", "A3", "sell"),
+                          Trade("4.990", 1, "b1", "B1", "t1", "A1", "sell")));
+}
+
+// SPEC §4.2: a triggered stop_limit's time priority starts when it enters: it queues
+// behind an order already resting at its price.
+TEST(StopTest, ATriggeredStopLimitQueuesBehindOrdersAlreadyAtItsPrice) {
+  auto out = RunNoSeq(
+      {ProductLine(), Order("st", "A1", "buy", "stop_limit", 2, R"(,"stop":"5.010","px":"4.990")"),
+       Limit("early", "A2", "buy", "4.990", 2), Limit("s1", "B1", "sell", "5.010", 1),
+       Limit("b1", "C1", "buy", "5.010", 1), Limit("s2", "B1", "sell", "4.990", 3)});
+  EXPECT_EQ(Grep(out, "triggered").size(), 1u);
+  EXPECT_THAT(Grep(out, "trade"),
+              ElementsAre(Trade("5.010", 1, "b1", "C1", "s1", "B1", "buy"),
+                          Trade("4.990", 2, "early", "A2", "s2", "B1", "sell"),
+                          Trade("4.990", 1, "st", "A1", "s2", "B1", "sell")));
+  EXPECT_EQ(out.back(), BookLine(R"([["4.990",1,1]])", "[]"));
+}
+
 TEST(StopTest, CascadeTriggersFurtherStops) {
   auto out =
       RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
@@ -418,6 +451,25 @@ TEST(StateTest, CloseExpiresDayOrdersAndPendingStopsButNotGtc) {
               ElementsAre(Canceled("b1", "A1", 5, "expired"), Canceled("st", "A1", 1, "expired")));
   EXPECT_EQ(Grep(out, "market_closed").size(), 2u);
   EXPECT_EQ(out.back(), BookLine(R"([["4.990",5,1]])", "[]"));
+}
+
+// SPEC §4.2: in `closed`, new -> market_closed, cancel/replace -> cancel_rejected
+// market_closed (the order unchanged); gtd still expires.
+TEST(StateTest, InClosedCancelAndReplaceAreRefusedAndGtdStillExpires) {
+  std::string gtd = R"(,"tif":"gtd","expire":"2027-03-01T16:00:00Z")";
+  auto out = RunNoSeq({ProductLine(), R"({"op":"time","ts":"2027-03-01T15:00:00Z"})",
+                       Limit("g1", "A1", "buy", "4.990", 5, gtd),
+                       Limit("c1", "A1", "buy", "4.980", 5, R"(,"tif":"gtc")"),
+                       StateLine("closed"), CancelLine("c1", "A1"),
+                       ReplaceLine("c1b", "c1", "A1", R"(,"qty":3)"),
+                       Limit("n1", "A1", "buy", "4.990", 1),
+                       R"({"op":"time","ts":"2027-03-01T16:00:00Z"})"});
+  EXPECT_EQ(Grep(out, R"("ev":"cancel_rejected","orig":"c1","acct":"A1","reason":"market_closed")")
+                .size(),
+            2u);
+  EXPECT_THAT(Grep(out, "\"rejected\""), ElementsAre(HasSubstr("market_closed")));
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("g1", "A1", 5, "expired")));
+  EXPECT_EQ(out.back(), BookLine(R"([["4.980",5,1]])", "[]"));
 }
 
 TEST(StateTest, StateClosedChangesOnlyTheState) {
