@@ -149,8 +149,6 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     mo.pre_trade_risk = options.pre_trade_risk;
     // The configured accounts, with room for as many again (an account added at a restart).
     mo.engine.account_capacity = std::max<size_t>(64, 2 * config.accounts.size());
-    // A day's ClOrdIDs, not every id ever used (docs/engine.md, "Client ids").
-    mo.engine.client_ids_per_day = true;
     for (const common::AccountConfig& a : config.accounts) {
       mo.collateral[a.id] = a.collateral;
     }

@@ -41,6 +41,7 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   MatcherOptions opt;
   opt.calendar = calendar;
   opt.expire_contracts = false;  // the store mirrors the printed §4.1 events
+  opt.engine.client_ids_per_day = false;  // ids taken for the whole run, as replay prints
   EngineMatcher matcher(opt);
   internal::ListingOutcomes listing(&matcher);  // the `product` lines fill the security master
   RecordSink sink(recorder->get());

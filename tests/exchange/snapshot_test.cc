@@ -237,6 +237,32 @@ TEST(ReplayStoreTest, StoreMirrorsReplayEventsAcrossALastTradingDay) {
   EXPECT_EQ(count.rejects, 2);  // market_closed
 }
 
+// The store mirrors the printed events also for client ids: taken for the whole run, so an
+// id reused on a later date is refused in both (the exchange's matcher frees it).
+TEST(ReplayStoreTest, ClientIdsStayTakenAcrossDatesInTheStoreAsInTheEvents) {
+  const std::string sym = "B200-GOLD-US-202703";
+  const std::string text = std::string(R"({"op":"product","sym":")") + sym + R"(","ref":"5.000"})" +
+                           "\n" + R"({"op":"time","ts":"2027-03-01T10:00:00Z"})" + "\n" +
+                           R"({"op":"new","cl":"b1","acct":"A1","sym":")" + sym +
+                           R"(","side":"buy","type":"limit","px":"4.990","qty":1})" + "\n" +
+                           R"({"op":"cancel","orig":"b1","acct":"A1"})" + "\n" +
+                           R"({"op":"new","cl":"s1","acct":"B1","sym":")" + sym +
+                           R"(","side":"sell","type":"limit","px":"5.000","qty":1,"tif":"gtc"})" +
+                           "\n" + R"({"op":"time","ts":"2027-03-02T10:00:00Z"})" + "\n" +
+                           R"({"op":"new","cl":"b1","acct":"A1","sym":")" + sym +
+                           R"(","side":"buy","type":"limit","px":"5.000","qty":1})" + "\n";
+  std::istringstream printed_in(text);
+  std::ostringstream printed;
+  engine::RunReplay(printed_in, printed);
+  EXPECT_NE(printed.str().find("duplicate_client_id"), std::string::npos) << printed.str();
+  EXPECT_EQ(printed.str().find(R"("ev":"trade")"), std::string::npos) << printed.str();
+  testing::TempDir dir;
+  std::istringstream in(text);
+  auto r = PersistReplay(in, dir.path(), common::BusinessCalendar());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->trades, 0u);
+}
+
 // A data dir holds one replay: the same file again records nothing, a file that goes on
 // from it records only the rest, and another file is refused with nothing written (before,
 // its first inputs were skipped as if recorded: trades lost without a word).

@@ -45,7 +45,15 @@ struct MatcherOptions {
   // Pre-trade risk: on when set; collateral by account, others have 0.
   bool pre_trade_risk = false;
   std::map<std::string, common::MicroUsd, std::less<>> collateral;
-  engine::EngineConfig engine = {};
+  // The exchange's engine: ClOrdIDs per UTC date (client_ids_per_day), as `cfx serve`;
+  // `cfx replay --data-dir` turns it off, its store matching the §4.1 events it prints.
+  engine::EngineConfig engine = ExchangeEngineConfig();
+
+  static engine::EngineConfig ExchangeEngineConfig() {
+    engine::EngineConfig c;
+    c.client_ids_per_day = true;
+    return c;
+  }
 };
 
 // Thread safety: one thread at a time (the matcher thread; recovery before it starts).
