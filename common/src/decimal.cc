@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace cfx::common {
 
@@ -87,5 +88,13 @@ int64_t DivRoundHalfEven(__int128 num, __int128 den) {
 }
 
 int64_t RoundHalfEven(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
+
+std::string FormatMeasure(double v) {
+  std::string s = absl::StrFormat("%.7f", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
 
 }  // namespace cfx::common

@@ -166,6 +166,7 @@ void OrderBook::Append(uint32_t slot) {
 void OrderBook::RestoreOrder(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   if (o.is_stop_pending()) {
+    ReserveStopLimitPrice(o);
     AddStop(slot);
     return;
   }
@@ -181,6 +182,17 @@ void OrderBook::RestoreMarks(TradingState state, bool has_last, PriceTicks last,
   has_last_ = has_last;
   last_trade_ = last;
   ever_accepted_ = ever_accepted;
+}
+
+// A pending stop_limit will rest at its limit price when it triggers: the grid covers that
+// price from entry on, so that no order entered meanwhile can grow the grid (of a product
+// without band) to where that price no longer fits (the trigger then found no room: an
+// assert, the process gone). Validation checked CanRestAt(px), so this succeeds.
+void OrderBook::ReserveStopLimitPrice(const Order& o) {
+  if (o.type != OrderType::kStopLimit) return;
+  bool ok = EnsureGrid(o.px);
+  assert(ok && "validation guarantees a representable price");
+  (void)ok;
 }
 
 void OrderBook::Rest(uint32_t slot) {
@@ -220,6 +232,7 @@ void OrderBook::Submit(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   if (o.type == OrderType::kStop || o.type == OrderType::kStopLimit) {
     o.status = OrderStatus::kPendingStop;
+    ReserveStopLimitPrice(o);
     AddStop(slot);
     return;
   }
@@ -254,7 +267,10 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
     FillOrderInfo(&e.order, ord);
   };
   if (o.is_stop_pending()) {
-    if (o.type == OrderType::kStopLimit) o.px = new_px;
+    if (o.type == OrderType::kStopLimit) {
+      o.px = new_px;
+      ReserveStopLimitPrice(o);  // ValidateReplace checked CanRestAt(new_px)
+    }
     o.qty = new_qty;
     emit_replaced(o);
     return;

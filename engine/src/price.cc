@@ -83,7 +83,10 @@ bool ParseTimestamp(std::string_view s, Timestamp* out) {
       s[13] != ':' || !Digits(s, 14, 2, &mi) || s[16] != ':' || !Digits(s, 17, 2, &se)) {
     return false;
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
+  static constexpr int kDaysIn[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 60) return false;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (d > kDaysIn[mo - 1] + (mo == 2 && leap ? 1 : 0)) return false;  // 2027-02-31: no date
   size_t i = 19;
   int64_t nanos = 0;
   if (s[i] == '.') {
@@ -98,8 +101,18 @@ bool ParseTimestamp(std::string_view s, Timestamp* out) {
   }
   if (i + 1 != s.size() || s[i] != 'Z') return false;
   int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
-  *out = ((days * 24 + h) * 60 + mi) * 60 * int64_t{1000000000} +
-         static_cast<int64_t>(se) * 1000000000 + nanos;
+  // Nanoseconds since 1970 fit int64 for 1677-09-21 .. 2262-04-11. Beyond, a time is held at
+  // the end of the range ("9999-12-31T23:59:59Z", a gtd that never expires, stays after
+  // every time input; it used to wrap to a date before 1970), never at kNoTime.
+  const __int128 ns = ((static_cast<__int128>(days) * 24 + h) * 60 + mi) * 60 * 1000000000 +
+                      static_cast<__int128>(se) * 1000000000 + nanos;
+  if (ns > INT64_MAX) {
+    *out = INT64_MAX;
+  } else if (ns <= kNoTime) {
+    *out = kNoTime + 1;
+  } else {
+    *out = static_cast<int64_t>(ns);
+  }
   return true;
 }
 

@@ -1,4 +1,5 @@
 // JSON command lines -> engine commands (§4.1, the invalid_field rules of §4.2).
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cfx/engine/price.h"
@@ -212,6 +213,11 @@ ParsedLine ParseCommandLine(std::string_view line) {
   if (j.is_discarded() || !j.is_object()) {
     r.kind = ParsedLine::Kind::kInvalid;
     return r;
+  }
+  // A key whose value is null is a key not given (a generator writing absent fields as
+  // null): optional ones take their default, required ones are missing (invalid_field).
+  for (auto it = j.begin(); it != j.end();) {
+    it = it->is_null() ? j.erase(it) : std::next(it);
   }
   if (ParseObject(j, &r.command)) {
     r.kind = ParsedLine::Kind::kCommand;

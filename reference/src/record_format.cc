@@ -36,13 +36,7 @@ std::string PriceOrNull(const std::optional<int64_t>& e4, bool quoted) {
 }
 
 // Shortest fixed-point text for a double that came from an exact decimal with <= 7 places.
-std::string FormatNumber(double v) {
-  std::string s = absl::StrFormat("%.7f", v);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
-  return s;
-}
+std::string FormatNumber(double v) { return common::FormatMeasure(v); }
 
 absl::StatusOr<std::optional<int64_t>> PriceField(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null()) return std::optional<int64_t>();

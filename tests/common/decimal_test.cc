@@ -20,6 +20,17 @@ TEST(DecimalTest, RejectsMalformedOrInexact) {
   EXPECT_FALSE(common::ParseScaled("99999999999999999999", 0).ok());
 }
 
+// θ as every output shows it (reference records, HTTP, margin): 7 decimals at most, no
+// trailing zeros. absl::StrCat(double) kept 6 significant digits ("12345.7").
+TEST(DecimalTest, MeasuresKeepSevenDecimalsWithoutTrailingZeros) {
+  EXPECT_EQ(common::FormatMeasure(12345.67), "12345.67");
+  EXPECT_EQ(common::FormatMeasure(1000.0), "1000");
+  EXPECT_EQ(common::FormatMeasure(1234.5), "1234.5");
+  EXPECT_EQ(common::FormatMeasure(0.123456789), "0.1234568");
+  EXPECT_EQ(common::FormatMeasure(-0.0), "0");
+  EXPECT_EQ(common::FormatMeasure(987654321.25), "987654321.25");
+}
+
 TEST(DecimalTest, FormatsWithExactDecimals) {
   EXPECT_EQ(common::FormatScaled(5250, 3), "5.250");
   EXPECT_EQ(common::FormatScaled(-5, 2), "-0.05");

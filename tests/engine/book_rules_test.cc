@@ -361,6 +361,21 @@ TEST(StopTest, ATriggeredStopLimitQueuesBehindOrdersAlreadyAtItsPrice) {
   EXPECT_EQ(out.back(), BookLine(R"([["4.990",1,1]])", "[]"));
 }
 
+// A product without band: the tick grid is capped (2^20 ticks), and a pending stop_limit's
+// price keeps its place in it from entry. Before, an order entered later could grow the grid
+// away from that price, and the trigger found no room: an assert, the process gone.
+TEST(StopTest, AStopLimitFarFromLaterOrdersStillRestsWhenTriggered) {
+  auto out =
+      RunNoSeq({ProductLine(""), Limit("a", "A1", "buy", "1000.000", 1),
+                Order("s", "A1", "buy", "stop_limit", 1, R"(,"stop":"1.000","px":"1.000")"),
+                Limit("b", "B1", "sell", "2000.000", 1), Limit("c", "B1", "sell", "1000.000", 1)});
+  // 2000.000 would stretch the grid past its cap with 1.000 in it: refused, as any price
+  // that cannot rest; the trade at 1000.000 triggers the stop, which rests at 1.000.
+  EXPECT_THAT(Grep(out, "\"rejected\""), ElementsAre(HasSubstr("price_outside_band")));
+  EXPECT_EQ(Grep(out, "triggered").size(), 1u);
+  EXPECT_EQ(out.back(), BookLine(R"([["1.000",1,1]])", "[]"));
+}
+
 TEST(StopTest, CascadeTriggersFurtherStops) {
   auto out =
       RunNoSeq({ProductLine(), Order("t1", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),

@@ -6,6 +6,8 @@
 namespace cfx::engine::testing {
 namespace {
 
+std::string Time(const std::string& ts) { return R"({"op":"time","ts":")" + ts + R"("})"; }
+
 std::string RejectOf(const std::vector<std::string>& lines, Engine* engine = nullptr) {
   auto out = RunNoSeq(lines, engine);
   auto rej = Grep(out, "\"rejected\"");
@@ -42,6 +44,38 @@ TEST(ValidationTest, InvalidFieldCases) {
 TEST(ValidationTest, UnknownExtraKeysAreIgnored) {
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1, R"(,"color":"red")")}),
             "none");
+}
+
+// A null value is a key not given: optional keys take their default, a required one is
+// missing.
+TEST(ValidationTest, NullValuesAreKeysNotGiven) {
+  EXPECT_EQ(RejectOf({ProductLine(), Order("m", "A1", "buy", "market", 1,
+                                           R"(,"px":null,"stop":null,"display":null,)"
+                                           R"("expire":null,"stp":null,"firm":null,"tif":null)")}),
+            "none");
+  EXPECT_EQ(
+      RejectOf({ProductLine(), R"({"op":"new","cl":"a","acct":"A1","sym":")" + std::string(kSym) +
+                                   R"(","side":"buy","type":"limit","px":null,"qty":1})"}),
+      "invalid_field");
+}
+
+// Times are calendar dates, and ones past the engine's nanosecond range (2262) are held at
+// its end: "9999-12-31T23:59:59Z" is a gtd that never expires (it wrapped to before 1970,
+// so every later time input expired it).
+TEST(ValidationTest, TimesAreCalendarDatesAndFarFutureExpiresNever) {
+  EXPECT_EQ(RejectOf({ProductLine(), Time("2027-03-01T10:00:00Z"),
+                      Limit("g", "A1", "buy", "4.990", 1,
+                            R"(,"tif":"gtd","expire":"2027-02-31T16:00:00Z")")}),
+            "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Time("2027-02-29T10:00:00Z")}), "invalid_field");
+  EXPECT_EQ(RejectOf({ProductLine(), Time("2028-02-29T10:00:00Z")}), "none");  // leap year
+  auto out = RunNoSeq(
+      {ProductLine(), Time("2027-03-01T10:00:00Z"),
+       Limit("g", "A1", "buy", "4.990", 1, R"(,"tif":"gtd","expire":"9999-12-31T23:59:59Z")"),
+       Time("2027-03-02T10:00:00Z"), Time("2200-01-01T00:00:00Z")});
+  EXPECT_EQ(Grep(out, "accepted").size(), 1u);
+  EXPECT_TRUE(Grep(out, "canceled").empty());
+  EXPECT_EQ(Grep(out, R"("bids":[["4.990",1,1]])").size(), 1u);
 }
 
 TEST(ValidationTest, EachRejectReason) {
@@ -243,8 +277,6 @@ TEST(ExpiredStateTest, CancelsEveryOrderRefusesNewOnesAndNeverReopens) {
 
 namespace cfx::engine::testing {
 namespace {
-
-std::string Time(const std::string& ts) { return R"({"op":"time","ts":")" + ts + R"("})"; }
 
 std::vector<std::string> TwoDaysOfIds() {
   return {ProductLine(), Time("2027-03-01T14:00:00Z"), Limit("ended", "A1", "buy", "4.900", 1),

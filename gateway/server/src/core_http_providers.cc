@@ -319,7 +319,7 @@ FixRecord FixToHttp(const reference::FixRecord& r) {
   f.n_dropped = r.n_dropped;
   f.n_providers = r.n_providers;
   f.volume = absl::StrCat(r.volume);
-  if (r.theta) f.theta = absl::StrCat(*r.theta);
+  if (r.theta) f.theta = common::FormatMeasure(*r.theta);  // as `cfx reference build`
   if (r.price_per_mtok_e4) f.price_per_mtok = common::FormatScaled(*r.price_per_mtok_e4, 4);
   f.flags = r.flags;
   f.methodology = r.methodology;

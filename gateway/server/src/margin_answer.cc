@@ -21,7 +21,7 @@ MarginResult ToHttpMargin(const gpu_valuation::MarginResult& r, int scenario_cou
     line.sym = p.sym;
     line.qty = p.qty;
     line.settle = common::FormatScaled(p.settle_ticks, 3);
-    if (p.theta) line.theta = absl::StrCat(*p.theta);
+    if (p.theta) line.theta = common::FormatMeasure(*p.theta);  // as the reference records
     if (p.price_per_mtok_e4) line.price_per_mtok = common::FormatScaled(*p.price_per_mtok_e4, 4);
     line.worst_loss_micro_usd = p.worst_loss_micro;
     out.positions.push_back(std::move(line));

@@ -22,6 +22,11 @@ absl::StatusOr<int64_t> ParseScaled(absl::string_view text, int scale, bool allo
 // Formats `value` / 10^scale with exactly `scale` decimals ("-1.050").
 std::string FormatScaled(int64_t value, int scale);
 
+// A measured quantity (throughput θ, a volume) as published: at most 7 decimals, trailing
+// zeros and a trailing point dropped ("1234.5", "1000", "0.1234568"). The reference records,
+// the HTTP API and `cfx margin` all show θ this way.
+std::string FormatMeasure(double v);
+
 // Integer division of num by den (den > 0) rounded half to even.
 int64_t DivRoundHalfEven(__int128 num, __int128 den);
 

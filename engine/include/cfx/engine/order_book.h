@@ -128,6 +128,7 @@ class OrderBook {
 
   // Grid and levels (order_book.cc).
   bool EnsureGrid(PriceTicks px);
+  void ReserveStopLimitPrice(const Order& o);  // the grid covers a pending stop_limit's px
   void Regrid(PriceTicks lo, PriceTicks hi);
   void Rest(uint32_t slot);    // appends at the back with fresh priority and full slice
   void Unlink(uint32_t slot);  // removes from its level, keeps best prices right
