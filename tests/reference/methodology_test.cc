@@ -289,6 +289,18 @@ TEST(ComputeFixTest, OutlierDropFailingLevelOneFallsToLevelTwoWithItsOwnSet) {
   EXPECT_EQ(f.n_obs, 6);
 }
 
+// SPEC §8 step 3: "The level's thresholds are checked again after dropping": level 2
+// passes before (5 observations, 3 providers) and fails after the outlier goes (4), so
+// there is no fix of this day's own (level 3 carries the previous one, builder).
+TEST(ComputeFixTest, LevelTwoFailingAfterItsOutlierDropGivesNoFixOfItsOwn) {
+  // Provider medians A 5.025, B 5.10, C (5.20 + 9.90) / 2 = 7.55; m = 5.10, MAD = 0.075:
+  // only C's 9.90 is beyond 3 × 1.4826 × MAD.
+  std::vector<PricePoint> p = {T(0, 500, 10), T(1, 510, 10), Q(2, 520, 10), Q(0, 505, 10),
+                               Q(2, 990, 10)};
+  FixComputation f = ComputeFix(p);
+  EXPECT_EQ(f.level, 0);
+}
+
 TEST(ComputeFixTest, TooFewGivesLevelZero) {
   std::vector<PricePoint> p = {T(0, 500, 10), T(1, 510, 10), Q(1, 520, 10), Q(0, 530, 10)};
   EXPECT_EQ(ComputeFix(p).level, 0);
