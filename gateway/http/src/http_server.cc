@@ -94,7 +94,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   // REQUIRES: server->TakeSlot(peer) returned true; the session gives the slot back.
   HttpSession(tcp::socket&& socket, HttpSessionHost* server, uint64_t id, std::string peer)
-      : stream_(std::move(socket)), server_(server), id_(id), peer_(std::move(peer)) {
+      : stream_(std::move(socket)),
+        buffer_(ReadBufferLimit(server->options())),
+        server_(server),
+        id_(id),
+        peer_(std::move(peer)) {
     server_->metrics().ConnectionOpened();
   }
   ~HttpSession() {
@@ -198,6 +202,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.socket().close(ignored);
+  }
+
+  // The bytes read and not yet parsed. Beast's header_limit covers the start line and the
+  // headers, body_limit the chunk sizes; a chunk extension or a trailer that never ends
+  // counts against neither, and an unbounded buffer grew with it until the read timeout
+  // (gigabytes a connection, before any token). Past this cap the read fails
+  // (buffer_overflow: 400, closed).
+  static size_t ReadBufferLimit(const HttpServerOptions& o) {
+    return static_cast<size_t>(o.max_header_bytes) + static_cast<size_t>(o.max_body_bytes) +
+           64 * 1024;
   }
 
   beast::tcp_stream stream_;
