@@ -170,6 +170,9 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
     ASSERT_TRUE(alpha->WaitExec(cl, '8', &m)) << cl;
     EXPECT_EQ(F(m, 58), c.reason) << cl;
     EXPECT_EQ(F(m, 44), c.reason == "invalid_price_tick" ? "" : F(m, 44)) << cl;
+    // An engine reject carries the input's exchange stamp (the harness's manual clock), not
+    // the wall clock (the gateway's own invalid_field has no input: the wall clock).
+    if (c.reason != "invalid_field") EXPECT_EQ(F(m, 60).substr(0, 17), "20270301-14:00:00") << cl;
   }
   // A replace to a total of 0 ends the order (SPEC §4.2: total <= executed).
   Msg to_zero = ReplaceMsg("taken2", "taken", "A1", "4.950", 1);
@@ -178,6 +181,53 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
   EXPECT_EQ(F(m, 58), "replaced_to_zero");
   EXPECT_EQ(F(m, 11), "taken2");
   EXPECT_EQ(F(m, 39), "4");
+}
+
+// A stop keeps, in every report after it triggers, the type the client sent and its stop
+// price (the engine turns it into a market order; 40=1 without 99 was reported).
+TEST_F(ServeFixTest, ATriggeredStopIsReportedWithItsOwnTypeAndStopPrice) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("s1", "B1", '2', 5, "5.010"), '0', &m));
+  Msg stop = NewOrderMsg("st", "A1", '1', 2, "5.010");
+  stop.removeField(44);
+  stop.setField(40, "3");
+  stop.setField(99, "5.010");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, stop, '0', &m));
+  EXPECT_EQ(F(m, 40), "3");
+  EXPECT_EQ(F(m, 99), "5.010");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("b1", "A1", '1', 1, "5.010"), 'F', &m));
+  ASSERT_TRUE(alpha->WaitExec("st", 'L', &m));  // triggered
+  EXPECT_EQ(F(m, 40), "3");
+  EXPECT_EQ(F(m, 99), "5.010");
+  ASSERT_TRUE(alpha->WaitExec("st", 'F', &m));
+  EXPECT_EQ(F(m, 40), "3");
+  EXPECT_EQ(F(m, 99), "5.010");
+  EXPECT_EQ(F(m, 39), "2");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("st", "A1"), 'I', &m));
+  EXPECT_EQ(F(m, 40), "3");
+  EXPECT_EQ(F(m, 99), "5.010");
+}
+
+// 126=99991231-23:59:59 is a GTD that never expires (its µs -> ns product overflowed into
+// a date before 1970: refused as already expired); a fraction of a second is kept.
+TEST_F(ServeFixTest, AFarFutureGtdIsAcceptedAndAnExpiryKeepsItsFraction) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  Msg never = NewOrderMsg("g1", "A1", '1', 1, "4.950");
+  never.setField(59, "6");
+  never.setField(126, "99991231-23:59:59");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, never, '0', &m));
+  Msg fraction = NewOrderMsg("g2", "A1", '1', 1, "4.950");
+  fraction.setField(59, "6");
+  fraction.setField(126, "20270301-14:00:00.500");  // the exchange clock: 14:00:00.000
+  ASSERT_TRUE(SendAndWaitExec(*alpha, fraction, '0', &m));
+  Msg bad = NewOrderMsg("g3", "A1", '1', 1, "4.950");
+  bad.setField(59, "6");
+  bad.setField(126, "20270301-14:00:00.");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, bad, '8', &m));
+  EXPECT_EQ(F(m, 58), "invalid_field");
 }
 
 TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {

@@ -25,10 +25,13 @@ bool ValidId(const std::string& id) {
 // An optional id: absent is fine, present must be valid.
 bool ValidOptionalId(const std::string& id) { return id.empty() || ValidId(id); }
 
-// FIX UTCTIMESTAMP "YYYYMMDD-HH:MM:SS[.sss]" -> "YYYY-MM-DDTHH:MM:SSZ"; false if malformed.
+// FIX UTCTIMESTAMP "YYYYMMDD-HH:MM:SS[.sss]" -> "YYYY-MM-DDTHH:MM:SS[.sss]Z" (the fraction
+// kept: an expiry at 16:00:00.500 is not one at 16:00:00); false if malformed (the digits
+// are checked when the time is parsed).
 bool FixTimeToIso(const std::string& t, std::string* out) {
   if (t.size() < 17 || t[8] != '-' || t[11] != ':' || t[14] != ':') return false;
-  *out = t.substr(0, 4) + "-" + t.substr(4, 2) + "-" + t.substr(6, 2) + "T" + t.substr(9, 8) + "Z";
+  if (t.size() > 17 && (t[17] != '.' || t.size() == 18)) return false;
+  *out = t.substr(0, 4) + "-" + t.substr(4, 2) + "-" + t.substr(6, 2) + "T" + t.substr(9) + "Z";
   return true;
 }
 

@@ -94,7 +94,12 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
       impl_->RejectNew(s, "invalid_field");
       return;
     }
-    c.expire = static_cast<en::Timestamp>(*ts) * 1000;
+    // µs -> ns; past 2262 (126=99991231-23:59:59, "never") held at the end of the engine's
+    // range as its own parser does (the product overflowed: a date before 1970, refused).
+    constexpr int64_t kMaxUs = INT64_MAX / 1000, kMinUs = INT64_MIN / 1000 + 1;
+    c.expire = *ts > kMaxUs   ? en::Timestamp{INT64_MAX}
+               : *ts < kMinUs ? en::Timestamp{INT64_MIN + 1}
+                              : static_cast<en::Timestamp>(*ts) * 1000;
   }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   OrderState asked = s;

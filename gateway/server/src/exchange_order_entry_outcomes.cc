@@ -37,11 +37,18 @@ OrderState ExchangeOrderEntry::Impl::StateOf(const en::OrderInfo& info, const en
   s.symbol = Str(sym);
   s.side = ToGateway(info.side);
   if (d.has_detail) {
-    s.ord_type = ToGateway(d.type);
+    // A triggered stop is a market (stop) or limit (stop_limit) order in the engine, its stop
+    // price kept: the client's reports keep the type it sent (40=3/4) and 99.
+    en::OrderType type = d.type;
+    if (d.stop_px > en::PriceTicks(0)) {
+      if (type == en::OrderType::kMarket) type = en::OrderType::kStop;
+      if (type == en::OrderType::kLimit) type = en::OrderType::kStopLimit;
+    }
+    s.ord_type = ToGateway(type);
     s.tif = ToGateway(d.tif);
-    s.has_price = HasPrice(d.type);
+    s.has_price = HasPrice(type);
     s.price_ticks = d.px.value();
-    s.has_stop = HasStop(d.type);
+    s.has_stop = HasStop(type);
     s.stop_ticks = d.stop_px.value();
     s.qty = d.qty.value();
   } else {
@@ -115,7 +122,9 @@ void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pendi
     return;
   }
   if (p != nullptr && p->kind == Pending::Kind::kNew) {
-    listener_->OnRejected(p->asked, reason);
+    OrderState asked = p->asked;
+    asked.transact_time_us = TimeUs(o);  // the input's exchange stamp, as every report
+    listener_->OnRejected(asked, reason);
     return;
   }
   listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), reason);
