@@ -215,18 +215,16 @@ TEST_F(ServeFixTest, ATriggeredStopIsReportedWithItsOwnTypeAndStopPrice) {
 TEST_F(ServeFixTest, AFarFutureGtdIsAcceptedAndAnExpiryKeepsItsFraction) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   Msg m;
-  Msg never = NewOrderMsg("g1", "A1", '1', 1, "4.950");
-  never.setField(59, "6");
-  never.setField(126, "99991231-23:59:59");
-  ASSERT_TRUE(SendAndWaitExec(*alpha, never, '0', &m));
-  Msg fraction = NewOrderMsg("g2", "A1", '1', 1, "4.950");
-  fraction.setField(59, "6");
-  fraction.setField(126, "20270301-14:00:00.500");  // the exchange clock: 14:00:00.000
-  ASSERT_TRUE(SendAndWaitExec(*alpha, fraction, '0', &m));
-  Msg bad = NewOrderMsg("g3", "A1", '1', 1, "4.950");
-  bad.setField(59, "6");
-  bad.setField(126, "20270301-14:00:00.");
-  ASSERT_TRUE(SendAndWaitExec(*alpha, bad, '8', &m));
+  auto gtd = [](const std::string& cl, const std::string& expire) {
+    Msg o = NewOrderMsg(cl, "A1", '1', 1, "4.950");
+    o.setField(59, "6");
+    o.setField(126, expire);
+    return o;
+  };
+  ASSERT_TRUE(SendAndWaitExec(*alpha, gtd("g1", "99991231-23:59:59"), '0', &m));
+  // The exchange clock is at 14:00:00.000.
+  ASSERT_TRUE(SendAndWaitExec(*alpha, gtd("g2", "20270301-14:00:00.500"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, gtd("g3", "20270301-14:00:00."), '8', &m));
   EXPECT_EQ(F(m, 58), "invalid_field");
 }
 
