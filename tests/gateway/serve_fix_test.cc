@@ -278,7 +278,7 @@ TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
   const std::string oid = F(m, 37);
   int n = 0;
   for (const auto& [tag, value] : std::vector<std::pair<int, std::string>>{
-           {54, "2"}, {40, "1"}, {40, "3"}, {59, "1"}, {99, "4.800"}}) {
+           {54, "2"}, {40, "1"}, {40, "3"}, {40, "4"}, {59, "1"}, {99, "4.800"}}) {
     SCOPED_TRACE(std::to_string(tag) + "=" + value);
     Msg g = ReplaceMsg("u1-r" + std::to_string(++n), "u1", "A1", "4.910", 8);
     g.setField(tag, value);

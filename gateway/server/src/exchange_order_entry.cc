@@ -146,10 +146,13 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
         impl_->core_->FindOrder(r.account, r.orig_cl_ord_id);
     if (v && !en::Ended(v->status)) {
       const en::OrderType type = ToEngine(r.ord_type);
+      // A triggered stop (its stop price kept) is a market or limit order in the engine.
+      const bool triggered = v->detail.stop_px > en::PriceTicks(0);
       const bool type_ok =
           type == v->detail.type ||
-          (type == en::OrderType::kStop && v->detail.type == en::OrderType::kMarket) ||
-          (type == en::OrderType::kStopLimit && v->detail.type == en::OrderType::kLimit);
+          (triggered && type == en::OrderType::kStop && v->detail.type == en::OrderType::kMarket) ||
+          (triggered && type == en::OrderType::kStopLimit &&
+           v->detail.type == en::OrderType::kLimit);
       const bool differs = (r.has_side && ToEngine(r.side) != v->side) ||
                            (r.has_ord_type && !type_ok) ||
                            (r.has_tif && ToEngine(r.tif) != v->detail.tif &&
