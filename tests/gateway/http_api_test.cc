@@ -71,6 +71,8 @@ TEST_F(HttpApiTest, MarginRejectsBadMethodAndUnknownParameter) {
     json j = Body(r);
     EXPECT_TRUE(j.contains("error") && j.contains("detail")) << r.body;
   }
+  // Without a token it is 401 whatever the query (SPEC §7; the repeat was 400 first).
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1/margin?method=mc&method=mc", "").status, 401);
 }
 
 TEST_F(HttpApiTest, PositionsOfOwnAccount) {

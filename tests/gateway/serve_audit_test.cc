@@ -51,7 +51,7 @@ std::string ReadAll(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-std::vector<json> AuditEvents(const std::string& data_dir) {
+std::vector<json> ReadAuditEvents(const std::string& data_dir) {
   std::vector<json> out;
   std::ifstream in(data_dir + "/audit.log");
   for (std::string line; std::getline(in, line);) {
@@ -203,8 +203,9 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   std::unique_ptr<FixClient> alpha;
   ASSERT_TRUE(Logon("ALPHA_T1", kPassword, &alpha).ok());
   // A second connection while logged on, once the gateway has seen the first one log on.
-  for (int i = 0; i < 500 && FindEvent(AuditEvents(data_), "fix_logon", {{"result", "accepted"}})
-                                 .is_null();
+  for (int i = 0;
+       i < 500 &&
+       FindEvent(ReadAuditEvents(data_), "fix_logon", {{"result", "accepted"}}).is_null();
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -226,7 +227,7 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   EXPECT_NE(metrics->body.find("\ncfx_fix_logons_refused 3\n"), std::string::npos) << metrics->body;
   ASSERT_TRUE(server_->Stop().ok());
 
-  const std::vector<json> events = AuditEvents(data_);
+  const std::vector<json> events = ReadAuditEvents(data_);
   for (size_t i = 0; i < events.size(); ++i) {
     EXPECT_EQ(events[i]["seq"], i + 1);
     EXPECT_EQ(events[i]["ts"].get<std::string>().size(), 27u);  // µs, UTC
@@ -316,7 +317,7 @@ TEST_F(ServeAuditTest, AFloodOfRefusalsIsWrittenAtABoundedRateWithTheCountSuppre
   EXPECT_EQ(http->Get("/v1/book/B200-GOLD-US-202703", "")->status, 401);
   ASSERT_TRUE(server_->Stop().ok());
   uint64_t written = 0, suppressed = 0;
-  for (const json& e : AuditEvents(data_)) {
+  for (const json& e : ReadAuditEvents(data_)) {
     if (e["kind"] != "http_unauthorized") continue;
     ++written;
     suppressed += std::stoull(e["suppressed"].get<std::string>());
@@ -387,7 +388,7 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
   std::ofstream(config) << test::ServeConfigText(data_);
   testsupport::CfxResult settle =
       testsupport::RunCfx("settle --date 2027-03-01 --config " + config + " --data-dir " + data_);
-  const std::vector<json> events = AuditEvents(data_);
+  const std::vector<json> events = ReadAuditEvents(data_);
   const json published = FindEvent(events, "reference_publish", {{"date", "2027-03-01"}});
   ASSERT_FALSE(published.is_null()) << build.output;
   EXPECT_EQ(published["revision"], "0");

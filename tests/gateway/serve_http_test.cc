@@ -15,6 +15,7 @@
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
+#include "cfx/gateway/margin_answer.h"
 #include "cfx/reference/fix_store.h"
 #include "fresh_dir.h"
 #include "gtest/gtest.h"
@@ -219,6 +220,14 @@ TEST_F(ServeHttpTest, MarginLeavesOutAContractThatHasExpired) {
   EXPECT_EQ(after["positions"][0]["sym"], "B200-GOLD-US-202704") << after;
   nlohmann::json pos = Get("/v1/accounts/A1/positions", "tok-alpha");
   EXPECT_EQ(pos["positions"].size(), 2u) << "positions still list what was traded: " << pos;
+  // A what-if on the expired contract is a bad parameter (it was priced at the fix).
+  auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
+  ASSERT_TRUE(client.ok());
+  auto whatif = client->Request("POST", "/v1/margin/whatif", "tok-alpha",
+                                R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1}]})");
+  ASSERT_TRUE(whatif.ok()) << whatif.status();
+  EXPECT_EQ(whatif->status, 400) << whatif->body;
+  EXPECT_NE(whatif->body.find("has expired"), std::string::npos) << whatif->body;
 }
 
 TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
@@ -247,6 +256,15 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
   auto metrics = client->Get("/metrics", "");
   ASSERT_TRUE(metrics.ok());
   EXPECT_NE(metrics->body.find("cfx_exchange_trades"), std::string::npos) << metrics->body;
+}
+
+// The API's margin_micro_usd is the exact margin; `margin` shows it in cents (it was the
+// cents times 10,000: 1234.565 USD read back as 1234560000).
+TEST(MarginAnswerTest, MicroUsdIsTheExactMargin) {
+  gpu_valuation::MarginResult r;
+  r.margin_micro = 1'234'565'000;
+  r.margin_cents = 123'456;
+  EXPECT_EQ(ToHttpMargin(r, 16).margin_micro_usd, 1'234'565'000);
 }
 
 // `cfx serve` as a process: starts, answers /healthz, exits 0 on SIGTERM.

@@ -96,9 +96,6 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
   if (!target.ok()) {
     return ErrorResponse(400, "invalid_target", std::string(target.status().message()));
   }
-  if (target->duplicate_query_key) {
-    return ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
-  }
   // SPEC §7: which of two credentials counts would be a guess, so neither does.
   if (request.authorization_headers > 1) {
     return ErrorResponse(400, "bad_request", "more than one Authorization header");
@@ -152,6 +149,11 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
     return r;
   }
 
+  // A repeated query parameter is malformed (400), decided after authentication: no token
+  // or an unknown one is 401 whatever the query (SPEC §7).
+  if (target->duplicate_query_key) {
+    return ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
+  }
   const Query& query = target->query;
   switch (route.endpoint) {
     case Endpoint::kHealthz:

@@ -251,6 +251,12 @@ absl::StatusOr<MarginResult> CoreHttpProviders::WhatIf(const std::vector<WhatIfP
     if ((*engine)->ContractIndex(p.sym) < 0) {
       return absl::InvalidArgumentError(absl::StrCat("unknown or unpriced symbol ", p.sym));
     }
+    // An expired contract can be held by no one (positions close at final settlement), as
+    // account margin leaves it out: asked about, it is a bad parameter, not a price.
+    std::optional<exchange::BookView> book_view = impl_->core_->BookSnapshot(p.sym, 0);
+    if (book_view && book_view->state == engine::TradingState::kExpired) {
+      return absl::InvalidArgumentError(absl::StrCat(p.sym, " has expired"));
+    }
     book.push_back({p.sym, p.qty});
   }
   // InvalidArgument (too large to evaluate exactly) is shown to the caller as a 400.

@@ -9,7 +9,7 @@ namespace cfx::gateway {
 
 MarginResult ToHttpMargin(const gpu_valuation::MarginResult& r, int scenario_count) {
   MarginResult out;
-  out.margin_micro_usd = r.margin_cents * 10'000;
+  out.margin_micro_usd = r.margin_micro;  // exact; `margin` shows it rounded to cents
   out.scenario_count = scenario_count;
   out.worst_scenario.number = r.worst_scenario_index + 1;
   out.worst_scenario.label = r.worst_scenario;
