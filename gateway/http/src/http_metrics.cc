@@ -152,6 +152,11 @@ std::string HttpMetrics::Render(const std::vector<GaugeSample>& extra) const {
       "# TYPE cfx_http_connections_refused_total counter\n"
       "cfx_http_connections_refused_total ",
       connections_refused_.load(std::memory_order_relaxed), "\n",
+      "# HELP cfx_http_connections_evicted_total Idle connections closed to make room for a "
+      "new one when max_connections was reached.\n"
+      "# TYPE cfx_http_connections_evicted_total counter\n"
+      "cfx_http_connections_evicted_total ",
+      connections_evicted_.load(std::memory_order_relaxed), "\n",
       "# HELP cfx_http_read_timeouts_total Connections closed because a request did not "
       "arrive in time.\n"
       "# TYPE cfx_http_read_timeouts_total counter\n"

@@ -49,6 +49,7 @@ class HttpMetrics {
   }
   void ConnectionClosed() { connections_active_.fetch_sub(1, std::memory_order_relaxed); }
   void ConnectionRefused() { connections_refused_.fetch_add(1, std::memory_order_relaxed); }
+  void ConnectionEvicted() { connections_evicted_.fetch_add(1, std::memory_order_relaxed); }
   void HandlerException() { handler_exceptions_.fetch_add(1, std::memory_order_relaxed); }
   void ReadTimeout() { read_timeouts_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -69,6 +70,7 @@ class HttpMetrics {
   std::atomic<int64_t> connections_active_{0};
   std::atomic<uint64_t> connections_total_{0};
   std::atomic<uint64_t> connections_refused_{0};
+  std::atomic<uint64_t> connections_evicted_{0};
   std::atomic<uint64_t> handler_exceptions_{0};
   std::atomic<uint64_t> read_timeouts_{0};
 };

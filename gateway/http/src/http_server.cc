@@ -53,29 +53,25 @@ class HttpSessionHost {
 
   void Register(uint64_t id, const std::shared_ptr<HttpSession>& s) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
-    sessions_[id] = s;
+    sessions_[id] = {s, s.get()};
   }
-  void Unregister(uint64_t id, const std::string& peer) {
+  // `evicted`: the session was closed by TakeSlot to make room (counted in evicting_).
+  void Unregister(uint64_t id, const std::string& peer, bool evicted) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_.erase(id);
+    if (evicted) --evicting_;
     if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second <= 0) {
       per_peer_.erase(it);
     }
     if (sessions_.empty()) sessions_cv_.notify_all();
   }
-  // Takes a connection slot for `peer`; false (nothing taken) when the server is full or
-  // the peer holds max_connections_per_peer already.
-  bool TakeSlot(const std::string& peer) {
-    std::lock_guard<std::mutex> lock(sessions_mu_);
-    if (sessions_.size() >= static_cast<size_t>(options_.max_connections)) return false;
-    int& n = per_peer_[peer];
-    if (n >= options_.max_connections_per_peer) {
-      if (n == 0) per_peer_.erase(peer);
-      return false;
-    }
-    ++n;
-    return true;
-  }
+  // Takes a connection slot for `peer`; false (nothing taken) when the peer holds
+  // max_connections_per_peer already, or the server is full and no connection is idle.
+  // When full, the connection that has waited longest for a request is closed to make room
+  // (a few addresses holding every slot with idle keep-alives must not lock every other
+  // client out, SPEC §7); the new one is admitted at once, the evicted one's slot coming
+  // back when it is gone.
+  bool TakeSlot(const std::string& peer);
 
  protected:
   HttpServerOptions options_;
@@ -83,8 +79,15 @@ class HttpSessionHost {
   HttpApi api_;
   std::mutex sessions_mu_;
   std::condition_variable sessions_cv_;
-  std::map<uint64_t, std::weak_ptr<HttpSession>> sessions_;  // guarded by sessions_mu_
-  std::map<std::string, int> per_peer_;                      // guarded by sessions_mu_
+  struct SessionEntry {
+    std::weak_ptr<HttpSession> weak;
+    // Alive while the entry is here: its destructor removes the entry (under the lock)
+    // before any of its members goes.
+    HttpSession* raw = nullptr;
+  };
+  std::map<uint64_t, SessionEntry> sessions_;  // guarded by sessions_mu_
+  std::map<std::string, int> per_peer_;        // guarded by sessions_mu_
+  size_t evicting_ = 0;  // evicted sessions not yet gone; guarded by sessions_mu_
   std::atomic<bool> stopping_{false};
 };
 
@@ -103,7 +106,21 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
   ~HttpSession() {
     server_->metrics().ConnectionClosed();
-    server_->Unregister(id_, peer_);
+    server_->Unregister(id_, peer_, evicted_.load(std::memory_order_relaxed));
+  }
+
+  // Steady-clock ns since when it has waited for a request (0: reading nothing yet is not
+  // known, a request is being answered). Read under the host's lock by TakeSlot.
+  int64_t idle_since_ns() const { return idle_since_ns_.load(std::memory_order_relaxed); }
+  // TakeSlot chose it to make room (under the host's lock): closed on its strand.
+  void MarkEvicted() { evicted_.store(true, std::memory_order_relaxed); }
+  bool evicted() const { return evicted_.load(std::memory_order_relaxed); }
+  void Evict() {
+    if (reading_) {
+      Close();
+    } else {
+      close_after_write_ = true;  // a request came in meanwhile: closed once answered
+    }
   }
 
   void Run() {
@@ -128,12 +145,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_->header_limit(static_cast<uint32_t>(o.max_header_bytes));
     stream_.expires_after(o.read_timeout);
     reading_ = true;
+    idle_since_ns_.store(NowNs(), std::memory_order_relaxed);
     bhttp::async_read(stream_, buffer_, *parser_,
                       beast::bind_front_handler(&HttpSession::OnRead, shared_from_this()));
   }
 
   void OnRead(beast::error_code ec, size_t /*bytes*/) {
     reading_ = false;
+    idle_since_ns_.store(0, std::memory_order_relaxed);
     if (ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted) return Close();
     if (ec == beast::error::timeout) {
       server_->metrics().ReadTimeout();
@@ -193,6 +212,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                        beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this()));
   }
 
+  static int64_t NowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
   void OnWrite(beast::error_code ec, size_t /*bytes*/) {
     if (ec || close_after_write_ || server_->stopping()) return Close();
     DoRead();
@@ -223,7 +248,42 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string peer_;
   bool reading_ = false;
   bool close_after_write_ = false;
+  std::atomic<int64_t> idle_since_ns_{0};
+  std::atomic<bool> evicted_{false};
 };
+
+bool HttpSessionHost::TakeSlot(const std::string& peer) {
+  std::shared_ptr<HttpSession> victim;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    int& n = per_peer_[peer];
+    if (n >= options_.max_connections_per_peer) {
+      if (n == 0) per_peer_.erase(peer);
+      return false;
+    }
+    if (sessions_.size() - evicting_ >= static_cast<size_t>(options_.max_connections)) {
+      const SessionEntry* oldest = nullptr;
+      for (const auto& [id, e] : sessions_) {
+        const int64_t since = e.raw->idle_since_ns();
+        if (since == 0 || e.raw->evicted()) continue;
+        if (oldest == nullptr || since < oldest->raw->idle_since_ns()) oldest = &e;
+      }
+      if (oldest != nullptr) victim = oldest->weak.lock();
+      if (victim == nullptr) {
+        if (n == 0) per_peer_.erase(peer);
+        return false;
+      }
+      victim->MarkEvicted();
+      ++evicting_;
+    }
+    ++n;
+  }
+  if (victim != nullptr) {
+    metrics_.ConnectionEvicted();
+    asio::post(victim->executor(), [victim] { victim->Evict(); });
+  }
+  return true;
+}
 
 }  // namespace internal
 
@@ -348,8 +408,8 @@ void HttpServer::Impl::Stop() {
   std::vector<std::shared_ptr<internal::HttpSession>> live;
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);
-    for (auto& [id, weak] : sessions_) {
-      if (auto s = weak.lock()) live.push_back(std::move(s));
+    for (auto& [id, entry] : sessions_) {
+      if (auto s = entry.weak.lock()) live.push_back(std::move(s));
     }
   }
   for (auto& s : live) {
