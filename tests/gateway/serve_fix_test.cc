@@ -153,6 +153,12 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
   ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("taken", "A1", '1', 1, "4.950"), '0', &m));
   Msg zero_post_only = NewOrderMsg("p2", "A1", '1', 0, "5.000");
   zero_post_only.setField(18, "5");  // an ExecInst cfx does not know: invalid_field
+  Msg zero_display = NewOrderMsg("p6", "A1", '1', 5, "5.000", "B200-GOLD-US-209912");
+  zero_display.setField(111, "0");  // 111=0 is invalid_qty, after unknown_symbol
+  Msg market_display = NewOrderMsg("p7", "A1", '1', 5, "5.000");
+  market_display.removeField(44);
+  market_display.setField(40, "1");
+  market_display.setField(111, "0");  // a display on a market order: invalid_field first
   const struct {
     Msg msg;
     std::string reason;
@@ -163,6 +169,8 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
       {NewOrderMsg("p3", "A1", '1', 5000, "5.0005"), "qty_above_max"},
       {NewOrderMsg("p4", "A1", '1', 0, "5.0005"), "invalid_qty"},
       {NewOrderMsg("p5", "A1", '1', 5, "5.0005"), "invalid_price_tick"},
+      {zero_display, "unknown_symbol"},
+      {market_display, "invalid_field"},
   };
   for (const auto& c : cases) {
     const std::string cl = F(c.msg, 11);

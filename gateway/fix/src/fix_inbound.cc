@@ -144,7 +144,10 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
     if (v != "6") return "invalid_field";  // the only ExecInst cfx knows: post-only
     order->post_only = true;
   }
-  if (GetField(m, 111, &v) && !internal::ParseQty(v, &order->display_qty)) return "invalid_qty";
+  if (GetField(m, 111, &v)) {  // judged by the engine in its place, as 38
+    if (!internal::ParseWholeQty(v, &order->display_qty)) return "invalid_qty";
+    order->has_display = true;
+  }
   if (GetField(m, 7928, &v)) {
     if (!ValidId(v)) return "invalid_field";
     order->stp_id = v;

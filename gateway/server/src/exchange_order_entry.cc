@@ -83,7 +83,7 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   if (r.has_price) c.px = en::PriceField{true, r.price_on_tick, en::PriceTicks(r.price_ticks)};
   if (r.has_stop) c.stop = en::PriceField{true, r.stop_on_tick, en::PriceTicks(r.stop_ticks)};
   c.qty = en::Qty(r.qty);
-  c.has_display = r.display_qty != 0;
+  c.has_display = r.has_display || r.display_qty != 0;
   c.display = en::Qty(r.display_qty);
   c.post_only = r.post_only;
   c.stp_action = ToEngine(r.stp_action);

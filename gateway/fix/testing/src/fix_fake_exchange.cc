@@ -26,10 +26,13 @@ class FakeExchange::Book {
 
   void Submit(const NewOrder& r) {
     OrderState s = AskedState(r);
+    const bool bad_display =
+        (r.has_display || r.display_qty != 0) && (r.display_qty < 1 || r.display_qty > r.qty);
     std::string reason;
     if (!symbols_.count(r.symbol)) reason = "unknown_symbol";
     else if (used_.count({r.account, r.cl_ord_id})) reason = "duplicate_client_id";
-    else if (r.qty <= 0 || (r.display_qty && r.display_qty > r.qty)) reason = "invalid_qty";
+    else if (r.qty <= 0 || bad_display)
+      reason = "invalid_qty";
     else if (r.qty > max_qty_) reason = "qty_above_max";
     else if (!r.price_on_tick || !r.stop_on_tick)
       reason = "invalid_price_tick";

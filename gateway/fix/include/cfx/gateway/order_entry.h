@@ -54,7 +54,11 @@ struct NewOrder {
   TimeInForce tif = TimeInForce::kDay;
   std::string expire_time;  // gtd: UTC "YYYY-MM-DDTHH:MM:SSZ"; empty otherwise
   bool post_only = false;
-  int64_t display_qty = 0;  // iceberg display quantity; 0 = fully displayed
+  // Iceberg display quantity (FIX 111): has_display when the client sent one, whatever its
+  // value (0 or more than qty: the engine refuses it invalid_qty in SPEC §4.2's order; on a
+  // market or stop order invalid_field). Without has_display, 0 = fully displayed.
+  bool has_display = false;
+  int64_t display_qty = 0;
   std::string stp_id;       // empty = the account (engine default)
   StpAction stp_action = StpAction::kCancelResting;
 };
