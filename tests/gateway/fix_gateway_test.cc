@@ -211,6 +211,15 @@ TEST_F(FixGatewayTest, MassCancelReportsAndCancelsEachOrder) {
   ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "0");
   EXPECT_EQ(F(m, 58), "account_not_permitted");
+
+  // 530=1 without 55: refused, the request's 530 echoed as sent (it read 7).
+  q.setField(530, "1");
+  q.setField(1, "A1");
+  q.setField(11, "mc4");
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
+  EXPECT_EQ(F(m, 530), "1");
+  EXPECT_EQ(F(m, 531), "0");
+  EXPECT_EQ(F(m, 58), "invalid_field");
 }
 
 TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {

@@ -1,6 +1,12 @@
 // Transport behaviour: keep-alive, size limits, slow clients, rate limits, concurrency and
 // graceful stop.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -382,6 +388,39 @@ TEST_F(HttpLimitsTest, AnEndlessChunkExtensionIsCutOffAtTheReadBufferCap) {
   absl::StatusOr<HttpClientResponse> r = fresh.Get("/healthz", "");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 200);
+}
+
+// A HEAD (405 here: the routes are GET and POST) gets headers only; its body was read by a
+// keep-alive client as the start of the next response.
+TEST_F(HttpLimitsTest, AHeadRequestGetsNoBodyAndTheNextRequestIsServed) {
+  StartServer(NoRateLimit());
+  // Raw bytes: a client parser would take the missing body from the next response.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const std::string requests =
+      "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(requests.size()));
+  std::string all;
+  for (int i = 0; i < 100 && all.find("{\"status\":\"ok\"}") == std::string::npos; ++i) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    all.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  ASSERT_EQ(all.rfind("HTTP/1.1 405", 0), 0u) << all;
+  const size_t second = all.find("HTTP/1.1 200");
+  ASSERT_NE(second, std::string::npos) << all;
+  EXPECT_EQ(all.find("\r\n\r\nHTTP/1.1 200"), second - 4)
+      << "no body after the 405's headers: " << all;
 }
 
 TEST_F(HttpLimitsTest, StartFailsOnABadAddressOrABusyPort) {

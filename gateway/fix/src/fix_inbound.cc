@@ -303,6 +303,7 @@ void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Messa
   reject.account = req.account;
   reject.symbol = req.symbol;
   reject.rejected = true;
+  reject.request_type = type;  // echoed as sent (530=1 without 55 is not 530=7)
   if ((type == "1" && !ValidId(req.symbol)) || !ValidId(req.cl_ord_id) ||
       !ValidOptionalId(req.account)) {
     reject.reason = "invalid_field";

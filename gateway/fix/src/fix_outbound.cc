@@ -147,7 +147,7 @@ void FixGateway::Impl::CancelRejectedOut(const CancelRejected& r) {
 
 void FixGateway::Impl::MassCancelOut(const MassCancelResult& r) {
   FIX::Message m = internal::NewMessage("r");
-  const std::string type = r.symbol.empty() ? "7" : "1";
+  const std::string type = !r.request_type.empty() ? r.request_type : r.symbol.empty() ? "7" : "1";
   if (!r.cl_ord_id.empty()) m.setField(11, r.cl_ord_id);
   m.setField(37, "MC-" + NextExecId());
   m.setField(530, type);

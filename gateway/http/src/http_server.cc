@@ -183,7 +183,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     request.body = std::move(req.body());
     request.peer = peer_;
     HttpResponse response = server_->api().Handle(request);
-    Write(response, req.version(), req.keep_alive() && !server_->stopping());
+    Write(response, req.version(), req.keep_alive() && !server_->stopping(),
+          /*head=*/req.method() == bhttp::verb::head);
   }
 
   void TransportError(int status, const char* error, const std::string& detail) {
@@ -195,7 +196,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     Write(r, 11, /*keep_alive=*/false);
   }
 
-  void Write(const HttpResponse& r, unsigned version, bool keep_alive) {
+  // `head`: the answer to a HEAD request, its Content-Length without the body (a body would
+  // be read by the client as the start of its next response).
+  void Write(const HttpResponse& r, unsigned version, bool keep_alive, bool head = false) {
     res_ = {};
     res_.version(version);
     res_.result(static_cast<unsigned>(r.status));
@@ -206,6 +209,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res_.body() = r.body;
     res_.keep_alive(keep_alive);
     res_.prepare_payload();
+    if (head) res_.body().clear();
     close_after_write_ = !keep_alive;
     stream_.expires_after(server_->options().write_timeout);
     bhttp::async_write(stream_, res_,

@@ -256,6 +256,8 @@ struct MassCancelResult {
   bool rejected = false;
   std::string reason;  // when rejected, e.g. "unknown_symbol"
   int64_t canceled_count = 0;
+  // The request's 530 as sent; empty: from `symbol` (1 with a symbol, else 7).
+  std::string request_type;
 };
 
 struct BookLevel {
