@@ -1,8 +1,6 @@
 // Transport behaviour: keep-alive, size limits, slow clients, rate limits, concurrency and
 // graceful stop.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "http_test_util.h"
+#include "loopback_socket.h"
 #include "nlohmann/json.hpp"
 
 namespace cfx::gateway::testing {
@@ -395,13 +394,8 @@ TEST_F(HttpLimitsTest, AnEndlessChunkExtensionIsCutOffAtTheReadBufferCap) {
 TEST_F(HttpLimitsTest, AHeadRequestGetsNoBodyAndTheNextRequestIsServed) {
   StartServer(NoRateLimit());
   // Raw bytes: a client parser would take the missing body from the next response.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = testsupport::ConnectLoopback(server_->port());
   ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   const std::string requests =
       "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
   ASSERT_EQ(::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),

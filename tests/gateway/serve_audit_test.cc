@@ -3,8 +3,6 @@
 // server writes is 0700 and every file 0600; no file holds a password or a token; each
 // logon, logout, HTTP 401/403 and config load is an audit event, which the risk desk (and
 // only it) reads page by page.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -27,6 +25,7 @@
 #include "cfx/gateway/exchange_server.h"
 #include "fresh_dir.h"
 #include "gtest/gtest.h"
+#include "loopback_socket.h"
 #include "nlohmann/json.hpp"
 #include "remove_on_exit.h"
 #include "run_cfx.h"
@@ -120,13 +119,8 @@ class ServeAuditTest : public ::testing::Test {
   // A Logon on a connection of its own, sent as raw bytes (a second QuickFIX initiator
   // for the same session cannot live in this process); waits for the server to close it.
   void SecondLogon(const std::string& comp_id, const std::string& password) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int fd = testsupport::ConnectLoopback(server_->fix_port());
     ASSERT_GE(fd, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(server_->fix_port()));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     gmtime_r(&now, &tm);
