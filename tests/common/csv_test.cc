@@ -1,5 +1,6 @@
 #include "cfx/common/csv.h"
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -184,6 +185,7 @@ TEST(ReadWholeFileTest, ReadsBytesAsTheyAre) {
   const std::string bytes = "a,b,c\r\n1,2,3\n\xEF\xBB\xBF";
   std::ofstream(path, std::ios::binary) << bytes;
   absl::StatusOr<std::string> text = common::ReadWholeFile(path);
+  std::remove(path.c_str());  // tests leave nothing in /tmp
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text, bytes);
 }
