@@ -269,7 +269,9 @@ absl::Status ConfigParser::Limits() {
                                   "http_max_connections",      "http_max_connections_per_peer",
                                   "http_max_body_bytes",       "http_max_header_bytes",
                                   "http_read_timeout_ms",      "http_unauthorized_backoff_ms",
-                                  "http_unauthorized_free",    "max_latency_secs"}));
+                                  "http_unauthorized_free",    "http_valuation_threads",
+                                  "http_valuation_waiting",    "http_valuation_per_token",
+                                  "max_latency_secs"}));
   struct Bound {
     const char* key;
     int* value;
@@ -294,7 +296,10 @@ absl::Status ConfigParser::Limits() {
         Bound{"http_max_header_bytes", &l.http_max_header_bytes, 1024},
         Bound{"http_read_timeout_ms", &l.http_read_timeout_ms, 100},
         Bound{"http_unauthorized_backoff_ms", &l.http_unauthorized_backoff_ms, 0},
-        Bound{"http_unauthorized_free", &l.http_unauthorized_free, 0}}) {
+        Bound{"http_unauthorized_free", &l.http_unauthorized_free, 0},
+        Bound{"http_valuation_threads", &l.http_valuation_threads, 1},
+        Bound{"http_valuation_waiting", &l.http_valuation_waiting, 1},
+        Bound{"http_valuation_per_token", &l.http_valuation_per_token, 1}}) {
     CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", b.key, b.value, false));
     if (*b.value < b.min) {
       return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),

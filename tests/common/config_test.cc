@@ -171,9 +171,10 @@ TEST(ConfigTest, PasswordHashMustBeAnArgon2idString) {
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(*ok->sessions[0].password_hash, kPwHash);
   EXPECT_TRUE(ok->SessionsWithoutPassword().empty());
-  for (const std::string bad :
+  for (const std::string& bad :
        std::vector<std::string>{"alpha-secret", "$argon2id$v=19$m=8,t=1,p=1$garbage",
-        "$argon2i$v=19$m=8,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA"}) {
+                                "$argon2i$v=19$m=8,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$"
+                                "aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA"}) {
     auto c = common::ParseConfig(Session("password_hash = \"" + bad + "\"\n"), "cfg.toml");
     ASSERT_FALSE(c.ok()) << bad;
     EXPECT_NE(c.status().message().find("cfg.toml:6: sessions[0].password_hash: not an argon2id"),
@@ -245,6 +246,22 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   EXPECT_EQ(off->limits.fix_logon_backoff_ms, 0);
   EXPECT_EQ(off->limits.http_unauthorized_backoff_ms, 0);
   EXPECT_EQ(defaults->limits.http_unauthorized_free, 10);
+  EXPECT_EQ(defaults->limits.http_valuation_threads, 1);
+  EXPECT_EQ(defaults->limits.http_valuation_waiting, 1024);
+  EXPECT_EQ(defaults->limits.http_valuation_per_token, 64);
+  auto valuation = common::ParseConfig(
+      "[limits]\nhttp_valuation_threads = 2\nhttp_valuation_waiting = 8\n"
+      "http_valuation_per_token = 1\n",
+      "l.toml");
+  ASSERT_TRUE(valuation.ok()) << valuation.status();
+  EXPECT_EQ(valuation->limits.http_valuation_threads, 2);
+  EXPECT_EQ(valuation->limits.http_valuation_waiting, 8);
+  EXPECT_EQ(valuation->limits.http_valuation_per_token, 1);
+  auto none = common::ParseConfig("[limits]\nhttp_valuation_threads = 0\n", "l.toml");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("l.toml:2: limits.http_valuation_threads"),
+            std::string::npos)
+      << none.status();
 }
 
 // SPEC §6 calls the SendingTime accuracy `max_latency_secs`: accepted under that name too.

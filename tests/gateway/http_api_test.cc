@@ -350,7 +350,9 @@ TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
   // locked out): each is a 401, and the right token is served between them.
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(c->Get(target, "tok-guess")->status, 401) << i;
-    if (i == 4) EXPECT_EQ(c->Get(target, kAlpha)->status, 200);  // and resets the count
+    if (i == 4) {
+      EXPECT_EQ(c->Get(target, kAlpha)->status, 200);  // and resets the count
+    }
   }
   EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(c->Get(target, "tok-guess")->status, 401) << i;

@@ -9,13 +9,6 @@
 namespace cfx::gateway::internal {
 namespace {
 
-struct RouteMatch {
-  Endpoint endpoint = Endpoint::kUnmatched;
-  const char* method = "GET";  // the one method the route accepts
-  std::string param;           // {acct}, {sym} or {grade}
-  std::string param2;          // {date}
-};
-
 RouteMatch Match(const std::vector<std::string>& s) {
   RouteMatch r;
   if (s.size() == 1 && s[0] == "healthz") {
@@ -23,23 +16,23 @@ RouteMatch Match(const std::vector<std::string>& s) {
   } else if (s.size() == 1 && s[0] == "metrics") {
     r.endpoint = Endpoint::kMetrics;
   } else if (s.size() == 4 && s[0] == "v1" && s[1] == "accounts" && s[3] == "margin") {
-    r = {Endpoint::kMargin, "GET", s[2]};
+    r = {Endpoint::kMargin, "GET", s[2], ""};
   } else if (s.size() == 4 && s[0] == "v1" && s[1] == "accounts" && s[3] == "positions") {
-    r = {Endpoint::kPositions, "GET", s[2]};
+    r = {Endpoint::kPositions, "GET", s[2], ""};
   } else if (s.size() == 3 && s[0] == "v1" && s[1] == "margin" && s[2] == "whatif") {
-    r = {Endpoint::kWhatIf, "POST", ""};
+    r = {Endpoint::kWhatIf, "POST", "", ""};
   } else if (s.size() == 3 && s[0] == "v1" && s[1] == "book") {
-    r = {Endpoint::kBook, "GET", s[2]};
+    r = {Endpoint::kBook, "GET", s[2], ""};
   } else if (s.size() == 3 && s[0] == "v1" && s[1] == "reference") {
-    r = {Endpoint::kReference, "GET", s[2]};
+    r = {Endpoint::kReference, "GET", s[2], ""};
   } else if (s.size() == 5 && s[0] == "v1" && s[1] == "reference" && s[4] == "explain") {
     r = {Endpoint::kReferenceExplain, "GET", s[2], s[3]};
   } else if (s.size() == 2 && s[0] == "v1" && s[1] == "contracts") {
-    r = {Endpoint::kContracts, "GET", ""};
+    r = {Endpoint::kContracts, "GET", "", ""};
   } else if (s.size() == 3 && s[0] == "v1" && s[1] == "contracts") {
-    r = {Endpoint::kContract, "GET", s[2]};
+    r = {Endpoint::kContract, "GET", s[2], ""};
   } else if (s.size() == 2 && s[0] == "v1" && s[1] == "audit") {
-    r = {Endpoint::kAudit, "GET", ""};
+    r = {Endpoint::kAudit, "GET", "", ""};
   }
   return r;
 }
@@ -70,28 +63,56 @@ HttpApi::HttpApi(const common::ExchangeConfig& config, HttpProviders providers,
       metrics_(metrics),
       ctx_{&auth_, providers_, &options_} {}
 
-HttpResponse HttpApi::Handle(const HttpRequest& request) {
-  int64_t start = NowNs();
-  Endpoint endpoint = Endpoint::kUnmatched;
-  bool backed_off = false;
-  HttpResponse response;
+Admission HttpApi::Admit(const HttpRequest& request) {
+  Admission a;
+  a.start_ns = NowNs();
   try {
-    response = Route(request, &endpoint, &backed_off);
+    a.answer = Check(request, &a);
   } catch (const std::exception&) {
-    // A provider threw. Its text may name internals, so it is not shown.
-    response = ErrorResponse(500, "internal", "internal error");
+    a.answer = ErrorResponse(500, "internal", "internal error");
   }
-  metrics_->RecordRequest(endpoint, response.status, NowNs() - start);
-  // Every refusal of a credential is an access decision: 401, 403 and the back-off's 429.
-  if ((response.status == 401 || response.status == 403 || backed_off) &&
-      providers_.audit != nullptr) {
-    providers_.audit->Refused(response.status, EndpointLabel(endpoint), request.peer,
-                              Credential(request.authorization));
+  if (!a.answer && a.endpoint == Endpoint::kMargin) {
+    // Decided before the request waits for a valuation thread: a refusal never queues.
+    a.answer = CheckAccess(ctx_, *a.who, a.route.param);
   }
+  if (!a.answer) {
+    a.valuation = a.endpoint == Endpoint::kMargin || a.endpoint == Endpoint::kWhatIf;
+    if (a.who) a.owner = a.who->token_sha256;
+  }
+  return a;
+}
+
+HttpResponse HttpApi::Serve(const HttpRequest& request, const Admission& admission) {
+  HttpResponse response;
+  if (admission.answer) {
+    response = *admission.answer;
+  } else {
+    try {
+      response = Work(request, admission);
+    } catch (const std::exception&) {
+      // A provider threw. Its text may name internals, so it is not shown.
+      response = ErrorResponse(500, "internal", "internal error");
+    }
+  }
+  Record(request, admission, response);
   return response;
 }
 
-HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool* backed_off) {
+void HttpApi::RecordRefused(const Admission& admission, const HttpResponse& response) {
+  metrics_->RecordRequest(admission.endpoint, response.status, NowNs() - admission.start_ns);
+}
+
+void HttpApi::Record(const HttpRequest& request, const Admission& a, const HttpResponse& response) {
+  metrics_->RecordRequest(a.endpoint, response.status, NowNs() - a.start_ns);
+  // Every refusal of a credential is an access decision: 401, 403 and the back-off's 429.
+  if ((response.status == 401 || response.status == 403 || a.backed_off) &&
+      providers_.audit != nullptr) {
+    providers_.audit->Refused(response.status, EndpointLabel(a.endpoint), request.peer,
+                              Credential(request.authorization));
+  }
+}
+
+std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission* a) {
   absl::StatusOr<ParsedTarget> target = ParseTarget(request.target);
   if (!target.ok()) {
     return ErrorResponse(400, "invalid_target", std::string(target.status().message()));
@@ -105,10 +126,9 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
 
   // Matched first only to label the metrics; 404/405 come after authentication so that
   // an anonymous caller gets 401 for anything under /v1.
-  RouteMatch route = Match(seg);
-  *endpoint = route.endpoint;
+  a->route = Match(seg);
+  a->endpoint = a->route.endpoint;
 
-  std::optional<Principal> who;
   if (versioned) {
     // A peer backing off after a wrong token is refused before any token is looked at, so
     // guessing goes no faster than the back-off allows (docs/http.md).
@@ -116,11 +136,11 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
       HttpResponse r = ErrorResponse(429, "rate_limited",
                                      "an unknown bearer token came from this address: retry later");
       r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
-      *backed_off = true;
+      a->backed_off = true;
       return r;
     }
-    who = auth_.Authenticate(request.authorization);
-    if (!who) {
+    a->who = auth_.Authenticate(request.authorization);
+    if (!a->who) {
       // A missing header guesses nothing: only a presented credential starts a back-off.
       if (!request.authorization.empty()) unauthorized_.Failed(request.peer);
       HttpResponse r =
@@ -131,7 +151,7 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
       return r;
     }
     unauthorized_.Succeeded(request.peer);
-    if (int64_t retry = limiter_.TryAcquire(who->token_sha256); retry > 0) {
+    if (int64_t retry = limiter_.TryAcquire(a->who->token_sha256); retry > 0) {
       HttpResponse r = ErrorResponse(
           429, "rate_limited",
           absl::StrCat("more than ", options_.rate_limit_per_sec, " requests/s for this token"));
@@ -140,12 +160,13 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
     }
   }
 
-  if (route.endpoint == Endpoint::kUnmatched) {
+  if (a->route.endpoint == Endpoint::kUnmatched) {
     return ErrorResponse(404, "not_found", "no such endpoint");
   }
-  if (request.method != route.method) {
-    HttpResponse r = ErrorResponse(405, "method_not_allowed", absl::StrCat("use ", route.method));
-    r.headers.emplace_back("Allow", route.method);
+  if (request.method != a->route.method) {
+    HttpResponse r =
+        ErrorResponse(405, "method_not_allowed", absl::StrCat("use ", a->route.method));
+    r.headers.emplace_back("Allow", a->route.method);
     return r;
   }
 
@@ -154,7 +175,13 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
   if (target->duplicate_query_key) {
     return ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
   }
-  const Query& query = target->query;
+  a->target = *std::move(target);
+  return std::nullopt;
+}
+
+HttpResponse HttpApi::Work(const HttpRequest& request, const Admission& a) {
+  const Query& query = a.target.query;
+  const RouteMatch& route = a.route;
   switch (route.endpoint) {
     case Endpoint::kHealthz:
       return JsonResponse(200, "{\"status\":\"ok\"}");
@@ -167,11 +194,11 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
       return r;
     }
     case Endpoint::kMargin:
-      return HandleMargin(ctx_, *who, route.param, query);
+      return HandleMargin(ctx_, *a.who, route.param, query);
     case Endpoint::kWhatIf:
       return HandleWhatIf(ctx_, query, request.body);
     case Endpoint::kPositions:
-      return HandlePositions(ctx_, *who, route.param, query);
+      return HandlePositions(ctx_, *a.who, route.param, query);
     case Endpoint::kBook:
       return HandleBook(ctx_, route.param, query);
     case Endpoint::kReference:
@@ -179,7 +206,7 @@ HttpResponse HttpApi::Route(const HttpRequest& request, Endpoint* endpoint, bool
     case Endpoint::kReferenceExplain:
       return HandleReferenceExplain(ctx_, route.param, route.param2, query);
     case Endpoint::kAudit:
-      return HandleAudit(ctx_, *who, query);
+      return HandleAudit(ctx_, *a.who, query);
     case Endpoint::kContracts:
       return HandleContracts(ctx_, query);
     case Endpoint::kContract:

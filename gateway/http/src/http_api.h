@@ -8,6 +8,9 @@
 #ifndef CFX_GATEWAY_HTTP_API_H_
 #define CFX_GATEWAY_HTTP_API_H_
 
+#include <optional>
+#include <string>
+
 #include "cfx/common/config.h"
 #include "cfx/common/failure_backoff.h"
 #include "cfx/gateway/http_providers.h"
@@ -17,8 +20,36 @@
 #include "http_message.h"
 #include "http_metrics.h"
 #include "http_rate_limiter.h"
+#include "http_target.h"
 
 namespace cfx::gateway::internal {
+
+// Where a request's route points ({acct}, {sym} or {grade} in param, {date} in param2).
+struct RouteMatch {
+  Endpoint endpoint = Endpoint::kUnmatched;
+  const char* method = "GET";  // the one method the route accepts
+  std::string param;
+  std::string param2;
+};
+
+// A request past the checks that come before its endpoint's own work (HttpApi::Admit):
+// either answered already, or admitted with what the endpoint needs. Cheap to get; the work
+// (Serve) may then run elsewhere: valuation off the I/O threads (docs/http.md, "Valuation
+// requests").
+struct Admission {
+  std::optional<HttpResponse> answer;  // decided: an error, or the answer of /healthz
+  // Valuation (margin, what-if): milliseconds of CPU for a large portfolio under `mc`.
+  bool valuation = false;
+  // Whose work it is: the token's digest (the fairness key of the valuation queue).
+  std::string owner;
+  // What Serve needs and what Handle records.
+  Endpoint endpoint = Endpoint::kUnmatched;
+  bool backed_off = false;
+  RouteMatch route;
+  ParsedTarget target;
+  std::optional<Principal> who;
+  int64_t start_ns = 0;
+};
 
 // Thread safety: Handle() may run on many threads at once; all state is immutable or
 // thread-safe (rate limiter, metrics).
@@ -29,8 +60,17 @@ class HttpApi {
   HttpApi(const common::ExchangeConfig& config, HttpProviders providers, HttpServerOptions options,
           HttpMetrics* metrics, RateLimiter::Clock clock = nullptr);
 
-  // Never throws: an exception from a provider becomes a 500.
-  HttpResponse Handle(const HttpRequest& request);
+  // Never throws: an exception from a provider becomes a 500. Admit and then Serve.
+  HttpResponse Handle(const HttpRequest& request) { return Serve(request, Admit(request)); }
+
+  // Every check that comes before the endpoint's own work (see the file comment); never
+  // throws.
+  Admission Admit(const HttpRequest& request);
+  // The endpoint's work for an admitted request (or the answer decided at admission), with
+  // its metrics and audit recorded. Never throws: an exception from a provider becomes a 500.
+  HttpResponse Serve(const HttpRequest& request, const Admission& admission);
+  // Records a request refused by the valuation queue (its 429 or 503 `response`).
+  void RecordRefused(const Admission& admission, const HttpResponse& response);
 
   // Records a response produced by the transport itself (413, 431, 400 on a bad request).
   void RecordTransportError(int status) {
@@ -38,8 +78,12 @@ class HttpApi {
   }
 
  private:
-  // Sets *backed_off when the request was refused (429) for its peer's back-off.
-  HttpResponse Route(const HttpRequest& request, Endpoint* endpoint, bool* backed_off);
+  // The checks of Admit; an answer when one of them decides the request.
+  std::optional<HttpResponse> Check(const HttpRequest& request, Admission* a);
+  // The endpoint's own work.
+  HttpResponse Work(const HttpRequest& request, const Admission& a);
+  // Metrics and, for a refused credential, the audit.
+  void Record(const HttpRequest& request, const Admission& a, const HttpResponse& response);
 
   HttpServerOptions options_;
   HttpProviders providers_;

@@ -67,20 +67,6 @@ std::optional<MarginMethod> ParseMethod(const std::string& text) {
   return std::nullopt;
 }
 
-// Access check shared by the per-account endpoints; nullopt when allowed.
-std::optional<HttpResponse> CheckAccess(const HandlerContext& ctx, const Principal& who,
-                                        const std::string& account) {
-  switch (ctx.auth->CheckAccount(who, account)) {
-    case AccountAccess::kAllowed:
-      return std::nullopt;
-    case AccountAccess::kDenied:
-      return Forbidden();
-    case AccountAccess::kUnknownAccount:
-      return ErrorResponse(404, "not_found", "unknown account");
-  }
-  return Forbidden();
-}
-
 HttpResponse Unavailable(const char* what) {
   return ErrorResponse(503, "unavailable", absl::StrCat(what, " is not available"));
 }
@@ -111,6 +97,19 @@ std::optional<HttpResponse> IntParam(const Query& query, const char* key, int ma
 }
 
 }  // namespace
+
+std::optional<HttpResponse> CheckAccess(const HandlerContext& ctx, const Principal& who,
+                                        const std::string& account) {
+  switch (ctx.auth->CheckAccount(who, account)) {
+    case AccountAccess::kAllowed:
+      return std::nullopt;
+    case AccountAccess::kDenied:
+      return Forbidden();
+    case AccountAccess::kUnknownAccount:
+      return ErrorResponse(404, "not_found", "unknown account");
+  }
+  return Forbidden();
+}
 
 HttpResponse JsonResponse(int status, std::string body) {
   HttpResponse r;

@@ -4,6 +4,7 @@
 #define CFX_GATEWAY_HTTP_HANDLERS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -27,6 +28,11 @@ HttpResponse JsonResponse(int status, std::string body);
 HttpResponse ErrorResponse(int status, const std::string& error, const std::string& detail);
 // Maps a provider's error to a response (see http_providers.h for the table).
 HttpResponse ProviderErrorResponse(const absl::Status& status);
+
+// The access check of the per-account endpoints: 403 (another firm's account) or 404
+// (unknown account); nullopt when allowed.
+std::optional<HttpResponse> CheckAccess(const HandlerContext& ctx, const Principal& who,
+                                        const std::string& account);
 
 HttpResponse HandleMargin(const HandlerContext& ctx, const Principal& who,
                           const std::string& account, const Query& query);

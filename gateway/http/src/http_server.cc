@@ -26,6 +26,7 @@
 #include "cfx/concurrency/thread_name.h"
 #include "http_api.h"
 #include "http_json.h"
+#include "http_valuation_queue.h"
 
 namespace cfx::gateway {
 
@@ -44,9 +45,13 @@ class HttpSessionHost {
  public:
   HttpSessionHost(const common::ExchangeConfig& config, HttpProviders providers,
                   HttpServerOptions options)
-      : options_(options), api_(config, providers, options, &metrics_) {}
+      : options_(options),
+        api_(config, providers, options, &metrics_),
+        valuation_(options.valuation_threads, options.valuation_waiting,
+                   options.valuation_per_token) {}
 
   HttpApi& api() { return api_; }
+  ValuationQueue& valuation() { return valuation_; }
   HttpMetrics& metrics() { return metrics_; }
   const HttpServerOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
@@ -77,6 +82,8 @@ class HttpSessionHost {
   HttpServerOptions options_;
   HttpMetrics metrics_;
   HttpApi api_;
+  // After api_, which its jobs use: stopped (its threads joined) before api_ goes.
+  ValuationQueue valuation_;
   std::mutex sessions_mu_;
   std::condition_variable sessions_cv_;
   struct SessionEntry {
@@ -146,6 +153,40 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     stream_.expires_after(o.read_timeout);
     reading_ = true;
     idle_since_ns_.store(NowNs(), std::memory_order_relaxed);
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             beast::bind_front_handler(&HttpSession::OnHeader, shared_from_this()));
+  }
+
+  // The start line and headers are in. A client that sent `Expect: 100-continue` (curl does
+  // for a body over 1 KiB) waits for a 100 before it sends its body, a second when nobody
+  // answers (RFC 9110 §10.1.1): it gets the 100 once the headers have passed the size
+  // checks (a declared Content-Length over the limit has already failed as body_limit, so
+  // such a client hears 413 without sending its body). Another expectation is 417 and close.
+  // The body is read under the same deadline as the headers.
+  void OnHeader(beast::error_code ec, size_t bytes) {
+    if (ec || parser_->is_done()) return OnRead(ec, bytes);
+    const auto& header = parser_->get();
+    const auto expect = header.find(bhttp::field::expect);
+    if (expect == header.end() || header.version() < 11) return ReadBody();
+    if (!beast::iequals(expect->value(), "100-continue")) {
+      reading_ = false;
+      idle_since_ns_.store(0, std::memory_order_relaxed);
+      return TransportError(417, "expectation_failed",
+                            absl::StrCat("Expect: ", std::string(expect->value()),
+                                         " is not supported (only 100-continue)"));
+    }
+    continue_ = bhttp::response<bhttp::empty_body>(bhttp::status::continue_, header.version());
+    bhttp::async_write(
+        stream_, continue_,
+        beast::bind_front_handler(&HttpSession::OnContinueWritten, shared_from_this()));
+  }
+
+  void OnContinueWritten(beast::error_code ec, size_t /*bytes*/) {
+    if (ec) return OnRead(ec, 0);
+    ReadBody();
+  }
+
+  void ReadBody() {
     bhttp::async_read(stream_, buffer_, *parser_,
                       beast::bind_front_handler(&HttpSession::OnRead, shared_from_this()));
   }
@@ -182,9 +223,38 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     request.authorization_headers = static_cast<int>(req.count(bhttp::field::authorization));
     request.body = std::move(req.body());
     request.peer = peer_;
-    HttpResponse response = server_->api().Handle(request);
-    Write(response, req.version(), req.keep_alive() && !server_->stopping(),
-          /*head=*/req.method() == bhttp::verb::head);
+    const Reply reply{req.version(), req.keep_alive(), req.method() == bhttp::verb::head};
+    Admission admission = server_->api().Admit(request);
+    if (!admission.valuation) return Answer(server_->api().Serve(request, admission), reply);
+    // Valuation runs on the valuation queue's threads; the answer is written back here.
+    const std::string owner = admission.owner;
+    auto self = shared_from_this();
+    auto job = [self, request = std::move(request), admission, reply] {
+      HttpResponse response = self->server_->api().Serve(request, admission);
+      asio::post(self->executor(),
+                 [self, response = std::move(response), reply] { self->Answer(response, reply); });
+    };
+    const ValuationQueue::Result queued = server_->valuation().Submit(owner, std::move(job));
+    if (queued == ValuationQueue::Result::kQueued) return;
+    HttpResponse refused =
+        queued == ValuationQueue::Result::kOwnerBusy
+            ? ErrorResponse(429, "rate_limited",
+                            absl::StrCat("more than ", server_->options().valuation_per_token,
+                                         " margin or what-if requests in hand for this token"))
+            : ErrorResponse(503, "busy", "the valuation queue is full: retry later");
+    refused.headers.emplace_back("Retry-After", "1");
+    server_->api().RecordRefused(admission, refused);
+    Answer(refused, reply);
+  }
+
+  // How a request is to be answered.
+  struct Reply {
+    unsigned version = 11;
+    bool keep_alive = true;
+    bool head = false;
+  };
+  void Answer(const HttpResponse& response, const Reply& reply) {
+    Write(response, reply.version, reply.keep_alive && !server_->stopping(), reply.head);
   }
 
   void TransportError(int status, const char* error, const std::string& detail) {
@@ -247,6 +317,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   bhttp::response<bhttp::string_body> res_;
+  bhttp::response<bhttp::empty_body> continue_;  // the interim 100 Continue
   HttpSessionHost* server_;
   uint64_t id_;
   std::string peer_;
@@ -424,6 +495,7 @@ void HttpServer::Impl::Stop() {
     std::unique_lock<std::mutex> lock(sessions_mu_);
     sessions_cv_.wait_for(lock, options_.stop_drain_timeout, [this] { return sessions_.empty(); });
   }
+  valuation_.Stop();  // a valuation still running finishes; one waiting is dropped
   work_.reset();
   ioc_.stop();  // drops connections still open after the drain timeout
   for (std::thread& t : threads_) t.join();
@@ -440,6 +512,9 @@ HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& conf
   o.read_timeout = std::chrono::milliseconds(l.http_read_timeout_ms);
   o.unauthorized_backoff.initial_ms = l.http_unauthorized_backoff_ms;
   o.unauthorized_backoff.free_failures = l.http_unauthorized_free;
+  o.valuation_threads = l.http_valuation_threads;
+  o.valuation_waiting = static_cast<size_t>(l.http_valuation_waiting);
+  o.valuation_per_token = static_cast<size_t>(l.http_valuation_per_token);
   return o;
 }
 

@@ -84,6 +84,9 @@ struct LimitsConfig {
   int http_read_timeout_ms = 15000;      // one whole request, also the keep-alive idle
   int http_unauthorized_backoff_ms = 1000;  // first wait of a peer after a 401; 0: none
   int http_unauthorized_free = 10;          // 401s in a row a peer may have before its first wait
+  int http_valuation_threads = 1;           // threads running margin and what-if requests
+  int http_valuation_waiting = 1024;        // such requests waiting in all; past it 503
+  int http_valuation_per_token = 64;        // waiting or running for one token; past it 429
 };
 
 // [replication]: the hot standby on NATS JetStream (docs/replication.md). Optional: without

@@ -53,6 +53,14 @@ struct HttpServerOptions {
   int max_book_depth = 1000;
   int max_reference_days = 366;  // a longer ?from=&to= range -> 400
   size_t max_whatif_positions = 1000;
+  // Account margin and what-if run on threads of their own, not the I/O threads (a large
+  // portfolio under `mc` is milliseconds of CPU; docs/http.md, "Valuation requests"), the
+  // tokens with requests waiting taking turns. At most valuation_waiting requests wait
+  // (past it: 503 busy) and one token has at most valuation_per_token waiting or running
+  // (past it: 429), each with Retry-After.
+  int valuation_threads = 1;
+  size_t valuation_waiting = 1024;
+  size_t valuation_per_token = 64;
   int default_audit_limit = 100;  // GET /v1/audit events per page
   int max_audit_limit = 1000;
 };

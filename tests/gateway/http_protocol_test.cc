@@ -1,0 +1,98 @@
+// HTTP/1.1 protocol behaviour that clients rely on: `Expect: 100-continue` (curl sends it
+// for a body over 1 KiB and waits a second for the 100 before sending the body).
+
+#include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "http_test_util.h"
+
+namespace cfx::gateway::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+class HttpProtocolTest : public HttpServerTest {
+ protected:
+  // A client whose reads give up well before curl's one-second wait for a 100 would end.
+  HttpClient ConnectImpatient() {
+    absl::StatusOr<HttpClient> c =
+        HttpClient::Connect("127.0.0.1", server_->port(), milliseconds(500));
+    EXPECT_TRUE(c.ok()) << c.status();
+    return *std::move(c);
+  }
+  static std::string WhatIfHeaders(size_t content_length, const std::string& expect) {
+    return absl::StrCat(
+        "POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n", "Authorization: Bearer ", kRisk, "\r\n",
+        "Content-Type: application/json\r\nContent-Length: ", content_length, "\r\n",
+        expect.empty() ? "" : absl::StrCat("Expect: ", expect, "\r\n"), "\r\n");
+  }
+};
+
+constexpr char kWhatIf[] = R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":-5}]})";
+
+TEST_F(HttpProtocolTest, Expect100ContinueGetsA100BeforeTheBodyIsSent) {
+  StartServer();
+  HttpClient c = ConnectImpatient();
+  const std::string body = kWhatIf;
+  ASSERT_TRUE(c.SendRaw(WhatIfHeaders(body.size(), "100-continue")).ok());
+  absl::StatusOr<HttpClientResponse> interim = c.ReadResponse();
+  ASSERT_TRUE(interim.ok()) << "no 100 Continue before the body: " << interim.status();
+  EXPECT_EQ(interim->status, 100);
+  ASSERT_TRUE(c.SendRaw(body).ok());
+  absl::StatusOr<HttpClientResponse> final_answer = c.ReadResponse();
+  ASSERT_TRUE(final_answer.ok()) << final_answer.status();
+  EXPECT_EQ(final_answer->status, 200) << final_answer->body;
+  // The connection stays usable.
+  absl::StatusOr<HttpClientResponse> next = c.Get("/healthz", "");
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->status, 200);
+}
+
+TEST_F(HttpProtocolTest, Expect100ContinueWithAnOversizedBodyIs413WithoutTheBody) {
+  HttpServerOptions o = NoRateLimit();
+  o.max_body_bytes = 1024;
+  StartServer(o);
+  HttpClient c = ConnectImpatient();
+  ASSERT_TRUE(c.SendRaw(WhatIfHeaders(1 << 20, "100-continue")).ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 413) << r->body;
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+}
+
+TEST_F(HttpProtocolTest, AnUnknownExpectationIs417AndClosed) {
+  StartServer();
+  HttpClient c = ConnectImpatient();
+  ASSERT_TRUE(c.SendRaw(WhatIfHeaders(sizeof(kWhatIf) - 1, "something-else")).ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 417) << r->body;
+  EXPECT_NE(r->body.find("expectation_failed"), std::string::npos) << r->body;
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+}
+
+// HTTP/1.0 knows no interim answers: the expectation is ignored and the body read as sent.
+TEST_F(HttpProtocolTest, AnHttp10ExpectationIsIgnored) {
+  StartServer();
+  HttpClient c = ConnectImpatient();
+  std::string request = WhatIfHeaders(sizeof(kWhatIf) - 1, "100-continue");
+  request.replace(request.find("HTTP/1.1"), 8, "HTTP/1.0");
+  ASSERT_TRUE(c.SendRaw(request + kWhatIf).ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200) << r->body;
+}
+
+// A request without the header, whose body comes with its headers, is served as before.
+TEST_F(HttpProtocolTest, ABodySentWithItsHeadersIsServedWithoutAnInterimAnswer) {
+  StartServer();
+  HttpClient c = ConnectImpatient();
+  ASSERT_TRUE(c.SendRaw(WhatIfHeaders(sizeof(kWhatIf) - 1, "") + kWhatIf).ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200) << r->body;
+}
+
+}  // namespace
+}  // namespace cfx::gateway::testing
