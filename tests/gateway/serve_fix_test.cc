@@ -306,6 +306,53 @@ TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
   EXPECT_EQ(F(m, 151), "8");
 }
 
+// A cancel or replace the gateway refuses itself (a quantity that is no whole number, a
+// price not above 0, an off-tick stop, a symbol that is no id) for an order of the firm's own that
+// still works reports the order as it stands: its OrderID and 39=1 (partly filled), not 37=NONE
+// 39=8, which a client's order manager would read as the order being dead. An unknown order and
+// another firm's account still get 37=NONE 39=8, the same answer either way.
+TEST_F(ServeFixTest, AGatewayRefusedAmendOfAWorkingOrderReportsItsStatus) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("w1", "A1", '1', 10, "4.900"), '0', &m));
+  const std::string oid = F(m, 37);
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("w1-hit", "B1", '2', 3, "4.900"), 'F', &m));
+  ASSERT_TRUE(alpha->WaitExec("w1", 'F', &m));
+  int n = 0;
+  for (const auto& [tag, value] :
+       std::vector<std::pair<int, std::string>>{{38, "1.5"}, {44, "-4.900"}, {99, "4.8005"}}) {
+    SCOPED_TRACE(std::to_string(tag) + "=" + value);
+    Msg g = ReplaceMsg("w1-r" + std::to_string(++n), "w1", "A1", "4.910", 8);
+    g.setField(tag, value);
+    ASSERT_TRUE(SendAndWaitType(*alpha, g, "9", &m));
+    EXPECT_EQ(F(m, 434), "2");
+    EXPECT_EQ(F(m, 37), oid);
+    EXPECT_EQ(F(m, 39), "1") << "partly filled and still working";
+  }
+  Msg c = CancelMsg("w1-c", "w1", "A1");
+  c.setField(55, "BAD SYMBOL");  // not an id: refused at the gateway
+  ASSERT_TRUE(SendAndWaitType(*alpha, c, "9", &m));
+  EXPECT_EQ(F(m, 58), "invalid_field");
+  EXPECT_EQ(F(m, 434), "1");
+  EXPECT_EQ(F(m, 37), oid);
+  EXPECT_EQ(F(m, 39), "1");
+  // Unknown, or another firm's: nothing told.
+  Msg unknown = ReplaceMsg("w1-r9", "nope", "A1", "-4.900", 8);
+  ASSERT_TRUE(SendAndWaitType(*alpha, unknown, "9", &m));
+  EXPECT_EQ(F(m, 37), "NONE");
+  EXPECT_EQ(F(m, 39), "8");
+  Msg foreign = ReplaceMsg("b-r1", "w1", "A1", "-4.900", 8);
+  ASSERT_TRUE(SendAndWaitType(*beta, foreign, "9", &m));
+  EXPECT_EQ(F(m, 37), "NONE");
+  EXPECT_EQ(F(m, 39), "8");
+  EXPECT_EQ(F(m, 58), "unknown_order");
+  // Nothing changed.
+  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("w1", "A1"), 'I', &m));
+  EXPECT_EQ(F(m, 44), "4.900");
+  EXPECT_EQ(F(m, 151), "7");
+}
+
 TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   TestClient* beta = Connect("BETA_T1");

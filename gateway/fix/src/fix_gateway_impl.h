@@ -112,8 +112,10 @@ class FixGateway::Impl : public FIX::Application {
     std::string account, cl_ord_id, orig_cl_ord_id, symbol;
   };
   std::string CheckAmend(const FixSessionSpec& spec, const FIX::Message& m, AmendIds* ids) const;
-  // An OrderCancelReject(9) for the F (or G, `replace`) `m` of `session`.
-  void RejectCancelOrReplace(const std::string& session, const FIX::Message& m, bool replace,
+  // An OrderCancelReject(9) for the F (or G, `replace`) `m` of `spec`'s session: from the
+  // exchange (with the order's state when it works) for an order of the firm's own, from
+  // here otherwise.
+  void RejectCancelOrReplace(const FixSessionSpec& spec, const FIX::Message& m, bool replace,
                              const std::string& reason);
   void OnCancel(const FixSessionSpec& spec, const FIX::Message& m);
   void OnReplace(const FixSessionSpec& spec, const FIX::Message& m);

@@ -179,15 +179,24 @@ void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message
   exchange_->Submit(order);
 }
 
-void FixGateway::Impl::RejectCancelOrReplace(const std::string& session, const FIX::Message& m,
+void FixGateway::Impl::RejectCancelOrReplace(const FixSessionSpec& spec, const FIX::Message& m,
                                              bool replace, const std::string& reason) {
   CancelRejected r;
-  r.session = session;
+  r.session = spec.sender_comp_id;
   r.account = internal::FieldOr(m, 1);
   r.cl_ord_id = internal::FieldOr(m, 11);
   r.orig_cl_ord_id = internal::FieldOr(m, 41);
   r.response_to_replace = replace;
   r.reason = reason;
+  // An order of the firm's own that the request names well enough to find: the exchange
+  // answers, with the order's id and status when it still works (a client reading 39=8
+  // would take a working order for a dead one). Another firm's account or an unknown order
+  // gets 37=NONE 39=8 from here, the same answer either way (SPEC §6).
+  if (reason != "unknown_order" && ValidId(r.account) && ValidId(r.orig_cl_ord_id) &&
+      entitlements_.AccountAllowed(spec.firm, r.account)) {
+    exchange_->RefuseAmend(r);
+    return;
+  }
   CancelRejectedOut(r);
 }
 
@@ -213,7 +222,7 @@ void FixGateway::Impl::OnCancel(const FixSessionSpec& spec, const FIX::Message& 
   AmendIds ids;
   const std::string reason = CheckAmend(spec, m, &ids);
   if (!reason.empty()) {
-    RejectCancelOrReplace(req.session, m, /*replace=*/false, reason);
+    RejectCancelOrReplace(spec, m, /*replace=*/false, reason);
     return;
   }
   req.account = ids.account;
@@ -268,7 +277,7 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
     }
   }
   if (!reason.empty()) {
-    RejectCancelOrReplace(req.session, m, /*replace=*/true, reason);
+    RejectCancelOrReplace(spec, m, /*replace=*/true, reason);
     return;
   }
   exchange_->Replace(req);
@@ -322,7 +331,7 @@ void FixGateway::Impl::Throttled(const FixSessionSpec& spec, const std::string& 
   if (type == "D") {
     Rejected(Echo(spec.sender_comp_id, m), reason);
   } else if (type == "F" || type == "G") {
-    RejectCancelOrReplace(spec.sender_comp_id, m, type == "G", reason);
+    RejectCancelOrReplace(spec, m, type == "G", reason);
   } else {
     BusinessReject(spec.sender_comp_id, m, 0, reason);
   }

@@ -206,6 +206,10 @@ void ExchangeOrderEntry::Status(const OrderStatus& r) {
   });
 }
 
+void ExchangeOrderEntry::RefuseAmend(const CancelRejected& refusal) {
+  impl_->RejectCancel(refusal);
+}
+
 void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
   MassCancelResult result{r.session, r.cl_ord_id, r.account, r.symbol, false, "", 0};
   en::MassCancelCmd c;

@@ -201,8 +201,21 @@ class ExchangeOrderEntry::Impl {
     }
   }
 
+  // Answers a cancel or replace refused before the engine saw it. Unless the order is
+  // unknown (or another firm's: the same answer), the report carries the order's id and
+  // state when it is live (FIX 37/39: a working order is not reported as rejected).
   void RejectCancel(CancelRejected r) {
-    Post([this, r] { listener_->OnCancelRejected(r); });
+    Post([this, r]() mutable {
+      if (r.reason != "unknown_order" && !r.order_live) {
+        std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.orig_cl_ord_id);
+        if (v && !en::Ended(v->status)) {
+          r.order_live = true;
+          r.order_id = v->oid;
+          r.cum_qty = v->cum.value();
+        }
+      }
+      listener_->OnCancelRejected(r);
+    });
   }
 
   // Outcomes out (exchange_order_entry_outcomes.cc), on the delivering thread unless said.

@@ -73,6 +73,15 @@ class FakeExchange::Book {
     PublishBook(o->state.symbol);
   }
 
+  void RefuseAmend(CancelRejected r) {
+    if (FakeOrder* o = FindLive(r.account, r.orig_cl_ord_id)) {
+      r.order_live = true;
+      r.order_id = o->state.order_id;
+      r.cum_qty = o->state.cum_qty;
+    }
+    l_->OnCancelRejected(r);
+  }
+
   void Replace(const ReplaceOrder& r) {
     FakeOrder* o = FindLive(r.account, r.orig_cl_ord_id);
     CancelRejected rej{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, true, ""};
@@ -399,6 +408,9 @@ void FakeExchange::Replace(const ReplaceOrder& r) { Post([this, r] { book_->Repl
 void FakeExchange::Status(const OrderStatus& r) { Post([this, r] { book_->Status(r); }); }
 void FakeExchange::MassCancelOrders(const MassCancel& r) {
   Post([this, r] { book_->MassCancel(r); });
+}
+void FakeExchange::RefuseAmend(const CancelRejected& r) {
+  Post([this, r] { book_->RefuseAmend(r); });
 }
 void FakeExchange::Disconnected(const SessionDisconnected& r) {
   Post([this, r] { book_->Disconnected(r); });

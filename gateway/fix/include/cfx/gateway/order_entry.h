@@ -131,6 +131,8 @@ struct SessionSequences {
   uint64_t sender_limit = 0;
 };
 
+struct CancelRejected;  // below, with the outcomes
+
 // Requests are fire-and-forget: outcomes arrive on ExecutionListener.
 // Thread safety: implementations must accept calls from any gateway thread concurrently,
 // and must NOT call the listener from inside these calls (deliver from the exchange's own
@@ -144,6 +146,12 @@ class OrderEntry {
   virtual void Status(const OrderStatus& request) = 0;
   virtual void MassCancelOrders(const MassCancel& request) = 0;
   virtual void Disconnected(const SessionDisconnected& request) = 0;
+  // The gateway refused a cancel or replace of an order of one of the session's own
+  // accounts (a field out of range, the session's throttle): answers `refusal` through
+  // OnCancelRejected with, when the order is live, its id, executed quantity and so its
+  // status (FIX 37/39), so the client does not take a working order for a rejected one.
+  // Changes nothing.
+  virtual void RefuseAmend(const CancelRejected& refusal) = 0;
   // A replicated exchange sequences `sequences` before the inputs that follow, so that a
   // standby taking over resumes the session there; `msg_seq` of each request does the
   // same for the next expected MsgSeqNum. Returns false when it could not be recorded

@@ -62,6 +62,7 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   void Status(const OrderStatus& request) override;
   void MassCancelOrders(const MassCancel& request) override;
   void Disconnected(const SessionDisconnected& request) override;
+  void RefuseAmend(const CancelRejected& refusal) override;
   // A replicated core: sequences a `fix_session` input (engine::FixSessionCmd). One node:
   // nothing (true).
   bool RecordSequences(const SessionSequences& sequences) override;

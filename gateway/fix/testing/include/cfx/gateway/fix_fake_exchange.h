@@ -50,6 +50,7 @@ class FakeExchange : public OrderEntry {
   void Replace(const ReplaceOrder& request) override;
   void Status(const OrderStatus& request) override;
   void MassCancelOrders(const MassCancel& request) override;
+  void RefuseAmend(const CancelRejected& refusal) override;
   void Disconnected(const SessionDisconnected& request) override;
 
   class Book;  // matching state, worker thread only
