@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     parser.put(boost::asio::buffer(data + 1, size - 1), ec);
   } catch (const std::length_error&) {
-    return 0;  // Beast's field limit; the server drops the connection (http_server.cc)
+    return 0;  // Beast's field limit; the server drops the connection (http_server.cc, RunLoop)
   }
   if (ec || !parser.is_done()) return 0;
   bhttp::request<bhttp::string_body> req = parser.release();

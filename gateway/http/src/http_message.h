@@ -1,4 +1,4 @@
-// Transport-free request and response values: the Beast adapter (http_server.cc) converts
+// Transport-free request and response values: the Beast adapter (http_session.cc) converts
 // to and from these, so routing, auth and handlers compile and test without Boost.
 #ifndef CFX_GATEWAY_HTTP_MESSAGE_H_
 #define CFX_GATEWAY_HTTP_MESSAGE_H_

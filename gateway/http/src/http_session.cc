@@ -1,0 +1,193 @@
+#include "http_session.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "http_json.h"
+
+namespace cfx::gateway::internal {
+
+void HttpSession::DoRead() {
+  if (server_->stopping()) return Close();
+  const HttpServerOptions& o = server_->options();
+  parser_.emplace();
+  parser_->body_limit(o.max_body_bytes);
+  parser_->header_limit(static_cast<uint32_t>(o.max_header_bytes));
+  stream_.expires_after(o.read_timeout);
+  reading_ = true;
+  idle_since_ns_.store(NowNs(), std::memory_order_relaxed);
+  bhttp::async_read_header(stream_, buffer_, *parser_,
+                           beast::bind_front_handler(&HttpSession::OnHeader, shared_from_this()));
+}
+
+void HttpSession::OnHeader(beast::error_code ec, size_t bytes) {
+  if (ec || parser_->is_done()) return OnRead(ec, bytes);
+  const auto& header = parser_->get();
+  const auto expect = header.find(bhttp::field::expect);
+  if (expect == header.end() || header.version() < 11) return ReadBody();
+  if (!beast::iequals(expect->value(), "100-continue")) {
+    reading_ = false;
+    idle_since_ns_.store(0, std::memory_order_relaxed);
+    return TransportError(417, "expectation_failed",
+                          absl::StrCat("Expect: ", std::string(expect->value()),
+                                       " is not supported (only 100-continue)"));
+  }
+  continue_ = bhttp::response<bhttp::empty_body>(bhttp::status::continue_, header.version());
+  bhttp::async_write(
+      stream_, continue_,
+      beast::bind_front_handler(&HttpSession::OnContinueWritten, shared_from_this()));
+}
+
+void HttpSession::OnContinueWritten(beast::error_code ec, size_t /*bytes*/) {
+  if (ec) return OnRead(ec, 0);
+  ReadBody();
+}
+
+void HttpSession::ReadBody() {
+  bhttp::async_read(stream_, buffer_, *parser_,
+                    beast::bind_front_handler(&HttpSession::OnRead, shared_from_this()));
+}
+
+void HttpSession::OnRead(beast::error_code ec, size_t /*bytes*/) {
+  reading_ = false;
+  idle_since_ns_.store(0, std::memory_order_relaxed);
+  if (ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted) return Close();
+  if (ec == beast::error::timeout) {
+    server_->metrics().ReadTimeout();
+    return Close();  // the stream has closed the socket already
+  }
+  if (ec == bhttp::error::body_limit)
+    return TransportError(
+        413, "payload_too_large",
+        absl::StrCat("body larger than ", server_->options().max_body_bytes, " bytes"));
+  if (ec == bhttp::error::header_limit)
+    return TransportError(431, "headers_too_large",
+                          absl::StrCat("request headers larger than ",
+                                       server_->options().max_header_bytes, " bytes"));
+  if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
+    // Beast's own category: a malformed request.
+    return TransportError(400, "bad_request", ec.message());
+  }
+  if (ec) return Close();  // a socket error: nobody to answer
+
+  bhttp::request<bhttp::string_body> req = parser_->release();
+  HttpRequest request;
+  request.method = std::string(req.method_string());
+  request.target = std::string(req.target());
+  if (auto it = req.find(bhttp::field::authorization); it != req.end()) {
+    request.authorization = std::string(it->value());
+  }
+  request.authorization_headers = static_cast<int>(req.count(bhttp::field::authorization));
+  request.body = std::move(req.body());
+  request.peer = peer_;
+  const Reply reply{req.version(), req.keep_alive(), req.method() == bhttp::verb::head};
+  Admission admission = server_->api().Admit(request);
+  if (!admission.valuation) return Answer(server_->api().Serve(request, admission), reply);
+  // Valuation runs on the valuation queue's threads; the answer is written back here.
+  const std::string owner = admission.owner;
+  auto self = shared_from_this();
+  auto job = [self, request = std::move(request), admission, reply] {
+    HttpResponse response = self->server_->api().Serve(request, admission);
+    asio::post(self->executor(),
+               [self, response = std::move(response), reply] { self->Answer(response, reply); });
+  };
+  const ValuationQueue::Result queued = server_->valuation().Submit(owner, std::move(job));
+  if (queued == ValuationQueue::Result::kQueued) return;
+  HttpResponse refused =
+      queued == ValuationQueue::Result::kOwnerBusy
+          ? ErrorResponse(429, "rate_limited",
+                          absl::StrCat("more than ", server_->options().valuation_per_token,
+                                       " margin or what-if requests in hand for this token"))
+          : ErrorResponse(503, "busy", "the valuation queue is full: retry later");
+  refused.headers.emplace_back("Retry-After", "1");
+  server_->api().RecordRefused(admission, refused);
+  Answer(refused, reply);
+}
+
+void HttpSession::Answer(const HttpResponse& response, const Reply& reply) {
+  Write(response, reply.version, reply.keep_alive && !server_->stopping(), reply.head);
+}
+
+void HttpSession::TransportError(int status, const char* error, const std::string& detail) {
+  server_->api().RecordTransportError(status);
+  HttpResponse r;
+  r.status = status;
+  r.body = ErrorJson(error, detail);
+  // After a framing error the rest of the stream cannot be trusted: answer and close.
+  Write(r, 11, /*keep_alive=*/false);
+}
+
+void HttpSession::Write(const HttpResponse& r, unsigned version, bool keep_alive, bool head) {
+  res_ = {};
+  res_.version(version);
+  res_.result(static_cast<unsigned>(r.status));
+  res_.set(bhttp::field::server, "cfx");
+  res_.set(bhttp::field::content_type, r.content_type);
+  res_.set(bhttp::field::cache_control, "no-store");
+  for (const auto& [name, value] : r.headers) res_.set(name, value);
+  res_.body() = r.body;
+  res_.keep_alive(keep_alive);
+  res_.prepare_payload();
+  if (head) res_.body().clear();
+  close_after_write_ = !keep_alive;
+  stream_.expires_after(server_->options().write_timeout);
+  bhttp::async_write(stream_, res_,
+                     beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this()));
+}
+
+int64_t HttpSession::NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void HttpSession::OnWrite(beast::error_code ec, size_t /*bytes*/) {
+  if (ec || close_after_write_ || server_->stopping()) return Close();
+  DoRead();
+}
+
+void HttpSession::Close() {
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.socket().close(ignored);
+}
+
+size_t HttpSession::ReadBufferLimit(const HttpServerOptions& o) {
+  return static_cast<size_t>(o.max_header_bytes) + static_cast<size_t>(o.max_body_bytes) +
+         64 * 1024;
+}
+bool HttpSessionHost::TakeSlot(const std::string& peer) {
+  std::shared_ptr<HttpSession> victim;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    int& n = per_peer_[peer];
+    if (n >= options_.max_connections_per_peer) {
+      if (n == 0) per_peer_.erase(peer);
+      return false;
+    }
+    if (sessions_.size() - evicting_ >= static_cast<size_t>(options_.max_connections)) {
+      const SessionEntry* oldest = nullptr;
+      for (const auto& [id, e] : sessions_) {
+        const int64_t since = e.raw->idle_since_ns();
+        if (since == 0 || e.raw->evicted()) continue;
+        if (oldest == nullptr || since < oldest->raw->idle_since_ns()) oldest = &e;
+      }
+      if (oldest != nullptr) victim = oldest->weak.lock();
+      if (victim == nullptr) {
+        if (n == 0) per_peer_.erase(peer);
+        return false;
+      }
+      victim->MarkEvicted();
+      ++evicting_;
+    }
+    ++n;
+  }
+  if (victim != nullptr) {
+    metrics_.ConnectionEvicted();
+    asio::post(victim->executor(), [victim] { victim->Evict(); });
+  }
+  return true;
+}
+
+}  // namespace cfx::gateway::internal
