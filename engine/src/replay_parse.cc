@@ -29,6 +29,17 @@ class Fields {
     if (j_.find(key) == j_.end()) return true;
     return !s.empty() && out->Assign(s);
   }
+  // A client id, STP id or firm: printable ASCII without spaces (0x21-0x7E), as the FIX
+  // gateway requires of every id from outside (SPEC §5, poison input): an id is stored in
+  // the journal and the trade store and echoed in reports.
+  template <size_t N>
+  bool Id(const char* key, bool required, FixedString<N>* out) const {
+    if (!Fixed(key, required, out)) return false;
+    for (char c : out->view()) {
+      if (c < 0x21 || c > 0x7E) return false;
+    }
+    return true;
+  }
   // An account id (SPEC §9): [A-Za-z0-9][A-Za-z0-9_-]*, not `settlement_prices`. Account
   // ids name settlement statements, so one that could collide with the batch's own files
   // (`_summary.json`) or leave the folder is invalid_field here. The same rule as
@@ -121,12 +132,13 @@ constexpr std::pair<const char*, TradingState> kStates[] = {{"pre_open", Trading
 
 bool ParseNew(const Fields& f, NewOrderCmd* c) {
   bool has = false;
-  if (!f.Fixed("cl", true, &c->cl) || !f.Account("acct", true, &c->acct) ||
+  if (!f.Id("cl", true, &c->cl) || !f.Account("acct", true, &c->acct) ||
       !f.Fixed("sym", true, &c->sym) || !f.Enum("side", true, kSides, &c->side) ||
       !f.Enum("type", true, kTypes, &c->type) || !f.Enum("tif", false, kTifs, &c->tif) ||
-      !f.Int("qty", true, &has, &c->qty) || !f.Int("display", false, &c->has_display, &c->display) ||
-      !f.Bool("post_only", &c->post_only) || !f.Fixed("stp", false, &c->stp) ||
-      !f.Enum("stp_action", false, kStp, &c->stp_action) || !f.Fixed("firm", false, &c->firm)) {
+      !f.Int("qty", true, &has, &c->qty) ||
+      !f.Int("display", false, &c->has_display, &c->display) ||
+      !f.Bool("post_only", &c->post_only) || !f.Id("stp", false, &c->stp) ||
+      !f.Enum("stp_action", false, kStp, &c->stp_action) || !f.Id("firm", false, &c->firm)) {
     return false;
   }
   bool limit_px = c->type == OrderType::kLimit || c->type == OrderType::kStopLimit;
@@ -162,11 +174,11 @@ bool ParseObject(const json& j, Command* out) {
     *out = c;
   } else if (op == "cancel") {
     CancelCmd c;
-    if (!f.Fixed("orig", true, &c.orig) || !f.Account("acct", true, &c.acct)) return false;
+    if (!f.Id("orig", true, &c.orig) || !f.Account("acct", true, &c.acct)) return false;
     *out = c;
   } else if (op == "replace") {
     ReplaceCmd c;
-    if (!f.Fixed("cl", true, &c.cl) || !f.Fixed("orig", true, &c.orig) ||
+    if (!f.Id("cl", true, &c.cl) || !f.Id("orig", true, &c.orig) ||
         !f.Account("acct", true, &c.acct) || !f.Price("px", false, &c.px) ||
         !f.Int("qty", false, &c.has_qty, &c.qty)) {
       return false;

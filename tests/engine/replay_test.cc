@@ -90,5 +90,41 @@ TEST(ReplayTest, AnAccountIdThatCouldNameABatchFileIsInvalidField) {
       << events;
 }
 
+// SPEC §5 (poison input): ids are printable ASCII without spaces, in replay as at the FIX
+// gateway. A client id, original id, STP id or firm with a space, a control byte or a
+// non-ASCII character is invalid_field (before 2026-12-04 replay took them, and echoed and
+// stored them, while the gateway refused them).
+TEST(ReplayTest, AnIdThatIsNotPrintableAsciiIsInvalidField) {
+  const std::string order =
+      "\"acct\":\"A1\",\"sym\":\"S\",\"side\":\"buy\",\"type\":\"limit\","
+      "\"px\":\"5.000\",\"qty\":1";
+  std::string lines = "{\"op\":\"product\",\"sym\":\"S\",\"ref\":\"5.000\"}\n";
+  for (const char* cl : {"c 1", "c\\u0000x", "c\\u0007", "c\\t", "c\u00e9", "c\\u007f"}) {
+    lines += std::string("{\"op\":\"new\",\"cl\":\"") + cl + "\"," + order + "}\n";
+  }
+  lines += "{\"op\":\"new\",\"cl\":\"o1\",\"stp\":\"s 1\"," + order + "}\n";  // line 8
+  lines += "{\"op\":\"new\",\"cl\":\"o1\",\"firm\":\"F\\u0001\"," + order + "}\n";
+  lines += "{\"op\":\"new\",\"cl\":\"o1\"," + order + "}\n";  // line 10: accepted
+  lines += "{\"op\":\"replace\",\"cl\":\"o 2\",\"orig\":\"o1\",\"acct\":\"A1\",\"qty\":2}\n";
+  lines += "{\"op\":\"replace\",\"cl\":\"o2\",\"orig\":\"o\\u00001\",\"acct\":\"A1\"}\n";
+  lines += "{\"op\":\"cancel\",\"orig\":\"o 1\",\"acct\":\"A1\"}\n";  // line 13
+  lines += "{\"op\":\"new\",\"cl\":\"o!~_-.:/2\",\"stp\":\"S-1\",\"firm\":\"F1\"," + order +
+           "}\n";  // line 14: the whole printable range is fine
+  std::istringstream in(lines);
+  std::ostringstream out;
+  RunReplay(in, out);
+  const std::string events = out.str();
+  for (int line : {2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13}) {
+    EXPECT_NE(events.find("\"reason\":\"invalid_field\",\"line\":" + std::to_string(line) + "}"),
+              std::string::npos)
+        << line << "\n"
+        << events;
+  }
+  EXPECT_NE(events.find("\"ev\":\"accepted\",\"cl\":\"o1\""), std::string::npos) << events;
+  EXPECT_NE(events.find("\"ev\":\"accepted\",\"cl\":\"o!~_-.:/2\""), std::string::npos) << events;
+  EXPECT_EQ(events.find("\"ev\":\"replaced\""), std::string::npos) << events;
+  EXPECT_EQ(events.find("\"ev\":\"canceled\""), std::string::npos) << events;
+}
+
 }  // namespace
 }  // namespace cfx::engine
