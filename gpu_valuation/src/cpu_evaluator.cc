@@ -176,7 +176,8 @@ inline bool Better(const RankedLoss& x, const RankedLoss& y) {
   return x.loss > y.loss || (x.loss == y.loss && x.scenario < y.scenario);
 }
 
-// The rank-th element by (loss desc, index asc) of loss[0..num_scenarios).
+// The rank-th largest loss of loss[0..num_scenarios), with the lowest index among the
+// scenarios that have that loss.
 //   rank 1: a scan with strict `>`, so the lowest index wins a tie.
 //   otherwise: with B block maxima over blocks of kSelectBlock scenarios, T = the rank-th
 //   largest block maximum is a loss value with at least `rank` losses >= T (one per block
@@ -225,7 +226,14 @@ inline bool Better(const RankedLoss& x, const RankedLoss& y) {
     }
   }
   std::nth_element(cand.begin(), cand.begin() + (rank - 1), cand.end(), Better);
-  return cand[rank - 1];
+  // The rank-th largest loss value; of the scenarios with that loss, the lowest number
+  // (SPEC §10: "ties between scenarios go to the lowest number (an empty account: ...,
+  // scenario 1)"). Every loss equal to it is >= t, so every such scenario is a candidate.
+  RankedLoss answer = cand[rank - 1];
+  for (const RankedLoss& c : cand) {
+    if (c.loss == answer.loss && c.scenario < answer.scenario) answer = c;
+  }
+  return answer;
 }
 
 bool FitsInt32(const int64_t* qtys, int64_t n) {

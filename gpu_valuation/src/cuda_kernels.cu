@@ -100,7 +100,6 @@ __global__ void MarginKernel(const int64_t* __restrict__ u, int32_t ns,
     // BlockReduce synchronises, which also publishes `loss` to the whole block.
     const int64_t top = BlockReduce(local_max, MaxOp(), reduce_buffer);
     int64_t value = top;
-    int64_t greater = 0;
     if (rank > 1) {
       // Largest v with count(L >= v) >= rank: that is the rank-th largest loss value.
       int64_t lo = BlockReduce(local_min, MinOp(), reduce_buffer);
@@ -118,12 +117,10 @@ __global__ void MarginKernel(const int64_t* __restrict__ u, int32_t ns,
         }
       }
       value = lo;
-      int64_t count = 0;
-      for (int32_t s = threadIdx.x; s < ns; s += blockDim.x) count += loss[s] > value;
-      greater = BlockReduce(count, SumOp(), reduce_buffer);
     }
-    // The answer is the (rank - greater)-th scenario, in index order, whose loss == value.
-    const int64_t wanted = rank - greater;
+    // The answer is the first scenario, in index order, whose loss == value (SPEC §10: ties
+    // go to the lowest number, whatever the rank).
+    const int64_t wanted = 1;
     int64_t equal = 0;
     for (int32_t s = chunk_begin; s < chunk_end; ++s) equal += loss[s] == value;
     const int64_t before = BlockExclusiveScan(equal, reduce_buffer);

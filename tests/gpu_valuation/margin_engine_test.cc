@@ -229,6 +229,26 @@ TEST(MarginEngineTest, MonteCarloIsReproducibleAndTakesTheOnePercentLoss) {
   EXPECT_GT(r1->margin_micro, 0);
 }
 
+// SPEC §10: "ties between scenarios go to the lowest number (an empty account: margin 0.00,
+// scenario 1)", under mc too: a flat account's losses are all 0, and the k-th largest (k =
+// 10 of 1000) is scenario 1's, not the tenth scenario's (as it was until 2026-12-04).
+TEST(MarginEngineTest, MonteCarloTiesGoToTheLowestScenarioNumber) {
+  MarginOptions o;
+  o.method = ScenarioMethod::kMonteCarlo;
+  o.mc_scenarios = 1000;
+  o.mc_seed = 5;
+  auto e = Engine(o);
+  ASSERT_EQ(e->scenarios().rank, 10);
+  for (const auto& positions :
+       std::vector<std::vector<Position>>{{{kGold, 0}}, {{kGold, 3}, {kGold, -3}}}) {
+    auto r = e->ComputeAccount("Z", positions);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->margin_micro, 0);
+    EXPECT_EQ(r->worst_scenario_index, 0);
+    EXPECT_EQ(r->worst_scenario, "1");
+  }
+}
+
 TEST(MarginEngineTest, RejectsBadInputs) {
   MarginOptions o;
   EXPECT_FALSE(MarginEngine::Create({{"B200-GOLD-US-202703", 0}}, {}, o).ok());
