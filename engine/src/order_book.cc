@@ -232,6 +232,7 @@ void OrderBook::Submit(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   if (o.type == OrderType::kStop || o.type == OrderType::kStopLimit) {
     o.status = OrderStatus::kPendingStop;
+    o.priority_seq = ctx_->next_priority++;  // its submission time among triggered stops
     ReserveStopLimitPrice(o);
     AddStop(slot);
     return;
@@ -267,11 +268,19 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
     FillOrderInfo(&e.order, ord);
   };
   if (o.is_stop_pending()) {
+    // As in the book (§4: a price change or a quantity increase loses time priority): a
+    // pending stop so replaced counts as submitted now among the stops one print triggers.
+    const bool loses = (o.type == OrderType::kStopLimit && new_px != o.px) || new_qty > o.qty;
     if (o.type == OrderType::kStopLimit) {
       o.px = new_px;
       ReserveStopLimitPrice(o);  // ValidateReplace checked CanRestAt(new_px)
     }
     o.qty = new_qty;
+    if (loses) {
+      o.priority_seq = ctx_->next_priority++;
+      RemoveStop(slot);
+      AddStop(slot);  // the list stays in submission order (snapshots keep it)
+    }
     emit_replaced(o);
     return;
   }

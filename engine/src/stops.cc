@@ -42,14 +42,15 @@ void OrderBook::RunTriggers() {
         s = next;
       }
       // Buys by ascending stop, sells by descending stop: both are "farthest from the
-      // print first"; that one key also orders buys against sells. Then submission time.
+      // print first"; that one key also orders buys against sells. Then submission time
+      // (priority_seq: entry, or a replace that lost priority).
       std::sort(triggered_.begin() + first, triggered_.end(), [&](uint32_t x, uint32_t y) {
         const Order& a = ctx_->store.at(x);
         const Order& b = ctx_->store.at(y);
         PriceTicks da = a.stop_px > p ? a.stop_px - p : p - a.stop_px;
         PriceTicks db = b.stop_px > p ? b.stop_px - p : p - b.stop_px;
         if (da != db) return da > db;
-        return a.accept_seq < b.accept_seq;
+        return a.priority_seq < b.priority_seq;
       });
     }
     gen_prints_.clear();

@@ -346,6 +346,26 @@ TEST(StopTest, TriggeredSellStopsEnterByDescendingStopThenTime) {
                           Trade("4.990", 1, "b1", "B1", "t1", "A1", "sell")));
 }
 
+// SPEC §4: "a price change or a quantity increase loses time priority"; a pending stop so
+// replaced counts as submitted at the replace among the stops one print triggers (until
+// 2026-12-04 it kept its first submission time). A decrease keeps its place.
+TEST(StopTest, AReplaceThatLosesPriorityMovesAPendingStopBehindLaterStops) {
+  auto out =
+      RunNoSeq({ProductLine(), Order("up", "A1", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                Order("lim", "A2", "buy", "stop_limit", 1, R"(,"stop":"5.010","px":"5.030")"),
+                Order("down", "A3", "buy", "stop", 3, R"(,"stop":"5.010")"),
+                Order("late", "A4", "buy", "stop", 1, R"(,"stop":"5.010")"),
+                ReplaceLine("up2", "up", "A1", R"(,"qty":2)"),         // more: behind "late"
+                ReplaceLine("lim2", "lim", "A2", R"(,"px":"5.040")"),  // a new price: behind too
+                ReplaceLine("down2", "down", "A3", R"(,"qty":1)"),     // less: keeps its place
+                Limit("s1", "B1", "sell", "5.010", 1), Limit("s2", "B1", "sell", "5.050", 10),
+                Limit("b1", "C1", "buy", "5.010", 1)});
+  EXPECT_THAT(Grep(out, "triggered"), ElementsAre(R"({"ev":"triggered","cl":"down2","acct":"A3"})",
+                                                  R"({"ev":"triggered","cl":"late","acct":"A4"})",
+                                                  R"({"ev":"triggered","cl":"up2","acct":"A1"})",
+                                                  R"({"ev":"triggered","cl":"lim2","acct":"A2"})"));
+}
+
 // SPEC §4.2: a triggered stop_limit's time priority starts when it enters: it queues
 // behind an order already resting at its price.
 TEST(StopTest, ATriggeredStopLimitQueuesBehindOrdersAlreadyAtItsPrice) {

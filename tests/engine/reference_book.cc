@@ -139,7 +139,7 @@ void ReferenceBook::Triggers(std::vector<Ticks> prints) {
       std::stable_sort(now.begin(), now.end(), [&](const O& x, const O& y) {
         Ticks dx = std::abs(x.stop - p), dy = std::abs(y.stop - p);
         if (dx != dy) return dx > dy;
-        return x.accept < y.accept;
+        return x.prio < y.prio;
       });
       batch.insert(batch.end(), now.begin(), now.end());
     }
@@ -405,6 +405,7 @@ void ReferenceBook::New(const NewOrderCmd& c) {
   o.expire = c.tif == TimeInForce::kGtd ? c.expire : kNoTime;
   o.accept = ++accept_;
   if (stop) {
+    o.prio = ++prio_;  // its submission time among the stops one print triggers
     stops_.push_back(o);
     return;
   }
@@ -485,9 +486,17 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
   }
   std::string pxs = (o.type == OrderType::kStop || o.type == OrderType::kMarket) ? "-" : S(px);
   if (is_stop) {
+    // A price change (stop_limit) or a quantity increase: submitted anew among stops.
+    const bool loses = (o.type == OrderType::kStopLimit && px != o.px) || qty > o.qty;
     v[i].cl = cl;
     v[i].px = px;
     v[i].qty = qty;
+    if (loses) {
+      v[i].prio = ++prio_;
+      O moved = v[i];
+      v.erase(v.begin() + i);
+      v.push_back(moved);
+    }
     Emit("P " + cl + " " + orig + " " + pxs + " " + S(qty));
     return;
   }

@@ -29,8 +29,10 @@ struct Order {
   // Then the rest.
   Qty display{0};  // iceberg slice size; 0: fully displayed
   int64_t notional = 0;
-  uint64_t accept_seq = 0;    // acceptance order (mass cancel, expiry, stop submission time)
-  uint64_t priority_seq = 0;  // time priority; renewed when the order loses priority
+  uint64_t accept_seq = 0;  // acceptance order (mass cancel, expiry)
+  // Time priority in the book, and a pending stop's submission time among the stops one
+  // print triggers; renewed when the order loses priority.
+  uint64_t priority_seq = 0;
   PriceTicks stop_px{0};
   Timestamp expire = kNoTime;
   uint32_t all_prev = kNoSlot, all_next = kNoSlot;  // store acceptance list
