@@ -68,4 +68,23 @@ std::vector<std::string> Grep(const std::vector<std::string>& out, const std::st
   return r;
 }
 
+std::string Trade(const std::string& px, int qty, const std::string& bcl, const std::string& bacct,
+                  const std::string& scl, const std::string& sacct, const std::string& agg) {
+  return std::string(R"({"ev":"trade","sym":")") + kSym + R"(","px":")" + px + R"(","qty":)" +
+         std::to_string(qty) + R"(,"buy_cl":")" + bcl + R"(","buy_acct":")" + bacct +
+         R"(","sell_cl":")" + scl + R"(","sell_acct":")" + sacct + R"(","aggressor":")" + agg +
+         "\"}";
+}
+
+std::string Canceled(const std::string& cl, const std::string& acct, int qty,
+                     const std::string& reason) {
+  return R"({"ev":"canceled","cl":")" + cl + R"(","acct":")" + acct + R"(","qty":)" +
+         std::to_string(qty) + R"(,"reason":")" + reason + "\"}";
+}
+
+std::string BookLine(const std::string& bids, const std::string& asks) {
+  return std::string(R"({"ev":"book","sym":")") + kSym + R"(","bids":)" + bids + R"(,"asks":)" +
+         asks + "}";
+}
+
 }  // namespace cfx::engine::testing

@@ -30,6 +30,14 @@ std::vector<std::string> RunNoSeq(const std::vector<std::string>& lines, Engine*
 // Lines of `out` that contain `needle`.
 std::vector<std::string> Grep(const std::vector<std::string>& out, const std::string& needle);
 
+// Expected output lines (without seq) for kSym: a trade, a cancel, the final book line
+// (`bids`, `asks`: the JSON arrays as printed).
+std::string Trade(const std::string& px, int qty, const std::string& bcl, const std::string& bacct,
+                  const std::string& scl, const std::string& sacct, const std::string& agg);
+std::string Canceled(const std::string& cl, const std::string& acct, int qty,
+                     const std::string& reason);
+std::string BookLine(const std::string& bids, const std::string& asks);
+
 }  // namespace cfx::engine::testing
 
 #endif  // CFX_TESTS_ENGINE_ENGINE_TEST_UTIL_H_
