@@ -48,7 +48,7 @@ TEST_F(HttpApiTest, MarginRendersPartsAndRoundsCentsHalfToEven) {
   EXPECT_EQ(p["sym"], kSym);
   EXPECT_EQ(p["qty"], 7);
   EXPECT_EQ(p["settle"], "5.280");
-  EXPECT_EQ(p["theta"], "1200");
+  EXPECT_EQ(p["theta"], 1200);  // a number, as `cfx margin` prints it (SPEC §12)
   EXPECT_EQ(p["price_per_mtok"], "1.2222");
   EXPECT_EQ(p["worst_loss"], "1234.56");
 }
@@ -158,6 +158,9 @@ TEST_F(HttpApiTest, ReferenceFixesInRange) {
   EXPECT_EQ(j["fixes"][0]["fix"], "5.4123");
   EXPECT_EQ(j["fixes"][0]["level"], 1);
   EXPECT_EQ(j["fixes"][0]["n_obs"], 9);
+  // θ and the volume are numbers, as `cfx reference build` prints them (SPEC §12).
+  EXPECT_EQ(j["fixes"][0]["theta"], 1100);
+  EXPECT_EQ(j["fixes"][0]["volume"], 12000);
   EXPECT_TRUE(j["fixes"][1]["fix"].is_null());
   EXPECT_EQ(j["fixes"][1]["flags"], json::parse(R"(["insufficient_data"])"));
   // `to` defaults to `from`.
@@ -173,6 +176,8 @@ TEST_F(HttpApiTest, ReferenceRecordsCarryTheMethodologyAndInputsHash) {
   first.level = 1;
   first.methodology = "cfx-ref-2";
   first.inputs_sha256 = std::string(64, 'b');
+  first.theta = "1234.5678";
+  first.volume = "0.25";
   FixRecord revised = first;
   revised.fix = "5.4200";
   revised.revision = 1;
@@ -184,6 +189,9 @@ TEST_F(HttpApiTest, ReferenceRecordsCarryTheMethodologyAndInputsHash) {
   EXPECT_EQ(j["fixes"][0]["methodology"], "cfx-ref-2");
   EXPECT_EQ(j["fixes"][0]["inputs_sha256"], std::string(64, 'b'));
   EXPECT_FALSE(j["fixes"][0].contains("revision"));
+  // Fractional measures come back with the digits given, as JSON numbers.
+  EXPECT_EQ(j["fixes"][0]["theta"].dump(), "1234.5678");
+  EXPECT_EQ(j["fixes"][0]["volume"].dump(), "0.25");
   // revisions=true: the earlier record is kept and listed, each with its revision and reason.
   j = Body(Call("GET", "/v1/reference/B200-GOLD-US?from=2027-03-01&revisions=true", kBeta));
   ASSERT_EQ(j["fixes"].size(), 2u);

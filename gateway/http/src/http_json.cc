@@ -1,5 +1,9 @@
 #include "http_json.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
 #include "cfx/common/decimal.h"
 #include "nlohmann/json.hpp"
 
@@ -15,6 +19,24 @@ namespace {
 using nlohmann::json;
 
 json Optional(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+// A measure (θ, a volume of GPU-hours) given as a decimal string: a JSON number, as `cfx
+// reference build` and `cfx margin` print it (SPEC §12), not a string. An integer stays an
+// integer; a fraction goes through double (shortest round trip: the digits come back as
+// given). Text that is no decimal number stays a string.
+json Measure(const std::string& text) {
+  int64_t whole = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, whole);
+  if (ec == std::errc() && p == end && !text.empty()) return json(whole);
+  double d = 0;
+  auto [q, ec2] = std::from_chars(text.data(), end, d, std::chars_format::fixed);
+  if (ec2 == std::errc() && q == end && !text.empty() && std::isfinite(d)) return json(d);
+  return json(text);
+}
+json OptionalMeasure(const std::optional<std::string>& v) {
+  return v ? Measure(*v) : json(nullptr);
+}
 
 // Dumps with invalid UTF-8 replaced rather than thrown: provider strings are not trusted
 // to be valid UTF-8, and an exception must not escape a handler.
@@ -47,7 +69,7 @@ std::string MarginJson(const std::optional<std::string>& account, MarginMethod m
     positions.push_back(json{{"sym", p.sym},
                              {"qty", p.qty},
                              {"settle", p.settle},
-                             {"theta", Optional(p.theta)},
+                             {"theta", OptionalMeasure(p.theta)},
                              {"price_per_mtok", Optional(p.price_per_mtok)},
                              {"worst_loss", UsdFromMicro(p.worst_loss_micro_usd)},
                              {"worst_loss_micro_usd", p.worst_loss_micro_usd}});
@@ -112,8 +134,8 @@ std::string FixesJson(const std::string& grade, const std::string& from, const s
                     {"n_obs", r.n_obs},
                     {"n_dropped", r.n_dropped},
                     {"n_providers", r.n_providers},
-                    {"volume", r.volume},
-                    {"theta", Optional(r.theta)},
+                    {"volume", Measure(r.volume)},
+                    {"theta", OptionalMeasure(r.theta)},
                     {"price_per_mtok", Optional(r.price_per_mtok)},
                     {"flags", r.flags},
                     {"methodology", r.methodology},
