@@ -152,6 +152,21 @@ TEST(HttpMetricsTest, RendersCountersHistogramAndValidGaugesOnly) {
   EXPECT_NE(text.find("cfx_ok{shard=\"a\\\"b\"} 1.5"), std::string::npos) << text;
   EXPECT_EQ(text.find("bad name"), std::string::npos);
   EXPECT_EQ(text.find("9bad"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE cfx_ok gauge"), std::string::npos) << text;
+}
+
+// A provider count that only goes up is typed counter; the transport's 417 has its own code.
+TEST(HttpMetricsTest, ProviderCountersAreTypedCounterAnd417IsItsOwnCode) {
+  HttpMetrics m;
+  m.RecordRequest(Endpoint::kUnmatched, 417, 0);
+  GaugeSample trades{"cfx_exchange_trades", "Trades since start", {}, 42};
+  trades.counter = true;
+  std::string text = m.Render({trades, {"cfx_depth", "now", {}, 3}});
+  EXPECT_NE(text.find("# TYPE cfx_exchange_trades counter\ncfx_exchange_trades 42\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE cfx_depth gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("code=\"417\"} 1"), std::string::npos) << text;
 }
 
 }  // namespace

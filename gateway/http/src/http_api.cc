@@ -163,7 +163,10 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
   if (a->route.endpoint == Endpoint::kUnmatched) {
     return ErrorResponse(404, "not_found", "no such endpoint");
   }
-  if (request.method != a->route.method) {
+  // HEAD is GET without the body (RFC 9110 §9.3.2: every general-purpose server supports
+  // it); the transport leaves the body out.
+  const bool head_of_get = request.method == "HEAD" && std::string(a->route.method) == "GET";
+  if (request.method != a->route.method && !head_of_get) {
     HttpResponse r =
         ErrorResponse(405, "method_not_allowed", absl::StrCat("use ", a->route.method));
     r.headers.emplace_back("Allow", a->route.method);

@@ -341,7 +341,9 @@ HttpResponse HandleContract(const HandlerContext& ctx, const std::string& sym,
 
 HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query) {
   // Who logged on from where is the risk desk's to see, no firm's.
-  if (who.role != common::TokenRole::kRiskDesk) return Forbidden();
+  if (who.role != common::TokenRole::kRiskDesk) {
+    return ErrorResponse(403, "forbidden", "the audit log is the risk desk's");
+  }
   if (auto bad = CheckQueryKeys(query, {"after", "limit"})) return *bad;
   uint64_t after = 0;
   if (auto it = query.find("after"); it != query.end()) {

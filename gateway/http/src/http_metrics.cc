@@ -175,8 +175,8 @@ std::string HttpMetrics::Render(const std::vector<GaugeSample>& extra) const {
     by_name[g.name].push_back(&g);
   }
   for (const auto& [name, samples] : by_name) {
-    absl::StrAppend(&out, "# HELP ", name, " ", EscapeHelp(samples.front()->help), "\n",
-                    "# TYPE ", name, " gauge\n");
+    absl::StrAppend(&out, "# HELP ", name, " ", EscapeHelp(samples.front()->help), "\n", "# TYPE ",
+                    name, samples.front()->counter ? " counter\n" : " gauge\n");
     for (const GaugeSample* g : samples) {
       out += name;
       bool first = true;

@@ -389,27 +389,32 @@ std::vector<GaugeSample> CoreHttpProviders::Gauges() {
   auto g = [](const char* name, const char* help, double v) {
     return GaugeSample{name, help, {}, v};
   };
+  // Counts since start only go up: Prometheus counters (rate() and increase() apply).
+  auto c = [](const char* name, const char* help, double v) {
+    return GaugeSample{name, help, {}, v, /*counter=*/true};
+  };
   return {
-      g("cfx_exchange_inputs", "Journaled inputs since start", static_cast<double>(s.inputs)),
-      g("cfx_exchange_outcomes", "Outcomes delivered since start", static_cast<double>(s.outcomes)),
-      g("cfx_exchange_trades", "Trades since start", static_cast<double>(s.trades)),
+      c("cfx_exchange_inputs", "Journaled inputs since start", static_cast<double>(s.inputs)),
+      c("cfx_exchange_outcomes", "Outcomes delivered since start", static_cast<double>(s.outcomes)),
+      c("cfx_exchange_trades", "Trades since start", static_cast<double>(s.trades)),
       g("cfx_exchange_next_seq", "Next input sequence number", static_cast<double>(s.next_seq)),
-      g("cfx_journal_batches", "Group commits since start", static_cast<double>(s.batches)),
+      c("cfx_journal_batches", "Group commits since start", static_cast<double>(s.batches)),
       g("cfx_journal_max_batch", "Largest group commit", static_cast<double>(s.max_batch)),
-      g("cfx_exchange_offers_full", "Submits refused: input ring full",
+      c("cfx_exchange_offers_full", "Submits refused: input ring full",
         static_cast<double>(s.offers_full)),
-      g("cfx_exchange_snapshots_written", "Engine snapshots written",
+      c("cfx_exchange_snapshots_written", "Engine snapshots written",
         static_cast<double>(s.snapshots_written)),
       // Replication (docs/replication.md): the state hash at the latest snapshot seq, as a
       // label (64 bits do not fit a sample's double), with that seq as its value.
-      GaugeSample{"cfx_state_hash", "Matcher state hash (label) after input seq (value)",
+      GaugeSample{"cfx_state_hash",
+                  "Matcher state hash (label) after input seq (value)",
                   {{"hash", absl::StrFormat("%016x", s.state_hash)}},
                   static_cast<double>(s.state_seq)},
       g("cfx_replication_leading", "1: sequencing inputs (primary or alone); 0: standby",
         s.leading ? 1 : 0),
-      g("cfx_replication_followed_inputs", "Inputs applied from the replicated log",
+      c("cfx_replication_followed_inputs", "Inputs applied from the replicated log",
         static_cast<double>(s.followed)),
-      g("cfx_replication_state_checks", "State hashes found equal to the primary's",
+      c("cfx_replication_state_checks", "State hashes found equal to the primary's",
         static_cast<double>(s.state_checks)),
       g("cfx_replication_state_checked_seq", "Latest input seq whose state hash was checked",
         static_cast<double>(s.state_checked_seq)),

@@ -203,6 +203,8 @@ struct GaugeSample {
   std::string help;
   std::vector<std::pair<std::string, std::string>> labels;
   double value = 0;
+  // A count that only goes up (trades, journal batches): TYPE counter, not gauge.
+  bool counter = false;
 };
 
 class MetricsProvider {
