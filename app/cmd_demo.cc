@@ -24,8 +24,10 @@ void SetupDemo(CLI::App& parent, cfx::app::ExitCode* rc) {
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of the sample data and the order flow")
       ->capture_default_str();
-  cmd->add_option("--orders", options->orders_per_day, "The takers' random orders per day (market-maker quotes come on top)")
-      ->capture_default_str();
+  cmd->add_option("--orders", options->orders_per_day,
+                  "The takers' random orders per day (market-maker quotes come on top)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10000000));
   cmd->add_flag("--keep", options->keep,
                 "Keep <out>/data (journal, trades, ledger, fixes) for cfx settle/replay");
   auto standby = std::make_shared<bool>(false);

@@ -89,7 +89,7 @@ void SetupMargin(CLI::App& parent, ExitCode* rc) {
       "scenario CSV scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ");
   cmd->add_option("--psr", flags->psr, "price scan range, (0, 1/3] (default 0.15)");
   cmd->add_option("--mc-scenarios", flags->mc_scenarios, "mc scenario count (default 10000)");
-  cmd->add_option("--seed", flags->seed, "mc seed");
+  cmd->add_option("--seed", flags->seed, "mc seed")->check(CLI::NonNegativeNumber);
   cmd->callback([flags, method, rc] { *rc = RunMargin(*flags, method->count() > 0); });
 }
 

@@ -75,11 +75,20 @@ std::string OperatorName() {
   return absl::StrCat("uid:", geteuid());
 }
 
+// The longest --date..--to (or --from..--to) range a command takes, in days.
+constexpr int kMaxRangeDays = 3660;
+
 ExitCode RunBuild(const BuildFlags& f) {
   std::optional<common::Date> from = FlagDate("--date", f.date);
   if (!from) return 2;
   std::optional<common::Date> to = f.to.empty() ? from : FlagDate("--to", f.to);
   if (!to) return 2;
+  // A range is held in memory whole (records, and the days' observations): ten years at
+  // most (`--to 9999-12-31` grew past 6 GB before anything was printed).
+  if (to->days - from->days > kMaxRangeDays) {
+    return Fail("reference build",
+                absl::StrCat("--to: at most ", kMaxRangeDays, " days after --date"), 2);
+  }
   std::optional<common::BusinessCalendar> calendar = FlagHolidays(f.holidays);
   if (!calendar) return 2;
   if (!f.config.empty()) {
@@ -207,6 +216,15 @@ ExitCode RunSample(const SampleFlags& f) {
   if (!from) return 2;
   std::optional<common::Date> to = FlagDate("--to", f.to);
   if (!to) return 2;
+  if (to->days - from->days > kMaxRangeDays) {
+    return Fail("reference sample",
+                absl::StrCat("--to: at most ", kMaxRangeDays, " days after --from"), 2);
+  }
+  // The sample is built in memory: 20 million observations a grade at most.
+  if (static_cast<int64_t>(to->days - from->days + 1) * f.per_day > 20'000'000) {
+    return Fail("reference sample",
+                "--per-day x the days from --from to --to: at most 20,000,000 observations", 2);
+  }
   std::optional<common::BusinessCalendar> calendar = FlagHolidays(f.holidays);
   if (!calendar) return 2;
   reference::SampleOptions options;
@@ -274,8 +292,10 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
   explain->add_option("--data-dir", explain_flags->data_dir, "Data dir of the reference store")
       ->required();
   explain->add_option("--format", explain_flags->format, "text (default) or json");
-  explain->add_option("--revision", explain_flags->revision,
-                      "Revision to explain (default: the latest)");
+  explain
+      ->add_option("--revision", explain_flags->revision,
+                   "Revision to explain (default: the latest)")
+      ->check(CLI::NonNegativeNumber);
 
   auto [sample, sample_flags] = AddCommand<SampleFlags>(
       *group, rc, "sample", "Write seeded sample observations.csv and throughput.csv", RunSample);
@@ -283,9 +303,12 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
   sample->add_option("--from", sample_flags->from, "First date (YYYY-MM-DD)")->required();
   sample->add_option("--to", sample_flags->to, "Last date (YYYY-MM-DD)")->required();
   sample->add_option("--seed", sample_flags->seed, "Random seed (default 1)");
-  sample->add_option("--providers", sample_flags->providers, "Number of providers (default 30)");
-  sample->add_option("--per-day", sample_flags->per_day,
-                     "Mean observations per grade and day (default 40)");
+  sample->add_option("--providers", sample_flags->providers, "Number of providers (default 30)")
+      ->check(CLI::Range(1, 10000));
+  sample
+      ->add_option("--per-day", sample_flags->per_day,
+                   "Mean observations per grade and day (default 40)")
+      ->check(CLI::Range(1, 1000000));
   sample->add_option("--regions", sample_flags->regions, "Comma-separated regions (default US,EU)");
   sample->add_option("--gpus", sample_flags->gpus, "Comma-separated GPUs (default B200)");
   sample->add_option("--holidays", sample_flags->holidays, "Comma-separated non-business dates");

@@ -3,6 +3,12 @@
 // `product` lines) are also persisted as in `cfx serve` (exchange/replay_store.h), without
 // the core's contract expiry, so the store holds exactly the events printed; the event
 // output is the same either way.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -48,8 +54,15 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     calendar = config->Calendar();
     terms = cfx::common::SettlementTermsToml(*config);
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(flags.input, ec)) {
+    return Fail("replay", "--input " + flags.input + " is a directory, not a file");
+  }
   std::ifstream in(flags.input);
   if (!in) return Fail("replay", "cannot open --input " + flags.input);
+  if (flags.output != "-" && std::filesystem::equivalent(flags.input, flags.output, ec)) {
+    return Fail("replay", "--output " + flags.output + " is the --input file");
+  }
   if (!flags.data_dir.empty()) {
     if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
       return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
@@ -71,10 +84,23 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     cfx::engine::RunReplay(in, std::cout);
     return 0;
   }
-  std::ofstream out(flags.output, std::ios::trunc);
-  if (!out) return Fail("replay", "cannot open --output " + flags.output);
+  // Written to OUTPUT.tmp (0600: the events name accounts and orders), renamed over OUTPUT
+  // once whole: a failed run leaves the old file, never half of a new one.
+  const std::string tmp = flags.output + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
+    if (fd >= 0) ::close(fd);
+    return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+  }
+  ::close(fd);
+  std::ofstream out(tmp, std::ios::trunc);
+  if (!out) return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
   cfx::engine::RunReplay(in, out);
-  if (!out) return Fail("replay", "write failed on " + flags.output);
+  out.close();
+  if (!out || std::rename(tmp.c_str(), flags.output.c_str()) != 0) {
+    std::filesystem::remove(tmp, ec);
+    return Fail("replay", "write failed on " + flags.output);
+  }
   return 0;
 }
 

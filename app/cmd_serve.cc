@@ -98,8 +98,10 @@ void SetupServe(CLI::App& parent, ExitCode* rc) {
       "Run the exchange: engine, journal, FIX gateway and HTTP API (until SIGTERM)", RunServe);
   cmd->add_option("--config", flags->config, "Exchange TOML config (config/demo.toml)")->required();
   cmd->add_option("--data-dir", flags->data_dir, "Data dir (default: the config's data_dir)");
-  cmd->add_option("--fix-port", flags->fix_port, "FIX port (default: config; 0 = any free)");
-  cmd->add_option("--http-port", flags->http_port, "HTTP port (default: config; 0 = any free)");
+  cmd->add_option("--fix-port", flags->fix_port, "FIX port (default: config; 0 = any free)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--http-port", flags->http_port, "HTTP port (default: config; 0 = any free)")
+      ->check(CLI::Range(0, 65535));
   cmd->add_flag("--no-risk", flags->no_risk, "Disable the pre-trade margin check");
   cmd->add_flag("--fix-log", flags->fix_log,
                 "Log every FIX message under <data_dir>/fix/log (passwords redacted)");

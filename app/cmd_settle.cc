@@ -138,8 +138,22 @@ ExitCode RunSettle(const SettleFlags& flags) {
     audit_run(report->already_settled ? "already_settled" : "settled", "");
   }
   if (!report.ok()) {
-    std::cerr << "\ncfx settle: " << flags.date << ": " << report.status().message()
-              << "\ncfx settle: nothing was written\n";
+    std::cerr << "\ncfx settle: " << flags.date << ": " << report.status().message() << "\n";
+    // The ledger commits the day before the statements are written (they derive from it):
+    // say which of the two this failure left.
+    bool committed = false;
+    if (auto ledger = Ledger::Open(flags.data_dir); ledger.ok()) {
+      auto day = (*ledger)->ReadDay(*date);
+      committed = day.ok() && day->has_value();
+    }
+    if (committed) {
+      std::cerr << "cfx settle: " << flags.date
+                << " is settled (the ledger committed it) but its statements were not written; "
+                   "`cfx settle --date "
+                << flags.date << "` again writes them\n";
+    } else {
+      std::cerr << "cfx settle: nothing was written\n";
+    }
     return 1;
   }
   if (report->already_settled) {

@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help (0) prints and exits; every other parse error is a usage error: exit 2, as
+    // docs/settlement.md says for settle, not CLI11's own 100-odd codes.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return rc;
 }

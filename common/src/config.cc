@@ -170,8 +170,10 @@ absl::Status ConfigParser::Exchange() {
     if (c.http_port > 65535) {
       return r.Error(ex->get("http_port"), "exchange.http_port", "out of range");
     }
-    if (!(c.psr > 0 && c.psr < 1))
-      return r.Error(ex->get("psr"), "exchange.psr", "must be in (0, 1)");
+    // span16's scenarios 15 and 16 move the price by ±3 × PSR: past 1/3 a price goes
+    // below zero (the margin engine refuses it; `cfx settle` failed naming no file).
+    if (!(c.psr > 0 && c.psr <= 1.0 / 3.0))
+      return r.Error(ex->get("psr"), "exchange.psr", "must be in (0, 1/3]");
     if (c.band_pct < 1 || c.band_pct > 100) {
       return r.Error(ex->get("band_pct"), "exchange.band_pct", "must be 1..100");
     }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -158,6 +159,12 @@ bool IsValidAccountId(absl::string_view text) {
 }
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  // A directory opens (and reads as nothing) on Linux: it would pass for an empty file, a
+  // config of defaults or a replay of no lines.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   std::ostringstream ss;

@@ -73,6 +73,11 @@ absl::StatusOr<std::vector<ContractPrice>> ParsePricesCsv(absl::string_view text
       return csv.Error(
           1, absl::StrCat("not a positive price on the 0.001 tick: \"", csv.field(1), "\""));
     }
+    // The margin engine's bound (docs/valuation.md), named here with the file and line.
+    if (*ticks > 1'000'000'000) {
+      return csv.Error(
+          1, absl::StrCat("settlement price above 1,000,000 USD: \"", csv.field(1), "\""));
+    }
     prices.push_back({std::string(sym), *ticks});
   }
   if (!csv.status().ok()) return csv.status();

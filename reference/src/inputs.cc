@@ -59,6 +59,44 @@ std::string Observation::GradeKey() const {
   return absl::StrCat(gpu, "-", common::TierName(tier), "-", region);
 }
 
+namespace {
+
+// A provider's name: 1-128 bytes of UTF-8 text without control characters. Names go into
+// the store, the inputs hash and JSON output (invalid UTF-8 there aborted `reference build
+// --data-dir`), and are compared byte for byte (a NUL made a provider of its own).
+bool IsValidProviderName(absl::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  size_t i = 0;
+  while (i < name.size()) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7F) return false;
+      ++i;
+      continue;
+    }
+    const size_t extra = (c & 0xE0) == 0xC0   ? 1
+                         : (c & 0xF0) == 0xE0 ? 2
+                         : (c & 0xF8) == 0xF0 ? 3
+                                              : 0;
+    if (extra == 0 || i + extra > name.size() - 1) return false;  // a sequence cut short
+    uint32_t cp = c & (0x3Fu >> extra);
+    for (size_t k = 1; k <= extra; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(name[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    // No overlong forms, no surrogates, nothing past U+10FFFF, no C1 controls.
+    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF || (cp >= 0x80 && cp <= 0x9F)) {
+      return false;
+    }
+    i += 1 + extra;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view text,
                                                               absl::string_view file) {
   common::CsvReader csv(text, file, kObservationsHeader);
@@ -70,6 +108,9 @@ absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view 
     absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(f[0]);
     if (!ts.ok()) return csv.Error(0, ts.status().message());
     o.ts = *ts;
+    if (!IsValidProviderName(f[1])) {
+      return csv.Error(1, "provider must be 1-128 bytes of UTF-8 text without control characters");
+    }
     o.provider = std::string(f[1]);
     if (!common::IsValidGpuName(f[2]))
       return csv.Error(2, absl::StrCat("unknown gpu: '", f[2], "'"));

@@ -14,6 +14,7 @@
 #include "cfx/settlement/prices.h"
 #include "cfx/settlement/statements.h"
 #include "cfx/settlement/vm.h"
+#include "cfx/storage/private_files.h"
 #include "fix_cache.h"
 
 namespace cfx::settlement {
@@ -503,6 +504,17 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
           " is not settled (last settled: ", common::FormatDate(**last), "); settle ",
           common::FormatDate(expected), " first"));
     }
+  }
+  // The statements' folder is checked before anything is posted: one that cannot be written
+  // refuses the run with nothing written (the ledger commits first, the statements follow).
+  if (!options.out_dir.empty()) {
+    const std::filesystem::path probe =
+        std::filesystem::path(options.out_dir) / ("." + common::FormatDate(date) + ".tmp");
+    if (absl::Status made = storage::MakePrivateDirs(probe.string()); !made.ok()) {
+      return absl::Status(made.code(), absl::StrCat("statements folder: ", made.message()));
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(probe, ec);
   }
   Batch batch(date, config, inputs, options, **ledger);
   auto day = batch.Run(*last);

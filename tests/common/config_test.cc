@@ -264,6 +264,18 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
       << none.status();
 }
 
+// span16 moves prices by ±3 × PSR: a PSR past 1/3 is refused where it is written (it used
+// to load, and `cfx settle` then failed naming no file, line or key).
+TEST(ConfigTest, APriceScanRangePastAThirdIsRefusedNamingTheLine) {
+  auto third = common::ParseConfig("[exchange]\npsr = 0.3333333333333333\n", "c.toml");
+  EXPECT_TRUE(third.ok()) << third.status();
+  auto past = common::ParseConfig("[exchange]\npsr = 0.9\n", "c.toml");
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.status().message().find("c.toml:2: exchange.psr"), std::string::npos)
+      << past.status();
+  EXPECT_NE(past.status().message().find("1/3"), std::string::npos) << past.status();
+}
+
 // SPEC §6 calls the SendingTime accuracy `max_latency_secs`: accepted under that name too.
 TEST(ConfigTest, MaxLatencySecsIsTheSpecsNameForTheSendingTimeCheck) {
   auto spec_name = common::ParseConfig("[limits]\nmax_latency_secs = 30\n", "l.toml");

@@ -272,5 +272,23 @@ TEST_F(SettleCliTest, ReplayRefusesAnAccountIdThatCouldNameABatchFile) {
   EXPECT_NE(r.output.find(R"("reason":"invalid_field")"), std::string::npos) << r.output;
 }
 
+// A statements folder that cannot be written refuses the run before the ledger posts
+// anything (the day used to be committed first, with "nothing was written" printed after):
+// a rerun with a good folder settles the day as if the first run had not happened.
+TEST_F(SettleCliTest, AStatementsFolderThatCannotBeWrittenRefusesTheRunWithNothingPosted) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  Write("not_a_folder", "x");
+  auto bad =
+      RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + dir_ + "/not_a_folder");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("statements folder"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("nothing was written"), std::string::npos) << bad.output;
+  auto good = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_EQ(good.output.find("already settled"), std::string::npos) << good.output;
+  EXPECT_EQ(Prices("2027-03-01").size(), kCliListed.size());
+}
+
 }  // namespace
 }  // namespace cfx

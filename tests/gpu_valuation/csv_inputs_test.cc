@@ -73,7 +73,10 @@ TEST(CsvInputsTest, FollowTheStrictCsvRules) {
                });
   ExpectErrors(ParsePricesCsv, "s.csv",
                {{"sym,settle\n\"B200-GOLD-US-202703\",5\n",
-                 "s.csv:2: column sym: unexpected space or quote"}});
+                 "s.csv:2: column sym: unexpected space or quote"},
+                // The margin engine's bound, with the file, line and column.
+                {"sym,settle\nB200-GOLD-US-202703,1000000.001\n",
+                 "s.csv:2: column settle: settlement price above 1,000,000 USD"}});
   // A spreadsheet's byte order mark before the header is dropped; CRLF is accepted.
   auto pos = ParsePositionsCsv(
       "\xEF\xBB\xBF"

@@ -80,6 +80,14 @@ TEST(ObservationsCsvTest, DropsAByteOrderMarkBeforeTheHeader) {
   EXPECT_EQ(r->size(), 2u);
 }
 
+TEST(ObservationsCsvTest, AcceptsProviderNamesOfUtf8TextWithSpaces) {
+  auto r = ParseObservationsCsv(Obs("2027-03-01T10:00:00Z,Gra\xc3\xb1 Cloud \xe2\x82\xac,B200,GOLD,"
+                                    "US,on_demand,trade,5.25,1"),
+                                "obs.csv");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[1].provider, "Gra\xc3\xb1 Cloud \xe2\x82\xac");
+}
+
 TEST(ObservationsCsvTest, RejectsBadHeader) {
   auto r = ParseObservationsCsv("ts,provider,gpu\n", "obs.csv");
   ASSERT_FALSE(r.ok());
@@ -99,6 +107,16 @@ TEST(ObservationsCsvTest, RejectsEachMalformedColumn) {
   ExpectObsError("2027-03-01T10:00:00+02:00,Acme,B200,GOLD,US,on_demand,trade,5.25,1", "ts",
                  "not an ISO 8601");
   ExpectObsError("2027-03-01T10:00:00Z,,B200,GOLD,US,on_demand,trade,5.25,1", "provider", "empty");
+  // Provider names go into the store, the inputs hash and JSON: invalid UTF-8 aborted
+  // `reference build --data-dir` (a JSON library exception), and a NUL made a provider.
+  for (const std::string& bad :
+       {std::string("Gran\xff\xfe"
+                    "Cloud"),
+        std::string("Gran\0ite", 8), std::string("Tab\tCo"), std::string("Del\x7f"),
+        std::string("\xc3"), std::string("\xc0\xaf"), std::string(129, 'p')}) {
+    ExpectObsError("2027-03-01T10:00:00Z," + bad + ",B200,GOLD,US,on_demand,trade,5.25,1",
+                   "provider", "provider must be");
+  }
   ExpectObsError("2027-03-01T10:00:00Z,Acme,b200,GOLD,US,on_demand,trade,5.25,1", "gpu",
                  "unknown gpu");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLDEN,US,on_demand,trade,5.25,1", "tier",

@@ -1,0 +1,110 @@
+// Bad input on the command line (found by a black-box audit): a directory where a file is
+// expected, an output that is the input, ranges too large to hold, a usage error's exit code.
+// Each must fail with a clear message and a non-zero exit, with nothing (half-)written.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "run_cfx.h"
+#include "temp_dir.h"
+
+namespace cfx {
+namespace {
+
+using testsupport::RunCfx;
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+constexpr char kReplayLines[] =
+    R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"5.000"})"
+    "\n"
+    R"({"op":"new","cl":"b1","acct":"A1","sym":"B200-GOLD-US-202703","side":"buy","type":"limit","px":"5.000","qty":1})"
+    "\n";
+
+TEST(CliBadInputTest, ReplayRefusesAnOutputThatIsItsInputAndADirectoryAsInput) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string in = dir.path() + "/commands.jsonl";
+  std::ofstream(in) << kReplayLines;
+  auto same = RunCfx("replay --input " + in + " --output " + in);
+  EXPECT_NE(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("is the --input file"), std::string::npos) << same.output;
+  EXPECT_EQ(FileText(in), kReplayLines) << "the input was truncated";
+  auto folder = RunCfx("replay --input " + dir.path() + " --output " + dir.path() + "/out.jsonl");
+  EXPECT_NE(folder.exit_code, 0) << folder.output;
+  EXPECT_NE(folder.output.find("is a directory"), std::string::npos) << folder.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/out.jsonl"));
+}
+
+// The events name accounts and orders: the output is the user's alone even where an older
+// file of the same name was readable by others (it is replaced, not rewritten in place).
+TEST(CliBadInputTest, ReplayOutputReplacesAnOldFileAndIsPrivate) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string in = dir.path() + "/commands.jsonl";
+  const std::string out = dir.path() + "/events.jsonl";
+  std::ofstream(in) << kReplayLines;
+  std::ofstream(out) << "old\n";
+  ASSERT_EQ(::chmod(out.c_str(), 0644), 0);
+  auto r = RunCfx("replay --input " + in + " --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(FileText(out).find("\"ev\":\"accepted\""), std::string::npos) << FileText(out);
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+}
+
+TEST(CliBadInputTest, AConfigThatIsADirectoryIsRefused) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string in = dir.path() + "/commands.jsonl";
+  std::ofstream(in) << kReplayLines;
+  auto r = RunCfx("replay --input " + in + " --config " + dir.path() + " --data-dir " + dir.path() +
+                  "/data");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("is a directory"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/data"));
+}
+
+// Ranges are built in memory: `--to 9999-12-31` grew past 6 GB, `--per-day 2000000000`
+// ended in std::bad_alloc (an abort).
+TEST(CliBadInputTest, ReferenceRangesTooLargeToHoldAreRefused) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  std::ofstream(dir.path() + "/obs.csv")
+      << "ts,provider,gpu,tier,region,lease,kind,price,gpu_hours\n";
+  std::ofstream(dir.path() + "/tput.csv")
+      << "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n";
+  auto build = RunCfx("reference build --observations " + dir.path() + "/obs.csv --throughput " +
+                      dir.path() + "/tput.csv --date 2027-03-01 --to 9999-12-31");
+  EXPECT_EQ(build.exit_code, 2) << build.output;
+  EXPECT_NE(build.output.find("--to: at most"), std::string::npos) << build.output;
+  auto sample = RunCfx("reference sample --out " + dir.path() +
+                       "/sample --from 2027-03-01 --to 2027-03-02 --per-day 2000000000");
+  EXPECT_EQ(sample.exit_code, 2) << sample.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/sample"));
+  auto many = RunCfx("reference sample --out " + dir.path() +
+                     "/sample --from 2027-03-01 --to 2028-03-01 --per-day 1000000");
+  EXPECT_EQ(many.exit_code, 2) << many.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/sample"));
+}
+
+TEST(CliBadInputTest, OutOfRangeFlagValuesAreUsageErrors) {
+  for (const char* args :
+       {"serve --config x.toml --fix-port -1", "serve --config x.toml --http-port 70000",
+        "reference sample --out /nonexistent/x --from 2027-03-01 --to 2027-03-01 --providers 0",
+        "reference explain --grade B200-GOLD-US --date 2027-03-01 --data-dir /nonexistent "
+        "--revision -5",
+        "demo --orders -3"}) {
+    SCOPED_TRACE(args);
+    auto r = RunCfx(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace cfx
