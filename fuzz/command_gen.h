@@ -61,6 +61,7 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
       c.stp_action = static_cast<engine::StpAction>(in.ConsumeIntegralInRange<int>(0, 2));
       if (c.tif == engine::TimeInForce::kGtd) c.expire = *clock + in.ConsumeIntegral<uint16_t>();
       c.session = in.ConsumeIntegralInRange<uint32_t>(0, 3);
+      c.disconnect = in.ConsumeBool();
       return c;
     }
     case 5: {

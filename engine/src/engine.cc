@@ -112,12 +112,20 @@ void Engine::EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reaso
 }
 
 void Engine::EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountId acct,
-                              RejectReason reason) {
+                              RejectReason reason, const Order* live) {
   Event& e = ctx_.Emit(EventType::kCancelRejected);
   e.reject = reason;
   e.orig = orig;
   e.order.acct = acct;
   if (cl != nullptr) e.order.cl = *cl;
+  if (live != nullptr) {
+    e.order.oid = live->oid;
+    e.order.cum = live->cum;
+    e.order.leaves = live->leaves();
+    e.order.side = live->side;
+    e.order.status = live->status;
+    e.order.firm = live->firm;
+  }
 }
 
 void Engine::Apply(const ProductCmd& c) {
@@ -231,7 +239,7 @@ void Engine::Apply(const CancelCmd& c) {
   if (slot == kNoSlot) return;
   OrderBook& book = *books_[ctx_.store.at(slot).sym];
   if (book.state() == TradingState::kClosed || book.state() == TradingState::kExpired) {
-    EmitCancelReject(c.orig, nullptr, acct, RejectReason::kMarketClosed);
+    EmitCancelReject(c.orig, nullptr, acct, RejectReason::kMarketClosed, &ctx_.store.at(slot));
     return;
   }
   book.Cancel(slot, CancelReason::kUser);
@@ -249,7 +257,7 @@ void Engine::Apply(const ReplaceCmd& c) {
   Qty qty{0};
   RejectReason r = ValidateReplace(c, o, book, acct_hash, &px, &qty);
   if (r != RejectReason::kNone) {
-    EmitCancelReject(c.orig, &c.cl, acct, r);
+    EmitCancelReject(c.orig, &c.cl, acct, r, &o);
     return;
   }
   // After a replace only the new id names the order; the old one stays taken.
@@ -261,7 +269,7 @@ void Engine::Apply(const ReplaceCmd& c) {
 
 void Engine::Apply(const MassCancelCmd& c) {
   OrderStore& st = ctx_.store;
-  if (c.session != 0) {
+  if (c.session != 0 && c.disconnect) {
     st.ForEachLive([&](uint32_t s) {
       const Order& o = st.at(s);
       if (o.session == c.session && books_[o.sym]->state() != TradingState::kClosed) {
@@ -276,9 +284,19 @@ void Engine::Apply(const MassCancelCmd& c) {
     if (!sym) {
       Event& e = ctx_.Emit(EventType::kRejected);
       e.reject = RejectReason::kUnknownSymbol;
-      e.order.acct = InternAccount(c.acct);
+      if (!c.acct.empty()) e.order.acct = InternAccount(c.acct);
       return;
     }
+  }
+  if (c.session != 0) {  // a mass cancel of the orders one session entered
+    st.ForEachLive([&](uint32_t s) {
+      const Order& o = st.at(s);
+      if (o.session == c.session && (!sym || o.sym == *sym) &&
+          books_[o.sym]->state() != TradingState::kClosed) {
+        books_[o.sym]->Cancel(s, CancelReason::kMass);
+      }
+    });
+    return;
   }
   const uint32_t acct = accounts_.Find(c.acct);
   if (acct == NameTable::kNone) return;

@@ -193,6 +193,7 @@ bool ParseObject(const json& j, Command* out) {
       return false;
     }
     c.session = static_cast<SessionId>(session);
+    c.disconnect = c.session != 0;  // replay's "session" stands for cancel-on-disconnect
     *out = c;
   } else if (op == "time") {
     TimeCmd c;

@@ -175,6 +175,12 @@ void Fields(IO& io, C& c) {
   io.Name(c.sym);
   io.Int(c.session);
   OriginField(io, c.origin);
+  // Version 3 on: whether it is a cancel-on-disconnect; before, every one naming a session was.
+  if (io.version() >= 3) {
+    io.Bool(c.disconnect);
+  } else if constexpr (!std::is_const_v<C>) {
+    c.disconnect = c.session != 0;
+  }
 }
 template <typename IO, CommandOf<TimeCmd> C>
 void Fields(IO& io, C& c) {
@@ -281,7 +287,7 @@ std::string DescribeCommand(const Command& command) {
                               " qty=", c.has_qty ? absl::StrCat(c.qty.value()) : "-");
         } else if constexpr (std::is_same_v<T, MassCancelCmd>) {
           return absl::StrCat("mass_cancel acct=", A(c.acct.view()), " sym=", A(c.sym.view()),
-                              " session=", c.session);
+                              " session=", c.session, c.disconnect ? " disconnect" : "");
         } else if constexpr (std::is_same_v<T, TimeCmd>) {
           return absl::StrCat("time ts=", c.ts);
         } else if constexpr (std::is_same_v<T, RiskCmd>) {

@@ -108,6 +108,25 @@ TEST(EngineCodecTest, RequestsCarryTheirOriginAndVersionOneStillDecodes) {
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(fix_v1, &back)));
 }
 
+// Version 3 added whether a session's mass cancel is a cancel-on-disconnect (reason
+// disconnect, every order) or the session's own FIX mass cancel (reason mass, its symbol);
+// before, every mass cancel naming a session was a disconnect, and still decodes as one.
+TEST(EngineCodecTest, ASessionsMassCancelSaysWhetherItIsADisconnect) {
+  engine::MassCancelCmd own{engine::Name::From(""), engine::Name::From("X"), 3};
+  engine::MassCancelCmd gone = own;
+  gone.disconnect = true;
+  ExpectRoundTrip(own);
+  ExpectRoundTrip(gone);
+  EXPECT_NE(Bytes(own), Bytes(gone));
+  engine::Command back;
+  std::string v2 = Bytes(own);
+  v2[0] = 2;
+  v2.pop_back();  // no disconnect byte
+  ASSERT_TRUE(EngineCodec().Decode(v2, &back).ok());
+  EXPECT_TRUE(std::get<engine::MassCancelCmd>(back).disconnect);
+  EXPECT_EQ(std::get<engine::MassCancelCmd>(back).sym.view(), "X");
+}
+
 TEST(EngineCodecTest, RandomCommandsRoundTrip) {
   testing::RandomCommands gen(7);
   for (int i = 0; i < 20000; ++i) ExpectRoundTrip(gen.Next());

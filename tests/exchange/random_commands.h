@@ -47,7 +47,10 @@ class RandomCommands {
       engine::MassCancelCmd m;
       m.acct = engine::Name::From(Acct(Pick(accounts_)));
       if (Pick(2) == 0) m.sym = engine::Name::From(Sym(Pick(symbols_)));
-      if (Pick(4) == 0) m.session = 1 + Pick(3);
+      if (Pick(4) == 0) {
+        m.session = 1 + Pick(3);
+        m.disconnect = Pick(2) == 0;  // cancel-on-disconnect, or a session's own mass cancel
+      }
       m.origin = NextOrigin();
       return m;
     }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "fix_test_client.h"
 #include "fix_test_steps.h"
@@ -304,6 +306,55 @@ TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
   ASSERT_TRUE(SendAndWaitExec(*alpha, same, '5', &m));
   EXPECT_EQ(F(m, 44), "4.910");
   EXPECT_EQ(F(m, 151), "8");
+}
+
+// A mass cancel that names no Account cancels the orders its session entered: only on the
+// symbol 55 names (530=1), with 58=mass, and an unknown symbol is refused (SPEC §4.2). It
+// went down the cancel-on-disconnect path: every symbol, 58=disconnect, no refusal.
+TEST_F(ServeFixTest, AMassCancelWithoutAccountKeepsToItsSymbolAndSaysMass) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("g1", "A1", '1', 1, "4.900"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(
+      *alpha, NewOrderMsg("p1", "A1", '1', 1, "5.900", "B200-PLAT-US-202703"), '0', &m));
+  Msg q = MassCancelMsg("mq1", "A1");
+  q.removeField(1);
+  q.setField(530, "1");
+  q.setField(55, "B200-GOLD-US-202703");
+  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
+  EXPECT_EQ(F(m, 531), "1");
+  EXPECT_EQ(F(m, 533), "1");
+  ASSERT_TRUE(alpha->WaitExec("g1", '4', &m));
+  EXPECT_EQ(F(m, 58), "mass");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, StatusMsg("p1", "A1"), 'I', &m));
+  EXPECT_EQ(F(m, 39), "0") << "the other symbol's order still works";
+  Msg unknown = MassCancelMsg("mq2", "A1");
+  unknown.removeField(1);
+  unknown.setField(530, "1");
+  unknown.setField(55, "B200-GOLD-US-209912");
+  ASSERT_TRUE(SendAndWaitType(*alpha, unknown, "r", &m));
+  EXPECT_EQ(F(m, 531), "0");
+  EXPECT_EQ(F(m, 58), "unknown_symbol");
+}
+
+// A replace the engine refuses (outside the band, off tick, over the maximum quantity) leaves
+// the order working, and the reject says so: 37 its OrderID, 39 its status. It said
+// 37=NONE 39=8, as for an unknown order.
+TEST_F(ServeFixTest, AnEngineRefusedReplaceReportsTheWorkingOrder) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("e1", "A1", '1', 5, "4.900"), '0', &m));
+  const std::string oid = F(m, 37);
+  int n = 0;
+  for (const auto& [px, qty, reason] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"9.000", 5, "price_outside_band"}, {"4.9005", 5, "invalid_price_tick"}}) {
+    SCOPED_TRACE(reason);
+    ASSERT_TRUE(SendAndWaitType(
+        *alpha, ReplaceMsg("e1-r" + std::to_string(++n), "e1", "A1", px, qty), "9", &m));
+    EXPECT_EQ(F(m, 58), reason);
+    EXPECT_EQ(F(m, 37), oid);
+    EXPECT_EQ(F(m, 39), "0");
+  }
 }
 
 // A cancel or replace the gateway refuses itself (a quantity that is no whole number, a

@@ -235,6 +235,7 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
 void ExchangeOrderEntry::Disconnected(const SessionDisconnected& r) {
   en::MassCancelCmd c;
   c.session = SessionIdOf(r.session);
+  c.disconnect = true;
   Pending p;
   p.kind = Pending::Kind::kDisconnect;
   p.asked.session = r.session;

@@ -87,12 +87,15 @@ struct ReplaceCmd {
 };
 
 // Cancels resting orders and pending stops. By account (optionally one symbol), or, when
-// `session` != 0, every order entered on that session (cancel-on-disconnect).
+// `session` != 0, every order entered on that session: with `disconnect`, all of them
+// (cancel-on-disconnect, reason disconnect); without, as a FIX mass cancel that names no
+// Account asks (optionally one symbol, an unknown one refused; reason mass).
 struct MassCancelCmd {
   Name acct;
   Name sym;  // empty: all symbols
   SessionId session = 0;
   Origin origin;
+  bool disconnect = false;
 };
 
 struct TimeCmd {

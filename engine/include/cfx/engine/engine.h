@@ -181,8 +181,10 @@ class Engine {
   uint32_t FindAmended(const Name& acct_name, uint64_t acct_hash, const ClientId& orig,
                        const ClientId* cl, AccountId* acct, uint32_t* orig_rec);
   void EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reason);
+  // `live`: the order refused (it still works): its id, executed and working quantities go
+  // with the event, for reports that say so (FIX 37/39).
   void EmitCancelReject(const ClientId& orig, const ClientId* cl, AccountId acct,
-                        RejectReason reason);
+                        RejectReason reason, const Order* live = nullptr);
   OrderView ViewOf(const Order& o) const;
   void Deliver();
 

@@ -19,7 +19,8 @@
 
 namespace cfx::exchange {
 
-inline constexpr uint8_t kEngineCodecVersion = 2;  // 2: requests carry their Origin
+// 2: requests carry their Origin; 3: a session's mass cancel says whether it is a disconnect.
+inline constexpr uint8_t kEngineCodecVersion = 3;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.
