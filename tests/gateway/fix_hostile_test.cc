@@ -269,6 +269,21 @@ TEST_F(FixHostileTest, ARefusedLogonAskingForAResetResetsNothing) {
   FixSeqNums dc_before;
   ASSERT_TRUE(gateway_->SeqNums("BETA_DC", &dc_before));
   ASSERT_GT(dc_before.next_target, 1);
+  {
+    // A stale SendingTime: QuickFIX refuses it, but acted on the 141=Y first (sequence
+    // numbers reset, the store emptied) until the gateway decided it ahead.
+    RawSocket stale(port_);
+    ASSERT_TRUE(stale.Write(
+        Frame("35=A|49=BETA_DC|56=CFX|34=1|52=20200101-00:00:00.000|98=0|108=30|141=Y|")));
+    bool stale_closed = false;
+    const std::string stale_reply = stale.Read(1500, &stale_closed);
+    EXPECT_EQ(stale_reply.find(kLogonAnswer), std::string::npos) << stale_reply;
+    FixSeqNums stale_after;
+    ASSERT_TRUE(gateway_->SeqNums("BETA_DC", &stale_after));
+    EXPECT_EQ(stale_after.next_target, dc_before.next_target);
+    EXPECT_GE(stale_after.next_sender, dc_before.next_sender);
+    dc_before = stale_after;
+  }
   RawSocket s(port_);
   ASSERT_TRUE(s.Write(Frame(Logon("BETA_DC", 1, "141=Y|", "CFX", 0))));
   bool closed = false;

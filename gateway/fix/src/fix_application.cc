@@ -1,6 +1,10 @@
 // Session events and dispatch: Logon authentication, roles, the throttle, and routing of
 // each supported message type to its translator. QuickFIX exceptions thrown here are the
 // ones QuickFIX expects (RejectLogon, UnsupportedMessageType); nothing else escapes.
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
 #include "fix_acceptor.h"
 #include "fix_framing.h"
 #include "fix_gateway_impl.h"
@@ -21,6 +25,29 @@ bool ParseSeconds(const std::string& text, int* out) {
   return true;
 }
 
+// Seconds since the epoch of a FIX UTCTimestamp "YYYYMMDD-HH:MM:SS[.sss...]"; false when it
+// is not one.
+bool FixTimeSeconds(const std::string& t, int64_t* out) {
+  if (t.size() < 17 || t[8] != '-' || t[11] != ':' || t[14] != ':') return false;
+  for (size_t i : {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13, 15, 16}) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  auto num = [&](size_t at, size_t n) { return std::stoi(t.substr(at, n)); };
+  std::tm tm{};
+  tm.tm_year = num(0, 4) - 1900;
+  tm.tm_mon = num(4, 2) - 1;
+  tm.tm_mday = num(6, 2);
+  tm.tm_hour = num(9, 2);
+  tm.tm_min = num(12, 2);
+  tm.tm_sec = num(15, 2);
+  if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+      tm.tm_min > 59 || tm.tm_sec > 60) {
+    return false;
+  }
+  *out = static_cast<int64_t>(::timegm(&tm));
+  return true;
+}
+
 // The decision DecideLogonAhead took for the Logon this connection's thread is handing
 // QuickFIX: fromAdmin, which QuickFIX calls next on the same thread, takes it instead of
 // verifying the password (and counting a failure) a second time.
@@ -28,6 +55,7 @@ struct DecidedLogon {
   bool set = false;
   std::string comp_id;
   internal::LogonVerdict verdict;
+  bool audited = false;  // refused and audited ahead: QuickFIX's own answer is not audited again
 };
 thread_local DecidedLogon decided_logon;
 
@@ -58,6 +86,24 @@ bool FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
   const std::string comp_id = internal::FieldValue(logon, "49");
   const FixSessionSpec* spec = entitlements_.Session(comp_id);
   if (!spec) return false;
+  // SPEC §6: a Logon dated more than max_latency_secs from the exchange clock is refused.
+  // QuickFIX checks it too, but only after it has acted on a ResetSeqNumFlag (sequence
+  // numbers reset, the store emptied) and without telling the application: decided here,
+  // a stale Logon has its 141 taken out like any refused one, and is audited and counted.
+  int64_t sent = 0;
+  if (config_.max_latency_secs > 0 &&
+      (!FixTimeSeconds(internal::FieldValue(logon, "52"), &sent) ||
+       std::llabs(sent - static_cast<int64_t>(std::time(nullptr))) > config_.max_latency_secs)) {
+    decided_logon.verdict.accepted = false;
+    decided_logon.verdict.reason = "SendingTime accuracy problem";
+    decided_logon.set = true;
+    decided_logon.comp_id = comp_id;
+    decided_logon.audited = true;
+    Audit("fix_logon", comp_id, internal::CurrentPeer(), "refused",
+          "SendingTime more than " + std::to_string(config_.max_latency_secs) +
+              " s from the exchange clock");
+    return false;
+  }
   decided_logon.verdict =
       DecideLogon(*spec, internal::FieldValue(logon, "553"), internal::FieldValue(logon, "554"),
                   internal::FieldValue(logon, "108"));
@@ -110,6 +156,10 @@ void FixGateway::Impl::toAdmin(FIX::Message& message, const FIX::SessionID& id) 
   internal::MakeFilesPrivate(store_dir_);
   if (type != "5" || !config_.audit) return;
   const std::string session = id.getTargetCompID().getValue();
+  if (decided_logon.set && decided_logon.audited && decided_logon.comp_id == session) {
+    decided_logon = DecidedLogon{};  // the refusal DecideLogonAhead recorded
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sessions_.find(session);
