@@ -3,6 +3,8 @@
 // server writes is 0700 and every file 0600; no file holds a password or a token; each
 // logon, logout, HTTP 401/403 and config load is an audit event, which the risk desk (and
 // only it) reads page by page.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -157,6 +159,41 @@ class ServeAuditTest : public ::testing::Test {
   int clients_ = 0;
   std::unique_ptr<ExchangeServer> server_;
 };
+
+// A start that fails on a busy port, a listen address that is no address or no sessions
+// writes nothing: it used to sequence the listing into the journal first, so a failed
+// `serve --init` left an initialised data dir and the next `--init` was refused.
+TEST_F(ServeAuditTest, AStartThatCannotListenWritesNothing) {
+  const int busy = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(busy, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(busy, reinterpret_cast<const sockaddr*>(&sa), sizeof sa), 0);
+  ASSERT_EQ(::listen(busy, 1), 0);
+  socklen_t len = sizeof sa;
+  ASSERT_EQ(::getsockname(busy, reinterpret_cast<sockaddr*>(&sa), &len), 0);
+  const int port = ntohs(sa.sin_port);
+  auto config = common::ParseConfig(test::ServeConfigText(data_), "serve-test");
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->listen_address = "127.0.0.1";
+  for (const char* what : {"fix", "http", "address", "sessions"}) {
+    SCOPED_TRACE(what);
+    common::ExchangeConfig c = *config;
+    ExchangeServerOptions options;
+    options.fix_port = std::string(what) == "fix" ? port : 0;
+    options.http_port = std::string(what) == "http" ? port : 0;
+    options.manual_clock = true;
+    options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+    if (std::string(what) == "address") c.listen_address = "999.1.1.1";
+    if (std::string(what) == "sessions") c.sessions.clear();
+    ExchangeServer server(c, options);
+    absl::Status s = server.Start();
+    EXPECT_FALSE(s.ok());
+    EXPECT_FALSE(fs::exists(data_)) << s;
+  }
+  ::close(busy);
+}
 
 TEST_F(ServeAuditTest, UnderUmask000EveryFolderIs0700EveryFile0600AndNoneHoldsASecret) {
   {

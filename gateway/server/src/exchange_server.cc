@@ -1,12 +1,17 @@
 #include "cfx/gateway/exchange_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <iostream>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -17,13 +22,13 @@
 #include "cfx/audit/refusal_throttle.h"
 #include "cfx/common/free_port.h"
 #include "cfx/concurrency/thread_name.h"
+#include "cfx/gateway/exchange_order_entry.h"
+#include "cfx/gateway/fix_config.h"
+#include "cfx/gateway/fix_gateway.h"
 #include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/lease.h"
 #include "cfx/replication/lease_keeper.h"
 #include "cfx/storage/private_files.h"
-#include "cfx/gateway/exchange_order_entry.h"
-#include "cfx/gateway/fix_config.h"
-#include "cfx/gateway/fix_gateway.h"
 #include "serve_http.h"
 
 namespace cfx::gateway {
@@ -73,8 +78,61 @@ class ExchangeServer::Impl {
     if (options_.http_port >= 0) config_.http_port = options_.http_port;
   }
 
+  // What would make the start fail after the journal has taken the listing, checked first:
+  // a failed start writes nothing (a `--init` that failed on a busy port left an initialised
+  // data dir, and the next `--init` was refused). The listening ports are probed (bound and
+  // let go); a port taken between the probe and the start still fails the start later.
+  absl::Status Preflight() const {
+    if (options_.role != ServeRole::kAlone && config_.replication.servers.empty()) {
+      return absl::InvalidArgumentError(
+          "--role primary|standby needs a [replication] section with the NATS servers");
+    }
+    if (config_.sessions.empty()) return absl::InvalidArgumentError("no FIX sessions configured");
+    const std::string& address = config_.listen_address;
+    unsigned char probe_addr[sizeof(in6_addr)];
+    const bool v6 = address.find(':') != std::string::npos;
+    if (::inet_pton(v6 ? AF_INET6 : AF_INET, address.c_str(), probe_addr) != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("listen_address '", address, "': not a numeric IPv4 or IPv6 address"));
+    }
+    std::vector<std::pair<const char*, int>> ports = {{"HTTP", config_.http_port}};
+    if (options_.role == ServeRole::kAlone) ports.push_back({"FIX", config_.fix_port});
+    for (const auto& [name, port] : ports) {
+      if (port < 0 || port > 65535) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " port ", port, " out of range"));
+      }
+      if (port == 0) continue;  // any free port
+      const int fd = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;  // no socket to probe with: the start will say
+      int one = 1;
+      ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      int rc;
+      if (v6) {
+        sockaddr_in6 sa{};
+        sa.sin6_family = AF_INET6;
+        std::memcpy(&sa.sin6_addr, probe_addr, sizeof(in6_addr));
+        sa.sin6_port = htons(static_cast<uint16_t>(port));
+        rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+      } else {
+        sockaddr_in sa{};
+        sa.sin_family = AF_INET;
+        std::memcpy(&sa.sin_addr, probe_addr, sizeof(in_addr));
+        sa.sin_port = htons(static_cast<uint16_t>(port));
+        rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+      }
+      const int err = errno;
+      ::close(fd);
+      if (rc != 0) {
+        return absl::UnavailableError(absl::StrCat("cannot listen on ", address, ":", port, " (",
+                                                   name, "): ", std::strerror(err)));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Start() {
     if (started_) return absl::FailedPreconditionError("exchange server already started");
+    if (absl::Status s = Preflight(); !s.ok()) return s;
     if (absl::Status s = PrepareDataDir(config_.data_dir, options_.data_dir_mode); !s.ok()) {
       return s;
     }
