@@ -61,7 +61,6 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
       c.stp_action = static_cast<engine::StpAction>(in.ConsumeIntegralInRange<int>(0, 2));
       if (c.tif == engine::TimeInForce::kGtd) c.expire = *clock + in.ConsumeIntegral<uint16_t>();
       c.session = in.ConsumeIntegralInRange<uint32_t>(0, 3);
-      c.disconnect = in.ConsumeBool();
       return c;
     }
     case 5: {
@@ -85,6 +84,7 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
       c.acct = PickName(in, kAccts, 3);
       if (in.ConsumeBool()) c.sym = PickName(in, kSyms, 2);
       c.session = in.ConsumeIntegralInRange<uint32_t>(0, 3);
+      c.disconnect = in.ConsumeBool();  // cancel-on-disconnect, or the session's own
       return c;
     }
     case 8: {
