@@ -9,8 +9,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "run_cfx.h"
 #include "nlohmann/json.hpp"
+#include "remove_on_exit.h"
+#include "run_cfx.h"
 
 namespace {
 
@@ -25,6 +26,7 @@ std::string Write(const std::string& name, const std::string& text) {
                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                            "_" + name;
   std::ofstream(path) << text;
+  cfx::testsupport::RemoveAtProgramExit(path);
   return path;
 }
 

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "remove_on_exit.h"
 
 namespace cfx::gpu_valuation {
 namespace {
@@ -89,6 +90,7 @@ TEST(CsvInputsTest, FollowTheStrictCsvRules) {
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/cfx_csv_inputs_" + name;
   std::ofstream(path, std::ios::binary) << text;
+  cfx::testsupport::RemoveAtProgramExit(path);
   return path;
 }
 

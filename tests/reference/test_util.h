@@ -8,6 +8,7 @@
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
 #include "cfx/reference/inputs.h"
+#include "remove_on_exit.h"
 
 namespace cfx::reference::testing {
 
@@ -41,6 +42,7 @@ inline std::string TempDir(const std::string& name) {
   std::string dir = std::string(::testing::TempDir()) + "/cfx_reference_" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  testsupport::RemoveAtProgramExit(dir);
   return dir;
 }
 
