@@ -67,7 +67,8 @@ absl::Status FixSession::Start() {
     settings_ = FIX::SessionSettings();  // a restart builds its settings anew
     settings_.set(id_, InitiatorSettings(options_, dictionary));
     store_.reset(new FIX::FileStoreFactory(settings_));
-    initiator_.reset(new FIX::ThreadedSocketInitiator(*this, *store_, settings_));
+    threads_.reset(new InitiatorThreads());
+    initiator_.reset(new FIX::ThreadedSocketInitiator(*this, *store_, settings_, *threads_));
     initiator_->start();
   } catch (const std::exception& e) {
     initiator_.reset();
@@ -105,7 +106,16 @@ void FixSession::Stop(bool force) {
   } catch (const std::exception&) {
     // The connection is gone either way.
   }
-  initiator_.reset();
+  // A connection thread QuickFIX detached may still be calling into the initiator (see
+  // initiator_threads.h). One that has not ended in 5 s is stuck in a way stop() cannot
+  // end: keep what it could touch rather than free it under it.
+  if (threads_->WaitAllEnded(std::chrono::seconds(5))) {
+    initiator_.reset();
+  } else {
+    (void)initiator_.release();
+    (void)store_.release();
+    (void)threads_.release();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   logged_on_ = false;
   cv_.notify_all();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cfx/client/fix_session.h"
+#include "cfx/client/initiator_threads.h"
 #include "cfx/gateway/fix_fake_exchange.h"
 #include "cfx/gateway/fix_gateway.h"
 #include "cfx/gateway/fix_quickfix.h"
@@ -307,6 +308,9 @@ class BenchRun {
 
   void Stop() {
     initiator_->stop(true);
+    // A connection thread QuickFIX detached may still be calling into the initiator
+    // (client/initiator_threads.h): the initiator is destroyed only after the last one.
+    if (!client_threads_.WaitAllEnded(std::chrono::seconds(5))) (void)initiator_.release();
     if (gateway_) gateway_->Stop();
     if (!options_.external) exchange_.Stop();
     if (echo_) echo_->stop(true);
@@ -361,7 +365,8 @@ class BenchRun {
       client_settings_.set(ids_.back(), FIX::Dictionary());
     }
     client_store_.reset(new FIX::FileStoreFactory(client_settings_));
-    initiator_.reset(new FIX::ThreadedSocketInitiator(client_, *client_store_, client_settings_));
+    initiator_.reset(new FIX::ThreadedSocketInitiator(client_, *client_store_, client_settings_,
+                                                      client_threads_));
     initiator_->start();
   }
 
@@ -378,6 +383,7 @@ class BenchRun {
   BenchClient client_;
   FIX::SessionSettings client_settings_;
   std::unique_ptr<FIX::FileStoreFactory> client_store_;
+  client::InitiatorThreads client_threads_;  // outlives initiator_, built on it
   std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
   std::vector<FIX::SessionID> ids_;
 };

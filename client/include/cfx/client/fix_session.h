@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "cfx/client/fix_client.h"
+#include "cfx/client/initiator_threads.h"
 #include "quickfix/Application.h"
 #include "quickfix/FileStore.h"
 #include "quickfix/Message.h"
@@ -109,6 +110,7 @@ class FixSession : public FIX::Application {
   Handler handler_;  // set before Start, read-only after
   FIX::SessionSettings settings_;
   std::unique_ptr<FIX::FileStoreFactory> store_;
+  std::unique_ptr<InitiatorThreads> threads_;  // outlives initiator_, built on it
   std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
 
   mutable std::mutex mu_;
