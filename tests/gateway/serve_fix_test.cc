@@ -1,18 +1,17 @@
 // FIX against the real exchange (ExchangeServer: core + engine + journal) over loopback:
-// every message path, engine rejects as ExecutionReport rejects, firm and drop-copy
-// boundaries, cancel-on-disconnect through the engine, and a restart that keeps sequence
-// numbers and resting orders. C++14 (QuickFIX headers); the server sits behind
-// serve_harness.h.
+// new orders and fills, engine rejects as ExecutionReport rejects, firm and drop-copy
+// boundaries, market data, cancel-on-disconnect through the engine, and a restart that keeps
+// sequence numbers and resting orders. Amends (cancel/replace, status, mass cancel) are in
+// serve_fix_amend_test.cc. C++14 (QuickFIX headers); the fixture is in serve_fix_fixture.h.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "fix_test_client.h"
 #include "fix_test_steps.h"
-#include "serve_harness.h"
+#include "serve_fix_fixture.h"
 
 namespace cfx {
 namespace gateway {
@@ -20,49 +19,6 @@ namespace test {
 namespace {
 
 using Msg = FIX::Message;
-
-class ServeFixTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = TempDir();
-    dictionary_ = dir_ + "/CFX-FIX44.xml";
-    ASSERT_TRUE(WriteFixDictionary(dictionary_).ok());
-    StartServer();
-  }
-  void TearDown() override {
-    clients_.clear();
-    StopServer();
-    std::string rm = "rm -rf '" + dir_ + "'";
-    if (std::system(rm.c_str()) != 0) ADD_FAILURE() << rm;
-  }
-  void StartServer(const std::string& limits = "") {
-    std::string error;
-    server_ = ServeHarness::Start(dir_ + "/data", &error, limits);
-    ASSERT_TRUE(server_ != nullptr) << error;
-  }
-  void StopServer() {
-    if (!server_) return;
-    std::string error;
-    EXPECT_TRUE(server_->Stop(&error)) << error;
-    server_.reset();
-  }
-  TestClient* Connect(const std::string& sender, const std::string& password = "") {
-    std::string dir = dir_ + "/client_" + sender;
-    std::string mk = "mkdir -p " + dir;
-    if (std::system(mk.c_str()) != 0) ADD_FAILURE() << mk;
-    clients_.emplace_back(new TestClient(sender, server_->fix_port(), dir, dictionary_, password));
-    clients_.back()->Start();
-    EXPECT_TRUE(clients_.back()->WaitLogon()) << sender << " did not log on";
-    return clients_.back().get();
-  }
-  static Msg Status(const std::string& cl, const std::string& account) {
-    return StatusMsg(cl, account);
-  }
-
-  std::string dir_, dictionary_;
-  std::unique_ptr<ServeHarness> server_;
-  std::vector<std::unique_ptr<TestClient>> clients_;
-};
 
 TEST_F(ServeFixTest, CrossingOrdersFillThroughTheEngineAndCopiesStayInTheFirm) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
@@ -182,7 +138,9 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
     EXPECT_EQ(F(m, 44), c.reason == "invalid_price_tick" ? "" : F(m, 44)) << cl;
     // An engine reject carries the input's exchange stamp (the harness's manual clock), not
     // the wall clock (the gateway's own invalid_field has no input: the wall clock).
-    if (c.reason != "invalid_field") EXPECT_EQ(F(m, 60).substr(0, 17), "20270301-14:00:00") << cl;
+    if (c.reason != "invalid_field") {
+      EXPECT_EQ(F(m, 60).substr(0, 17), "20270301-14:00:00") << cl;
+    }
   }
   // A replace to a total of 0 ends the order (SPEC §4.2: total <= executed).
   Msg to_zero = ReplaceMsg("taken2", "taken", "A1", "4.950", 1);
@@ -236,172 +194,6 @@ TEST_F(ServeFixTest, AFarFutureGtdIsAcceptedAndAnExpiryKeepsItsFraction) {
   ASSERT_TRUE(SendAndWaitExec(*alpha, gtd("g2", "20270301-14:00:00.500"), '0', &m));
   ASSERT_TRUE(SendAndWaitExec(*alpha, gtd("g3", "20270301-14:00:00."), '8', &m));
   EXPECT_EQ(F(m, 58), "invalid_field");
-}
-
-TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
-  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
-  TestClient* beta = Connect("BETA_T1");
-  Msg m;
-  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("o1", "A1", '1', 10, "4.900"), '0', &m));
-  ASSERT_TRUE(SendAndWaitExec(*alpha, ReplaceMsg("o2", "o1", "A1", "4.910", 8), '5', &m));
-  EXPECT_EQ(F(m, 41), "o1");
-  EXPECT_EQ(F(m, 44), "4.910");
-  EXPECT_EQ(F(m, 38), "8");
-  EXPECT_EQ(F(m, 151), "8");
-  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("o2", "A1"), 'I', &m));
-  EXPECT_EQ(F(m, 39), "0");
-  EXPECT_EQ(F(m, 790), "q-o2");
-  EXPECT_EQ(F(m, 151), "8");
-  // Another firm's order looks unknown.
-  ASSERT_TRUE(SendAndWaitExec(*beta, Status("o2", "A1"), 'I', &m));
-  EXPECT_EQ(F(m, 39), "8");
-  ASSERT_TRUE(SendAndWaitExec(*alpha, CancelMsg("c1", "o2", "A1"), '4', &m));
-  EXPECT_EQ(F(m, 41), "o2");
-  EXPECT_EQ(F(m, 58), "user");
-  ASSERT_TRUE(SendAndWaitType(*alpha, CancelMsg("c2", "o2", "A1"), "9", &m));
-  EXPECT_EQ(F(m, 58), "unknown_order");
-
-  alpha->Send(NewOrderMsg("m1", "A1", '1', 1, "4.800"));
-  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("m2", "A1", '1', 1, "4.810"), '0', &m));
-  Msg q = MassCancelMsg("mc1", "A1");
-  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
-  EXPECT_EQ(F(m, 531), "7");
-  EXPECT_EQ(F(m, 533), "2");
-  ASSERT_TRUE(alpha->WaitExec("m1", '4', &m));
-  EXPECT_EQ(F(m, 58), "mass");
-  q.setField(11, "mc2");
-  q.setField(530, "1");
-  q.setField(55, "B200-GOLD-US-209912");
-  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
-  EXPECT_EQ(F(m, 531), "0");
-  EXPECT_EQ(F(m, 58), "unknown_symbol");
-}
-
-// A replace can change the price and the quantity only. One that repeats a term it cannot
-// change (FIX requires 54 and 40 on a G) with another value is refused invalid_field, the
-// order left as it was and still live, instead of acknowledged as a change that did not
-// happen; one that repeats them as they are is a replace.
-TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
-  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
-  Msg m;
-  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("u1", "A1", '1', 10, "4.900"), '0', &m));
-  const std::string oid = F(m, 37);
-  int n = 0;
-  for (const auto& [tag, value] : std::vector<std::pair<int, std::string>>{
-           {54, "2"}, {40, "1"}, {40, "3"}, {40, "4"}, {59, "1"}, {99, "4.800"}}) {
-    SCOPED_TRACE(std::to_string(tag) + "=" + value);
-    Msg g = ReplaceMsg("u1-r" + std::to_string(++n), "u1", "A1", "4.910", 8);
-    g.setField(tag, value);
-    ASSERT_TRUE(SendAndWaitType(*alpha, g, "9", &m));
-    EXPECT_EQ(F(m, 58), "invalid_field");
-    EXPECT_EQ(F(m, 434), "2");
-    EXPECT_EQ(F(m, 37), oid);
-    EXPECT_EQ(F(m, 39), "0") << "still live";
-  }
-  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("u1", "A1"), 'I', &m));
-  EXPECT_EQ(F(m, 44), "4.900");
-  EXPECT_EQ(F(m, 151), "10");
-  Msg same = ReplaceMsg("u2", "u1", "A1", "4.910", 8);
-  same.setField(59, "0");
-  ASSERT_TRUE(SendAndWaitExec(*alpha, same, '5', &m));
-  EXPECT_EQ(F(m, 44), "4.910");
-  EXPECT_EQ(F(m, 151), "8");
-}
-
-// A mass cancel that names no Account cancels the orders its session entered: only on the
-// symbol 55 names (530=1), with 58=mass, and an unknown symbol is refused (SPEC §4.2). It
-// went down the cancel-on-disconnect path: every symbol, 58=disconnect, no refusal.
-TEST_F(ServeFixTest, AMassCancelWithoutAccountKeepsToItsSymbolAndSaysMass) {
-  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
-  Msg m;
-  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("g1", "A1", '1', 1, "4.900"), '0', &m));
-  ASSERT_TRUE(SendAndWaitExec(
-      *alpha, NewOrderMsg("p1", "A1", '1', 1, "5.900", "B200-PLAT-US-202703"), '0', &m));
-  Msg q = MassCancelMsg("mq1", "A1");
-  q.removeField(1);
-  q.setField(530, "1");
-  q.setField(55, "B200-GOLD-US-202703");
-  ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
-  EXPECT_EQ(F(m, 531), "1");
-  EXPECT_EQ(F(m, 533), "1");
-  ASSERT_TRUE(alpha->WaitExec("g1", '4', &m));
-  EXPECT_EQ(F(m, 58), "mass");
-  ASSERT_TRUE(SendAndWaitExec(*alpha, StatusMsg("p1", "A1"), 'I', &m));
-  EXPECT_EQ(F(m, 39), "0") << "the other symbol's order still works";
-  Msg unknown = MassCancelMsg("mq2", "A1");
-  unknown.removeField(1);
-  unknown.setField(530, "1");
-  unknown.setField(55, "B200-GOLD-US-209912");
-  ASSERT_TRUE(SendAndWaitType(*alpha, unknown, "r", &m));
-  EXPECT_EQ(F(m, 531), "0");
-  EXPECT_EQ(F(m, 58), "unknown_symbol");
-}
-
-// A replace the engine refuses (outside the band, off tick, over the maximum quantity) leaves
-// the order working, and the reject says so: 37 its OrderID, 39 its status. It said
-// 37=NONE 39=8, as for an unknown order.
-TEST_F(ServeFixTest, AnEngineRefusedReplaceReportsTheWorkingOrder) {
-  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
-  Msg m;
-  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("e1", "A1", '1', 5, "4.900"), '0', &m));
-  const std::string oid = F(m, 37);
-  int n = 0;
-  for (const auto& [px, qty, reason] : std::vector<std::tuple<std::string, int, std::string>>{
-           {"9.000", 5, "price_outside_band"}, {"4.9005", 5, "invalid_price_tick"}}) {
-    SCOPED_TRACE(reason);
-    ASSERT_TRUE(SendAndWaitType(
-        *alpha, ReplaceMsg("e1-r" + std::to_string(++n), "e1", "A1", px, qty), "9", &m));
-    EXPECT_EQ(F(m, 58), reason);
-    EXPECT_EQ(F(m, 37), oid);
-    EXPECT_EQ(F(m, 39), "0");
-  }
-}
-
-// A cancel or replace the gateway refuses itself (a quantity that is no whole number, a
-// price not above 0, an off-tick stop, a symbol that is no id) for an order of the firm's own that
-// still works reports the order as it stands: its OrderID and 39=1 (partly filled), not 37=NONE
-// 39=8, which a client's order manager would read as the order being dead. An unknown order and
-// another firm's account still get 37=NONE 39=8, the same answer either way.
-TEST_F(ServeFixTest, AGatewayRefusedAmendOfAWorkingOrderReportsItsStatus) {
-  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
-  TestClient* beta = Connect("BETA_T1");
-  Msg m;
-  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("w1", "A1", '1', 10, "4.900"), '0', &m));
-  const std::string oid = F(m, 37);
-  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("w1-hit", "B1", '2', 3, "4.900"), 'F', &m));
-  ASSERT_TRUE(alpha->WaitExec("w1", 'F', &m));
-  int n = 0;
-  for (const auto& [tag, value] :
-       std::vector<std::pair<int, std::string>>{{38, "1.5"}, {44, "-4.900"}, {99, "4.8005"}}) {
-    SCOPED_TRACE(std::to_string(tag) + "=" + value);
-    Msg g = ReplaceMsg("w1-r" + std::to_string(++n), "w1", "A1", "4.910", 8);
-    g.setField(tag, value);
-    ASSERT_TRUE(SendAndWaitType(*alpha, g, "9", &m));
-    EXPECT_EQ(F(m, 434), "2");
-    EXPECT_EQ(F(m, 37), oid);
-    EXPECT_EQ(F(m, 39), "1") << "partly filled and still working";
-  }
-  Msg c = CancelMsg("w1-c", "w1", "A1");
-  c.setField(55, "BAD SYMBOL");  // not an id: refused at the gateway
-  ASSERT_TRUE(SendAndWaitType(*alpha, c, "9", &m));
-  EXPECT_EQ(F(m, 58), "invalid_field");
-  EXPECT_EQ(F(m, 434), "1");
-  EXPECT_EQ(F(m, 37), oid);
-  EXPECT_EQ(F(m, 39), "1");
-  // Unknown, or another firm's: nothing told.
-  Msg unknown = ReplaceMsg("w1-r9", "nope", "A1", "-4.900", 8);
-  ASSERT_TRUE(SendAndWaitType(*alpha, unknown, "9", &m));
-  EXPECT_EQ(F(m, 37), "NONE");
-  EXPECT_EQ(F(m, 39), "8");
-  Msg foreign = ReplaceMsg("b-r1", "w1", "A1", "-4.900", 8);
-  ASSERT_TRUE(SendAndWaitType(*beta, foreign, "9", &m));
-  EXPECT_EQ(F(m, 37), "NONE");
-  EXPECT_EQ(F(m, 39), "8");
-  EXPECT_EQ(F(m, 58), "unknown_order");
-  // Nothing changed.
-  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("w1", "A1"), 'I', &m));
-  EXPECT_EQ(F(m, 44), "4.900");
-  EXPECT_EQ(F(m, 151), "7");
 }
 
 TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
