@@ -1,7 +1,8 @@
 // A ResendRequest served in pieces (docs/fix.md, "Resend"): what the client receives is the
 // stream QuickFIX's one-piece answer would be, each piece reads at most
-// resend_piece_messages stored messages, and a resend larger than the outbound bound reaches
-// a client that reads it.
+// resend_piece_messages stored messages, odd and empty ranges are gap-filled at the right
+// numbers, and a refused or garbled ResendRequest is not served. The resend as a flow
+// (bounds, pacing, what the client is served meanwhile) is in fix_resend_flow_test.cc.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -14,30 +15,13 @@
 #include <vector>
 
 #include "cfx/gateway/fix_quickfix.h"
+#include "fix_resend_steps.h"
 #include "fix_test_client.h"
 
 namespace cfx {
 namespace gateway {
 namespace test {
 namespace {
-
-// The whole messages in `bytes`, in order (a partial one at the end is left out).
-std::vector<std::string> Messages(const std::string& bytes) {
-  std::vector<std::string> out;
-  size_t at = bytes.find("8=FIX.4.4\001");
-  while (at != std::string::npos) {
-    const size_t sum = bytes.find("\00110=", at);
-    if (sum == std::string::npos || sum + 8 > bytes.size()) break;
-    out.push_back(bytes.substr(at, sum + 8 - at));
-    at = bytes.find("8=FIX.4.4\001", sum + 8);
-  }
-  return out;
-}
-
-bool IsAdmin(const std::string& type) {
-  return type == "0" || type == "1" || type == "2" || type == "3" || type == "4" || type == "5" ||
-         type == "A";
-}
 
 // What a resend of `original` (the messages the client received, in order) from `begin` on
 // must deliver, one line a message: an application message again (its MsgSeqNum, type,
@@ -249,138 +233,6 @@ TEST_F(FixResendTest, RangesWrittenOddlyAreServedInPiecesToo) {
   }
 }
 
-// Logs `s` on as ALPHA_T2 (141=Y), has one order acknowledged and `requests` status
-// requests answered (a report of about 250 bytes each), reading as it goes. Returns the
-// MsgSeqNum the client sends next; 0 on failure (a test failure recorded).
-int BuildStatusHistory(RawSocket& s, int requests) {
-  bool closed = false;
-  EXPECT_TRUE(
-      s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
-  if (s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001") == std::string::npos) {
-    ADD_FAILURE() << "no Logon answer";
-    return 0;
-  }
-  EXPECT_TRUE(s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=big|1=A2|55=" +
-                            kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|")));
-  if (s.ReadUntil("\00111=big\001", kWaitMs, &closed).find("\00111=big\001") == std::string::npos) {
-    ADD_FAILURE() << "the order was not acknowledged";
-    return 0;
-  }
-  int seq = 3;
-  std::string answers;
-  for (int done = 0; done < requests && !closed; done += 500) {
-    std::string bytes;
-    for (int i = 0; i < 500 && done + i < requests; ++i) {
-      bytes += Frame("35=H|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
-                     "|11=big|1=A2|55=" + kSym + "|54=1|");
-    }
-    EXPECT_TRUE(s.Write(bytes));
-    answers += s.Read(20, &closed);
-  }
-  size_t reports = Messages(answers).size();
-  while (reports < static_cast<size_t>(requests) && !closed) {
-    const std::string got = s.Read(2000, &closed);
-    if (got.empty()) break;
-    answers += got;
-    reports = Messages(answers).size();
-  }
-  if (reports != static_cast<size_t>(requests)) {
-    ADD_FAILURE() << reports << " of " << requests << " status requests answered";
-    return 0;
-  }
-  return seq;
-}
-
-// Writes a ResendRequest from 1 to infinity, then a second one for the Logon alone (a
-// GapFill; it waits for the first resend to end) and a TestRequest behind that (which waits
-// with it: its Heartbeat comes after the whole resend), and reads until that Heartbeat,
-// every `pause_ms` reading for 3 ms (0: as fast as it can). Returns what arrived; *closed if
-// the gateway closed the connection.
-std::string ResendEverything(RawSocket& s, int seq, int pause_ms, bool* closed) {
-  EXPECT_TRUE(s.Write(Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
-                            "|52=" + UtcNow() + "|7=1|16=0|") +
-                      Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 1) +
-                            "|52=" + UtcNow() + "|7=1|16=1|") +
-                      Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq + 2) +
-                            "|52=" + UtcNow() + "|112=done|")));
-  std::string resent;
-  *closed = false;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (resent.find("\001112=done\001") == std::string::npos && !*closed &&
-         std::chrono::steady_clock::now() < give_up) {
-    resent += s.Read(pause_ms > 0 ? 3 : 50, closed);
-    if (pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
-  }
-  return resent;
-}
-
-// Application messages resent (PossDup) in `resent`.
-size_t PossDupApplicationMessages(const std::string& resent) {
-  size_t n = 0;
-  for (const std::string& m : Messages(resent)) {
-    if (!IsAdmin(WireField(m, 35)) && WireField(m, 43) == "Y") ++n;
-  }
-  return n;
-}
-
-void RaiseAlphaT2sLimits(FixGatewayConfig& c) {
-  c.max_messages_per_sec = 1'000'000'000;
-  for (FixSessionSpec& spec : c.sessions) {
-    if (spec.sender_comp_id == "ALPHA_T2") spec.throttle_msgs_per_sec = 1'000'000;
-  }
-}
-
-// A resend of more than the socket's buffers and the outbound bound together reaches a
-// client that reads it slowly: each piece is written to the client before the next is read.
-// Answered in one piece, QuickFIX would queue all of it at once and the connection would be
-// closed as a slow consumer.
-TEST_F(FixResendTest, AResendLargerThanTheOutboundBoundReachesAClientThatReads) {
-  configure_ = [](FixGatewayConfig& c) {
-    RaiseAlphaT2sLimits(c);
-    c.max_outbound_bytes = 64 << 10;
-    c.resend_piece_messages = 64;
-  };
-  StartGateway();
-  RawSocket s(port_, "127.0.0.1", /*receive_buffer_bytes=*/4096);
-  ASSERT_TRUE(s.ok());
-  // More answers in all than the kernel's socket buffers (up to 4 MiB here) and the bound.
-  constexpr int kRequests = 24000;
-  const int seq = BuildStatusHistory(s, kRequests);
-  ASSERT_NE(seq, 0);
-  bool closed = false;
-  const std::string resent = ResendEverything(s, seq, /*pause_ms=*/10, &closed);
-  ASSERT_FALSE(closed) << "closed after " << Messages(resent).size() << " messages of the resend";
-  EXPECT_GE(resent.size(), static_cast<size_t>(5) << 20);
-  // The order's acknowledgement and every answer to a status request, again.
-  EXPECT_EQ(PossDupApplicationMessages(resent), static_cast<size_t>(kRequests + 1));
-}
-
-// What one connection resends in a second is bounded: at 500 a second, a resend of some
-// 1,500 messages takes three seconds however fast the client reads, and all of it arrives.
-TEST_F(FixResendTest, WhatAConnectionResendsInASecondIsBounded) {
-  configure_ = [](FixGatewayConfig& c) {
-    RaiseAlphaT2sLimits(c);
-    c.resend_piece_messages = 100;
-    c.max_resent_per_sec = 500;
-  };
-  StartGateway();
-  RawSocket s(port_);
-  ASSERT_TRUE(s.ok());
-  constexpr int kRequests = 1500;
-  const int seq = BuildStatusHistory(s, kRequests);
-  ASSERT_NE(seq, 0);
-  bool closed = false;
-  const auto start = std::chrono::steady_clock::now();
-  const std::string resent = ResendEverything(s, seq, /*pause_ms=*/0, &closed);
-  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - start);
-  ASSERT_FALSE(closed);
-  EXPECT_EQ(PossDupApplicationMessages(resent), static_cast<size_t>(kRequests + 1));
-  // 1,502 stored messages at 500 a second: the last piece goes in the fourth second.
-  EXPECT_GE(took.count(), 2900) << "resent " << kRequests + 2 << " messages in " << took.count()
-                                << " ms";
-}
-
 // A ResendRequest QuickFIX refuses is refused once: the pieces after the first are not
 // served. One with a field its type does not have gets one Reject (the session goes on);
 // one whose SendingTime is an hour old gets a Reject and a Logout.
@@ -503,95 +355,6 @@ TEST_F(FixResendTest, ARangeOfNumbersNeverSentIsAnEmptyGapFillAtTheNextNumber) {
   const std::vector<std::string> got = Messages(s.ReadUntil("112=after", kWaitMs, &closed));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(WireField(got[0], 34), std::to_string(next_out));
-}
-
-// The client is served while its resend is (docs/fix.md, "Resend"): a TestRequest and an
-// order sent straight after a long ResendRequest are answered between its pieces, not after
-// it; a second ResendRequest waits for the first to end, and what the client sent after it
-// waits with it, in order.
-TEST_F(FixResendTest, TheClientIsServedWhileItsResendIs) {
-  configure_ = [](FixGatewayConfig& c) {
-    RaiseAlphaT2sLimits(c);
-    c.resend_piece_messages = 10;
-    c.max_resent_per_sec = 100;  // 302 stored messages: about three seconds
-  };
-  StartGateway();
-  RawSocket s(port_);
-  ASSERT_TRUE(s.ok());
-  constexpr int kRequests = 300;
-  int seq = BuildStatusHistory(s, kRequests);
-  ASSERT_NE(seq, 0);
-  const std::string last_stored = std::to_string(kRequests + 2);  // Logon, ack, answers
-  auto header = [&seq](const std::string& type) {
-    return "35=" + type + "|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
-           "|";
-  };
-  std::string bytes = Frame(header("2") + "7=1|16=0|");
-  bytes += Frame(header("1") + "112=during|");
-  bytes += Frame(header("D") + "11=during|1=A2|55=" + kSym +
-                 "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
-  bytes += Frame(header("2") + "7=2|16=2|");
-  bytes += Frame(header("1") + "112=after|");
-  ASSERT_TRUE(s.Write(bytes));
-  bool closed = false;
-  const std::vector<std::string> got =
-      Messages(s.ReadUntil("\001112=after\001", 3 * kWaitMs, &closed));
-  ASSERT_FALSE(closed);
-  auto first = [&got](size_t from, const std::function<bool(const std::string&)>& is) {
-    for (size_t i = from; i < got.size(); ++i) {
-      if (is(got[i])) return i;
-    }
-    return got.size();
-  };
-  const size_t first_end = first(0, [&](const std::string& m) {
-    return WireField(m, 43) == "Y" && WireField(m, 34) == last_stored;
-  });
-  const size_t heartbeat =
-      first(0, [](const std::string& m) { return WireField(m, 112) == "during"; });
-  const size_t ack = first(0, [](const std::string& m) {
-    return WireField(m, 11) == "during" && WireField(m, 150) == "0" && WireField(m, 43) != "Y";
-  });
-  ASSERT_LT(first_end, got.size()) << "the first resend did not end";
-  EXPECT_LT(heartbeat, first_end) << "the TestRequest waited for the resend";
-  EXPECT_LT(ack, first_end) << "the order waited for the resend";
-  const size_t second = first(first_end + 1, [](const std::string& m) {
-    return WireField(m, 43) == "Y" && WireField(m, 34) == "2";
-  });
-  const size_t after = first(0, [](const std::string& m) { return WireField(m, 112) == "after"; });
-  EXPECT_LT(second, after) << "the second resend was not served, or not before what followed it";
-  EXPECT_LT(after, got.size());
-}
-
-// A message the client sends during a resend that QuickFIX answers with a Logout (here a
-// stale SendingTime) ends the resend: no piece goes out after the Logout.
-TEST_F(FixResendTest, ALogoutDuringAResendEndsIt) {
-  configure_ = [](FixGatewayConfig& c) {
-    RaiseAlphaT2sLimits(c);
-    c.resend_piece_messages = 10;
-    c.max_resent_per_sec = 100;
-  };
-  StartGateway();
-  RawSocket s(port_);
-  ASSERT_TRUE(s.ok());
-  int seq = BuildStatusHistory(s, 300);
-  ASSERT_NE(seq, 0);
-  std::string bytes = Frame("35=2|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
-                            "|52=" + UtcNow() + "|7=1|16=0|");
-  bytes += Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
-                 "|52=20200101-00:00:00.000|112=stale|");
-  ASSERT_TRUE(s.Write(bytes));
-  bool closed = false;
-  std::string got = s.ReadUntil("\00135=5\001", kWaitMs, &closed);
-  ASSERT_NE(got.find("\00135=5\001"), std::string::npos) << "no Logout";
-  got += s.Read(2500, &closed);  // more than two pieces' worth of pacing
-  const std::vector<std::string> messages = Messages(got);
-  size_t after_logout = 0;
-  bool logout_seen = false;
-  for (const std::string& m : messages) {
-    if (WireField(m, 35) == "5") logout_seen = true;
-    if (logout_seen && WireField(m, 43) == "Y") ++after_logout;
-  }
-  EXPECT_EQ(after_logout, 0u) << "pieces served after the Logout";
 }
 
 // A ResendRequest whose CheckSum is wrong is ignored, as QuickFIX ignores any garbled
