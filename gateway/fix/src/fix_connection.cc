@@ -20,6 +20,9 @@ namespace {
 
 thread_local std::string current_peer;  // see CurrentPeer()
 
+// How often a connection runs its session's timers (Session::next()).
+constexpr int64_t kSessionTickMs = 250;
+
 // Sends what `fd` takes now of *pending (non-blocking) and drops it from *pending; false
 // when the connection failed.
 bool SendSome(int fd, std::string* pending) {
@@ -407,8 +410,11 @@ void BoundAcceptor::Link::Run() {
     fds[1].fd = wake_fd_;
     fds[1].events = POLLIN;
     const int64_t now = NowMs();
-    // The session's timers (heartbeats, test requests, logout timeouts) run every second.
-    int64_t timeout = std::max<int64_t>(0, last_tick + 1000 - now);
+    // The session's timers (heartbeats, test requests, logout timeouts) run every 250 ms.
+    // QuickFIX's own acceptor ticks once a second; with a HeartBtInt of 1 s that let the
+    // 2.4 s timeout fall on the same tick as the 1.5 s TestRequest (a silence starting
+    // 0.4-0.5 s before a tick), and the connection was dropped without one.
+    int64_t timeout = std::max<int64_t>(0, last_tick + kSessionTickMs - now);
     if (awaiting_logon) timeout = std::max<int64_t>(0, logon_deadline - now);
     const int ready = ::poll(fds, 2, static_cast<int>(timeout));
     if (ready < 0 && errno != EINTR) break;
@@ -430,7 +436,7 @@ void BoundAcceptor::Link::Run() {
       std::lock_guard<std::mutex> lock(out_mu_);
       if (!WriteQueued()) break;
     }
-    if (session_ != nullptr && NowMs() - last_tick >= 1000) {
+    if (session_ != nullptr && NowMs() - last_tick >= kSessionTickMs) {
       last_tick = NowMs();
       try {
         session_->next(FIX::UtcTimeStamp());
