@@ -1,6 +1,7 @@
 // `cfx reference build|explain|sample`: the benchmark administrator's commands (SPEC §8, §12).
 // Thin: parse flags, call cfx_reference, print. Records go to stdout, everything else to stderr.
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -183,6 +184,14 @@ ExitCode RunExplain(const ExplainFlags& f) {
   }
   if (absl::Status s = storage::PrepareDataDir(f.data_dir, /*create=*/false); !s.ok()) {
     return Fail("reference explain", absl::StrCat("--data-dir: ", s.message()));
+  }
+  // A read-only command: a data dir where no fix was ever built has nothing to explain, and
+  // opening the store there would create it.
+  const std::string stored = f.data_dir + "/reference";
+  if (struct stat st; stat(stored.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Fail("reference explain",
+                absl::StrCat("--data-dir: no reference fixes stored under ", f.data_dir, " (no ",
+                             stored, "; `cfx reference build` stores them)"));
   }
   absl::StatusOr<std::unique_ptr<reference::FixStore>> store =
       reference::FixStore::Open(f.data_dir);

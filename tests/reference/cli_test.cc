@@ -100,6 +100,19 @@ TEST(ReferenceCliTest, StoredRunsAreIdempotentAndRevisionsNeedAReason) {
   EXPECT_TRUE(no_reason.out.empty());
 }
 
+// `reference explain` only reads: on a data dir where no fix was ever built it says so and
+// leaves the folder as it was (it used to create an empty fix store there and then report
+// "no explanation stored").
+TEST(ReferenceCliTest, ExplainOnADataDirWithoutFixesCreatesNothing) {
+  const std::string dir = testing::TempDir("cli_explain_empty");
+  RunResult r =
+      RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 --data-dir " + dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no reference fixes stored under " + dir));
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ReferenceCliTest, ExplainPrintsTheStoredDecisionAndRevisionsAreAudited) {
   const std::string dir = testing::TempDir("cli_explain");
   ASSERT_EQ(RunCfx(ExampleArgs() + " --data-dir " + dir).exit_code, 0);
