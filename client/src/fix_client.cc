@@ -200,7 +200,7 @@ absl::Status FixClient::SendReplace(const FixReplace& r) {
   if (!r.account.empty()) m.setField(1, r.account);
   m.setField(55, r.symbol);
   m.setField(54, internal::SideCode(r.side));
-  m.setField(40, "2");
+  m.setField(40, internal::OrdTypeCode(r.ord_type));
   if (r.price_ticks > 0) m.setField(44, FormatPriceTicks(r.price_ticks));
   if (r.qty > 0) m.setField(38, std::to_string(r.qty));
   m.setField(60, internal::UtcNowFix());

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -144,6 +145,32 @@ TEST_F(FixHostileTest, HandlInstIsAcceptedOnOrdersAndReplaces) {
   g.setField(21, "1");
   c->Send(g);
   EXPECT_TRUE(c->WaitExec("hi2", '5', &er)) << "a replace with HandlInst was not accepted";
+}
+
+// FIX 4.4 requires Side and OrdType on a G (docs/fix.md, "Cancel, replace, status"): one
+// without either gets a session-level Reject naming the tag (373=1, required tag missing)
+// and nothing is replaced. The dictionary let both through until 2026-12-04.
+TEST_F(FixHostileTest, AReplaceWithoutSideOrOrdTypeGetsASessionReject) {
+  auto c = Connect("ALPHA_T1", "alpha-secret");
+  FIX::Message er;
+  c->Send(NewOrderMsg("rq1", "A1", '1', 4, "5.000"));
+  ASSERT_TRUE(c->WaitExec("rq1", '0', &er));
+  int n = 0;
+  for (int tag : {54, 40}) {
+    SCOPED_TRACE(tag);
+    FIX::Message g = ReplaceMsg("rq1-r" + std::to_string(++n), "rq1", "A1", "5.001", 2);
+    g.removeField(tag);
+    c->Send(g);
+    FIX::Message reject;
+    ASSERT_TRUE(c->WaitType("3", &reject));
+    EXPECT_EQ(F(reject, 371), std::to_string(tag));
+    EXPECT_EQ(F(reject, 373), "1");
+  }
+  // Nothing was replaced: the order is still rq1, and a replace with both terms is served.
+  c->Send(ReplaceMsg("rq1-r3", "rq1", "A1", "5.001", 2));
+  ASSERT_TRUE(c->WaitExec("rq1-r3", '5', &er));
+  EXPECT_EQ(F(er, 41), "rq1");
+  EXPECT_EQ(F(er, 151), "2");
 }
 
 // SPEC §5 poison input: an id that is not printable ASCII is refused at the gateway, never

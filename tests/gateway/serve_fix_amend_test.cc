@@ -91,6 +91,39 @@ TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
   EXPECT_EQ(F(m, 151), "8");
 }
 
+// An order's contract cannot change either: a G or an F whose 55 names another listed
+// contract than the order's is refused invalid_field, reporting the order as it is, and the
+// order keeps working. The engine's commands carry no contract for an amend, so until
+// 2026-12-04 both went through on the order named by 41, whatever 55 said.
+TEST_F(ServeFixTest, AnAmendNamingAnotherContractIsRefused) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("k1", "A1", '1', 10, "4.900"), '0', &m));
+  const std::string oid = F(m, 37);
+  Msg g = ReplaceMsg("k1-r", "k1", "A1", "4.910", 8);
+  g.setField(55, kSym2);
+  ASSERT_TRUE(SendAndWaitType(*alpha, g, "9", &m));
+  EXPECT_EQ(F(m, 58), "invalid_field");
+  EXPECT_EQ(F(m, 434), "2");
+  EXPECT_EQ(F(m, 37), oid);
+  EXPECT_EQ(F(m, 39), "0") << "still live";
+  Msg f = CancelMsg("k1-c", "k1", "A1");
+  f.setField(55, kSym2);
+  ASSERT_TRUE(SendAndWaitType(*alpha, f, "9", &m));
+  EXPECT_EQ(F(m, 58), "invalid_field");
+  EXPECT_EQ(F(m, 434), "1");
+  EXPECT_EQ(F(m, 37), oid);
+  EXPECT_EQ(F(m, 39), "0") << "still live";
+  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("k1", "A1"), 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");
+  EXPECT_EQ(F(m, 44), "4.900");
+  EXPECT_EQ(F(m, 151), "10");
+  // Its own contract: a replace, then a cancel.
+  ASSERT_TRUE(SendAndWaitExec(*alpha, ReplaceMsg("k2", "k1", "A1", "4.910", 8), '5', &m));
+  EXPECT_EQ(F(m, 55), kSym);
+  ASSERT_TRUE(SendAndWaitExec(*alpha, CancelMsg("k3", "k2", "A1"), '4', &m));
+}
+
 // A mass cancel that names no Account cancels the orders its session entered: only on the
 // symbol 55 names (530=1), with 58=mass, and an unknown symbol is refused (SPEC §4.2). It
 // went down the cancel-on-disconnect path: every symbol, 58=disconnect, no refusal.

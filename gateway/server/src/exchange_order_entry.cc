@@ -61,6 +61,15 @@ namespace {
 // Copies `s` into an engine name; false if it does not fit.
 bool Assign(en::Name* out, const std::string& s) { return out->Assign(s); }
 
+// A cancel or replace whose terms contradict the live order `v`: refused invalid_field, the
+// report carrying the order as it is (docs/fix.md, "Cancel, replace, status").
+void RefuseAgainst(const exchange::OrderStateView& v, CancelRejected* r) {
+  r->reason = "invalid_field";
+  r->order_live = true;
+  r->order_id = v.oid;
+  r->cum_qty = v.cum.value();
+}
+
 }  // namespace
 
 void ExchangeOrderEntry::Submit(const NewOrder& r) {
@@ -120,6 +129,17 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
+  if (!r.symbol.empty()) {
+    // A cancel naming another contract than the order's is the client's mistake, not a
+    // cancel: refused like a replace naming another side (docs/fix.md).
+    std::optional<exchange::OrderStateView> v =
+        impl_->core_->FindOrder(r.account, r.orig_cl_ord_id);
+    if (v && !en::Ended(v->status) && v->sym != r.symbol) {
+      RefuseAgainst(*v, &refusal);
+      impl_->RejectCancel(refusal);
+      return;
+    }
+  }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   impl_->OfferAmend(c, Pending::Kind::kCancel, refusal);
 }
@@ -138,9 +158,9 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
-  if (r.has_side || r.has_ord_type || r.has_tif || r.has_stop) {
-    // Side, type, time in force and stop price never change over an order's life (a
-    // triggered stop's type becomes market, a stop-limit's limit: the client's code still
+  if (r.has_side || r.has_ord_type || r.has_tif || r.has_stop || !r.symbol.empty()) {
+    // Contract, side, type, time in force and stop price never change over an order's life
+    // (a triggered stop's type becomes market, a stop-limit's limit: the client's code still
     // names it), so the live view can be compared before the replace is sequenced.
     std::optional<exchange::OrderStateView> v =
         impl_->core_->FindOrder(r.account, r.orig_cl_ord_id);
@@ -153,16 +173,14 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
           (triggered && type == en::OrderType::kStop && v->detail.type == en::OrderType::kMarket) ||
           (triggered && type == en::OrderType::kStopLimit &&
            v->detail.type == en::OrderType::kLimit);
-      const bool differs = (r.has_side && ToEngine(r.side) != v->side) ||
+      const bool differs = (!r.symbol.empty() && r.symbol != v->sym) ||
+                           (r.has_side && ToEngine(r.side) != v->side) ||
                            (r.has_ord_type && !type_ok) ||
                            (r.has_tif && ToEngine(r.tif) != v->detail.tif &&
                             v->detail.type != en::OrderType::kMarket) ||
                            (r.has_stop && en::PriceTicks(r.stop_ticks) != v->detail.stop_px);
       if (differs) {
-        refusal.reason = "invalid_field";
-        refusal.order_live = true;
-        refusal.order_id = v->oid;
-        refusal.cum_qty = v->cum.value();
+        RefuseAgainst(*v, &refusal);
         impl_->RejectCancel(refusal);
         return;
       }

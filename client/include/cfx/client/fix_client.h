@@ -89,7 +89,9 @@ struct FixOrder {
   std::string price_text;
 };
 
-// An OrderCancelReplaceRequest: 0 keeps the order's current price or quantity.
+// An OrderCancelReplaceRequest: 0 keeps the order's current price or quantity. Symbol, side
+// and order type are the order's own, repeated (a replace cannot change them: docs/fix.md);
+// a stop or stop-limit order keeps its stop price.
 struct FixReplace {
   std::string cl_ord_id;
   std::string orig_cl_ord_id;
@@ -98,6 +100,7 @@ struct FixReplace {
   Side side = Side::kBuy;
   int64_t price_ticks = 0;
   int64_t qty = 0;
+  OrdType ord_type = OrdType::kLimit;
 };
 
 // Thread safety: every method may be called from any thread. The callback runs on
