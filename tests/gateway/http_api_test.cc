@@ -354,16 +354,13 @@ TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
   ASSERT_TRUE(c.ok()) << c.status();
   const std::string target = "/v1/accounts/ALPHA-1/positions";
   EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
-  // Ten wrong tokens in a row cost no wait (a client fixing its configuration is not
-  // locked out): each is a 401, and the right token is served between them.
+  // Ten wrong tokens cost no wait (a client fixing its configuration is not locked out):
+  // each is a 401, and the right token is served between them, without ending the count (a
+  // guesser holding one valid token would put it between every ten guesses).
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(c->Get(target, "tok-guess")->status, 401) << i;
-    if (i == 4) {
-      EXPECT_EQ(c->Get(target, kAlpha)->status, 200);  // and resets the count
-    }
+    if (i == 4 || i == 9) EXPECT_EQ(c->Get(target, kAlpha)->status, 200) << i;
   }
-  EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(c->Get(target, "tok-guess")->status, 401) << i;
   EXPECT_EQ(c->Get(target, "tok-guess")->status, 401);  // the 11th: the back-off starts
   absl::StatusOr<HttpClientResponse> r = c->Get(target, kAlpha);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -373,7 +370,7 @@ TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
   server.Stop();
-  std::vector<int> audited(21, 401);
+  std::vector<int> audited(11, 401);
   audited.push_back(429);
   EXPECT_EQ(audit.statuses(), audited);
 }

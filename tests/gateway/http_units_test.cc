@@ -87,9 +87,16 @@ TEST(HttpAuthTest, WrongTokenBacksOffItsPeerOnly) {
   now += 1'999'000'000;
   EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 429);
   now += 1'000'000;
-  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);  // resets the back-off
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);  // served, and the count goes on:
   EXPECT_EQ(get("10.0.0.1", "tok-guess").status, 401);
-  now += 1'000'000'000;  // 1 s again, not 4
+  now += 3'999'000'000;  // the third failure waits 4 s, not 1 s again
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 429);
+  now += 1'000'000;
+  EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);
+  // A quiet spell of the cap (60 s) past the wait's end ends the count: 1 s again.
+  now += 60'000'000'000;
+  EXPECT_EQ(get("10.0.0.1", "tok-guess").status, 401);
+  now += 1'000'000'000;
   EXPECT_EQ(get("10.0.0.1", "tok-alpha").status, 200);
 }
 

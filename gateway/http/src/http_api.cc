@@ -150,7 +150,9 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
       r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"cfx\"");
       return r;
     }
-    unauthorized_.Succeeded(request.peer);
+    // A success does not end the address's streak of wrong tokens (only a quiet spell does):
+    // a caller holding one valid token could otherwise put it between every ten guesses at
+    // another firm's and never wait (docs/http.md).
     if (int64_t retry = limiter_.TryAcquire(a->who->token_sha256); retry > 0) {
       HttpResponse r = ErrorResponse(
           429, "rate_limited",
