@@ -68,6 +68,9 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
                         {"from_commit_log", (*journal)->RecoveredFromCommitLog()},
                         {"corrupt_snapshots", skipped}};
   if (log_cut != 0) out["commit_log_cut_from"] = log_cut;
+  // The last entry cut short or damaged, nothing intact after it: an append a crash
+  // interrupted (never acknowledged), not applied; reported, not an error (docs/formats.md).
+  if (uint64_t torn = (*journal)->CommitLogTornAt(); torn != 0) out["commit_log_torn_at"] = torn;
   out["latest_snapshot_seq"] =
       snapshot.ok() && snapshot->has_value() ? nlohmann::json((*snapshot)->seq) : nullptr;
   if (s.ok()) {

@@ -72,6 +72,14 @@ ExitCode RunServe(const ServeFlags& flags) {
                                             " inputs from the journal's commit log, "
                                       : "")
             << r.listed.size() << " symbols listed)" << std::endl;
+  if (r.commit_log_torn_at != 0) {
+    // SPEC §5: a torn tail is detected and reported, never applied.
+    std::cerr << "cfx serve: " << server.data_dir() << "/journal/commit.log: the last entry (byte "
+              << r.commit_log_torn_at
+              << ") is cut short or damaged and nothing intact follows it: an append a crash "
+                 "interrupted, never acknowledged; not applied"
+              << std::endl;
+  }
   // Until a stop signal, or (replicated) until this node is deposed: it then never
   // sequences again and exits non-zero, for its supervisor to restart it as a standby.
   int sig = 0;

@@ -339,7 +339,10 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   RecoveryInfo info;
   const MatcherOptions mo = m.MatcherOptionsFromConfig();
   if (absl::Status s = m.OpenJournal(); !s.ok()) return s;
-  if (m.journal != nullptr) info.from_commit_log = m.journal->RecoveredFromCommitLog();
+  if (m.journal != nullptr) {
+    info.from_commit_log = m.journal->RecoveredFromCommitLog();
+    info.commit_log_torn_at = m.journal->CommitLogTornAt();
+  }
   if (absl::Status s = m.OpenRecorder(mo, &info); !s.ok()) return s;
   if (absl::Status s = m.StartPipeline(mo, &info); !s.ok()) return s;
   m.SeedFromRecoveredEngine(&info);

@@ -91,6 +91,16 @@ bool IntactEntryAt(const std::string& bytes, uint64_t pos, uint64_t generation, 
       .ok();
 }
 
+// Whether an entry of `generation` begins at `pos` (its prefix names the generation), intact
+// or not: where the zeros ahead of the entries, or an earlier generation's, do not.
+bool EntryOfGenerationAt(const std::string& bytes, uint64_t pos, uint64_t generation,
+                         uint64_t version) {
+  const uint64_t width = version == kLogVersionBareGeneration ? 8 : 4;
+  if (pos + width > bytes.size()) return false;
+  const uint64_t mask = width == 8 ? ~uint64_t{0} : 0xFFFFFFFF;
+  return GetLe(bytes.data() + pos, static_cast<int>(width)) == (generation & mask);
+}
+
 constexpr uint64_t kNoEntry = ~uint64_t{0};
 
 // The first intact entry of `generation` at or after `from` (any byte offset: a damaged
@@ -176,7 +186,10 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
       // then an entry inside the log is damaged, and what follows it was acknowledged.
       uint64_t next_seq = 0;
       const uint64_t next = NextIntactEntry(bytes, pos + 1, log->generation_, version, &next_seq);
-      if (next == kNoEntry) break;
+      if (next == kNoEntry) {
+        if (EntryOfGenerationAt(bytes, pos, log->generation_, version)) tail->torn_at = pos;
+        break;
+      }
       if (next_seq <= after + 1) {
         pos = next;  // every record the damage hides is in LMDB already: read on after it
         continue;

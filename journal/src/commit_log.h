@@ -56,6 +56,10 @@ struct CommitLogTail {
   // followed it (0: none), and that entry's record seq.
   uint64_t damaged_at = 0;
   uint64_t intact_after_damage = 0;
+  // Where reading stopped at an entry this generation began (its prefix names the header's
+  // generation) that fails its checks with nothing intact after it: an append a crash cut
+  // short, or a last entry damaged since (0: reading ended cleanly). Reported, not an error.
+  uint64_t torn_at = 0;
 };
 
 class CommitLog {

@@ -70,6 +70,7 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   if (!log.ok()) return log.status();
   impl.recovered_from_log = tail.records;
   impl.commit_log_cut = tail.intact_after_damage == 0 ? 0 : tail.last + 1;
+  impl.commit_log_torn_at = tail.torn_at;
   if (options.read_only) {
     // Readers find the log's records after LMDB's in `pending`.
     impl.pending = std::move(tail.values);

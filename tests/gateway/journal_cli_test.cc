@@ -29,6 +29,22 @@ nlohmann::json Verify(const std::string& dir) {
   return json;
 }
 
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Damages the commit log `log` inside the payload `text`: returns where the payload starts
+// (npos, nothing damaged, when the log does not hold it).
+size_t DamagePayload(const std::string& log, const std::string& text) {
+  const size_t at = ReadBytes(log).find(text);
+  if (at == std::string::npos) return at;
+  std::fstream f(log, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp(static_cast<std::streamoff>(at + 2));
+  f.put('#');
+  return at;
+}
+
 TEST(JournalCliTest, VerifyAndDumpReadWhatOnlyTheCommitLogHoldsWithoutTakingIt) {
   testsupport::TempDir dir("cfx_journal_cli");
   ASSERT_FALSE(dir.path().empty());
@@ -89,6 +105,26 @@ TEST(JournalCliTest, ACutIsRefusedWhileAnotherProcessWritesAndReadingIsNot) {
   EXPECT_THAT(cut.output, HasSubstr("\"records\":2"));
 }
 
+// The last entry damaged (or an append cut short), nothing intact after it: not applied, as
+// for an append a crash interrupted, and reported (SPEC §5) with where it is. It went
+// unreported until 2026-12-05 (a black-box audit flipped the last entry's byte).
+TEST(JournalCliTest, ALastEntryCutShortOrDamagedIsReportedAndNotApplied) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  std::vector<std::string> inputs;
+  for (int i = 1; i <= 12; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
+  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
+  nlohmann::json clean = Verify(dir.path());
+  EXPECT_FALSE(clean.contains("commit_log_torn_at")) << clean.dump();
+  const size_t at = DamagePayload(dir.path() + "/journal/commit.log", "input 12;");
+  ASSERT_NE(at, std::string::npos);
+  nlohmann::json v = Verify(dir.path());
+  EXPECT_EQ(v.value("ok", false), true) << v.dump();
+  EXPECT_EQ(v.value("last_seq", 0), 11) << v.dump();
+  // The entry's prefix (8 bytes) and record header (24) come before its payload.
+  EXPECT_EQ(v.value("commit_log_torn_at", uint64_t{0}), at - 8 - 24) << v.dump();
+}
+
 // Damage inside the commit log with acknowledged records intact after it (SPEC §5: a
 // corrupt tail is reported, never silently applied; an acknowledged order is never lost):
 // `verify` and the exchange's next start refuse it, naming the file and the records; the
@@ -100,18 +136,8 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
   for (int i = 1; i <= 40; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
   ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
   const std::string log = dir.path() + "/journal/commit.log";
-  std::string bytes;
-  {
-    std::ifstream in(log, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const size_t at = bytes.find("input 10;");
-  ASSERT_NE(at, std::string::npos);
-  {
-    std::fstream f(log, std::ios::binary | std::ios::in | std::ios::out);
-    f.seekp(static_cast<std::streamoff>(at + 2));
-    f.put('#');
-  }
+  const std::string bytes = ReadBytes(log);
+  ASSERT_NE(DamagePayload(log, "input 10;"), std::string::npos);
   testsupport::CfxResult verify = testsupport::RunCfx("journal verify --data-dir " + dir.path());
   EXPECT_NE(verify.exit_code, 0) << verify.output;
   EXPECT_THAT(verify.output, HasSubstr(log));
@@ -121,12 +147,8 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
   auto start = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
   ASSERT_FALSE(start.ok());
   EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
-  std::string again;
-  {
-    std::ifstream in(log, std::ios::binary);
-    again.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  EXPECT_EQ(again.find("input 40;"), bytes.find("input 40;")) << "the log is left as it was";
+  EXPECT_EQ(ReadBytes(log).find("input 40;"), bytes.find("input 40;"))
+      << "the log is left as it was";
 
   testsupport::CfxResult cut =
       testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());

@@ -87,6 +87,7 @@ TEST(CommitLogTest, RecordsReadBackAndReadingStopsAtAnEntryCutShortOrDamaged) {
   ASSERT_TRUE(OpenLog(path, 0, &tail));
   EXPECT_EQ(tail.records, 6u);
   EXPECT_EQ(tail.last, 6u);
+  EXPECT_EQ(tail.torn_at, 0u) << "the log ended cleanly: nothing to report";
   // After LMDB's last record only what follows it.
   ASSERT_TRUE(OpenLog(path, 4, &tail));
   EXPECT_EQ(tail.records, 2u);
@@ -95,12 +96,14 @@ TEST(CommitLogTest, RecordsReadBackAndReadingStopsAtAnEntryCutShortOrDamaged) {
   Overwrite(path, OffsetOf(6) + 20, 30, '\0');
   ASSERT_TRUE(OpenLog(path, 0, &tail));
   EXPECT_EQ(tail.records, 5u);
+  EXPECT_EQ(tail.torn_at, OffsetOf(6)) << "where it stopped is reported (SPEC §5)";
   // A damaged byte in the payload of the last intact record (5): reading stops before it,
   // as at an append cut short (nothing intact follows).
   Overwrite(path, OffsetOf(5) + 8 + 24 + 2, 1, '#');
   ASSERT_TRUE(OpenLog(path, 0, &tail));
   EXPECT_EQ(tail.records, 4u);
   EXPECT_EQ(tail.last, 4u);
+  EXPECT_EQ(tail.torn_at, OffsetOf(5));
 }
 
 // Damage inside the log, with intact acknowledged records after it, is not an append cut

@@ -98,6 +98,10 @@ struct RecoveryInfo {
   // Acknowledged inputs a previous run left in the journal's commit log only (docs/
   // durability.md, "The commit log"), put into LMDB at this start.
   uint64_t from_commit_log = 0;
+  // Where the commit log's last entry was found cut short or damaged, in bytes (0: none):
+  // an append a crash interrupted, never acknowledged, so not applied (Journal::
+  // CommitLogTornAt).
+  uint64_t commit_log_torn_at = 0;
   uint64_t recorder_replayed = 0;   // inputs re-derived into the trade store (crash recovery)
   uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
   uint64_t state_hash = 0;          // engine StateHash() after recovery

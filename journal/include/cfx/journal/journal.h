@@ -111,6 +111,11 @@ class Journal {
   // With cut_damaged_commit_log: the first record seq the cut dropped although the commit log
   // held it intact after a damaged entry (0: no such cut).
   uint64_t CommitLogCut() const;
+  // Where (byte offset in commit.log) Open stopped reading at a last entry that fails its
+  // checks with nothing intact after it: an append a crash cut short, never acknowledged, or
+  // a last entry damaged since. 0: the log ended cleanly. Not applied; reported by `cfx
+  // serve` and `cfx journal verify` (docs/formats.md, "Commit log").
+  uint64_t CommitLogTornAt() const;
 
   // The highest seq that a power loss cannot undo: LastSeq() without defer_commit_sync and
   // after a batch through the commit log; with defer_commit_sync, an AppendBatch that went
