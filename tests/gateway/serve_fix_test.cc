@@ -335,6 +335,37 @@ TEST_F(ServeFixTest, RestartKeepsSequenceNumbersAndRestingOrders) {
   EXPECT_GT(std::atoi(m.getHeader().getField(34).c_str()), seq_before);
 }
 
+// A cancel-on-disconnect session whose orders outlived its connection because no Logout
+// reached the exchange (kill -9, a power loss, a failover): at the next start they are
+// cancelled (58=disconnect) before any connection is accepted, and the session finds the
+// reports when it logs on. Until 2026-12-05 they rested, unattended, until the session logged
+// on and off again. Here BETA_T1's order outlives a stop with the flag off, and the restart
+// turns it on.
+TEST_F(ServeFixTest, AStartCancelsTheOrdersOfACancelOnDisconnectSession) {
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("cod1", "B1", '2', 3, "5.100"), '0', &m));
+  beta->Stop();
+  clients_.clear();
+  StopServer();
+  std::string config = ServeConfigText(dir_ + "/data", "");
+  const std::string off = "cancel_on_disconnect = false";
+  ASSERT_NE(config.find(off), std::string::npos);
+  config.replace(config.find(off), off.size(), "cancel_on_disconnect = true");
+  std::string error;
+  server_ = ServeHarness::StartWithConfig(config, &error);
+  ASSERT_TRUE(server_ != nullptr) << error;
+  beta = Connect("BETA_T1");  // same client store: the report comes in the resend
+  ASSERT_TRUE(beta->WaitExec("cod1", '4', &m));
+  EXPECT_EQ(F(m, 58), "disconnect");
+  ASSERT_TRUE(SendAndWaitExec(*beta, Status("cod1", "B1"), 'I', &m));
+  EXPECT_EQ(F(m, 39), "4");
+  // The session trades on: its new order is not caught by the start's cancel.
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("cod2", "B1", '2', 3, "5.100"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, Status("cod2", "B1"), 'I', &m));
+  EXPECT_EQ(F(m, 39), "0");
+}
+
 TEST_F(ServeFixTest, SecurityListAndMarketDataFollowExpiryAndTheNewListing) {
   TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
   Msg m;

@@ -115,8 +115,12 @@ ServeHarness::~ServeHarness() {
 
 std::unique_ptr<ServeHarness> ServeHarness::Start(const std::string& data_dir, std::string* error,
                                                   const std::string& limits) {
-  absl::StatusOr<common::ExchangeConfig> config =
-      common::ParseConfig(ServeConfigText(data_dir, limits), "serve-test");
+  return StartWithConfig(ServeConfigText(data_dir, limits), error);
+}
+
+std::unique_ptr<ServeHarness> ServeHarness::StartWithConfig(const std::string& config_text,
+                                                            std::string* error) {
+  absl::StatusOr<common::ExchangeConfig> config = common::ParseConfig(config_text, "serve-test");
   if (!config.ok()) {
     *error = std::string(config.status().message());
     return nullptr;

@@ -24,6 +24,9 @@ class ServeHarness {
   // Starts a server on `data_dir` with ephemeral ports; nullptr and *error on failure.
   static std::unique_ptr<ServeHarness> Start(const std::string& data_dir, std::string* error,
                                              const std::string& limits = "");
+  // The same with a whole config of the test's own (ServeConfigText, edited).
+  static std::unique_ptr<ServeHarness> StartWithConfig(const std::string& config_text,
+                                                       std::string* error);
   ~ServeHarness();
   int fix_port() const;
   int http_port() const;

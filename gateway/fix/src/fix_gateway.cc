@@ -234,6 +234,16 @@ absl::Status FixGateway::Impl::Start() {
     store_dir_ = dir + "/store";
     ApplyResume();
     internal::MakeFilesPrivate(store_dir_);
+    // A session is not connected when its gateway starts, whatever it was before: the
+    // process before this one may have died with it logged on (kill -9, a power loss, a
+    // failover), and no Logout then cancelled its orders. Cancel-on-disconnect applies now,
+    // before any connection is accepted, so the session's next orders come after it
+    // (docs/fix.md, "Cancel on disconnect"; the reports wait in the session's store).
+    for (const FixSessionSpec& spec : config_.sessions) {
+      if (!spec.drop_copy && spec.cancel_on_disconnect) {
+        exchange_->Disconnected(SessionDisconnected{spec.sender_comp_id});
+      }
+    }
     acceptor_->start();
   } catch (const FIX::RuntimeError& e) {
     SetSessionsAlive(false);
