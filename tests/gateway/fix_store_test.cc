@@ -226,9 +226,11 @@ TEST_F(BatchedFileStoreTest, WritesWhenTheConnectionSendsOrEndsAndAtOnceWithNone
   EXPECT_FALSE(files->Pending());
   EXPECT_EQ(SizeOf(body), 250);
   EXPECT_EQ(ReadFile(seqnums), "0000000004 : 0000000003");
-  // refresh() reads the files back to the same state.
+  // refresh() reads the files back to the same state, but for the next sender number:
+  // message 4 is stored (set without an incr here), and a seqnums file behind the body is
+  // not believed (DamagedSequenceNumbersAreRefusedNamingTheFile).
   s->refresh();
-  EXPECT_EQ(s->getNextSenderMsgSeqNum(), 4);
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), 5);
   EXPECT_EQ(s->getNextTargetMsgSeqNum(), 3);
   s->get(1, 4, got);
   EXPECT_EQ(got.size(), 4u);
@@ -284,6 +286,36 @@ TEST_F(BatchedFileStoreTest, EntriesPastTheBodysEndAreLeftOut) {
   EXPECT_EQ(got[0], m1);
   EXPECT_EQ(got[1], m2);
   EXPECT_EQ(got[2], m2.substr(48));
+  f.destroy(s);
+}
+
+// Damaged sequence numbers (a power loss: the files are not synced) are not taken for a new
+// session's: starting again at 1 would send the client numbers it has seen. A store that
+// holds messages its seqnums file lags behind goes on after the last of them.
+TEST_F(BatchedFileStoreTest, DamagedSequenceNumbersAreRefusedNamingTheFile) {
+  const std::string m1 = Message(1, 40), m2 = Message(2, 50);
+  const std::string seqnums = dir_ + kPrefix + "seqnums";
+  std::ofstream(dir_ + kPrefix + "body") << m1 << m2;
+  std::ofstream(dir_ + kPrefix + "header") << "1,0,40 2,40,50 ";
+  for (const std::string& damaged :
+       {std::string(), std::string("garbage"), std::string(24, '\0'), std::string("0 : 0")}) {
+    SCOPED_TRACE(damaged);
+    std::ofstream(seqnums, std::ios::trunc) << damaged;
+    BatchedFileStoreFactory f(dir_);
+    try {
+      FIX::MessageStore* s = f.create(kId);
+      f.destroy(s);
+      ADD_FAILURE() << "a damaged seqnums file was taken";
+    } catch (const FIX::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(seqnums + ": damaged"), std::string::npos) << e.what();
+    }
+  }
+  // Behind the body: the next message is 3, not 2.
+  std::ofstream(seqnums, std::ios::trunc) << "0000000002 : 0000000005";
+  BatchedFileStoreFactory f(dir_);
+  FIX::MessageStore* s = f.create(kId);
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), 3);
+  EXPECT_EQ(s->getNextTargetMsgSeqNum(), 5);
   f.destroy(s);
 }
 

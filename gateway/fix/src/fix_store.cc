@@ -166,9 +166,25 @@ void StoreFiles::Load() {
   ParseHeader(ReadAll(header_fd_, prefix_ + "header"), &offsets_);
   const std::string seqnums = ReadAll(seqnums_fd_, prefix_ + "seqnums");
   int sender = 0, target = 0;
-  if (std::sscanf(seqnums.c_str(), "%d : %d", &sender, &target) == 2) {
+  if (std::sscanf(seqnums.c_str(), "%d : %d", &sender, &target) == 2 && sender >= 1 &&
+      target >= 1) {
+    // A body that outran its seqnums (a power loss kept one write and not the other) holds
+    // messages the client may have seen: never number a message below them again.
+    if (!offsets_.empty() && offsets_.rbegin()->first >= sender) {
+      sender = offsets_.rbegin()->first + 1;
+    }
     cache_.setNextSenderMsgSeqNum(sender);
     cache_.setNextTargetMsgSeqNum(target);
+  } else if (!seqnums.empty() || !offsets_.empty()) {
+    // Starting again at 1 would send the client numbers it has seen (it would take them
+    // for duplicates, or log out): the session cannot go on from this store on its own.
+    std::string shown = seqnums.substr(0, 40);
+    for (char& c : shown) {
+      if (c < 0x20 || c > 0x7E) c = '?';
+    }
+    throw FIX::ConfigError(prefix_ + "seqnums: damaged (\"" + shown +
+                           "\"): the session's sequence numbers are unknown; restore the "
+                           "file, or remove the session's store files to start it again at 1");
   }
   const std::string session = ReadAll(session_fd_, prefix_ + "session");
   char time[64] = {0};
