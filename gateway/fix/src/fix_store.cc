@@ -96,6 +96,18 @@ void ParseHeader(const std::string& text, std::map<int, std::pair<long, std::siz
   }
 }
 
+// Whether `message` reads as the FIX message stored under `seq`: "8=" first, its MsgSeqNum
+// `seq`, and a last field that ends with SOH.
+bool LooksStored(const std::string& message, int seq) {
+  if (message.size() < 4 || message.compare(0, 2, "8=") != 0 || message.back() != '\x01') {
+    return false;
+  }
+  return message.find(
+             "\x01"
+             "34=" +
+             std::to_string(seq) + "\x01") != std::string::npos;
+}
+
 void CloseFd(int* fd) {
   if (*fd >= 0) ::close(*fd);
   *fd = -1;
@@ -293,6 +305,11 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
       if (n <= 0) throw FIX::IOException(Why("cannot read", f.prefix_ + "body", n));
       done += static_cast<size_t>(n);
     }
+    // A message that is not the one stored under its number (a body damaged by a machine's
+    // crash: zeros, another message's bytes) is left out, as if never stored: QuickFIX
+    // gap-fills a number with no message, where one it cannot parse would end the whole
+    // resend without an answer.
+    if (!LooksStored(message, it->first)) continue;
     out.push_back(std::move(message));
   }
 }
