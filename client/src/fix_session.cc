@@ -68,7 +68,7 @@ absl::Status FixSession::Start() {
     settings_.set(id_, InitiatorSettings(options_, dictionary));
     store_.reset(new FIX::FileStoreFactory(settings_));
     threads_.reset(new InitiatorThreads());
-    initiator_.reset(new FIX::ThreadedSocketInitiator(*this, *store_, settings_, *threads_));
+    initiator_.reset(new WatchedInitiator(*this, *store_, settings_, *threads_));
     initiator_->start();
   } catch (const std::exception& e) {
     initiator_.reset();
@@ -107,9 +107,17 @@ void FixSession::Stop(bool force) {
     // The connection is gone either way.
   }
   // A connection thread QuickFIX detached may still be calling into the initiator (see
-  // initiator_threads.h). One that has not ended in 5 s is stuck in a way stop() cannot
-  // end: keep what it could touch rather than free it under it.
-  if (threads_->WaitAllEnded(std::chrono::seconds(5))) {
+  // initiator_threads.h), and one its reconnect timer started as stop() began is neither
+  // joined nor counted until it logs: the session is pending or connected meanwhile. One
+  // that has not ended in 5 s is stuck in a way stop() cannot end: keep what it could touch
+  // rather than free it under it.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool ended = false;
+  while (!(ended = threads_->live() == 0 && initiator_->Idle(id_)) &&
+         std::chrono::steady_clock::now() < give_up) {
+    threads_->WaitAllEnded(std::chrono::milliseconds(2));
+  }
+  if (ended) {
     initiator_.reset();
   } else {
     (void)initiator_.release();

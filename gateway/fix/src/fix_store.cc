@@ -183,6 +183,9 @@ void StoreFiles::Load() {
     // A body that outran its seqnums (a power loss kept one write and not the other) holds
     // messages the client may have seen: never number a message below them again.
     if (!offsets_.empty() && offsets_.rbegin()->first >= sender) {
+      if (offsets_.rbegin()->first == INT_MAX) {
+        throw FIX::ConfigError(prefix_ + "header: damaged (a message stored as 2147483647)");
+      }
       sender = offsets_.rbegin()->first + 1;
     }
     cache_.setNextSenderMsgSeqNum(sender);
@@ -295,7 +298,7 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
   out.clear();
   f.FlushLocked();  // a resend reads the file: rare, so no second path through memory
   // The messages stored in [begin, end], in order (a range may span numbers never stored).
-  for (auto it = f.offsets_.lower_bound(begin); it != f.offsets_.end() && it->first <= end; ++it) {
+  for (auto it = f.offsets_.lower_bound(begin); it != f.offsets_.end() && it->first <= end;) {
     std::string message(it->second.second, '\0');
     size_t done = 0;
     while (done < message.size()) {
@@ -309,8 +312,13 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
     // crash: zeros, another message's bytes) is left out, as if never stored: QuickFIX
     // gap-fills a number with no message, where one it cannot parse would end the whole
     // resend without an answer.
-    if (!LooksStored(message, it->first)) continue;
+    // Forgotten for good, so that no later resend piece (StoreFiles::PieceEnd) ends on it.
+    if (!LooksStored(message, it->first)) {
+      it = f.offsets_.erase(it);
+      continue;
+    }
     out.push_back(std::move(message));
+    ++it;
   }
 }
 

@@ -111,7 +111,7 @@ class FixSession : public FIX::Application {
   FIX::SessionSettings settings_;
   std::unique_ptr<FIX::FileStoreFactory> store_;
   std::unique_ptr<InitiatorThreads> threads_;  // outlives initiator_, built on it
-  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator_;
+  std::unique_ptr<WatchedInitiator> initiator_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -27,6 +27,7 @@
 #include <mutex>
 
 #include "quickfix/Log.h"
+#include "quickfix/ThreadedSocketInitiator.h"
 
 namespace cfx {
 namespace client {
@@ -55,6 +56,16 @@ class InitiatorThreads : public FIX::LogFactory {
 
  private:
   std::shared_ptr<Count> count_;  // shared with each thread's exit notice
+};
+
+// A ThreadedSocketInitiator that tells whether a session is neither connecting nor
+// connected: its reconnect timer may start a connection thread as stop() begins, which
+// stop() neither joins nor (until it logs) InitiatorThreads counts; the session is pending
+// or connected until that thread's last call into the initiator.
+class WatchedInitiator : public FIX::ThreadedSocketInitiator {
+ public:
+  using FIX::ThreadedSocketInitiator::ThreadedSocketInitiator;
+  bool Idle(const FIX::SessionID& id) { return isDisconnected(id); }
 };
 
 }  // namespace client
