@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/crc32c.h"
 #include "record_format.h"
@@ -131,10 +132,19 @@ absl::Status CommitLog::Error(absl::string_view what) const {
 
 absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOptions& options,
                                                            uint64_t after, CommitLogTail* tail) {
+  return Open(
+      options, [after]() -> absl::StatusOr<uint64_t> { return after; }, tail);
+}
+
+absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
+    const CommitLogOptions& options, absl::FunctionRef<absl::StatusOr<uint64_t>()> after_read,
+    CommitLogTail* tail) {
   *tail = CommitLogTail{};
-  tail->last = after;
   int fd = ::open(options.path.c_str(), (options.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) {
+    const absl::StatusOr<uint64_t> after = after_read();
+    if (!after.ok()) return after.status();
+    tail->last = *after;
     if (options.read_only) return std::unique_ptr<CommitLog>();  // none: nothing ahead of LMDB
     // Created under a temporary name and renamed, so a crash never leaves a log without its
     // header.
@@ -164,6 +174,12 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(const CommitLogOption
   }
   std::string bytes;
   if (!ReadAll(fd, &bytes)) return log->Error("read");
+  // Only now what LMDB holds: a writer restarts the log once LMDB holds all of it, so a
+  // restart after this read leaves `after` at or past every record in `bytes`.
+  const absl::StatusOr<uint64_t> lmdb_last = after_read();
+  if (!lmdb_last.ok()) return lmdb_last.status();
+  const uint64_t after = *lmdb_last;
+  tail->last = after;
   const uint64_t version = bytes.size() < kCommitLogHeaderSize ? 0 : GetLe(bytes.data() + 4, 2);
   if (bytes.size() < kCommitLogHeaderSize || GetLe(bytes.data(), 4) != kLogMagic ||
       (version != kLogVersion && version != kLogVersionBareGeneration) ||

@@ -27,6 +27,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -73,6 +74,14 @@ class CommitLog {
   // later acknowledged records would then be read by no one).
   static absl::StatusOr<std::unique_ptr<CommitLog>> Open(const CommitLogOptions& options,
                                                          uint64_t after, CommitLogTail* tail);
+  // The same, with `after` asked for once the file's bytes are read (an error from it is
+  // returned as is). A reader beside a running writer asks LMDB then: the writer restarts the
+  // log only once LMDB holds everything in it, so a restart between the two reads cannot make
+  // the log seem to skip records; asked before, it could (the records copied and the log
+  // restarted in between are in neither read).
+  static absl::StatusOr<std::unique_ptr<CommitLog>> Open(
+      const CommitLogOptions& options, absl::FunctionRef<absl::StatusOr<uint64_t>()> after_read,
+      CommitLogTail* tail);
   ~CommitLog();
   CommitLog(const CommitLog&) = delete;
   CommitLog& operator=(const CommitLog&) = delete;

@@ -49,23 +49,30 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
                                         .no_sync = options.unsafe_no_sync,
                                         .read_only = options.read_only,
                                         .stop_at_damage = options.cut_damaged_commit_log};
-  auto log = CommitLog::Open(log_options, lmdb_last, &tail);
-  // Read-only beside a running writer, the writer may copy the log into LMDB and restart it
-  // between the two reads: the log then seems to skip records (or, read in the middle of
-  // the restart's header write, to have a damaged header). Read both again; a log that
-  // still fails after 20 reads over 20 ms with LMDB unchanged is damaged.
-  for (int retry = 0, unchanged = 0; options.read_only && !log.ok() &&
-                                     absl::IsDataLoss(log.status()) && retry < 50 && unchanged < 20;
+  // Read-only beside a running writer, LMDB's last is read after the log's bytes (see
+  // CommitLog::Open), so the writer's copies and restarts between the two reads cannot make
+  // the log seem to skip records. The bytes can still be read while the writer writes them:
+  // a page of a later entry already written and one of an earlier entry not yet, or a
+  // restart's header half written. Read both again; a log that still fails after 20 reads
+  // over 20 ms with LMDB unchanged, or after 200 reads, is damaged.
+  auto read_lmdb_last = [&]() -> absl::StatusOr<uint64_t> {
+    if (!options.read_only) return lmdb_last;  // the writer: nothing else writes
+    auto last = LmdbLastSeq(impl);
+    if (last.ok()) impl.last_seq.store(*last, std::memory_order_release);
+    return last;
+  };
+  auto log = CommitLog::Open(log_options, read_lmdb_last, &tail);
+  for (int retry = 0, unchanged = 0;
+       options.read_only && !log.ok() && absl::IsDataLoss(log.status()) && retry < 200 &&
+       unchanged < 20;
        ++retry) {
-    auto again = LmdbLastSeq(impl);
-    if (!again.ok()) return again.status();
-    if (*again == lmdb_last) {
+    const uint64_t before = impl.last_seq.load(std::memory_order_relaxed);
+    if (before == lmdb_last) {
       ++unchanged;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    lmdb_last = *again;
-    impl.last_seq.store(lmdb_last, std::memory_order_release);
-    log = CommitLog::Open(log_options, lmdb_last, &tail);
+    lmdb_last = before;
+    log = CommitLog::Open(log_options, read_lmdb_last, &tail);
   }
   if (!log.ok()) return log.status();
   impl.recovered_from_log = tail.records;

@@ -1,26 +1,19 @@
-// The journal's commit log (docs/durability.md, "The commit log"): the file itself
-// (CommitLog, an internal class) and the journal on top of it. A run that stops before the
-// copier moved its records into LMDB is made with fork() and _exit(), which skips every
-// destructor, as a kill -9 would.
+// The journal's commit log file (docs/durability.md, "The commit log"): CommitLog, an
+// internal class. The journal on top of it: journal_commit_log_test.cc.
 #include "commit_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/crc32c.h"
-#include "cfx/journal/journal.h"
+#include "commit_log_payload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "record_format.h"
@@ -32,10 +25,6 @@ namespace {
 using internal::CommitLog;
 using internal::CommitLogTail;
 using ::testing::HasSubstr;
-
-std::string Payload(uint64_t seq, int round = 0) {
-  return absl::StrCat("input-", seq, "-round-", round, "-", std::string(seq % 50, 'x'));
-}
 
 // Appends one entry per seq in [from, to], one Append each.
 void AppendSeqs(CommitLog& log, uint64_t from, uint64_t to, int round = 0) {
@@ -303,285 +292,47 @@ TEST(CommitLogTest, ADamagedHeaderIsDataLossNamingTheFile) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/none"));
 }
 
-// --- the journal with its commit log ---------------------------------------------------
-
-JournalOptions WithLog(const std::string& dir) {
-  return {.data_dir = dir, .defer_commit_sync = true, .commit_log = true};
-}
-
-std::vector<std::pair<uint64_t, std::string>> ReadAll(const Journal& j) {
-  std::vector<std::pair<uint64_t, std::string>> out;
-  absl::Status s = j.ReadFrom(1, [&](uint64_t seq, absl::string_view payload) {
-    out.emplace_back(seq, std::string(payload));
-    return true;
-  });
-  EXPECT_TRUE(s.ok()) << s;
-  return out;
-}
-
-void ExpectSeqs(const std::vector<std::pair<uint64_t, std::string>>& records, uint64_t last,
-                int round_after = 0, uint64_t cut = UINT64_MAX) {
-  ASSERT_EQ(records.size(), last);
-  for (uint64_t i = 0; i < records.size(); ++i) {
-    const uint64_t seq = i + 1;
-    EXPECT_EQ(records[i].first, seq);
-    EXPECT_EQ(records[i].second, Payload(seq, seq > cut ? round_after : 0)) << "seq " << seq;
-  }
-}
-
-absl::Status AppendRange(Journal& j, uint64_t from, uint64_t to, int round = 0,
-                         size_t batch = 5) {
-  std::vector<std::string> owned;
-  for (uint64_t seq = from; seq <= to; ++seq) {
-    owned.push_back(Payload(seq, round));
-    if (owned.size() == batch || seq == to) {
-      std::vector<absl::string_view> views(owned.begin(), owned.end());
-      auto last = j.AppendBatch(views);
-      if (!last.ok()) return last.status();
-      owned.clear();
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Runs `body` in a child that ends with _exit(0): no destructor runs, so what the copier had
-// not moved into LMDB is only in the commit log.
-void RunAndVanish(const std::function<void()>& body) {
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    body();
-    _exit(::testing::Test::HasFailure() ? 1 : 0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-}
-
-TEST(JournalCommitLogTest, InputsOnlyTheLogHoldsAreFoundByEveryOpenAndCopiedOnce) {
+// A reader beside a running writer asks for LMDB's last only once it holds the log's bytes.
+// Here the writer copies records 1..4 into LMDB, restarts the log and appends 5..8 while the
+// reader is between the two reads: the reader finds nothing past LMDB's 4 (a prefix of the
+// journal, as of its read) instead of a log that seems to start at 5 after LMDB's 0.
+TEST(CommitLogTest, AReaderAsksForLmdbsLastAfterReadingSoARestartBetweenCannotSkipRecords) {
   TestDir dir;
-  RunAndVanish([&] {
-    JournalOptions o = WithLog(dir.path());
-    o.commit_log_copy_every_ms = 3'600'000;  // the copier never runs before the exit
-    auto j = *Journal::Open(o);
-    if (!AppendRange(*j, 1, 40).ok()) _exit(3);
-    if (j->DurableSeq() != 40) _exit(4);
-    _exit(0);
-  });
-  {
-    // Read-only: LMDB has none of them; the log has all forty.
-    auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
-    ASSERT_TRUE(reader.ok()) << reader.status();
-    EXPECT_EQ((*reader)->LastSeq(), 40u);
-    EXPECT_EQ((*reader)->RecoveredFromCommitLog(), 40u);
-    ExpectSeqs(ReadAll(**reader), 40);
-    auto stats = (*reader)->Verify();
-    ASSERT_TRUE(stats.ok()) << stats.status();
-    EXPECT_EQ(stats->records, 40u);
-  }
-  {
-    // Writable, even without the option: into LMDB, and the log starts over.
-    auto j = Journal::Open({.data_dir = dir.path()});
-    ASSERT_TRUE(j.ok()) << j.status();
-    EXPECT_EQ((*j)->RecoveredFromCommitLog(), 40u);
-    EXPECT_EQ((*j)->LastSeq(), 40u);
-    ASSERT_TRUE(AppendRange(**j, 41, 45).ok());
-  }
-  auto j = *Journal::Open(WithLog(dir.path()));
-  EXPECT_EQ(j->RecoveredFromCommitLog(), 0u);  // copied once, never again
-  ExpectSeqs(ReadAll(*j), 45);
-}
-
-TEST(JournalCommitLogTest, TheCopierMovesRecordsIntoLmdbWhileTheJournalRuns) {
-  TestDir dir;
-  RunAndVanish([&] {
-    auto j = *Journal::Open(WithLog(dir.path()));  // copies every 10 ms
-    if (!AppendRange(*j, 1, 30).ok()) _exit(3);
-    usleep(500'000);
-    _exit(0);
-  });
-  auto j = *Journal::Open(WithLog(dir.path()));
-  EXPECT_EQ(j->RecoveredFromCommitLog(), 0u) << "LMDB had them before the exit";
-  ExpectSeqs(ReadAll(*j), 30);
-}
-
-TEST(JournalCommitLogTest, TheLogRestartsWhenFullAndReadersSeeEveryRecordOnceInOrder) {
-  TestDir dir;
-  std::mt19937_64 rng(7);
-  JournalOptions o = WithLog(dir.path());
-  o.commit_log_bytes = 16 << 10;  // a restart every few dozen records
-  uint64_t last = 0;
-  {
-    auto j = *Journal::Open(o);
-    for (int batch = 0; batch < 300; ++batch) {
-      const uint64_t n = 1 + rng() % 9;
-      ASSERT_TRUE(AppendRange(*j, last + 1, last + n, 0, n).ok());
-      last += n;
-      EXPECT_EQ(j->DurableSeq(), last);
-      if (batch % 50 == 0) ExpectSeqs(ReadAll(*j), last);  // LMDB and the log together
-    }
-    ExpectSeqs(ReadAll(*j), last);
-  }
-  {
-    auto j = *Journal::Open(o);
-    ExpectSeqs(ReadAll(*j), last);
-  }
-  // And a run that vanishes with records after a restart of the log only in it.
-  RunAndVanish([&] {
-    JournalOptions slow = o;
-    slow.commit_log_copy_every_ms = 3'600'000;
-    auto k = *Journal::Open(slow);
-    if (!AppendRange(*k, last + 1, last + 200, 0, 3).ok()) _exit(3);
-    _exit(0);
-  });
-  auto k = *Journal::Open(o);
-  EXPECT_GT(k->RecoveredFromCommitLog(), 0u);
-  ExpectSeqs(ReadAll(*k), last + 200);
-}
-
-// `cfx journal verify` and the replicas' readers open the journal read-only beside the
-// running exchange. Between reading LMDB's last record and reading the log, the writer may
-// copy the log into LMDB and restart it: the log then seems to skip records, and the reader
-// reads both again. A writer in another process restarts its small log every few dozen
-// batches, copying every millisecond, while this process opens read-only as often as it
-// can: every open succeeds and reads records 1..n, each once, in order, n at least the
-// LastSeq() the open found.
-TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceInOrder) {
-  TestDir dir;
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(ready[0]);
-    JournalOptions o = WithLog(dir.path());
-    o.commit_log_bytes = 2 << 10;  // a restart every few batches
-    o.commit_log_copy_every_ms = 1;
-    auto j = Journal::Open(o);
-    if (!j.ok()) _exit(3);
-    uint64_t last = 0;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
-    for (int batch = 0; std::chrono::steady_clock::now() < until; ++batch) {
-      if (!AppendRange(**j, last + 1, last + 4, 0, 4).ok()) _exit(4);
-      last += 4;
-      if (batch == 0) (void)!write(ready[1], "r", 1);
-    }
-    _exit(0);
-  }
-  close(ready[1]);
-  char byte;
-  ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the writer did not start";
-  close(ready[0]);
-  int opens = 0, status = 0;
-  uint64_t seen = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
-    ASSERT_TRUE(reader.ok()) << "open " << opens << ": " << reader.status();
-    auto records = ReadAll(**reader);
-    // At least what the open found; LMDB's read in ReadFrom may already hold more.
-    ASSERT_GE(records.size(), (*reader)->LastSeq()) << "open " << opens;
-    for (uint64_t i = 0; i < records.size(); ++i) {
-      ASSERT_EQ(records[i].first, i + 1) << "open " << opens;
-      ASSERT_EQ(records[i].second, Payload(i + 1)) << "open " << opens;
-    }
-    EXPECT_GE(records.size(), seen) << "an open saw fewer records than the one before";
-    seen = records.size();
-    ++opens;
-  }
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-  std::fprintf(stderr, "%d read-only opens beside the writer, the last saw %llu records\n", opens,
-               static_cast<unsigned long long>(seen));
-  EXPECT_GE(opens, 10);
-}
-
-TEST(JournalCommitLogTest, AnOperatorsCutIsNotUndoneByWhatTheLogHeldBeforeIt) {
-  TestDir dir;
-  // Entries of 72 bytes (8 + 24 + 40) before the cut, and after it entries three times that
-  // size: the four new records 9..12 end exactly where the old record 13 begins, whose seq
-  // would follow 12. Only the generation tells the old one apart.
-  const std::string old_payload(40, 'o'), new_payload(3 * 72 - 32, 'n');
-  RunAndVanish([&] {
-    JournalOptions o = WithLog(dir.path());
-    o.commit_log_copy_every_ms = 3'600'000;
-    auto j = *Journal::Open(o);
-    for (int i = 0; i < 20; ++i) {
-      std::vector<absl::string_view> one = {old_payload};
-      if (!j->AppendBatch(one).ok()) _exit(3);
-    }
-    if (!j->TruncateAfter(8).ok()) _exit(4);
-    for (int i = 0; i < 4; ++i) {
-      std::vector<absl::string_view> one = {new_payload};
-      if (!j->AppendBatch(one).ok()) _exit(5);
-    }
-    _exit(0);
-  });
-  auto j = *Journal::Open(WithLog(dir.path()));
-  EXPECT_EQ(j->RecoveredFromCommitLog(), 4u);
-  auto records = ReadAll(*j);
-  ASSERT_EQ(records.size(), 12u);
-  for (const auto& [seq, payload] : records) {
-    EXPECT_EQ(payload, seq <= 8 ? old_payload : new_payload) << "seq " << seq;
-  }
-}
-
-TEST(JournalCommitLogTest, RecordsAfterABatchThatWentStraightToLmdbAreNotLost) {
-  TestDir dir;
-  // A batch larger than a quarter of the log goes to LMDB directly; the small ones before
-  // and after it go through the log, and the run vanishes before any copy.
-  RunAndVanish([&] {
-    JournalOptions o = WithLog(dir.path());
-    o.commit_log_bytes = 16 << 10;
-    o.commit_log_copy_every_ms = 3'600'000;
-    auto j = *Journal::Open(o);
-    if (!AppendRange(*j, 1, 3).ok()) _exit(3);
-    const std::string big(2000, 'b');
-    std::vector<absl::string_view> large(5, big);
-    if (!j->AppendBatch(large).ok()) _exit(4);
-    if (!AppendRange(*j, 9, 12).ok()) _exit(5);
-    _exit(0);
-  });
-  auto j = *Journal::Open(WithLog(dir.path()));
-  EXPECT_EQ(j->RecoveredFromCommitLog(), 4u);
-  auto records = ReadAll(*j);
-  ASSERT_EQ(records.size(), 12u);
-  EXPECT_EQ(records[11].second, Payload(12));
-}
-
-TEST(JournalCommitLogTest, AFullMapIsRefusedBeforeAnythingIsAcknowledged) {
-  TestDir dir;
-  JournalOptions o = WithLog(dir.path());
-  o.map_size_bytes = 1 << 20;
-  uint64_t acked = 0;
-  absl::Status refused;
-  {
-    auto j = *Journal::Open(o);
-    const std::string big(2000, 'b');
-    std::vector<absl::string_view> batch(4, big);
-    for (int i = 0; i < 1000 && refused.ok(); ++i) {
-      auto last = j->AppendBatch(batch);
-      if (last.ok()) {
-        acked = *last;
-      } else {
-        refused = last.status();
-      }
-    }
-    ASSERT_FALSE(refused.ok()) << "1 MiB cannot hold 8 MB";
-    EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
-    EXPECT_THAT(refused.message(), HasSubstr(dir.path()));
-    // Nothing of the refused batch is written; near the end the batches went straight into
-    // LMDB, where the last one is durable at the next commit or sync (DurableSeq says so).
-    EXPECT_EQ(j->LastSeq(), acked);
-    EXPECT_LE(j->DurableSeq(), acked);
-    ASSERT_TRUE(j->Sync().ok());
-    EXPECT_EQ(j->DurableSeq(), acked);
-  }
-  auto j = *Journal::Open(o);
-  EXPECT_EQ(j->LastSeq(), acked);
-  auto stats = j->Verify();
-  ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->records, acked);
+  const std::string path = dir.path() + "/commit.log";
+  CommitLogTail tail;
+  auto writer = OpenLog(path, 0, &tail);
+  ASSERT_TRUE(writer);
+  AppendSeqs(*writer, 1, 4);
+  uint64_t lmdb_last = 0;
+  int asked = 0;
+  auto read = CommitLog::Open(
+      {.path = path, .read_only = true},
+      [&]() -> absl::StatusOr<uint64_t> {
+        ++asked;
+        lmdb_last = 4;  // the copier's commit of 1..4
+        if (absl::Status s = writer->Restart(); !s.ok()) return s;
+        AppendSeqs(*writer, 5, 8);
+        return lmdb_last;
+      },
+      &tail);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(tail.records, 0u);
+  EXPECT_EQ(tail.last, 4u);
+  // The next read finds the new generation's records after LMDB's 4.
+  ASSERT_TRUE(CommitLog::Open({.path = path, .read_only = true}, lmdb_last, &tail).ok());
+  EXPECT_EQ(tail.records, 4u);
+  EXPECT_EQ(tail.last, 8u);
+  // An error from the question is the open's, and an absent log is asked too.
+  auto failed = CommitLog::Open(
+      {.path = path, .read_only = true},
+      []() -> absl::StatusOr<uint64_t> { return absl::InternalError("lmdb: begin read"); }, &tail);
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kInternal);
+  auto absent = CommitLog::Open(
+      {.path = dir.path() + "/none", .read_only = true},
+      []() -> absl::StatusOr<uint64_t> { return 9; }, &tail);
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(tail.last, 9u);
 }
 
 }  // namespace
