@@ -158,6 +158,7 @@ void Fields(IO& io, C& c) {
   io.Name(c.orig);
   io.Name(c.acct);
   OriginField(io, c.origin);
+  if (io.version() >= 4) io.Name(c.req);  // version 4 on: the request's own id
 }
 template <typename IO, CommandOf<ReplaceCmd> C>
 void Fields(IO& io, C& c) {
@@ -181,6 +182,7 @@ void Fields(IO& io, C& c) {
   } else if constexpr (!std::is_const_v<C>) {
     c.disconnect = c.session != 0;
   }
+  if (io.version() >= 4) io.Name(c.req);  // version 4 on: the request's own id
 }
 template <typename IO, CommandOf<TimeCmd> C>
 void Fields(IO& io, C& c) {
@@ -280,14 +282,16 @@ std::string DescribeCommand(const Command& command) {
           if (c.expire != kNoTime) absl::StrAppend(&s, " expire=", c.expire);
           return s;
         } else if constexpr (std::is_same_v<T, CancelCmd>) {
-          return absl::StrCat("cancel orig=", A(c.orig.view()), " acct=", A(c.acct.view()));
+          return absl::StrCat("cancel orig=", A(c.orig.view()), " acct=", A(c.acct.view()),
+                              c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())));
         } else if constexpr (std::is_same_v<T, ReplaceCmd>) {
           return absl::StrCat("replace cl=", A(c.cl.view()), " orig=", A(c.orig.view()),
                               " acct=", A(c.acct.view()), " px=", P(c.px),
                               " qty=", c.has_qty ? absl::StrCat(c.qty.value()) : "-");
         } else if constexpr (std::is_same_v<T, MassCancelCmd>) {
           return absl::StrCat("mass_cancel acct=", A(c.acct.view()), " sym=", A(c.sym.view()),
-                              " session=", c.session, c.disconnect ? " disconnect" : "");
+                              " session=", c.session, c.disconnect ? " disconnect" : "",
+                              c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())));
         } else if constexpr (std::is_same_v<T, TimeCmd>) {
           return absl::StrCat("time ts=", c.ts);
         } else if constexpr (std::is_same_v<T, RiskCmd>) {

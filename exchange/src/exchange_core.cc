@@ -18,7 +18,7 @@
 #include "cfx/exchange/trade_recorder.h"
 #include "cfx/storage/private_files.h"
 #include "listing_outcomes.h"
-#include "recorder_recovery.h"
+#include "journal_tail.h"
 
 namespace cfx::exchange {
 namespace {
@@ -397,6 +397,16 @@ absl::Status ExchangeCore::Promote(int64_t timeout_ms) {
 bool ExchangeCore::leading() const { return impl_->started && impl_->pipeline->leading(); }
 
 bool ExchangeCore::replicated() const { return impl_->options.replication != nullptr; }
+
+absl::Status ExchangeCore::ReplayOutcomes(uint64_t after, uint64_t through,
+                                          TailVisitor* visitor) const {
+  if (impl_->journal == nullptr) {
+    return absl::FailedPreconditionError("no journal: outcomes cannot be computed again");
+  }
+  auto start = ReplayJournalTail(*impl_->journal, impl_->MatcherOptionsFromConfig(), after,
+                                 through, visitor);
+  return start.status();
+}
 
 std::vector<FixSessionSeqs> ExchangeCore::FixSessions() const {
   return impl_->matcher ? impl_->matcher->FixSessions() : std::vector<FixSessionSeqs>{};

@@ -94,10 +94,10 @@ TEST(EngineCodecTest, RequestsCarryTheirOriginAndVersionOneStillDecodes) {
   EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.msg_seq, 1234u);
   EXPECT_NE(DescribeCommand(back).find("from=77/1234"), std::string::npos) << DescribeCommand(back);
 
-  // Version 1: the same bytes without the 8 origin bytes.
+  // Version 1: the same bytes without the 8 origin bytes (and version 4's empty request id).
   std::string v1 = Bytes(x);
   v1[0] = 1;
-  v1.resize(v1.size() - 8);
+  v1.resize(v1.size() - 8 - 1);
   ASSERT_TRUE(EngineCodec().Decode(v1, &back).ok());
   EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.msg_seq, 0u);
   EXPECT_EQ(std::get<engine::CancelCmd>(back).orig.view(), "o1");
@@ -121,10 +121,40 @@ TEST(EngineCodecTest, ASessionsMassCancelSaysWhetherItIsADisconnect) {
   engine::Command back;
   std::string v2 = Bytes(own);
   v2[0] = 2;
-  v2.pop_back();  // no disconnect byte
+  v2.resize(v2.size() - 2);  // no disconnect byte (nor version 4's empty request id)
   ASSERT_TRUE(EngineCodec().Decode(v2, &back).ok());
   EXPECT_TRUE(std::get<engine::MassCancelCmd>(back).disconnect);
   EXPECT_EQ(std::get<engine::MassCancelCmd>(back).sym.view(), "X");
+}
+
+// Version 4 added the request's own id (FIX 11) to a cancel and a mass cancel: what the
+// exchange answers with, also when it reports an outcome again after a restart. A version 3
+// payload still decodes, with no id.
+TEST(EngineCodecTest, ACancelAndAMassCancelCarryTheRequestsOwnId) {
+  engine::CancelCmd x{engine::Name::From("o1"), engine::Name::From("A1")};
+  x.req = engine::Name::From("cxl-9");
+  engine::MassCancelCmd m{engine::Name::From("A1"), engine::Name::From("X"), 3};
+  m.req = engine::Name::From("mass-4");
+  ExpectRoundTrip(x);
+  ExpectRoundTrip(m);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(x), &back).ok());
+  EXPECT_EQ(std::get<engine::CancelCmd>(back).req.view(), "cxl-9");
+  EXPECT_NE(DescribeCommand(back).find("req=cxl-9"), std::string::npos) << DescribeCommand(back);
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(m), &back).ok());
+  EXPECT_EQ(std::get<engine::MassCancelCmd>(back).req.view(), "mass-4");
+  for (engine::Command c : {engine::Command(x), engine::Command(m)}) {
+    std::string v3 = Bytes(c);
+    v3[0] = 3;
+    const size_t id_length = std::holds_alternative<engine::CancelCmd>(c) ? 5 : 6;
+    v3.resize(v3.size() - 1 - id_length);  // no length byte and no id
+    ASSERT_TRUE(EngineCodec().Decode(v3, &back).ok()) << DescribeCommand(c);
+    std::visit(
+        [](const auto& d) {
+          if constexpr (requires { d.req; }) EXPECT_TRUE(d.req.empty());
+        },
+        back);
+  }
 }
 
 TEST(EngineCodecTest, RandomCommandsRoundTrip) {

@@ -35,7 +35,8 @@ FIX::Message FixGateway::Impl::ExecReport(const OrderState& o, char exec_type, c
   m.setField(37, o.order_id ? std::to_string(o.order_id) : "NONE");
   if (!o.cl_ord_id.empty()) m.setField(11, o.cl_ord_id);
   if (!o.orig_cl_ord_id.empty()) m.setField(41, o.orig_cl_ord_id);
-  m.setField(17, NextExecId());
+  m.setField(17, o.exec_id.empty() ? NextExecId() : o.exec_id);
+  if (o.poss_resend) m.getHeader().setField(97, "Y");
   m.setField(150, Str(exec_type));
   m.setField(39, Str(ord_status));
   if (!o.account.empty()) m.setField(1, o.account);
@@ -142,6 +143,7 @@ void FixGateway::Impl::CancelRejectedOut(const CancelRejected& r) {
   m.setField(434, r.response_to_replace ? "2" : "1");
   m.setField(102, r.reason == "unknown_order" ? "1" : "99");
   m.setField(58, r.reason);
+  if (r.poss_resend) m.getHeader().setField(97, "Y");
   Send(r.session, m);
 }
 
@@ -160,6 +162,7 @@ void FixGateway::Impl::MassCancelOut(const MassCancelResult& r) {
   if (!r.account.empty()) m.setField(1, r.account);
   if (!r.symbol.empty()) m.setField(55, r.symbol);
   m.setField(60, internal::UtcNowFix());
+  if (r.poss_resend) m.getHeader().setField(97, "Y");
   Send(r.session, m);
 }
 

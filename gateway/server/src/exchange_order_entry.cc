@@ -42,12 +42,15 @@ absl::Status ExchangeOrderEntry::Start() {
         absl::StrCat("sessions ", impl_->collision_, " map to one engine session id; rename one"));
   }
   impl_->worker_ = concurrency::NamedThread("cfx-fix-worker", [this] { impl_->Run(); });
-  impl_->delivering_.store(true, std::memory_order_release);
+  // Without a watermark file, outcomes are delivered from now on; with one, once
+  // StartReports has reported what the last run may not have.
+  if (impl_->reported_path_.empty()) impl_->live_.store(true, std::memory_order_release);
   impl_->PostListing();
   return absl::OkStatus();
 }
 
 void ExchangeOrderEntry::Stop() {
+  StopReports();
   {
     std::lock_guard<std::mutex> lock(impl_->mu_);
     impl_->stopping_ = true;
@@ -141,6 +144,7 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
     }
   }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
+  (void)c.req.Assign(r.cl_ord_id);  // journaled for a report made again after a restart
   impl_->OfferAmend(c, Pending::Kind::kCancel, refusal);
 }
 
@@ -239,6 +243,7 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
   }
   if (r.account.empty()) c.session = SessionIdOf(r.session);
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
+  (void)c.req.Assign(r.cl_ord_id);
   Pending p;
   p.kind = Pending::Kind::kMass;
   p.asked.session = r.session;

@@ -5,11 +5,14 @@
 #ifndef CFX_GATEWAY_SERVER_SRC_EXCHANGE_ORDER_ENTRY_IMPL_H_
 #define CFX_GATEWAY_SERVER_SRC_EXCHANGE_ORDER_ENTRY_IMPL_H_
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,6 +24,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/gateway/exchange_order_entry.h"
+#include "report_watermark.h"
 
 namespace cfx::gateway {
 
@@ -56,7 +60,6 @@ class ExchangeOrderEntry::Impl {
 
   exchange::ExchangeCore* core_;
   ExecutionListener* listener_ = nullptr;
-  std::atomic<bool> delivering_{false};  // Start has run: listener_ is set
   absl::flat_hash_map<en::SessionId, std::string> session_names_;  // immutable after ctor
   std::string collision_;
 
@@ -263,6 +266,58 @@ class ExchangeOrderEntry::Impl {
 
   // The end of an input: the books it changed, a new listing, a mass cancel's result.
   void OnAck(uint64_t tag);
+
+  // --- Reports a crash kept from going out (exchange_order_entry_reports.cc) ------------
+  // docs/durability.md, "Reports a crash kept from going out". Until StartReports, the
+  // outcomes of every input are held back (not delivered; held_through_ remembers the last
+  // such input); StartReports computes them again from the journal, with those after the
+  // watermark the crash left, and delivers them; then inputs after live_after_ are
+  // delivered as they come. Without a watermark file, Start goes live at once.
+
+  // Whether the outcomes of input `seq` are delivered now (else held back). Delivering
+  // thread.
+  bool Delivers(uint64_t seq) {
+    if (live_.load(std::memory_order_acquire)) return seq > live_after_;
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    if (live_.load(std::memory_order_relaxed)) return seq > live_after_;
+    held_through_ = std::max(held_through_, seq);
+    return false;
+  }
+  // Numbers the outcome about to be delivered: its reports' ExecIDs are "<seq>-<n>", n
+  // = 2 × its place among the input's events (+ 1 for a trade's second fill).
+  void NumberOutcome(uint64_t seq) {
+    if (seq != exec_seq_) {
+      exec_seq_ = seq;
+      exec_index_ = 0;
+    } else {
+      ++exec_index_;
+    }
+  }
+  std::string ExecId(int leg) const { return absl::StrCat(exec_seq_, "-", 2 * exec_index_ + leg); }
+  // The request a journaled command was, as Submit & co. register it, under a new tag (0
+  // when the command is no request answered as such).
+  uint64_t RegisterReplayed(const en::Command& command);
+  // After the listener's OnIdle: what was delivered is in the sessions' stores.
+  void AfterIdle();
+  absl::Status WriteWatermark(uint64_t seq);  // gate_mu_ held
+
+  std::string reported_path_;   // empty: no watermark (live at Start)
+  uint64_t recovered_last_ = 0;  // the last input the core recovered from the journal
+  std::unique_ptr<internal::ReportWatermark> watermark_;  // under gate_mu_ once live
+  std::mutex gate_mu_;
+  std::atomic<bool> live_{false};
+  uint64_t live_after_ = 0;    // set before live_: inputs up to it were reported by replay
+  uint64_t held_through_ = 0;  // under gate_mu_
+  bool frozen_ = false;        // under gate_mu_: StopReports ran; the file moves no more
+  uint64_t written_ = 0;       // under gate_mu_: what the file holds
+  std::atomic<uint64_t> confirmed_{0};  // the last input acked before a listener's OnIdle
+  // The delivering thread's (or, before live_, StartReports's):
+  uint64_t exec_seq_ = 0;
+  uint64_t exec_index_ = 0;
+  bool replaying_ = false;  // reports are marked PossResend; no market data
+  bool poss_resend_ = false;
+  uint64_t acked_ = 0;
+  std::chrono::steady_clock::time_point written_at_{};
 };
 
 }  // namespace cfx::gateway

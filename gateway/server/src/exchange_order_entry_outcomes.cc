@@ -30,6 +30,8 @@ OrderState ExchangeOrderEntry::Impl::StateOf(const en::OrderInfo& info, const en
                                              int64_t time_us) const {
   OrderState s;
   s.transact_time_us = time_us;
+  s.exec_id = ExecId(0);
+  s.poss_resend = poss_resend_;
   s.session = SessionName(d.session);
   s.account = Str(acct);
   s.cl_ord_id = std::string(info.cl.view());
@@ -124,6 +126,8 @@ void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pendi
   if (p != nullptr && p->kind == Pending::Kind::kNew) {
     OrderState asked = p->asked;
     asked.transact_time_us = TimeUs(o);  // the input's exchange stamp, as every report
+    asked.exec_id = ExecId(0);
+    asked.poss_resend = poss_resend_;
     listener_->OnRejected(asked, reason);
     return;
   }
@@ -136,7 +140,12 @@ void ExchangeOrderEntry::Impl::DeliverTrade(const exchange::Outcome& o) {
   Touch(o.sym);
   const Fill fill{e.px.value(), e.qty.value(), e.seq};
   listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), fill);
-  listener_->OnFill(StateOf(e.other, o.other_acct, o.sym, o.other_detail(), TimeUs(o)), fill);
+  OrderState seller = StateOf(e.other, o.other_acct, o.sym, o.other_detail(), TimeUs(o));
+  seller.exec_id = ExecId(1);
+  listener_->OnFill(seller, fill);
+  // Market data is not reported again: it is not kept for a session, and the books are
+  // published as they stand.
+  if (replaying_) return;
   listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq, TimeUs(o)});
 }
 
@@ -147,12 +156,12 @@ void ExchangeOrderEntry::Impl::DeliverCanceled(const exchange::Outcome& o, Pendi
   Touch(o.sym);
   OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
   if (p != nullptr && p->kind == Pending::Kind::kCancel && e.cancel == en::CancelReason::kUser) {
-    s.session = p->asked.session;
+    if (!p->asked.session.empty()) s.session = p->asked.session;
     s.orig_cl_ord_id = s.cl_ord_id;
     s.cl_ord_id = p->cl_ord_id;
   } else if (p != nullptr && p->kind == Pending::Kind::kReplace &&
              e.cancel == en::CancelReason::kReplacedToZero) {
-    s.session = p->asked.session;
+    if (!p->asked.session.empty()) s.session = p->asked.session;
     s.cl_ord_id = p->cl_ord_id;
     s.orig_cl_ord_id = p->orig_cl_ord_id;
   } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
@@ -166,7 +175,7 @@ void ExchangeOrderEntry::Impl::DeliverReplaced(const exchange::Outcome& o, Pendi
   const en::Event& e = o.event;
   Touch(o.sym);
   OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
-  if (p != nullptr) s.session = p->asked.session;
+  if (p != nullptr && !p->asked.session.empty()) s.session = p->asked.session;
   s.orig_cl_ord_id = std::string(e.orig.view());
   if (e.has_px) {
     s.has_price = true;
@@ -181,11 +190,12 @@ void ExchangeOrderEntry::Impl::DeliverCancelRejected(const exchange::Outcome& o,
   const en::Event& e = o.event;
   CancelRejected r;
   r.transact_time_us = TimeUs(o);
+  r.poss_resend = poss_resend_;
   r.account = Str(o.acct);
   r.orig_cl_ord_id = std::string(e.orig.view());
   r.reason = std::string(en::ToString(e.reject));
   if (p != nullptr) {
-    r.session = p->asked.session;
+    r.session = p->asked.session.empty() ? SessionName(o.detail().session) : p->asked.session;
     r.account = p->asked.account;
     r.cl_ord_id = p->cl_ord_id;
     r.orig_cl_ord_id = p->orig_cl_ord_id;
@@ -230,6 +240,7 @@ void ExchangeOrderEntry::Impl::PostListing() {
 void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
   // A month listed or expired while running: market data and security lists follow.
   if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
+  if (replaying_) touched_.clear();  // the books go out as they stand once live
   for (const std::string& sym : touched_) {
     std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
     if (!view) continue;
@@ -251,26 +262,39 @@ void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
     done = std::move(it->second);
     pending_.erase(it);
   }
-  if (done.kind == Pending::Kind::kMass) listener_->OnMassCancelResult(done.mass);
+  if (done.kind == Pending::Kind::kMass) {
+    done.mass.poss_resend = poss_resend_;
+    listener_->OnMassCancelResult(done.mass);
+  }
 }
 
 // Nothing is delivered before Start: a standby's core publishes the primary's outcomes
 // long before this node has a FIX gateway to send them to (or clients to send them to).
 void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& o) {
   if (o.kind != exchange::OutcomeKind::kEvent) return;
-  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  if (!impl_->Delivers(seq)) return;
+  impl_->NumberOutcome(seq);
   impl_->OnEvent(tag, o);
 }
 
 void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
-  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  if (!impl_->Delivers(seq)) {
+    // Held back: reported by StartReports from the journal, under a tag of its own.
+    if (tag != 0) {
+      std::lock_guard<std::mutex> lock(impl_->pending_mu_);
+      impl_->pending_.erase(tag);
+    }
+    return;
+  }
   impl_->OnAck(tag);
+  impl_->acked_ = seq;
 }
 
 void ExchangeOrderEntry::OnIdle() {
   impl_->RetryDisconnectCancels();
-  if (!impl_->delivering_.load(std::memory_order_acquire)) return;
+  if (!impl_->live_.load(std::memory_order_acquire)) return;
   impl_->listener_->OnIdle();
+  impl_->AfterIdle();
 }
 
 }  // namespace cfx::gateway

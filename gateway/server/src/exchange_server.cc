@@ -351,8 +351,16 @@ class ExchangeServer::Impl {
     fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
     if (options_.role != ServeRole::kAlone) fix_->ResumeSessions(entry_->ResumeSequences());
     entry_->SetListener(fix_.get());
+    // One node: the reports a crash kept from going out are sent at this start
+    // (docs/durability.md). A node promoted from standby cannot know what the old primary
+    // sent: it reports from its promotion on.
+    const bool alone = options_.role == ServeRole::kAlone;
+    if (alone) entry_->SetReportedFile(config_.data_dir + "/fix/reported", recovery_.next_seq - 1);
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
     if (absl::Status s = fix_->Start(); !s.ok()) return Fail("FIX", s);
+    if (alone) {
+      if (absl::Status s = entry_->StartReports(); !s.ok()) return Fail("FIX", s);
+    }
     return absl::OkStatus();
   }
 
@@ -385,6 +393,8 @@ class ExchangeServer::Impl {
     // back, so a standby need not wait out the TTL.
     const bool handing_over = keeper_ && order_ports_open_.load(std::memory_order_acquire) &&
                               !deposed_.load(std::memory_order_acquire);
+    // What is reported after the gateway stops is reported again at the next start.
+    if (entry_) entry_->StopReports();
     if (handing_over) {
       StopRefresher();
       if (http_) http_->Stop();

@@ -74,6 +74,9 @@ struct CancelCmd {
   ClientId orig;
   Name acct;
   Origin origin;
+  // The request's own id (FIX 11), which the engine ignores: what the exchange answers the
+  // cancel with, also when it reports the outcome again after a restart (docs/fix.md).
+  ClientId req;
 };
 
 struct ReplaceCmd {
@@ -96,6 +99,7 @@ struct MassCancelCmd {
   SessionId session = 0;
   Origin origin;
   bool disconnect = false;
+  ClientId req;  // the request's own id (FIX 11), as CancelCmd's; empty for a disconnect
 };
 
 struct TimeCmd {

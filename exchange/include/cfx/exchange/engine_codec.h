@@ -19,8 +19,9 @@
 
 namespace cfx::exchange {
 
-// 2: requests carry their Origin; 3: a session's mass cancel says whether it is a disconnect.
-inline constexpr uint8_t kEngineCodecVersion = 3;
+// 2: requests carry their Origin; 3: a session's mass cancel says whether it is a disconnect;
+// 4: a cancel and a mass cancel carry the request's own id.
+inline constexpr uint8_t kEngineCodecVersion = 4;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.

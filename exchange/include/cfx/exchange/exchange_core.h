@@ -125,6 +125,17 @@ class OutcomeListener {
   virtual void OnIdle() {}
 };
 
+// What ExchangeCore::ReplayOutcomes hands over, input by input, in seq order.
+class TailVisitor {
+ public:
+  virtual ~TailVisitor() = default;
+  virtual void OnInput(uint64_t seq, const engine::Command& command) {}
+  // Every outcome of the input `seq`, as the running core published it.
+  virtual void OnOutcome(uint64_t seq, const Outcome& outcome) = 0;
+  // After the input's last outcome; an error stops the replay.
+  virtual absl::Status OnInputEnd(uint64_t seq) { return absl::OkStatus(); }
+};
+
 struct BookLevelView {
   engine::PriceTicks px{0};
   engine::Qty qty{0};   // total displayed quantity
@@ -222,6 +233,14 @@ class ExchangeCore {
   // Where each FIX session stands, from the `fix_session` inputs applied so far (after
   // Promote: every input of the old primary). Any thread.
   std::vector<FixSessionSeqs> FixSessions() const;
+  // Computes again the outcomes of the journal's inputs through `through`, on a shadow
+  // matcher restored from the newest valid snapshot at or before `after` (record 1 when none
+  // is kept), and hands every input it applies to `visitor`: those after `after` are the
+  // ones asked for (the caller skips the others). Nothing in the running core changes; the
+  // outcomes are those the core published (the engine is deterministic). Any thread, after
+  // Start; `through` at most the last published seq. FailedPrecondition without a journal,
+  // DataLoss naming a corrupt record.
+  absl::Status ReplayOutcomes(uint64_t after, uint64_t through, TailVisitor* visitor) const;
   // Stops accepting, drains every accepted input through journal, engine and publisher,
   // syncs and joins. Returns the journal error if one stopped the exchange. Idempotent.
   absl::Status Stop();

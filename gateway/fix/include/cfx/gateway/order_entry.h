@@ -187,6 +187,12 @@ struct OrderState {
   // sequencer's stamp, µs since the Unix epoch); 0: not from an input (status answers):
   // the time of sending.
   int64_t transact_time_us = 0;
+  // ExecID(17) of the report: "<input seq>-<n>", the same whenever the input's outcomes are
+  // reported (docs/fix.md, "ExecIDs"); empty: not from an input (the gateway makes one).
+  std::string exec_id;
+  // The report may have gone out before: the exchange reports the input's outcomes again
+  // after a restart (PossResend 97=Y; docs/durability.md).
+  bool poss_resend = false;
 };
 
 // The order as a NewOrder asks for it (nothing executed yet): what a reject or an
@@ -229,6 +235,7 @@ struct CancelRejected {
   uint64_t order_id = 0;
   int64_t cum_qty = 0;
   int64_t transact_time_us = 0;  // as OrderState's: the refusing input's time; 0: now
+  bool poss_resend = false;      // as OrderState's
 };
 
 struct StatusAnswer {
@@ -266,6 +273,7 @@ struct MassCancelResult {
   int64_t canceled_count = 0;
   // The request's 530 as sent; empty: from `symbol` (1 with a symbol, else 7).
   std::string request_type;
+  bool poss_resend = false;  // as OrderState's
 };
 
 struct BookLevel {

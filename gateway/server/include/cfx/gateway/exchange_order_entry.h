@@ -52,6 +52,22 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // Starts the worker thread and publishes the security list. InvalidArgument when two
   // session names hash to one id. REQUIRES: the core has started.
   absl::Status Start();
+  // Reports a crash kept from going out (docs/durability.md). Set before Start, `path`
+  // (`<data_dir>/fix/reported`) holds the last input whose reports the listener's stores
+  // hold, and Start holds every outcome back until StartReports. `recovered_last`: the last
+  // input the core recovered from its journal (RecoveryInfo::next_seq - 1).
+  void SetReportedFile(std::string path, uint64_t recovered_last);
+  // Once the listener takes reports (FixGateway::Start: its sessions' stores exist):
+  // delivers, computed again from the journal, the outcomes of the inputs after the file's
+  // seq (none when the file is new) that the core recovered, marked PossResend, and then
+  // those of the inputs sequenced since the core started; then delivers as outcomes come,
+  // and keeps the file following what reached the listener's stores (at each OnIdle, at
+  // most every 10 ms). Errors: the file cannot be read or written (DataLoss naming it when
+  // damaged), the journal cannot be read. REQUIRES: SetReportedFile, Start.
+  absl::Status StartReports();
+  // The file moves no more (before the listener stops: what comes after is reported again
+  // at the next start). Idempotent; Stop calls it.
+  void StopReports();
   // Answers what is queued on the worker, then joins it. Idempotent.
   void Stop();
 

@@ -1,0 +1,172 @@
+// ExchangeOrderEntry (exchange_order_entry.h): the reports a crash kept from going out
+// (docs/durability.md, "Reports a crash kept from going out"). Outcomes are delivered after
+// the journal commit, so a kill -9 between the two leaves inputs in the journal whose
+// reports reached no session's store. `<data_dir>/fix/reported` follows, lagging, the last
+// input whose reports the stores hold; at a start the outcomes of the inputs after it are
+// computed again from the journal and delivered marked PossResend, with the ExecIDs they
+// had (a function of the input's seq), so a report that did go out comes again as the same
+// execution.
+#include <iostream>
+#include <utility>
+
+#include "exchange_order_entry_impl.h"
+#include "order_type_mapping.h"
+
+namespace cfx::gateway {
+
+using internal::Pending;
+using internal::Str;
+using internal::ToGateway;
+
+namespace {
+
+// Delivers the outcomes of the inputs after `after` that a shadow matcher computes again,
+// through the same code as live outcomes, each input's request registered from its journal
+// record.
+class Republisher : public exchange::TailVisitor {
+ public:
+  Republisher(ExchangeOrderEntry::Impl* m, uint64_t after) : m_(m), after_(after) {}
+  void OnInput(uint64_t seq, const en::Command& command) override {
+    if (seq <= after_) return;
+    tag_ = m_->RegisterReplayed(command);
+    m_->poss_resend_ = seq <= m_->recovered_last_;
+  }
+  void OnOutcome(uint64_t seq, const exchange::Outcome& o) override {
+    if (seq <= after_ || o.kind != exchange::OutcomeKind::kEvent) return;
+    m_->NumberOutcome(seq);
+    m_->OnEvent(tag_, o);
+  }
+  absl::Status OnInputEnd(uint64_t seq) override {
+    if (seq <= after_) return absl::OkStatus();
+    m_->OnAck(tag_);
+    ++delivered;
+    return absl::OkStatus();
+  }
+  uint64_t delivered = 0;
+
+ private:
+  ExchangeOrderEntry::Impl* m_;
+  uint64_t after_;
+  uint64_t tag_ = 0;
+};
+
+}  // namespace
+
+uint64_t ExchangeOrderEntry::Impl::RegisterReplayed(const en::Command& command) {
+  Pending p;
+  if (const auto* n = std::get_if<en::NewOrderCmd>(&command)) {
+    p.kind = Pending::Kind::kNew;
+    OrderState& s = p.asked;
+    s.session = SessionName(n->session);
+    s.account = Str(n->acct);
+    s.cl_ord_id = std::string(n->cl.view());
+    s.symbol = Str(n->sym);
+    s.side = ToGateway(n->side);
+    s.ord_type = ToGateway(n->type);
+    s.tif = ToGateway(n->tif);
+    s.has_price = n->px.present && n->px.on_tick;
+    s.price_ticks = n->px.ticks.value();
+    s.has_stop = n->stop.present && n->stop.on_tick;
+    s.stop_ticks = n->stop.ticks.value();
+    s.qty = n->qty.value();
+  } else if (const auto* c = std::get_if<en::CancelCmd>(&command)) {
+    if (c->req.empty()) return 0;  // journaled before version 4: answered as the order's
+    p.kind = Pending::Kind::kCancel;
+    p.asked.session = SessionName(c->origin.session);  // "" one node: the order's session
+    p.asked.account = Str(c->acct);
+    p.cl_ord_id = std::string(c->req.view());
+    p.orig_cl_ord_id = std::string(c->orig.view());
+  } else if (const auto* r = std::get_if<en::ReplaceCmd>(&command)) {
+    p.kind = Pending::Kind::kReplace;
+    p.asked.session = SessionName(r->origin.session);
+    p.asked.account = Str(r->acct);
+    p.cl_ord_id = std::string(r->cl.view());
+    p.orig_cl_ord_id = std::string(r->orig.view());
+  } else if (const auto* m = std::get_if<en::MassCancelCmd>(&command)) {
+    if (m->disconnect) return 0;
+    p.kind = Pending::Kind::kMass;
+    p.asked.session = SessionName(m->session != 0 ? m->session : m->origin.session);
+    p.mass.session = p.asked.session;  // "" (by account, one node): no report to send
+    p.mass.cl_ord_id = std::string(m->req.view());
+    p.mass.account = Str(m->acct);
+    p.mass.symbol = Str(m->sym);
+  } else {
+    return 0;
+  }
+  const uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  pending_.emplace(tag, std::move(p));
+  return tag;
+}
+
+absl::Status ExchangeOrderEntry::Impl::WriteWatermark(uint64_t seq) {
+  if (absl::Status s = watermark_->Write(seq); !s.ok()) return s;
+  written_ = seq;
+  return absl::OkStatus();
+}
+
+void ExchangeOrderEntry::Impl::AfterIdle() {
+  confirmed_.store(acked_, std::memory_order_release);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - written_at_ < std::chrono::milliseconds(10)) return;
+  written_at_ = now;
+  std::lock_guard<std::mutex> lock(gate_mu_);
+  if (frozen_ || watermark_ == nullptr || written_ >= acked_) return;
+  if (absl::Status s = WriteWatermark(acked_); !s.ok()) {
+    // The file lags from here on: more reports than needed come again at the next start.
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) std::cerr << "cfx serve: " << s << std::endl;
+  }
+}
+
+void ExchangeOrderEntry::SetReportedFile(std::string path, uint64_t recovered_last) {
+  impl_->reported_path_ = std::move(path);
+  impl_->recovered_last_ = recovered_last;
+}
+
+absl::Status ExchangeOrderEntry::StartReports() {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.gate_mu_);  // the delivering thread waits meanwhile
+  if (m.live_.load(std::memory_order_acquire)) return absl::OkStatus();
+  auto w = internal::ReportWatermark::Open(m.reported_path_);
+  if (!w.ok()) return w.status();
+  // A file past what the journal holds (an operator cut its tail) says nothing of the
+  // inputs sequenced since: none of them was reported.
+  const uint64_t after = std::min((*w)->found().value_or(m.recovered_last_), m.recovered_last_);
+  const uint64_t through = std::max(m.held_through_, m.recovered_last_);
+  if (through > after) {
+    Republisher visitor(&m, after);
+    m.replaying_ = true;
+    absl::Status s = m.core_->ReplayOutcomes(after, through, &visitor);
+    m.replaying_ = false;
+    m.poss_resend_ = false;
+    if (!s.ok()) return s;
+    if (m.recovered_last_ > after) {
+      std::cerr << "cfx serve: reported again (PossResend) the outcomes of inputs " << after + 1
+                << ".." << m.recovered_last_ << ", which the last run may not have sent"
+                << std::endl;
+    }
+  }
+  m.watermark_ = *std::move(w);
+  if (absl::Status s = m.WriteWatermark(through); !s.ok()) return s;
+  m.acked_ = through;
+  m.confirmed_.store(through, std::memory_order_relaxed);
+  m.live_after_ = through;
+  m.live_.store(true, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+void ExchangeOrderEntry::StopReports() {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.gate_mu_);
+  if (m.frozen_) return;
+  m.frozen_ = true;
+  const uint64_t confirmed = m.confirmed_.load(std::memory_order_acquire);
+  if (m.watermark_ != nullptr && confirmed > m.written_) {
+    if (absl::Status s = m.WriteWatermark(confirmed); !s.ok()) {
+      std::cerr << "cfx serve: " << s << std::endl;
+    }
+  }
+}
+
+}  // namespace cfx::gateway
