@@ -158,7 +158,10 @@ void Fields(IO& io, C& c) {
   io.Name(c.orig);
   io.Name(c.acct);
   OriginField(io, c.origin);
-  if (io.version() >= 4) io.Name(c.req);  // version 4 on: the request's own id
+  if (io.version() >= 4) {  // version 4 on: the request's own id and session
+    io.Name(c.req);
+    io.Int(c.answer_to);
+  }
 }
 template <typename IO, CommandOf<ReplaceCmd> C>
 void Fields(IO& io, C& c) {
@@ -169,6 +172,7 @@ void Fields(IO& io, C& c) {
   io.Bool(c.has_qty);
   io.Int(c.qty);
   OriginField(io, c.origin);
+  if (io.version() >= 4) io.Int(c.answer_to);  // version 4 on: the request's session
 }
 template <typename IO, CommandOf<MassCancelCmd> C>
 void Fields(IO& io, C& c) {
@@ -182,7 +186,10 @@ void Fields(IO& io, C& c) {
   } else if constexpr (!std::is_const_v<C>) {
     c.disconnect = c.session != 0;
   }
-  if (io.version() >= 4) io.Name(c.req);  // version 4 on: the request's own id
+  if (io.version() >= 4) {  // version 4 on: the request's own id and session
+    io.Name(c.req);
+    io.Int(c.answer_to);
+  }
 }
 template <typename IO, CommandOf<TimeCmd> C>
 void Fields(IO& io, C& c) {
@@ -283,15 +290,18 @@ std::string DescribeCommand(const Command& command) {
           return s;
         } else if constexpr (std::is_same_v<T, CancelCmd>) {
           return absl::StrCat("cancel orig=", A(c.orig.view()), " acct=", A(c.acct.view()),
-                              c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())));
+                              c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())),
+                              c.answer_to == 0 ? "" : absl::StrCat(" answer_to=", c.answer_to));
         } else if constexpr (std::is_same_v<T, ReplaceCmd>) {
           return absl::StrCat("replace cl=", A(c.cl.view()), " orig=", A(c.orig.view()),
                               " acct=", A(c.acct.view()), " px=", P(c.px),
-                              " qty=", c.has_qty ? absl::StrCat(c.qty.value()) : "-");
+                              " qty=", c.has_qty ? absl::StrCat(c.qty.value()) : "-",
+                              c.answer_to == 0 ? "" : absl::StrCat(" answer_to=", c.answer_to));
         } else if constexpr (std::is_same_v<T, MassCancelCmd>) {
           return absl::StrCat("mass_cancel acct=", A(c.acct.view()), " sym=", A(c.sym.view()),
                               " session=", c.session, c.disconnect ? " disconnect" : "",
-                              c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())));
+                              c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())),
+                              c.answer_to == 0 ? "" : absl::StrCat(" answer_to=", c.answer_to));
         } else if constexpr (std::is_same_v<T, TimeCmd>) {
           return absl::StrCat("time ts=", c.ts);
         } else if constexpr (std::is_same_v<T, RiskCmd>) {

@@ -94,10 +94,11 @@ TEST(EngineCodecTest, RequestsCarryTheirOriginAndVersionOneStillDecodes) {
   EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.msg_seq, 1234u);
   EXPECT_NE(DescribeCommand(back).find("from=77/1234"), std::string::npos) << DescribeCommand(back);
 
-  // Version 1: the same bytes without the 8 origin bytes (and version 4's empty request id).
+  // Version 1: the same bytes without the 8 origin bytes (nor version 4's empty request id
+  // and session).
   std::string v1 = Bytes(x);
   v1[0] = 1;
-  v1.resize(v1.size() - 8 - 1);
+  v1.resize(v1.size() - 8 - 1 - 4);
   ASSERT_TRUE(EngineCodec().Decode(v1, &back).ok());
   EXPECT_EQ(std::get<engine::CancelCmd>(back).origin.msg_seq, 0u);
   EXPECT_EQ(std::get<engine::CancelCmd>(back).orig.view(), "o1");
@@ -121,39 +122,54 @@ TEST(EngineCodecTest, ASessionsMassCancelSaysWhetherItIsADisconnect) {
   engine::Command back;
   std::string v2 = Bytes(own);
   v2[0] = 2;
-  v2.resize(v2.size() - 2);  // no disconnect byte (nor version 4's empty request id)
+  v2.resize(v2.size() - 2 - 4);  // no disconnect byte (nor version 4's request id and session)
   ASSERT_TRUE(EngineCodec().Decode(v2, &back).ok());
   EXPECT_TRUE(std::get<engine::MassCancelCmd>(back).disconnect);
   EXPECT_EQ(std::get<engine::MassCancelCmd>(back).sym.view(), "X");
 }
 
-// Version 4 added the request's own id (FIX 11) to a cancel and a mass cancel: what the
-// exchange answers with, also when it reports an outcome again after a restart. A version 3
-// payload still decodes, with no id.
-TEST(EngineCodecTest, ACancelAndAMassCancelCarryTheRequestsOwnId) {
+// Version 4 added the request's own id (FIX 11) to a cancel and a mass cancel, and the
+// session that sent it to those and a replace: what the exchange answers with, also when it
+// reports an outcome again after a restart. A version 3 payload still decodes, without them.
+TEST(EngineCodecTest, AnAmendCarriesTheRequestsOwnIdAndSession) {
   engine::CancelCmd x{engine::Name::From("o1"), engine::Name::From("A1")};
   x.req = engine::Name::From("cxl-9");
+  x.answer_to = 41;
   engine::MassCancelCmd m{engine::Name::From("A1"), engine::Name::From("X"), 3};
   m.req = engine::Name::From("mass-4");
+  m.answer_to = 42;
+  engine::ReplaceCmd r{engine::Name::From("b"), engine::Name::From("a"), engine::Name::From("A1")};
+  r.answer_to = 43;
   ExpectRoundTrip(x);
   ExpectRoundTrip(m);
+  ExpectRoundTrip(r);
   engine::Command back;
   ASSERT_TRUE(EngineCodec().Decode(Bytes(x), &back).ok());
   EXPECT_EQ(std::get<engine::CancelCmd>(back).req.view(), "cxl-9");
-  EXPECT_NE(DescribeCommand(back).find("req=cxl-9"), std::string::npos) << DescribeCommand(back);
+  EXPECT_EQ(std::get<engine::CancelCmd>(back).answer_to, 41u);
+  EXPECT_NE(DescribeCommand(back).find("req=cxl-9 answer_to=41"), std::string::npos)
+      << DescribeCommand(back);
   ASSERT_TRUE(EngineCodec().Decode(Bytes(m), &back).ok());
   EXPECT_EQ(std::get<engine::MassCancelCmd>(back).req.view(), "mass-4");
-  for (engine::Command c : {engine::Command(x), engine::Command(m)}) {
+  EXPECT_EQ(std::get<engine::MassCancelCmd>(back).answer_to, 42u);
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
+  EXPECT_EQ(std::get<engine::ReplaceCmd>(back).answer_to, 43u);
+  // Version 3: no id (a length byte and its bytes) and no session (4 bytes).
+  const std::vector<std::pair<engine::Command, size_t>> added = {
+      {x, 1 + 5 + 4}, {m, 1 + 6 + 4}, {r, 4}};
+  for (const auto& [c, extra] : added) {
     std::string v3 = Bytes(c);
     v3[0] = 3;
-    const size_t id_length = std::holds_alternative<engine::CancelCmd>(c) ? 5 : 6;
-    v3.resize(v3.size() - 1 - id_length);  // no length byte and no id
+    v3.resize(v3.size() - extra);
     ASSERT_TRUE(EngineCodec().Decode(v3, &back).ok()) << DescribeCommand(c);
     std::visit(
         [](const auto& d) {
+          if constexpr (requires { d.answer_to; }) EXPECT_EQ(d.answer_to, 0u);
           if constexpr (requires { d.req; }) EXPECT_TRUE(d.req.empty());
         },
         back);
+    EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(c).replace(0, 1, 1, '\x03'), &back)))
+        << "a version 3 payload with version 4's bytes has trailing bytes";
   }
 }
 

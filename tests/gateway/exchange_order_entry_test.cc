@@ -17,6 +17,7 @@
 #include "cfx/exchange/exchange_core.h"
 #include "cfx/journal/replication_log.h"
 #include "gtest/gtest.h"
+#include "order_entry_test_util.h"
 #include "temp_dir.h"
 #include "wait_for.h"
 
@@ -25,20 +26,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr int64_t kNsPerSec = 1'000'000'000;
-constexpr int64_t kMarch2027 = 1803859200LL * kNsPerSec;  // Mon 2027-03-01 00:00Z
-constexpr char kSymbol[] = "B200-GOLD-US-202703";
+using order_entry_test::kMarch2027;
+using order_entry_test::kNsPerSec;
 
 common::ExchangeConfig Config() {
-  common::ExchangeConfig c;
-  common::ProductConfig p;
-  p.grade = common::Grade{"B200", common::Tier::kGold, "US"};
-  p.ref_ticks = 5000;
-  c.products.push_back(p);
-  c.firms.push_back({"F1", "Firm one"});
-  c.accounts.push_back(common::AccountConfig{"A0", "F1", common::MicroUsd(5'000'000'000)});
-  c.accounts.push_back(common::AccountConfig{"A1", "F1", common::MicroUsd(5'000'000'000)});
-  return c;
+  return order_entry_test::OneGradeConfig({{"A0", "F1"}, {"A1", "F1"}});
 }
 
 // Holds the matcher thread (the core delivers on it) while closed.
@@ -101,19 +93,8 @@ class Reports : public ExecutionListener {
 
 NewOrder Order(const std::string& session, const std::string& account, const std::string& id,
                int64_t price_ticks) {
-  NewOrder o;
-  o.session = session;
-  o.account = account;
-  o.firm = "F1";
-  o.cl_ord_id = id;
-  o.symbol = kSymbol;
-  o.side = Side::kBuy;
-  o.ord_type = OrdType::kLimit;
-  o.has_price = true;
-  o.price_ticks = price_ticks;
-  o.qty = 1;
-  o.tif = TimeInForce::kDay;
-  return o;
+  return order_entry_test::LimitOrder(session, account, "F1", id, Side::kBuy, price_ticks, 1,
+                                      TimeInForce::kDay);
 }
 
 // A replicated log that takes every batch and holds nothing to read: enough for a core

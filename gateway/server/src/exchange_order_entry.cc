@@ -145,6 +145,7 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
   }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   (void)c.req.Assign(r.cl_ord_id);  // journaled for a report made again after a restart
+  c.answer_to = SessionIdOf(r.session);
   impl_->OfferAmend(c, Pending::Kind::kCancel, refusal);
 }
 
@@ -194,6 +195,7 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
   c.has_qty = r.has_qty;
   c.qty = en::Qty(r.qty);
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
+  c.answer_to = SessionIdOf(r.session);
   impl_->OfferAmend(c, Pending::Kind::kReplace, refusal);
 }
 
@@ -244,6 +246,7 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
   if (r.account.empty()) c.session = SessionIdOf(r.session);
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   (void)c.req.Assign(r.cl_ord_id);
+  c.answer_to = SessionIdOf(r.session);
   Pending p;
   p.kind = Pending::Kind::kMass;
   p.asked.session = r.session;

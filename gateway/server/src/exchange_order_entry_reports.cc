@@ -70,23 +70,24 @@ uint64_t ExchangeOrderEntry::Impl::RegisterReplayed(const en::Command& command) 
     s.stop_ticks = n->stop.ticks.value();
     s.qty = n->qty.value();
   } else if (const auto* c = std::get_if<en::CancelCmd>(&command)) {
-    if (c->req.empty()) return 0;  // journaled before version 4: answered as the order's
+    if (c->answer_to == 0) return 0;  // journaled before version 4: answered as the order's
     p.kind = Pending::Kind::kCancel;
-    p.asked.session = SessionName(c->origin.session);  // "" one node: the order's session
+    p.asked.session = SessionName(c->answer_to);
     p.asked.account = Str(c->acct);
     p.cl_ord_id = std::string(c->req.view());
     p.orig_cl_ord_id = std::string(c->orig.view());
   } else if (const auto* r = std::get_if<en::ReplaceCmd>(&command)) {
     p.kind = Pending::Kind::kReplace;
-    p.asked.session = SessionName(r->origin.session);
+    if (r->answer_to == 0) return 0;  // journaled before version 4
+    p.asked.session = SessionName(r->answer_to);
     p.asked.account = Str(r->acct);
     p.cl_ord_id = std::string(r->cl.view());
     p.orig_cl_ord_id = std::string(r->orig.view());
   } else if (const auto* m = std::get_if<en::MassCancelCmd>(&command)) {
-    if (m->disconnect) return 0;
+    if (m->disconnect || m->answer_to == 0) return 0;  // none, or journaled before version 4
     p.kind = Pending::Kind::kMass;
-    p.asked.session = SessionName(m->session != 0 ? m->session : m->origin.session);
-    p.mass.session = p.asked.session;  // "" (by account, one node): no report to send
+    p.asked.session = SessionName(m->answer_to);
+    p.mass.session = p.asked.session;
     p.mass.cl_ord_id = std::string(m->req.view());
     p.mass.account = Str(m->acct);
     p.mass.symbol = Str(m->sym);

@@ -74,9 +74,11 @@ struct CancelCmd {
   ClientId orig;
   Name acct;
   Origin origin;
-  // The request's own id (FIX 11), which the engine ignores: what the exchange answers the
-  // cancel with, also when it reports the outcome again after a restart (docs/fix.md).
+  // The request's own id (FIX 11) and the session that sent it, which the engine ignores:
+  // what the exchange answers with, also when it reports the outcome again after a restart
+  // (docs/durability.md, "Reports a crash kept from going out").
   ClientId req;
+  SessionId answer_to = 0;
 };
 
 struct ReplaceCmd {
@@ -87,6 +89,7 @@ struct ReplaceCmd {
   bool has_qty = false;
   Qty qty{0};  // the new total quantity
   Origin origin;
+  SessionId answer_to = 0;  // as CancelCmd's
 };
 
 // Cancels resting orders and pending stops. By account (optionally one symbol), or, when
@@ -99,7 +102,8 @@ struct MassCancelCmd {
   SessionId session = 0;
   Origin origin;
   bool disconnect = false;
-  ClientId req;  // the request's own id (FIX 11), as CancelCmd's; empty for a disconnect
+  ClientId req;  // as CancelCmd's; empty (and answer_to 0) for a disconnect
+  SessionId answer_to = 0;
 };
 
 struct TimeCmd {

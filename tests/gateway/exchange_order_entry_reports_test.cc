@@ -1,0 +1,332 @@
+// The reports a crash kept from going out (docs/durability.md): ExchangeOrderEntry over a
+// real, journaled exchange core, restarted on the same data dir with its watermark file
+// (`fix/reported`) behind what was reported. The restart reports the outcomes of the inputs
+// after the watermark again, marked PossResend, with the ExecIDs, ids and sessions the first
+// run gave them; nothing before the watermark comes again.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "cfx/exchange/exchange_core.h"
+#include "cfx/gateway/exchange_order_entry.h"
+#include "gtest/gtest.h"
+#include "order_entry_test_util.h"
+#include "report_watermark.h"
+#include "temp_dir.h"
+#include "wait_for.h"
+
+namespace cfx::gateway::reports_test {  // named: the unity build joins test files
+namespace {
+
+using namespace std::chrono_literals;
+
+using order_entry_test::kMarch2027;
+using order_entry_test::kNsPerSec;
+using order_entry_test::kSymbol;
+
+// One report as the gateway would send it.
+struct Report {
+  std::string kind;  // accepted, rejected, fill, canceled, replaced, cancel_rejected, mass
+  std::string session, cl, orig, exec_id, reason;
+  bool poss_resend = false;
+  std::string Key() const {
+    return absl::StrCat(kind, " ", session, " ", cl, " ", orig, " ", exec_id, " ", reason);
+  }
+};
+
+class Recorder : public ExecutionListener {
+ public:
+  void OnAccepted(const OrderState& o) override { Note("accepted", o, ""); }
+  void OnRejected(const OrderState& o, const std::string& reason) override {
+    Note("rejected", o, reason);
+  }
+  void OnFill(const OrderState& o, const Fill&) override { Note("fill", o, ""); }
+  void OnCanceled(const OrderState& o, const std::string& reason) override {
+    Note("canceled", o, reason);
+  }
+  void OnReplaced(const OrderState& o) override { Note("replaced", o, ""); }
+  void OnCancelRejected(const CancelRejected& r) override {
+    Add({"cancel_rejected", r.session, r.cl_ord_id, r.orig_cl_ord_id, "", r.reason, r.poss_resend});
+  }
+  void OnTriggered(const OrderState& o) override { Note("triggered", o, ""); }
+  void OnStatus(const StatusAnswer&) override {}
+  void OnMassCancelResult(const MassCancelResult& r) override {
+    Add({"mass", r.session, r.cl_ord_id, "", "", absl::StrCat(r.canceled_count), r.poss_resend});
+  }
+  void OnBookUpdate(const BookUpdate&) override {}
+  void OnPublicTrade(const PublicTrade&) override { public_trades.fetch_add(1); }
+  void OnSecurityList(const std::vector<ListedContract>&) override {}
+
+  std::vector<Report> All() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
+  size_t Count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_.size();
+  }
+  std::atomic<int> public_trades{0};
+
+ private:
+  void Note(const char* kind, const OrderState& o, const std::string& reason) {
+    Add({kind, o.session, o.cl_ord_id, o.orig_cl_ord_id, o.exec_id, reason, o.poss_resend});
+  }
+  void Add(Report r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.push_back(std::move(r));
+  }
+  std::mutex mu_;
+  std::vector<Report> seen_;
+};
+
+NewOrder Order(const std::string& session, const std::string& account, const std::string& firm,
+               const std::string& id, Side side, int64_t price_ticks, int64_t qty) {
+  return order_entry_test::LimitOrder(session, account, firm, id, side, price_ticks, qty,
+                                      TimeInForce::kGtc);
+}
+
+// The input seq an ExecID "<seq>-<n>" names.
+uint64_t SeqOf(const std::string& exec_id) {
+  uint64_t seq = 0;
+  EXPECT_TRUE(absl::SimpleAtoi(exec_id.substr(0, exec_id.find('-')), &seq)) << exec_id;
+  return seq;
+}
+
+// One run of the exchange on the data dir: a journaled core (a snapshot every 3 inputs, so
+// the replay must pick one at or before the watermark) with ExchangeOrderEntry for S1 (F1)
+// and S2 (F2) reporting to a Recorder.
+class ExchangeRun {
+ public:
+  explicit ExchangeRun(const std::string& dir) {
+    exchange::ExchangeOptions options;
+    options.data_dir = dir;
+    options.clock = exchange::ClockMode::kManual;
+    options.start_time = kMarch2027 + 9 * 3600 * kNsPerSec;
+    options.snapshot_every = 3;
+    core = std::make_unique<exchange::ExchangeCore>(
+        order_entry_test::OneGradeConfig({{"A1", "F1"}, {"A2", "F2"}}), options);
+    entry = std::make_unique<ExchangeOrderEntry>(core.get(), std::vector<std::string>{"S1", "S2"});
+    entry->SetListener(&reports);
+    auto r = core->Start();
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return;
+    recovered_last = r->next_seq - 1;
+    EXPECT_TRUE(core->Flush().ok());
+    entry->SetReportedFile(dir + "/reported", recovered_last);
+    EXPECT_TRUE(entry->Start().ok());
+  }
+  ~ExchangeRun() {
+    entry->Stop();
+    EXPECT_TRUE(core->Stop().ok());
+  }
+  // Waits until `n` reports came and the core published everything offered.
+  void Settle(size_t n) {
+    EXPECT_TRUE(core->Flush().ok());
+    EXPECT_TRUE(testsupport::WaitFor([&] { return reports.Count() >= n; }, 10s))
+        << reports.Count() << " of " << n;
+  }
+
+  Recorder reports;
+  std::unique_ptr<exchange::ExchangeCore> core;
+  std::unique_ptr<ExchangeOrderEntry> entry;
+  uint64_t recovered_last = 0;
+};
+
+// Orders, a trade (two fills), a replace, a cancel, a refused cancel and a mass cancel: one
+// of each kind of answer.
+void Trade(ExchangeRun& run) {
+  ExchangeOrderEntry& e = *run.entry;
+  e.Submit(Order("S1", "A1", "F1", "b-1", Side::kBuy, 4990, 5));
+  e.Submit(Order("S1", "A1", "F1", "b-2", Side::kBuy, 4980, 5));
+  e.Submit(Order("S2", "A2", "F2", "s-1", Side::kSell, 4990, 2));
+  ReplaceOrder replace;
+  replace.session = "S1";
+  replace.account = "A1";
+  replace.cl_ord_id = "b-2r";
+  replace.orig_cl_ord_id = "b-2";
+  replace.symbol = kSymbol;
+  replace.has_price = true;
+  replace.price_ticks = 4985;
+  replace.has_qty = true;
+  replace.qty = 6;
+  e.Replace(replace);
+  e.Cancel({"S1", 0, "A1", "c-1", "b-1", kSymbol});
+  e.Cancel({"S1", 0, "A1", "c-2", "gone", kSymbol});
+  e.Submit(Order("S2", "A2", "F2", "s-2", Side::kSell, 5010, 1));
+  e.Submit(Order("S2", "A2", "F2", "s-3", Side::kSell, 5020, 1));
+  e.MassCancelOrders({"S2", 0, "m-1", "", kSymbol});
+  // accepted b-1, b-2, s-1; two fills; replaced b-2r; canceled b-1 (c-1); refused c-2;
+  // accepted s-2, s-3; canceled s-2, s-3 (mass); the mass result.
+  run.Settle(13);
+}
+
+TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereMarkedPossResend) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  std::vector<Report> first;
+  {
+    ExchangeRun run(dir.path());
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    Trade(run);
+    first = run.reports.All();
+  }
+  ASSERT_EQ(first.size(), 13u);
+  for (const Report& r : first) {
+    EXPECT_FALSE(r.poss_resend) << r.Key();
+    if (r.kind != "cancel_rejected" && r.kind != "mass") {
+      EXPECT_TRUE(r.exec_id.find('-') != std::string::npos) << r.Key();
+    }
+  }
+  // Every ExecID is unique, and a cancel answers its request.
+  std::vector<std::string> ids;
+  for (const Report& r : first) {
+    if (!r.exec_id.empty()) ids.push_back(r.exec_id);
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+
+  // A crash left the watermark at the input of the replace: its reports and those after it
+  // went out or not; the restart reports them again.
+  uint64_t replace_seq = 0;
+  for (const Report& r : first) {
+    if (r.kind == "replaced") replace_seq = SeqOf(r.exec_id);
+  }
+  ASSERT_GT(replace_seq, 0u);
+  {
+    auto w = internal::ReportWatermark::Open(dir.path() + "/reported");
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->found().has_value());
+    EXPECT_GE(*(*w)->found(), replace_seq);
+    ASSERT_TRUE((*w)->Write(replace_seq - 1).ok());
+  }
+  ExchangeRun again(dir.path());
+  ASSERT_TRUE(again.entry->StartReports().ok());
+  // Reports come in input order; the refused cancel and the mass result, which carry no
+  // ExecID, come after the replace.
+  auto from = std::find_if(first.begin(), first.end(), [&](const Report& r) {
+    return !r.exec_id.empty() && SeqOf(r.exec_id) >= replace_seq;
+  });
+  ASSERT_EQ(from->kind, "replaced");
+  const std::vector<Report> expected(from, first.end());
+  std::vector<Report> second = again.reports.All();
+  ASSERT_EQ(second.size(), expected.size());
+  for (size_t i = 0; i < second.size(); ++i) {
+    EXPECT_EQ(second[i].Key(), expected[i].Key()) << i;
+    EXPECT_TRUE(second[i].poss_resend) << second[i].Key();
+  }
+  EXPECT_EQ(again.reports.public_trades.load(), 0) << "market data is not reported again";
+
+  // Live from here: not marked, numbered after everything recovered.
+  again.entry->Submit(Order("S1", "A1", "F1", "b-3", Side::kBuy, 4970, 1));
+  again.Settle(second.size() + 1);
+  const Report live = again.reports.All().back();
+  EXPECT_EQ(live.cl, "b-3");
+  EXPECT_FALSE(live.poss_resend);
+  EXPECT_GT(SeqOf(live.exec_id), again.recovered_last);
+}
+
+// Outcomes of inputs sequenced after the core started but before StartReports (here, an
+// order offered to the core directly) are delivered, not dropped, and not marked: they were
+// never sent.
+TEST(ExchangeOrderEntryReportsTest, InputsSequencedBeforeStartReportsAreReportedOnce) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  ExchangeRun run(dir.path());
+  run.entry->Submit(Order("S1", "A1", "F1", "early", Side::kBuy, 4990, 1));
+  ASSERT_TRUE(run.core->Flush().ok());
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(run.reports.Count(), 0u) << "held back until StartReports";
+  ASSERT_TRUE(run.entry->StartReports().ok());
+  run.entry->Submit(Order("S1", "A1", "F1", "late", Side::kBuy, 4990, 1));
+  run.Settle(2);
+  std::vector<Report> all = run.reports.All();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].cl, "early");
+  EXPECT_EQ(all[1].cl, "late");
+  EXPECT_FALSE(all[0].poss_resend);
+  EXPECT_LT(SeqOf(all[0].exec_id), SeqOf(all[1].exec_id));
+}
+
+// Once StopReports ran (the gateway is about to stop) the file moves no more: what is
+// reported after it comes again at the next start.
+TEST(ExchangeOrderEntryReportsTest, AfterStopReportsTheFileStaysAndTheNextStartReportsAgain) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  {
+    ExchangeRun run(dir.path());
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    run.entry->Submit(Order("S1", "A1", "F1", "before", Side::kBuy, 4990, 1));
+    run.Settle(1);
+    std::this_thread::sleep_for(30ms);  // past the 10 ms between writes
+    run.entry->Submit(Order("S1", "A1", "F1", "before-2", Side::kBuy, 4990, 1));
+    run.Settle(2);
+    run.entry->StopReports();
+    run.entry->Submit(Order("S1", "A1", "F1", "after", Side::kBuy, 4990, 1));
+    run.Settle(3);
+    std::this_thread::sleep_for(30ms);
+    run.entry->Submit(Order("S1", "A1", "F1", "after-2", Side::kBuy, 4990, 1));
+    run.Settle(4);
+  }
+  ExchangeRun again(dir.path());
+  ASSERT_TRUE(again.entry->StartReports().ok());
+  std::vector<Report> all = again.reports.All();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].cl, "after");
+  EXPECT_EQ(all[1].cl, "after-2");
+  EXPECT_TRUE(all[0].poss_resend);
+}
+
+// The file: absent is "nothing reported before"; a write lands in the older slot, so one cut
+// short leaves the newer whole; both damaged refuses, naming the file; private to its user.
+TEST(ReportWatermarkTest, TwoSlotsSurviveATornWriteAndDamageToBothIsRefused) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  const std::string path = dir.path() + "/reported";
+  {
+    auto w = internal::ReportWatermark::Open(path);
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_FALSE((*w)->found().has_value());
+    ASSERT_TRUE((*w)->Write(7).ok());
+    ASSERT_TRUE((*w)->Write(9).ok());
+  }
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto damage = [&](size_t at) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.put('\x55');
+  };
+  {
+    auto w = internal::ReportWatermark::Open(path);
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ((*w)->found(), 9u);
+  }
+  // 9 went to slot 0 (the second write); damaging it leaves 7.
+  damage(16);
+  {
+    auto w = internal::ReportWatermark::Open(path);
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ((*w)->found(), 7u);
+    ASSERT_TRUE((*w)->Write(11).ok());  // into the damaged slot, the older
+  }
+  {
+    auto w = internal::ReportWatermark::Open(path);
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ((*w)->found(), 11u);
+  }
+  damage(16);
+  damage(internal::kWatermarkSlot + 16);
+  auto refused = internal::ReportWatermark::Open(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(refused.status().message().find(path), std::string::npos) << refused.status();
+}
+
+}  // namespace
+}  // namespace cfx::gateway::reports_test
