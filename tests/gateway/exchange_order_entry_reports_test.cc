@@ -33,60 +33,8 @@ using order_entry_test::kMarch2027;
 using order_entry_test::kNsPerSec;
 using order_entry_test::kSymbol;
 
-// One report as the gateway would send it.
-struct Report {
-  std::string kind;  // accepted, rejected, fill, canceled, replaced, cancel_rejected, mass
-  std::string session, cl, orig, exec_id, reason;
-  bool poss_resend = false;
-  std::string Key() const {
-    return absl::StrCat(kind, " ", session, " ", cl, " ", orig, " ", exec_id, " ", reason);
-  }
-};
-
-class Recorder : public ExecutionListener {
- public:
-  void OnAccepted(const OrderState& o) override { Note("accepted", o, ""); }
-  void OnRejected(const OrderState& o, const std::string& reason) override {
-    Note("rejected", o, reason);
-  }
-  void OnFill(const OrderState& o, const Fill&) override { Note("fill", o, ""); }
-  void OnCanceled(const OrderState& o, const std::string& reason) override {
-    Note("canceled", o, reason);
-  }
-  void OnReplaced(const OrderState& o) override { Note("replaced", o, ""); }
-  void OnCancelRejected(const CancelRejected& r) override {
-    Add({"cancel_rejected", r.session, r.cl_ord_id, r.orig_cl_ord_id, "", r.reason, r.poss_resend});
-  }
-  void OnTriggered(const OrderState& o) override { Note("triggered", o, ""); }
-  void OnStatus(const StatusAnswer&) override {}
-  void OnMassCancelResult(const MassCancelResult& r) override {
-    Add({"mass", r.session, r.cl_ord_id, "", "", absl::StrCat(r.canceled_count), r.poss_resend});
-  }
-  void OnBookUpdate(const BookUpdate&) override {}
-  void OnPublicTrade(const PublicTrade&) override { public_trades.fetch_add(1); }
-  void OnSecurityList(const std::vector<ListedContract>&) override {}
-
-  std::vector<Report> All() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return seen_;
-  }
-  size_t Count() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return seen_.size();
-  }
-  std::atomic<int> public_trades{0};
-
- private:
-  void Note(const char* kind, const OrderState& o, const std::string& reason) {
-    Add({kind, o.session, o.cl_ord_id, o.orig_cl_ord_id, o.exec_id, reason, o.poss_resend});
-  }
-  void Add(Report r) {
-    std::lock_guard<std::mutex> lock(mu_);
-    seen_.push_back(std::move(r));
-  }
-  std::mutex mu_;
-  std::vector<Report> seen_;
-};
+using order_entry_test::Recorder;
+using order_entry_test::Report;
 
 NewOrder Order(const std::string& session, const std::string& account, const std::string& firm,
                const std::string& id, Side side, int64_t price_ticks, int64_t qty) {

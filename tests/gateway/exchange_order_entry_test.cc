@@ -46,50 +46,7 @@ class Gate : public exchange::OutcomeListener {
   std::atomic<bool> closed_{false};
 };
 
-// What the gateway would turn into ExecutionReports.
-class Reports : public ExecutionListener {
- public:
-  void OnAccepted(const OrderState& o) override { Note("accepted", o, ""); }
-  void OnRejected(const OrderState& o, const std::string& reason) override {
-    Note("rejected", o, reason);
-  }
-  void OnFill(const OrderState& o, const Fill&) override { Note("fill", o, ""); }
-  void OnCanceled(const OrderState& o, const std::string& reason) override {
-    Note("canceled", o, reason);
-  }
-  void OnReplaced(const OrderState& o) override { Note("replaced", o, ""); }
-  void OnCancelRejected(const CancelRejected&) override {}
-  void OnTriggered(const OrderState&) override {}
-  void OnStatus(const StatusAnswer&) override {}
-  void OnMassCancelResult(const MassCancelResult&) override {}
-  void OnBookUpdate(const BookUpdate&) override {}
-  void OnPublicTrade(const PublicTrade&) override {}
-  void OnSecurityList(const std::vector<ListedContract>&) override {}
-
-  std::string All() {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::string out;
-    for (const auto& [id, what] : seen_) out += id + ":" + what + "; ";
-    return out;
-  }
-  // The last report of `cl_ord_id` as "kind reason" ("" when none yet).
-  std::string Last(const std::string& cl_ord_id) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::string last;
-    for (const auto& [id, what] : seen_) {
-      if (id == cl_ord_id) last = what;
-    }
-    return last;
-  }
-
- private:
-  void Note(const char* kind, const OrderState& o, const std::string& reason) {
-    std::lock_guard<std::mutex> lock(mu_);
-    seen_.emplace_back(o.cl_ord_id, std::string(kind) + (reason.empty() ? "" : " " + reason));
-  }
-  std::mutex mu_;
-  std::vector<std::pair<std::string, std::string>> seen_;
-};
+using Reports = order_entry_test::Recorder;  // what the gateway would send
 
 NewOrder Order(const std::string& session, const std::string& account, const std::string& id,
                int64_t price_ticks) {
@@ -191,7 +148,7 @@ TEST_F(ExchangeOrderEntryTest, CancelOnDisconnectThroughAFullOrderPathNeitherWai
 
   gate_.Open();  // within the worker's second of retries
   EXPECT_TRUE(WaitFor([&] { return reports_.Last("rest-1") == "canceled disconnect"; }))
-      << reports_.All();
+      << reports_.Text();
   // Once it is in, the session trades again.
   ASSERT_TRUE(core_->Flush().ok());
   EXPECT_TRUE(WaitFor([&] {
