@@ -4,6 +4,7 @@
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
+#include "report_watermark.h"
 
 namespace cfx {
 namespace gateway {
@@ -141,6 +142,13 @@ std::unique_ptr<ServeHarness> ServeHarness::StartWithConfig(const std::string& c
 
 int ServeHarness::fix_port() const { return impl_->server->fix_port(); }
 int ServeHarness::http_port() const { return impl_->server->http_port(); }
+
+bool SetReportedWatermark(const std::string& data_dir, unsigned long long seq, std::string* error) {
+  auto w = internal::ReportWatermark::Open(data_dir + "/fix/reported");
+  absl::Status s = w.ok() ? (*w)->Write(seq) : w.status();
+  if (!s.ok()) *error = s.ToString();
+  return s.ok();
+}
 
 bool ServeHarness::Stop(std::string* error) {
   if (!impl_->server) return true;

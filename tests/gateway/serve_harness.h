@@ -18,6 +18,11 @@ namespace test {
 // `limits`: more lines of the [limits] table ("fix_max_outbound_bytes = 65536\n").
 std::string ServeConfigText(const std::string& data_dir, const std::string& limits = "");
 
+// Sets `<data_dir>/fix/reported` (the last input whose reports the FIX sessions' stores
+// hold) to `seq`, as a crash that kept later reports from going out would leave it; the
+// server must be stopped. False and *error on failure.
+bool SetReportedWatermark(const std::string& data_dir, unsigned long long seq, std::string* error);
+
 // Thread safety: one controlling thread.
 class ServeHarness {
  public:
