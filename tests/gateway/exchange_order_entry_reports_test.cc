@@ -230,6 +230,34 @@ TEST(ExchangeOrderEntryReportsTest, AfterStopReportsTheFileStaysAndTheNextStartR
   EXPECT_TRUE(all[0].poss_resend);
 }
 
+// A resend (43=Y) of an order the exchange has is dropped: its reports went out or come
+// again at the start. Without the flag the same ClOrdID is the engine's duplicate.
+TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  ExchangeRun run(dir.path());
+  ASSERT_TRUE(run.entry->StartReports().ok());
+  NewOrder order = Order("S1", "A1", "F1", "p-1", Side::kBuy, 4990, 1);
+  run.entry->Submit(order);
+  run.Settle(1);
+  order.poss_dup = true;
+  run.entry->Submit(order);
+  ReplaceOrder replace;
+  replace.session = "S1";
+  replace.account = "A1";
+  replace.cl_ord_id = "p-1";  // its new id names the order itself: known
+  replace.orig_cl_ord_id = "p-0";
+  replace.symbol = kSymbol;
+  replace.poss_dup = true;
+  run.entry->Replace(replace);
+  order.poss_dup = false;
+  run.entry->Submit(order);
+  run.Settle(2);
+  std::vector<Report> all = run.reports.All();
+  ASSERT_EQ(all.size(), 2u) << run.reports.Text();
+  EXPECT_EQ(all[0].kind, "accepted");
+  EXPECT_EQ(all[1].kind + " " + all[1].reason, "rejected duplicate_client_id");
+}
+
 // The file: absent is "nothing reported before"; a write lands in the older slot, so one cut
 // short leaves the newer whole; both damaged refuses, naming the file; private to its user.
 TEST(ReportWatermarkTest, TwoSlotsSurviveATornWriteAndDamageToBothIsRefused) {

@@ -36,6 +36,12 @@ bool FixTimeToIso(const std::string& t, std::string* out) {
 }
 
 // The request's MsgSeqNum (34), which QuickFIX has checked; 0 if unreadable.
+// PossDupFlag(43)=Y: the client may have sent the message before (a resend).
+bool PossDupOf(const FIX::Message& m) {
+  std::string v;
+  return internal::GetField(m.getHeader(), 43, &v) && v == "Y";
+}
+
 uint64_t MsgSeqOf(const FIX::Message& m) {
   std::string v;
   if (!internal::GetField(m.getHeader(), 34, &v) || v.empty() || v.size() > 18) return 0;
@@ -167,6 +173,7 @@ void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message
   NewOrder order;
   order.session = spec.sender_comp_id;
   order.msg_seq = MsgSeqOf(m);
+  order.poss_dup = PossDupOf(m);
   order.firm = spec.firm;
   std::string reason = ParseNewOrder(m, &order);
   if (reason.empty() && !entitlements_.AccountAllowed(spec.firm, order.account)) {
@@ -234,6 +241,7 @@ void FixGateway::Impl::OnCancel(const FixSessionSpec& spec, const FIX::Message& 
 
 void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message& m) {
   ReplaceOrder req;
+  req.poss_dup = PossDupOf(m);
   req.session = spec.sender_comp_id;
   req.msg_seq = MsgSeqOf(m);
   AmendIds ids;

@@ -75,7 +75,16 @@ void RefuseAgainst(const exchange::OrderStateView& v, CancelRejected* r) {
 
 }  // namespace
 
+// A resend (43=Y) of a request the exchange already has: its order's reports went out, or
+// are sent again at a start after a crash (a kill -9 can leave the gateway's inbound
+// sequence number behind, so the client resends what was processed).
+bool ExchangeOrderEntry::Impl::AlreadyHas(bool poss_dup, const std::string& account,
+                                          const std::string& cl_ord_id) const {
+  return poss_dup && core_->FindOrder(account, cl_ord_id).has_value();
+}
+
 void ExchangeOrderEntry::Submit(const NewOrder& r) {
+  if (impl_->AlreadyHas(r.poss_dup, r.account, r.cl_ord_id)) return;
   Pending p;
   p.asked = AskedState(r);
   OrderState& s = p.asked;
@@ -150,6 +159,7 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
 }
 
 void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
+  if (impl_->AlreadyHas(r.poss_dup, r.account, r.cl_ord_id)) return;
   CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, true, "", false,
                          0,         0};
   en::ReplaceCmd c;

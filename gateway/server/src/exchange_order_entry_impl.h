@@ -185,6 +185,10 @@ class ExchangeOrderEntry::Impl {
     return r;
   }
 
+  // Whether a request flagged PossDup names (by its new ClOrdID) an order of `account` the
+  // exchange has: then it is dropped.
+  bool AlreadyHas(bool poss_dup, const std::string& account, const std::string& cl_ord_id) const;
+
   // Refuses a request locally, from the worker thread.
   void RejectNew(const OrderState& asked, const std::string& reason) {
     Post([this, asked, reason] { listener_->OnRejected(asked, reason); });

@@ -35,6 +35,10 @@ enum class StpAction { kCancelResting, kCancelAggressor, kCancelBoth };
 struct NewOrder {
   std::string session;  // FIX SenderCompID of the entering session
   uint64_t msg_seq = 0;  // the request's MsgSeqNum (FIX 34); 0 when not from FIX
+  // PossDupFlag(43)=Y: a resend of a request the exchange may have had already. One whose
+  // ClOrdID names an order of the account the exchange has is dropped: that order's reports
+  // went out, or go out again (docs/fix.md, "Reports sent again after a crash").
+  bool poss_dup = false;
   std::string account;  // already checked: belongs to the session's firm
   std::string firm;
   std::string cl_ord_id;
@@ -76,6 +80,7 @@ struct CancelOrder {
 struct ReplaceOrder {
   std::string session;
   uint64_t msg_seq = 0;
+  bool poss_dup = false;  // as NewOrder's: dropped when the new ClOrdID names a known order
   std::string account;
   std::string cl_ord_id;
   std::string orig_cl_ord_id;
