@@ -380,6 +380,9 @@ TEST_F(ServeFixTest, ARestartSendsAgainTheReportsAfterTheWatermarkWithTheirExecI
   EXPECT_TRUE(alpha->WaitExec("r1", '4', &m));
   ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("r3", "A1", '1', 1, "4.990"), '0', &m));
   EXPECT_FALSE(m.getHeader().isSetField(97));
+  // A status answer, which no input causes, has an ExecID of the gateway's own.
+  ASSERT_TRUE(SendAndWaitExec(*alpha, Status("r3", "A1"), 'I', &m));
+  EXPECT_EQ(F(m, 17).substr(0, 1), "g") << F(m, 17);
 }
 
 // A cancel-on-disconnect session whose orders outlived its connection because no Logout

@@ -134,7 +134,7 @@ FixGateway::Impl::Impl(FixGatewayConfig config, OrderEntry* exchange)
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%llx",
                 static_cast<unsigned long long>(tv.tv_sec) * 1000000ULL + tv.tv_usec);
-  exec_prefix_ = std::string(buf) + "-";
+  exec_prefix_ = "g" + std::string(buf) + "-";  // never a report of an input's "<seq>-<n>"
   for (const FixSessionSpec& s : config_.sessions) {
     sessions_[s.sender_comp_id].throttle = internal::TokenBucket(s.throttle_msgs_per_sec);
   }

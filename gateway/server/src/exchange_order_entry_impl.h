@@ -235,6 +235,10 @@ class ExchangeOrderEntry::Impl {
   OrderState StateOf(const en::OrderInfo& info, const en::Name& acct, const en::Name& sym,
                      const exchange::OrderDetail& d, int64_t time_us = 0) const;
 
+  // The order of outcome `o` (on a trade, with `seller`, the seller's) as its report
+  // describes it, with the report's ExecID (NumberOutcome). Delivering thread.
+  OrderState ReportOf(const exchange::Outcome& o, bool seller = false) const;
+
   // Notes that the book of `sym` changed during the current input (OnAck publishes it).
   void Touch(const en::Name& sym);
 

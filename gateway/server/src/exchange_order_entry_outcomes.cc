@@ -30,8 +30,6 @@ OrderState ExchangeOrderEntry::Impl::StateOf(const en::OrderInfo& info, const en
                                              int64_t time_us) const {
   OrderState s;
   s.transact_time_us = time_us;
-  s.exec_id = ExecId(0);
-  s.poss_resend = poss_resend_;
   s.session = SessionName(d.session);
   s.account = Str(acct);
   s.cl_ord_id = std::string(info.cl.view());
@@ -62,6 +60,14 @@ OrderState ExchangeOrderEntry::Impl::StateOf(const en::OrderInfo& info, const en
   return s;
 }
 
+OrderState ExchangeOrderEntry::Impl::ReportOf(const exchange::Outcome& o, bool seller) const {
+  OrderState s = seller ? StateOf(o.event.other, o.other_acct, o.sym, o.other_detail(), TimeUs(o))
+                        : StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o));
+  s.exec_id = ExecId(seller ? 1 : 0);
+  s.poss_resend = poss_resend_;
+  return s;
+}
+
 void ExchangeOrderEntry::Impl::Touch(const en::Name& sym) {
   if (sym.empty()) return;
   for (const std::string& t : touched_) {
@@ -86,7 +92,7 @@ void ExchangeOrderEntry::Impl::OnEvent(uint64_t tag, const exchange::Outcome& o)
   switch (o.event.type) {
     case en::EventType::kAccepted:
       Touch(o.sym);
-      listener_->OnAccepted(StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o)));
+      listener_->OnAccepted(ReportOf(o));
       return;
     case en::EventType::kRejected:
       DeliverRejected(o, p);
@@ -102,7 +108,7 @@ void ExchangeOrderEntry::Impl::OnEvent(uint64_t tag, const exchange::Outcome& o)
       return;
     case en::EventType::kTriggered:
       Touch(o.sym);
-      listener_->OnTriggered(StateOf(o.event.order, o.acct, o.sym, o.detail(), TimeUs(o)));
+      listener_->OnTriggered(ReportOf(o));
       return;
     case en::EventType::kCancelRejected:
       DeliverCancelRejected(o, p);
@@ -131,7 +137,7 @@ void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pendi
     listener_->OnRejected(asked, reason);
     return;
   }
-  listener_->OnRejected(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), reason);
+  listener_->OnRejected(ReportOf(o), reason);
 }
 
 // A trade: a fill to each side's order, then the public trade.
@@ -139,10 +145,8 @@ void ExchangeOrderEntry::Impl::DeliverTrade(const exchange::Outcome& o) {
   const en::Event& e = o.event;
   Touch(o.sym);
   const Fill fill{e.px.value(), e.qty.value(), e.seq};
-  listener_->OnFill(StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o)), fill);
-  OrderState seller = StateOf(e.other, o.other_acct, o.sym, o.other_detail(), TimeUs(o));
-  seller.exec_id = ExecId(1);
-  listener_->OnFill(seller, fill);
+  listener_->OnFill(ReportOf(o), fill);
+  listener_->OnFill(ReportOf(o, /*seller=*/true), fill);
   // Market data is not reported again: it is not kept for a session, and the books are
   // published as they stand.
   if (replaying_) return;
@@ -154,7 +158,7 @@ void ExchangeOrderEntry::Impl::DeliverTrade(const exchange::Outcome& o) {
 void ExchangeOrderEntry::Impl::DeliverCanceled(const exchange::Outcome& o, Pending* p) {
   const en::Event& e = o.event;
   Touch(o.sym);
-  OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
+  OrderState s = ReportOf(o);
   if (p != nullptr && p->kind == Pending::Kind::kCancel && e.cancel == en::CancelReason::kUser) {
     if (!p->asked.session.empty()) s.session = p->asked.session;
     s.orig_cl_ord_id = s.cl_ord_id;
@@ -174,7 +178,7 @@ void ExchangeOrderEntry::Impl::DeliverCanceled(const exchange::Outcome& o, Pendi
 void ExchangeOrderEntry::Impl::DeliverReplaced(const exchange::Outcome& o, Pending* p) {
   const en::Event& e = o.event;
   Touch(o.sym);
-  OrderState s = StateOf(e.order, o.acct, o.sym, o.detail(), TimeUs(o));
+  OrderState s = ReportOf(o);
   if (p != nullptr && !p->asked.session.empty()) s.session = p->asked.session;
   s.orig_cl_ord_id = std::string(e.orig.view());
   if (e.has_px) {
@@ -268,8 +272,9 @@ void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
   }
 }
 
-// Nothing is delivered before Start: a standby's core publishes the primary's outcomes
-// long before this node has a FIX gateway to send them to (or clients to send them to).
+// Nothing is delivered before Start (a standby's core publishes the primary's outcomes
+// long before this node has a FIX gateway to send them to), and with a watermark file,
+// nothing before StartReports: held back, those inputs are reported from the journal.
 void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& o) {
   if (o.kind != exchange::OutcomeKind::kEvent) return;
   if (!impl_->Delivers(seq)) return;
