@@ -52,6 +52,7 @@ class RandomCommands {
         m.disconnect = Pick(2) == 0;  // cancel-on-disconnect, or a session's own mass cancel
       }
       m.origin = NextOrigin();
+      if (!m.disconnect) Answered(m.origin, &m.req, &m.answer_to);
       return m;
     }
     if (r < 92) {
@@ -115,6 +116,7 @@ class RandomCommands {
     c.orig = engine::Name::From(absl::StrCat("c", 1 + Pick(cl_)));
     c.acct = engine::Name::From(Acct(Pick(accounts_)));
     c.origin = NextOrigin();
+    Answered(c.origin, &c.req, &c.answer_to);
     return c;
   }
 
@@ -129,10 +131,18 @@ class RandomCommands {
       c.qty = engine::Qty(Pick(25));
     }
     c.origin = NextOrigin();
+    engine::ClientId unused;
+    Answered(c.origin, &unused, &c.answer_to);
     return c;
   }
 
  private:
+  // The request's own id and session (codec version 4), from its origin: no draw either.
+  static void Answered(const engine::Origin& o, engine::ClientId* req,
+                       engine::SessionId* answer_to) {
+    *req = engine::Name::From(absl::StrCat("r", o.session, "-", o.msg_seq));
+    *answer_to = o.session;
+  }
   // Requests come from FIX sessions 1..3 in turn, each numbering its own (no draw from the
   // generator: the command stream is the same as without origins).
   engine::Origin NextOrigin() {

@@ -76,11 +76,18 @@ class ExchangeRun {
     entry->Stop();
     EXPECT_TRUE(core->Stop().ok());
   }
-  // Waits until `n` reports came and the core published everything offered.
+  // Waits until `n` reports came, the core published everything offered and the listener
+  // went idle after the last report (so StopReports would write its input).
   void Settle(size_t n) {
     EXPECT_TRUE(core->Flush().ok());
     EXPECT_TRUE(testsupport::WaitFor([&] { return reports.Count() >= n; }, 10s))
         << reports.Count() << " of " << n;
+    uint64_t last = 0;
+    for (const Report& r : reports.All()) {
+      if (!r.exec_id.empty()) last = std::max(last, SeqOf(r.exec_id));
+    }
+    EXPECT_TRUE(testsupport::WaitFor([&] { return entry->ReportedThrough() >= last; }, 10s))
+        << entry->ReportedThrough() << " < " << last;
   }
 
   Recorder reports;
@@ -141,28 +148,28 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereM
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
 
-  // A crash left the watermark at the input of the replace: its reports and those after it
-  // went out or not; the restart reports them again.
-  uint64_t replace_seq = 0;
+  // A crash left the watermark before the input of the sell that traded: its reports and
+  // those after it went out or not; the restart reports them again.
+  uint64_t resent_from = 0;
   for (const Report& r : first) {
-    if (r.kind == "replaced") replace_seq = SeqOf(r.exec_id);
+    if (r.kind == "accepted" && r.cl == "s-1") resent_from = SeqOf(r.exec_id);
   }
-  ASSERT_GT(replace_seq, 0u);
+  ASSERT_GT(resent_from, 0u);
   {
     auto w = internal::ReportWatermark::Open(dir.path() + "/reported");
     ASSERT_TRUE(w.ok()) << w.status();
     ASSERT_TRUE((*w)->found().has_value());
-    EXPECT_GE(*(*w)->found(), replace_seq);
-    ASSERT_TRUE((*w)->Write(replace_seq - 1).ok());
+    EXPECT_GE(*(*w)->found(), resent_from);
+    ASSERT_TRUE((*w)->Write(resent_from - 1).ok());
   }
   ExchangeRun again(dir.path());
   ASSERT_TRUE(again.entry->StartReports().ok());
   // Reports come in input order; the refused cancel and the mass result, which carry no
-  // ExecID, come after the replace.
+  // ExecID, come after the sell.
   auto from = std::find_if(first.begin(), first.end(), [&](const Report& r) {
-    return !r.exec_id.empty() && SeqOf(r.exec_id) >= replace_seq;
+    return !r.exec_id.empty() && SeqOf(r.exec_id) >= resent_from;
   });
-  ASSERT_EQ(from->kind, "replaced");
+  ASSERT_EQ(from->cl, "s-1");
   const std::vector<Report> expected(from, first.end());
   std::vector<Report> second = again.reports.All();
   ASSERT_EQ(second.size(), expected.size());
@@ -170,7 +177,7 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereM
     EXPECT_EQ(second[i].Key(), expected[i].Key()) << i;
     EXPECT_TRUE(second[i].poss_resend) << second[i].Key();
   }
-  EXPECT_EQ(again.reports.public_trades.load(), 0) << "market data is not reported again";
+  EXPECT_EQ(again.reports.public_trades.load(), 0) << "market data is not sent again";
 
   // Live from here: not marked, numbered after everything recovered.
   again.entry->Submit(Order("S1", "A1", "F1", "b-3", Side::kBuy, 4970, 1));
@@ -211,13 +218,12 @@ TEST(ExchangeOrderEntryReportsTest, AfterStopReportsTheFileStaysAndTheNextStartR
     ASSERT_TRUE(run.entry->StartReports().ok());
     run.entry->Submit(Order("S1", "A1", "F1", "before", Side::kBuy, 4990, 1));
     run.Settle(1);
-    std::this_thread::sleep_for(30ms);  // past the 10 ms between writes
     run.entry->Submit(Order("S1", "A1", "F1", "before-2", Side::kBuy, 4990, 1));
-    run.Settle(2);
+    run.Settle(2);  // idle after before-2: StopReports writes its input
     run.entry->StopReports();
     run.entry->Submit(Order("S1", "A1", "F1", "after", Side::kBuy, 4990, 1));
     run.Settle(3);
-    std::this_thread::sleep_for(30ms);
+    std::this_thread::sleep_for(30ms);  // past the 10 ms between writes: none comes
     run.entry->Submit(Order("S1", "A1", "F1", "after-2", Side::kBuy, 4990, 1));
     run.Settle(4);
   }
@@ -252,10 +258,35 @@ TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {
   order.poss_dup = false;
   run.entry->Submit(order);
   run.Settle(2);
+  // Flagged, but not that order (another price): judged by the engine like any order.
+  order.poss_dup = true;
+  order.price_ticks = 4980;
+  run.entry->Submit(order);
+  run.Settle(3);
   std::vector<Report> all = run.reports.All();
-  ASSERT_EQ(all.size(), 2u) << run.reports.Text();
+  ASSERT_EQ(all.size(), 3u) << run.reports.Text();
   EXPECT_EQ(all[0].kind, "accepted");
   EXPECT_EQ(all[1].kind + " " + all[1].reason, "rejected duplicate_client_id");
+  EXPECT_EQ(all[2].kind + " " + all[2].reason, "rejected duplicate_client_id");
+}
+
+// A cancel's and a mass cancel's own ClOrdID are journaled (codec 4), so like every id they
+// are held to the engine's 32 characters: longer, the request is refused invalid_field.
+TEST(ExchangeOrderEntryReportsTest, ACancelWhoseOwnIdIsTooLongForTheJournalIsRefused) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  ExchangeRun run(dir.path());
+  ASSERT_TRUE(run.entry->StartReports().ok());
+  run.entry->Submit(Order("S1", "A1", "F1", "l-1", Side::kBuy, 4990, 1));
+  run.Settle(1);
+  const std::string long_id(33, 'x');
+  run.entry->Cancel({"S1", 0, "A1", long_id, "l-1", kSymbol});
+  run.entry->MassCancelOrders({"S1", 0, long_id, "A1", kSymbol});
+  EXPECT_TRUE(testsupport::WaitFor([&] { return run.reports.Count() >= 3; }, 10s));
+  std::vector<Report> all = run.reports.All();
+  ASSERT_EQ(all.size(), 3u) << run.reports.Text();
+  EXPECT_EQ(all[1].kind + " " + all[1].reason, "cancel_rejected invalid_field");
+  EXPECT_EQ(all[2].kind + " " + all[2].reason, "mass invalid_field");
+  EXPECT_EQ(run.reports.Last("l-1"), "accepted") << "the order still works";
 }
 
 // The file: absent is "nothing reported before"; a write lands in the older slot, so one cut

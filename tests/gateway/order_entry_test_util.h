@@ -85,7 +85,8 @@ class Recorder : public ExecutionListener {
   void OnTriggered(const OrderState& o) override { Note("triggered", o, ""); }
   void OnStatus(const StatusAnswer&) override {}
   void OnMassCancelResult(const MassCancelResult& r) override {
-    Add({"mass", r.session, r.cl_ord_id, "", "", absl::StrCat(r.canceled_count), r.poss_resend});
+    Add({"mass", r.session, r.cl_ord_id, "", "",
+         r.rejected ? r.reason : absl::StrCat(r.canceled_count), r.poss_resend});
   }
   void OnBookUpdate(const BookUpdate&) override {}
   void OnPublicTrade(const PublicTrade&) override { public_trades.fetch_add(1); }

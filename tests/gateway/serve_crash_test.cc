@@ -3,6 +3,7 @@
 // its ExecutionReport at the client, from before the kill or sent again after it
 // (docs/durability.md, "Reports a crash kept from going out"). The server runs in a forked
 // child, so the kill is a real one: nothing of it runs after the signal. C++14 (QuickFIX).
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,28 +31,59 @@ namespace {
 
 using Msg = FIX::Message;
 
-// Starts the server on `data_dir` in a child and returns its pid; *port is its FIX port.
-pid_t StartServerChild(const std::string& data_dir, int* port) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
+// The server in a forked child (forked while this process runs no other thread: each
+// client below is gone, its threads joined, before the next fork). Killed and reaped when
+// this goes, whatever the test did.
+class ServerChild {
+ public:
+  // Starts the server on `data_dir`; port() is -1 when it did not start within 60 s.
+  explicit ServerChild(const std::string& data_dir) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(fds[0]);
+      std::string error;
+      std::unique_ptr<ServeHarness> server = ServeHarness::Start(data_dir, &error);
+      const int p = server ? server->fix_port() : -1;
+      if (write(fds[1], &p, sizeof(p)) != static_cast<ssize_t>(sizeof(p))) _exit(3);
+      if (!server) _exit(2);
+      for (;;) pause();  // until killed
+    }
+    close(fds[1]);
+    pollfd in = {fds[0], POLLIN, 0};
+    int p = -1;
+    if (pid_ > 0 && poll(&in, 1, 60000) == 1 &&
+        read(fds[0], &p, sizeof(p)) == static_cast<ssize_t>(sizeof(p))) {
+      port_ = p;
+    }
     close(fds[0]);
-    std::string error;
-    std::unique_ptr<ServeHarness> server = ServeHarness::Start(data_dir, &error);
-    const int p = server ? server->fix_port() : -1;
-    if (write(fds[1], &p, sizeof(p)) != static_cast<ssize_t>(sizeof(p))) _exit(3);
-    if (!server) _exit(2);
-    for (;;) pause();  // until killed
   }
-  close(fds[1]);
-  *port = -1;
-  if (pid < 0 || read(fds[0], port, sizeof(*port)) != static_cast<ssize_t>(sizeof(*port))) {
-    *port = -1;
+  ~ServerChild() { Kill(); }
+  int port() const { return port_; }
+  // SIGKILLs the child and reaps it; true when it died of the signal.
+  bool Kill() {
+    if (pid_ <= 0) return false;
+    kill(pid_, SIGKILL);
+    int status = 0;
+    const bool reaped = waitpid(pid_, &status, 0) == pid_;
+    pid_ = -1;
+    return reaped && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
   }
-  close(fds[0]);
-  return pid;
-}
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = -1;
+};
+
+// Removes a test's folder when the test ends, passed or not.
+struct RemovedAtEnd {
+  std::string dir;
+  ~RemovedAtEnd() {
+    std::string rm = "rm -rf '" + dir + "'";
+    if (std::system(rm.c_str()) != 0) ADD_FAILURE() << rm;
+  }
+};
 
 bool IsOrderReport(const Msg& m) {
   const std::string type = F(m, 150);
@@ -60,6 +92,7 @@ bool IsOrderReport(const Msg& m) {
 
 TEST(ServeCrashTest, AfterAKillEveryOrderTheExchangeKeptHasItsReport) {
   const std::string dir = TempDir();
+  RemovedAtEnd cleanup{dir};
   const std::string dictionary = dir + "/CFX-FIX44.xml";
   ASSERT_TRUE(WriteFixDictionary(dictionary).ok());
   const std::string data = dir + "/data", client_dir = dir + "/client";
@@ -68,12 +101,10 @@ TEST(ServeCrashTest, AfterAKillEveryOrderTheExchangeKeptHasItsReport) {
   std::vector<Msg> received;  // by every run of the client
   constexpr int kKills = 3, kOrders = 400;
   for (int round = 0; round < kKills; ++round) {
-    int port = -1;
-    const pid_t pid = StartServerChild(data, &port);
-    ASSERT_GT(pid, 0);
-    ASSERT_GT(port, 0) << "the server did not start";
+    ServerChild child(data);
+    ASSERT_GT(child.port(), 0) << "the server did not start";
     {
-      TestClient beta("BETA_T1", port, client_dir, dictionary);  // no cancel-on-disconnect
+      TestClient beta("BETA_T1", child.port(), client_dir, dictionary);  // keeps its orders
       beta.Start();
       ASSERT_TRUE(beta.WaitLogon());
       // Orders as fast as they go; the kill lands while the exchange works through them.
@@ -83,14 +114,9 @@ TEST(ServeCrashTest, AfterAKillEveryOrderTheExchangeKeptHasItsReport) {
         const std::string px = "4.9" + std::to_string(10 + i % 80);
         beta.Send(NewOrderMsg(cl, "B1", '1', 1, px));
         sent.push_back(cl);
-        if (i == kill_at) {
-          kill(pid, SIGKILL);
-          break;
-        }
+        if (i == kill_at) break;
       }
-      int status = 0;
-      ASSERT_EQ(waitpid(pid, &status, 0), pid);
-      ASSERT_TRUE(WIFSIGNALED(status));
+      ASSERT_TRUE(child.Kill());
       std::vector<Msg> got = beta.Snapshot();
       received.insert(received.end(), got.begin(), got.end());
       beta.Stop(/*force=*/true);
@@ -154,8 +180,6 @@ TEST(ServeCrashTest, AfterAKillEveryOrderTheExchangeKeptHasItsReport) {
   EXPECT_EQ(unreported_known, 0);
   beta.Stop();
   EXPECT_TRUE(server->Stop(&error)) << error;
-  std::string rm = "rm -rf '" + dir + "'";
-  EXPECT_EQ(std::system(rm.c_str()), 0);
 }
 
 // A watermark file damaged in both slots (a disk's fault: a write cut short spoils one) does
@@ -163,6 +187,7 @@ TEST(ServeCrashTest, AfterAKillEveryOrderTheExchangeKeptHasItsReport) {
 // the operator removed it.
 TEST(ServeCrashTest, ADamagedReportsWatermarkRefusesTheStartNamingIt) {
   const std::string dir = TempDir();
+  RemovedAtEnd cleanup{dir};
   const std::string data = dir + "/data", file = data + "/fix/reported";
   std::string error;
   std::unique_ptr<ServeHarness> server = ServeHarness::Start(data, &error);
@@ -182,8 +207,6 @@ TEST(ServeCrashTest, ADamagedReportsWatermarkRefusesTheStartNamingIt) {
   server = ServeHarness::Start(data, &error);
   ASSERT_TRUE(server != nullptr) << error;
   EXPECT_TRUE(server->Stop(&error)) << error;
-  std::string rm = "rm -rf '" + dir + "'";
-  EXPECT_EQ(std::system(rm.c_str()), 0);
 }
 
 }  // namespace

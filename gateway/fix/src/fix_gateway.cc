@@ -323,6 +323,14 @@ bool FixGateway::Impl::Send(const std::string& session, FIX::Message& msg) {
   }
 }
 
+bool FixGateway::Impl::FlushStores() {
+  std::shared_lock<std::shared_timed_mutex> alive(sessions_alive_mu_);
+  if (!sessions_alive_) return false;  // stopped: what was handed since was not stored
+  // QuickFIX's FileStore (--quickfix-file-store) writes each message at once.
+  auto* batched = dynamic_cast<internal::BatchedFileStoreFactory*>(store_.get());
+  return batched == nullptr || batched->FlushAll();
+}
+
 uint64_t FixGateway::Impl::Generation(const std::string& session) {
   std::lock_guard<std::mutex> lock(mu_);
   return sessions_[session].generation;
@@ -375,6 +383,7 @@ void FixGateway::OnStatus(const StatusAnswer& a) { impl_->StatusOut(a); }
 void FixGateway::OnMassCancelResult(const MassCancelResult& r) { impl_->MassCancelOut(r); }
 void FixGateway::OnBookUpdate(const BookUpdate& b) { impl_->market_data().OnBook(b); }
 void FixGateway::OnIdle() { internal::BatchWritesOnThisThread(); }
+bool FixGateway::FlushStores() { return impl_->FlushStores(); }
 
 void FixGateway::OnPublicTrade(const PublicTrade& t) { impl_->market_data().OnTrade(t); }
 void FixGateway::OnSecurityList(const std::vector<ListedContract>& contracts) {

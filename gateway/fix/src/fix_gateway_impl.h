@@ -80,6 +80,8 @@ class FixGateway::Impl : public FIX::Application {
   void StatusOut(const StatusAnswer& answer);
   void MassCancelOut(const MassCancelResult& result);
   internal::MarketData& market_data() { return market_data_; }
+  // ExecutionListener::FlushStores.
+  bool FlushStores();
 
  private:
   struct SessionState {

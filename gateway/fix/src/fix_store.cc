@@ -434,6 +434,23 @@ std::shared_ptr<StoreFiles> BatchedFileStoreFactory::FilesOf(const FIX::SessionI
   return it == files_.end() ? nullptr : it->second;
 }
 
+bool BatchedFileStoreFactory::FlushAll() const {
+  std::vector<std::shared_ptr<StoreFiles>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& entry : files_) all.push_back(entry.second);
+  }
+  bool ok = true;
+  for (const std::shared_ptr<StoreFiles>& files : all) {
+    try {
+      files->Flush();
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 }  // namespace internal
 }  // namespace gateway
 }  // namespace cfx

@@ -134,6 +134,9 @@ class BatchedFileStoreFactory : public FIX::MessageStoreFactory {
 
   // The files of session `id`'s store; nullptr when it has none (yet).
   std::shared_ptr<StoreFiles> FilesOf(const FIX::SessionID& id) const;
+  // Flushes every session's files; false when one could not be written (it keeps what it
+  // could not write pending, and its connection closes at its own next flush).
+  bool FlushAll() const;
 
  private:
   const std::string path_;

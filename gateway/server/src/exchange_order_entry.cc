@@ -78,13 +78,23 @@ void RefuseAgainst(const exchange::OrderStateView& v, CancelRejected* r) {
 // A resend (43=Y) of a request the exchange already has: its order's reports went out, or
 // are sent again at a start after a crash (a kill -9 can leave the gateway's inbound
 // sequence number behind, so the client resends what was processed).
-bool ExchangeOrderEntry::Impl::AlreadyHas(bool poss_dup, const std::string& account,
-                                          const std::string& cl_ord_id) const {
-  return poss_dup && core_->FindOrder(account, cl_ord_id).has_value();
+bool ExchangeOrderEntry::Impl::AlreadyHas(const NewOrder& r) const {
+  if (!r.poss_dup) return false;
+  std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.cl_ord_id);
+  return v && v->sym == r.symbol && v->side == ToEngine(r.side) &&
+         v->detail.session == SessionIdOf(r.session) && v->detail.qty.value() == r.qty &&
+         (!r.has_price || v->detail.px.value() == r.price_ticks);
+}
+
+bool ExchangeOrderEntry::Impl::AlreadyHas(const ReplaceOrder& r) const {
+  if (!r.poss_dup) return false;
+  std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.cl_ord_id);
+  return v && v->sym == r.symbol && (!r.has_qty || v->detail.qty.value() == r.qty) &&
+         (!r.has_price || v->detail.px.value() == r.price_ticks);
 }
 
 void ExchangeOrderEntry::Submit(const NewOrder& r) {
-  if (impl_->AlreadyHas(r.poss_dup, r.account, r.cl_ord_id)) return;
+  if (impl_->AlreadyHas(r)) return;
   Pending p;
   p.asked = AskedState(r);
   OrderState& s = p.asked;
@@ -153,13 +163,18 @@ void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
     }
   }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
-  (void)c.req.Assign(r.cl_ord_id);  // journaled for a report made again after a restart
+  // Journaled for a report made again after a restart, so held to the engine's ids' length.
+  if (!c.req.Assign(r.cl_ord_id)) {
+    refusal.reason = "invalid_field";
+    impl_->RejectCancel(refusal);
+    return;
+  }
   c.answer_to = SessionIdOf(r.session);
   impl_->OfferAmend(c, Pending::Kind::kCancel, refusal);
 }
 
 void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
-  if (impl_->AlreadyHas(r.poss_dup, r.account, r.cl_ord_id)) return;
+  if (impl_->AlreadyHas(r)) return;
   CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, true, "", false,
                          0,         0};
   en::ReplaceCmd c;
@@ -253,9 +268,14 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
     impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
     return;
   }
+  if (!c.req.Assign(r.cl_ord_id)) {  // journaled: held to the engine's ids' length
+    result.rejected = true;
+    result.reason = "invalid_field";
+    impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
+    return;
+  }
   if (r.account.empty()) c.session = SessionIdOf(r.session);
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
-  (void)c.req.Assign(r.cl_ord_id);
   c.answer_to = SessionIdOf(r.session);
   Pending p;
   p.kind = Pending::Kind::kMass;

@@ -185,9 +185,13 @@ class ExchangeOrderEntry::Impl {
     return r;
   }
 
-  // Whether a request flagged PossDup names (by its new ClOrdID) an order of `account` the
-  // exchange has: then it is dropped.
-  bool AlreadyHas(bool poss_dup, const std::string& account, const std::string& cl_ord_id) const;
+  // Whether a NewOrder flagged PossDup is an order the exchange has: one of the account with
+  // its ClOrdID, entered on its session, for the same contract, side, quantity and price.
+  // Then it is dropped. (A day's ClOrdIDs may be used again the next day: the terms tell a
+  // resend from a new order.)
+  bool AlreadyHas(const NewOrder& r) const;
+  // The same for a replace: the order now has the replace's ClOrdID and its terms.
+  bool AlreadyHas(const ReplaceOrder& r) const;
 
   // Refuses a request locally, from the worker thread.
   void RejectNew(const OrderState& asked, const std::string& reason) {
@@ -322,7 +326,6 @@ class ExchangeOrderEntry::Impl {
   // The delivering thread's (or, before live_, StartReports's):
   uint64_t exec_seq_ = 0;
   uint64_t exec_index_ = 0;
-  bool replaying_ = false;  // reports are marked PossResend; no market data
   bool poss_resend_ = false;
   uint64_t acked_ = 0;
   std::chrono::steady_clock::time_point written_at_{};

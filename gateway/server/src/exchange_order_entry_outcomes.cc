@@ -147,9 +147,9 @@ void ExchangeOrderEntry::Impl::DeliverTrade(const exchange::Outcome& o) {
   const Fill fill{e.px.value(), e.qty.value(), e.seq};
   listener_->OnFill(ReportOf(o), fill);
   listener_->OnFill(ReportOf(o, /*seller=*/true), fill);
-  // Market data is not reported again: it is not kept for a session, and the books are
-  // published as they stand.
-  if (replaying_) return;
+  // Market data is not sent again: it is not kept for a session, and the books are
+  // published as they stand. (That of inputs held back at the start, never sent, is.)
+  if (poss_resend_) return;
   listener_->OnPublicTrade(PublicTrade{Str(o.sym), e.px.value(), e.qty.value(), e.seq, TimeUs(o)});
 }
 
@@ -244,7 +244,7 @@ void ExchangeOrderEntry::Impl::PostListing() {
 void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
   // A month listed or expired while running: market data and security lists follow.
   if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
-  if (replaying_) touched_.clear();  // the books go out as they stand once live
+  if (poss_resend_) touched_.clear();  // sent again: the books went out as they stood
   for (const std::string& sym : touched_) {
     std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
     if (!view) continue;

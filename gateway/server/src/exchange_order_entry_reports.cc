@@ -101,6 +101,11 @@ uint64_t ExchangeOrderEntry::Impl::RegisterReplayed(const en::Command& command) 
 }
 
 absl::Status ExchangeOrderEntry::Impl::WriteWatermark(uint64_t seq) {
+  // What the listener was handed reaches the stores first (a connection may hold its last
+  // burst back, or be closing): the file never gets ahead of them.
+  if (!listener_->FlushStores()) {
+    return absl::UnavailableError("the FIX sessions' stores could not be written");
+  }
   if (absl::Status s = watermark_->Write(seq); !s.ok()) return s;
   written_ = seq;
   return absl::OkStatus();
@@ -137,9 +142,7 @@ absl::Status ExchangeOrderEntry::StartReports() {
   const uint64_t through = std::max(m.held_through_, m.recovered_last_);
   if (through > after) {
     Republisher visitor(&m, after);
-    m.replaying_ = true;
     absl::Status s = m.core_->ReplayOutcomes(after, through, &visitor);
-    m.replaying_ = false;
     m.poss_resend_ = false;
     if (!s.ok()) return s;
     if (m.recovered_last_ > after) {
@@ -149,12 +152,19 @@ absl::Status ExchangeOrderEntry::StartReports() {
     }
   }
   m.watermark_ = *std::move(w);
-  if (absl::Status s = m.WriteWatermark(through); !s.ok()) return s;
+  if (absl::Status s = m.WriteWatermark(through); !s.ok()) {
+    // The file stays behind: the next start sends more again than it needs to.
+    std::cerr << "cfx serve: " << m.reported_path_ << ": " << s << std::endl;
+  }
   m.acked_ = through;
   m.confirmed_.store(through, std::memory_order_relaxed);
   m.live_after_ = through;
   m.live_.store(true, std::memory_order_release);
   return absl::OkStatus();
+}
+
+uint64_t ExchangeOrderEntry::ReportedThrough() const {
+  return impl_->confirmed_.load(std::memory_order_acquire);
 }
 
 void ExchangeOrderEntry::StopReports() {

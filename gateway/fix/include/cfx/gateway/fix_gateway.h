@@ -150,6 +150,7 @@ class FixGateway : public ExecutionListener {
   void OnSecurityList(const std::vector<ListedContract>& contracts) override;
   // Sends what the calls above held back on this thread; see ExecutionListener::OnIdle.
   void OnIdle() override;
+  bool FlushStores() override;
 
   class Impl;
   // The QuickFIX-side application (fix_gateway_impl.h), for the FIX fuzz target, which

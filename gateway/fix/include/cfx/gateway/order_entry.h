@@ -337,6 +337,11 @@ class ExecutionListener {
   // again after its next burst: from now on what the calls above send on this thread may be
   // held back and sent here, in one write per connection (docs/fix.md, "Batched writes").
   virtual void OnIdle() {}
+  // Writes into the sessions' message stores (not to the disk) everything the calls above
+  // handed over so far, whatever the connections still hold back; false when a store could
+  // not be written. Any thread. The exchange calls it before it records how far the stores
+  // hold its reports (docs/durability.md, "Reports a crash kept from going out").
+  virtual bool FlushStores() { return true; }
 };
 
 }  // namespace gateway

@@ -68,6 +68,9 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // The file moves no more (before the listener stops: what comes after is reported again
   // at the next start). Idempotent; Stop calls it.
   void StopReports();
+  // The last input whose reports the listener had when it last became idle (OnIdle): what
+  // StopReports writes. Any thread.
+  uint64_t ReportedThrough() const;
   // Answers what is queued on the worker, then joins it. Idempotent.
   void Stop();
 
