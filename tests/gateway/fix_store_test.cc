@@ -184,6 +184,28 @@ TEST_F(BatchedFileStoreTest, ReadsWhatQuickFixsFileStoreWroteAndBack) {
   f.destroy(s);
 }
 
+// FlushAll writes what every session's store holds back for its connection: the exchange
+// calls it (through FixGateway::FlushStores) before it records how far the stores hold its
+// reports, so that record is never ahead of the files (docs/durability.md).
+TEST_F(BatchedFileStoreTest, FlushAllWritesWhatEveryConnectionHoldsBack) {
+  BatchedFileStoreFactory f(dir_);
+  const FIX::SessionID other("FIX.4.4", "CFX", "BETA_T1");
+  FIX::MessageStore* a = f.create(kId);
+  FIX::MessageStore* b = f.create(other);
+  f.FilesOf(kId)->Attach();
+  f.FilesOf(other)->Attach();
+  a->set(1, Message(1, 100));
+  b->set(1, Message(1, 70));
+  EXPECT_TRUE(f.FilesOf(kId)->Pending());
+  EXPECT_TRUE(f.FilesOf(other)->Pending());
+  EXPECT_TRUE(f.FlushAll());
+  EXPECT_FALSE(f.FilesOf(kId)->Pending());
+  EXPECT_FALSE(f.FilesOf(other)->Pending());
+  EXPECT_EQ(SizeOf(dir_ + kPrefix + "body"), 100);
+  f.destroy(a);
+  f.destroy(b);
+}
+
 // While a connection serves the session, what QuickFIX hands the store stays in memory until
 // the connection flushes it (before its bytes go out) or ends; a resend reads it either way.
 // With no connection (a client away: its cancel-on-disconnect reports, its drop copies)
@@ -428,6 +450,16 @@ TEST_F(FixGatewayTest, ARestartedGatewayResendsFromItsStore) {
 
 // A client away: the report of its order canceled on disconnect is stored for its resend,
 // and in the files at once (no connection will flush it), with the gateway still running.
+// FixGateway::FlushStores (what the exchange calls before recording how far the stores hold
+// its reports): true while the gateway runs; false once it stopped, when what is handed to it
+// is stored nowhere, so that the record does not move past it.
+TEST_F(FixGatewayTest, FlushStoresHoldsWhileRunningAndFailsOnceStopped) {
+  auto alpha = Connect("ALPHA_T2");
+  EXPECT_TRUE(gateway_->FlushStores());
+  gateway_->Stop();
+  EXPECT_FALSE(gateway_->FlushStores());
+}
+
 TEST_F(FixGatewayTest, WhatIsStoredForAnAbsentClientIsInTheFilesAtOnce) {
   auto drop_copy = Connect("ALPHA_DC");
   {

@@ -39,10 +39,8 @@ class Republisher : public exchange::TailVisitor {
   absl::Status OnInputEnd(uint64_t seq) override {
     if (seq <= after_) return absl::OkStatus();
     m_->OnAck(tag_);
-    ++delivered;
     return absl::OkStatus();
   }
-  uint64_t delivered = 0;
 
  private:
   ExchangeOrderEntry::Impl* m_;
@@ -77,8 +75,8 @@ uint64_t ExchangeOrderEntry::Impl::RegisterReplayed(const en::Command& command) 
     p.cl_ord_id = std::string(c->req.view());
     p.orig_cl_ord_id = std::string(c->orig.view());
   } else if (const auto* r = std::get_if<en::ReplaceCmd>(&command)) {
-    p.kind = Pending::Kind::kReplace;
     if (r->answer_to == 0) return 0;  // journaled before version 4
+    p.kind = Pending::Kind::kReplace;
     p.asked.session = SessionName(r->answer_to);
     p.asked.account = Str(r->acct);
     p.cl_ord_id = std::string(r->cl.view());

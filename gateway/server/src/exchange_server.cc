@@ -352,8 +352,8 @@ class ExchangeServer::Impl {
     if (options_.role != ServeRole::kAlone) fix_->ResumeSessions(entry_->ResumeSequences());
     entry_->SetListener(fix_.get());
     // One node: the reports a crash kept from going out are sent at this start
-    // (docs/durability.md). A node promoted from standby cannot know what the old primary
-    // sent: it reports from its promotion on.
+    // (docs/durability.md). A replicated exchange reports from its start or promotion on
+    // (a node that takes over cannot know what the old primary sent).
     const bool alone = options_.role == ServeRole::kAlone;
     if (alone) entry_->SetReportedFile(config_.data_dir + "/fix/reported", recovery_.next_seq - 1);
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);

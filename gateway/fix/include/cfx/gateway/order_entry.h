@@ -36,8 +36,9 @@ struct NewOrder {
   std::string session;  // FIX SenderCompID of the entering session
   uint64_t msg_seq = 0;  // the request's MsgSeqNum (FIX 34); 0 when not from FIX
   // PossDupFlag(43)=Y: a resend of a request the exchange may have had already. One whose
-  // ClOrdID names an order of the account the exchange has is dropped: that order's reports
-  // went out, or go out again (docs/fix.md, "Reports sent again after a crash").
+  // ClOrdID names an order of the account the exchange has, entered on this session with
+  // these terms, is dropped: that order's reports went out, or go out again (docs/fix.md,
+  // "Reports sent again after a crash").
   bool poss_dup = false;
   std::string account;  // already checked: belongs to the session's firm
   std::string firm;
@@ -80,7 +81,8 @@ struct CancelOrder {
 struct ReplaceOrder {
   std::string session;
   uint64_t msg_seq = 0;
-  bool poss_dup = false;  // as NewOrder's: dropped when the new ClOrdID names a known order
+  bool poss_dup = false;  // as NewOrder's: dropped when the new ClOrdID names an order of
+                          // the account with the replace's terms
   std::string account;
   std::string cl_ord_id;
   std::string orig_cl_ord_id;
