@@ -70,6 +70,13 @@ ExitCode RunSettle(const SettleFlags& flags) {
   if (absl::Status s = storage::PrepareDataDir(flags.data_dir, /*create=*/false); !s.ok()) {
     return Fail("settle", s);
   }
+  // A folder that holds no trades is not an exchange's data dir: refused with nothing
+  // created in it (no stores, and no audit log where there was none).
+  auto trades = OpenLmdbTradeSource(flags.data_dir);
+  if (!trades.ok() &&
+      !std::filesystem::exists(std::filesystem::path(flags.data_dir) / "audit.log")) {
+    return Fail("settle", trades.status());
+  }
   auto audit_log = audit::AuditLog::Open(flags.data_dir + "/audit.log");
   if (!audit_log.ok()) return Fail("settle", audit_log.status());
   audit::AuditLog& audit = **audit_log;
@@ -102,7 +109,6 @@ ExitCode RunSettle(const SettleFlags& flags) {
       config.collateral[a.id] = a.collateral;
     }
   }
-  auto trades = OpenLmdbTradeSource(flags.data_dir);
   if (!trades.ok()) {
     audit_run("failed", std::string(trades.status().message()));
     return Fail("settle", trades.status());
@@ -142,7 +148,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
     // The ledger commits the day before the statements are written (they derive from it):
     // say which of the two this failure left.
     bool committed = false;
-    if (auto ledger = Ledger::Open(flags.data_dir); ledger.ok()) {
+    if (auto ledger = Ledger::Open(flags.data_dir, /*create=*/false); ledger.ok()) {
       auto day = (*ledger)->ReadDay(*date);
       committed = day.ok() && day->has_value();
     }
@@ -164,7 +170,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
               << "statements: " << options.out_dir << "/" << flags.date << "/\n";
   }
   if (flags.verify) {
-    auto ledger = Ledger::Open(flags.data_dir);
+    auto ledger = Ledger::Open(flags.data_dir, /*create=*/false);
     absl::Status s = ledger.ok() ? (*ledger)->Verify() : ledger.status();
     if (!s.ok()) return Fail("settle", absl::StrCat("ledger audit failed: ", s.message()));
     std::cout << "ledger audit: OK\n";

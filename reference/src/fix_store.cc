@@ -47,9 +47,9 @@ absl::StatusOr<FixRevision> DecodeRevision(absl::string_view value) {
 FixStore::FixStore(std::unique_ptr<storage::KvStore> kv) : kv_(std::move(kv)) {}
 FixStore::~FixStore() = default;
 
-absl::StatusOr<std::unique_ptr<FixStore>> FixStore::Open(const std::string& data_dir) {
+absl::StatusOr<std::unique_ptr<FixStore>> FixStore::Open(const std::string& data_dir, bool create) {
   absl::StatusOr<std::unique_ptr<storage::KvStore>> kv =
-      storage::KvStore::Open(data_dir, storage::KvOptions{.file = "reference"});
+      storage::KvStore::Open(data_dir, storage::KvOptions{.file = "reference", .create = create});
   if (!kv.ok()) return kv.status();
   return std::unique_ptr<FixStore>(new FixStore(std::move(*kv)));
 }

@@ -461,7 +461,8 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
     return absl::InvalidArgumentError(
         absl::StrCat(common::FormatDate(date), " is not a business day"));
   }
-  auto ledger = Ledger::Open(options.data_dir);
+  // Created by the first date's commit: a run that fails leaves no ledger behind.
+  auto ledger = Ledger::Open(options.data_dir, /*create=*/false);
   if (!ledger.ok()) return ledger.status();
   SettleReport report;
   auto settled = (*ledger)->ReadDay(date);
@@ -507,7 +508,19 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
   }
   // The statements' folder is checked before anything is posted: one that cannot be written
   // refuses the run with nothing written (the ledger commits first, the statements follow).
+  // So is a `<out>/<D>` already there for a date this ledger has not settled: another
+  // exchange's statements or the user's own files, which a run must not replace.
   if (!options.out_dir.empty()) {
+    const std::filesystem::path final_dir =
+        std::filesystem::path(options.out_dir) / common::FormatDate(date);
+    if (std::error_code ec; std::filesystem::symlink_status(final_dir, ec).type() !=
+                            std::filesystem::file_type::not_found) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "statements folder: ", final_dir.string(), " is already there, and ",
+          common::FormatDate(date),
+          " is not settled in this data dir's ledger: it is not this run's to replace; move it "
+          "away or name another --out"));
+    }
     const std::filesystem::path probe =
         std::filesystem::path(options.out_dir) / ("." + common::FormatDate(date) + ".tmp");
     if (absl::Status made = storage::MakePrivateDirs(probe.string()); !made.ok()) {

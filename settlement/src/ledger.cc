@@ -113,24 +113,32 @@ absl::StatusOr<AccountDay> DecodeAccountDay(std::string_view account, std::strin
   return day;
 }
 
-Ledger::Ledger(std::unique_ptr<storage::KvStore> store) : store_(std::move(store)) {}
+Ledger::Ledger(std::string data_dir, std::unique_ptr<storage::KvStore> store)
+    : data_dir_(std::move(data_dir)), store_(std::move(store)) {}
 Ledger::~Ledger() = default;
 
-absl::StatusOr<std::unique_ptr<Ledger>> Ledger::Open(const std::string& data_dir) {
-  auto store = storage::KvStore::Open(data_dir, storage::KvOptions{.file = kLedgerFile});
+absl::StatusOr<std::unique_ptr<Ledger>> Ledger::Open(const std::string& data_dir, bool create) {
+  auto store =
+      storage::KvStore::Open(data_dir, storage::KvOptions{.file = kLedgerFile, .create = create});
+  if (!create && absl::IsNotFound(store.status())) {
+    return std::unique_ptr<Ledger>(new Ledger(data_dir, nullptr));
+  }
   if (!store.ok()) return store.status();
-  return std::unique_ptr<Ledger>(new Ledger(*std::move(store)));
+  return std::unique_ptr<Ledger>(new Ledger(data_dir, *std::move(store)));
 }
 
 absl::StatusOr<std::optional<common::Date>> Ledger::FirstSettledDate() {
+  if (store_ == nullptr) return std::optional<common::Date>();
   return ReadDateKey(*store_, kFirstDateKey);
 }
 
 absl::StatusOr<std::optional<common::Date>> Ledger::LastSettledDate() {
+  if (store_ == nullptr) return std::optional<common::Date>();
   return ReadDateKey(*store_, kLastDateKey);
 }
 
 absl::StatusOr<std::optional<DayRecord>> Ledger::ReadDay(common::Date date) {
+  if (store_ == nullptr) return std::optional<DayRecord>();
   auto txn = store_->BeginRead();
   if (!txn.ok()) return txn.status();
   auto value = (*txn)->Get(kDaysTable, common::FormatDate(date));
@@ -143,6 +151,7 @@ absl::StatusOr<std::optional<DayRecord>> Ledger::ReadDay(common::Date date) {
 
 absl::Status Ledger::ForEachAccount(common::Date date,
                                     const std::function<absl::Status(AccountDay&&)>& fn) {
+  if (store_ == nullptr) return absl::OkStatus();
   auto txn = store_->BeginRead();
   if (!txn.ok()) return txn.status();
   std::string prefix = common::FormatDate(date) + "/";
@@ -159,9 +168,10 @@ absl::Status Ledger::ForEachAccount(common::Date date,
 }
 
 absl::StatusOr<std::map<std::string, ContractState, std::less<>>> Ledger::Contracts() {
+  std::map<std::string, ContractState, std::less<>> out;
+  if (store_ == nullptr) return out;
   auto txn = store_->BeginRead();
   if (!txn.ok()) return txn.status();
-  std::map<std::string, ContractState, std::less<>> out;
   absl::Status inner;
   absl::Status scan =
       (*txn)->Scan(kContractsTable, "", [&](absl::string_view key, absl::string_view value) {
@@ -181,6 +191,11 @@ absl::StatusOr<std::map<std::string, ContractState, std::less<>>> Ledger::Contra
 absl::Status Ledger::CommitDay(const DayRecord& record, const std::vector<AccountDay>& accounts,
                                const FailPoint& fail) {
   auto check = [&](std::string_view point) { return fail ? fail(point) : absl::OkStatus(); };
+  if (store_ == nullptr) {  // the first settled date creates the ledger
+    auto store = storage::KvStore::Open(data_dir_, storage::KvOptions{.file = kLedgerFile});
+    if (!store.ok()) return store.status();
+    store_ = *std::move(store);
+  }
   auto txn_or = store_->BeginWrite();
   if (!txn_or.ok()) return txn_or.status();
   storage::KvTxn& txn = **txn_or;
@@ -227,6 +242,7 @@ absl::Status Ledger::Verify() {
   std::map<std::string, Running, std::less<>> accounts;
   common::MicroUsd clearing_cum;
   std::vector<common::Date> dates;
+  if (store_ == nullptr) return absl::OkStatus();  // nothing settled yet
   {
     auto txn = store_->BeginRead();
     if (!txn.ok()) return txn.status();

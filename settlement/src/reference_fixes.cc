@@ -28,7 +28,7 @@ class ReferenceFixSource : public FixSource {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FixSource>> OpenReferenceFixSource(const std::string& data_dir) {
-  auto store = reference::FixStore::Open(data_dir);
+  auto store = reference::FixStore::Open(data_dir, /*create=*/false);
   if (!store.ok()) return store.status();
   return std::unique_ptr<FixSource>(new ReferenceFixSource(*std::move(store)));
 }

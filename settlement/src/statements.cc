@@ -205,7 +205,13 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
   if (fail) {
     if (absl::Status f = fail("statements_written"); !f.ok()) return f;
   }
-  fs::remove_all(final_dir, ec);
+  // Never over a folder that is there (the batch refuses one before posting; one made since
+  // is someone else's): rename(2) would replace an empty one.
+  if (fs::symlink_status(final_dir, ec).type() != fs::file_type::not_found) {
+    fs::remove_all(tmp_dir, ec);
+    return absl::FailedPreconditionError(absl::StrCat(
+        final_dir.string(), " appeared while the statements were written; left as it is"));
+  }
   fs::rename(tmp_dir, final_dir, ec);
   if (ec)
     return absl::UnavailableError(absl::StrCat("cannot rename ", tmp_dir.string(), " to ",

@@ -80,7 +80,14 @@ class LmdbTradeSource : public TradeSource {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TradeSource>> OpenLmdbTradeSource(const std::string& data_dir) {
-  auto store = storage::KvStore::Open(data_dir, storage::KvOptions{.file = kTradeStoreFile});
+  auto store = storage::KvStore::Open(data_dir,
+                                      storage::KvOptions{.file = kTradeStoreFile, .create = false});
+  if (absl::IsNotFound(store.status())) {
+    return absl::NotFoundError(absl::StrCat(
+        data_dir, " holds no trades (", data_dir, "/", kTradeStoreFile,
+        "): not the data dir of an exchange; `cfx serve` and `cfx replay --data-dir` keep "
+        "their trades there"));
+  }
   if (!store.ok()) return store.status();
   return std::unique_ptr<TradeSource>(new LmdbTradeSource(*std::move(store)));
 }

@@ -74,7 +74,7 @@ class ValuationMarginSource : public MarginSource {
 absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(const std::string& data_dir,
                                                                         common::Date date,
                                                                         double psr) {
-  auto store = reference::FixStore::Open(data_dir);
+  auto store = reference::FixStore::Open(data_dir, /*create=*/false);
   if (!store.ok()) return store.status();
   auto ops = (*store)->LatestThroughput(date);  // valuation's rows are the reference's
   if (!ops.ok()) return ops.status();

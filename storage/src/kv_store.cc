@@ -169,7 +169,11 @@ absl::Status LmdbTxn::Commit() {
 
 absl::StatusOr<std::unique_ptr<KvStore>> KvStore::Open(const std::string& data_dir,
                                                        const KvOptions& options) {
-  auto env = LmdbEnv::Open({.path = data_dir + "/" + options.file,
+  const std::string path = data_dir + "/" + options.file;
+  if (std::error_code ec; !options.create && !std::filesystem::exists(path + "/data.mdb", ec)) {
+    return absl::NotFoundError(absl::StrCat(path, ": no such store"));
+  }
+  auto env = LmdbEnv::Open({.path = path,
                             .map_size_bytes = options.map_size_bytes,
                             .no_meta_sync = options.no_meta_sync,
                             .max_tables = options.max_tables});

@@ -185,6 +185,57 @@ TEST_F(SettleCliTest, AListedContractWithoutAnyPriceSourceFailsTheBatch) {
   EXPECT_NE(r.output.find("H200-GOLD-EU-202712"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nothing was written"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
+  // Nothing was written: not even an empty ledger (the first date's commit creates it).
+  EXPECT_FALSE(std::filesystem::exists(data_ + "/ledger")) << r.output;
+}
+
+// A folder that holds no trades (an empty one, a typo'd path, another program's) is not an
+// exchange's data dir: refused, naming what is missing, with nothing created in it; before,
+// it "settled" 0 contracts, exited 0 and left empty stores and a settled date behind.
+TEST_F(SettleCliTest, AFolderThatHoldsNoTradesIsRefusedWithNothingCreatedInIt) {
+  const std::string empty = dir_ + "/empty";
+  std::filesystem::create_directory(empty);
+  std::filesystem::permissions(empty, std::filesystem::perms::owner_all);
+  auto r = RunCfx("settle --date 2027-03-01 --data-dir " + empty);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("holds no trades"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(empty + "/trades"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::is_empty(empty)) << r.output;
+  // A data dir with only reference fixes in it is no exchange's either; its audit log
+  // records the refused run.
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  auto fixes_only = RunCfx("settle --date 2027-03-01 --data-dir " + data_);
+  EXPECT_EQ(fixes_only.exit_code, 1) << fixes_only.output;
+  EXPECT_NE(fixes_only.output.find("holds no trades"), std::string::npos) << fixes_only.output;
+  for (const char* made : {"/trades", "/ledger", "/statements"}) {
+    EXPECT_FALSE(std::filesystem::exists(data_ + made)) << made;
+  }
+  EXPECT_NE(ReadAll(data_ + "/audit.log").find("\"settlement_run\""), std::string::npos);
+}
+
+// `<out>/<D>` already there for a date the ledger has not settled is not this run's to
+// replace (another exchange's statements pointed at the same --out, the user's own files):
+// refused before anything is posted, the folder left as it was. Before, the run deleted it.
+TEST_F(SettleCliTest, AStatementsFolderAlreadyThereIsNeverReplaced) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  std::filesystem::create_directories(out_ + "/2027-03-01");
+  Write("out/2027-03-01/mine.txt", "my notes");
+  auto r = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(out_ + "/2027-03-01 is already there"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing was written"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadAll(out_ + "/2027-03-01/mine.txt"), "my notes");
+  EXPECT_FALSE(std::filesystem::exists(data_ + "/ledger")) << r.output;
+  // Moved away, the date settles; a rerun then finds it settled and leaves the folder.
+  std::filesystem::rename(out_ + "/2027-03-01", dir_ + "/mine");
+  auto good = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  ASSERT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_EQ(Prices("2027-03-01").size(), kCliListed.size());
+  auto rerun = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.output;
+  EXPECT_NE(rerun.output.find("already settled"), std::string::npos) << rerun.output;
+  EXPECT_EQ(Prices("2027-03-01").size(), kCliListed.size());
 }
 
 // SPEC §11: a bad config is refused (naming the file, line and key) before anything is

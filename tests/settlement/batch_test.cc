@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "batch_fixture.h"
@@ -279,6 +280,25 @@ TEST_F(BatchTest, RerunOfASettledDateChangesNothingAndRestoresLostStatements) {
   ASSERT_TRUE(restore.ok());
   EXPECT_TRUE(restore->statements_written);
   EXPECT_EQ(ReadTree(out()), tree);
+}
+
+// A `<out>/<D>` made by someone else while the batch runs (after the check before posting)
+// is left as it is: the statements are not renamed over it, their temporary folder goes.
+TEST_F(BatchTest, AStatementsFolderMadeDuringTheRunIsNotReplaced) {
+  FirstDay();
+  const std::string theirs = out() + "/2027-03-01";
+  auto r = Settle("2027-03-01", [&](std::string_view point) {
+    if (point == "committed") {
+      std::filesystem::create_directories(theirs);
+      std::ofstream(theirs + "/mine.txt") << "mine";
+    }
+    return absl::OkStatus();
+  });
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find(theirs), std::string::npos) << r.status();
+  EXPECT_EQ(ReadFile(theirs + "/mine.txt"), "mine");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(theirs), {}), 1);
+  EXPECT_FALSE(std::filesystem::exists(out() + "/.2027-03-01.tmp"));
 }
 
 TEST_F(BatchTest, AccountsThatWereActiveKeepGettingStatements) {

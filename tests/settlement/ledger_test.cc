@@ -1,5 +1,7 @@
 #include "cfx/settlement/ledger.h"
 
+#include <filesystem>
+
 #include "cfx/storage/kv_store.h"
 #include "test_util.h"
 
@@ -142,6 +144,39 @@ TEST(LedgerTest, FailureBeforeCommitLeavesNothing) {
     EXPECT_FALSE((*(*ledger)->LastSettledDate()).has_value()) << point;
     EXPECT_FALSE((*(*ledger)->ReadDay(D("2027-03-01"))).has_value()) << point;
   }
+}
+
+// Settlement's open (`create` false) of a data dir without a ledger reads as empty and
+// creates nothing until the first date is committed; a failed commit creates only what
+// the commit itself needed.
+TEST(LedgerTest, ALedgerNotThereReadsAsEmptyAndTheFirstCommitCreatesIt) {
+  TempDir dir;
+  const std::filesystem::path store = std::filesystem::path(dir.path()) / kLedgerFile;
+  auto ledger = Ledger::Open(dir.path(), /*create=*/false);
+  ASSERT_TRUE(ledger.ok()) << ledger.status();
+  EXPECT_FALSE((*(*ledger)->FirstSettledDate()).has_value());
+  EXPECT_FALSE((*(*ledger)->LastSettledDate()).has_value());
+  EXPECT_FALSE((*(*ledger)->ReadDay(D("2027-03-01"))).has_value());
+  EXPECT_TRUE((*(*ledger)->Contracts()).empty());
+  int accounts_seen = 0;
+  EXPECT_TRUE((*ledger)
+                  ->ForEachAccount(D("2027-03-01"),
+                                   [&](AccountDay&&) {
+                                     ++accounts_seen;
+                                     return absl::OkStatus();
+                                   })
+                  .ok());
+  EXPECT_EQ(accounts_seen, 0);
+  EXPECT_TRUE((*ledger)->Verify().ok());
+  EXPECT_FALSE(std::filesystem::exists(store));
+  std::vector<AccountDay> accounts = {Entry("A", {}, 0)};
+  ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), accounts, nullptr).ok());
+  EXPECT_TRUE(std::filesystem::exists(store / "data.mdb"));
+  EXPECT_EQ(*(*ledger)->LastSettledDate(), D("2027-03-01"));
+  // Another reader now opens the store that is there.
+  auto again = Ledger::Open(dir.path(), /*create=*/false);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*(*again)->LastSettledDate(), D("2027-03-01"));
 }
 
 // Commits 2027-03-01 with `accounts` to a fresh ledger (CommitDay does not check the

@@ -44,6 +44,29 @@ TEST(KvStoreTest, CommittedWritesAreVisibleAbortedAreNot) {
   std::filesystem::remove_all(dir);
 }
 
+// A reader's open (`create` false) of a store that is not there is NotFound, naming it, and
+// leaves nothing behind; once a writer has made the store, the reader opens it.
+TEST(KvStoreTest, AReaderNeverCreatesAStore) {
+  std::string dir = TempDir("reader");
+  auto absent = KvStore::Open(dir, {.file = "trades", .create = false});
+  ASSERT_EQ(absent.status().code(), absl::StatusCode::kNotFound) << absent.status();
+  EXPECT_NE(absent.status().message().find(dir + "/trades"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  {
+    auto writer = KvStore::Open(dir, {.file = "trades"});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    auto txn = (*writer)->BeginWrite();
+    ASSERT_TRUE((*txn)->Put("t", "k", "v").ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  auto reader = KvStore::Open(dir, {.file = "trades", .create = false});
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto txn = (*reader)->BeginRead();
+  ASSERT_TRUE(txn.ok());
+  EXPECT_EQ(**(*txn)->Get("t", "k"), "v");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(KvStoreTest, UnwritableDirIsAClearError) {
   auto store = KvStore::Open("/proc/cfx-cannot-exist");
   ASSERT_FALSE(store.ok());

@@ -88,7 +88,9 @@ struct PublishItem {
 class FixStore {
  public:
   // Opens or creates <data_dir>/reference. Returns an error naming the path on failure.
-  static absl::StatusOr<std::unique_ptr<FixStore>> Open(const std::string& data_dir);
+  // `create` false (a reader): NotFound when no fix was ever stored there, nothing created.
+  static absl::StatusOr<std::unique_ptr<FixStore>> Open(const std::string& data_dir,
+                                                        bool create = true);
   ~FixStore();
 
   // Latest revision of the record for (grade, date); nullopt when never published.

@@ -114,7 +114,11 @@ using FailPoint = std::function<absl::Status(std::string_view point)>;
 class Ledger {
  public:
   // Opens or creates `<data_dir>/ledger`. Error names the path.
-  static absl::StatusOr<std::unique_ptr<Ledger>> Open(const std::string& data_dir);
+  // `create` false (settlement, a reader): a ledger not there yet reads as empty and is
+  // created by the first CommitDay, so a run that fails before it leaves no store behind.
+  // Such a ledger is for one thread (the lazy creation is not synchronised).
+  static absl::StatusOr<std::unique_ptr<Ledger>> Open(const std::string& data_dir,
+                                                      bool create = true);
   ~Ledger();
 
   absl::StatusOr<std::optional<common::Date>> FirstSettledDate();
@@ -140,8 +144,9 @@ class Ledger {
   absl::Status Verify();
 
  private:
-  explicit Ledger(std::unique_ptr<storage::KvStore> store);
-  std::unique_ptr<storage::KvStore> store_;
+  Ledger(std::string data_dir, std::unique_ptr<storage::KvStore> store);
+  std::string data_dir_;
+  std::unique_ptr<storage::KvStore> store_;  // null: not created yet (reads as empty)
 };
 
 // Entry value encoding (exposed for tests and docs): see docs/formats.md.

@@ -13,7 +13,8 @@
 
 namespace cfx::settlement {
 
-// Opens `<data_dir>/reference`. Unimplemented when built without cfx_reference.
+// Opens `<data_dir>/reference`; NotFound (and nothing created) when no fix was stored
+// there. Unimplemented when built without cfx_reference.
 absl::StatusOr<std::unique_ptr<FixSource>> OpenReferenceFixSource(const std::string& data_dir);
 
 }  // namespace cfx::settlement

@@ -34,7 +34,9 @@ std::string SurveillanceAlertsText(const DayRecord& day);
 std::string DaySummaryText(const DayRecord& day);
 
 // Writes every statement of `date` into `<out_dir>/.<D>.tmp` and renames it to
-// `<out_dir>/<D>` (replacing an older one), so a reader sees all files or none.
+// `<out_dir>/<D>`, so a reader sees all files or none. A `<out_dir>/<D>` already there is
+// never replaced (FailedPrecondition): it is not this ledger's (SettleDate writes only a
+// missing one).
 // `fail` (may be null) is consulted at "statements_written" (before the rename).
 absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::string& out_dir,
                              const FailPoint& fail,

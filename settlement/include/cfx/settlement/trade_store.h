@@ -24,7 +24,9 @@ using trade_store::ParseCloseJson;
 using trade_store::ParseTradeJson;
 using trade_store::TradeKey;
 
-// Opens `<data_dir>/trades` (created empty if absent, so a day without trading settles).
+// Opens `<data_dir>/trades`, which `cfx serve` and `cfx replay --data-dir` create when they
+// start (so a day without trading settles). NotFound, naming the folder, when it is not
+// there: a data dir without it is not an exchange's, and a reader creates nothing.
 absl::StatusOr<std::unique_ptr<TradeSource>> OpenLmdbTradeSource(const std::string& data_dir);
 
 }  // namespace cfx::settlement

@@ -21,8 +21,9 @@
 namespace cfx::settlement {
 
 // Reads the throughput measurements dated <= `date` from `<data_dir>/reference` now (an
-// error naming the store if it cannot be read). `psr` is the span16 price scan range.
-// The result is used from one thread at a time, like the batch that calls it.
+// error naming the store if it cannot be read; NotFound, nothing created, when it is not there).
+// `psr` is the span16 price scan range. The result is used from one thread at a time, like the
+// batch that calls it.
 absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(const std::string& data_dir,
                                                                         common::Date date,
                                                                         double psr);

@@ -29,6 +29,9 @@ struct KvOptions {
   // For a store derived from the journal (the trade store): one flush per commit, and a
   // power loss may undo the latest commit, which the journal then re-derives (EnvOptions).
   bool no_meta_sync = false;
+  // false: a reader's open. A store that is not there yet is NotFound, and nothing is
+  // created (a command pointed at the wrong folder must not leave stores behind).
+  bool create = true;
 };
 
 class KvTxn {
@@ -56,8 +59,9 @@ class KvTxn {
 class KvStore {
  public:
   virtual ~KvStore() = default;
-  // Opens or creates `data_dir/options.file`. Returns an error naming the path if the
-  // folder cannot be created or opened.
+  // Opens or creates (`options.create`) `data_dir/options.file`. Returns an error naming
+  // the path if the folder cannot be created or opened; NotFound when it holds no store and
+  // `create` is false.
   static absl::StatusOr<std::unique_ptr<KvStore>> Open(const std::string& data_dir,
                                                        const KvOptions& options = {});
   virtual absl::StatusOr<std::unique_ptr<KvTxn>> BeginWrite() = 0;
