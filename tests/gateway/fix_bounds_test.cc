@@ -76,23 +76,53 @@ TEST_F(FixHostileTest, ConnectionsPerPeerBeyondTheLimitAreRefused) {
   held.clear();
 }
 
-// SPEC §6 bounds: connections in all are capped, below the cap per peer.
-TEST_F(FixHostileTest, ConnectionsBeyondTheTotalLimitAreRefused) {
+// SPEC §6 bounds: connections in all are capped, below the cap per peer. At the cap, the
+// connection that has waited longest without sending its Logon is closed to make room:
+// sockets held open and silent (a few addresses suffice, 16 each) must not lock the firms
+// out. A session logged on is never closed for room; when every connection has sent its
+// Logon, a new one is accepted and closed at once. Until 2026-12-05 the new one was always
+// closed.
+TEST_F(FixHostileTest, AtTheTotalLimitTheOldestConnectionWithoutALogonMakesRoom) {
   good_.reset();
   StopGateway();
   configure_ = [](FixGatewayConfig& c) { c.max_connections = 3; };  // 16 per peer
   StartGateway();
-  good_ = Connect("BETA_T1");  // one of the three
-  RawSocket second(port_);
-  RawSocket third(port_);
-  RawSocket extra(port_);
-  ASSERT_TRUE(second.ok() && third.ok() && extra.ok());
+  good_ = Connect("BETA_T1");  // one of the three, logged on
+  RawSocket oldest(port_);
+  ASSERT_TRUE(oldest.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // accepted first
+  RawSocket silent(port_);
+  ASSERT_TRUE(silent.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  RawSocket newcomer(port_);  // the cap: the oldest silent one makes room
+  ASSERT_TRUE(newcomer.ok());
   bool closed = false;
-  extra.Read(1500, &closed);
-  EXPECT_TRUE(closed) << "a fourth connection was kept";
+  oldest.Read(1500, &closed);
+  EXPECT_TRUE(closed) << "the oldest connection without a Logon was kept at the cap";
   closed = false;
-  third.Read(100, &closed);
-  EXPECT_FALSE(closed) << "a connection within the cap was closed";
+  silent.Read(100, &closed);
+  EXPECT_FALSE(closed) << "a newer connection without a Logon was closed first";
+  ASSERT_TRUE(LogOnAlphaT2(newcomer));
+  // The next newcomer makes room the same way, then logs on too.
+  RawSocket drop_copy(port_);
+  closed = false;
+  silent.Read(1500, &closed);
+  EXPECT_TRUE(closed) << "the connection without a Logon was kept at the cap";
+  ASSERT_TRUE(drop_copy.Write(Frame(Logon("ALPHA_DC", 1, "141=Y|"))));
+  closed = false;
+  const std::string answer = drop_copy.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+  ASSERT_NE(answer.find(kLogonAnswer), std::string::npos) << answer;
+  // Every connection holds a session: a new one is closed at once and none of them is.
+  RawSocket extra(port_);
+  ASSERT_TRUE(extra.ok());
+  closed = false;
+  extra.Read(1500, &closed);
+  EXPECT_TRUE(closed) << "a connection past the cap was kept with every session logged on";
+  ASSERT_TRUE(newcomer.Write(RawOrder(2, "room1")));
+  closed = false;
+  const std::string ack = newcomer.ReadUntil(kAck, kWaitMs, &closed);
+  EXPECT_NE(ack.find(kAck), std::string::npos) << ack;
+  EXPECT_TRUE(gateway_->IsLoggedOn("ALPHA_DC"));
   ExpectStillServing();
 }
 

@@ -135,8 +135,11 @@ void BoundAcceptor::AcceptLoop() {
     }
     std::lock_guard<std::mutex> lock(mu_);
     int& from_peer = per_peer_[peer];
-    const bool full = static_cast<int>(connections_.size()) >= limits_.max_connections;
-    if (full || from_peer >= limits_.max_connections_per_peer) {
+    const bool peer_full = from_peer >= limits_.max_connections_per_peer;
+    int held = 0;
+    for (const auto& c : connections_) held += c->evicted ? 0 : 1;
+    const bool full = !peer_full && held >= limits_.max_connections && !MakeRoom();
+    if (full || peer_full) {
       if (from_peer == 0) per_peer_.erase(peer);
       counters_.refused.fetch_add(1, std::memory_order_relaxed);
       LogRefusal(peer, full ? "refused: max_connections reached"
@@ -161,10 +164,35 @@ void BoundAcceptor::AcceptLoop() {
   }
 }
 
+bool BoundAcceptor::MakeRoom() {
+  // Connections that hold no session and have sent nothing whole: idle sockets, or a Logon
+  // dribbled byte by byte. The oldest goes first, so a client that connects and logs on at
+  // once is not the one closed while connections held open to fill the cap are. Evicted
+  // connections end at once (their thread wakes on the shutdown); while as many as the cap
+  // are still ending, nothing more is evicted, which bounds the threads alive at twice it.
+  Connection* oldest = nullptr;
+  int ending = 0;
+  for (const auto& c : connections_) {
+    if (c->evicted && !c->done) ++ending;
+    if (oldest == nullptr && !c->evicted && !c->done && c->own_fd >= 0 &&
+        c->awaiting_logon.load(std::memory_order_acquire)) {
+      oldest = c.get();
+    }
+  }
+  if (oldest == nullptr || ending >= limits_.max_connections) return false;
+  ::shutdown(oldest->own_fd, SHUT_RDWR);
+  oldest->evicted = true;
+  counters_.evicted.fetch_add(1, std::memory_order_relaxed);
+  LogRefusal(oldest->peer,
+             "closed: max_connections reached, and this connection had sent no Logon; it made "
+             "room for a new one");
+  return true;
+}
+
 void BoundAcceptor::StartConnection(Connection* c, int fd) {
   c->thread = std::thread([this, c, fd] {
     concurrency::NameThisThread("cfx-fix-conn");
-    Serve(fd, c->peer);
+    Serve(fd, c);
     std::lock_guard<std::mutex> done_lock(mu_);
     if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close
     c->own_fd = -1;
@@ -174,11 +202,11 @@ void BoundAcceptor::StartConnection(Connection* c, int fd) {
   });
 }
 
-void BoundAcceptor::Serve(int fd, const std::string& peer) {
+void BoundAcceptor::Serve(int fd, Connection* c) {
   if (SetNonBlocking(fd)) {
     // Shared: a batching thread may hold it until its next flush (it then writes nothing:
     // the connection is closed by then).
-    const auto link = std::make_shared<Link>(*this, fd, peer);
+    const auto link = std::make_shared<Link>(*this, fd, c->peer, &c->awaiting_logon);
     if (link->Open()) link->Run();
   }
   ::shutdown(fd, SHUT_RDWR);

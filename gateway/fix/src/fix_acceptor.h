@@ -1,7 +1,9 @@
 // BoundAcceptor: a QuickFIX acceptor that listens on one address and port and bounds what a
 // client can make the exchange hold (SPEC §6). QuickFIX's own ThreadedSocketAcceptor binds
 // every interface and bounds nothing, so the gateway runs its own accept loop:
-//   - connections in all and per peer address are capped (past a cap: accepted and closed);
+//   - connections in all and per peer address are capped (past the per-peer cap: accepted
+//     and closed; at the total cap, the connection that has waited longest without sending
+//     its Logon is closed to make room, and only when none is waiting is the new one closed);
 //   - each connection is served on a thread of its own, which frames the client's bytes
 //     (FixFraming) and hands each whole message straight to its QuickFIX session
 //     (Session::next, as QuickFIX's own connection does): a BodyLength over the limit, or a
@@ -63,6 +65,8 @@ struct AcceptorLimits {
 // Counters of what the limits refused, for logs and tests. Thread-safe.
 struct AcceptorCounters {
   std::atomic<uint64_t> refused{0};  // over max_connections(_per_peer)
+  // Connections without a Logon yet closed to make room for a new one at max_connections.
+  std::atomic<uint64_t> evicted{0};
   std::atomic<uint64_t> logon_timeouts{0};
   std::atomic<uint64_t> oversized{0};       // BodyLength over the limit
   std::atomic<uint64_t> flooded{0};         // over max_messages_per_sec (closed)
@@ -124,6 +128,10 @@ class BoundAcceptor : public FIX::Acceptor {
     std::string peer;
     std::thread thread;
     bool done = false;  // under mu_
+    // No whole message (the Logon) has arrived yet: the connection may be evicted to make
+    // room at max_connections. Cleared by the connection's thread.
+    std::atomic<bool> awaiting_logon{true};
+    bool evicted = false;  // under mu_: shut down to make room, its thread ending
   };
 
   // One client's connection and its session's Responder (fix_connection.h).
@@ -133,8 +141,9 @@ class BoundAcceptor : public FIX::Acceptor {
   static thread_local std::vector<std::shared_ptr<Link>> held_writes_;
   static thread_local bool batching_writes_;
 
-  // Serves the client on `fd` until either it or its session ends; see above.
-  void Serve(int fd, const std::string& peer);
+  // Serves the client on `fd` (connection `c`) until either it or its session ends; see
+  // above.
+  void Serve(int fd, Connection* c);
 
   void onInitialize(const FIX::SessionSettings&) throw(FIX::RuntimeError) override;
   void onStart() override {}  // the accept loop starts in onInitialize
@@ -146,6 +155,9 @@ class BoundAcceptor : public FIX::Acceptor {
   // std::system_error when no thread can be started.
   void StartConnection(Connection* c, int fd);
   void ReapFinished();  // joins the threads of closed connections; takes mu_
+  // At max_connections: closes the connection that has waited longest for its Logon; false
+  // when every connection has sent one (or too many evicted ones are still ending). mu_ held.
+  bool MakeRoom();
   void CloseAll();      // stops accepting, closes every connection, joins; idempotent
 
   // The first message of a connection, checked for a configured session (see the hook).

@@ -430,7 +430,14 @@ void BoundAcceptor::Link::Run() {
       (void)ignored;
     }
     if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-      if (!ReadInbound() || !DispatchInbound()) break;
+      if (!ReadInbound()) break;
+      if (awaiting_logon_ != nullptr && framing_.messages() > 0) {
+        // Its Logon is here (checked next, a password taking tens of ms): no longer a
+        // connection that may be closed to make room (BoundAcceptor::MakeRoom).
+        awaiting_logon_->store(false, std::memory_order_release);
+        awaiting_logon_ = nullptr;
+      }
+      if (!DispatchInbound()) break;
     }
     if (ready > 0 && (fds[0].revents & POLLOUT)) {
       std::lock_guard<std::mutex> lock(out_mu_);

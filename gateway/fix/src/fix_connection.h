@@ -54,10 +54,14 @@ inline void LogRefusal(const std::string& peer, const std::string& why) {
 class BoundAcceptor::Link : public FIX::Responder,
                             public std::enable_shared_from_this<BoundAcceptor::Link> {
  public:
-  Link(BoundAcceptor& acceptor, int fd, std::string peer)
+  // `awaiting_logon` (may be null) is cleared once the client's first whole message has
+  // arrived; it must outlive Run().
+  Link(BoundAcceptor& acceptor, int fd, std::string peer,
+       std::atomic<bool>* awaiting_logon = nullptr)
       : acceptor_(acceptor),
         fd_(fd),
         peer_(std::move(peer)),
+        awaiting_logon_(awaiting_logon),
         framing_(acceptor.limits_.max_message_bytes) {}
   ~Link() override {
     if (wake_fd_ >= 0) ::close(wake_fd_);
@@ -141,6 +145,7 @@ class BoundAcceptor::Link : public FIX::Responder,
   BoundAcceptor& acceptor_;
   const int fd_;
   const std::string peer_;
+  std::atomic<bool>* awaiting_logon_;  // the connection's thread only; null once cleared
   int wake_fd_ = -1;
   FIX::Session* session_ = nullptr;  // the connection's thread only
   // What QuickFIX holds of this connection's messages numbered past a gap: by MsgSeqNum, its
