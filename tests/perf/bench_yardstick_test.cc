@@ -1,8 +1,11 @@
 // The benches' same-run yardsticks: raw synced commits on the disk, and `cfx bench fix`'s
 // report of its figures beside the echo acceptor's and the commit's, as ratios.
+#include <atomic>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cfx/perf/fix_serve_bench.h"
 #include "cfx/perf/journal_bench.h"
@@ -46,6 +49,56 @@ TEST(BenchYardstickTest, GroupFlushClientsAcksEveryAskAfterAFlush) {
   EXPECT_FALSE(GroupFlushClients(dir + "/missing", 1, 1, 0).ok());  // names the path
 }
 
+// The flusher behind the disk alone and the durable echo: an ask returns only after a flush
+// that ended after it was made, asks from several threads share flushes, the file goes.
+TEST(BenchYardstickTest, AGroupFlusherAnswersAfterAFlushAndSharesThem) {
+  const std::string dir = ::testing::TempDir() + "/group_flusher_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    auto flusher = GroupFlusher::Open(dir);
+    ASSERT_TRUE(flusher.ok()) << flusher.status();
+    std::atomic<int> early{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&] {
+        for (int k = 0; k < 20; ++k) {
+          const uint64_t before = (*flusher)->flushes();
+          (*flusher)->MakeDurable();
+          if ((*flusher)->flushes() <= before) ++early;
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(early.load(), 0);
+    EXPECT_GE((*flusher)->flushes(), 20u);
+    EXPECT_LE((*flusher)->flushes(), 60u);
+    EXPECT_EQ((*flusher)->error(), 0);
+  }
+  const bool left = std::filesystem::exists(dir + "/group_flush.dat");
+  std::filesystem::remove_all(dir);
+  EXPECT_FALSE(left);
+  EXPECT_FALSE(GroupFlusher::Open(dir + "/missing").ok());
+}
+
+// The durable echo is the echo acceptor with a hook before each answer: every order of
+// both phases passes through it, on the connection's thread.
+TEST(BenchYardstickTest, TheDurableEchoCallsItsHookBeforeEveryAnswer) {
+  FixBenchOptions o;
+  o.sessions = 2;
+  o.orders = 40;
+  o.window = 4;
+  o.echo = true;
+  o.cross = false;
+  std::atomic<int> calls{0};
+  o.before_echo = [&] { ++calls; };
+  FixBenchResult r;
+  ASSERT_TRUE(RunFixBench(o, &r).ok());
+  EXPECT_EQ(r.one_at_a_time.orders, 40);
+  EXPECT_EQ(r.pipelined.orders, 40);
+  EXPECT_EQ(calls.load(), 80);
+}
+
 TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) {
   FixServeBenchResult r;
   r.phases.pipelined.orders_per_sec = 9000;
@@ -70,6 +123,23 @@ TEST(BenchYardstickTest, FixReportPrintsTheRatiosToTheEchoAcceptorAndTheCommit) 
   // The disk alone with 4 clients: (500 + 700) / (500 + 1000).
   EXPECT_DOUBLE_EQ(j["ratio_echo_p99_plus_group_flush_p99_to_yardstick"].get<double>(), 0.8);
   EXPECT_NE(text.find("the disk alone, same run: 4 clients"), std::string::npos) << text;
+  EXPECT_EQ(j.count("ratio_durable_echo_p99_to_yardstick"), 0u);
+
+  // With the durable echo: its p99 against the yardstick, and cfx's against it.
+  FixBenchResult durable;
+  durable.one_at_a_time.p99_us = 1800;
+  durable.pipelined.orders_per_sec = 3000;
+  r.durable_echo = durable;
+  std::ostringstream with_durable;
+  PrintFixServeBench(r, with_durable);
+  const std::string durable_text = with_durable.str();
+  const nlohmann::json d = nlohmann::json::parse(
+      durable_text.substr(durable_text.rfind('\n', durable_text.size() - 2) + 1));
+  EXPECT_DOUBLE_EQ(d["ratio_durable_echo_p99_to_yardstick"].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(d["ratio_p99_to_durable_echo_p99"].get<double>(), 3000.0 / 1800);
+  EXPECT_DOUBLE_EQ(d["ratio_pipelined_to_durable_echo"].get<double>(), 3.0);
+  EXPECT_EQ(d["yardstick_durable_echo"]["one_at_a_time"]["p99_us"], 1800.0);
+  EXPECT_NE(durable_text.find("the durable echo, same run"), std::string::npos) << durable_text;
 
   // Without yardsticks (--no-yardsticks, or another server) there are no ratios.
   r.echo.reset();

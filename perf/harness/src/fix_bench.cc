@@ -53,14 +53,17 @@ class QuietApplication : public FIX::Application {
                                               FIX::IncorrectTagValue, FIX::RejectLogon) override {}
 };
 
-// The --echo server: answers each order with one ExecutionReport and nothing else.
+// The --echo server: answers each order with one ExecutionReport and nothing else (after
+// `before_echo`, when set).
 class EchoApp : public QuietApplication {
  public:
+  void set_before_echo(std::function<void()> hook) { before_echo_ = std::move(hook); }
   void fromApp(const FIX::Message& m,
                const FIX::SessionID& id) throw(FIX::FieldNotFound, FIX::IncorrectDataFormat,
                                                FIX::IncorrectTagValue,
                                                FIX::UnsupportedMessageType) override {
     if (m.getHeader().getField(35) != "D") throw FIX::UnsupportedMessageType();
+    if (before_echo_) before_echo_();
     FIX::Message er = qf::NewMessage("8");
     const uint64_t n = ++seq_;
     er.setField(37, std::to_string(n));
@@ -82,6 +85,7 @@ class EchoApp : public QuietApplication {
   }
 
  private:
+  std::function<void()> before_echo_;
   std::atomic<uint64_t> seq_{0};
 };
 
@@ -328,6 +332,7 @@ class BenchRun {
       echo_settings_.set(FIX::SessionID("FIX.4.4", "CFX", SessionName(i)), FIX::Dictionary());
     }
     echo_store_.reset(new FIX::FileStoreFactory(echo_settings_));
+    echo_app_.set_before_echo(options_.before_echo);
     echo_.reset(new FIX::ThreadedSocketAcceptor(echo_app_, *echo_store_, echo_settings_));
     echo_->start();
     return absl::OkStatus();

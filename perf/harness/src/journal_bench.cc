@@ -15,7 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/journal/journal.h"
 #include "cfx/replication/batch_format.h"
@@ -80,53 +79,81 @@ absl::StatusOr<nlohmann::json> RawSyncedCommits(const std::string& dir, int comm
                         {"p99_us", pct(0.99)}};
 }
 
-absl::StatusOr<nlohmann::json> GroupFlushClients(const std::string& dir, int clients, int acks,
-                                                 double think_us) {
+absl::StatusOr<std::unique_ptr<GroupFlusher>> GroupFlusher::Open(const std::string& dir) {
   const std::string path = dir + "/group_flush.dat";
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
-  absl::Cleanup close_fd = [&] {
-    close(fd);
-    unlink(path.c_str());
-  };
-  constexpr size_t kRecord = 1024;
-  constexpr off_t kFileBytes = 8 << 20;  // written (and synced) first, so no flush allocates
-  {
-    const std::string zeros(1 << 20, '\0');
-    for (off_t off = 0; off < kFileBytes; off += static_cast<off_t>(zeros.size())) {
-      if (pwrite(fd, zeros.data(), zeros.size(), off) != static_cast<ssize_t>(zeros.size())) {
-        return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
-      }
-    }
-    if (fsync(fd) != 0)
+  std::unique_ptr<GroupFlusher> flusher(new GroupFlusher(fd, path));
+  constexpr off_t kFileBytes = 8 << 20;
+  const std::string zeros(1 << 20, '\0');
+  for (off_t off = 0; off < kFileBytes; off += static_cast<off_t>(zeros.size())) {
+    if (pwrite(fd, zeros.data(), zeros.size(), off) != static_cast<ssize_t>(zeros.size())) {
       return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
-  }
-  std::mutex mu;
-  std::condition_variable asked, flushed;
-  uint64_t asks = 0, durable = 0, flushes = 0;
-  bool done = false;
-  int error = 0;
-  std::thread flusher([&] {
-    const std::string record(kRecord, 'x');
-    off_t off = 0;
-    std::unique_lock<std::mutex> lock(mu);
-    for (;;) {
-      asked.wait(lock, [&] { return done || asks > durable; });
-      if (asks == durable) return;  // done, nothing waiting
-      const uint64_t upto = asks;
-      lock.unlock();
-      const bool ok =
-          pwrite(fd, record.data(), record.size(), off) == static_cast<ssize_t>(record.size()) &&
-          fdatasync(fd) == 0;
-      const int err = ok ? 0 : errno;
-      off = (off + 4096) % kFileBytes;
-      lock.lock();
-      if (!ok && error == 0) error = err;
-      durable = upto;  // released either way, so no client waits for ever
-      ++flushes;
-      flushed.notify_all();
     }
-  });
+  }
+  if (fsync(fd) != 0) return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
+  flusher->thread_ = std::thread([f = flusher.get()] { f->Run(); });
+  return flusher;
+}
+
+GroupFlusher::GroupFlusher(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+
+GroupFlusher::~GroupFlusher() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    asked_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+  close(fd_);
+  unlink(path_.c_str());
+}
+
+void GroupFlusher::Run() {
+  constexpr size_t kRecord = 1024;
+  constexpr off_t kFileBytes = 8 << 20;
+  const std::string record(kRecord, 'x');
+  off_t off = 0;
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    asked_.wait(lock, [&] { return done_ || asks_ > durable_; });
+    if (asks_ == durable_) return;  // done, nothing waiting
+    const uint64_t upto = asks_;
+    lock.unlock();
+    const bool ok =
+        pwrite(fd_, record.data(), record.size(), off) == static_cast<ssize_t>(record.size()) &&
+        fdatasync(fd_) == 0;
+    const int err = ok ? 0 : errno;
+    off = (off + 4096) % kFileBytes;
+    lock.lock();
+    if (!ok && error_ == 0) error_ = err;
+    durable_ = upto;  // released either way, so no caller waits for ever
+    ++flushes_;
+    flushed_.notify_all();
+  }
+}
+
+void GroupFlusher::MakeDurable() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t me = ++asks_;
+  asked_.notify_one();
+  flushed_.wait(lock, [&] { return durable_ >= me; });
+}
+
+uint64_t GroupFlusher::flushes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return flushes_;
+}
+
+int GroupFlusher::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+absl::StatusOr<nlohmann::json> GroupFlushClients(const std::string& dir, int clients, int acks,
+                                                 double think_us) {
+  auto flusher = GroupFlusher::Open(dir);
+  if (!flusher.ok()) return flusher.status();
   std::vector<double> us;
   std::mutex us_mu;
   std::vector<std::thread> threads;
@@ -136,12 +163,7 @@ absl::StatusOr<nlohmann::json> GroupFlushClients(const std::string& dir, int cli
       const int n = acks * (c + 1) / clients - acks * c / clients;
       for (int k = 0; k < n; ++k) {
         const auto t0 = std::chrono::steady_clock::now();
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          const uint64_t me = ++asks;
-          asked.notify_one();
-          flushed.wait(lock, [&] { return durable >= me; });
-        }
+        (*flusher)->MakeDurable();
         mine.push_back(
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                 .count());
@@ -152,13 +174,10 @@ absl::StatusOr<nlohmann::json> GroupFlushClients(const std::string& dir, int cli
     });
   }
   for (std::thread& t : threads) t.join();
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    done = true;
-    asked.notify_all();
+  const uint64_t flushes = (*flusher)->flushes();
+  if (const int error = (*flusher)->error(); error != 0) {
+    return absl::UnavailableError(absl::StrCat(dir, "/group_flush.dat: ", std::strerror(error)));
   }
-  flusher.join();
-  if (error != 0) return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(error)));
   if (us.empty()) return absl::InvalidArgumentError("no acks asked for");
   std::sort(us.begin(), us.end());
   auto pct = [&](double p) {

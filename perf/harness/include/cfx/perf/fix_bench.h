@@ -33,6 +33,9 @@ struct FixBenchOptions {
   // Called after each phase ("one_at_a_time", then "pipelined") on the bench's thread,
   // before the next begins: the caller reads its server's counters per phase.
   std::function<void(const char* phase)> after_phase;
+  // With `echo`: called on the connection's thread before each order is echoed (the
+  // durable echo, `cfx bench fix`'s yardstick: a flush of the disk before the answer).
+  std::function<void()> before_echo;
 };
 
 struct FixBenchPhase {

@@ -61,6 +61,11 @@ struct FixServeBenchResult {
   // And the disk's share of a one-at-a-time ack with `sessions` clients (GroupFlushClients,
   // each waiting the echo's one-at-a-time p50 between its acks), on the same disk.
   std::optional<nlohmann::json> group_flush;
+  // And the durable echo: the echo acceptor making each order durable (one GroupFlusher
+  // flush, on the same disk) before it answers, on the connection's thread. The least a
+  // QuickFIX exchange that flushes before it acks can do here: no engine, no hand-offs
+  // beyond the flusher's, one write an order.
+  std::optional<FixBenchResult> durable_echo;
   // `replicated`: `phases` are the replicated run's; these, the unreplicated run's and one
   // raw JetStream publish-ack of an order's size on the same servers (p50_us, p99_us).
   std::optional<FixBenchResult> unreplicated;
