@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -510,7 +511,16 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
   // refuses the run with nothing written (the ledger commits first, the statements follow).
   // So is a `<out>/<D>` already there for a date this ledger has not settled: another
   // exchange's statements or the user's own files, which a run must not replace.
+  // The folders the check below creates (the statements' folder and missing parents,
+  // deepest first): a run that fails before its commit removes them again.
+  std::vector<std::filesystem::path> made_dirs;
   if (!options.out_dir.empty()) {
+    std::error_code ec;
+    for (std::filesystem::path p(options.out_dir);
+         !p.empty() && !std::filesystem::exists(p, ec) && made_dirs.size() < 64;
+         p = p.parent_path()) {
+      made_dirs.push_back(p);
+    }
     const std::filesystem::path final_dir =
         std::filesystem::path(options.out_dir) / common::FormatDate(date);
     if (std::error_code ec; std::filesystem::symlink_status(final_dir, ec).type() !=
@@ -526,12 +536,15 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
     if (absl::Status made = storage::MakePrivateDirs(probe.string()); !made.ok()) {
       return absl::Status(made.code(), absl::StrCat("statements folder: ", made.message()));
     }
-    std::error_code ec;
     std::filesystem::remove_all(probe, ec);
   }
   Batch batch(date, config, inputs, options, **ledger);
   auto day = batch.Run(*last);
-  if (!day.ok()) return day.status();
+  if (!day.ok()) {  // nothing committed: nothing left behind either
+    std::error_code ec;
+    for (const std::filesystem::path& d : made_dirs) std::filesystem::remove(d, ec);  // if empty
+    return day.status();
+  }
   report.day = *std::move(day);
   if (options.fail) {
     if (absl::Status s = options.fail("committed"); !s.ok()) return s;

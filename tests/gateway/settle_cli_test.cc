@@ -185,8 +185,10 @@ TEST_F(SettleCliTest, AListedContractWithoutAnyPriceSourceFailsTheBatch) {
   EXPECT_NE(r.output.find("H200-GOLD-EU-202712"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nothing was written"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
-  // Nothing was written: not even an empty ledger (the first date's commit creates it).
+  // Nothing was written: not even an empty ledger (the first date's commit creates it), or
+  // the statements' folder the run made to check it could write there.
   EXPECT_FALSE(std::filesystem::exists(data_ + "/ledger")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out_)) << r.output;
 }
 
 // A folder that holds no trades (an empty one, a typo'd path, another program's) is not an
