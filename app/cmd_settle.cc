@@ -70,6 +70,27 @@ ExitCode RunSettle(const SettleFlags& flags) {
   if (absl::Status s = storage::PrepareDataDir(flags.data_dir, /*create=*/false); !s.ok()) {
     return Fail("settle", s);
   }
+  SettleConfig config;
+  double psr = 0.15;  // SPEC §10 default price scan range
+  // SPEC §12's `cfx settle` takes no config: the exchange's settlement terms are the ones
+  // `cfx serve` (or `replay --config --data-dir`) kept in the data dir; --config, when
+  // given, replaces them. Read first: a bad config is a usage error (2) whatever the data dir.
+  std::string config_path = flags.config;
+  if (config_path.empty() &&
+      std::filesystem::exists(cfx::common::SettlementTermsPath(flags.data_dir))) {
+    config_path = cfx::common::SettlementTermsPath(flags.data_dir);
+  }
+  if (!config_path.empty()) {
+    auto exchange = cfx::common::LoadConfigFile(config_path);
+    if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
+    config.calendar = exchange->Calendar();
+    config.close_concentration_alert_e4 = std::llround(exchange->close_concentration_alert * 1e4);
+    psr = exchange->psr;
+    for (const cfx::common::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
+    for (const cfx::common::AccountConfig& a : exchange->accounts) {
+      config.collateral[a.id] = a.collateral;
+    }
+  }
   // A folder that holds no trades is not an exchange's data dir: refused with nothing
   // created in it (no stores, and no audit log where there was none).
   auto trades = OpenLmdbTradeSource(flags.data_dir);
@@ -80,34 +101,15 @@ ExitCode RunSettle(const SettleFlags& flags) {
   auto audit_log = audit::AuditLog::Open(flags.data_dir + "/audit.log");
   if (!audit_log.ok()) return Fail("settle", audit_log.status());
   audit::AuditLog& audit = **audit_log;
-  const std::string out_dir = flags.out_dir.empty() ? flags.data_dir + "/statements" : flags.out_dir;
+  const std::string out_dir =
+      flags.out_dir.empty() ? flags.data_dir + "/statements" : flags.out_dir;
   auto audit_run = [&](const char* result, const std::string& error) {
-    audit.Record("settlement_run", {{"date", flags.date},
-                                    {"result", result},
-                                    {"error", error},
-                                    {"statements", out_dir}});
+    audit.Record(
+        "settlement_run",
+        {{"date", flags.date}, {"result", result}, {"error", error}, {"statements", out_dir}});
   };
-  SettleConfig config;
-  double psr = 0.15;  // SPEC §10 default price scan range
-  // SPEC §12's `cfx settle` takes no config: the exchange's settlement terms are the ones
-  // `cfx serve` (or `replay --config --data-dir`) kept in the data dir; --config, when
-  // given, replaces them.
-  std::string config_path = flags.config;
-  if (config_path.empty() &&
-      std::filesystem::exists(cfx::common::SettlementTermsPath(flags.data_dir))) {
-    config_path = cfx::common::SettlementTermsPath(flags.data_dir);
-  }
   if (!config_path.empty()) {
-    auto exchange = cfx::common::LoadConfigFile(config_path);
-    if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
     audit.Record("config_load", {{"command", "settle"}, {"path", config_path}});
-    config.calendar = exchange->Calendar();
-    config.close_concentration_alert_e4 = std::llround(exchange->close_concentration_alert * 1e4);
-    psr = exchange->psr;
-    for (const cfx::common::ProductConfig& p : exchange->products) config.grades.push_back(p.grade);
-    for (const cfx::common::AccountConfig& a : exchange->accounts) {
-      config.collateral[a.id] = a.collateral;
-    }
   }
   if (!trades.ok()) {
     audit_run("failed", std::string(trades.status().message()));
@@ -152,7 +154,13 @@ ExitCode RunSettle(const SettleFlags& flags) {
       auto day = (*ledger)->ReadDay(*date);
       committed = day.ok() && day->has_value();
     }
-    if (committed) {
+    if (committed && absl::IsFailedPrecondition(report.status())) {
+      // A folder made at <out>/<D> during the run, which is never replaced.
+      std::cerr << "cfx settle: " << flags.date
+                << " is settled (the ledger committed it) but its statements were not written; "
+                   "move the folder named above away, then `cfx settle --date "
+                << flags.date << "` again writes them\n";
+    } else if (committed) {
       std::cerr << "cfx settle: " << flags.date
                 << " is settled (the ledger committed it) but its statements were not written; "
                    "`cfx settle --date "

@@ -523,8 +523,12 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
     }
     const std::filesystem::path final_dir =
         std::filesystem::path(options.out_dir) / common::FormatDate(date);
-    if (std::error_code ec; std::filesystem::symlink_status(final_dir, ec).type() !=
-                            std::filesystem::file_type::not_found) {
+    const std::filesystem::file_status there = std::filesystem::symlink_status(final_dir, ec);
+    if (there.type() == std::filesystem::file_type::none) {  // could not be looked at
+      return absl::UnavailableError(
+          absl::StrCat("statements folder: ", final_dir.string(), ": ", ec.message()));
+    }
+    if (there.type() != std::filesystem::file_type::not_found) {
       return absl::FailedPreconditionError(absl::StrCat(
           "statements folder: ", final_dir.string(), " is already there, and ",
           common::FormatDate(date),

@@ -1,5 +1,10 @@
 #include "cfx/settlement/statements.h"
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -206,17 +211,25 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
     if (absl::Status f = fail("statements_written"); !f.ok()) return f;
   }
   // Never over a folder that is there (the batch refuses one before posting; one made since
-  // is someone else's): rename(2) would replace an empty one.
-  if (fs::symlink_status(final_dir, ec).type() != fs::file_type::not_found) {
-    fs::remove_all(tmp_dir, ec);
+  // is someone else's): rename(2) would replace an empty one, renameat2's RENAME_NOREPLACE
+  // does not (a file system without it: the check, then rename).
+  int rc = ::renameat2(AT_FDCWD, tmp_dir.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_NOREPLACE);
+  if (rc != 0 && errno == EINVAL) {
+    if (fs::symlink_status(final_dir, ec).type() == fs::file_type::not_found) {
+      rc = ::rename(tmp_dir.c_str(), final_dir.c_str());
+    } else {
+      errno = EEXIST;
+    }
+  }
+  if (rc == 0) return absl::OkStatus();
+  const int err = errno;
+  fs::remove_all(tmp_dir, ec);
+  if (err == EEXIST || err == ENOTEMPTY) {
     return absl::FailedPreconditionError(absl::StrCat(
         final_dir.string(), " appeared while the statements were written; left as it is"));
   }
-  fs::rename(tmp_dir, final_dir, ec);
-  if (ec)
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp_dir.string(), " to ",
-                                               final_dir.string(), ": ", ec.message()));
-  return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat("cannot rename ", tmp_dir.string(), " to ",
+                                             final_dir.string(), ": ", std::strerror(err)));
 }
 
 }  // namespace cfx::settlement

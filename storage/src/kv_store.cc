@@ -171,6 +171,7 @@ absl::StatusOr<std::unique_ptr<KvStore>> KvStore::Open(const std::string& data_d
                                                        const KvOptions& options) {
   const std::string path = data_dir + "/" + options.file;
   if (std::error_code ec; !options.create && !std::filesystem::exists(path + "/data.mdb", ec)) {
+    if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
     return absl::NotFoundError(absl::StrCat(path, ": no such store"));
   }
   auto env = LmdbEnv::Open({.path = path,

@@ -25,6 +25,8 @@
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
 #include "cfx/gateway/exchange_server.h"
+#include "cfx/settlement/trade_store.h"
+#include "cfx/storage/kv_store.h"
 #include "fresh_dir.h"
 #include "gtest/gtest.h"
 #include "loopback_socket.h"
@@ -417,8 +419,19 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
   ASSERT_EQ(revise.exit_code, 0) << revise.output;
   const std::string config = dir_ + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(data_);
+  // No exchange has run here (no trades): refused, and recorded as a failed run.
+  testsupport::CfxResult refused =
+      testsupport::RunCfx("settle --date 2027-03-01 --config " + config + " --data-dir " + data_);
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("holds no trades"), std::string::npos) << refused.output;
+  {  // an exchange's trade store with no trade in it, as `cfx serve` leaves one at start
+    auto trades =
+        storage::KvStore::Open(data_, storage::KvOptions{.file = settlement::kTradeStoreFile});
+    ASSERT_TRUE(trades.ok()) << trades.status();
+  }
   testsupport::CfxResult settle =
       testsupport::RunCfx("settle --date 2027-03-01 --config " + config + " --data-dir " + data_);
+  ASSERT_EQ(settle.exit_code, 0) << settle.output;
   const std::vector<json> events = ReadAuditEvents(data_);
   const json published = FindEvent(events, "reference_publish", {{"date", "2027-03-01"}});
   ASSERT_FALSE(published.is_null()) << build.output;
@@ -433,9 +446,14 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
   EXPECT_EQ(revision["inputs_sha256"].get<std::string>().size(), 64u);
   EXPECT_FALSE(revision["by"].get<std::string>().empty());
   EXPECT_FALSE(FindEvent(events, "config_load", {{"command", "settle"}, {"path", config}}).is_null());
-  const json run = FindEvent(events, "settlement_run", {{"date", "2027-03-01"}});
-  ASSERT_FALSE(run.is_null()) << settle.output;
-  EXPECT_EQ(run["result"], settle.exit_code == 0 ? "settled" : "failed") << settle.output;
+  const json failed =
+      FindEvent(events, "settlement_run", {{"date", "2027-03-01"}, {"result", "failed"}});
+  ASSERT_FALSE(failed.is_null()) << refused.output;
+  EXPECT_NE(failed["error"].get<std::string>().find("holds no trades"), std::string::npos);
+  const json settled =
+      FindEvent(events, "settlement_run", {{"date", "2027-03-01"}, {"result", "settled"}});
+  ASSERT_FALSE(settled.is_null()) << settle.output;
+  EXPECT_LT(failed["seq"].get<int64_t>(), settled["seq"].get<int64_t>());
   for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i]["seq"], i + 1);
   EXPECT_EQ(static_cast<unsigned>(fs::status(data_ + "/audit.log").permissions()), 0600u);
   EXPECT_EQ(static_cast<unsigned>(fs::status(data_ + "/reference").permissions()), 0700u);

@@ -301,6 +301,19 @@ TEST_F(BatchTest, AStatementsFolderMadeDuringTheRunIsNotReplaced) {
   EXPECT_FALSE(std::filesystem::exists(out() + "/.2027-03-01.tmp"));
 }
 
+// The same with an empty folder, which rename(2) alone would have replaced.
+TEST_F(BatchTest, AnEmptyStatementsFolderMadeDuringTheRunIsNotReplaced) {
+  FirstDay();
+  const std::string theirs = out() + "/2027-03-01";
+  auto r = Settle("2027-03-01", [&](std::string_view point) {
+    if (point == "committed") std::filesystem::create_directories(theirs);
+    return absl::OkStatus();
+  });
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_TRUE(std::filesystem::is_empty(theirs));
+  EXPECT_FALSE(std::filesystem::exists(out() + "/.2027-03-01.tmp"));
+}
+
 TEST_F(BatchTest, AccountsThatWereActiveKeepGettingStatements) {
   FirstDay();
   ASSERT_TRUE(Settle("2027-03-01").ok());

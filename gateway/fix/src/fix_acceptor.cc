@@ -137,7 +137,7 @@ void BoundAcceptor::AcceptLoop() {
     int& from_peer = per_peer_[peer];
     const bool peer_full = from_peer >= limits_.max_connections_per_peer;
     int held = 0;
-    for (const auto& c : connections_) held += c->evicted ? 0 : 1;
+    for (const auto& c : connections_) held += c->evicted || c->done ? 0 : 1;
     const bool full = !peer_full && held >= limits_.max_connections && !MakeRoom();
     if (full || peer_full) {
       if (from_peer == 0) per_peer_.erase(peer);
@@ -170,6 +170,8 @@ bool BoundAcceptor::MakeRoom() {
   // once is not the one closed while connections held open to fill the cap are. Evicted
   // connections end at once (their thread wakes on the shutdown); while as many as the cap
   // are still ending, nothing more is evicted, which bounds the threads alive at twice it.
+  // A Logon that arrives just as its connection is picked is lost with it (the flag is read
+  // a moment before the connection's thread clears it): accepted, the client reconnects.
   Connection* oldest = nullptr;
   int ending = 0;
   for (const auto& c : connections_) {

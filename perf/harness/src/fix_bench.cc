@@ -403,15 +403,18 @@ absl::Status RunFixBench(const FixBenchOptions& options, FixBenchResult* result)
       temporary ? internal::MakeTempDir("/tmp/cfx_bench_fix_XXXXXX") : options.data_dir;
   if (dir.empty()) return absl::UnavailableError("mkdtemp failed");
   const int port = options.port ? options.port : FreeLoopbackPort();
-  BenchRun run(options, dir, port);
-  st = PrepareDir(dir, run.dictionary());
-  if (st.ok()) st = run.Start();
-  if (st.ok()) st = run.WaitForLogons();
-  if (!st.ok()) return st;
-  run.RunPhases(result);
-  run.Stop();
+  {
+    BenchRun run(options, dir, port);
+    st = PrepareDir(dir, run.dictionary());
+    if (st.ok()) st = run.Start();
+    if (st.ok()) st = run.WaitForLogons();
+    if (st.ok()) {
+      run.RunPhases(result);
+      run.Stop();
+    }
+  }  // what a failed start left running is stopped by the destructors, before the files go
   if (temporary) internal::RemoveDirQuietly(dir);
-  return absl::OkStatus();
+  return st;
 }
 
 }  // namespace perf

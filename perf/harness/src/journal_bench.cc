@@ -119,6 +119,7 @@ void GroupFlusher::Run() {
     asked_.wait(lock, [&] { return done_ || asks_ > durable_; });
     if (asks_ == durable_) return;  // done, nothing waiting
     const uint64_t upto = asks_;
+    ++begun_;
     lock.unlock();
     const bool ok =
         pwrite(fd_, record.data(), record.size(), off) == static_cast<ssize_t>(record.size()) &&
@@ -143,6 +144,11 @@ void GroupFlusher::MakeDurable() {
 uint64_t GroupFlusher::flushes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return flushes_;
+}
+
+uint64_t GroupFlusher::flushes_begun() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return begun_;
 }
 
 int GroupFlusher::error() const {

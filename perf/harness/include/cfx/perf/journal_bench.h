@@ -86,7 +86,8 @@ class GroupFlusher {
   GroupFlusher& operator=(const GroupFlusher&) = delete;
 
   void MakeDurable();
-  uint64_t flushes() const;
+  uint64_t flushes() const;        // ended
+  uint64_t flushes_begun() const;  // begun (one at a time: ended, or ended + 1)
   // The first write or flush error (0: none). A failed flush still releases its callers.
   int error() const;
 
@@ -98,7 +99,7 @@ class GroupFlusher {
   const std::string path_;
   mutable std::mutex mu_;
   std::condition_variable asked_, flushed_;
-  uint64_t asks_ = 0, durable_ = 0, flushes_ = 0;
+  uint64_t asks_ = 0, durable_ = 0, flushes_ = 0, begun_ = 0;
   bool done_ = false;
   int error_ = 0;
   std::thread thread_;
