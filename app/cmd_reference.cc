@@ -1,7 +1,6 @@
 // `cfx reference build|explain|sample`: the benchmark administrator's commands (SPEC §8, §12).
 // Thin: parse flags, call cfx_reference, print. Records go to stdout, everything else to stderr.
 #include <pwd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -186,15 +185,14 @@ ExitCode RunExplain(const ExplainFlags& f) {
     return Fail("reference explain", absl::StrCat("--data-dir: ", s.message()));
   }
   // A read-only command: a data dir where no fix was ever built has nothing to explain, and
-  // opening the store there would create it.
-  const std::string stored = f.data_dir + "/reference";
-  if (struct stat st; stat(stored.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+  // opening the store there must not create it.
+  absl::StatusOr<std::unique_ptr<reference::FixStore>> store =
+      reference::FixStore::Open(f.data_dir, /*create=*/false);
+  if (absl::IsNotFound(store.status())) {
     return Fail("reference explain",
                 absl::StrCat("--data-dir: no reference fixes stored under ", f.data_dir, " (no ",
-                             stored, "; `cfx reference build` stores them)"));
+                             f.data_dir, "/reference; `cfx reference build` stores them)"));
   }
-  absl::StatusOr<std::unique_ptr<reference::FixStore>> store =
-      reference::FixStore::Open(f.data_dir);
   if (!store.ok()) {
     return Fail("reference explain", absl::StrCat("--data-dir: ", store.status().message()));
   }
