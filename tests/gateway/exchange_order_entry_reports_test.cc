@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -42,10 +43,10 @@ NewOrder Order(const std::string& session, const std::string& account, const std
                                       TimeInForce::kGtc);
 }
 
-// The input seq an ExecID "<seq>-<n>" names.
+// The input seq an ExecID "<seq>-<n>" (or "<seq>.<generation>-<n>") names.
 uint64_t SeqOf(const std::string& exec_id) {
   uint64_t seq = 0;
-  EXPECT_TRUE(absl::SimpleAtoi(exec_id.substr(0, exec_id.find('-')), &seq)) << exec_id;
+  EXPECT_TRUE(absl::SimpleAtoi(exec_id.substr(0, exec_id.find_first_of(".-")), &seq)) << exec_id;
   return seq;
 }
 
@@ -186,6 +187,77 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereM
   EXPECT_EQ(live.cl, "b-3");
   EXPECT_FALSE(live.poss_resend);
   EXPECT_GT(SeqOf(live.exec_id), again.recovered_last);
+}
+
+// After an operator cut the journal's tail, the watermark names inputs past the journal's
+// end: their reports went out, and the inputs sequenced now reuse their seqs. Those inputs'
+// ExecIDs take a new generation (`<seq>.1-<n>`), recorded on the disk, so none repeats an
+// ExecID a client has seen; a later restart keeps the generation, and a report sent again
+// has the ExecID it had. Before, the new inputs' ExecIDs were the cut ones'.
+TEST(ExchangeOrderEntryReportsTest, AfterTheJournalsTailWasCutNewInputsTakeANewExecIdGeneration) {
+  testsupport::TempDir dir{"cfx_reports_cut_test"};
+  const std::string reported = dir.path() + "/reported";
+  uint64_t last = 0;
+  {
+    ExchangeRun run(dir.path());
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    run.entry->Submit(Order("S1", "A1", "F1", "b-1", Side::kBuy, 4990, 5));
+    run.Settle(1);
+    const std::string id = run.reports.All().at(0).exec_id;
+    EXPECT_EQ(id.find('.'), std::string::npos) << id;  // no cut, no generation
+    last = SeqOf(id);
+  }
+  EXPECT_FALSE(std::filesystem::exists(reported + ".generation"));
+  {  // as after the cut: reports went out for inputs the journal no longer holds
+    auto w = internal::ReportWatermark::Open(reported);
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Write(last + 5).ok());
+  }
+  std::string cut_id;
+  {
+    ExchangeRun run(dir.path());
+    ASSERT_EQ(run.recovered_last, last);
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    run.entry->Submit(Order("S1", "A1", "F1", "b-2", Side::kBuy, 4980, 5));
+    run.Settle(1);
+    ASSERT_EQ(run.reports.Count(), 1u);
+    cut_id = run.reports.All().at(0).exec_id;
+    // A seq the cut reused (the start's own inputs come first), in generation 1.
+    EXPECT_GT(SeqOf(cut_id), last);
+    EXPECT_LE(SeqOf(cut_id), last + 5);
+    EXPECT_EQ(cut_id, absl::StrCat(SeqOf(cut_id), ".1-0"));
+  }
+  auto generation = internal::ReadExecIdGeneration(reported + ".generation");
+  ASSERT_TRUE(generation.ok()) << generation.status();
+  EXPECT_EQ(generation->generation, 1u);
+  EXPECT_EQ(generation->from, last + 1);
+  {  // a crash kept b-2's report from the store: the watermark before it
+    auto w = internal::ReportWatermark::Open(reported);
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Write(last).ok());
+  }
+  {
+    ExchangeRun run(dir.path());
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    run.entry->Submit(Order("S1", "A1", "F1", "b-3", Side::kBuy, 4970, 5));
+    run.Settle(2);
+    const std::vector<Report> all = run.reports.All();
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].cl, "b-2");
+    EXPECT_TRUE(all[0].poss_resend);
+    EXPECT_EQ(all[0].exec_id, cut_id) << "a report sent again changed its ExecID";
+    EXPECT_EQ(all[1].cl, "b-3");
+    EXPECT_GT(SeqOf(all[1].exec_id), SeqOf(cut_id));
+    EXPECT_EQ(all[1].exec_id, absl::StrCat(SeqOf(all[1].exec_id), ".1-0"));
+  }
+  // A damaged generation file stops the start, naming it: a guess would give wrong ExecIDs.
+  std::ofstream(reported + ".generation", std::ios::trunc) << "cfx-execid-generation x\n";
+  {
+    ExchangeRun run(dir.path());
+    absl::Status s = run.entry->StartReports();
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+    EXPECT_NE(s.message().find(reported + ".generation"), std::string::npos) << s;
+  }
 }
 
 // Outcomes of inputs sequenced after the core started but before StartReports (here, an

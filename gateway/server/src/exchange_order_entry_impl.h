@@ -305,7 +305,14 @@ class ExchangeOrderEntry::Impl {
       ++exec_index_;
     }
   }
-  std::string ExecId(int leg) const { return absl::StrCat(exec_seq_, "-", 2 * exec_index_ + leg); }
+  // `<seq>-<n>`; `<seq>.<g>-<n>` from the first seq of ExecID generation g on (after an
+  // operator cut the journal's tail: report_watermark.h).
+  std::string ExecId(int leg) const {
+    if (exec_generation_ > 0 && exec_seq_ >= exec_generation_from_) {
+      return absl::StrCat(exec_seq_, ".", exec_generation_, "-", 2 * exec_index_ + leg);
+    }
+    return absl::StrCat(exec_seq_, "-", 2 * exec_index_ + leg);
+  }
   // The request a journaled command was, as Submit & co. register it, under a new tag (0
   // when the command is no request answered as such).
   uint64_t RegisterReplayed(const en::Command& command);
@@ -326,6 +333,10 @@ class ExchangeOrderEntry::Impl {
   // The delivering thread's (or, before live_, StartReports's):
   uint64_t exec_seq_ = 0;
   uint64_t exec_index_ = 0;
+  // Set by StartReports before any outcome is numbered (the delivering thread waits on the
+  // gate until then), read by the delivering thread.
+  uint32_t exec_generation_ = 0;
+  uint64_t exec_generation_from_ = 0;
   bool poss_resend_ = false;
   uint64_t acked_ = 0;
   std::chrono::steady_clock::time_point written_at_{};

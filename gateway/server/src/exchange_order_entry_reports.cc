@@ -134,6 +134,25 @@ absl::Status ExchangeOrderEntry::StartReports() {
   if (m.live_.load(std::memory_order_acquire)) return absl::OkStatus();
   auto w = internal::ReportWatermark::Open(m.reported_path_);
   if (!w.ok()) return w.status();
+  const std::string generation_path = m.reported_path_ + ".generation";
+  auto generation = internal::ReadExecIdGeneration(generation_path);
+  if (!generation.ok()) return generation.status();
+  if ((*w)->found().value_or(0) > m.recovered_last_) {
+    // Reports went out for inputs the journal no longer holds (an operator cut its tail):
+    // the inputs sequenced from here on reuse their seqs, so their ExecIDs take a new
+    // generation, on the disk before any of them is reported.
+    const internal::ExecIdGeneration next{generation->generation + 1, m.recovered_last_ + 1};
+    if (absl::Status s = internal::WriteExecIdGeneration(generation_path, next); !s.ok()) {
+      return s;
+    }
+    std::cerr << "cfx serve: " << m.reported_path_ << " says inputs through " << *(*w)->found()
+              << " were reported, but the journal ends at " << m.recovered_last_
+              << " (its tail was cut): the ExecIDs of inputs from " << next.from << " on are <seq>."
+              << next.generation << "-<n>, so none repeats one sent before" << std::endl;
+    *generation = next;
+  }
+  m.exec_generation_ = generation->generation;
+  m.exec_generation_from_ = generation->from;
   // A file past what the journal holds (an operator cut its tail) says nothing of the
   // inputs sequenced since: none of them was reported.
   const uint64_t after = std::min((*w)->found().value_or(m.recovered_last_), m.recovered_last_);

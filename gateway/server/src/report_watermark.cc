@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -90,6 +93,67 @@ absl::Status ReportWatermark::Write(uint64_t seq) {
   }
   count_ = count;
   return absl::OkStatus();
+}
+
+namespace {
+
+constexpr char kGenerationTag[] = "cfx-execid-generation";
+
+absl::Status SyncPath(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return Errno(path, "open");
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return Errno(path, "fsync");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ExecIdGeneration> ReadExecIdGeneration(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT) return ExecIdGeneration{};
+    return Errno(path, "open");
+  }
+  char bytes[128];
+  ssize_t n;
+  do {
+    n = ::pread(fd, bytes, sizeof(bytes) - 1, 0);
+  } while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n < 0) return Errno(path, "read");
+  bytes[n] = '\0';
+  // One line: the tag, the generation and its first seq.
+  char tag[sizeof(kGenerationTag) + 1] = {};
+  unsigned long long generation = 0, from = 0;
+  int used = 0;
+  const bool whole =
+      std::sscanf(bytes, "%22s %llu %llu\n%n", tag, &generation, &from, &used) == 3 &&
+      std::strcmp(tag, kGenerationTag) == 0 && used == n && generation > 0 &&
+      generation <= UINT32_MAX && from > 0;
+  if (!whole) {
+    return absl::DataLossError(absl::StrCat(
+        path,
+        ": damaged: the ExecIDs of the inputs sequenced after the journal's tail was cut "
+        "cannot be told apart; restore the file (\"",
+        kGenerationTag, " <generation> <first seq>\")"));
+  }
+  return ExecIdGeneration{static_cast<uint32_t>(generation), from};
+}
+
+absl::Status WriteExecIdGeneration(const std::string& path, ExecIdGeneration g) {
+  const std::string tmp = path + ".tmp";
+  const std::string text = absl::StrCat(kGenerationTag, " ", g.generation, " ", g.from, "\n");
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return Errno(tmp, "open");
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const bool synced = written && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!synced) return Errno(tmp, written ? "fsync" : "write");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno(path, "rename");
+  const size_t slash = path.rfind('/');
+  return SyncPath(slash == std::string::npos ? "." : path.substr(0, slash), O_RDONLY | O_DIRECTORY);
 }
 
 }  // namespace cfx::gateway::internal
