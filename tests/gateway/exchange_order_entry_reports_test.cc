@@ -363,6 +363,38 @@ TEST(ExchangeOrderEntryReportsTest, ACancelWhoseOwnIdIsTooLongForTheJournalIsRef
 
 // The file: absent is "nothing reported before"; a write lands in the older slot, so one cut
 // short leaves the newer whole; both damaged refuses, naming the file; private to its user.
+// The ExecID generation file: written and read back (0600); absent is generation 0; any
+// other content than one line of the tag and two positive decimal numbers is DataLoss.
+TEST(ReportWatermarkTest, TheExecIdGenerationFileReadsBackOnlyWhole) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  const std::string path = dir.path() + "/reported.generation";
+  auto none = internal::ReadExecIdGeneration(path);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->generation, 0u);
+  ASSERT_TRUE(internal::WriteExecIdGeneration(path, {3, 12345}).ok());
+  auto back = internal::ReadExecIdGeneration(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->generation, 3u);
+  EXPECT_EQ(back->from, 12345u);
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  for (const std::string& bad :
+       {std::string("cfx-execid-generation 1 5"), std::string("cfx-execid-generation 1 5\n\n"),
+        std::string("cfx-execid-generation  1 5\n"), std::string("cfx-execid-generation 1 -5\n"),
+        std::string("cfx-execid-generation -1 5\n"), std::string("cfx-execid-generation 0 5\n"),
+        std::string("cfx-execid-generation 1 0\n"), std::string("cfx-execid-generation 1 5 6\n"),
+        std::string("cfx-execid-generation 4294967295 5\n"),
+        std::string("cfx-execid-generation 1 99999999999999999999\n"),
+        std::string("cfx-execid-generation 1 5\n") + std::string(200, ' '),
+        std::string("other-tag 1 5\n"), std::string("")}) {
+    std::ofstream(path, std::ios::trunc | std::ios::binary) << bad;
+    EXPECT_EQ(internal::ReadExecIdGeneration(path).status().code(), absl::StatusCode::kDataLoss)
+        << "'" << bad << "'";
+  }
+}
+
 TEST(ReportWatermarkTest, TwoSlotsSurviveATornWriteAndDamageToBothIsRefused) {
   testsupport::TempDir dir{"cfx_reports_test"};
   const std::string path = dir.path() + "/reported";

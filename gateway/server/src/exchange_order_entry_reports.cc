@@ -137,7 +137,8 @@ absl::Status ExchangeOrderEntry::StartReports() {
   const std::string generation_path = m.reported_path_ + ".generation";
   auto generation = internal::ReadExecIdGeneration(generation_path);
   if (!generation.ok()) return generation.status();
-  if ((*w)->found().value_or(0) > m.recovered_last_) {
+  const bool cut = (*w)->found().value_or(0) > m.recovered_last_;
+  if (cut) {
     // Reports went out for inputs the journal no longer holds (an operator cut its tail):
     // the inputs sequenced from here on reuse their seqs, so their ExecIDs take a new
     // generation, on the disk before any of them is reported.
@@ -169,9 +170,13 @@ absl::Status ExchangeOrderEntry::StartReports() {
     }
   }
   m.watermark_ = *std::move(w);
-  if (absl::Status s = m.WriteWatermark(through); !s.ok()) {
+  absl::Status written = m.WriteWatermark(through);
+  // After a cut the file went back to the journal's end: flushed, so that a power loss
+  // cannot bring back the value past it (the next start would skip what it must send again).
+  if (written.ok() && cut) written = m.watermark_->Sync();
+  if (!written.ok()) {
     // The file stays behind: the next start sends more again than it needs to.
-    std::cerr << "cfx serve: " << m.reported_path_ << ": " << s << std::endl;
+    std::cerr << "cfx serve: " << m.reported_path_ << ": " << written << std::endl;
   }
   m.acked_ = through;
   m.confirmed_.store(through, std::memory_order_relaxed);

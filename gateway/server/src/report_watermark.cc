@@ -10,8 +10,12 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "cfx/journal/crc32c.h"
 
 namespace cfx::gateway::internal {
@@ -74,6 +78,11 @@ ReportWatermark::~ReportWatermark() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+absl::Status ReportWatermark::Sync() {
+  if (::fdatasync(fd_) != 0) return Errno(path_, "fdatasync");
+  return absl::OkStatus();
+}
+
 absl::Status ReportWatermark::Write(uint64_t seq) {
   char slot[kWatermarkSlot] = {};
   const uint64_t count = count_ + 1;
@@ -119,19 +128,24 @@ absl::StatusOr<ExecIdGeneration> ReadExecIdGeneration(const std::string& path) {
   char bytes[128];
   ssize_t n;
   do {
-    n = ::pread(fd, bytes, sizeof(bytes) - 1, 0);
+    n = ::pread(fd, bytes, sizeof(bytes), 0);
   } while (n < 0 && errno == EINTR);
   ::close(fd);
   if (n < 0) return Errno(path, "read");
-  bytes[n] = '\0';
-  // One line: the tag, the generation and its first seq.
-  char tag[sizeof(kGenerationTag) + 1] = {};
-  unsigned long long generation = 0, from = 0;
-  int used = 0;
-  const bool whole =
-      std::sscanf(bytes, "%22s %llu %llu\n%n", tag, &generation, &from, &used) == 3 &&
-      std::strcmp(tag, kGenerationTag) == 0 && used == n && generation > 0 &&
-      generation <= UINT32_MAX && from > 0;
+  // Exactly one line: the tag, the generation and its first seq, in decimal digits.
+  const absl::string_view text(bytes, static_cast<size_t>(n));
+  std::vector<absl::string_view> fields;
+  const bool one_line = n < static_cast<ssize_t>(sizeof(bytes)) && text.size() > 1 &&
+                        text.back() == '\n' && text.find('\n') == text.size() - 1;
+  if (one_line) fields = absl::StrSplit(text.substr(0, text.size() - 1), ' ');
+  auto digits = [](absl::string_view f) {
+    return !f.empty() && f.size() <= 19 && f.find_first_not_of("0123456789") == f.npos;
+  };
+  uint64_t generation = 0, from = 0;
+  const bool whole = fields.size() == 3 && fields[0] == kGenerationTag && digits(fields[1]) &&
+                     digits(fields[2]) && absl::SimpleAtoi(fields[1], &generation) &&
+                     absl::SimpleAtoi(fields[2], &from) && generation > 0 &&
+                     generation < UINT32_MAX && from > 0;
   if (!whole) {
     return absl::DataLossError(absl::StrCat(
         path,

@@ -34,6 +34,8 @@ class ReportWatermark {
   // Writes `seq` into the older slot (no flush: a kill -9 keeps what was written, and the
   // stores it follows are not flushed either).
   absl::Status Write(uint64_t seq);
+  // Flushes what was written to the disk (after a cut: the lagging file must not come back).
+  absl::Status Sync();
   const std::string& path() const { return path_; }
 
  private:
