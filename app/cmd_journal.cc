@@ -7,10 +7,12 @@
 // mismatch"). Cutting a corrupt tail happens only with the explicit flag.
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "cfx/exchange/engine_codec.h"
+#include "cfx/gateway/execid_generation.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "nlohmann/json.hpp"
@@ -73,23 +75,40 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   if (uint64_t torn = (*journal)->CommitLogTornAt(); torn != 0) out["commit_log_torn_at"] = torn;
   out["latest_snapshot_seq"] =
       snapshot.ok() && snapshot->has_value() ? nlohmann::json((*snapshot)->seq) : nullptr;
-  if (s.ok()) {
+  if (s.ok() && log_cut == 0) {
     std::cout << out.dump() << "\n";
     return 0;
   }
-  out["error"] = std::string(s.message());
-  out["first_bad_seq"] = last_good + 1;
-  if (!truncate) {
-    std::cout << out.dump() << "\n";
-    return Fail("journal verify", s);
+  uint64_t first_cut = log_cut;  // the commit log's records from there on were dropped
+  if (!s.ok()) {
+    out["error"] = std::string(s.message());
+    out["first_bad_seq"] = last_good + 1;
+    if (!truncate) {
+      std::cout << out.dump() << "\n";
+      return Fail("journal verify", s);
+    }
+    // Operator action, asked for explicitly: drop the bad record and everything after it.
+    absl::Status cut = (*journal)->TruncateAfter(last_good);
+    if (!cut.ok()) return Fail("journal verify", cut);
+    out["truncated_from"] = last_good + 1;
+    first_cut = last_good + 1;
+    std::cerr << "cfx journal verify: truncated records " << last_good + 1 << ".. (" << s.message()
+              << ")\n";
   }
-  // Operator action, asked for explicitly: drop the bad record and everything after it.
-  absl::Status cut = (*journal)->TruncateAfter(last_good);
-  if (!cut.ok()) return Fail("journal verify", cut);
-  out["truncated_from"] = last_good + 1;
+  // The inputs sequenced next reuse the dropped seqs, whose reports may have gone out: where
+  // the exchange served FIX, their ExecIDs take a new generation (docs/fix.md, "ExecIDs").
+  if (std::filesystem::is_directory(data_dir + "/fix")) {
+    auto generation = gateway::RecordJournalCut(gateway::ExecIdGenerationPath(data_dir), first_cut);
+    if (!generation.ok()) {
+      std::cout << out.dump() << "\n";
+      return Fail("journal verify", generation.status());
+    }
+    out["execid_generation"] = generation->generation;
+    std::cerr << "cfx journal verify: the ExecIDs of inputs from " << first_cut << " on are <seq>."
+              << generation->generation << "-<n> (" << gateway::ExecIdGenerationPath(data_dir)
+              << ")\n";
+  }
   std::cout << out.dump() << "\n";
-  std::cerr << "cfx journal verify: truncated records " << last_good + 1 << ".. ("
-            << s.message() << ")\n";
   return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/exchange/exchange_core.h"
 #include "cfx/gateway/exchange_order_entry.h"
+#include "cfx/gateway/execid_generation.h"
 #include "gtest/gtest.h"
 #include "order_entry_test_util.h"
 #include "report_watermark.h"
@@ -189,6 +190,18 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereM
   EXPECT_GT(SeqOf(live.exec_id), again.recovered_last);
 }
 
+// A run on `dir` that takes one order (b-1) and stops: its input's seq (the journal's last),
+// its ExecID in *id.
+uint64_t RunOneOrder(const std::string& dir, std::string* id = nullptr) {
+  ExchangeRun run(dir);
+  EXPECT_TRUE(run.entry->StartReports().ok());
+  run.entry->Submit(Order("S1", "A1", "F1", "b-1", Side::kBuy, 4990, 5));
+  run.Settle(1);
+  const std::string exec_id = run.reports.Count() > 0 ? run.reports.All().at(0).exec_id : "";
+  if (id != nullptr) *id = exec_id;
+  return exec_id.empty() ? 0 : SeqOf(exec_id);
+}
+
 // After an operator cut the journal's tail, the watermark names inputs past the journal's
 // end: their reports went out, and the inputs sequenced now reuse their seqs. Those inputs'
 // ExecIDs take a new generation (`<seq>.1-<n>`), recorded on the disk, so none repeats an
@@ -197,16 +210,9 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereM
 TEST(ExchangeOrderEntryReportsTest, AfterTheJournalsTailWasCutNewInputsTakeANewExecIdGeneration) {
   testsupport::TempDir dir{"cfx_reports_cut_test"};
   const std::string reported = dir.path() + "/reported";
-  uint64_t last = 0;
-  {
-    ExchangeRun run(dir.path());
-    ASSERT_TRUE(run.entry->StartReports().ok());
-    run.entry->Submit(Order("S1", "A1", "F1", "b-1", Side::kBuy, 4990, 5));
-    run.Settle(1);
-    const std::string id = run.reports.All().at(0).exec_id;
-    EXPECT_EQ(id.find('.'), std::string::npos) << id;  // no cut, no generation
-    last = SeqOf(id);
-  }
+  std::string first_id;
+  const uint64_t last = RunOneOrder(dir.path(), &first_id);
+  EXPECT_EQ(first_id.find('.'), std::string::npos) << first_id;  // no cut, no generation
   EXPECT_FALSE(std::filesystem::exists(reported + ".generation"));
   {  // as after the cut: reports went out for inputs the journal no longer holds
     auto w = internal::ReportWatermark::Open(reported);
@@ -227,7 +233,7 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheJournalsTailWasCutNewInputsTakeANewE
     EXPECT_LE(SeqOf(cut_id), last + 5);
     EXPECT_EQ(cut_id, absl::StrCat(SeqOf(cut_id), ".1-0"));
   }
-  auto generation = internal::ReadExecIdGeneration(reported + ".generation");
+  auto generation = ReadExecIdGeneration(reported + ".generation");
   ASSERT_TRUE(generation.ok()) << generation.status();
   EXPECT_EQ(generation->generation, 1u);
   EXPECT_EQ(generation->from, last + 1);
@@ -258,6 +264,30 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheJournalsTailWasCutNewInputsTakeANewE
     EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
     EXPECT_NE(s.message().find(reported + ".generation"), std::string::npos) << s;
   }
+}
+
+// `cfx journal verify --truncate-corrupt-tail` records its cut itself; the start that then
+// finds the watermark past the journal's end does not count the same cut again.
+TEST(ExchangeOrderEntryReportsTest, ACutTheCommandRecordedIsNotCountedAgainAtTheStart) {
+  testsupport::TempDir dir{"cfx_reports_cut_test"};
+  const std::string reported = dir.path() + "/reported";
+  const uint64_t last = RunOneOrder(dir.path());
+  {
+    auto w = internal::ReportWatermark::Open(reported);
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Write(last + 5).ok());
+  }
+  ASSERT_TRUE(WriteExecIdGeneration(reported + ".generation", {1, last + 1}).ok());
+  ExchangeRun run(dir.path());
+  ASSERT_TRUE(run.entry->StartReports().ok());
+  run.entry->Submit(Order("S1", "A1", "F1", "b-2", Side::kBuy, 4980, 5));
+  run.Settle(1);
+  const std::string id = run.reports.All().at(0).exec_id;
+  EXPECT_EQ(id, absl::StrCat(SeqOf(id), ".1-0"));
+  auto generation = ReadExecIdGeneration(reported + ".generation");
+  ASSERT_TRUE(generation.ok()) << generation.status();
+  EXPECT_EQ(generation->generation, 1u);
+  EXPECT_EQ(generation->from, last + 1);
 }
 
 // Outcomes of inputs sequenced after the core started but before StartReports (here, an
@@ -368,11 +398,11 @@ TEST(ExchangeOrderEntryReportsTest, ACancelWhoseOwnIdIsTooLongForTheJournalIsRef
 TEST(ReportWatermarkTest, TheExecIdGenerationFileReadsBackOnlyWhole) {
   testsupport::TempDir dir{"cfx_reports_test"};
   const std::string path = dir.path() + "/reported.generation";
-  auto none = internal::ReadExecIdGeneration(path);
+  auto none = ReadExecIdGeneration(path);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(none->generation, 0u);
-  ASSERT_TRUE(internal::WriteExecIdGeneration(path, {3, 12345}).ok());
-  auto back = internal::ReadExecIdGeneration(path);
+  ASSERT_TRUE(WriteExecIdGeneration(path, {3, 12345}).ok());
+  auto back = ReadExecIdGeneration(path);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->generation, 3u);
   EXPECT_EQ(back->from, 12345u);
@@ -390,7 +420,7 @@ TEST(ReportWatermarkTest, TheExecIdGenerationFileReadsBackOnlyWhole) {
         std::string("cfx-execid-generation 1 5\n") + std::string(200, ' '),
         std::string("other-tag 1 5\n"), std::string("")}) {
     std::ofstream(path, std::ios::trunc | std::ios::binary) << bad;
-    EXPECT_EQ(internal::ReadExecIdGeneration(path).status().code(), absl::StatusCode::kDataLoss)
+    EXPECT_EQ(ReadExecIdGeneration(path).status().code(), absl::StatusCode::kDataLoss)
         << "'" << bad << "'";
   }
 }

@@ -2,6 +2,7 @@
 // only (docs/durability.md, "The commit log"): the tools read them without taking them, and
 // report how many there are. The run is a child that ends with _exit, as a kill -9 would
 // (commit_log_child.h).
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -150,14 +151,21 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
   EXPECT_EQ(ReadBytes(log).find("input 40;"), bytes.find("input 40;"))
       << "the log is left as it was";
 
+  // An exchange that served FIX here: the cut records the ExecID generation of the inputs
+  // that will reuse the dropped seqs (docs/fix.md, "ExecIDs").
+  std::filesystem::create_directory(dir.path() + "/fix");
   testsupport::CfxResult cut =
       testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
   EXPECT_EQ(cut.exit_code, 0) << cut.output;
   EXPECT_THAT(cut.output, HasSubstr("records 10.. it held after the damage were dropped"));
   EXPECT_THAT(cut.output, HasSubstr("\"commit_log_cut_from\":10"));
+  EXPECT_THAT(cut.output, HasSubstr("\"execid_generation\":1"));
+  EXPECT_EQ(ReadBytes(dir.path() + "/fix/reported.generation"), "cfx-execid-generation 1 10\n");
   nlohmann::json v = Verify(dir.path());
   EXPECT_EQ(v.value("records", 0), 9) << v.dump();
   EXPECT_EQ(v.value("last_seq", 0), 9) << v.dump();
+  EXPECT_EQ(ReadBytes(dir.path() + "/fix/reported.generation"), "cfx-execid-generation 1 10\n")
+      << "a verify that cuts nothing records nothing";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <utility>
 
+#include "cfx/gateway/execid_generation.h"
 #include "exchange_order_entry_impl.h"
 #include "order_type_mapping.h"
 
@@ -135,17 +136,16 @@ absl::Status ExchangeOrderEntry::StartReports() {
   auto w = internal::ReportWatermark::Open(m.reported_path_);
   if (!w.ok()) return w.status();
   const std::string generation_path = m.reported_path_ + ".generation";
-  auto generation = internal::ReadExecIdGeneration(generation_path);
+  auto generation = ReadExecIdGeneration(generation_path);
   if (!generation.ok()) return generation.status();
   const bool cut = (*w)->found().value_or(0) > m.recovered_last_;
-  if (cut) {
-    // Reports went out for inputs the journal no longer holds (an operator cut its tail):
-    // the inputs sequenced from here on reuse their seqs, so their ExecIDs take a new
-    // generation, on the disk before any of them is reported.
-    const internal::ExecIdGeneration next{generation->generation + 1, m.recovered_last_ + 1};
-    if (absl::Status s = internal::WriteExecIdGeneration(generation_path, next); !s.ok()) {
-      return s;
-    }
+  // Reports went out for inputs the journal no longer holds (an operator cut its tail): the
+  // inputs sequenced from here on reuse their seqs, so their ExecIDs take a new generation,
+  // on the disk before any of them is reported. `cfx journal verify --truncate-corrupt-tail`
+  // records its cut itself (generation from the first seq it dropped): not twice.
+  if (cut && generation->from != m.recovered_last_ + 1) {
+    const ExecIdGeneration next{generation->generation + 1, m.recovered_last_ + 1};
+    if (absl::Status s = WriteExecIdGeneration(generation_path, next); !s.ok()) return s;
     std::cerr << "cfx serve: " << m.reported_path_ << " says inputs through " << *(*w)->found()
               << " were reported, but the journal ends at " << m.recovered_last_
               << " (its tail was cut): the ExecIDs of inputs from " << next.from << " on are <seq>."

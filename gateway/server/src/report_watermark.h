@@ -46,23 +46,6 @@ class ReportWatermark {
   uint64_t count_ = 0;  // writes so far, the newest slot's
 };
 
-// `<data_dir>/fix/reported.generation` (docs/fix.md, "ExecIDs"): after an operator cut
-// the journal's tail (`--truncate-corrupt-tail`), the inputs sequenced since reuse the seqs
-// of inputs whose reports may have gone out, and so their ExecIDs `<seq>-<n>`. A start that
-// finds the watermark past the journal's last input records here a new generation, from the
-// first seq sequenced again; the ExecIDs of inputs from `from` on are `<seq>.<generation>-<n>`.
-struct ExecIdGeneration {
-  uint32_t generation = 0;  // 0: none (plain ExecIDs)
-  uint64_t from = 0;        // the first seq of the generation
-};
-
-// The generation the file holds; {0, 0} when there is no file. DataLoss naming the file when
-// it does not read back whole (a start must not guess: the ExecIDs it gives would be wrong).
-absl::StatusOr<ExecIdGeneration> ReadExecIdGeneration(const std::string& path);
-// Writes `g` durably (a 0600 file through a synced temporary file and a rename, the folder
-// synced): it is on the disk before any report carries the generation.
-absl::Status WriteExecIdGeneration(const std::string& path, ExecIdGeneration g);
-
 }  // namespace cfx::gateway::internal
 
 #endif  // CFX_GATEWAY_SERVER_SRC_REPORT_WATERMARK_H_
