@@ -511,8 +511,9 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
   // refuses the run with nothing written (the ledger commits first, the statements follow).
   // So is a `<out>/<D>` already there for a date this ledger has not settled: another
   // exchange's statements or the user's own files, which a run must not replace.
-  // The folders the check below creates (the statements' folder and missing parents,
-  // deepest first): a run that fails before its commit removes them again.
+  //
+  // The folders the check creates (the statements' folder and missing parents, deepest
+  // first): a run that fails before its commit removes them again.
   std::vector<std::filesystem::path> made_dirs;
   if (!options.out_dir.empty()) {
     std::error_code ec;

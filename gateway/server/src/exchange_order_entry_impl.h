@@ -306,7 +306,7 @@ class ExchangeOrderEntry::Impl {
     }
   }
   // `<seq>-<n>`; `<seq>.<g>-<n>` from the first seq of ExecID generation g on (after an
-  // operator cut the journal's tail: report_watermark.h).
+  // operator cut the journal's tail: cfx/gateway/execid_generation.h).
   std::string ExecId(int leg) const {
     if (exec_generation_ > 0 && exec_seq_ >= exec_generation_from_) {
       return absl::StrCat(exec_seq_, ".", exec_generation_, "-", 2 * exec_index_ + leg);
