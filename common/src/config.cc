@@ -261,19 +261,17 @@ absl::Status ConfigParser::Limits() {
   const toml::table* t = node->as_table();
   if (!t) return r.Error(node, "limits", "expected a table");
   LimitsConfig& l = c.limits;
-  CFX_RETURN_IF_ERROR(
-      r.CheckKeys(*t, "limits.", {"fix_max_connections",       "fix_max_connections_per_peer",
-                                  "fix_logon_timeout_ms",      "fix_max_message_bytes",
-                                  "fix_max_messages_per_sec",  "fix_max_outbound_bytes",
-                                  "fix_resend_piece_messages", "fix_max_resent_per_sec",
-                                  "fix_max_bytes_past_gap",    "fix_max_latency_secs",
-                                  "fix_max_heartbeat_secs",    "fix_logon_backoff_ms",
-                                  "http_max_connections",      "http_max_connections_per_peer",
-                                  "http_max_body_bytes",       "http_max_header_bytes",
-                                  "http_read_timeout_ms",      "http_unauthorized_backoff_ms",
-                                  "http_unauthorized_free",    "http_valuation_threads",
-                                  "http_valuation_waiting",    "http_valuation_per_token",
-                                  "max_latency_secs"}));
+  CFX_RETURN_IF_ERROR(r.CheckKeys(
+      *t, "limits.",
+      {"fix_max_connections",       "fix_max_connections_per_peer",  "fix_logon_timeout_ms",
+       "fix_max_message_bytes",     "fix_max_messages_per_sec",      "fix_max_outbound_bytes",
+       "fix_resend_piece_messages", "fix_max_resent_per_sec",        "fix_max_bytes_past_gap",
+       "fix_max_latency_secs",      "fix_max_heartbeat_secs",        "fix_logon_backoff_ms",
+       "http_max_connections",      "http_max_connections_per_peer", "http_max_body_bytes",
+       "http_max_header_bytes",     "http_read_timeout_ms",          "http_unauthorized_backoff_ms",
+       "http_unauthorized_free",    "http_valuation_threads",        "http_valuation_waiting",
+       "http_valuation_per_token",  "http_requests_per_sec",         "http_request_burst",
+       "max_latency_secs"}));
   struct Bound {
     const char* key;
     int* value;
@@ -301,7 +299,9 @@ absl::Status ConfigParser::Limits() {
         Bound{"http_unauthorized_free", &l.http_unauthorized_free, 0},
         Bound{"http_valuation_threads", &l.http_valuation_threads, 1},
         Bound{"http_valuation_waiting", &l.http_valuation_waiting, 1},
-        Bound{"http_valuation_per_token", &l.http_valuation_per_token, 1}}) {
+        Bound{"http_valuation_per_token", &l.http_valuation_per_token, 1},
+        Bound{"http_requests_per_sec", &l.http_requests_per_sec, 0},
+        Bound{"http_request_burst", &l.http_request_burst, 1}}) {
     CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", b.key, b.value, false));
     if (*b.value < b.min) {
       return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),

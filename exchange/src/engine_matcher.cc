@@ -199,21 +199,7 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
     const common::Date day{static_cast<int32_t>(d)};
     const common::TimestampUs close = common::AtHour(day, 16);
     if (close <= from_us || close > to_us || !options_.calendar.IsBusinessDay(day)) continue;
-    for (size_t id = 0; id < engine_->symbol_count(); ++id) {
-      const engine::OrderBook& book = engine_->book(static_cast<engine::SymbolId>(id));
-      if (book.state() == engine::TradingState::kExpired) continue;  // delisted: no quote
-      Outcome& o = scratch_;
-      o = Outcome{};
-      o.kind = OutcomeKind::kClose;
-      o.sym = engine::Name::From(engine_->SymbolName(static_cast<engine::SymbolId>(id)));
-      o.ts = from;
-      o.close_date_days = day.days;
-      o.has_bid = book.HasBest(engine::Side::kBuy);
-      if (o.has_bid) o.bid = book.BestPrice(engine::Side::kBuy);
-      o.has_ask = book.HasBest(engine::Side::kSell);
-      if (o.has_ask) o.ask = book.BestPrice(engine::Side::kSell);
-      sink.Emit(o);
-    }
+    EmitQuotes(day, from, sink);
     // Expire what trades past its last trading day: that day's close, or the first close
     // after it if time jumped over it (a restart across it restores the same decision).
     for (size_t id = 0; options_.expire_contracts && id < engine_->symbol_count(); ++id) {
@@ -229,6 +215,37 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
       EmitEvents(expire, 0, sink);
     }
   }
+}
+
+void EngineMatcher::EmitQuotes(common::Date day, engine::Timestamp ts,
+                               journal::OutcomeSink<Outcome>& sink) {
+  for (size_t id = 0; id < engine_->symbol_count(); ++id) {
+    const engine::OrderBook& book = engine_->book(static_cast<engine::SymbolId>(id));
+    if (book.state() == engine::TradingState::kExpired) continue;  // delisted: no quote
+    Outcome& o = scratch_;
+    o = Outcome{};
+    o.kind = OutcomeKind::kClose;
+    o.sym = engine::Name::From(engine_->SymbolName(static_cast<engine::SymbolId>(id)));
+    o.ts = ts;
+    o.close_date_days = day.days;
+    o.has_bid = book.HasBest(engine::Side::kBuy);
+    if (o.has_bid) o.bid = book.BestPrice(engine::Side::kBuy);
+    o.has_ask = book.HasBest(engine::Side::kSell);
+    if (o.has_ask) o.ask = book.BestPrice(engine::Side::kSell);
+    sink.Emit(o);
+  }
+}
+
+void EngineMatcher::EmitOpenDayClose(journal::OutcomeSink<Outcome>& sink) {
+  if (!options_.emit_closes || last_time_ == engine::kNoTime) return;
+  const int64_t now_us = FloorDiv(last_time_, kNsPerUs);
+  common::Date day{static_cast<int32_t>(FloorDiv(now_us, common::kUsPerDay))};
+  // A close at the latest time itself was emitted when time reached it (EmitCloses' range
+  // is (from, to]): the window open now is the next business day's.
+  if (common::AtHour(day, 16) <= now_us || !options_.calendar.IsBusinessDay(day)) {
+    day = options_.calendar.NextBusinessDay(day);
+  }
+  EmitQuotes(day, last_time_, sink);
 }
 
 int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {

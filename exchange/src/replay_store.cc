@@ -70,6 +70,12 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   while (std::getline(in, line)) {
     engine::ParsedLine parsed = engine::ParseCommandLine(line);
     if (parsed.kind != engine::ParsedLine::Kind::kCommand) continue;
+    // Committed before the next input, not after the last: the closing quote below joins
+    // the last input's rows.
+    if ((*recorder)->pending_inputs() >= 4096) {
+      (*recorder)->PutMeta(kReplayInputsKey, InputsMeta(sink.seq, digest));
+      if (absl::Status s = (*recorder)->Commit(); !s.ok()) return s;
+    }
     sink.seq = ++result.inputs;
     digest = common::TokenSha256Hex(absl::StrCat(digest, "\n", line));
     const uint64_t trades_before = sink.trades;
@@ -83,12 +89,13 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
     }
     (*recorder)->EndInput(sink.seq);
     ++result.recorded;
-    if ((*recorder)->pending_inputs() >= 4096) {
-      (*recorder)->PutMeta(kReplayInputsKey, InputsMeta(sink.seq, digest));
-      if (absl::Status s = (*recorder)->Commit(); !s.ok()) return s;
-    }
   }
   if (result.inputs < already) return mismatch(result.inputs);
+  // The file ends before the close of the day its last time is in: that day's book at the
+  // close is the book now (SPEC §9). A file that extends this one replaces the quote, with
+  // its own end or with the close its time reaches. Recorded with the last input; nothing
+  // when this run recorded no input (a re-run).
+  if (result.recorded > 0) matcher.EmitOpenDayClose(sink);
   (*recorder)->PutMeta(kReplayInputsKey, InputsMeta(result.inputs, digest));
   if (absl::Status s = (*recorder)->Commit(); !s.ok()) return s;
   result.trades = sink.trades;

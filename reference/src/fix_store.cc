@@ -140,6 +140,19 @@ absl::StatusOr<std::vector<std::string>> FixStore::Grades() {
   return out;
 }
 
+absl::StatusOr<bool> FixStore::HasGrade(const std::string& grade) {
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
+  if (!txn.ok()) return txn.status();
+  bool found = false;
+  absl::Status s =
+      (*txn)->Scan(kFixes, absl::StrCat(grade, "/"), [&](absl::string_view, absl::string_view) {
+        found = true;
+        return false;
+      });
+  if (!s.ok()) return s;
+  return found;
+}
+
 absl::StatusOr<std::vector<OperatorThroughput>> FixStore::LatestThroughput(common::Date date) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();

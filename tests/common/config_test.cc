@@ -245,7 +245,18 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_EQ(off->limits.fix_logon_backoff_ms, 0);
   EXPECT_EQ(off->limits.http_unauthorized_backoff_ms, 0);
-  EXPECT_EQ(defaults->limits.http_unauthorized_free, 10);
+  EXPECT_EQ(defaults->limits.http_unauthorized_free, 100);
+  EXPECT_EQ(defaults->limits.http_requests_per_sec, 1000);
+  EXPECT_EQ(defaults->limits.http_request_burst, 1000);
+  auto rate = common::ParseConfig("[limits]\nhttp_requests_per_sec = 0\nhttp_request_burst = 7\n",
+                                  "l.toml");
+  ASSERT_TRUE(rate.ok()) << rate.status();
+  EXPECT_EQ(rate->limits.http_requests_per_sec, 0);
+  EXPECT_EQ(rate->limits.http_request_burst, 7);
+  auto no_burst = common::ParseConfig("[limits]\nhttp_request_burst = 0\n", "l.toml");
+  ASSERT_FALSE(no_burst.ok());
+  EXPECT_NE(no_burst.status().message().find("limits.http_request_burst"), std::string::npos)
+      << no_burst.status();
   EXPECT_EQ(defaults->limits.http_valuation_threads, 1);
   EXPECT_EQ(defaults->limits.http_valuation_waiting, 1024);
   EXPECT_EQ(defaults->limits.http_valuation_per_token, 64);

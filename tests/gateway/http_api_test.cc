@@ -346,7 +346,8 @@ TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
   RecordingAudit audit;
   HttpProviders providers = mem.Providers();
   providers.audit = &audit;
-  HttpServerOptions options;  // the default back-off: 1 s after the 11th wrong token in a row
+  HttpServerOptions options;  // the default back-off's waits, after the 11th wrong token here
+  options.unauthorized_backoff.free_failures = 10;
   options.rate_limit_per_sec = 0;
   HttpServer server(TestConfig(), providers, options);
   ASSERT_TRUE(server.Start().ok());

@@ -2,8 +2,9 @@
 // money rendering and the metrics exposition.
 #include <string>
 
-#include "gtest/gtest.h"
 #include "cfx/gateway/http_memory_providers.h"
+#include "cfx/gateway/http_server.h"
+#include "gtest/gtest.h"
 #include "http_api.h"
 #include "http_auth.h"
 #include "http_json.h"
@@ -119,6 +120,23 @@ TEST(HttpRateLimiterTest, TokenBucketRefillsAtTheConfiguredRate) {
   EXPECT_EQ(slow.TryAcquire("a"), 10);  // Retry-After rounds up to whole seconds
   RateLimiter off({"a"}, 0, 1, [&] { return now; });
   for (int i = 0; i < 100; ++i) EXPECT_EQ(off.TryAcquire("a"), 0);
+}
+
+// The server's limits come from [limits] (docs/config.md): the per-token rate and burst, and
+// the 401s an address may have before its back-off.
+TEST(HttpServerOptionsTest, TheConfigsLimitsReachTheServer) {
+  common::ExchangeConfig config = testing::TestConfig();
+  HttpServerOptions defaults = HttpServerOptionsFromConfig(config);
+  EXPECT_EQ(defaults.rate_limit_per_sec, 1000);
+  EXPECT_EQ(defaults.rate_limit_burst, 1000);
+  EXPECT_EQ(defaults.unauthorized_backoff.free_failures, 100);
+  config.limits.http_requests_per_sec = 0;
+  config.limits.http_request_burst = 3;
+  config.limits.http_unauthorized_free = 2;
+  HttpServerOptions set = HttpServerOptionsFromConfig(config);
+  EXPECT_EQ(set.rate_limit_per_sec, 0);
+  EXPECT_EQ(set.rate_limit_burst, 3);
+  EXPECT_EQ(set.unauthorized_backoff.free_failures, 2);
 }
 
 TEST(HttpJsonTest, UsdRoundsHalfToEvenOnTheCent) {

@@ -75,7 +75,12 @@ class ServeHttpTest : public ::testing::Test {
     std::vector<reference::OperatorThroughput> ops = {
         {"g1", common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), 1000},
         {"g2", common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), 1500}};
-    ASSERT_TRUE((*store)->Publish({item, revised}, ops).ok());
+    // A grade the benchmark covers that no configured product trades.
+    reference::PublishItem unlisted = item;
+    unlisted.record.grade = "H200-SILV-EU";
+    unlisted.record.fix_e4 = 31200;
+    unlisted.explanation = R"({"grade":"H200-SILV-EU","date":"2027-02-26","revision":0})";
+    ASSERT_TRUE((*store)->Publish({item, revised, unlisted}, ops).ok());
     store->reset();
     auto config = common::ParseConfig(test::ServeConfigText(dir_), "serve-test");
     ASSERT_TRUE(config.ok()) << config.status();
@@ -250,6 +255,14 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
   EXPECT_EQ(Get("/v1/reference/B200-GOLD-US/2027-02-26/explain", "tok-alpha")["revision"], 1);
   Get("/v1/reference/B200-GOLD-US/2027-02-27/explain", "tok-alpha", 404);
   Get("/v1/reference/H100-GOLD-EU/2027-02-26/explain", "tok-alpha", 404);
+  // A grade no product trades is served when the store holds its fixes; one it does not
+  // hold either is unknown.
+  nlohmann::json unlisted = Get("/v1/reference/H200-SILV-EU?from=2027-02-26", "tok-alpha");
+  ASSERT_EQ(unlisted["fixes"].size(), 1u) << unlisted;
+  EXPECT_EQ(unlisted["fixes"][0]["fix"], "3.1200");
+  EXPECT_EQ(Get("/v1/reference/H200-SILV-EU/2027-02-26/explain", "tok-alpha")["grade"],
+            "H200-SILV-EU");
+  Get("/v1/reference/H100-GOLD-EU?from=2027-02-26", "tok-alpha", 404);
   Trade();
   auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
   ASSERT_TRUE(client.ok());

@@ -151,6 +151,49 @@ TEST_F(SettleCliTest, EveryListedContractSettlesOnBothDaysWithNoConfig) {
 
 // SPEC §9 / §11: a rerun of a settled date changes nothing, says so and exits 0; a bad flag
 // names itself and exits non-zero, writing nothing.
+// SPEC §9: the book at the close is the book after the last input before D 16:00Z. A replay
+// file that ends before 16:00Z leaves its book as that day's close (T2 here); a file that
+// extends it replaces that quote with its own.
+TEST_F(SettleCliTest, AReplayThatEndsBeforeTheCloseLeavesItsBookAsTheClose) {
+  const std::string sym = kCliListed[0];
+  std::string base = R"({"op":"time","ts":"2027-03-01T09:00:00Z"})"
+                     "\n";
+  base += nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
+  base += R"({"op":"time","ts":"2027-03-01T10:00:00Z"})"
+          "\n";
+  base += ReplayOrderLine("s1", "B1", sym, "sell", "5.010", 10) + "\n";
+  base += ReplayOrderLine("b1", "A1", sym, "buy", "5.000", 10) + "\n";
+  Write("base.jsonl", base);
+  auto r = RunCfx("replay --input " + dir_ + "/base.jsonl --output " + dir_ + "/e1.jsonl" +
+                  " --data-dir " + dir_ + "/only_base");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto settled = RunCfx("settle --date 2027-03-01 --data-dir " + dir_ + "/only_base --out " + out_);
+  ASSERT_EQ(settled.exit_code, 0) << settled.output;
+  EXPECT_EQ(Prices("2027-03-01"),
+            nlohmann::json::parse(R"([{"sym":")" + sym + R"(","settle":"5.005","tier":"T2"}])"));
+
+  // The same start, replayed into another data dir, then extended: at 12:00Z the bid moves
+  // to 5.004 (mid 5.007), and the file ends before the close again.
+  r = RunCfx("replay --input " + dir_ + "/base.jsonl --output " + dir_ + "/e2.jsonl" +
+             " --data-dir " + data_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string more = base + R"({"op":"time","ts":"2027-03-01T12:00:00Z"})"
+                            "\n";
+  more += R"({"op":"cancel","orig":"b1","acct":"A1"})"
+          "\n";
+  more += ReplayOrderLine("b2", "A1", sym, "buy", "5.004", 10) + "\n";
+  Write("more.jsonl", more);
+  r = RunCfx("replay --input " + dir_ + "/more.jsonl --output " + dir_ + "/e3.jsonl" +
+             " --data-dir " + data_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string out2 = dir_ + "/out2";
+  settled = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out2);
+  ASSERT_EQ(settled.exit_code, 0) << settled.output;
+  std::ifstream in(out2 + "/2027-03-01/settlement_prices.json");
+  EXPECT_EQ(nlohmann::json::parse(in, nullptr, false),
+            nlohmann::json::parse(R"([{"sym":")" + sym + R"(","settle":"5.007","tier":"T2"}])"));
+}
+
 TEST_F(SettleCliTest, ARerunSaysSoAndABadDateNamesTheFlag) {
   ASSERT_NO_FATAL_FAILURE(Replay());
   ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));

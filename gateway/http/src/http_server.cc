@@ -176,6 +176,8 @@ HttpServerOptions HttpServerOptionsFromConfig(const common::ExchangeConfig& conf
   o.read_timeout = std::chrono::milliseconds(l.http_read_timeout_ms);
   o.unauthorized_backoff.initial_ms = l.http_unauthorized_backoff_ms;
   o.unauthorized_backoff.free_failures = l.http_unauthorized_free;
+  o.rate_limit_per_sec = l.http_requests_per_sec;
+  o.rate_limit_burst = l.http_request_burst;
   o.valuation_threads = l.http_valuation_threads;
   o.valuation_waiting = static_cast<size_t>(l.http_valuation_waiting);
   o.valuation_per_token = static_cast<size_t>(l.http_valuation_per_token);

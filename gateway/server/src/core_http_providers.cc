@@ -1,6 +1,5 @@
 #include "cfx/gateway/core_http_providers.h"
 
-#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -335,12 +334,18 @@ FixRecord FixToHttp(const reference::FixRecord& r) {
 
 }  // namespace
 
+// A grade is known when a product of the config trades it or the reference store holds a
+// fix for it: the benchmark is published for every grade its observations cover, listed or
+// not (docs/http.md).
 absl::Status CoreHttpProviders::CheckGrade(const common::Grade& grade) {
-  bool known = false;
-  for (const common::ProductConfig& p : impl_->config_.products) known |= p.grade == grade;
-  if (!known) return absl::NotFoundError(absl::StrCat("unknown grade ", grade.Key()));
   if (!impl_->fixes_) return absl::UnavailableError("providers not started");
-  return absl::OkStatus();
+  for (const common::ProductConfig& p : impl_->config_.products) {
+    if (p.grade == grade) return absl::OkStatus();
+  }
+  absl::StatusOr<bool> stored = impl_->fixes_->HasGrade(grade.Key());
+  if (!stored.ok()) return stored.status();
+  if (*stored) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat("unknown grade ", grade.Key()));
 }
 
 absl::StatusOr<std::vector<FixRecord>> CoreHttpProviders::Fixes(const common::Grade& grade,

@@ -83,7 +83,9 @@ struct LimitsConfig {
   int http_max_header_bytes = 8 * 1024;  // request line + headers (and trailers)
   int http_read_timeout_ms = 15000;      // one whole request, also the keep-alive idle
   int http_unauthorized_backoff_ms = 1000;  // first wait of a peer after a 401; 0: none
-  int http_unauthorized_free = 10;          // 401s in a row a peer may have before its first wait
+  int http_unauthorized_free = 100;         // 401s in a row a peer may have before its first wait
+  int http_requests_per_sec = 1000;         // per bearer token (token bucket); 0: no limit
+  int http_request_burst = 1000;            // the bucket's size
   int http_valuation_threads = 1;           // threads running margin and what-if requests
   int http_valuation_waiting = 1024;        // such requests waiting in all; past it 503
   int http_valuation_per_token = 64;        // waiting or running for one token; past it 429

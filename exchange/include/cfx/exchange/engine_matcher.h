@@ -97,6 +97,13 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // Where each FIX session stands (the `fix_session` inputs); any thread.
   std::vector<FixSessionSeqs> FixSessions() const { return fix_sessions_.All(); }
 
+  // For a run that ends before the next close (`cfx replay --data-dir`): the closing quote
+  // of every contract for the business day whose trading window holds the latest time (the
+  // first business day whose 16:00Z is after it), from the books as they stand. SPEC §9:
+  // the book at the close is the book after the last input before it. Nothing before the
+  // first TimeCmd, or with emit_closes off.
+  void EmitOpenDayClose(journal::OutcomeSink<Outcome>& sink);
+
   // Optional: book snapshots published after each input (not owned; set before Start).
   void set_publisher(internal::BookPublisher* publisher) { publisher_ = publisher; }
   // Publishes every book (after recovery).
@@ -126,6 +133,8 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // at the same input (docs/engine.md: do not change holidays of past dates).
   void EmitCloses(engine::Timestamp from, engine::Timestamp to,
                   journal::OutcomeSink<Outcome>& sink);
+  // The closing quote of every contract not expired for business day `day`, stamped `ts`.
+  void EmitQuotes(common::Date day, engine::Timestamp ts, journal::OutcomeSink<Outcome>& sink);
   // Emits the engine's events of the command just processed as outcomes.
   void EmitEvents(const engine::Command& command, engine::SessionId session,
                   journal::OutcomeSink<Outcome>& sink);

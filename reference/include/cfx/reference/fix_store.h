@@ -115,6 +115,8 @@ class FixStore {
                                                          std::optional<int> revision);
   // Grades (and market-wide keys) with at least one record, sorted.
   absl::StatusOr<std::vector<std::string>> Grades();
+  // Whether at least one record of `grade` is stored (reads one key at most).
+  absl::StatusOr<bool> HasGrade(const std::string& grade);
 
   // Writes all items and throughput measurements in one durable transaction; nothing is
   // written on error, and nothing at all when every value is already stored. A throughput

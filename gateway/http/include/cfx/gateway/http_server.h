@@ -25,7 +25,7 @@ namespace cfx::gateway {
 // Limits and tuning. The defaults are what `cfx serve` uses.
 inline common::BackoffOptions UnauthorizedBackoffDefaults() {
   common::BackoffOptions o;
-  o.free_failures = 10;  // as [limits] http_unauthorized_free
+  o.free_failures = 100;  // as [limits] http_unauthorized_free
   return o;
 }
 
@@ -37,13 +37,14 @@ struct HttpServerOptions {
   // for it (so it is also the keep-alive idle limit). Slow clients (slowloris) are cut off.
   std::chrono::milliseconds read_timeout{15000};
   std::chrono::milliseconds write_timeout{15000};
-  // Per-token token bucket: refill rate (requests/s) and capacity. 0 rate disables it.
-  double rate_limit_per_sec = 100;
-  double rate_limit_burst = 100;
+  // Per-token token bucket: refill rate (requests/s) and capacity, as [limits]
+  // http_requests_per_sec / http_request_burst. 0 rate disables it.
+  double rate_limit_per_sec = 1000;
+  double rate_limit_burst = 1000;
   // A peer address whose requests presented an unknown or malformed token (401) more than
-  // free_failures (10) times in a row gets 429 for every /v1 request during its back-off:
-  // 1 s, doubling to 60 s, reset by a request that authenticates; at most max_keys
-  // addresses held. initial_ms 0 disables it.
+  // free_failures (100) times in a row gets 429 for every /v1 request during its back-off:
+  // 1 s, doubling to 60 s; only a quiet spell ends the count, not a request that
+  // authenticates (docs/http.md); at most max_keys addresses held. initial_ms 0 disables it.
   common::BackoffOptions unauthorized_backoff = UnauthorizedBackoffDefaults();
   int max_connections = 1024;  // beyond: accepted and closed at once
   // Connections from one peer address (SPEC §7): one client cannot hold every slot.
