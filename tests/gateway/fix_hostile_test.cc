@@ -200,6 +200,49 @@ TEST_F(FixHostileTest, IdsThatAreNotPrintableAsciiAreRefused) {
   ExpectStillServing();
 }
 
+// The request ids an answer echoes (OrdStatusReqID 790, MDReqID 262, SecurityReqID 320) are
+// held to the ClOrdID's rule: not printable ASCII, or over 64 characters, is a session
+// Reject naming the tag (373=5), never echoed in an answer.
+TEST_F(FixHostileTest, RequestIdsThatAreNotPrintableAsciiAreRejectedNotEchoed) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  bool closed = false;
+  int seq = 2;
+  const std::string sym = kSym;
+  for (const std::string& bad : {std::string("ab\xff\xfe"), std::string("del\x7f"),
+                                 std::string("sp ace"), std::string(65, 'r')}) {
+    SCOPED_TRACE(bad);
+    const std::string bodies[] = {
+        "35=H|11=o1|1=A2|55=" + sym + "|54=1|790=" + bad + "|",
+        "35=V|262=" + bad + "|263=0|264=1|267=1|269=0|146=1|55=" + sym + "|",
+        "35=x|320=" + bad + "|559=4|"};
+    const char* tags[] = {"790", "262", "320"};
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE(tags[i]);
+      const std::string body = bodies[i];
+      s.Write(Frame(body.substr(0, 5) + "49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                    "|52=" + UtcNow() + "|" + body.substr(5)));
+      const std::string reply = s.ReadUntil(
+          "\001"
+          "373=",
+          kWaitMs, &closed);
+      EXPECT_NE(reply.find("35=3\001"), std::string::npos) << reply;
+      EXPECT_NE(reply.find(std::string("\001"
+                                       "371=") +
+                           tags[i] + "\001"),
+                std::string::npos)
+          << reply;
+      EXPECT_NE(reply.find("\001"
+                           "373=5\001"),
+                std::string::npos)
+          << reply;
+      EXPECT_EQ(reply.find("=" + bad + "\001"), std::string::npos) << "echoed: " << reply;
+    }
+  }
+  EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
 // SPEC §6: SendingTime accuracy. A Logon dated more than max_latency_secs away is refused.
 TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
   RawSocket s(port_);

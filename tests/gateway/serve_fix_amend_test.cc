@@ -48,8 +48,11 @@ TEST_F(ServeFixTest, ReplaceStatusCancelAndMassCancel) {
   ASSERT_TRUE(SendAndWaitType(*alpha, q, "r", &m));
   EXPECT_EQ(F(m, 531), "7");
   EXPECT_EQ(F(m, 533), "2");
+  const std::string mass_time = F(m, 60);
   ASSERT_TRUE(alpha->WaitExec("m1", '4', &m));
   EXPECT_EQ(F(m, 58), "mass");
+  // The report carries the request's exchange stamp, as its cancels do (SPEC §5).
+  EXPECT_EQ(mass_time, F(m, 60));
   q.setField(11, "mc2");
   q.setField(530, "1");
   q.setField(55, "B200-GOLD-US-209912");

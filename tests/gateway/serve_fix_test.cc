@@ -230,6 +230,25 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   EXPECT_EQ(e.getField(271), "5");
   beta->Send(NewOrderMsg("md2", "B1", '2', 2, "5.000"));
   ASSERT_TRUE(beta->WaitFor(FirstIncremental("2", "2"), &m));
+  auto trade_entry = [](const Msg& msg, std::string* date, std::string* time) {
+    for (int i = 1; i <= std::stoi(F(msg, 268)); ++i) {
+      FIX::Group g(268, 269);
+      msg.getGroup(i, g);
+      if (g.getField(269) != "2") continue;
+      *date = g.isSetField(272) ? g.getField(272) : "";
+      *time = g.isSetField(273) ? g.getField(273) : "";
+      return true;
+    }
+    return false;
+  };
+  std::string x_date, x_time, w_date, w_time;
+  ASSERT_TRUE(trade_entry(m, &x_date, &x_time));
+  EXPECT_EQ(x_date.size(), 8u) << x_date;
+  // A snapshot taken after it shows the trade with the same exchange time (SPEC §5).
+  ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg("md-2", kSym), "W", &m));
+  ASSERT_TRUE(trade_entry(m, &w_date, &w_time));
+  EXPECT_EQ(w_date, x_date);
+  EXPECT_EQ(w_time, x_time);
 }
 
 TEST_F(ServeFixTest, CancelOnDisconnectCancelsThroughTheEngine) {

@@ -217,6 +217,16 @@ void FixGateway::Impl::fromApp(const FIX::Message& message, const FIX::SessionID
     Throttled(*spec, type, message);
     return;
   }
+  // The request ids an answer echoes (OrdStatusReqID 790, MDReqID 262, SecurityReqID 320)
+  // are ids from outside like ClOrdID (SPEC §5): one that is not printable ASCII of at most
+  // 64 characters is a value the tag cannot take (session Reject 35=3, 373=5, 371 the
+  // tag), never echoed or stored. The dictionary admits each only in its own message.
+  for (int tag : {790, 262, 320}) {
+    std::string id;
+    if (internal::GetField(message, tag, &id) && !internal::ValidId(id)) {
+      throw FIX::IncorrectTagValue(tag);
+    }
+  }
   if (type == "D") {
     OnNewOrder(*spec, message);
   } else if (type == "F") {

@@ -28,6 +28,12 @@ namespace internal {
 // (QuickFIX's file store creates its files with the process umask).
 void MakeFilesPrivate(const std::string& dir);
 
+// SPEC §5 (poison input): an id from outside is stored in the journal and the trade store
+// and echoed in answers, so it must be printable ASCII without spaces (0x21-0x7E) and at
+// most 64 characters (fix_inbound.cc). ClOrdID, OrigClOrdID, Account, the STP id and the
+// request ids (OrdStatusReqID, MDReqID, SecurityReqID).
+bool ValidId(const std::string& id);
+
 }  // namespace internal
 
 // Thread safety: QuickFIX calls the Application methods from one thread per connection;

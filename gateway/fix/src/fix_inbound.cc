@@ -7,20 +7,23 @@
 
 namespace cfx {
 namespace gateway {
-namespace {
+namespace internal {
 
-constexpr size_t kMaxIdLength = 64;  // ClOrdID, OrigClOrdID, Account, STP id, request ids
-
-// SPEC §5 (poison input): an id from outside is stored in the journal and the trade store
-// and echoed in reports, so it must be printable ASCII without spaces (0x21-0x7E) and short.
-// Anything else (control bytes, invalid or any UTF-8) is refused here, never stored.
+// Anything but printable ASCII (control bytes, invalid or any UTF-8) is refused, never stored.
 bool ValidId(const std::string& id) {
+  constexpr size_t kMaxIdLength = 64;
   if (id.empty() || id.size() > kMaxIdLength) return false;
   for (char c : id) {
     if (c < 0x21 || c > 0x7E) return false;
   }
   return true;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::ValidId;
 
 // An optional id: absent is fine, present must be valid.
 bool ValidOptionalId(const std::string& id) { return id.empty() || ValidId(id); }

@@ -19,7 +19,7 @@ constexpr char kRejUnsupportedDepth = '5';
 constexpr char kRejUnsupportedUpdateType = '6';
 constexpr char kRejUnsupportedEntryType = '8';
 
-const int kSnapshotEntryOrder[] = {269, 270, 271, 346, 0};
+const int kSnapshotEntryOrder[] = {269, 270, 271, 272, 273, 346, 0};
 const int kIncrementalEntryOrder[] = {279, 269, 55, 270, 271, 272, 273, 346, 0};
 const int kSymbolOrder[] = {55, 167, 200, 541, 231, 969, 1140, 0};
 
@@ -155,6 +155,11 @@ FIX::Message MarketData::Snapshot(const Subscription& sub, const std::string& sy
     g.setField(269, "2");
     g.setField(270, FormatTicks(trade->second.price_ticks));
     g.setField(271, std::to_string(trade->second.qty));
+    if (trade->second.time_us > 0) {  // the last trade's exchange time, as in X (SPEC §5)
+      const std::string ts = TransactTimeFix(trade->second.time_us);
+      g.setField(272, ts.substr(0, 8));
+      g.setField(273, ts.substr(9));
+    }
     w.addGroup(g);
     ++n;
   }

@@ -161,7 +161,7 @@ void FixGateway::Impl::MassCancelOut(const MassCancelResult& r) {
   m.setField(533, std::to_string(r.canceled_count));
   if (!r.account.empty()) m.setField(1, r.account);
   if (!r.symbol.empty()) m.setField(55, r.symbol);
-  m.setField(60, internal::UtcNowFix());
+  m.setField(60, internal::TransactTimeFix(r.transact_time_us));
   if (r.poss_resend) m.getHeader().setField(97, "Y");
   Send(r.session, m);
 }

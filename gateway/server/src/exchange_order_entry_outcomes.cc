@@ -127,6 +127,7 @@ void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pendi
   if (p != nullptr && p->kind == Pending::Kind::kMass) {
     p->mass.rejected = true;
     p->mass.reason = reason;
+    p->mass.transact_time_us = TimeUs(o);
     return;
   }
   if (p != nullptr && p->kind == Pending::Kind::kNew) {
@@ -170,6 +171,7 @@ void ExchangeOrderEntry::Impl::DeliverCanceled(const exchange::Outcome& o, Pendi
     s.orig_cl_ord_id = p->orig_cl_ord_id;
   } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
     ++p->mass.canceled_count;
+    p->mass.transact_time_us = TimeUs(o);
   }
   listener_->OnCanceled(s, std::string(en::ToString(e.cancel)));
 }

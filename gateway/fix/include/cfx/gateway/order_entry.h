@@ -281,6 +281,9 @@ struct MassCancelResult {
   // The request's 530 as sent; empty: from `symbol` (1 with a symbol, else 7).
   std::string request_type;
   bool poss_resend = false;  // as OrderState's
+  // The request's exchange stamp (the ts of the cancels or the reject it caused, SPEC §5):
+  // TransactTime 60. 0 (nothing canceled, or refused before the exchange): now.
+  int64_t transact_time_us = 0;
 };
 
 struct BookLevel {
