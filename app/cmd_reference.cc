@@ -107,6 +107,22 @@ ExitCode RunBuild(const BuildFlags& f) {
   if (f.format != "json" && f.format != "csv") {
     return Fail("reference build", "--format: must be json or csv, got '" + f.format + "'", 2);
   }
+  // Every flag is checked before anything is read or created: a refused run leaves no data
+  // dir, store or audit log behind (SPEC §11). BuildFixes checks the same again.
+  if (*to < *from) return Fail("reference build", "--to: before --date", 2);
+  if (f.revise && f.reason.empty()) {
+    return Fail("reference build", "--reason: --revise needs a non-empty --reason", 2);
+  }
+  if (f.revise && f.data_dir.empty()) {
+    return Fail("reference build", "--data-dir: --revise needs it (revisions are stored)", 2);
+  }
+  if (calendar->BusinessDays(*from, *to).empty()) {
+    return Fail("reference build",
+                absl::StrCat(f.to.empty() ? "--date: " : "--date/--to: ", "no business day in ",
+                             common::FormatDate(*from), "..", common::FormatDate(*to),
+                             " (weekends and holidays have no fix)"),
+                2);
+  }
   absl::StatusOr<std::vector<reference::Observation>> obs =
       reference::ReadObservationsFile(f.observations);
   if (!obs.ok()) return Fail("reference build", obs.status());

@@ -91,11 +91,14 @@ absl::StatusOr<TimestampUs> ParseTimestamp(absl::string_view s) {
   }
   size_t pos = 19;
   int64_t micros = 0;
+  bool finer = false;  // a non-zero digit past the microsecond
   if (pos < s.size() && s[pos] == '.') {
     ++pos;
     int digits = 0;
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
       if (digits < 6) micros = micros * 10 + (s[pos] - '0');
+      else
+        finer |= s[pos] != '0';
       ++digits;
       ++pos;
     }
@@ -104,7 +107,13 @@ absl::StatusOr<TimestampUs> ParseTimestamp(absl::string_view s) {
   }
   absl::string_view zone = s.substr(pos);
   if (zone != "Z" && zone != "+00:00") return bad();
-  return date->days * kUsPerDay + (hh * 3600LL + mm * 60LL + ss) * 1'000'000LL + micros;
+  // A time finer than the microsecond is rounded up, not cut: every bound it is compared
+  // with is a whole microsecond, and for such a bound b, t > b and t >= b hold exactly when
+  // they hold for the rounded-up t. So 16:00:00.0000001 stays after a 16:00:00 close (the
+  // fix window (D-1 16:00Z, D 16:00Z], SPEC §8) and a GTD order expires at the first
+  // microsecond at or after its ExpireTime.
+  return date->days * kUsPerDay + (hh * 3600LL + mm * 60LL + ss) * 1'000'000LL + micros +
+         (finer ? 1 : 0);
 }
 
 std::string FormatTimestamp(TimestampUs ts) {

@@ -21,6 +21,12 @@ TEST(DateTest, ParsesUtcTimestamps) {
   EXPECT_EQ(*ts, common::AtHour(*common::ParseDate("2027-03-01"), 16));
   EXPECT_EQ(common::FormatTimestamp(*ts), "2027-03-01T16:00:00Z");
   EXPECT_EQ(*common::ParseTimestamp("2027-03-01T16:00:00.5Z") - *ts, 500000);
+  // Finer than the microsecond: rounded up, so a time after a whole-microsecond bound (the
+  // 16:00Z end of a fix window) stays after it; zeros past the sixth digit change nothing.
+  EXPECT_EQ(*common::ParseTimestamp("2027-03-01T16:00:00.0000001Z") - *ts, 1);
+  EXPECT_EQ(*common::ParseTimestamp("2027-03-01T16:00:00.000000000Z") - *ts, 0);
+  EXPECT_EQ(*common::ParseTimestamp("2027-03-01T16:00:00.123456001Z") - *ts, 123457);
+  EXPECT_EQ(*common::ParseTimestamp("2027-03-01T15:59:59.9999999Z"), *ts);
   EXPECT_TRUE(common::ParseTimestamp("2027-03-01T16:00:00+00:00").ok());
   EXPECT_FALSE(common::ParseTimestamp("2027-03-01T16:00:00").ok());
   EXPECT_FALSE(common::ParseTimestamp("2027-03-01T24:00:00Z").ok());

@@ -187,6 +187,34 @@ TEST(ReferenceCliTest, BadRowStopsTheRunNamingFileLineAndColumnAndStoresNothing)
   EXPECT_TRUE((*store)->Grades()->empty());
 }
 
+// SPEC §11: a bad flag is a usage error (exit 2) naming the flag, with nothing written: no
+// data dir, store or audit log is made for a run that cannot go ahead (they used to be, and
+// the run then exited 1).
+TEST(ReferenceCliTest, FlagsThatCannotWorkCreateNothing) {
+  const std::string dir = testing::TempDir("cli_flags");
+  const std::string data = dir + "/nd";
+  const std::string files = "reference build --observations " + kExample +
+                            "/observations.csv --throughput " + kExample + "/throughput.csv ";
+  struct Case {
+    std::string args;
+    std::string names;
+  };
+  const Case cases[] = {
+      {files + "--date 2027-03-01 --revise --data-dir " + data, "--reason"},
+      {files + "--date 2027-03-01 --revise --reason typo", "--data-dir"},
+      {files + "--date 2027-03-03 --to 2027-03-01 --data-dir " + data, "--to"},
+      {files + "--date 2027-03-06 --to 2027-03-07 --data-dir " + data, "no business day"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    RunResult r = RunCfx(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.names));
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_FALSE(std::filesystem::exists(data));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ReferenceCliTest, BadFlagsAndHelp) {
   EXPECT_NE(RunCfx(ExampleArgs() + " --format xml").exit_code, 0);
   RunResult bad_date = RunCfx("reference build --observations a --throughput b --date 2027-13-01");
