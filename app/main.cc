@@ -5,6 +5,8 @@
 #include <csignal>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "registry.h"
 
@@ -40,6 +42,25 @@ int main(int argc, char** argv) {
       }
       entry.setup(*it->second, &rc);
     }
+  }
+
+  // CLI11 answers a misspelt command with only "A subcommand is required": name the word and
+  // what it could have been (SPEC §11: a bad flag's message names it).
+  CLI::App* at = &app;
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    const std::vector<CLI::App*> subs = at->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) break;  // a command's own words are its own
+    auto it = std::find_if(subs.begin(), subs.end(),
+                           [&](CLI::App* sub) { return sub->check_name(argv[i]); });
+    if (it == subs.end()) {
+      std::string names;
+      for (CLI::App* sub : subs) names += (names.empty() ? "" : ", ") + sub->get_name();
+      std::cerr << "cfx: unknown command '" << argv[i] << "'"
+                << (at == &app ? "" : " of " + at->get_name()) << " (one of: " << names
+                << ")\nRun with --help for more information.\n";
+      return 2;
+    }
+    at = *it;
   }
 
   try {

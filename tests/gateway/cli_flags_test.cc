@@ -31,5 +31,23 @@ TEST(CliFlagsTest, EveryCommandHasHelpAndNamesABadFlag) {
   }
 }
 
+// A misspelt command is named, with the commands it could have been (CLI11 alone said only
+// "A subcommand is required").
+TEST(CliFlagsTest, AnUnknownCommandIsNamedWithTheChoices) {
+  struct Case {
+    std::string args, names;
+  };
+  for (const Case& c : {Case{"nosuch", "unknown command 'nosuch' (one of: "},
+                        Case{"reference bulid", "unknown command 'bulid' of reference"},
+                        Case{"bench nope", "unknown command 'nope' of bench"}}) {
+    SCOPED_TRACE(c.args);
+    testsupport::CfxResult r = testsupport::RunCfx(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(c.names), std::string::npos) << r.output;
+  }
+  testsupport::CfxResult r = testsupport::RunCfx("reference bulid");
+  EXPECT_NE(r.output.find("build, explain, sample"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace cfx
