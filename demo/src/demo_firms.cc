@@ -289,7 +289,9 @@ class Taker : public Firm {
       o = Limit(c, side, 0, qty);
       o.ord_type = OrdType::kMarket;
     } else {
-      // Stops away from the market: accepted, and some trigger on a move.
+      // Stops 6-20 ticks from the firm's own mid: most are accepted and some trigger on a
+      // move; one whose stop the last trade has already passed is refused
+      // invalid_stop_price (SPEC §4.2), as it would be for a real firm.
       o = Limit(c, side, 0, qty);
       o.stop_ticks = c.mid + sign * rng_->Uniform(6, 20);
       o.ord_type = OrdType::kStop;

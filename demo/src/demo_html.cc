@@ -444,7 +444,7 @@ std::string Risk(const Json& r) {
   }
   out +=
       "<p>Initial margin per account as the risk desk reads it over HTTP "
-      "(<code>GET /v1/margin</code>): the worst loss over the scenarios.</p>";
+      "(<code>GET /v1/accounts/{acct}/margin</code>): the worst loss over the scenarios.</p>";
   out += rows.empty() ? NotAvailable("Margins")
                       : Table({"account", "HTTP", "initial margin (USD)", "worst scenario",
                                "positions", "call (USD)"},

@@ -309,7 +309,9 @@ absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostrea
   out << "\nSummary: " << run.days.size() << " trading day(s), "
       << common::FormatDate(run.days.front()) << " .. " << common::FormatDate(run.days.back())
       << "\n  firms:";
-  for (const FirmRole& f : t.firms) out << " " << f.session << " (" << f.role << ");";
+  for (size_t i = 0; i < t.firms.size(); ++i) {
+    out << (i == 0 ? " " : "; ") << t.firms[i].session << " (" << t.firms[i].role << ")";
+  }
   out << "\n  trading: " << t.orders << " orders (" << t.quotes << " market-maker quotes), "
       << t.trades << " trades, " << t.volume << " contracts; " << rejects << " rejects";
   if (!t.rejects.empty()) {
@@ -340,18 +342,21 @@ absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostrea
   if (!run.settlement.empty()) {
     const SettleDayResult& last = run.settlement.back();
     out << "  after " << common::FormatDate(last.date) << ": initial margin / call:";
+    const char* sep = " ";
     for (const AccountSettlement& a : last.accounts) {
-      out << " " << a.account << " " << UsdFromMicro(a.margin) << "/" << UsdFromMicro(a.call)
-          << ";";
+      out << sep << a.account << " " << UsdFromMicro(a.margin) << "/" << UsdFromMicro(a.call);
+      sep = "; ";
     }
     out << "\n";
   }
   out << "  fixes on " << common::FormatDate(run.days.back())
       << " (USD per GPU-hour / USD per 1M output tokens):";
+  const char* sep = " ";
   for (const FixUsed& f : run.data.fixes) {
     if (f.date != run.days.back()) continue;
-    out << " " << f.grade << " " << (f.fix_e4 ? E4(*f.fix_e4) : "-") << "/"
-        << (f.price_per_mtok_e4 ? E4(*f.price_per_mtok_e4) : "-") << ";";
+    out << sep << f.grade << " " << (f.fix_e4 ? E4(*f.fix_e4) : "-") << "/"
+        << (f.price_per_mtok_e4 ? E4(*f.price_per_mtok_e4) : "-");
+    sep = "; ";
   }
   out << "\n";
   out << "Report: open " << paths.out << "/report.html in a browser (charts); also report.md, "

@@ -111,7 +111,7 @@ absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Ven
         << answer.worst_scenario << ", " << answer.positions << " positions)\n";
   }
 
-  // What-if: a short in the most traded contract of the day and a long in another.
+  // What-if: a short in the first contract settled that day and a long in the second.
   std::vector<std::string> syms;
   for (const SettledContract& c : last_day.contracts) syms.push_back(c.sym);
   if (syms.size() >= 2) {
@@ -161,6 +161,11 @@ absl::StatusOr<RiskResult> RunRiskDesk(const common::ExchangeConfig& config, Ven
       client->Get("/v1/accounts/" + config.accounts.front().id + "/margin", "");
   if (!r.ok()) return r.status();
   result.no_token_status = r->status;
+  log << "  no token on " << config.accounts.front().id << ": HTTP " << r->status << "\n";
+  if (r->status != 401) {
+    return absl::InternalError("margin query without a token answered " +
+                               std::to_string(r->status) + ", expected 401");
+  }
   return result;
 }
 

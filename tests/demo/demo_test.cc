@@ -295,6 +295,8 @@ TEST_F(DemoTest, HtmlReportRendersItsChartsInChromiumWithoutTheNetwork) {
   cfx::testsupport::HtmlCheckResult r = cfx::testsupport::CheckHtmlInChromium(*out_ + "/report.html", work);
   ASSERT_TRUE(r.ran) << r.error;
   EXPECT_EQ(r.network_requests, 0);
+  ASSERT_FALSE(r.screenshot_path.empty()) << r.error;
+  ASSERT_TRUE(fs::exists(r.screenshot_path)) << r.error;
   EXPECT_GT(fs::file_size(r.screenshot_path), 10000u);
   // Every chart is in the rendered DOM with its points.
   EXPECT_NE(r.dom.find("id=\"contracts\""), std::string::npos);

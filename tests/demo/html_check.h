@@ -3,7 +3,7 @@
 // tried to make (a self-contained page makes none).
 //
 //   HtmlCheckResult r = CheckHtmlInChromium(dir + "/report.html", dir);
-//   if (!r.ran) GTEST_SKIP() << r.error;   // no Chromium on this machine
+//   ASSERT_TRUE(r.ran) << r.error;   // Chromium missing or failing is a failure, not a skip
 //   EXPECT_EQ(r.network_requests, 0);
 //
 // Every http(s) request of the page goes through a proxy on 127.0.0.1 that only counts

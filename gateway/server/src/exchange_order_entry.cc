@@ -86,10 +86,12 @@ bool ExchangeOrderEntry::Impl::AlreadyHas(const NewOrder& r) const {
          (!r.has_price || v->detail.px.value() == r.price_ticks);
 }
 
+// 55 is optional on a G: a resend without it is matched on the rest.
 bool ExchangeOrderEntry::Impl::AlreadyHas(const ReplaceOrder& r) const {
   if (!r.poss_dup) return false;
   std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.cl_ord_id);
-  return v && v->sym == r.symbol && (!r.has_qty || v->detail.qty.value() == r.qty) &&
+  return v && (r.symbol.empty() || v->sym == r.symbol) &&
+         (!r.has_qty || v->detail.qty.value() == r.qty) &&
          (!r.has_price || v->detail.px.value() == r.price_ticks);
 }
 
@@ -97,6 +99,7 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   if (impl_->AlreadyHas(r)) return;
   Pending p;
   p.asked = AskedState(r);
+  p.poss_dup = r.poss_dup;
   OrderState& s = p.asked;
   en::NewOrderCmd c;
   if (!c.cl.Assign(r.cl_ord_id) || !Assign(&c.acct, r.account) || !Assign(&c.firm, r.firm) ||

@@ -40,6 +40,7 @@ struct Pending {
   enum class Kind { kNew, kCancel, kReplace, kMass, kDisconnect };
   Kind kind = Kind::kNew;
   OrderState asked;            // kNew: the order as asked (for rejects)
+  bool poss_dup = false;       // kNew: sent with PossDupFlag 43=Y
   std::string cl_ord_id;       // cancel/replace/mass: the request's id
   std::string orig_cl_ord_id;  // cancel/replace: the order named
   MassCancelResult mass;       // kMass: filled as outcomes arrive

@@ -130,6 +130,14 @@ void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pendi
     p->mass.transact_time_us = TimeUs(o);
     return;
   }
+  // A resend (43=Y) whose ClOrdID the account already used is one the exchange has seen:
+  // FIX asks the receiver to ignore such a message, and AlreadyHas cannot find every one
+  // (an order replaced since goes by its new id, an ended one may be forgotten). So no
+  // duplicate_client_id reject answers it; the order's own reports went out.
+  if (p != nullptr && p->kind == Pending::Kind::kNew && p->poss_dup &&
+      e.reject == en::RejectReason::kDuplicateClientId) {
+    return;
+  }
   if (p != nullptr && p->kind == Pending::Kind::kNew) {
     OrderState asked = p->asked;
     asked.transact_time_us = TimeUs(o);  // the input's exchange stamp, as every report

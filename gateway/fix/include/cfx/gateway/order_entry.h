@@ -173,7 +173,9 @@ class OrderEntry {
 
 // The order as it stands after the outcome it accompanies.
 struct OrderState {
-  std::string session;         // the session to answer (entering or last amending session)
+  // The session the report goes to: the requesting one for the answer to a cancel or
+  // replace, else the one that entered the order (docs/fix.md, "Bound to the exchange core").
+  std::string session;
   std::string account;
   std::string cl_ord_id;       // current client id (after a replace: the new one)
   std::string orig_cl_ord_id;  // on replaced/canceled-by-request: the id it had before
