@@ -1,5 +1,8 @@
 #include "cfx/common/config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cctype>
 #include <set>
 
@@ -13,6 +16,30 @@
 
 namespace cfx::common {
 namespace {
+
+// A FIX CompID goes in every message and names the session's files under <data_dir>/fix
+// (QuickFIX's store): an empty one, a separator or a control byte would break one or the
+// other, so the config holds it to this.
+constexpr absl::string_view kCompIdRule =
+    "1 to 64 of A-Z a-z 0-9 _ - . starting with a letter or a digit";
+bool IsValidCompId(absl::string_view s) {
+  if (s.empty() || s.size() > 64 || !absl::ascii_isalnum(static_cast<unsigned char>(s[0]))) {
+    return false;
+  }
+  for (char ch : s) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' &&
+        ch != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// listen_address is bound as given: a numeric IPv4 or IPv6 address, not a host name.
+bool IsNumericAddress(const std::string& s) {
+  unsigned char buf[sizeof(in6_addr)];
+  return ::inet_pton(s.find(':') != std::string::npos ? AF_INET6 : AF_INET, s.c_str(), buf) == 1;
+}
 
 // Collects the first error with its location; keeps parsing code linear.
 class Reader {
@@ -169,6 +196,22 @@ absl::Status ConfigParser::Exchange() {
       return r.Error(ex->get("fix_port"), "exchange.fix_port", "out of range");
     if (c.http_port > 65535) {
       return r.Error(ex->get("http_port"), "exchange.http_port", "out of range");
+    }
+    if (c.http_port != 0 && c.http_port == c.fix_port) {
+      return r.Error(ex->get("http_port"), "exchange.http_port",
+                     "the same port as exchange.fix_port: give each its own (or 0, any free)");
+    }
+    if (ex->get("data_dir") != nullptr && c.data_dir.empty()) {
+      return r.Error(ex->get("data_dir"), "exchange.data_dir", "empty");
+    }
+    if (!IsNumericAddress(c.listen_address)) {
+      return r.Error(ex->get("listen_address"), "exchange.listen_address",
+                     absl::StrCat("'", c.listen_address,
+                                  "' is not a numeric IPv4 or IPv6 address (e.g. 127.0.0.1)"));
+    }
+    if (!IsValidCompId(c.fix_target_comp_id)) {
+      return r.Error(ex->get("fix_target_comp_id"), "exchange.fix_target_comp_id",
+                     absl::StrCat("not a CompID: ", kCompIdRule));
     }
     // span16's scenarios 15 and 16 move the price by ±3 × PSR: past 1/3 a price goes
     // below zero (the margin engine refuses it; `cfx settle` failed naming no file).
@@ -331,6 +374,10 @@ absl::Status ConfigParser::Firms() {
     CFX_RETURN_IF_ERROR(r.Get(t, p, "id", &f.id, true));
     CFX_RETURN_IF_ERROR(r.Get(t, p, "name", &f.name, false));
     if (f.id.empty()) return r.Error(t.get("id"), p + "id", "empty");
+    if (!IsValidAccountId(f.id)) {  // firm ids go in reports, statements and the audit log
+      return r.Error(t.get("id"), p + "id",
+                     absl::StrCat("'", f.id, "' is not a firm id: ", kAccountIdRule));
+    }
     if (!firm_ids.insert(f.id).second) return r.Error(t.get("id"), p + "id", "duplicate firm");
     c.firms.push_back(std::move(f));
     return absl::OkStatus();
@@ -404,6 +451,14 @@ absl::Status ConfigParser::Sessions() {
     }
     if (s.sender_comp_id.empty())
       return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "empty");
+    if (!IsValidCompId(s.sender_comp_id)) {
+      return r.Error(t.get("sender_comp_id"), p + "sender_comp_id",
+                     absl::StrCat("not a CompID: ", kCompIdRule));
+    }
+    if (s.sender_comp_id == c.fix_target_comp_id) {
+      return r.Error(t.get("sender_comp_id"), p + "sender_comp_id",
+                     "the exchange's own CompID (exchange.fix_target_comp_id)");
+    }
     if (!session_ids.insert(s.sender_comp_id).second) {
       return r.Error(t.get("sender_comp_id"), p + "sender_comp_id", "duplicate session");
     }

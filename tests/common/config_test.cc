@@ -31,7 +31,7 @@ TEST(ConfigTest, DemoConfigParses) {
 }
 
 struct BadCase {
-  const char* toml;
+  std::string toml;
   const char* expect;  // substring of the error
 };
 
@@ -108,6 +108,23 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "accounts[0].id: 'settlement_prices' is not an account id"},
       {"[exchange]\nclose_concentration_alert = 1.5\n",
        "exchange.close_concentration_alert: must be in (0, 1]"},
+      // What used to load and then fail the start (or a client) with no file, line or key.
+      {"[exchange]\nfix_port = 39871\nhttp_port = 39871\n",
+       "cfg.toml:3: exchange.http_port: the same port as exchange.fix_port"},
+      {"[exchange]\nlisten_address = \"localhost\"\n",
+       "cfg.toml:2: exchange.listen_address: 'localhost' is not a numeric IPv4 or IPv6"},
+      {"[exchange]\ndata_dir = \"\"\n", "cfg.toml:2: exchange.data_dir: empty"},
+      {"[exchange]\nfix_target_comp_id = \"\"\n", "exchange.fix_target_comp_id: not a CompID"},
+      {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"../../x\"\nfirm = \"F\"\n",
+       "cfg.toml:4: sessions[0].sender_comp_id: not a CompID"},
+      {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"AL\\u0001PHA\"\nfirm = \"F\"\n",
+       "sessions[0].sender_comp_id: not a CompID"},
+      {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"" + std::string(65, 'S') +
+           "\"\nfirm = \"F\"\n",
+       "sessions[0].sender_comp_id: not a CompID"},
+      {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"CFX\"\nfirm = \"F\"\n",
+       "sessions[0].sender_comp_id: the exchange's own CompID"},
+      {"[[firms]]\nid = \"AL PHA\"\n", "cfg.toml:2: firms[0].id: 'AL PHA' is not a firm id"},
   };
   for (const auto& c : cases) {
     auto parsed = common::ParseConfig(c.toml, "cfg.toml");

@@ -60,11 +60,12 @@ TEST_F(PasswdCliTest, TokenModePrintsTheSha256TheConfigStores) {
 class ServeConfigCliTest : public ::testing::Test {
  protected:
   // Writes a config whose [[sessions]] table is `session`, and runs `cfx serve` on it. The
-  // listen address is no address, so a config that loads still ends at once.
+  // data dir does not exist and there is no --init, so a config that loads still ends at
+  // once, before anything is created.
   testsupport::CfxResult Serve(const std::string& session) {
     path_ = dir_.path() + "/c.toml";
     std::ofstream(path_) << "[exchange]\ndata_dir = \"" << dir_.path()
-                         << "/data\"\nlisten_address = \"256.1.1.1\"\n"
+                         << "/data\"\nlisten_address = \"127.0.0.1\"\n"
                          << "[[firms]]\nid = \"F\"\n"
                          << "[[sessions]]\nsender_comp_id = \"RIG\"\nfirm = \"F\"\n"
                          << session;

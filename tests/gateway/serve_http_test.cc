@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "remove_on_exit.h"
+#include "run_cfx.h"
 #include "serve_harness.h"
 
 namespace cfx::gateway {
@@ -310,6 +311,23 @@ TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
   auto health = client->Get("/healthz", "");
   ASSERT_TRUE(health.ok());
   EXPECT_EQ(health->status, 200);
+  // A second serve on the same data dir, with other settlement terms, is refused before it
+  // writes anything there: the running exchange's terms and audit log are as they were.
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string terms_before = read(dir + "/data/settlement_terms.toml");
+  const std::string audit_before = read(dir + "/data/audit.log");
+  ASSERT_FALSE(terms_before.empty());
+  std::string other = test::ServeConfigText(dir + "/data");
+  other.replace(other.find("psr = 0.15"), 10, "psr = 0.20");
+  std::ofstream(dir + "/other.toml") << other;
+  testsupport::CfxResult second = testsupport::RunCfx("serve --config " + dir + "/other.toml");
+  EXPECT_NE(second.exit_code, 0);
+  EXPECT_NE(second.output.find("in use by another cfx serve"), std::string::npos) << second.output;
+  EXPECT_EQ(read(dir + "/data/settlement_terms.toml"), terms_before);
+  EXPECT_EQ(read(dir + "/data/audit.log"), audit_before);
   ASSERT_EQ(kill(pid, SIGTERM), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -318,6 +336,25 @@ TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("stopped cleanly"), std::string::npos) << text;
+}
+
+// A data dir that is a file is said to be one (it used to read "holds no journal", as if an
+// exchange's volume were missing), and nothing is written beside it.
+TEST(ServeProcessTest, ADataDirThatIsAFileIsNamedAsSuch) {
+  const std::string dir = FreshDir("data_dir_file");
+  const testsupport::RemoveOnExit cleanup(dir);
+  const std::string config = dir + "/cfx.toml";
+  std::ofstream(config) << test::ServeConfigText(dir + "/data");
+  std::ofstream(dir + "/afile") << "x";
+  for (const char* init : {"", " --init"}) {
+    SCOPED_TRACE(init);
+    testsupport::CfxResult r =
+        testsupport::RunCfx("serve --config " + config + " --data-dir " + dir + "/afile" + init);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find(dir + "/afile: the data dir is not a folder"), std::string::npos)
+        << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/data"));
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "cfx/gateway/exchange_server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -50,9 +53,22 @@ absl::Status SendRiskData(exchange::ExchangeCore* core,
 // of a running exchange (a volume not mounted, a wrong path) must not start a new exchange
 // that reuses order ids and sequence numbers; and only this user may write it.
 absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
-  std::error_code ec;
-  const bool exists = std::filesystem::exists(dir, ec);
-  const bool has_journal = std::filesystem::exists(dir + "/journal/data.mdb", ec);
+  if (dir.empty()) {
+    return absl::InvalidArgumentError("no data dir: give [exchange] data_dir or --data-dir");
+  }
+  struct stat st;
+  const bool exists = ::stat(dir.c_str(), &st) == 0;
+  // What the folder is and who owns it first: a file, another user's folder or one this
+  // user cannot read is said as such, not as "holds no journal".
+  if (exists || errno != ENOENT) {
+    if (absl::Status s = storage::CheckPrivateDir(dir); !s.ok()) return s;
+  }
+  const std::string journal = dir + "/journal/data.mdb";
+  bool has_journal = ::stat(journal.c_str(), &st) == 0;
+  if (!has_journal && errno != ENOENT) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        journal, ": cannot tell whether the data dir holds a journal: ", std::strerror(errno)));
+  }
   if (mode == DataDirMode::kExisting && !has_journal) {
     return absl::FailedPreconditionError(absl::StrCat(
         "data dir ", dir, exists ? " holds no journal" : " does not exist",
@@ -65,6 +81,29 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
         "without --init to recover it"));
   }
   return storage::PrepareDataDir(dir, /*create=*/mode != DataDirMode::kExisting);
+}
+
+// One `cfx serve` a data dir: an exclusive lock on <dir>/serve.lock, taken before anything
+// is written there (the audit log, the settlement terms), held until the process ends.
+// A second serve on the same dir used to rewrite the running one's settlement terms and
+// audit its own config before the journal's lock refused it.
+absl::StatusOr<int> LockDataDir(const std::string& dir) {
+  const std::string path = dir + "/serve.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(errno)));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("data dir ", dir, " is in use by another cfx serve (it holds ", path,
+                       "); nothing was written"));
+    }
+    return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(err)));
+  }
+  return fd;
 }
 
 }  // namespace
@@ -87,7 +126,16 @@ class ExchangeServer::Impl {
       return absl::InvalidArgumentError(
           "--role primary|standby needs a [replication] section with the NATS servers");
     }
-    if (config_.sessions.empty()) return absl::InvalidArgumentError("no FIX sessions configured");
+    if (config_.sessions.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          options_.config_path.empty() ? "the config" : options_.config_path,
+          ": no [[sessions]]: an exchange needs at least one FIX session (docs/config.md)"));
+    }
+    if (config_.fix_port != 0 && config_.fix_port == config_.http_port &&
+        options_.role == ServeRole::kAlone) {
+      return absl::InvalidArgumentError(absl::StrCat("the FIX and HTTP ports are both ",
+                                                     config_.fix_port, ": give each its own"));
+    }
     const std::string& address = config_.listen_address;
     unsigned char probe_addr[sizeof(in6_addr)];
     const bool v6 = address.find(':') != std::string::npos;
@@ -135,6 +183,11 @@ class ExchangeServer::Impl {
     if (absl::Status s = Preflight(); !s.ok()) return s;
     if (absl::Status s = PrepareDataDir(config_.data_dir, options_.data_dir_mode); !s.ok()) {
       return s;
+    }
+    if (data_dir_lock_.fd < 0) {  // a Start after a failed one holds it already
+      absl::StatusOr<int> lock = LockDataDir(config_.data_dir);
+      if (!lock.ok()) return lock.status();
+      data_dir_lock_.fd = *lock;
     }
     auto audit_log = audit::AuditLog::Open(config_.data_dir + "/audit.log");
     if (!audit_log.ok()) return audit_log.status();
@@ -439,6 +492,14 @@ class ExchangeServer::Impl {
 
   static constexpr std::chrono::seconds kRefreshEvery{30};
 
+  // <data_dir>/serve.lock's descriptor (LockDataDir), closed last: declared first, so the
+  // core and its journal are gone before another serve may take the data dir.
+  struct DataDirLock {
+    int fd = -1;
+    ~DataDirLock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } data_dir_lock_;
   common::ExchangeConfig config_;
   ExchangeServerOptions options_;
   std::map<std::string, int64_t> sent_margins_;  // refresher thread after Start
