@@ -513,12 +513,15 @@ absl::Status ConfigParser::Tokens() {
     }
     if (role == "firm") {
       tok.role = TokenRole::kFirm;
+      if (t.get("firm") == nullptr) return r.Error(&t, p + "firm", "missing (a firm token's firm)");
       if (!firm_ids.contains(tok.firm)) {
-        return r.Error(t.get("firm") ? t.get("firm") : &t, p + "firm",
-                       absl::StrCat("unknown firm '", tok.firm, "'"));
+        return r.Error(t.get("firm"), p + "firm", absl::StrCat("unknown firm '", tok.firm, "'"));
       }
     } else if (role == "risk_desk") {
       tok.role = TokenRole::kRiskDesk;
+      if (const toml::node* firm = t.get("firm")) {  // it sees every firm: a firm is a mistake
+        return r.Error(firm, p + "firm", "a risk_desk token sees every firm: give no firm");
+      }
     } else {
       return r.Error(t.get("role"), p + "role", "expected \"firm\" or \"risk_desk\"");
     }
@@ -604,8 +607,12 @@ absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_
 
 absl::StatusOr<ExchangeConfig> LoadConfigFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadWholeFile(path);
-  if (absl::IsNotFound(text.status())) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open config file"));
+  if (absl::IsNotFound(text.status()) || absl::IsPermissionDenied(text.status())) {
+    const absl::string_view message = text.status().message();
+    const size_t why = message.rfind(": ");
+    return absl::Status(text.status().code(),
+                        absl::StrCat(path, ": cannot open config file",
+                                     why == absl::string_view::npos ? "" : message.substr(why)));
   }
   if (!text.ok()) return text.status();
   return ParseConfig(*text, path);

@@ -1,7 +1,9 @@
 #include "cfx/common/csv.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -166,7 +168,12 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a file"));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+  if (!in) {
+    const int err = errno;  // why: missing, not readable, ...
+    const std::string why = absl::StrCat(path, ": cannot open file: ", std::strerror(err));
+    if (err == ENOENT || err == ENOTDIR) return absl::NotFoundError(why);
+    return absl::PermissionDeniedError(why);
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));

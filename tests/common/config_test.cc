@@ -125,6 +125,13 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"CFX\"\nfirm = \"F\"\n",
        "sessions[0].sender_comp_id: the exchange's own CompID"},
       {"[[firms]]\nid = \"AL PHA\"\n", "cfg.toml:2: firms[0].id: 'AL PHA' is not a firm id"},
+      {"[[firms]]\nid = \"F\"\n[[tokens]]\ntoken_sha256 = "
+       "\"e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061\"\n"
+       "role = \"risk_desk\"\nfirm = \"F\"\n",
+       "cfg.toml:6: tokens[0].firm: a risk_desk token sees every firm"},
+      {"[[tokens]]\ntoken_sha256 = "
+       "\"e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061\"\n",
+       "tokens[0].firm: missing"},
   };
   for (const auto& c : cases) {
     auto parsed = common::ParseConfig(c.toml, "cfg.toml");

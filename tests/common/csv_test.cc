@@ -193,7 +193,8 @@ TEST(ReadWholeFileTest, ReadsBytesAsTheyAre) {
 TEST(ReadWholeFileTest, MissingFileIsNotFoundNamingThePath) {
   absl::StatusOr<std::string> text = common::ReadWholeFile("/nonexistent/x.csv");
   EXPECT_EQ(text.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(text.status().message(), "/nonexistent/x.csv: cannot open file");
+  EXPECT_EQ(text.status().message(),
+            "/nonexistent/x.csv: cannot open file: No such file or directory");
 }
 
 }  // namespace
