@@ -6,6 +6,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <iostream>
 #include <string>
 
@@ -23,14 +25,24 @@ struct PasswdFlags {
   size_t memlimit_kib = common::InteractiveLimits().memlimit_bytes / 1024;
 };
 
+// The terminal's settings while echo is off, for a signal that ends the read (Ctrl-C) to
+// put back before the process dies: a shell left without echo looks broken.
+termios g_saved{};
+void RestoreTerminalAndDie(int sig) {
+  ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &g_saved);  // async-signal-safe
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 // One line of standard input without its line end; a terminal does not echo it.
 std::string ReadSecret(const char* prompt) {
   const bool tty = ::isatty(STDIN_FILENO) == 1;
-  termios saved{};
+  termios& saved = g_saved;
   if (tty && ::tcgetattr(STDIN_FILENO, &saved) == 0) {
     termios quiet = saved;
     quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
     std::cerr << prompt << std::flush;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, RestoreTerminalAndDie);
     ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
   }
   std::string line;
