@@ -1,7 +1,16 @@
 // Unit tests of the gateway's pure helpers: prices, the throttle, entitlements.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+
 #include "fix_entitlements.h"
 #include "fix_log.h"
+#include "fix_market_data.h"
 #include "fix_price.h"
+#include "fix_test_client.h"
 #include "fix_throttle.h"
 #include "gtest/gtest.h"
 
@@ -99,6 +108,55 @@ TEST(FixLogTest, PasswordAndNewPasswordValuesAreRedactedWhereverTheyStand) {
             "Session not found: 8=FIX.4.4\x01" "554=***\x01");
   EXPECT_EQ(RedactFixSecrets("58=x\x01" "1554=kept\x01"), "58=x\x01" "1554=kept\x01");
   EXPECT_EQ(RedactFixSecrets("554=first"), "554=***");
+}
+
+// SPEC §2: the thread that delivers the matcher's outcomes (the matcher's own, in `cfx
+// serve`) never waits on a reader's lock. A book update that comes while a market-data
+// request holds the state (here: its snapshot's send is held up) returns at once, and the
+// request applies it before it lets go: the subscriber that was there gets its X, the
+// newcomer its W and then the X.
+TEST(MarketDataTest, ABookUpdateNeverWaitsForARequestInProgress) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool in_send = false, release = false;
+  std::vector<std::string> sent;  // "<session>:<MsgType>", in the order sent
+  MarketData md([&](const std::string& session, uint64_t, FIX::Message& msg) {
+    std::unique_lock<std::mutex> lock(m);
+    const std::string type = msg.getHeader().getField(35);
+    sent.push_back(session + ":" + type);
+    if (session == "SLOW" && type == "W") {
+      in_send = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    }
+    return true;
+  });
+  ListedContract c;
+  c.symbol = "B200-GOLD-US-202703";
+  md.SetContracts({c});
+  md.OnRequest("FAST", 1, test::MarketDataMsg("f1", c.symbol, "0"));
+  std::thread slow([&] { md.OnRequest("SLOW", 1, test::MarketDataMsg("s1", c.symbol, "0")); });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return in_send; }));
+  }
+  BookUpdate book;
+  book.symbol = c.symbol;
+  book.bids.push_back(BookLevel{5000, 3, 1});
+  std::future<void> delivered = std::async(std::launch::async, [&] { md.OnBook(book); });
+  const bool returned = delivered.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  EXPECT_TRUE(returned) << "the delivering thread waited for the request";
+  {
+    std::lock_guard<std::mutex> lock(m);
+    EXPECT_EQ(std::count(sent.begin(), sent.end(), "FAST:X"), 0);  // not yet: the request holds it
+    release = true;
+  }
+  cv.notify_all();
+  slow.join();
+  if (!returned) delivered.wait();
+  std::lock_guard<std::mutex> lock(m);
+  const std::vector<std::string> want = {"FAST:W", "SLOW:W", "FAST:X", "SLOW:X"};
+  EXPECT_EQ(sent, want);
 }
 
 }  // namespace

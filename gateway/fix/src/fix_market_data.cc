@@ -1,6 +1,7 @@
 #include "fix_market_data.h"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 
 #include "fix_price.h"
@@ -79,7 +80,7 @@ int DiffSide(FIX::Message& msg, char type, const std::string& symbol,
 }  // namespace
 
 void MarketData::SetContracts(const std::vector<ListedContract>& contracts) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Held held(this);
   contracts_ = contracts;
   std::sort(contracts_.begin(), contracts_.end(),
             [](const ListedContract& a, const ListedContract& b) { return a.symbol < b.symbol; });
@@ -89,7 +90,7 @@ void MarketData::SetContracts(const std::vector<ListedContract>& contracts) {
 
 void MarketData::OnSecurityListRequest(const std::string& session, uint64_t generation,
                                        const FIX::Message& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Held held(this);
   std::string req_id = FieldOr(request, 320);
   std::string type = FieldOr(request, 559);
   std::vector<const ListedContract*> out;
@@ -169,7 +170,7 @@ FIX::Message MarketData::Snapshot(const Subscription& sub, const std::string& sy
 
 void MarketData::OnRequest(const std::string& session, uint64_t generation,
                            const FIX::Message& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Held held(this);
   Subscription sub;
   sub.session = session;
   sub.generation = generation;
@@ -271,8 +272,71 @@ void MarketData::OnRequest(const std::string& session, uint64_t generation,
   if (type == "1") subs_.push_back(std::move(sub));
 }
 
+MarketData::Held::Held(MarketData* md) : md_(md) {
+  md_->mu_.lock();
+  md_->DrainLocked();  // a snapshot shows every update delivered before it
+}
+
+MarketData::Held::~Held() {
+  md_->DrainLocked();
+  md_->mu_.unlock();
+  md_->DrainIfFree();
+}
+
+void MarketData::DrainLocked() {
+  Update u;
+  while (pending_.TryPop(u)) {
+    if (u.is_trade) {
+      ApplyTrade(u.trade);
+    } else {
+      ApplyBook(u.book);
+    }
+  }
+}
+
+void MarketData::DrainIfFree() {
+  // Dekker with Push: a producer that pushed and then found mu_ taken relies on the holder
+  // seeing its update here; the fences keep either the push or the unlock visible to the
+  // other side.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  while (pending_.SizeApprox() > 0 && mu_.try_lock()) {
+    DrainLocked();
+    mu_.unlock();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+}
+
+void MarketData::Push(Update update) {
+  std::lock_guard<std::mutex> producer(produce_mu_);
+  if (!pending_.TryPush(std::move(update))) {
+    // Full: a request has held mu_ through 1,024 updates. Wait for it rather than drop one
+    // (a dropped book update would leave subscribers' books wrong).
+    std::lock_guard<std::mutex> lock(mu_);
+    DrainLocked();
+    if (update.is_trade) {
+      ApplyTrade(update.trade);
+    } else {
+      ApplyBook(update.book);
+    }
+    return;
+  }
+  DrainIfFree();
+}
+
 void MarketData::OnBook(const BookUpdate& book) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Update u;
+  u.book = book;
+  Push(std::move(u));
+}
+
+void MarketData::OnTrade(const PublicTrade& trade) {
+  Update u;
+  u.is_trade = true;
+  u.trade = trade;
+  Push(std::move(u));
+}
+
+void MarketData::ApplyBook(const BookUpdate& book) {
   books_[book.symbol] = book;
   for (auto it = subs_.begin(); it != subs_.end();) {
     Subscription& sub = *it;
@@ -297,8 +361,7 @@ void MarketData::OnBook(const BookUpdate& book) {
   }
 }
 
-void MarketData::OnTrade(const PublicTrade& trade) {
-  std::lock_guard<std::mutex> lock(mu_);
+void MarketData::ApplyTrade(const PublicTrade& trade) {
   last_trade_[trade.symbol] = trade;
   for (auto it = subs_.begin(); it != subs_.end();) {
     const Subscription& sub = *it;

@@ -10,16 +10,24 @@
 #include <string>
 #include <vector>
 
-#include "cfx/gateway/order_entry.h"
+#include "cfx/concurrency/spsc_ring.h"
 #include "cfx/gateway/fix_quickfix.h"
+#include "cfx/gateway/order_entry.h"
 
 namespace cfx {
 namespace gateway {
 namespace internal {
 
-// Thread safety: every method locks mu_, and messages are sent while it is held, so a
-// session sees its snapshot before the incrementals that follow it. `send` must not call
-// back into MarketData. Lock order: mu_ before the gateway's session lock.
+// Thread safety: the state is mu_'s, and messages are sent while it is held, so a session
+// sees its snapshot before the incrementals that follow it. `send` must not call back into
+// MarketData. Lock order: mu_ before the gateway's session lock.
+//
+// OnBook and OnTrade come from the thread delivering the matcher's outcomes (in `cfx
+// serve`, the matcher's own: SPEC §2, the matcher never waits on a reader's lock). They
+// never wait for mu_: the update goes into `pending_`, and whoever holds mu_ applies it,
+// the delivering thread itself when mu_ is free (try_lock), else the request thread that
+// holds it, before it lets go. Only while 1,024 updates wait for one request (a ring full)
+// does the delivering thread wait for mu_.
 class MarketData {
  public:
   // Sends `msg` to the session; returns false if the session is gone (subscription dropped).
@@ -40,6 +48,31 @@ class MarketData {
   void OnTrade(const PublicTrade& trade);
 
  private:
+  // A book or trade update from the delivering thread, waiting for mu_.
+  struct Update {
+    bool is_trade = false;
+    BookUpdate book;
+    PublicTrade trade;
+  };
+  // mu_ held: applies every update waiting, then lets mu_ go and applies what came in the
+  // meantime if mu_ is free again (so nothing is left behind with no one to apply it).
+  class Held {
+   public:
+    explicit Held(MarketData* md);
+    ~Held();
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+
+   private:
+    MarketData* md_;
+  };
+  void Push(Update update);                   // the delivering thread
+  void DrainLocked();                         // mu_ held
+  void ApplyBook(const BookUpdate& book);     // mu_ held
+  void ApplyTrade(const PublicTrade& trade);  // mu_ held
+  // After mu_.unlock(): takes mu_ again and drains while updates wait and mu_ is free.
+  void DrainIfFree();
+
   struct Subscription {
     std::string session;
     uint64_t generation = 0;  // the session's logon; a later logon ends the subscription
@@ -56,6 +89,10 @@ class MarketData {
   BookUpdate Cut(const BookUpdate& book, size_t depth) const;
 
   std::mutex mu_;
+  // Producers of OnBook/OnTrade: one thread in `cfx serve` (the delivering one), so never
+  // contended there; it keeps pending_ single-producer when a test feeds from several.
+  std::mutex produce_mu_;
+  concurrency::SpscRing<Update> pending_{1024};  // consumer: whoever holds mu_
   Sender send_;
   std::vector<std::string> symbols_;         // sorted
   std::vector<ListedContract> contracts_;    // sorted by symbol, as symbols_
