@@ -30,6 +30,12 @@ struct ServeFlags {
 ExitCode RunServe(const ServeFlags& flags) {
   absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(flags.config);
   if (!config.ok()) return Fail("serve", config.status(), 2);
+  if (config->products.empty()) {
+    std::cerr << "cfx serve: warning: " << flags.config
+              << " has no [[products]]: no contract is listed, every order will be refused "
+                 "unknown_symbol"
+              << std::endl;
+  }
   for (const std::string& session : config->SessionsWithoutPassword()) {
     std::cerr << "cfx serve: warning: session " << session
               << " has no password (allow_no_password): anyone who reaches the FIX port can "
