@@ -6,8 +6,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <array>
 #include <csignal>
-
 #include <iostream>
 #include <string>
 
@@ -28,6 +28,10 @@ struct PasswdFlags {
 // The terminal's settings while echo is off, for a signal that ends the read (Ctrl-C) to
 // put back before the process dies: a shell left without echo looks broken.
 termios g_saved{};
+// The signals that end a process by default, and what they did before the read (one left
+// ignored, as under nohup, stays ignored).
+constexpr std::array<int, 4> kEndSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+std::array<struct sigaction, 4> g_before{};
 void RestoreTerminalAndDie(int sig) {
   ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &g_saved);  // async-signal-safe
   ::signal(sig, SIG_DFL);
@@ -42,13 +46,20 @@ std::string ReadSecret(const char* prompt) {
     termios quiet = saved;
     quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
     std::cerr << prompt << std::flush;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, RestoreTerminalAndDie);
+    for (size_t i = 0; i < kEndSignals.size(); ++i) {
+      struct sigaction die {};
+      die.sa_handler = RestoreTerminalAndDie;
+      ::sigaction(kEndSignals[i], nullptr, &g_before[i]);
+      if (g_before[i].sa_handler != SIG_IGN) ::sigaction(kEndSignals[i], &die, nullptr);
+    }
     ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
   }
   std::string line;
   std::getline(std::cin, line);
   if (tty) {
     ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+    for (size_t i = 0; i < kEndSignals.size(); ++i)
+      ::sigaction(kEndSignals[i], &g_before[i], nullptr);
     std::cerr << "\n";
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();

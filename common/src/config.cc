@@ -198,8 +198,12 @@ absl::Status ConfigParser::Exchange() {
       return r.Error(ex->get("http_port"), "exchange.http_port", "out of range");
     }
     if (c.http_port != 0 && c.http_port == c.fix_port) {
-      return r.Error(ex->get("http_port"), "exchange.http_port",
-                     "the same port as exchange.fix_port: give each its own (or 0, any free)");
+      const bool http_given = ex->get("http_port") != nullptr;  // else fix_port met the default
+      return r.Error(ex->get(http_given ? "http_port" : "fix_port"),
+                     http_given ? "exchange.http_port" : "exchange.fix_port",
+                     http_given ? "the same port as exchange.fix_port: give each its own (or 0)"
+                                : "the same port as exchange.http_port (8080 unless given): give "
+                                  "each its own (or 0)");
     }
     if (ex->get("data_dir") != nullptr && c.data_dir.empty()) {
       return r.Error(ex->get("data_dir"), "exchange.data_dir", "empty");

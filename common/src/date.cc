@@ -107,11 +107,12 @@ absl::StatusOr<TimestampUs> ParseTimestamp(absl::string_view s) {
   }
   absl::string_view zone = s.substr(pos);
   if (zone != "Z" && zone != "+00:00") return bad();
-  // A time finer than the microsecond is rounded up, not cut: every bound it is compared
-  // with is a whole microsecond, and for such a bound b, t > b and t >= b hold exactly when
-  // they hold for the rounded-up t. So 16:00:00.0000001 stays after a 16:00:00 close (the
-  // fix window (D-1 16:00Z, D 16:00Z], SPEC §8) and a GTD order expires at the first
-  // microsecond at or after its ExpireTime.
+  // A time finer than the microsecond is rounded up, not cut. For a whole-microsecond bound
+  // b, t > b holds exactly when it holds for the rounded-up t, so an observation keeps its
+  // place in the fix windows (D-1 16:00Z, D 16:00Z] (SPEC §8): 16:00:00.0000001 stays after
+  // a 16:00:00 close. A GTD's ExpireTime e is met by a whole-microsecond clock t >= e exactly
+  // when t >= e rounded up. (A bound met by t < b, as a window [a, b) would be, is not kept
+  // so: b - 0.5 µs rounds up to b. No input time is compared that way.)
   return date->days * kUsPerDay + (hh * 3600LL + mm * 60LL + ss) * 1'000'000LL + micros +
          (finer ? 1 : 0);
 }

@@ -90,7 +90,7 @@ TEST_F(ServeConfigCliTest, SessionWithoutPasswordIsRefusedOrWarnedAbout) {
   EXPECT_NE(refused.output.find("sessions[0].password_hash: missing"), std::string::npos)
       << refused.output;
   testsupport::CfxResult rig = Serve("allow_no_password = true\n");
-  EXPECT_NE(rig.exit_code, 0) << rig.output;  // the address, not the config
+  EXPECT_NE(rig.exit_code, 0) << rig.output;  // the missing data dir, not the config
   EXPECT_NE(rig.output.find("warning: session RIG has no password"), std::string::npos)
       << rig.output;
   testsupport::CfxResult hashed =
@@ -100,7 +100,7 @@ TEST_F(ServeConfigCliTest, SessionWithoutPasswordIsRefusedOrWarnedAbout) {
         return phc;
       }() + "\"\n");
   EXPECT_NE(hashed.exit_code, 0) << hashed.output;
-  EXPECT_EQ(hashed.output.find("warning"), std::string::npos) << hashed.output;
+  EXPECT_EQ(hashed.output.find("has no password"), std::string::npos) << hashed.output;
 }
 
 }  // namespace

@@ -360,13 +360,12 @@ TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {
   order.poss_dup = false;
   run.entry->Submit(order);
   run.Settle(2);
-  // Flagged, with a ClOrdID the account has used (here with another price, so AlreadyHas
-  // does not match it): the engine refuses it duplicate_client_id, and that reject is not
-  // sent: FIX asks a receiver to ignore a resend of an id it has seen.
+  // Flagged, but not that order (another price): no resend of it, so judged by the engine
+  // like any order, and its reject is sent.
   order.poss_dup = true;
   order.price_ticks = 4980;
   run.entry->Submit(order);
-  run.Settle(2);  // the core has published it: no report came
+  run.Settle(3);
   // An order replaced since goes by its new id: a resend of its NewOrder, and one of the
   // replace that leaves out the optional 55, are dropped too (they used to be answered
   // duplicate_client_id and unknown_order).
@@ -381,19 +380,20 @@ TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {
   move.has_qty = true;
   move.qty = 3;
   run.entry->Replace(move);
-  run.Settle(4);
+  run.Settle(5);
   first.poss_dup = true;
   run.entry->Submit(first);
   move.poss_dup = true;
   move.symbol.clear();
   run.entry->Replace(move);
-  run.Settle(4);
+  run.Settle(5);  // the core has published both: no report came
   std::vector<Report> all = run.reports.All();
-  ASSERT_EQ(all.size(), 4u) << run.reports.Text();
+  ASSERT_EQ(all.size(), 5u) << run.reports.Text();
   EXPECT_EQ(all[0].kind, "accepted");
   EXPECT_EQ(all[1].kind + " " + all[1].reason, "rejected duplicate_client_id");
-  EXPECT_EQ(all[2].kind + " " + all[2].cl, "accepted q-1");
-  EXPECT_EQ(all[3].kind + " " + all[3].cl, "replaced q-2");
+  EXPECT_EQ(all[2].kind + " " + all[2].reason, "rejected duplicate_client_id");
+  EXPECT_EQ(all[3].kind + " " + all[3].cl, "accepted q-1");
+  EXPECT_EQ(all[4].kind + " " + all[4].cl, "replaced q-2");
 }
 
 // A cancel's and a mass cancel's own ClOrdID are journaled (codec 4), so like every id they

@@ -149,8 +149,6 @@ TEST_F(SettleCliTest, EveryListedContractSettlesOnBothDaysWithNoConfig) {
       << d1.output;
 }
 
-// SPEC §9 / §11: a rerun of a settled date changes nothing, says so and exits 0; a bad flag
-// names itself and exits non-zero, writing nothing.
 // SPEC §9: the book at the close is the book after the last input before D 16:00Z. A replay
 // file that ends before 16:00Z leaves its book as that day's close (T2 here); a file that
 // extends it replaces that quote with its own.
@@ -194,6 +192,8 @@ TEST_F(SettleCliTest, AReplayThatEndsBeforeTheCloseLeavesItsBookAsTheClose) {
             nlohmann::json::parse(R"([{"sym":")" + sym + R"(","settle":"5.007","tier":"T2"}])"));
 }
 
+// SPEC §9 / §11: a rerun of a settled date changes nothing, says so and exits 0; a bad flag
+// names itself and exits non-zero, writing nothing.
 TEST_F(SettleCliTest, ARerunSaysSoAndABadDateNamesTheFlag) {
   ASSERT_NO_FATAL_FAILURE(Replay());
   ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));

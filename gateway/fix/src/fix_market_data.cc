@@ -273,19 +273,28 @@ void MarketData::OnRequest(const std::string& session, uint64_t generation,
 }
 
 MarketData::Held::Held(MarketData* md) : md_(md) {
-  md_->mu_.lock();
+  std::unique_lock<std::mutex> lock(md_->mu_);  // let go if the drain throws
   md_->DrainLocked();  // a snapshot shows every update delivered before it
+  lock.release();
 }
 
+// A destructor does not throw: an update whose send failed with an exception (none is
+// expected: the sender catches QuickFIX's) is dropped here rather than ending the process.
 MarketData::Held::~Held() {
-  md_->DrainLocked();
+  try {
+    md_->DrainLocked();
+  } catch (...) {
+  }
   md_->mu_.unlock();
-  md_->DrainIfFree();
+  try {
+    md_->DrainIfFree();
+  } catch (...) {
+  }
 }
 
 void MarketData::DrainLocked() {
   Update u;
-  while (pending_.TryPop(u)) {
+  while (pending_.TryPop(&u)) {
     if (u.is_trade) {
       ApplyTrade(u.trade);
     } else {
@@ -299,9 +308,11 @@ void MarketData::DrainIfFree() {
   // seeing its update here; the fences keep either the push or the unlock visible to the
   // other side.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  while (pending_.SizeApprox() > 0 && mu_.try_lock()) {
+  while (pending_.SizeApprox() > 0) {
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return;  // its holder drains before it lets go
     DrainLocked();
-    mu_.unlock();
+    lock.unlock();
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
 }

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cfx/concurrency/spsc_ring.h"
 #include "cfx/gateway/fix_quickfix.h"
 #include "cfx/gateway/order_entry.h"
+#include "market_update_queue.h"
 
 namespace cfx {
 namespace gateway {
@@ -48,12 +48,7 @@ class MarketData {
   void OnTrade(const PublicTrade& trade);
 
  private:
-  // A book or trade update from the delivering thread, waiting for mu_.
-  struct Update {
-    bool is_trade = false;
-    BookUpdate book;
-    PublicTrade trade;
-  };
+  using Update = MarketUpdate;  // a book or trade update from the delivering thread
   // mu_ held: applies every update waiting, then lets mu_ go and applies what came in the
   // meantime if mu_ is free again (so nothing is left behind with no one to apply it).
   class Held {
@@ -92,7 +87,7 @@ class MarketData {
   // Producers of OnBook/OnTrade: one thread in `cfx serve` (the delivering one), so never
   // contended there; it keeps pending_ single-producer when a test feeds from several.
   std::mutex produce_mu_;
-  concurrency::SpscRing<Update> pending_{1024};  // consumer: whoever holds mu_
+  MarketUpdateQueue pending_{1024};  // waiting for mu_; consumer: whoever holds mu_
   Sender send_;
   std::vector<std::string> symbols_;         // sorted
   std::vector<ListedContract> contracts_;    // sorted by symbol, as symbols_

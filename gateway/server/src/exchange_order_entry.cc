@@ -78,9 +78,11 @@ void RefuseAgainst(const exchange::OrderStateView& v, CancelRejected* r) {
 // A resend (43=Y) of a request the exchange already has: its order's reports went out, or
 // are sent again at a start after a crash (a kill -9 can leave the gateway's inbound
 // sequence number behind, so the client resends what was processed).
-bool ExchangeOrderEntry::Impl::AlreadyHas(const NewOrder& r) const {
+bool ExchangeOrderEntry::Impl::AlreadyHas(const NewOrder& r, bool* named) const {
+  *named = false;
   if (!r.poss_dup) return false;
   std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.cl_ord_id);
+  *named = v.has_value();
   return v && v->sym == r.symbol && v->side == ToEngine(r.side) &&
          v->detail.session == SessionIdOf(r.session) && v->detail.qty.value() == r.qty &&
          (!r.has_price || v->detail.px.value() == r.price_ticks);
@@ -96,10 +98,13 @@ bool ExchangeOrderEntry::Impl::AlreadyHas(const ReplaceOrder& r) const {
 }
 
 void ExchangeOrderEntry::Submit(const NewOrder& r) {
-  if (impl_->AlreadyHas(r)) return;
+  bool named = false;  // the ClOrdID names an order the exchange can still find
+  if (impl_->AlreadyHas(r, &named)) return;
   Pending p;
   p.asked = AskedState(r);
-  p.poss_dup = r.poss_dup;
+  // A resend the lookup cannot place: its duplicate_client_id reject is not sent (below).
+  // One whose ClOrdID names another order (other terms) is answered: it is not a resend.
+  p.poss_dup_unplaced = r.poss_dup && !named;
   OrderState& s = p.asked;
   en::NewOrderCmd c;
   if (!c.cl.Assign(r.cl_ord_id) || !Assign(&c.acct, r.account) || !Assign(&c.firm, r.firm) ||

@@ -40,7 +40,7 @@ struct Pending {
   enum class Kind { kNew, kCancel, kReplace, kMass, kDisconnect };
   Kind kind = Kind::kNew;
   OrderState asked;            // kNew: the order as asked (for rejects)
-  bool poss_dup = false;       // kNew: sent with PossDupFlag 43=Y
+  bool poss_dup_unplaced = false;  // kNew: 43=Y, and no order found under its ClOrdID
   std::string cl_ord_id;       // cancel/replace/mass: the request's id
   std::string orig_cl_ord_id;  // cancel/replace: the order named
   MassCancelResult mass;       // kMass: filled as outcomes arrive
@@ -190,7 +190,7 @@ class ExchangeOrderEntry::Impl {
   // its ClOrdID, entered on its session, for the same contract, side, quantity and price.
   // Then it is dropped. (A day's ClOrdIDs may be used again the next day: the terms tell a
   // resend from a new order.)
-  bool AlreadyHas(const NewOrder& r) const;
+  bool AlreadyHas(const NewOrder& r, bool* named) const;  // *named: FindOrder found one
   // The same for a replace: the order now has the replace's ClOrdID and its terms.
   bool AlreadyHas(const ReplaceOrder& r) const;
 

@@ -130,11 +130,12 @@ void ExchangeOrderEntry::Impl::DeliverRejected(const exchange::Outcome& o, Pendi
     p->mass.transact_time_us = TimeUs(o);
     return;
   }
-  // A resend (43=Y) whose ClOrdID the account already used is one the exchange has seen:
-  // FIX asks the receiver to ignore such a message, and AlreadyHas cannot find every one
-  // (an order replaced since goes by its new id, an ended one may be forgotten). So no
-  // duplicate_client_id reject answers it; the order's own reports went out.
-  if (p != nullptr && p->kind == Pending::Kind::kNew && p->poss_dup &&
+  // A resend (43=Y) whose ClOrdID the account already used, of an order the lookup could not
+  // find (replaced since, so it goes by its new id; or ended and forgotten): the exchange
+  // has seen it, FIX asks the receiver to ignore it, and that order's own reports went out.
+  // So no duplicate_client_id reject answers it. A resend whose id names an order that is
+  // found with other terms is no resend of it, and gets its reject.
+  if (p != nullptr && p->kind == Pending::Kind::kNew && p->poss_dup_unplaced &&
       e.reject == en::RejectReason::kDuplicateClientId) {
     return;
   }
