@@ -319,6 +319,27 @@ TEST_F(HttpApiTest, TwoAuthorizationHeadersAre400EitherWay) {
   EXPECT_EQ(Call("GET", target, "tok-risk").status, 200);
 }
 
+// A body is read as sent: one declared compressed (or otherwise encoded) is 415, not parsed;
+// `identity` is the body as sent.
+TEST_F(HttpApiTest, AnEncodedBodyIs415AndIdentityIsServed) {
+  const std::string body = R"({"positions":[{"sym":")" + std::string(kSym) + R"(","qty":-5}]})";
+  for (const auto& [encoding, status] :
+       {std::pair{"gzip", 415}, std::pair{"br", 415}, std::pair{"identity", 200}}) {
+    HttpClient c = Connect();
+    ASSERT_TRUE(c.SendRaw("POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                          "tok-alpha\r\nContent-Type: application/json\r\nContent-Encoding: " +
+                          std::string(encoding) +
+                          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body)
+                    .ok());
+    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, status) << encoding << " -> " << r->body;
+    if (status == 415) {
+      EXPECT_EQ(nlohmann::json::parse(r->body)["error"], "unsupported_media_type");
+    }
+  }
+}
+
 // The statuses the API reports to the audit log as refusals.
 class RecordingAudit : public AuditProvider {
  public:

@@ -197,6 +197,18 @@ TEST_F(ServeHttpTest, PositionsAndMarginOfTheCallersFirmOnly) {
   EXPECT_NE(margin["margin"], "0.00") << margin;
   // Before any settlement the basis is the grade's latest fix, rounded to the tick.
   EXPECT_EQ(margin["positions"][0]["settle"], "5.010") << margin;
+  // SPEC §10: TSR is per GPU and tier; the scenario shows the moves of each GPU valued, and
+  // `tput_moves` is the first GPU's.
+  const nlohmann::json& scenario = margin["scenario"];
+  ASSERT_TRUE(scenario["tput_moves_by_gpu"].contains("B200")) << margin;
+  EXPECT_EQ(scenario["tput_moves_by_gpu"]["B200"], scenario["tput_moves"]) << margin;
+  EXPECT_EQ(scenario["tput_moves"].size(), 4u) << margin;
+  // An account with no position values nothing: scenario 1 and no throughput moves.
+  nlohmann::json empty = Get("/v1/accounts/A2/margin", "tok-alpha");
+  EXPECT_EQ(empty["margin"], "0.00") << empty;
+  EXPECT_EQ(empty["worst_scenario"], 1) << empty;
+  EXPECT_TRUE(empty["scenario"]["tput_moves"].empty()) << empty;
+  EXPECT_TRUE(empty["scenario"]["tput_moves_by_gpu"].empty()) << empty;
   nlohmann::json risk = Get("/v1/accounts/A1/margin", "tok-risk");
   EXPECT_EQ(risk["margin"], margin["margin"]);
   Get("/v1/accounts/A1/positions", "tok-beta", 403);

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <exception>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "http_target.h"
 
@@ -175,6 +177,14 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
     return r;
   }
 
+  // A body is read as sent: one the client says it compressed (or encoded any other way) is
+  // refused 415 rather than parsed as JSON and answered a misleading invalid_json.
+  if (!request.content_encoding.empty() &&
+      !absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(request.content_encoding), "identity")) {
+    return ErrorResponse(415, "unsupported_media_type",
+                         "Content-Encoding " + request.content_encoding +
+                             ": only an unencoded (identity) body is accepted");
+  }
   // A repeated query parameter is malformed (400), decided after authentication: no token
   // or an unknown one is 401 whatever the query (SPEC §7).
   if (target->duplicate_query_key) {

@@ -1,5 +1,6 @@
 #include "http_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -42,14 +43,25 @@ json OptionalMeasure(const std::optional<std::string>& v) {
 // to be valid UTF-8, and an exception must not escape a handler.
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-json ScenarioJson(const ScenarioParams& s) {
+json TierMoves(const std::array<double, common::kNumTiers>& moves) {
   json tput = json::object();
-  for (int t = 0; t < common::kNumTiers; ++t) tput[common::kTierNames[t]] = s.tput_moves[t];
+  for (int t = 0; t < common::kNumTiers; ++t) tput[common::kTierNames[t]] = moves[t];
+  return tput;
+}
+
+json ScenarioJson(const ScenarioParams& s) {
+  json by_gpu = json::object();
+  for (const auto& [gpu, moves] : s.tput_moves_by_gpu) by_gpu[gpu] = TierMoves(moves);
+  // Providers that fill only `tput_moves` (the in-memory ones) still show it.
+  const bool any =
+      !s.tput_moves_by_gpu.empty() ||
+      std::any_of(s.tput_moves.begin(), s.tput_moves.end(), [](double m) { return m != 0.0; });
   return json{{"number", s.number},
               {"label", s.label.empty() ? std::to_string(s.number) : s.label},
               {"weight", s.weight},
               {"price_move", s.price_move},
-              {"tput_moves", std::move(tput)}};
+              {"tput_moves", any ? TierMoves(s.tput_moves) : json::object()},
+              {"tput_moves_by_gpu", std::move(by_gpu)}};
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ struct HttpRequest {
   std::string authorization;      // the Authorization header's value, "" when absent
   int authorization_headers = 0;  // how many Authorization headers came (SPEC §7: > 1 is 400)
   std::string body;
+  std::string content_encoding;  // the Content-Encoding header's value, "" when absent
   std::string peer;  // the client's IP address ("" when unknown): the 401 back-off's key
 };
 

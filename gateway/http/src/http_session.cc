@@ -80,6 +80,9 @@ void HttpSession::OnRead(beast::error_code ec, size_t /*bytes*/) {
   }
   request.authorization_headers = static_cast<int>(req.count(bhttp::field::authorization));
   request.body = std::move(req.body());
+  if (auto it = req.find(bhttp::field::content_encoding); it != req.end()) {
+    request.content_encoding = std::string(it->value());
+  }
   request.peer = peer_;
   const Reply reply{req.version(), req.keep_alive(), req.method() == bhttp::verb::head};
   Admission admission = server_->api().Admit(request);

@@ -16,6 +16,7 @@ MarginResult ToHttpMargin(const gpu_valuation::MarginResult& r, int scenario_cou
   out.worst_scenario.weight = r.weight;
   out.worst_scenario.price_move = r.price_move;
   if (!r.tput_moves.empty()) out.worst_scenario.tput_moves = r.tput_moves.front().second;
+  out.worst_scenario.tput_moves_by_gpu = r.tput_moves;
   for (const gpu_valuation::PositionRisk& p : r.positions) {
     MarginPositionLine line;
     line.sym = p.sym;

@@ -50,6 +50,10 @@ struct ScenarioParams {
   double weight = 1.0;
   double price_move = 0.0;                             // a_s
   std::array<double, common::kNumTiers> tput_moves{};  // b_{s,tier}, indexed by cfx::Tier
+  // TSR is per GPU and tier (SPEC §10): b_{s,gpu,tier} for every GPU the answer valued, by
+  // GPU name; `tput_moves` is the first one's. Empty (and `tput_moves` left out of the
+  // JSON) when nothing was valued: an account with no position.
+  std::vector<std::pair<std::string, std::array<double, common::kNumTiers>>> tput_moves_by_gpu;
 };
 
 // One position of a margin answer.
