@@ -1,8 +1,5 @@
 #include "cfx/common/config.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <cctype>
 #include <set>
 
@@ -12,99 +9,18 @@
 #include "cfx/common/credentials.h"
 #include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
+#include "config_reader.h"
+#include "config_rules.h"
 #include "toml++/toml.h"
 
 namespace cfx::common {
 namespace {
 
-// A FIX CompID goes in every message and names the session's files under <data_dir>/fix
-// (QuickFIX's store): an empty one, a separator or a control byte would break one or the
-// other, so the config holds it to this.
-constexpr absl::string_view kCompIdRule =
-    "1 to 64 of A-Z a-z 0-9 _ - . starting with a letter or a digit";
-bool IsValidCompId(absl::string_view s) {
-  if (s.empty() || s.size() > 64 || !absl::ascii_isalnum(static_cast<unsigned char>(s[0]))) {
-    return false;
-  }
-  for (char ch : s) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' &&
-        ch != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
-// listen_address is bound as given: a numeric IPv4 or IPv6 address, not a host name.
-bool IsNumericAddress(const std::string& s) {
-  unsigned char buf[sizeof(in6_addr)];
-  return ::inet_pton(s.find(':') != std::string::npos ? AF_INET6 : AF_INET, s.c_str(), buf) == 1;
-}
-
-// Collects the first error with its location; keeps parsing code linear.
-class Reader {
- public:
-  explicit Reader(absl::string_view source) : source_(source) {}
-
-  absl::Status Error(const toml::node* node, absl::string_view key, absl::string_view what) {
-    std::string where(source_);
-    if (node && node->source().begin.line > 0) {
-      absl::StrAppend(&where, ":", node->source().begin.line);
-    }
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", key, ": ", what));
-  }
-
-  template <typename T>
-  absl::Status Get(const toml::table& t, absl::string_view prefix, const char* key, T* out,
-                   bool required) {
-    const toml::node* node = t.get(key);
-    std::string name = absl::StrCat(prefix, key);
-    if (!node) {
-      return required ? Error(&t, name, "missing") : absl::OkStatus();
-    }
-    if constexpr (std::is_same_v<T, std::string>) {
-      auto v = node->value<std::string>();
-      if (!node->is_string() || !v) return Error(node, name, "expected a string");
-      *out = *v;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      if (!node->is_boolean()) return Error(node, name, "expected true or false");
-      *out = *node->value<bool>();
-    } else if constexpr (std::is_same_v<T, int>) {
-      if (!node->is_integer()) return Error(node, name, "expected an integer");
-      int64_t v = *node->value<int64_t>();
-      if (v < 0 || v > INT32_MAX) return Error(node, name, "out of range");
-      *out = static_cast<int>(v);
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (!node->is_number()) return Error(node, name, "expected a number");
-      *out = *node->value<double>();
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status CheckKeys(const toml::table& t, absl::string_view prefix,
-                         std::initializer_list<const char*> known) {
-    for (const auto& [k, v] : t) {
-      bool ok = false;
-      for (const char* name : known) ok = ok || k.str() == name;
-      if (!ok) return Error(&v, absl::StrCat(prefix, std::string(k.str())), "unknown key");
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  std::string source_;
-};
-
-#define CFX_RETURN_IF_ERROR(expr) \
-  do {                            \
-    absl::Status _st = (expr);    \
-    if (!_st.ok()) return _st;    \
-  } while (0)
-
-const toml::array* ArrayOfTables(const toml::table& root, const char* key) {
-  const toml::node* n = root.get(key);
-  return n ? n->as_array() : nullptr;
-}
+using internal::ArrayOfTables;
+using internal::IsNumericAddress;
+using internal::IsValidCompId;
+using internal::kCompIdRule;
+using internal::Reader;
 
 // One pass over the parsed TOML: each table has its own step, in dependency order (firms
 // before the accounts, sessions and tokens that name them). Every step returns the first
