@@ -44,6 +44,22 @@ NewOrder Order(const std::string& session, const std::string& account, const std
                                       TimeInForce::kGtc);
 }
 
+// A replace, by S1 in A1, of `orig` (now `cl`) in kSymbol; a term left at 0 is kept.
+ReplaceOrder Amend(const std::string& cl, const std::string& orig, int64_t price_ticks,
+                   int64_t qty) {
+  ReplaceOrder r;
+  r.session = "S1";
+  r.account = "A1";
+  r.cl_ord_id = cl;
+  r.orig_cl_ord_id = orig;
+  r.symbol = kSymbol;
+  r.has_price = price_ticks != 0;
+  r.price_ticks = price_ticks;
+  r.has_qty = qty != 0;
+  r.qty = qty;
+  return r;
+}
+
 // The input seq an ExecID "<seq>-<n>" (or "<seq>.<generation>-<n>") names.
 uint64_t SeqOf(const std::string& exec_id) {
   uint64_t seq = 0;
@@ -105,17 +121,7 @@ void Trade(ExchangeRun& run) {
   e.Submit(Order("S1", "A1", "F1", "b-1", Side::kBuy, 4990, 5));
   e.Submit(Order("S1", "A1", "F1", "b-2", Side::kBuy, 4980, 5));
   e.Submit(Order("S2", "A2", "F2", "s-1", Side::kSell, 4990, 2));
-  ReplaceOrder replace;
-  replace.session = "S1";
-  replace.account = "A1";
-  replace.cl_ord_id = "b-2r";
-  replace.orig_cl_ord_id = "b-2";
-  replace.symbol = kSymbol;
-  replace.has_price = true;
-  replace.price_ticks = 4985;
-  replace.has_qty = true;
-  replace.qty = 6;
-  e.Replace(replace);
+  e.Replace(Amend("b-2r", "b-2", 4985, 6));
   e.Cancel({"S1", 0, "A1", "c-1", "b-1", kSymbol});
   e.Cancel({"S1", 0, "A1", "c-2", "gone", kSymbol});
   e.Submit(Order("S2", "A2", "F2", "s-2", Side::kSell, 5010, 1));
@@ -349,12 +355,7 @@ TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {
   run.Settle(1);
   order.poss_dup = true;
   run.entry->Submit(order);
-  ReplaceOrder replace;
-  replace.session = "S1";
-  replace.account = "A1";
-  replace.cl_ord_id = "p-1";  // its new id names the order itself: known
-  replace.orig_cl_ord_id = "p-0";
-  replace.symbol = kSymbol;
+  ReplaceOrder replace = Amend("p-1", "p-0", 0, 0);  // its new id names the order: known
   replace.poss_dup = true;
   run.entry->Replace(replace);
   order.poss_dup = false;
@@ -371,14 +372,7 @@ TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {
   // duplicate_client_id and unknown_order).
   NewOrder first = Order("S1", "A1", "F1", "q-1", Side::kBuy, 4970, 2);
   run.entry->Submit(first);
-  ReplaceOrder move;
-  move.session = "S1";
-  move.account = "A1";
-  move.cl_ord_id = "q-2";
-  move.orig_cl_ord_id = "q-1";
-  move.symbol = kSymbol;
-  move.has_qty = true;
-  move.qty = 3;
+  ReplaceOrder move = Amend("q-2", "q-1", 0, 3);
   run.entry->Replace(move);
   run.Settle(5);
   first.poss_dup = true;

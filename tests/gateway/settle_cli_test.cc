@@ -39,6 +39,14 @@ std::string ReplayOrderLine(const char* cl, const char* acct, const std::string&
       .dump();
 }
 
+// A replay `time` line and a `product` line listing `sym` at band reference 5.000.
+std::string TimeLine(const std::string& ts) {
+  return nlohmann::json({{"op", "time"}, {"ts", ts}}).dump() + "\n";
+}
+std::string ProductLine(const std::string& sym) {
+  return nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
+}
+
 class SettleCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -54,19 +62,19 @@ class SettleCliTest : public ::testing::Test {
   // Day 1: the products at 09:00Z; in the closing window A1 buys 4 GOLD March from B1 and
   // 2 SILV March. Day 2: A1 buys 1 more GOLD March in the window.
   void Replay() {
-    std::string in = R"({"op":"time","ts":"2027-03-01T09:00:00Z"})" "\n";
+    std::string in = TimeLine("2027-03-01T09:00:00Z");
     for (const std::string& sym : kCliListed) {
-      in += nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
+      in += ProductLine(sym);
     }
-    in += R"({"op":"time","ts":"2027-03-01T15:40:00Z"})" "\n";
+    in += TimeLine("2027-03-01T15:40:00Z");
     in += ReplayOrderLine("s1", "B1", kCliListed[0], "sell", "5.050", 4) + "\n";
     in += ReplayOrderLine("b1", "A1", kCliListed[0], "buy", "5.050", 4) + "\n";
     in += ReplayOrderLine("s2", "B1", kCliListed[3], "sell", "4.950", 2) + "\n";
     in += ReplayOrderLine("b2", "A1", kCliListed[3], "buy", "4.950", 2) + "\n";
-    in += R"({"op":"time","ts":"2027-03-02T15:45:00Z"})" "\n";
+    in += TimeLine("2027-03-02T15:45:00Z");
     in += ReplayOrderLine("s3", "B1", kCliListed[0], "sell", "5.120", 1) + "\n";
     in += ReplayOrderLine("b3", "A1", kCliListed[0], "buy", "5.120", 1) + "\n";
-    in += R"({"op":"time","ts":"2027-03-02T16:30:00Z"})" "\n";
+    in += TimeLine("2027-03-02T16:30:00Z");
     Write("commands.jsonl", in);
     auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + dir_ +
                     "/events.jsonl --data-dir " + data_);
@@ -154,11 +162,9 @@ TEST_F(SettleCliTest, EveryListedContractSettlesOnBothDaysWithNoConfig) {
 // extends it replaces that quote with its own.
 TEST_F(SettleCliTest, AReplayThatEndsBeforeTheCloseLeavesItsBookAsTheClose) {
   const std::string sym = kCliListed[0];
-  std::string base = R"({"op":"time","ts":"2027-03-01T09:00:00Z"})"
-                     "\n";
-  base += nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
-  base += R"({"op":"time","ts":"2027-03-01T10:00:00Z"})"
-          "\n";
+  std::string base = TimeLine("2027-03-01T09:00:00Z");
+  base += ProductLine(sym);
+  base += TimeLine("2027-03-01T10:00:00Z");
   base += ReplayOrderLine("s1", "B1", sym, "sell", "5.010", 10) + "\n";
   base += ReplayOrderLine("b1", "A1", sym, "buy", "5.000", 10) + "\n";
   Write("base.jsonl", base);
@@ -175,8 +181,7 @@ TEST_F(SettleCliTest, AReplayThatEndsBeforeTheCloseLeavesItsBookAsTheClose) {
   r = RunCfx("replay --input " + dir_ + "/base.jsonl --output " + dir_ + "/e2.jsonl" +
              " --data-dir " + data_);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::string more = base + R"({"op":"time","ts":"2027-03-01T12:00:00Z"})"
-                            "\n";
+  std::string more = base + TimeLine("2027-03-01T12:00:00Z");
   more += R"({"op":"cancel","orig":"b1","acct":"A1"})"
           "\n";
   more += ReplayOrderLine("b2", "A1", sym, "buy", "5.004", 10) + "\n";
@@ -312,19 +317,15 @@ TEST_F(SettleCliTest, ReplayRefusesABadConfigBeforeWritingAnything) {
 // Monday, and the cash holds the configured collateral.
 TEST_F(SettleCliTest, SettleWithoutConfigUsesTheHolidaysAndCollateralTheExchangeRanWith) {
   const std::string sym = "B200-GOLD-US-202703";
-  std::string in = R"({"op":"time","ts":"2027-03-01T09:00:00Z"})"
-                   "\n";
-  in += nlohmann::json({{"op", "product"}, {"sym", sym}, {"ref", "5.000"}}).dump() + "\n";
-  in += R"({"op":"time","ts":"2027-03-01T15:40:00Z"})"
-        "\n";
+  std::string in = TimeLine("2027-03-01T09:00:00Z");
+  in += ProductLine(sym);
+  in += TimeLine("2027-03-01T15:40:00Z");
   in += ReplayOrderLine("s1", "B1", sym, "sell", "5.000", 4) + "\n";
   in += ReplayOrderLine("b1", "A1", sym, "buy", "5.000", 4) + "\n";
-  in += R"({"op":"time","ts":"2027-03-03T15:45:00Z"})"
-        "\n";
+  in += TimeLine("2027-03-03T15:45:00Z");
   in += ReplayOrderLine("s2", "B1", sym, "sell", "5.010", 1) + "\n";
   in += ReplayOrderLine("b2", "A1", sym, "buy", "5.010", 1) + "\n";
-  in += R"({"op":"time","ts":"2027-03-03T16:30:00Z"})"
-        "\n";
+  in += TimeLine("2027-03-03T16:30:00Z");
   Write("commands.jsonl", in);
   Write("exchange.toml",
         "[exchange]\nholidays = [\"2027-03-02\"]\n\n[[firms]]\nid = \"FA\"\nname = \"A\"\n\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
+#include <utility>
 
 #include "fix_price.h"
 
@@ -298,7 +299,7 @@ void MarketData::DrainLocked() {
     if (u.is_trade) {
       ApplyTrade(u.trade);
     } else {
-      ApplyBook(u.book);
+      ApplyBook(std::move(u.book));
     }
   }
 }
@@ -327,7 +328,7 @@ void MarketData::Push(Update update) {
     if (update.is_trade) {
       ApplyTrade(update.trade);
     } else {
-      ApplyBook(update.book);
+      ApplyBook(std::move(update.book));
     }
     return;
   }
@@ -347,8 +348,9 @@ void MarketData::OnTrade(const PublicTrade& trade) {
   Push(std::move(u));
 }
 
-void MarketData::ApplyBook(const BookUpdate& book) {
-  books_[book.symbol] = book;
+// Takes the update's own copy (queued, so the delivering thread's is not kept): kept as the
+// symbol's book once the subscribers have their incrementals.
+void MarketData::ApplyBook(BookUpdate book) {
   for (auto it = subs_.begin(); it != subs_.end();) {
     Subscription& sub = *it;
     if (std::find(sub.symbols.begin(), sub.symbols.end(), book.symbol) == sub.symbols.end() ||
@@ -370,6 +372,8 @@ void MarketData::ApplyBook(const BookUpdate& book) {
     }
     ++it;
   }
+  std::string symbol = book.symbol;
+  books_[std::move(symbol)] = std::move(book);
 }
 
 void MarketData::ApplyTrade(const PublicTrade& trade) {

@@ -63,7 +63,7 @@ class MarketData {
   };
   void Push(Update update);                   // the delivering thread
   void DrainLocked();                         // mu_ held
-  void ApplyBook(const BookUpdate& book);     // mu_ held
+  void ApplyBook(BookUpdate book);            // mu_ held
   void ApplyTrade(const PublicTrade& trade);  // mu_ held
   // After mu_.unlock(): takes mu_ again and drains while updates wait and mu_ is free.
   void DrainIfFree();
