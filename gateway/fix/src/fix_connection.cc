@@ -73,6 +73,43 @@ thread_local bool BoundAcceptor::batching_writes_ = false;
 
 namespace {
 constexpr size_t kWriteAtOnce = 64 << 10;  // a batching thread holds at most this per client
+
+// What SendSkipped reads of a message the session sends: its MsgType (35), MsgSeqNum (34)
+// and PossDupFlag (43), from its header. QuickFIX writes 8, 9 and 35 first and the other
+// header fields by tag, so the scan stops at SendingTime (52) once it has the number.
+struct SentHeader {
+  bool logon = false;
+  bool has_seq = false;
+  bool poss_dup = false;
+  int seq = 0;
+};
+
+SentHeader ReadSentHeader(const std::string& m) {
+  SentHeader h;
+  size_t pos = 0;
+  while (pos < m.size()) {
+    const size_t eq = m.find('=', pos);
+    if (eq == std::string::npos) break;
+    const size_t soh = m.find('\001', eq);
+    if (soh == std::string::npos) break;
+    const size_t tag_size = eq - pos;
+    if (tag_size == 2) {
+      const char a = m[pos];
+      const char b = m[pos + 1];
+      if (a == '3' && b == '5') {
+        h.logon = soh - eq == 2 && m[eq + 1] == 'A';
+      } else if (a == '3' && b == '4') {
+        h.has_seq = ReadSeqNum(m.substr(eq + 1, soh - eq - 1), &h.seq);
+      } else if (a == '4' && b == '3') {
+        h.poss_dup = soh - eq == 2 && m[eq + 1] == 'Y';
+      } else if (a == '5' && b == '2' && h.has_seq) {
+        break;
+      }
+    }
+    pos = soh + 1;
+  }
+  return h;
+}
 }  // namespace
 
 bool BoundAcceptor::Link::Open() {
@@ -134,6 +171,13 @@ bool BoundAcceptor::Link::send(const std::string& message) {
   }
   std::lock_guard<std::mutex> lock(out_mu_);
   if (closed_ || overflowed_ || store_failed_) return false;
+  bool drop = false;
+  if (!SendSkipped(message, &drop)) return false;
+  if (drop) return true;
+  return SendNow(message);
+}
+
+bool BoundAcceptor::Link::SendNow(const std::string& message) {
   if (batching_writes_) {
     if (!Queue(message, 0)) return false;
     if (!held_) {
@@ -156,6 +200,68 @@ bool BoundAcceptor::Link::send(const std::string& message) {
   if (!Queue(message, sent)) return false;
   Wake();  // the connection's thread writes the rest as the client reads
   return true;
+}
+
+bool BoundAcceptor::Link::SendSkipped(const std::string& message, bool* drop) {
+  *drop = false;
+  const SentHeader header = ReadSentHeader(message);
+  // Resent messages and GapFills (43=Y) carry numbers already used; a number that does not
+  // parse is QuickFIX's to have written, and is sent as it is.
+  if (header.poss_dup || !header.has_seq) return true;
+  const int seq = header.seq;
+  if (header.logon) {  // the Logon answer: the numbers start from it
+    next_fresh_ = seq + 1;
+    sent_ahead_from_ = sent_ahead_to_ = 0;
+    return true;
+  }
+  if (sent_ahead_to_ != 0 && seq >= sent_ahead_from_ && seq <= sent_ahead_to_) {
+    *drop = true;  // SendUnsent sent it from the store, which holds it as it is here
+    return true;
+  }
+  sent_ahead_from_ = sent_ahead_to_ = 0;
+  // The session numbers and sends under its lock, so a fresh message reaches this
+  // connection after every lower number that will: what it jumps over was stored unsent.
+  if (next_fresh_ != 0 && seq > next_fresh_ && !SendStored(next_fresh_, seq - 1)) return false;
+  if (next_fresh_ != 0) next_fresh_ = seq + 1;
+  return true;
+}
+
+bool BoundAcceptor::Link::SendStored(int from, int to) {
+  if (store_ == nullptr) return true;  // QuickFIX's own FileStore: the client asks for them
+  std::vector<std::string> stored;
+  try {
+    store_->Get(from, to, &stored);
+  } catch (const std::exception& e) {
+    store_failed_ = true;
+    LogRefusal(peer_, std::string("closed: the session's message store: ") + e.what());
+    Wake();
+    return false;
+  }
+  for (const std::string& m : stored) {
+    acceptor_.counters_.sent_from_store.fetch_add(1, std::memory_order_relaxed);
+    if (!SendNow(m)) return false;
+  }
+  return true;
+}
+
+void BoundAcceptor::Link::SendUnsent() {
+  if (session_ == nullptr) return;
+  int next = 0;
+  try {
+    next = session_->getExpectedSenderNum();
+  } catch (const std::exception&) {
+    return;  // the store's failure: the session's own next use of it ends the connection
+  }
+  std::lock_guard<std::mutex> lock(out_mu_);
+  if (closed_ || overflowed_ || store_failed_ || next_fresh_ == 0 || next <= next_fresh_) return;
+  // A number the session gave out is stored before the next one is given: everything
+  // below `next` is in the store. A sender still on its way to send() with one of them
+  // finds it sent (sent_ahead_) and drops its copy.
+  if (!SendStored(next_fresh_, next - 1)) return;
+  sent_ahead_from_ = next_fresh_;
+  sent_ahead_to_ = next - 1;
+  next_fresh_ = next;
+  if (!to_client_.empty()) Wake();
 }
 
 bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
@@ -438,6 +544,7 @@ void BoundAcceptor::Link::Run() {
         awaiting_logon_ = nullptr;
       }
       if (!DispatchInbound()) break;
+      SendUnsent();
     }
     if (ready > 0 && (fds[0].revents & POLLOUT)) {
       std::lock_guard<std::mutex> lock(out_mu_);
@@ -451,6 +558,7 @@ void BoundAcceptor::Link::Run() {
         LogRefusal(peer_, std::string("closed: ") + e.what());
         break;
       }
+      SendUnsent();
     }
   }
   if (ended_by_session) {

@@ -293,19 +293,22 @@ bool BatchedFileStore::set(int seq, const std::string& message) throw(FIX::IOExc
 
 void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) const
     throw(FIX::IOException) {
-  StoreFiles& f = *files_;
-  std::lock_guard<std::mutex> lock(f.mu_);
-  out.clear();
-  f.FlushLocked();  // a resend reads the file: rare, so no second path through memory
+  files_->Get(begin, end, &out);
+}
+
+void StoreFiles::Get(int begin, int end, std::vector<std::string>* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  out->clear();
+  FlushLocked();  // a resend reads the file: rare, so no second path through memory
   // The messages stored in [begin, end], in order (a range may span numbers never stored).
-  for (auto it = f.offsets_.lower_bound(begin); it != f.offsets_.end() && it->first <= end;) {
+  for (auto it = offsets_.lower_bound(begin); it != offsets_.end() && it->first <= end;) {
     std::string message(it->second.second, '\0');
     size_t done = 0;
     while (done < message.size()) {
-      const ssize_t n = ::pread(f.body_fd_, &message[done], message.size() - done,
+      const ssize_t n = ::pread(body_fd_, &message[done], message.size() - done,
                                 static_cast<off_t>(it->second.first + static_cast<long>(done)));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw FIX::IOException(Why("cannot read", f.prefix_ + "body", n));
+      if (n <= 0) throw FIX::IOException(Why("cannot read", prefix_ + "body", n));
       done += static_cast<size_t>(n);
     }
     // A message that is not the one stored under its number (a body damaged by a machine's
@@ -314,10 +317,10 @@ void BatchedFileStore::get(int begin, int end, std::vector<std::string>& out) co
     // resend without an answer.
     // Forgotten for good, so that no later resend piece (StoreFiles::PieceEnd) ends on it.
     if (!LooksStored(message, it->first)) {
-      it = f.offsets_.erase(it);
+      it = offsets_.erase(it);
       continue;
     }
-    out.push_back(std::move(message));
+    out->push_back(std::move(message));
     ++it;
   }
 }

@@ -68,6 +68,10 @@ class StoreFiles {
   // that ends on a stored message needs no gap fill after its last one, and a range with
   // nothing stored is gap-filled numbered from its own start (docs/fix.md, "Resend").
   int PieceEnd(int begin, int end, std::size_t max_messages, std::size_t* count) const;
+  // The messages stored under [begin, end], in order (written first, read from the body
+  // file; one that is not what its number stored is left out and forgotten). Throws
+  // FIX::IOException naming the file.
+  void Get(int begin, int end, std::vector<std::string>* out);
 
  private:
   friend class BatchedFileStore;
