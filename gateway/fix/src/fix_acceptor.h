@@ -122,6 +122,15 @@ class BoundAcceptor : public FIX::Acceptor {
   using LogonDecisionHook = std::function<bool(const std::string& logon)>;
   void SetLogonDecisionHook(LogonDecisionHook hook) { decide_logon_ = std::move(hook); }
 
+  // Called on the connection's thread around QuickFIX's processing of a Logon for a session
+  // not logged on: `begins` true just before (the session's CompID: its TargetCompID here),
+  // false just after, also when it threw. QuickFIX numbers what another thread sends to
+  // the session meanwhile without sending it (docs/fix.md, "Messages numbered during a
+  // Logon"): the application holds its sends to the session in between. REQUIRES: set
+  // before start().
+  using LogonGateHook = std::function<void(const std::string& comp_id, bool begins)>;
+  void SetLogonGateHook(LogonGateHook hook) { logon_gate_ = std::move(hook); }
+
  private:
   struct Connection {
     // A duplicate of the client's socket, closed (under mu_) only after the connection is done
@@ -168,6 +177,7 @@ class BoundAcceptor : public FIX::Acceptor {
 
   RefusedLogonHook refused_logon_;
   LogonDecisionHook decide_logon_;
+  LogonGateHook logon_gate_;
   // The sessions' stores when they are BatchedFileStores (flushed before a connection
   // writes to its client); nullptr for a store that writes at once.
   BatchedFileStoreFactory* const batched_store_;

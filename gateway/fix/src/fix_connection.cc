@@ -368,7 +368,17 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     without_reset = message;
     if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
   }
-  if (to_session != &message || !session_->isLoggedOn()) return Next(*to_session);
+  if (to_session != &message || !session_->isLoggedOn()) {
+    if (!acceptor_.logon_gate_ || FieldValue(message, "35") != "A") return Next(*to_session);
+    // The application holds its sends to the session while QuickFIX answers the Logon.
+    struct Gate {
+      const BoundAcceptor::LogonGateHook& hook;
+      const std::string comp_id;
+      ~Gate() { hook(comp_id, false); }
+    } gate{acceptor_.logon_gate_, session_->getSessionID().getTargetCompID().getValue()};
+    gate.hook(gate.comp_id, true);
+    return Next(*to_session);
+  }
   const std::string type = FieldValue(message, "35");
   int seq = 0;
   const bool has_seq = ReadSeqNum(FieldValue(message, "34"), &seq);

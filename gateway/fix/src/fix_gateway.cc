@@ -137,6 +137,7 @@ FixGateway::Impl::Impl(FixGatewayConfig config, OrderEntry* exchange)
   exec_prefix_ = "g" + std::string(buf) + "-";  // never a report of an input's "<seq>-<n>"
   for (const FixSessionSpec& s : config_.sessions) {
     sessions_[s.sender_comp_id].throttle = internal::TokenBucket(s.throttle_msgs_per_sec);
+    held_sends_[s.sender_comp_id].reset(new HeldSends);
   }
 }
 
@@ -215,6 +216,8 @@ absl::Status FixGateway::Impl::Start() {
     // before fromAdmin refuses): decided first, on the connection's thread.
     bound->SetLogonDecisionHook(
         [this](const std::string& logon) { return DecideLogonAhead(logon); });
+    bound->SetLogonGateHook(
+        [this](const std::string& comp_id, bool begins) { LogonGate(comp_id, begins); });
     if (config_.audit) {
       bound->SetRefusedLogonHook(
           [this](const std::string& comp_id, const std::string& peer, const std::string& why) {
@@ -314,6 +317,44 @@ bool FixGateway::Impl::IsLoggedOn(const std::string& session) const {
 }
 
 bool FixGateway::Impl::Send(const std::string& session, FIX::Message& msg) {
+  auto found = held_sends_.find(session);
+  if (found == held_sends_.end()) return SendNow(session, msg);
+  HeldSends& h = *found->second;
+  std::lock_guard<std::mutex> lock(h.mu);
+  if (h.holding && h.held.size() < kMaxHeldSends) {
+    h.held.push_back(msg);
+    return true;
+  }
+  return SendNow(session, msg);
+}
+
+void FixGateway::Impl::LogonGate(const std::string& session, bool begins) {
+  auto found = held_sends_.find(session);
+  if (found == held_sends_.end()) return;
+  HeldSends& h = *found->second;
+  if (begins) {
+    std::lock_guard<std::mutex> lock(h.mu);
+    h.holding = true;
+    return;
+  }
+  // Sent in order, each outside the lock (a send may take a while); what Send holds
+  // meanwhile joins the end of the queue, and Send goes direct only once it is empty.
+  for (;;) {
+    FIX::Message next;
+    {
+      std::lock_guard<std::mutex> lock(h.mu);
+      if (h.held.empty()) {
+        h.holding = false;
+        return;
+      }
+      next = std::move(h.held.front());
+      h.held.pop_front();
+    }
+    SendNow(session, next);
+  }
+}
+
+bool FixGateway::Impl::SendNow(const std::string& session, FIX::Message& msg) {
   std::shared_lock<std::shared_timed_mutex> alive(sessions_alive_mu_);
   if (!sessions_alive_) return false;  // stopped: the sessions are gone
   try {

@@ -7,6 +7,7 @@
 #define CFX_GATEWAY_FIX_GATEWAY_IMPL_H_
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,10 +15,10 @@
 #include <string>
 
 #include "cfx/gateway/fix_gateway.h"
+#include "cfx/gateway/fix_quickfix.h"
 #include "fix_entitlements.h"
 #include "fix_logon_guard.h"
 #include "fix_market_data.h"
-#include "cfx/gateway/fix_quickfix.h"
 #include "fix_throttle.h"
 
 namespace cfx {
@@ -140,8 +141,15 @@ class FixGateway::Impl : public FIX::Application {
   // of the account's firm. Never crosses firms: a session of another firm gets nothing.
   void RouteExecReport(const OrderState& order, FIX::Message& report);
 
-  // Sends to a configured session; false if it is unknown or QuickFIX refused.
+  // Sends to a configured session; false if it is unknown or QuickFIX refused. While the
+  // session's Logon is being answered (LogonGate), the message is held and sent right after.
   bool Send(const std::string& session, FIX::Message& msg);
+  // Send's work once the message may go.
+  bool SendNow(const std::string& session, FIX::Message& msg);
+  // The acceptor's LogonGateHook (docs/fix.md, "Messages numbered during a Logon"): from
+  // `begins` on, Send holds the session's messages; at the end they are sent in order (on
+  // the connection's thread) before Send sends directly again.
+  void LogonGate(const std::string& session, bool begins);
   FIX::SessionID IdOf(const std::string& session) const;
   std::string NextExecId();
   bool TakeToken(const std::string& session);
@@ -174,6 +182,19 @@ class FixGateway::Impl : public FIX::Application {
 
   mutable std::mutex mu_;
   std::map<std::string, SessionState> sessions_;
+
+  // Per configured session (made in the constructor, never added to or removed: read
+  // without a lock). Send holds `mu` while it sends, so a Logon cannot begin in between
+  // its look at `holding` and QuickFIX numbering the message.
+  struct HeldSends {
+    std::mutex mu;
+    bool holding = false;           // under mu: a Logon is being answered, or held drain
+    std::deque<FIX::Message> held;  // under mu
+  };
+  // Past this many held messages of one session (a Logon takes milliseconds), Send sends
+  // directly: the connection then sends what QuickFIX numbered and did not send itself.
+  static constexpr size_t kMaxHeldSends = 65536;
+  std::map<std::string, std::unique_ptr<HeldSends>> held_sends_;
 };
 
 }  // namespace gateway
