@@ -344,6 +344,37 @@ TEST(ExchangeOrderEntryReportsTest, AfterStopReportsTheFileStaysAndTheNextStartR
   EXPECT_TRUE(all[0].poss_resend);
 }
 
+// A report the listener holds outside its stores (the FIX gateway, while the session's Logon
+// is processed: docs/fix.md, "Messages numbered during a Logon") keeps the file where it
+// was; once nothing is held, the file moves on.
+TEST(ExchangeOrderEntryReportsTest, TheFileWaitsWhileTheListenerHoldsAReportOutsideItsStores) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  const std::string path = dir.path() + "/reported";
+  auto file = [&]() -> uint64_t {
+    auto w = internal::ReportWatermark::Open(path);
+    EXPECT_TRUE(w.ok()) << w.status();
+    return w.ok() && (*w)->found() ? *(*w)->found() : 0;
+  };
+  ExchangeRun run(dir.path());
+  ASSERT_TRUE(run.entry->StartReports().ok());
+  run.entry->Submit(Order("S1", "A1", "F1", "stored", Side::kBuy, 4990, 1));
+  run.Settle(1);
+  const uint64_t first = SeqOf(run.reports.All()[0].exec_id);
+  EXPECT_TRUE(testsupport::WaitFor([&] { return file() >= first; }, 10s)) << file();
+  run.reports.holds_unstored = true;
+  std::this_thread::sleep_for(30ms);  // past the 10 ms between writes: the next idle writes
+  run.entry->Submit(Order("S1", "A1", "F1", "held", Side::kBuy, 4990, 1));
+  run.Settle(2);
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(file(), first);
+  run.reports.holds_unstored = false;
+  std::this_thread::sleep_for(30ms);
+  run.entry->Submit(Order("S1", "A1", "F1", "after", Side::kBuy, 4990, 1));
+  run.Settle(3);
+  const uint64_t last = SeqOf(run.reports.All()[2].exec_id);
+  EXPECT_TRUE(testsupport::WaitFor([&] { return file() >= last; }, 10s)) << file();
+}
+
 // A resend (43=Y) of an order the exchange has is dropped: its reports went out or come
 // again at the start. Without the flag the same ClOrdID is the engine's duplicate.
 TEST(ExchangeOrderEntryReportsTest, AResentOrderTheExchangeHasIsDropped) {

@@ -91,6 +91,9 @@ class Recorder : public ExecutionListener {
   void OnBookUpdate(const BookUpdate&) override {}
   void OnPublicTrade(const PublicTrade&) override { public_trades.fetch_add(1); }
   void OnSecurityList(const std::vector<ListedContract>&) override {}
+  // As the FIX gateway while a session's Logon is processed, when set.
+  bool HoldsUnstored() override { return holds_unstored.load(); }
+  std::atomic<bool> holds_unstored{false};
 
   std::vector<Report> All() {
     std::lock_guard<std::mutex> lock(mu_);

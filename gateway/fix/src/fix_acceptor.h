@@ -76,8 +76,8 @@ struct AcceptorCounters {
   std::atomic<uint64_t> past_gap{0};        // over max_bytes_past_gap (closed)
   // Pieces served of ResendRequests answered in more than one (docs/fix.md, "Resend").
   std::atomic<uint64_t> resend_pieces{0};
-  // Messages the session numbered and stored during a Logon without sending them, sent
-  // from the store (docs/fix.md, "Messages numbered during a Logon").
+  // Messages the session numbered and stored without sending them, sent from the store
+  // before the next one (docs/fix.md, "Messages numbered during a Logon").
   std::atomic<uint64_t> sent_from_store{0};
 };
 

@@ -74,14 +74,17 @@ thread_local bool BoundAcceptor::batching_writes_ = false;
 namespace {
 constexpr size_t kWriteAtOnce = 64 << 10;  // a batching thread holds at most this per client
 
-// What SendSkipped reads of a message the session sends: its MsgType (35), MsgSeqNum (34)
-// and PossDupFlag (43), from its header. QuickFIX writes 8, 9 and 35 first and the other
-// header fields by tag, so the scan stops at SendingTime (52) once it has the number.
+// What SendSkipped reads of a message the session sends: its MsgType (35), MsgSeqNum (34),
+// PossDupFlag (43) and, for a GapFill, its NewSeqNo (36). QuickFIX writes 8, 9 and 35 first
+// and the other header fields by tag, so the scan of any other message stops at SendingTime
+// (52) once it has the number.
 struct SentHeader {
   bool logon = false;
+  bool sequence_reset = false;
   bool has_seq = false;
   bool poss_dup = false;
   int seq = 0;
+  int new_seq_no = 0;
 };
 
 SentHeader ReadSentHeader(const std::string& m) {
@@ -93,16 +96,20 @@ SentHeader ReadSentHeader(const std::string& m) {
     const size_t soh = m.find('\001', eq);
     if (soh == std::string::npos) break;
     const size_t tag_size = eq - pos;
+    const bool one_char = soh - eq == 2;
     if (tag_size == 2) {
       const char a = m[pos];
       const char b = m[pos + 1];
       if (a == '3' && b == '5') {
-        h.logon = soh - eq == 2 && m[eq + 1] == 'A';
+        h.logon = one_char && m[eq + 1] == 'A';
+        h.sequence_reset = one_char && m[eq + 1] == '4';
       } else if (a == '3' && b == '4') {
         h.has_seq = ReadSeqNum(m.substr(eq + 1, soh - eq - 1), &h.seq);
       } else if (a == '4' && b == '3') {
-        h.poss_dup = soh - eq == 2 && m[eq + 1] == 'Y';
-      } else if (a == '5' && b == '2' && h.has_seq) {
+        h.poss_dup = one_char && m[eq + 1] == 'Y';
+      } else if (a == '3' && b == '6') {
+        ReadSeqNum(m.substr(eq + 1, soh - eq - 1), &h.new_seq_no);
+      } else if (a == '5' && b == '2' && h.has_seq && !h.sequence_reset) {
         break;
       }
     }
@@ -171,9 +178,7 @@ bool BoundAcceptor::Link::send(const std::string& message) {
   }
   std::lock_guard<std::mutex> lock(out_mu_);
   if (closed_ || overflowed_ || store_failed_) return false;
-  bool drop = false;
-  if (!SendSkipped(message, &drop)) return false;
-  if (drop) return true;
+  if (!SendSkipped(message)) return false;
   return SendNow(message);
 }
 
@@ -202,27 +207,27 @@ bool BoundAcceptor::Link::SendNow(const std::string& message) {
   return true;
 }
 
-bool BoundAcceptor::Link::SendSkipped(const std::string& message, bool* drop) {
-  *drop = false;
-  const SentHeader header = ReadSentHeader(message);
-  // Resent messages and GapFills (43=Y) carry numbers already used; a number that does not
-  // parse is QuickFIX's to have written, and is sent as it is.
-  if (header.poss_dup || !header.has_seq) return true;
-  const int seq = header.seq;
-  if (header.logon) {  // the Logon answer: the numbers start from it
-    next_fresh_ = seq + 1;
-    sent_ahead_from_ = sent_ahead_to_ = 0;
+bool BoundAcceptor::Link::SendSkipped(const std::string& message) {
+  const SentHeader h = ReadSentHeader(message);
+  if (!h.has_seq) return true;  // QuickFIX's to have written: sent as it is
+  if (h.poss_dup) {
+    // A resent message or a GapFill covers numbers already used: [34, 34 + 1) or
+    // [34, NewSeqNo). When that takes in the next fresh number, those numbers have reached
+    // the client (a stored-unsent one resent on its request) and are never sent fresh.
+    const int end = h.sequence_reset ? h.new_seq_no : h.seq + 1;
+    if (next_fresh_ != 0 && h.seq <= next_fresh_ && end > next_fresh_) next_fresh_ = end;
     return true;
   }
-  if (sent_ahead_to_ != 0 && seq >= sent_ahead_from_ && seq <= sent_ahead_to_) {
-    *drop = true;  // SendUnsent sent it from the store, which holds it as it is here
+  if (h.logon) {  // the Logon answer: the numbers start from it
+    next_fresh_ = h.seq + 1;
     return true;
   }
-  sent_ahead_from_ = sent_ahead_to_ = 0;
   // The session numbers and sends under its lock, so a fresh message reaches this
   // connection after every lower number that will: what it jumps over was stored unsent.
-  if (next_fresh_ != 0 && seq > next_fresh_ && !SendStored(next_fresh_, seq - 1)) return false;
-  if (next_fresh_ != 0) next_fresh_ = seq + 1;
+  if (next_fresh_ != 0 && h.seq > next_fresh_ && !SendStored(next_fresh_, h.seq - 1)) {
+    return false;
+  }
+  if (next_fresh_ != 0) next_fresh_ = h.seq + 1;
   return true;
 }
 
@@ -242,26 +247,6 @@ bool BoundAcceptor::Link::SendStored(int from, int to) {
     if (!SendNow(m)) return false;
   }
   return true;
-}
-
-void BoundAcceptor::Link::SendUnsent() {
-  if (session_ == nullptr) return;
-  int next = 0;
-  try {
-    next = session_->getExpectedSenderNum();
-  } catch (const std::exception&) {
-    return;  // the store's failure: the session's own next use of it ends the connection
-  }
-  std::lock_guard<std::mutex> lock(out_mu_);
-  if (closed_ || overflowed_ || store_failed_ || next_fresh_ == 0 || next <= next_fresh_) return;
-  // A number the session gave out is stored before the next one is given: everything
-  // below `next` is in the store. A sender still on its way to send() with one of them
-  // finds it sent (sent_ahead_) and drops its copy.
-  if (!SendStored(next_fresh_, next - 1)) return;
-  sent_ahead_from_ = next_fresh_;
-  sent_ahead_to_ = next - 1;
-  next_fresh_ = next;
-  if (!to_client_.empty()) Wake();
 }
 
 bool BoundAcceptor::Link::AttachSession(const std::string& logon) {
@@ -554,7 +539,6 @@ void BoundAcceptor::Link::Run() {
         awaiting_logon_ = nullptr;
       }
       if (!DispatchInbound()) break;
-      SendUnsent();
     }
     if (ready > 0 && (fds[0].revents & POLLOUT)) {
       std::lock_guard<std::mutex> lock(out_mu_);
@@ -568,7 +552,6 @@ void BoundAcceptor::Link::Run() {
         LogRefusal(peer_, std::string("closed: ") + e.what());
         break;
       }
-      SendUnsent();
     }
   }
   if (ended_by_session) {

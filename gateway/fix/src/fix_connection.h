@@ -145,19 +145,17 @@ class BoundAcceptor::Link : public FIX::Responder,
   // it, else queued. out_mu_ held.
   bool SendNow(const std::string& message);
   // Messages the session numbered and stored but never sent on this connection (docs/fix.md,
-  // "Messages numbered during a Logon"): QuickFIX numbers and stores a message another
-  // thread sends after the Logon answer went out and before the session counts as logged
-  // on, and does not send it. Accounts for a fresh message (not PossDup) about to go out
-  // numbered `seq`: the stored messages it jumps over are sent first. False when it is one
-  // already sent from the store (SendUnsent), to be dropped, or the store failed
-  // (store_failed_). out_mu_ held.
-  bool SendSkipped(const std::string& message, bool* drop);
-  // The connection's thread, after it handed the session messages and at each tick: sends
-  // from the store what the session numbered after the last fresh message sent and no
-  // thread is sending (none will: their senders found the session not logged on).
-  void SendUnsent();
-  // out_mu_ held: the messages stored under [from, to], sent in order; false when the
-  // store could not be read (store_failed_, the connection to be closed).
+  // "Messages numbered during a Logon"): QuickFIX numbers and stores a message sent while
+  // the session does not count as logged on, and does not send it; the gateway holds its
+  // own sends while a Logon is processed, and this is the connection's check behind that.
+  // Accounts for a message about to go out: a fresh one (not PossDup) numbered past the
+  // next expected one has the stored messages it jumps over sent first; a resent message
+  // or GapFill that covers the next expected number moves it on. False when the store
+  // failed (store_failed_, the connection to be closed). out_mu_ held.
+  bool SendSkipped(const std::string& message);
+  // out_mu_ held: the messages stored under [from, to], sent in order (none with QuickFIX's
+  // own FileStore, which the connection cannot read); false when the store could not be
+  // read (store_failed_, the connection to be closed).
   bool SendStored(int from, int to);
 
   BoundAcceptor& acceptor_;
@@ -199,11 +197,8 @@ class BoundAcceptor::Link : public FIX::Responder,
   // store that writes at once.
   std::shared_ptr<StoreFiles> store_;
   // Under out_mu_ (SendSkipped): the number the next fresh message sent should carry, 0
-  // until this connection's Logon answer; the numbers SendUnsent sent from the store ahead
-  // of a sender that may still be on its way (0, 0: none).
+  // until this connection's Logon answer.
   int next_fresh_ = 0;
-  int sent_ahead_from_ = 0;
-  int sent_ahead_to_ = 0;
 };
 
 }  // namespace internal

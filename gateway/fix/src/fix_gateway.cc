@@ -337,20 +337,28 @@ void FixGateway::Impl::LogonGate(const std::string& session, bool begins) {
     h.holding = true;
     return;
   }
-  // Sent in order, each outside the lock (a send may take a while); what Send holds
-  // meanwhile joins the end of the queue, and Send goes direct only once it is empty.
-  for (;;) {
+  // Sent in order, each outside the lock (a send may take a while): what Send holds
+  // meanwhile joins the end of the queue, and Send goes direct only once it is empty. A
+  // sender that kept the queue growing as fast as this thread sends would keep it here,
+  // away from its client: past kDrainUnlocked messages the rest go out under the lock,
+  // Send waiting for them.
+  constexpr int kDrainUnlocked = 1024;
+  for (int sent = 0;; ++sent) {
     FIX::Message next;
-    {
-      std::lock_guard<std::mutex> lock(h.mu);
-      if (h.held.empty()) {
-        h.holding = false;
-        return;
-      }
-      next = std::move(h.held.front());
-      h.held.pop_front();
+    std::unique_lock<std::mutex> lock(h.mu);
+    if (h.held.empty()) {
+      h.holding = false;
+      return;
     }
-    SendNow(session, next);
+    next = std::move(h.held.front());
+    h.held.pop_front();
+    if (sent < kDrainUnlocked) lock.unlock();
+    try {
+      SendNow(session, next);
+    } catch (const std::exception&) {
+      // QuickFIX stores before it sends: what it threw on is the session's to answer for
+      // (a store that cannot be written ends the connection); the rest still go.
+    }
   }
 }
 
@@ -362,6 +370,14 @@ bool FixGateway::Impl::SendNow(const std::string& session, FIX::Message& msg) {
   } catch (const FIX::SessionNotFound&) {
     return false;
   }
+}
+
+bool FixGateway::Impl::HoldsUnstored() {
+  for (const auto& entry : held_sends_) {
+    std::lock_guard<std::mutex> lock(entry.second->mu);
+    if (!entry.second->held.empty()) return true;
+  }
+  return false;
 }
 
 bool FixGateway::Impl::FlushStores() {
@@ -425,6 +441,7 @@ void FixGateway::OnMassCancelResult(const MassCancelResult& r) { impl_->MassCanc
 void FixGateway::OnBookUpdate(const BookUpdate& b) { impl_->market_data().OnBook(b); }
 void FixGateway::OnIdle() { internal::BatchWritesOnThisThread(); }
 bool FixGateway::FlushStores() { return impl_->FlushStores(); }
+bool FixGateway::HoldsUnstored() { return impl_->HoldsUnstored(); }
 
 void FixGateway::OnPublicTrade(const PublicTrade& t) { impl_->market_data().OnTrade(t); }
 void FixGateway::OnSecurityList(const std::vector<ListedContract>& contracts) {

@@ -40,7 +40,9 @@ bool ValidId(const std::string& id);
 // Thread safety: QuickFIX calls the Application methods from one thread per connection;
 // the exchange calls the outcome methods from its own threads. `mu_` guards `sessions_` and
 // is never held while calling QuickFIX or the exchange, so no lock cycle can form with
-// QuickFIX's per-session locks.
+// QuickFIX's per-session locks. A session's HeldSends::mu is held while Send calls QuickFIX
+// (it comes before the session's lock): so Send must never be called with a QuickFIX
+// session's lock held (toApp, toAdmin, onLogout under disconnect: none of them sends).
 class FixGateway::Impl : public FIX::Application {
  public:
   Impl(FixGatewayConfig config, OrderEntry* exchange);
@@ -87,8 +89,9 @@ class FixGateway::Impl : public FIX::Application {
   void StatusOut(const StatusAnswer& answer);
   void MassCancelOut(const MassCancelResult& result);
   internal::MarketData& market_data() { return market_data_; }
-  // ExecutionListener::FlushStores.
+  // ExecutionListener::FlushStores and HoldsUnstored.
   bool FlushStores();
+  bool HoldsUnstored();
 
  private:
   struct SessionState {
@@ -192,7 +195,9 @@ class FixGateway::Impl : public FIX::Application {
     std::deque<FIX::Message> held;  // under mu
   };
   // Past this many held messages of one session (a Logon takes milliseconds), Send sends
-  // directly: the connection then sends what QuickFIX numbered and did not send itself.
+  // directly, ahead of those held (the memory bound wins over the order; not reached in
+  // practice), and the connection sends what QuickFIX numbered and did not send before
+  // the next message.
   static constexpr size_t kMaxHeldSends = 65536;
   std::map<std::string, std::unique_ptr<HeldSends>> held_sends_;
 };

@@ -319,7 +319,9 @@ class ExchangeOrderEntry::Impl {
   uint64_t RegisterReplayed(const en::Command& command);
   // After the listener's OnIdle: what was delivered is in the sessions' stores.
   void AfterIdle();
-  absl::Status WriteWatermark(uint64_t seq);  // gate_mu_ held
+  // gate_mu_ held. Writes `seq`, or `if_held` while the listener holds something outside
+  // its stores (ExecutionListener::HoldsUnstored: the file must not get ahead of them).
+  absl::Status WriteWatermark(uint64_t seq, uint64_t if_held);
 
   std::string reported_path_;   // empty: no watermark (live at Start)
   uint64_t recovered_last_ = 0;  // the last input the core recovered from the journal
@@ -330,6 +332,7 @@ class ExchangeOrderEntry::Impl {
   uint64_t held_through_ = 0;  // under gate_mu_
   bool frozen_ = false;        // under gate_mu_: StopReports ran; the file moves no more
   uint64_t written_ = 0;       // under gate_mu_: what the file holds
+  bool watermark_written_ = false;      // under gate_mu_: written_ was written by this run
   std::atomic<uint64_t> confirmed_{0};  // the last input acked before a listener's OnIdle
   // The delivering thread's (or, before live_, StartReports's):
   uint64_t exec_seq_ = 0;

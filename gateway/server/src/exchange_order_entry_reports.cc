@@ -99,14 +99,21 @@ uint64_t ExchangeOrderEntry::Impl::RegisterReplayed(const en::Command& command) 
   return tag;
 }
 
-absl::Status ExchangeOrderEntry::Impl::WriteWatermark(uint64_t seq) {
+absl::Status ExchangeOrderEntry::Impl::WriteWatermark(uint64_t seq, uint64_t if_held) {
   // What the listener was handed reaches the stores first (a connection may hold its last
-  // burst back, or be closing): the file never gets ahead of them.
+  // burst back, or be closing): the file never gets ahead of them. A report the gateway
+  // holds while its session logs on is in no store yet: the file then keeps `if_held`
+  // (where it stood), and the next idle moment moves it on (it can only lag).
+  if (listener_->HoldsUnstored()) {
+    if (if_held == written_ && watermark_written_) return absl::OkStatus();
+    seq = if_held;
+  }
   if (!listener_->FlushStores()) {
     return absl::UnavailableError("the FIX sessions' stores could not be written");
   }
   if (absl::Status s = watermark_->Write(seq); !s.ok()) return s;
   written_ = seq;
+  watermark_written_ = true;
   return absl::OkStatus();
 }
 
@@ -117,7 +124,7 @@ void ExchangeOrderEntry::Impl::AfterIdle() {
   written_at_ = now;
   std::lock_guard<std::mutex> lock(gate_mu_);
   if (frozen_ || watermark_ == nullptr || written_ >= acked_) return;
-  if (absl::Status s = WriteWatermark(acked_); !s.ok()) {
+  if (absl::Status s = WriteWatermark(acked_, written_); !s.ok()) {
     // The file lags from here on: more reports than needed come again at the next start.
     static std::atomic<bool> said{false};
     if (!said.exchange(true)) std::cerr << "cfx serve: " << s << std::endl;
@@ -170,7 +177,7 @@ absl::Status ExchangeOrderEntry::StartReports() {
     }
   }
   m.watermark_ = *std::move(w);
-  absl::Status written = m.WriteWatermark(through);
+  absl::Status written = m.WriteWatermark(through, after);
   // After a cut the file went back to the journal's end: flushed, so that a power loss
   // cannot bring back the value past it (the next start would skip what it must send again).
   if (written.ok() && cut) written = m.watermark_->Sync();
@@ -196,7 +203,7 @@ void ExchangeOrderEntry::StopReports() {
   m.frozen_ = true;
   const uint64_t confirmed = m.confirmed_.load(std::memory_order_acquire);
   if (m.watermark_ != nullptr && confirmed > m.written_) {
-    if (absl::Status s = m.WriteWatermark(confirmed); !s.ok()) {
+    if (absl::Status s = m.WriteWatermark(confirmed, m.written_); !s.ok()) {
       std::cerr << "cfx serve: " << s << std::endl;
     }
   }

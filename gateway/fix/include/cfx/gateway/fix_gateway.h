@@ -151,6 +151,7 @@ class FixGateway : public ExecutionListener {
   // Sends what the calls above held back on this thread; see ExecutionListener::OnIdle.
   void OnIdle() override;
   bool FlushStores() override;
+  bool HoldsUnstored() override;
 
   class Impl;
   // The QuickFIX-side application (fix_gateway_impl.h), for the FIX fuzz target, which

@@ -349,6 +349,10 @@ class ExecutionListener {
   // not be written. Any thread. The exchange calls it before it records how far the stores
   // hold its reports (docs/durability.md, "Reports a crash kept from going out").
   virtual bool FlushStores() { return true; }
+  // Whether something handed over is held outside the stores for now (a FIX session's
+  // messages wait while its Logon is processed: docs/fix.md, "Messages numbered during a
+  // Logon"), so that FlushStores cannot put it there yet. Any thread.
+  virtual bool HoldsUnstored() { return false; }
 };
 
 }  // namespace gateway
