@@ -122,10 +122,10 @@ class BoundAcceptor : public FIX::Acceptor {
   using LogonDecisionHook = std::function<bool(const std::string& logon)>;
   void SetLogonDecisionHook(LogonDecisionHook hook) { decide_logon_ = std::move(hook); }
 
-  // Called on the connection's thread around QuickFIX's processing of a Logon for a session
-  // not logged on: `begins` true just before (the session's CompID: its TargetCompID here),
-  // false just after, also when it threw. QuickFIX numbers what another thread sends to
-  // the session meanwhile without sending it (docs/fix.md, "Messages numbered during a
+  // Called on the connection's thread around QuickFIX's processing of a Logon (the first,
+  // or one that resets a session logged on): `begins` true just before (the session's CompID: its
+  // TargetCompID here), false just after, also when it threw. QuickFIX numbers what another thread
+  // sends to the session meanwhile without sending it (docs/fix.md, "Messages numbered during a
   // Logon"): the application holds its sends to the session in between. REQUIRES: set
   // before start().
   using LogonGateHook = std::function<void(const std::string& comp_id, bool begins)>;

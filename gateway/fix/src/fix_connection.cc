@@ -354,15 +354,7 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
     if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
   }
   if (to_session != &message || !session_->isLoggedOn()) {
-    if (!acceptor_.logon_gate_ || FieldValue(message, "35") != "A") return Next(*to_session);
-    // The application holds its sends to the session while QuickFIX answers the Logon.
-    struct Gate {
-      const BoundAcceptor::LogonGateHook& hook;
-      const std::string comp_id;
-      ~Gate() { hook(comp_id, false); }
-    } gate{acceptor_.logon_gate_, session_->getSessionID().getTargetCompID().getValue()};
-    gate.hook(gate.comp_id, true);
-    return Next(*to_session);
+    return FieldValue(message, "35") == "A" ? NextLogon(*to_session) : Next(*to_session);
   }
   const std::string type = FieldValue(message, "35");
   int seq = 0;
@@ -406,7 +398,8 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
         gap_fill ? (has_new_seq_no && new_seq_no > expected ? new_seq_no : expected) : expected + 1;
   }
   if (type != "2") {
-    const bool keep = Next(message);
+    // A Logon while logged on (a reset in mid-session) is gated too.
+    const bool keep = type == "A" ? NextLogon(message) : Next(message);
     if (!held && !past_gap_.empty()) ReleaseHeld(from);
     return keep;
   }
@@ -454,6 +447,18 @@ bool BoundAcceptor::Link::Next(const std::string& message) {
     return false;
   }
   return true;
+}
+
+bool BoundAcceptor::Link::NextLogon(const std::string& message) {
+  if (!acceptor_.logon_gate_) return Next(message);
+  // The application holds its sends to the session while QuickFIX processes the Logon.
+  struct Gate {
+    const BoundAcceptor::LogonGateHook& hook;
+    const std::string comp_id;
+    ~Gate() { hook(comp_id, false); }
+  } gate{acceptor_.logon_gate_, session_->getSessionID().getTargetCompID().getValue()};
+  gate.hook(gate.comp_id, true);
+  return Next(message);
 }
 
 void BoundAcceptor::Link::Detach() {

@@ -106,6 +106,9 @@ class BoundAcceptor::Link : public FIX::Responder,
   bool Dispatch(const std::string& message);
   // Session::next on one message; false (close) when QuickFIX threw what ends a connection.
   bool Next(const std::string& message);
+  // Next on a Logon, inside the acceptor's LogonGateHook (the application holds its sends
+  // to the session meanwhile: docs/fix.md, "Messages numbered during a Logon").
+  bool NextLogon(const std::string& message);
   // After a message QuickFIX did not hold, from which it went on at `from`: drops from past_gap_
   // what QuickFIX has processed.
   void ReleaseHeld(int from);

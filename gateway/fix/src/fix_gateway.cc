@@ -373,9 +373,11 @@ bool FixGateway::Impl::SendNow(const std::string& session, FIX::Message& msg) {
 }
 
 bool FixGateway::Impl::HoldsUnstored() {
+  // While `holding`, a message may be held, or taken off the queue and not yet stored by
+  // QuickFIX (the drain sends outside the lock): holding ends after the last send returned.
   for (const auto& entry : held_sends_) {
     std::lock_guard<std::mutex> lock(entry.second->mu);
-    if (!entry.second->held.empty()) return true;
+    if (entry.second->holding || !entry.second->held.empty()) return true;
   }
   return false;
 }

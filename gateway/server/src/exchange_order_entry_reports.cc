@@ -177,6 +177,9 @@ absl::Status ExchangeOrderEntry::StartReports() {
     }
   }
   m.watermark_ = *std::move(w);
+  // Where the file stands for a later write while the gateway holds a report (never 0,
+  // which would send everything again; after a cut, the journal's end at most).
+  m.written_ = after;
   absl::Status written = m.WriteWatermark(through, after);
   // After a cut the file went back to the journal's end: flushed, so that a power loss
   // cannot bring back the value past it (the next start would skip what it must send again).
