@@ -14,6 +14,7 @@
 // from a generator of their own, since how many arrive depends on timing); a failure prints
 // the stream step by step.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fix_test_client.h"
@@ -502,6 +504,61 @@ TEST_F(FixSessionStreamTest, AReconnectWhileItsOrdersAreCanceledGetsTheLogonAnsw
     ASSERT_TRUE(again.Write(Frame("35=5|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|")));
     while (!closed) again.Read(kWaitMs, &closed);
   }
+}
+
+// The same for a Logon with ResetSeqNumFlag on a session logged on (a reset in mid-session),
+// while another session's orders keep its drop copies coming: each answer is 1, and the
+// drop copies after it are numbered on from 2.
+TEST_F(FixSessionStreamTest, AResetInMidSessionGetsTheLogonAnswerFirst) {
+  StopGateway();
+  configure_ = [](FixGatewayConfig& c) {
+    for (FixSessionSpec& s : c.sessions) {
+      if (s.sender_comp_id == "BETA_T1") s.throttle_msgs_per_sec = 1000000;
+    }
+  };
+  StartGateway();
+  std::unique_ptr<TestClient> trader = Connect("BETA_T1");
+  ASSERT_NE(trader, nullptr);
+  RawSocket dc(port_);
+  std::atomic<bool> stop{false};
+  std::thread load([&] {
+    for (int n = 0; !stop.load(); ++n) {
+      trader->Send(NewOrderMsg("L" + std::to_string(n), "B1", n % 2 ? '1' : '2', 1, "5.000"));
+      if (n % 4 == 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::string failure;
+  int resets = 0;
+  std::string got;
+  for (int round = 0; round < 30 && failure.empty(); ++round) {
+    ASSERT_TRUE(
+        dc.Write(Frame("35=A|49=BETA_DC|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+    bool closed = false;
+    got = dc.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+    // What follows this round's Logon answer, until the next round's Logon.
+    const size_t answer = got.rfind("8=FIX", got.rfind(kLogonAnswer));
+    ASSERT_NE(answer, std::string::npos) << got;
+    got = got.substr(answer) + dc.Read(30, &closed);
+    ASSERT_FALSE(closed);
+    ++resets;
+    std::vector<std::string> messages;
+    SplitChecked(got, &messages);
+    int expect = 1;
+    for (const std::string& m : messages) {
+      if (WireField(m, 43) == "Y") continue;
+      if (WireField(m, 34) != std::to_string(expect)) {
+        std::replace(got.begin(), got.end(), '\001', '|');
+        failure = "round " + std::to_string(round) + ": " + WireField(m, 35) + " numbered " +
+                  WireField(m, 34) + " where " + std::to_string(expect) + " was due: " + got;
+        break;
+      }
+      ++expect;
+    }
+  }
+  stop.store(true);
+  load.join();
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(resets, 30);
 }
 
 // Messages the session numbered and stored without sending them (docs/fix.md, "Messages
