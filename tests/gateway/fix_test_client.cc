@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -388,6 +389,42 @@ std::unique_ptr<TestClient> FixGatewayTest::Connect(const std::string& sender,
     EXPECT_TRUE(gateway_->IsLoggedOn(sender)) << sender << " not logged on at the gateway";
   }
   return c;
+}
+
+std::string SplitChecked(const std::string& bytes, std::vector<std::string>* out) {
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    const std::string rest = bytes.substr(pos, 32);
+    const size_t soh = bytes.find('\001', pos);
+    if (bytes.compare(pos, 10, "8=FIX.4.4\001", 0, std::min<size_t>(10, bytes.size() - pos)) != 0) {
+      return "not a message start at byte " + std::to_string(pos) + ": " + rest;
+    }
+    if (soh == std::string::npos || soh + 3 > bytes.size()) return "";
+    if (bytes.compare(soh + 1, 2, "9=") != 0) {
+      return "no BodyLength at byte " + std::to_string(pos) + ": " + rest;
+    }
+    const size_t soh2 = bytes.find('\001', soh + 1);
+    if (soh2 == std::string::npos) return "";
+    const std::string len_text = bytes.substr(soh + 3, soh2 - soh - 3);
+    if (len_text.empty() || len_text.find_first_not_of("0123456789") != std::string::npos) {
+      return "bad BodyLength '" + len_text + "' at byte " + std::to_string(pos);
+    }
+    const size_t trailer = soh2 + 1 + std::stoul(len_text);
+    if (trailer + 7 > bytes.size()) return "";
+    if (bytes.compare(trailer, 3, "10=") != 0 || bytes[trailer + 6] != '\001') {
+      return "BodyLength does not end at the CheckSum at byte " + std::to_string(pos);
+    }
+    unsigned sum = 0;
+    for (size_t i = pos; i < trailer; ++i) sum += static_cast<unsigned char>(bytes[i]);
+    char want[4];
+    std::snprintf(want, sizeof want, "%03u", sum % 256);
+    if (bytes.compare(trailer + 3, 3, want) != 0) {
+      return "bad CheckSum at byte " + std::to_string(pos);
+    }
+    out->push_back(bytes.substr(pos, trailer + 7 - pos));
+    pos = trailer + 7;
+  }
+  return "";
 }
 
 }  // namespace test

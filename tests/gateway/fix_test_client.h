@@ -70,6 +70,11 @@ std::string F(const FIX::Message& m, int tag);  // field or ""
 // The value of `tag` in one whole message as raw wire bytes (SOH-separated), "" when absent.
 std::string WireField(const std::string& message, int tag);
 
+// Splits what one connection received into whole messages, checking each one's frame
+// (BodyLength and CheckSum), up to a message not yet whole at the end (more may arrive; on
+// a closed connection, none will). Returns "" when all is well, else what is wrong.
+std::string SplitChecked(const std::string& bytes, std::vector<std::string>* out);
+
 // A blocking loopback TCP socket for hostile input. A write blocked for kWaitMs fails, so
 // a test never hangs on a gateway that stopped reading.
 class RawSocket {
