@@ -76,9 +76,6 @@ struct AcceptorCounters {
   std::atomic<uint64_t> past_gap{0};        // over max_bytes_past_gap (closed)
   // Pieces served of ResendRequests answered in more than one (docs/fix.md, "Resend").
   std::atomic<uint64_t> resend_pieces{0};
-  // Messages the session numbered and stored without sending them, sent from the store
-  // before the next one (docs/fix.md, "Messages numbered during a Logon").
-  std::atomic<uint64_t> sent_from_store{0};
 };
 
 // The peer address (IP) of the connection whose thread calls this, "" on any other thread.

@@ -243,7 +243,6 @@ bool BoundAcceptor::Link::SendStored(int from, int to) {
     return false;
   }
   for (const std::string& m : stored) {
-    acceptor_.counters_.sent_from_store.fetch_add(1, std::memory_order_relaxed);
     if (!SendNow(m)) return false;
   }
   return true;

@@ -343,22 +343,34 @@ void FixGateway::Impl::LogonGate(const std::string& session, bool begins) {
   // away from its client: past kDrainUnlocked messages the rest go out under the lock,
   // Send waiting for them.
   constexpr int kDrainUnlocked = 1024;
-  for (int sent = 0;; ++sent) {
+  for (int sent = 0; sent < kDrainUnlocked; ++sent) {
     FIX::Message next;
-    std::unique_lock<std::mutex> lock(h.mu);
-    if (h.held.empty()) {
-      h.holding = false;
-      return;
+    {
+      std::lock_guard<std::mutex> lock(h.mu);
+      if (h.held.empty()) {
+        h.holding = false;
+        return;
+      }
+      next = std::move(h.held.front());
+      h.held.pop_front();
     }
-    next = std::move(h.held.front());
+    SendHeld(session, next);
+  }
+  std::lock_guard<std::mutex> lock(h.mu);  // the rest, Send waiting: nothing joins the queue
+  while (!h.held.empty()) {
+    FIX::Message next = std::move(h.held.front());
     h.held.pop_front();
-    if (sent < kDrainUnlocked) lock.unlock();
-    try {
-      SendNow(session, next);
-    } catch (const std::exception&) {
-      // QuickFIX stores before it sends: what it threw on is the session's to answer for
-      // (a store that cannot be written ends the connection); the rest still go.
-    }
+    SendHeld(session, next);
+  }
+  h.holding = false;
+}
+
+void FixGateway::Impl::SendHeld(const std::string& session, FIX::Message& msg) {
+  try {
+    SendNow(session, msg);
+  } catch (const std::exception&) {
+    // QuickFIX stores before it sends: what it threw on is the session's to answer for (a
+    // store that cannot be written ends the connection); the rest still go.
   }
 }
 

@@ -153,6 +153,8 @@ class FixGateway::Impl : public FIX::Application {
   // `begins` on, Send holds the session's messages; at the end they are sent in order (on
   // the connection's thread) before Send sends directly again.
   void LogonGate(const std::string& session, bool begins);
+  // SendNow for a held message, on the connection's thread: an exception ends no drain.
+  void SendHeld(const std::string& session, FIX::Message& msg);
   FIX::SessionID IdOf(const std::string& session) const;
   std::string NextExecId();
   bool TakeToken(const std::string& session);
