@@ -55,11 +55,11 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     }
     for (OutcomeListener* l : listeners) l->OnOutcome(seq, tag, outcome);
   }
-  void OnAck(uint64_t seq, uint64_t tag) override {
+  void OnAck(uint64_t seq, uint64_t tag, int64_t time_us) override {
     recorder->EndInput(seq);
     // The input is durable in the journal (the matcher only sees committed inputs), so the
     // listeners hear of it now; the trade store, derived from the journal, follows.
-    for (OutcomeListener* l : listeners) l->OnAck(seq, tag);
+    for (OutcomeListener* l : listeners) l->OnAck(seq, tag, time_us);
     published_seq.store(seq, std::memory_order_release);
     // Flush counts the acks of what this core offered, not of inputs it followed.
     if (seq >= pipeline->lead_start_seq()) {

@@ -25,7 +25,7 @@ class RecordingVisitor : public TailVisitor {
  public:
   RecordingVisitor(TradeRecorder* r, uint64_t from) : r_(r), from_(from) {}
   void OnOutcome(uint64_t seq, const Outcome& o) override { r_->Add(seq, o); }
-  absl::Status OnInputEnd(uint64_t seq) override {
+  absl::Status OnInputEnd(uint64_t seq, int64_t) override {
     if (seq <= from_) return absl::OkStatus();
     r_->EndInput(seq);
     ++recorded;
@@ -72,7 +72,7 @@ absl::StatusOr<uint64_t> ReplayJournalTail(const journal::Journal& journal,
     visitor->OnInput(seq, cmd);
     sink.seq = seq;
     listing.ApplyAt(seq, time_us, cmd, sink);
-    error = visitor->OnInputEnd(seq);
+    error = visitor->OnInputEnd(seq, listing.AppliedTimeUs(time_us));
     return error.ok();
   });
   if (!s.ok()) return s;

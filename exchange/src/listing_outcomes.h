@@ -26,6 +26,10 @@ class ListingOutcomes : public journal::Matcher<engine::Command, Outcome> {
              journal::OutcomeSink<Outcome>& sink) override;
   void ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
                journal::OutcomeSink<Outcome>& sink) override;
+  int64_t AppliedTimeUs(int64_t stamp_us) const override {
+    return matcher_->AppliedTimeUs(stamp_us);
+  }
+  void Prefetch(const engine::Command& command) const override { matcher_->Prefetch(command); }
   std::string Snapshot() const override { return matcher_->Snapshot(); }
   absl::Status Restore(absl::string_view snapshot) override { return matcher_->Restore(snapshot); }
 

@@ -44,7 +44,7 @@ class Recorder : public OutcomeListener {
     if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kRejected)
       rejects.push_back(o);
   }
-  void OnAck(uint64_t, uint64_t) override { acks++; }
+  void OnAck(uint64_t, uint64_t, int64_t) override { acks++; }
 
   const ExchangeCore* core_;
   uint64_t start_seq = 1;

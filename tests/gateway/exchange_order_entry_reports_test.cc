@@ -196,6 +196,53 @@ TEST(ExchangeOrderEntryReportsTest, AfterTheWatermarkReportsComeAgainAsTheyWereM
   EXPECT_GT(SeqOf(live.exec_id), again.recovered_last);
 }
 
+// SPEC §5: a report carries the exchange stamp of the input that caused it. A mass cancel's
+// result (`r`, TransactTime 60) has its request's, as its cancels do, also when it canceled
+// nothing and so has no outcome to take it from (until 2026-12-05 it then carried the time
+// it was sent); reported again after a restart, it keeps it.
+TEST(ExchangeOrderEntryReportsTest,
+     AMassCancelsResultCarriesItsRequestsTimeAlsoWhenNothingCanceled) {
+  testsupport::TempDir dir{"cfx_reports_mass_time_test"};
+  const int64_t t1 = kMarch2027 + 10 * 3600 * kNsPerSec;
+  const int64_t t2 = t1 + 7 * kNsPerSec + 123'456'000;
+  std::vector<Report> first;
+  {
+    ExchangeRun run(dir.path());
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    ExchangeOrderEntry& e = *run.entry;
+    ASSERT_EQ(run.core->AdvanceTime(t1), exchange::OfferResult::kAccepted);
+    e.MassCancelOrders({"S1", 0, "m-0", "A1", kSymbol});  // nothing to cancel
+    e.Submit(Order("S1", "A1", "F1", "b-1", Side::kBuy, 4990, 5));
+    ASSERT_EQ(run.core->AdvanceTime(t2), exchange::OfferResult::kAccepted);
+    e.MassCancelOrders({"S1", 0, "m-1", "A1", kSymbol});  // cancels b-1
+    run.Settle(4);
+    first = run.reports.All();
+  }
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(first[0].kind + " " + first[0].cl + " " + first[0].reason, "mass m-0 0");
+  EXPECT_EQ(first[0].time_us, t1 / 1000);
+  EXPECT_EQ(first[1].kind + " " + first[1].cl, "accepted b-1");
+  EXPECT_EQ(first[1].time_us, t1 / 1000);
+  EXPECT_EQ(first[2].kind, "canceled");
+  EXPECT_EQ(first[2].time_us, t2 / 1000);
+  EXPECT_EQ(first[3].kind + " " + first[3].cl + " " + first[3].reason, "mass m-1 1");
+  EXPECT_EQ(first[3].time_us, t2 / 1000);
+  {  // a crash kept every report from the store: the watermark before m-0
+    auto w = internal::ReportWatermark::Open(dir.path() + "/reported");
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Write(SeqOf(first[1].exec_id) - 2).ok());
+  }
+  ExchangeRun again(dir.path());
+  ASSERT_TRUE(again.entry->StartReports().ok());
+  const std::vector<Report> second = again.reports.All();
+  ASSERT_EQ(second.size(), first.size());
+  for (size_t i = 0; i < second.size(); ++i) {
+    EXPECT_EQ(second[i].Key(), first[i].Key()) << i;
+    EXPECT_EQ(second[i].time_us, first[i].time_us) << second[i].Key();
+    EXPECT_TRUE(second[i].poss_resend) << second[i].Key();
+  }
+}
+
 // A run on `dir` that takes one order (b-1) and stops: its input's seq (the journal's last),
 // its ExecID in *id.
 uint64_t RunOneOrder(const std::string& dir, std::string* id = nullptr) {

@@ -62,6 +62,7 @@ struct Report {
   std::string kind;  // accepted, rejected, fill, canceled, replaced, cancel_rejected, mass
   std::string session, cl, orig, exec_id, reason;
   bool poss_resend = false;
+  int64_t time_us = 0;  // TransactTime (0: the time it is sent)
   std::string Key() const {
     return absl::StrCat(kind, " ", session, " ", cl, " ", orig, " ", exec_id, " ", reason);
   }
@@ -86,7 +87,8 @@ class Recorder : public ExecutionListener {
   void OnStatus(const StatusAnswer&) override {}
   void OnMassCancelResult(const MassCancelResult& r) override {
     Add({"mass", r.session, r.cl_ord_id, "", "",
-         r.rejected ? r.reason : absl::StrCat(r.canceled_count), r.poss_resend});
+         r.rejected ? r.reason : absl::StrCat(r.canceled_count), r.poss_resend,
+         r.transact_time_us});
   }
   void OnBookUpdate(const BookUpdate&) override {}
   void OnPublicTrade(const PublicTrade&) override { public_trades.fetch_add(1); }
@@ -122,7 +124,8 @@ class Recorder : public ExecutionListener {
 
  private:
   void Note(const char* kind, const OrderState& o, const std::string& reason) {
-    Add({kind, o.session, o.cl_ord_id, o.orig_cl_ord_id, o.exec_id, reason, o.poss_resend});
+    Add({kind, o.session, o.cl_ord_id, o.orig_cl_ord_id, o.exec_id, reason, o.poss_resend,
+         o.transact_time_us});
   }
   void Add(Report r) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -30,7 +30,9 @@ void WriteLine(const std::string& line) {
 class AckPrinter : public cfx::journal::PipelineListener<CounterOutcome> {
  public:
   void OnOutcome(uint64_t, uint64_t, const CounterOutcome&) override {}
-  void OnAck(uint64_t, uint64_t tag) override { WriteLine("A " + std::to_string(tag) + "\n"); }
+  void OnAck(uint64_t, uint64_t tag, int64_t) override {
+    WriteLine("A " + std::to_string(tag) + "\n");
+  }
   void OnJournalError(const absl::Status& status) override {
     WriteLine("E " + std::string(status.message()) + "\n");
   }

@@ -28,12 +28,16 @@ class RecordingListener : public PipelineListener<CounterOutcome> {
   void OnOutcome(uint64_t seq, uint64_t tag, const CounterOutcome& o) override {
     events.push_back({seq, tag, false, o.id});
   }
-  void OnAck(uint64_t seq, uint64_t tag) override { events.push_back({seq, tag, true, 0}); }
+  void OnAck(uint64_t seq, uint64_t tag, int64_t time_us) override {
+    events.push_back({seq, tag, true, 0});
+    ack_stamps.emplace_back(seq, time_us);
+  }
   void OnJournalError(const absl::Status& status) override {
     ++errors;
     error = status;
   }
   std::vector<Event> events;
+  std::vector<std::pair<uint64_t, int64_t>> ack_stamps;  // each ack's input stamp
   int errors = 0;
   absl::Status error;
 };
@@ -183,7 +187,7 @@ class ValueRecordingListener : public PipelineListener<CounterOutcome> {
   void OnOutcome(uint64_t seq, uint64_t tag, const CounterOutcome& o) override {
     outcomes.push_back({seq, tag, o.id, o.value});
   }
-  void OnAck(uint64_t seq, uint64_t tag) override { acks.push_back({seq, tag, 0, 0}); }
+  void OnAck(uint64_t seq, uint64_t tag, int64_t) override { acks.push_back({seq, tag, 0, 0}); }
   void OnJournalError(const absl::Status&) override {}
   std::vector<std::tuple<uint64_t, uint64_t, uint64_t, int64_t>> outcomes, acks;
 };
@@ -244,7 +248,8 @@ class StampRecordingMachine : public CounterMachine {
 
 // SPEC §5: the sequencer stamps every input from the exchange clock, never earlier than the
 // input before it; the stamp is journaled with the input, so recovery applies each input at
-// the time it had live.
+// the time it had live. Each ack carries its input's stamp (the time of a report that has
+// no outcome to take it from, such as a mass cancel that canceled nothing).
 TEST(PipelineTest, EveryInputIsStampedAtSequencingAndRecoveryReappliesTheSameStamps) {
   TestDir dir;
   CounterCodec codec;
@@ -260,6 +265,7 @@ TEST(PipelineTest, EveryInputIsStampedAtSequencingAndRecoveryReappliesTheSameSta
     Produce(p, 2, 500);
     ASSERT_TRUE(p.Stop().ok());
     live = machine.stamps;
+    EXPECT_EQ(listener.ack_stamps, live);
   }
   ASSERT_EQ(live.size(), 1000u);
   for (size_t i = 0; i < live.size(); ++i) {
@@ -310,9 +316,9 @@ class DurabilityCheckingListener : public RecordingListener {
     if (seq > journal_->DurableSeq()) ++undurable;
     RecordingListener::OnOutcome(seq, tag, o);
   }
-  void OnAck(uint64_t seq, uint64_t tag) override {
+  void OnAck(uint64_t seq, uint64_t tag, int64_t time_us) override {
     if (seq > journal_->DurableSeq()) ++undurable;
-    RecordingListener::OnAck(seq, tag);
+    RecordingListener::OnAck(seq, tag, time_us);
   }
   int undurable = 0;
 

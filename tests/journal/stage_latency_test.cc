@@ -62,7 +62,7 @@ class SlowMachine : public CounterMachine {
 class NullListener : public PipelineListener<CounterOutcome> {
  public:
   void OnOutcome(uint64_t, uint64_t, const CounterOutcome&) override {}
-  void OnAck(uint64_t, uint64_t) override { acks.fetch_add(1); }
+  void OnAck(uint64_t, uint64_t, int64_t) override { acks.fetch_add(1); }
   std::atomic<uint64_t> acks{0};
 };
 

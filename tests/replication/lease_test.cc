@@ -51,9 +51,12 @@ TEST(LeaseTest, ALapsedLeaseIsTakenAndItsOldHolderCannotRenew) {
   auto a = OpenLease(o, "node-a");
   auto b = OpenLease(o, "node-b");
   ASSERT_TRUE(a && b);
+  // Before the acquisition: the server stamps the key between this and the answer, so the
+  // TTL runs from after `start` however slow the answer (taken after it, an answer 100 ms
+  // late on a loaded machine made the wait look shorter than the TTL).
+  const auto start = std::chrono::steady_clock::now();
   auto rev = a->TryAcquire();
   ASSERT_TRUE(rev.ok()) << rev.status();
-  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<uint64_t> taken = absl::UnknownError("not tried");
   auto tried = start;
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {

@@ -32,7 +32,7 @@ using journal::OfferResult;
 class Recorder : public journal::PipelineListener<CounterOutcome> {
  public:
   void OnOutcome(uint64_t, uint64_t, const CounterOutcome&) override {}
-  void OnAck(uint64_t seq, uint64_t tag) override {
+  void OnAck(uint64_t seq, uint64_t tag, int64_t) override {
     std::lock_guard<std::mutex> l(mu_);
     if (tag != 0) acked_.insert(tag);
     acks_.fetch_add(1);

@@ -19,12 +19,24 @@ struct ChildRun {
   std::string output;  // everything the child wrote to standard output
   int status = 0;      // waitpid status
   bool killed = false;  // SIGKILL was sent (the child may have exited before)
+  bool armed = false;   // the kill's time counted from the start, or from `armed_by`'s line
 };
 
 // Starts `binary` with `args`, collects its standard output and, when `kill_after` is
 // non-negative, sends SIGKILL once that much time has passed; then reads to EOF and reaps.
+// With `armed_by`, the time counts from the first output line that starts with it (a
+// child's "recovered" line: a slow start, under a sanitizer or behind a busy disk, then
+// does not use up the time meant for its work); a child that never writes such a line is
+// killed after kArmLimit, and `armed` stays false.
+inline constexpr std::chrono::milliseconds kArmLimit{60000};
+
+inline bool HasLineStarting(const std::string& output, const std::string& prefix) {
+  return output.compare(0, prefix.size(), prefix) == 0 ||
+         output.find("\n" + prefix) != std::string::npos;
+}
+
 inline ChildRun RunChild(const std::string& binary, const std::vector<std::string>& args,
-                         std::chrono::milliseconds kill_after) {
+                         std::chrono::milliseconds kill_after, const std::string& armed_by = "") {
   ChildRun run;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -45,9 +57,16 @@ inline ChildRun RunChild(const std::string& binary, const std::vector<std::strin
   }
   close(fds[1]);
   char buf[65536];
-  const auto deadline = std::chrono::steady_clock::now() + kill_after;
+  bool waiting_to_arm = kill_after.count() >= 0 && !armed_by.empty();
+  run.armed = kill_after.count() >= 0 && armed_by.empty();
+  auto deadline = std::chrono::steady_clock::now() + (waiting_to_arm ? kArmLimit : kill_after);
   bool kill_pending = kill_after.count() >= 0;
   for (;;) {
+    if (waiting_to_arm && HasLineStarting(run.output, armed_by)) {
+      waiting_to_arm = false;
+      run.armed = true;
+      deadline = std::chrono::steady_clock::now() + kill_after;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (kill_pending && left.count() <= 0) {

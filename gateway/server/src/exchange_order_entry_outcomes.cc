@@ -252,7 +252,7 @@ void ExchangeOrderEntry::Impl::PostListing() {
   Post([this, contracts] { listener_->OnSecurityList(contracts); });
 }
 
-void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
+void ExchangeOrderEntry::Impl::OnAck(uint64_t tag, int64_t time_us) {
   // A month listed or expired while running: market data and security lists follow.
   if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
   if (poss_resend_) touched_.clear();  // sent again: the books went out as they stood
@@ -278,6 +278,9 @@ void ExchangeOrderEntry::Impl::OnAck(uint64_t tag) {
     pending_.erase(it);
   }
   if (done.kind == Pending::Kind::kMass) {
+    // The request's exchange stamp, which its cancels carry too; also when it canceled
+    // nothing (SPEC §5). 0: no time yet (a manual clock before its first time input).
+    if (time_us > 0) done.mass.transact_time_us = time_us;
     done.mass.poss_resend = poss_resend_;
     listener_->OnMassCancelResult(done.mass);
   }
@@ -293,7 +296,7 @@ void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::O
   impl_->OnEvent(tag, o);
 }
 
-void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
+void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {
   if (!impl_->Delivers(seq)) {
     // Held back: reported by StartReports from the journal, under a tag of its own.
     if (tag != 0) {
@@ -302,7 +305,7 @@ void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag) {
     }
     return;
   }
-  impl_->OnAck(tag);
+  impl_->OnAck(tag, time_us);
   impl_->acked_ = seq;
 }
 

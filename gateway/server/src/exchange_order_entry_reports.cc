@@ -37,9 +37,9 @@ class Republisher : public exchange::TailVisitor {
     m_->NumberOutcome(seq);
     m_->OnEvent(tag_, o);
   }
-  absl::Status OnInputEnd(uint64_t seq) override {
+  absl::Status OnInputEnd(uint64_t seq, int64_t time_us) override {
     if (seq <= after_) return absl::OkStatus();
-    m_->OnAck(tag_);
+    m_->OnAck(tag_, time_us);
     return absl::OkStatus();
   }
 

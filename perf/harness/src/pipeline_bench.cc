@@ -99,7 +99,7 @@ class LatencyListener : public journal::PipelineListener<Outcome> {
   explicit LatencyListener(const std::vector<int64_t>* sent_ns)
       : sent_ns_(sent_ns), buckets_(kBuckets, 0) {}
   void OnOutcome(uint64_t, uint64_t, const Outcome&) override {}
-  void OnAck(uint64_t, uint64_t tag) override {
+  void OnAck(uint64_t, uint64_t tag, int64_t) override {
     if (tag >= sent_ns_->size()) return;  // set-up inputs (the listing) are not measured
     // sent_ns_[tag] was written before the offer; the rings' release/acquire chain orders it.
     const int64_t now = NowNs();

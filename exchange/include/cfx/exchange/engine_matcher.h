@@ -77,6 +77,10 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // The engine's own clock (GTD expiry, closes) still moves only with TimeCmd inputs.
   void ApplyAt(uint64_t seq, int64_t time_us, const engine::Command& command,
                journal::OutcomeSink<Outcome>& sink) override;
+  // input_time() in µs (the time every outcome of the input carries); 0 before any time.
+  int64_t AppliedTimeUs(int64_t) const override {
+    return input_time_ == engine::kNoTime || input_time_ <= 0 ? 0 : input_time_ / 1000;
+  }
   void Prefetch(const engine::Command& command) const override { engine_->Prefetch(command); }
   // Engine snapshot + the matcher's own state (last time, positions, margins).
   std::string Snapshot() const override;

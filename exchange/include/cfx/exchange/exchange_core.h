@@ -116,8 +116,10 @@ class OutcomeListener {
   // Every outcome of the input `seq`, after the input is durable. `tag` is Submit's (0 for
   // inputs a standby applies from the replicated log).
   virtual void OnOutcome(uint64_t seq, uint64_t tag, const Outcome& outcome) = 0;
-  // After the input's last outcome (also for inputs without outcomes).
-  virtual void OnAck(uint64_t seq, uint64_t tag) {}
+  // After the input's last outcome (also for inputs without outcomes). `time_us`: the
+  // exchange time the input took effect at, which its outcomes carry (SPEC §5: its
+  // sequencing stamp; under a manual clock the latest time input's); 0 before any time.
+  virtual void OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {}
   // The journal failed: the exchange stopped accepting (Submit returns kStopped).
   virtual void OnJournalError(const absl::Status& status) {}
   // Every outcome waiting has been delivered (once per burst): send what was held back to
@@ -132,8 +134,9 @@ class TailVisitor {
   virtual void OnInput(uint64_t seq, const engine::Command& command) {}
   // Every outcome of the input `seq`, as the running core published it.
   virtual void OnOutcome(uint64_t seq, const Outcome& outcome) = 0;
-  // After the input's last outcome; an error stops the replay.
-  virtual absl::Status OnInputEnd(uint64_t seq) { return absl::OkStatus(); }
+  // After the input's last outcome; `time_us` as OutcomeListener::OnAck's. An error stops
+  // the replay.
+  virtual absl::Status OnInputEnd(uint64_t seq, int64_t time_us) { return absl::OkStatus(); }
 };
 
 struct BookLevelView {

@@ -266,6 +266,7 @@ class Pipeline {
   struct alignas(kOutputAlign) Output {
     uint64_t seq = 0;
     uint64_t tag = 0;
+    int64_t time_us = 0;  // with the ack: Matcher::AppliedTimeUs of the input
     bool has_outcome = false;
     bool is_ack = false;
     Outcome outcome{};
@@ -286,7 +287,7 @@ class Pipeline {
 
   // Writes matcher outcomes straight into output ring slots for the input being applied
   // (one copy of each Outcome, not three), holding the latest slot back unpublished so that
-  // Finish() can mark it as the ack too.
+  // Finish(time) can mark it as the ack too.
   class Sink : public OutcomeSink<Outcome> {
    public:
     explicit Sink(Pipeline* p) : p_(p) {}
@@ -310,7 +311,8 @@ class Pipeline {
       return held_->outcome;
     }
     void EmitClaimed() override {}  // in its slot already; published by the next or Finish
-    void Finish() {
+    // `time_us`: the exchange time the input took effect at (Matcher::AppliedTimeUs).
+    void Finish(int64_t time_us) {
       if (held_ == nullptr) {  // no outcome: a bare ack
         held_ = p_->ClaimOutput();
         held_->seq = seq_;
@@ -318,6 +320,7 @@ class Pipeline {
         held_->has_outcome = false;
       }
       held_->is_ack = true;
+      held_->time_us = time_us;
       p_->output_.Publish();
       held_ = nullptr;
     }
@@ -396,7 +399,7 @@ class Pipeline {
     void One(const Output& out) {
       if (out.has_outcome) p_->listener_->OnOutcome(out.seq, out.tag, out.outcome);
       if (out.is_ack) {
-        p_->listener_->OnAck(out.seq, out.tag);
+        p_->listener_->OnAck(out.seq, out.tag, out.time_us);
         if (p_->options_.trace_stages) p_->RecordStages(out.seq);
       }
       delivered_ = true;

@@ -49,6 +49,11 @@ class Matcher {
     (void)time_us;
     Apply(seq, command, sink);
   }
+  // The exchange time (µs since the epoch) at which the input just applied took effect,
+  // given its stamp `stamp_us`: by default the stamp. A machine that keeps a clock of its
+  // own (a manual clock's time inputs, a stamp behind them) says which time its outcomes
+  // carry, so that an input without outcomes is reported at that time too.
+  virtual int64_t AppliedTimeUs(int64_t stamp_us) const { return stamp_us; }
   // A hint, no effect on state: `command` is due a few inputs from now (Pipeline's
   // kPrefetchAhead), so a machine may bring into the cache what applying it will touch.
   virtual void Prefetch(const Command& command) const { (void)command; }
@@ -115,7 +120,9 @@ class PipelineListener {
   virtual ~PipelineListener() = default;
   virtual void OnOutcome(uint64_t seq, uint64_t tag, const Outcome& outcome) = 0;
   // After all outcomes of the input. With a journal the input is durable (synced) by now.
-  virtual void OnAck(uint64_t seq, uint64_t tag) = 0;
+  // `time_us`: the exchange time it took effect at (Matcher::AppliedTimeUs: by default the
+  // input's sequencing stamp, µs since the epoch; 0 without a clock).
+  virtual void OnAck(uint64_t seq, uint64_t tag, int64_t time_us) = 0;
   // The journal failed (disk full, map full, I/O error): the pipeline stopped accepting;
   // inputs not acknowledged were not applied. Called once.
   virtual void OnJournalError(const absl::Status& status) {}

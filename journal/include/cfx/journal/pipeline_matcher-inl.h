@@ -78,7 +78,7 @@ void Pipeline<Command, Outcome>::MatchOne(const Sequenced& in_slot, Sink& sink) 
     traces_[seq & (traces_.size() - 1)] =
         Trace{in->offered_ns, in->taken_ns, in->durable_ns, applied_ns, SteadyNowNs()};
   }
-  sink.Finish();
+  sink.Finish(matcher_->AppliedTimeUs(in->time_us));
   sequenced_.PopFront();
   // Deliver (or wake the publisher) at the end of a burst (a lone input's outcomes go
   // out at once), and every kNotifyEvery inputs within one. Not per input: a publisher

@@ -91,7 +91,7 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
 
   // exchange::OutcomeListener (publisher thread)
   void OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& outcome) override;
-  void OnAck(uint64_t seq, uint64_t tag) override;
+  void OnAck(uint64_t seq, uint64_t tag, int64_t time_us) override;
   void OnIdle() override;
 
   class Impl;
