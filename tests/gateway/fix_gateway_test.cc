@@ -262,7 +262,11 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   EXPECT_EQ(F(m, 281), "0");
   v.setField(263, "2");
   beta->Send(v);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The session's messages are processed in order: once a later request of BETA's is
+  // answered, the unsubscribe has been too (a fixed wait was tight under TSan).
+  bad.setField(262, "md-3");
+  ASSERT_TRUE(SendAndWaitType(*beta, bad, "Y", &m));
+  EXPECT_EQ(F(m, 262), "md-3");
   ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md3", "A1", '1', 1, "4.900"), '0', &m));
   EXPECT_FALSE(beta->WaitType("X", &m, 300));
 }

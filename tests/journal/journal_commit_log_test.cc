@@ -3,6 +3,8 @@
 // writer. A run that stops before the copier moved its records into LMDB is made with fork()
 // and _exit(), which skips every destructor, as a kill -9 would. The file itself:
 // commit_log_test.cc.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -168,33 +170,57 @@ TEST(JournalCommitLogTest, TheLogRestartsWhenFullAndReadersSeeEveryRecordOnceInO
 // LastSeq() the open found.
 TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceInOrder) {
   TestDir dir;
-  int ready[2];
+  // The writer runs until told to stop (after at least 1.5 s and 10 opens here: a fixed
+  // life could end before 10 opens under TSan with a busy disk), or 60 s.
+  int ready[2], stop[2];
   ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(stop), 0);
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     close(ready[0]);
+    close(stop[1]);
+    fcntl(stop[0], F_SETFL, O_NONBLOCK);
     JournalOptions o = WithLog(dir.path());
     o.commit_log_bytes = 2 << 10;  // a restart every few batches
     o.commit_log_copy_every_ms = 1;
     auto j = Journal::Open(o);
     if (!j.ok()) _exit(3);
     uint64_t last = 0;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
-    for (int batch = 0; std::chrono::steady_clock::now() < until; ++batch) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    char told;
+    for (int batch = 0; std::chrono::steady_clock::now() < until && read(stop[0], &told, 1) != 1;
+         ++batch) {
       if (!AppendRange(**j, last + 1, last + 4, 0, 4).ok()) _exit(4);
       last += 4;
       if (batch == 0) (void)!write(ready[1], "r", 1);
     }
     _exit(0);
   }
+  // A failed assertion returns at once: the writer goes with it.
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      if (pid <= 0) return;
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } reaper{pid};
   close(ready[1]);
+  close(stop[0]);
   char byte;
   ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the writer did not start";
   close(ready[0]);
+  const auto started = std::chrono::steady_clock::now();
+  bool told_to_stop = false;
   int opens = 0, status = 0;
   uint64_t seen = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (!told_to_stop && opens >= 10 &&
+        std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(1500)) {
+      (void)!write(stop[1], "s", 1);
+      told_to_stop = true;
+    }
     auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
     ASSERT_TRUE(reader.ok()) << "open " << opens << ": " << reader.status();
     auto records = ReadAll(**reader);
@@ -208,6 +234,8 @@ TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceIn
     seen = records.size();
     ++opens;
   }
+  reaper.pid = 0;  // reaped by the loop's waitpid
+  close(stop[1]);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
   std::fprintf(stderr, "%d read-only opens beside the writer, the last saw %llu records\n", opens,

@@ -14,10 +14,14 @@ namespace {
 using journal::ReplicatedBatch;
 
 // Reads everything there is from `next` on; returns the seq after the last input read.
+// Up to the end the stream reported at the start each read may wait long (a loaded server
+// can be slow to push: a 300 ms silence there is no end); past it, 300 ms of silence is.
 uint64_t CatchUp(JetStreamLog& log, uint64_t next, std::vector<std::string>* got = nullptr) {
   ReplicatedBatch b;
+  const absl::StatusOr<uint64_t> known_end = log.EndSeq();
   for (;;) {
-    absl::Status s = log.Read(next, 300, &b);
+    const int64_t wait_ms = known_end.ok() && next < *known_end ? 10000 : 300;
+    absl::Status s = log.Read(next, wait_ms, &b);
     if (absl::IsDeadlineExceeded(s)) break;
     EXPECT_TRUE(s.ok()) << s;
     if (!s.ok()) break;
