@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -170,8 +171,10 @@ TEST(JournalCommitLogTest, TheLogRestartsWhenFullAndReadersSeeEveryRecordOnceInO
 // LastSeq() the open found.
 TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceInOrder) {
   TestDir dir;
-  // The writer runs until told to stop (after at least 1.5 s and 10 opens here: a fixed
-  // life could end before 10 opens under TSan with a busy disk), or 60 s.
+  // The writer runs until this process closes `stop` (after at least 1.5 s and 10 opens:
+  // a fixed life could end before 10 opens under TSan with a busy disk; closing, not
+  // writing, so that a writer gone already raises no SIGPIPE, and one whose parent died
+  // stops too), or 60 s.
   int ready[2], stop[2];
   ASSERT_EQ(pipe(ready), 0);
   ASSERT_EQ(pipe(stop), 0);
@@ -188,9 +191,11 @@ TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceIn
     if (!j.ok()) _exit(3);
     uint64_t last = 0;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    char told;
-    for (int batch = 0; std::chrono::steady_clock::now() < until && read(stop[0], &told, 1) != 1;
-         ++batch) {
+    auto stopped = [&] {
+      char byte;
+      return read(stop[0], &byte, 1) >= 0 || errno != EAGAIN;  // EOF (0) or an error
+    };
+    for (int batch = 0; std::chrono::steady_clock::now() < until && !stopped(); ++batch) {
       if (!AppendRange(**j, last + 1, last + 4, 0, 4).ok()) _exit(4);
       last += 4;
       if (batch == 0) (void)!write(ready[1], "r", 1);
@@ -200,12 +205,14 @@ TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceIn
   // A failed assertion returns at once: the writer goes with it.
   struct Reaper {
     pid_t pid;
+    int stop_fd;
     ~Reaper() {
+      if (stop_fd >= 0) close(stop_fd);
       if (pid <= 0) return;
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
     }
-  } reaper{pid};
+  } reaper{pid, stop[1]};
   close(ready[1]);
   close(stop[0]);
   char byte;
@@ -218,7 +225,8 @@ TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceIn
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (!told_to_stop && opens >= 10 &&
         std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(1500)) {
-      (void)!write(stop[1], "s", 1);
+      close(stop[1]);
+      reaper.stop_fd = -1;
       told_to_stop = true;
     }
     auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
@@ -235,7 +243,6 @@ TEST(JournalCommitLogTest, ReadOnlyOpensBesideARunningWriterSeeEveryRecordOnceIn
     ++opens;
   }
   reaper.pid = 0;  // reaped by the loop's waitpid
-  close(stop[1]);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
   std::fprintf(stderr, "%d read-only opens beside the writer, the last saw %llu records\n", opens,

@@ -301,13 +301,13 @@ TEST(PipelineSequencerMatchesTest, ALoneInputIsMatchedByTheSequencerUnlessTurned
     Recorder listener;
     CounterPipeline p({.sequencer_matches_up_to = up_to}, nullptr, &codec, &machine, &listener);
     ASSERT_TRUE(p.Start().ok());
-    // 20 lone inputs, and with up_to 4 more (up to 2,000 in all) until the sequencer has
+    // 20 lone inputs, and with up_to 4 more (up to 40 in all) until the sequencer has
     // matched 18: it cannot when the matcher thread holds the role at that moment, which on
     // two cores busy with other tests (under TSan) happens to more than the first now and
-    // then; it must still match nearly all of them.
+    // then; it must still match most of them.
     uint64_t n = 0;
-    for (uint64_t i = 1;
-         i <= 20 || (up_to != 0 && p.stats().matched_on_sequencer < 18 && i <= 2000); ++i) {
+    for (uint64_t i = 1; i <= 20 || (up_to != 0 && p.stats().matched_on_sequencer < 18 && i <= 40);
+         ++i) {
       std::this_thread::sleep_for(2ms);  // every stage parks
       ASSERT_EQ(p.TryOffer(i, CounterCommand{i, 0, 1}), OfferResult::kAccepted);
       ASSERT_TRUE(WaitFor([&] { return listener.acks.load(std::memory_order_acquire) == i; }));
@@ -322,8 +322,7 @@ TEST(PipelineSequencerMatchesTest, ALoneInputIsMatchedByTheSequencerUnlessTurned
       EXPECT_EQ(appliers.size(), 1u);
     } else {
       // Each lone input is a batch of one; the first may meet the matcher thread starting.
-      EXPECT_GE(inline_batches, 18u);
-      EXPECT_LE(n, 200u) << "the sequencer matched only " << inline_batches << " of " << n;
+      EXPECT_GE(inline_batches, 18u) << "of " << n << " lone inputs";
     }
     // Each input's outcome, then its ack, in seq order.
     std::vector<std::pair<char, uint64_t>> got, want;
