@@ -11,7 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -32,14 +35,39 @@ struct ReplayFlags {
   std::string config;  // holidays: the closing-quote calendar and the last trading days
 };
 
-ExitCode Persist(const ReplayFlags& flags, const cfx::common::BusinessCalendar& calendar) {
-  std::ifstream in(flags.input);
+ExitCode Persist(const ReplayFlags& flags, const std::string& input,
+                 const cfx::common::BusinessCalendar& calendar) {
+  std::istringstream in(input);
   auto r = cfx::exchange::PersistReplay(in, flags.data_dir, calendar);
   if (!r.ok()) {
     return Fail("replay", absl::StrCat("--data-dir ", flags.data_dir, ": ", r.status().message()));
   }
   std::cerr << "cfx replay: persisted " << r->recorded << " inputs, " << r->trades << " trades to "
             << flags.data_dir << "/trades (with the security master)\n";
+  return 0;
+}
+
+// Creates OUTPUT.tmp (0600: the events name accounts and orders); the events are written
+// there and renamed over OUTPUT once whole: a failed run leaves the old file, never half of a
+// new one.
+ExitCode OpenOutput(const ReplayFlags& flags, std::string* tmp) {
+  *tmp = flags.output + ".tmp";
+  const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
+    if (fd >= 0) ::close(fd);
+    return Fail("replay", "cannot open --output " + flags.output + " (" + *tmp + ")");
+  }
+  ::close(fd);
+  return 0;
+}
+
+ExitCode CommitOutput(const ReplayFlags& flags, const std::string& tmp, std::ofstream* out) {
+  out->close();
+  if (!*out || std::rename(tmp.c_str(), flags.output.c_str()) != 0) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    return Fail("replay", "write failed on " + flags.output);
+  }
   return 0;
 }
 
@@ -63,44 +91,73 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
   if (flags.output != "-" && std::filesystem::equivalent(flags.input, flags.output, ec)) {
     return Fail("replay", "--output " + flags.output + " is the --input file");
   }
-  if (!flags.data_dir.empty()) {
-    if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
-      return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
+  if (flags.output != "-" && std::filesystem::is_directory(flags.output, ec)) {
+    return Fail("replay", "--output " + flags.output + " is a directory, not a file");
+  }
+  if (flags.data_dir.empty()) {
+    if (flags.output == "-") {
+      cfx::engine::RunReplay(in, std::cout);
+      return 0;
     }
-    // The store first: a data dir holding another input's replay refuses this one before
-    // any event is printed.
-    if (ExitCode rc = Persist(flags, calendar); rc != 0) return rc;
-    // As `cfx serve`: the settlement terms go with the data, for `cfx settle` without
-    // --config.
-    if (!terms.empty()) {
-      if (absl::Status s = cfx::storage::WritePrivateFile(
-              cfx::common::SettlementTermsPath(flags.data_dir), terms);
-          !s.ok()) {
-        return Fail("replay", s);
-      }
+    std::string tmp;
+    if (ExitCode rc = OpenOutput(flags, &tmp); rc != 0) return rc;
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+    cfx::engine::RunReplay(in, out);
+    return CommitOutput(flags, tmp, &out);
+  }
+  // With a data dir the input is read twice (the store, the events): read once into memory,
+  // so a pipe (--input /dev/stdin) gives both the same lines.
+  std::string input{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return Fail("replay", "cannot read --input " + flags.input);
+  // The events are written (to OUTPUT.tmp) before the data dir is touched, and renamed over
+  // OUTPUT only after the store: a bad --output fails before anything reaches the data dir,
+  // and a store that refuses this input (a data dir holding another input's replay) leaves
+  // no new OUTPUT.
+  std::string tmp;
+  std::optional<std::ofstream> out;
+  auto drop_tmp = [&] {
+    if (!out) return;
+    out->close();
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+  };
+  if (flags.output != "-") {
+    if (ExitCode rc = OpenOutput(flags, &tmp); rc != 0) return rc;
+    out.emplace(tmp, std::ios::trunc);
+    if (!*out) {
+      drop_tmp();
+      return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+    }
+    std::istringstream events(input);
+    cfx::engine::RunReplay(events, *out);
+    out->flush();
+    if (!*out) {
+      drop_tmp();
+      return Fail("replay", "write failed on " + flags.output);
     }
   }
-  if (flags.output == "-") {
-    cfx::engine::RunReplay(in, std::cout);
-    return 0;
+  if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {
+    drop_tmp();
+    return Fail("replay", absl::StrCat("--data-dir: ", s.message()));
   }
-  // Written to OUTPUT.tmp (0600: the events name accounts and orders), renamed over OUTPUT
-  // once whole: a failed run leaves the old file, never half of a new one.
-  const std::string tmp = flags.output + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
-    if (fd >= 0) ::close(fd);
-    return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+  if (ExitCode rc = Persist(flags, input, calendar); rc != 0) {
+    drop_tmp();
+    return rc;
   }
-  ::close(fd);
-  std::ofstream out(tmp, std::ios::trunc);
-  if (!out) return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
-  cfx::engine::RunReplay(in, out);
-  out.close();
-  if (!out || std::rename(tmp.c_str(), flags.output.c_str()) != 0) {
-    std::filesystem::remove(tmp, ec);
-    return Fail("replay", "write failed on " + flags.output);
+  // As `cfx serve`: the settlement terms go with the data, for `cfx settle` without
+  // --config.
+  if (!terms.empty()) {
+    if (absl::Status s = cfx::storage::WritePrivateFile(
+            cfx::common::SettlementTermsPath(flags.data_dir), terms);
+        !s.ok()) {
+      drop_tmp();
+      return Fail("replay", s);
+    }
   }
+  if (out) return CommitOutput(flags, tmp, &*out);
+  std::istringstream events(input);
+  cfx::engine::RunReplay(events, std::cout);
   return 0;
 }
 

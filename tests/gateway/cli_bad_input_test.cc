@@ -22,6 +22,19 @@ std::string FileText(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The JSON lines of a command's output (its log lines on standard error left out).
+std::string EventLines(const std::string& output) {
+  std::string events;
+  size_t at = 0;
+  while (at < output.size()) {
+    size_t end = output.find('\n', at);
+    end = end == std::string::npos ? output.size() : end + 1;
+    if (output[at] == '{') events.append(output, at, end - at);
+    at = end;
+  }
+  return events;
+}
+
 constexpr char kReplayLines[] =
     R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"5.000"})"
     "\n"
@@ -69,6 +82,44 @@ TEST(CliBadInputTest, AConfigThatIsADirectoryIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("is a directory"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/data"));
+}
+
+// With a data dir, a bad --output fails before the store is written (it used to persist the
+// trades and then fail on the output: half of the run done), and an output that is a
+// directory is refused up front.
+TEST(CliBadInputTest, ReplayWithADataDirWritesNothingWhenItsOutputIsBad) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string in = dir.path() + "/commands.jsonl";
+  std::ofstream(in) << kReplayLines;
+  std::filesystem::create_directory(dir.path() + "/odir");
+  for (const std::string& out : {dir.path() + "/nodir/out.jsonl", dir.path() + "/odir"}) {
+    SCOPED_TRACE(out);
+    const std::string data = dir.path() + "/data";
+    auto r = RunCfx("replay --input " + in + " --data-dir " + data + " --output " + out);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("--output"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(data)) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/odir.tmp"));
+  }
+}
+
+// With a data dir the input is read twice (the store, the events); from a pipe the second
+// read found nothing, so the events were missing (exit 0, no output at all).
+TEST(CliBadInputTest, ReplayWithADataDirPrintsTheEventsOfAPipedInput) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string in = dir.path() + "/commands.jsonl";
+  std::ofstream(in) << kReplayLines;
+  auto plain = RunCfx("replay --input " + in);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  ASSERT_NE(plain.output.find("\"ev\":\"accepted\""), std::string::npos) << plain.output;
+  auto piped = RunCfx("replay --input /dev/stdin --data-dir " + dir.path() + "/data < " + in);
+  ASSERT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(EventLines(piped.output), plain.output);
+  const std::string out = dir.path() + "/events.jsonl";
+  auto to_file = RunCfx("replay --input /dev/stdin --data-dir " + dir.path() + "/data2 --output " +
+                        out + " < " + in);
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.output;
+  EXPECT_EQ(FileText(out), plain.output);
 }
 
 // Ranges are built in memory: `--to 9999-12-31` grew past 6 GB, `--per-day 2000000000`
