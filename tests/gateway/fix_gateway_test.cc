@@ -65,6 +65,64 @@ TEST_F(FixGatewayTest, CrossingOrdersFillBothFirmsAndCopyOnlyToOwnDropCopy) {
   for (const Msg& x : beta->Snapshot()) EXPECT_NE(F(x, 1), "A1");
 }
 
+// SPEC §6: an execution report is its account's firm's. A config edited while orders rest
+// can leave an order whose entering session is now another firm's, or no longer configured.
+// Its reports go to the account's firm's drop copies and never to a session of another
+// firm (they went by the entering session's current firm: ALPHA_T1 and ALPHA's drop copy
+// got BETA's fill, and an order of a removed session reached nobody).
+TEST_F(FixGatewayTest, AReportGoesToItsAccountsFirmAlsoWhenItsSessionIsNowAnothers) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto alpha_dc = Connect("ALPHA_DC");
+  auto beta_dc = Connect("BETA_DC");
+  OrderState moved;  // entered by ALPHA_T1 when it was BETA's
+  moved.session = "ALPHA_T1";
+  moved.account = "B1";
+  moved.cl_ord_id = "moved1";
+  moved.order_id = 77;
+  moved.symbol = kSym;
+  moved.has_price = true;
+  moved.price_ticks = 5250;
+  moved.qty = 5;
+  moved.cum_qty = 2;
+  moved.leaves_qty = 3;
+  moved.cum_notional_ticks = 2 * 5250;
+  moved.exec_id = "900-1";
+  Fill fill;
+  fill.last_px_ticks = 5250;
+  fill.last_qty = 2;
+  OrderState gone = moved;  // ALPHA's, entered by a session since removed
+  gone.session = "ALPHA_OLD";
+  gone.account = "A1";
+  gone.cl_ord_id = "gone1";
+  gone.leaves_qty = 0;
+  gone.exec_id = "901-1";
+  OrderState own = moved;  // the control: ALPHA's, by its configured session
+  own.account = "A1";
+  own.cl_ord_id = "own1";
+  own.exec_id = "902-1";
+  exchange_->Inject([&](ExecutionListener& l) {
+    l.OnFill(moved, fill);
+    l.OnCanceled(gone, "expired");
+    l.OnFill(own, fill);
+    l.OnIdle();
+  });
+  Msg m;
+  ASSERT_TRUE(beta_dc->WaitExec("moved1", 'F', &m));
+  EXPECT_EQ(F(m, 797), "Y");
+  EXPECT_EQ(F(m, 1), "B1");
+  ASSERT_TRUE(alpha_dc->WaitExec("gone1", 'C', &m));
+  EXPECT_EQ(F(m, 797), "Y");
+  // A session's messages arrive in order: by the control's report, any earlier one is in.
+  ASSERT_TRUE(alpha->WaitExec("own1", 'F', &m));
+  ASSERT_TRUE(alpha_dc->WaitExec("own1", 'F', &m));
+  for (const Msg& x : alpha->Snapshot()) {
+    EXPECT_NE(F(x, 1), "B1") << x.toString();
+    EXPECT_NE(F(x, 11), "gone1") << x.toString();
+  }
+  for (const Msg& x : alpha_dc->Snapshot()) EXPECT_NE(F(x, 1), "B1") << x.toString();
+  for (const Msg& x : beta_dc->Snapshot()) EXPECT_NE(F(x, 1), "A1") << x.toString();
+}
+
 TEST_F(FixGatewayTest, RejectsCarryOrdRejReasonAndCfxReasonCode) {
   auto alpha = Connect("ALPHA_T1", "alpha-secret");
   struct Case {

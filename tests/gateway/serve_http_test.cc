@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -246,6 +247,50 @@ TEST_F(ServeHttpTest, MarginLeavesOutAContractThatHasExpired) {
   ASSERT_TRUE(whatif.ok()) << whatif.status();
   EXPECT_EQ(whatif->status, 400) << whatif->body;
   EXPECT_NE(whatif->body.find("has expired"), std::string::npos) << whatif->body;
+}
+
+// SPEC §3 and §4 for a month listed while the exchange runs: at March's last close April
+// 2027 .. March 2028 is the window, so 202803 is listed. It takes the grade's latest fix as
+// its band reference (5.010: [4.509, 5.511], not the config's [4.500, 5.500]) and a margin
+// (A2's 10.00 USD of collateral covers no lot), and HTTP prices it, within a poll of the
+// refresher. Until 2026-12-06 the basis was rebuilt only at a new settlement: the new month
+// traded on the config's band with a margin of 0 and HTTP said "no price" for it.
+TEST_F(ServeHttpTest, AMonthListedAtTheRollIsPricedBandedAndMarginedAtOnce) {
+  ExchangeServer& s = *server_;
+  constexpr char kNew[] = "B200-GOLD-US-202803";
+  ASSERT_FALSE(s.core().FindContract(kNew).has_value());
+  ASSERT_EQ(s.core().AdvanceTime(*common::ParseTimestamp("2027-03-31T16:00:01Z") * 1000),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  ASSERT_TRUE(s.core().FindContract(kNew).has_value()) << "not listed at the roll";
+  std::optional<common::PriceTicks> ref;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+       std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
+    ref = s.core().FindContract(kNew)->contract.band_ref;
+    if (ref == common::PriceTicks(5010)) break;
+  }
+  ASSERT_EQ(ref, common::PriceTicks(5010)) << "the new month's band reference is not the fix";
+  auto order = [&](const char* cl, const char* acct, int64_t px) {
+    engine::NewOrderCmd c = Order(cl, acct, engine::Side::kBuy, 1, px);
+    c.sym.Assign(kNew);
+    EXPECT_EQ(s.core().Submit(c, 0), exchange::OfferResult::kAccepted);
+  };
+  order("roll-in", "A1", 5511);   // inside the fix's band, outside the config's
+  order("roll-out", "A1", 5512);  // outside the fix's band
+  order("roll-a2", "A2", 5000);   // one lot's margin is more than A2's collateral
+  ASSERT_TRUE(s.core().Flush().ok());
+  EXPECT_TRUE(s.core().FindOrder("A1", "roll-in").has_value());
+  EXPECT_FALSE(s.core().FindOrder("A1", "roll-out").has_value());
+  EXPECT_FALSE(s.core().FindOrder("A2", "roll-a2").has_value()) << "counted at a margin of 0";
+  auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
+  ASSERT_TRUE(client.ok());
+  auto whatif = client->Request("POST", "/v1/margin/whatif", "tok-alpha",
+                                R"({"positions":[{"sym":"B200-GOLD-US-202803","qty":1}]})");
+  ASSERT_TRUE(whatif.ok()) << whatif.status();
+  EXPECT_EQ(whatif->status, 200) << whatif->body;
+  nlohmann::json margin = nlohmann::json::parse(whatif->body, nullptr, false);
+  EXPECT_NE(margin.value("margin", "0.00"), "0.00") << whatif->body;
 }
 
 TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {

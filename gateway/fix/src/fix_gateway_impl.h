@@ -81,6 +81,10 @@ class FixGateway::Impl : public FIX::Application {
   // Outcomes (fix_outbound.cc).
   void Accepted(const OrderState& order);
   void Rejected(const OrderState& order, const std::string& reason);
+  // A NewOrderSingle the gateway refuses itself (a bad field, an account the session's firm
+  // may not trade, the throttle): the sending session's own answer, copied to its firm's
+  // drop copies; the account named may be anything, so it says nothing of whose it is.
+  void RejectedAtGateway(const OrderState& order, const std::string& reason);
   void Filled(const OrderState& order, const Fill& fill);
   void Canceled(const OrderState& order, const std::string& reason);
   void Replaced(const OrderState& order);
@@ -140,9 +144,15 @@ class FixGateway::Impl : public FIX::Application {
 
   // fix_outbound.cc
   FIX::Message ExecReport(const OrderState& o, char exec_type, char ord_status);
-  // Sends an ExecutionReport to `order.session` and a 797=Y copy to every drop-copy session
-  // of the account's firm. Never crosses firms: a session of another firm gets nothing.
+  FIX::Message RejectReport(const OrderState& order, const std::string& reason);  // 150=8
+  // Sends an ExecutionReport of the exchange to `order.session` and a 797=Y copy to every
+  // drop-copy session of the account's firm (SPEC §6). Never crosses firms: the session
+  // gets it only while it is of the account's firm (a config edited since the order was
+  // entered may have moved or removed either); the firm's drop copies get it all the same.
+  // An account no longer configured stays with the entering session's firm.
   void RouteExecReport(const OrderState& order, FIX::Message& report);
+  // Sends to `session` and copies to the drop copies of `firm`.
+  void SendWithCopies(const std::string& session, const std::string& firm, FIX::Message& report);
 
   // Sends to a configured session; false if it is unknown or QuickFIX refused. While the
   // session's Logon is being answered (LogonGate), the message is held and sent right after.

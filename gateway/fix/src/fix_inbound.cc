@@ -183,7 +183,7 @@ void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message
     reason = "account_not_permitted";
   }
   if (!reason.empty()) {
-    Rejected(Echo(spec.sender_comp_id, m), reason);
+    RejectedAtGateway(Echo(spec.sender_comp_id, m), reason);
     return;
   }
   exchange_->Submit(order);
@@ -340,7 +340,7 @@ void FixGateway::Impl::Throttled(const FixSessionSpec& spec, const std::string& 
                                  const FIX::Message& m) {
   const std::string reason = "throttled";
   if (type == "D") {
-    Rejected(Echo(spec.sender_comp_id, m), reason);
+    RejectedAtGateway(Echo(spec.sender_comp_id, m), reason);
   } else if (type == "F" || type == "G") {
     RejectCancelOrReplace(spec, m, type == "G", reason);
   } else {

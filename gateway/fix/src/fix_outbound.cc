@@ -58,9 +58,19 @@ FIX::Message FixGateway::Impl::ExecReport(const OrderState& o, char exec_type, c
 
 void FixGateway::Impl::RouteExecReport(const OrderState& order, FIX::Message& report) {
   const FixSessionSpec* spec = entitlements_.Session(order.session);
-  if (!spec) return;  // an outcome for no configured session: nobody may see it
-  Send(order.session, report);
-  for (const std::string& copy_to : entitlements_.DropCopies(spec->firm)) {
+  std::string firm = entitlements_.FirmOfAccount(order.account);
+  if (firm.empty()) {
+    if (!spec) return;  // neither account nor session configured: nobody may see it
+    firm = spec->firm;
+  }
+  SendWithCopies(spec != nullptr && spec->firm == firm ? order.session : std::string(), firm,
+                 report);
+}
+
+void FixGateway::Impl::SendWithCopies(const std::string& session, const std::string& firm,
+                                      FIX::Message& report) {
+  if (!session.empty()) Send(session, report);
+  for (const std::string& copy_to : entitlements_.DropCopies(firm)) {
     FIX::Message copy = report;
     copy.setField(797, "Y");
     Send(copy_to, copy);
@@ -72,7 +82,7 @@ void FixGateway::Impl::Accepted(const OrderState& order) {
   RouteExecReport(order, m);
 }
 
-void FixGateway::Impl::Rejected(const OrderState& order, const std::string& reason) {
+FIX::Message FixGateway::Impl::RejectReport(const OrderState& order, const std::string& reason) {
   OrderState o = order;
   o.leaves_qty = 0;
   o.cum_qty = 0;
@@ -80,7 +90,19 @@ void FixGateway::Impl::Rejected(const OrderState& order, const std::string& reas
   FIX::Message m = ExecReport(o, '8', '8');
   m.setField(103, std::to_string(OrdRejReason(reason)));
   m.setField(58, reason);
+  return m;
+}
+
+void FixGateway::Impl::Rejected(const OrderState& order, const std::string& reason) {
+  FIX::Message m = RejectReport(order, reason);
   RouteExecReport(order, m);
+}
+
+void FixGateway::Impl::RejectedAtGateway(const OrderState& order, const std::string& reason) {
+  const FixSessionSpec* spec = entitlements_.Session(order.session);
+  if (!spec) return;
+  FIX::Message m = RejectReport(order, reason);
+  SendWithCopies(order.session, spec->firm, m);
 }
 
 void FixGateway::Impl::Filled(const OrderState& order, const Fill& fill) {

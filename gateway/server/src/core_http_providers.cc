@@ -27,6 +27,7 @@ std::string Price3(int64_t ticks) { return common::FormatScaled(ticks, 3); }
 // The margin inputs at one point in time. Immutable once built; shared with readers.
 struct Basis {
   std::optional<common::Date> settled;                        // latest settled date in the ledger
+  uint64_t listing_version = 0;  // the core's security master when built (its contracts)
   common::Date as_of;                                         // throughput rows dated <= as_of
   std::map<std::string, int64_t> prices;                      // ticks, by symbol
   std::map<std::string, common::PriceTicks> settles;          // from the ledger only
@@ -62,10 +63,12 @@ class CoreHttpProviders::Impl {
   }
 
   // REQUIRES: mu_ held.
-  absl::StatusOr<std::shared_ptr<Basis>> BuildBasis(std::optional<common::Date> settled) {
+  absl::StatusOr<std::shared_ptr<Basis>> BuildBasis(std::optional<common::Date> settled,
+                                                    uint64_t listing_version, common::Date today) {
     auto b = std::make_shared<Basis>();
     b->settled = settled;
-    b->as_of = Today();
+    b->listing_version = listing_version;
+    b->as_of = today;
     auto contracts = ledger_->Contracts();
     if (!contracts.ok()) return contracts.status();
     for (const auto& [sym, state] : *contracts) {
@@ -139,14 +142,21 @@ class CoreHttpProviders::Impl {
     return std::shared_ptr<const gv::MarginEngine>(std::move(*engine));
   }
 
-  // The current basis, rebuilt when the ledger has a newer settlement.
+  // The current basis, rebuilt when the ledger has a newer settlement, when the security
+  // master changed (a month listed at the roll has no price, band reference or margin
+  // until it is in the basis: it used to wait for the next settlement), and at each new
+  // date (the latest fix and throughput are those before it).
   absl::StatusOr<std::shared_ptr<Basis>> Current() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!ledger_) return absl::UnavailableError("providers not started");
+    // Read before the contracts it stands for (ExchangeCore::ListingVersion).
+    const uint64_t listing_version = core_->ListingVersion();
+    const common::Date today = Today();
     auto settled = ledger_->LastSettledDate();
     if (!settled.ok()) return settled.status();
-    if (basis_ == nullptr || basis_->settled != *settled) {
-      auto b = BuildBasis(*settled);
+    if (basis_ == nullptr || basis_->settled != *settled ||
+        basis_->listing_version != listing_version || basis_->as_of != today) {
+      auto b = BuildBasis(*settled, listing_version, today);
       if (!b.ok()) return b.status();
       basis_ = *std::move(b);
     }
@@ -323,7 +333,7 @@ FixRecord FixToHttp(const reference::FixRecord& r) {
   f.n_obs = r.n_obs;
   f.n_dropped = r.n_dropped;
   f.n_providers = r.n_providers;
-  f.volume = absl::StrCat(r.volume);
+  f.volume = reference::FormatVolume(r.volume_e6);         // exact, as `cfx reference build`
   if (r.theta) f.theta = common::FormatMeasure(*r.theta);  // as `cfx reference build`
   if (r.price_per_mtok_e4) f.price_per_mtok = common::FormatScaled(*r.price_per_mtok_e4, 4);
   f.flags = r.flags;

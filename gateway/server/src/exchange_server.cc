@@ -419,7 +419,11 @@ class ExchangeServer::Impl {
 
   // SPEC §4: per-contract margins are refreshed after each settlement. `cfx settle` runs
   // in another process, so the ledger is polled; a changed basis is sent to the core as
-  // sequenced ProductCmds (replay takes the same decisions).
+  // sequenced ProductCmds (replay takes the same decisions). A month listed at the roll
+  // changes the basis too (CoreHttpProviders): within a poll it trades on SPEC §3's band
+  // reference and the margin check counts it, not on the config's `ref` and a margin of 0
+  // until the next settlement. A poll that finds nothing changed reads the ledger's last
+  // date and compares two small maps.
   void RefreshLoop() {
     std::unique_lock<std::mutex> lock(refresh_mu_);
     while (!refresh_cv_.wait_for(lock, kRefreshEvery, [&] { return stop_refresh_; })) {
@@ -490,7 +494,7 @@ class ExchangeServer::Impl {
     return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
   }
 
-  static constexpr std::chrono::seconds kRefreshEvery{30};
+  static constexpr std::chrono::seconds kRefreshEvery{1};
 
   // <data_dir>/serve.lock's descriptor (LockDataDir), closed last: declared first, so the
   // core and its journal are gone before another serve may take the data dir.

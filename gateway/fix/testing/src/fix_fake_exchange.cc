@@ -415,6 +415,9 @@ void FakeExchange::RefuseAmend(const CancelRejected& r) {
 void FakeExchange::Disconnected(const SessionDisconnected& r) {
   Post([this, r] { book_->Disconnected(r); });
 }
+void FakeExchange::Inject(std::function<void(ExecutionListener&)> deliver) {
+  Post([this, deliver] { deliver(*listener_); });
+}
 
 }  // namespace testing
 }  // namespace gateway

@@ -53,6 +53,10 @@ class FakeExchange : public OrderEntry {
   void RefuseAmend(const CancelRejected& refusal) override;
   void Disconnected(const SessionDisconnected& request) override;
 
+  // Runs `deliver` on the worker, in order with the requests, with the listener: a test's
+  // own report, such as the exchange would make for an order entered under an older config.
+  void Inject(std::function<void(ExecutionListener&)> deliver);
+
   class Book;  // matching state, worker thread only
 
  private:
