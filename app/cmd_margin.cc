@@ -3,6 +3,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
 #include "cfx/common/date.h"
 #include "cfx/gpu_valuation/csv_inputs.h"
 #include "cfx/gpu_valuation/margin_engine.h"
@@ -27,9 +28,25 @@ struct MarginFlags {
   uint64_t seed = gv::kDefaultMcSeed;
 };
 
-ExitCode RunMargin(const MarginFlags& flags, bool method_given) {
+// Which flags were given: a flag that the chosen scenarios do not use is a usage error, not
+// silently ignored (a `--psr` beside `--scenarios` would let its user think it applied).
+struct MarginFlagsGiven {
+  bool method = false;
+  bool psr = false;
+  bool mc = false;  // --mc-scenarios or --seed
+};
+
+ExitCode RunMargin(const MarginFlags& flags, const MarginFlagsGiven& given) {
   absl::StatusOr<common::Date> date = common::ParseDate(flags.date);
-  if (!date.ok()) return Fail("margin", "--date: expected YYYY-MM-DD");
+  if (!date.ok()) return Fail("margin", "--date: expected YYYY-MM-DD", 2);
+  const bool method_given = given.method;
+  if (!flags.scenarios.empty() && given.psr) {
+    return Fail("margin", "--psr applies to span16 and mc; a --scenarios file has its own moves",
+                2);
+  }
+  if (given.mc && (flags.method != "mc" || !flags.scenarios.empty())) {
+    return Fail("margin", "--mc-scenarios and --seed apply to --method mc only", 2);
+  }
   gv::MarginOptions options;
   options.as_of = *date;
   options.psr = flags.psr;
@@ -87,10 +104,29 @@ void SetupMargin(CLI::App& parent, ExitCode* rc) {
   cmd->add_option(
       "--scenarios", flags->scenarios,
       "scenario CSV scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ");
-  cmd->add_option("--psr", flags->psr, "price scan range, (0, 1/3] (default 0.15)");
-  cmd->add_option("--mc-scenarios", flags->mc_scenarios, "mc scenario count (default 10000)");
-  cmd->add_option("--seed", flags->seed, "mc seed")->check(CLI::NonNegativeNumber);
-  cmd->callback([flags, method, rc] { *rc = RunMargin(*flags, method->count() > 0); });
+  CLI::Option* psr =
+      cmd->add_option("--psr", flags->psr, "price scan range, (0, 1/3] (default 0.15)")
+          ->check(CLI::Validator(
+              [](std::string& v) -> std::string {
+                double x = 0;
+                if (!absl::SimpleAtod(v, &x) || !(x > 0.0 && x <= gv::kMaxPsr)) {
+                  return "must be in (0, 1/3], got " + v;
+                }
+                return "";
+              },
+              "(0, 1/3]"));
+  CLI::Option* mc = cmd->add_option("--mc-scenarios", flags->mc_scenarios,
+                                    "mc scenario count, 1 .. 1000000 (default 10000)")
+                        ->check(CLI::Range(1, gv::kMaxScenarios));
+  CLI::Option* seed =
+      cmd->add_option("--seed", flags->seed, "mc seed")->check(CLI::NonNegativeNumber);
+  cmd->callback([flags, method, psr, mc, seed, rc] {
+    MarginFlagsGiven given;
+    given.method = method->count() > 0;
+    given.psr = psr->count() > 0;
+    given.mc = mc->count() > 0 || seed->count() > 0;
+    *rc = RunMargin(*flags, given);
+  });
 }
 
 CFX_REGISTER_COMMAND("", SetupMargin);

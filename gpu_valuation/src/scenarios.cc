@@ -62,7 +62,8 @@ absl::StatusOr<ScenarioSet> BuildSpan16(double psr, const TsrTable& tsr) {
       Scenario s;
       s.label = absl::StrCat(number++);
       s.weight = 1.0;
-      s.price_move = psr * thirds / 3.0;
+      // Whole multiples exactly (psr * 3 / 3.0 is one ulp off psr for some psr, 0.1 say).
+      s.price_move = thirds % 3 == 0 ? psr * (thirds / 3) : psr * thirds / 3.0;
       s.tput_factor.fill(sign);
       set.scenarios.push_back(s);
     }

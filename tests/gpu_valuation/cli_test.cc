@@ -119,13 +119,44 @@ TEST_F(MarginCliTest, ErrorsNameFileLineAndFieldAndPrintNothingElse) {
   r = RunCfx(Args(pos2));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.output, HasSubstr("bad2.csv:2: column qty"));
+}
 
-  r = RunCfx(Args(pos2) + " --psr 0.9");
-  EXPECT_NE(r.exit_code, 0);
-  r = RunCfx("margin --positions " + pos2 + " --prices " + prices_ + " --throughput " +
-          throughput_ + " --date 2027-13-01");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("--date"));
+// A bad flag value is a usage error (exit 2) that names the flag, judged before any file is
+// read (the --psr case above used to pass on the positions file's error alone); a flag the
+// chosen scenarios do not use is refused, not ignored.
+TEST_F(MarginCliTest, BadOrUnusedFlagsAreUsageErrorsNamingTheFlag) {
+  const std::string pos = Write("ok.csv", "account,sym,qty\nA,B200-GOLD-US-202703,1\n");
+  const std::string sc =
+      Write("sc.csv",
+            "scenario,weight,price_move,tput_PLAT,tput_GOLD,tput_SILV,tput_BRNZ\n"
+            "up,1,0.1,0,0,0,0\n");
+  struct Case {
+    std::string flags, needle;
+  };
+  for (const Case& c :
+       {Case{" --psr 0.9", "--psr"}, Case{" --psr -1", "--psr"}, Case{" --psr x", "--psr"},
+        Case{" --method mc --mc-scenarios 0", "--mc-scenarios"},
+        Case{" --method mc --mc-scenarios 5000000", "--mc-scenarios"},
+        Case{" --mc-scenarios 500", "--mc-scenarios"}, Case{" --seed 9", "--seed"},
+        Case{" --scenarios " + sc + " --psr 0.2", "--psr"}}) {
+    SCOPED_TRACE(c.flags);
+    Result r = RunCfx(Args(pos) + c.flags);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.needle));
+    EXPECT_EQ(r.output.find("{"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(RunCfx(Args(pos) + " --psr 0.2").exit_code, 0);
+  EXPECT_EQ(RunCfx(Args(pos) + " --scenarios " + sc).exit_code, 0);
+}
+
+// SPEC §10: scenarios 11-14 move the price by exactly ±PSR (psr * 3 / 3.0 printed
+// 0.10000000000000002 for --psr 0.1).
+TEST_F(MarginCliTest, TheWholePsrScenariosMoveByExactlyThePsr) {
+  const std::string pos = Write("long.csv", "account,sym,qty\nA,B200-GOLD-US-202703,-1\n");
+  Result r = RunCfx(Args(pos) + " --psr 0.1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"price_move\":0.1")) << r.output;
+  EXPECT_EQ(r.output.find("0.10000000000000002"), std::string::npos) << r.output;
 }
 
 }  // namespace
