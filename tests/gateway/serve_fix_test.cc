@@ -178,6 +178,74 @@ TEST_F(ServeFixTest, ATriggeredStopIsReportedWithItsOwnTypeAndStopPrice) {
   EXPECT_EQ(F(m, 99), "5.010");
 }
 
+// SPEC §6's order tags reach the engine with SPEC §4's meaning. Each case tells its value
+// from its neighbours: IOC and FOK by the cancel's reason, GTC by its echo, a stop-limit (a
+// stop would refuse its 44), MaxFloor by the first fill against an iceberg being one slice,
+// 7928 by two different STP ids of one account trading (without it both default to the
+// account), and 8000's O, N and B by which order STP cancels.
+TEST_F(ServeFixTest, TheOrderTagsReachTheEngineWithTheirSpecMeaning) {
+  TestClient* alpha = Connect("ALPHA_T1", "alpha-secret");
+  TestClient* beta = Connect("BETA_T1");
+  Msg m;
+  auto with = [](Msg msg, int tag, const std::string& value) {
+    msg.setField(tag, value);
+    return msg;
+  };
+  // Time in force, on an empty book.
+  ASSERT_TRUE(
+      SendAndWaitExec(*alpha, with(NewOrderMsg("ioc", "A1", '1', 2, "4.900"), 59, "3"), '4', &m));
+  EXPECT_EQ(F(m, 58), "ioc");
+  ASSERT_TRUE(
+      SendAndWaitExec(*alpha, with(NewOrderMsg("fok", "A1", '1', 2, "4.900"), 59, "4"), '4', &m));
+  EXPECT_EQ(F(m, 58), "fok");
+  ASSERT_TRUE(
+      SendAndWaitExec(*alpha, with(NewOrderMsg("gtc", "A1", '1', 2, "4.900"), 59, "1"), '0', &m));
+  EXPECT_EQ(F(m, 59), "1");
+  EXPECT_EQ(F(m, 39), "0");
+  // A stop-limit: a price and a stop price.
+  Msg stop_limit = with(NewOrderMsg("sl", "A1", '1', 1, "5.300"), 40, "4");
+  stop_limit.setField(99, "5.250");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, stop_limit, '0', &m));
+  EXPECT_EQ(F(m, 40), "4");
+  EXPECT_EQ(F(m, 44), "5.300");
+  EXPECT_EQ(F(m, 99), "5.250");
+  // An iceberg showing 3 of 10: a buy of all 10 trades it slice by slice, 3 first.
+  ASSERT_TRUE(
+      SendAndWaitExec(*alpha, with(NewOrderMsg("ice", "A1", '2', 10, "5.100"), 111, "3"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("lift", "B1", '1', 10, "5.100"), 'F', &m));
+  EXPECT_EQ(F(m, 32), "3");
+  ASSERT_TRUE(alpha->WaitExec("ice", 'F', &m));
+  EXPECT_EQ(F(m, 32), "3");
+  // Self-trade prevention within account A1 (the iceberg is gone: B1 took all of it).
+  Msg rest_x = with(NewOrderMsg("rx", "A1", '2', 5, "5.200"), 7928, "X");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, rest_x, '0', &m));
+  // ... a different STP id trades; 7928 dropped, both would be "A1" and never trade.
+  ASSERT_TRUE(
+      SendAndWaitExec(*alpha, with(NewOrderMsg("bz", "A1", '1', 1, "5.200"), 7928, "Z"), 'F', &m));
+  EXPECT_EQ(F(m, 32), "1");
+  // ... N: the aggressor is canceled, the resting order stays.
+  Msg n = with(NewOrderMsg("bn", "A1", '1', 1, "5.200"), 7928, "X");
+  n.setField(8000, "N");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, n, '4', &m));
+  EXPECT_EQ(F(m, 58), "stp");
+  // ... O: the resting order is canceled, and the aggressor rests.
+  Msg o = with(NewOrderMsg("bo", "A1", '1', 1, "5.200"), 7928, "X");
+  o.setField(8000, "O");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, o, '0', &m));
+  ASSERT_TRUE(alpha->WaitExec("rx", '4', &m));
+  EXPECT_EQ(F(m, 58), "stp");
+  EXPECT_EQ(F(m, 151), "0");
+  // ... B: both.
+  ASSERT_TRUE(
+      SendAndWaitExec(*alpha, with(NewOrderMsg("ry", "A1", '2', 3, "5.400"), 7928, "Y"), '0', &m));
+  Msg b = with(NewOrderMsg("bb", "A1", '1', 1, "5.400"), 7928, "Y");
+  b.setField(8000, "B");
+  ASSERT_TRUE(SendAndWaitExec(*alpha, b, '4', &m));
+  EXPECT_EQ(F(m, 58), "stp");
+  ASSERT_TRUE(alpha->WaitExec("ry", '4', &m));
+  EXPECT_EQ(F(m, 58), "stp");
+}
+
 // 126=99991231-23:59:59 is a GTD that never expires (its µs -> ns product overflowed into
 // a date before 1970: refused as already expired); a fraction of a second is kept.
 TEST_F(ServeFixTest, AFarFutureGtdIsAcceptedAndAnExpiryKeepsItsFraction) {
