@@ -3,6 +3,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -56,14 +58,95 @@ std::optional<common::Date> FlagDate(const std::string& flag, const std::string&
   return *d;
 }
 
-std::optional<common::BusinessCalendar> FlagHolidays(const std::string& text) {
+std::optional<std::vector<common::Date>> FlagHolidayList(const std::string& text) {
   std::vector<common::Date> days;
   for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
     std::optional<common::Date> d = FlagDate("--holidays", std::string(part));
     if (!d) return std::nullopt;
     days.push_back(*d);
   }
-  return common::BusinessCalendar(std::move(days));
+  return days;
+}
+
+std::optional<common::BusinessCalendar> FlagHolidays(const std::string& text) {
+  std::optional<std::vector<common::Date>> days = FlagHolidayList(text);
+  if (!days) return std::nullopt;
+  return common::BusinessCalendar(std::move(*days));
+}
+
+// A holiday list sorted, without repeats, for comparing two lists as sets.
+std::vector<common::Date> Normalized(std::vector<common::Date> days) {
+  std::sort(days.begin(), days.end());
+  days.erase(std::unique(days.begin(), days.end()), days.end());
+  return days;
+}
+
+std::string HolidayText(const std::vector<common::Date>& days) {
+  if (days.empty()) return "none";
+  std::string out;
+  for (const common::Date& d : days) {
+    absl::StrAppend(&out, out.empty() ? "" : ",", common::FormatDate(d));
+  }
+  return out;
+}
+
+// The holidays of a build and where they came from (for messages and the audit log).
+struct BuildCalendar {
+  std::vector<common::Date> holidays;
+  std::string source;       // "--holidays", "--config", the terms file, or "" (none given)
+  std::string config_path;  // the file read, if any
+};
+
+// The build's holidays: --holidays or --config; else, with --data-dir, the calendar of the
+// exchange whose data dir it is (the settlement terms `cfx serve` and `cfx replay --config`
+// keep there, which `cfx settle` settles by). Fixes stored in a data dir must count the
+// business days its settlement counts (a fix for a holiday, or a window opened on the wrong
+// previous business day, would be settled against), so a flag that disagrees with the data
+// dir's calendar is refused, not preferred. Sets *out and returns 0, or prints the error and
+// returns the exit status.
+ExitCode ResolveBuildCalendar(const BuildFlags& f, BuildCalendar* out) {
+  if (!f.config.empty()) {
+    // The exchange's own list, so that the fixes, the last trading days (`cfx serve`) and
+    // settlement (`cfx settle --config`) count the same business days.
+    if (!f.holidays.empty()) {
+      return Fail("reference build",
+                  "--holidays and --config both give the holidays: use one (the config's "
+                  "`holidays` is the exchange's list)",
+                  2);
+    }
+    absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(f.config);
+    if (!config.ok()) return Fail("reference build", config.status(), 2);
+    *out = {Normalized(config->holidays), "--config", f.config};
+  } else if (!f.holidays.empty()) {
+    std::optional<std::vector<common::Date>> days = FlagHolidayList(f.holidays);
+    if (!days) return 2;
+    *out = {Normalized(std::move(*days)), "--holidays", ""};
+  }
+  if (f.data_dir.empty()) return 0;
+  const std::string terms = common::SettlementTermsPath(f.data_dir);
+  std::error_code ec;
+  if (!std::filesystem::exists(terms, ec)) return 0;
+  // Nothing is read from a data dir that others could write (docs/serve.md, "Privacy").
+  if (absl::Status s = storage::CheckPrivateDir(f.data_dir); !s.ok()) {
+    return Fail("reference build", absl::StrCat("--data-dir: ", s.message()));
+  }
+  absl::StatusOr<common::ExchangeConfig> exchange = common::LoadConfigFile(terms);
+  if (!exchange.ok()) return Fail("reference build", exchange.status(), 2);
+  std::vector<common::Date> kept = Normalized(exchange->holidays);
+  if (out->source.empty()) {
+    *out = {std::move(kept), terms, terms};
+    return 0;
+  }
+  if (out->holidays != kept) {
+    return Fail("reference build",
+                absl::StrCat(out->source, ": its holidays (", HolidayText(out->holidays),
+                             ") are not those of the exchange whose data dir --data-dir is (",
+                             HolidayText(kept), ", in ", terms,
+                             "); fixes stored there are settled by that calendar: drop ",
+                             out->source, " to use it, or correct the exchange's config"),
+                2);
+  }
+  return 0;
 }
 
 // Who ran the command, for the audit log: the login name of the effective user (its uid if
@@ -89,21 +172,9 @@ ExitCode RunBuild(const BuildFlags& f) {
     return Fail("reference build",
                 absl::StrCat("--to: at most ", kMaxRangeDays, " days after --date"), 2);
   }
-  std::optional<common::BusinessCalendar> calendar = FlagHolidays(f.holidays);
-  if (!calendar) return 2;
-  if (!f.config.empty()) {
-    // The exchange's own list, so that the fixes, the last trading days (`cfx serve`) and
-    // settlement (`cfx settle --config`) count the same business days.
-    if (!f.holidays.empty()) {
-      return Fail("reference build",
-                  "--holidays and --config both give the holidays: use one (the config's "
-                  "`holidays` is the exchange's list)",
-                  2);
-    }
-    absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(f.config);
-    if (!config.ok()) return Fail("reference build", config.status(), 2);
-    calendar = config->Calendar();
-  }
+  BuildCalendar holidays;
+  if (ExitCode rc = ResolveBuildCalendar(f, &holidays); rc != 0) return rc;
+  const common::BusinessCalendar calendar(holidays.holidays);
   if (f.format != "json" && f.format != "csv") {
     return Fail("reference build", "--format: must be json or csv, got '" + f.format + "'", 2);
   }
@@ -116,7 +187,7 @@ ExitCode RunBuild(const BuildFlags& f) {
   if (f.revise && f.data_dir.empty()) {
     return Fail("reference build", "--data-dir: --revise needs it (revisions are stored)", 2);
   }
-  if (calendar->BusinessDays(*from, *to).empty()) {
+  if (calendar.BusinessDays(*from, *to).empty()) {
     return Fail("reference build",
                 absl::StrCat(f.to.empty() ? "--date: " : "--date/--to: ", "no business day in ",
                              common::FormatDate(*from), "..", common::FormatDate(*to),
@@ -139,8 +210,9 @@ ExitCode RunBuild(const BuildFlags& f) {
         audit::AuditLog::Open(f.data_dir + "/audit.log");
     if (!audit_log.ok()) return Fail("reference build", audit_log.status());
     audit = *std::move(audit_log);
-    if (!f.config.empty()) {
-      audit->Record("config_load", {{"command", "reference build"}, {"path", f.config}});
+    if (!holidays.config_path.empty()) {
+      audit->Record("config_load",
+                    {{"command", "reference build"}, {"path", holidays.config_path}});
     }
     absl::StatusOr<std::unique_ptr<reference::FixStore>> opened =
         reference::FixStore::Open(f.data_dir);
@@ -151,10 +223,11 @@ ExitCode RunBuild(const BuildFlags& f) {
   }
   reference::BuildOptions options{.from = *from,
                                   .to = *to,
-                                  .calendar = *calendar,
+                                  .calendar = calendar,
                                   .revise = f.revise,
                                   .reason = f.reason,
-                                  .market_wide = true};
+                                  .market_wide = true,
+                                  .throughput_file = f.throughput};
   absl::StatusOr<reference::BuildResult> result =
       reference::BuildFixes(*obs, *tput, options, store.get());
   if (!result.ok()) return Fail("reference build", result.status());
@@ -169,6 +242,19 @@ ExitCode RunBuild(const BuildFlags& f) {
                    {"reason", item.reason},
                    {"methodology", r.methodology},
                    {"inputs_sha256", r.inputs_sha256.value_or("")},
+                   {"by", by}});
+  }
+  for (const reference::ThroughputCorrection& c : result->throughput_revised) {
+    const reference::OperatorThroughput& row = c.stored.row;
+    audit->Record("reference_throughput_revision",
+                  {{"gpu", row.gpu},
+                   {"operator", row.operator_name},
+                   {"tier", common::TierName(row.tier)},
+                   {"date", common::FormatDate(row.date)},
+                   {"revision", std::to_string(c.stored.revision)},
+                   {"output_tps_per_gpu", common::FormatMeasure(row.output_tps_per_gpu)},
+                   {"previous", common::FormatMeasure(c.previous.output_tps_per_gpu)},
+                   {"reason", c.stored.reason},
                    {"by", by}});
   }
   for (const std::string& w : result->warnings)
@@ -186,6 +272,9 @@ ExitCode RunBuild(const BuildFlags& f) {
   if (store) {
     std::cerr << "; stored " << result->published << " new, " << result->revised << " revisions in "
               << f.data_dir << "/reference";
+    if (!result->throughput_revised.empty()) {
+      std::cerr << " (and " << result->throughput_revised.size() << " throughput revisions)";
+    }
   }
   std::cerr << "\n";
   return 0;
@@ -298,9 +387,11 @@ void SetupReference(CLI::App& parent, ExitCode* rc) {
                   "Store differing recomputations of published dates as revisions");
   build->add_option("--reason", build_flags->reason, "Reason recorded with a revision");
   build->add_option("--holidays", build_flags->holidays,
-                    "Comma-separated non-business dates (YYYY-MM-DD,...)");
+                    "Comma-separated non-business dates (YYYY-MM-DD,...); default: the "
+                    "exchange's, kept in --data-dir");
   build->add_option("--config", build_flags->config,
-                    "Exchange TOML config: its holidays (instead of --holidays)");
+                    "Exchange TOML config: its holidays (instead of --holidays; must match "
+                    "those kept in --data-dir)");
   build->add_flag("--market-wide", build_flags->market_wide,
                   "Also print the market-wide ALL-<REGION> series (always stored)");
 

@@ -1,19 +1,21 @@
 #include "cfx/reference/builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
 #include <string_view>
-#include <functional>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/common/credentials.h"
+#include "cfx/common/csv.h"
 #include "cfx/reference/explain.h"
 #include "cfx/reference/methodology.h"
-#include "cfx/common/credentials.h"
 #include "cfx/reference/throughput.h"
 #include "internal/canonical_row.h"
+#include "internal/text.h"
 
 namespace cfx::reference {
 namespace {
@@ -42,11 +44,15 @@ class Builder {
  public:
   Builder(const std::vector<Observation>& obs, const std::vector<ThroughputRow>& tput,
           const BuildOptions& options, FixStore* store)
-      : obs_(obs), tput_(tput), options_(options), store_(store) {}
+      : obs_(obs), tput_(&tput), options_(options), store_(store) {}
 
   absl::StatusOr<BuildResult> Run();
 
  private:
+  // Sorts the run's throughput against the store's into new measurements, revisions and
+  // those already stored; a differing one not revised keeps the stored value, for θ too.
+  // InvalidArgument naming the row when its operator is stored under another tier.
+  absl::Status ReconcileThroughput();
   DayInputs Inputs(const Series& s, const Window& w,
                    const std::vector<std::optional<int64_t>>& grade_theta);
   // The canonical row of observation `i`, written on first use.
@@ -68,7 +74,10 @@ class Builder {
   void IndexSeries(const std::vector<common::Date>& days);
 
   const std::vector<Observation>& obs_;
-  const std::vector<ThroughputRow>& tput_;
+  const std::vector<ThroughputRow>* tput_;     // the run's rows, or effective_tput_
+  std::vector<ThroughputRow> effective_tput_;  // with stored values where not revised
+  std::vector<OperatorThroughput> new_throughput_;
+  std::vector<ThroughputRevision> throughput_revisions_;
   const BuildOptions& options_;
   FixStore* store_;
   std::vector<int32_t> provider_id_;        // per observation row
@@ -112,7 +121,7 @@ FixRecord FromComputation(const Series& s, common::Date day, const FixComputatio
   r.n_obs = fix.n_obs;
   r.n_dropped = fix.n_dropped;
   r.n_providers = fix.n_providers;
-  r.volume = static_cast<double>(fix.volume_e6) / 1e6;
+  r.volume_e6 = fix.volume_e6;
   if (s.market_wide) {
     r.price_per_mtok_e4 = r.fix_e4;  // market-wide prices are already per 1M tokens
   } else {
@@ -128,7 +137,7 @@ std::optional<int64_t> Builder::TwiceTheta(const std::string& gpu, common::Tier 
   auto key = std::make_tuple(gpu, tier, date);
   auto it = theta_cache_.find(key);
   if (it != theta_cache_.end()) return it->second;
-  std::optional<Theta> theta = GradeTheta(tput_, gpu, tier, date);
+  std::optional<Theta> theta = GradeTheta(*tput_, gpu, tier, date);
   return theta_cache_[key] = theta ? std::optional<int64_t>(theta->two_theta_e6()) : std::nullopt;
 }
 
@@ -296,6 +305,72 @@ absl::Status Builder::Publish(FixRecord computed,
   return absl::OkStatus();
 }
 
+absl::Status Builder::ReconcileThroughput() {
+  absl::StatusOr<std::vector<ThroughputRevision>> stored = store_->Throughput();
+  if (!stored.ok()) return stored.status();
+  using Key = std::tuple<std::string_view, std::string_view, common::Date>;  // gpu, operator, date
+  std::map<std::string_view, const OperatorThroughput*> stored_tier;  // operator -> a stored row
+  std::map<Key, const ThroughputRevision*> stored_row;
+  for (const ThroughputRevision& t : *stored) {
+    stored_tier.emplace(t.row.operator_name, &t.row);
+    stored_row.emplace(Key{t.row.gpu, t.row.operator_name, t.row.date}, &t);
+  }
+  // SPEC §8 step 6: an operator listed under two tiers is an input error, across runs as
+  // within a file (keyed by operator alone, as the reader and valuation key it): a store
+  // holding both makes every later `cfx settle` fail in valuation.
+  for (const ThroughputRow& r : *tput_) {
+    auto it = stored_tier.find(r.operator_name);
+    if (it == stored_tier.end() || it->second->tier == r.tier) continue;
+    const std::string reason = absl::StrCat(
+        "operator '", r.operator_name, "' is listed under ", common::TierName(r.tier),
+        " here and under ", common::TierName(it->second->tier), " in the reference store (",
+        it->second->gpu, ", ", common::FormatDate(it->second->date), ")");
+    if (r.line > 0) return common::CsvError(options_.throughput_file, r.line, "tier", reason);
+    return absl::InvalidArgumentError(absl::StrCat(options_.throughput_file, ": ", reason));
+  }
+  // One row per key: the later row of the run wins, as for θ.
+  std::map<Key, size_t> latest;
+  for (size_t i = 0; i < tput_->size(); ++i) {
+    const ThroughputRow& r = (*tput_)[i];
+    latest[Key{r.gpu, r.operator_name, r.date}] = i;
+  }
+  std::map<Key, int64_t> kept;  // tps_e6 of the stored rows a differing run row did not replace
+  for (const auto& [key, i] : latest) {
+    const ThroughputRow& r = (*tput_)[i];
+    auto it = stored_row.find(key);
+    if (it == stored_row.end()) {
+      new_throughput_.push_back(ToOperatorThroughput(r));
+      continue;
+    }
+    const ThroughputRevision& s = *it->second;
+    const int64_t stored_e6 = TpsE6(s.row);
+    if (stored_e6 == r.tps_e6) continue;
+    // A published measurement is changed only by a revision, like a published fix (SPEC §8).
+    if (options_.revise) {
+      throughput_revisions_.push_back({ToOperatorThroughput(r), s.revision + 1, options_.reason});
+      result_.throughput_revised.push_back({throughput_revisions_.back(), s.row});
+      continue;
+    }
+    kept[key] = stored_e6;
+    result_.warnings.push_back(absl::StrCat(
+        "throughput ", r.gpu, " ", r.operator_name, " ", common::FormatDate(r.date),
+        r.line > 0 ? absl::StrCat(" (", options_.throughput_file, ":", r.line, ")") : "",
+        ": already stored as ", internal::FormatTrimmed(stored_e6, kInputScale),
+        "; the new measurement ", internal::FormatTrimmed(r.tps_e6, kInputScale),
+        " differs and was not stored, the stored one is used (use --revise --reason to publish "
+        "a correction)"));
+  }
+  if (!kept.empty()) {
+    effective_tput_ = *tput_;
+    for (ThroughputRow& r : effective_tput_) {
+      auto it = kept.find(Key{r.gpu, r.operator_name, r.date});
+      if (it != kept.end()) r.tps_e6 = it->second;
+    }
+    tput_ = &effective_tput_;
+  }
+  return absl::OkStatus();
+}
+
 void Builder::IndexSeries(const std::vector<common::Date>& days) {
   // Series: every grade in any row (eligible or not), then each region's market-wide series.
   // Rows are visited in time order so every series' row list comes out sorted.
@@ -367,6 +442,9 @@ absl::StatusOr<BuildResult> Builder::Run() {
                                                    common::FormatDate(options_.from), "..",
                                                    common::FormatDate(options_.to)));
   }
+  if (store_ != nullptr) {
+    if (absl::Status st = ReconcileThroughput(); !st.ok()) return st;
+  }
   IndexSeries(days);
 
   for (common::Date day : days) {
@@ -415,10 +493,12 @@ absl::StatusOr<BuildResult> Builder::Run() {
     }
   }
   if (store_ != nullptr) {
-    if (absl::Status st = store_->Publish(items_, ToOperatorThroughput(tput_)); !st.ok()) {
+    if (absl::Status st = store_->Publish(items_, new_throughput_, throughput_revisions_);
+        !st.ok()) {
       return st;
     }
     result_.stored = std::move(items_);
+    result_.throughput_published = static_cast<int>(new_throughput_.size());
   }
   return std::move(result_);
 }

@@ -148,6 +148,7 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
   while (csv.Next()) {
     const std::vector<absl::string_view>& f = csv.fields();
     ThroughputRow r;
+    r.line = csv.line();
     absl::StatusOr<common::Date> date = common::ParseDate(f[0]);
     if (!date.ok()) return csv.Error(0, date.status().message());
     r.date = *date;

@@ -3,12 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <vector>
 
 #include "cfx/common/credentials.h"
-
 #include "fix_test_client.h"
 #include "fix_test_steps.h"
 
@@ -327,6 +328,88 @@ TEST_F(FixGatewayTest, SecurityListAndMarketDataSnapshotThenIncrementals) {
   EXPECT_EQ(F(m, 262), "md-3");
   ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md3", "A1", '1', 1, "4.900"), '0', &m));
   EXPECT_FALSE(beta->WaitType("X", &m, 300));
+}
+
+// SPEC §6: MarketDepth (264) cuts the book, 263=0 is a snapshot with nothing kept, and a
+// request gets only the entry types (269) it names; each refusal names its reason (281).
+TEST_F(FixGatewayTest, MarketDataDepthSnapshotOnlyAndEntryTypesAreHonoured) {
+  auto alpha = Connect("ALPHA_T1", "alpha-secret");
+  auto beta = Connect("BETA_T1");
+  Msg m;
+  for (const char* px : {"5.000", "4.990", "4.980"}) {
+    ASSERT_TRUE(
+        SendAndWaitExec(*alpha, NewOrderMsg(std::string("bid") + px, "A1", '1', 1, px), '0', &m));
+  }
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("ask", "A1", '2', 1, "5.100"), '0', &m));
+  exchange_->Drain();  // the book updates follow the ExecutionReports
+  auto request = [](const std::string& id, const std::string& type, const std::string& depth,
+                    std::vector<std::string> entry_types) {
+    Msg v = MarketDataMsg(id, kSym, depth);
+    v.setField(263, type);
+    v.FIX::FieldMap::removeGroup(267);
+    for (const std::string& t : entry_types) {
+      FIX::Group g(267, 269);
+      g.setField(269, t);
+      v.addGroup(g);
+    }
+    return v;
+  };
+  auto for_request = [](const std::string& type, const std::string& id) {
+    return [type, id](const Msg& x) { return F(x, 35) == type && F(x, 262) == id; };
+  };
+  auto entries = [](const Msg& w) {
+    std::vector<std::string> out;
+    const int n = w.isSetField(268) ? std::stoi(w.getField(268)) : 0;
+    for (int i = 1; i <= n; ++i) {
+      FIX::Group e(268, 269);
+      w.getGroup(i, e);
+      out.push_back(e.getField(269) + "@" + e.getField(270));
+    }
+    return out;
+  };
+  // Bids only, two levels, kept.
+  beta->Send(request("depth2", "1", "2", {"0"}));
+  ASSERT_TRUE(beta->WaitFor(for_request("W", "depth2"), &m));
+  EXPECT_EQ(entries(m), (std::vector<std::string>{"0@5.000", "0@4.990"}));
+  // Everything, once.
+  beta->Send(request("once", "0", "0", {"0", "1"}));
+  ASSERT_TRUE(beta->WaitFor(for_request("W", "once"), &m));
+  EXPECT_EQ(entries(m), (std::vector<std::string>{"0@5.000", "0@4.990", "0@4.980", "1@5.100"}));
+  // Changes below the depth, on the offers, or to what a snapshot-only request saw: nothing.
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("deep", "A1", '1', 1, "4.970"), '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("ask2", "A1", '2', 1, "5.090"), '0', &m));
+  // Then one inside the depth on the bids: the first incremental is that one, 4.990 leaving
+  // the two levels and 5.010 entering them.
+  ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("top", "A1", '1', 1, "5.010"), '0', &m));
+  ASSERT_TRUE(beta->WaitType("X", &m));
+  EXPECT_EQ(F(m, 262), "depth2");
+  std::vector<std::string> changes;
+  for (int i = 1; i <= std::stoi(F(m, 268)); ++i) {
+    FIX::Group e(268, 279);
+    m.getGroup(i, e);
+    changes.push_back(e.getField(279) + ":" + e.getField(269) + "@" + e.getField(270));
+  }
+  std::sort(changes.begin(), changes.end());
+  EXPECT_EQ(changes, (std::vector<std::string>{"0:0@5.010", "2:0@4.990"}));
+  EXPECT_FALSE(beta->WaitFor(for_request("X", "once"), &m, 300));
+  // Refusals, each with its reason.
+  struct Refusal {
+    Msg request;
+    std::string reason;
+  };
+  Msg update_type = request("full", "1", "0", {"0"});
+  update_type.setField(265, "0");
+  for (const Refusal& r :
+       {Refusal{request("depth2", "1", "0", {"0"}), "1"},  // a live MDReqID again
+        Refusal{request("neg", "1", "-1", {"0"}), "5"}, Refusal{update_type, "6"},
+        Refusal{request("type9", "1", "0", {"9"}), "8"},
+        Refusal{request("nosub", "2", "0", {"0"}), "4"}}) {
+    const std::string id = F(r.request, 262);
+    SCOPED_TRACE(id);
+    beta->Send(r.request);
+    ASSERT_TRUE(beta->WaitFor(for_request("Y", id), &m));
+    EXPECT_EQ(F(m, 281), r.reason);
+  }
 }
 
 // A session holds at most 64 live subscriptions (each keeps its own copy of the books it

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -286,6 +287,75 @@ TEST_F(FixHostileTest, AStaleSendingTimeOrAForeignSenderInASessionIsRejectedAndL
     EXPECT_NE(reply.find(kLogout), std::string::npos) << reply;
     EXPECT_EQ(reply.find(kAck), std::string::npos) << "the order reached the book: " << reply;
   }
+  ExpectStillServing();
+}
+
+// A FIX UTC timestamp `seconds` before now (SendingTime 52).
+std::string UtcSecondsAgo(int seconds) {
+  const std::time_t t = std::time(nullptr) - seconds;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H:%M:%S.000", &tm);
+  return buf;
+}
+
+class FixSendingTimeTest : public FixHostileTest {
+ protected:
+  void WaitAlphaT2Out() {
+    for (int i = 0; i < 100 && gateway_->IsLoggedOn("ALPHA_T2"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  // An order from a fresh ALPHA_T2 connection dated `age` seconds ago: true if it was
+  // acknowledged, false if it got the session-level Reject 373=10 (the session is then out).
+  ::testing::AssertionResult OrderOfAgeIsTaken(int age, int n);
+};
+
+::testing::AssertionResult FixSendingTimeTest::OrderOfAgeIsTaken(int age, int n) {
+  WaitAlphaT2Out();
+  RawSocket s(port_);
+  if (!LogOnAlphaT2(s)) return ::testing::AssertionFailure() << "no logon";
+  const std::string cl = "age" + std::to_string(age) + "-" + std::to_string(n);
+  s.Write(Frame("35=D|49=ALPHA_T2|56=CFX|34=2|52=" + UtcSecondsAgo(age) + "|11=" + cl +
+                "|1=A2|55=" + kSym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|"));
+  bool closed = false;
+  const std::string reply = s.ReadUntil(kAck, kWaitMs, &closed);
+  if (reply.find(kAck) != std::string::npos) return ::testing::AssertionSuccess() << reply;
+  if (reply.find("\001"
+                 "373=10\001") != std::string::npos) {
+    return ::testing::AssertionFailure() << "rejected 373=10";
+  }
+  return ::testing::AssertionFailure() << "neither ack nor 373=10: " << reply;
+}
+
+// SPEC §6: the SendingTime check is at max_latency_secs (default 120). The tests above date
+// their messages 2020, which any threshold refuses: an order 100 s old is taken, one 150 s
+// old is rejected.
+TEST_F(FixSendingTimeTest, TheSendingTimeCheckIsAtTheDefaultThreshold) {
+  EXPECT_TRUE(OrderOfAgeIsTaken(100, 1));
+  EXPECT_FALSE(OrderOfAgeIsTaken(150, 2));
+  ExpectStillServing();
+}
+
+// The configured threshold is the one applied, in a session and at Logon.
+class FixSendingTimeConfiguredTest : public FixSendingTimeTest {
+ protected:
+  FixSendingTimeConfiguredTest() {
+    configure_ = [](FixGatewayConfig& c) { c.max_latency_secs = 30; };
+  }
+};
+
+TEST_F(FixSendingTimeConfiguredTest, AConfiguredSendingTimeThresholdIsTheOneApplied) {
+  EXPECT_TRUE(OrderOfAgeIsTaken(10, 1));
+  EXPECT_FALSE(OrderOfAgeIsTaken(60, 2));
+  WaitAlphaT2Out();
+  RawSocket s(port_);
+  s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcSecondsAgo(60) + "|98=0|108=30|141=Y|"));
+  bool closed = false;
+  const std::string reply = s.Read(1500, &closed);
+  EXPECT_EQ(reply.find("35=A"), std::string::npos) << reply;
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
   ExpectStillServing();
 }
 

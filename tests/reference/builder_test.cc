@@ -53,7 +53,7 @@ TEST(BuilderTest, LevelOneRecordWithThetaAndPricePerToken) {
   EXPECT_EQ(f.p75_e4, 53000);
   EXPECT_EQ(f.n_obs, 5);
   EXPECT_EQ(f.n_providers, 3);
-  EXPECT_EQ(f.volume, 500);
+  EXPECT_EQ(f.volume_e6, 500'000'000);
   // θ: latest per operator dated <= Monday: A 270.0 (Feb 10), B 260.0, C 240.0 → 260.
   EXPECT_EQ(f.theta, 260.0);
   // 5.2 / (260 × 3600) × 1e6 = 5.5555… → 5.5556
@@ -134,7 +134,7 @@ TEST(BuilderTest, LevelThreeCarriesAtMostFiveBusinessDaysInOneRun) {
     EXPECT_EQ(grade[i].fix_e4, 52000);
     EXPECT_EQ(grade[i].p25_e4, 51000);
     EXPECT_EQ(grade[i].n_obs, 0);
-    EXPECT_EQ(grade[i].volume, 0);
+    EXPECT_EQ(grade[i].volume_e6, 0);
     EXPECT_THAT(grade[i].flags, ElementsAre("stale"));
   }
   // Friday 5 March: θ uses C's new 999.0 → median of 270, 260, 999 = 270 (today's θ).
@@ -249,6 +249,29 @@ TEST(BuilderTest, RerunIsIdempotentAndRevisionKeepsHistory) {
   ASSERT_TRUE(noop.ok());
   EXPECT_EQ(noop->revised, 0);
   EXPECT_EQ((*store)->History("B200-GOLD-US", kMon)->size(), 2u);
+}
+
+// SPEC §8: volume is the Σ of raw gpu_hours, and inputs have six decimals: five rows at the
+// largest gpu_hours sum past what a double holds to the micro-unit (it printed
+// 4999999999.9999952). Printed and stored exactly.
+TEST(BuilderTest, VolumeIsExactAtTheLargestInputs) {
+  std::vector<Observation> obs = MondayTrades();
+  for (Observation& o : obs) o.gpu_hours_e6 = 999'999'999'999'999;
+  const std::string dir = TempDir("volume");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  auto r = BuildFixes(obs, GoldThroughput(), Days(kMon, kMon), store->get());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const FixRecord& f = r->records[0];
+  EXPECT_EQ(f.volume_e6, 4'999'999'999'999'995);
+  EXPECT_THAT(RecordToJson(f), ::testing::HasSubstr(",\"volume\":4999999999.999995,"));
+  EXPECT_THAT(RecordToCsv(f), ::testing::HasSubstr(",4999999999.999995,"));
+  // Read back exactly: a rerun finds the published record unchanged.
+  EXPECT_EQ(**(*store)->Get("B200-GOLD-US", kMon), f);
+  auto again = BuildFixes(obs, GoldThroughput(), Days(kMon, kMon), store->get());
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->warnings.empty());
+  EXPECT_EQ(again->records, r->records);
 }
 
 TEST(BuilderTest, StoresThroughputForValuation) {

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "cfx/common/config.h"
 #include "cfx/reference/fix_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -251,6 +252,137 @@ TEST(ReferenceCliTest, HolidaysComeFromTheFlagOrTheExchangeConfig) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("bad.toml:2: exchange.holidays[0]"));
   EXPECT_TRUE(bad.out.empty());
+  std::filesystem::remove_all(dir);
+}
+
+// SPEC §8 step 1: business days are the exchange's. A data dir made by `cfx serve` or
+// `cfx replay --config` keeps the exchange's settlement terms, holidays included; a build
+// there without --config or --holidays counts business days by them (it used to count none:
+// it published a fix for the holiday and opened the next day's window on the wrong day). A
+// flag that disagrees with them is refused: settlement in that data dir goes by them.
+TEST(ReferenceCliTest, ADataDirKeepsTheExchangesHolidaysAndAFlagMustAgree) {
+  const std::string dir = testing::TempDir("cli_dir_holidays");
+  const std::string data = dir + "/hd";
+  std::filesystem::create_directories(data);
+  absl::StatusOr<common::ExchangeConfig> exchange =
+      common::ParseConfig("[exchange]\nholidays = [\"2027-03-02\"]\n", "ex.toml");
+  ASSERT_TRUE(exchange.ok()) << exchange.status();
+  std::ofstream(common::SettlementTermsPath(data)) << common::SettlementTermsToml(*exchange);
+  std::ofstream(dir + "/other.toml") << "[exchange]\nholidays = [\"2027-03-04\"]\n";
+  std::ofstream(dir + "/same.toml") << "[exchange]\nholidays = [\"2027-03-02\"]\n";
+
+  // Disagreeing flags first: refused (usage, exit 2) before anything is stored.
+  for (const std::string& flag :
+       {std::string(" --holidays 2027-03-04"), std::string(" --config ") + dir + "/other.toml",
+        std::string(" --holidays 2027-03-02,2027-03-04")}) {
+    SCOPED_TRACE(flag);
+    const RunResult refused = RunCfx(ExampleArgs() + " --data-dir " + data + flag);
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_THAT(refused.err, HasSubstr("(2027-03-02, in " + common::SettlementTermsPath(data)));
+    EXPECT_TRUE(refused.out.empty());
+    EXPECT_FALSE(std::filesystem::exists(data + "/reference"));
+  }
+  const std::string with_holiday = RunCfx(ExampleArgs() + " --holidays 2027-03-02").out;
+  const RunResult kept = RunCfx(ExampleArgs() + " --data-dir " + data);
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_THAT(kept.out, Not(HasSubstr("\"date\":\"2027-03-02\"")));
+  EXPECT_EQ(kept.out, with_holiday);
+  // Flags that agree are accepted, and change nothing.
+  for (const std::string& flag :
+       {std::string(" --holidays 2027-03-02"), std::string(" --config ") + dir + "/same.toml"}) {
+    SCOPED_TRACE(flag);
+    const RunResult agreed = RunCfx(ExampleArgs() + " --data-dir " + data + flag);
+    ASSERT_EQ(agreed.exit_code, 0) << agreed.err;
+    EXPECT_EQ(agreed.out, with_holiday);
+    EXPECT_THAT(agreed.err, HasSubstr("stored 0 new, 0 revisions"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// SPEC §8 step 6: an operator listed under two tiers is an input error across runs too. The
+// store keeps every run's throughput, and valuation (`cfx settle`'s margin) refuses a store
+// that holds an operator under two tiers; the run that would make one stops, naming the row.
+TEST(ReferenceCliTest, AnOperatorStoredUnderAnotherTierIsAnInputError) {
+  const std::string dir = testing::TempDir("cli_two_tiers");
+  ASSERT_EQ(RunCfx(ExampleArgs() + " --data-dir " + dir).exit_code, 0);
+  const std::string audit_before = ReadFile(dir + "/audit.log");
+  const std::string moved = dir + "/moved.csv";
+  std::ofstream(moved) << "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n"
+                       << "2027-03-03,Fjord,GOLD,B200,m,8000,1000,253.0\n"
+                       << "2027-03-03,Kite,SILV,H100,m,8000,1000,120.0\n";
+  RunResult r =
+      RunCfx("reference build --observations " + kExample + "/observations.csv --throughput " +
+             moved + " --date 2027-03-04 --data-dir " + dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_THAT(r.err, HasSubstr(moved + ":3: column tier: operator 'Kite' is listed under SILV "
+                                       "here and under GOLD in the reference store"));
+  EXPECT_EQ(ReadFile(dir + "/audit.log"), audit_before);
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  EXPECT_FALSE((*store)->Get("B200-GOLD-US", common::DateFromYmd(2027, 3, 4))->has_value());
+  auto stored = (*store)->Throughput();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->size(), 6u);  // the example's rows only: Fjord's 03-03 row is not stored
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+
+// SPEC §8: publication is idempotent, and a correction needs --revise and is recorded as a
+// revision: for the throughput measurements stored beside the fixes as for the fixes (a plain
+// rerun used to replace a stored measurement silently).
+TEST(ReferenceCliTest, AChangedThroughputMeasurementIsStoredOnlyAsARevision) {
+  const std::string dir = testing::TempDir("cli_tput_revision");
+  const RunResult first = RunCfx(ExampleArgs() + " --data-dir " + dir);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string text = ReadFile(kExample + "/throughput.csv");
+  const std::string from = "2027-02-15,Fjord,GOLD,B200,llama-3.3-70b-fp8,8000,1000,252.0";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(),
+               "2027-02-15,Fjord,GOLD,B200,llama-3.3-70b-fp8,8000,1000,252.5");
+  const std::string changed = dir + "/changed.csv";
+  std::ofstream(changed) << text;
+  const std::string args = "reference build --observations " + kExample +
+                           "/observations.csv --throughput " + changed +
+                           " --date 2027-03-01 --to 2027-03-03 --data-dir " + dir;
+  auto stored_fjord = [&]() {
+    auto store = FixStore::Open(dir);
+    auto rows = (*store)->Throughput();
+    for (const ThroughputRevision& t : *rows) {
+      if (t.row.operator_name == "Fjord") return t;
+    }
+    return ThroughputRevision{};
+  };
+
+  const RunResult plain = RunCfx(args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.err, HasSubstr("warning: throughput B200 Fjord 2027-02-15 (" + changed +
+                                   ":7): already stored as 252; the new measurement 252.5 "
+                                   "differs and was not stored"));
+  // Fjord's 252 is the GOLD median: the stored measurement stands, θ and the records too.
+  EXPECT_EQ(plain.out, first.out);
+  EXPECT_THAT(plain.err, Not(HasSubstr("already published")));
+  EXPECT_EQ(stored_fjord().row.output_tps_per_gpu, 252.0);
+  EXPECT_EQ(stored_fjord().revision, 0);
+  EXPECT_THAT(ReadFile(dir + "/audit.log"), Not(HasSubstr("reference_throughput_revision")));
+
+  const RunResult revised = RunCfx(args + " --revise --reason 'Fjord re-measured'");
+  ASSERT_EQ(revised.exit_code, 0) << revised.err;
+  EXPECT_THAT(revised.err, HasSubstr("(and 1 throughput revisions)"));
+  EXPECT_THAT(revised.out, HasSubstr("\"theta\":252.5"));
+  EXPECT_EQ(stored_fjord().row.output_tps_per_gpu, 252.5);
+  EXPECT_EQ(stored_fjord().revision, 1);
+  EXPECT_EQ(stored_fjord().reason, "Fjord re-measured");
+  EXPECT_THAT(ReadFile(dir + "/audit.log"),
+              HasSubstr("\"kind\":\"reference_throughput_revision\",\"gpu\":\"B200\","
+                        "\"operator\":\"Fjord\",\"tier\":\"GOLD\",\"date\":\"2027-02-15\","
+                        "\"revision\":\"1\",\"output_tps_per_gpu\":\"252.5\",\"previous\":\"252\","
+                        "\"reason\":\"Fjord re-measured\""));
+  // Revising again with the same file changes nothing.
+  const RunResult again = RunCfx(args + " --revise --reason 'Fjord re-measured'");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.err, Not(HasSubstr("throughput revisions")));
+  EXPECT_EQ(stored_fjord().revision, 1);
   std::filesystem::remove_all(dir);
 }
 

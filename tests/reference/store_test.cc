@@ -19,7 +19,7 @@ FixRecord Rec(const std::string& grade, common::Date date, int64_t fix_e4) {
   r.n_obs = 7;
   r.n_dropped = 1;
   r.n_providers = 4;
-  r.volume = 1234.5;
+  r.volume_e6 = 1'234'500'000;
   r.theta = 251.25;
   r.price_per_mtok_e4 = 57489;
   r.methodology = "cfx-ref-2";
@@ -102,6 +102,54 @@ TEST(RecordFormatTest, RecordStoredBeforeTheAuditTrailReadsAsMethodologyOne) {
   EXPECT_FALSE(back->inputs_sha256.has_value());
   EXPECT_NE(RecordToJson(*back).find("\"methodology\":\"cfx-ref-1\",\"inputs_sha256\":null"),
             std::string::npos);
+}
+
+// Volumes are exact (fix_store.h); a record written before, through a double (17 digits,
+// or an exponent), reads back rounded to the micro-unit.
+TEST(RecordFormatTest, VolumeReadsBackExactly) {
+  FixRecord r = Rec("B200-GOLD-US", common::DateFromYmd(2027, 3, 1), 52000);
+  r.volume_e6 = 4'999'999'999'999'995;
+  const std::string json = RecordToJson(r);
+  ASSERT_NE(json.find("\"volume\":4999999999.999995,"), std::string::npos) << json;
+  EXPECT_EQ(RecordFromJson(json)->volume_e6, 4'999'999'999'999'995);
+  auto with_volume = [&](const std::string& text) {
+    std::string j = json;
+    j.replace(j.find("4999999999.999995"), 17, text);
+    return RecordFromJson(j);
+  };
+  EXPECT_EQ(with_volume("4999999999.9999952")->volume_e6, 4'999'999'999'999'995);
+  EXPECT_EQ(with_volume("1.5e3")->volume_e6, 1'500'000'000);
+  EXPECT_EQ(with_volume("12")->volume_e6, 12'000'000);
+  EXPECT_FALSE(with_volume("-1").ok());
+  EXPECT_FALSE(with_volume("\"1\"").ok());
+}
+
+// SPEC §8: a stored measurement changes only by a revision, and an operator is under one tier
+// (valuation refuses a store with two): the store refuses both even if a caller does not.
+TEST(FixStoreTest, ThroughputIsRevisedNotReplacedAndAnOperatorHasOneTier) {
+  const std::string dir = TempDir("store_throughput");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  const common::Date feb = common::DateFromYmd(2027, 2, 1);
+  const OperatorThroughput op{"Op", common::Tier::kGold, "B200", feb, 250.5};
+  ASSERT_TRUE((*store)->Publish({}, {op}).ok());
+  EXPECT_TRUE((*store)->Publish({}, {op}).ok());  // already stored: nothing to do
+  OperatorThroughput changed = op;
+  changed.output_tps_per_gpu = 251;
+  EXPECT_EQ((*store)->Publish({}, {changed}).code(), absl::StatusCode::kFailedPrecondition);
+  const OperatorThroughput other_tier{"Op", common::Tier::kSilv, "H100", feb, 100};
+  EXPECT_EQ((*store)->Publish({}, {other_tier}).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*store)->Publish({}, {}, {{changed, 2, "skips one"}}).code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE((*store)->Publish({}, {}, {{changed, 1, "re-measured"}}).ok());
+  auto rows = (*store)->Throughput();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].row.output_tps_per_gpu, 251.0);
+  EXPECT_EQ((*rows)[0].revision, 1);
+  EXPECT_EQ((*rows)[0].reason, "re-measured");
+  EXPECT_EQ((*store)->LatestThroughput(feb)->at(0).output_tps_per_gpu, 251.0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(FixStoreTest, ReopenSeesCommittedData) {

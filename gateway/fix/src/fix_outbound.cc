@@ -151,7 +151,10 @@ void FixGateway::Impl::StatusOut(const StatusAnswer& a) {
   FIX::Message m = ExecReport(o, 'I', status);
   if (!a.status_req_id.empty()) m.setField(790, a.status_req_id);
   if (!a.found) m.setField(58, a.reason.empty() ? "unknown_order" : a.reason);
-  RouteExecReport(o, m);
+  // The answer to the session's own request (another firm's order is answered as unknown),
+  // whatever account it names: to the session and its firm's drop copies.
+  const FixSessionSpec* spec = entitlements_.Session(o.session);
+  if (spec != nullptr) SendWithCopies(o.session, spec->firm, m);
 }
 
 void FixGateway::Impl::CancelRejectedOut(const CancelRejected& r) {

@@ -7,7 +7,10 @@
 // Publication rules (docs/methodology.md): a (grade, date) already stored is never changed
 // by a plain rerun — its stored record is returned, and a differing recomputation is reported
 // in `warnings`; with `revise`, a differing recomputation is stored as a new revision with
-// `reason`. Nothing is stored unless the whole run succeeds.
+// `reason`. A throughput measurement (gpu, operator, date) already stored is treated the same
+// way: a differing one is reported and not stored (the stored one gives θ), or with `revise`
+// stored as a revision. An operator whose stored measurements are under another tier is an
+// input error. Nothing is stored unless the whole run succeeds.
 #ifndef CFX_REFERENCE_BUILDER_H_
 #define CFX_REFERENCE_BUILDER_H_
 
@@ -32,6 +35,14 @@ struct BuildOptions {
   // Also return the explanations without a store (with a store they are always made and
   // stored beside each new record).
   bool explain = false;
+  // Names the throughput file in input errors ("<file>:<line>: column tier: ...").
+  std::string throughput_file = "throughput.csv";
+};
+
+// A stored throughput measurement that a `revise` run replaced, for the audit log.
+struct ThroughputCorrection {
+  ThroughputRevision stored;    // the new value, with its revision and reason
+  OperatorThroughput previous;  // the value it replaced (kept in the store's history)
 };
 
 struct BuildResult {
@@ -44,11 +55,14 @@ struct BuildResult {
   int published = 0;  // new (grade, date) records stored
   int revised = 0;    // new revisions stored
   std::vector<PublishItem> stored;  // what was stored, in order (revision 0: first publication)
+  int throughput_published = 0;     // new throughput measurements stored
+  std::vector<ThroughputCorrection> throughput_revised;  // stored measurements revised
   std::vector<std::string> warnings;
 };
 
 // `store` may be null: nothing is read or written, and level 3 can only carry records of
-// earlier days of the same run. InvalidArgument for a bad range or a revise without reason.
+// earlier days of the same run. InvalidArgument for a bad range, a revise without reason, or
+// a throughput row whose operator the store holds under another tier.
 absl::StatusOr<BuildResult> BuildFixes(const std::vector<Observation>& observations,
                                        const std::vector<ThroughputRow>& throughput,
                                        const BuildOptions& options, FixStore* store);

@@ -46,7 +46,9 @@ struct FixRecord {
   std::optional<int64_t> fix_e4, p25_e4, p75_e4;  // price × 10^4 (4 decimals)
   std::optional<int> level;                       // 1, 2, 3 (stale); null without a fix
   int n_obs = 0, n_dropped = 0, n_providers = 0;
-  double volume = 0;  // Σ raw gpu_hours used (quotes at full size)
+  // Σ raw gpu_hours used (quotes at full size) × 10^6, exact: a double lost the last digits
+  // of a large volume (5 × 999999999.999999 printed as 4999999999.9999952).
+  int64_t volume_e6 = 0;
   std::optional<double> theta;
   std::optional<int64_t> price_per_mtok_e4;
   std::vector<std::string> flags;  // "stale", "insufficient_data", "no_throughput", ...
@@ -60,12 +62,17 @@ struct FixRecord {
   friend bool operator==(const FixRecord&, const FixRecord&) = default;
 };
 
+// The published text of a volume: exact, trailing zeros and a trailing point dropped
+// ("1234.5", "1000", "0"), as FormatMeasure writes measures. JSON, CSV and the HTTP API.
+std::string FormatVolume(int64_t volume_e6);
+
 // The §12 JSON line (no trailing newline); prices as 4-decimal strings, nulls as null.
 std::string RecordToJson(const FixRecord& record);
 // CSV: header (no newline) and one row per record; flags joined by ';'.
 std::string RecordCsvHeader();
 std::string RecordToCsv(const FixRecord& record);
-// Parses a RecordToJson line back. InvalidArgument on malformed input.
+// Parses a RecordToJson line back (`volume` exactly, from its text). InvalidArgument on
+// malformed input.
 absl::StatusOr<FixRecord> RecordFromJson(const std::string& json);
 
 // A stored revision of one record.
@@ -81,6 +88,15 @@ struct PublishItem {
   int revision = 0;
   std::string reason;
   std::string explanation;  // the explain JSON (explain.h), stored beside the record
+};
+
+// A stored operator throughput measurement, keyed by (gpu, operator, date), with its revision:
+// 0 for the first publication; a correction (`cfx reference build --revise`) replaces the
+// stored value with the next revision and its reason, keeping the replaced one.
+struct ThroughputRevision {
+  OperatorThroughput row;
+  int revision = 0;
+  std::string reason;  // empty for revision 0
 };
 
 // Thread safety: not thread-safe; one per thread (LMDB allows several readers, in one
@@ -101,6 +117,8 @@ class FixStore {
   // Latest measurement per (operator, gpu) dated <= date (as stored by `cfx reference build`),
   // sorted by gpu then operator.
   absl::StatusOr<std::vector<OperatorThroughput>> LatestThroughput(cfx::common::Date date);
+  // Every stored measurement (each key's latest revision), sorted by (gpu, operator, date).
+  absl::StatusOr<std::vector<ThroughputRevision>> Throughput();
   // Every revision of one record, oldest first.
   absl::StatusOr<std::vector<FixRevision>> History(const std::string& grade,
                                                    cfx::common::Date date);
@@ -119,11 +137,17 @@ class FixStore {
   absl::StatusOr<bool> HasGrade(const std::string& grade);
 
   // Writes all items and throughput measurements in one durable transaction; nothing is
-  // written on error, and nothing at all when every value is already stored. A throughput
-  // measurement replaces a stored one with the same (operator, gpu, date).
-  // FailedPrecondition if an item's revision is already taken (e.g. a concurrent build).
+  // written on error, and nothing at all when every value is already stored.
+  // `throughput` are first publications: a row already stored with the same value is skipped,
+  // and of two rows with one (gpu, operator, date) the later wins. `throughput_revisions`
+  // replace stored measurements (the replaced value is kept, docs/formats.md).
+  // FailedPrecondition (e.g. a concurrent build) if an item's revision is already taken, a
+  // throughput row is stored with another value, a throughput revision is not the next one
+  // of its key, or an operator would be stored under two tiers (SPEC §8 step 6: valuation
+  // refuses such a store).
   absl::Status Publish(const std::vector<PublishItem>& items,
-                       const std::vector<OperatorThroughput>& throughput);
+                       const std::vector<OperatorThroughput>& throughput,
+                       const std::vector<ThroughputRevision>& throughput_revisions = {});
 
  private:
   explicit FixStore(std::unique_ptr<storage::KvStore> kv);
