@@ -347,6 +347,19 @@ TEST_F(HttpLimitsTest, ConnectionsPerPeerBeyondTheLimitAreClosed) {
   ASSERT_EQ(b.Get("/healthz", "")->status, 200);
   HttpClient c = Connect();
   EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  // SPEC §7: "other clients are served": another peer address, while 127.0.0.1 is at its
+  // bound, is answered.
+  const int other = testsupport::ConnectLoopback(server_->port(), "127.0.0.2");
+  ASSERT_GE(other, 0);
+  const timeval wait{5, 0};  // a read that hangs fails the test instead
+  ::setsockopt(other, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  const std::string get = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(::send(other, get.data(), get.size(), MSG_NOSIGNAL), static_cast<ssize_t>(get.size()));
+  std::string answer;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(other, buf, sizeof buf, 0)) > 0;) answer.append(buf, n);
+  ::close(other);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
   a.reset();  // gives its slot back once the server sees the close
   absl::StatusOr<HttpClientResponse> r;
   for (int i = 0; i < 50; ++i) {

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cfx/client/http_client.h"
 #include "cfx/common/config.h"
@@ -291,6 +293,42 @@ TEST_F(ServeHttpTest, AMonthListedAtTheRollIsPricedBandedAndMarginedAtOnce) {
   EXPECT_EQ(whatif->status, 200) << whatif->body;
   nlohmann::json margin = nlohmann::json::parse(whatif->body, nullptr, false);
   EXPECT_NE(margin.value("margin", "0.00"), "0.00") << whatif->body;
+}
+
+// SPEC §7 `GET /v1/contracts`: the security master of the running exchange (the HTTP tests
+// serve it from fakes): both products' 12 months, each banded by SPEC §3 (GOLD by its fix,
+// PLAT, with no fix, by the config's ref); at March's close March is expired, listed no
+// more, and its history says so.
+TEST_F(ServeHttpTest, ContractsAreTheRunningExchangesSecurityMaster) {
+  ExchangeServer& s = *server_;
+  ASSERT_TRUE(s.core().Flush().ok());
+  Get("/v1/contracts", "", 401);
+  nlohmann::json all = Get("/v1/contracts", "tok-beta");
+  ASSERT_TRUE(all.is_object()) << all;
+  ASSERT_EQ(all["contracts"].size(), 24u) << all;
+  std::vector<std::string> syms;
+  for (const nlohmann::json& c : all["contracts"]) {
+    syms.push_back(c["sym"].get<std::string>());
+    EXPECT_EQ(c["state"], "listed") << c;
+    EXPECT_EQ(c["band_ref"], c["grade"] == "B200-GOLD-US" ? "5.010" : "6.000") << c;
+  }
+  EXPECT_TRUE(std::is_sorted(syms.begin(), syms.end()));
+  EXPECT_EQ(syms.front(), kSym);
+  ASSERT_EQ(s.core().AdvanceTime(*common::ParseTimestamp("2027-03-31T16:00:01Z") * 1000),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  nlohmann::json expired = Get("/v1/contracts?state=expired", "tok-alpha");
+  ASSERT_EQ(expired["contracts"].size(), 2u) << expired;
+  EXPECT_EQ(expired["contracts"][0]["sym"], kSym);
+  EXPECT_EQ(expired["contracts"][1]["sym"], "B200-PLAT-US-202703");
+  nlohmann::json listed = Get("/v1/contracts?state=listed", "tok-alpha");
+  EXPECT_EQ(listed["contracts"].size(), 24u) << "April 2027 .. March 2028 for each product";
+  nlohmann::json march = Get(std::string("/v1/contracts/") + kSym, "tok-risk");
+  EXPECT_EQ(march["state"], "expired") << march;
+  ASSERT_FALSE(march["history"].empty()) << march;
+  EXPECT_EQ(march["history"].front()["event"], "listed") << march;
+  EXPECT_EQ(march["history"].back()["event"], "expired") << march;
+  Get("/v1/contracts/B200-GOLD-US-209912", "tok-risk", 404);
 }
 
 TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
