@@ -2,6 +2,7 @@
 // FOK pre-check, market protection, IOC remainders and iceberg slices.
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 
 #include "cfx/engine/order_book.h"
 
@@ -156,8 +157,15 @@ void OrderBook::Execute(uint32_t slot) {
       return;
     }
     PriceTicks best = BestPrice(opp);
-    limit = o.side == Side::kBuy ? best + config_.protection_ticks
-                                 : best - config_.protection_ticks;
+    // Saturating: a best price near the largest tick count plus the protection overflowed
+    // (undefined; it wrapped to a negative limit, so a market buy never traded).
+    int64_t bound = 0;
+    const bool over =
+        o.side == Side::kBuy
+            ? __builtin_add_overflow(best.value(), config_.protection_ticks.value(), &bound)
+            : __builtin_sub_overflow(best.value(), config_.protection_ticks.value(), &bound);
+    if (over) bound = o.side == Side::kBuy ? INT64_MAX : INT64_MIN;
+    limit = PriceTicks(bound);
   }
   if (o.tif == TimeInForce::kFok && !FokFillable(o, limit)) {
     EndOrder(slot, CancelReason::kFok);

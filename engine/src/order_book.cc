@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cstdint>
 
 namespace cfx::engine {
 namespace {
@@ -23,9 +24,12 @@ void OrderBook::Reconfigure(const BookConfig& config) {
   config_ = config;
   if (HasBand()) {
     // The band always fits the grid, so banded prices never need a regrid on the order path.
-    const int64_t ref = config_.ref.value();
-    PriceTicks lo((ref * (100 - config_.band_percent) + 99) / 100);
-    PriceTicks hi(ref * (100 + config_.band_percent) / 100);
+    // In 128 bits: a ref above INT64_MAX / 110 overflowed (undefined behaviour).
+    const __int128 ref = config_.ref.value();
+    const __int128 lo128 = (ref * (100 - config_.band_percent) + 99) / 100;
+    const __int128 hi128 = ref * (100 + config_.band_percent) / 100;
+    PriceTicks lo(static_cast<int64_t>(std::min<__int128>(lo128, INT64_MAX)));
+    PriceTicks hi(static_cast<int64_t>(std::min<__int128>(hi128, INT64_MAX)));
     EnsureGrid(std::max(lo, PriceTicks(1)));
     EnsureGrid(hi);
   }

@@ -71,6 +71,28 @@ TEST(OrderBookTest, MarketProtectionIsInclusiveAndRemainderCanceledIoc) {
   EXPECT_EQ(Grep(out, "canceled")[0], Canceled("m1", "A1", 3, "ioc"));
 }
 
+// The protection's bound saturates: an ask at the largest price a tick count holds plus 50
+// ticks overflowed (undefined behaviour; the bound wrapped negative and the market buy was
+// canceled `ioc` with the ask in reach).
+TEST(OrderBookTest, MarketProtectionAtTheLargestPriceStillTrades) {
+  auto out = RunNoSeq({R"({"op":"product","sym":"B200-GOLD-US-202703"})",
+                       Limit("s1", "B1", "sell", "9223372036854775.807", 1),
+                       Order("m1", "A1", "buy", "market", 1, "")});
+  EXPECT_THAT(Grep(out, "trade"),
+              ElementsAre(Trade("9223372036854775.807", 1, "m1", "A1", "s1", "B1", "buy")));
+}
+
+// A band around the largest ref a tick count holds: its bounds are computed in 128 bits
+// (ref × 110 overflowed: undefined behaviour, caught by the sanitizer build). Such a band
+// is wider than the grid's 2^20 ticks, so its far prices are refused (docs/engine.md).
+TEST(OrderBookTest, ABandAroundTheLargestRefDoesNotOverflow) {
+  auto out =
+      RunNoSeq({R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"9223372036854775.807"})",
+                Limit("b1", "A1", "buy", "9223372036854775.807", 1),
+                Limit("b2", "A1", "buy", "8301034833169298.227", 1)});
+  EXPECT_EQ(Grep(out, "accepted").size() + Grep(out, "rejected").size(), 2u);
+}
+
 TEST(OrderBookTest, PostOnlyThatWouldCrossIsRejected) {
   auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1),
                        Limit("b1", "A1", "buy", "5.000", 1, R"(,"post_only":true)")});
