@@ -412,6 +412,10 @@ std::vector<FixSessionSeqs> ExchangeCore::FixSessions() const {
   return impl_->matcher ? impl_->matcher->FixSessions() : std::vector<FixSessionSeqs>{};
 }
 
+uint64_t ExchangeCore::ReportsSentThrough() const {
+  return impl_->matcher ? impl_->matcher->ReportsSentThrough() : 0;
+}
+
 absl::Status ExchangeCore::Stop() {
   Impl& m = *impl_;
   if (!m.started) return absl::OkStatus();

@@ -22,7 +22,7 @@ void FixSessionTable::Apply(const engine::FixSessionCmd& cmd) {
   if (cmd.sender_limit != 0) s.sender_limit = cmd.sender_limit;
 }
 
-std::vector<FixSessionSeqs> FixSessionTable::All() const {
+std::vector<FixSessionSeqs> FixSessionTable::Entries() const {
   std::vector<FixSessionSeqs> all;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -34,13 +34,25 @@ std::vector<FixSessionSeqs> FixSessionTable::All() const {
   return all;
 }
 
-bool FixSessionTable::empty() const {
+std::vector<FixSessionSeqs> FixSessionTable::All() const {
+  std::vector<FixSessionSeqs> all = Entries();
+  if (!all.empty() && all.front().session == kReportsEntry) all.erase(all.begin());
+  return all;
+}
+
+uint64_t FixSessionTable::ReportsSentThrough() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(kReportsEntry);
+  return it == sessions_.end() || it->second.next_target == 0 ? 0 : it->second.next_target - 1;
+}
+
+bool FixSessionTable::empty() const {  // the reports entry counts: it is state
   std::lock_guard<std::mutex> lock(mu_);
   return sessions_.empty();
 }
 
 void FixSessionTable::AppendTo(std::string* out) const {
-  const std::vector<FixSessionSeqs> all = All();
+  const std::vector<FixSessionSeqs> all = Entries();  // the reports entry too
   Put<uint64_t>(out, all.size());
   for (const FixSessionSeqs& s : all) {
     Put(out, s.session);

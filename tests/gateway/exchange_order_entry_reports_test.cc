@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -72,7 +73,8 @@ uint64_t SeqOf(const std::string& exec_id) {
 // and S2 (F2) reporting to a Recorder.
 class ExchangeRun {
  public:
-  explicit ExchangeRun(const std::string& dir) {
+  // `stream`: as a replicated leader, the mark in the stream instead of the file.
+  explicit ExchangeRun(const std::string& dir, bool stream = false) {
     exchange::ExchangeOptions options;
     options.data_dir = dir;
     options.clock = exchange::ClockMode::kManual;
@@ -87,7 +89,11 @@ class ExchangeRun {
     if (!r.ok()) return;
     recovered_last = r->next_seq - 1;
     EXPECT_TRUE(core->Flush().ok());
-    entry->SetReportedFile(dir + "/reported", recovered_last);
+    if (stream) {
+      entry->SetReportsFromStream(recovered_last);
+    } else {
+      entry->SetReportedFile(dir + "/reported", recovered_last);
+    }
     EXPECT_TRUE(entry->Start().ok());
   }
   ~ExchangeRun() {
@@ -563,6 +569,85 @@ TEST(ReportWatermarkTest, TwoSlotsSurviveATornWriteAndDamageToBothIsRefused) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(refused.status().message().find(path), std::string::npos) << refused.status();
+}
+
+// A replicated exchange (docs/replication.md, "Reports after a failover"): the leader
+// records in its stream how far its reports went out; the node that takes over reports
+// again the outcomes of the inputs after that mark, marked PossResend. Here the old
+// primary's last inputs were sequenced (and, in a replicated exchange, replicated) by a
+// core with no one reporting them, as when it dies between the commit and the reports.
+TEST(ExchangeOrderEntryReportsTest, AfterAFailoverTheInputsAfterTheStreamsMarkAreReportedAgain) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  uint64_t marked = 0;
+  {
+    ExchangeRun run(dir.path(), /*stream=*/true);
+    ASSERT_TRUE(run.entry->StartReports().ok());
+    EXPECT_EQ(run.core->ReportsSentThrough(), 0u);
+    Trade(run);
+    uint64_t last = 0;
+    for (const Report& r : run.reports.All()) {
+      if (!r.exec_id.empty()) last = std::max(last, SeqOf(r.exec_id));
+    }
+    // The mark moves at an idle moment at most every 50 ms: the clock's next input (each
+    // second with the wall clock) brings one.
+    int64_t now = kMarch2027 + 10 * 3600 * kNsPerSec;
+    for (int i = 0; i < 100 && run.core->ReportsSentThrough() < last; ++i) {
+      std::this_thread::sleep_for(60ms);
+      now += kNsPerSec;
+      ASSERT_EQ(run.core->AdvanceTime(now), exchange::OfferResult::kAccepted);
+      ASSERT_TRUE(run.core->Flush().ok());
+    }
+    marked = run.core->ReportsSentThrough();
+    ASSERT_GE(marked, last);
+  }
+  {
+    // The old primary's last inputs, never reported.
+    exchange::ExchangeOptions options;
+    options.data_dir = dir.path();
+    options.clock = exchange::ClockMode::kManual;
+    exchange::ExchangeCore core(order_entry_test::OneGradeConfig({{"A1", "F1"}, {"A2", "F2"}}),
+                                options);
+    ASSERT_TRUE(core.Start().ok());
+    auto order = [](const char* session, const char* acct, const char* firm, const char* cl,
+                    engine::Side side, uint32_t msg_seq) {
+      engine::NewOrderCmd c;
+      c.cl.Assign(cl);
+      c.acct.Assign(acct);
+      c.firm.Assign(firm);
+      c.sym.Assign(kSymbol);
+      c.side = side;
+      c.tif = engine::TimeInForce::kGtc;
+      c.qty = engine::Qty(1);
+      c.px = engine::PriceField::Ticks(engine::PriceTicks(4990));  // above the run's bids
+      c.session = SessionIdOf(session);
+      c.origin = engine::Origin{c.session, msg_seq};
+      return c;
+    };
+    ASSERT_EQ(core.Submit(order("S1", "A1", "F1", "x-1", engine::Side::kBuy, 900), 0),
+              exchange::OfferResult::kAccepted);
+    ASSERT_EQ(core.Submit(order("S2", "A2", "F2", "x-2", engine::Side::kSell, 901), 0),
+              exchange::OfferResult::kAccepted);
+    ASSERT_TRUE(core.Flush().ok());
+    // The run's stop recorded a last mark: everything it reported.
+    EXPECT_GE(core.ReportsSentThrough(), marked);
+    marked = core.ReportsSentThrough();
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  ExchangeRun next(dir.path(), /*stream=*/true);  // the node that takes over
+  ASSERT_TRUE(next.entry->StartReports().ok());
+  std::vector<std::string> got;
+  for (const Report& r : next.reports.All()) {
+    got.push_back(r.kind + " " + r.session + " " + r.cl);
+    EXPECT_TRUE(r.poss_resend) << r.Key();
+    EXPECT_GT(SeqOf(r.exec_id), marked) << r.Key();
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"accepted S1 x-1", "accepted S2 x-2", "fill S1 x-1",
+                                           "fill S2 x-2"}));
+  // Live from here, not marked.
+  next.entry->Submit(Order("S1", "A1", "F1", "b-9", Side::kBuy, 4900, 1));
+  next.Settle(got.size() + 1);
+  EXPECT_EQ(next.reports.All().back().cl, "b-9");
+  EXPECT_FALSE(next.reports.All().back().poss_resend);
 }
 
 }  // namespace

@@ -44,7 +44,9 @@ absl::Status ExchangeOrderEntry::Start() {
   impl_->worker_ = concurrency::NamedThread("cfx-fix-worker", [this] { impl_->Run(); });
   // Without a watermark file, outcomes are delivered from now on; with one, once
   // StartReports has reported what the last run may not have.
-  if (impl_->reported_path_.empty()) impl_->live_.store(true, std::memory_order_release);
+  if (impl_->reported_path_.empty() && !impl_->reports_from_stream_) {
+    impl_->live_.store(true, std::memory_order_release);
+  }
   impl_->PostListing();
   return absl::OkStatus();
 }

@@ -323,6 +323,16 @@ class ExchangeOrderEntry::Impl {
   // its stores (ExecutionListener::HoldsUnstored: the file must not get ahead of them).
   absl::Status WriteWatermark(uint64_t seq, uint64_t if_held);
 
+  // A replicated leader: the mark travels in the stream (SetReportsFromStream).
+  bool reports_from_stream_ = false;
+  // Delivering thread: offers the stream's mark when reports went out since the last one.
+  void MarkReportsSent();
+  static constexpr std::chrono::milliseconds kMarkEvery{50};
+  // StartReports for a replicated leader. gate_mu_ held.
+  absl::Status StartReportsFromStream();
+  uint64_t marked_ = 0;                // the last mark offered (or found at StartReports)
+  bool delivered_since_mark_ = false;  // an outcome was handed to the listener since
+  std::chrono::steady_clock::time_point marked_at_{};
   std::string reported_path_;   // empty: no watermark (live at Start)
   uint64_t recovered_last_ = 0;  // the last input the core recovered from the journal
   std::unique_ptr<internal::ReportWatermark> watermark_;  // under gate_mu_ once live

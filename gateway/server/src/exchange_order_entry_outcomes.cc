@@ -294,6 +294,7 @@ void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::O
   if (!impl_->Delivers(seq)) return;
   impl_->NumberOutcome(seq);
   impl_->OnEvent(tag, o);
+  impl_->delivered_since_mark_ = true;
 }
 
 void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {

@@ -5,10 +5,14 @@
 // input whose reports the stores hold; at a start the outcomes of the inputs after it are
 // computed again from the journal and delivered marked PossResend, with the ExecIDs they
 // had (a function of the input's seq), so a report that did go out comes again as the same
-// execution.
+// execution. A replicated exchange keeps the mark in its stream instead of a file
+// (docs/replication.md, "Reports after a failover").
+#include <chrono>
 #include <iostream>
+#include <thread>
 #include <utility>
 
+#include "cfx/exchange/fix_session_table.h"
 #include "cfx/gateway/execid_generation.h"
 #include "exchange_order_entry_impl.h"
 #include "order_type_mapping.h"
@@ -117,8 +121,36 @@ absl::Status ExchangeOrderEntry::Impl::WriteWatermark(uint64_t seq, uint64_t if_
   return absl::OkStatus();
 }
 
+void ExchangeOrderEntry::Impl::MarkReportsSent() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!delivered_since_mark_ || acked_ <= marked_ || now - marked_at_ < kMarkEvery) return;
+  {
+    // After StopReports nothing more is marked: what is reported from then on (a leaving
+    // leader's logout cancels) reaches only this node's stores.
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    if (frozen_) return;
+  }
+  // As the file: what the listener was handed is in the stores first, and nothing held
+  // outside them (a session's messages during its Logon) is covered; the next idle moment
+  // tries again.
+  if (listener_->HoldsUnstored() || !listener_->FlushStores()) return;
+  // One try (the delivering thread never waits for the pipeline); a full ring or a node
+  // no longer leading: the next idle moment tries again.
+  if (core_->Submit(exchange::FixSessionTable::ReportsSentMark(acked_), 0) !=
+      exchange::OfferResult::kAccepted) {
+    return;
+  }
+  marked_ = acked_;
+  marked_at_ = now;
+  delivered_since_mark_ = false;  // the mark's own input reports nothing
+}
+
 void ExchangeOrderEntry::Impl::AfterIdle() {
   confirmed_.store(acked_, std::memory_order_release);
+  if (reports_from_stream_) {
+    MarkReportsSent();
+    return;
+  }
   const auto now = std::chrono::steady_clock::now();
   if (now - written_at_ < std::chrono::milliseconds(10)) return;
   written_at_ = now;
@@ -136,10 +168,42 @@ void ExchangeOrderEntry::SetReportedFile(std::string path, uint64_t recovered_la
   impl_->recovered_last_ = recovered_last;
 }
 
+void ExchangeOrderEntry::SetReportsFromStream(uint64_t recovered_last) {
+  impl_->reports_from_stream_ = true;
+  impl_->recovered_last_ = recovered_last;
+}
+
+absl::Status ExchangeOrderEntry::Impl::StartReportsFromStream() {
+  // gate_mu_ held. The old primary's mark: the inputs after it may have been sequenced and
+  // replicated without their reports reaching anyone. None recorded (a stream written
+  // before the marks): from here on, as before.
+  const uint64_t mark = core_->ReportsSentThrough();
+  const uint64_t after = mark == 0 ? recovered_last_ : std::min(mark, recovered_last_);
+  const uint64_t through = std::max(held_through_, recovered_last_);
+  if (through > after) {
+    Republisher visitor(this, after);
+    absl::Status s = core_->ReplayOutcomes(after, through, &visitor);
+    poss_resend_ = false;
+    if (!s.ok()) return s;
+    if (recovered_last_ > after) {
+      std::cerr << "cfx serve: reported again (PossResend) the outcomes of inputs " << after + 1
+                << ".." << recovered_last_
+                << ", which the previous primary may not have sent (its last mark)" << std::endl;
+    }
+  }
+  acked_ = through;
+  marked_ = after;
+  confirmed_.store(through, std::memory_order_relaxed);
+  live_after_ = through;
+  live_.store(true, std::memory_order_release);
+  return absl::OkStatus();
+}
+
 absl::Status ExchangeOrderEntry::StartReports() {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.gate_mu_);  // the delivering thread waits meanwhile
   if (m.live_.load(std::memory_order_acquire)) return absl::OkStatus();
+  if (m.reports_from_stream_) return m.StartReportsFromStream();
   auto w = internal::ReportWatermark::Open(m.reported_path_);
   if (!w.ok()) return w.status();
   const std::string generation_path = m.reported_path_ + ".generation";
@@ -205,6 +269,19 @@ void ExchangeOrderEntry::StopReports() {
   if (m.frozen_) return;
   m.frozen_ = true;
   const uint64_t confirmed = m.confirmed_.load(std::memory_order_acquire);
+  if (m.reports_from_stream_ && m.live_.load(std::memory_order_acquire) && confirmed > 0) {
+    // A leader handing over: the last mark covers what went out before the freeze, so the
+    // next leader sends none of it again; what comes after (the logouts' cancels, which
+    // only this node's stores would hold) it reports. Not the delivering thread: it may
+    // wait a moment for room.
+    for (int i = 0; i < 200; ++i) {
+      if (m.core_->Submit(exchange::FixSessionTable::ReportsSentMark(confirmed), 0) !=
+          exchange::OfferResult::kFull) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   if (m.watermark_ != nullptr && confirmed > m.written_) {
     if (absl::Status s = m.WriteWatermark(confirmed, m.written_); !s.ok()) {
       std::cerr << "cfx serve: " << s << std::endl;

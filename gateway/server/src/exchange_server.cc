@@ -404,16 +404,17 @@ class ExchangeServer::Impl {
     fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
     if (options_.role != ServeRole::kAlone) fix_->ResumeSessions(entry_->ResumeSequences());
     entry_->SetListener(fix_.get());
-    // One node: the reports a crash kept from going out are sent at this start
-    // (docs/durability.md). A replicated exchange reports from its start or promotion on
-    // (a node that takes over cannot know what the old primary sent).
-    const bool alone = options_.role == ServeRole::kAlone;
-    if (alone) entry_->SetReportedFile(config_.data_dir + "/fix/reported", recovery_.next_seq - 1);
+    // The reports a crash (or a failover) kept from going out are sent at this start: one
+    // node follows them with a file (docs/durability.md), a replicated one with a mark in
+    // its stream, which the node that takes over reads (docs/replication.md).
+    if (options_.role == ServeRole::kAlone) {
+      entry_->SetReportedFile(config_.data_dir + "/fix/reported", recovery_.next_seq - 1);
+    } else {
+      entry_->SetReportsFromStream(core_->Stats().next_seq - 1);  // promoted: the stream's end
+    }
     if (absl::Status s = entry_->Start(); !s.ok()) return Fail("FIX", s);
     if (absl::Status s = fix_->Start(); !s.ok()) return Fail("FIX", s);
-    if (alone) {
-      if (absl::Status s = entry_->StartReports(); !s.ok()) return Fail("FIX", s);
-    }
+    if (absl::Status s = entry_->StartReports(); !s.ok()) return Fail("FIX", s);
     return absl::OkStatus();
   }
 

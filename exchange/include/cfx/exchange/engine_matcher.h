@@ -100,6 +100,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   int64_t Margin(engine::SymbolId sym) const;
   // Where each FIX session stands (the `fix_session` inputs); any thread.
   std::vector<FixSessionSeqs> FixSessions() const { return fix_sessions_.All(); }
+  uint64_t ReportsSentThrough() const { return fix_sessions_.ReportsSentThrough(); }
 
   // For a run that ends before the next close (`cfx replay --data-dir`): the closing quote
   // of every contract for the business day whose trading window holds the latest time (the

@@ -236,6 +236,9 @@ class ExchangeCore {
   // Where each FIX session stands, from the `fix_session` inputs applied so far (after
   // Promote: every input of the old primary). Any thread.
   std::vector<FixSessionSeqs> FixSessions() const;
+  // The last input a replicated primary recorded its reports as sent through
+  // (FixSessionTable::ReportsSentMark); 0: none. Any thread.
+  uint64_t ReportsSentThrough() const;
   // Computes again the outcomes of the journal's inputs through `through`, on a shadow
   // matcher restored from the newest valid snapshot at or before `after` (record 1 when none
   // is kept), and hands every input it applies to `visitor`: those after `after` are the

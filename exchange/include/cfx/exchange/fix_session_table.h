@@ -28,12 +28,25 @@ struct FixSessionSeqs {
   bool operator==(const FixSessionSeqs&) const = default;
 };
 
-// Thread safety: Apply, AppendTo and ReadFrom on one thread (the matcher's); All from any.
+// Thread safety: Apply, AppendTo and ReadFrom on one thread (the matcher's); All and
+// ReportsSentThrough from any.
 class FixSessionTable {
  public:
+  // Session id 0 is no FIX session (ids hash session names, never to 0): its entry is the
+  // exchange's own, where a replicated primary records how far the reports went out
+  // (docs/replication.md, "Reports after a failover"): its next_target is the first input
+  // whose reports may not have reached a session. In the snapshot like any entry.
+  static constexpr engine::SessionId kReportsEntry = 0;
+  // The input recording that the reports of every input up to `through` reached the
+  // sessions (sent, or in their stores).
+  static engine::FixSessionCmd ReportsSentMark(uint64_t through) {
+    return engine::FixSessionCmd{kReportsEntry, through + 1, 0};
+  }
+  // The last input the latest such mark covers; 0 when none was recorded.
+  uint64_t ReportsSentThrough() const;
   // Sets the fields the command gives (non-zero); a session's first command adds it.
   void Apply(const engine::FixSessionCmd& cmd);
-  // Every session, sorted by session id.
+  // Every FIX session, sorted by session id (not the reports entry).
   std::vector<FixSessionSeqs> All() const;
   bool empty() const;
   // The snapshot section: u64 n, then n × (u32 session, u64 next_target, u64 sender_limit),
@@ -45,6 +58,8 @@ class FixSessionTable {
   void Clear();
 
  private:
+  std::vector<FixSessionSeqs> Entries() const;  // All() and the reports entry, sorted
+
   mutable std::mutex mu_;
   absl::flat_hash_map<engine::SessionId, FixSessionSeqs> sessions_;
 };

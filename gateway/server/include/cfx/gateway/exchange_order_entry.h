@@ -57,13 +57,21 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // hold, and Start holds every outcome back until StartReports. `recovered_last`: the last
   // input the core recovered from its journal (RecoveryInfo::next_seq - 1).
   void SetReportedFile(std::string path, uint64_t recovered_last);
+  // The same for a replicated exchange, whose stream carries the mark instead of a file
+  // (docs/replication.md, "Reports after a failover"): set before Start on the node that
+  // leads, `recovered_last` the last input its core holds. StartReports then reports the
+  // inputs after the stream's mark (FixSessionTable::ReportsSentMark: the old primary's;
+  // none recorded: from here on), and while leading this entry records the mark as it
+  // moves (an input at most every 50 ms while reports go out).
+  void SetReportsFromStream(uint64_t recovered_last);
   // Once the listener takes reports (FixGateway::Start: its sessions' stores exist):
   // delivers, computed again from the journal, the outcomes of the inputs after the file's
   // seq (none when the file is new) that the core recovered, marked PossResend, and then
   // those of the inputs sequenced since the core started; then delivers as outcomes come,
   // and keeps the file following what reached the listener's stores (at each OnIdle, at
   // most every 10 ms). Errors: the file cannot be read or written (DataLoss naming it when
-  // damaged), the journal cannot be read. REQUIRES: SetReportedFile, Start.
+  // damaged), the journal cannot be read. REQUIRES: SetReportedFile or
+  // SetReportsFromStream, Start.
   absl::Status StartReports();
   // The file moves no more (before the listener stops: what comes after is reported again
   // at the next start). Idempotent; Stop calls it.
