@@ -54,7 +54,7 @@ ExitCode RunMargin(const MarginFlags& flags, const MarginFlagsGiven& given) {
   options.mc_seed = flags.seed;
   if (!flags.scenarios.empty()) {
     if (method_given) {
-      return Fail("margin", "--scenarios replaces --method; give one of them");
+      return Fail("margin", "--scenarios replaces --method; give one of them", 2);
     }
     absl::StatusOr<gv::ScenarioSet> file = gv::ReadScenarioFile(flags.scenarios);
     if (!file.ok()) return Fail("margin", file.status());

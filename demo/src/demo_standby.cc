@@ -300,6 +300,12 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
       continue;
     }
     if (first_new_seq == 0) first_new_seq = SeqOf(m);
+    // node-a's outcomes after its last mark, reported again (PossResend): not a second
+    // processing, the same executions (their ExecIDs).
+    if (m.Get(97) == "Y") {
+      ++summary.reported_again;
+      continue;
+    }
     // A sequenced order sent again would come back refused as a duplicate ClOrdID.
     if (m.exec_type() == '8' && m.Get(58).find("duplicate") != std::string::npos) {
       ++summary.processed_twice;
@@ -385,6 +391,7 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
                       {"first_seq_after", summary.first_seq_after},
                       {"resent_and_acked", summary.resent_and_acked},
                       {"processed_twice", summary.processed_twice},
+                      {"reported_again", summary.reported_again},
                       {"acked_after", summary.acked_after},
                       {"acked_known_after", summary.acked_known_after},
                       {"in_flight_known_after", summary.in_flight_known_after},

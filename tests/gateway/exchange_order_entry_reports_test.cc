@@ -578,7 +578,7 @@ TEST(ReportWatermarkTest, TwoSlotsSurviveATornWriteAndDamageToBothIsRefused) {
 // core with no one reporting them, as when it dies between the commit and the reports.
 TEST(ExchangeOrderEntryReportsTest, AfterAFailoverTheInputsAfterTheStreamsMarkAreReportedAgain) {
   testsupport::TempDir dir{"cfx_reports_test"};
-  uint64_t marked = 0;
+  uint64_t marked = 0, stopped_at = 0;
   {
     ExchangeRun run(dir.path(), /*stream=*/true);
     ASSERT_TRUE(run.entry->StartReports().ok());
@@ -599,6 +599,13 @@ TEST(ExchangeOrderEntryReportsTest, AfterAFailoverTheInputsAfterTheStreamsMarkAr
     }
     marked = run.core->ReportsSentThrough();
     ASSERT_GE(marked, last);
+    // An input that reports nothing moves no mark; the stop's last mark covers it.
+    ASSERT_EQ(run.core->AdvanceTime(now + kNsPerSec), exchange::OfferResult::kAccepted);
+    ASSERT_TRUE(run.core->Flush().ok());
+    ASSERT_TRUE(testsupport::WaitFor([&] { return run.entry->ReportedThrough() > marked; }, 10s));
+    std::this_thread::sleep_for(60ms);
+    EXPECT_EQ(run.core->ReportsSentThrough(), marked);
+    stopped_at = run.entry->ReportedThrough();
   }
   {
     // The old primary's last inputs, never reported.
@@ -629,8 +636,8 @@ TEST(ExchangeOrderEntryReportsTest, AfterAFailoverTheInputsAfterTheStreamsMarkAr
               exchange::OfferResult::kAccepted);
     ASSERT_TRUE(core.Flush().ok());
     // The run's stop recorded a last mark: everything it reported.
-    EXPECT_GE(core.ReportsSentThrough(), marked);
-    marked = core.ReportsSentThrough();
+    EXPECT_EQ(core.ReportsSentThrough(), stopped_at);
+    marked = stopped_at;
     ASSERT_TRUE(core.Stop().ok());
   }
   ExchangeRun next(dir.path(), /*stream=*/true);  // the node that takes over

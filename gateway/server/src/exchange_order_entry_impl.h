@@ -324,7 +324,10 @@ class ExchangeOrderEntry::Impl {
   absl::Status WriteWatermark(uint64_t seq, uint64_t if_held);
 
   // A replicated leader: the mark travels in the stream (SetReportsFromStream).
-  bool reports_from_stream_ = false;
+  // Set by SetReportsFromStream on the promoting (keeper) thread, read by Stop's.
+  std::atomic<bool> reports_from_stream_{false};
+  std::atomic<uint64_t> last_mark_{0};  // the last mark offered: what StopReports keeps when
+                                        // something is held outside the stores
   // Delivering thread: offers the stream's mark when reports went out since the last one.
   void MarkReportsSent();
   static constexpr std::chrono::milliseconds kMarkEvery{50};

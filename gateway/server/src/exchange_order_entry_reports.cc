@@ -141,13 +141,14 @@ void ExchangeOrderEntry::Impl::MarkReportsSent() {
     return;
   }
   marked_ = acked_;
+  last_mark_.store(acked_, std::memory_order_relaxed);
   marked_at_ = now;
   delivered_since_mark_ = false;  // the mark's own input reports nothing
 }
 
 void ExchangeOrderEntry::Impl::AfterIdle() {
   confirmed_.store(acked_, std::memory_order_release);
-  if (reports_from_stream_) {
+  if (reports_from_stream_.load(std::memory_order_relaxed)) {
     MarkReportsSent();
     return;
   }
@@ -169,14 +170,17 @@ void ExchangeOrderEntry::SetReportedFile(std::string path, uint64_t recovered_la
 }
 
 void ExchangeOrderEntry::SetReportsFromStream(uint64_t recovered_last) {
-  impl_->reports_from_stream_ = true;
+  std::lock_guard<std::mutex> lock(impl_->gate_mu_);
   impl_->recovered_last_ = recovered_last;
+  impl_->reports_from_stream_.store(true, std::memory_order_release);
 }
 
 absl::Status ExchangeOrderEntry::Impl::StartReportsFromStream() {
-  // gate_mu_ held. The old primary's mark: the inputs after it may have been sequenced and
-  // replicated without their reports reaching anyone. None recorded (a stream written
-  // before the marks): from here on, as before.
+  // gate_mu_ held. Stopped meanwhile (a node stopping as it is promoted): nothing to start.
+  if (frozen_) return absl::OkStatus();
+  // The old primary's mark: the inputs after it may have been sequenced and replicated
+  // without their reports reaching anyone. None recorded (a stream written before the
+  // marks): from here on, as before.
   const uint64_t mark = core_->ReportsSentThrough();
   const uint64_t after = mark == 0 ? recovered_last_ : std::min(mark, recovered_last_);
   const uint64_t through = std::max(held_through_, recovered_last_);
@@ -193,6 +197,10 @@ absl::Status ExchangeOrderEntry::Impl::StartReportsFromStream() {
   }
   acked_ = through;
   marked_ = after;
+  last_mark_.store(mark, std::memory_order_relaxed);
+  // What was just reported is marked at the next idle moment (the clock's next input), so
+  // a leader that dies before reporting anything new sends none of it again.
+  delivered_since_mark_ = through > after;
   confirmed_.store(through, std::memory_order_relaxed);
   live_after_ = through;
   live_.store(true, std::memory_order_release);
@@ -265,15 +273,25 @@ uint64_t ExchangeOrderEntry::ReportedThrough() const {
 
 void ExchangeOrderEntry::StopReports() {
   Impl& m = *impl_;
-  std::lock_guard<std::mutex> lock(m.gate_mu_);
-  if (m.frozen_) return;
-  m.frozen_ = true;
-  const uint64_t confirmed = m.confirmed_.load(std::memory_order_acquire);
-  if (m.reports_from_stream_ && m.live_.load(std::memory_order_acquire) && confirmed > 0) {
+  if (m.reports_from_stream_.load(std::memory_order_acquire)) {
+    uint64_t confirmed = 0;
+    {
+      std::lock_guard<std::mutex> lock(m.gate_mu_);
+      if (m.frozen_) return;
+      m.frozen_ = true;  // no more marks from the delivering thread
+      if (!m.live_.load(std::memory_order_acquire)) return;
+      confirmed = m.confirmed_.load(std::memory_order_acquire);
+    }
     // A leader handing over: the last mark covers what went out before the freeze, so the
     // next leader sends none of it again; what comes after (the logouts' cancels, which
-    // only this node's stores would hold) it reports. Not the delivering thread: it may
-    // wait a moment for room.
+    // only this node's stores would hold) it reports. Not what the listener holds outside
+    // its stores (fix's Stop drops it): then the last periodic mark stands. Without
+    // gate_mu_ (the delivering thread may wait for it in Delivers while the ring is full),
+    // and not the delivering thread: it may wait a moment for room.
+    if (confirmed <= m.last_mark_.load(std::memory_order_relaxed) || m.listener_->HoldsUnstored() ||
+        !m.listener_->FlushStores()) {
+      return;
+    }
     for (int i = 0; i < 200; ++i) {
       if (m.core_->Submit(exchange::FixSessionTable::ReportsSentMark(confirmed), 0) !=
           exchange::OfferResult::kFull) {
@@ -281,7 +299,12 @@ void ExchangeOrderEntry::StopReports() {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    return;
   }
+  std::lock_guard<std::mutex> lock(m.gate_mu_);
+  if (m.frozen_) return;
+  m.frozen_ = true;
+  const uint64_t confirmed = m.confirmed_.load(std::memory_order_acquire);
   if (m.watermark_ != nullptr && confirmed > m.written_) {
     if (absl::Status s = m.WriteWatermark(confirmed, m.written_); !s.ok()) {
       std::cerr << "cfx serve: " << s << std::endl;

@@ -71,6 +71,10 @@ struct StandbyDemoSummary {
   int64_t first_seq_after = 0;    // first one from the new primary
   int resent_and_acked = 0;       // in-flight orders the client resent, acknowledged by the new
   int processed_twice = 0;        // must be 0
+  // Reports of node-a's inputs after its last reports mark, sent by the new primary marked
+  // PossResend (97=Y) with their ExecIDs: some the client had, some node-a never sent
+  // (docs/replication.md, "Reports after a failover"). Not processed twice.
+  int reported_again = 0;
   int acked_after = 0;            // new orders acknowledged after the failover
   int acked_known_after = 0;      // of acked_before_kill: must be all
   int in_flight_known_after = 0;  // of in_flight_at_kill: sequenced by the old primary
