@@ -85,7 +85,7 @@ bool OrderBook::StopAlreadyMet(Side side, PriceTicks stop) const {
 // --- Grid ------------------------------------------------------------------------------
 
 bool OrderBook::EnsureGrid(PriceTicks px) {
-  if (n_ > 0 && px >= base_ && px < PriceAt(n_)) return true;
+  if (n_ > 0 && px >= base_ && IndexOf(px) < n_) return true;  // base_ + n_ may not be a price
   if (!CanRestAt(px)) return false;
   PriceTicks lo = n_ == 0 ? px : std::min(base_, px);
   PriceTicks hi = n_ == 0 ? px : std::max(PriceAt(n_ - 1), px);
@@ -101,7 +101,10 @@ void OrderBook::Regrid(PriceTicks lo, PriceTicks hi) {
   n = std::min<int64_t>(n, static_cast<int64_t>(std::bit_ceil(config_.max_grid_levels)));
   if (n < need) n = need;
   PriceTicks base = std::max(PriceTicks(1), lo - PriceTicks((n - need) / 2));
-  if (base + PriceTicks(n - 1) < hi) base = hi - PriceTicks(n - 1);
+  if (base < hi - PriceTicks(n - 1)) base = hi - PriceTicks(n - 1);
+  // The grid's last level stays a price a tick count holds (near INT64_MAX ticks the slack
+  // above `hi` overflowed: undefined behaviour, found by the sanitizer build).
+  if (base > PriceTicks(INT64_MAX - (n - 1))) base = PriceTicks(INT64_MAX - (n - 1));
   int64_t shift = (base_ - base).value();  // old index i -> new index i + shift
   for (int s = 0; s < 2; ++s) {
     std::vector<Level> levels(n);

@@ -169,7 +169,10 @@ TEST_F(FixHostileTest, ClientThatStopsReadingIsDisconnectedPastTheOutboundBound)
   EXPECT_TRUE(write_failed) << "the gateway kept a client that read nothing for " << seq - 3
                             << " requests";
   Msg m;
-  ASSERT_TRUE(drop_copy->WaitExec("rest1", '4', &m)) << "no cancel-on-disconnect";
+  // The drop copy first receives a copy of every status answer the gateway sent before the
+  // disconnect (tens of thousands): under a sanitizer on a loaded machine that backlog alone
+  // took longer than the usual wait (a clean clone, 2026-12-06).
+  ASSERT_TRUE(drop_copy->WaitExec("rest1", '4', &m, 60000)) << "no cancel-on-disconnect";
   EXPECT_EQ(F(m, 58), "disconnect");
   EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T2"));
   ExpectStillServing();
