@@ -114,6 +114,12 @@ class ServeHttpTest : public ::testing::Test {
     EXPECT_EQ(r->status, want) << target << ": " << r->body;
     return nlohmann::json::parse(r->body, nullptr, false);
   }
+  // POST /v1/margin/whatif as ALPHA with `body`.
+  absl::StatusOr<HttpClientResponse> WhatIf(const std::string& body) {
+    auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
+    if (!client.ok()) return client.status();
+    return client->Request("POST", "/v1/margin/whatif", "tok-alpha", body);
+  }
   void Trade() {
     ExchangeServer& s = *server_;
     ASSERT_EQ(s.core().Submit(Order("h1", "A1", engine::Side::kBuy, 10, 5000), 0),
@@ -242,10 +248,7 @@ TEST_F(ServeHttpTest, MarginLeavesOutAContractThatHasExpired) {
   nlohmann::json pos = Get("/v1/accounts/A1/positions", "tok-alpha");
   EXPECT_EQ(pos["positions"].size(), 2u) << "positions still list what was traded: " << pos;
   // A what-if on the expired contract is a bad parameter (it was priced at the fix).
-  auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
-  ASSERT_TRUE(client.ok());
-  auto whatif = client->Request("POST", "/v1/margin/whatif", "tok-alpha",
-                                R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1}]})");
+  auto whatif = WhatIf(R"({"positions":[{"sym":"B200-GOLD-US-202703","qty":1}]})");
   ASSERT_TRUE(whatif.ok()) << whatif.status();
   EXPECT_EQ(whatif->status, 400) << whatif->body;
   EXPECT_NE(whatif->body.find("has expired"), std::string::npos) << whatif->body;
@@ -285,10 +288,7 @@ TEST_F(ServeHttpTest, AMonthListedAtTheRollIsPricedBandedAndMarginedAtOnce) {
   EXPECT_TRUE(s.core().FindOrder("A1", "roll-in").has_value());
   EXPECT_FALSE(s.core().FindOrder("A1", "roll-out").has_value());
   EXPECT_FALSE(s.core().FindOrder("A2", "roll-a2").has_value()) << "counted at a margin of 0";
-  auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
-  ASSERT_TRUE(client.ok());
-  auto whatif = client->Request("POST", "/v1/margin/whatif", "tok-alpha",
-                                R"({"positions":[{"sym":"B200-GOLD-US-202803","qty":1}]})");
+  auto whatif = WhatIf(R"({"positions":[{"sym":"B200-GOLD-US-202803","qty":1}]})");
   ASSERT_TRUE(whatif.ok()) << whatif.status();
   EXPECT_EQ(whatif->status, 200) << whatif->body;
   nlohmann::json margin = nlohmann::json::parse(whatif->body, nullptr, false);
