@@ -146,6 +146,13 @@ TEST_F(HttpApiTest, ContractsListTheSecurityMasterAndOneContractHasItsHistory) {
   ASSERT_EQ(j["history"].size(), 1u);
   EXPECT_EQ(j["history"][0]["event"], "listed");
   EXPECT_EQ(Call("GET", "/v1/contracts/B200-GOLD-US-209912", kBeta).status, 404);
+  // A malformed symbol is a bad parameter, not an unknown contract (as for /v1/book/{sym}).
+  for (const char* bad : {"B200-GOLD-US", "B200-GOLD-US-2027-03", "B200-GOLD-US-202713",
+                          "b200-gold-us-202703", "B200-GOLD-US-202703X"}) {
+    HttpClientResponse r = Call("GET", std::string("/v1/contracts/") + bad, kBeta);
+    EXPECT_EQ(r.status, 400) << bad;
+    EXPECT_EQ(Body(r)["error"], "invalid_parameter") << bad;
+  }
   EXPECT_EQ(Call("GET", "/v1/contracts", "").status, 401);
 }
 

@@ -324,6 +324,12 @@ HttpResponse HandleContracts(const HandlerContext& ctx, const Query& query) {
 HttpResponse HandleContract(const HandlerContext& ctx, const std::string& sym,
                             const Query& query) {
   if (auto bad = CheckQueryKeys(query, {})) return *bad;
+  // As /v1/book/{sym}: a malformed symbol is a bad parameter (SPEC §7: 400), one that is well
+  // formed but never listed is not found (404).
+  if (!common::ParseSymbol(sym).ok()) {
+    return ErrorResponse(400, "invalid_parameter",
+                         "not a contract symbol (GPU-TIER-REGION-YYYYMM)");
+  }
   if (ctx.providers.contracts == nullptr) return Unavailable("security master");
   absl::StatusOr<security_master::ContractRecord> record =
       ctx.providers.contracts->FindContract(sym);
