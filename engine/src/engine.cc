@@ -288,10 +288,13 @@ void Engine::Apply(const MassCancelCmd& c) {
       return;
     }
   }
-  if (c.session != 0) {  // a mass cancel of the orders one session entered
+  if (c.session != 0) {  // a mass cancel of the orders one session entered (for its firm)
+    const bool any_firm = c.firm.empty();
+    const uint32_t firm = any_firm ? NameTable::kNone : firms_.Find(c.firm);
+    if (!any_firm && firm == NameTable::kNone) return;  // no order of that firm
     st.ForEachLive([&](uint32_t s) {
       const Order& o = st.at(s);
-      if (o.session == c.session && (!sym || o.sym == *sym) &&
+      if (o.session == c.session && (any_firm || o.firm == firm) && (!sym || o.sym == *sym) &&
           books_[o.sym]->state() != TradingState::kClosed) {
         books_[o.sym]->Cancel(s, CancelReason::kMass);
       }

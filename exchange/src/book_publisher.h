@@ -45,6 +45,10 @@ class BookPublisher {
   void Publish(const engine::Engine& engine, engine::SymbolId id, uint64_t seq);
   // Writer: records the latest trade of a book (published with its next Publish).
   void NoteTrade(engine::SymbolId id, engine::PriceTicks px, engine::Qty qty, engine::Timestamp ts);
+  // Writer: whether NoteTrade has recorded a trade of the book.
+  bool HasLastTrade(engine::SymbolId id) const {
+    return id < kMaxSymbols && slots_[id].last.has_last != 0;
+  }
 
   std::optional<BookView> Read(std::string_view sym, int depth) const;
   std::vector<std::string> Symbols() const;

@@ -190,6 +190,7 @@ void Fields(IO& io, C& c) {
     io.Name(c.req);
     io.Int(c.answer_to);
   }
+  if (io.version() >= 5) io.Name(c.firm);  // version 5 on: a session's mass cancel's firm
 }
 template <typename IO, CommandOf<TimeCmd> C>
 void Fields(IO& io, C& c) {
@@ -301,7 +302,8 @@ std::string DescribeCommand(const Command& command) {
           return absl::StrCat("mass_cancel acct=", A(c.acct.view()), " sym=", A(c.sym.view()),
                               " session=", c.session, c.disconnect ? " disconnect" : "",
                               c.req.empty() ? "" : absl::StrCat(" req=", A(c.req.view())),
-                              c.answer_to == 0 ? "" : absl::StrCat(" answer_to=", c.answer_to));
+                              c.answer_to == 0 ? "" : absl::StrCat(" answer_to=", c.answer_to),
+                              c.firm.empty() ? "" : absl::StrCat(" firm=", A(c.firm.view())));
         } else if constexpr (std::is_same_v<T, TimeCmd>) {
           return absl::StrCat("time ts=", c.ts);
         } else if constexpr (std::is_same_v<T, RiskCmd>) {

@@ -238,6 +238,18 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     // the recovered engine here races with nothing (the ring push orders it).
     const engine::Engine& eng = matcher->engine();
     info->state_hash = eng.StateHash();
+    // A book's last trade before the snapshot the engine was restored from is reported by
+    // no replayed input: its quantity and time come from the recorder's rows (until
+    // 2026-12-06 the published book then had no last trade until the next one).
+    for (size_t i = 0; recorder != nullptr && i < eng.symbol_count(); ++i) {
+      const auto id = static_cast<engine::SymbolId>(i);
+      const engine::OrderBook& book = eng.book(id);
+      if (!book.has_last_trade() || publisher.HasLastTrade(id)) continue;
+      const std::optional<trade_store::Trade> t = recorder->LastTrade(eng.SymbolName(id));
+      if (!t || t->px_ticks.value() != book.last_trade().value()) continue;
+      publisher.NoteTrade(id, book.last_trade(), engine::Qty(t->qty.value()),
+                          t->ts > 0 ? t->ts * 1000 : engine::kNoTime);
+    }
     matcher->PublishAll();
     std::vector<OrderStateView> live;
     eng.ForEachLiveOrder([&](const engine::Order& ord) {

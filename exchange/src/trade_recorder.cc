@@ -16,6 +16,9 @@ namespace {
 using engine::EventType;
 using json = nlohmann::json;
 
+// Meta rows `last_trade/<sym>`: the symbol's latest trade, a trade row (TradeRecorder::LastTrade).
+constexpr char kLastTradePrefix[] = "last_trade/";
+
 std::string Str(const engine::Name& n) { return std::string(n.view()); }
 
 trade_store::Aggressor ToSettlement(engine::Aggressor a) {
@@ -166,6 +169,18 @@ absl::Status TradeRecorder::Load() {
     positions_[{j["acct"].get<std::string>(), j["sym"].get<std::string>()}] =
         Position{engine::Qty(j["qty"].get<int64_t>()), engine::Qty(j["bought"].get<int64_t>()),
                  engine::Qty(j["sold"].get<int64_t>())};
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (!error.empty()) return absl::DataLossError(error);
+  // The latest trade of each symbol (absent in a store written before 2026-12-06).
+  s = (*txn)->Scan(kMetaTable, kLastTradePrefix, [&](absl::string_view k, absl::string_view v) {
+    auto t = trade_store::ParseTradeJson(std::string_view(v.data(), v.size()));
+    if (!t.ok()) {
+      error = absl::StrCat(store_->path(), ": meta/", k, ": ", t.status().message());
+      return false;
+    }
+    last_trades_[t->sym] = *std::move(t);
     return true;
   });
   if (!s.ok()) return s;
@@ -352,7 +367,9 @@ void TradeRecorder::OnEvent(const Outcome& o) {
       t.aggressor = ToSettlement(e.aggressor);
       if (store_) {
         ops_.push_back({trade_store::kTradesTable, trade_store::TradeKey(t.seq), t});
+        ops_.push_back({kMetaTable, std::string(kLastTradePrefix) + t.sym, t});
       }
+      last_trades_[t.sym] = t;
       Position& b = positions_[{t.buy_acct, t.sym}];
       b.qty += e.qty;
       b.bought += e.qty;
@@ -464,6 +481,13 @@ void TradeRecorder::EndInput(uint64_t seq) {
 
 void TradeRecorder::PutMeta(const std::string& key, std::string value) {
   if (store_) ops_.push_back({kMetaTable, key, std::move(value)});
+}
+
+std::optional<trade_store::Trade> TradeRecorder::LastTrade(std::string_view sym) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = last_trades_.find(sym);
+  if (it == last_trades_.end()) return std::nullopt;
+  return it->second;
 }
 
 absl::StatusOr<std::optional<std::string>> TradeRecorder::GetMeta(const std::string& key) const {

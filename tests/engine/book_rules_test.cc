@@ -266,6 +266,55 @@ TEST(OrderBookTest, MassCancelBySessionCancelsWithReasonDisconnect) {
   EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("b1", "A1", 1, "disconnect")));
 }
 
+// A session's own mass cancel (not a disconnect) naming a firm cancels only the orders the
+// session entered for that firm: a session moved to another firm by an operator touches none
+// of its old firm's orders (SPEC §6). Without a firm (a journal before codec version 5), every
+// order the session entered, as before.
+TEST(OrderBookTest, ASessionsMassCancelNamingAFirmCancelsOnlyThatFirmsOrders) {
+  struct Canceled : EngineListener {
+    void OnCanceled(const Event& e) override { cls.emplace_back(e.order.cl.view()); }
+    std::vector<std::string> cls;
+  };
+  Engine engine{EngineConfig{}};
+  Canceled canceled;
+  engine.set_listener(&canceled);
+  ProductCmd p;
+  p.sym.Assign("S");
+  p.ref = PriceField::Ticks(PriceTicks(5000));
+  engine.Process(p);
+  StateCmd open;
+  open.sym.Assign("S");
+  open.state = TradingState::kOpen;
+  engine.Process(open);
+  auto order = [&](const char* cl, const char* acct, const char* firm, SessionId session) {
+    NewOrderCmd n;
+    n.cl.Assign(cl);
+    n.acct.Assign(acct);
+    n.firm.Assign(firm);
+    n.sym.Assign("S");
+    n.side = Side::kBuy;
+    n.type = OrderType::kLimit;
+    n.px = PriceField::Ticks(PriceTicks(4900));
+    n.qty = Qty(1);
+    n.session = session;
+    engine.Process(n);
+  };
+  order("old1", "B1", "BETA", 7);   // entered when session 7 was BETA's
+  order("new1", "A1", "ALPHA", 7);  // since the session moved to ALPHA
+  order("other", "A1", "ALPHA", 8);
+  MassCancelCmd mine;
+  mine.session = 7;
+  mine.firm.Assign("ALPHA");
+  engine.Process(mine);
+  EXPECT_THAT(canceled.cls, ElementsAre("new1"));
+  mine.firm.Assign("NOBODY");  // a firm with no order: nothing
+  engine.Process(mine);
+  EXPECT_THAT(canceled.cls, ElementsAre("new1"));
+  mine.firm = Name();  // no firm: every order the session entered
+  engine.Process(mine);
+  EXPECT_THAT(canceled.cls, ElementsAre("new1", "old1"));
+}
+
 TEST(StpTest, CancelRestingCancelsRestingAndAggressorGoesOn) {
   auto out =
       RunNoSeq({ProductLine(), Limit("s1", "A1", "sell", "5.000", 5),

@@ -122,7 +122,8 @@ TEST(EngineCodecTest, ASessionsMassCancelSaysWhetherItIsADisconnect) {
   engine::Command back;
   std::string v2 = Bytes(own);
   v2[0] = 2;
-  v2.resize(v2.size() - 2 - 4);  // no disconnect byte (nor version 4's request id and session)
+  // No disconnect byte (nor version 4's request id and session, nor version 5's firm).
+  v2.resize(v2.size() - 2 - 4 - 1);
   ASSERT_TRUE(EngineCodec().Decode(v2, &back).ok());
   EXPECT_TRUE(std::get<engine::MassCancelCmd>(back).disconnect);
   EXPECT_EQ(std::get<engine::MassCancelCmd>(back).sym.view(), "X");
@@ -154,9 +155,10 @@ TEST(EngineCodecTest, AnAmendCarriesTheRequestsOwnIdAndSession) {
   EXPECT_EQ(std::get<engine::MassCancelCmd>(back).answer_to, 42u);
   ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
   EXPECT_EQ(std::get<engine::ReplaceCmd>(back).answer_to, 43u);
-  // Version 3: no id (a length byte and its bytes) and no session (4 bytes).
+  // Version 3: no id (a length byte and its bytes) and no session (4 bytes); nor, for the
+  // mass cancel, version 5's firm (an empty name: its length byte).
   const std::vector<std::pair<engine::Command, size_t>> added = {
-      {x, 1 + 5 + 4}, {m, 1 + 6 + 4}, {r, 4}};
+      {x, 1 + 5 + 4}, {m, 1 + 6 + 4 + 1}, {r, 4}};
   for (const auto& [c, extra] : added) {
     std::string v3 = Bytes(c);
     v3[0] = 3;
@@ -171,6 +173,29 @@ TEST(EngineCodecTest, AnAmendCarriesTheRequestsOwnIdAndSession) {
     EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(c).replace(0, 1, 1, '\x03'), &back)))
         << "a version 3 payload with version 4's bytes has trailing bytes";
   }
+}
+
+// Version 5 added the firm a session's own mass cancel is held to (the session's firm now,
+// so a session moved to another firm cancels none of its old firm's orders). A version 4
+// payload still decodes, with no firm: every order the session entered, as before.
+TEST(EngineCodecTest, ASessionsMassCancelCarriesItsFirm) {
+  engine::MassCancelCmd m{engine::Name::From(""), engine::Name::From(""), 9};
+  m.req = engine::Name::From("q1");
+  m.answer_to = 9;
+  m.firm = engine::Name::From("ALPHA");
+  ExpectRoundTrip(m);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(m), &back).ok());
+  EXPECT_EQ(std::get<engine::MassCancelCmd>(back).firm.view(), "ALPHA");
+  EXPECT_NE(DescribeCommand(back).find(" firm=ALPHA"), std::string::npos) << DescribeCommand(back);
+  std::string v4 = Bytes(m);
+  v4[0] = 4;
+  v4.resize(v4.size() - 1 - 5);  // the firm: a length byte and 5 bytes
+  ASSERT_TRUE(EngineCodec().Decode(v4, &back).ok());
+  EXPECT_TRUE(std::get<engine::MassCancelCmd>(back).firm.empty());
+  EXPECT_EQ(std::get<engine::MassCancelCmd>(back).req.view(), "q1");
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(m).replace(0, 1, 1, '\x04'), &back)))
+      << "a version 4 payload with version 5's bytes has trailing bytes";
 }
 
 TEST(EngineCodecTest, RandomCommandsRoundTrip) {

@@ -108,6 +108,26 @@ TEST(FixLogTest, PasswordAndNewPasswordValuesAreRedactedWhereverTheyStand) {
             "Session not found: 8=FIX.4.4\x01" "554=***\x01");
   EXPECT_EQ(RedactFixSecrets("58=x\x01" "1554=kept\x01"), "58=x\x01" "1554=kept\x01");
   EXPECT_EQ(RedactFixSecrets("554=first"), "554=***");
+  // A tag written in another form that still reads as 554 or 925 (QuickFIX took `0554` as
+  // the Logon's password), and a tag after an event's text.
+  for (const char* tag : {"0554", "+554", "554 ", " 554", "00925", "-925"}) {
+    const std::string line = std::string("35=A\x01") + tag +
+                             "=S3cret\x01"
+                             "10=1\x01";
+    EXPECT_EQ(RedactFixSecrets(line), std::string("35=A\x01") + tag +
+                                          "=***\x01"
+                                          "10=1\x01")
+        << tag;
+  }
+  EXPECT_EQ(RedactFixSecrets("Rejected: 554=pw\x01"), "Rejected: 554=***\x01");
+  EXPECT_EQ(RedactFixSecrets("58=a=b\x01"
+                             "55=X"),
+            "58=a=b\x01"
+            "55=X");
+  EXPECT_EQ(RedactFixSecrets("5540=kept\x01"
+                             "2554=kept"),
+            "5540=kept\x01"
+            "2554=kept");
 }
 
 // SPEC §2: the thread that delivers the matcher's outcomes (the matcher's own, in `cfx

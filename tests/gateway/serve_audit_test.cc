@@ -123,6 +123,11 @@ class ServeAuditTest : public ::testing::Test {
   // A Logon on a connection of its own, sent as raw bytes (a second QuickFIX initiator
   // for the same session cannot live in this process); waits for the server to close it.
   void SecondLogon(const std::string& comp_id, const std::string& password) {
+    RawLogon(comp_id, "554=" + password + "\x01");
+  }
+  // A Logon with `fields` (each ending in SOH) after its HeartBtInt, on a connection of its
+  // own; returns once the gateway has closed it (or after 5 s).
+  void RawLogon(const std::string& comp_id, const std::string& fields) {
     const int fd = testsupport::ConnectLoopback(server_->fix_port());
     ASSERT_GE(fd, 0);
     const std::time_t now = std::time(nullptr);
@@ -130,9 +135,19 @@ class ServeAuditTest : public ::testing::Test {
     gmtime_r(&now, &tm);
     char sending_time[32];
     std::strftime(sending_time, sizeof sending_time, "%Y%m%d-%H:%M:%S.000", &tm);
-    const std::string body = "35=A\x01" "49=" + comp_id + "\x01" "56=CFX\x01" "34=1\x01" "52=" +
-                             sending_time + "\x01" "98=0\x01" "108=30\x01" "554=" + password +
-                             "\x01";
+    const std::string body =
+        "35=A\x01"
+        "49=" +
+        comp_id +
+        "\x01"
+        "56=CFX\x01"
+        "34=1\x01"
+        "52=" +
+        sending_time +
+        "\x01"
+        "98=0\x01"
+        "108=30\x01" +
+        fields;
     std::string msg = "8=FIX.4.4\x01" "9=" + std::to_string(body.size()) + "\x01" + body;
     unsigned sum = 0;
     for (unsigned char c : msg) sum += c;
@@ -244,20 +259,25 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   }
   SecondLogon("ALPHA_T1", kPassword);
   alpha->Logout();
+  // A Logon QuickFIX refuses itself, before the application sees it (a repeated tag): it
+  // sends no Logout, and until 2026-12-06 the refusal was neither audited nor counted.
+  // The password right both times: QuickFIX, not the password check, refuses it.
+  const std::string pw = kPassword;
+  RawLogon("ALPHA_T1", "554=" + pw + "\x01" + "554=" + pw + "\x01");
   EXPECT_FALSE(Logon("ALPHA_T1", kWrongPassword).ok());
   EXPECT_FALSE(Logon("NOBODY_T1", "x").ok());
   EXPECT_EQ(Get("/v1/accounts/BETA-1/positions", "tok-alpha"), 403);
   EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", kWrongToken), 401);
   EXPECT_EQ(Get("/v1/book/B200-GOLD-US-202703", ""), 401);
-  // SPEC §6: failed logons are counted: one accepted, three refused (already logged on,
-  // the wrong password, an unknown CompID).
+  // SPEC §6: failed logons are counted: one accepted, four refused (already logged on, the
+  // repeated tag, the wrong password, an unknown CompID).
   auto http = HttpClient::Connect("127.0.0.1", server_->http_port());
   ASSERT_TRUE(http.ok()) << http.status();
   auto metrics = http->Get("/metrics", "");
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_NE(metrics->body.find("\ncfx_fix_logons_accepted 1\n"), std::string::npos)
       << metrics->body;
-  EXPECT_NE(metrics->body.find("\ncfx_fix_logons_refused 3\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("\ncfx_fix_logons_refused 4\n"), std::string::npos) << metrics->body;
   ASSERT_TRUE(server_->Stop().ok());
 
   const std::vector<json> events = ReadAuditEvents(data_);
@@ -280,6 +300,11 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   EXPECT_FALSE(refused["reason"].get<std::string>().empty());
   EXPECT_FALSE(FindEvent(events, "fix_logon",
                          {{"comp_id", "ALPHA_T1"}, {"reason", "session already logged on"}})
+                   .is_null());
+  EXPECT_FALSE(FindEvent(events, "fix_logon",
+                         {{"comp_id", "ALPHA_T1"},
+                          {"result", "refused"},
+                          {"reason", "malformed Logon, refused by the session layer"}})
                    .is_null());
   EXPECT_FALSE(FindEvent(events, "fix_logon",
                          {{"comp_id", "NOBODY_T1"},

@@ -229,6 +229,61 @@ TEST_F(ServeFixTest, AGatewayRefusedAmendOfAWorkingOrderReportsItsStatus) {
   EXPECT_EQ(F(m, 151), "7");
 }
 
+// SPEC §6 ("a firm never touches another firm's orders"; "no session ever receives another
+// firm's execution reports"). An operator moves BETA_T1 to ALPHA: a config edit and a
+// restart. Its orders entered for BETA stay BETA's: its own mass cancel (530=7) cancels none
+// of them, and a ResendRequest gets its BETA-era reports as a gap fill, not again.
+TEST_F(ServeFixTest, ASessionMovedToAnotherFirmNeitherGetsAgainNorCancelsItsOldFirmsOrders) {
+  const std::string soh(1, '\x01');
+  auto raw = [](int seq, const std::string& type, const std::string& fields) {
+    return Frame("35=" + type + "|49=BETA_T1|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+                 "|" + fields);
+  };
+  bool closed = false;
+  {
+    RawSocket s(server_->fix_port());
+    ASSERT_TRUE(s.Write(raw(1, "A", "98=0|108=30|141=Y|")));
+    ASSERT_NE(s.ReadUntil(soh + "35=A" + soh, 5000, &closed).find(soh + "35=A" + soh),
+              std::string::npos);
+    for (int i = 0; i < 2; ++i) {  // BETA_T1 has no cancel-on-disconnect: they stay
+      const std::string cl = "old" + std::to_string(i);
+      ASSERT_TRUE(s.Write(raw(
+          2 + i, "D",
+          "11=" + cl + "|1=B1|55=" + kSym + "|54=2|38=3|40=2|44=5.100|59=1|60=" + UtcNow() + "|")));
+      const std::string ack = s.ReadUntil(soh + "11=" + cl + soh, 5000, &closed);
+      ASSERT_NE(ack.find(soh + "11=" + cl + soh), std::string::npos) << ack;
+    }
+    ASSERT_TRUE(s.Write(raw(4, "5", "")));
+    s.ReadUntil(soh + "35=5" + soh, 5000, &closed);
+  }
+  StopServer();
+  std::string config = ServeConfigText(dir_ + "/data");
+  const std::string before = "sender_comp_id = \"BETA_T1\"\nfirm = \"BETA\"";
+  const size_t at = config.find(before);
+  ASSERT_NE(at, std::string::npos);
+  config.replace(at, before.size(), "sender_comp_id = \"BETA_T1\"\nfirm = \"ALPHA\"");
+  std::string error;
+  server_ = ServeHarness::StartWithConfig(config, &error);
+  ASSERT_TRUE(server_ != nullptr) << error;
+
+  RawSocket s(server_->fix_port());
+  ASSERT_TRUE(s.Write(raw(5, "A", "98=0|108=30|")));  // no reset: its numbers go on
+  ASSERT_NE(s.ReadUntil(soh + "35=A" + soh, 5000, &closed).find(soh + "35=A" + soh),
+            std::string::npos);
+  ASSERT_TRUE(s.Write(raw(6, "2", "7=1|16=0|")));
+  std::string resent = s.ReadUntil(soh + "123=Y" + soh, 5000, &closed);
+  resent += s.Read(500, &closed);
+  EXPECT_NE(resent.find(soh + "123=Y" + soh), std::string::npos) << resent;
+  EXPECT_EQ(resent.find(soh + "1=B1" + soh), std::string::npos) << resent;
+  EXPECT_EQ(resent.find("=old"), std::string::npos) << resent;
+
+  ASSERT_TRUE(s.Write(raw(7, "q", "11=q1|530=7|60=" + UtcNow() + "|")));
+  const std::string report = s.ReadUntil(soh + "35=r" + soh, 5000, &closed);
+  ASSERT_NE(report.find(soh + "35=r" + soh), std::string::npos) << report;
+  EXPECT_NE(report.find(soh + "533=0" + soh), std::string::npos) << report;
+  EXPECT_EQ(report.find(soh + "150=4" + soh), std::string::npos) << report;
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace gateway

@@ -112,6 +112,18 @@ bool FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
   return decided_logon.verdict.accepted;
 }
 
+void FixGateway::Impl::AuditLogonLeftUnanswered(const std::string& session) {
+  // fromAdmin clears DecideLogonAhead's verdict: one still set for this session means QuickFIX
+  // never got that far.
+  if (!decided_logon.set || decided_logon.comp_id != session) return;
+  const DecidedLogon left = decided_logon;
+  decided_logon = DecidedLogon{};
+  if (left.audited || IsLoggedOn(session)) return;
+  Audit("fix_logon", session, internal::CurrentPeer(), "refused",
+        left.verdict.accepted ? "malformed Logon, refused by the session layer"
+                              : left.verdict.reason);
+}
+
 void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
   const std::string session = id.getTargetCompID().getValue();
   {
@@ -168,6 +180,8 @@ void FixGateway::Impl::toAdmin(FIX::Message& message, const FIX::SessionID& id) 
   std::string reason;
   if (!internal::GetField(message, 58, &reason)) reason = "refused by the session layer";
   Audit("fix_logon", session, internal::CurrentPeer(), "refused", reason);
+  // Audited: AuditLogonLeftUnanswered, at the Logon's end, must not count it again.
+  if (decided_logon.set && decided_logon.comp_id == session) decided_logon = DecidedLogon{};
 }
 
 void FixGateway::Impl::Audit(const char* kind, const std::string& comp_id,

@@ -329,6 +329,7 @@ bool FixGateway::Impl::Send(const std::string& session, FIX::Message& msg) {
 }
 
 void FixGateway::Impl::LogonGate(const std::string& session, bool begins) {
+  if (!begins) AuditLogonLeftUnanswered(session);
   auto found = held_sends_.find(session);
   if (found == held_sends_.end()) return;
   HeldSends& h = *found->second;

@@ -68,6 +68,10 @@ class FixGateway::Impl : public FIX::Application {
   // BoundAcceptor's LogonDecisionHook: decides a whole Logon before QuickFIX sees it, and
   // keeps the decision for the fromAdmin that follows on this thread.
   bool DecideLogonAhead(const std::string& logon);
+  // After QuickFIX processed a Logon (LogonGate's end, the connection's thread): a Logon it
+  // refused itself, before fromAdmin (a repeated or malformed tag), is audited and counted
+  // as refused; it sent no Logout, so toAdmin did not.
+  void AuditLogonLeftUnanswered(const std::string& session);
   void fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::RejectLogon) override;

@@ -312,6 +312,7 @@ void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Me
 void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Message& m) {
   MassCancel req;
   req.session = spec.sender_comp_id;
+  req.firm = spec.firm;
   req.msg_seq = MsgSeqOf(m);
   req.cl_ord_id = internal::FieldOr(m, 11);
   req.account = internal::FieldOr(m, 1);

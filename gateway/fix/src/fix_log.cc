@@ -6,14 +6,29 @@
 
 #include <cerrno>
 #include <mutex>
+#include <string>
 
 namespace cfx {
 namespace gateway {
 namespace internal {
 namespace {
 
-bool IsSecretTag(const std::string& text, size_t at) {
-  return text.compare(at, 4, "554=") == 0 || text.compare(at, 4, "925=") == 0;
+// Whether a field's tag text names Password (554) or NewPassword (925). A peer may write the
+// tag in a form QuickFIX still reads as that number, or that a parser might (`0554`, `+554`,
+// `554 `): the digits alone decide, leading zeros dropped, so such a form is redacted too
+// (redacting a field that is no password costs nothing). An event may put text before a
+// quoted message's first field ("Session not found: 8=FIX.4.4"): only what follows the last
+// character that is no digit, sign or blank is the tag.
+bool IsSecretTag(const std::string& text, size_t begin, size_t end) {
+  const size_t cut = text.find_last_not_of("0123456789+- \t", end - 1);
+  if (cut != std::string::npos && cut >= begin) begin = cut + 1;
+  std::string digits;
+  for (size_t i = begin; i < end; ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9' && !(c == '0' && digits.empty())) digits += c;
+    if (digits.size() > 3) return false;
+  }
+  return digits == "554" || digits == "925";
 }
 
 // Opens `path` for appending, 0600 whatever the umask (an older file is made 0600 too);
@@ -77,16 +92,18 @@ std::string RedactFixSecrets(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
-  while (i < text.size()) {
-    const bool field_start = i == 0 || text[i - 1] == '\x01';
-    if (field_start && IsSecretTag(text, i)) {
-      out.append(text, i, 4);
+  while (i < text.size()) {  // field by field: up to the next SOH or the end
+    size_t end = text.find('\x01', i);
+    if (end == std::string::npos) end = text.size();
+    const size_t eq = text.find('=', i);
+    if (eq < end && eq > i && IsSecretTag(text, i, eq)) {
+      out.append(text, i, eq + 1 - i);
       out += "***";
-      i += 4;
-      while (i < text.size() && text[i] != '\x01') ++i;  // the value: up to SOH or the end
-      continue;
+    } else {
+      out.append(text, i, end - i);
     }
-    out += text[i++];
+    if (end < text.size()) out += '\x01';
+    i = end + 1;
   }
   return out;
 }

@@ -14,6 +14,19 @@ namespace gateway {
 
 void FixGateway::Impl::toApp(FIX::Message& message, const FIX::SessionID& id) throw(
     FIX::DoNotSend) {
+  // SPEC §6: no session ever receives another firm's execution reports. Reports go by their
+  // account's firm, so only a resend (PossDupFlag, set by QuickFIX before this call) can carry
+  // one: what the store kept for this session while the config put it in another firm. Such
+  // a message, or one on an account no longer configured, is not sent again: QuickFIX
+  // gap-fills it (docs/fix.md, "A session moved to another firm").
+  std::string poss_dup, account;
+  if (internal::GetField(message.getHeader(), 43, &poss_dup) && poss_dup == "Y" &&
+      internal::GetField(message, 1, &account)) {
+    const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
+    if (spec == nullptr || entitlements_.FirmOfAccount(account) != spec->firm) {
+      throw FIX::DoNotSend();
+    }
+  }
   if (config_.record_sequences) ReserveSent(message, id);
 }
 

@@ -48,6 +48,7 @@ absl::Status ExchangeOrderEntry::Start() {
     impl_->live_.store(true, std::memory_order_release);
   }
   impl_->PostListing();
+  impl_->PublishRecoveredMarket();
   return absl::OkStatus();
 }
 
@@ -284,7 +285,10 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
     impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
     return;
   }
-  if (r.account.empty()) c.session = SessionIdOf(r.session);
+  if (r.account.empty()) {
+    c.session = SessionIdOf(r.session);
+    if (!Assign(&c.firm, r.firm)) c.firm = en::Name::From("?");  // too long: no firm matches
+  }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   c.answer_to = SessionIdOf(r.session);
   Pending p;

@@ -276,6 +276,10 @@ class ExchangeOrderEntry::Impl {
   // that lists arrive in the order they were read. Any thread; PostListing calls race only
   // in the harmless way (a list re-sent).
   void PostListing();
+  // Hands the listener every listed symbol's book and last trade as the exchange recovered
+  // them (Start, before any connection): FIX market data otherwise hears of a book only when
+  // an input changes it, so after a restart a `V` found every book empty and no last trade.
+  void PublishRecoveredMarket();
 
   // The end of an input: the books it changed, a new listing, a mass cancel's result.
   void OnAck(uint64_t tag, int64_t time_us);

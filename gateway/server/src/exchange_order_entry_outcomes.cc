@@ -252,6 +252,29 @@ void ExchangeOrderEntry::Impl::PostListing() {
   Post([this, contracts] { listener_->OnSecurityList(contracts); });
 }
 
+void ExchangeOrderEntry::Impl::PublishRecoveredMarket() {
+  if (listener_ == nullptr) return;
+  for (const security_master::Contract& c : core_->Contracts()) {
+    if (!c.listed()) continue;
+    std::optional<exchange::BookView> view =
+        core_->BookSnapshot(c.sym, exchange::kMaxPublishedDepth);
+    if (!view) continue;
+    BookUpdate u;
+    u.symbol = c.sym;
+    for (const exchange::BookLevelView& l : view->bids)
+      u.bids.push_back({l.px.value(), l.qty.value(), l.count});
+    for (const exchange::BookLevelView& l : view->asks)
+      u.asks.push_back({l.px.value(), l.qty.value(), l.count});
+    listener_->OnBookUpdate(u);
+    if (view->has_last_trade) {
+      const int64_t ts =
+          view->last_ts == en::kNoTime || view->last_ts <= 0 ? 0 : view->last_ts / 1000;
+      listener_->OnPublicTrade(
+          PublicTrade{c.sym, view->last_px.value(), view->last_qty.value(), 0, ts});
+    }
+  }
+}
+
 void ExchangeOrderEntry::Impl::OnAck(uint64_t tag, int64_t time_us) {
   // A month listed or expired while running: market data and security lists follow.
   if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();

@@ -104,6 +104,10 @@ struct MassCancelCmd {
   bool disconnect = false;
   ClientId req;  // as CancelCmd's; empty (and answer_to 0) for a disconnect
   SessionId answer_to = 0;
+  // A session's own mass cancel (not a disconnect): non-empty, only the orders of this firm
+  // (the firm an order was entered for, NewOrderCmd::firm). The gateway sets the session's
+  // firm, so a session an operator moved to another firm cancels none of its old firm's.
+  Name firm;
 };
 
 struct TimeCmd {

@@ -116,6 +116,10 @@ class TradeRecorder {
   void SeedOrders(const std::vector<OrderStateView>& orders);
 
   std::vector<PositionView> Positions(std::string_view account) const;
+  // The latest trade of `sym` the rows hold (meta `last_trade/<sym>`, written with each
+  // trade): what the published book's last trade is after a recovery from a snapshot taken
+  // after that trade, which no replayed input reports again. nullopt: none.
+  std::optional<trade_store::Trade> LastTrade(std::string_view sym) const;
   // The live order `cl` of `account`; else the most recently ended one of that id (status
   // filled or canceled, leaves 0) while it is among the last `ended_kept` to end.
   std::optional<OrderStateView> FindOrder(std::string_view account, std::string_view cl) const;
@@ -202,6 +206,7 @@ class TradeRecorder {
 
   mutable std::mutex mu_;  // readers vs the delivering thread (the matcher's, by default)
   std::map<Key, Position> positions_;
+  std::map<std::string, trade_store::Trade, std::less<>> last_trades_;  // by symbol
   common::BusinessCalendar calendar_;
   std::map<std::string, security_master::ContractRecord, std::less<>> master_;
   std::atomic<uint64_t> master_version_{0};

@@ -146,7 +146,9 @@ class FakeExchange::Book {
       for (auto& e : orders_) {
         FakeOrder& o = e.second;
         if (!o.live || (!r.symbol.empty() && o.state.symbol != r.symbol)) continue;
-        if (r.account.empty() ? o.entry.session != r.session : o.state.account != r.account) {
+        if (r.account.empty()
+                ? o.entry.session != r.session || (!r.firm.empty() && o.entry.firm != r.firm)
+                : o.state.account != r.account) {
           continue;
         }
         End(o, "mass");

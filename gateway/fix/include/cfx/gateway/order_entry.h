@@ -122,6 +122,10 @@ struct MassCancel {
   std::string cl_ord_id;  // id of the request (FIX 11), echoed back
   std::string account;
   std::string symbol;
+  // The session's firm (the gateway's config): a mass cancel without an account cancels only
+  // what the session entered for this firm's accounts. A session moved to another firm by an
+  // operator never touches its old firm's orders (SPEC §6).
+  std::string firm;
 };
 
 // The session logged out or lost its connection and has cancel-on-disconnect set: the
