@@ -78,6 +78,10 @@ ExitCode RunServe(const ServeFlags& flags) {
                                             " inputs from the journal's commit log, "
                                       : "")
             << r.listed.size() << " symbols listed)" << std::endl;
+  if (!r.snapshots_unreadable.empty()) {
+    std::cerr << "cfx serve: " << server.data_dir() << "/journal/snapshots: cannot be read ("
+              << r.snapshots_unreadable << "); replayed the whole journal instead" << std::endl;
+  }
   if (r.commit_log_torn_at != 0) {
     // SPEC §5: a torn tail is detected and reported, never applied.
     std::cerr << "cfx serve: " << server.data_dir() << "/journal/commit.log: the last entry (byte "

@@ -226,6 +226,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     info->next_seq = r->next_seq;
     info->snapshot_seq = r->snapshot_seq;
     info->replayed = r->replayed;
+    info->snapshots_unreadable = r->snapshots_unreadable;
     start_seq = r->next_seq;
     published_seq.store(r->next_seq - 1);
     return absl::OkStatus();

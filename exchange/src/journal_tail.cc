@@ -50,7 +50,7 @@ absl::StatusOr<uint64_t> ReplayJournalTail(const journal::Journal& journal,
   // matcher state at the snapshot is exactly what replaying the inputs up to it would give.
   uint64_t start = 1;
   auto snapshot = journal.LatestValidSnapshot(nullptr, snapshot_at_most);
-  if (!snapshot.ok()) return snapshot.status();
+  if (!snapshot.ok()) snapshot = std::optional<journal::Snapshot>();  // unreadable: from 1
   if (snapshot->has_value() && shadow->Restore((*snapshot)->state).ok()) {
     start = (*snapshot)->seq + 1;
   } else if (snapshot->has_value()) {

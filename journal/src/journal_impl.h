@@ -21,6 +21,7 @@ class Journal::Impl {
   std::string path;
   std::unique_ptr<storage::LmdbEnv> records;
   std::unique_ptr<storage::LmdbEnv> snapshots;  // null when read_only and none exist
+  std::atomic<bool> snapshots_stopped{false};   // StopSnapshots: the store is damaged
   // Written by the writer after each commit (release); read by anyone (acquire).
   std::atomic<uint64_t> last_seq{0};
   // With defer_commit_sync the last LMDB commit's meta page may not be on disk yet (docs/

@@ -31,7 +31,14 @@ absl::StatusOr<RecoveryResult> Recover(Journal& journal, StateMachine& machine,
                                        const RecoveryOptions& options) {
   RecoveryResult result;
   auto snapshot = journal.LatestValidSnapshot(&result.skipped_snapshots);
-  if (!snapshot.ok()) return snapshot.status();
+  if (!snapshot.ok()) {
+    // The snapshot store cannot be read at all (a damaged page): snapshots only shorten
+    // recovery, and the journal holds every record, so the whole journal is replayed. Until
+    // 2026-12-06 this stopped the start, while `cfx journal verify` said the journal was ok.
+    result.snapshots_unreadable = std::string(snapshot.status().message());
+    snapshot = std::optional<Snapshot>();
+    journal.StopSnapshots();
+  }
   if (snapshot->has_value()) {
     absl::Status s = Guarded([&] { return machine.Restore((*snapshot)->state); });
     if (!s.ok()) {

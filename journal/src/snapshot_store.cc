@@ -14,9 +14,15 @@ using storage::Cursor;
 using storage::Txn;
 using storage::View;
 
+void Journal::StopSnapshots() { impl_->snapshots_stopped.store(true); }
+
 absl::Status Journal::WriteSnapshot(uint64_t seq, absl::string_view state) {
   if (impl_->snapshots == nullptr || impl_->options.read_only) {
     return absl::FailedPreconditionError(absl::StrCat(impl_->path, ": opened read-only"));
+  }
+  if (impl_->snapshots_stopped.load()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(impl_->path, "/snapshots: cannot be read; no snapshot is written into it"));
   }
   if (state.size() > UINT32_MAX) {
     return absl::InvalidArgumentError(

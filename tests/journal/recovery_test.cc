@@ -1,5 +1,8 @@
 #include "cfx/journal/recovery.h"
 
+#include <unistd.h>
+
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -95,6 +98,53 @@ TEST(RecoveryTest, RandomCrashPointsRecoverToTheUninterruptedState) {
     EXPECT_GT(crashes, 0);
     EXPECT_EQ(machine->StateHash(), ReferenceHash(stream, stream.size()));
   }
+}
+
+// Snapshots only shorten recovery (docs/durability.md, "Recovery"). A snapshot store LMDB
+// cannot read at all (its data pages zeroed: "Located page was wrong type") is replayed
+// around: every record from 1, to the same state, said in the result, and nothing more is
+// written into the damaged file. Until 2026-12-06 the start failed on it.
+TEST(RecoveryTest, AnUnreadableSnapshotStoreIsReplayedAroundFromRecordOne) {
+  std::mt19937_64 rng(9);
+  const auto stream = RandomStream(rng, 40);
+  CounterCodec codec;
+  NullSink sink;
+  TestDir dir;
+  {
+    auto journal = *Journal::Open(Options(dir));
+    CounterMachine m;
+    for (size_t i = 0; i < stream.size(); ++i) {
+      std::string bytes;
+      EncodeInput(0, codec, stream[i], &bytes);
+      absl::string_view view(bytes);
+      ASSERT_TRUE(journal->AppendBatch({&view, 1}).ok());
+      m.Apply(i + 1, stream[i], sink);
+      if ((i + 1) % 10 == 0) ASSERT_TRUE(journal->WriteSnapshot(i + 1, m.Snapshot()).ok());
+    }
+  }
+  {  // every page after LMDB's two meta pages zeroed
+    std::fstream f(dir.path() + "/journal/snapshots/data.mdb",
+                   std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.is_open());
+    f.seekg(0, std::ios::end);
+    const std::streamoff size = f.tellg();
+    const std::streamoff page = sysconf(_SC_PAGESIZE);
+    ASSERT_GT(size, 2 * page);
+    const std::string zeros(static_cast<size_t>(size - 2 * page), '\0');
+    f.seekp(2 * page);
+    f.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  }
+  auto journal = *Journal::Open(Options(dir));
+  CounterMachine machine;
+  MatcherStateMachine<CounterCommand, CounterOutcome> adapter(&codec, &machine);
+  auto result = Recover(*journal, adapter);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(result->snapshots_unreadable, HasSubstr("snapshots"));
+  EXPECT_EQ(result->snapshot_seq, 0u);
+  EXPECT_EQ(result->replayed, stream.size());
+  EXPECT_EQ(result->next_seq, stream.size() + 1);
+  EXPECT_EQ(machine.StateHash(), ReferenceHash(stream, stream.size()));
+  EXPECT_FALSE(journal->WriteSnapshot(stream.size(), machine.Snapshot()).ok());
 }
 
 class RecoveryCorruptionTest : public ::testing::Test {

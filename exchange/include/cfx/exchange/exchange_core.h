@@ -102,6 +102,9 @@ struct RecoveryInfo {
   // an append a crash interrupted, never acknowledged, so not applied (Journal::
   // CommitLogTornAt).
   uint64_t commit_log_torn_at = 0;
+  // Not empty: the snapshot store could not be read (why), so the whole journal was
+  // replayed (journal::RecoveryResult::snapshots_unreadable).
+  std::string snapshots_unreadable;
   uint64_t recorder_replayed = 0;   // inputs re-derived into the trade store (crash recovery)
   uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
   uint64_t state_hash = 0;          // engine StateHash() after recovery

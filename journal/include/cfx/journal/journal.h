@@ -141,6 +141,10 @@ class Journal {
   // Stores `state` as the snapshot that includes records 1..seq (synced), then deletes all
   // but the newest keep_snapshots. REQUIRES: seq <= LastSeq().
   absl::Status WriteSnapshot(uint64_t seq, absl::string_view state);
+  // The snapshot store could not be read (a damaged page): WriteSnapshot fails from now on,
+  // so this run writes nothing into the damaged file (LMDB may abort on one) and the next
+  // start replays the whole journal again until an operator removes the store (Recover).
+  void StopSnapshots();
 
   // The newest snapshot whose checksum is good and whose seq <= min(LastSeq(), at_most);
   // nullopt if none. A corrupt newer snapshot is skipped (and counted in *skipped_corrupt

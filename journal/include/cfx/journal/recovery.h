@@ -47,6 +47,9 @@ struct RecoveryResult {
   uint64_t snapshot_seq = 0;  // 0: no snapshot used, replayed from record 1
   uint64_t replayed = 0;      // records applied after the snapshot
   int skipped_snapshots = 0;  // corrupt snapshots passed over for an older one
+  // Not empty: the snapshot store itself could not be read (why; e.g. LMDB found a damaged
+  // page), so every record was replayed from 1. Snapshots only shorten recovery.
+  std::string snapshots_unreadable;
   // Set only with truncate_corrupt_tail: the reason and the first seq deleted (0: none).
   uint64_t truncated_from = 0;
   std::string truncation_reason;
