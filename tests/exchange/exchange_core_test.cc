@@ -490,43 +490,6 @@ TEST(ExchangeCoreTest, InputsAreStampedAtSequencingAndTradesAreNeverBeforeTheirO
   }
 }
 
-// A restart from a snapshot taken after a book's last trade replays no input that reports
-// that trade: the published book (HTTP /v1/book's last_trade, positions' last_price, FIX
-// market data's 269=2) keeps its price, quantity and time from the trade store's rows. Until
-// 2026-12-06 it had no last trade until the next one.
-TEST(ExchangeCoreTest, ARestartFromASnapshotAfterTheLastTradeKeepsIt) {
-  testing::TempDir dir;
-  ExchangeOptions opt = testing::TestOptions(dir.path());
-  opt.snapshot_every = 4;
-  BookView before;
-  {
-    ExchangeCore core(testing::TestConfig(), opt);
-    ASSERT_TRUE(core.Start().ok());
-    ASSERT_TRUE(core.OpenAll().ok());
-    SubmitOrDie(core, Order("s1", "A0", engine::Side::kSell, 5010, 3));
-    SubmitOrDie(core, Order("b1", "A1", engine::Side::kBuy, 5010, 2));
-    for (int i = 0; i < 12; ++i) {  // snapshots after the trade
-      SubmitOrDie(core, Order(absl::StrCat("r", i), "A1", engine::Side::kBuy, 4900 - i, 1));
-    }
-    ASSERT_TRUE(core.Flush().ok());
-    std::optional<BookView> book = core.BookSnapshot("B200-GOLD-US-202703", 0);
-    ASSERT_TRUE(book.has_value() && book->has_last_trade);
-    before = *book;
-    ASSERT_TRUE(core.Stop().ok());
-  }
-  ExchangeCore core(testing::TestConfig(), opt);
-  auto info = core.Start();
-  ASSERT_TRUE(info.ok()) << info.status();
-  ASSERT_GT(info->snapshot_seq, 0u) << "the restart did not use a snapshot";
-  std::optional<BookView> book = core.BookSnapshot("B200-GOLD-US-202703", 0);
-  ASSERT_TRUE(book.has_value());
-  ASSERT_TRUE(book->has_last_trade);
-  EXPECT_EQ(book->last_px, before.last_px);
-  EXPECT_EQ(book->last_qty.value(), 2);
-  EXPECT_EQ(book->last_ts, before.last_ts);
-  ASSERT_TRUE(core.Stop().ok());
-}
-
 TEST(ExchangeCoreTest, WallClockModeSendsTimeAndInMemoryModeNeedsNoDataDir) {
   ExchangeOptions opt;
   opt.journal = false;  // in memory: no data dir is touched
