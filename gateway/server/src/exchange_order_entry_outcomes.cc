@@ -19,6 +19,21 @@ using internal::HasStop;
 using internal::Str;
 using internal::ToGateway;
 
+namespace {
+
+// A published book as market data's update.
+BookUpdate BookUpdateOf(const std::string& sym, const exchange::BookView& view) {
+  BookUpdate u;
+  u.symbol = sym;
+  for (const exchange::BookLevelView& l : view.bids)
+    u.bids.push_back({l.px.value(), l.qty.value(), l.count});
+  for (const exchange::BookLevelView& l : view.asks)
+    u.asks.push_back({l.px.value(), l.qty.value(), l.count});
+  return u;
+}
+
+}  // namespace
+
 // The exchange time of the input an outcome came from, in µs (0: none, the report says
 // "now"): the TransactTime of its reports (SPEC §5).
 int64_t ExchangeOrderEntry::Impl::TimeUs(const exchange::Outcome& o) {
@@ -259,13 +274,7 @@ void ExchangeOrderEntry::Impl::PublishRecoveredMarket() {
     std::optional<exchange::BookView> view =
         core_->BookSnapshot(c.sym, exchange::kMaxPublishedDepth);
     if (!view) continue;
-    BookUpdate u;
-    u.symbol = c.sym;
-    for (const exchange::BookLevelView& l : view->bids)
-      u.bids.push_back({l.px.value(), l.qty.value(), l.count});
-    for (const exchange::BookLevelView& l : view->asks)
-      u.asks.push_back({l.px.value(), l.qty.value(), l.count});
-    listener_->OnBookUpdate(u);
+    listener_->OnBookUpdate(BookUpdateOf(c.sym, *view));
     if (view->has_last_trade) {
       const int64_t ts =
           view->last_ts == en::kNoTime || view->last_ts <= 0 ? 0 : view->last_ts / 1000;
@@ -282,13 +291,7 @@ void ExchangeOrderEntry::Impl::OnAck(uint64_t tag, int64_t time_us) {
   for (const std::string& sym : touched_) {
     std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
     if (!view) continue;
-    BookUpdate u;
-    u.symbol = sym;
-    for (const exchange::BookLevelView& l : view->bids)
-      u.bids.push_back({l.px.value(), l.qty.value(), l.count});
-    for (const exchange::BookLevelView& l : view->asks)
-      u.asks.push_back({l.px.value(), l.qty.value(), l.count});
-    listener_->OnBookUpdate(u);
+    listener_->OnBookUpdate(BookUpdateOf(sym, *view));
   }
   touched_.clear();
   if (tag == 0) return;
