@@ -5,12 +5,19 @@
 //
 // Both exit 1 on corruption, naming the record's seq ("journal record 1234: checksum
 // mismatch"). Cutting a corrupt tail happens only with the explicit flag.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "cfx/exchange/engine_codec.h"
 #include "cfx/gateway/execid_generation.h"
 #include "cfx/journal/journal.h"
@@ -39,6 +46,45 @@ nlohmann::json DescribePayload(absl::string_view payload) {
     hex.push_back(kHex[c & 15]);
   }
   return {{"error", std::string(s.message())}, {"hex", hex}};
+}
+
+// Runs `body` in a child process and returns its exit status. LMDB aborts the process on a
+// page whose type is wrong (docs/durability.md, "Corruption and the explicit truncate"), so
+// an operator tool run on a damaged file would end with SIGABRT and a line of LMDB's
+// source; run in a child, the abort is reported: the file, the signal, what to do, exit 1
+// (for verify also the JSON line, "ok":false). An interrupted write transaction (the cut)
+// leaves the file as it was: LMDB commits by its meta page.
+template <typename Body>
+ExitCode InAChildProcess(absl::string_view command, const std::string& data_dir, bool json,
+                         Body body) {
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t child = ::fork();
+  if (child < 0) return body();  // no child to be had: as before, in this process
+  if (child == 0) {
+    const ExitCode rc = body();
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(rc);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  const std::string error = absl::StrCat(
+      "reading ", data_dir, "/journal stopped the process (signal ", sig, ", ",
+      sig == 0                       ? "unknown"
+      : sigabbrev_np(sig) != nullptr ? sigabbrev_np(sig)
+                                     : "?",
+      "): the journal's LMDB file has a damaged page (LMDB's own line above says where). "
+      "Restore the data dir from a replica or a backup");
+  if (json) {
+    std::cout
+        << nlohmann::json{{"path", data_dir + "/journal"}, {"ok", false}, {"error", error}}.dump()
+        << "\n";
+  }
+  return Fail(command, error);
 }
 
 ExitCode RunVerify(const std::string& data_dir, bool truncate) {
@@ -154,7 +200,10 @@ void SetupJournal(CLI::App& parent, ExitCode* rc) {
   verify->add_option("--data-dir", verify_dir, "Data directory (holds journal/)")->required();
   verify->add_flag("--truncate-corrupt-tail", truncate,
                    "OPERATOR ACTION: delete the first bad record and everything after it");
-  verify->callback([rc] { *rc = RunVerify(verify_dir, truncate); });
+  verify->callback([rc] {
+    *rc = InAChildProcess("journal verify", verify_dir, /*json=*/true,
+                          [] { return RunVerify(verify_dir, truncate); });
+  });
 
   CLI::App* dump = group->add_subcommand("dump", "Print records as JSON lines");
   static std::string dump_dir;
@@ -163,7 +212,10 @@ void SetupJournal(CLI::App& parent, ExitCode* rc) {
   dump->add_option("--data-dir", dump_dir, "Data directory (holds journal/)")->required();
   dump->add_option("--from", from, "First seq to print (default 1)");
   dump->add_option("--limit", limit, "Most records to print (default all)");
-  dump->callback([rc] { *rc = RunDump(dump_dir, from, limit); });
+  dump->callback([rc] {
+    *rc = InAChildProcess("journal dump", dump_dir, /*json=*/false,
+                          [] { return RunDump(dump_dir, from, limit); });
+  });
 }
 CFX_REGISTER_COMMAND("", SetupJournal);
 

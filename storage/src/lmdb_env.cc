@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -11,6 +12,24 @@
 #include "cfx/storage/private_files.h"
 
 namespace cfx::storage {
+
+namespace {
+
+// LMDB checks its pages' types with mdb_assert, which calls abort() after this hook: a
+// damaged page found while reading stops the process, and nothing in cfx can go on safely
+// from inside LMDB's frames. The hook only says, before the abort, which file it was and
+// what to do (docs/durability.md, "Corruption and the explicit truncate").
+void SayDamagedPage(MDB_env* env, const char* what) {
+  const char* path = nullptr;
+  if (mdb_env_get_path(env, &path) != 0 || path == nullptr) path = "(unknown)";
+  std::fprintf(stderr,
+               "cfx: %s/data.mdb: LMDB found a damaged page (%s); the process stops. Restore the "
+               "file from a replica or a backup; `cfx journal verify` reports the damage\n",
+               path, what);
+  std::fflush(stderr);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options) {
   namespace fs = std::filesystem;
@@ -27,6 +46,16 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
     }
   }
 
+  // A data.mdb of 0 bytes is no LMDB file (a copy or restore that wrote nothing): a reader
+  // says so (LMDB's own word is "Bad file descriptor"). A writer lets LMDB make a new one, as
+  // in a new folder; whoever must not start empty (cfx serve) refuses it before opening.
+  if (struct stat empty; options.read_only &&
+                         ::stat(absl::StrCat(path, "/data.mdb").c_str(), &empty) == 0 &&
+                         empty.st_size == 0) {
+    return absl::DataLossError(absl::StrCat(path,
+                                            "/data.mdb: the file is empty (0 bytes), not "
+                                            "an LMDB file"));
+  }
   MDB_env* env = nullptr;
   int rc = mdb_env_create(&env);
   if (rc != 0) return absl::InternalError(absl::StrCat(path, ": mdb_env_create: ", mdb_strerror(rc)));
@@ -34,6 +63,7 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
     mdb_env_close(env);
     return s;
   };
+  mdb_env_set_assert(env, &SayDamagedPage);
   mdb_env_set_mapsize(env, options.map_size_bytes);
   if (options.max_tables > 0) mdb_env_set_maxdbs(env, options.max_tables);
   unsigned flags = MDB_NOTLS;

@@ -4,6 +4,7 @@
 // (commit_log_child.h).
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -119,6 +120,81 @@ TEST(JournalCliTest, VerifySaysWhenTheSnapshotsCannotBeRead) {
   EXPECT_EQ(v.value("ok", false), true) << v.dump();
   EXPECT_EQ(v.value("records", 0), 3) << v.dump();
   EXPECT_THAT(v.value("snapshots_unreadable", std::string()), HasSubstr("snapshots")) << v.dump();
+}
+
+// An empty data.mdb (a copy that wrote nothing) is said to be empty; LMDB's own word was
+// "Bad file descriptor".
+TEST(JournalCliTest, VerifyNamesAnEmptyJournalFile) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  std::filesystem::create_directories(dir.path() + "/journal");
+  std::ofstream(dir.path() + "/journal/data.mdb").close();
+  testsupport::CfxResult r = testsupport::RunCfx("journal verify --data-dir " + dir.path());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(dir.path() + "/journal/data.mdb: the file is empty (0 bytes)"));
+  EXPECT_EQ(std::filesystem::file_size(dir.path() + "/journal/data.mdb"), 0u);
+}
+
+// LMDB aborts the process on a page of the wrong type (mdb_assert: a leaf that is not
+// one). `verify` and `dump` read in a child process, so the abort is reported: exit 1, the
+// file named, what to do, and verify's JSON line with "ok":false. Each leaf page of a
+// journal is marked a branch page in turn (on the same bytes, put back after): whatever
+// LMDB makes of it, no run may end by a signal, and at least one must have met the abort
+// (if none does, LMDB no longer aborts there and the test says so).
+TEST(JournalCliTest, ADamagedPageThatAbortsLmdbIsReportedNotACrash) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  {
+    auto journal = journal::Journal::Open({.data_dir = dir.path()});
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    const std::string filler(120, 'x');
+    for (int batch = 0; batch < 20; ++batch) {
+      std::vector<std::string> records;
+      for (int i = 0; i < 100; ++i)
+        records.push_back(absl::StrCat("input ", batch, ".", i, filler));
+      std::vector<absl::string_view> views(records.begin(), records.end());
+      ASSERT_TRUE((*journal)->AppendBatch(views).ok());
+    }
+  }
+  const std::string file = dir.path() + "/journal/data.mdb";
+  const std::string bytes = ReadBytes(file);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<size_t> leaves;  // page numbers whose header says leaf (P_LEAF, 0x02)
+  for (size_t p = 2; (p + 1) * page <= bytes.size(); ++p) {
+    uint64_t pgno = 0;
+    uint16_t flags = 0;
+    std::memcpy(&pgno, bytes.data() + p * page, sizeof(pgno));
+    std::memcpy(&flags, bytes.data() + p * page + 10, sizeof(flags));
+    if (pgno == p && flags == 0x02) leaves.push_back(p);
+  }
+  ASSERT_GE(leaves.size(), 10u) << "the journal should span many leaf pages";
+  int aborts_reported = 0;
+  for (size_t n = 0; n < leaves.size() && n < 16; ++n) {
+    const size_t at = leaves[n] * page + 10;
+    {
+      std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+      f.seekp(static_cast<std::streamoff>(at));
+      const char branch[2] = {0x01, 0x00};  // P_BRANCH
+      f.write(branch, 2);
+    }
+    for (const char* command : {"verify", "dump"}) {
+      SCOPED_TRACE(absl::StrCat("leaf page ", leaves[n], ", ", command));
+      testsupport::CfxResult r =
+          testsupport::RunCfx(absl::StrCat("journal ", command, " --data-dir ", dir.path()));
+      ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << "\n" << r.output;
+      if (r.output.find("stopped the process (signal") == std::string::npos) continue;
+      ++aborts_reported;
+      EXPECT_THAT(r.output, HasSubstr(dir.path() + "/journal/data.mdb: LMDB found a damaged page"));
+      EXPECT_THAT(r.output, HasSubstr("Restore the data dir from a replica or a backup"));
+      EXPECT_EQ(r.exit_code, 1);
+      if (std::string(command) == "verify") EXPECT_THAT(r.output, HasSubstr("\"ok\":false"));
+    }
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(bytes.data() + at, 2);
+  }
+  EXPECT_GT(aborts_reported, 0) << "no damaged leaf made LMDB abort: the test no longer tests it";
+  EXPECT_EQ(ReadBytes(file), bytes);
 }
 
 TEST(JournalCliTest, ACutIsRefusedWhileAnotherProcessWritesAndReadingIsNot) {

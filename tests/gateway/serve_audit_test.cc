@@ -409,6 +409,20 @@ TEST_F(ServeAuditTest, AMissingOrEmptyDataDirIsNotANewExchangeUnlessToldSo) {
   EXPECT_FALSE(server_->recovery().fresh);
 }
 
+// An empty journal file (a copy or restore that wrote nothing) is no journal: LMDB would
+// make a new one in it and the exchange would start empty. Until 2026-12-06 it did.
+TEST_F(ServeAuditTest, AnEmptyJournalFileIsNotANewExchange) {
+  fs::create_directories(data_ + "/journal");
+  fs::permissions(data_, fs::perms::owner_all);
+  std::ofstream(data_ + "/journal/data.mdb").close();
+  for (DataDirMode mode : {DataDirMode::kExisting, DataDirMode::kNew}) {
+    absl::Status s = StartServer(mode);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_NE(s.message().find(data_ + "/journal/data.mdb is empty"), std::string::npos) << s;
+    EXPECT_EQ(fs::file_size(data_ + "/journal/data.mdb"), 0u);  // nothing was made in it
+  }
+}
+
 // `cfx serve` as an operator runs it: refused (non-zero, the path named) on a missing data
 // dir without --init and on a world-writable one.
 TEST_F(ServeAuditTest, CfxServeRefusesAMissingDataDirWithoutInitAndAWorldWritableOne) {

@@ -75,6 +75,16 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
         ": refusing to start a new, empty exchange there (if it is new, start once with --init; "
         "if it should hold the exchange's state, check the path and the volume)"));
   }
+  // An empty journal file is no journal: LMDB would make a new one in it, and the exchange
+  // would start empty (a copy or restore that wrote nothing, a full disk). Refused like a
+  // missing one, naming the file; --init refuses it too, so it is removed on purpose.
+  if (has_journal && st.st_size == 0 && mode != DataDirMode::kCreate) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        journal, " is empty (0 bytes), not an exchange's journal: refusing to start ",
+        mode == DataDirMode::kExisting ? "a new, empty exchange on it (check the volume and "
+                                         "restore the journal)"
+                                       : "on it with --init (remove it if it is a new exchange)"));
+  }
   if (mode == DataDirMode::kNew && has_journal) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--init: data dir ", dir, " already holds a journal (an exchange's state); start "
