@@ -82,6 +82,13 @@ ExitCode RunServe(const ServeFlags& flags) {
     std::cerr << "cfx serve: " << server.data_dir() << "/journal/snapshots: cannot be read ("
               << r.snapshots_unreadable << "); replayed the whole journal instead" << std::endl;
   }
+  if (r.skipped_snapshots > 0) {
+    std::cerr << "cfx serve: " << server.data_dir() << "/journal/snapshots: " << r.skipped_snapshots
+              << " damaged snapshot(s) passed over; recovered "
+              << (r.snapshot_seq > 0 ? "from the snapshot at seq " + std::to_string(r.snapshot_seq)
+                                     : std::string("by replaying the whole journal"))
+              << " (cfx journal verify counts them in corrupt_snapshots)" << std::endl;
+  }
   if (r.commit_log_torn_at != 0) {
     // SPEC §5: a torn tail is detected and reported, never applied.
     std::cerr << "cfx serve: " << server.data_dir() << "/journal/commit.log: the last entry (byte "

@@ -227,6 +227,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     info->snapshot_seq = r->snapshot_seq;
     info->replayed = r->replayed;
     info->snapshots_unreadable = r->snapshots_unreadable;
+    info->skipped_snapshots = r->skipped_snapshots;
     start_seq = r->next_seq;
     published_seq.store(r->next_seq - 1);
     return absl::OkStatus();

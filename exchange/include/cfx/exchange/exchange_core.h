@@ -105,6 +105,9 @@ struct RecoveryInfo {
   // Not empty: the snapshot store could not be read (why), so the whole journal was
   // replayed (journal::RecoveryResult::snapshots_unreadable).
   std::string snapshots_unreadable;
+  // Snapshots whose record failed its check, passed over for an older one (or for a replay
+  // from record 1): the start is slower, not wrong (journal::RecoveryResult).
+  int skipped_snapshots = 0;
   uint64_t recorder_replayed = 0;   // inputs re-derived into the trade store (crash recovery)
   uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
   uint64_t state_hash = 0;          // engine StateHash() after recovery
