@@ -505,7 +505,7 @@ TEST_F(HttpApiTest, UnknownPathIs404AndWrongMethodIs405) {
   EXPECT_EQ(Call("GET", "/v2/book/x", "").status, 404);
   HttpClientResponse r = Call("POST", "/v1/accounts/ALPHA-1/margin", kAlpha, "{}");
   EXPECT_EQ(r.status, 405);
-  EXPECT_EQ(r.Header("allow"), "GET");
+  EXPECT_EQ(r.Header("allow"), "GET, HEAD");  // HEAD is served on every GET route
   r = Call("GET", "/v1/margin/whatif", kAlpha);
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(r.Header("allow"), "POST");

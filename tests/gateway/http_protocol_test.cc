@@ -97,5 +97,78 @@ TEST_F(HttpProtocolTest, ABodySentWithItsHeadersIsServedWithoutAnInterimAnswer) 
   EXPECT_EQ(r->status, 200) << r->body;
 }
 
+// RFC 9112 §6.3: a request whose Transfer-Encoding does not end in chunked has a body of
+// unknown length: 400 and closed. Until 2026-12-06 the body was read as empty and its bytes
+// parsed as the next request (a second request smuggled past whatever sits in front).
+TEST_F(HttpProtocolTest, ATransferEncodingNotEndingInChunkedIs400AndClosed) {
+  StartServer();
+  for (const char* coding : {"gzip", "chunked, gzip", "identity"}) {
+    SCOPED_TRACE(coding);
+    HttpClient c = ConnectImpatient();
+    ASSERT_TRUE(c.SendRaw(absl::StrCat("POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n",
+                                       "Authorization: Bearer ", kRisk, "\r\n",
+                                       "Transfer-Encoding: ", coding, "\r\n\r\n", kWhatIf,
+                                       "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+                    .ok());
+    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 400) << r->body;
+    EXPECT_NE(r->body.find("must be chunked"), std::string::npos) << r->body;
+    EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));  // the smuggled GET is never answered
+  }
+}
+
+// A transfer coding besides chunked (which cfx does not decode) is 501 and closed, not
+// ignored: the body would be read still encoded.
+TEST_F(HttpProtocolTest, ATransferCodingBesidesChunkedIs501AndClosed) {
+  StartServer();
+  HttpClient c = ConnectImpatient();
+  ASSERT_TRUE(c.SendRaw(absl::StrCat("POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n",
+                                     "Authorization: Bearer ", kRisk, "\r\n",
+                                     "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"))
+                  .ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 501) << r->body;
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  // Plain chunked is served.
+  HttpClient ok = ConnectImpatient();
+  const std::string body = kWhatIf;
+  ASSERT_TRUE(ok.SendRaw(absl::StrCat("POST /v1/margin/whatif HTTP/1.1\r\nHost: x\r\n",
+                                      "Authorization: Bearer ", kRisk, "\r\n",
+                                      "Transfer-Encoding: chunked\r\n\r\n", absl::Hex(body.size()),
+                                      "\r\n", body, "\r\n0\r\n\r\n"))
+                  .ok());
+  r = ok.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200) << r->body;
+}
+
+// RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with two, is 400; HTTP/1.0
+// needs none. The absolute form of the target is accepted (§3.2.2).
+TEST_F(HttpProtocolTest, HostIsRequiredOnceInHttp11AndTheAbsoluteFormIsServed) {
+  StartServer();
+  for (const char* request :
+       {"GET /healthz HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"}) {
+    SCOPED_TRACE(request);
+    HttpClient c = ConnectImpatient();
+    ASSERT_TRUE(c.SendRaw(request).ok());
+    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 400) << r->body;
+    EXPECT_NE(r->body.find("Host"), std::string::npos) << r->body;
+    EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  }
+  for (const char* request : {"GET /healthz HTTP/1.0\r\n\r\n",
+                              "GET http://127.0.0.1/healthz HTTP/1.1\r\nHost: x\r\n\r\n"}) {
+    SCOPED_TRACE(request);
+    HttpClient c = ConnectImpatient();
+    ASSERT_TRUE(c.SendRaw(request).ok());
+    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 200) << r->body;
+  }
+}
+
 }  // namespace
 }  // namespace cfx::gateway::testing

@@ -35,6 +35,22 @@ TEST(HttpTargetTest, RejectsMalformedTargets) {
   EXPECT_EQ(ParseTarget("/healthz/")->segments.size(), 1u);
 }
 
+// RFC 9112 §3.2.2: a server must accept the absolute form (until 2026-12-06 it was 400).
+TEST(HttpTargetTest, AcceptsTheAbsoluteForm) {
+  absl::StatusOr<ParsedTarget> t =
+      ParseTarget("http://127.0.0.1:8080/v1/reference/B200-GOLD-US?from=2027-03-01");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->segments, (std::vector<std::string>{"v1", "reference", "B200-GOLD-US"}));
+  EXPECT_EQ(t->query.at("from"), "2027-03-01");
+  ASSERT_TRUE(ParseTarget("HTTPS://x/healthz").ok());
+  EXPECT_EQ(ParseTarget("HTTPS://x/healthz")->segments, (std::vector<std::string>{"healthz"}));
+  EXPECT_TRUE(ParseTarget("http://x")->segments.empty());
+  EXPECT_EQ(ParseTarget("http://x?a=1")->query.at("a"), "1");
+  for (const char* bad : {"http:///healthz", "http://x//a", "ftp://x/healthz", "http:/x/a"}) {
+    EXPECT_FALSE(ParseTarget(bad).ok()) << bad;
+  }
+}
+
 TEST(HttpAuthTest, FirmSeesOwnAccountsOnlyAndCannotTellForeignFromUnknown) {
   Authenticator auth(testing::TestConfig());
   std::optional<Principal> alpha = auth.Authenticate("Bearer tok-alpha");

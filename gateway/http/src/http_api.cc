@@ -173,7 +173,10 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
   if (request.method != a->route.method && !head_of_get) {
     HttpResponse r =
         ErrorResponse(405, "method_not_allowed", absl::StrCat("use ", a->route.method));
-    r.headers.emplace_back("Allow", a->route.method);
+    // HEAD is served on every GET route (above), so the Allow header names it too.
+    r.headers.emplace_back("Allow", std::string(a->route.method) == "GET"
+                                        ? std::string("GET, HEAD")
+                                        : std::string(a->route.method));
     return r;
   }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "http_json.h"
 
@@ -21,7 +22,46 @@ void HttpSession::DoRead() {
                            beast::bind_front_handler(&HttpSession::OnHeader, shared_from_this()));
 }
 
+// What the header says about the request's framing and origin that HTTP/1.1 requires a
+// server to refuse (RFC 9112): a Transfer-Encoding whose last coding is not chunked (the
+// body's end is unknown: until 2026-12-06 it was read as empty and the body parsed as the
+// next request, a desync behind a proxy) or that has a coding besides chunked (501: cfx
+// decodes none); no Host in HTTP/1.1, or more than one. Answered, then closed.
+bool HttpSession::RefusedFraming() {
+  const auto& header = parser_->get();
+  int status = 0;
+  const char* error = nullptr;
+  std::string detail;
+  if (auto te = header.find(bhttp::field::transfer_encoding); te != header.end()) {
+    std::string codings;
+    for (auto it = te; it != header.end() && it->name() == bhttp::field::transfer_encoding; ++it) {
+      absl::StrAppend(&codings, codings.empty() ? "" : ", ", std::string(it->value()));
+    }
+    if (!parser_->chunked()) {
+      status = 400, error = "bad_request";
+      detail = absl::StrCat("Transfer-Encoding: ", codings,
+                            ": the last transfer coding of a request must be chunked");
+    } else if (!beast::iequals(std::string(absl::StripAsciiWhitespace(codings)), "chunked")) {
+      status = 501, error = "not_implemented";
+      detail = absl::StrCat("Transfer-Encoding: ", codings, ": only chunked is supported");
+    }
+  }
+  if (status == 0 && header.version() >= 11) {
+    const size_t hosts = header.count(bhttp::field::host);
+    if (hosts != 1) {
+      status = 400, error = "bad_request";
+      detail = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "more than one Host header";
+    }
+  }
+  if (status == 0) return false;
+  reading_ = false;
+  idle_since_ns_.store(0, std::memory_order_relaxed);
+  TransportError(status, error, detail);
+  return true;
+}
+
 void HttpSession::OnHeader(beast::error_code ec, size_t bytes) {
+  if (!ec && RefusedFraming()) return;
   if (ec || parser_->is_done()) return OnRead(ec, bytes);
   const auto& header = parser_->get();
   const auto expect = header.find(bhttp::field::expect);

@@ -149,6 +149,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // checks (a declared Content-Length over the limit has already failed as body_limit, so
   // such a client hears 413 without sending its body). Another expectation is 417 and close.
   // The body is read under the same deadline as the headers.
+  bool RefusedFraming();
   void OnHeader(beast::error_code ec, size_t bytes);
   void OnContinueWritten(beast::error_code ec, size_t bytes);
   void ReadBody();

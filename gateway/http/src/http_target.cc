@@ -1,6 +1,9 @@
 #include "http_target.h"
 
+#include <optional>
 #include <string>
+
+#include "absl/strings/str_cat.h"
 
 namespace cfx::gateway::internal {
 namespace {
@@ -37,9 +40,34 @@ absl::StatusOr<std::string> Decode(std::string_view in, bool plus_is_space) {
 
 }  // namespace
 
+// The absolute form, "http://host:port/path?query" (RFC 9112 §3.2.2: a server must accept
+// it; a proxy sends it): the scheme and authority are dropped, the rest is the origin form.
+// The authority is not compared with anything: cfx serves one origin.
+std::optional<std::string_view> OriginFormOf(std::string_view target) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (target.size() < scheme.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < scheme.size() && same; ++i) {
+      same = (target[i] | 0x20) == scheme[i] || target[i] == scheme[i];
+    }
+    if (!same) continue;
+    std::string_view rest = target.substr(scheme.size());
+    const size_t end = rest.find_first_of("/?#");
+    if (end == 0) return std::nullopt;  // no authority
+    if (end == std::string_view::npos) return std::string_view("/");
+    return rest.substr(end);
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<ParsedTarget> ParseTarget(std::string_view target) {
+  if (std::optional<std::string_view> origin = OriginFormOf(target)) {
+    // "http://h?x=1": the path is empty, i.e. "/" (RFC 9112 §3.2.1).
+    if (origin->front() != '/') return ParseTarget(absl::StrCat("/", std::string(*origin)));
+    target = *origin;
+  }
   if (target.empty() || target[0] != '/') {
-    return absl::InvalidArgumentError("target must start with '/'");
+    return absl::InvalidArgumentError("target must start with '/' (or be an absolute http:// URI)");
   }
   ParsedTarget parsed;
   std::string_view path = target;
