@@ -193,6 +193,34 @@ absl::StatusOr<std::vector<std::string>> FixStore::Grades() {
   return out;
 }
 
+absl::StatusOr<std::vector<common::Date>> FixStore::Dates() {
+  absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
+  if (!txn.ok()) return txn.status();
+  std::vector<common::Date> out;
+  absl::Status bad;
+  absl::Status s = (*txn)->Scan(kFixes, "", [&](absl::string_view key, absl::string_view) {
+    // <grade>/<YYYY-MM-DD>/<rev>
+    const size_t first = key.find('/');
+    const size_t second = first == absl::string_view::npos ? first : key.find('/', first + 1);
+    absl::StatusOr<common::Date> date =
+        second == absl::string_view::npos
+            ? absl::InvalidArgumentError("no date")
+            : common::ParseDate(key.substr(first + 1, second - first - 1));
+    if (!date.ok()) {
+      bad = absl::DataLossError(absl::StrCat(kv_->path(), ": fixes/", std::string(key),
+                                             ": not a <grade>/<date>/<rev> key"));
+      return false;
+    }
+    out.push_back(*date);
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (!bad.ok()) return bad;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 absl::StatusOr<bool> FixStore::HasGrade(const std::string& grade) {
   absl::StatusOr<std::unique_ptr<storage::KvTxn>> txn = kv_->BeginRead();
   if (!txn.ok()) return txn.status();

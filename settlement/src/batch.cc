@@ -299,6 +299,16 @@ absl::Status Batch::PriceContracts() {
     in.fix_e4 = *fix;
     in.prev_fix_e4 = *prev_fix;
     c.price = ComputeSettlementPrice(in);
+    // Where the tier took a fix as missing (T3 keeping the prior, T4 or no price), the
+    // missing fix must be a published "no fix", not a day not built yet.
+    if (!c.price || c.price->tier == PriceTier::kT3 || c.price->tier == PriceTier::kT4) {
+      if (!in.fix_e4) {
+        if (absl::Status s = fixes_.CheckMissing(date_); !s.ok()) return s;
+      }
+      if (!in.prev_fix_e4 && c.price && c.price->tier == PriceTier::kT3) {
+        if (absl::Status s = fixes_.CheckMissing(prev_business_day); !s.ok()) return s;
+      }
+    }
     if (!c.price) {
       if (c.required)
         unsettled.push_back(c.sym +
@@ -312,6 +322,9 @@ absl::Status Batch::PriceContracts() {
                common::DateFromYmd(c.parsed.year, c.parsed.month, 1), ltd)) {
         auto f = fixes_.Get(grade, d);
         if (!f.ok()) return f.status();
+        if (!f->has_value()) {  // skipped by the FSP only if it is a published "no fix"
+          if (absl::Status s = fixes_.CheckMissing(d); !s.ok()) return s;
+        }
         month.push_back(*f);
       }
       c.fsp = FinalSettlementPrice(month);

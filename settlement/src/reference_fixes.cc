@@ -1,6 +1,10 @@
 // Compiled only when the cfx_reference target exists (see settlement/CMakeLists.txt).
 #include "cfx/settlement/reference_fixes.h"
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "cfx/reference/fix_store.h"
 
 namespace cfx::settlement {
@@ -21,8 +25,19 @@ class ReferenceFixSource : public FixSource {
     return (*record)->fix_e4;
   }
 
+  absl::StatusOr<bool> Built(common::Date date) override {
+    if (!dates_) {
+      auto dates = store_->Dates();
+      if (!dates.ok()) return dates.status();
+      dates_ = *std::move(dates);
+    }
+    if (dates_->empty() || date < dates_->front()) return true;  // no benchmark yet
+    return std::binary_search(dates_->begin(), dates_->end(), date);
+  }
+
  private:
   std::unique_ptr<reference::FixStore> store_;
+  std::optional<std::vector<common::Date>> dates_;  // read once, at the first Built
 };
 
 }  // namespace

@@ -217,6 +217,50 @@ TEST_F(BatchTest, ListedContractsSettleByFixT4ThenT3) {
   EXPECT_EQ(r2->day.contracts[0].tier, PriceTier::kT3);
 }
 
+// A day whose fixes were not built yet (the reference store has earlier days, none of D)
+// is not a day without a fix (SPEC §8 publishes those, fix null): T3 keeping the prior, T4
+// and the FSP would take it as one, for good (a rerun only says "already settled"). The
+// run is refused, naming the day, and writes nothing; once built, the day settles. Until
+// 2026-12-06 it settled at the prior unchanged.
+TEST_F(BatchTest, ADayWhoseFixesWereNotBuiltIsRefusedNotTakenAsNoFix) {
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
+  AddTrade("2027-03-01T15:45:00Z", "5.250", 1, "A", "B");
+  ASSERT_TRUE(Settle("2027-03-01").ok());
+  fixes_.NotBuilt(D("2027-03-02"));
+  auto r = Settle("2027-03-02");  // no trades, no close: T3 would need the fix of D
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("no reference fix was built for 2027-03-02"),
+            std::string::npos)
+      << r.status();
+  EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-02"));
+  EXPECT_EQ(*(*Ledger::Open(data()))->LastSettledDate(), D("2027-03-01"));
+  // Built, with a fix: T3 moves the prior by the fix's change.
+  fixes_ = MemoryFixSource();
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
+  fixes_.Set("B200-GOLD-US", D("2027-03-02"), 52105);
+  auto built = Settle("2027-03-02");
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->day.contracts[0].tier, PriceTier::kT3);
+  EXPECT_EQ(built->day.contracts[0].settle, common::PriceTicks(5260));
+  // Built with no fix for the grade (a published "no fix", or a grade without data): the
+  // prior stays.
+  fixes_ = MemoryFixSource();
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
+  fixes_.Set("B200-GOLD-US", D("2027-03-02"), 52105);
+  auto unchanged = Settle("2027-03-03");
+  ASSERT_TRUE(unchanged.ok()) << unchanged.status();
+  EXPECT_EQ(unchanged->day.contracts[0].settle, common::PriceTicks(5260));
+  // A previous business day not built: refused too (T3 needs both fixes).
+  fixes_.NotBuilt(D("2027-03-03"));
+  fixes_.Set("B200-GOLD-US", D("2027-03-04"), 52200);
+  auto prev = Settle("2027-03-04");
+  ASSERT_FALSE(prev.ok());
+  EXPECT_NE(prev.status().message().find("no reference fix was built for 2027-03-03"),
+            std::string::npos)
+      << prev.status();
+}
+
 TEST_F(BatchTest, ContractWithoutAnyPriceIsUnsettledAndNothingIsWritten) {
   AddTrade("2027-03-01T10:00:00Z", "5.250", 1, "A", "B");  // not in the closing window
   auto r = Settle("2027-03-01");

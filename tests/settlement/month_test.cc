@@ -158,6 +158,21 @@ TEST_F(MonthTest, ExpiryPostsFinalVmAndClosesPositions) {
   EXPECT_TRUE((*ledger)->Verify().ok());
 }
 
+// The FSP skips days without a fix, but not a day whose fixes were not built yet: the run
+// for the last trading day is refused, naming it, and writes nothing (docs/settlement.md).
+TEST_F(MonthTest, AnFspDayWhoseFixesWereNotBuiltIsRefusedNotSkipped) {
+  fixes_.Set(kGrade, D("2027-03-02"), 51000);
+  fixes_.Set(kGrade, D("2027-03-31"), 51030);
+  fixes_.NotBuilt(D("2027-03-30"));
+  AddTrade("2027-03-31T15:45:00Z", "5.050", 1, "L", "S");
+  auto r = Settle("2027-03-31");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no reference fix was built for 2027-03-30"),
+            std::string::npos)
+      << r.status();
+  EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-31"));
+}
+
 TEST_F(MonthTest, ExpiryWithoutAnyFixInTheMonthIsUnsettled) {
   AddTrade("2027-03-31T15:45:00Z", "5.050", 1, "L", "S");
   fixes_.Set(kGrade, D("2027-04-01"), 51000);  // not in the contract month

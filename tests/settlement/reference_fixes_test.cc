@@ -52,6 +52,17 @@ TEST(ReferenceFixSourceTest, AStaleFixCountsAndAMissingOneDoesNot) {
   EXPECT_EQ(fix("2027-03-02"), std::optional<int64_t>(51000)) << "a stale fix is a fix";
   EXPECT_EQ(fix("2027-03-03"), std::nullopt) << "insufficient data: no fix";
   EXPECT_EQ(fix("2027-03-04"), std::nullopt) << "no record: no fix";
+  // Built: every day from the store's first on has a record of some grade; before its first
+  // there was no benchmark (a missing fix there is no fix).
+  auto built = [&](const char* date) {
+    auto b = (*source)->Built(*common::ParseDate(date));
+    EXPECT_TRUE(b.ok()) << b.status();
+    return b.ok() && *b;
+  };
+  EXPECT_TRUE(built("2027-02-26"));
+  EXPECT_TRUE(built("2027-03-01"));
+  EXPECT_TRUE(built("2027-03-03")) << "insufficient data is a published day";
+  EXPECT_FALSE(built("2027-03-04")) << "no record of any grade: not built yet";
 }
 
 }  // namespace

@@ -133,6 +133,9 @@ class FixStore {
                                                          std::optional<int> revision);
   // Grades (and market-wide keys) with at least one record, sorted.
   absl::StatusOr<std::vector<std::string>> Grades();
+  // The dates with at least one record (of any grade or market-wide key), sorted: the days
+  // a `cfx reference build` published. Reads every key once.
+  absl::StatusOr<std::vector<cfx::common::Date>> Dates();
   // Whether at least one record of `grade` is stored (reads one key at most).
   absl::StatusOr<bool> HasGrade(const std::string& grade);
 

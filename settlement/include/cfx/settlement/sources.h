@@ -58,6 +58,12 @@ class FixSource {
   // (`insufficient_data`). An error only when the store cannot be read.
   virtual absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade,
                                                        common::Date date) = 0;
+  // Whether `date`'s fixes were built. False only for a date on or after the first date
+  // the source has fixes for and with no record at all (`cfx reference build --date` has not
+  // run for it yet): a missing fix there is not a day without a fix (SPEC §8 publishes those,
+  // fix null), and settling would take it as one for good. A source without such
+  // knowledge says true.
+  virtual absl::StatusOr<bool> Built(common::Date /*date*/) { return true; }
 };
 
 // A position handed to the margin model: `sym` points into storage the batch keeps alive

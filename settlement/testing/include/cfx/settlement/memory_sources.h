@@ -8,6 +8,7 @@
 #define CFX_SETTLEMENT_MEMORY_SOURCES_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -40,11 +41,15 @@ class MemoryFixSource : public FixSource {
   void Set(const std::string& grade, common::Date date, int64_t fix_e4) {
     fixes_[{grade, date}] = fix_e4;
   }
+  // `date`'s fixes were not built (FixSource::Built says false).
+  void NotBuilt(common::Date date) { not_built_.insert(date); }
   absl::StatusOr<std::optional<int64_t>> FixE4(const std::string& grade,
                                                common::Date date) override;
+  absl::StatusOr<bool> Built(common::Date date) override { return !not_built_.count(date); }
 
  private:
   std::map<std::pair<std::string, common::Date>, int64_t> fixes_;
+  std::set<common::Date> not_built_;
 };
 
 }  // namespace cfx::settlement
