@@ -21,6 +21,7 @@
 #include "cfx/reference/inputs.h"
 #include "cfx/reference/sample_data.h"
 #include "cfx/storage/private_files.h"
+#include "holiday_list.h"
 #include "registry.h"
 #include "run_status.h"
 
@@ -72,22 +73,6 @@ std::optional<common::BusinessCalendar> FlagHolidays(const std::string& text) {
   std::optional<std::vector<common::Date>> days = FlagHolidayList(text);
   if (!days) return std::nullopt;
   return common::BusinessCalendar(std::move(*days));
-}
-
-// A holiday list sorted, without repeats, for comparing two lists as sets.
-std::vector<common::Date> Normalized(std::vector<common::Date> days) {
-  std::sort(days.begin(), days.end());
-  days.erase(std::unique(days.begin(), days.end()), days.end());
-  return days;
-}
-
-std::string HolidayText(const std::vector<common::Date>& days) {
-  if (days.empty()) return "none";
-  std::string out;
-  for (const common::Date& d : days) {
-    absl::StrAppend(&out, out.empty() ? "" : ",", common::FormatDate(d));
-  }
-  return out;
 }
 
 // The holidays of a build and where they came from (for messages and the audit log).

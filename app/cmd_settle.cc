@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/audit/audit_log.h"
@@ -22,6 +23,7 @@
 #include "cfx/settlement/trade_store.h"
 #include "cfx/settlement/valuation_margin.h"
 #include "cfx/storage/private_files.h"
+#include "holiday_list.h"
 #include "registry.h"
 #include "run_status.h"
 
@@ -83,6 +85,28 @@ ExitCode RunSettle(const SettleFlags& flags) {
   if (!config_path.empty()) {
     auto exchange = cfx::common::LoadConfigFile(config_path);
     if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
+    // --config may give other collateral or thresholds, but not other holidays than the
+    // exchange's (the terms kept in the data dir): the security master's last trading days
+    // and the fixes count that calendar, and a run by another one settles a contract as if
+    // not expiring that a later run finds past its last trading day: no later date could
+    // be settled. Refused as `cfx reference build` refuses it.
+    const std::string terms = cfx::common::SettlementTermsPath(flags.data_dir);
+    if (!flags.config.empty() && std::filesystem::exists(terms)) {
+      auto kept = cfx::common::LoadConfigFile(terms);
+      if (!kept.ok()) return Fail("settle", kept.status(), 2);
+      const std::vector<cfx::common::Date> given = Normalized(exchange->holidays);
+      const std::vector<cfx::common::Date> theirs = Normalized(kept->holidays);
+      if (given != theirs) {
+        return Fail("settle",
+                    absl::StrCat("--config: its holidays (", HolidayText(given),
+                                 ") are not those of the exchange whose data dir --data-dir is (",
+                                 HolidayText(theirs), ", in ", terms,
+                                 "); its contracts' last trading days and fixes count that "
+                                 "calendar: drop --config to use the exchange's terms, or "
+                                 "correct the exchange's config"),
+                    2);
+      }
+    }
     config.calendar = exchange->Calendar();
     config.close_concentration_alert_e4 = std::llround(exchange->close_concentration_alert * 1e4);
     psr = exchange->psr;

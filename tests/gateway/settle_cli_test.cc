@@ -357,6 +357,28 @@ TEST_F(SettleCliTest, SettleWithoutConfigUsesTheHolidaysAndCollateralTheExchange
   EXPECT_EQ(statement["cash"], "1040.00") << statement;
   ASSERT_EQ(statement["positions"].size(), 1u) << statement;
   EXPECT_EQ(statement["positions"][0]["prior_settle"], "5.000") << statement;
+  // --config with other holidays than the exchange's is refused (exit 2, the two lists
+  // named, nothing written): its last trading days count the exchange's calendar, and a
+  // run by another calendar left the ledger where no later date could settle (an audit,
+  // 2026-12-06). The same holidays, with other collateral, are taken.
+  Write("other.toml",
+        "[exchange]\nholidays = [\"2027-03-04\"]\n\n[[firms]]\nid = \"FA\"\nname = \"A\"\n");
+  auto other = RunCfx("settle --date 2027-03-04 --data-dir " + data_ + " --out " + out_ +
+                      " --config " + dir_ + "/other.toml");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("its holidays (2027-03-04) are not those of the exchange"),
+            std::string::npos)
+      << other.output;
+  EXPECT_NE(other.output.find("(2027-03-02, in " + data_ + "/settlement_terms.toml)"),
+            std::string::npos)
+      << other.output;
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-04"));
+  Write("same.toml",
+        "[exchange]\nholidays = [\"2027-03-02\", \"2027-03-02\"]\n\n"
+        "[[firms]]\nid = \"FA\"\nname = \"A\"\n");
+  auto same = RunCfx("settle --date 2027-03-04 --data-dir " + data_ + " --out " + out_ +
+                     " --config " + dir_ + "/same.toml");
+  EXPECT_EQ(same.exit_code, 0) << same.output;
 }
 
 TEST_F(SettleCliTest, ReplayRefusesAnAccountIdThatCouldNameABatchFile) {
