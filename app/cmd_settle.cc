@@ -3,8 +3,12 @@
 // surveillance alerts. The listing is the data dir's security master; the config only adds
 // holidays, collateral, the price scan range and the surveillance threshold (without
 // --config: the terms `cfx serve` kept in the data dir).
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -63,6 +67,18 @@ class ProgressLine {
   bool enabled_;
   bool drawn_ = false;
 };
+
+// Whether a `cfx serve` (or an in-process exchange) runs on `data_dir` now: it holds an
+// exclusive lock on <data_dir>/serve.lock for as long as it runs. Probed with a shared lock
+// taken and let go at once; nothing is created.
+bool AnExchangeRunsOn(const std::string& data_dir) {
+  const std::string path = data_dir + "/serve.lock";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
 
 ExitCode RunSettle(const SettleFlags& flags) {
   using namespace cfx::settlement;
@@ -138,6 +154,26 @@ ExitCode RunSettle(const SettleFlags& flags) {
   if (!trades.ok()) {
     audit_run("failed", std::string(trades.status().message()));
     return Fail("settle", trades.status());
+  }
+  // SPEC §9: the trading day D ends at D 16:00Z, and its book at the close is the book
+  // after the last input before then. An exchange running on the data dir (its clock the
+  // wall clock) is still taking D's inputs before that: settling D then would take a closing
+  // window and a book that are not final, for good. Refused, nothing written (an audit
+  // settled tomorrow's date on a running exchange, 2026-12-06). A stopped exchange's data
+  // dir (a replay's, a kept demo's) settles any date, as docs/settlement.md says.
+  if (const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+      now_us < cfx::common::AtHour(*date, 16) && AnExchangeRunsOn(flags.data_dir)) {
+    const std::string error =
+        absl::StrCat("the close of ", flags.date,
+                     " (16:00Z) has not come, and the exchange running on ", flags.data_dir,
+                     " is still taking that day's inputs: its closing window and its book at "
+                     "the close are not final; settle it after the close");
+    audit_run("failed", error);
+    std::cerr << "cfx settle: " << flags.date << ": " << error << "\ncfx settle: nothing was "
+              << "written\n";
+    return 1;
   }
   SettleInputs inputs{trades->get(), nullptr, nullptr};
   auto fixes = OpenReferenceFixSource(flags.data_dir);

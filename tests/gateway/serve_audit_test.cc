@@ -498,5 +498,36 @@ TEST_F(ServeAuditTest, ReferencePublicationsAndSettlementRunsAreAuditEvents) {
   EXPECT_EQ(static_cast<unsigned>(fs::status(data_ + "/reference").permissions()), 0700u);
 }
 
+// A date whose close (16:00Z) has not come, on a running exchange's data dir, is refused:
+// the exchange is still taking that day's inputs (SPEC §9: the book at the close is the book
+// after the last input before 16:00Z). Audited as a failed run; nothing written. Once the
+// exchange is stopped the same run is not refused for it. Until 2026-12-06 a run for
+// tomorrow settled at once.
+TEST_F(ServeAuditTest, SettlingADayBeforeItsCloseOnARunningExchangeIsRefused) {
+  ASSERT_TRUE(StartServer().ok());
+  const int64_t in_two_days = std::chrono::duration_cast<std::chrono::seconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                      .count() /
+                                  86400 +
+                              2;
+  const std::string date = common::FormatDate(common::Date{static_cast<int32_t>(in_two_days)});
+  const std::string out = dir_ + "/statements";
+  testsupport::CfxResult early =
+      testsupport::RunCfx("settle --date " + date + " --data-dir " + data_ + " --out " + out);
+  EXPECT_EQ(early.exit_code, 1) << early.output;
+  EXPECT_NE(early.output.find("the close of " + date + " (16:00Z) has not come"), std::string::npos)
+      << early.output;
+  EXPECT_FALSE(fs::exists(out));
+  const json failed =
+      FindEvent(ReadAuditEvents(data_), "settlement_run", {{"date", date}, {"result", "failed"}});
+  ASSERT_FALSE(failed.is_null());
+  EXPECT_NE(failed["error"].get<std::string>().find("has not come"), std::string::npos);
+  ASSERT_TRUE(server_->Stop().ok());
+  server_.reset();  // lets go of <data_dir>/serve.lock
+  testsupport::CfxResult stopped =
+      testsupport::RunCfx("settle --date " + date + " --data-dir " + data_ + " --out " + out);
+  EXPECT_EQ(stopped.output.find("has not come"), std::string::npos) << stopped.output;
+}
+
 }  // namespace
 }  // namespace cfx::gateway
