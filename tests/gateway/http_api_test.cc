@@ -391,16 +391,30 @@ TEST(HttpBackoffTest, WrongTokenGets429UntilTheBackOffEnds) {
     if (i == 4 || i == 9) EXPECT_EQ(c->Get(target, kAlpha)->status, 200) << i;
   }
   EXPECT_EQ(c->Get(target, "tok-guess")->status, 401);  // the 11th: the back-off starts
-  absl::StatusOr<HttpClientResponse> r = c->Get(target, kAlpha);
+  // Every token from this address is now refused before it is looked up, the right one
+  // included, on a new connection ...
+  absl::StatusOr<HttpClient> fresh = HttpClient::Connect("127.0.0.1", server.port());
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  absl::StatusOr<HttpClientResponse> r = fresh->Get(target, kAlpha);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 429);
   EXPECT_EQ(r->Header("retry-after"), "1");
+  // ... and on the guesser's own connection any token but the one it authenticated with
+  // (another valid one included: no guess is looked up). Its own token is still served:
+  // compared with that connection's token alone, it tells nothing, and a client sharing
+  // the address with a guesser keeps its open connections (until 2026-12-06 it got 429s
+  // too, up to a minute each time).
+  EXPECT_EQ(c->Get(target, kBeta)->status, 429);
+  EXPECT_EQ(c->Get(target, "tok-guess")->status, 429);
+  EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
+  // No Authorization at all guesses nothing: 401, as SPEC §7 says (it was 429).
+  EXPECT_EQ(fresh->Get(target, "")->status, 401);
   EXPECT_EQ(c->Get("/healthz", "")->status, 200);  // outside /v1: not refused
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-  EXPECT_EQ(c->Get(target, kAlpha)->status, 200);
+  EXPECT_EQ(fresh->Get(target, kAlpha)->status, 200);
   server.Stop();
   std::vector<int> audited(11, 401);
-  audited.push_back(429);
+  audited.insert(audited.end(), {429, 429, 429, 401});
   EXPECT_EQ(audit.statuses(), audited);
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cfx/common/credentials.h"
 #include "http_target.h"
 
 namespace cfx::gateway::internal {
@@ -132,14 +133,25 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
   a->endpoint = a->route.endpoint;
 
   if (versioned) {
-    // A peer backing off after a wrong token is refused before any token is looked at, so
-    // guessing goes no faster than the back-off allows (docs/http.md).
-    if (int64_t wait_ms = unauthorized_.RemainingMs(request.peer); wait_ms > 0) {
-      HttpResponse r = ErrorResponse(429, "rate_limited",
-                                     "an unknown bearer token came from this address: retry later");
-      r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
-      a->backed_off = true;
-      return r;
+    // A peer backing off after a wrong token is refused before any token is looked up, so
+    // guessing goes no faster than the back-off allows (docs/http.md). Two requests guess
+    // nothing and are not refused: one with no Authorization (401, SPEC §7), and one on a
+    // connection that authenticated before with the very token it presents now (compared
+    // with that connection's own token only, so it tells a guesser nothing): a client on an
+    // address shared with a guesser keeps its open connections.
+    if (int64_t wait_ms = unauthorized_.RemainingMs(request.peer);
+        wait_ms > 0 && !request.authorization.empty()) {
+      std::optional<std::string> presented;
+      if (!request.connection_token_sha256.empty()) {
+        presented = Authenticator::PresentedDigest(request.authorization);
+      }
+      if (!presented || !common::ConstantTimeEquals(*presented, request.connection_token_sha256)) {
+        HttpResponse r = ErrorResponse(
+            429, "rate_limited", "an unknown bearer token came from this address: retry later");
+        r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
+        a->backed_off = true;
+        return r;
+      }
     }
     a->who = auth_.Authenticate(request.authorization);
     if (!a->who) {

@@ -21,14 +21,20 @@ Authenticator::Authenticator(const common::ExchangeConfig& config) : tokens_(con
   for (const common::AccountConfig& a : config.accounts) account_firm_[a.id] = a.firm;
 }
 
-std::optional<Principal> Authenticator::Authenticate(std::string_view authorization) const {
+std::optional<std::string> Authenticator::PresentedDigest(std::string_view authorization) {
   constexpr std::string_view kScheme = "bearer ";
   if (!IEqualsPrefix(authorization, kScheme)) return std::nullopt;
   std::string_view token = authorization.substr(kScheme.size());
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
   if (token.empty()) return std::nullopt;
-  const std::string digest = common::TokenSha256Hex(std::string(token));
+  return common::TokenSha256Hex(std::string(token));
+}
+
+std::optional<Principal> Authenticator::Authenticate(std::string_view authorization) const {
+  const std::optional<std::string> presented = PresentedDigest(authorization);
+  if (!presented) return std::nullopt;
+  const std::string& digest = *presented;
   const common::TokenConfig* match = nullptr;
   for (const common::TokenConfig& t : tokens_) {
     if (common::ConstantTimeEquals(digest, t.token_sha256) && match == nullptr) match = &t;

@@ -36,6 +36,9 @@ class Authenticator {
   // random secrets, so a slow hash would buy nothing and make every request costly) is
   // compared in constant time against every configured one.
   std::optional<Principal> Authenticate(std::string_view authorization) const;
+  // The SHA-256 (hex) of the bearer token an Authorization value presents, known or not;
+  // nullopt when absent or malformed. Compares with nothing.
+  static std::optional<std::string> PresentedDigest(std::string_view authorization);
 
   AccountAccess CheckAccount(const Principal& principal, const std::string& account) const;
 

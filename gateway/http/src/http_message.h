@@ -17,6 +17,9 @@ struct HttpRequest {
   std::string body;
   std::string content_encoding;  // the Content-Encoding header's value, "" when absent
   std::string peer;  // the client's IP address ("" when unknown): the 401 back-off's key
+  // The digest of the token this connection last authenticated with ("" none): the one
+  // token still served on it during its address's 401 back-off (docs/http.md).
+  std::string connection_token_sha256;
 };
 
 struct HttpResponse {

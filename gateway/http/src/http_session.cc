@@ -124,8 +124,10 @@ void HttpSession::OnRead(beast::error_code ec, size_t /*bytes*/) {
     request.content_encoding = std::string(it->value());
   }
   request.peer = peer_;
+  request.connection_token_sha256 = token_sha256_;
   const Reply reply{req.version(), req.keep_alive(), req.method() == bhttp::verb::head};
   Admission admission = server_->api().Admit(request);
+  if (admission.who) token_sha256_ = admission.who->token_sha256;
   if (!admission.valuation) return Answer(server_->api().Serve(request, admission), reply);
   // Valuation runs on the valuation queue's threads; the answer is written back here.
   const std::string owner = admission.owner;

@@ -183,6 +183,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   HttpSessionHost* server_;
   uint64_t id_;
   std::string peer_;
+  // The digest of the token this connection last authenticated with (HttpRequest::
+  // connection_token_sha256). Touched only on the session's strand.
+  std::string token_sha256_;
   bool reading_ = false;
   bool close_after_write_ = false;
   std::atomic<int64_t> idle_since_ns_{0};
