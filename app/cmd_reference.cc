@@ -169,6 +169,14 @@ ExitCode RunBuild(const BuildFlags& f) {
   if (f.revise && f.reason.empty()) {
     return Fail("reference build", "--reason: --revise needs a non-empty --reason", 2);
   }
+  // A reason is recorded only with a revision: without --revise nothing would keep it, and
+  // an operator who meant to revise would see the day's record unchanged.
+  if (!f.revise && !f.reason.empty()) {
+    return Fail("reference build",
+                "--reason: a reason is recorded with a revision only; add --revise to revise "
+                "the stored records, or drop --reason",
+                2);
+  }
   if (f.revise && f.data_dir.empty()) {
     return Fail("reference build", "--data-dir: --revise needs it (revisions are stored)", 2);
   }

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,6 +27,48 @@ bool IsDigits(absl::string_view s) {
     if (c < '0' || c > '9') return false;
   }
   return true;
+}
+
+// Text from the file as a message can show it: a control byte or one of 0x7F and up as
+// \xNN (a bare CR as \r), so an error never carries raw bytes to a terminal or a log.
+std::string Shown(absl::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// What differs between the expected header and the one given, column by column: the first
+// column whose name is not the expected one, a missing one, or an extra one.
+std::string HeaderDifference(const std::vector<absl::string_view>& expected,
+                             absl::string_view got) {
+  if (got.find('\r') != absl::string_view::npos) {
+    return "its lines end in a bare CR (carriage return): use LF or CRLF line ends";
+  }
+  const std::vector<absl::string_view> names = absl::StrSplit(got, ',');
+  for (size_t i = 0; i < expected.size() || i < names.size(); ++i) {
+    if (i >= names.size()) {
+      return absl::StrCat("column ", i + 1, " '", expected[i], "' is missing");
+    }
+    if (i >= expected.size()) {
+      return absl::StrCat("column ", i + 1, " '", Shown(names[i]), "' is not one of them");
+    }
+    if (names[i] != expected[i]) {
+      return absl::StrCat("column ", i + 1, " is '", Shown(names[i]), "', expected '", expected[i],
+                          "'");
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -58,7 +102,8 @@ absl::Status CsvReader::CheckHeader() {
   if (absl::StartsWith(header, kUtf8Bom)) header.remove_prefix(kUtf8Bom.size());
   if (header != header_) {
     return CsvError(file_, 1, "",
-                    absl::StrCat("header must be '", header_, "', got '", header, "'"));
+                    absl::StrCat("header must be '", header_, "', got '", Shown(header),
+                                 "': ", HeaderDifference(names_, header)));
   }
   return absl::OkStatus();
 }
@@ -77,14 +122,19 @@ absl::Status CsvReader::SplitRow(absl::string_view line) {
         absl::StrCat("missing (expected ", names_.size(), " fields, got ", fields_.size(), ")"));
   }
   if (fields_.size() > names_.size()) {
-    return CsvError(file_, line_, "",
-                    absl::StrCat("expected ", names_.size(), " fields, got ", fields_.size()));
+    // The extra field is named by its place and the column it follows (a value holding a
+    // comma, or a column the header does not have).
+    return CsvError(
+        file_, line_, "",
+        absl::StrCat("expected ", names_.size(), " fields, got ", fields_.size(), ": field ",
+                     names_.size() + 1, " ('", Shown(fields_[names_.size()]), "', after column ",
+                     names_.back(), ") is not in the header"));
   }
   for (size_t i = 0; i < fields_.size(); ++i) {
     absl::string_view f = fields_[i];
     if (f.empty()) return Error(i, "empty");
     if (IsPadding(f.front()) || IsPadding(f.back()) || f.find('"') != absl::string_view::npos) {
-      return Error(i, absl::StrCat("unexpected space or quote: '", f, "'"));
+      return Error(i, absl::StrCat("unexpected space or quote: '", Shown(f), "'"));
     }
   }
   return absl::OkStatus();

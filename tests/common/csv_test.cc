@@ -53,12 +53,28 @@ TEST(CsvReaderTest, HeaderOnlyHasNoRows) {
   EXPECT_TRUE(p.rows.empty());
 }
 
+// The message names the first column that differs (SPEC §11: the file, the line and the
+// field), and shows a control byte escaped, never raw.
 TEST(CsvReaderTest, RejectsAnyOtherHeader) {
-  EXPECT_EQ(Rejected("a,b\n1,2\n"), "t.csv:1: header must be 'a,b,c', got 'a,b'");
-  EXPECT_EQ(Rejected("A,b,c\n"), "t.csv:1: header must be 'a,b,c', got 'A,b,c'");
-  EXPECT_EQ(Rejected("a, b,c\n"), "t.csv:1: header must be 'a,b,c', got 'a, b,c'");
-  EXPECT_EQ(Rejected("\na,b,c\n"), "t.csv:1: header must be 'a,b,c', got ''");
+  EXPECT_EQ(Rejected("a,b\n1,2\n"),
+            "t.csv:1: header must be 'a,b,c', got 'a,b': column 3 'c' is missing");
+  EXPECT_EQ(Rejected("A,b,c\n"),
+            "t.csv:1: header must be 'a,b,c', got 'A,b,c': column 1 is 'A', expected 'a'");
+  EXPECT_EQ(Rejected("a, b,c\n"),
+            "t.csv:1: header must be 'a,b,c', got 'a, b,c': column 2 is ' b', expected 'b'");
+  EXPECT_EQ(Rejected("a,b,c,d\n"),
+            "t.csv:1: header must be 'a,b,c', got 'a,b,c,d': column 4 'd' is not one of them");
+  EXPECT_EQ(Rejected("\na,b,c\n"),
+            "t.csv:1: header must be 'a,b,c', got '': column 1 is '', expected 'a'");
   EXPECT_EQ(Rejected(""), "t.csv:1: empty file, expected a header");
+  // Lines ending in a bare CR (old Mac files) are one line: said, with the CRs escaped.
+  EXPECT_EQ(Rejected("a,b,c\r1,2,3\r"),
+            "t.csv:1: header must be 'a,b,c', got 'a,b,c\\r1,2,3': its lines end in a bare CR "
+            "(carriage return): use LF or CRLF line ends");
+  EXPECT_EQ(Rejected("a,\x01"
+                     "b,c\n"),
+            "t.csv:1: header must be 'a,b,c', got 'a,\\x01b,c': column 2 is '\\x01b', "
+            "expected 'b'");
 }
 
 TEST(CsvReaderTest, DropsAUtf8ByteOrderMarkBeforeTheHeaderOnly) {
@@ -99,8 +115,13 @@ TEST(CsvReaderTest, ShortRowNamesTheFirstMissingColumn) {
 }
 
 TEST(CsvReaderTest, LongRowGivesTheCounts) {
-  EXPECT_EQ(Rejected("a,b,c\n1,2,3,4\n"), "t.csv:2: expected 3 fields, got 4");
-  EXPECT_EQ(Rejected("a,b,c\n1,2,3,\n"), "t.csv:2: expected 3 fields, got 4");
+  // The extra field is named by its place, its value and the column it follows.
+  EXPECT_EQ(Rejected("a,b,c\n1,2,3,4\n"),
+            "t.csv:2: expected 3 fields, got 4: field 4 ('4', after column c) is not in the "
+            "header");
+  EXPECT_EQ(Rejected("a,b,c\n1,2,3,\n"),
+            "t.csv:2: expected 3 fields, got 4: field 4 ('', after column c) is not in the "
+            "header");
 }
 
 TEST(CsvReaderTest, RejectsEmptyFields) {

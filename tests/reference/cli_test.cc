@@ -203,6 +203,9 @@ TEST(ReferenceCliTest, FlagsThatCannotWorkCreateNothing) {
   const Case cases[] = {
       {files + "--date 2027-03-01 --revise --data-dir " + data, "--reason"},
       {files + "--date 2027-03-01 --revise --reason typo", "--data-dir"},
+      // A reason without --revise would be kept nowhere (it was ignored without a word).
+      {files + "--date 2027-03-01 --reason typo --data-dir " + data,
+       "a reason is recorded with a revision only"},
       {files + "--date 2027-03-03 --to 2027-03-01 --data-dir " + data, "--to"},
       {files + "--date 2027-03-06 --to 2027-03-07 --data-dir " + data, "no business day"}};
   for (const Case& c : cases) {
