@@ -48,6 +48,28 @@ TEST_F(FixHostileTest, UnknownCompIdsAreDisconnected) {
   ExpectStillServing();
 }
 
+// SPEC §6: failed Logons are slowed per peer address. A Logon for a CompID no session has
+// is one: until 2026-12-06 it was audited and counted but not slowed, so CompIDs could be
+// tried at full speed. Right after it, the right password from the same address waits out
+// the back-off; sessions without a password are not affected (ExpectStillServing).
+TEST_F(FixHostileTest, AnUnknownCompIdSlowsItsAddresssNextLogons) {
+  {
+    RawSocket s(port_);
+    s.Write(Frame(Logon("MALLORY", 1)));
+    bool closed = false;
+    s.Read(800, &closed);
+    EXPECT_TRUE(closed);
+  }
+  RawSocket s(port_);
+  s.Write(Frame(Logon("ALPHA_T1", 1, "141=Y|554=alpha-secret|")));
+  bool closed = false;
+  const std::string reply = s.ReadUntil(kLogout, 2000, &closed);
+  EXPECT_NE(reply.find("too many failed logons"), std::string::npos) << reply;
+  EXPECT_EQ(reply.find("35=A"), std::string::npos) << reply;
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T1"));
+  ExpectStillServing();
+}
+
 TEST_F(FixHostileTest, BadPasswordGetsLogoutText) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T1", 1, "554=guess|")));

@@ -117,6 +117,15 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
   market_display.removeField(44);
   market_display.setField(40, "1");
   market_display.setField(111, "0");  // a display on a market order: invalid_field first
+  // A quantity that is no whole number (a fraction, past int64) is malformed: invalid_field,
+  // first in SPEC §4.2's order, as `cfx replay` says of it (until 2026-12-06 the gateway
+  // said invalid_qty, ahead of unknown_symbol and duplicate_client_id).
+  Msg fraction = NewOrderMsg("p8", "A1", '1', 5, "5.000", "B200-GOLD-US-209912");
+  fraction.setField(38, "1.5");
+  Msg past_int64 = NewOrderMsg("taken", "A1", '1', 5, "5.000");
+  past_int64.setField(38, "9223372036854775808");
+  Msg fraction_display = NewOrderMsg("p9", "A1", '1', 5, "5.000", "B200-GOLD-US-209912");
+  fraction_display.setField(111, "2.5");
   const struct {
     Msg msg;
     std::string reason;
@@ -129,6 +138,9 @@ TEST_F(ServeFixTest, OffTickPricesAndZeroQuantitiesKeepTheRejectPrecedence) {
       {NewOrderMsg("p5", "A1", '1', 5, "5.0005"), "invalid_price_tick"},
       {zero_display, "unknown_symbol"},
       {market_display, "invalid_field"},
+      {fraction, "invalid_field"},
+      {past_int64, "invalid_field"},
+      {fraction_display, "invalid_field"},
   };
   for (const auto& c : cases) {
     const std::string cl = F(c.msg, 11);

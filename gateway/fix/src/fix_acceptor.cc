@@ -239,7 +239,7 @@ void BoundAcceptor::CheckFirstMessage(const std::string& message, const std::str
   if (LeadingFieldValue(first, "35") != "A") {
     refused_logon_(comp_id, peer, "first message is not a Logon");
   } else if (getSessions().count(id) == 0) {
-    refused_logon_(comp_id, peer, "unknown SenderCompID or TargetCompID");
+    refused_logon_(comp_id, peer, kUnknownCompIdsReason);
   } else {
     refused_logon_(comp_id, peer, "");
   }

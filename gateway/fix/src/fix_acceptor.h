@@ -90,6 +90,9 @@ const std::string& CurrentPeer();
 // burst (ExecutionListener::OnIdle); other threads' sends are written at once, as before.
 void BatchWritesOnThisThread();
 
+// Why a first Logon names no configured session (the refused-logon hook's `why`).
+constexpr char kUnknownCompIdsReason[] = "unknown SenderCompID or TargetCompID";
+
 class BoundAcceptor : public FIX::Acceptor {
  public:
   BoundAcceptor(FIX::Application& app, FIX::MessageStoreFactory& store,
@@ -106,6 +109,8 @@ class BoundAcceptor : public FIX::Acceptor {
   // SenderCompID (at most 64 characters) and the peer, and why it is no Logon for a
   // configured session ("" when it is one), for the audit of what QuickFIX drops without
   // telling the application. REQUIRES: set before start().
+  // `why`: kUnknownCompIdsReason, "first message is not a Logon", or "" (a known session's
+  // Logon, refused by QuickFIX when that session is logged on already).
   using RefusedLogonHook = std::function<void(const std::string& comp_id, const std::string& peer,
                                               const std::string& reason)>;
   void SetRefusedLogonHook(RefusedLogonHook hook) { refused_logon_ = std::move(hook); }

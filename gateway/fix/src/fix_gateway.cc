@@ -218,18 +218,20 @@ absl::Status FixGateway::Impl::Start() {
         [this](const std::string& logon) { return DecideLogonAhead(logon); });
     bound->SetLogonGateHook(
         [this](const std::string& comp_id, bool begins) { LogonGate(comp_id, begins); });
-    if (config_.audit) {
-      bound->SetRefusedLogonHook(
-          [this](const std::string& comp_id, const std::string& peer, const std::string& why) {
-            // A Logon for a session that is logged on: QuickFIX closes the new connection
-            // without a word and leaves the live one alone (docs/fix.md).
-            if (!why.empty()) {
-              Audit("fix_logon", comp_id, peer, "refused", why);
-            } else if (IsLoggedOn(comp_id)) {
-              Audit("fix_logon", comp_id, peer, "refused", "session already logged on");
-            }
-          });
-    }
+    bound->SetRefusedLogonHook(
+        [this](const std::string& comp_id, const std::string& peer, const std::string& why) {
+          // A Logon no session has: a failed Logon, slowed per peer address (SPEC §6); it
+          // was counted and audited but not slowed, so CompIDs could be tried at full speed.
+          if (why == internal::kUnknownCompIdsReason) logon_guard_.UnknownCompId(comp_id, peer);
+          if (!config_.audit) return;
+          // A Logon for a session that is logged on: QuickFIX closes the new connection
+          // without a word and leaves the live one alone (docs/fix.md).
+          if (!why.empty()) {
+            Audit("fix_logon", comp_id, peer, "refused", why);
+          } else if (IsLoggedOn(comp_id)) {
+            Audit("fix_logon", comp_id, peer, "refused", "session already logged on");
+          }
+        });
     // The sessions' store files are created 0600 (fix_store.cc); QuickFIX's own FileStore
     // (--quickfix-file-store, benchmarks) opens its files with fopen, 0666 less the umask:
     // make them private. A sequence reset re-creates them; toAdmin then does this again

@@ -121,7 +121,7 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
   // A zero, negative or off-tick value goes to the engine, which refuses it at its place in
   // SPEC §4.2's precedence (after unknown_symbol, halted, duplicate_client_id ...); only
   // what is no number at all is refused here.
-  if (!internal::ParseWholeQty(v, &order->qty)) return "invalid_qty";
+  if (!internal::ParseWholeQty(v, &order->qty)) return "invalid_field";
 
   const bool needs_price =
       order->ord_type == OrdType::kLimit || order->ord_type == OrdType::kStopLimit;
@@ -154,7 +154,7 @@ std::string ParseNewOrder(const FIX::Message& m, NewOrder* order) {
     order->post_only = true;
   }
   if (GetField(m, 111, &v)) {  // judged by the engine in its place, as 38
-    if (!internal::ParseWholeQty(v, &order->display_qty)) return "invalid_qty";
+    if (!internal::ParseWholeQty(v, &order->display_qty)) return "invalid_field";
     order->has_display = true;
   }
   if (GetField(m, 7928, &v)) {
@@ -264,7 +264,7 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
       req.price_on_tick = p == internal::PriceParse::kOk;
     }
     if (reason.empty() && internal::GetField(m, 38, &v)) {
-      if (!internal::ParseWholeQty(v, &req.qty)) reason = "invalid_qty";
+      if (!internal::ParseWholeQty(v, &req.qty)) reason = "invalid_field";
       req.has_qty = true;
     }
     // What cannot change: passed on to be compared with the order's own terms.

@@ -85,6 +85,23 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   return v;
 }
 
+void LogonGuard::UnknownCompId(const std::string& comp_id, const std::string& peer) {
+  // The CompID is the client's text: shown printable only.
+  std::string shown = comp_id.substr(0, 64);
+  for (char& c : shown) {
+    if (c < 0x20 || c > 0x7E) c = '?';
+  }
+  if (const int64_t wait_ms = peers_.RemainingMs(peer); wait_ms > 0) {
+    backed_off_.fetch_add(1, std::memory_order_relaxed);
+    LogLogon(shown, peer,
+             "for an unknown CompID refused during back-off (" + Seconds(wait_ms) + " left)");
+    return;
+  }
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t next = peers_.Failed(peer);
+  LogLogon(shown, peer, "failed (unknown CompID; back-off " + Seconds(next) + ")");
+}
+
 }  // namespace internal
 }  // namespace gateway
 }  // namespace cfx

@@ -46,6 +46,11 @@ class LogonGuard {
   LogonVerdict Check(const FixSessionSpec& spec, const std::string& peer,
                      const std::string& username, const std::string& password);
 
+  // A Logon for a CompID (or TargetCompID) no session has, from `peer`: a failed Logon
+  // too (SPEC §6), slowed per peer address as a wrong password is (there is no CompID to
+  // key). During the peer's wait it is counted as refused in back-off and waits no longer.
+  void UnknownCompId(const std::string& comp_id, const std::string& peer);
+
   // argon2id verifications run so far (tests: a refusal during back-off runs none).
   uint64_t verifications() const { return verifications_.load(std::memory_order_relaxed); }
   // Logons refused for a wrong password or username, and refused during a back-off.
