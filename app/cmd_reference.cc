@@ -237,6 +237,18 @@ ExitCode RunBuild(const BuildFlags& f) {
                    {"inputs_sha256", r.inputs_sha256.value_or("")},
                    {"by", by}});
   }
+  // A first publication of a measurement is audited as a first fix is: it drives θ, the
+  // price per token and every TSR margin (until 2026-12-06 only its revisions were).
+  for (const reference::OperatorThroughput& row : result->throughput_stored) {
+    audit->Record("reference_throughput_publish",
+                  {{"gpu", row.gpu},
+                   {"operator", row.operator_name},
+                   {"tier", common::TierName(row.tier)},
+                   {"date", common::FormatDate(row.date)},
+                   {"revision", "0"},
+                   {"output_tps_per_gpu", common::FormatMeasure(row.output_tps_per_gpu)},
+                   {"by", by}});
+  }
   for (const reference::ThroughputCorrection& c : result->throughput_revised) {
     const reference::OperatorThroughput& row = c.stored.row;
     audit->Record("reference_throughput_revision",

@@ -499,6 +499,7 @@ absl::StatusOr<BuildResult> Builder::Run() {
     }
     result_.stored = std::move(items_);
     result_.throughput_published = static_cast<int>(new_throughput_.size());
+    result_.throughput_stored = std::move(new_throughput_);
   }
   return std::move(result_);
 }

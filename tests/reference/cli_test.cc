@@ -338,6 +338,11 @@ TEST(ReferenceCliTest, AChangedThroughputMeasurementIsStoredOnlyAsARevision) {
   const std::string dir = testing::TempDir("cli_tput_revision");
   const RunResult first = RunCfx(ExampleArgs() + " --data-dir " + dir);
   ASSERT_EQ(first.exit_code, 0) << first.err;
+  // Each first publication of a measurement is audited, as a first fix is (it was not).
+  EXPECT_THAT(ReadFile(dir + "/audit.log"),
+              HasSubstr("\"kind\":\"reference_throughput_publish\",\"gpu\":\"B200\","
+                        "\"operator\":\"Fjord\",\"tier\":\"GOLD\",\"date\":\"2027-02-15\","
+                        "\"revision\":\"0\",\"output_tps_per_gpu\":\"252\""));
   std::string text = ReadFile(kExample + "/throughput.csv");
   const std::string from = "2027-02-15,Fjord,GOLD,B200,llama-3.3-70b-fp8,8000,1000,252.0";
   ASSERT_NE(text.find(from), std::string::npos);

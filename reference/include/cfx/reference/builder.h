@@ -56,6 +56,7 @@ struct BuildResult {
   int revised = 0;    // new revisions stored
   std::vector<PublishItem> stored;  // what was stored, in order (revision 0: first publication)
   int throughput_published = 0;     // new throughput measurements stored
+  std::vector<OperatorThroughput> throughput_stored;     // those measurements, first published
   std::vector<ThroughputCorrection> throughput_revised;  // stored measurements revised
   std::vector<std::string> warnings;
 };
