@@ -20,6 +20,7 @@
 #include "cfx/audit/audit_log.h"
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
+#include "cfx/security_master/format.h"
 #include "cfx/settlement/batch.h"
 #include "cfx/settlement/ledger.h"
 #include "cfx/settlement/reference_fixes.h"
@@ -161,17 +162,40 @@ ExitCode RunSettle(const SettleFlags& flags) {
   // window and a book that are not final, for good. Refused, nothing written (an audit
   // settled tomorrow's date on a running exchange, 2026-12-06). A stopped exchange's data
   // dir (a replay's, a kept demo's) settles any date, as docs/settlement.md says.
-  if (const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
-      now_us < cfx::common::AtHour(*date, 16) && AnExchangeRunsOn(flags.data_dir)) {
-    const std::string error =
-        absl::StrCat("the close of ", flags.date,
-                     " (16:00Z) has not come, and the exchange running on ", flags.data_dir,
-                     " is still taking that day's inputs: its closing window and its book at "
-                     "the close are not final; settle it after the close");
-    audit_run("failed", error);
-    std::cerr << "cfx settle: " << flags.date << ": " << error << "\ncfx settle: nothing was "
+  // Just after the close, the running exchange may not have recorded it yet: its clock
+  // passes 16:00Z within a second and then writes each contract's closing book, after every
+  // trade before it. Until a listed contract has its close, the trade store may still lack
+  // the last of the day's trades: refused too (retry in a moment).
+  std::string early;
+  if (AnExchangeRunsOn(flags.data_dir)) {
+    const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    if (now_us < cfx::common::AtHour(*date, 16)) {
+      early = absl::StrCat("the close of ", flags.date,
+                           " (16:00Z) has not come, and the exchange running on ", flags.data_dir,
+                           " is still taking that day's inputs: its closing window and its book "
+                           "at the close are not final; settle it after the close");
+    } else if (auto contracts = (*trades)->Contracts(); contracts.ok()) {
+      for (const security_master::Contract& c : *contracts) {
+        if (!c.SettlesOn(*date)) continue;
+        auto close = (*trades)->Close(c.sym, *date);
+        if (close.ok() && !close->has_value()) {
+          early = absl::StrCat("the exchange running on ", flags.data_dir,
+                               " has not recorded the close of ", flags.date,
+                               " yet (no closing "
+                               "book of ",
+                               c.sym,
+                               "): the day's last trades may not be stored "
+                               "yet; retry in a few seconds");
+          break;
+        }
+      }
+    }
+  }
+  if (!early.empty()) {
+    audit_run("failed", early);
+    std::cerr << "cfx settle: " << flags.date << ": " << early << "\ncfx settle: nothing was "
               << "written\n";
     return 1;
   }

@@ -1,7 +1,10 @@
 // `cfx settle` with the span16 margin adapter (SPEC §9 step 4): the margin and call in the
 // statements equal what `cfx margin` computes for the same positions, prices and
 // throughput. Runs the real binaries on a data dir written through the modules' stores.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +15,7 @@
 
 #include "cfx/common/date.h"
 #include "cfx/reference/fix_store.h"
+#include "cfx/security_master/format.h"
 #include "cfx/settlement/trade_store.h"
 #include "cfx/storage/kv_store.h"
 #include "fresh_dir.h"
@@ -126,6 +130,62 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
     EXPECT_EQ(statement["cash"], "0.00") << account;
     EXPECT_EQ(statement["call"], want) << account;  // no collateral, no VM
   }
+}
+
+// While an exchange runs on the data dir (it holds serve.lock: taken here as cfx serve takes
+// it), a day past its close whose closes the exchange has not recorded yet is refused: the
+// trade store may still lack its last trades (the exchange writes each contract's closing
+// book within a second of 16:00Z, after every trade before it). With the close recorded the
+// same run settles. A past date: a future one is refused before (ServeAuditTest).
+TEST(SettleRunningTest, ADayWhoseCloseARunningExchangeHasNotRecordedIsRefused) {
+  const std::string dir = MakeDir("running");
+  const testsupport::RemoveOnExit cleanup(dir);
+  const common::Date date = *common::ParseDate("2026-03-02");
+  const std::string sym = "B200-GOLD-US-202603";
+  auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  {
+    auto txn = (*kv)->BeginWrite();
+    ASSERT_TRUE(txn.ok());
+    security_master::Contract c;
+    c.sym = sym;
+    c.contract = *common::ParseSymbol(sym);
+    c.listing_date = date;
+    c.last_trading_day = *common::ParseDate("2026-03-31");
+    ASSERT_TRUE(
+        (*txn)
+            ->Put(security_master::kContractsTable, sym, security_master::FormatContractJson(c))
+            .ok());
+    const settlement::Trade t = MakeTrade(1, "2026-03-02T15:45:00Z", sym, 5000, 2, "A1", "B1");
+    ASSERT_TRUE((*txn)
+                    ->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
+                          settlement::FormatTradeJson(t))
+                    .ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  const int lock = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  const std::string out = dir + "/out";
+  Result early = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(early.exit_code, 1) << early.output;
+  EXPECT_NE(early.output.find("has not recorded the close of 2026-03-02 yet (no closing book of " +
+                              sym + ")"),
+            std::string::npos)
+      << early.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  {
+    auto txn = (*kv)->BeginWrite();
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE((*txn)
+                    ->Put(settlement::kClosesTable, settlement::CloseKey(sym, date),
+                          settlement::FormatCloseJson(sym, date, {}))
+                    .ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  Result closed = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(closed.exit_code, 0) << closed.output;
+  ::close(lock);
 }
 
 }  // namespace
