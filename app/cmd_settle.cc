@@ -176,7 +176,9 @@ ExitCode RunSettle(const SettleFlags& flags) {
                            " (16:00Z) has not come, and the exchange running on ", flags.data_dir,
                            " is still taking that day's inputs: its closing window and its book "
                            "at the close are not final; settle it after the close");
-    } else if (auto contracts = (*trades)->Contracts(); contracts.ok()) {
+    } else if (auto contracts = (*trades)->Contracts();
+               contracts.ok() && config.calendar.IsBusinessDay(*date)) {
+      // (A day that is no business day has no close: the batch refuses it as such.)
       for (const security_master::Contract& c : *contracts) {
         if (!c.SettlesOn(*date)) continue;
         auto close = (*trades)->Close(c.sym, *date);
