@@ -313,6 +313,38 @@ TEST_F(BatchedFileStoreTest, EntriesPastTheBodysEndAreLeftOut) {
   f.destroy(s);
 }
 
+// Market data (W, X, Y) is not kept for a resend (a resend gap-fills it; a client asks for
+// a new snapshot): a subscriber's stream does not grow the files or their index. Until
+// 2026-12-06 it did, without bound. Other messages are kept as ever.
+TEST_F(BatchedFileStoreTest, MarketDataIsNotKeptForAResend) {
+  BatchedFileStoreFactory f(dir_);
+  FIX::MessageStore* s = f.create(kId);
+  auto typed = [](int seq, const std::string& type) {
+    return "8=FIX.4.4\x01"
+           "9=20\x01"
+           "35=" +
+           type +
+           "\x01"
+           "34=" +
+           std::to_string(seq) +
+           "\x01"
+           "58=x\x01";
+  };
+  const std::string report = typed(1, "8"), snapshot = typed(2, "W"), update = typed(3, "X"),
+                    refused = typed(4, "Y"), wide = typed(5, "WX"), cancel_reject = typed(6, "9");
+  for (const std::string& m : {report, snapshot, update, refused, wide, cancel_reject}) {
+    const size_t at = m.find("34=") + 3;
+    s->set(std::stoi(m.substr(at)), m);
+  }
+  s->setNextSenderMsgSeqNum(7);
+  std::vector<std::string> got;
+  s->get(1, 6, got);
+  EXPECT_EQ(got, (std::vector<std::string>{report, wide, cancel_reject}));
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), 7);  // numbered all the same
+  f.destroy(s);
+  EXPECT_EQ(ReadFile(dir_ + kPrefix + "body"), report + wide + cancel_reject);
+}
+
 // Damaged sequence numbers (a power loss: the files are not synced) are not taken for a new
 // session's: starting again at 1 would send the client numbers it has seen. A store that
 // holds messages its seqnums file lags behind goes on after the last of them.
