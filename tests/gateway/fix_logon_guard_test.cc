@@ -52,6 +52,26 @@ TEST_F(LogonGuardTest, RightPasswordLogsOnAndAWrongOneIsRefused) {
   EXPECT_EQ(guard_->verifications(), 3u);
 }
 
+// A flood of failed Logons writes at most kLogLinesPerSecond lines a second to stderr (an
+// audit's 4,250 a second wrote 435 KB/s, some lines torn by other threads' writes); the
+// first line of the next second says how many were left out. The back-off is unchanged.
+TEST_F(LogonGuardTest, AFloodOfFailedLogonsWritesABoundedLog) {
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 500; ++i) guard_->UnknownCompId("GHOST", "10.1.0." + std::to_string(i));
+  now_ += 1000 * kMs;
+  guard_->UnknownCompId("GHOST", "10.2.0.1");
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  size_t lines = 0;
+  for (char c : log) lines += c == '\n';
+  EXPECT_EQ(lines, static_cast<size_t>(LogonGuard::kLogLinesPerSecond) + 1) << log;
+  EXPECT_EQ(guard_->log_lines_suppressed(), 500u - LogonGuard::kLogLinesPerSecond);
+  EXPECT_NE(log.find("(480 logon lines left out before it)"), std::string::npos) << log;
+  EXPECT_EQ(guard_->failed(), 501u);
+  // Each address backs off all the same (the last one's wait runs now).
+  EXPECT_FALSE(Accepted(alpha_, "10.2.0.1", "alpha-secret"));
+  EXPECT_NE(last_.reason.find("too many failed logons"), std::string::npos) << last_.reason;
+}
+
 TEST_F(LogonGuardTest, UsernameMustMatchWhenConfigured) {
   alpha_.username = "trader1";
   EXPECT_FALSE(guard_->Check(alpha_, "p", "trader2", "alpha-secret").accepted);

@@ -1,7 +1,8 @@
 #include "fix_logon_guard.h"
 
 #include <algorithm>
-#include <iostream>
+#include <chrono>
+#include <cstdio>
 
 #include "cfx/common/credentials.h"
 
@@ -12,19 +13,47 @@ namespace {
 
 constexpr char kInvalid[] = "invalid username or password";
 
-void LogLogon(const std::string& comp_id, const std::string& peer, const std::string& what) {
-  std::cerr << "cfx fix: logon " << what << ": CompID " << comp_id << " from "
-            << (peer.empty() ? "?" : peer) << "\n";
-}
-
 std::string Seconds(int64_t ms) { return std::to_string((ms + 999) / 1000) + " s"; }
 
 }  // namespace
 
 LogonGuard::LogonGuard(const FixGatewayConfig& config, common::FailureBackoff::Clock clock)
-    : comp_ids_(config.logon_backoff, clock),
+    : clock_(clock),
+      comp_ids_(config.logon_backoff, clock),
       peers_(config.logon_backoff, clock),
       max_verifying_(std::max(1, config.max_concurrent_verifications)) {}
+
+int64_t LogonGuard::Now() const {
+  if (clock_) return clock_();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void LogonGuard::Log(const std::string& comp_id, const std::string& peer, const std::string& what) {
+  uint64_t left_out = 0;
+  {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    const int64_t now = Now();
+    if (now - log_window_ns_ >= 1000000000 || now < log_window_ns_) {
+      log_window_ns_ = now;
+      log_lines_ = 0;
+    }
+    if (log_lines_ >= kLogLinesPerSecond) {
+      ++log_suppressed_;
+      log_suppressed_total_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    ++log_lines_;
+    left_out = log_suppressed_;
+    log_suppressed_ = 0;
+  }
+  std::string line = "cfx fix: logon " + what + ": CompID " + comp_id + " from " +
+                     (peer.empty() ? std::string("?") : peer);
+  if (left_out > 0) line += " (" + std::to_string(left_out) + " logon lines left out before it)";
+  line += "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
 
 int64_t LogonGuard::RemainingMs(const std::string& comp_id, const std::string& peer) const {
   return std::max(comp_ids_.RemainingMs(comp_id), peers_.RemainingMs(peer));
@@ -67,7 +96,7 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   }
   if (wait_ms > 0) {
     backed_off_.fetch_add(1, std::memory_order_relaxed);
-    LogLogon(comp_id, peer, "refused during back-off (" + Seconds(wait_ms) + " left)");
+    Log(comp_id, peer, "refused during back-off (" + Seconds(wait_ms) + " left)");
     v.reason = "too many failed logons: retry in " + Seconds(wait_ms);
     return v;
   }
@@ -80,7 +109,7 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   }
   failed_.fetch_add(1, std::memory_order_relaxed);
   const int64_t next = std::max(comp_ids_.Failed(comp_id), peers_.Failed(peer));
-  LogLogon(comp_id, peer, "failed (" + std::string(kInvalid) + "; back-off " + Seconds(next) + ")");
+  Log(comp_id, peer, "failed (" + std::string(kInvalid) + "; back-off " + Seconds(next) + ")");
   v.reason = kInvalid;
   return v;
 }
@@ -93,13 +122,13 @@ void LogonGuard::UnknownCompId(const std::string& comp_id, const std::string& pe
   }
   if (const int64_t wait_ms = peers_.RemainingMs(peer); wait_ms > 0) {
     backed_off_.fetch_add(1, std::memory_order_relaxed);
-    LogLogon(shown, peer,
-             "for an unknown CompID refused during back-off (" + Seconds(wait_ms) + " left)");
+    Log(shown, peer,
+        "for an unknown CompID refused during back-off (" + Seconds(wait_ms) + " left)");
     return;
   }
   failed_.fetch_add(1, std::memory_order_relaxed);
   const int64_t next = peers_.Failed(peer);
-  LogLogon(shown, peer, "failed (unknown CompID; back-off " + Seconds(next) + ")");
+  Log(shown, peer, "failed (unknown CompID; back-off " + Seconds(next) + ")");
 }
 
 }  // namespace internal

@@ -56,14 +56,31 @@ class LogonGuard {
   // Logons refused for a wrong password or username, and refused during a back-off.
   uint64_t failed() const { return failed_.load(std::memory_order_relaxed); }
   uint64_t backed_off() const { return backed_off_.load(std::memory_order_relaxed); }
+  // Log lines not written: at most kLogLinesPerSecond a second reach stderr (the next one
+  // written says how many were left out), so a flood of Logons cannot fill the log's disk;
+  // the audit log has its own bound (docs/audit.md).
+  uint64_t log_lines_suppressed() const {
+    return log_suppressed_total_.load(std::memory_order_relaxed);
+  }
+  static constexpr int kLogLinesPerSecond = 20;
 
  private:
+  // One whole line to stderr (one write: lines of several threads do not interleave), or
+  // none past the rate above.
+  void Log(const std::string& comp_id, const std::string& peer, const std::string& what);
+  int64_t Now() const;
   // The longer of the CompID's and the peer's remaining waits, in ms.
   int64_t RemainingMs(const std::string& comp_id, const std::string& peer) const;
   // A verification slot: AcquireTurn waits until fewer than max_verifying_ are in use.
   void AcquireTurn();
   void ReleaseTurn();
 
+  common::FailureBackoff::Clock clock_;  // null: steady_clock
+  std::mutex log_mu_;
+  int64_t log_window_ns_ = 0;    // under log_mu_: the second the count is of
+  int log_lines_ = 0;            // under log_mu_: lines written in it
+  uint64_t log_suppressed_ = 0;  // under log_mu_: left out since the last line written
+  std::atomic<uint64_t> log_suppressed_total_{0};
   common::FailureBackoff comp_ids_;
   common::FailureBackoff peers_;
   const int max_verifying_;
