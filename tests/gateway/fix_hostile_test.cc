@@ -70,6 +70,30 @@ TEST_F(FixHostileTest, AnUnknownCompIdSlowsItsAddresssNextLogons) {
   ExpectStillServing();
 }
 
+// During a back-off only the wait's first refusal is answered (a Logout from the session,
+// which takes one of its MsgSeqNums and a place in its store); the others are closed without
+// one, so Logons without a password cannot grow a session's store and numbers at will.
+TEST_F(FixHostileTest, OnlyTheFirstLogonRefusedInAWaitIsAnswered) {
+  const auto logon_reply = [this](const std::string& password) {
+    RawSocket s(port_);
+    s.Write(Frame(Logon("ALPHA_T1", 1, "554=" + password + "|")));
+    bool closed = false;
+    std::string reply = s.ReadUntil(kLogout, 2000, &closed);
+    if (!closed) s.Read(500, &closed);
+    EXPECT_TRUE(closed);
+    return reply;
+  };
+  EXPECT_NE(logon_reply("guess").find("invalid username or password"), std::string::npos);
+  EXPECT_NE(logon_reply("alpha-secret").find("too many failed logons"), std::string::npos);
+  for (int i = 0; i < 3; ++i) {
+    const std::string reply = logon_reply("alpha-secret");
+    EXPECT_EQ(reply.find("35=5"), std::string::npos) << i << ": " << reply;
+    EXPECT_EQ(reply.find("35=A"), std::string::npos) << i << ": " << reply;
+  }
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T1"));
+  ExpectStillServing();
+}
+
 TEST_F(FixHostileTest, BadPasswordGetsLogoutText) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T1", 1, "554=guess|")));

@@ -109,6 +109,31 @@ TEST_F(LogonGuardTest, BackOffRefusesWithoutVerifyingThenLetsTheRightPasswordIn)
   EXPECT_TRUE(Accepted(alpha_, "10.0.0.1", "alpha-secret"));
 }
 
+// Only the first refusal of a CompID's wait is answered (a Logout from the session takes one
+// of its MsgSeqNums and a place in its store); the others close without one. The next
+// wait's first refusal is answered again.
+TEST_F(LogonGuardTest, OnlyTheFirstRefusalOfAWaitIsAnswered) {
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "guess"));
+  EXPECT_FALSE(last_.silent);  // a wrong password: answered
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.2", "alpha-secret"));
+  EXPECT_FALSE(last_.silent);  // the wait's first refusal: answered
+  EXPECT_EQ(last_.reason, "too many failed logons: retry in 1 s");
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_FALSE(Accepted(alpha_, "10.0.0.3", "alpha-secret"));
+    EXPECT_TRUE(last_.silent) << i;
+  }
+  EXPECT_EQ(guard_->backed_off(), 6u);
+  now_ += 1000 * kMs;
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "guess"));  // the second failure: 2 s
+  EXPECT_FALSE(last_.silent);
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.2", "alpha-secret"));
+  EXPECT_FALSE(last_.silent);  // a new wait: its first refusal answered
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.2", "alpha-secret"));
+  EXPECT_TRUE(last_.silent);
+  now_ += 2000 * kMs;
+  EXPECT_TRUE(Accepted(alpha_, "10.0.0.2", "alpha-secret"));
+}
+
 TEST_F(LogonGuardTest, BackOffIsPerCompIdAndPerPeer) {
   EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "guess"));
   // The CompID backs off whatever the address...

@@ -121,7 +121,9 @@ class BoundAcceptor : public FIX::Acceptor {
   // resets the session's sequence numbers and empties its store before the application's
   // fromAdmin runs: a refused Logon must change nothing. The hook may keep its decision
   // for that fromAdmin, which follows on the same thread. REQUIRES: set before start().
-  using LogonDecisionHook = std::function<bool(const std::string& logon)>;
+  // kDrop: refused and closed without an answer (nothing reaches the session).
+  enum class LogonAhead { kAccept, kRefuse, kDrop };
+  using LogonDecisionHook = std::function<LogonAhead(const std::string& logon)>;
   void SetLogonDecisionHook(LogonDecisionHook hook) { decide_logon_ = std::move(hook); }
 
   // Called on the connection's thread around QuickFIX's processing of a Logon (the first,

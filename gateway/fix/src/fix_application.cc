@@ -81,11 +81,12 @@ internal::LogonVerdict FixGateway::Impl::DecideLogon(const FixSessionSpec& spec,
   return verdict;
 }
 
-bool FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
+internal::BoundAcceptor::LogonAhead FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
+  using Ahead = internal::BoundAcceptor::LogonAhead;
   decided_logon = DecidedLogon{};
   const std::string comp_id = internal::FieldValue(logon, "49");
   const FixSessionSpec* spec = entitlements_.Session(comp_id);
-  if (!spec) return false;
+  if (!spec) return Ahead::kRefuse;
   // SPEC §6: a Logon dated more than max_latency_secs from the exchange clock is refused.
   // QuickFIX checks it too, but only after it has acted on a ResetSeqNumFlag (sequence
   // numbers reset, the store emptied) and without telling the application: decided here,
@@ -102,14 +103,22 @@ bool FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
     Audit("fix_logon", comp_id, internal::CurrentPeer(), "refused",
           "SendingTime more than " + std::to_string(config_.max_latency_secs) +
               " s from the exchange clock");
-    return false;
+    return Ahead::kRefuse;
   }
   decided_logon.verdict =
       DecideLogon(*spec, internal::FieldValue(logon, "553"), internal::FieldValue(logon, "554"),
                   internal::FieldValue(logon, "108"));
+  if (decided_logon.verdict.silent) {
+    // This wait's refusal was answered already: closed without a Logout, which would take
+    // one of the session's MsgSeqNums and a place in its store (fix_logon_guard.h).
+    Audit("fix_logon", comp_id, internal::CurrentPeer(), "refused",
+          decided_logon.verdict.reason + " (closed without an answer)");
+    decided_logon = DecidedLogon{};
+    return Ahead::kDrop;
+  }
   decided_logon.set = true;
   decided_logon.comp_id = comp_id;
-  return decided_logon.verdict.accepted;
+  return decided_logon.verdict.accepted ? Ahead::kAccept : Ahead::kRefuse;
 }
 
 void FixGateway::Impl::AuditLogonLeftUnanswered(const std::string& session) {

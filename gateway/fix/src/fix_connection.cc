@@ -347,10 +347,13 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
   if (session_ == nullptr && !AttachSession(message)) return false;
   std::string without_reset;
   const std::string* to_session = &message;
-  if (acceptor_.decide_logon_ && !session_->isLoggedOn() && FieldValue(message, "35") == "A" &&
-      !acceptor_.decide_logon_(message)) {
-    without_reset = message;
-    if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
+  if (acceptor_.decide_logon_ && !session_->isLoggedOn() && FieldValue(message, "35") == "A") {
+    const LogonAhead ahead = acceptor_.decide_logon_(message);
+    if (ahead == LogonAhead::kDrop) return false;  // closed: the session sees nothing
+    if (ahead == LogonAhead::kRefuse) {
+      without_reset = message;
+      if (TakeOutResetRequest(&without_reset)) to_session = &without_reset;
+    }
   }
   if (to_session != &message || !session_->isLoggedOn()) {
     return FieldValue(message, "35") == "A" ? NextLogon(*to_session) : Next(*to_session);

@@ -16,6 +16,7 @@
 
 #include "cfx/gateway/fix_gateway.h"
 #include "cfx/gateway/fix_quickfix.h"
+#include "fix_acceptor.h"
 #include "fix_entitlements.h"
 #include "fix_logon_guard.h"
 #include "fix_market_data.h"
@@ -67,7 +68,7 @@ class FixGateway::Impl : public FIX::Application {
                                      const std::string& password, const std::string& heartbeat);
   // BoundAcceptor's LogonDecisionHook: decides a whole Logon before QuickFIX sees it, and
   // keeps the decision for the fromAdmin that follows on this thread.
-  bool DecideLogonAhead(const std::string& logon);
+  internal::BoundAcceptor::LogonAhead DecideLogonAhead(const std::string& logon);
   // After QuickFIX processed a Logon (LogonGate's end, the connection's thread): a Logon it
   // refused itself, before fromAdmin (a repeated or malformed tag), is audited and counted
   // as refused; it sent no Logout, so toAdmin did not.

@@ -96,7 +96,19 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   }
   if (wait_ms > 0) {
     backed_off_.fetch_add(1, std::memory_order_relaxed);
-    Log(comp_id, peer, "refused during back-off (" + Seconds(wait_ms) + " left)");
+    {
+      std::lock_guard<std::mutex> lock(answered_mu_);
+      const int64_t now = Now();
+      int64_t& until = answered_until_[comp_id];
+      if (until > now) {
+        v.silent = true;
+      } else {
+        until = now + wait_ms * 1000000;
+      }
+    }
+    Log(comp_id, peer,
+        "refused during back-off (" + Seconds(wait_ms) + " left" +
+            (v.silent ? "; closed without an answer, this wait's refusal was answered" : "") + ")");
     v.reason = "too many failed logons: retry in " + Seconds(wait_ms);
     return v;
   }
