@@ -10,6 +10,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -72,13 +73,17 @@ ExitCode InAChildProcess(absl::string_view command, const std::string& data_dir,
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  const std::string error = absl::StrCat(
-      "reading ", data_dir, "/journal stopped the process (signal ", sig, ", ",
-      sig == 0                       ? "unknown"
-      : sigabbrev_np(sig) != nullptr ? sigabbrev_np(sig)
-                                     : "?",
-      "): the journal's LMDB file has a damaged page (LMDB's own line above says where). "
-      "Restore the data dir from a replica or a backup");
+  const char* name = sig != 0 && sigabbrev_np(sig) != nullptr ? sigabbrev_np(sig) : "?";
+  // An abort (LMDB's page check) or a fault (a page the map does not hold) is the file's
+  // damage; another signal (an operator's Ctrl-C, the OOM killer) says nothing of the file.
+  const bool damage = sig == SIGABRT || sig == SIGBUS || sig == SIGSEGV;
+  const std::string error =
+      damage ? absl::StrCat("reading ", data_dir, "/journal stopped the process (signal ", sig,
+                            ", ", name,
+                            "): the journal's LMDB file has a damaged page (LMDB's own line "
+                            "above says where). Restore the data dir from a replica or a backup")
+             : absl::StrCat("reading ", data_dir, "/journal was stopped by signal ", sig, " (",
+                            name, ")");
   if (json) {
     std::cout
         << nlohmann::json{{"path", data_dir + "/journal"}, {"ok", false}, {"error", error}}.dump()
