@@ -59,14 +59,7 @@ bool ThisProcessListensOn(int port) {
 
 using std::chrono::milliseconds;
 
-class HttpLimitsTest : public HttpServerTest {
- protected:
-  // Sends `raw` bytes on `c` as they are and reads one response.
-  static absl::StatusOr<HttpClientResponse> SendRawAndRead(HttpClient& c, const std::string& raw) {
-    if (absl::Status s = c.SendRaw(raw); !s.ok()) return s;
-    return c.ReadResponse();
-  }
-};
+class HttpLimitsTest : public HttpServerTest {};
 
 TEST_F(HttpLimitsTest, KeepAliveServesManyRequestsOnOneConnection) {
   StartServer();

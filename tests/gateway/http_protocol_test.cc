@@ -152,8 +152,7 @@ TEST_F(HttpProtocolTest, HostIsRequiredOnceInHttp11AndTheAbsoluteFormIsServed) {
        {"GET /healthz HTTP/1.1\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"}) {
     SCOPED_TRACE(request);
     HttpClient c = ConnectImpatient();
-    ASSERT_TRUE(c.SendRaw(request).ok());
-    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    absl::StatusOr<HttpClientResponse> r = SendRawAndRead(c, request);
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->status, 400) << r->body;
     EXPECT_NE(r->body.find("Host"), std::string::npos) << r->body;
@@ -163,8 +162,7 @@ TEST_F(HttpProtocolTest, HostIsRequiredOnceInHttp11AndTheAbsoluteFormIsServed) {
                               "GET http://127.0.0.1/healthz HTTP/1.1\r\nHost: x\r\n\r\n"}) {
     SCOPED_TRACE(request);
     HttpClient c = ConnectImpatient();
-    ASSERT_TRUE(c.SendRaw(request).ok());
-    absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+    absl::StatusOr<HttpClientResponse> r = SendRawAndRead(c, request);
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->status, 200) << r->body;
   }

@@ -44,6 +44,11 @@ class HttpServerTest : public ::testing::Test {
     if (server_) server_->Stop();
   }
   HttpClient Connect();
+  // Sends `raw` bytes on `c` as they are and reads one response.
+  static absl::StatusOr<HttpClientResponse> SendRawAndRead(HttpClient& c, const std::string& raw) {
+    if (absl::Status s = c.SendRaw(raw); !s.ok()) return s;
+    return c.ReadResponse();
+  }
   // One request on a fresh connection; fails the test on a transport error.
   HttpClientResponse Call(const std::string& method, const std::string& target,
                           const std::string& token, const std::string& body = "");
