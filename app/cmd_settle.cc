@@ -185,11 +185,9 @@ ExitCode RunSettle(const SettleFlags& flags) {
         if (close.ok() && !close->has_value()) {
           early = absl::StrCat("the exchange running on ", flags.data_dir,
                                " has not recorded the close of ", flags.date,
-                               " yet (no closing "
-                               "book of ",
-                               c.sym,
-                               "): the day's last trades may not be stored "
-                               "yet; retry in a few seconds");
+                               " yet (no closing book of ", c.sym,
+                               "): the day's last trades may not be stored yet; retry in a few "
+                               "seconds");
           break;
         }
       }
