@@ -3,64 +3,94 @@
 // the uncross of what STP left crossed.
 #include <algorithm>
 #include <cassert>
+#include <cstddef>
 
 #include "cfx/engine/order_book.h"
 
 namespace cfx::engine {
 
 void OrderBook::RunAuction() {
-  if (best_[0] < 0 || best_[1] < 0) return;
-  // Candidates: every tick between the lowest and the highest resting limit price.
-  int64_t lo = std::min(ScanUp(0, 0), best_[1]);
-  int64_t hi = std::max(best_[0], ScanDown(1, n_ - 1));
-  int64_t span = hi - lo + 1;
-  auction_buy_.assign(span, Qty(0));  // whole quantity (icebergs count hidden) per level
-  auction_sell_.assign(span, Qty(0));
-  for (int s = 0; s < 2; ++s) {
-    std::vector<Qty>& per = s == 0 ? auction_buy_ : auction_sell_;
-    for (int64_t i = lo; i <= hi; ++i) {
-      for (uint32_t o = levels_[s][i].head; o != kNoSlot; o = ctx_->store.at(o).next) {
-        per[i - lo] += ctx_->store.at(o).leaves();
-      }
+  if (best_[0] == kNoPrice || best_[1] == kNoPrice) return;
+  // Every tick between the lowest and the highest resting limit price is a candidate, but
+  // only the prices that hold an order are visited: between two neighbouring ones the buys
+  // at or above and the sells at or below a price do not change, so of such a gap only its
+  // tick nearest the reference (without one, its lowest) can win, and it is checked in its
+  // place in the ascending order. The far levels can be any distance apart (docs/engine.md).
+  auction_buys_.clear();  // whole quantity (icebergs count hidden) per level, best first
+  for (PriceTicks px = best_[0]; px != kNoPrice; px = After(0, px)) {
+    Qty q{0};
+    for (uint32_t o = LevelAt(0, px).head; o != kNoSlot; o = ctx_->store.at(o).next) {
+      q += ctx_->store.at(o).leaves();
+    }
+    auction_buys_.push_back({px, q, Qty(0)});
+  }
+  auction_points_.clear();  // ascending price, buys and sells merged
+  auto buy = auction_buys_.rbegin();
+  for (PriceTicks px = best_[1]; px != kNoPrice; px = After(1, px)) {
+    Qty q{0};
+    for (uint32_t o = LevelAt(1, px).head; o != kNoSlot; o = ctx_->store.at(o).next) {
+      q += ctx_->store.at(o).leaves();
+    }
+    for (; buy != auction_buys_.rend() && buy->px < px; ++buy) auction_points_.push_back(*buy);
+    if (buy != auction_buys_.rend() && buy->px == px) {
+      auction_points_.push_back({px, buy->buy, q});
+      ++buy;
+    } else {
+      auction_points_.push_back({px, Qty(0), q});
     }
   }
+  for (; buy != auction_buys_.rend(); ++buy) auction_points_.push_back(*buy);
   // Cumulate: buys at or above a price, sells at or below it.
-  for (int64_t k = span - 2; k >= 0; --k) auction_buy_[k] += auction_buy_[k + 1];
-  for (int64_t k = 1; k < span; ++k) auction_sell_[k] += auction_sell_[k - 1];
-  int64_t best_k = -1;
+  const size_t m = auction_points_.size();
+  for (size_t j = m - 1; j-- > 0;) auction_points_[j].buy += auction_points_[j + 1].buy;
+  for (size_t j = 1; j < m; ++j) auction_points_[j].sell += auction_points_[j - 1].sell;
+
+  bool found = false;
+  PriceTicks best_px{0};
   Qty best_exec{0}, best_imb{0};
   PriceTicks best_dist{0};
-  for (int64_t k = 0; k < span; ++k) {  // ascending: a full tie keeps the lower price
-    Qty exec = std::min(auction_buy_[k], auction_sell_[k]);
-    if (exec == Qty(0)) continue;
-    Qty imb = auction_buy_[k] > auction_sell_[k] ? auction_buy_[k] - auction_sell_[k]
-                                                 : auction_sell_[k] - auction_buy_[k];
-    PriceTicks px = PriceAt(lo + k);
+  auto consider = [&](PriceTicks px, Qty buys, Qty sells) {
+    Qty exec = std::min(buys, sells);
+    if (exec == Qty(0)) return;
+    Qty imb = buys > sells ? buys - sells : sells - buys;
     PriceTicks dist = !config_.has_ref   ? PriceTicks(0)
                       : px > config_.ref ? px - config_.ref
                                          : config_.ref - px;
-    bool better = best_k < 0 || exec > best_exec ||
+    // Ascending: a full tie keeps the lower price.
+    bool better = !found || exec > best_exec ||
                   (exec == best_exec && (imb < best_imb || (imb == best_imb && dist < best_dist)));
     if (better) {
-      best_k = k;
+      found = true;
+      best_px = px;
       best_exec = exec;
       best_imb = imb;
       best_dist = dist;
     }
+  };
+  for (size_t j = 0; j < m; ++j) {
+    const AuctionPoint& p = auction_points_[j];
+    consider(p.px, p.buy, p.sell);
+    if (j + 1 == m || auction_points_[j + 1].px - p.px < PriceTicks(2)) continue;
+    // The gap (p.px, next.px): buys at or above any of its ticks are those at or above
+    // next.px, sells at or below are those at or below p.px.
+    const PriceTicks first = p.px + PriceTicks(1);
+    const PriceTicks last = auction_points_[j + 1].px - PriceTicks(1);
+    const PriceTicks px = config_.has_ref ? std::clamp(config_.ref, first, last) : first;
+    consider(px, auction_points_[j + 1].buy, p.sell);
   }
-  if (best_k < 0) return;
-  const int64_t idx = lo + best_k;
+  if (!found) return;
   uint32_t survivors[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
   // Greedy pairing: buys price desc then time, sells price asc then time; whole quantities.
-  while (best_[0] >= idx && best_[1] >= 0 && best_[1] <= idx) {
-    PairBest(true, PriceAt(idx), &survivors[0], &survivors[1]);
+  while (best_[0] != kNoPrice && best_[0] >= best_px && best_[1] != kNoPrice &&
+         best_[1] <= best_px) {
+    PairBest(true, best_px, &survivors[0], &survivors[1]);
   }
   // Uncross. The price was found on whole quantities, and STP cancels during the pairing
   // can take away volume it relied on, leaving orders of other firms crossed on the far
   // side of it (a bid at 5.330 over an ask at 5.329 after an open at 5.331). They cannot
   // trade at the auction price, so they trade now as in continuous trading: the
   // later-entered order is the aggressor, at the earlier one's price (docs/engine.md).
-  while (best_[0] >= 0 && best_[1] >= 0 && best_[0] >= best_[1]) {
+  while (best_[0] != kNoPrice && best_[1] != kNoPrice && best_[0] >= best_[1]) {
     PairBest(false, PriceTicks(0), &survivors[2], &survivors[3]);
   }
   // A survivor whose displayed part was consumed refills and goes to the back (as in
@@ -79,8 +109,8 @@ void OrderBook::RunAuction() {
 
 void OrderBook::PairBest(bool at_auction_price, PriceTicks auction_px, uint32_t* last_buy,
                          uint32_t* last_sell) {
-  const uint32_t bs = levels_[0][best_[0]].head;
-  const uint32_t ss = levels_[1][best_[1]].head;
+  const uint32_t bs = LevelAt(0, best_[0]).head;
+  const uint32_t ss = LevelAt(1, best_[1]).head;
   Order& b = ctx_->store.at(bs);
   Order& s = ctx_->store.at(ss);
   // The later-entered order is the aggressor: its STP action decides; in the uncross it
@@ -111,7 +141,7 @@ void OrderBook::PairBest(bool at_auction_price, PriceTicks auction_px, uint32_t*
     Order& o = ctx_->store.at(slot);
     Qty from_shown = std::min(o.shown, q);
     o.shown -= from_shown;
-    levels_[Index(o.side)][IndexOf(o.px)].display_qty -= from_shown;
+    LevelAt(Index(o.side), o.px).display_qty -= from_shown;
     Fill(slot, q, px);
   }
   RecordPrint(px);

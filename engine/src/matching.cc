@@ -79,10 +79,9 @@ void OrderBook::EndOrder(uint32_t slot, CancelReason reason) {
 bool OrderBook::FokFillable(const Order& a, PriceTicks limit) const {
   int opp = Index(Opposite(a.side));
   Qty need = a.leaves(), avail{0};
-  for (int64_t i = best_[opp]; i >= 0; i = opp == 0 ? ScanDown(opp, i - 1) : ScanUp(opp, i + 1)) {
-    PriceTicks px = PriceAt(i);
+  for (PriceTicks px = best_[opp]; px != kNoPrice; px = After(opp, px)) {
     if (a.side == Side::kBuy ? px > limit : px < limit) break;
-    for (uint32_t s = levels_[opp][i].head; s != kNoSlot; s = ctx_->store.at(s).next) {
+    for (uint32_t s = LevelAt(opp, px).head; s != kNoSlot; s = ctx_->store.at(s).next) {
       const Order& r = ctx_->store.at(s);
       if (r.firm == a.firm && r.stp == a.stp) {
         // cancel_resting removes the self order and goes on; the other actions stop here.
@@ -102,11 +101,10 @@ bool OrderBook::Match(uint32_t slot, PriceTicks limit) {
   const bool buy = a.side == Side::kBuy;
   const Aggressor agg = buy ? Aggressor::kBuy : Aggressor::kSell;
   while (a.leaves() > Qty(0)) {
-    int64_t i = best_[opp];
-    if (i < 0) break;
-    PriceTicks px = PriceAt(i);
+    const PriceTicks px = best_[opp];
+    if (px == kNoPrice) break;
     if (buy ? px > limit : px < limit) break;
-    Level& level = levels_[opp][i];
+    Level& level = LevelAt(opp, px);
     uint32_t rs = level.head;
     Order& r = ctx_->store.at(rs);
     if (r.firm == a.firm && r.stp == a.stp) {

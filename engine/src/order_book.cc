@@ -23,15 +23,16 @@ OrderBook::OrderBook(const BookConfig& config, MatchContext* ctx) : config_(conf
 void OrderBook::Reconfigure(const BookConfig& config) {
   config_ = config;
   if (HasBand()) {
-    // The band always fits the grid, so banded prices never need a regrid on the order path.
-    // In 128 bits: a ref above INT64_MAX / 110 overflowed (undefined behaviour).
+    // The window covers the band where the cap allows, so banded prices do not move it on
+    // the order path. In 128 bits: a ref above INT64_MAX / 110 overflowed (undefined
+    // behaviour).
     const __int128 ref = config_.ref.value();
     const __int128 lo128 = (ref * (100 - config_.band_percent) + 99) / 100;
     const __int128 hi128 = ref * (100 + config_.band_percent) / 100;
-    PriceTicks lo(static_cast<int64_t>(std::min<__int128>(lo128, INT64_MAX)));
+    PriceTicks lo(static_cast<int64_t>(std::max<__int128>(lo128, 1)));
     PriceTicks hi(static_cast<int64_t>(std::min<__int128>(hi128, INT64_MAX)));
-    EnsureGrid(std::max(lo, PriceTicks(1)));
-    EnsureGrid(hi);
+    if (hi >= lo) Cover(lo, hi);
+    if (!InWindow(config_.ref)) Cover(config_.ref, config_.ref);  // a band wider than the cap
   }
 }
 
@@ -56,13 +57,6 @@ bool OrderBook::InBand(PriceTicks px) const {
   return p >= r * (100 - config_.band_percent) && p <= r * (100 + config_.band_percent);
 }
 
-bool OrderBook::CanRestAt(PriceTicks px) const {
-  if (px <= PriceTicks(0)) return false;
-  if (n_ == 0) return true;
-  PriceTicks lo = std::min(base_, px), hi = std::max(PriceAt(n_ - 1), px);
-  return static_cast<uint64_t>((hi - lo).value() + 1) <= config_.max_grid_levels;
-}
-
 bool OrderBook::WouldCross(Side side, PriceTicks px) const {
   Side opp = Opposite(side);
   if (!HasBest(opp)) return false;
@@ -82,50 +76,101 @@ bool OrderBook::StopAlreadyMet(Side side, PriceTicks stop) const {
   return side == Side::kBuy ? ref >= stop : ref <= stop;
 }
 
-// --- Grid ------------------------------------------------------------------------------
+// --- Window and far levels -------------------------------------------------------------
+//
+// The window is moved or grown only by Cover: moved (the base alone, O(1)) when none of its
+// levels holds an order, grown (a new array, its levels copied) when the prices asked for
+// and the window's own range fit in max_grid_levels. It never shrinks and never drops a
+// level, so it grows at most log2(cap / kMinGrid) times per book, and a client cannot make
+// it regrid over and over. A price it cannot cover rests in a far level; far levels move
+// into the window when it comes over them, never out.
 
-bool OrderBook::EnsureGrid(PriceTicks px) {
-  if (n_ > 0 && px >= base_ && IndexOf(px) < n_) return true;  // base_ + n_ may not be a price
-  if (!CanRestAt(px)) return false;
-  PriceTicks lo = n_ == 0 ? px : std::min(base_, px);
-  PriceTicks hi = n_ == 0 ? px : std::max(PriceAt(n_ - 1), px);
-  Regrid(lo, hi);
-  return true;
+void OrderBook::Cover(PriceTicks lo, PriceTicks hi) {
+  if (n_ > 0 && InWindow(lo) && InWindow(hi)) return;
+  const bool keep = window_levels_used_ > 0;  // the window's levels must stay in it
+  PriceTicks a = keep ? std::min(lo, base_) : lo;
+  PriceTicks b = keep ? std::max(hi, PriceAt(n_ - 1)) : hi;
+  const uint64_t need = static_cast<uint64_t>((b - a).value()) + 1;
+  const uint64_t cap = std::bit_ceil(std::max<size_t>(config_.max_grid_levels, 1));
+  if (need > cap) return;  // the price rests in a far level
+  uint64_t n = std::max<uint64_t>(
+      {static_cast<uint64_t>(n_), static_cast<uint64_t>(kMinGrid), std::bit_ceil(need * 2)});
+  n = std::max(std::min(n, cap), need);
+  // Centered with slack on both sides, so a drifting market moves it rarely; kept inside
+  // [1, INT64_MAX] ticks (near INT64_MAX the slack above `b` overflowed: undefined
+  // behaviour, found by the sanitizer build).
+  const int64_t slack = static_cast<int64_t>(n - need) / 2;
+  PriceTicks base = a.value() - 1 < slack ? PriceTicks(1) : a - PriceTicks(slack);
+  const int64_t last_base = INT64_MAX - static_cast<int64_t>(n - 1);
+  if (base.value() > last_base) base = PriceTicks(last_base);
+  MoveWindow(base, static_cast<int64_t>(n));
 }
 
-void OrderBook::Regrid(PriceTicks lo, PriceTicks hi) {
-  // Re-center with slack on both sides so a drifting unbanded market regrids rarely.
-  int64_t need = (hi - lo).value() + 1;
-  int64_t n = std::max<int64_t>(kMinGrid, static_cast<int64_t>(std::bit_ceil(
-                                              static_cast<uint64_t>(need) * 2)));
-  n = std::min<int64_t>(n, static_cast<int64_t>(std::bit_ceil(config_.max_grid_levels)));
-  if (n < need) n = need;
-  PriceTicks base = std::max(PriceTicks(1), lo - PriceTicks((n - need) / 2));
-  if (base < hi - PriceTicks(n - 1)) base = hi - PriceTicks(n - 1);
-  // The grid's last level stays a price a tick count holds (near INT64_MAX ticks the slack
-  // above `hi` overflowed: undefined behaviour, found by the sanitizer build).
-  if (base > PriceTicks(INT64_MAX - (n - 1))) base = PriceTicks(INT64_MAX - (n - 1));
-  int64_t shift = (base_ - base).value();  // old index i -> new index i + shift
+void OrderBook::MoveWindow(PriceTicks base, int64_t n) {
+  const int64_t shift = (base_ - base).value();  // old index i -> new index i + shift
   for (int s = 0; s < 2; ++s) {
+    if (n == n_ && window_levels_used_ == 0) break;  // empty and as large: only the base moves
     std::vector<Level> levels(n);
     std::vector<uint64_t> bits((n + 63) / 64, 0);
-    for (int64_t i = 0; i < n_; ++i) {
-      if (levels_[s][i].count == 0) continue;
-      int64_t j = i + shift;
-      assert(j >= 0 && j < n);
+    for (int64_t i = ScanUp(s, 0); i >= 0; i = ScanUp(s, i + 1)) {
+      const int64_t j = i + shift;
+      assert(j >= 0 && j < n && "a grown window holds the old one's levels");
       levels[j] = levels_[s][i];
       bits[j >> 6] |= uint64_t{1} << (j & 63);
     }
     levels_[s] = std::move(levels);
     bits_[s] = std::move(bits);
-    if (best_[s] >= 0) best_[s] += shift;
   }
   base_ = base;
   n_ = n;
+  // Far levels the window now covers move in (each at most once: none moves out).
+  const PriceTicks last = PriceAt(n_ - 1);
+  for (int s = 0; s < 2; ++s) {
+    auto it = far_[s].lower_bound(base_.value());
+    while (it != far_[s].end() && it->first <= last.value()) {
+      const int64_t i = IndexOf(PriceTicks(it->first));
+      levels_[s][i] = it->second;
+      bits_[s][i >> 6] |= uint64_t{1} << (i & 63);
+      ++window_levels_used_;
+      it = far_[s].erase(it);
+    }
+  }
+}
+
+PriceTicks OrderBook::BestFrom(int side, PriceTicks from) const {
+  PriceTicks r = kNoPrice;
+  if (side == 0) {  // buys: the highest ≤ from
+    if (n_ > 0 && from >= base_) {
+      const int64_t i = ScanDown(0, std::min(IndexOf(from), n_ - 1));
+      if (i >= 0) r = PriceAt(i);
+    }
+    if (!far_[0].empty()) {
+      auto it = far_[0].upper_bound(from.value());
+      if (it != far_[0].begin() && std::prev(it)->first > r.value())
+        r = PriceTicks(std::prev(it)->first);
+    }
+  } else {  // sells: the lowest ≥ from
+    if (n_ > 0 && from <= PriceAt(n_ - 1)) {
+      const int64_t i = ScanUp(1, std::max<int64_t>(IndexOf(from), 0));
+      if (i >= 0) r = PriceAt(i);
+    }
+    if (!far_[1].empty()) {
+      auto it = far_[1].lower_bound(from.value());
+      if (it != far_[1].end() && (r == kNoPrice || it->first < r.value()))
+        r = PriceTicks(it->first);
+    }
+  }
+  return r;
+}
+
+PriceTicks OrderBook::After(int side, PriceTicks px) const {
+  if (side == 0) return BestFrom(0, px - PriceTicks(1));  // px ≥ 1 tick: no overflow
+  if (px.value() == INT64_MAX) return kNoPrice;
+  return BestFrom(1, px + PriceTicks(1));
 }
 
 int64_t OrderBook::ScanDown(int side, int64_t from) const {
-  if (from < 0) return -1;
+  if (from < 0 || n_ == 0) return -1;
   const std::vector<uint64_t>& bits = bits_[side];
   int64_t w = from >> 6;
   uint64_t word = bits[w] & (~uint64_t{0} >> (63 - (from & 63)));
@@ -151,17 +196,21 @@ int64_t OrderBook::ScanUp(int side, int64_t from) const {
 
 void OrderBook::Append(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
-  int s = Index(o.side);
-  int64_t i = IndexOf(o.px);
-  Level& level = levels_[s][i];
+  const int s = Index(o.side);
+  const PriceTicks px = o.px;
+  Level& level = LevelAt(s, px);
   o.prev = level.tail;
   o.next = kNoSlot;
   if (level.tail != kNoSlot) {
     ctx_->store.at(level.tail).next = slot;
   } else {
     level.head = slot;
-    bits_[s][i >> 6] |= uint64_t{1} << (i & 63);
-    if (best_[s] < 0 || (s == 0 ? i > best_[s] : i < best_[s])) best_[s] = i;
+    if (InWindow(px)) {
+      const int64_t i = IndexOf(px);
+      bits_[s][i >> 6] |= uint64_t{1} << (i & 63);
+      ++window_levels_used_;
+    }
+    if (best_[s] == kNoPrice || (s == 0 ? px > best_[s] : px < best_[s])) best_[s] = px;
   }
   level.tail = slot;
   ++level.count;
@@ -173,13 +222,10 @@ void OrderBook::Append(uint32_t slot) {
 void OrderBook::RestoreOrder(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   if (o.is_stop_pending()) {
-    ReserveStopLimitPrice(o);
     AddStop(slot);
     return;
   }
-  bool ok = EnsureGrid(o.px);
-  assert(ok && "a snapshot holds only representable prices");
-  (void)ok;
+  Cover(o.px, o.px);
   Append(slot);
 }
 
@@ -191,22 +237,10 @@ void OrderBook::RestoreMarks(TradingState state, bool has_last, PriceTicks last,
   ever_accepted_ = ever_accepted;
 }
 
-// A pending stop_limit will rest at its limit price when it triggers: the grid covers that
-// price from entry on, so that no order entered meanwhile can grow the grid (of a product
-// without band) to where that price no longer fits (the trigger then found no room: an
-// assert, the process gone). Validation checked CanRestAt(px), so this succeeds.
-void OrderBook::ReserveStopLimitPrice(const Order& o) {
-  if (o.type != OrderType::kStopLimit) return;
-  bool ok = EnsureGrid(o.px);
-  assert(ok && "validation guarantees a representable price");
-  (void)ok;
-}
-
 void OrderBook::Rest(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
-  bool ok = EnsureGrid(o.px);
-  assert(ok && "validation guarantees a representable price");
-  (void)ok;
+  assert(CanRestAt(o.px) && "validation refuses a price below one tick");
+  Cover(o.px, o.px);
   o.priority_seq = ctx_->next_priority++;
   o.shown = o.display > Qty(0) ? std::min(o.display, o.leaves()) : o.leaves();
   o.status = o.cum > Qty(0) ? OrderStatus::kPartiallyFilled : OrderStatus::kNew;
@@ -216,9 +250,9 @@ void OrderBook::Rest(uint32_t slot) {
 void OrderBook::Unlink(uint32_t slot) {
   Order& o = ctx_->store.at(slot);
   assert(o.in_level);
-  int s = Index(o.side);
-  int64_t i = IndexOf(o.px);
-  Level& level = levels_[s][i];
+  const int s = Index(o.side);
+  const PriceTicks px = o.px;
+  Level& level = LevelAt(s, px);
   OrderStore& st = ctx_->store;
   if (o.prev != kNoSlot) st.at(o.prev).next = o.next; else level.head = o.next;
   if (o.next != kNoSlot) st.at(o.next).prev = o.prev; else level.tail = o.prev;
@@ -228,8 +262,15 @@ void OrderBook::Unlink(uint32_t slot) {
   o.in_level = false;
   --resting_;
   if (level.count == 0) {
-    bits_[s][i >> 6] &= ~(uint64_t{1} << (i & 63));
-    if (best_[s] == i) best_[s] = s == 0 ? ScanDown(s, i - 1) : ScanUp(s, i + 1);
+    assert(level.display_qty == Qty(0) && level.head == kNoSlot);  // a window level is reused
+    if (InWindow(px)) {
+      const int64_t i = IndexOf(px);
+      bits_[s][i >> 6] &= ~(uint64_t{1} << (i & 63));
+      --window_levels_used_;
+    } else {
+      far_[s].erase(px.value());  // `level` is gone from here on
+    }
+    if (best_[s] == px) best_[s] = After(s, px);
   }
 }
 
@@ -240,7 +281,6 @@ void OrderBook::Submit(uint32_t slot) {
   if (o.type == OrderType::kStop || o.type == OrderType::kStopLimit) {
     o.status = OrderStatus::kPendingStop;
     o.priority_seq = ctx_->next_priority++;  // its submission time among triggered stops
-    ReserveStopLimitPrice(o);
     AddStop(slot);
     return;
   }
@@ -278,10 +318,7 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
     // As in the book (§4: a price change or a quantity increase loses time priority): a
     // pending stop so replaced counts as submitted now among the stops one print triggers.
     const bool loses = (o.type == OrderType::kStopLimit && new_px != o.px) || new_qty > o.qty;
-    if (o.type == OrderType::kStopLimit) {
-      o.px = new_px;
-      ReserveStopLimitPrice(o);  // ValidateReplace checked CanRestAt(new_px)
-    }
+    if (o.type == OrderType::kStopLimit) o.px = new_px;
     o.qty = new_qty;
     if (loses) {
       o.priority_seq = ctx_->next_priority++;
@@ -293,7 +330,7 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
   }
   bool loses = new_px != o.px || new_qty > o.qty;
   if (!loses) {
-    Level& level = levels_[Index(o.side)][IndexOf(o.px)];
+    Level& level = LevelAt(Index(o.side), o.px);
     o.qty = new_qty;
     Qty shown = std::min(o.shown, o.leaves());
     level.display_qty -= o.shown - shown;
@@ -319,8 +356,9 @@ void OrderBook::Replace(uint32_t slot, const ClientId& new_cl, PriceTicks new_px
 void OrderBook::Depth(Side side, std::vector<LevelView>* out) const {
   out->clear();
   int s = Index(side);
-  for (int64_t i = best_[s]; i >= 0; i = (s == 0) ? ScanDown(s, i - 1) : ScanUp(s, i + 1)) {
-    out->push_back(LevelView{PriceAt(i), levels_[s][i].display_qty, levels_[s][i].count});
+  for (PriceTicks px = best_[s]; px != kNoPrice; px = After(s, px)) {
+    const Level& level = LevelAt(s, px);
+    out->push_back(LevelView{px, level.display_qty, level.count});
   }
 }
 

@@ -83,18 +83,20 @@ TEST(OrderBookTest, MarketProtectionAtTheLargestPriceStillTrades) {
 }
 
 // A band around the largest ref a tick count holds: its bounds are computed in 128 bits
-// (ref × 110 overflowed: undefined behaviour, caught by the sanitizer build). Such a band
-// is wider than the grid's 2^20 ticks, so its far prices are refused (docs/engine.md).
+// (ref × 110 overflowed: undefined behaviour, caught by the sanitizer build). The band is
+// far wider than the dense window; its prices rest all the same (far levels, docs/engine.md).
+// Until 2026-12-06 the window's cap acted as a band of its own and refused b1.
 TEST(OrderBookTest, ABandAroundTheLargestRefDoesNotOverflow) {
   auto out =
       RunNoSeq({R"({"op":"product","sym":"B200-GOLD-US-202703","ref":"9223372036854775.807"})",
                 Limit("b1", "A1", "buy", "9223372036854775.807", 1),
-                Limit("b2", "A1", "buy", "8301034833169298.227", 1)});
-  // The band's low end is in the grid, the ref 0.1 x ref away is not.
+                Limit("b2", "A1", "buy", "8301034833169298.227", 1),
+                Limit("b3", "A1", "buy", "8301034833169298.226", 1)});
   EXPECT_THAT(
       Grep(out, "rejected"),
-      ElementsAre(R"({"ev":"rejected","cl":"b1","acct":"A1","reason":"price_outside_band"})"));
-  EXPECT_EQ(out.back(), BookLine(R"([["8301034833169298.227",1,1]])", "[]"));
+      ElementsAre(R"({"ev":"rejected","cl":"b3","acct":"A1","reason":"price_outside_band"})"));
+  EXPECT_EQ(out.back(),
+            BookLine(R"([["9223372036854775.807",1,1],["8301034833169298.227",1,1]])", "[]"));
 }
 
 TEST(OrderBookTest, PostOnlyThatWouldCrossIsRejected) {

@@ -8,6 +8,7 @@
 // `cfx replay --input`.
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "cfx/engine/engine.h"
 #include "cfx/engine/replay.h"
@@ -95,18 +96,43 @@ struct Outcome {
   ReferenceBook::Stats stats;
 };
 
+// How the engine runs a stream: `window` caps its dense price window (the model has none),
+// so a small one puts most prices in far levels and moves the window all the time; with
+// `restore_half_way` the engine is snapshotted after half the stream and the rest runs on
+// an engine restored from it (whose window sits where its orders put it).
+struct Variant {
+  bool has_ref = true;
+  bool ids_per_day = false;
+  size_t window = size_t{1} << 20;
+  bool restore_half_way = false;
+};
+
 // Runs `cmds` through both after listing the contract; compares after every command.
-Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds, bool ids_per_day = false) {
+Outcome RunBoth(const Variant& v, const std::vector<Command>& cmds) {
+  const bool has_ref = v.has_ref;
   EngineConfig config;
-  config.client_ids_per_day = ids_per_day;
-  Engine engine(config);
+  config.client_ids_per_day = v.ids_per_day;
+  config.max_grid_levels = v.window;
+  auto engine_ptr = std::make_unique<Engine>(config);
   Normalise events;
-  engine.set_listener(&events);
-  engine.Process(Product(has_ref));
+  engine_ptr->set_listener(&events);
+  engine_ptr->Process(Product(has_ref));
   ReferenceBook ref("S", has_ref, 5000, 1000);
-  ref.set_ids_per_day(ids_per_day);
+  ref.set_ids_per_day(v.ids_per_day);
   Outcome r;
   for (size_t i = 0; i < cmds.size(); ++i) {
+    if (v.restore_half_way && i == cmds.size() / 2) {
+      auto restored = std::make_unique<Engine>(config);
+      absl::Status st = restored->Restore(engine_ptr->Snapshot());
+      if (!st.ok() || restored->StateHash() != engine_ptr->StateHash()) {
+        r.diverged_at = static_cast<int>(i);
+        r.what = "restore: " + st.ToString() + "\n";
+        return r;
+      }
+      restored->set_listener(&events);
+      engine_ptr = std::move(restored);
+    }
+    Engine& engine = *engine_ptr;
     size_t before = events.out.size(), ref_before = ref.out().size();
     const TradingState state_before = engine.book(0).state();
     engine.Process(cmds[i]);
@@ -151,14 +177,13 @@ Outcome RunBoth(bool has_ref, const std::vector<Command>& cmds, bool ids_per_day
 }
 
 // Removes commands (halving chunks, then one by one) while the streams still diverge.
-std::vector<Command> Shrink(bool has_ref, std::vector<Command> cmds, int diverged_at,
-                            bool ids_per_day) {
+std::vector<Command> Shrink(const Variant& v, std::vector<Command> cmds, int diverged_at) {
   cmds.resize(diverged_at + 1);
   for (size_t chunk = cmds.size() / 2; chunk > 0; chunk /= 2) {
     for (size_t start = 0; start < cmds.size();) {
       std::vector<Command> cand(cmds.begin(), cmds.begin() + start);
       cand.insert(cand.end(), cmds.begin() + std::min(cmds.size(), start + chunk), cmds.end());
-      Outcome o = RunBoth(has_ref, cand, ids_per_day);
+      Outcome o = RunBoth(v, cand);
       if (o.diverged_at >= 0) {
         cand.resize(o.diverged_at + 1);
         cmds = std::move(cand);
@@ -194,17 +219,19 @@ void Add(ReferenceBook::Stats& sum, const ReferenceBook::Stats& s) {
 }
 
 // Runs one stream through both; on a divergence fails with a shrunk replay input.
-void RunDifferential(uint64_t seed, int n, bool sessions, bool has_ref, ReferenceBook::Stats* sum) {
+void RunDifferential(uint64_t seed, int n, bool sessions, Variant v, ReferenceBook::Stats* sum) {
   std::vector<Command> cmds = RandomStream(seed, n, sessions);
-  const bool ids_per_day = seed % 2 == 1;  // both id rules (serve's and replay's)
-  Outcome o = RunBoth(has_ref, cmds, ids_per_day);
+  v.ids_per_day = seed % 2 == 1;  // both id rules (serve's and replay's)
+  Outcome o = RunBoth(v, cmds);
   if (o.diverged_at >= 0) {
-    std::vector<Command> small = Shrink(has_ref, cmds, o.diverged_at, ids_per_day);
-    Outcome s = RunBoth(has_ref, small, ids_per_day);
-    std::string lines = ToReplayLine(Product(has_ref)) + "\n";
+    std::vector<Command> small = Shrink(v, cmds, o.diverged_at);
+    Outcome s = RunBoth(v, small);
+    std::string lines = ToReplayLine(Product(v.has_ref)) + "\n";
     for (const Command& c : small) lines += ToReplayLine(c) + "\n";
-    FAIL() << "seed " << seed << " command " << o.diverged_at << ": " << o.what << "\nshrunk to "
-           << small.size() + 1 << " lines, differing at the last: " << s.what << "replay input:\n"
+    FAIL() << "seed " << seed << " (window " << v.window << " levels"
+           << (v.restore_half_way ? ", restored half way" : "") << ") command " << o.diverged_at
+           << ": " << o.what << "\nshrunk to " << small.size() + 1
+           << " lines, differing at the last: " << s.what << "replay input:\n"
            << lines;
   }
   Add(*sum, o.stats);
@@ -216,16 +243,8 @@ uint64_t Seeds(uint64_t fallback) {
   return env != nullptr ? std::strtoull(env, nullptr, 10) : fallback;
 }
 
-TEST(DifferentialTest, RandomStreamsAgreeWithReferenceBook) {
-  ReferenceBook::Stats sum;
-  const uint64_t seeds = Seeds(100);
-  for (uint64_t seed = 1; seed <= seeds; ++seed) {
-    // One open contract all along, ref 5.000.
-    RunDifferential(seed, 3000, /*sessions=*/false, /*has_ref=*/true, &sum);
-    // State changes, auctions, time and close; every fourth contract has no band reference.
-    RunDifferential(1'000'000 + seed, 4000, /*sessions=*/true, seed % 4 != 0, &sum);
-    if (HasFatalFailure()) return;
-  }
+// Prints what the streams reached; they must reach every path the test exists for.
+void Report(const ReferenceBook::Stats& sum) {
   std::printf(
       "differential: auctions %d (with trades %d, trades %d, stp cancels %d, triggers %d, "
       "iceberg refills %d, uncross trades %d; decided by imbalance %d, ref %d, lower price %d); "
@@ -238,7 +257,6 @@ TEST(DifferentialTest, RandomStreamsAgreeWithReferenceBook) {
       sum.gtd_invalid, sum.closes, sum.day_expired, sum.state_rejects, sum.pre_open_rejects,
       sum.cancel_state_rejects, sum.replace_state_rejects, sum.pre_open_accepts,
       sum.unknown_symbol);
-  // The streams must reach every path this test exists for.
   EXPECT_GT(sum.auctions_with_trades, 100);
   EXPECT_GT(sum.auction_stp_cancels, 0);
   EXPECT_GT(sum.auction_triggers, 0);
@@ -255,6 +273,41 @@ TEST(DifferentialTest, RandomStreamsAgreeWithReferenceBook) {
   EXPECT_GT(sum.cancel_state_rejects, 0);
   EXPECT_GT(sum.replace_state_rejects, 0);
   EXPECT_GT(sum.unknown_symbol, 0);
+}
+
+TEST(DifferentialTest, RandomStreamsAgreeWithReferenceBook) {
+  ReferenceBook::Stats sum;
+  const uint64_t seeds = Seeds(100);
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    // One open contract all along, ref 5.000.
+    RunDifferential(seed, 3000, /*sessions=*/false, {.has_ref = true}, &sum);
+    // State changes, auctions, time and close; every fourth contract has no band reference.
+    RunDifferential(1'000'000 + seed, 4000, /*sessions=*/true, {.has_ref = seed % 4 != 0}, &sum);
+    if (HasFatalFailure()) return;
+  }
+  Report(sum);
+}
+
+// SPEC §4.1: any price of at least one tick can rest; the engine keeps a dense window of
+// levels and the prices outside it in far levels (docs/engine.md). A window of 8 to 64
+// levels around random prices 5.000 ± 0.600 puts many orders in far levels, moves the window
+// over them as it empties and grows it, and runs auctions across both: the model, which has
+// no window, must not see a difference. Every third stream is snapshotted half way and goes
+// on in a restored engine, whose window is placed anew.
+TEST(DifferentialTest, FarPricesAgreeWithReferenceBook) {
+  ReferenceBook::Stats sum;
+  const uint64_t seeds = Seeds(100) / 2;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    const size_t window = size_t{8} << (seed % 4);
+    const bool restore = seed % 3 == 0;
+    RunDifferential(2'000'000 + seed, 3000, /*sessions=*/false,
+                    {.has_ref = true, .window = window, .restore_half_way = restore}, &sum);
+    RunDifferential(3'000'000 + seed, 4000, /*sessions=*/true,
+                    {.has_ref = seed % 4 != 0, .window = window, .restore_half_way = restore},
+                    &sum);
+    if (HasFatalFailure()) return;
+  }
+  Report(sum);
 }
 
 TEST(DifferentialTest, SameCommandsGiveSameStateHash) {

@@ -93,19 +93,21 @@ TEST(StopTest, ATriggeredStopLimitQueuesBehindOrdersAlreadyAtItsPrice) {
   EXPECT_EQ(out.back(), BookLine(R"([["4.990",1,1]])", "[]"));
 }
 
-// A product without band: the tick grid is capped (2^20 ticks), and a pending stop_limit's
-// price keeps its place in it from entry. Before, an order entered later could grow the grid
-// away from that price, and the trigger found no room: an assert, the process gone.
+// A product without band: a pending stop_limit's price far from the orders entered after it
+// still rests when the stop triggers. Until 2026-12-04 an order entered later could move the
+// dense window away from that price, and the trigger found no room: an assert, the process
+// gone; until 2026-12-06 the window's cap refused 2000.000 as `price_outside_band`. Now
+// every price rests, in the window or in a far level (docs/engine.md).
 TEST(StopTest, AStopLimitFarFromLaterOrdersStillRestsWhenTriggered) {
   auto out =
       RunNoSeq({ProductLine(""), Limit("a", "A1", "buy", "1000.000", 1),
                 Order("s", "A1", "buy", "stop_limit", 1, R"(,"stop":"1.000","px":"1.000")"),
                 Limit("b", "B1", "sell", "2000.000", 1), Limit("c", "B1", "sell", "1000.000", 1)});
-  // 2000.000 would stretch the grid past its cap with 1.000 in it: refused, as any price
-  // that cannot rest; the trade at 1000.000 triggers the stop, which rests at 1.000.
-  EXPECT_THAT(Grep(out, "\"rejected\""), ElementsAre(HasSubstr("price_outside_band")));
+  // The trade at 1000.000 triggers the stop, which rests at 1.000, 1,999,000 ticks below
+  // the ask: wider than the window's cap of 2^20 levels.
+  EXPECT_THAT(Grep(out, "\"rejected\""), ElementsAre());
   EXPECT_EQ(Grep(out, "triggered").size(), 1u);
-  EXPECT_EQ(out.back(), BookLine(R"([["1.000",1,1]])", "[]"));
+  EXPECT_EQ(out.back(), BookLine(R"([["1.000",1,1]])", R"([["2000.000",1,1]])"));
 }
 
 TEST(StopTest, CascadeTriggersFurtherStops) {

@@ -51,6 +51,8 @@ struct EngineConfig {
   // their name tables grow: sized at start, the first order of each account inserts into a
   // table already in memory instead of rehashing a growing one.
   size_t account_capacity = 64;
+  // Caps each book's dense window of price levels (docs/engine.md); prices outside it rest
+  // in far levels. A memory bound, not a band.
   size_t max_grid_levels = size_t{1} << 20;
   // false (SPEC §4.2, `cfx replay`): a client id stays taken for the whole run. true (`cfx
   // serve`): for the UTC date; at the first time input of a new date the ids of ended orders

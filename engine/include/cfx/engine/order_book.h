@@ -1,8 +1,10 @@
 // One contract's order book and its matching rules (SPEC §4, §4.2).
 //
-// Layout, chosen for speed (docs/engine.md): per side a dense array of price levels indexed
-// by tick offset from `base_`, a bitmap of non-empty levels for best-price search, and an
-// intrusive FIFO of pool slots per level. Orders live in the shared OrderStore.
+// Layout, chosen for speed (docs/engine.md): per side a dense window of price levels indexed
+// by tick offset from `base_`, a bitmap of its non-empty levels for best-price search, an
+// ordered map of the levels at prices outside the window (any price of at least one tick can
+// rest: there is no hidden band), and an intrusive FIFO of pool slots per level. Orders live
+// in the shared OrderStore.
 //
 // The book does no input validation: the Engine validates a command (reject precedence,
 // band, ticks, ids) and hands the book an accepted order. The book emits events into the
@@ -11,6 +13,7 @@
 #ifndef CFX_ENGINE_ORDER_BOOK_H_
 #define CFX_ENGINE_ORDER_BOOK_H_
 
+#include <map>
 #include <type_traits>
 #include <vector>
 
@@ -47,7 +50,9 @@ struct BookConfig {
   int64_t band_percent = 10;  // 0: no band
   Qty max_order_qty{1000};
   PriceTicks protection_ticks{50};
-  size_t max_grid_levels = size_t{1} << 20;  // caps the tick grid of a product without band
+  // Caps the dense window (memory: 16 bytes a level a side); prices outside it rest in the
+  // far levels. Not a band.
+  size_t max_grid_levels = size_t{1} << 20;
 };
 
 struct LevelView {
@@ -74,16 +79,20 @@ class OrderBook {
   // --- Queries used by validation --------------------------------------------------------
   bool HasBand() const { return config_.has_ref && config_.band_percent > 0; }
   bool InBand(PriceTicks px) const;
-  // False when a resting order at `px` would need a grid wider than max_grid_levels.
-  bool CanRestAt(PriceTicks px) const;
+  // True when an order can rest at `px`: any price of at least one tick.
+  bool CanRestAt(PriceTicks px) const { return px > kNoPrice; }
   // True when a buy (sell) at `px` would meet the best opposite price.
   bool WouldCross(Side side, PriceTicks px) const;
   // True when the stop condition is already met (last trade, else band reference).
   bool StopAlreadyMet(Side side, PriceTicks stop) const;
   bool has_last_trade() const { return has_last_; }
   PriceTicks last_trade() const { return last_trade_; }
-  bool HasBest(Side side) const { return best_[Index(side)] >= 0; }
-  PriceTicks BestPrice(Side side) const { return PriceAt(best_[Index(side)]); }
+  bool HasBest(Side side) const { return best_[Index(side)] != kNoPrice; }
+  PriceTicks BestPrice(Side side) const { return best_[Index(side)]; }
+  // The dense window's price range (tests and docs/engine.md's bounds): `n` levels from `base`.
+  PriceTicks window_base() const { return base_; }
+  int64_t window_levels() const { return n_; }
+  size_t far_level_count() const { return far_[0].size() + far_[1].size(); }
 
   // --- Order flow (REQUIRES: the order was validated and `accepted` emitted) -------------
   // Enters an accepted order: pending stop, resting (pre_open), or aggressor (open).
@@ -121,20 +130,41 @@ class OrderBook {
     uint32_t count = 0;
     uint32_t head = kNoSlot, tail = kNoSlot;
   };
+  // Resting prices are at least one tick, so 0 ticks marks "no level".
+  static constexpr PriceTicks kNoPrice{0};
   static int Index(Side s) { return s == Side::kBuy ? 0 : 1; }
-  // Grid coordinates: level i of a side holds the price base_ + i ticks.
+  // Window coordinates: level i of a side holds the price base_ + i ticks. Both are at
+  // least one tick, so the difference never overflows.
   int64_t IndexOf(PriceTicks px) const { return (px - base_).value(); }
   PriceTicks PriceAt(int64_t i) const { return base_ + PriceTicks(i); }
+  bool InWindow(PriceTicks px) const {
+    return static_cast<uint64_t>(IndexOf(px)) < static_cast<uint64_t>(n_);
+  }
+  // The level at `px`: in the window, or a far level (created by the non-const one, for
+  // Append; the const one requires a non-empty level).
+  Level& LevelAt(int side, PriceTicks px) {
+    if (InWindow(px)) [[likely]]
+      return levels_[side][IndexOf(px)];
+    return far_[side][px.value()];
+  }
+  const Level& LevelAt(int side, PriceTicks px) const {
+    if (InWindow(px)) [[likely]]
+      return levels_[side][IndexOf(px)];
+    return far_[side].find(px.value())->second;
+  }
+  // The best non-empty price of a side no better than `from` (buys: the highest ≤ from;
+  // sells: the lowest ≥ from), else kNoPrice; and the next one after `px`.
+  PriceTicks BestFrom(int side, PriceTicks from) const;
+  PriceTicks After(int side, PriceTicks px) const;
 
-  // Grid and levels (order_book.cc).
-  bool EnsureGrid(PriceTicks px);
-  void ReserveStopLimitPrice(const Order& o);  // the grid covers a pending stop_limit's px
-  void Regrid(PriceTicks lo, PriceTicks hi);
+  // Window and levels (order_book.cc).
+  void Cover(PriceTicks lo, PriceTicks hi);  // moves or grows the window over [lo, hi] if it can
+  void MoveWindow(PriceTicks base, int64_t n);
   void Rest(uint32_t slot);    // appends at the back with fresh priority and full slice
   void Unlink(uint32_t slot);  // removes from its level, keeps best prices right
   void Append(uint32_t slot);  // links at the back of its level (shown already set)
-  int64_t ScanDown(int side, int64_t from) const;  // highest non-empty ≤ from, else -1
-  int64_t ScanUp(int side, int64_t from) const;    // lowest non-empty ≥ from, else -1
+  int64_t ScanDown(int side, int64_t from) const;  // window: highest non-empty ≤ from, else -1
+  int64_t ScanUp(int side, int64_t from) const;    // window: lowest non-empty ≥ from, else -1
 
   // Matching (matching.cc).
   void Execute(uint32_t slot);
@@ -167,7 +197,11 @@ class OrderBook {
   int64_t n_ = 0;       // levels per side
   std::vector<Level> levels_[2];
   std::vector<uint64_t> bits_[2];
-  int64_t best_[2] = {-1, -1};
+  size_t window_levels_used_ = 0;  // non-empty levels in the window, both sides
+  // Non-empty levels at prices outside the window, by price. A std::map: references to a
+  // level stay valid while others come and go, and the far levels are off the hot path.
+  std::map<int64_t, Level> far_[2];
+  PriceTicks best_[2] = {kNoPrice, kNoPrice};
   size_t resting_ = 0;
   bool has_last_ = false;
   PriceTicks last_trade_{0};
@@ -177,15 +211,18 @@ class OrderBook {
   size_t stops_ = 0;
   std::vector<PriceTicks> prints_, gen_prints_;  // trade prices awaiting stop checks
   std::vector<uint32_t> triggered_;
-  std::vector<Qty> auction_buy_, auction_sell_;  // auction scratch, reused
+  struct AuctionPoint {
+    PriceTicks px;
+    Qty buy, sell;  // whole quantity at the price; then buys at or above, sells at or below
+  };
+  std::vector<AuctionPoint> auction_points_, auction_buys_;  // auction scratch, reused
 };
 
 template <typename Fn>
 void OrderBook::ForEachResting(Side side, Fn&& fn) const {
   int s = Index(side);
-  for (int64_t i = best_[s]; i >= 0;
-       i = (s == 0) ? ScanDown(s, i - 1) : ScanUp(s, i + 1)) {
-    for (uint32_t o = levels_[s][i].head; o != kNoSlot; o = ctx_->store.at(o).next) fn(o);
+  for (PriceTicks px = best_[s]; px != kNoPrice; px = After(s, px)) {
+    for (uint32_t o = LevelAt(s, px).head; o != kNoSlot; o = ctx_->store.at(o).next) fn(o);
   }
 }
 
