@@ -234,7 +234,7 @@ absl::Status ConfigParser::Limits() {
        "http_max_header_bytes",     "http_read_timeout_ms",          "http_unauthorized_backoff_ms",
        "http_unauthorized_free",    "http_valuation_threads",        "http_valuation_waiting",
        "http_valuation_per_token",  "http_requests_per_sec",         "http_request_burst",
-       "max_latency_secs"}));
+       "max_latency_secs",          "max_open_orders_per_account"}));
   struct Bound {
     const char* key;
     int* value;
@@ -264,7 +264,8 @@ absl::Status ConfigParser::Limits() {
         Bound{"http_valuation_waiting", &l.http_valuation_waiting, 1},
         Bound{"http_valuation_per_token", &l.http_valuation_per_token, 1},
         Bound{"http_requests_per_sec", &l.http_requests_per_sec, 0},
-        Bound{"http_request_burst", &l.http_request_burst, 1}}) {
+        Bound{"http_request_burst", &l.http_request_burst, 1},
+        Bound{"max_open_orders_per_account", &l.max_open_orders_per_account, 0}}) {
     CFX_RETURN_IF_ERROR(r.Get(*t, "limits.", b.key, b.value, false));
     if (*b.value < b.min) {
       return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),

@@ -212,6 +212,7 @@ void Fields(IO& io, C& c) {
   io.Int(c.check);
   io.Name(c.acct);
   io.Int(c.collateral);
+  if (io.version() >= 6) io.Int(c.max_open_orders);  // before: -1, as it is
 }
 
 template <size_t I>
@@ -312,6 +313,7 @@ std::string DescribeCommand(const Command& command) {
           if (!c.acct.empty()) {
             absl::StrAppend(&s, " acct=", A(c.acct.view()), " collateral=", c.collateral.value());
           }
+          if (c.max_open_orders >= 0) absl::StrAppend(&s, " max_open_orders=", c.max_open_orders);
           return s;
         } else if constexpr (std::is_same_v<T, FixSessionCmd>) {
           return absl::StrCat("fix_session session=", c.session, " next_target=", c.next_target,

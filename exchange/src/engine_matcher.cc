@@ -18,6 +18,7 @@ using engine::EventType;
 
 constexpr uint32_t kMagic = 0x4D584643;  // "CFXM"
 constexpr uint32_t kRiskMagic = 0x4B534952;  // "RISK": the risk settings section
+constexpr uint32_t kOpenOrdersMagic = 0x5043504F;  // "OPCP": the open-order cap, after it
 constexpr int64_t kNsPerUs = 1000;
 
 using internal::Get;
@@ -85,9 +86,11 @@ void EngineMatcher::Track(const engine::Event& e) {
   if (e.order.oid == 0) return;  // rejects, cancel rejects of unknown orders
   switch (e.type) {
     case EventType::kAccepted:
+      CountOpen(e.order.acct, 1);
       MoveLeaves(e.order, e.sym, 0);
       break;
     case EventType::kCanceled:  // qty: the leaves it had, now 0
+      CountOpen(e.order.acct, -1);
       MoveLeaves(e.order, e.sym, e.qty.value());
       break;
     case EventType::kReplaced:
@@ -98,17 +101,26 @@ void EngineMatcher::Track(const engine::Event& e) {
       ExposureOf(e.other.acct, e.sym).pos -= e.qty.value();
       MoveLeaves(e.order, e.sym, e.order.leaves.value() + e.qty.value());
       MoveLeaves(e.other, e.sym, e.other.leaves.value() + e.qty.value());
+      if (engine::Ended(e.order.status)) CountOpen(e.order.acct, -1);
+      if (engine::Ended(e.other.status)) CountOpen(e.other.acct, -1);
       break;
     default:  // kTriggered: a stop's leaves were open already and stay as they were
       break;
   }
 }
 
+void EngineMatcher::CountOpen(engine::AccountId acct, int delta) {
+  if (acct >= open_orders_.size()) open_orders_.resize(acct + 1, 0);
+  open_orders_[acct] += delta;
+}
+
 void EngineMatcher::RebuildLeaves() {
   for (std::vector<SymExposure>& v : exposure_) {
     for (SymExposure& e : v) e.x.open_buy = e.x.open_sell = 0;
   }
+  open_orders_.clear();
   engine_->ForEachLiveOrder([&](const engine::Order& o) {
+    CountOpen(o.acct, 1);
     engine::OrderInfo info;
     info.oid = o.oid;
     info.acct = o.acct;
@@ -128,6 +140,11 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
   if (!risk_recorded_ || config.pre_trade_risk != options_.pre_trade_risk) {
     engine::RiskCmd c;
     c.check = config.pre_trade_risk ? 1 : 0;
+    out.push_back(c);
+  }
+  if (config.max_open_orders_per_account != max_open_orders_) {
+    engine::RiskCmd c;
+    c.max_open_orders = std::max<int64_t>(0, config.max_open_orders_per_account);
     out.push_back(c);
   }
   for (const auto& [name, amount] : config.collateral) {
@@ -163,6 +180,13 @@ int64_t EngineMatcher::CollateralOf(engine::AccountId acct, std::string_view nam
 engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd,
                                                   engine::AccountId acct,
                                                   const engine::OrderBook& book) {
+  // The cap on live orders (docs/reliability.md): what one account can make the exchange
+  // hold, and a mass cancel or cancel-on-disconnect hold the matcher, with or without the
+  // margin check.
+  if (max_open_orders_ > 0 && acct < open_orders_.size() &&
+      open_orders_[acct] >= max_open_orders_) {
+    return engine::RejectReason::kThrottled;
+  }
   if (!options_.pre_trade_risk) return engine::RejectReason::kNone;
   const engine::SymbolId sym = book.config().id;
   auto requirement = [&](engine::SymbolId s, const Exposure& x, int64_t add_buy,
@@ -325,6 +349,7 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
   }
   if (const auto* r = std::get_if<engine::RiskCmd>(&command)) {
     if (r->check >= 0) options_.pre_trade_risk = r->check != 0;
+    if (r->max_open_orders >= 0) max_open_orders_ = r->max_open_orders;
     if (!r->acct.empty()) {
       options_.collateral[std::string(r->acct.view())] = r->collateral;
       collateral_.clear();  // looked up again by name
@@ -427,6 +452,11 @@ std::string EngineMatcher::Snapshot() const {
       out += name;
       Put<int64_t>(&out, amount.value());
     }
+    // Only when set: snapshots of an exchange without the cap stay as they were.
+    if (max_open_orders_ != 0) {
+      Put(&out, kOpenOrdersMagic);
+      Put<int64_t>(&out, max_open_orders_);
+    }
   }
   return out;
 }
@@ -488,6 +518,14 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
     options_.pre_trade_risk = check != 0;
     options_.collateral = std::move(collateral);
     risk_recorded_ = true;
+  }
+  max_open_orders_ = 0;
+  if (!in.empty()) {  // the open-order cap a RiskCmd set
+    uint32_t cap_magic = 0;
+    int64_t cap = 0;
+    if (!Get(&in, &cap_magic) || cap_magic != kOpenOrdersMagic) return bad("trailing bytes");
+    if (!Get(&in, &cap) || cap < 0) return bad("truncated open-order cap");
+    max_open_orders_ = cap;
   }
   if (!in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);

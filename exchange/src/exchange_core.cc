@@ -147,6 +147,7 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
     MatcherOptions mo;
     mo.calendar = config.Calendar();
     mo.pre_trade_risk = options.pre_trade_risk;
+    mo.max_open_orders_per_account = config.limits.max_open_orders_per_account;
     // The configured accounts, with room for as many again (an account added at a restart).
     mo.engine.account_capacity = std::max<size_t>(64, 2 * config.accounts.size());
     for (const common::AccountConfig& a : config.accounts) {

@@ -281,6 +281,15 @@ TEST(ConfigTest, LimitsHaveSafeDefaultsAndCanBeSet) {
   ASSERT_FALSE(no_burst.ok());
   EXPECT_NE(no_burst.status().message().find("limits.http_request_burst"), std::string::npos)
       << no_burst.status();
+  EXPECT_EQ(defaults->limits.max_open_orders_per_account, 10000);
+  auto uncapped = common::ParseConfig("[limits]\nmax_open_orders_per_account = 0\n", "l.toml");
+  ASSERT_TRUE(uncapped.ok()) << uncapped.status();
+  EXPECT_EQ(uncapped->limits.max_open_orders_per_account, 0);
+  auto negative = common::ParseConfig("[limits]\nmax_open_orders_per_account = -1\n", "l.toml");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("limits.max_open_orders_per_account"),
+            std::string::npos)
+      << negative.status();
   EXPECT_EQ(defaults->limits.http_valuation_threads, 1);
   EXPECT_EQ(defaults->limits.http_valuation_waiting, 1024);
   EXPECT_EQ(defaults->limits.http_valuation_per_token, 64);

@@ -198,6 +198,26 @@ TEST(EngineCodecTest, ASessionsMassCancelCarriesItsFirm) {
       << "a version 4 payload with version 5's bytes has trailing bytes";
 }
 
+// Version 6 added the cap on an account's open orders to a risk setting; a version 5 one
+// decodes with the cap as it is (-1).
+TEST(EngineCodecTest, ARiskSettingCarriesTheOpenOrderCap) {
+  engine::RiskCmd r;
+  r.max_open_orders = 250;
+  ExpectRoundTrip(r);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
+  EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, 250);
+  EXPECT_NE(DescribeCommand(back).find(" max_open_orders=250"), std::string::npos)
+      << DescribeCommand(back);
+  std::string v5 = Bytes(r);
+  v5[0] = 5;
+  v5.resize(v5.size() - 8);
+  ASSERT_TRUE(EngineCodec().Decode(v5, &back).ok());
+  EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, -1);
+  EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(r).replace(0, 1, 1, '\x05'), &back)))
+      << "a version 5 payload with version 6's bytes has trailing bytes";
+}
+
 TEST(EngineCodecTest, RandomCommandsRoundTrip) {
   testing::RandomCommands gen(7);
   for (int i = 0; i < 20000; ++i) ExpectRoundTrip(gen.Next());

@@ -6,6 +6,7 @@
 // moves the figures by each event's before and after (EngineMatcher::MoveLeaves).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -48,6 +49,11 @@ std::map<Key, EngineMatcher::OpenQty> FromLiveOrders(const engine::Engine& e) {
 void ExpectOpenMatchesLiveOrders(const EngineMatcher& m, const std::string& where) {
   const engine::Engine& e = m.engine();
   const auto want = FromLiveOrders(e);
+  std::vector<uint32_t> live(e.account_count(), 0);
+  e.ForEachLiveOrder([&](const engine::Order& o) { ++live[o.acct]; });
+  for (engine::AccountId a = 0; a < e.account_count(); ++a) {
+    ASSERT_EQ(m.OpenOrders(a), live[a]) << where << " account " << a << ": live orders";
+  }
   for (engine::AccountId a = 0; a < e.account_count(); ++a) {
     for (engine::SymbolId s = 0; s < e.symbol_count(); ++s) {
       auto it = want.find({a, s});
@@ -108,6 +114,68 @@ TEST(RiskTrackingTest, OpenQuantitiesEqualTheLeavesOfLiveOrdersAfterEveryInput) 
   // The streams exercised what the derivation depends on.
   EXPECT_GT(replaced, 1000u);
   EXPECT_GT(traded, 1000u);
+}
+
+// The cap on an account's live orders (docs/reliability.md, "Bounds"), set by a sequenced
+// RiskCmd: in random streams no account ever has more live orders than the cap, a new order
+// is refused `throttled` exactly when its account is at the cap, and the cap and the counts
+// survive a snapshot. Replaces, triggers and fills never add an order.
+TEST(RiskTrackingTest, NoAccountHoldsMoreLiveOrdersThanTheCap) {
+  constexpr int64_t kCap = 4;
+  size_t throttled = 0, accepted_at_cap_minus_one = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    MatcherOptions opt;  // no margin check: the cap holds without it
+    testing::RandomCommands gen(seed, /*symbols=*/2, /*accounts=*/3);
+    EngineMatcher m(opt);
+    Discard sink;
+    uint64_t seq = 0;
+    for (const engine::Command& c : gen.Listing()) m.Apply(++seq, c, sink);
+    engine::RiskCmd cap;
+    cap.max_open_orders = kCap;
+    m.Apply(++seq, cap, sink);
+    ASSERT_EQ(m.max_open_orders(), kCap);
+    for (int i = 0; i < 4000; ++i) {
+      const engine::Command c = gen.Next();
+      const auto* n = std::get_if<engine::NewOrderCmd>(&c);
+      std::vector<uint32_t> before(m.engine().account_count() + 8, 0);
+      for (engine::AccountId a = 0; a < before.size(); ++a) before[a] = m.OpenOrders(a);
+      m.Apply(++seq, c, sink);
+      for (const engine::Event& e : m.engine().last_events()) {
+        if (n == nullptr) continue;
+        const std::string where = "seed " + std::to_string(seed) + " input " + std::to_string(i);
+        if (e.type == engine::EventType::kRejected &&
+            e.reject == engine::RejectReason::kThrottled) {
+          ++throttled;
+          const std::optional<engine::AccountId> a = m.engine().FindAccount(n->acct.view());
+          ASSERT_TRUE(a.has_value()) << where;
+          ASSERT_EQ(before.at(*a), static_cast<uint32_t>(kCap))
+              << where << ": throttled below the cap";
+        }
+        if (e.type == engine::EventType::kAccepted) {
+          ASSERT_LT(before.at(e.order.acct), static_cast<uint32_t>(kCap))
+              << where << ": accepted at the cap";
+          accepted_at_cap_minus_one += before.at(e.order.acct) == static_cast<uint32_t>(kCap - 1);
+        }
+      }
+      ExpectOpenMatchesLiveOrders(m, "capped, seed " + std::to_string(seed));
+      for (engine::AccountId a = 0; a < m.engine().account_count(); ++a) {
+        ASSERT_LE(m.OpenOrders(a), static_cast<uint32_t>(kCap));
+      }
+      if (HasFatalFailure()) return;
+    }
+    EngineMatcher restored(opt);
+    ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
+    EXPECT_EQ(restored.max_open_orders(), kCap);
+    ExpectOpenMatchesLiveOrders(restored, "restored, seed " + std::to_string(seed));
+    // A cap of 0 lifts it, as a RiskCmd; one that says nothing of it leaves it as it is.
+    restored.Apply(++seq, engine::RiskCmd{1, engine::Name(), engine::MicroUsd(0)}, sink);
+    EXPECT_EQ(restored.max_open_orders(), kCap);
+    cap.max_open_orders = 0;
+    restored.Apply(++seq, cap, sink);
+    EXPECT_EQ(restored.max_open_orders(), 0);
+  }
+  EXPECT_GT(throttled, 100u);
+  EXPECT_GT(accepted_at_cap_minus_one, 100u);
 }
 
 // The trade recorder's open quantities (Positions: what the HTTP API and the risk desk read)

@@ -108,6 +108,27 @@ TEST(FixLogTest, PasswordAndNewPasswordValuesAreRedactedWhereverTheyStand) {
             "Session not found: 8=FIX.4.4\x01" "554=***\x01");
   EXPECT_EQ(RedactFixSecrets("58=x\x01" "1554=kept\x01"), "58=x\x01" "1554=kept\x01");
   EXPECT_EQ(RedactFixSecrets("554=first"), "554=***");
+  // RawData (96), where other venues take a credential: all of it, as long as its
+  // RawDataLength (95) says, SOH bytes included; without 95 up to the next SOH.
+  EXPECT_EQ(RedactFixSecrets("35=A\x01"
+                             "95=9\x01"
+                             "96=pw\x01"
+                             "secret\x01"
+                             "108=30\x01"),
+            "35=A\x01"
+            "95=9\x01"
+            "96=***\x01"
+            "108=30\x01");
+  EXPECT_EQ(RedactFixSecrets("35=A\x01"
+                             "96=token\x01"
+                             "108=30"),
+            "35=A\x01"
+            "96=***\x01"
+            "108=30");
+  EXPECT_EQ(RedactFixSecrets("95=99\x01"
+                             "96=short"),
+            "95=99\x01"
+            "96=***");
   // A tag written in another form that still reads as 554 or 925 (QuickFIX took `0554` as
   // the Logon's password), and a tag after an event's text.
   for (const char* tag : {"0554", "+554", "554 ", " 554", "00925", "-925"}) {

@@ -42,6 +42,14 @@ class ServeFixTest : public ::testing::Test {
     EXPECT_TRUE(server_->Stop(&error)) << error;
     server_.reset();
   }
+  // Stops every client and the server, and starts the server again on the same data dir
+  // (the clients' stores stay: a client connected again goes on with its sequence numbers).
+  void RestartServer(const std::string& limits = "") {
+    for (auto& c : clients_) c->Stop();
+    clients_.clear();
+    StopServer();
+    StartServer(limits);
+  }
   TestClient* Connect(const std::string& sender, const std::string& password = "") {
     std::string dir = dir_ + "/client_" + sender;
     std::string mk = "mkdir -p " + dir;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <mutex>
 #include <string>
@@ -13,22 +14,27 @@ namespace gateway {
 namespace internal {
 namespace {
 
-// Whether a field's tag text names Password (554) or NewPassword (925). A peer may write the
-// tag in a form QuickFIX still reads as that number, or that a parser might (`0554`, `+554`,
-// `554 `): the digits alone decide, leading zeros dropped, so such a form is redacted too
-// (redacting a field that is no password costs nothing). An event may put text before a
+// The tag number a field's tag text names, as QuickFIX or another parser may read it: a peer
+// may write it `0554`, `+554` or `554 `, so the digits alone decide, leading zeros dropped
+// (redacting a field that is no secret costs nothing). An event may put text before a
 // quoted message's first field ("Session not found: 8=FIX.4.4"): only what follows the last
-// character that is no digit, sign or blank is the tag.
-bool IsSecretTag(const std::string& text, size_t begin, size_t end) {
+// character that is no digit, sign or blank is the tag. "" past four digits.
+std::string TagDigits(const std::string& text, size_t begin, size_t end) {
   const size_t cut = text.find_last_not_of("0123456789+- \t", end - 1);
   if (cut != std::string::npos && cut >= begin) begin = cut + 1;
   std::string digits;
   for (size_t i = begin; i < end; ++i) {
     const char c = text[i];
     if (c >= '0' && c <= '9' && !(c == '0' && digits.empty())) digits += c;
-    if (digits.size() > 3) return false;
+    if (digits.size() > 4) return "";
   }
-  return digits == "554" || digits == "925";
+  return digits;
+}
+
+// Password (554), NewPassword (925), and RawData (96): cfx takes no credential there, but
+// other venues do, and a client configured for one may send its secret in it.
+bool IsSecret(const std::string& digits) {
+  return digits == "554" || digits == "925" || digits == "96";
 }
 
 // Opens `path` for appending, 0600 whatever the umask (an older file is made 0600 too);
@@ -92,15 +98,30 @@ std::string RedactFixSecrets(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
+  size_t raw_length = std::string::npos;  // RawDataLength (95) of the field before
   while (i < text.size()) {  // field by field: up to the next SOH or the end
     size_t end = text.find('\x01', i);
     if (end == std::string::npos) end = text.size();
     const size_t eq = text.find('=', i);
-    if (eq < end && eq > i && IsSecretTag(text, i, eq)) {
+    const std::string tag = eq < end && eq > i ? TagDigits(text, i, eq) : "";
+    if (IsSecret(tag)) {
+      // RawData is as long as its RawDataLength says, SOH bytes included: all of it goes.
+      if (tag == "96" && raw_length != std::string::npos && eq + 1 + raw_length <= text.size()) {
+        end = std::max(end, text.find('\x01', eq + 1 + raw_length));
+        if (end == std::string::npos) end = text.size();
+      }
       out.append(text, i, eq + 1 - i);
       out += "***";
     } else {
       out.append(text, i, end - i);
+    }
+    raw_length = std::string::npos;
+    if (tag == "95") {
+      const std::string value = text.substr(eq + 1, end - eq - 1);
+      if (!value.empty() && value.size() < 7 &&
+          value.find_first_not_of("0123456789") == std::string::npos) {
+        raw_length = std::stoul(value);
+      }
     }
     if (end < text.size()) out += '\x01';
     i = end + 1;

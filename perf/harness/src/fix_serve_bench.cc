@@ -32,6 +32,8 @@ common::ExchangeConfig BenchConfig(const std::string& data_dir, int sessions) {
   c.firms.push_back({"BENCH", "Bench"});
   // Pipelined, one connection can pass the per-connection flood bound: no bound here.
   c.limits.fix_max_messages_per_sec = 1'000'000'000;
+  // `--rest` rests every order in the one account: no cap on its live orders either.
+  c.limits.max_open_orders_per_account = 0;
   c.accounts.push_back({"BENCH-1", "BENCH", common::MicroUsd(int64_t{1'000'000'000} * 1'000'000)});
   for (int i = 0; i < sessions; ++i) {
     common::SessionConfig s;

@@ -54,6 +54,9 @@ common::ExchangeConfig SoakConfig(const std::string& data_dir, const SoakOptions
   c.http_port = 0;
   c.snapshot_interval = static_cast<int>(o.snapshot_interval);
   c.limits.fix_max_connections_per_peer = 2 * o.sessions + 4;
+  // Two accounts take every session's resting orders for minutes: the soak measures churn
+  // and recovery, not the cap on an account's live orders.
+  c.limits.max_open_orders_per_account = 0;
   for (int f = 0; f < 2; ++f) {
     c.firms.push_back({kFirms[f], kFirms[f]});
     c.accounts.push_back(

@@ -89,6 +89,9 @@ struct LimitsConfig {
   int http_valuation_threads = 1;           // threads running margin and what-if requests
   int http_valuation_waiting = 1024;        // such requests waiting in all; past it 503
   int http_valuation_per_token = 64;        // waiting or running for one token; past it 429
+  // Live orders (resting or pending stops) one account may have; a new order past it is
+  // rejected `throttled`. 0: no cap. Sequenced as a risk setting (docs/reliability.md).
+  int max_open_orders_per_account = 10000;
 };
 
 // [replication]: the hot standby on NATS JetStream (docs/replication.md). Optional: without

@@ -130,12 +130,16 @@ struct FixSessionCmd {
 
 // The exchange's pre-trade risk settings, sequenced so that a replay of the journal takes
 // the decisions that were acknowledged (docs/durability.md, "Determinism of pre-trade
-// risk"): the check's switch, and one account's collateral. The engine ignores it; the
-// exchange's matcher keeps the settings in its state (and its snapshots).
+// risk"): the check's switch, one account's collateral, and the cap on an account's open
+// orders. The engine ignores it; the exchange's matcher keeps the settings in its state
+// (and its snapshots).
 struct RiskCmd {
   int8_t check = -1;  // 1: the pre-trade check on, 0: off, -1: as it is
   Name acct;          // empty: no collateral change
   MicroUsd collateral{0};
+  // Live orders (resting or pending stops) one account may have; a new order past it is
+  // rejected `throttled`. 0: no cap; -1: as it is.
+  int64_t max_open_orders = -1;
 };
 
 using Command = std::variant<ProductCmd, StateCmd, NewOrderCmd, CancelCmd, ReplaceCmd,

@@ -45,6 +45,10 @@ struct MatcherOptions {
   // Pre-trade risk: on when set; collateral by account, others have 0.
   bool pre_trade_risk = false;
   std::map<std::string, common::MicroUsd, std::less<>> collateral;
+  // Live orders one account may have (0: no cap), on or off with pre_trade_risk alike. The
+  // matcher starts with no cap and takes this one only through a sequenced RiskCmd
+  // (RiskCmdsFor), so that a replay decides as the run it replays did.
+  int64_t max_open_orders_per_account = 0;
   // The exchange's engine: ClOrdIDs per UTC date (client_ids_per_day), as `cfx serve`;
   // `cfx replay --data-dir` turns it off, its store matching the §4.1 events it prints.
   engine::EngineConfig engine = ExchangeEngineConfig();
@@ -63,10 +67,10 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   explicit EngineMatcher(MatcherOptions options);
   ~EngineMatcher() override;
 
-  // The RiskCmds that make the matcher's risk settings those of `config` (the switch and
-  // every account's collateral; an account it no longer names gets 0): all of them when no
-  // RiskCmd was ever applied, else only the differences. Read before the first input is
-  // offered after a start or a promotion (the matcher is idle then).
+  // The RiskCmds that make the matcher's risk settings those of `config` (the switch, every
+  // account's collateral, an account it no longer names getting 0, and the open-order cap):
+  // all of them when no RiskCmd was ever applied, else only the differences. Read before
+  // the first input is offered after a start or a promotion (the matcher is idle then).
   std::vector<engine::RiskCmd> RiskCmdsFor(const MatcherOptions& config) const;
 
   // An input without a stamp (time_us 0): its outcomes carry the latest TimeCmd's time.
@@ -96,6 +100,12 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
     int64_t sell = 0;
   };
   OpenQty Open(engine::AccountId acct, engine::SymbolId sym) const;
+  // Live orders (resting and pending stops) of an account, and the cap on them in force
+  // (RiskCmd; 0: none).
+  uint32_t OpenOrders(engine::AccountId acct) const {
+    return acct < open_orders_.size() ? open_orders_[acct] : 0;
+  }
+  int64_t max_open_orders() const { return max_open_orders_; }
   // Per-contract initial margin in force (micro-USD), 0 when none was set.
   int64_t Margin(engine::SymbolId sym) const;
   // Where each FIX session stands (the `fix_session` inputs); any thread.
@@ -153,6 +163,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   Exposure& ExposureOf(engine::AccountId acct, engine::SymbolId sym);
   const Exposure* FindExposure(engine::AccountId acct, engine::SymbolId sym) const;
   void RebuildLeaves();
+  void CountOpen(engine::AccountId acct, int delta);
   void FillOutcome(const engine::Event& e, Outcome* out) const;
 
   MatcherOptions options_;
@@ -173,6 +184,10 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   std::vector<std::vector<SymExposure>> exposure_;
   std::vector<int64_t> margins_;           // by symbol id
   std::vector<int64_t> collateral_;        // by account id; kCollateralUnknown until looked up
+  // Live orders by account id (events in Track; rebuilt from the engine after a restore),
+  // and the cap RiskCmds set (snapshotted with the risk settings; 0: none).
+  std::vector<uint32_t> open_orders_;
+  int64_t max_open_orders_ = 0;
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   // Whether a RiskCmd (or a snapshot holding its effect) set options_.pre_trade_risk and
   // options_.collateral; snapshotted with them when set.
