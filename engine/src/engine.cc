@@ -108,6 +108,8 @@ void Engine::EmitReject(const NewOrderCmd& c, AccountId acct, RejectReason reaso
   e.order.qty = c.qty;
   e.order.expire = c.expire;
   e.order.session = c.session;
+  e.order.post_only = c.post_only;
+  e.order.display = c.has_display ? c.display : Qty(0);
   e.qty = c.qty;
 }
 

@@ -24,6 +24,8 @@ void FillOrderInfo(OrderInfo* info, const Order& o) {
   info->stop_px = o.stop_px;
   info->qty = o.qty;
   info->expire = o.expire;
+  info->post_only = o.post_only;
+  info->display = o.display;
   info->session = o.session;
 }
 

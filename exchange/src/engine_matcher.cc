@@ -285,7 +285,7 @@ int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {
 }
 
 // FillOutcome sets every field by hand: a field added to Outcome must be set there too.
-static_assert(sizeof(Outcome) == 592, "a new Outcome field: set it in FillOutcome");
+static_assert(sizeof(Outcome) == 608, "a new Outcome field: set it in FillOutcome");
 
 void EngineMatcher::FillOutcome(const engine::Event& e, Outcome* out) const {
   // Each field written once, names copied whole: the slot's lines were last read by the

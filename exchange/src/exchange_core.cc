@@ -263,7 +263,10 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
       v.sym = std::string(eng.SymbolName(ord.sym));
       v.side = ord.side;
       v.status = ord.status;
-      v.detail = {{ord.type, ord.tif, ord.px, ord.stop_px, ord.qty, ord.expire, ord.session}, true};
+      v.detail = {{ord.type, ord.tif, ord.px, ord.stop_px, ord.qty, ord.expire, ord.session,
+                   ord.post_only, ord.display},
+                  /*has_detail=*/true,
+                  /*has_amend_terms=*/true};
       v.cum = ord.cum;
       v.leaves = ord.leaves();
       v.notional = ord.notional;

@@ -68,6 +68,16 @@ bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial)
   o->detail.qty = engine::Qty(j["qty"].get<int64_t>());
   o->detail.session = j["session"].get<uint32_t>();
   o->expired = j.value("expired", false);
+  if (j.contains("display")) {  // rows written since 2026-12-06
+    if (!j["display"].is_number_integer() || !j.contains("expire") ||
+        !j["expire"].is_number_integer()) {
+      return false;
+    }
+    o->detail.has_amend_terms = true;
+    o->detail.display = engine::Qty(j["display"].get<int64_t>());
+    o->detail.expire = j["expire"].get<int64_t>();
+    o->detail.post_only = j.value("post_only", false);
+  }
   if (serial) {
     if (!j.contains("end") || !j["end"].is_number_unsigned()) return false;
     *serial = j["end"].get<uint64_t>();
@@ -113,11 +123,14 @@ std::string TradeRecorder::OrderRowText(const OrderStateView& v, uint64_t end_se
   AppendStringField(&out, "{\"acct\":", v.acct);
   AppendStringField(&out, ",\"cl\":", v.cl);
   AppendNumberField(&out, ",\"cum\":", v.cum.value());
+  if (v.detail.has_amend_terms) AppendNumberField(&out, ",\"display\":", v.detail.display.value());
   if (end_serial) AppendUnsignedField(&out, ",\"end\":", end_serial);
+  if (v.detail.has_amend_terms) AppendNumberField(&out, ",\"expire\":", v.detail.expire);
   if (v.expired) out.append(",\"expired\":true");
   AppendNumberField(&out, ",\"leaves\":", v.leaves.value());
   AppendNumberField(&out, ",\"notional\":", v.notional);
   AppendUnsignedField(&out, ",\"oid\":", v.oid);
+  if (v.detail.has_amend_terms && v.detail.post_only) out.append(",\"post_only\":true");
   AppendNumberField(&out, ",\"px\":", v.detail.px.value());
   AppendNumberField(&out, ",\"qty\":", v.detail.qty.value());
   AppendUnsignedField(&out, ",\"session\":", v.detail.session);

@@ -35,6 +35,11 @@ std::string ReferenceOrderRow(const OrderStateView& v, uint64_t end_serial) {
             {"session", v.detail.session}};
   if (v.expired) j["expired"] = true;
   if (end_serial) j["end"] = end_serial;
+  if (v.detail.has_amend_terms) {
+    j["display"] = v.detail.display.value();
+    j["expire"] = v.detail.expire;
+    if (v.detail.post_only) j["post_only"] = true;
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -76,6 +81,10 @@ TEST(TradeRecorderTest, OrderRowTextIsWhatNlohmannJsonWrites) {
     v.leaves = engine::Qty(number());
     v.notional = number();
     v.expired = pick(2) == 0;
+    v.detail.has_amend_terms = pick(2) == 0;
+    v.detail.display = engine::Qty(number());
+    v.detail.expire = number();
+    v.detail.post_only = pick(2) == 0;
     const uint64_t end = pick(2) ? 0 : (pick(3) == 0 ? UINT64_MAX : rng());
     ASSERT_EQ(TradeRecorder::OrderRowText(v, end), ReferenceOrderRow(v, end)) << "row " << i;
   }

@@ -94,6 +94,62 @@ TEST_F(ServeFixTest, AReplaceNamingOtherUnchangeableTermsIsRefused) {
   EXPECT_EQ(F(m, 151), "8");
 }
 
+// ExecInst (18, post-only), MaxFloor (111, the iceberg's display quantity) and ExpireTime
+// (126) cannot change on a replace either: a G repeating the order's own values is served, one
+// naming others (or adding one the order lacks) is refused invalid_field with the order as
+// it is. Until 2026-12-06 the G was acknowledged and the three ignored, so a client that
+// lowered its iceberg's display was told it had. The trade store keeps the three, so the
+// comparison holds after a restart too.
+TEST_F(ServeFixTest, AReplaceCannotChangePostOnlyTheDisplayOrTheExpiry) {
+  TestClient* beta = Connect("BETA_T1");  // no cancel-on-disconnect: its orders stay
+  Msg m;
+  Msg iceberg = NewOrderMsg("i1", "B1", '2', 10, "5.300");
+  iceberg.setField(111, "2");
+  iceberg.setField(18, "6");
+  iceberg.setField(59, "6");
+  iceberg.setField(126, "20270302-14:00:00");
+  ASSERT_TRUE(SendAndWaitExec(*beta, iceberg, '0', &m));
+  ASSERT_TRUE(SendAndWaitExec(*beta, NewOrderMsg("p1", "B1", '2', 5, "5.400"), '0', &m));
+  const std::string p1 = F(m, 37);
+  int n = 0;
+  auto refused = [&](const std::string& orig, const std::vector<std::pair<int, std::string>>& set,
+                     bool restarted) {
+    SCOPED_TRACE(orig + (restarted ? " after the restart" : ""));
+    Msg g = ReplaceMsg("r" + std::to_string(++n), orig, "B1", "5.310", 10);
+    g.setField(54, "2");
+    for (const auto& f : set) g.setField(f.first, f.second);
+    ASSERT_TRUE(SendAndWaitType(*beta, g, "9", &m));
+    EXPECT_EQ(F(m, 58), "invalid_field");
+    EXPECT_EQ(F(m, 434), "2");
+    EXPECT_EQ(F(m, 39), "0") << "still live";
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool restarted = pass == 1;
+    refused("i1", {{111, "3"}, {59, "6"}, {126, "20270302-14:00:00"}}, restarted);
+    refused("i1", {{111, "2"}, {59, "6"}, {126, "20270303-14:00:00"}}, restarted);
+    refused("p1", {{18, "6"}}, restarted);   // p1 is no post-only order
+    refused("p1", {{111, "1"}}, restarted);  // nor an iceberg
+    refused("p1", {{126, "20270302-14:00:00"}}, restarted);
+    if (HasFailure()) return;
+    if (!restarted) {
+      RestartServer();
+      beta = Connect("BETA_T1");
+    }
+  }
+  ASSERT_TRUE(SendAndWaitExec(*beta, Status("p1", "B1"), 'I', &m));
+  EXPECT_EQ(F(m, 37), p1);
+  EXPECT_EQ(F(m, 44), "5.400");
+  // The order's own values are served.
+  Msg same = ReplaceMsg("i2", "i1", "B1", "5.310", 10);
+  same.setField(54, "2");
+  same.setField(111, "2");
+  same.setField(18, "6");
+  same.setField(59, "6");
+  same.setField(126, "20270302-14:00:00");
+  ASSERT_TRUE(SendAndWaitExec(*beta, same, '5', &m));
+  EXPECT_EQ(F(m, 44), "5.310");
+}
+
 // An order's contract cannot change either: a G or an F whose 55 names another listed
 // contract than the order's is refused invalid_field, reporting the order as it is, and the
 // order keeps working. The engine's commands carry no contract for an amend, so until

@@ -286,6 +286,18 @@ void FixGateway::Impl::OnReplace(const FixSessionSpec& spec, const FIX::Message&
         reason = "invalid_field";
       }
     }
+    if (reason.empty() && internal::GetField(m, 18, &v)) {
+      req.has_post_only = true;
+      req.post_only = true;
+      if (v != "6") reason = "invalid_field";  // as on a new order: the one ExecInst cfx knows
+    }
+    if (reason.empty() && internal::GetField(m, 111, &v)) {
+      req.has_display = true;
+      if (!internal::ParseWholeQty(v, &req.display_qty)) reason = "invalid_field";
+    }
+    if (reason.empty() && internal::GetField(m, 126, &v)) {
+      if (!FixTimeToIso(v, &req.expire_time) || req.expire_time.empty()) reason = "invalid_field";
+    }
   }
   if (!reason.empty()) {
     RejectCancelOrReplace(spec, m, /*replace=*/true, reason);

@@ -4,6 +4,7 @@
 #include "cfx/gateway/exchange_order_entry.h"
 
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +77,18 @@ void RefuseAgainst(const exchange::OrderStateView& v, CancelRejected* r) {
   r->cum_qty = v.cum.value();
 }
 
+// A GTD order's ExpireTime (NewOrder::expire_time) in the engine's ns; nullopt if it does
+// not parse. Past 2262 (126=99991231-23:59:59, "never") held at the end of the engine's
+// range as its own parser does (the product overflowed: a date before 1970, refused).
+std::optional<en::Timestamp> ExpireOf(const std::string& iso) {
+  absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(iso);
+  if (!ts.ok()) return std::nullopt;
+  constexpr int64_t kMaxUs = INT64_MAX / 1000, kMinUs = INT64_MIN / 1000 + 1;
+  return *ts > kMaxUs   ? en::Timestamp{INT64_MAX}
+         : *ts < kMinUs ? en::Timestamp{INT64_MIN + 1}
+                        : static_cast<en::Timestamp>(*ts) * 1000;
+}
+
 }  // namespace
 
 // A resend (43=Y) of a request the exchange already has: its order's reports went out, or
@@ -131,17 +144,12 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   c.stp_action = ToEngine(r.stp_action);
   c.session = SessionIdOf(r.session);
   if (r.tif == TimeInForce::kGtd) {
-    absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(r.expire_time);
-    if (!ts.ok()) {
+    std::optional<en::Timestamp> expire = ExpireOf(r.expire_time);
+    if (!expire) {
       impl_->RejectNew(s, "invalid_field");
       return;
     }
-    // µs -> ns; past 2262 (126=99991231-23:59:59, "never") held at the end of the engine's
-    // range as its own parser does (the product overflowed: a date before 1970, refused).
-    constexpr int64_t kMaxUs = INT64_MAX / 1000, kMinUs = INT64_MIN / 1000 + 1;
-    c.expire = *ts > kMaxUs   ? en::Timestamp{INT64_MAX}
-               : *ts < kMinUs ? en::Timestamp{INT64_MIN + 1}
-                              : static_cast<en::Timestamp>(*ts) * 1000;
+    c.expire = *expire;
   }
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   OrderState asked = s;
@@ -199,7 +207,8 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
     impl_->RejectCancel(refusal);
     return;
   }
-  if (r.has_side || r.has_ord_type || r.has_tif || r.has_stop || !r.symbol.empty()) {
+  if (r.has_side || r.has_ord_type || r.has_tif || r.has_stop || !r.symbol.empty() ||
+      r.has_post_only || r.has_display || !r.expire_time.empty()) {
     // Contract, side, type, time in force and stop price never change over an order's life
     // (a triggered stop's type becomes market, a stop-limit's limit: the client's code still
     // names it), so the live view can be compared before the replace is sequenced.
@@ -220,7 +229,16 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
                            (r.has_tif && ToEngine(r.tif) != v->detail.tif &&
                             v->detail.type != en::OrderType::kMarket) ||
                            (r.has_stop && en::PriceTicks(r.stop_ticks) != v->detail.stop_px);
-      if (differs) {
+      // Post-only, the display quantity and the expiry: an order without them has false, 0
+      // and no expiry, so a replace that adds one is refused too.
+      std::optional<en::Timestamp> expire;
+      if (!r.expire_time.empty()) expire = ExpireOf(r.expire_time);
+      const bool terms_differ =
+          v->detail.has_amend_terms &&
+          ((r.has_post_only && r.post_only != v->detail.post_only) ||
+           (r.has_display && en::Qty(r.display_qty) != v->detail.display) ||
+           (!r.expire_time.empty() && (!expire || *expire != v->detail.expire)));
+      if (differs || terms_differ) {
         RefuseAgainst(*v, &refusal);
         impl_->RejectCancel(refusal);
         return;

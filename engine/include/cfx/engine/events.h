@@ -19,8 +19,9 @@ enum class EventType : uint8_t {
   kStateChanged,
 };
 
-// An order's terms as they stand (after replaces), for ExecutionReports (38/44/99/40/59);
-// on a rejected order: as entered.
+// An order's terms as they stand (after replaces), for ExecutionReports (38/44/99/40/59)
+// and for comparing the terms a replace cannot change (18, 111, 126: docs/fix.md); on a
+// rejected order: as entered.
 struct OrderTerms {
   OrderType type = OrderType::kLimit;
   TimeInForce tif = TimeInForce::kDay;
@@ -29,6 +30,8 @@ struct OrderTerms {
   Qty qty{0};             // total quantity
   Timestamp expire = kNoTime;
   SessionId session = 0;   // the session that entered the order
+  bool post_only = false;
+  Qty display{0};  // iceberg slice size; 0: fully displayed
 };
 
 // One side of an event, with the order's state right after the event (ExecutionReport

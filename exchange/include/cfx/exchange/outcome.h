@@ -25,6 +25,9 @@ enum class OutcomeKind : uint8_t {
 // (rejects, cancel rejects of unknown orders).
 struct OrderDetail : engine::OrderTerms {
   bool has_detail = false;
+  // post_only, display and expire are known (rows of the trade store written before
+  // 2026-12-06 lack them: a replace is then not compared on them, docs/fix.md).
+  bool has_amend_terms = false;
 };
 
 struct Outcome {
@@ -67,7 +70,7 @@ struct Outcome {
  private:
   OrderDetail DetailOf(const engine::OrderInfo& i) const {
     if (kind != OutcomeKind::kEvent) return OrderDetail{};
-    return OrderDetail{{i}, i.oid != 0 || event.type == engine::EventType::kRejected};
+    return OrderDetail{{i}, i.oid != 0 || event.type == engine::EventType::kRejected, true};
   }
 };
 

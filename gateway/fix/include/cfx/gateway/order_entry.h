@@ -103,6 +103,14 @@ struct ReplaceOrder {
   TimeInForce tif = TimeInForce::kDay;
   bool has_stop = false;
   int64_t stop_ticks = 0;
+  // The same for ExecInst (18, post-only), MaxFloor (111, the iceberg's display quantity)
+  // and ExpireTime (126): a replace keeps the order's; until 2026-12-06 other values were
+  // acknowledged and ignored.
+  bool has_post_only = false;
+  bool post_only = false;
+  bool has_display = false;
+  int64_t display_qty = 0;
+  std::string expire_time;  // as NewOrder's; empty: not sent
 };
 
 struct OrderStatus {
