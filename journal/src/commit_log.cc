@@ -18,12 +18,20 @@ namespace cfx::journal::internal {
 namespace {
 
 constexpr uint32_t kLogMagic = 0x4C584643;  // "CFXL" as little-endian bytes
-// 2: each entry's prefix is the generation's low 32 bits and a CRC-32C of the generation and
-// the record's header, so that a torn append (its prefix on disk, its record not) cannot
-// pass an older generation's record left at that offset for its own. 1 (read, never
-// written): the prefix was the bare 8-byte generation.
-constexpr uint16_t kLogVersion = 2;
+// 3: the file always extends at least kTailGuard bytes past the end of the last entry
+// written, and that size is durable before the entry is written: a file that ends sooner,
+// or inside an entry whose prefix checks out, was cut (by a copy that stopped early, a
+// truncation), not left so by a crash. 2 (read, no longer written): each entry's prefix is
+// the generation's low 32 bits and a CRC-32C of the generation and the record's header, so
+// that a torn append (its prefix on disk, its record not) cannot pass an older generation's
+// record left at that offset for its own; the same entries in 3. 1 (read): the prefix was
+// the bare 8-byte generation.
+constexpr uint16_t kLogVersion = 3;
+constexpr uint16_t kLogVersionCrcPrefix = 2;
 constexpr uint16_t kLogVersionBareGeneration = 1;
+// What a version-3 file always holds past its last entry: room for one more entry's prefix
+// and record header.
+constexpr uint64_t kTailGuard = kCommitLogEntryPrefix + kHeaderSize;
 constexpr size_t kHeaderFields = 16;  // magic, version, flags, generation; then the CRC
 // The file grows by this much at a time, written with zeros, so that an append's flush
 // writes data into blocks that already exist (no allocation to journal in the file system).
@@ -90,6 +98,19 @@ bool IntactEntryAt(const std::string& bytes, uint64_t pos, uint64_t generation, 
   return DecodeValue(kRecordMagic, "commit log record", *seq,
                      absl::string_view(value, kHeaderSize + length), &payload)
       .ok();
+}
+
+// Whether the entry at `pos` has an intact version-2/3 prefix for `generation` (so its
+// record header, length included, is the one written) and its record runs past the end of
+// `bytes`. In a version-3 file that is a cut: the file was grown past the entry first.
+bool EntryRunsPastTheEnd(const std::string& bytes, uint64_t pos, uint64_t generation) {
+  if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) return false;
+  const char* e = bytes.data() + pos;
+  const char* value = e + kCommitLogEntryPrefix;
+  if (GetLe(e, 4) != (generation & 0xFFFFFFFF) || GetLe(e + 4, 4) != EntryCrc(generation, value)) {
+    return false;
+  }
+  return pos + kCommitLogEntryPrefix + kHeaderSize + GetLe(value + 16, 4) > bytes.size();
 }
 
 // Whether an entry of `generation` begins at `pos` (its prefix names the generation), intact
@@ -182,7 +203,8 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
   tail->last = after;
   const uint64_t version = bytes.size() < kCommitLogHeaderSize ? 0 : GetLe(bytes.data() + 4, 2);
   if (bytes.size() < kCommitLogHeaderSize || GetLe(bytes.data(), 4) != kLogMagic ||
-      (version != kLogVersion && version != kLogVersionBareGeneration) ||
+      (version != kLogVersion && version != kLogVersionCrcPrefix &&
+       version != kLogVersionBareGeneration) ||
       GetLe(bytes.data() + kHeaderFields, 4) != Crc32c(bytes.data(), kHeaderFields)) {
     return absl::DataLossError(
         absl::StrCat(options.path,
@@ -204,6 +226,26 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
       const uint64_t next = NextIntactEntry(bytes, pos + 1, log->generation_, version, &next_seq);
       if (next == kNoEntry) {
         if (EntryOfGenerationAt(bytes, pos, log->generation_, version)) tail->torn_at = pos;
+        // A crash leaves the file's size as it was before the append (grown, and synced,
+        // first): only a cut ends it here.
+        const bool cut =
+            version >= kLogVersion &&
+            (bytes.size() < pos + kTailGuard || EntryRunsPastTheEnd(bytes, pos, log->generation_));
+        if (cut && options.stop_at_damage) {
+          tail->cut_short_at = bytes.size();
+        } else if (cut) {
+          const uint64_t last_intact = std::max(previous, after);
+          return absl::DataLossError(absl::StrCat(
+              options.path, ": the file ends at byte ", bytes.size(), ", ",
+              bytes.size() > pos ? absl::StrCat("inside the entry at byte ", pos)
+                                 : "right after its last entry",
+              " (after record ", last_intact,
+              "): the journal always leaves zeros after its last entry, so the file was cut "
+              "short (a copy that stopped early, a truncation), and records acknowledged after ",
+              last_intact,
+              " may be missing; restore the whole file, or accept the loss with `cfx journal "
+              "verify --data-dir D --truncate-corrupt-tail`"));
+        }
         break;
       }
       if (next_seq <= after + 1) {
@@ -315,12 +357,16 @@ absl::Status CommitLog::Append(absl::string_view entries) {
         absl::StrCat(options_.path, ": a version-", version_, " log is restarted before appends"));
   }
   const uint64_t end = position_ + entries.size();
-  if (end > zeroed_) {
-    // Grow by whole chunks of zeros first; the append's flush carries them.
-    const uint64_t to = std::min<uint64_t>(std::max<uint64_t>(end, zeroed_ + kGrowBytes),
-                                           std::max(options_.max_bytes, end));
+  if (end + kTailGuard > zeroed_) {
+    // Grow by whole chunks of zeros first, past the entries by kTailGuard at least, and make
+    // the new size durable before an entry is written into it: then a file that ends sooner
+    // than that was cut, never left so by a crash (version 3). One more flush a MiB of log.
+    const uint64_t need = end + kTailGuard;
+    const uint64_t to = std::min<uint64_t>(std::max<uint64_t>(need, zeroed_ + kGrowBytes),
+                                           std::max(options_.max_bytes, need));
     std::string zeros(static_cast<size_t>(to - zeroed_), '\0');
     if (!WriteAll(fd_, zeros.data(), zeros.size(), zeroed_)) return Fail(Error("grow"));
+    if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync its growth"));
     zeroed_ = to;
   }
   if (!WriteAll(fd_, entries.data(), entries.size(), position_)) {

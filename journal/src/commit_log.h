@@ -12,8 +12,11 @@
 // that is where the last append before a crash ended, when no intact entry of the log's
 // generation follows it. When one does, the damage is inside what was acknowledged: the open
 // fails (DataLoss) unless every record the damage hides is in LMDB already (reading then goes
-// on after it) or the operator asked for the cut (stop_at_damage). A log of version 1 (the bare
-// 8-byte generation as the prefix) is still read; every writable open restarts it as version 2.
+// on after it) or the operator asked for the cut (stop_at_damage). A version-3 file always
+// extends kTailGuard bytes past its last entry (grown and synced before the entry is
+// written), so one that ends sooner, or inside an entry whose prefix checks out, was cut: the
+// open fails the same way. Logs of versions 1 (the bare 8-byte generation as the prefix) and
+// 2 (no guard) are still read; every writable open restarts a log as version 3.
 // Records up to the LMDB journal's last are skipped (batches that went straight into LMDB
 // leave gaps between them); after it they must run on from that seq + 1. A restart writes a
 // new generation into the header, so what an earlier generation left in the file is never
@@ -57,6 +60,9 @@ struct CommitLogTail {
   // followed it (0: none), and that entry's record seq.
   uint64_t damaged_at = 0;
   uint64_t intact_after_damage = 0;
+  // With stop_at_damage, the size of a version-3 file that ends too soon after its last
+  // intact entry, or inside one: cut short, not torn (0: not so). Without it, an error.
+  uint64_t cut_short_at = 0;
   // Where reading stopped at an entry this generation began (its prefix names the header's
   // generation) that fails its checks with nothing intact after it: an append a crash cut
   // short, or a last entry damaged since (0: reading ended cleanly). Reported, not an error.

@@ -58,6 +58,16 @@ uint64_t OffsetOf(uint64_t seq) {
   return at;
 }
 
+// A log in `dir` holding records 1..6, one append each; returns its path.
+std::string LogOfSixRecords(const TestDir& dir) {
+  const std::string path = dir.path() + "/commit.log";
+  CommitLogTail tail;
+  auto log = OpenLog(path, 0, &tail);
+  EXPECT_TRUE(log);
+  if (log) AppendSeqs(*log, 1, 6);
+  return path;
+}
+
 TEST(CommitLogTest, RecordsReadBackAndReadingStopsAtAnEntryCutShortOrDamaged) {
   TestDir dir;
   const std::string path = dir.path() + "/commit.log";
@@ -101,13 +111,8 @@ TEST(CommitLogTest, RecordsReadBackAndReadingStopsAtAnEntryCutShortOrDamaged) {
 // the operator asked for the cut.
 TEST(CommitLogTest, DamageThatIntactRecordsFollowFailsTheOpenUnlessLmdbHoldsWhatItHides) {
   TestDir dir;
-  const std::string path = dir.path() + "/commit.log";
+  const std::string path = LogOfSixRecords(dir);
   CommitLogTail tail;
-  {
-    auto log = OpenLog(path, 0, &tail);
-    ASSERT_TRUE(log);
-    AppendSeqs(*log, 1, 6);
-  }
   for (const uint64_t at : {OffsetOf(3) + 8 + 24 + 2,  // a payload byte of record 3
                             OffsetOf(3) + 8 + 16,      // its length: the entry cannot be skipped
                             OffsetOf(3) + 1}) {        // its prefix
@@ -197,9 +202,45 @@ TEST(CommitLogTest, ATornAppendCannotPassAnOlderGenerationsRecordForItsOwn) {
   EXPECT_EQ(tail.last, 4u);
 }
 
+// A version-3 log always extends past its last entry (grown and synced before the entry is
+// written), so a file that ends right after an entry, a few bytes later, or inside one whose
+// prefix checks out was cut: a copy that stopped early, a truncation. The open refuses it
+// instead of taking the end for a torn append and losing the acknowledged records the cut
+// took without a word (until 2026-12-06); the operator's cut accepts it. Damage within the
+// file's size, as a crash leaves it, is still a torn append (the test above).
+TEST(CommitLogTest, AFileCutShortIsDataLossNotATornAppend) {
+  TestDir dir;
+  const std::string path = LogOfSixRecords(dir);
+  CommitLogTail tail;
+  const std::string whole = path + ".whole";
+  std::filesystem::copy_file(path, whole);
+  ASSERT_GE(std::filesystem::file_size(path), OffsetOf(7) + 8 + 24);
+  struct Cut {
+    uint64_t at;
+    uint64_t last;  // the last record before it
+  };
+  for (const Cut& cut : {Cut{OffsetOf(7), 6}, Cut{OffsetOf(7) + 5, 6},
+                         Cut{OffsetOf(6) + 8 + 24 + 3, 5}, Cut{OffsetOf(6) + 4, 5}}) {
+    SCOPED_TRACE(cut.at);
+    std::filesystem::copy_file(whole, path, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::resize_file(path, cut.at);
+    for (bool read_only : {true, false}) {
+      auto log = CommitLog::Open({.path = path, .read_only = read_only}, 0, &tail);
+      ASSERT_TRUE(absl::IsDataLoss(log.status())) << log.status();
+      EXPECT_THAT(log.status().message(), HasSubstr("cut short"));
+      EXPECT_THAT(log.status().message(), HasSubstr(absl::StrCat("after record ", cut.last)));
+    }
+    auto accepted =
+        CommitLog::Open({.path = path, .read_only = true, .stop_at_damage = true}, 0, &tail);
+    ASSERT_TRUE(accepted.ok()) << accepted.status();
+    EXPECT_EQ(tail.last, cut.last);
+    EXPECT_EQ(tail.cut_short_at, cut.at);
+  }
+}
+
 // A log written by the first version (each entry's prefix the bare generation) is read as it
-// is; appends wait for the restart every writable open makes, which writes version 2.
-TEST(CommitLogTest, AVersionOneLogIsReadAndRestartedAsVersionTwo) {
+// is; appends wait for the restart every writable open makes, which writes version 3.
+TEST(CommitLogTest, AVersionOneLogIsReadAndRestartedAsTheCurrentVersion) {
   TestDir dir;
   const std::string path = dir.path() + "/commit.log";
   std::string file(internal::kCommitLogHeaderSize, '\0');
