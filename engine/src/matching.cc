@@ -52,7 +52,14 @@ void OrderBook::EmitTrade(const Order& buy, const Order& sell, PriceTicks px, Qt
 void OrderBook::Fill(uint32_t slot, Qty q, PriceTicks px) {
   Order& o = ctx_->store.at(slot);
   o.cum += q;
-  o.notional += px.value() * q.value();
+  // Saturating: an order that trades at prices near the largest tick count (a book without
+  // band takes any price, SPEC §4.1) can pass INT64_MAX ticks·lots (undefined behaviour,
+  // found by the sanitizer build); its average price is then not meaningful, its fills are.
+  int64_t value = 0;
+  if (__builtin_mul_overflow(px.value(), q.value(), &value) ||
+      __builtin_add_overflow(o.notional, value, &o.notional)) {
+    o.notional = INT64_MAX;
+  }
   o.status = o.leaves() == Qty(0) ? OrderStatus::kFilled : OrderStatus::kPartiallyFilled;
 }
 

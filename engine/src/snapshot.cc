@@ -317,6 +317,9 @@ absl::Status Engine::RestoreBookOrders(Reader& r) {
           ctx_.store.at(slot).in_level) {
         return Bad("book names an unknown order");
       }
+      // A resting order's price is a level's (at least one tick; 0 marks "no level").
+      const Order& o = ctx_.store.at(slot);
+      if (!o.is_stop_pending() && !book->CanRestAt(o.px)) return Bad("a resting order's price");
       book->RestoreOrder(slot);
     }
   }

@@ -142,9 +142,10 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     c.check = config.pre_trade_risk ? 1 : 0;
     out.push_back(c);
   }
-  if (config.max_open_orders_per_account != max_open_orders_) {
+  const int64_t cap = std::max<int64_t>(0, config.max_open_orders_per_account);
+  if (cap != max_open_orders_) {
     engine::RiskCmd c;
-    c.max_open_orders = std::max<int64_t>(0, config.max_open_orders_per_account);
+    c.max_open_orders = cap;
     out.push_back(c);
   }
   for (const auto& [name, amount] : config.collateral) {

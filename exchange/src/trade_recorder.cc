@@ -67,6 +67,8 @@ bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial)
   o->detail.stop_px = engine::PriceTicks(j["stop_px"].get<int64_t>());
   o->detail.qty = engine::Qty(j["qty"].get<int64_t>());
   o->detail.session = j["session"].get<uint32_t>();
+  // value() throws when the key holds another type: a malformed row is `false`, as above.
+  if (j.contains("expired") && !j["expired"].is_boolean()) return false;
   o->expired = j.value("expired", false);
   if (j.contains("display")) {  // rows written since 2026-12-06
     if (!j["display"].is_number_integer() || !j.contains("expire") ||
@@ -76,6 +78,7 @@ bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial)
     o->detail.has_amend_terms = true;
     o->detail.display = engine::Qty(j["display"].get<int64_t>());
     o->detail.expire = j["expire"].get<int64_t>();
+    if (j.contains("post_only") && !j["post_only"].is_boolean()) return false;
     o->detail.post_only = j.value("post_only", false);
   }
   if (serial) {

@@ -228,17 +228,19 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
         if (EntryOfGenerationAt(bytes, pos, log->generation_, version)) tail->torn_at = pos;
         // A crash leaves the file's size as it was before the append (grown, and synced,
         // first): only a cut ends it here.
-        const bool cut =
-            version >= kLogVersion &&
-            (bytes.size() < pos + kTailGuard || EntryRunsPastTheEnd(bytes, pos, log->generation_));
+        const bool inside =
+            version >= kLogVersion && EntryRunsPastTheEnd(bytes, pos, log->generation_);
+        const bool cut = inside || (version >= kLogVersion && bytes.size() < pos + kTailGuard);
         if (cut && options.stop_at_damage) {
           tail->cut_short_at = bytes.size();
         } else if (cut) {
           const uint64_t last_intact = std::max(previous, after);
           return absl::DataLossError(absl::StrCat(
               options.path, ": the file ends at byte ", bytes.size(), ", ",
-              bytes.size() > pos ? absl::StrCat("inside the entry at byte ", pos)
-                                 : "right after its last entry",
+              inside               ? absl::StrCat("inside the entry at byte ", pos)
+              : bytes.size() > pos ? absl::StrCat(bytes.size() - pos,
+                                                  " bytes after its last entry (at byte ", pos, ")")
+                                   : "right after its last entry",
               " (after record ", last_intact,
               "): the journal always leaves zeros after its last entry, so the file was cut "
               "short (a copy that stopped early, a truncation), and records acknowledged after ",

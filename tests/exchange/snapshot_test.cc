@@ -77,6 +77,35 @@ TEST(EngineSnapshotTest, CorruptBlobsAreRejected) {
   EXPECT_FALSE(used.Restore(blob).ok());
 }
 
+// A resting order's price in a blob is checked: 0 ticks marks "no level" in the book, so an
+// order resting at it would be held and never matched, listed or hashed (a code review of
+// 2026-12-06; before far levels the grid's check caught it with an assert).
+TEST(EngineSnapshotTest, ARestingOrderAtZeroTicksIsDataLoss) {
+  engine::Engine a;
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("S");
+  a.Process(p);
+  engine::NewOrderCmd n;
+  n.cl = engine::ClientId::From("o1");
+  n.acct = engine::Name::From("A1");
+  n.sym = engine::Name::From("S");
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(0x0123456789AB));
+  n.qty = engine::Qty(1);
+  a.Process(n);
+  ASSERT_EQ(a.live_orders(), 1u);
+  std::string blob = a.Snapshot();
+  engine::Engine ok;
+  ASSERT_TRUE(ok.Restore(blob).ok());
+  const int64_t px = 0x0123456789AB;
+  const size_t at = blob.find(std::string(reinterpret_cast<const char*>(&px), sizeof px));
+  ASSERT_NE(at, std::string::npos);
+  blob.replace(at, sizeof px, std::string(sizeof px, '\0'));
+  engine::Engine b;
+  const absl::Status st = b.Restore(blob);
+  EXPECT_TRUE(absl::IsDataLoss(st)) << st;
+  EXPECT_NE(st.message().find("a resting order's price"), std::string::npos) << st;
+}
+
 class Collect : public journal::OutcomeSink<Outcome> {
  public:
   void Emit(const Outcome& o) override {

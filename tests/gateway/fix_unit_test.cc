@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -108,27 +111,38 @@ TEST(FixLogTest, PasswordAndNewPasswordValuesAreRedactedWhereverTheyStand) {
             "Session not found: 8=FIX.4.4\x01" "554=***\x01");
   EXPECT_EQ(RedactFixSecrets("58=x\x01" "1554=kept\x01"), "58=x\x01" "1554=kept\x01");
   EXPECT_EQ(RedactFixSecrets("554=first"), "554=***");
-  // RawData (96), where other venues take a credential: all of it, as long as its
-  // RawDataLength (95) says, SOH bytes included; without 95 up to the next SOH.
+  // RawData (96), where other venues take a credential: its value and everything after it
+  // up to the message's trailer (10=), whatever its RawDataLength (95) says: RawData may
+  // hold SOH, and a length that lies leaves a secret's tail that reads as fields of its own.
   EXPECT_EQ(RedactFixSecrets("35=A\x01"
                              "95=9\x01"
                              "96=pw\x01"
                              "secret\x01"
-                             "108=30\x01"),
+                             "108=30\x01"
+                             "10=123\x01"),
             "35=A\x01"
             "95=9\x01"
             "96=***\x01"
-            "108=30\x01");
+            "10=123\x01");
+  EXPECT_EQ(RedactFixSecrets("95=40\x01"
+                             "96=A_SECRET\x01"
+                             "10=000\x01"
+                             "B_SECRET\x01"
+                             "10=220\x01"),
+            "95=40\x01"
+            "96=***\x01"
+            "10=220\x01");
   EXPECT_EQ(RedactFixSecrets("35=A\x01"
                              "96=token\x01"
                              "108=30"),
             "35=A\x01"
-            "96=***\x01"
-            "108=30");
-  EXPECT_EQ(RedactFixSecrets("95=99\x01"
-                             "96=short"),
-            "95=99\x01"
             "96=***");
+  EXPECT_EQ(SecretPieces("554=pw\x01"
+                         "96=RAW_SECRET\x01"
+                         "8=FIX.4.4\x01"
+                         "TAIL_SECRET\x01"
+                         "10=1\x01"),
+            (std::vector<std::string>{"RAW_SECRET", "8=FIX.4.4", "TAIL_SECRET"}));
   // A tag written in another form that still reads as 554 or 925 (QuickFIX took `0554` as
   // the Logon's password), and a tag after an event's text.
   for (const char* tag : {"0554", "+554", "554 ", " 554", "00925", "-925"}) {
@@ -156,6 +170,43 @@ TEST(FixLogTest, PasswordAndNewPasswordValuesAreRedactedWhereverTheyStand) {
 // request holds the state (here: its snapshot's send is held up) returns at once, and the
 // request applies it before it lets go: the subscriber that was there gets its X, the
 // newcomer its W and then the X.
+
+// QuickFIX's events about a message it cannot parse quote pieces of it ("Field tag is
+// invalid: <text>"): a RawData holding SOH made its secret's tail such a piece, logged in
+// clear in the event log (a black-box audit of 2026-12-06). A session's log redacts the
+// pieces of the last incoming message's secrets in the events after it.
+TEST(FixLogTest, EventsQuotingPiecesOfASecretAreRedactedToo) {
+  const std::string dir = test::TempDir();
+  {
+    RedactingFileLogFactory factory(dir);
+    FIX::Log* log = factory.create(FIX::SessionID("FIX.4.4", "CFX", "ALPHA_T1"));
+    log->onIncoming(
+        "8=FIX.4.4\x01"
+        "9=70\x01"
+        "35=A\x01"
+        "554=pw-secret\x01"
+        "95=28\x01"
+        "96=RAWA_SECRET\x01"
+        "RAWA_TAIL_SECRET\x01"
+        "10=123\x01");
+    log->onEvent(
+        "Invalid message: Field tag is invalid: RAWA_TAIL_SECRET\x01"
+        "10");
+    log->onEvent("Logon message is not valid");
+    factory.destroy(log);
+  }
+  std::string all;
+  for (const char* file :
+       {"/FIX.4.4-CFX-ALPHA_T1.messages.log", "/FIX.4.4-CFX-ALPHA_T1.event.log"}) {
+    std::ifstream in(dir + file, std::ios::binary);
+    all += std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  EXPECT_EQ(all.find("SECRET"), std::string::npos) << all;
+  EXPECT_NE(all.find("Field tag is invalid: ***"), std::string::npos) << all;
+  EXPECT_NE(all.find("Logon message is not valid"), std::string::npos) << all;
+  const std::string rm = "rm -rf '" + dir + "'";
+  EXPECT_EQ(std::system(rm.c_str()), 0) << rm;
+}
 TEST(MarketDataTest, ABookUpdateNeverWaitsForARequestInProgress) {
   std::mutex m;
   std::condition_variable cv;

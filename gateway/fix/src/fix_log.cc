@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace cfx {
 namespace gateway {
@@ -35,6 +36,57 @@ std::string TagDigits(const std::string& text, size_t begin, size_t end) {
 // other venues do, and a client configured for one may send its secret in it.
 bool IsSecret(const std::string& digits) {
   return digits == "554" || digits == "925" || digits == "96";
+}
+
+// Where RawData (96) whose value starts at `from` ends: at the message's trailer (the last
+// CheckSum field, `10=` after SOH), else at the end of `text`. RawData may hold SOH and
+// anything else, and its RawDataLength (95) may lie (point past the message, or short of a
+// secret's tail the parser then reads as fields): everything up to the trailer goes.
+size_t RawDataEnd(const std::string& text, size_t from) {
+  const size_t trailer = text.rfind(
+      "\x01"
+      "10=");
+  return trailer != std::string::npos && trailer >= from ? trailer : text.size();
+}
+
+// RedactFixSecrets, and with `pieces` the secret values it redacted, split at SOH (only
+// those of 4 bytes or more: shorter ones would redact common text).
+std::string Redact(const std::string& text, std::vector<std::string>* pieces) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {  // field by field: up to the next SOH or the end
+    size_t end = text.find('\x01', i);
+    if (end == std::string::npos) end = text.size();
+    const size_t eq = text.find('=', i);
+    const std::string tag = eq < end && eq > i ? TagDigits(text, i, eq) : "";
+    if (IsSecret(tag)) {
+      if (tag == "96") end = RawDataEnd(text, eq + 1);
+      out.append(text, i, eq + 1 - i);
+      out += "***";
+      for (size_t p = eq + 1; pieces != nullptr && p < end;) {
+        size_t q = text.find('\x01', p);
+        if (q == std::string::npos || q > end) q = end;
+        if (q - p >= 4) pieces->push_back(text.substr(p, q - p));
+        p = q + 1;
+      }
+    } else {
+      out.append(text, i, end - i);
+    }
+    if (end < text.size()) out += '\x01';
+    i = end + 1;
+  }
+  return out;
+}
+
+// Every occurrence in `text` of any of `pieces` replaced by ***.
+std::string RedactPieces(std::string text, const std::vector<std::string>& pieces) {
+  for (const std::string& piece : pieces) {
+    for (size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 3)) {
+      text.replace(at, piece.size(), "***");
+    }
+  }
+  return text;
 }
 
 // Opens `path` for appending, 0600 whatever the umask (an older file is made 0600 too);
@@ -75,58 +127,42 @@ class RedactingFileLog : public FIX::Log {
   }
   // QuickFIX calls backup() at a sequence reset; the log simply goes on.
   void backup() override {}
-  void onIncoming(const std::string& m) override { Write(messages_, m); }
-  void onOutgoing(const std::string& m) override { Write(messages_, m); }
-  void onEvent(const std::string& e) override { Write(events_, e); }
+  // An incoming message's secrets are kept until the next one: QuickFIX's events about a
+  // message it cannot parse quote pieces of it ("Field tag is invalid: <text>"), and a
+  // RawData holding SOH makes its tail look like fields of their own.
+  void onIncoming(const std::string& m) override {
+    std::vector<std::string> pieces;
+    const std::string line = UtcNowFix() + " : " + Redact(m, &pieces) + "\n";
+    std::lock_guard<std::mutex> lock(mu_);
+    recent_secrets_ = std::move(pieces);
+    WriteAll(messages_, line);
+  }
+  void onOutgoing(const std::string& m) override { Write(messages_, m, false); }
+  void onEvent(const std::string& e) override { Write(events_, e, true); }
 
  private:
-  void Write(int fd, const std::string& text) {
-    const std::string line = UtcNowFix() + " : " + RedactFixSecrets(text) + "\n";
+  void Write(int fd, const std::string& text, bool event) {
+    const std::string redacted = RedactFixSecrets(text);
     std::lock_guard<std::mutex> lock(mu_);
-    WriteAll(fd, line);
+    WriteAll(fd, UtcNowFix() + " : " +
+                     (event ? RedactPieces(redacted, recent_secrets_) : redacted) + "\n");
   }
 
   const std::string messages_path_, events_path_;
   std::mutex mu_;
+  std::vector<std::string> recent_secrets_;  // of the last incoming message (guarded by mu_)
   int messages_ = -1;
   int events_ = -1;
 };
 
 }  // namespace
 
-std::string RedactFixSecrets(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  size_t raw_length = std::string::npos;  // RawDataLength (95) of the field before
-  while (i < text.size()) {  // field by field: up to the next SOH or the end
-    size_t end = text.find('\x01', i);
-    if (end == std::string::npos) end = text.size();
-    const size_t eq = text.find('=', i);
-    const std::string tag = eq < end && eq > i ? TagDigits(text, i, eq) : "";
-    if (IsSecret(tag)) {
-      // RawData is as long as its RawDataLength says, SOH bytes included: all of it goes.
-      if (tag == "96" && raw_length != std::string::npos && eq + 1 + raw_length <= text.size()) {
-        end = std::max(end, text.find('\x01', eq + 1 + raw_length));
-        if (end == std::string::npos) end = text.size();
-      }
-      out.append(text, i, eq + 1 - i);
-      out += "***";
-    } else {
-      out.append(text, i, end - i);
-    }
-    raw_length = std::string::npos;
-    if (tag == "95") {
-      const std::string value = text.substr(eq + 1, end - eq - 1);
-      if (!value.empty() && value.size() < 7 &&
-          value.find_first_not_of("0123456789") == std::string::npos) {
-        raw_length = std::stoul(value);
-      }
-    }
-    if (end < text.size()) out += '\x01';
-    i = end + 1;
-  }
-  return out;
+std::string RedactFixSecrets(const std::string& text) { return Redact(text, nullptr); }
+
+std::vector<std::string> SecretPieces(const std::string& text) {
+  std::vector<std::string> pieces;
+  Redact(text, &pieces);
+  return pieces;
 }
 
 FIX::Log* RedactingFileLogFactory::create() { return new RedactingFileLog(dir_ + "/GLOBAL"); }
