@@ -99,7 +99,10 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
       {.data_dir = data_dir, .read_only = !truncate, .cut_damaged_commit_log = truncate});
   if (!journal.ok()) return Fail("journal verify", journal.status());
   const uint64_t log_cut = (*journal)->CommitLogCut();
-  if (log_cut != 0) {
+  if (log_cut != 0 && (*journal)->CommitLogCutShort()) {
+    std::cerr << "cfx journal verify: the commit log was cut short after record " << log_cut - 1
+              << "; whatever it held from record " << log_cut << " on is lost\n";
+  } else if (log_cut != 0) {
     std::cerr << "cfx journal verify: the commit log is damaged after record " << log_cut - 1
               << "; records " << log_cut << ".. it held after the damage were dropped\n";
   }

@@ -109,6 +109,7 @@ uint64_t Journal::LastSeq() const { return impl_->last_seq.load(std::memory_orde
 
 uint64_t Journal::RecoveredFromCommitLog() const { return impl_->recovered_from_log; }
 uint64_t Journal::CommitLogCut() const { return impl_->commit_log_cut; }
+bool Journal::CommitLogCutShort() const { return impl_->commit_log_cut_short; }
 uint64_t Journal::CommitLogTornAt() const { return impl_->commit_log_torn_at; }
 
 uint64_t Journal::DurableSeq() const { return impl_->durable_seq.load(std::memory_order_acquire); }

@@ -47,6 +47,7 @@ class Journal::Impl {
   std::thread copier;
   uint64_t recovered_from_log = 0;
   uint64_t commit_log_cut = 0;  // CommitLogCut()
+  bool commit_log_cut_short = false;  // CommitLogCutShort()
   uint64_t commit_log_torn_at = 0;  // CommitLogTornAt()
   // The writer's: its latest commit went straight into LMDB with its meta page not flushed
   // (defer_commit_sync); the next append to the log syncs LMDB first.

@@ -76,7 +76,10 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   }
   if (!log.ok()) return log.status();
   impl.recovered_from_log = tail.records;
-  impl.commit_log_cut = tail.intact_after_damage == 0 ? 0 : tail.last + 1;
+  // A log cut short may have held acknowledged records after its last intact one, as one
+  // with intact records past damage does: either way the seqs from there on are reused.
+  impl.commit_log_cut = tail.intact_after_damage != 0 || tail.cut_short_at != 0 ? tail.last + 1 : 0;
+  impl.commit_log_cut_short = tail.cut_short_at != 0;
   impl.commit_log_torn_at = tail.torn_at;
   if (options.read_only) {
     // Readers find the log's records after LMDB's in `pending`.

@@ -246,6 +246,39 @@ TEST(JournalCliTest, ALastEntryCutShortOrDamagedIsReportedAndNotApplied) {
   EXPECT_EQ(v.value("commit_log_torn_at", uint64_t{0}), at - 8 - 24) << v.dump();
 }
 
+// A commit log cut short (copied short, truncated) may have held acknowledged records past
+// its end: `verify` and the exchange's next start refuse it; the operator's explicit cut
+// accepts it, says so, and, where the exchange served FIX, records the ExecID generation of
+// the inputs that will reuse the seqs after the last intact record, as for damage below.
+TEST(JournalCliTest, ACommitLogCutShortIsRefusedAndOnlyAnExplicitCutAcceptsIt) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  std::vector<std::string> inputs;
+  for (int i = 1; i <= 12; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
+  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
+  const std::string log = dir.path() + "/journal/commit.log";
+  const size_t at = ReadBytes(log).find("input 8;");
+  ASSERT_NE(at, std::string::npos);
+  std::filesystem::resize_file(log, at + 3);  // inside record 8's payload
+  testsupport::CfxResult verify = testsupport::RunCfx("journal verify --data-dir " + dir.path());
+  EXPECT_NE(verify.exit_code, 0) << verify.output;
+  EXPECT_THAT(verify.output, HasSubstr("cut short"));
+  EXPECT_THAT(verify.output, HasSubstr("after record 7"));
+  auto start = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
+  ASSERT_FALSE(start.ok());
+  EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
+  std::filesystem::create_directory(dir.path() + "/fix");
+  testsupport::CfxResult cut =
+      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("cut short after record 7"));
+  EXPECT_THAT(cut.output, HasSubstr("\"commit_log_cut_from\":8"));
+  EXPECT_THAT(cut.output, HasSubstr("\"execid_generation\":1"));
+  EXPECT_EQ(ReadBytes(dir.path() + "/fix/reported.generation"), "cfx-execid-generation 1 8\n");
+  nlohmann::json v = Verify(dir.path());
+  EXPECT_EQ(v.value("last_seq", 0), 7) << v.dump();
+}
+
 // Damage inside the commit log with acknowledged records intact after it (SPEC §5: a
 // corrupt tail is reported, never silently applied; an acknowledged order is never lost):
 // `verify` and the exchange's next start refuse it, naming the file and the records; the

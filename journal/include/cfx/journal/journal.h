@@ -110,7 +110,11 @@ class Journal {
   uint64_t RecoveredFromCommitLog() const;
   // With cut_damaged_commit_log: the first record seq the cut dropped although the commit log
   // held it intact after a damaged entry (0: no such cut).
+  // A cut short log (the file ends too soon after its last intact entry, or inside one)
+  // counts too: what it held past that record is unknown, and dropped.
   uint64_t CommitLogCut() const;
+  // Whether that cut was of a log cut short (else: of records past damage).
+  bool CommitLogCutShort() const;
   // Where (byte offset in commit.log) Open stopped reading at a last entry that fails its
   // checks with nothing intact after it: an append a crash cut short, never acknowledged, or
   // a last entry damaged since. 0: the log ended cleanly. Not applied; reported by `cfx
