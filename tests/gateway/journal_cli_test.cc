@@ -39,6 +39,27 @@ std::string ReadBytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Inputs "input 1;" .. "input n;" acknowledged and left in `dir`'s commit log only.
+bool LeaveInputsInTheCommitLog(const std::string& dir, int n) {
+  std::vector<std::string> inputs;
+  for (int i = 1; i <= n; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
+  return testsupport::LeaveInTheCommitLog(dir, inputs);
+}
+
+// The exchange's next start on `dir` is refused with DataLoss.
+void ExpectTheNextStartIsRefused(const std::string& dir) {
+  auto start = journal::Journal::Open({.data_dir = dir, .commit_log = true});
+  ASSERT_FALSE(start.ok());
+  EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
+}
+
+// The operator's cut (`verify --truncate-corrupt-tail`) on `dir`, as on an exchange that
+// served FIX (its fix/ folder made first, so the cut records an ExecID generation).
+testsupport::CfxResult CutAsAnExchangeThatServedFix(const std::string& dir) {
+  std::filesystem::create_directory(dir + "/fix");
+  return testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir);
+}
+
 // Damages the commit log `log` inside the payload `text`: returns where the payload starts
 // (npos, nothing damaged, when the log does not hold it).
 size_t DamagePayload(const std::string& log, const std::string& text) {
@@ -253,9 +274,7 @@ TEST(JournalCliTest, ALastEntryCutShortOrDamagedIsReportedAndNotApplied) {
 TEST(JournalCliTest, ACommitLogCutShortIsRefusedAndOnlyAnExplicitCutAcceptsIt) {
   testsupport::TempDir dir("cfx_journal_cli");
   ASSERT_FALSE(dir.path().empty());
-  std::vector<std::string> inputs;
-  for (int i = 1; i <= 12; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
-  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 12));
   const std::string log = dir.path() + "/journal/commit.log";
   const size_t at = ReadBytes(log).find("input 8;");
   ASSERT_NE(at, std::string::npos);
@@ -264,12 +283,8 @@ TEST(JournalCliTest, ACommitLogCutShortIsRefusedAndOnlyAnExplicitCutAcceptsIt) {
   EXPECT_NE(verify.exit_code, 0) << verify.output;
   EXPECT_THAT(verify.output, HasSubstr("cut short"));
   EXPECT_THAT(verify.output, HasSubstr("after record 7"));
-  auto start = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
-  ASSERT_FALSE(start.ok());
-  EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
-  std::filesystem::create_directory(dir.path() + "/fix");
-  testsupport::CfxResult cut =
-      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  ExpectTheNextStartIsRefused(dir.path());
+  testsupport::CfxResult cut = CutAsAnExchangeThatServedFix(dir.path());
   EXPECT_EQ(cut.exit_code, 0) << cut.output;
   EXPECT_THAT(cut.output, HasSubstr("cut short after record 7"));
   EXPECT_THAT(cut.output, HasSubstr("\"commit_log_cut_from\":8"));
@@ -286,9 +301,7 @@ TEST(JournalCliTest, ACommitLogCutShortIsRefusedAndOnlyAnExplicitCutAcceptsIt) {
 TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDropsIt) {
   testsupport::TempDir dir("cfx_journal_cli");
   ASSERT_FALSE(dir.path().empty());
-  std::vector<std::string> inputs;
-  for (int i = 1; i <= 40; ++i) inputs.push_back(absl::StrCat("input ", i, ";"));
-  ASSERT_TRUE(testsupport::LeaveInTheCommitLog(dir.path(), inputs));
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 40));
   const std::string log = dir.path() + "/journal/commit.log";
   const std::string bytes = ReadBytes(log);
   ASSERT_NE(DamagePayload(log, "input 10;"), std::string::npos);
@@ -298,17 +311,13 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
   EXPECT_THAT(verify.output, HasSubstr("after record 9"));
   EXPECT_THAT(verify.output, HasSubstr("record 11 at byte"));
   // The exchange's next start: refused, and nothing taken out of the log.
-  auto start = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
-  ASSERT_FALSE(start.ok());
-  EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
+  ExpectTheNextStartIsRefused(dir.path());
   EXPECT_EQ(ReadBytes(log).find("input 40;"), bytes.find("input 40;"))
       << "the log is left as it was";
 
   // An exchange that served FIX here: the cut records the ExecID generation of the inputs
   // that will reuse the dropped seqs (docs/fix.md, "ExecIDs").
-  std::filesystem::create_directory(dir.path() + "/fix");
-  testsupport::CfxResult cut =
-      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  testsupport::CfxResult cut = CutAsAnExchangeThatServedFix(dir.path());
   EXPECT_EQ(cut.exit_code, 0) << cut.output;
   EXPECT_THAT(cut.output, HasSubstr("records 10.. it held after the damage were dropped"));
   EXPECT_THAT(cut.output, HasSubstr("\"commit_log_cut_from\":10"));
