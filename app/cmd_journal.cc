@@ -99,7 +99,10 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
       {.data_dir = data_dir, .read_only = !truncate, .cut_damaged_commit_log = truncate});
   if (!journal.ok()) return Fail("journal verify", journal.status());
   const uint64_t log_cut = (*journal)->CommitLogCut();
-  if (log_cut != 0 && (*journal)->CommitLogCutShort()) {
+  if (log_cut != 0 && (*journal)->CommitLogMissing()) {
+    std::cerr << "cfx journal verify: the commit log is missing; whatever it held from record "
+              << log_cut << " on is lost (a new, empty one takes its place)\n";
+  } else if (log_cut != 0 && (*journal)->CommitLogCutShort()) {
     std::cerr << "cfx journal verify: the commit log was cut short after record " << log_cut - 1
               << "; whatever it held from record " << log_cut << " on is lost\n";
   } else if (log_cut != 0) {
@@ -124,6 +127,7 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
                         {"from_commit_log", (*journal)->RecoveredFromCommitLog()},
                         {"corrupt_snapshots", skipped}};
   if (log_cut != 0) out["commit_log_cut_from"] = log_cut;
+  if ((*journal)->CommitLogMissing()) out["commit_log_missing"] = true;
   // The last entry cut short or damaged, nothing intact after it: an append a crash
   // interrupted (never acknowledged), not applied; reported, not an error (docs/formats.md).
   if (uint64_t torn = (*journal)->CommitLogTornAt(); torn != 0) out["commit_log_torn_at"] = torn;

@@ -102,7 +102,18 @@ Journal::~Journal() {
     impl_->pending_cv.notify_all();
     impl_->copier.join();
   }
-  if (impl_->log != nullptr) (void)internal::CopyPending(*impl_, /*sync=*/true);
+  if (impl_->log == nullptr) return;
+  // LMDB holds everything the log did, durably: the mark goes, so that the log is not needed
+  // any more (a clean stop's log may be deleted). On any failure it stays, and the next open
+  // copies what the log holds.
+  const bool copied = internal::CopyPending(*impl_, /*sync=*/true).ok();
+  bool clean;
+  {
+    std::lock_guard<std::mutex> lock(impl_->pending_mu);
+    clean = copied && impl_->copy_error.ok() && impl_->pending.empty();
+  }
+  if (!clean || !impl_->failed.ok() || !internal::SetLogMark(*impl_, false).ok()) return;
+  if (!impl_->options.unsafe_no_sync) (void)mdb_env_sync(impl_->records->env(), 1);
 }
 
 uint64_t Journal::LastSeq() const { return impl_->last_seq.load(std::memory_order_acquire); }
@@ -110,6 +121,7 @@ uint64_t Journal::LastSeq() const { return impl_->last_seq.load(std::memory_orde
 uint64_t Journal::RecoveredFromCommitLog() const { return impl_->recovered_from_log; }
 uint64_t Journal::CommitLogCut() const { return impl_->commit_log_cut; }
 bool Journal::CommitLogCutShort() const { return impl_->commit_log_cut_short; }
+bool Journal::CommitLogMissing() const { return impl_->commit_log_missing; }
 uint64_t Journal::CommitLogTornAt() const { return impl_->commit_log_torn_at; }
 
 uint64_t Journal::DurableSeq() const { return impl_->durable_seq.load(std::memory_order_acquire); }

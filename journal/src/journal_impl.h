@@ -48,6 +48,10 @@ class Journal::Impl {
   uint64_t recovered_from_log = 0;
   uint64_t commit_log_cut = 0;  // CommitLogCut()
   bool commit_log_cut_short = false;  // CommitLogCutShort()
+  bool commit_log_missing = false;    // CommitLogMissing()
+  // Whether LMDB holds the commit log's mark (LogMarkKey): a log is in use and may hold
+  // records LMDB does not. The writer's, from the open on.
+  bool log_marked = false;
   uint64_t commit_log_torn_at = 0;  // CommitLogTornAt()
   // The writer's: its latest commit went straight into LMDB with its meta page not flushed
   // (defer_commit_sync); the next append to the log syncs LMDB first.
@@ -73,6 +77,11 @@ absl::Status CopyPending(Journal::Impl& impl, bool sync);
 // Opens `<journal>/commit.log` when the option is on or a log exists: read-only, its records
 // after LMDB's go to `pending`; writable, into LMDB (synced), and the log restarts.
 absl::Status OpenCommitLog(Journal::Impl& impl);
+// Whether LMDB holds the commit log's mark; DataLoss when it is there but damaged.
+absl::StatusOr<bool> ReadLogMark(Journal::Impl& impl);
+// Writes (`in_use`) or deletes the commit log's mark in LMDB, in one commit, not synced:
+// the caller's next sync makes it durable. No-op when it is already so.
+absl::Status SetLogMark(Journal::Impl& impl, bool in_use);
 // The last seq LMDB holds (0 when empty).
 absl::StatusOr<uint64_t> LmdbLastSeq(Journal::Impl& impl);
 // The copier thread's loop, until `stopping`.

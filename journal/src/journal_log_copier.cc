@@ -15,11 +15,15 @@ namespace cfx::journal {
 using internal::CommitLog;
 using internal::CommitLogOptions;
 using internal::CommitLogTail;
+using internal::DecodeValue;
 using internal::EncodeKey;
+using internal::EncodeValue;
 using internal::GetLe;
 using internal::kCommitLogEntryPrefix;
 using internal::kHeaderSize;
 using internal::kKeySize;
+using internal::kLogMarkKey;
+using internal::kLogMarkMagic;
 using storage::Txn;
 
 namespace {
@@ -38,11 +42,44 @@ uint64_t LmdbBytesFor(uint64_t size, uint64_t page) {
 absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   const JournalOptions& options = impl.options;
   const std::string file = absl::StrCat(impl.path, "/commit.log");
+  uint64_t lmdb_last = impl.last_seq.load(std::memory_order_relaxed);
+  auto marked = ReadLogMark(impl);
+  if (!marked.ok()) return marked.status();
+  impl.log_marked = *marked;
   std::error_code ec;
+  const bool exists = std::filesystem::exists(file, ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat(file, ": cannot tell whether it exists (", ec.message(), ")"));
+  }
+  if (impl.log_marked && !exists) {
+    // A run that used the log did not stop cleanly (a clean stop copies the log into LMDB
+    // and takes the mark away), and the file is gone: what it held past LMDB's last record
+    // is lost, unless the operator restores it.
+    if (!options.cut_damaged_commit_log) {
+      return absl::DataLossError(absl::StrCat(
+          file, " is missing: the journal (", impl.path,
+          "/data.mdb) says a commit log was in use by a run that did not stop cleanly, so "
+          "records acknowledged after record ",
+          lmdb_last,
+          " may be only in that file; restore it (a cleanup of *.log files?), or accept the "
+          "loss with `cfx journal verify --data-dir D --truncate-corrupt-tail`"));
+    }
+    impl.commit_log_cut = lmdb_last + 1;
+    impl.commit_log_missing = true;
+  }
   // Without the option a log left by an earlier run is still read (and, writable, emptied),
   // so that no open of the journal misses or later re-reads records it holds.
-  if (!options.commit_log && !std::filesystem::exists(file, ec)) return absl::OkStatus();
-  uint64_t lmdb_last = impl.last_seq.load(std::memory_order_relaxed);
+  if (!options.commit_log && !exists) {
+    if (!impl.log_marked || options.read_only) return absl::OkStatus();
+    if (absl::Status s = SetLogMark(impl, false); !s.ok()) return s;  // the operator's cut
+    if (!options.unsafe_no_sync) {
+      if (int rc = mdb_env_sync(impl.records->env(), 1); rc != 0) {
+        return impl.records->Error(rc, "sync");
+      }
+    }
+    return absl::OkStatus();
+  }
   CommitLogTail tail;
   const CommitLogOptions log_options = {.path = file,
                                         .max_bytes = options.commit_log_bytes,
@@ -78,7 +115,7 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   impl.recovered_from_log = tail.records;
   // A log cut short may have held acknowledged records after its last intact one, as one
   // with intact records past damage does: either way the seqs from there on are reused.
-  impl.commit_log_cut = tail.intact_after_damage != 0 || tail.cut_short_at != 0 ? tail.last + 1 : 0;
+  if (tail.intact_after_damage != 0 || tail.cut_short_at != 0) impl.commit_log_cut = tail.last + 1;
   impl.commit_log_cut_short = tail.cut_short_at != 0;
   impl.commit_log_torn_at = tail.torn_at;
   if (options.read_only) {
@@ -97,8 +134,12 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
     impl.pending_has_prefix = true;
     impl.last_seq.store(tail.last, std::memory_order_release);
   }
+  // The mark says, from here on, whether a log may hold records LMDB does not: with the
+  // option, written before the first append; without, the log is emptied (restarted) next.
+  if (absl::Status s = SetLogMark(impl, options.commit_log); !s.ok()) return s;
   // LMDB holds everything in the log durably before the log restarts over it: also the
-  // commit a previous run's copier made last, whose meta page may be only written.
+  // commit a previous run's copier made last, whose meta page may be only written (and the
+  // mark).
   if (!options.unsafe_no_sync) {
     if (int rc = mdb_env_sync(impl.records->env(), 1); rc != 0) {
       return impl.records->Error(rc, "sync");
@@ -106,6 +147,46 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   }
   if (absl::Status s = (*log)->Restart(); !s.ok()) return s;
   if (options.commit_log) impl.log = std::move(*log);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> internal::ReadLogMark(Journal::Impl& impl) {
+  Txn txn;
+  int rc = txn.Begin(*impl.records, /*read_only=*/true);
+  if (rc != 0) return impl.records->Error(rc, "begin read");
+  char key[kKeySize];
+  EncodeKey(kLogMarkKey, key);
+  MDB_val k{kKeySize, key}, v;
+  rc = mdb_get(txn.get(), impl.records->dbi(), &k, &v);
+  if (rc == MDB_NOTFOUND) return false;
+  if (rc != 0) return impl.records->Error(rc, "read the commit log's mark");
+  absl::string_view payload;
+  if (absl::Status s =
+          DecodeValue(kLogMarkMagic, "commit log mark", kLogMarkKey, storage::View(v), &payload);
+      !s.ok()) {
+    return absl::DataLossError(absl::StrCat(impl.path, ": ", s.message()));
+  }
+  return true;
+}
+
+absl::Status internal::SetLogMark(Journal::Impl& impl, bool in_use) {
+  if (impl.log_marked == in_use) return absl::OkStatus();
+  std::lock_guard<std::mutex> lmdb_lock(impl.lmdb_mu);
+  const storage::LmdbEnv& env = *impl.records;
+  Txn txn;
+  int rc = txn.Begin(env, /*read_only=*/false);
+  if (rc != 0) return env.Error(rc, "begin the commit log's mark");
+  char key[kKeySize];
+  EncodeKey(kLogMarkKey, key);
+  MDB_val k{kKeySize, key};
+  const std::string value = EncodeValue(kLogMarkMagic, kLogMarkKey, kLogMarkPayload);
+  MDB_val v{value.size(), const_cast<char*>(value.data())};
+  rc = in_use ? mdb_put(txn.get(), env.dbi(), &k, &v, 0)
+              : mdb_del(txn.get(), env.dbi(), &k, nullptr);
+  if (rc != 0 && !(rc == MDB_NOTFOUND && !in_use))
+    return env.Error(rc, "write the commit log's mark");
+  if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit the commit log's mark");
+  impl.log_marked = in_use;
   return absl::OkStatus();
 }
 

@@ -24,6 +24,11 @@ namespace cfx::journal::internal {
 
 inline constexpr uint32_t kRecordMagic = 0x4A584643;    // "CFXJ" as little-endian bytes
 inline constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
+// The commit log's mark under key 0 of the records (a key no record has: seqs start at 1):
+// present while a commit log may hold records LMDB does not (docs/formats.md, "Commit log").
+inline constexpr uint32_t kLogMarkMagic = 0x4D584643;  // "CFXM"
+inline constexpr uint64_t kLogMarkKey = 0;
+inline constexpr absl::string_view kLogMarkPayload = "commit log in use";
 inline constexpr uint16_t kFormatVersion = 2;
 inline constexpr size_t kHeaderSize = 24;
 inline constexpr size_t kKeySize = 8;

@@ -330,5 +330,33 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
       << "a verify that cuts nothing records nothing";
 }
 
+// A commit log deleted after a run that did not stop cleanly (a cleanup of *.log files, say):
+// `verify` and the exchange's next start refuse the journal, naming the file; the operator's
+// cut accepts the loss of whatever the log held, says so, and records the ExecID generation
+// of the inputs that will reuse those seqs.
+TEST(JournalCliTest, AMissingCommitLogIsRefusedAndOnlyAnExplicitCutAcceptsItsLoss) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 12));
+  const std::string log = dir.path() + "/journal/commit.log";
+  ASSERT_EQ(std::remove(log.c_str()), 0);
+  testsupport::CfxResult verify = testsupport::RunCfx("journal verify --data-dir " + dir.path());
+  EXPECT_NE(verify.exit_code, 0) << verify.output;
+  EXPECT_THAT(verify.output, HasSubstr(log + " is missing"));
+  EXPECT_THAT(verify.output, HasSubstr("--truncate-corrupt-tail"));
+  ExpectTheNextStartIsRefused(dir.path());
+
+  testsupport::CfxResult cut = CutAsAnExchangeThatServedFix(dir.path());
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("the commit log is missing; whatever it held from record 1 on "
+                                    "is lost"));
+  EXPECT_THAT(cut.output, HasSubstr("\"commit_log_cut_from\":1"));
+  EXPECT_THAT(cut.output, HasSubstr("\"commit_log_missing\":true"));
+  EXPECT_EQ(ReadBytes(dir.path() + "/fix/reported.generation"), "cfx-execid-generation 1 1\n");
+  nlohmann::json v = Verify(dir.path());
+  EXPECT_EQ(v.value("records", -1), 0) << v.dump();
+  EXPECT_FALSE(v.contains("commit_log_missing")) << v.dump();
+}
+
 }  // namespace
 }  // namespace cfx

@@ -115,6 +115,87 @@ TEST(JournalCommitLogTest, InputsOnlyTheLogHoldsAreFoundByEveryOpenAndCopiedOnce
   ExpectSeqs(ReadAll(*j), 45);
 }
 
+// A commit log that is missing after a run that did not stop cleanly may have held
+// acknowledged records LMDB does not (docs/durability.md, "The commit log"): every open
+// refuses it, naming the file and the last record LMDB holds, and changes nothing; only the
+// operator's cut accepts the loss.
+TEST(JournalCommitLogTest, ALogMissingAfterARunThatDidNotStopCleanlyIsDataLoss) {
+  TestDir dir;
+  const std::string log = dir.path() + "/journal/commit.log";
+  {
+    auto j = *Journal::Open(WithLog(dir.path()));
+    ASSERT_TRUE(AppendRange(*j, 1, 20).ok());
+  }  // a clean stop: LMDB holds 1..20
+  RunAndVanish([&] {
+    JournalOptions o = WithLog(dir.path());
+    o.commit_log_copy_every_ms = 3'600'000;  // the copier never runs before the exit
+    auto j = *Journal::Open(o);
+    if (!AppendRange(*j, 21, 40).ok()) _exit(3);
+    _exit(0);
+  });
+  ASSERT_EQ(std::remove(log.c_str()), 0);
+  for (JournalOptions o : {JournalOptions{.data_dir = dir.path(), .read_only = true},
+                           JournalOptions{.data_dir = dir.path()}, WithLog(dir.path())}) {
+    auto j = Journal::Open(o);
+    ASSERT_FALSE(j.ok()) << "read_only " << o.read_only << " commit_log " << o.commit_log;
+    EXPECT_TRUE(absl::IsDataLoss(j.status())) << j.status();
+    EXPECT_THAT(j.status().message(), HasSubstr(log + " is missing"));
+    EXPECT_THAT(j.status().message(), HasSubstr("acknowledged after record 20 "));
+    EXPECT_NE(access(log.c_str(), F_OK), 0) << "a refused open creates no log";
+  }
+  {
+    JournalOptions o = WithLog(dir.path());
+    o.cut_damaged_commit_log = true;  // the operator accepts the loss
+    auto j = Journal::Open(o);
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_TRUE((*j)->CommitLogMissing());
+    EXPECT_FALSE((*j)->CommitLogCutShort());
+    EXPECT_EQ((*j)->CommitLogCut(), 21u);
+    EXPECT_EQ((*j)->LastSeq(), 20u);
+    ExpectSeqs(ReadAll(**j), 20);
+    ASSERT_TRUE(AppendRange(**j, 21, 25, /*round=*/1).ok());
+  }
+  auto j = Journal::Open(WithLog(dir.path()));
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_FALSE((*j)->CommitLogMissing());
+  EXPECT_EQ((*j)->CommitLogCut(), 0u);
+  ExpectSeqs(ReadAll(**j), 25, /*round_after=*/1, /*cut=*/20);
+}
+
+// After a clean stop LMDB holds everything the log did: a log deleted then loses nothing,
+// and the next open starts a new one; so does a journal that never used one.
+TEST(JournalCommitLogTest, ALogDeletedAfterACleanStopLosesNothing) {
+  TestDir dir;
+  const std::string log = dir.path() + "/journal/commit.log";
+  {
+    JournalOptions o = WithLog(dir.path());
+    o.commit_log_copy_every_ms = 3'600'000;  // the stop's own copy moves them into LMDB
+    auto j = *Journal::Open(o);
+    ASSERT_TRUE(AppendRange(*j, 1, 30).ok());
+  }
+  ASSERT_EQ(std::remove(log.c_str()), 0);
+  {
+    auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    ExpectSeqs(ReadAll(**reader), 30);
+  }
+  {
+    auto j = Journal::Open(WithLog(dir.path()));
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_FALSE((*j)->CommitLogMissing());
+    ExpectSeqs(ReadAll(**j), 30);
+    ASSERT_TRUE(AppendRange(**j, 31, 35).ok());
+  }
+  TestDir plain;
+  {
+    auto j = *Journal::Open({.data_dir = plain.path()});
+    ASSERT_TRUE(AppendRange(*j, 1, 5).ok());
+  }
+  auto j = Journal::Open(WithLog(plain.path()));
+  ASSERT_TRUE(j.ok()) << j.status();
+  ExpectSeqs(ReadAll(**j), 5);
+}
+
 TEST(JournalCommitLogTest, TheCopierMovesRecordsIntoLmdbWhileTheJournalRuns) {
   TestDir dir;
   RunAndVanish([&] {

@@ -64,7 +64,8 @@ struct JournalOptions {
   int commit_log_copy_every_ms = 10;
   // The operator's cut (`cfx journal verify --truncate-corrupt-tail`): a damaged entry inside
   // the commit log that intact entries follow ends its reading there, and the records after
-  // it are dropped (CommitLogCut() says which), instead of failing Open with DataLoss.
+  // it are dropped (CommitLogCut() says which), instead of failing Open with DataLoss; so
+  // are the records past the end of a log cut short, and those of a log that is missing.
   bool cut_damaged_commit_log = false;
 };
 
@@ -115,6 +116,10 @@ class Journal {
   uint64_t CommitLogCut() const;
   // Whether that cut was of a log cut short (else: of records past damage).
   bool CommitLogCutShort() const;
+  // Whether that cut was of a commit log that is missing: LMDB's mark says a log was in use
+  // (a run that did not stop cleanly), and the file is gone; whatever it held past LMDB's
+  // last record is lost.
+  bool CommitLogMissing() const;
   // Where (byte offset in commit.log) Open stopped reading at a last entry that fails its
   // checks with nothing intact after it: an append a crash cut short, never acknowledged, or
   // a last entry damaged since. 0: the log ended cleanly. Not applied; reported by `cfx
