@@ -63,8 +63,8 @@ ExitCode InAChildProcess(absl::string_view command, const std::string& data_dir,
   const pid_t child = ::fork();
   if (child < 0) return body();  // no child to be had: as before, in this process
   if (child == 0) {
-    const ExitCode rc = body();
-    std::cout.flush();
+    ExitCode rc = body();
+    if (!StandardOutputReached() && rc == 0) rc = 1;
     std::cerr.flush();
     std::_Exit(rc);
   }

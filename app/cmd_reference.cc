@@ -115,7 +115,7 @@ ExitCode ResolveBuildCalendar(const BuildFlags& f, BuildCalendar* out) {
   if (absl::Status s = storage::CheckPrivateDir(f.data_dir); !s.ok()) {
     return Fail("reference build", absl::StrCat("--data-dir: ", s.message()));
   }
-  absl::StatusOr<common::ExchangeConfig> exchange = common::LoadConfigFile(terms);
+  absl::StatusOr<common::ExchangeConfig> exchange = common::LoadKeptSettlementTerms(terms);
   if (!exchange.ok()) return Fail("reference build", exchange.status(), 2);
   std::vector<common::Date> kept = Normalized(exchange->holidays);
   if (out->source.empty()) {

@@ -7,14 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -87,7 +91,9 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     return Fail("replay", "--input " + flags.input + " is a directory, not a file");
   }
   std::ifstream in(flags.input);
-  if (!in) return Fail("replay", "cannot open --input " + flags.input);
+  if (!in) {
+    return Fail("replay", "cannot open --input " + flags.input + ": " + std::strerror(errno));
+  }
   if (flags.output != "-" && std::filesystem::equivalent(flags.input, flags.output, ec)) {
     return Fail("replay", "--output " + flags.output + " is the --input file");
   }
@@ -108,7 +114,16 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
   }
   // With a data dir the input is read twice (the store, the events): read once into memory,
   // so a pipe (--input /dev/stdin) gives both the same lines.
-  std::string input{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string input;
+  try {
+    input.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::bad_alloc&) {
+    return Fail("replay", "--input " + flags.input +
+                              " is too large to read into memory; nothing was written");
+  } catch (const std::length_error&) {
+    return Fail("replay", "--input " + flags.input +
+                              " is too large to read into memory; nothing was written");
+  }
   if (in.bad()) return Fail("replay", "cannot read --input " + flags.input);
   // The events are written (to OUTPUT.tmp) before the data dir is touched, and renamed over
   // OUTPUT only after the store: a bad --output fails before anything reaches the data dir,

@@ -4,7 +4,9 @@
 
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
+#include <system_error>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -27,7 +29,23 @@ struct ServeFlags {
   std::string role = "alone";
 };
 
+ExitCode RunServeChecked(const ServeFlags& flags);
+
+// A thread the system will not give (a process limit, memory) is a failure to start or to
+// serve, said as such, not an abort without a word.
 ExitCode RunServe(const ServeFlags& flags) {
+  try {
+    return RunServeChecked(flags);
+  } catch (const std::system_error& e) {
+    return Fail("serve", absl::StrCat("the system refused a resource (", e.what(),
+                                      "): a thread or process limit (ulimit -u), or memory; "
+                                      "lower [limits] http_valuation_threads or raise the limit"));
+  } catch (const std::bad_alloc&) {
+    return Fail("serve", "out of memory");
+  }
+}
+
+ExitCode RunServeChecked(const ServeFlags& flags) {
   absl::StatusOr<common::ExchangeConfig> config = common::LoadConfigFile(flags.config);
   if (!config.ok()) return Fail("serve", config.status(), 2);
   if (config->products.empty()) {

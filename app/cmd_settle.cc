@@ -100,7 +100,8 @@ ExitCode RunSettle(const SettleFlags& flags) {
     config_path = cfx::common::SettlementTermsPath(flags.data_dir);
   }
   if (!config_path.empty()) {
-    auto exchange = cfx::common::LoadConfigFile(config_path);
+    auto exchange = flags.config.empty() ? cfx::common::LoadKeptSettlementTerms(config_path)
+                                         : cfx::common::LoadConfigFile(config_path);
     if (!exchange.ok()) return Fail("settle", exchange.status(), 2);
     // --config may give other collateral or thresholds, but not other holidays than the
     // exchange's (the terms kept in the data dir): the security master's last trading days
@@ -109,7 +110,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
     // be settled. Refused as `cfx reference build` refuses it.
     const std::string terms = cfx::common::SettlementTermsPath(flags.data_dir);
     if (!flags.config.empty() && std::filesystem::exists(terms)) {
-      auto kept = cfx::common::LoadConfigFile(terms);
+      auto kept = cfx::common::LoadKeptSettlementTerms(terms);
       if (!kept.ok()) return Fail("settle", kept.status(), 2);
       const std::vector<cfx::common::Date> given = Normalized(exchange->holidays);
       const std::vector<cfx::common::Date> theirs = Normalized(kept->holidays);
@@ -199,10 +200,25 @@ ExitCode RunSettle(const SettleFlags& flags) {
               << "written\n";
     return 1;
   }
+  // No reference store at all (a data dir where `cfx reference build` never ran) settles on
+  // without fixes and margin, saying so; a store that is there but cannot be read (damaged,
+  // cut short) is refused: settling on would commit a day of prices and calls for good
+  // without the inputs that decide them.
+  auto refuse_store = [&](const absl::Status& status) {
+    const std::string why =
+        absl::StrCat("the reference store cannot be read (", status.message(),
+                     "): fixes and margin would be missing from the day for good");
+    audit_run("failed", why);
+    std::cerr << "cfx settle: " << flags.date << ": " << why
+              << "\ncfx settle: nothing was written\n";
+    return 1;
+  };
   SettleInputs inputs{trades->get(), nullptr, nullptr};
   auto fixes = OpenReferenceFixSource(flags.data_dir);
   if (fixes.ok()) {
     inputs.fixes = fixes->get();
+  } else if (!absl::IsNotFound(fixes.status())) {
+    return refuse_store(fixes.status());
   } else {
     std::cerr << "cfx settle: warning: no fixes (" << fixes.status().message()
               << "); T3 keeps prior prices, no T4, no FSP\n";
@@ -212,6 +228,8 @@ ExitCode RunSettle(const SettleFlags& flags) {
   auto margin = OpenValuationMarginSource(flags.data_dir, *date, psr);
   if (margin.ok()) {
     inputs.margin = margin->get();
+  } else if (!absl::IsNotFound(margin.status())) {
+    return refuse_store(margin.status());
   } else {
     std::cerr << "cfx settle: warning: no margin (" << margin.status().message()
               << "); initial margin taken as 0\n";

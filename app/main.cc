@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "registry.h"
+#include "run_status.h"
 
 int main(int argc, char** argv) {
   // Past a file size limit a write fails with EFBIG, which storage reports as disk full
@@ -70,5 +71,8 @@ int main(int argc, char** argv) {
     // docs/settlement.md says for settle, not CLI11's own 100-odd codes.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // Output a command wrote that did not reach its destination (a full disk under `> file`, a
+  // closed pipe) is a failure, not a success with a file cut short.
+  if (!cfx::app::StandardOutputReached()) return rc != 0 ? rc : 1;
   return rc;
 }

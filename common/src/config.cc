@@ -1,6 +1,7 @@
 #include "cfx/common/config.h"
 
 #include <cctype>
+#include <cstdint>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -239,6 +240,7 @@ absl::Status ConfigParser::Limits() {
     const char* key;
     int* value;
     int min;
+    int max = INT32_MAX;
   };
   for (const Bound& b :
        {Bound{"fix_max_connections", &l.fix_max_connections, 1},
@@ -260,7 +262,7 @@ absl::Status ConfigParser::Limits() {
         Bound{"http_read_timeout_ms", &l.http_read_timeout_ms, 100},
         Bound{"http_unauthorized_backoff_ms", &l.http_unauthorized_backoff_ms, 0},
         Bound{"http_unauthorized_free", &l.http_unauthorized_free, 0},
-        Bound{"http_valuation_threads", &l.http_valuation_threads, 1},
+        Bound{"http_valuation_threads", &l.http_valuation_threads, 1, 256},
         Bound{"http_valuation_waiting", &l.http_valuation_waiting, 1},
         Bound{"http_valuation_per_token", &l.http_valuation_per_token, 1},
         Bound{"http_requests_per_sec", &l.http_requests_per_sec, 0},
@@ -270,6 +272,10 @@ absl::Status ConfigParser::Limits() {
     if (*b.value < b.min) {
       return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),
                      absl::StrCat("must be >= ", b.min));
+    }
+    if (*b.value > b.max) {  // each one a thread started at once
+      return r.Error(t->get(b.key), absl::StrCat("limits.", b.key),
+                     absl::StrCat("must be <= ", b.max));
     }
   }
   // SPEC §6 names the SendingTime accuracy `max_latency_secs` (QuickFIX's MaxLatency): the
@@ -330,6 +336,14 @@ absl::Status ConfigParser::Accounts() {
     if (!micros.ok()) {
       return r.Error(t.get("collateral"), p + "collateral",
                      "expected a decimal string of USD, e.g. \"1000000.00\"");
+    }
+    // Cash is collateral plus every variation margin posted, in int64 micro-USD: a
+    // collateral near its top left no room (the cash of an audit's account wrapped negative,
+    // 2026-12-06). A trillion USD leaves eight times as much for the margin posted.
+    constexpr int64_t kMaxCollateralMicros = 1'000'000'000'000'000'000;
+    if (*micros > kMaxCollateralMicros) {
+      return r.Error(t.get("collateral"), p + "collateral",
+                     "above 1000000000000.00 USD, the most an account's collateral may be");
     }
     a.collateral = MicroUsd(*micros);
     c.accounts.push_back(std::move(a));
@@ -393,6 +407,11 @@ absl::Status ConfigParser::Sessions() {
       if (!IsPasswordHash(password_hash)) {
         return r.Error(hash, p + "password_hash",
                        "not an argon2id PHC string ($argon2id$v=19$m=...; `cfx passwd` prints one)");
+      }
+      if (!PasswordHashCostIsBounded(password_hash)) {
+        return r.Error(hash, p + "password_hash",
+                       "asks more than 1 GiB of memory (m=1048576) or 16 passes (t=16) of every "
+                       "Logon's check; `cfx passwd` prints one that does not");
       }
       if (s.allow_no_password) {
         return r.Error(t.get("allow_no_password"), p + "allow_no_password",
@@ -470,6 +489,14 @@ absl::Status ConfigParser::Products() {
       auto ticks = ParseScaled(ref, 3);
       if (!ticks.ok() || *ticks <= 0) {
         return r.Error(t.get("ref"), p + "ref", "expected a positive price on the 0.001 tick");
+      }
+      // The highest price the margin engine values (gpu_valuation's kMaxSettleTicks), which
+      // common cannot name: a reference above it is a typo, not a market.
+      constexpr int64_t kMaxRefTicks = 1'000'000'000;
+      if (*ticks > kMaxRefTicks) {
+        return r.Error(t.get("ref"), p + "ref",
+                       "above 1000000.000 USD per GPU-hour, the highest price the exchange "
+                       "values");
       }
       prod.ref_ticks = *ticks;
     }

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 namespace cfx {
@@ -53,6 +54,25 @@ bool IsPasswordHash(const std::string& phc) {
   // -1: not a string libsodium can parse; 0 or 1 (matches these limits or not): valid.
   return crypto_pwhash_str_needs_rehash(buf, crypto_pwhash_OPSLIMIT_INTERACTIVE,
                                         crypto_pwhash_MEMLIMIT_INTERACTIVE) >= 0;
+}
+
+bool PasswordHashCostIsBounded(const std::string& phc) {
+  // "$argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$salt$hash": each figure read as digits.
+  auto figure = [&](const char* key) -> uint64_t {
+    const size_t at = phc.find(key);
+    if (at == std::string::npos) return UINT64_MAX;
+    uint64_t v = 0;
+    size_t i = at + std::strlen(key);
+    if (i >= phc.size() || !std::isdigit(static_cast<unsigned char>(phc[i]))) return UINT64_MAX;
+    for (; i < phc.size() && std::isdigit(static_cast<unsigned char>(phc[i])); ++i) {
+      if (v > (UINT64_MAX - 9) / 10) return UINT64_MAX;
+      v = v * 10 + static_cast<uint64_t>(phc[i] - '0');
+    }
+    return v;
+  };
+  const uint64_t memory_kib = figure("$m=");
+  const uint64_t passes = figure(",t=");
+  return memory_kib <= kMaxPasswordHashMemoryKib && passes <= kMaxPasswordHashPasses;
 }
 
 bool VerifyPassword(const std::string& phc, const std::string& password) {

@@ -1,12 +1,14 @@
 #include "cfx/common/csv.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -74,7 +76,15 @@ std::string HeaderDifference(const std::vector<absl::string_view>& expected,
 }  // namespace
 
 absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
-                      absl::string_view reason) {
+                      absl::string_view reason_in) {
+  // The reason quotes what the file holds: raw bytes escaped, and a value of megabytes
+  // shown by its two ends (the message's own words come last, so its end is kept).
+  std::string reason = Shown(reason_in);
+  constexpr size_t kHead = 160, kTail = 160;
+  if (reason.size() > kHead + kTail + 64) {
+    reason = absl::StrCat(reason.substr(0, kHead), "...(", reason.size() - kHead - kTail,
+                          " bytes not shown)...", reason.substr(reason.size() - kTail));
+  }
   if (column.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": ", reason));
   }
@@ -113,7 +123,9 @@ absl::Status CsvReader::SplitRow(absl::string_view line) {
   for (size_t start = 0;;) {
     const size_t comma = line.find(',', start);
     fields_.push_back(line.substr(start, comma == absl::string_view::npos ? comma : comma - start));
-    if (comma == absl::string_view::npos) break;
+    // One field past the header's is an error already: a line of a million commas holds no
+    // million views.
+    if (comma == absl::string_view::npos || fields_.size() > names_.size()) break;
     start = comma + 1;
   }
   if (fields_.size() < names_.size()) {
@@ -124,11 +136,11 @@ absl::Status CsvReader::SplitRow(absl::string_view line) {
   if (fields_.size() > names_.size()) {
     // The extra field is named by its place and the column it follows (a value holding a
     // comma, or a column the header does not have).
-    return CsvError(
-        file_, line_, "",
-        absl::StrCat("expected ", names_.size(), " fields, got ", fields_.size(), ": field ",
-                     names_.size() + 1, " ('", Shown(fields_[names_.size()]), "', after column ",
-                     names_.back(), ") is not in the header"));
+    return CsvError(file_, line_, "",
+                    absl::StrCat("expected ", names_.size(), " fields, got ",
+                                 1 + std::count(line.begin(), line.end(), ','), ": field ",
+                                 names_.size() + 1, " ('", Shown(fields_[names_.size()]),
+                                 "', after column ", names_.back(), ") is not in the header"));
   }
   for (size_t i = 0; i < fields_.size(); ++i) {
     absl::string_view f = fields_[i];
@@ -224,10 +236,25 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
     if (err == ENOENT || err == ENOTDIR) return absl::NotFoundError(why);
     return absl::PermissionDeniedError(why);
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Read into one buffer sized from the file (a stream's doubling buffer and its copy took
+  // three to nine times a large file's size); a file that does not fit in memory, or a
+  // device that never ends, is an error naming it, not an abort.
+  std::string text;
+  try {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > 0) text.reserve(size);
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(in.gcount()));
+    }
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": too large to read into memory (",
+                                                     text.size(), " bytes read so far)"));
+  } catch (const std::length_error&) {
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": too large to read into memory"));
+  }
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return ss.str();
+  return text;
 }
 
 }  // namespace cfx::common

@@ -4,9 +4,12 @@
 #include <charconv>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "cfx/common/config.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
 
 namespace cfx::common {
@@ -62,6 +65,23 @@ std::string SettlementTermsToml(const ExchangeConfig& config) {
                     "\ncollateral = ", TomlString(FormatScaled(a.collateral.value(), 6)), "\n");
   }
   return out;
+}
+
+absl::StatusOr<ExchangeConfig> LoadKeptSettlementTerms(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  bool has_exchange = false;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line == "[exchange]") has_exchange = true;
+  }
+  if (!has_exchange) {
+    return absl::DataLossError(absl::StrCat(
+        path, ": holds no [exchange] table (", text->size(),
+        " bytes): the settlement terms cfx keeps here always have one, so the file is damaged "
+        "(emptied, cut short); restore it, or give the exchange's config with --config"));
+  }
+  return ParseConfig(*text, path);
 }
 
 }  // namespace cfx::common

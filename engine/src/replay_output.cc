@@ -175,9 +175,14 @@ ReplayResult RunReplay(std::istream& in, std::ostream& out, Engine* engine_in) {
   engine.set_listener(&printer);
   ReplayResult result;
   std::string line;
-  while (std::getline(in, line)) {
+  for (ReplayLine read; (read = ReadReplayLine(in, &line)) != ReplayLine::kEnd;) {
     ++result.lines;
-    ParsedLine parsed = ParseCommandLine(line);
+    ParsedLine parsed;
+    if (read == ReplayLine::kTooLong) {
+      parsed.kind = ParsedLine::Kind::kInvalid;  // its fields are not read: no cl, no acct
+    } else {
+      parsed = ParseCommandLine(line);
+    }
     if (parsed.kind == ParsedLine::Kind::kBlank) continue;
     if (parsed.kind == ParsedLine::Kind::kInvalid) {
       w.Begin("rejected");

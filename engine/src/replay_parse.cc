@@ -1,4 +1,5 @@
 // JSON command lines -> engine commands (§4.1, the invalid_field rules of §4.2).
+#include <istream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
@@ -218,6 +219,31 @@ bool IsBlank(std::string_view line) {
 }
 
 }  // namespace
+
+ReplayLine ReadReplayLine(std::istream& in, std::string* line) {
+  line->clear();
+  std::streambuf* buf = in.rdbuf();
+  bool any = false, too_long = false;
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      if (!any) return ReplayLine::kEnd;
+      break;
+    }
+    any = true;
+    if (c == '\n') break;
+    if (too_long) continue;
+    if (line->size() == kMaxReplayLine) {
+      too_long = true;
+      line->clear();
+      line->shrink_to_fit();
+      continue;
+    }
+    line->push_back(static_cast<char>(c));
+  }
+  return too_long ? ReplayLine::kTooLong : ReplayLine::kLine;
+}
 
 ParsedLine ParseCommandLine(std::string_view line) {
   ParsedLine r;

@@ -1,9 +1,12 @@
 #include "cfx/exchange/replay_store.h"
 
 #include <istream>
+#include <variant>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/common/credentials.h"
+#include "cfx/common/grade.h"
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
@@ -36,6 +39,35 @@ std::string InputsMeta(uint64_t n, const std::string& digest) {
 
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
                                                 const common::BusinessCalendar& calendar) {
+  // A data dir holds contracts that settle: a `product` line whose symbol is no contract's
+  // (SPEC §2: <grade>-<YYYYMM>) would put trades in the store that no settlement can take
+  // (`cfx settle` refuses every date of it). Refused before anything is opened or written;
+  // the replay's events (SPEC §4.1) still list it.
+  {
+    std::string line;
+    uint64_t number = 0;
+    for (engine::ReplayLine read;
+         (read = engine::ReadReplayLine(in, &line)) != engine::ReplayLine::kEnd;) {
+      ++number;
+      if (read == engine::ReplayLine::kTooLong) continue;
+      engine::ParsedLine parsed = engine::ParseCommandLine(line);
+      const auto* product = parsed.kind == engine::ParsedLine::Kind::kCommand
+                                ? std::get_if<engine::ProductCmd>(&parsed.command)
+                                : nullptr;
+      const absl::string_view sym =
+          product != nullptr ? absl::string_view(product->sym.data, product->sym.len) : "";
+      if (product != nullptr && !common::ParseSymbol(sym).ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "line ", number, ": product '", absl::CHexEscape(sym),
+            "' is not a contract symbol (GPU-TIER-REGION-YYYYMM, e.g. B200-GOLD-US-202703): "
+            "a data dir holds contracts that settle; replay without --data-dir to run it; "
+            "nothing was written"));
+      }
+    }
+    in.clear();
+    in.seekg(0);
+    if (!in) return absl::InternalError("replay: the input cannot be read a second time");
+  }
   auto recorder = TradeRecorder::Open(data_dir, kDefaultEndedOrdersKept, calendar);
   if (!recorder.ok()) return recorder.status();
   MatcherOptions opt;
@@ -67,7 +99,9 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   };
   std::string digest;  // SHA-256 chained over the inputs' lines: inputs 1..seq
   std::string line;
-  while (std::getline(in, line)) {
+  for (engine::ReplayLine read;
+       (read = engine::ReadReplayLine(in, &line)) != engine::ReplayLine::kEnd;) {
+    if (read == engine::ReplayLine::kTooLong) continue;  // rejected: not an input
     engine::ParsedLine parsed = engine::ParseCommandLine(line);
     if (parsed.kind != engine::ParsedLine::Kind::kCommand) continue;
     // Committed before the next input, not after the last: the closing quote below joins

@@ -14,10 +14,6 @@
 namespace cfx::gpu_valuation {
 namespace {
 
-// 10^6 USD per GPU-hour: far above any real price, and it keeps |U| below ~1.2e17 micro-USD
-// for every accepted move, so the double -> int64 conversion is always in range.
-constexpr int64_t kMaxSettleTicks = 1'000'000'000;
-
 absl::StatusOr<ScenarioSet> BuildScenarios(const MarginOptions& options, const TsrTable& tsr) {
   switch (options.method) {
     case ScenarioMethod::kSpan16:

@@ -231,10 +231,32 @@ absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
     Contract& c = contracts_[*index];
     c.required = true;
     const common::Qty qty = t.qty;
-    const int64_t notional = t.qty.value() * t.px_ticks.value();  // contract·ticks
+    // Trades at prices and sizes no market has (a contract without a band trades at any
+    // price) may not fit the sums in 64 bits: the run is refused, never wrapped or aborted.
+    auto beyond = [&](const char* what) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "trade ", t.seq, " (", t.sym, ", ", t.qty.value(), " at ", t.px_ticks.value(),
+          " ticks): ", what,
+          " does not fit in 64 bits; prices or positions beyond any market: not settled"));
+    };
+    int64_t notional;  // contract·ticks
+    if (__builtin_mul_overflow(t.qty.value(), t.px_ticks.value(), &notional)) {
+      return beyond("its notional");
+    }
+    int64_t buy_qty, buy_px, sell_qty, sell_px, window_qty = 0;
+    DayActivity& buy = LineFor(accounts_[AccountIndex(t.buy_acct)], *index).act;
+    DayActivity& sell = LineFor(accounts_[AccountIndex(t.sell_acct)], *index).act;
+    if (__builtin_add_overflow(buy.traded_qty.value(), qty.value(), &buy_qty) ||
+        __builtin_add_overflow(buy.traded_qty_px, notional, &buy_px) ||
+        __builtin_sub_overflow(sell.traded_qty.value(), qty.value(), &sell_qty) ||
+        __builtin_sub_overflow(sell.traded_qty_px, notional, &sell_px) ||
+        (t.ts >= close_from &&
+         __builtin_add_overflow(c.vwap_den.value(), qty.value(), &window_qty))) {
+      return beyond("a day's sum of trades");
+    }
     if (t.ts >= close_from) {
       c.vwap_num += notional;
-      c.vwap_den += qty;
+      c.vwap_den = common::Qty(window_qty);
       // A party on both sides of a trade (possible for a firm) counts it once.
       c.window_accounts[t.buy_acct] += t.qty.value();
       if (t.sell_acct != t.buy_acct) c.window_accounts[t.sell_acct] += t.qty.value();
@@ -243,10 +265,9 @@ absl::Status Batch::LoadTrades(std::optional<common::Date> last) {
       c.window_firms[buy_firm] += t.qty.value();
       if (sell_firm != buy_firm) c.window_firms[sell_firm] += t.qty.value();
     }
-    DayActivity& buy = LineFor(accounts_[AccountIndex(t.buy_acct)], *index).act;
-    buy.traded_qty += qty;
-    buy.traded_qty_px += notional;
-    DayActivity& sell = LineFor(accounts_[AccountIndex(t.sell_acct)], *index).act;
+    // (One account on both sides: its buy and its sell both land on the same line.)
+    buy.traded_qty = common::Qty(buy_qty);
+    buy.traded_qty_px = buy_px;
     sell.traded_qty -= qty;
     sell.traded_qty_px -= notional;
     if (++count % 65536 == 0) Progress("trades", count, 0);
@@ -389,12 +410,29 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
       // Every line's contract has a price: PriceContracts refused the date otherwise.
       const common::Qty end = l.act.EndQty();
       AccountLine line{order[l.contract], end, common::MicroUsd(0), common::MicroUsd(0)};
-      line.vm =
-          VariationMarginMicroUsd(l.act, c.price->ticks, c.prior.value_or(common::PriceTicks(0)));
-      if (c.expiring && c.fsp) line.final_vm = FinalVmMicroUsd(end, *c.fsp, c.price->ticks);
-      const common::MicroUsd posted = line.vm + line.final_vm;
+      auto beyond = [&](const char* what) {
+        return absl::OutOfRangeError(absl::StrCat(
+            what, " of ", a.id, " in ", c.sym,
+            " does not fit in 64 bits of micro-USD; prices or positions beyond any market: "
+            "not settled"));
+      };
+      std::optional<common::MicroUsd> vm = TryVariationMarginMicroUsd(
+          l.act, c.price->ticks, c.prior.value_or(common::PriceTicks(0)));
+      if (!vm) return beyond("the variation margin");
+      line.vm = *vm;
+      if (c.expiring && c.fsp) {
+        std::optional<common::MicroUsd> final_vm = TryFinalVmMicroUsd(end, *c.fsp, c.price->ticks);
+        if (!final_vm) return beyond("the final variation margin");
+        line.final_vm = *final_vm;
+      }
+      int64_t posted_value, paid;
+      if (__builtin_add_overflow(line.vm.value(), line.final_vm.value(), &posted_value) ||
+          (posted_value > 0 && __builtin_add_overflow(day.vm_paid.value(), posted_value, &paid))) {
+        return beyond("the day's variation margin");
+      }
+      const common::MicroUsd posted(posted_value);
       per_contract[line.contract] += posted.value();
-      if (posted > common::MicroUsd(0)) day.vm_paid += posted;
+      if (posted > common::MicroUsd(0)) day.vm_paid = common::MicroUsd(paid);
       if (!c.expiring && line.qty != common::Qty(0)) open.push_back(SymQty{c.sym, end});
       entry.lines.push_back(line);
     }
@@ -402,10 +440,25 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
               [](const AccountLine& x, const AccountLine& y) { return x.contract < y.contract; });
     std::sort(open.begin(), open.end(),
               [](const SymQty& x, const SymQty& y) { return x.sym < y.sym; });
-    entry.vm_cum = a.vm_cum + entry.VmTotal();
     auto collateral = config_.collateral.find(a.id);
-    entry.cash = entry.vm_cum + (collateral == config_.collateral.end() ? common::MicroUsd(0)
-                                                                        : collateral->second);
+    const common::MicroUsd held =
+        collateral == config_.collateral.end() ? common::MicroUsd(0) : collateral->second;
+    int64_t vm_total = 0, vm_cum, cash;
+    for (const AccountLine& l : entry.lines) {
+      if (__builtin_add_overflow(vm_total, l.vm.value(), &vm_total) ||
+          __builtin_add_overflow(vm_total, l.final_vm.value(), &vm_total)) {
+        vm_total = INT64_MAX;
+        break;
+      }
+    }
+    if (vm_total == INT64_MAX || __builtin_add_overflow(a.vm_cum.value(), vm_total, &vm_cum) ||
+        __builtin_add_overflow(vm_cum, held.value(), &cash)) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "the cash of ", a.id,
+          " (collateral + variation margin) does not fit in 64 bits of micro-USD: not settled"));
+    }
+    entry.vm_cum = common::MicroUsd(vm_cum);
+    entry.cash = common::MicroUsd(cash);
     if (!open.empty()) {
       auto im = margin->InitialMargin(a.id, open, prices);
       if (!im.ok()) {
@@ -414,10 +467,16 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
       }
       entry.margin = *im;
     }
-    entry.call = std::max(common::MicroUsd(0), entry.margin - entry.cash);
+    int64_t short_by, call_total = day.call_total.value();
+    if (__builtin_sub_overflow(entry.margin.value(), entry.cash.value(), &short_by) ||
+        (short_by > 0 && __builtin_add_overflow(call_total, short_by, &call_total))) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "the margin call of ", a.id, " does not fit in 64 bits of micro-USD: not settled"));
+    }
+    entry.call = std::max(common::MicroUsd(0), common::MicroUsd(short_by));
     if (entry.call > common::MicroUsd(0)) {
       ++day.calls;
-      day.call_total += entry.call;
+      day.call_total = common::MicroUsd(call_total);
     }
     out->push_back(std::move(entry));
     if (out->size() % 65536 == 0) Progress("accounts", out->size(), accounts_.size());
@@ -518,6 +577,47 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
           common::FormatDate(config.calendar.PreviousBusinessDay(date)),
           " is not settled (last settled: ", common::FormatDate(**last), "); settle ",
           common::FormatDate(expected), " first"));
+    }
+  } else {
+    // The first date settled fixes the ledger's start for good (each later run settles the
+    // next business day): a date before any contract of the master is listed (a year typed
+    // wrong) would leave a year of empty days to settle before the real first one.
+    auto contracts = inputs.trades->Contracts();
+    if (!contracts.ok()) return contracts.status();
+    std::optional<common::Date> first_listed;
+    bool any = false;
+    for (const security_master::Contract& c : *contracts) {
+      any = any || c.SettlesOn(date);
+      if (c.listing_date && (!first_listed || *c.listing_date < *first_listed)) {
+        first_listed = c.listing_date;
+      }
+    }
+    // Where the master does not say when a contract was listed (a replay's `product` lines
+    // before any `time`), the trades do: a first date before the day of the first trade, when
+    // there are trades, is refused the same way.
+    if (any && !first_listed) {
+      std::optional<common::TimestampUs> first_trade;
+      const absl::Status found =
+          inputs.trades->ForEachTrade(INT64_MIN, INT64_MAX, [&](const Trade& t) {
+            first_trade = t.ts;
+            return absl::CancelledError("found");  // the first in sequence order: enough
+          });
+      if (!found.ok() && !absl::IsCancelled(found)) return found;
+      if (first_trade && *first_trade >= common::AtHour(date, 16)) {
+        any = false;
+        // The trading day a trade belongs to ends at 16:00Z: after it, the next day's.
+        first_listed = common::Date{
+            static_cast<int32_t>((*first_trade + 8 * common::kUsPerHour) / common::kUsPerDay)};
+      }
+    }
+    if (!contracts->empty() && !any) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to settle ", common::FormatDate(date),
+          " as this ledger's first date: no contract of the security master trades then",
+          first_listed
+              ? absl::StrCat(" (the first is listed on ", common::FormatDate(*first_listed), ")")
+              : std::string(),
+          "; the first date settled fixes where the ledger starts"));
     }
   }
   // The statements' folder is checked before anything is posted: one that cannot be written

@@ -45,7 +45,7 @@ class ValuationMarginSource : public MarginSource {
     std::vector<gv::ContractPrice> contracts;
     contracts.reserve(prices.size());
     for (const auto& [sym, ticks] : prices)
-      contracts.push_back(gv::ContractPrice{sym, ticks.value()});
+      contracts.push_back(gv::ContractPrice{sym, gv::ValuedTicks(ticks.value())});
     gv::MarginOptions options;
     options.method = gv::ScenarioMethod::kSpan16;
     options.psr = psr_;

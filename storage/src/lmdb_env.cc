@@ -46,15 +46,16 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
     }
   }
 
-  // A data.mdb of 0 bytes is no LMDB file (a copy or restore that wrote nothing): a reader
-  // says so (LMDB's own word is "Bad file descriptor"). A writer lets LMDB make a new one, as
-  // in a new folder; whoever must not start empty (cfx serve) refuses it before opening.
-  if (struct stat empty; options.read_only &&
-                         ::stat(absl::StrCat(path, "/data.mdb").c_str(), &empty) == 0 &&
-                         empty.st_size == 0) {
-    return absl::DataLossError(absl::StrCat(path,
-                                            "/data.mdb: the file is empty (0 bytes), not "
-                                            "an LMDB file"));
+  // A data.mdb of 0 bytes is no LMDB file (a copy or restore that wrote nothing, a file
+  // truncated): readers and writers alike refuse it (LMDB's own word to a reader is "Bad file
+  // descriptor", and a writer would make a new, empty store over it: a trade store, ledger or
+  // set of fixes that silently starts again). A new store is made only where there is none.
+  if (struct stat empty;
+      ::stat(absl::StrCat(path, "/data.mdb").c_str(), &empty) == 0 && empty.st_size == 0) {
+    return absl::DataLossError(absl::StrCat(
+        path,
+        "/data.mdb: the file is empty (0 bytes), not an LMDB file; restore it from a backup "
+        "(or, if it is a store a first run never finished making, remove it)"));
   }
   MDB_env* env = nullptr;
   int rc = mdb_env_create(&env);

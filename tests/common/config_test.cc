@@ -62,10 +62,19 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"A\"\nfirm = \"F\"\ncollateral = \"-1.00\"\n",
        "cfg.toml:6: accounts[0].collateral: expected a decimal"},  // never negative
       {"[[accounts]]\nfirm = \"F\"\n", "accounts[0].id: missing"},
+      {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"A\"\nfirm = \"F\"\n"
+       "collateral = \"1000000000000.000001\"\n",
+       "cfg.toml:6: accounts[0].collateral: above 1000000000000.00 USD"},
       {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"S\"\nfirm = \"F\"\nrole = \"x\"\n",
        "sessions[0].role"},
       {"[[products]]\ngrade = \"B200-TIN-US\"\n", "products[0].grade: unknown tier"},
       {"[[products]]\ngrade = \"B200-GOLD-US\"\nref = \"5.0001\"\n", "products[0].ref"},
+      // Above the highest price the margin engine values: refused here, not at the start
+      // after the data dir was made (an audit, 2026-12-06).
+      {"[[products]]\ngrade = \"B200-GOLD-US\"\nref = \"1000000.001\"\n",
+       "cfg.toml:3: products[0].ref: above 1000000.000 USD per GPU-hour"},
+      {"[limits]\nhttp_valuation_threads = 257\n",
+       "cfg.toml:2: limits.http_valuation_threads: must be <= 256"},
       {"[exchange]\nholidays = [\"2027-02-30\"]\n", "exchange.holidays[0]"},
       {"[[tokens]]\ntoken_sha256 = "
        "\"e11361fb9f6d4b928dbae73fe5f088492963bf15f51bd2ccb03419e0f029c061\"\n"
@@ -205,6 +214,21 @@ TEST(ConfigTest, PasswordHashMustBeAnArgon2idString) {
               std::string::npos)
         << c.status();
   }
+  // A hash that asks more of every Logon than 1 GiB or 16 passes is refused (a hash with
+  // m=4294967295 loaded, an audit 2026-12-06); at the bounds it is taken.
+  const std::string salt_and_hash =
+      "$S9eNpeQ3x9rcTugdcAXcgg$A+PZCEgwrxZpZ0hXNZT20D8Z3SZIsjdZ2txXA8x4Q9w";
+  for (const char* cost : {"m=4294967295,t=1", "m=8,t=4294967295", "m=1048577,t=1", "m=8,t=17"}) {
+    const std::string costly = std::string("$argon2id$v=19$") + cost + ",p=1" + salt_and_hash;
+    auto c = common::ParseConfig(Session("password_hash = \"" + costly + "\"\n"), "cfg.toml");
+    ASSERT_FALSE(c.ok()) << cost;
+    EXPECT_NE(c.status().message().find("cfg.toml:6: sessions[0].password_hash: asks more than"),
+              std::string::npos)
+        << c.status();
+  }
+  const std::string bounded = "$argon2id$v=19$m=1048576,t=16,p=1" + salt_and_hash;
+  EXPECT_TRUE(
+      common::ParseConfig(Session("password_hash = \"" + bounded + "\"\n"), "cfg.toml").ok());
   auto both = common::ParseConfig(
       Session(std::string("password_hash = \"") + kPwHash + "\"\nallow_no_password = true\n"),
       "cfg.toml");

@@ -124,6 +124,20 @@ TEST(CsvReaderTest, LongRowGivesTheCounts) {
             "header");
 }
 
+// A line of a million commas is refused by its count without a view per field; a value
+// of megabytes is shown by its two ends, and raw bytes escaped (an audit, 2026-12-06).
+TEST(CsvReaderTest, HugeRowsGiveShortMessagesWithoutRawBytes) {
+  EXPECT_EQ(Rejected("a,b,c\n1,2,3" + std::string(1'000'000, ',') + "\n"),
+            "t.csv:2: expected 3 fields, got 1000003: field 4 ('', after column c) is not in the "
+            "header");
+  const std::string message =
+      Rejected("a,b,c\n1,2,3," + std::string(5'000'000, 'x') + "\x01\xff\n");
+  EXPECT_LT(message.size(), 600u) << message.substr(0, 600);
+  EXPECT_THAT(message, HasSubstr("bytes not shown"));
+  EXPECT_THAT(message, HasSubstr("xxx\\x01\\xff', after column c) is not in the header"));
+  EXPECT_EQ(message.find('\x01'), std::string::npos);
+}
+
 TEST(CsvReaderTest, RejectsEmptyFields) {
   EXPECT_EQ(Rejected("a,b,c\n1,,3\n"), "t.csv:2: column b: empty");
   EXPECT_EQ(Rejected("a,b,c\n,2,3\n"), "t.csv:2: column a: empty");

@@ -63,6 +63,33 @@ TEST(ReplayTest, SeqStrictlyIncreasesAndBlankLinesCountForLineNumbers) {
   EXPECT_EQ(out.str(), "{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":4}\n");
 }
 
+// A line longer than any command (kMaxReplayLine) is one rejected line, read without being
+// held; the lines after it still run (SPEC §4.1: replay never stops). Before, a line too
+// large for memory ended the replay as if the file had (an audit, 2026-12-06).
+TEST(ReplayTest, ALineLongerThanAnyCommandIsRejectedAndTheReplayGoesOn) {
+  const std::string product = "{\"op\":\"product\",\"sym\":\"S\"}\n";
+  const std::string order =
+      "{\"op\":\"new\",\"cl\":\"o2\",\"acct\":\"A\",\"sym\":\"S\",\"side\":\"buy\","
+      "\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1}";
+  std::istringstream in(product + "{\"op\":\"new\",\"cl\":\"" + std::string(kMaxReplayLine, 'x') +
+                        "\"}\n" + order);
+  std::ostringstream out;
+  ReplayResult r = RunReplay(in, out);
+  EXPECT_EQ(r.lines, 3u);
+  EXPECT_EQ(out.str(),
+            "{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":2}\n"
+            "{\"seq\":2,\"ev\":\"accepted\",\"cl\":\"o2\",\"acct\":\"A\",\"oid\":1}\n"
+            "{\"seq\":3,\"ev\":\"book\",\"sym\":\"S\",\"bids\":[[\"5.000\",1,1]],\"asks\":[]}\n");
+  // At the bound itself a line is read (and parsed) as usual.
+  std::string line;
+  std::istringstream exact(std::string(kMaxReplayLine, ' ') + "\nnext");
+  EXPECT_EQ(ReadReplayLine(exact, &line), ReplayLine::kLine);
+  EXPECT_EQ(line.size(), kMaxReplayLine);
+  EXPECT_EQ(ReadReplayLine(exact, &line), ReplayLine::kLine);
+  EXPECT_EQ(line, "next");
+  EXPECT_EQ(ReadReplayLine(exact, &line), ReplayLine::kEnd);
+}
+
 // Account ids name settlement statements (SPEC §9): one outside [A-Za-z0-9][A-Za-z0-9_-]*
 // (or the reserved settlement_prices) is invalid_field on every command that names one.
 TEST(ReplayTest, AnAccountIdThatCouldNameABatchFileIsInvalidField) {

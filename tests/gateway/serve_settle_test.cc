@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cfx/common/date.h"
 #include "cfx/reference/fix_store.h"
@@ -50,77 +51,88 @@ settlement::Trade MakeTrade(int64_t seq, const std::string& ts, const std::strin
   return t;
 }
 
+// Stores `trades` as the exchange's trade store holds them.
+void StoreTrades(const std::string& dir, const std::vector<settlement::Trade>& trades) {
+  auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  auto txn = (*kv)->BeginWrite();
+  ASSERT_TRUE(txn.ok());
+  for (const settlement::Trade& t : trades) {
+    ASSERT_TRUE((*txn)
+                    ->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
+                          settlement::FormatTradeJson(t))
+                    .ok());
+  }
+  ASSERT_TRUE((*txn)->Commit().ok());
+}
+
+// The GOLD grade's fix on `date` (T4 for the untraded months) and operator throughput, as
+// `cfx reference build` stores them; the throughput also as a CSV for `cfx margin`
+// (dir/throughput.csv).
+void StoreGoldReference(const std::string& dir, common::Date date) {
+  auto store = reference::FixStore::Open(dir);
+  ASSERT_TRUE(store.ok()) << store.status();
+  reference::PublishItem item;
+  item.record.grade = "B200-GOLD-US";
+  item.record.date = date;
+  item.record.fix_e4 = 50000;
+  item.record.p25_e4 = 49000;
+  item.record.p75_e4 = 51000;
+  item.record.level = 1;
+  item.record.n_obs = 5;
+  item.record.n_providers = 3;
+  std::vector<reference::OperatorThroughput> ops;
+  std::ofstream csv(dir + "/throughput.csv");
+  csv << "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n";
+  const std::pair<const char*, double> rows[] = {{"g1", 1000}, {"g2", 1400}, {"g3", 2100}};
+  for (const auto& [name, tps] : rows) {
+    ops.push_back({name, common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), tps});
+    csv << "2027-02-20," << name << ",GOLD,B200,m,1024,1024," << tps << "\n";
+  }
+  ASSERT_TRUE((*store)->Publish({item}, ops).ok());
+}
+
+// `cfx margin` of the positions and prices (CSV bodies), by account.
+std::map<std::string, std::string> CfxMargins(const std::string& dir, const std::string& positions,
+                                              const std::string& prices) {
+  std::ofstream(dir + "/positions.csv") << positions;
+  std::ofstream(dir + "/prices.csv") << prices;
+  Result margin = RunCfx("margin --positions " + dir + "/positions.csv --prices " + dir +
+                         "/prices.csv --throughput " + dir + "/throughput.csv --date 2027-03-01");
+  EXPECT_EQ(margin.exit_code, 0) << margin.output;
+  std::map<std::string, std::string> out;
+  std::istringstream lines(margin.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    out[j["account"].get<std::string>()] = j["margin"].get<std::string>();
+  }
+  return out;
+}
+
 TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
   const std::string dir = MakeDir("data");
   const testsupport::RemoveOnExit cleanup(dir);
   const common::Date date = *common::ParseDate("2027-03-01");
   // Trades in the closing window, so the traded contracts settle T1 at the trade price
   // and VM is zero: the call is then the whole margin (no collateral configured).
-  {
-    auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
-    ASSERT_TRUE(kv.ok()) << kv.status();
-    auto txn = (*kv)->BeginWrite();
-    ASSERT_TRUE(txn.ok());
-    for (const settlement::Trade& t :
-         {MakeTrade(1, "2027-03-01T15:40:00Z", "B200-GOLD-US-202703", 5000, 5, "A1", "B1"),
-          MakeTrade(2, "2027-03-01T15:45:00Z", "B200-GOLD-US-202704", 5100, 3, "B1", "A1"),
-          MakeTrade(3, "2027-03-01T15:50:00Z", "B200-GOLD-US-202703", 5000, 2, "C1", "A1")}) {
-      ASSERT_TRUE((*txn)
-                      ->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
-                            settlement::FormatTradeJson(t))
-                      .ok());
-    }
-    ASSERT_TRUE((*txn)->Commit().ok());
-  }
-  // The grade's fix (T4 for the untraded months) and operator throughput, as
-  // `cfx reference build` stores them.
-  const std::string tput_csv = dir + "/throughput.csv";
-  {
-    auto store = reference::FixStore::Open(dir);
-    ASSERT_TRUE(store.ok()) << store.status();
-    reference::PublishItem item;
-    item.record.grade = "B200-GOLD-US";
-    item.record.date = date;
-    item.record.fix_e4 = 50000;
-    item.record.p25_e4 = 49000;
-    item.record.p75_e4 = 51000;
-    item.record.level = 1;
-    item.record.n_obs = 5;
-    item.record.n_providers = 3;
-    std::vector<reference::OperatorThroughput> ops;
-    std::ofstream csv(tput_csv);
-    csv << "date,operator,tier,gpu,model,isl,osl,output_tps_per_gpu\n";
-    const std::pair<const char*, double> rows[] = {{"g1", 1000}, {"g2", 1400}, {"g3", 2100}};
-    for (const auto& [name, tps] : rows) {
-      ops.push_back({name, common::Tier::kGold, "B200", *common::ParseDate("2027-02-20"), tps});
-      csv << "2027-02-20," << name << ",GOLD,B200,m,1024,1024," << tps << "\n";
-    }
-    ASSERT_TRUE((*store)->Publish({item}, ops).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(StoreTrades(
+      dir, {MakeTrade(1, "2027-03-01T15:40:00Z", "B200-GOLD-US-202703", 5000, 5, "A1", "B1"),
+            MakeTrade(2, "2027-03-01T15:45:00Z", "B200-GOLD-US-202704", 5100, 3, "B1", "A1"),
+            MakeTrade(3, "2027-03-01T15:50:00Z", "B200-GOLD-US-202703", 5000, 2, "C1", "A1")}));
+  ASSERT_NO_FATAL_FAILURE(StoreGoldReference(dir, date));
   const std::string out = dir + "/out";
   Result settle = RunCfx("settle --date 2027-03-01 --data-dir " + dir + " --out " + out);
   ASSERT_EQ(settle.exit_code, 0) << settle.output;
   EXPECT_EQ(settle.output.find("no margin"), std::string::npos) << settle.output;
 
   // The same positions and prices through `cfx margin`.
-  {
-    std::ofstream pos(dir + "/positions.csv");
-    pos << "account,sym,qty\nA1,B200-GOLD-US-202703,3\nA1,B200-GOLD-US-202704,-3\n"
-           "B1,B200-GOLD-US-202703,-5\nB1,B200-GOLD-US-202704,3\nC1,B200-GOLD-US-202703,2\n";
-    std::ofstream px(dir + "/prices.csv");
-    px << "sym,settle\nB200-GOLD-US-202703,5.000\nB200-GOLD-US-202704,5.100\n";
-  }
-  Result margin = RunCfx("margin --positions " + dir + "/positions.csv --prices " + dir +
-                         "/prices.csv --throughput " + tput_csv + " --date 2027-03-01");
-  ASSERT_EQ(margin.exit_code, 0) << margin.output;
-  std::map<std::string, std::string> expected;
-  std::istringstream lines(margin.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] != '{') continue;
-    nlohmann::json j = nlohmann::json::parse(line);
-    expected[j["account"].get<std::string>()] = j["margin"].get<std::string>();
-  }
-  ASSERT_EQ(expected.size(), 3u) << margin.output;
+  const std::map<std::string, std::string> expected =
+      CfxMargins(dir,
+                 "account,sym,qty\nA1,B200-GOLD-US-202703,3\nA1,B200-GOLD-US-202704,-3\n"
+                 "B1,B200-GOLD-US-202703,-5\nB1,B200-GOLD-US-202704,3\nC1,B200-GOLD-US-202703,2\n",
+                 "sym,settle\nB200-GOLD-US-202703,5.000\nB200-GOLD-US-202704,5.100\n");
+  ASSERT_EQ(expected.size(), 3u);
   for (const auto& [account, want] : expected) {
     std::ifstream in(out + "/2027-03-01/" + account + ".json");
     ASSERT_TRUE(in.good()) << account;
@@ -130,6 +142,56 @@ TEST(SettleMarginTest, StatementMarginAndCallMatchCfxMargin) {
     EXPECT_EQ(statement["cash"], "0.00") << account;
     EXPECT_EQ(statement["call"], want) << account;  // no collateral, no VM
   }
+}
+
+// A contract with no band can trade at any price; one settled above what the margin engine
+// values (USD 1,000,000 a GPU-hour) used to fail every settlement run from then on (and
+// the exchange's start, whose margin basis is the latest settlement). It is valued at the
+// engine's highest price: the day settles, the margin is `cfx margin`'s at that price.
+TEST(SettleMarginTest, APriceAboveWhatTheMarginEngineValuesStillSettles) {
+  const std::string dir = MakeDir("absurd");
+  const testsupport::RemoveOnExit cleanup(dir);
+  ASSERT_NO_FATAL_FAILURE(StoreTrades(
+      dir,
+      {MakeTrade(1, "2027-03-01T15:40:00Z", "B200-GOLD-US-202703", 2'000'000'000, 2, "A1", "B1")}));
+  ASSERT_NO_FATAL_FAILURE(StoreGoldReference(dir, *common::ParseDate("2027-03-01")));
+  const std::string out = dir + "/out";
+  Result settle = RunCfx("settle --date 2027-03-01 --data-dir " + dir + " --out " + out);
+  ASSERT_EQ(settle.exit_code, 0) << settle.output;
+  const std::map<std::string, std::string> expected =
+      CfxMargins(dir, "account,sym,qty\nA1,B200-GOLD-US-202703,2\nB1,B200-GOLD-US-202703,-2\n",
+                 "sym,settle\nB200-GOLD-US-202703,1000000.000\n");
+  ASSERT_EQ(expected.size(), 2u);
+  for (const auto& [account, want] : expected) {
+    std::ifstream in(out + "/2027-03-01/" + account + ".json");
+    ASSERT_TRUE(in.good()) << account;
+    nlohmann::json statement = nlohmann::json::parse(in);
+    EXPECT_EQ(statement["margin"], want) << account;
+    ASSERT_EQ(statement["positions"].size(), 1u) << statement;
+    EXPECT_EQ(statement["positions"][0]["settle"], "2000000.000") << statement;
+  }
+}
+
+// Sums of trades at prices no market has may not fit in 64 bits: the run is refused with a
+// message naming the trade, nothing written (it used to wrap, or stop the process with an
+// abort in the variation margin).
+TEST(SettleMarginTest, TradesWhoseSumsDoNotFitIn64BitsAreRefusedNotWrapped) {
+  const std::string dir = MakeDir("overflow");
+  const testsupport::RemoveOnExit cleanup(dir);
+  const int64_t px = 5'000'000'000'000'000;  // USD 5e12 a GPU-hour: no band stops it
+  ASSERT_NO_FATAL_FAILURE(StoreTrades(
+      dir, {MakeTrade(1, "2027-03-01T15:40:00Z", "B200-GOLD-US-202703", px, 1000, "A1", "B1"),
+            MakeTrade(2, "2027-03-01T15:41:00Z", "B200-GOLD-US-202703", px, 1000, "A1", "B1")}));
+  ASSERT_NO_FATAL_FAILURE(StoreGoldReference(dir, *common::ParseDate("2027-03-01")));
+  const std::string out = dir + "/out";
+  Result settle = RunCfx("settle --date 2027-03-01 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(settle.exit_code, 1) << settle.output;
+  EXPECT_NE(settle.output.find("trade 2 (B200-GOLD-US-202703, 1000 at 5000000000000000 ticks): a "
+                               "day's sum of trades does not fit in 64 bits"),
+            std::string::npos)
+      << settle.output;
+  EXPECT_NE(settle.output.find("nothing was written"), std::string::npos) << settle.output;
+  EXPECT_FALSE(std::filesystem::exists(out + "/2027-03-01"));
 }
 
 // While an exchange runs on the data dir (it holds serve.lock: taken here as cfx serve takes

@@ -409,5 +409,148 @@ TEST_F(SettleCliTest, AStatementsFolderThatCannotBeWrittenRefusesTheRunWithNothi
   EXPECT_EQ(Prices("2027-03-01").size(), kCliListed.size());
 }
 
+// The settlement terms a data dir keeps always hold an [exchange] table: one emptied (or
+// blanked) is damage, refused with nothing written, not read as "no collateral, no
+// holidays" (an audit settled a day so, with every account called for its whole margin,
+// and the holidays gone, 2026-12-06).
+TEST_F(SettleCliTest, AnEmptiedKeptTermsFileIsRefusedNotReadAsNoTerms) {
+  const std::string sym = "B200-GOLD-US-202703";
+  Write("commands.jsonl", TimeLine("2027-03-01T09:00:00Z") + ProductLine(sym));
+  Write("exchange.toml",
+        "[exchange]\nholidays = [\"2027-03-02\"]\n\n[[firms]]\nid = \"FA\"\nname = \"A\"\n\n"
+        "[[accounts]]\nid = \"A1\"\nfirm = \"FA\"\ncollateral = \"1000.00\"\n");
+  auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + dir_ +
+                  "/events.jsonl --data-dir " + data_ + " --config " + dir_ + "/exchange.toml");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string terms = data_ + "/settlement_terms.toml";
+  for (const char* damaged : {"", "\n# nothing\n"}) {
+    std::ofstream(terms, std::ios::trunc) << damaged;
+    auto settle = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+    EXPECT_NE(settle.exit_code, 0) << settle.output;
+    EXPECT_NE(settle.output.find(terms + ": holds no [exchange] table"), std::string::npos)
+        << settle.output;
+    EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
+    EXPECT_FALSE(std::filesystem::exists(data_ + "/ledger")) << "nothing was written";
+  }
+}
+
+// A reference store that is there but cannot be read (cut short, emptied) refuses the run:
+// settling on would commit the day without its fixes and with no margin, for good. Only a
+// data dir where `cfx reference build` never ran settles without them (with a warning).
+TEST_F(SettleCliTest, AReferenceStoreThatCannotBeReadRefusesTheRun) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  const std::string file = data_ + "/reference/data.mdb";
+  const std::string kept = ReadAll(file);
+  for (size_t size : {size_t{4096}, size_t{0}}) {
+    std::filesystem::resize_file(file, size);
+    auto settle = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+    EXPECT_EQ(settle.exit_code, 1) << settle.output;
+    EXPECT_NE(settle.output.find("the reference store cannot be read"), std::string::npos)
+        << settle.output;
+    EXPECT_NE(settle.output.find("nothing was written"), std::string::npos) << settle.output;
+    EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
+    EXPECT_EQ(std::filesystem::file_size(file), size) << "left as it was";
+  }
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << kept;
+  auto settle = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(settle.exit_code, 0) << settle.output;
+  EXPECT_EQ(settle.output.find("warning"), std::string::npos) << settle.output;
+}
+
+// The first date settled fixes where the ledger starts (each later run settles the next
+// business day): one before any contract trades (a year typed wrong) is refused, naming the
+// first listing, where the master knows it, else the day of the first trade.
+TEST_F(SettleCliTest, AFirstDateBeforeAnyContractTradesIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(Replay());  // listed at 2027-03-01T09:00Z
+  auto typo = RunCfx("settle --date 2026-03-02 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(typo.exit_code, 1) << typo.output;
+  EXPECT_NE(typo.output.find("no contract of the security master trades then (the first is "
+                             "listed on 2027-03-01)"),
+            std::string::npos)
+      << typo.output;
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2026-03-02"));
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  auto real = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(real.exit_code, 0) << real.output;
+
+  // Products before any `time`: listed "from the beginning"; the first trade's day decides.
+  const std::string other = dir_ + "/other";
+  const std::string sym = "B200-GOLD-US-202703";
+  Write("untimed.jsonl", ProductLine(sym) + TimeLine("2027-03-01T15:40:00Z") +
+                             ReplayOrderLine("s1", "B1", sym, "sell", "5.000", 1) + "\n" +
+                             ReplayOrderLine("b1", "A1", sym, "buy", "5.000", 1) + "\n");
+  auto r = RunCfx("replay --input " + dir_ + "/untimed.jsonl --output " + dir_ +
+                  "/untimed.out --data-dir " + other);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto early = RunCfx("settle --date 2027-02-26 --data-dir " + other + " --out " + out_);
+  EXPECT_EQ(early.exit_code, 1) << early.output;
+  EXPECT_NE(early.output.find("(the first is listed on 2027-03-01)"), std::string::npos)
+      << early.output;
+}
+
+// `cfx replay --data-dir` keeps contracts that settle: a `product` whose symbol is no
+// contract's is refused before anything is written (its trades used to land in the store,
+// and `cfx settle` then refused every date of the data dir); without --data-dir it runs.
+TEST_F(SettleCliTest, ReplayIntoADataDirRefusesAProductThatIsNoContract) {
+  Write("commands.jsonl", TimeLine("2027-03-01T09:00:00Z") + ProductLine("B200-GOLD-US-202703") +
+                              ProductLine("FOO") +
+                              ReplayOrderLine("s1", "B1", "FOO", "sell", "5.000", 1) + "\n");
+  auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + dir_ +
+                  "/events.jsonl --data-dir " + data_);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("line 3: product 'FOO' is not a contract symbol"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(data_ + "/trades")) << "nothing was written";
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/events.jsonl"));
+  auto plain = RunCfx("replay --input " + dir_ + "/commands.jsonl");
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find(R"("ev":"accepted","cl":"s1")"), std::string::npos) << plain.output;
+}
+
+// A replay line too large for the memory the process may have (200 MB under a 400 MB
+// limit) is one rejected line and the replay goes on; it used to end the replay as if the
+// file had, with exit 0 and the orders after it missing (an audit, 2026-12-06).
+TEST_F(SettleCliTest, AReplayLineTooLargeForMemoryIsRejectedAndTheRestRuns) {
+  {
+    std::ofstream in(dir_ + "/big.jsonl", std::ios::binary);
+    in << ProductLine("B200-GOLD-US-202703")
+       << ReplayOrderLine("b1", "A1", "B200-GOLD-US-202703", "buy", "5.000", 1) << "\n"
+       << R"({"op":"new","cl":")";
+    const std::string chunk(1 << 20, 'x');
+    for (int i = 0; i < 200; ++i) in << chunk;
+    in << "\"}\n" << ReplayOrderLine("b2", "A1", "B200-GOLD-US-202703", "buy", "5.000", 1) << "\n";
+  }
+  // Under a 400 MB address-space limit, set in the shell that starts cfx.
+  const std::string cmd = "(ulimit -v 400000; CFX_FORCE_CPU=1 " + std::string(CFX_BINARY_DIR) +
+                          "/app/cfx replay --input " + dir_ + "/big.jsonl --output " + dir_ +
+                          "/events.jsonl) 2>&1; echo exit=$?";
+  testsupport::CfxResult r;
+  if (FILE* pipe = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+    pclose(pipe);
+  }
+  std::filesystem::remove(dir_ + "/big.jsonl");
+  EXPECT_NE(r.output.find("exit=0"), std::string::npos) << r.output.substr(0, 2000);
+  const std::string events = ReadAll(dir_ + "/events.jsonl");
+  EXPECT_NE(events.find(R"("ev":"rejected","reason":"invalid_field","line":3)"), std::string::npos)
+      << events.substr(0, 2000);
+  EXPECT_NE(events.find(R"("ev":"accepted","cl":"b2")"), std::string::npos)
+      << events.substr(0, 2000);
+}
+
+// Output that does not reach standard output (a full disk under `> file`) fails the
+// command; it used to exit 0 over a file cut short (an audit, 2026-12-06).
+TEST_F(SettleCliTest, AStandardOutputThatCannotBeWrittenFailsTheCommand) {
+  Write("commands.jsonl",
+        ProductLine("B200-GOLD-US-202703") +
+            ReplayOrderLine("b1", "A1", "B200-GOLD-US-202703", "buy", "5.000", 1) + "\n");
+  auto full = RunCfx("replay --input " + dir_ + "/commands.jsonl > /dev/full; echo exit=$?");
+  EXPECT_NE(full.output.find("exit=1"), std::string::npos) << full.output;
+  auto fine = RunCfx("replay --input " + dir_ + "/commands.jsonl > /dev/null; echo exit=$?");
+  EXPECT_NE(fine.output.find("exit=0"), std::string::npos) << fine.output;
+}
+
 }  // namespace
 }  // namespace cfx

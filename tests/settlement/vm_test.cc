@@ -63,6 +63,27 @@ TEST(VmTest, FinalVmAtExpiry) {
             common::MicroUsd(-20'000'000));
 }
 
+// The batch's form: nullopt past int64 (also a price difference past it), the value at it.
+TEST(VmTest, TheTriedFormsSayWhenTheResultDoesNotFit) {
+  EXPECT_EQ(TryVariationMarginMicroUsd(Prior(INT64_MAX / 2), common::PriceTicks(6000),
+                                       common::PriceTicks(5000)),
+            std::nullopt);
+  EXPECT_EQ(TryVariationMarginMicroUsd(Prior(1), common::PriceTicks(INT64_MAX),
+                                       common::PriceTicks(INT64_MIN + 1)),
+            std::nullopt);
+  EXPECT_EQ(TryVariationMarginMicroUsd(Prior(9'223'372'036'854), common::PriceTicks(5001),
+                                       common::PriceTicks(5000)),
+            common::MicroUsd(9'223'372'036'854'000'000));
+  EXPECT_EQ(TryVariationMarginMicroUsd(Prior(9'223'372'036'855), common::PriceTicks(5001),
+                                       common::PriceTicks(5000)),
+            std::nullopt);
+  EXPECT_EQ(
+      TryFinalVmMicroUsd(common::Qty(1), common::PriceTicks(INT64_MAX), common::PriceTicks(-1)),
+      std::nullopt);
+  EXPECT_EQ(TryFinalVmMicroUsd(common::Qty(-4), common::PriceTicks(5105), common::PriceTicks(5100)),
+            common::MicroUsd(-20'000'000));
+}
+
 TEST(VmDeathTest, OverflowStops) {
   EXPECT_DEATH(VariationMarginMicroUsd(Prior(INT64_MAX / 2), common::PriceTicks(6000),
                                        common::PriceTicks(5000)),

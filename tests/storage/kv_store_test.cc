@@ -67,6 +67,29 @@ TEST(KvStoreTest, AReaderNeverCreatesAStore) {
   std::filesystem::remove_all(dir);
 }
 
+// A store's data.mdb of 0 bytes (a copy that wrote nothing, a truncation) is refused by
+// readers and writers alike, naming it, and left as it is: a writer used to make a new,
+// empty store over it, and a settlement then ran on no trades (an audit, 2026-12-06).
+TEST(KvStoreTest, AnEmptyDataFileIsRefusedNotMadeANewStore) {
+  std::string dir = TempDir("empty");
+  {
+    auto writer = KvStore::Open(dir, {.file = "trades"});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+  }
+  const std::string file = dir + "/trades/data.mdb";
+  std::filesystem::resize_file(file, 0);
+  for (bool create : {true, false}) {
+    auto store = KvStore::Open(dir, {.file = "trades", .create = create});
+    ASSERT_FALSE(store.ok()) << "create " << create;
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
+    EXPECT_NE(store.status().message().find(file + ": the file is empty (0 bytes)"),
+              std::string::npos)
+        << store.status();
+    EXPECT_EQ(std::filesystem::file_size(file), 0u);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(KvStoreTest, UnwritableDirIsAClearError) {
   auto store = KvStore::Open("/proc/cfx-cannot-exist");
   ASSERT_FALSE(store.ok());

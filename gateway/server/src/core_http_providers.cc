@@ -132,7 +132,7 @@ class CoreHttpProviders::Impl {
   absl::StatusOr<std::shared_ptr<const gv::MarginEngine>> MakeEngine(const Basis& b,
                                                                      gv::ScenarioMethod m) {
     std::vector<gv::ContractPrice> prices;
-    for (const auto& [sym, ticks] : b.prices) prices.push_back({sym, ticks});
+    for (const auto& [sym, ticks] : b.prices) prices.push_back({sym, gv::ValuedTicks(ticks)});
     gv::MarginOptions options;
     options.method = m;
     options.psr = config_.psr;

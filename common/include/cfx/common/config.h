@@ -158,6 +158,11 @@ inline std::string SettlementTermsPath(const std::string& data_dir) {
   return data_dir + "/settlement_terms.toml";
 }
 
+// Loads the settlement terms a data dir keeps (SettlementTermsPath). What SettlementTermsToml
+// writes always holds the [exchange] table: a kept file that holds none (empty, cut short
+// before it, blanked) is damaged, not "no holidays and no collateral": DataLoss naming it.
+absl::StatusOr<ExchangeConfig> LoadKeptSettlementTerms(const std::string& path);
+
 }  // namespace cfx::common
 
 #endif  // CFX_COMMON_CONFIG_H_

@@ -13,6 +13,7 @@
 #define CFX_COMMON_CREDENTIALS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace cfx {
@@ -40,6 +41,14 @@ bool HashPassword(const std::string& password, PasswordHashLimits limits, std::s
 
 // True if `phc` is an argon2id PHC string libsodium can verify. Cheap: parses, hashes nothing.
 bool IsPasswordHash(const std::string& phc);
+
+// The most a password hash in the config may ask of a Logon's verification: 1 GiB of memory
+// (libsodium's "sensitive" level) and 16 passes. A hash past them (`m=4294967295`, a typo or
+// worse) would hold a logon thread for minutes or fail for want of memory at every Logon.
+constexpr uint64_t kMaxPasswordHashMemoryKib = 1 << 20;
+constexpr uint64_t kMaxPasswordHashPasses = 16;
+// Whether `phc` (IsPasswordHash) asks at most that.
+bool PasswordHashCostIsBounded(const std::string& phc);
 
 // True if `password` matches `phc`. Costs what the limits in `phc` say (docs/fix.md gives
 // the figure); false, at once, for a string IsPasswordHash refuses.

@@ -29,6 +29,15 @@ struct ParsedLine {
 // Parses one physical line (§4.1 commands, §4.2 invalid_field rules).
 ParsedLine ParseCommandLine(std::string_view line);
 
+// The longest line a replay reads as a command (SPEC §4.1: no field of a command comes close);
+// a longer one is rejected `invalid_field` as a whole, without being held in memory.
+inline constexpr size_t kMaxReplayLine = size_t{1} << 20;
+
+// Reads the next line of `in` (without its '\n') into *line. kTooLong: a line longer than
+// kMaxReplayLine, read to its end and dropped (*line empty). kEnd: nothing left.
+enum class ReplayLine { kLine, kTooLong, kEnd };
+ReplayLine ReadReplayLine(std::istream& in, std::string* line);
+
 struct ReplayResult {
   uint64_t lines = 0;
   uint64_t events = 0;  // lines written

@@ -33,6 +33,20 @@
 
 namespace cfx::gpu_valuation {
 
+// The highest settlement price the engine values: 10^6 USD per GPU-hour, far above any real
+// price; it keeps |U| below ~1.2e17 micro-USD for every accepted move, so the double -> int64
+// conversion is always in range. Create refuses a price above it.
+inline constexpr int64_t kMaxSettleTicks = 1'000'000'000;
+
+// The price the exchange values a contract at: its price, or kMaxSettleTicks above it. The
+// exchange's own consumers (the margin basis of `cfx serve`, `cfx settle`'s margin calls)
+// value with it, so that a trade at an absurd price on a contract without a band cannot stop
+// the exchange from starting or a day from settling; the margin at the cap is already far
+// beyond any collateral (docs/valuation.md, "Prices past the engine's range").
+inline int64_t ValuedTicks(int64_t settle_ticks) {
+  return settle_ticks > kMaxSettleTicks ? kMaxSettleTicks : settle_ticks;
+}
+
 // Latest settlement price S_c of a contract, in 0.001 USD ticks (> 0).
 struct ContractPrice {
   std::string sym;  // "B200-GOLD-US-202703"

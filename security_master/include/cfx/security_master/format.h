@@ -43,8 +43,8 @@ const char* ContractStateName(ContractState s);  // "listed", "expired"
 struct Contract {
   std::string sym;
   // Grade and month parsed from the symbol; nullopt for a symbol outside the `<grade>-
-  // <YYYYMM>` scheme (possible in `cfx replay`): it trades, but has no month, no last
-  // trading day and no fix, so settlement names it unsettled.
+  // <YYYYMM>` scheme (possible in a master written by hand: `cfx replay --data-dir` refuses
+  // such a `product`, docs/settlement.md): it has no month, no last trading day and no fix.
   std::optional<common::ContractSymbol> contract;
   common::PriceTicks tick = kTick;
   int64_t multiplier = kMultiplier;

@@ -7,6 +7,7 @@
 #define CFX_SETTLEMENT_VM_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "cfx/common/units.h"
 
@@ -32,6 +33,14 @@ common::MicroUsd VariationMarginMicroUsd(const DayActivity& a, common::PriceTick
 // Final VM at expiry: pos × (FSP − S(last)) × 1e6. Aborts on int64 overflow, as above.
 common::MicroUsd FinalVmMicroUsd(common::Qty qty, common::PriceTicks fsp,
                                  common::PriceTicks settle);
+
+// The same, nullopt where the result does not fit in int64 micro-USD: the batch refuses
+// such a day (trades at prices or sizes no market has) instead of stopping the process.
+std::optional<common::MicroUsd> TryVariationMarginMicroUsd(const DayActivity& a,
+                                                           common::PriceTicks settle,
+                                                           common::PriceTicks prior_settle);
+std::optional<common::MicroUsd> TryFinalVmMicroUsd(common::Qty qty, common::PriceTicks fsp,
+                                                   common::PriceTicks settle);
 
 }  // namespace cfx::settlement
 
