@@ -85,6 +85,13 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     if (!config.ok()) return Fail("replay", config.status(), 2);
     calendar = config->Calendar();
     terms = cfx::common::SettlementTermsToml(*config);
+    if (flags.data_dir.empty()) {
+      // The engine alone (SPEC §4.1) has no calendar and no accounts: nothing of the config
+      // applies. Said, so that a user does not take its holidays as applied.
+      std::cerr << "cfx replay: warning: --config " << flags.config
+                << " was checked but applies only with --data-dir (holidays, collateral); the "
+                   "replay runs without it\n";
+    }
   }
   std::error_code ec;
   if (std::filesystem::is_directory(flags.input, ec)) {
@@ -150,6 +157,14 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     if (!*out) {
       drop_tmp();
       return Fail("replay", "write failed on " + flags.output);
+    }
+  }
+  {
+    // Refused before the data dir is made (PersistReplay checks again).
+    std::istringstream scan(input);
+    if (absl::Status s = cfx::exchange::CheckReplayListsContracts(scan); !s.ok()) {
+      drop_tmp();
+      return Fail("replay", absl::StrCat("--data-dir ", flags.data_dir, ": ", s.message()));
     }
   }
   if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {

@@ -293,6 +293,10 @@ absl::Status ConfigParser::Limits() {
   return absl::OkStatus();
 }
 
+// The engine's id length (engine::kMaxIdLength; common cannot name it): account and firm
+// ids longer than this can name no order.
+constexpr size_t kMaxOrderIdChars = 32;
+
 // [[firms]]: unique ids.
 absl::Status ConfigParser::Firms() {
   CFX_RETURN_IF_ERROR(Each("firms", [&](const toml::table& t, const std::string& p) {
@@ -304,6 +308,11 @@ absl::Status ConfigParser::Firms() {
     if (!IsValidAccountId(f.id)) {  // firm ids go in reports, statements and the audit log
       return r.Error(t.get("id"), p + "id",
                      absl::StrCat("'", f.id, "' is not a firm id: ", kAccountIdRule));
+    }
+    if (f.id.size() > kMaxOrderIdChars) {  // orders carry their firm in the engine's ids
+      return r.Error(t.get("id"), p + "id",
+                     absl::StrCat("longer than ", kMaxOrderIdChars,
+                                  " characters, the most an order's firm may have"));
     }
     if (!firm_ids.insert(f.id).second) return r.Error(t.get("id"), p + "id", "duplicate firm");
     c.firms.push_back(std::move(f));
@@ -325,6 +334,14 @@ absl::Status ConfigParser::Accounts() {
     if (!IsValidAccountId(a.id)) {
       return r.Error(t.get("id"), p + "id",
                      absl::StrCat("'", a.id, "' is not an account id: ", kAccountIdRule));
+    }
+    // An order names its account in at most 32 characters (FIX Account, the engine's ids):
+    // a longer configured id could never trade (every order invalid_field, an audit
+    // 2026-12-06).
+    if (a.id.size() > kMaxOrderIdChars) {
+      return r.Error(t.get("id"), p + "id",
+                     absl::StrCat("longer than ", kMaxOrderIdChars,
+                                  " characters, the most an order's Account may have"));
     }
     if (!account_ids.insert(a.id).second) {
       return r.Error(t.get("id"), p + "id", "duplicate account");

@@ -143,6 +143,7 @@ void Engine::Apply(const ProductCmd& c) {
   cfg.max_order_qty = c.max_order_qty;
   cfg.protection_ticks = c.protection_ticks;
   cfg.max_grid_levels = config_.max_grid_levels;
+  cfg.max_price = config_.max_price;
   if (c.ref.present) {
     cfg.has_ref = true;
     cfg.ref = c.ref.ticks;

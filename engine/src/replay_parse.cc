@@ -223,7 +223,7 @@ bool IsBlank(std::string_view line) {
 ReplayLine ReadReplayLine(std::istream& in, std::string* line) {
   line->clear();
   std::streambuf* buf = in.rdbuf();
-  bool any = false, too_long = false;
+  bool any = false, too_long = false, blank = true;
   for (;;) {
     const int c = buf->sbumpc();
     if (c == std::char_traits<char>::eof()) {
@@ -233,6 +233,7 @@ ReplayLine ReadReplayLine(std::istream& in, std::string* line) {
     }
     any = true;
     if (c == '\n') break;
+    blank = blank && (c == ' ' || c == '\t' || c == '\r');
     if (too_long) continue;
     if (line->size() == kMaxReplayLine) {
       too_long = true;
@@ -242,7 +243,8 @@ ReplayLine ReadReplayLine(std::istream& in, std::string* line) {
     }
     line->push_back(static_cast<char>(c));
   }
-  return too_long ? ReplayLine::kTooLong : ReplayLine::kLine;
+  // A blank line is one however long (SPEC §4.1 skips them): read as empty.
+  return too_long && !blank ? ReplayLine::kTooLong : ReplayLine::kLine;
 }
 
 ParsedLine ParseCommandLine(std::string_view line) {

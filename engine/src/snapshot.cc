@@ -238,6 +238,7 @@ absl::Status Engine::RestoreBooks(Reader& r) {
     }
     c.has_ref = has_ref != 0;
     c.max_grid_levels = config_.max_grid_levels;
+    c.max_price = config_.max_price;
     Name sym_name;
     if (!sym_name.Assign(sym)) return Bad("symbol too long");
     c.id = symbols_.Intern(sym_name);

@@ -65,7 +65,8 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
   if (UsesLimitPrice(c.type) && !c.px.on_tick) return RejectReason::kInvalidPriceTick;
   if (IsStop(c.type) && !c.stop.on_tick) return RejectReason::kInvalidPriceTick;
 
-  if (UsesLimitPrice(c.type) && (!book->InBand(c.px.ticks) || !book->CanRestAt(c.px.ticks))) {
+  if (UsesLimitPrice(c.type) && (!book->InBand(c.px.ticks) || !book->CanRestAt(c.px.ticks) ||
+                                 !book->WithinPriceLimit(c.px.ticks))) {
     return RejectReason::kPriceOutsideBand;
   }
 
@@ -109,7 +110,8 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
   *px = o.px;
   if (has_limit && c.px.present) {
     if (!c.px.on_tick) return RejectReason::kInvalidPriceTick;
-    if (!book.InBand(c.px.ticks) || !book.CanRestAt(c.px.ticks)) {
+    if (!book.InBand(c.px.ticks) || !book.CanRestAt(c.px.ticks) ||
+        !book.WithinPriceLimit(c.px.ticks)) {
       return RejectReason::kPriceOutsideBand;
     }
     *px = c.px.ticks;

@@ -37,43 +37,46 @@ std::string InputsMeta(uint64_t n, const std::string& digest) {
 
 }  // namespace
 
-absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
-                                                const common::BusinessCalendar& calendar) {
+absl::Status CheckReplayListsContracts(std::istream& in) {
   // A data dir holds contracts that settle: a `product` line whose symbol is no contract's
   // (SPEC §2: <grade>-<YYYYMM>) would put trades in the store that no settlement can take
-  // (`cfx settle` refuses every date of it). Refused before anything is opened or written;
-  // the replay's events (SPEC §4.1) still list it.
-  {
-    std::string line;
-    uint64_t number = 0;
-    for (engine::ReplayLine read;
-         (read = engine::ReadReplayLine(in, &line)) != engine::ReplayLine::kEnd;) {
-      ++number;
-      if (read == engine::ReplayLine::kTooLong) continue;
-      engine::ParsedLine parsed = engine::ParseCommandLine(line);
-      const auto* product = parsed.kind == engine::ParsedLine::Kind::kCommand
-                                ? std::get_if<engine::ProductCmd>(&parsed.command)
-                                : nullptr;
-      const absl::string_view sym =
-          product != nullptr ? absl::string_view(product->sym.data, product->sym.len) : "";
-      if (product != nullptr && !common::ParseSymbol(sym).ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "line ", number, ": product '", absl::CHexEscape(sym),
-            "' is not a contract symbol (GPU-TIER-REGION-YYYYMM, e.g. B200-GOLD-US-202703): "
-            "a data dir holds contracts that settle; replay without --data-dir to run it; "
-            "nothing was written"));
-      }
+  // (`cfx settle` refused every date of it).
+  std::string line;
+  uint64_t number = 0;
+  for (engine::ReplayLine read;
+       (read = engine::ReadReplayLine(in, &line)) != engine::ReplayLine::kEnd;) {
+    ++number;
+    if (read == engine::ReplayLine::kTooLong) continue;
+    engine::ParsedLine parsed = engine::ParseCommandLine(line);
+    const auto* product = parsed.kind == engine::ParsedLine::Kind::kCommand
+                              ? std::get_if<engine::ProductCmd>(&parsed.command)
+                              : nullptr;
+    const absl::string_view sym =
+        product != nullptr ? absl::string_view(product->sym.data, product->sym.len) : "";
+    if (product != nullptr && !common::ParseSymbol(sym).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", number, ": product '", absl::CHexEscape(sym),
+          "' is not a contract symbol (GPU-TIER-REGION-YYYYMM, e.g. B200-GOLD-US-202703): "
+          "a data dir holds contracts that settle; replay without --data-dir to run it; "
+          "nothing was written"));
     }
-    in.clear();
-    in.seekg(0);
-    if (!in) return absl::InternalError("replay: the input cannot be read a second time");
   }
+  in.clear();
+  in.seekg(0);
+  if (!in) return absl::InternalError("replay: the input cannot be read a second time");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
+                                                const common::BusinessCalendar& calendar) {
+  if (absl::Status s = CheckReplayListsContracts(in); !s.ok()) return s;
   auto recorder = TradeRecorder::Open(data_dir, kDefaultEndedOrdersKept, calendar);
   if (!recorder.ok()) return recorder.status();
   MatcherOptions opt;
   opt.calendar = calendar;
   opt.expire_contracts = false;  // the store mirrors the printed §4.1 events
   opt.engine.client_ids_per_day = false;  // ids taken for the whole run, as replay prints
+  opt.engine.max_price = engine::PriceTicks(0);  // any price, as replay prints
   EngineMatcher matcher(opt);
   internal::ListingOutcomes listing(&matcher);  // the `product` lines fill the security master
   RecordSink sink(recorder->get());

@@ -38,7 +38,18 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
 
   const std::string snapshot_path = absl::StrCat(impl->path, "/snapshots");
   std::error_code ec;
-  if (!options.read_only || std::filesystem::is_directory(snapshot_path, ec)) {
+  // The snapshots are a cache of the journal (a start without them replays it all): a
+  // data.mdb of 0 bytes there (LMDB writes a new file's first pages without a flush, and a
+  // power loss can take them) is taken as none, not as the damage it is in a store of record.
+  const std::string snapshot_file = snapshot_path + "/data.mdb";
+  const bool empty_snapshots = std::filesystem::is_regular_file(snapshot_file, ec) &&
+                               std::filesystem::file_size(snapshot_file, ec) == 0 && !ec;
+  if (empty_snapshots && !options.read_only) {
+    std::filesystem::remove(snapshot_file, ec);
+    std::filesystem::remove(snapshot_path + "/lock.mdb", ec);
+  }
+  if ((!options.read_only || std::filesystem::is_directory(snapshot_path, ec)) &&
+      !(empty_snapshots && options.read_only)) {
     auto snapshots = storage::LmdbEnv::Open({.path = snapshot_path,
                                              .map_size_bytes = options.snapshot_map_size_bytes,
                                              .no_sync = options.unsafe_no_sync,
@@ -122,6 +133,18 @@ uint64_t Journal::RecoveredFromCommitLog() const { return impl_->recovered_from_
 uint64_t Journal::CommitLogCut() const { return impl_->commit_log_cut; }
 bool Journal::CommitLogCutShort() const { return impl_->commit_log_cut_short; }
 bool Journal::CommitLogMissing() const { return impl_->commit_log_missing; }
+
+absl::Status Journal::AcceptCommitLogLoss() {
+  if (!impl_->commit_log_missing || impl_->log != nullptr || impl_->options.read_only) {
+    return absl::OkStatus();
+  }
+  if (absl::Status s = internal::SetLogMark(*impl_, false); !s.ok()) return s;
+  if (impl_->options.unsafe_no_sync) return absl::OkStatus();
+  if (int rc = mdb_env_sync(impl_->records->env(), 1); rc != 0) {
+    return impl_->records->Error(rc, "sync the commit log's mark");
+  }
+  return absl::OkStatus();
+}
 uint64_t Journal::CommitLogTornAt() const { return impl_->commit_log_torn_at; }
 
 uint64_t Journal::DurableSeq() const { return impl_->durable_seq.load(std::memory_order_acquire); }

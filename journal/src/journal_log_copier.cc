@@ -44,8 +44,20 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   const std::string file = absl::StrCat(impl.path, "/commit.log");
   uint64_t lmdb_last = impl.last_seq.load(std::memory_order_relaxed);
   auto marked = ReadLogMark(impl);
-  if (!marked.ok()) return marked.status();
-  impl.log_marked = *marked;
+  if (!marked.ok()) {
+    // A damaged mark says nothing of whether a log was in use: taken as there, so that a
+    // missing log is still refused. Read-only opens read on; the operator's cut rewrites it
+    // (below); anything else is refused, pointing at that cut.
+    if (!absl::IsDataLoss(marked.status())) return marked.status();
+    if (!options.read_only && !options.cut_damaged_commit_log) {
+      return absl::DataLossError(
+          absl::StrCat(marked.status().message(),
+                       "; `cfx journal verify --data-dir D` reads the journal, and with "
+                       "--truncate-corrupt-tail writes the mark again"));
+    }
+    impl.log_mark_damaged = true;
+  }
+  impl.log_marked = marked.ok() ? *marked : true;
   std::error_code ec;
   const bool exists = std::filesystem::exists(file, ec);
   if (ec) {
@@ -70,16 +82,10 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
   }
   // Without the option a log left by an earlier run is still read (and, writable, emptied),
   // so that no open of the journal misses or later re-reads records it holds.
-  if (!options.commit_log && !exists) {
-    if (!impl.log_marked || options.read_only) return absl::OkStatus();
-    if (absl::Status s = SetLogMark(impl, false); !s.ok()) return s;  // the operator's cut
-    if (!options.unsafe_no_sync) {
-      if (int rc = mdb_env_sync(impl.records->env(), 1); rc != 0) {
-        return impl.records->Error(rc, "sync");
-      }
-    }
-    return absl::OkStatus();
-  }
+  // A missing log whose loss the operator accepts keeps its mark until AcceptCommitLogLoss:
+  // what the cut must record first (the ExecID generation of the seqs it frees) is the
+  // caller's, and a rerun after a failure there must find the loss again.
+  if (!options.commit_log && !exists) return absl::OkStatus();
   CommitLogTail tail;
   const CommitLogOptions log_options = {.path = file,
                                         .max_bytes = options.commit_log_bytes,
@@ -170,7 +176,7 @@ absl::StatusOr<bool> internal::ReadLogMark(Journal::Impl& impl) {
 }
 
 absl::Status internal::SetLogMark(Journal::Impl& impl, bool in_use) {
-  if (impl.log_marked == in_use) return absl::OkStatus();
+  if (impl.log_marked == in_use && !impl.log_mark_damaged) return absl::OkStatus();
   std::lock_guard<std::mutex> lmdb_lock(impl.lmdb_mu);
   const storage::LmdbEnv& env = *impl.records;
   Txn txn;
@@ -187,6 +193,7 @@ absl::Status internal::SetLogMark(Journal::Impl& impl, bool in_use) {
     return env.Error(rc, "write the commit log's mark");
   if ((rc = txn.Commit()) != 0) return env.Error(rc, "commit the commit log's mark");
   impl.log_marked = in_use;
+  impl.log_mark_damaged = false;
   return absl::OkStatus();
 }
 

@@ -39,7 +39,6 @@ struct Contract {
   std::optional<common::PriceTicks> prior;
   __int128 vwap_num = 0;  // Σ px × qty of the closing window (contract·ticks)
   common::Qty vwap_den;
-  common::Qty open_interest;  // Σ positive end-of-day positions
   std::optional<common::Date> last_trading_day;  // the master's, else the calendar's
   // Close surveillance: Σ qty of the closing window's trades each party was a side of.
   std::map<std::string, int64_t, std::less<>> window_accounts;
@@ -87,7 +86,10 @@ class Batch {
   absl::flat_hash_map<std::string, int32_t> contract_index_;
   std::vector<Account> accounts_;
   absl::flat_hash_map<std::string, int32_t> account_index_;
-  common::MicroUsd prior_vm_cum_sum_;
+  // Σ of the accounts' vm_cum before D: __int128, as one account's may come near int64's
+  // end while the total is that of the clearing account.
+  __int128 prior_vm_cum_sum_ = 0;
+  common::MicroUsd prev_clearing_vm_cum_;  // the clearing account's balance before D
   bool master_listing_ = false;         // the security master has contracts
   std::vector<std::string> unsettled_;  // found while loading the listing
 };
@@ -182,7 +184,7 @@ absl::Status Batch::LoadPrior(common::Date last) {
   accounts_.reserve(prev.accounts);
   account_index_.reserve(prev.accounts);
   absl::Status s = ledger_.ForEachAccount(last, [&](AccountDay&& a) -> absl::Status {
-    prior_vm_cum_sum_ += a.vm_cum;
+    prior_vm_cum_sum_ += a.vm_cum.value();
     int32_t index = AccountIndex(a.account);
     Account& account = accounts_[index];
     account.vm_cum = a.vm_cum;
@@ -199,7 +201,8 @@ absl::Status Batch::LoadPrior(common::Date last) {
   });
   if (!s.ok()) return s;
   // Cheap every-run audit: the accounts' cash VM and the clearing account offset exactly.
-  if (prior_vm_cum_sum_ + prev.clearing_vm_cum != common::MicroUsd(0) ||
+  prev_clearing_vm_cum_ = prev.clearing_vm_cum;
+  if (prior_vm_cum_sum_ + prev.clearing_vm_cum.value() != 0 ||
       static_cast<int64_t>(accounts_.size()) != prev.accounts) {
     return absl::InternalError(absl::StrCat("ledger of ", common::FormatDate(last),
                                             " does not balance; run a ledger audit"));
@@ -283,12 +286,6 @@ absl::Status Batch::PriceContracts() {
       for (const common::ContractSymbol& listed : security_master::ListingWindow(g, date_)) {
         if (auto s = ContractIndex(listed.Key()); !s.ok()) return s.status();
       }
-    }
-  }
-  for (Account& a : accounts_) {
-    for (const Line& l : a.lines) {
-      const common::Qty end = l.act.EndQty();
-      if (end > common::Qty(0)) contracts_[l.contract].open_interest += end;
     }
   }
   const common::Date prev_business_day = config_.calendar.PreviousBusinessDay(date_);
@@ -408,14 +405,17 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     for (const Line& l : a.lines) {
       const Contract& c = contracts_[l.contract];
       // Every line's contract has a price: PriceContracts refused the date otherwise.
-      const common::Qty end = l.act.EndQty();
-      AccountLine line{order[l.contract], end, common::MicroUsd(0), common::MicroUsd(0)};
       auto beyond = [&](const char* what) {
         return absl::OutOfRangeError(absl::StrCat(
             what, " of ", a.id, " in ", c.sym,
-            " does not fit in 64 bits of micro-USD; prices or positions beyond any market: "
-            "not settled"));
+            " does not fit in 64 bits; prices or positions beyond any market: not settled"));
       };
+      int64_t end_qty;
+      if (__builtin_add_overflow(l.act.prior_qty.value(), l.act.traded_qty.value(), &end_qty)) {
+        return beyond("the position");
+      }
+      const common::Qty end(end_qty);
+      AccountLine line{order[l.contract], end, common::MicroUsd(0), common::MicroUsd(0)};
       std::optional<common::MicroUsd> vm = TryVariationMarginMicroUsd(
           l.act, c.price->ticks, c.prior.value_or(common::PriceTicks(0)));
       if (!vm) return beyond("the variation margin");
@@ -444,14 +444,12 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
     const common::MicroUsd held =
         collateral == config_.collateral.end() ? common::MicroUsd(0) : collateral->second;
     int64_t vm_total = 0, vm_cum, cash;
+    bool wrapped = false;
     for (const AccountLine& l : entry.lines) {
-      if (__builtin_add_overflow(vm_total, l.vm.value(), &vm_total) ||
-          __builtin_add_overflow(vm_total, l.final_vm.value(), &vm_total)) {
-        vm_total = INT64_MAX;
-        break;
-      }
+      wrapped = wrapped || __builtin_add_overflow(vm_total, l.vm.value(), &vm_total) ||
+                __builtin_add_overflow(vm_total, l.final_vm.value(), &vm_total);
     }
-    if (vm_total == INT64_MAX || __builtin_add_overflow(a.vm_cum.value(), vm_total, &vm_cum) ||
+    if (wrapped || __builtin_add_overflow(a.vm_cum.value(), vm_total, &vm_cum) ||
         __builtin_add_overflow(vm_cum, held.value(), &cash)) {
       return absl::OutOfRangeError(absl::StrCat(
           "the cash of ", a.id,
@@ -494,7 +492,7 @@ absl::StatusOr<DayRecord> Batch::Post(std::vector<AccountDay>* out) {
   }
   if (total != 0) return absl::InternalError("VM does not sum to zero");
   day.accounts = static_cast<int64_t>(out->size());
-  day.clearing_vm_cum = -prior_vm_cum_sum_;  // unchanged: today's clearing postings are zero
+  day.clearing_vm_cum = prev_clearing_vm_cum_;  // unchanged: today's clearing postings are zero
   return day;
 }
 

@@ -62,6 +62,8 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"A\"\nfirm = \"F\"\ncollateral = \"-1.00\"\n",
        "cfg.toml:6: accounts[0].collateral: expected a decimal"},  // never negative
       {"[[accounts]]\nfirm = \"F\"\n", "accounts[0].id: missing"},
+      {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"" + std::string(33, 'A') + "\"\nfirm = \"F\"\n",
+       "cfg.toml:4: accounts[0].id: longer than 32 characters"},
       {"[[firms]]\nid = \"F\"\n[[accounts]]\nid = \"A\"\nfirm = \"F\"\n"
        "collateral = \"1000000000000.000001\"\n",
        "cfg.toml:6: accounts[0].collateral: above 1000000000000.00 USD"},

@@ -88,6 +88,10 @@ TEST(ReplayTest, ALineLongerThanAnyCommandIsRejectedAndTheReplayGoesOn) {
   EXPECT_EQ(ReadReplayLine(exact, &line), ReplayLine::kLine);
   EXPECT_EQ(line, "next");
   EXPECT_EQ(ReadReplayLine(exact, &line), ReplayLine::kEnd);
+  // A blank line is blank however long (SPEC §4.1: skipped, counted).
+  std::istringstream blank(std::string(kMaxReplayLine + 5, ' ') + "\r\n");
+  EXPECT_EQ(ReadReplayLine(blank, &line), ReplayLine::kLine);
+  EXPECT_EQ(line, "");
 }
 
 // Account ids name settlement statements (SPEC §9): one outside [A-Za-z0-9][A-Za-z0-9_-]*

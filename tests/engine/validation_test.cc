@@ -141,6 +141,33 @@ TEST(ValidationTest, RefusedReplaceIsCancelRejectedWithReasonAndOrderUnchanged) 
   EXPECT_NE(out.back().find(R"("bids":[["4.900",2,1]])"), std::string::npos);
 }
 
+// EngineConfig::max_price (what `cfx serve` sets; none in `cfx replay`): a limit price above
+// it is price_outside_band at entry and at replace, also on a contract without a band; at it,
+// and for a stop's trigger price, orders are taken.
+TEST(ValidationTest, TheEnginesPriceLimitRefusesHigherLimitPricesEvenWithoutABand) {
+  EngineConfig config;
+  config.max_price = PriceTicks(10'000);  // 10.000
+  const std::string unbanded = std::string(R"({"op":"product","sym":")") + kSym + R"("})";
+  {
+    Engine engine(config);
+    EXPECT_EQ(RejectOf({unbanded, Limit("a", "A1", "buy", "10.001", 1)}, &engine),
+              "price_outside_band");
+  }
+  Engine engine(config);
+  auto out = RunNoSeq({unbanded, Limit("a", "A1", "buy", "10.000", 1),
+                       Order("s", "A1", "buy", "stop", 1, R"(,"stop":"99999.000")"),
+                       ReplaceLine("a2", "a", "A1", R"(,"px":"10.001")"),
+                       ReplaceLine("a3", "a", "A1", R"(,"px":"9.000")")},
+                      &engine);
+  EXPECT_TRUE(Grep(out, "\"rejected\"").empty()) << out.back();
+  auto rej = Grep(out, "cancel_rejected");
+  ASSERT_EQ(rej.size(), 1u);
+  EXPECT_NE(rej[0].find("price_outside_band"), std::string::npos) << rej[0];
+  EXPECT_NE(out.back().find(R"("bids":[["9.000",1,1]])"), std::string::npos) << out.back();
+  // Without a limit (replay's engine), any price of a tick or more rests.
+  EXPECT_EQ(RejectOf({unbanded, Limit("a", "A1", "buy", "9999999.000", 1)}), "none");
+}
+
 class FixedRisk : public PreTradeRisk {
  public:
   explicit FixedRisk(RejectReason r) : r_(r) {}

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -478,6 +479,46 @@ TEST_F(FixGatewayTest, ARestartedGatewayResendsFromItsStore) {
     EXPECT_NE(report.find("\00143=Y\001"), std::string::npos) << "not PossDup: " << report;
     EXPECT_NE(report.find("\00135=8\001"), std::string::npos) << report;
   }
+}
+
+// A client cannot take its session's numbers past what the store holds: a SequenceReset to
+// 2147483647 (then one message) wrapped the next expected number negative, and no later
+// start of the exchange loaded the store (an audit, 2026-12-06). Now the store refuses the
+// number, the connection is dropped, the files keep the last good numbers, and the gateway
+// restarts on them; the session logs on again with ResetSeqNumFlag.
+TEST_F(FixGatewayTest, AClientCannotTakeItsSequenceNumbersPastWhatTheStoreHolds) {
+  const std::string seqnums = dir_ + "/gw/fix/store/FIX.4.4-CFX-ALPHA_T2.seqnums";
+  auto expect_loadable = [&] {
+    int sender = 0, target = 0;
+    ASSERT_EQ(std::sscanf(ReadFile(seqnums).c_str(), "%d : %d", &sender, &target), 2);
+    EXPECT_GE(sender, 1);
+    EXPECT_GE(target, 1);
+    EXPECT_LT(target, 2147483647 - (1 << 24) + 1);
+  };
+  for (const std::string& reset :
+       {std::string("2147483647"), std::to_string(2147483647 - (1 << 24))}) {
+    RawSocket s(port_);
+    ASSERT_TRUE(
+        s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+    bool closed = false;
+    ASSERT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"),
+              std::string::npos);
+    s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|36=" + reset + "|"));
+    // At the last number the store takes, one more message would pass it.
+    s.Write(Frame("35=0|49=ALPHA_T2|56=CFX|34=" + reset + "|52=" + UtcNow() + "|"));
+    s.ReadUntil("\001never\001", kWaitMs, &closed);
+    EXPECT_TRUE(closed) << "reset to " << reset;
+    expect_loadable();
+  }
+  exchange_->Drain();
+  StopGateway();
+  StartGateway();
+  expect_loadable();
+  RawSocket s(port_);
+  ASSERT_TRUE(
+      s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+  bool closed = false;
+  EXPECT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"), std::string::npos);
 }
 
 // A client away: the report of its order canceled on disconnect is stored for its resend,

@@ -501,7 +501,7 @@ TEST_F(SettleCliTest, ReplayIntoADataDirRefusesAProductThatIsNoContract) {
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("line 3: product 'FOO' is not a contract symbol"), std::string::npos)
       << r.output;
-  EXPECT_FALSE(std::filesystem::exists(data_ + "/trades")) << "nothing was written";
+  EXPECT_FALSE(std::filesystem::exists(data_)) << "nothing was written, not even the folder";
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/events.jsonl"));
   auto plain = RunCfx("replay --input " + dir_ + "/commands.jsonl");
   EXPECT_EQ(plain.exit_code, 0) << plain.output;
@@ -538,6 +538,17 @@ TEST_F(SettleCliTest, AReplayLineTooLargeForMemoryIsRejectedAndTheRestRuns) {
       << events.substr(0, 2000);
   EXPECT_NE(events.find(R"("ev":"accepted","cl":"b2")"), std::string::npos)
       << events.substr(0, 2000);
+}
+
+// Without --data-dir nothing of a config applies to a replay (the engine alone): said, so
+// that its holidays are not taken as applied (it was silently ignored).
+TEST_F(SettleCliTest, ReplayWithAConfigButNoDataDirSaysTheConfigDoesNotApply) {
+  Write("commands.jsonl", ProductLine("B200-GOLD-US-202703"));
+  Write("exchange.toml", "[exchange]\nholidays = [\"2027-03-02\"]\n");
+  auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --config " + dir_ + "/exchange.toml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("was checked but applies only with --data-dir"), std::string::npos)
+      << r.output;
 }
 
 // Output that does not reach standard output (a full disk under `> file`) fails the

@@ -162,6 +162,70 @@ TEST(JournalCommitLogTest, ALogMissingAfterARunThatDidNotStopCleanlyIsDataLoss) 
   ExpectSeqs(ReadAll(**j), 25, /*round_after=*/1, /*cut=*/20);
 }
 
+// The operator's cut of a missing log without the log (as `cfx journal verify` opens it)
+// keeps the mark until AcceptCommitLogLoss, which the tool calls once it has recorded what
+// the cut needs: an open in between still finds the loss.
+TEST(JournalCommitLogTest, AMissingLogsLossIsAcceptedOnlyOnceTheCallerSaysSo) {
+  TestDir dir;
+  RunAndVanish([&] {
+    JournalOptions o = WithLog(dir.path());
+    o.commit_log_copy_every_ms = 3'600'000;
+    auto j = *Journal::Open(o);
+    if (!AppendRange(*j, 1, 10).ok()) _exit(3);
+    _exit(0);
+  });
+  const std::string log = dir.path() + "/journal/commit.log";
+  ASSERT_EQ(std::remove(log.c_str()), 0);
+  const JournalOptions cut{.data_dir = dir.path(), .cut_damaged_commit_log = true};
+  {
+    auto j = Journal::Open(cut);
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_TRUE((*j)->CommitLogMissing());
+    EXPECT_EQ((*j)->CommitLogCut(), 1u);
+  }
+  EXPECT_TRUE(absl::IsDataLoss(Journal::Open(WithLog(dir.path())).status()))
+      << "not accepted yet: the loss is found again";
+  {
+    auto j = Journal::Open(cut);
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE((*j)->AcceptCommitLogLoss().ok());
+  }
+  auto j = Journal::Open(WithLog(dir.path()));
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ((*j)->LastSeq(), 0u);
+}
+
+// A damaged mark says nothing of whether a log was in use: a start is refused (naming the
+// cut), a reader reads on, and the operator's cut writes it again.
+TEST(JournalCommitLogTest, ADamagedMarkIsRefusedUntilTheOperatorsCutWritesItAgain) {
+  TestDir dir;
+  {
+    auto j = *Journal::Open(WithLog(dir.path()));
+    ASSERT_TRUE(AppendRange(*j, 1, 5).ok());
+  }
+  {
+    auto j = *Journal::Open({.data_dir = dir.path()});
+    ASSERT_TRUE(j->WriteRawRecordForTest(0, "not a mark").ok());
+  }
+  auto start = Journal::Open(WithLog(dir.path()));
+  ASSERT_FALSE(start.ok());
+  EXPECT_TRUE(absl::IsDataLoss(start.status())) << start.status();
+  EXPECT_THAT(start.status().message(), HasSubstr("--truncate-corrupt-tail writes the mark again"));
+  {
+    auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    ExpectSeqs(ReadAll(**reader), 5);
+  }
+  {
+    JournalOptions o = WithLog(dir.path());
+    o.cut_damaged_commit_log = true;
+    ASSERT_TRUE(Journal::Open(o).ok());
+  }
+  auto j = Journal::Open(WithLog(dir.path()));
+  ASSERT_TRUE(j.ok()) << j.status();
+  ExpectSeqs(ReadAll(**j), 5);
+}
+
 // After a clean stop LMDB holds everything the log did: a log deleted then loses nothing,
 // and the next open starts a new one; so does a journal that never used one.
 TEST(JournalCommitLogTest, ALogDeletedAfterACleanStopLosesNothing) {

@@ -311,6 +311,33 @@ TEST(JournalTest, SnapshotsKeepTheNewestFewAndSkipCorruptOnes) {
   EXPECT_EQ(skipped, 2);
 }
 
+// The snapshots are a cache of the journal: their data.mdb at 0 bytes (LMDB writes a new
+// file's first pages without a flush) is taken as no snapshot, read-only and writable alike,
+// and a writer makes a new store; the journal's own records are refused at 0 bytes
+// (storage::LmdbEnv), as any store of record is.
+TEST(JournalTest, AnEmptySnapshotFileIsNoSnapshotNotAFailedOpen) {
+  TestDir dir;
+  {
+    auto j = *Journal::Open({.data_dir = dir.path()});
+    ASSERT_TRUE(AppendRange(*j, 1, 5).ok());
+    ASSERT_TRUE(j->WriteSnapshot(5, "SNAPSHOT-AT-5").ok());
+  }
+  const std::string file = dir.path() + "/journal/snapshots/data.mdb";
+  std::filesystem::resize_file(file, 0);
+  {
+    auto reader = Journal::Open({.data_dir = dir.path(), .read_only = true});
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    EXPECT_FALSE((*(*reader)->LatestValidSnapshot()).has_value());
+    EXPECT_EQ(std::filesystem::file_size(file), 0u) << "a reader changes nothing";
+  }
+  auto j = Journal::Open({.data_dir = dir.path()});
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_FALSE((*(*j)->LatestValidSnapshot()).has_value());
+  EXPECT_EQ((*j)->LastSeq(), 5u);
+  ASSERT_TRUE((*j)->WriteSnapshot(5, "SNAPSHOT-AT-5").ok());
+  EXPECT_EQ((*(*j)->LatestValidSnapshot())->state, "SNAPSHOT-AT-5");
+}
+
 TEST(JournalTest, TruncateAfterCutsRecordsAndLaterSnapshots) {
   TestDir dir;
   auto j = *Journal::Open({.data_dir = dir.path()});

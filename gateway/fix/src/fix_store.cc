@@ -364,7 +364,29 @@ int BatchedFileStore::getNextTargetMsgSeqNum() const throw(FIX::IOException) {
   return files_->cache_.getNextTargetMsgSeqNum();
 }
 
+namespace {
+
+// The highest next sequence number a session may reach: QuickFIX keeps them in an int, and a
+// client's SequenceReset to 2147483647 followed by one message wrapped the next expected
+// number negative; the store then held a value no start would load (an audit, 2026-12-06).
+// Two billion messages is no session's day: past it the store refuses, QuickFIX drops the
+// connection, and the store keeps the last good numbers.
+constexpr int kLastNextSeqNum = INT_MAX - (1 << 24);
+
+void CheckNextSeqNum(long long value, const char* which) {
+  if (value < 1 || value > kLastNextSeqNum) {
+    throw FIX::IOException(std::string("refusing a next ") + which + " MsgSeqNum of " +
+                           std::to_string(value) + " (the store takes 1.." +
+                           std::to_string(kLastNextSeqNum) +
+                           "): the session is dropped; its client can log on with "
+                           "ResetSeqNumFlag (141=Y)");
+  }
+}
+
+}  // namespace
+
 void BatchedFileStore::setNextSenderMsgSeqNum(int value) throw(FIX::IOException) {
+  CheckNextSeqNum(value, "outgoing");
   std::lock_guard<std::mutex> lock(files_->mu_);
   files_->cache_.setNextSenderMsgSeqNum(value);
   files_->seqnums_dirty_ = true;
@@ -372,6 +394,7 @@ void BatchedFileStore::setNextSenderMsgSeqNum(int value) throw(FIX::IOException)
 }
 
 void BatchedFileStore::setNextTargetMsgSeqNum(int value) throw(FIX::IOException) {
+  CheckNextSeqNum(value, "incoming");
   std::lock_guard<std::mutex> lock(files_->mu_);
   files_->cache_.setNextTargetMsgSeqNum(value);
   files_->seqnums_dirty_ = true;
@@ -380,6 +403,8 @@ void BatchedFileStore::setNextTargetMsgSeqNum(int value) throw(FIX::IOException)
 
 void BatchedFileStore::incrNextSenderMsgSeqNum() throw(FIX::IOException) {
   std::lock_guard<std::mutex> lock(files_->mu_);
+  const int next = files_->cache_.getNextSenderMsgSeqNum();
+  CheckNextSeqNum(static_cast<long long>(next) + 1, "outgoing");
   files_->cache_.incrNextSenderMsgSeqNum();
   files_->seqnums_dirty_ = true;
   files_->Changed();
@@ -387,6 +412,8 @@ void BatchedFileStore::incrNextSenderMsgSeqNum() throw(FIX::IOException) {
 
 void BatchedFileStore::incrNextTargetMsgSeqNum() throw(FIX::IOException) {
   std::lock_guard<std::mutex> lock(files_->mu_);
+  const int next = files_->cache_.getNextTargetMsgSeqNum();
+  CheckNextSeqNum(static_cast<long long>(next) + 1, "incoming");
   files_->cache_.incrNextTargetMsgSeqNum();
   files_->seqnums_dirty_ = true;
   files_->Changed();

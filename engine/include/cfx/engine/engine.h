@@ -58,6 +58,12 @@ struct EngineConfig {
   // serve`): for the UTC date; at the first time input of a new date the ids of ended orders
   // are forgotten, so the set holds one day's ids, not every id the exchange has seen.
   bool client_ids_per_day = false;
+  // The highest limit price an order may carry (0: none, `cfx replay`'s SPEC §4.1 engine);
+  // above it a new order or a replace is refused `price_outside_band`. `cfx serve` sets
+  // the highest price its settlement and margin can value (docs/engine.md, "Price limit"):
+  // a contract without a band otherwise traded at any price, and the day could then never
+  // be settled.
+  PriceTicks max_price{0};
 };
 
 // A live order as FindOrder reports it: what an event would say of it, and its symbol.

@@ -53,6 +53,7 @@ struct BookConfig {
   // Caps the dense window (memory: 16 bytes a level a side); prices outside it rest in the
   // far levels. Not a band.
   size_t max_grid_levels = size_t{1} << 20;
+  PriceTicks max_price{0};  // EngineConfig::max_price (0: none)
 };
 
 struct LevelView {
@@ -81,6 +82,12 @@ class OrderBook {
   bool InBand(PriceTicks px) const;
   // True when an order can rest at `px`: any price of at least one tick.
   bool CanRestAt(PriceTicks px) const { return px > kNoPrice; }
+  // True when `px` is within the engine's price limit (EngineConfig::max_price): checked at
+  // entry and replace, with the band. Not a condition of resting: a snapshot's orders from
+  // before a limit was set restore as they were.
+  bool WithinPriceLimit(PriceTicks px) const {
+    return config_.max_price <= PriceTicks(0) || px <= config_.max_price;
+  }
   // True when a buy (sell) at `px` would meet the best opposite price.
   bool WouldCross(Side side, PriceTicks px) const;
   // True when the stop condition is already met (last trade, else band reference).

@@ -34,7 +34,8 @@ ParsedLine ParseCommandLine(std::string_view line);
 inline constexpr size_t kMaxReplayLine = size_t{1} << 20;
 
 // Reads the next line of `in` (without its '\n') into *line. kTooLong: a line longer than
-// kMaxReplayLine, read to its end and dropped (*line empty). kEnd: nothing left.
+// kMaxReplayLine, read to its end and dropped (*line empty); a blank one (spaces, tabs, CR)
+// of any length is kLine and empty. kEnd: nothing left.
 enum class ReplayLine { kLine, kTooLong, kEnd };
 ReplayLine ReadReplayLine(std::istream& in, std::string* line);
 

@@ -53,9 +53,15 @@ struct MatcherOptions {
   // `cfx replay --data-dir` turns it off, its store matching the §4.1 events it prints.
   engine::EngineConfig engine = ExchangeEngineConfig();
 
+  // The highest limit price the exchange takes: USD 1,000,000 a GPU-hour, the highest its
+  // margin engine values (gpu_valuation::kMaxSettleTicks) and far above any market. One lot's
+  // notional there is 1e12 ticks, so no trade's sums, VM or AvgPx come near int64's end.
+  static constexpr engine::PriceTicks kMaxLimitPrice{1'000'000'000};
+
   static engine::EngineConfig ExchangeEngineConfig() {
     engine::EngineConfig c;
     c.client_ids_per_day = true;
+    c.max_price = kMaxLimitPrice;
     return c;
   }
 };

@@ -30,8 +30,12 @@ struct ReplayStoreResult {
   uint64_t state_hash = 0;
 };
 
+// InvalidArgument naming the line when a `product` line lists a symbol that is no contract's
+// (a data dir settles contracts only). Reads `in` through and seeks it back to the start.
+absl::Status CheckReplayListsContracts(std::istream& in);
+
 // Errors: the store cannot be opened or written (names the path); FailedPrecondition as
-// above.
+// above; CheckReplayListsContracts's, before anything is opened.
 absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::string& data_dir,
                                                 const common::BusinessCalendar& calendar);
 

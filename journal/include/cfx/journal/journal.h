@@ -120,6 +120,11 @@ class Journal {
   // (a run that did not stop cleanly), and the file is gone; whatever it held past LMDB's
   // last record is lost.
   bool CommitLogMissing() const;
+  // The operator's cut of a missing log, once what it must record is recorded (`cfx journal
+  // verify --truncate-corrupt-tail`: the ExecID generation): takes the mark away (synced),
+  // so that the next start opens. Until then every open finds the loss again. A no-op
+  // unless CommitLogMissing() and the log is still missing. REQUIRES: not read_only.
+  absl::Status AcceptCommitLogLoss();
   // Where (byte offset in commit.log) Open stopped reading at a last entry that fails its
   // checks with nothing intact after it: an append a crash cut short, never acknowledged, or
   // a last entry damaged since. 0: the log ended cleanly. Not applied; reported by `cfx
