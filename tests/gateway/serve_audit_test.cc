@@ -212,6 +212,39 @@ TEST_F(ServeAuditTest, AStartThatCannotListenWritesNothing) {
   ::close(busy);
 }
 
+// A restart that fails after the exchange core started (here: a FIX store that will not
+// load) is written as such: its serve_stop said "ok", as a clean run's (an audit, 2026-12-06).
+TEST_F(ServeAuditTest, AStartThatFailsAfterTheCoreStartedIsNotAuditedAsACleanStop) {
+  auto config = common::ParseConfig(test::ServeConfigText(data_), "serve-test");
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->listen_address = "127.0.0.1";
+  ExchangeServerOptions options;
+  options.manual_clock = true;
+  options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
+  options.data_dir_mode = DataDirMode::kCreate;
+  {
+    ExchangeServer first(*config, options);
+    ASSERT_TRUE(first.Start().ok());
+    ASSERT_TRUE(first.Stop().ok());
+  }
+  options.data_dir_mode = DataDirMode::kExisting;
+  // A session's sequence numbers the store cannot load: the FIX gateway refuses to start.
+  const std::string seqnums = data_ + "/fix/store/FIX.4.4-CFX-ALPHA_T1.seqnums";
+  ASSERT_TRUE(fs::exists(seqnums));
+  std::ofstream(seqnums, std::ios::trunc) << "0000000002 : -2147483648";
+  {
+    ExchangeServer again(*config, options);
+    absl::Status s = again.Start();
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("seqnums: damaged"), std::string::npos) << s;
+  }
+  const std::vector<json> events = ReadAuditEvents(data_);
+  ASSERT_FALSE(events.empty());
+  const json& last = events.back();
+  EXPECT_EQ(last["kind"], "serve_stop") << last;
+  EXPECT_EQ(last["result"].get<std::string>().rfind("start failed: FIX", 0), 0u) << last;
+}
+
 TEST_F(ServeAuditTest, UnderUmask000EveryFolderIs0700EveryFile0600AndNoneHoldsASecret) {
   {
     testsupport::ScopedUmask umask(0);

@@ -480,7 +480,12 @@ class ExchangeServer::Impl {
     }
     if (entry_) entry_->Stop();
     if (audit_ && started_) {
-      audit_->Record("serve_stop", {{"result", s.ok() ? "ok" : std::string(s.message())}});
+      // A start that failed after the core started (a port taken, a store that will not
+      // load) says so: its stop is not a clean run's.
+      audit_->Record("serve_stop",
+                     {{"result", !start_failure_.empty() ? "start failed: " + start_failure_
+                                 : s.ok()                ? "ok"
+                                                         : std::string(s.message())}});
       (void)audit_->Sync();
     }
     started_ = false;
@@ -501,10 +506,12 @@ class ExchangeServer::Impl {
     if (keeper_ != nullptr && std::this_thread::get_id() == keeper_thread_id()) {
       return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
     }
+    start_failure_ = absl::StrCat(part, ": ", s.message());
     Stop().IgnoreError();  // `s` is the failure to report; the audit log has the stop's result
     return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
   }
 
+  std::string start_failure_;  // Fail's, for the audit log's serve_stop
   static constexpr std::chrono::seconds kRefreshEvery{1};
 
   // <data_dir>/serve.lock's descriptor (LockDataDir), closed last: declared first, so the
