@@ -127,6 +127,20 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
                         {"from_commit_log", (*journal)->RecoveredFromCommitLog()},
                         {"corrupt_snapshots", skipped}};
   if (log_cut != 0) out["commit_log_cut_from"] = log_cut;
+  // A damaged mark: no start opens the journal until the operator's cut writes it again.
+  const bool mark_damaged = (*journal)->CommitLogMarkDamaged();
+  if (mark_damaged) {
+    out["commit_log_mark_damaged"] = true;
+    if (!truncate) {
+      out["ok"] = false;
+      out["error"] =
+          "the commit log's mark in LMDB is damaged: every start is refused until "
+          "`--truncate-corrupt-tail` writes it again (no record is dropped for it)";
+      std::cout << out.dump() << "\n";
+      return Fail("journal verify", out["error"].get<std::string>());
+    }
+    std::cerr << "cfx journal verify: the commit log's mark was damaged; written again\n";
+  }
   if ((*journal)->CommitLogMissing()) out["commit_log_missing"] = true;
   // The last entry cut short or damaged, nothing intact after it: an append a crash
   // interrupted (never acknowledged), not applied; reported, not an error (docs/formats.md).

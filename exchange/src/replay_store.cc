@@ -1,6 +1,7 @@
 #include "cfx/exchange/replay_store.h"
 
 #include <istream>
+#include <optional>
 #include <variant>
 
 #include "absl/strings/escaping.h"
@@ -37,6 +38,8 @@ std::string InputsMeta(uint64_t n, const std::string& digest) {
 
 }  // namespace
 
+using PriceTicksOrNone = std::optional<engine::PriceTicks>;
+
 absl::Status CheckReplayListsContracts(std::istream& in) {
   // A data dir holds contracts that settle: a `product` line whose symbol is no contract's
   // (SPEC §2: <grade>-<YYYYMM>) would put trades in the store that no settlement can take
@@ -53,6 +56,24 @@ absl::Status CheckReplayListsContracts(std::istream& in) {
                               : nullptr;
     const absl::string_view sym =
         product != nullptr ? absl::string_view(product->sym.data, product->sym.len) : "";
+    // The exchange's price limit (MatcherOptions::kMaxLimitPrice): a day that traded above
+    // it could not be settled (its sums do not fit in 64 bits); cfx serve refuses such
+    // orders, and a data dir takes none.
+    PriceTicksOrNone px;
+    if (const auto* n = std::get_if<engine::NewOrderCmd>(&parsed.command);
+        n != nullptr && parsed.kind == engine::ParsedLine::Kind::kCommand && n->px.present) {
+      px = n->px.ticks;
+    } else if (const auto* r = std::get_if<engine::ReplaceCmd>(&parsed.command);
+               r != nullptr && parsed.kind == engine::ParsedLine::Kind::kCommand && r->px.present) {
+      px = r->px.ticks;
+    }
+    if (px && *px > MatcherOptions::kMaxLimitPrice) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", number,
+          ": a limit price above 1000000.000 USD per GPU-hour, the most the exchange takes (a "
+          "data dir's days must settle); replay without --data-dir to run it; nothing was "
+          "written"));
+    }
     if (product != nullptr && !common::ParseSymbol(sym).ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "line ", number, ": product '", absl::CHexEscape(sym),

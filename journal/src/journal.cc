@@ -133,6 +133,7 @@ uint64_t Journal::RecoveredFromCommitLog() const { return impl_->recovered_from_
 uint64_t Journal::CommitLogCut() const { return impl_->commit_log_cut; }
 bool Journal::CommitLogCutShort() const { return impl_->commit_log_cut_short; }
 bool Journal::CommitLogMissing() const { return impl_->commit_log_missing; }
+bool Journal::CommitLogMarkDamaged() const { return impl_->log_mark_found_damaged; }
 
 absl::Status Journal::AcceptCommitLogLoss() {
   if (!impl_->commit_log_missing || impl_->log != nullptr || impl_->options.read_only) {

@@ -52,7 +52,8 @@ class Journal::Impl {
   // Whether LMDB holds the commit log's mark (LogMarkKey): a log is in use and may hold
   // records LMDB does not. The writer's, from the open on.
   bool log_marked = false;
-  bool log_mark_damaged = false;    // found failing its checks: the next SetLogMark rewrites it
+  bool log_mark_damaged = false;        // found failing its checks: the next SetLogMark rewrites it
+  bool log_mark_found_damaged = false;  // CommitLogMarkDamaged()
   uint64_t commit_log_torn_at = 0;  // CommitLogTornAt()
   // The writer's: its latest commit went straight into LMDB with its meta page not flushed
   // (defer_commit_sync); the next append to the log syncs LMDB first.

@@ -56,6 +56,7 @@ absl::Status internal::OpenCommitLog(Journal::Impl& impl) {
                        "--truncate-corrupt-tail writes the mark again"));
     }
     impl.log_mark_damaged = true;
+    impl.log_mark_found_damaged = true;
   }
   impl.log_marked = marked.ok() ? *marked : true;
   std::error_code ec;

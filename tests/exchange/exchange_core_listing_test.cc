@@ -2,6 +2,7 @@
 // expiry at its last trading day's close and the next month's listing, and what an expired
 // contract still counts for (nothing, in pre-trade margin).
 #include <string>
+#include <vector>
 
 #include "cfx/exchange/exchange_core.h"
 #include "core_test_util.h"
@@ -45,6 +46,45 @@ TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
   auto none = (*src)->Close("B200-GOLD-US-202703", common::DateFromYmd(2027, 3, 3));
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
+}
+
+// The exchange's matcher (cfx serve's, MatcherOptions' default engine) refuses limit prices
+// above MatcherOptions::kMaxLimitPrice, also on a contract without a band (docs/engine.md,
+// "Price limit"); at the limit an order is taken.
+TEST(ExchangeCoreTest, TheExchangesMatcherRefusesLimitPricesAboveItsLimit) {
+  EngineMatcher matcher(MatcherOptions{});
+  class Rejects : public journal::OutcomeSink<Outcome> {
+   public:
+    void Emit(const Outcome& o) override {
+      if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kRejected) {
+        reasons.push_back(o.event.reject);
+      }
+      if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kAccepted) {
+        ++accepted;
+      }
+    }
+    std::vector<engine::RejectReason> reasons;
+    int accepted = 0;
+  } sink;
+  uint64_t seq = 0;
+  engine::ProductCmd unbanded;
+  unbanded.sym = engine::Name::From("B200-GOLD-US-202704");
+  matcher.Apply(++seq, engine::TimeCmd{kMarch2027 + 9 * 3600 * kNsPerSec}, sink);
+  matcher.Apply(++seq, unbanded, sink);
+  for (int64_t px :
+       {MatcherOptions::kMaxLimitPrice.value(), MatcherOptions::kMaxLimitPrice.value() + 1}) {
+    engine::NewOrderCmd n;
+    n.cl = engine::ClientId::From("o" + std::to_string(px));
+    n.acct = engine::Name::From("A1");
+    n.sym = unbanded.sym;
+    n.px = engine::PriceField::Ticks(engine::PriceTicks(px));
+    n.qty = engine::Qty(1);
+    matcher.Apply(++seq, n, sink);
+  }
+  EXPECT_EQ(sink.accepted, 1);
+  ASSERT_EQ(sink.reasons.size(), 1u);
+  EXPECT_EQ(sink.reasons[0], engine::RejectReason::kPriceOutsideBand);
+  EXPECT_EQ(MatcherOptions::kMaxLimitPrice, engine::PriceTicks(1'000'000'000));
 }
 
 TEST(ExchangeCoreTest, AContractListedAfterItsLastTradingDayExpiresAtTheNextClose) {

@@ -495,14 +495,20 @@ TEST_F(FixGatewayTest, AClientCannotTakeItsSequenceNumbersPastWhatTheStoreHolds)
     EXPECT_GE(target, 1);
     EXPECT_LT(target, 2147483647 - (1 << 24) + 1);
   };
-  for (const std::string& reset :
-       {std::string("2147483647"), std::to_string(2147483647 - (1 << 24))}) {
-    RawSocket s(port_);
-    ASSERT_TRUE(
-        s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
+  // Logs ALPHA_T2 on with ResetSeqNumFlag (its next number 2).
+  auto LogOnWithReset = [](RawSocket& s) {
     bool closed = false;
-    ASSERT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"),
-              std::string::npos);
+    return s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")) &&
+           s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001") != std::string::npos;
+  };
+  // The last: past the top, at the bound, and at the bound written 2^32 higher (QuickFIX
+  // reads a number modulo 2^32).
+  for (const std::string& reset :
+       {std::string("2147483647"), std::to_string(2147483647 - (1 << 24)),
+        std::to_string(4294967296LL + 2147483647 - (1 << 24))}) {
+    RawSocket s(port_);
+    ASSERT_TRUE(LogOnWithReset(s));
+    bool closed = false;
     s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|36=" + reset + "|"));
     // At the last number the store takes, one more message would pass it.
     s.Write(Frame("35=0|49=ALPHA_T2|56=CFX|34=" + reset + "|52=" + UtcNow() + "|"));
@@ -510,15 +516,36 @@ TEST_F(FixGatewayTest, AClientCannotTakeItsSequenceNumbersPastWhatTheStoreHolds)
     EXPECT_TRUE(closed) << "reset to " << reset;
     expect_loadable();
   }
+  // An order numbered just below the last the store takes is acted on (the next number is
+  // then the last); the one numbered at it is refused before QuickFIX acts on it.
+  {
+    const int last = 2147483647 - (1 << 24);
+    RawSocket s(port_);
+    ASSERT_TRUE(LogOnWithReset(s));
+    bool closed = false;
+    s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() +
+                  "|36=" + std::to_string(last - 1) + "|"));
+    auto order = [&](int seq) {
+      return Frame("35=D|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) + "|52=" + UtcNow() +
+                   "|11=top" + std::to_string(seq) + "|1=A2|55=" + kSym +
+                   "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
+    };
+    const std::string first = "\00111=top" + std::to_string(last - 1) + "\001";
+    s.Write(order(last - 1));
+    const std::string acked = s.ReadUntil(first, kWaitMs, &closed);
+    EXPECT_NE(acked.find(first), std::string::npos) << acked;
+    s.Write(order(last));
+    const std::string got = s.ReadUntil("\001never\001", kWaitMs, &closed);
+    EXPECT_TRUE(closed);
+    EXPECT_EQ(got.find("\00111=top" + std::to_string(last) + "\001"), std::string::npos) << got;
+    expect_loadable();
+  }
   exchange_->Drain();
   StopGateway();
   StartGateway();
   expect_loadable();
   RawSocket s(port_);
-  ASSERT_TRUE(
-      s.Write(Frame("35=A|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|98=0|108=30|141=Y|")));
-  bool closed = false;
-  EXPECT_NE(s.ReadUntil("\00135=A\001", kWaitMs, &closed).find("\00135=A\001"), std::string::npos);
+  EXPECT_TRUE(LogOnWithReset(s));
 }
 
 // A client away: the report of its order canceled on disconnect is stored for its resend,

@@ -358,5 +358,31 @@ TEST(JournalCliTest, AMissingCommitLogIsRefusedAndOnlyAnExplicitCutAcceptsItsLos
   EXPECT_FALSE(v.contains("commit_log_missing")) << v.dump();
 }
 
+// A damaged commit-log mark refuses every start: `verify` says so (exit 1, no record
+// dropped for it) and the operator's cut writes it again, after which the exchange starts.
+TEST(JournalCliTest, ADamagedCommitLogMarkIsReportedAndTheCutWritesItAgain) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 3));
+  {
+    auto j = journal::Journal::Open({.data_dir = dir.path()});  // copies the three into LMDB
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE((*j)->WriteRawRecordForTest(0, "not a mark").ok());
+  }
+  ExpectTheNextStartIsRefused(dir.path());
+  testsupport::CfxResult verify = testsupport::RunCfx("journal verify --data-dir " + dir.path());
+  EXPECT_EQ(verify.exit_code, 1) << verify.output;
+  EXPECT_THAT(verify.output, HasSubstr("\"commit_log_mark_damaged\":true"));
+  EXPECT_THAT(verify.output, HasSubstr("the commit log's mark in LMDB is damaged"));
+  testsupport::CfxResult cut =
+      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("written again"));
+  nlohmann::json v = Verify(dir.path());
+  EXPECT_EQ(v.value("records", 0), 3) << v.dump();
+  auto start = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
+  EXPECT_TRUE(start.ok()) << start.status();
+}
+
 }  // namespace
 }  // namespace cfx

@@ -506,6 +506,18 @@ TEST_F(SettleCliTest, ReplayIntoADataDirRefusesAProductThatIsNoContract) {
   auto plain = RunCfx("replay --input " + dir_ + "/commands.jsonl");
   EXPECT_EQ(plain.exit_code, 0) << plain.output;
   EXPECT_NE(plain.output.find(R"("ev":"accepted","cl":"s1")"), std::string::npos) << plain.output;
+  // A limit price above the exchange's limit (cfx serve refuses it): no day of it could be
+  // settled, so a data dir takes none either.
+  Write("absurd.jsonl",
+        ProductLine("B200-GOLD-US-202703") +
+            ReplayOrderLine("s1", "B1", "B200-GOLD-US-202703", "sell", "1000000.001", 1) + "\n");
+  auto absurd = RunCfx("replay --input " + dir_ + "/absurd.jsonl --output " + dir_ +
+                       "/events.jsonl --data-dir " + data_);
+  EXPECT_NE(absurd.exit_code, 0) << absurd.output;
+  EXPECT_NE(absurd.output.find("line 2: a limit price above 1000000.000 USD per GPU-hour"),
+            std::string::npos)
+      << absurd.output;
+  EXPECT_FALSE(std::filesystem::exists(data_));
 }
 
 // A replay line too large for the memory the process may have (200 MB under a 400 MB

@@ -35,11 +35,14 @@ void FixGateway::Impl::ApplyResume() {
     if (!entitlements_.Session(r.session)) continue;
     FIX::Session* s = acceptor_->getSession(IdOf(r.session));
     if (s == nullptr) continue;
+    // Numbers past what the store takes (journaled before it refused them) are left as the
+    // store has them: setting them would fail the start (the client logs on with 141=Y).
+    const uint64_t last = static_cast<uint64_t>(internal::kLastNextSeqNum);
     if (r.sender_limit > static_cast<uint64_t>(s->getExpectedSenderNum()) &&
-        r.sender_limit < static_cast<uint64_t>(INT_MAX)) {
+        r.sender_limit <= last) {
       s->setNextSenderMsgSeqNum(static_cast<int>(r.sender_limit));
     }
-    if (r.next_target > 0 && r.next_target < static_cast<uint64_t>(INT_MAX)) {
+    if (r.next_target > 0 && r.next_target <= last) {
       s->setNextTargetMsgSeqNum(static_cast<int>(r.next_target));
     }
   }

@@ -366,13 +366,6 @@ int BatchedFileStore::getNextTargetMsgSeqNum() const throw(FIX::IOException) {
 
 namespace {
 
-// The highest next sequence number a session may reach: QuickFIX keeps them in an int, and a
-// client's SequenceReset to 2147483647 followed by one message wrapped the next expected
-// number negative; the store then held a value no start would load (an audit, 2026-12-06).
-// Two billion messages is no session's day: past it the store refuses, QuickFIX drops the
-// connection, and the store keeps the last good numbers.
-constexpr int kLastNextSeqNum = INT_MAX - (1 << 24);
-
 void CheckNextSeqNum(long long value, const char* which) {
   if (value < 1 || value > kLastNextSeqNum) {
     throw FIX::IOException(std::string("refusing a next ") + which + " MsgSeqNum of " +

@@ -25,6 +25,7 @@
 #ifndef CFX_GATEWAY_SRC_FIX_STORE_H_
 #define CFX_GATEWAY_SRC_FIX_STORE_H_
 
+#include <climits>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -38,6 +39,15 @@
 namespace cfx {
 namespace gateway {
 namespace internal {
+
+// The highest next sequence number a session may reach: QuickFIX keeps them in an int, and a
+// client's SequenceReset to 2147483647 followed by one message wrapped the next expected
+// number negative; the store then held a value no start would load (an audit, 2026-12-06).
+// Two billion messages is no session's day. The store refuses a next number past it (the
+// connection is dropped, the files keep the last good numbers); the connection refuses an
+// incoming message numbered at or past it before QuickFIX processes it (Link::Next), so
+// that no message is acted on whose number the session cannot then move past.
+constexpr int kLastNextSeqNum = INT_MAX - (1 << 24);
 
 // A session's four files and what is not yet written to them. Thread-safe: QuickFIX calls
 // the store under the session's lock, the connection flushes from whichever thread writes

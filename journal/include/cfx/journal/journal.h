@@ -125,6 +125,9 @@ class Journal {
   // so that the next start opens. Until then every open finds the loss again. A no-op
   // unless CommitLogMissing() and the log is still missing. REQUIRES: not read_only.
   absl::Status AcceptCommitLogLoss();
+  // Whether Open found the commit log's mark damaged (taken as present; only read_only and
+  // cut_damaged_commit_log opens get this far, and the cut's writes it again).
+  bool CommitLogMarkDamaged() const;
   // Where (byte offset in commit.log) Open stopped reading at a last entry that fails its
   // checks with nothing intact after it: an append a crash cut short, never acknowledged, or
   // a last entry damaged since. 0: the log ended cleanly. Not applied; reported by `cfx
