@@ -177,13 +177,25 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
 
   Node nodes[2];
   const char* names[2] = {"node-a", "node-b"};
+  // Four distinct ports: a port picked is free again once the picker closes it, and the
+  // kernel may hand it out twice (node-b's FIX port, bound only once it leads, once came out
+  // as node-a's HTTP port, and node-a's restart then could not listen).
+  std::set<int> taken;
+  auto pick = [&]() -> absl::StatusOr<int> {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      auto port = common::PickFreeLoopbackPort();
+      if (!port.ok()) return port.status();
+      if (taken.insert(*port).second) return *port;
+    }
+    return absl::UnavailableError("no four distinct free loopback ports");
+  };
   for (int i = 0; i < 2; ++i) {
     Node& n = nodes[i];
     n.name = names[i];
     n.data = out + "/" + n.name;
     n.config = out + "/" + n.name + ".toml";
-    auto fix = common::PickFreeLoopbackPort();
-    auto http = common::PickFreeLoopbackPort();
+    auto fix = pick();
+    auto http = pick();
     if (!fix.ok() || !http.ok()) return absl::UnavailableError("no free loopback port");
     n.fix_port = *fix;
     n.http_port = *http;
