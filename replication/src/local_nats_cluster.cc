@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -68,9 +69,19 @@ absl::StatusOr<std::unique_ptr<LocalNatsCluster>> LocalNatsCluster::Start(const 
   }
   c->dir_ = dir;
   c->nodes_.resize(servers);
+  // Distinct ports: a port picked is free again once the picker closes it, and the kernel
+  // may hand it out twice (the standby demo's did, 2026-12-06).
+  std::set<int> taken;
+  auto pick = [&] {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      const int port = FreePort();
+      if (port < 0 || taken.insert(port).second) return port;
+    }
+    return -1;
+  };
   for (Node& n : c->nodes_) {
-    n.client_port = FreePort();
-    n.cluster_port = FreePort();
+    n.client_port = pick();
+    n.cluster_port = pick();
     if (n.client_port < 0 || n.cluster_port < 0) return absl::UnavailableError("no free port");
   }
   for (int i = 0; i < servers; ++i) {
