@@ -2,6 +2,7 @@
 // and non-FIX streams refused.
 #include "fix_framing.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -179,6 +180,21 @@ TEST(FixFramingTest, TakeOutResetRequestTurnsYIntoNWithTheChecksumRecomputed) {
   EXPECT_EQ(none, before);
   std::string other = WithChecksum(head + "1141=Y\x01");  // another tag ending in 141
   EXPECT_FALSE(TakeOutResetRequest(&other));
+}
+
+// MsgSeqNum as QuickFIX reads it: modulo 2^32, and only an all-digit value.
+TEST(FixFramingTest, QuickFixMsgSeqNumReadsTheNumberAsQuickFixDoes) {
+  int seq = 0;
+  EXPECT_TRUE(QuickFixMsgSeqNum("8=FIX.4.4\0019=5\00135=0\00134=17\00110=000\001", &seq));
+  EXPECT_EQ(seq, 17);
+  EXPECT_TRUE(QuickFixMsgSeqNum("35=0\00134=4294967297\001", &seq));
+  EXPECT_EQ(seq, 1);
+  EXPECT_TRUE(QuickFixMsgSeqNum("35=0\00134=2147483648\001", &seq));
+  EXPECT_EQ(seq, INT32_MIN);
+  EXPECT_FALSE(QuickFixMsgSeqNum("35=0\00134=-1\001", &seq));
+  EXPECT_FALSE(QuickFixMsgSeqNum("35=0\00134=\001", &seq));
+  EXPECT_FALSE(QuickFixMsgSeqNum("35=0\001341=5\001", &seq));
+  EXPECT_FALSE(QuickFixMsgSeqNum("35=0\00134=12", &seq));  // no SOH after it
 }
 
 }  // namespace

@@ -444,24 +444,13 @@ bool BoundAcceptor::Link::Next(const std::string& message) {
   // A MsgSeqNum at or past the last next number the store takes (internal::kLastNextSeqNum):
   // refused before QuickFIX acts on the message (docs/fix.md, "Sequence numbers past what
   // the store holds").
-  // The number as QuickFIX reads it (its IntConvertor wraps a longer one modulo 2^32); one
-  // that is not all digits is QuickFIX's to refuse as it always has.
-  const size_t tag = message.find("\00134=");
-  if (tag != std::string::npos) {
-    uint32_t wrapped = 0;
-    size_t i = tag + 4;
-    for (; i < message.size() && message[i] >= '0' && message[i] <= '9'; ++i) {
-      wrapped = wrapped * 10u + static_cast<uint32_t>(message[i] - '0');
-    }
-    const bool whole = i > tag + 4 && i < message.size() && message[i] == '\001';
-    const long long seq = static_cast<int32_t>(wrapped);
-    if (whole && seq >= internal::kLastNextSeqNum) {
-      LogRefusal(peer_, "closed: MsgSeqNum " + std::to_string(seq) +
-                            " is past the last the session's store takes (" +
-                            std::to_string(internal::kLastNextSeqNum - 1) +
-                            "); log on again with ResetSeqNumFlag (141=Y)");
-      return false;
-    }
+  int seq = 0;
+  if (internal::QuickFixMsgSeqNum(message, &seq) && seq >= internal::kLastNextSeqNum) {
+    LogRefusal(peer_, "closed: MsgSeqNum " + std::to_string(seq) +
+                          " is past the last the session's store takes (" +
+                          std::to_string(internal::kLastNextSeqNum - 1) +
+                          "); log on again with ResetSeqNumFlag (141=Y)");
+    return false;
   }
   try {
     session_->next(message, FIX::UtcTimeStamp());

@@ -1,5 +1,6 @@
 #include "fix_framing.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace cfx {
@@ -156,6 +157,19 @@ bool TakeOutResetRequest(std::string* message) {
   (*message)[sum_at + 4] = static_cast<char>('0' + sum / 100);
   (*message)[sum_at + 5] = static_cast<char>('0' + sum / 10 % 10);
   (*message)[sum_at + 6] = static_cast<char>('0' + sum % 10);
+  return true;
+}
+
+bool QuickFixMsgSeqNum(const std::string& message, int* seq) {
+  const size_t tag = message.find("\00134=");
+  if (tag == std::string::npos) return false;
+  uint32_t wrapped = 0;
+  size_t i = tag + 4;
+  for (; i < message.size() && message[i] >= '0' && message[i] <= '9'; ++i) {
+    wrapped = wrapped * 10u + static_cast<uint32_t>(message[i] - '0');
+  }
+  if (i == tag + 4 || i >= message.size() || message[i] != '\001') return false;
+  *seq = static_cast<int32_t>(wrapped);
   return true;
 }
 

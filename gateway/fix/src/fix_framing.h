@@ -76,6 +76,11 @@ std::string FieldValue(const std::string& message, const char* tag);
 // be refused (docs/fix.md, "Logon").
 bool TakeOutResetRequest(std::string* message);
 
+// The MsgSeqNum (34) of a framed message as QuickFIX reads it (its IntConvertor wraps a
+// longer number modulo 2^32); false when the field is absent or not all digits (QuickFIX's
+// to refuse).
+bool QuickFixMsgSeqNum(const std::string& message, int* seq);
+
 }  // namespace internal
 }  // namespace gateway
 }  // namespace cfx
