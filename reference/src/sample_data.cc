@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cfx/reference/methodology.h"
+#include "cfx/storage/private_files.h"
 
 namespace cfx::reference {
 namespace {
@@ -197,17 +198,30 @@ SampleData GenerateSample(const SampleOptions& opt) {
 }
 
 absl::Status WriteSampleFiles(const SampleData& data, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return absl::InternalError(absl::StrCat(dir, ": cannot create folder: ", ec.message()));
-  for (const auto& [name, text] :
-       {std::pair{std::string("observations.csv"), ObservationsToCsv(data.observations)},
-        std::pair{std::string("throughput.csv"), ThroughputToCsv(data.throughput)}}) {
-    const std::string path = absl::StrCat(dir, "/", name);
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) return absl::InternalError(absl::StrCat(path, ": write failed"));
+  const std::pair<std::string, std::string> files[] = {
+      {absl::StrCat(dir, "/observations.csv"), ObservationsToCsv(data.observations)},
+      {absl::StrCat(dir, "/throughput.csv"), ThroughputToCsv(data.throughput)}};
+  // Both are looked at before either is written: a file already there may be the user's
+  // own data (a generator's folder named again), which a run must not replace.
+  for (const auto& [path, text] : files) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::symlink_status(path, ec);
+    if (st.type() == std::filesystem::file_type::none) {
+      return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
+    }
+    if (st.type() != std::filesystem::file_type::not_found) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          path, " is already there: not replaced; move it away or name another folder"));
+    }
+  }
+  if (absl::Status s = storage::MakePrivateDirs(dir); !s.ok()) return s;
+  for (size_t i = 0; i < std::size(files); ++i) {
+    // Each through a temporary file and a rename: a failed run leaves no half-written file.
+    if (absl::Status s = storage::WritePrivateFile(files[i].first, files[i].second); !s.ok()) {
+      std::error_code ec;
+      for (size_t j = 0; j < i; ++j) std::filesystem::remove(files[j].first, ec);
+      return s;
+    }
   }
   return absl::OkStatus();
 }

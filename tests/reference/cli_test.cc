@@ -410,5 +410,32 @@ TEST(ReferenceCliTest, SampleIsReproducible) {
   EXPECT_EQ(built.exit_code, 0) << built.err;
 }
 
+// A folder that already holds an observations.csv or a throughput.csv (the user's own data,
+// or an earlier sample) is not written over: the run fails naming the file, and neither file
+// is changed or added.
+TEST(ReferenceCliTest, SampleReplacesNoFileAlreadyThere) {
+  const std::string dir = testing::TempDir("cli_sample_kept");
+  const std::string sample = "reference sample --out " + dir + " --from 2027-03-01 --to 2027-03-02";
+  std::ofstream(dir + "/throughput.csv") << "the user's own file\n";
+  const RunResult refused = RunCfx(sample);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr(dir + "/throughput.csv is already there"));
+  EXPECT_EQ(ReadFile(dir + "/throughput.csv"), "the user's own file\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/observations.csv"));
+
+  std::filesystem::remove(dir + "/throughput.csv");
+  ASSERT_EQ(RunCfx(sample).exit_code, 0);
+  const std::string written = ReadFile(dir + "/observations.csv");
+  EXPECT_FALSE(written.empty());
+  const RunResult again = RunCfx(sample + " --seed 2");
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_THAT(again.err, HasSubstr(dir + "/observations.csv is already there"));
+  EXPECT_EQ(ReadFile(dir + "/observations.csv"), written);
+  // Private, as everything cfx writes: 0600 files.
+  EXPECT_EQ(std::filesystem::status(dir + "/observations.csv").permissions() &
+                std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
 }  // namespace
 }  // namespace cfx::reference

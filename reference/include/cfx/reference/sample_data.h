@@ -47,7 +47,10 @@ struct SampleData {
 
 SampleData GenerateSample(const SampleOptions& options);
 
-// Writes <dir>/observations.csv and <dir>/throughput.csv (creating dir). Error names the path.
+// Writes <dir>/observations.csv and <dir>/throughput.csv (0600; dir made 0700 when missing),
+// each through a temporary file and a rename. AlreadyExists naming the file when either is
+// already there (nothing written); Unavailable naming the path on other errors, with neither
+// file left behind.
 absl::Status WriteSampleFiles(const SampleData& data, const std::string& dir);
 
 }  // namespace cfx::reference
