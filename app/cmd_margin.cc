@@ -3,7 +3,9 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "cfx/common/date.h"
 #include "cfx/gpu_valuation/csv_inputs.h"
 #include "cfx/gpu_valuation/margin_engine.h"
@@ -76,6 +78,13 @@ ExitCode RunMargin(const MarginFlags& flags, const MarginFlagsGiven& given) {
   auto engine = gv::MarginEngine::Create(*prices, *throughput, options);
   if (!engine.ok()) return Fail("margin", engine.status());
   auto results = (*engine)->ComputeMany(*accounts);
+  if (absl::IsInvalidArgument(results.status()) || absl::IsNotFound(results.status())) {
+    // About one account's rows of the positions file (their sum too large to value exactly,
+    // a contract without a price): the file is named, as every input error is (SPEC §11).
+    return Fail("margin",
+                absl::Status(results.status().code(),
+                             absl::StrCat(flags.positions, ": ", results.status().message())));
+  }
   if (!results.ok()) return Fail("margin", results.status());
   // Everything is computed before anything is printed: an error leaves no partial output.
   std::string out;

@@ -318,13 +318,17 @@ ExitCode RunExplain(const ExplainFlags& f) {
                              " (never published, or published before ",
                              reference::kMethodologyVersion, ")"));
   }
-  if (f.format == "json") {
-    std::cout << **json << "\n" << std::flush;
-    return 0;
-  }
+  // Read in full in either format: a damaged record (a page of the store overwritten) is
+  // refused naming the store's file, not printed as it is.
   absl::StatusOr<std::string> text = reference::ExplanationText(**json);
-  if (!text.ok()) return Fail("reference explain", text.status());
-  std::cout << *text << std::flush;
+  if (!text.ok()) {
+    return Fail("reference explain",
+                absl::DataLossError(absl::StrCat(
+                    f.data_dir, "/reference/data.mdb: the explanation stored for ", f.grade, " ",
+                    f.date, revision ? absl::StrCat(" revision ", *revision) : "", " is damaged (",
+                    text.status().message(), ")")));
+  }
+  std::cout << (f.format == "json" ? **json + "\n" : *text) << std::flush;
   return 0;
 }
 

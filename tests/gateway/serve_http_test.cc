@@ -84,7 +84,12 @@ class ServeHttpTest : public ::testing::Test {
     unlisted.record.grade = "H200-SILV-EU";
     unlisted.record.fix_e4 = 31200;
     unlisted.explanation = R"({"grade":"H200-SILV-EU","date":"2027-02-26","revision":0})";
-    ASSERT_TRUE((*store)->Publish({item, revised, unlisted}, ops).ok());
+    // Its day before, whose stored explanation is damaged (as a page of the store overwritten
+    // leaves it): no JSON.
+    reference::PublishItem damaged = unlisted;
+    damaged.record.date = *common::ParseDate("2027-02-25");
+    damaged.explanation = "{\"grade\":\"H200-SILV-EU\",\"da\x07\x07\x07";
+    ASSERT_TRUE((*store)->Publish({item, revised, unlisted, damaged}, ops).ok());
     store->reset();
     auto config = common::ParseConfig(test::ServeConfigText(dir_), "serve-test");
     ASSERT_TRUE(config.ok()) << config.status();
@@ -358,6 +363,8 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
   EXPECT_EQ(unlisted["fixes"][0]["fix"], "3.1200");
   EXPECT_EQ(Get("/v1/reference/H200-SILV-EU/2027-02-26/explain", "tok-alpha")["grade"],
             "H200-SILV-EU");
+  // A damaged explanation is a 500 (its bytes are not served as a 200 that is no JSON).
+  Get("/v1/reference/H200-SILV-EU/2027-02-25/explain", "tok-alpha", 500);
   Get("/v1/reference/H100-GOLD-EU?from=2027-02-26", "tok-alpha", 404);
   Trade();
   auto client = HttpClient::Connect("127.0.0.1", server_->http_port());

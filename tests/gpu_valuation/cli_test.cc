@@ -119,6 +119,16 @@ TEST_F(MarginCliTest, ErrorsNameFileLineAndFieldAndPrintNothingElse) {
   r = RunCfx(Args(pos2));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.output, HasSubstr("bad2.csv:2: column qty"));
+
+  // Rows each in range whose sum for one account is too large to value exactly: the file is
+  // named with the account (until 2026-12-06 only the account was).
+  std::string many = "account,sym,qty\n";
+  for (int i = 0; i < 20000; ++i) many += "A,B200-GOLD-US-202703,1000000000\n";
+  const std::string pos3 = Write("huge.csv", many);
+  r = RunCfx(Args(pos3));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr(pos3 + ": account A: positions too large to value exactly"));
+  EXPECT_EQ(r.output.find("{"), std::string::npos);
 }
 
 // A bad flag value is a usage error (exit 2) that names the flag, judged before any file is

@@ -114,6 +114,35 @@ TEST(ReferenceCliTest, ExplainOnADataDirWithoutFixesCreatesNothing) {
   std::filesystem::remove_all(dir);
 }
 
+// An explanation record damaged in the store (bytes of its page overwritten) is refused in
+// both formats, naming the store's file; the json format printed the damaged bytes as they
+// were, exit 0, until 2026-12-06, and the text format named no file.
+TEST(ReferenceCliTest, ADamagedExplanationIsRefusedNamingTheStore) {
+  const std::string dir = testing::TempDir("cli_explain_damaged");
+  ASSERT_EQ(RunCfx(ExampleArgs() + " --data-dir " + dir).exit_code, 0);
+  const std::string file = dir + "/reference/data.mdb";
+  std::string bytes = ReadFile(file);
+  const std::string key = "\"window\":{";  // in every explanation, in no fix record
+  size_t damaged = 0;
+  for (size_t at = bytes.find(key); at != std::string::npos; at = bytes.find(key, at + 1)) {
+    bytes[at] = '\x07';
+    ++damaged;
+  }
+  ASSERT_GT(damaged, 0u);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  for (const char* format : {"text", "json"}) {
+    const RunResult r = RunCfx("reference explain --grade B200-GOLD-US --date 2027-03-01 " +
+                               std::string("--data-dir ") + dir + " --format " + format);
+    EXPECT_EQ(r.exit_code, 1) << format;
+    EXPECT_EQ(r.out, "") << format;
+    EXPECT_THAT(r.err, HasSubstr(file + ": the explanation stored for B200-GOLD-US 2027-03-01 is "
+                                        "damaged"))
+        << format;
+  }
+  // The fixes themselves are still read.
+  EXPECT_EQ(RunCfx(ExampleArgs() + " --data-dir " + dir).exit_code, 0);
+}
+
 TEST(ReferenceCliTest, ExplainPrintsTheStoredDecisionAndRevisionsAreAudited) {
   const std::string dir = testing::TempDir("cli_explain");
   ASSERT_EQ(RunCfx(ExampleArgs() + " --data-dir " + dir).exit_code, 0);

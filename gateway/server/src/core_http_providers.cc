@@ -13,6 +13,7 @@
 #include "cfx/gpu_valuation/margin_engine.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/ledger.h"
+#include "nlohmann/json.hpp"
 
 namespace cfx::gateway {
 namespace {
@@ -395,6 +396,13 @@ absl::StatusOr<std::string> CoreHttpProviders::Explain(const common::Grade& grad
   if (!json->has_value()) {
     return absl::NotFoundError(absl::StrCat("no explanation stored for ", grade.Key(), " ",
                                             common::FormatDate(date)));
+  }
+  // Parsed before it is served: a damaged record (a page of the store overwritten) is a 500,
+  // not a 200 whose body is no JSON.
+  const nlohmann::json parsed = nlohmann::json::parse(**json, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return absl::DataLossError(absl::StrCat("the explanation stored for ", grade.Key(), " ",
+                                            common::FormatDate(date), " is damaged"));
   }
   return **json;
 }
