@@ -250,7 +250,12 @@ ReplayLine ReadReplayLine(std::istream& in, std::string* line) {
 ParsedLine ParseCommandLine(std::string_view line) {
   ParsedLine r;
   if (IsBlank(line)) return r;
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  // No JSON text holds a raw NUL (RFC 8259: none outside strings, control characters escaped
+  // inside), and nlohmann's reader takes one as the end of the input: `{...}\0junk` was read
+  // as `{...}` and accepted (an audit).
+  json j = line.find('\0') == std::string_view::npos
+               ? json::parse(line, nullptr, /*allow_exceptions=*/false)
+               : json(json::value_t::discarded);
   if (j.is_discarded() || !j.is_object()) {
     r.kind = ParsedLine::Kind::kInvalid;
     return r;

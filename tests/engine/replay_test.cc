@@ -63,6 +63,22 @@ TEST(ReplayTest, SeqStrictlyIncreasesAndBlankLinesCountForLineNumbers) {
   EXPECT_EQ(out.str(), "{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":4}\n");
 }
 
+// A raw NUL is in no JSON text (RFC 8259): a line holding one is invalid_field, whatever
+// precedes it. nlohmann's reader stops at the NUL, and `{...}\0junk` was accepted as `{...}`
+// until 2026-12-06 (an audit).
+TEST(ReplayTest, ALineHoldingANulIsInvalidEvenAfterAWholeCommand) {
+  const std::string order =
+      "{\"op\":\"new\",\"cl\":\"o1\",\"acct\":\"A\",\"sym\":\"S\",\"side\":\"buy\","
+      "\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1}";
+  std::istringstream in("{\"op\":\"product\",\"sym\":\"S\"}\n" + order + std::string(1, '\0') +
+                        "junk\n" + order + std::string(1, '\0') + "\n");
+  std::ostringstream out;
+  RunReplay(in, out);
+  EXPECT_EQ(out.str(),
+            "{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":2}\n"
+            "{\"seq\":2,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":3}\n");
+}
+
 // A line longer than any command (kMaxReplayLine) is one rejected line, read without being
 // held; the lines after it still run (SPEC §4.1: replay never stops). Before, a line too
 // large for memory ended the replay as if the file had (an audit, 2026-12-06).

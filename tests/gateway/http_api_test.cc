@@ -275,6 +275,9 @@ TEST_F(HttpApiTest, WhatIfRejectsMalformedBodiesAndChangesNothing) {
       R"({"positions":[],"method":"var"})",
       R"({"positions":[],"method":16})",
       std::string(20000, '[') + std::string(20000, ']'),
+      // A raw NUL ends nlohmann's input: what follows it went unread (an audit, 2026-12-06).
+      std::string("{\"positions\":[]}\0garbage", 24),
+      std::string("{\"positions\":[]}\0", 17),
   };
   for (const std::string& body : bodies) {
     int64_t calls = mem_.calls();
