@@ -456,6 +456,35 @@ TEST_F(ServeAuditTest, AnEmptyJournalFileIsNotANewExchange) {
   }
 }
 
+// A data dir a `cfx replay --data-dir` wrote (a trade store, no journal) is no new exchange's:
+// --init on it took its next inputs for recorded ones, and served a security master with 14
+// contracts of the 24 it listed (an audit, 2026-12-06). Refused, nothing written.
+TEST_F(ServeAuditTest, InitRefusesATradeStoreWithoutItsJournal) {
+  const std::string config = dir_ + "/cfx.toml";
+  std::ofstream(config) << test::ServeConfigText(data_);
+  const std::string input = dir_ + "/cmds.jsonl";
+  std::ofstream(input)
+      << "{\"op\":\"time\",\"ts\":\"2027-03-01T14:00:00Z\"}\n"
+         "{\"op\":\"product\",\"sym\":\"B200-GOLD-US-202703\"}\n"
+         "{\"op\":\"new\",\"cl\":\"b\",\"acct\":\"A1\",\"sym\":\"B200-GOLD-US-202703\","
+         "\"side\":\"buy\",\"type\":\"limit\",\"px\":\"5.000\",\"qty\":2}\n"
+         "{\"op\":\"new\",\"cl\":\"s\",\"acct\":\"B1\",\"sym\":\"B200-GOLD-US-202703\","
+         "\"side\":\"sell\",\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1}\n";
+  testsupport::CfxResult replay = testsupport::RunCfx("replay --input " + input + " --data-dir " +
+                                                      data_ + " --config " + config);
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  ASSERT_TRUE(fs::exists(data_ + "/trades/data.mdb"));
+  // In process first: on a binary without the check the CLI's serve would start and run on.
+  absl::Status s = StartServer(DataDirMode::kNew);
+  ASSERT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  testsupport::CfxResult init = testsupport::RunCfx("serve --init --config " + config);
+  EXPECT_NE(init.exit_code, 0);
+  EXPECT_NE(init.output.find("holds a trade store (" + data_ + "/trades/data.mdb) but no journal"),
+            std::string::npos)
+      << init.output;
+  EXPECT_FALSE(fs::exists(data_ + "/journal"));  // nothing was written
+}
+
 // `cfx serve` as an operator runs it: refused (non-zero, the path named) on a missing data
 // dir without --init and on a world-writable one.
 TEST_F(ServeAuditTest, CfxServeRefusesAMissingDataDirWithoutInitAndAWorldWritableOne) {
