@@ -3,8 +3,6 @@
 // (`fix/reported`) behind what was reported. The restart reports the outcomes of the inputs
 // after the watermark again, marked PossResend, with the ExecIDs, ids and sessions the first
 // run gave them; nothing before the watermark comes again.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
