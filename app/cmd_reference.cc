@@ -320,7 +320,14 @@ ExitCode RunExplain(const ExplainFlags& f) {
   }
   // Read in full in either format: a damaged record (a page of the store overwritten) is
   // refused naming the store's file, not printed as it is.
-  absl::StatusOr<std::string> text = reference::ExplanationText(**json);
+  // The json format is judged as HTTP serves it (CheckExplanationJson); the text format
+  // also needs every field it renders.
+  absl::StatusOr<std::string> text = std::string();
+  if (f.format == "json") {
+    if (absl::Status s = reference::CheckExplanationJson(**json); !s.ok()) text = s;
+  } else {
+    text = reference::ExplanationText(**json);
+  }
   if (!text.ok()) {
     return Fail("reference explain",
                 absl::DataLossError(absl::StrCat(

@@ -247,9 +247,21 @@ std::string Text(const nlohmann::json& v) {
 
 }  // namespace
 
+absl::Status CheckExplanationJson(const std::string& text) {
+  if (text.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("explanation: holds a NUL byte");
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError("explanation: not a JSON object");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ExplanationText(const std::string& text) {
+  if (absl::Status s = CheckExplanationJson(text); !s.ok()) return s;
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("record")) {
+  if (!j.contains("record")) {
     return absl::InvalidArgumentError("explanation: not a JSON object with a record");
   }
   try {

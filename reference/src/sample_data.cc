@@ -216,8 +216,11 @@ absl::Status WriteSampleFiles(const SampleData& data, const std::string& dir) {
   }
   if (absl::Status s = storage::MakePrivateDirs(dir); !s.ok()) return s;
   for (size_t i = 0; i < std::size(files); ++i) {
-    // Each through a temporary file and a rename: a failed run leaves no half-written file.
-    if (absl::Status s = storage::WritePrivateFile(files[i].first, files[i].second); !s.ok()) {
+    // Each through a temporary file and a rename that replaces nothing (a file made since the
+    // look above included): a failed run leaves no half-written file.
+    if (absl::Status s =
+            storage::WritePrivateFile(files[i].first, files[i].second, storage::FileWrite::kNew);
+        !s.ok()) {
       std::error_code ec;
       for (size_t j = 0; j < i; ++j) std::filesystem::remove(files[j].first, ec);
       return s;

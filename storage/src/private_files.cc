@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -36,17 +37,22 @@ absl::Status MakePrivateDirs(absl::string_view path) {
   return absl::OkStatus();
 }
 
-absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents) {
+absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents, FileWrite mode) {
   const std::string final_path(path);
-  const std::string tmp = final_path + ".tmp";
+  // A temporary name of its own (mkstemp: O_EXCL, 0600): never a file or a link already
+  // there (a fixed `<path>.tmp` was opened with O_TRUNC, so a link by that name was followed
+  // and its target overwritten, a review found).
+  std::string tmp = final_path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot write ", final_path, " (a temporary file beside it): ", std::strerror(errno)));
+  }
   auto fail = [&](const std::string& what) {
     const int err = errno;
     ::unlink(tmp.c_str());
     return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(err)));
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kPrivateFileMode);
-  if (fd < 0) return fail(absl::StrCat("cannot write ", tmp));
-  // A stale tmp file keeps its old mode through O_CREAT: set it.
   bool ok = ::fchmod(fd, kPrivateFileMode) == 0;
   for (size_t done = 0; ok && done < contents.size();) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
@@ -61,7 +67,24 @@ absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents
     return fail(absl::StrCat("cannot write ", tmp));
   }
   if (::close(fd) != 0) return fail(absl::StrCat("cannot write ", tmp));
-  if (std::rename(tmp.c_str(), final_path.c_str()) != 0) {
+  if (mode == FileWrite::kReplace) {
+    if (std::rename(tmp.c_str(), final_path.c_str()) != 0) {
+      return fail(absl::StrCat("cannot rename ", tmp, " to ", final_path));
+    }
+    return absl::OkStatus();
+  }
+  // kNew: published only where nothing is (a file, a folder or a link, even a dangling one),
+  // in one step: a file made after the caller looked is not replaced either.
+  int rc = ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_path.c_str(), RENAME_NOREPLACE);
+  if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {  // a file system without it
+    rc = ::link(tmp.c_str(), final_path.c_str());
+    if (rc == 0) ::unlink(tmp.c_str());
+  }
+  if (rc != 0) {
+    if (errno == EEXIST) {
+      ::unlink(tmp.c_str());
+      return absl::AlreadyExistsError(absl::StrCat(final_path, " is already there: not replaced"));
+    }
     return fail(absl::StrCat("cannot rename ", tmp, " to ", final_path));
   }
   return absl::OkStatus();

@@ -285,6 +285,7 @@ TEST_F(HttpApiTest, WhatIfRejectsMalformedBodiesAndChangesNothing) {
     EXPECT_EQ(r.status, 400) << body.substr(0, 80) << " -> " << r.body;
     json j = Body(r);
     EXPECT_TRUE(j["error"].is_string() && j["detail"].is_string()) << r.body;
+    if (body.find('\0') != std::string::npos) EXPECT_EQ(j["error"], "invalid_json") << r.body;
     EXPECT_EQ(mem_.calls(), calls) << "a malformed request reached a provider";
   }
   // A well-formed request naming an unlisted contract: the provider's InvalidArgument.

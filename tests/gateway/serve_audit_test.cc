@@ -458,7 +458,8 @@ TEST_F(ServeAuditTest, AnEmptyJournalFileIsNotANewExchange) {
 
 // A data dir a `cfx replay --data-dir` wrote (a trade store, no journal) is no new exchange's:
 // --init on it took its next inputs for recorded ones, and served a security master with 14
-// contracts of the 24 it listed (an audit, 2026-12-06). Refused, nothing written.
+// contracts of the 24 it listed (an audit, 2026-12-06). Refused, nothing written, also for a
+// start that makes its journal (a standby; a review found that path open).
 TEST_F(ServeAuditTest, InitRefusesATradeStoreWithoutItsJournal) {
   const std::string config = dir_ + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(data_);
@@ -477,6 +478,11 @@ TEST_F(ServeAuditTest, InitRefusesATradeStoreWithoutItsJournal) {
   // In process first: on a binary without the check the CLI's serve would start and run on.
   absl::Status s = StartServer(DataDirMode::kNew);
   ASSERT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  // Nor a start that makes its journal where it is missing (a standby, the in-process
+  // server): the same trades would be taken for its own.
+  absl::Status created = StartServer(DataDirMode::kCreate);
+  ASSERT_EQ(created.code(), absl::StatusCode::kFailedPrecondition) << created;
+  EXPECT_NE(created.message().find("holds a trade store"), std::string::npos) << created;
   testsupport::CfxResult init = testsupport::RunCfx("serve --init --config " + config);
   EXPECT_NE(init.exit_code, 0);
   EXPECT_NE(init.output.find("holds a trade store (" + data_ + "/trades/data.mdb) but no journal"),

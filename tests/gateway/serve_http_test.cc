@@ -89,7 +89,12 @@ class ServeHttpTest : public ::testing::Test {
     reference::PublishItem damaged = unlisted;
     damaged.record.date = *common::ParseDate("2027-02-25");
     damaged.explanation = "{\"grade\":\"H200-SILV-EU\",\"da\x07\x07\x07";
-    ASSERT_TRUE((*store)->Publish({item, revised, unlisted, damaged}, ops).ok());
+    // And the day before that: a whole object, then a NUL and bytes (nlohmann alone would
+    // read the object and stop at the NUL).
+    reference::PublishItem cut = unlisted;
+    cut.record.date = *common::ParseDate("2027-02-24");
+    cut.explanation = std::string("{\"grade\":\"H200-SILV-EU\"}\0junk", 29);
+    ASSERT_TRUE((*store)->Publish({item, revised, unlisted, damaged, cut}, ops).ok());
     store->reset();
     auto config = common::ParseConfig(test::ServeConfigText(dir_), "serve-test");
     ASSERT_TRUE(config.ok()) << config.status();
@@ -365,6 +370,7 @@ TEST_F(ServeHttpTest, ReferenceFixesAndMetrics) {
             "H200-SILV-EU");
   // A damaged explanation is a 500 (its bytes are not served as a 200 that is no JSON).
   Get("/v1/reference/H200-SILV-EU/2027-02-25/explain", "tok-alpha", 500);
+  Get("/v1/reference/H200-SILV-EU/2027-02-24/explain", "tok-alpha", 500);
   Get("/v1/reference/H100-GOLD-EU?from=2027-02-26", "tok-alpha", 404);
   Trade();
   auto client = HttpClient::Connect("127.0.0.1", server_->http_port());

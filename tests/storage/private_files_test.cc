@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cfx/storage/lmdb_env.h"
@@ -29,6 +31,52 @@ TEST(PrivateFilesTest, FoldersAre0700AndFiles0600UnderUmask000) {
   ASSERT_TRUE(WritePrivateFile(deep + "/f.json", "{}").ok());
   EXPECT_EQ(ModeOf(deep + "/f.json"), 0600u);
   EXPECT_EQ(ModeOf(deep + "/f.json.tmp"), 0u);  // renamed away
+}
+
+// What is beside the file is left alone: a link or a file named `<path>.tmp` (a fixed
+// temporary name was opened with O_TRUNC, so a link by that name was followed and its
+// target overwritten, until 2026-12-06), and no temporary file is left after the write.
+std::string Read(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST(PrivateFilesTest, AWriteFollowsNoLinkBesideItAndLeavesNoTemporaryFile) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  const std::string path = dir.path() + "/f.csv";
+  std::ofstream(dir.path() + "/victim") << "keep";
+  ASSERT_EQ(::symlink((dir.path() + "/victim").c_str(), (path + ".tmp").c_str()), 0);
+  ASSERT_TRUE(WritePrivateFile(path, "new").ok());
+  EXPECT_EQ(Read(dir.path() + "/victim"), "keep");
+  EXPECT_EQ(Read(path), "new");
+  struct stat st;
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 3u);  // victim, the link, the file: no temporary file
+}
+
+// kNew replaces nothing: a file, or a link (dangling or not), stays as it was; AlreadyExists
+// names the path, and no temporary file is left.
+TEST(PrivateFilesTest, ANewFileReplacesNothingAlreadyThere) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  const std::string file = dir.path() + "/a.csv", link = dir.path() + "/b.csv";
+  std::ofstream(file) << "mine";
+  ASSERT_EQ(::symlink((dir.path() + "/nowhere").c_str(), link.c_str()), 0);
+  for (const std::string& path : {file, link}) {
+    absl::Status s = WritePrivateFile(path, "new", FileWrite::kNew);
+    EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists) << s;
+    EXPECT_NE(s.message().find(path), std::string::npos) << s;
+  }
+  EXPECT_EQ(Read(file), "mine");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/nowhere"));
+  ASSERT_TRUE(WritePrivateFile(dir.path() + "/c.csv", "new", FileWrite::kNew).ok());
+  EXPECT_EQ(Read(dir.path() + "/c.csv"), "new");
+  EXPECT_EQ(ModeOf(dir.path() + "/c.csv"), 0600u);
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 3u);
 }
 
 TEST(PrivateFilesTest, LmdbEnvironmentFilesAre0600UnderUmask000) {

@@ -11,9 +11,9 @@
 #include "cfx/common/units.h"
 #include "cfx/gateway/margin_answer.h"
 #include "cfx/gpu_valuation/margin_engine.h"
+#include "cfx/reference/explain.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/settlement/ledger.h"
-#include "nlohmann/json.hpp"
 
 namespace cfx::gateway {
 namespace {
@@ -397,12 +397,12 @@ absl::StatusOr<std::string> CoreHttpProviders::Explain(const common::Grade& grad
     return absl::NotFoundError(absl::StrCat("no explanation stored for ", grade.Key(), " ",
                                             common::FormatDate(date)));
   }
-  // Parsed before it is served: a damaged record (a page of the store overwritten) is a 500,
+  // Read before it is served: a damaged record (a page of the store overwritten) is a 500,
   // not a 200 whose body is no JSON.
-  const nlohmann::json parsed = nlohmann::json::parse(**json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  if (absl::Status s = reference::CheckExplanationJson(**json); !s.ok()) {
     return absl::DataLossError(absl::StrCat("the explanation stored for ", grade.Key(), " ",
-                                            common::FormatDate(date), " is damaged"));
+                                            common::FormatDate(date),
+                                            " is damaged: ", s.message()));
   }
   return **json;
 }

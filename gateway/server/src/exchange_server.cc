@@ -92,15 +92,19 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
   }
   // A trade store is derived from the journal beside it (its rows carry the journal's
   // sequence numbers). One without a journal is another run's (a `cfx replay --data-dir`, a
-  // journal removed): a new exchange on it took its next inputs for recorded ones and
+  // journal removed): an exchange started on it took its next inputs for recorded ones and
   // served listings, books and positions that disagreed (an audit: 14 contracts of 24).
+  // Refused for every start that may make a journal (--init, a standby, in process).
   const std::string trades = dir + "/trades/data.mdb";
-  if (mode == DataDirMode::kNew && ::stat(trades.c_str(), &st) == 0) {
+  if (mode != DataDirMode::kExisting && !has_journal && ::stat(trades.c_str(), &st) == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "--init: data dir ", dir, " holds a trade store (", trades,
-        ") but no journal: another run's trades (a `cfx replay --data-dir`, or a journal "
-        "removed); a new exchange needs a data dir without them: move ",
-        dir, "/trades away or choose another data dir"));
+        mode == DataDirMode::kNew ? "--init: " : "", "data dir ", dir, " holds a trade store (",
+        trades,
+        ") but no journal: another run's trades (a `cfx replay --data-dir`, or a "
+        "journal removed); start a new exchange on a data dir of its own (moving ",
+        dir,
+        "/trades away is not enough where a settlement of those trades left ledger/ and "
+        "statements/)"));
   }
   return storage::PrepareDataDir(dir, /*create=*/mode != DataDirMode::kExisting);
 }

@@ -67,7 +67,13 @@ struct ExplainContext {
 // The explanation as one JSON object (no newline).
 std::string ExplainJson(const ExplainContext& context);
 
-// A readable rendering of an ExplainJson object. InvalidArgument when `json` is not one.
+// OK when `json` can be served as a stored explanation is (HTTP, `reference explain --format
+// json`): one JSON object and no raw NUL (nlohmann reads a NUL as the end of the input, so
+// `{...}\0junk` would pass). InvalidArgument saying what is wrong otherwise.
+absl::Status CheckExplanationJson(const std::string& json);
+
+// A readable rendering of an ExplainJson object. InvalidArgument when `json` is not one
+// (CheckExplanationJson, then every field the rendering reads).
 absl::StatusOr<std::string> ExplanationText(const std::string& json);
 
 }  // namespace cfx::reference

@@ -19,9 +19,17 @@ inline constexpr unsigned kPrivateFileMode = 0600;
 // Unavailable naming the folder on error (or when `path` exists and is not a folder).
 absl::Status MakePrivateDirs(absl::string_view path);
 
-// Writes `contents` to `path` as a 0600 file, through `path`.tmp and a rename, so a reader
-// sees the old file or the new one. Unavailable naming the file on error.
-absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents);
+enum class FileWrite {
+  kReplace,  // a file already at `path` is replaced (in one step: readers see old or new)
+  kNew,      // anything already at `path` is left as it is: AlreadyExists naming it
+};
+
+// Writes `contents` to `path` as a 0600 file, through a temporary file of its own beside it
+// (`path`.tmp.XXXXXX, never one already there) and a rename, so a reader sees the old file
+// or the new one and a failed write leaves nothing behind. Unavailable naming the file on
+// error; with kNew, AlreadyExists when something is at `path`.
+absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents,
+                              FileWrite mode = FileWrite::kReplace);
 
 // OK when `path` is a folder owned by this process's user that neither its group nor
 // others may write. PermissionDenied naming the path and what is wrong otherwise, NotFound
