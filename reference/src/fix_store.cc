@@ -33,6 +33,10 @@ std::string FixPrefix(const std::string& grade, common::Date date) {
 }
 
 absl::StatusOr<FixRevision> DecodeRevision(absl::string_view value) {
+  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
+  if (value.find('\0') != absl::string_view::npos) {
+    return absl::DataLossError("reference store: malformed fix value");
+  }
   nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("record")) {
     return absl::DataLossError("reference store: malformed fix value");
@@ -54,7 +58,9 @@ std::string ThroughputKey(const OperatorThroughput& row) {
 }
 
 absl::StatusOr<ThroughputRevision> DecodeThroughput(absl::string_view value) {
-  nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+  nlohmann::json j = value.find('\0') == absl::string_view::npos
+                         ? nlohmann::json::parse(value, nullptr, false)
+                         : nlohmann::json(nlohmann::json::value_t::discarded);
   ThroughputRevision out;
   std::optional<common::Tier> tier;
   absl::StatusOr<common::Date> d = absl::InvalidArgumentError("missing date");

@@ -174,6 +174,10 @@ std::string RecordToCsv(const FixRecord& r) {
 }
 
 absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
+  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
+  if (text.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("fix record: not a JSON object");
+  }
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return absl::InvalidArgumentError("fix record: not a JSON object");
   return internal::RecordFromJsonValue(j, internal::NumberText(text, {"volume"}));

@@ -125,6 +125,8 @@ std::string FormatContractJson(const Contract& c) {
 }
 
 absl::StatusOr<Contract> ParseContractJson(std::string_view text) {
+  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
+  if (text.find('\0') != std::string_view::npos) return Bad("not a JSON object", text);
   ojson j = ojson::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Bad("not a JSON object", text);
   Reader r(j, text);
@@ -172,6 +174,7 @@ std::string FormatContractEventJson(const ContractEvent& e) {
 }
 
 absl::StatusOr<ContractEvent> ParseContractEventJson(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) return Bad("not a JSON object", text);
   ojson j = ojson::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Bad("not a JSON object", text);
   Reader r(j, text);

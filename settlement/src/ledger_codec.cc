@@ -65,6 +65,8 @@ std::string EncodeDayRecord(const DayRecord& day) {
 }
 
 absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
+  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
+  if (text.find('\0') != std::string_view::npos) return Corrupt("day record is not JSON", text);
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (!j.is_object()) return Corrupt("day record is not JSON", text);
   try {
@@ -121,6 +123,9 @@ std::string EncodeContractState(const ContractState& s) {
 }
 
 absl::StatusOr<ContractState> DecodeContractState(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) {
+    return Corrupt("contract state is not JSON", text);
+  }
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (!j.is_object()) return Corrupt("contract state is not JSON", text);
   try {

@@ -101,6 +101,10 @@ TEST(SecurityMasterTest, RowsAndEventsRoundTripAndBadRowsNameTheField) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'state'"), std::string::npos) << bad.status();
   EXPECT_FALSE(ParseContractJson("[]").ok());
+  // A whole row, then a NUL and bytes (damage): not read as the row before the NUL.
+  EXPECT_FALSE(ParseContractJson(FormatContractJson(*row) + std::string(1, '\0') + "x").ok());
+  EXPECT_FALSE(
+      ParseContractEventJson(FormatContractEventJson(*e) + std::string(1, '\0') + "x").ok());
 }
 
 TEST(SecurityMasterTest, TheWindowIsTwelveMonthsAcrossTheYearEnd) {

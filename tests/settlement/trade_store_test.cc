@@ -45,6 +45,14 @@ TEST(TradeStoreTest, RejectsBadRecordsNamingTheField) {
   auto bad_tick = ParseTradeJson(
       R"({"seq":1,"ts":"2027-03-01T15:45:00Z","sym":"S","px":"1.0005","qty":1,"buy_acct":"A","sell_acct":"B"})");
   EXPECT_FALSE(bad_tick.ok());
+  // A whole record, then a NUL and bytes (damage): not read as the record before the NUL.
+  const std::string whole =
+      R"({"seq":1,"ts":"2027-03-01T15:45:00Z","sym":"S","px":"1.000","qty":1,"buy_acct":"A","sell_acct":"B"})";
+  ASSERT_TRUE(ParseTradeJson(whole).ok());
+  EXPECT_FALSE(ParseTradeJson(whole + std::string(1, '\0') + "junk").ok());
+  const std::string close = R"({"sym":"X","date":"2027-03-01","bid":"5.240","ask":null})";
+  ASSERT_TRUE(ParseCloseJson(close).ok());
+  EXPECT_FALSE(ParseCloseJson(close + std::string(1, '\0')).ok());
 }
 
 TEST(TradeStoreTest, CloseRecordsWithNullSides) {

@@ -59,6 +59,8 @@ std::string FormatTradeJson(const Trade& t) {
 }
 
 absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
+  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
+  if (text.find('\0') != std::string_view::npos) return Bad("not a JSON object", text);
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Bad("not a JSON object", text);
   Trade t;
@@ -120,6 +122,7 @@ std::string FormatCloseJson(std::string_view sym, common::Date date, const Close
 }
 
 absl::StatusOr<CloseQuote> ParseCloseJson(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) return Bad("not a JSON object", text);
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Bad("not a JSON object", text);
   CloseQuote q;
