@@ -343,6 +343,13 @@ TEST_F(FixGatewayTest, LogoutAndDisconnectCancelOrdersAndCopiesGoToDropCopy) {
   auto beta2 = Connect("BETA_T1");
   ASSERT_TRUE(SendAndWaitExec(*beta2, StatusMsg("keep", "B1"), 'I', &m));
   EXPECT_EQ(F(m, 39), "0");  // still working
+  // Without Account (optional in FIX 4.4) no order is named (ids are per account): refused
+  // invalid_field, as F and G are, not answered unknown_order for this live order.
+  Msg no_account = StatusMsg("keep", "B1");
+  no_account.removeField(1);
+  ASSERT_TRUE(SendAndWaitExec(*beta2, no_account, 'I', &m));
+  EXPECT_EQ(F(m, 39), "8");
+  EXPECT_EQ(F(m, 58), "invalid_field");
 }
 
 TEST_F(FixGatewayTest, RestartKeepsSequenceNumbers) {

@@ -136,7 +136,10 @@ TEST_F(FixGatewayTest, MarketDataDepthSnapshotOnlyAndEntryTypesAreHonoured) {
        {Refusal{request("depth2", "1", "0", {"0"}), "1"},  // a live MDReqID again
         Refusal{request("neg", "1", "-1", {"0"}), "5"}, Refusal{update_type, "6"},
         Refusal{request("type9", "1", "0", {"9"}), "8"},
-        Refusal{request("nosub", "2", "0", {"0"}), "4"}}) {
+        Refusal{request("nosub", "2", "0", {"0"}), "4"},
+        // A subscription type other than 0, 1, 2: Y, not a session Reject (the dictionary
+        // listed 263's values and refused it before the gateway saw it, until 2026-12-06).
+        Refusal{request("sub5", "5", "0", {"0"}), "4"}}) {
     const std::string id = F(r.request, 262);
     SCOPED_TRACE(id);
     beta->Send(r.request);

@@ -29,6 +29,12 @@ TEST_F(HttpApiTest, HealthzNeedsNoToken) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(Body(r)["status"], "ok");
   EXPECT_EQ(r.Header("content-type"), "application/json");
+  // Neither it nor /metrics takes a parameter: one given is 400, as on every route.
+  for (const char* target : {"/healthz?x=1", "/metrics?x=1"}) {
+    HttpClientResponse bad = Call("GET", target, "");
+    EXPECT_EQ(bad.status, 400) << target;
+    EXPECT_EQ(Body(bad)["error"], "invalid_parameter") << target;
+  }
 }
 
 TEST_F(HttpApiTest, MarginRendersPartsAndRoundsCentsHalfToEven) {

@@ -314,6 +314,14 @@ void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Me
   req.symbol = internal::FieldOr(m, 55);
   req.side = internal::FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
   req.status_req_id = internal::FieldOr(m, 790);
+  if (req.account.empty()) {
+    // Client ids are per account (SPEC §4.2): without one no order is named. Refused as F
+    // and G refuse it (invalid_field), not answered "unknown" for a live order (an audit).
+    StatusAnswer refused = UnknownOrderAnswer(req);
+    refused.reason = "invalid_field";
+    StatusOut(refused);
+    return;
+  }
   if (!entitlements_.AccountAllowed(spec.firm, req.account) || !ValidId(req.cl_ord_id)) {
     StatusOut(UnknownOrderAnswer(req));  // another firm's account: as an unknown order
     return;

@@ -209,13 +209,25 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
   return std::nullopt;
 }
 
+namespace {
+
+// The answer every route gives a query parameter it does not take.
+HttpResponse UnknownParameter(const std::string& key) {
+  return ErrorResponse(400, "invalid_parameter", "unknown query parameter '" + key + "'");
+}
+
+}  // namespace
+
 HttpResponse HttpApi::Work(const HttpRequest& request, const Admission& a) {
   const Query& query = a.target.query;
   const RouteMatch& route = a.route;
   switch (route.endpoint) {
     case Endpoint::kHealthz:
+      // Neither takes a parameter: one given is refused as on every route (SPEC §7).
+      if (!query.empty()) return UnknownParameter(query.begin()->first);
       return JsonResponse(200, "{\"status\":\"ok\"}");
     case Endpoint::kMetrics: {
+      if (!query.empty()) return UnknownParameter(query.begin()->first);
       std::vector<GaugeSample> extra;
       if (providers_.metrics != nullptr) extra = providers_.metrics->Gauges();
       HttpResponse r;
