@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -51,15 +52,19 @@ ExitCode Persist(const ReplayFlags& flags, const std::string& input,
   return 0;
 }
 
-// Creates OUTPUT.tmp (0600: the events name accounts and orders); the events are written
-// there and renamed over OUTPUT once whole: a failed run leaves the old file, never half of a
-// new one.
+// Creates OUTPUT.tmp.XXXXXX (mkostemp: a name of its own, never a file or a link already
+// there; 0600: the events name accounts and orders); the events are written there and
+// renamed over OUTPUT once whole: a failed run leaves the old file, never half of a new one.
+// A fixed OUTPUT.tmp opened with O_TRUNC followed a link by that name (until 2026-12-06).
 ExitCode OpenOutput(const ReplayFlags& flags, std::string* tmp) {
-  *tmp = flags.output + ".tmp";
-  const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  *tmp = flags.output + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmp->data(), O_CLOEXEC);
   if (fd < 0 || ::fchmod(fd, 0600) != 0) {
-    if (fd >= 0) ::close(fd);
-    return Fail("replay", "cannot open --output " + flags.output + " (" + *tmp + ")");
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(tmp->c_str());
+    }
+    return Fail("replay", "cannot open --output " + flags.output + " (a temporary file beside it)");
   }
   ::close(fd);
   return 0;
@@ -115,7 +120,10 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     std::string tmp;
     if (ExitCode rc = OpenOutput(flags, &tmp); rc != 0) return rc;
     std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+    if (!out) {
+      ::unlink(tmp.c_str());
+      return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+    }
     cfx::engine::RunReplay(in, out);
     return CommitOutput(flags, tmp, &out);
   }
@@ -132,7 +140,7 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
                               " is too large to read into memory; nothing was written");
   }
   if (in.bad()) return Fail("replay", "cannot read --input " + flags.input);
-  // The events are written (to OUTPUT.tmp) before the data dir is touched, and renamed over
+  // The events are written (to OUTPUT.tmp.XXXXXX) before the data dir is touched, and renamed over
   // OUTPUT only after the store: a bad --output fails before anything reaches the data dir,
   // and a store that refuses this input (a data dir holding another input's replay) leaves
   // no new OUTPUT.

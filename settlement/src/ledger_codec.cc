@@ -1,7 +1,9 @@
 #include "ledger_codec.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace cfx::settlement::internal {
@@ -23,8 +25,17 @@ std::optional<common::PriceTicks> GetOptTicks(const json& j, const char* key) {
   return common::PriceTicks(v.get<int64_t>());
 }
 
+// A stored value as a message shows it: escaped (no raw byte of a damaged record reaches a
+// terminal or a log) and cut to its first 120 bytes.
+std::string Shown(std::string_view text) {
+  constexpr size_t kShown = 120;
+  std::string out = absl::CHexEscape(absl::string_view(text.data(), std::min(text.size(), kShown)));
+  if (text.size() > kShown) absl::StrAppend(&out, "... (", text.size(), " bytes)");
+  return out;
+}
+
 absl::Status Corrupt(std::string_view what, std::string_view text) {
-  return absl::DataLossError(absl::StrCat("ledger: ", std::string(what), ": ", std::string(text)));
+  return absl::DataLossError(absl::StrCat("ledger: ", std::string(what), ": ", Shown(text)));
 }
 
 }  // namespace

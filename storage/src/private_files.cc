@@ -37,6 +37,28 @@ absl::Status MakePrivateDirs(absl::string_view path) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Creates `path` where nothing is (O_EXCL, no link followed; 0600) and writes `contents` in
+// place; removes it again if the write fails. 0, or the errno of what failed.
+int CreateInPlace(const std::string& path, absl::string_view contents) {
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kPrivateFileMode);
+  if (fd < 0) return errno;
+  int err = 0;
+  for (size_t done = 0; err == 0 && done < contents.size();) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) err = n < 0 ? errno : EIO;
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) ::unlink(path.c_str());
+  return err;
+}
+
+}  // namespace
+
 absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents, FileWrite mode) {
   const std::string final_path(path);
   // A temporary name of its own (mkstemp: O_EXCL, 0600): never a file or a link already
@@ -76,16 +98,26 @@ absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents
   // kNew: published only where nothing is (a file, a folder or a link, even a dangling one),
   // in one step: a file made after the caller looked is not replaced either.
   int rc = ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_path.c_str(), RENAME_NOREPLACE);
-  if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {  // a file system without it
+  int err = rc == 0 ? 0 : errno;
+  const char* how = "rename";
+  if (rc != 0 && (err == EINVAL || err == ENOSYS)) {  // a file system without it
+    how = "link";
     rc = ::link(tmp.c_str(), final_path.c_str());
-    if (rc == 0) ::unlink(tmp.c_str());
+    err = rc == 0 ? 0 : errno;
+    if (rc != 0 && err != EEXIST) {  // nor hard links (vfat, some FUSE)
+      how = "create";
+      err = CreateInPlace(final_path, contents);
+      rc = err == 0 ? 0 : -1;
+    }
   }
+  // Renamed away; or, after a link or a create, a second name or an unused file.
+  if (rc != 0 || std::strcmp(how, "rename") != 0) ::unlink(tmp.c_str());
   if (rc != 0) {
-    if (errno == EEXIST) {
-      ::unlink(tmp.c_str());
+    if (err == EEXIST) {
       return absl::AlreadyExistsError(absl::StrCat(final_path, " is already there: not replaced"));
     }
-    return fail(absl::StrCat("cannot rename ", tmp, " to ", final_path));
+    return absl::UnavailableError(
+        absl::StrCat("cannot ", how, " ", final_path, ": ", std::strerror(err)));
   }
   return absl::OkStatus();
 }

@@ -489,6 +489,15 @@ TEST_F(ServeAuditTest, InitRefusesATradeStoreWithoutItsJournal) {
             std::string::npos)
       << init.output;
   EXPECT_FALSE(fs::exists(data_ + "/journal"));  // nothing was written
+  // Moving the trades away leaves another run's settlement ledger: refused as well.
+  fs::rename(data_ + "/trades", dir_ + "/trades-moved");
+  fs::create_directories(data_ + "/ledger");
+  std::ofstream(data_ + "/ledger/data.mdb") << "another run's ledger";
+  absl::Status ledger = StartServer(DataDirMode::kNew);
+  EXPECT_EQ(ledger.code(), absl::StatusCode::kFailedPrecondition) << ledger;
+  EXPECT_NE(ledger.message().find("a settlement ledger (" + data_ + "/ledger/data.mdb)"),
+            std::string::npos)
+      << ledger;
 }
 
 // `cfx serve` as an operator runs it: refused (non-zero, the path named) on a missing data

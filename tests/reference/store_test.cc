@@ -41,6 +41,8 @@ TEST(RecordFormatTest, JsonRoundTripsAndCsvHasTheSameFields) {
   auto back = RecordFromJson(json);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, r);
+  // The whole record, then a NUL and bytes (a damaged value): not read as the record.
+  EXPECT_FALSE(RecordFromJson(json + std::string(1, '\0') + "junk").ok());
   EXPECT_EQ(RecordCsvHeader(),
             "grade,date,fix,level,p25,p75,n_obs,n_dropped,n_providers,volume,theta,price_per_mtok,"
             "flags,methodology,inputs_sha256");

@@ -1,7 +1,9 @@
 #include "cfx/trade_store/format.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cfx/common/decimal.h"
@@ -11,9 +13,18 @@ namespace {
 
 using nlohmann::json;
 
+// A stored value as a message shows it: escaped (no raw byte of a damaged record reaches a
+// terminal or a log) and cut to its first 120 bytes.
+std::string Shown(std::string_view text) {
+  constexpr size_t kShown = 120;
+  std::string out = absl::CHexEscape(absl::string_view(text.data(), std::min(text.size(), kShown)));
+  if (text.size() > kShown) absl::StrAppend(&out, "... (", text.size(), " bytes)");
+  return out;
+}
+
 absl::Status Bad(std::string_view what, std::string_view json_text) {
   return absl::InvalidArgumentError(
-      absl::StrCat("trade store: ", std::string(what), " in ", std::string(json_text)));
+      absl::StrCat("trade store: ", std::string(what), " in ", Shown(json_text)));
 }
 
 absl::StatusOr<std::string> GetString(const json& j, const char* key, std::string_view text) {

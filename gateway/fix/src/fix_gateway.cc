@@ -96,27 +96,24 @@ void internal::MakeFilesPrivate(const std::string& dir) {
 }
 
 absl::Status WriteFixDictionary(const std::string& path) {
-  std::string tmp = path + ".tmp";
-  {
-    const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || fchmod(fd, 0600) != 0) {
-      if (fd >= 0) close(fd);
-      return absl::UnavailableError("cannot write " + tmp);
-    }
-    const std::string text = internal::FixDictionaryText();
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(fd, text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    if (close(fd) != 0 || done != text.size()) {
-      return absl::UnavailableError("cannot write " + tmp);
-    }
+  // A temporary name of its own (mkostemp: O_EXCL, 0600), never a file or a link already
+  // there: a fixed `<path>.tmp` opened with O_TRUNC followed a link by that name.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = mkostemp(&tmp[0], O_CLOEXEC);
+  if (fd < 0) return absl::UnavailableError("cannot write " + path + " (a temporary file)");
+  bool ok = fchmod(fd, 0600) == 0;
+  const std::string text = internal::FixDictionaryText();
+  size_t done = 0;
+  while (ok && done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError("cannot rename " + tmp + " to " + path);
+  ok = close(fd) == 0 && ok && done == text.size();
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return absl::UnavailableError("cannot write " + path + " (through " + tmp + ")");
   }
   return absl::OkStatus();
 }

@@ -91,20 +91,22 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
         "without --init to recover it"));
   }
   // A trade store is derived from the journal beside it (its rows carry the journal's
-  // sequence numbers). One without a journal is another run's (a `cfx replay --data-dir`, a
-  // journal removed): an exchange started on it took its next inputs for recorded ones and
-  // served listings, books and positions that disagreed (an audit: 14 contracts of 24).
-  // Refused for every start that may make a journal (--init, a standby, in process).
-  const std::string trades = dir + "/trades/data.mdb";
-  if (mode != DataDirMode::kExisting && !has_journal && ::stat(trades.c_str(), &st) == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        mode == DataDirMode::kNew ? "--init: " : "", "data dir ", dir, " holds a trade store (",
-        trades,
-        ") but no journal: another run's trades (a `cfx replay --data-dir`, or a "
-        "journal removed); start a new exchange on a data dir of its own (moving ",
-        dir,
-        "/trades away is not enough where a settlement of those trades left ledger/ and "
-        "statements/)"));
+  // sequence numbers), and a settlement ledger from those trades. Either without a journal
+  // is another run's (a `cfx replay --data-dir` and its settlement, a journal removed): an
+  // exchange started on it took its next inputs for recorded ones and served listings,
+  // books and positions that disagreed (an audit: 14 contracts of 24), or band references
+  // and margins from another run's settlement prices. Refused for every start that may
+  // make a journal (--init, a standby, in process).
+  if (mode != DataDirMode::kExisting && !has_journal) {
+    for (const char* part : {"trades", "ledger"}) {
+      const std::string file = absl::StrCat(dir, "/", part, "/data.mdb");
+      if (::stat(file.c_str(), &st) != 0) continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          mode == DataDirMode::kNew ? "--init: " : "", "data dir ", dir, " holds ",
+          std::string(part) == "trades" ? "a trade store (" : "a settlement ledger (", file,
+          ") but no journal: another run's (a `cfx replay --data-dir` and its settlement, or a "
+          "journal removed); start a new exchange on a data dir of its own"));
+    }
   }
   return storage::PrepareDataDir(dir, /*create=*/mode != DataDirMode::kExisting);
 }

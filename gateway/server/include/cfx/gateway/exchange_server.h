@@ -32,6 +32,8 @@ enum class DataDirMode {
   kExisting,  // must hold a journal (`cfx serve`): a missing or empty one is refused
   kNew,       // must not hold a journal (`cfx serve --init`); made when missing
 };
+// kCreate and kNew also refuse a dir without a journal that holds a trade store or a
+// settlement ledger: another run's (a `cfx replay --data-dir`, a journal removed).
 
 // How the server takes part in replication (docs/replication.md; needs [replication]).
 enum class ServeRole {
