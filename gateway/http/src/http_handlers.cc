@@ -370,7 +370,10 @@ HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const 
   if (!page.ok()) return ProviderErrorResponse(page.status());
   json events = json::array();
   for (const std::string& line : page->events) {
-    json e = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    // A line with a NUL (damage: the writer escapes every control byte) is no event.
+    json e = line.find('\0') == std::string::npos
+                 ? json::parse(line, nullptr, /*allow_exceptions=*/false)
+                 : json(json::value_t::discarded);
     if (e.is_object()) events.push_back(std::move(e));
   }
   json out = {{"events", std::move(events)}, {"next_after", page->next_after},
