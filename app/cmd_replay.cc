@@ -53,20 +53,24 @@ ExitCode Persist(const ReplayFlags& flags, const std::string& input,
 }
 
 // Creates OUTPUT.tmp.XXXXXX (mkostemp: a name of its own, never a file or a link already
-// there; 0600: the events name accounts and orders); the events are written there and
-// renamed over OUTPUT once whole: a failed run leaves the old file, never half of a new one.
-// A fixed OUTPUT.tmp opened with O_TRUNC followed a link by that name (until 2026-12-06).
-ExitCode OpenOutput(const ReplayFlags& flags, std::string* tmp) {
+// there; 0600: the events name accounts and orders) and opens *out on it; the events are
+// written there and renamed over OUTPUT once whole: a failed run leaves the old file, never
+// half of a new one. The stream is opened through /proc/self/fd of the file mkostemp made,
+// not by its name, so a link put in its place meanwhile is not followed either. A fixed
+// OUTPUT.tmp opened with O_TRUNC followed a link by that name (until 2026-12-06).
+ExitCode OpenOutput(const ReplayFlags& flags, std::string* tmp, std::ofstream* out) {
   *tmp = flags.output + ".tmp.XXXXXX";
   const int fd = ::mkostemp(tmp->data(), O_CLOEXEC);
-  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
-    if (fd >= 0) {
-      ::close(fd);
-      ::unlink(tmp->c_str());
-    }
-    return Fail("replay", "cannot open --output " + flags.output + " (a temporary file beside it)");
+  if (fd >= 0 && ::fchmod(fd, 0600) == 0) {
+    out->open("/proc/self/fd/" + std::to_string(fd), std::ios::out | std::ios::trunc);
   }
-  ::close(fd);
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (fd < 0 || !out->is_open()) {
+    if (fd >= 0) ::unlink(tmp->c_str());
+    return Fail("replay", absl::StrCat("cannot open --output ", flags.output,
+                                       " (a temporary file beside it): ", std::strerror(err)));
+  }
   return 0;
 }
 
@@ -118,12 +122,8 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
       return 0;
     }
     std::string tmp;
-    if (ExitCode rc = OpenOutput(flags, &tmp); rc != 0) return rc;
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) {
-      ::unlink(tmp.c_str());
-      return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
-    }
+    std::ofstream out;
+    if (ExitCode rc = OpenOutput(flags, &tmp, &out); rc != 0) return rc;
     cfx::engine::RunReplay(in, out);
     return CommitOutput(flags, tmp, &out);
   }
@@ -153,11 +153,10 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     std::filesystem::remove(tmp, ignored);
   };
   if (flags.output != "-") {
-    if (ExitCode rc = OpenOutput(flags, &tmp); rc != 0) return rc;
-    out.emplace(tmp, std::ios::trunc);
-    if (!*out) {
-      drop_tmp();
-      return Fail("replay", "cannot open --output " + flags.output + " (" + tmp + ")");
+    out.emplace();
+    if (ExitCode rc = OpenOutput(flags, &tmp, &*out); rc != 0) {
+      out.reset();  // nothing to drop: OpenOutput removed its file
+      return rc;
     }
     std::istringstream events(input);
     cfx::engine::RunReplay(events, *out);

@@ -104,7 +104,7 @@ absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents
     how = "link";
     rc = ::link(tmp.c_str(), final_path.c_str());
     err = rc == 0 ? 0 : errno;
-    if (rc != 0 && err != EEXIST) {  // nor hard links (vfat, some FUSE)
+    if (rc != 0 && (err == EPERM || err == EOPNOTSUPP)) {  // nor hard links (vfat, FUSE)
       how = "create";
       err = CreateInPlace(final_path, contents);
       rc = err == 0 ? 0 : -1;

@@ -76,6 +76,21 @@ TEST(CliBadInputTest, ReplayOutputReplacesAnOldFileAndIsPrivate) {
   EXPECT_EQ(entries, 2u);
 }
 
+// A link named as the old fixed temporary file (OUTPUT.tmp) is not followed: its target was
+// overwritten with the events until 2026-12-06.
+TEST(CliBadInputTest, ReplayOutputFollowsNoLinkBesideIt) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string in = dir.path() + "/commands.jsonl";
+  const std::string out = dir.path() + "/events.jsonl";
+  std::ofstream(in) << kReplayLines;
+  std::ofstream(dir.path() + "/victim") << "keep\n";
+  ASSERT_EQ(::symlink((dir.path() + "/victim").c_str(), (out + ".tmp").c_str()), 0);
+  auto r = RunCfx("replay --input " + in + " --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(FileText(dir.path() + "/victim"), "keep\n");
+  EXPECT_NE(FileText(out).find("\"ev\":\"accepted\""), std::string::npos) << FileText(out);
+}
+
 TEST(CliBadInputTest, AConfigThatIsADirectoryIsRefused) {
   testsupport::TempDir dir("cfx_cli_bad_input");
   const std::string in = dir.path() + "/commands.jsonl";

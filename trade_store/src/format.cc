@@ -40,7 +40,8 @@ absl::StatusOr<std::optional<common::PriceTicks>> GetPrice(const json& j, const 
   if (it == j.end() || it->is_null()) return std::optional<common::PriceTicks>();
   if (!it->is_string()) return Bad(absl::StrCat("non-string '", key, "'"), text);
   auto ticks = common::ParseScaled(it->get<std::string>(), 3);
-  if (!ticks.ok()) return Bad(absl::StrCat("bad '", key, "': ", ticks.status().message()), text);
+  // Not the parser's message: it repeats the raw value, which Shown() would not escape.
+  if (!ticks.ok()) return Bad(absl::StrCat("bad '", key, "' (not a price of 3 decimals)"), text);
   return std::optional<common::PriceTicks>(common::PriceTicks(*ticks));
 }
 

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <thread>
 
@@ -100,20 +102,28 @@ absl::Status WriteFixDictionary(const std::string& path) {
   // there: a fixed `<path>.tmp` opened with O_TRUNC followed a link by that name.
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = mkostemp(&tmp[0], O_CLOEXEC);
-  if (fd < 0) return absl::UnavailableError("cannot write " + path + " (a temporary file)");
-  bool ok = fchmod(fd, 0600) == 0;
+  if (fd < 0) {
+    return absl::UnavailableError("cannot write " + path +
+                                  " (a temporary file beside it): " + std::strerror(errno));
+  }
+  int err = fchmod(fd, 0600) == 0 ? 0 : errno;
   const std::string text = internal::FixDictionaryText();
   size_t done = 0;
-  while (ok && done < text.size()) {
+  while (err == 0 && done < text.size()) {
     const ssize_t n = write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
     done += static_cast<size_t>(n);
   }
-  ok = close(fd) == 0 && ok && done == text.size();
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
     unlink(tmp.c_str());
-    return absl::UnavailableError("cannot write " + path + " (through " + tmp + ")");
+    return absl::UnavailableError("cannot write " + path + " (through " + tmp +
+                                  "): " + std::strerror(err));
   }
   return absl::OkStatus();
 }

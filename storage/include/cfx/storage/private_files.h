@@ -26,8 +26,10 @@ enum class FileWrite {
 
 // Writes `contents` to `path` as a 0600 file, through a temporary file of its own beside it
 // (`path`.tmp.XXXXXX, never one already there) and a rename, so a reader sees the old file
-// or the new one and a failed write leaves nothing behind. Unavailable naming the file on
-// error; with kNew, AlreadyExists when something is at `path`.
+// or the new one and a failed write leaves nothing behind (a crash can leave the temporary
+// file). Unavailable naming the file and the cause on error; with kNew, AlreadyExists when
+// something is at `path`. kNew on a file system with neither RENAME_NOREPLACE nor hard
+// links creates `path` (O_EXCL) and writes it in place: there a crash can leave it partial.
 absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents,
                               FileWrite mode = FileWrite::kReplace);
 
