@@ -306,7 +306,7 @@ void Engine::Apply(const MassCancelCmd& c) {
   }
   const uint32_t acct = accounts_.Find(c.acct);
   if (acct == NameTable::kNone) return;
-  // The acceptance list, filtered (no per-account list: docs/engine.md).
+  // Every live order in acceptance order, filtered (no per-account list: docs/engine.md).
   st.ForEachLive([&](uint32_t s) {
     const Order& o = st.at(s);
     if (o.acct == acct && (!sym || o.sym == *sym) &&

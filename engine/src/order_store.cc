@@ -1,5 +1,6 @@
 #include "cfx/engine/order_store.h"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cstring>
@@ -44,6 +45,18 @@ void OrderStore::MapInsert(OrderId oid, uint32_t slot) {
   ++map_size_;
 }
 
+void OrderStore::LiveByOid(std::vector<MapEntry>* out) const {
+  out->clear();
+  // As many as the map holds before it grows (load ≤ 1/2): the list is allocated again only
+  // when the map was.
+  out->reserve(map_.size() / 2);
+  for (const MapEntry& e : map_) {
+    if (e.oid != 0) out->push_back(e);
+  }
+  std::sort(out->begin(), out->end(),
+            [](const MapEntry& a, const MapEntry& b) { return a.oid < b.oid; });
+}
+
 uint32_t OrderStore::Find(OrderId oid) const {
   if (oid == 0) return kNoSlot;
   size_t mask = map_.size() - 1;
@@ -76,6 +89,8 @@ void OrderStore::MapErase(OrderId oid) {
 }
 
 uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
+  assert(oid > last_oid_);
+  last_oid_ = oid;
   if (free_.empty()) GrowPool();
   uint32_t slot = free_.back();
   free_.pop_back();
@@ -97,12 +112,6 @@ uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
   o.live = true;
   MapInsert(oid, slot);
   ++live_;
-  o.all_prev = all_tail_;
-  if (all_tail_ != kNoSlot)
-    pool_[all_tail_].all_next = slot;
-  else
-    all_head_ = slot;
-  all_tail_ = slot;
   return slot;
 }
 
@@ -110,14 +119,6 @@ void OrderStore::Release(uint32_t slot) {
   Order& o = pool_[slot];
   assert(o.live);
   MapErase(o.oid);
-  if (o.all_prev != kNoSlot)
-    pool_[o.all_prev].all_next = o.all_next;
-  else
-    all_head_ = o.all_next;
-  if (o.all_next != kNoSlot)
-    pool_[o.all_next].all_prev = o.all_prev;
-  else
-    all_tail_ = o.all_prev;
   o.live = false;
   --live_;
   free_.push_back(slot);

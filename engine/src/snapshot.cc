@@ -1,7 +1,7 @@
 // Engine::Snapshot / Engine::Restore: the whole engine state as a versioned binary blob, so
 // that a journal can restart from a snapshot plus the records after it. Format:
-// docs/formats.md, "Engine snapshot". Orders are written in acceptance order (which rebuilds
-// the store's acceptance and account lists), then each book's resting orders level by level
+// docs/formats.md, "Engine snapshot". Orders are written in acceptance order (ascending order
+// ids, which Restore requires), then each book's resting orders level by level
 // (best first, FIFO) and its pending stops in list order (which rebuilds time priority).
 #include <cstring>
 #include <string>
@@ -271,6 +271,7 @@ absl::Status Engine::RestoreClientIds(Reader& r) {
 absl::Status Engine::RestoreOrders(Reader& r) {
   uint64_t norders = 0;
   if (!r.Count(&norders, 64)) return Bad("truncated orders");
+  OrderId last_oid = 0;
   for (uint64_t i = 0; i < norders; ++i) {
     Order in;
     uint8_t post_only = 0;
@@ -290,17 +291,17 @@ absl::Status Engine::RestoreOrders(Reader& r) {
         ctx_.store.Find(in.oid) != kNoSlot) {
       return Bad("inconsistent order");
     }
+    // Acceptance order is oid order (ids are given at acceptance): the store walks its live
+    // orders by oid.
+    if (in.oid <= last_oid) return Bad("orders out of acceptance order");
+    last_oid = in.oid;
     uint32_t slot = ctx_.store.Allocate(in.oid, in.acct);
     Order& o = ctx_.store.at(slot);
-    // Keep the store's links (set by Allocate); copy every other field.
-    const Order kept = o;
     o = in;
     o.post_only = post_only != 0;
     o.live = true;
     o.in_level = false;
     o.prev = o.next = kNoSlot;
-    o.all_prev = kept.all_prev;
-    o.all_next = kept.all_next;
   }
   return absl::OkStatus();
 }

@@ -253,6 +253,44 @@ TEST(OrderBookTest, MassCancelCancelsInAcceptanceOrderWithReasonMass) {
                           Canceled("b2", "A1", 2, "mass")));
 }
 
+// The live orders are walked by order id (OrderStore::ForEachLive sorts what its id map
+// holds): with a small map, ids 7..35 lie in it out of their order (35 in bucket 3), and a
+// mass cancel still cancels them in acceptance order.
+TEST(OrderBookTest, MassCancelGoesInAcceptanceOrderWhereTheIdMapWrapsAround) {
+  EngineConfig cfg;
+  cfg.order_capacity = 16;  // 32 buckets
+  Engine engine(cfg);
+  ProductCmd p;
+  p.sym = Name::From("S");
+  engine.Process(p);
+  for (int k = 1; k <= 40; ++k) {
+    NewOrderCmd n;
+    n.cl = ClientId::From("o" + std::to_string(k));
+    n.acct = Name::From("A1");
+    n.sym = Name::From("S");
+    n.side = Side::kBuy;
+    n.px = PriceField::Ticks(PriceTicks(1000 + k));
+    n.qty = Qty(1);
+    engine.Process(n);
+    if (k % 7 != 0) {
+      CancelCmd c;
+      c.orig = n.cl;
+      c.acct = n.acct;
+      engine.Process(c);
+    }
+  }
+  ASSERT_EQ(engine.live_orders(), 5u);
+  MassCancelCmd m;
+  m.acct = Name::From("A1");
+  engine.Process(m);
+  std::vector<OrderId> canceled;
+  for (const Event& e : engine.last_events()) {
+    if (e.type == EventType::kCanceled) canceled.push_back(e.order.oid);
+  }
+  EXPECT_THAT(canceled, ElementsAre(7, 14, 21, 28, 35));
+  EXPECT_EQ(engine.live_orders(), 0u);
+}
+
 TEST(OrderBookTest, MassCancelBySymbolAndUnknownSymbol) {
   auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1),
                        R"({"op":"mass_cancel","acct":"A1","sym":"NOPE"})",

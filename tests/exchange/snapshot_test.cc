@@ -106,6 +106,48 @@ TEST(EngineSnapshotTest, ARestingOrderAtZeroTicksIsDataLoss) {
   EXPECT_NE(st.message().find("a resting order's price"), std::string::npos) << st;
 }
 
+// The live orders are walked by order id (acceptance order, OrderStore::ForEachLive), so a
+// blob must list them by ascending id: one that does not would be restored into an engine
+// whose mass cancels, expiries and snapshots walk its orders in an order the blob's did not.
+TEST(EngineSnapshotTest, OrdersOutOfAcceptanceOrderAreDataLoss) {
+  engine::Engine a;
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("S");
+  a.Process(p);
+  const int64_t prices[] = {0x0111111111, 0x0222222222, 0x0333333333};
+  for (int i = 0; i < 3; ++i) {
+    engine::NewOrderCmd n;
+    n.cl = engine::ClientId::From(absl::StrCat("o", i));
+    n.acct = engine::Name::From("A1");
+    n.sym = engine::Name::From("S");
+    n.side = engine::Side::kBuy;
+    n.px = engine::PriceField::Ticks(engine::PriceTicks(prices[i]));
+    n.qty = engine::Qty(1);
+    a.Process(n);
+  }
+  ASSERT_EQ(a.live_orders(), 3u);
+  std::string blob = a.Snapshot();
+  engine::Engine ok;
+  ASSERT_TRUE(ok.Restore(blob).ok());
+  // Each order's record starts with its id, then its price: swap the first and the last ids.
+  auto id_at = [&](int64_t px) {
+    const size_t at = blob.find(std::string(reinterpret_cast<const char*>(&px), sizeof px));
+    EXPECT_NE(at, std::string::npos);
+    return at - sizeof(uint64_t);
+  };
+  const size_t first = id_at(prices[0]), last = id_at(prices[2]);
+  uint64_t first_id = 0, last_id = 0;
+  std::memcpy(&first_id, blob.data() + first, 8);
+  std::memcpy(&last_id, blob.data() + last, 8);
+  ASSERT_LT(first_id, last_id);
+  std::memcpy(blob.data() + first, &last_id, 8);
+  std::memcpy(blob.data() + last, &first_id, 8);
+  engine::Engine b;
+  const absl::Status st = b.Restore(blob);
+  EXPECT_TRUE(absl::IsDataLoss(st)) << st;
+  EXPECT_NE(st.message().find("orders out of acceptance order"), std::string::npos) << st;
+}
+
 class Collect : public journal::OutcomeSink<Outcome> {
  public:
   void Emit(const Outcome& o) override {

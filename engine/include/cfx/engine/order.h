@@ -1,6 +1,6 @@
 // An order as the engine keeps it: one slot of the OrderStore pool. Linked intrusively into
-// its price level (or the book's pending-stop list) and into the store's acceptance-order
-// list, so no container owns it and nothing allocates per order.
+// its price level (or the book's pending-stop list), so no container owns it and nothing
+// allocates per order.
 #ifndef CFX_ENGINE_ORDER_H_
 #define CFX_ENGINE_ORDER_H_
 
@@ -35,7 +35,6 @@ struct Order {
   uint64_t priority_seq = 0;
   PriceTicks stop_px{0};
   Timestamp expire = kNoTime;
-  uint32_t all_prev = kNoSlot, all_next = kNoSlot;  // store acceptance list
   AccountId acct = 0;
   SymbolId sym = 0;
   SessionId session = 0;

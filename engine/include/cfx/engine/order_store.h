@@ -1,6 +1,13 @@
-// Preallocated pool of orders plus the indexes the engine needs: oid -> slot (open
-// addressing, linear probing, backward-shift deletion) and the live orders in acceptance
-// order.
+// Preallocated pool of orders plus the index the engine needs: oid -> slot (open
+// addressing, linear probing, backward-shift deletion), which is also how the live orders
+// are walked in acceptance order.
+//
+// No acceptance-order list (issue #13): an intrusive list linked each order to the orders
+// accepted just before and after it, so releasing an order that had rested wrote two order
+// slots accepted as long ago, each a cold miss. Order ids are given in acceptance order
+// (Allocate's REQUIRES), so ForEachLive collects the live (oid, slot) pairs from the map and
+// walks them by oid: O(live orders log live orders) for the rare walks (mass cancel,
+// cancel-on-disconnect, close, expiry, snapshots), nothing on the order path.
 //
 // No per-account list (issue #13): an intrusive list per account links an order to its
 // account's previous order, which with 100,000 accounts was accepted long ago, so accepting
@@ -28,8 +35,8 @@ class OrderStore {
  public:
   explicit OrderStore(size_t capacity = 1 << 16);
 
-  // Returns a fresh slot (fields default) with `oid` indexed and linked at the end of the
-  // acceptance list.
+  // Returns a fresh slot (fields default) with `oid` indexed.
+  // REQUIRES: `oid` is above every oid allocated before (ids are given in acceptance order).
   uint32_t Allocate(OrderId oid, AccountId acct);
   // Unlinks the order from every index and returns its slot to the pool.
   void Release(uint32_t slot);
@@ -39,15 +46,20 @@ class OrderStore {
   Order& at(uint32_t slot) { return pool_[slot]; }
   const Order& at(uint32_t slot) const { return pool_[slot]; }
   size_t live_count() const { return live_; }
-  // Calls fn(slot) for every live order, in acceptance order. fn may release the order it is
-  // given (the next one is read before the call), not others.
+  // Calls fn(slot) for every live order, in acceptance order (by oid). fn may release the
+  // order it is given, not others, and allocates none.
   template <typename Fn>
   void ForEachLive(Fn&& fn) const {
-    for (uint32_t s = all_head_; s != kNoSlot;) {
-      const uint32_t next = pool_[s].all_next;
-      fn(s);
-      s = next;
+    if (walking_) {  // a walk inside a walk (none today) gets a list of its own
+      std::vector<MapEntry> own;
+      LiveByOid(&own);
+      for (const MapEntry& e : own) fn(e.slot);
+      return;
     }
+    walking_ = true;
+    LiveByOid(&walk_);
+    for (const MapEntry& e : walk_) fn(e.slot);
+    walking_ = false;
   }
 
  private:
@@ -59,6 +71,8 @@ class OrderStore {
   // (mod table size) spreads them without collisions while the window fits the table and
   // keeps neighbouring ids in neighbouring cache lines.
   size_t Bucket(OrderId oid) const { return oid & (map_.size() - 1); }
+  // The live orders' entries into *out, by oid.
+  void LiveByOid(std::vector<MapEntry>* out) const;
   void MapInsert(OrderId oid, uint32_t slot);
   void MapErase(OrderId oid);
   void GrowMap();
@@ -71,7 +85,11 @@ class OrderStore {
   int shift_ = 64;
   size_t map_size_ = 0;
   size_t live_ = 0;
-  uint32_t all_head_ = kNoSlot, all_tail_ = kNoSlot;
+  OrderId last_oid_ = 0;  // the highest allocated (Allocate's REQUIRES)
+  // ForEachLive's list, kept between walks so that a walk allocates only when the live
+  // orders outgrow every earlier walk (steady state allocates nothing).
+  mutable std::vector<MapEntry> walk_;
+  mutable bool walking_ = false;
 };
 
 }  // namespace cfx::engine
