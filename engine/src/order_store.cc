@@ -13,6 +13,7 @@ OrderStore::OrderStore(size_t capacity) {
   pool_.resize(capacity);
   free_.reserve(capacity);
   for (size_t i = capacity; i-- > 0;) free_.push_back(static_cast<uint32_t>(i));
+  live_slots_.reserve(capacity);
   // Load factor ≤ 1/2 keeps linear-probe chains short.
   size_t buckets = std::bit_ceil(capacity * 2);
   map_.assign(buckets, MapEntry{});
@@ -23,6 +24,7 @@ void OrderStore::GrowPool() {
   size_t old = pool_.size();
   pool_.resize(old * 2);
   free_.reserve(pool_.size());
+  live_slots_.reserve(pool_.size());
   for (size_t i = pool_.size(); i-- > old;) free_.push_back(static_cast<uint32_t>(i));
 }
 
@@ -47,12 +49,9 @@ void OrderStore::MapInsert(OrderId oid, uint32_t slot) {
 
 void OrderStore::LiveByOid(std::vector<MapEntry>* out) const {
   out->clear();
-  // As many as the map holds before it grows (load ≤ 1/2): the list is allocated again only
-  // when the map was.
-  out->reserve(map_.size() / 2);
-  for (const MapEntry& e : map_) {
-    if (e.oid != 0) out->push_back(e);
-  }
+  // As many as the live list holds before it grows: allocated again only when it was.
+  out->reserve(live_slots_.capacity());
+  for (const uint32_t s : live_slots_) out->push_back(MapEntry{pool_[s].oid, s});
   std::sort(out->begin(), out->end(),
             [](const MapEntry& a, const MapEntry& b) { return a.oid < b.oid; });
 }
@@ -111,7 +110,8 @@ uint32_t OrderStore::Allocate(OrderId oid, AccountId acct) {
   o.acct = acct;
   o.live = true;
   MapInsert(oid, slot);
-  ++live_;
+  o.live_idx = static_cast<uint32_t>(live_slots_.size());
+  live_slots_.push_back(slot);
   return slot;
 }
 
@@ -119,8 +119,12 @@ void OrderStore::Release(uint32_t slot) {
   Order& o = pool_[slot];
   assert(o.live);
   MapErase(o.oid);
+  const uint32_t moved = live_slots_.back();
+  live_slots_[o.live_idx] = moved;
+  pool_[moved].live_idx = o.live_idx;
+  live_slots_.pop_back();
   o.live = false;
-  --live_;
+  o.live_idx = kNoSlot;
   free_.push_back(slot);
 }
 

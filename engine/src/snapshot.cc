@@ -297,7 +297,9 @@ absl::Status Engine::RestoreOrders(Reader& r) {
     last_oid = in.oid;
     uint32_t slot = ctx_.store.Allocate(in.oid, in.acct);
     Order& o = ctx_.store.at(slot);
+    const uint32_t live_idx = o.live_idx;  // the store's (set by Allocate)
     o = in;
+    o.live_idx = live_idx;
     o.post_only = post_only != 0;
     o.live = true;
     o.in_level = false;

@@ -38,6 +38,7 @@ struct Order {
   AccountId acct = 0;
   SymbolId sym = 0;
   SessionId session = 0;
+  uint32_t live_idx = kNoSlot;  // its place in the store's list of live slots
   ClientId cl;
 
   Qty leaves() const { return qty - cum; }
