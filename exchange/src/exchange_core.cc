@@ -31,9 +31,8 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
     info.commit_log_torn_at = m.journal->CommitLogTornAt();
   }
   if (absl::Status s = m.OpenRecorder(mo, &info); !s.ok()) return s;
-  if (absl::Status s = m.StartPipeline(mo, &info); !s.ok()) return s;
-  m.SeedFromRecoveredEngine(&info);
-  const engine::Timestamp now = m.StartTime();
+  engine::Timestamp now = engine::kNoTime;
+  if (absl::Status s = m.StartPipeline(mo, &info, &now); !s.ok()) return s;
   m.running.store(true, std::memory_order_release);
   m.started = true;
   if (m.options.replication != nullptr) return info;  // a standby: Promote lists and ticks

@@ -139,15 +139,17 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   absl::Status OpenRecorder(const MatcherOptions& mo, RecoveryInfo* info);
 
   // Builds the matcher and the pipeline and starts it: the engine recovers (snapshot +
-  // journal tail) and the threads run. Fills `info`'s recovery fields.
-  absl::Status StartPipeline(const MatcherOptions& mo, RecoveryInfo* info);
+  // journal tail), SeedFromRecoveredEngine and StartTime (into *now) run on this thread, and
+  // then the threads. Fills `info`'s recovery fields.
+  absl::Status StartPipeline(const MatcherOptions& mo, RecoveryInfo* info, engine::Timestamp* now);
 
   // Seeds what derives from the recovered engine: its state hash into `info`, the published
-  // books, the recorder's open orders and the set of listed symbols.
+  // books, the recorder's open orders and the set of listed symbols. REQUIRES: no pipeline
+  // thread runs (a hot standby's matcher applies what it follows as soon as they do).
   void SeedFromRecoveredEngine(RecoveryInfo* info);
 
   // The time to start at: the wall clock's (or the manual start_time), never before the
-  // recovered engine's. REQUIRES: the pipeline started, nothing offered yet.
+  // recovered engine's. REQUIRES: as SeedFromRecoveredEngine.
   engine::Timestamp StartTime() const;
 
   // Starts the clock thread: every wall_tick_ms a TimeCmd{now} and the listing it brings.

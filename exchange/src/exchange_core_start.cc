@@ -88,7 +88,8 @@ absl::Status ExchangeCore::Impl::OpenRecorder(const MatcherOptions& mo, Recovery
   return absl::OkStatus();
 }
 
-absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, RecoveryInfo* info) {
+absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, RecoveryInfo* info,
+                                               engine::Timestamp* now) {
   matcher = std::make_unique<EngineMatcher>(mo);
   matcher->set_publisher(&publisher);
   listing = std::make_unique<internal::ListingOutcomes>(matcher.get());
@@ -106,7 +107,12 @@ absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, Recover
   po.trace_stages = options.trace_stages;
   pipeline = std::make_unique<journal::Pipeline<engine::Command, Outcome>>(
       po, journal.get(), &codec, listing.get(), this);
-  auto r = pipeline->Start();
+  // The recovered engine is read before the threads start: a standby's sequencer hands the
+  // matcher what it follows at once (until 2026-12-06 this ran after, racing with it).
+  auto r = pipeline->Start([&] {
+    SeedFromRecoveredEngine(info);
+    *now = StartTime();
+  });
   if (!r.ok()) return r.status();
   info->fresh = r->next_seq == 1;
   info->next_seq = r->next_seq;
@@ -120,8 +126,8 @@ absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, Recover
 }
 
 void ExchangeCore::Impl::SeedFromRecoveredEngine(RecoveryInfo* info) {
-  // The threads run, but nothing reaches the matcher before the first offer, so reading
-  // the recovered engine here races with nothing (the ring push orders it).
+  // Before the pipeline's threads start (StartPipeline): nothing else reads or writes the
+  // engine yet.
   const engine::Engine& eng = matcher->engine();
   info->state_hash = eng.StateHash();
   // A book's last trade before the snapshot the engine was restored from is reported by

@@ -253,41 +253,61 @@ TEST(OrderBookTest, MassCancelCancelsInAcceptanceOrderWithReasonMass) {
                           Canceled("b2", "A1", 2, "mass")));
 }
 
-// The live orders are walked by order id (OrderStore::ForEachLive sorts what its id map
-// holds): with a small map, ids 7..35 lie in it out of their order (35 in bucket 3), and a
-// mass cancel still cancels them in acceptance order.
-TEST(OrderBookTest, MassCancelGoesInAcceptanceOrderWhereTheIdMapWrapsAround) {
+// The live orders are walked by order id (OrderStore::ForEachLive sorts its dense array of
+// live slots): canceling the first of three orders moves the third into its place, and a
+// mass cancel still cancels the two left in acceptance order. A second round does the same
+// with many orders, every seventh kept.
+TEST(OrderBookTest, MassCancelGoesInAcceptanceOrderAfterReleasesReorderTheLiveOrders) {
   EngineConfig cfg;
-  cfg.order_capacity = 16;  // 32 buckets
+  cfg.order_capacity = 16;
   Engine engine(cfg);
   ProductCmd p;
   p.sym = Name::From("S");
   engine.Process(p);
-  for (int k = 1; k <= 40; ++k) {
+  int next = 0;
+  auto enter = [&] {
     NewOrderCmd n;
-    n.cl = ClientId::From("o" + std::to_string(k));
+    n.cl = ClientId::From("o" + std::to_string(++next));
     n.acct = Name::From("A1");
     n.sym = Name::From("S");
     n.side = Side::kBuy;
-    n.px = PriceField::Ticks(PriceTicks(1000 + k));
+    n.px = PriceField::Ticks(PriceTicks(1000 + next));
     n.qty = Qty(1);
     engine.Process(n);
-    if (k % 7 != 0) {
-      CancelCmd c;
-      c.orig = n.cl;
-      c.acct = n.acct;
-      engine.Process(c);
+    return n.cl;
+  };
+  auto cancel = [&](const ClientId& cl) {
+    CancelCmd c;
+    c.orig = cl;
+    c.acct = Name::From("A1");
+    engine.Process(c);
+  };
+  auto mass_cancel = [&] {
+    MassCancelCmd m;
+    m.acct = Name::From("A1");
+    engine.Process(m);
+    std::vector<OrderId> canceled;
+    for (const Event& e : engine.last_events()) {
+      if (e.type == EventType::kCanceled) canceled.push_back(e.order.oid);
     }
+    return canceled;
+  };
+  const ClientId first = enter();
+  enter();
+  enter();
+  cancel(first);
+  EXPECT_THAT(mass_cancel(), ElementsAre(2, 3));
+  std::vector<ClientId> ids;
+  for (int k = 4; k <= 60; ++k) ids.push_back(enter());
+  std::vector<OrderId> kept;
+  for (int k = 59; k >= 4; --k) {  // newest first: each cancel moves an older order
+    if (k % 7 != 0) cancel(ids[k - 4]);
   }
-  ASSERT_EQ(engine.live_orders(), 5u);
-  MassCancelCmd m;
-  m.acct = Name::From("A1");
-  engine.Process(m);
-  std::vector<OrderId> canceled;
-  for (const Event& e : engine.last_events()) {
-    if (e.type == EventType::kCanceled) canceled.push_back(e.order.oid);
+  for (int k = 4; k <= 60; ++k) {
+    if (k % 7 == 0 || k == 60) kept.push_back(static_cast<OrderId>(k));
   }
-  EXPECT_THAT(canceled, ElementsAre(7, 14, 21, 28, 35));
+  ASSERT_EQ(engine.live_orders(), kept.size());
+  EXPECT_EQ(mass_cancel(), kept);
   EXPECT_EQ(engine.live_orders(), 0u);
 }
 

@@ -1,22 +1,22 @@
-// Preallocated pool of orders plus the index the engine needs: oid -> slot (open
-// addressing, linear probing, backward-shift deletion), which is also how the live orders
-// are walked in acceptance order.
+// Preallocated pool of orders plus the indexes the engine needs: oid -> slot (open
+// addressing, linear probing, backward-shift deletion) and the live slots.
 //
 // No acceptance-order list (issue #13): an intrusive list linked each order to the orders
 // accepted just before and after it, so releasing an order that had rested wrote two order
 // slots accepted as long ago, each a cold miss. The live slots are a dense array instead
-// (4 bytes an order; a release moves the newest live order into the hole, a slot the cache
-// holds), and, order ids being given in acceptance order (Allocate's REQUIRES), ForEachLive
-// sorts the live orders by id: O(L log L) for L live orders on the rare walks (mass cancel,
-// cancel-on-disconnect, close, expiry, snapshots), nothing on the order path.
+// (4 bytes an order; a release moves the array's last entry into the hole and writes that
+// one order's place: one slot, often a recent order's), and, order ids being given in
+// acceptance order (Allocate's REQUIRES), ForEachLive sorts the live orders by id:
+// O(L log L) for L live orders on the rare walks (mass cancel, cancel-on-disconnect, close,
+// expiry, snapshots), nothing on the order path.
 //
 // No per-account list (issue #13): an intrusive list per account links an order to its
 // account's previous order, which with 100,000 accounts was accepted long ago, so accepting
 // and releasing touched two or three cold order slots and `cfx bench book --engine
 // --accounts 100000` ran at half the 16-account speed; block chains per account cost about
-// 40% of the book's throughput in the same way. Mass cancel by account walks the acceptance
-// list instead, as cancel-on-disconnect and `close` do: its cost grows with the live orders,
-// and no order's cost grows with the accounts.
+// 40% of the book's throughput in the same way. Mass cancel by account walks every live
+// order instead, as cancel-on-disconnect and `close` do: its cost grows with the live
+// orders, and no order's cost grows with the accounts.
 //
 // Steady state allocates nothing: slots come from a free list, the map is sized up front.
 // Growth (pool or map beyond the configured capacity) allocates and is logged as a warm-up
@@ -57,10 +57,13 @@ class OrderStore {
       for (const MapEntry& e : own) fn(e.slot);
       return;
     }
+    struct Walking {  // cleared however the walk ends (a callback may throw bad_alloc)
+      bool& flag;
+      ~Walking() { flag = false; }
+    } walking{walking_};
     walking_ = true;
     LiveByOid(&walk_);
     for (const MapEntry& e : walk_) fn(e.slot);
-    walking_ = false;
   }
 
  private:

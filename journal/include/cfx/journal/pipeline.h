@@ -23,6 +23,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -138,7 +139,10 @@ class Pipeline {
 
   // Recovers the matcher from the journal (latest valid snapshot + tail), then starts the
   // threads. Returns the recovery's error (DataLoss naming the seq) without starting.
-  absl::StatusOr<RecoveryResult> Start() {
+  // `recovered` (when given) runs on the calling thread after the recovery and before any
+  // thread starts: the one moment a caller may read the recovered matcher, since a hot
+  // standby's sequencer hands the matcher what it follows as soon as it runs.
+  absl::StatusOr<RecoveryResult> Start(const std::function<void()>& recovered = nullptr) {
     if (options_.replication != nullptr && journal_ == nullptr) {
       return absl::InvalidArgumentError("pipeline: replication needs the journal");
     }
@@ -153,6 +157,7 @@ class Pipeline {
     }
     next_seq_ = result.next_seq;
     if (options_.replication == nullptr) lead_start_seq_.store(next_seq_, std::memory_order_release);
+    if (recovered) recovered();
     started_ = true;
     using concurrency::NamedThread;
     if (!options_.publish_on_matcher) {
