@@ -149,7 +149,9 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   void SeedFromRecoveredEngine(RecoveryInfo* info);
 
   // The time to start at: the wall clock's (or the manual start_time), never before the
-  // recovered engine's. REQUIRES: as SeedFromRecoveredEngine.
+  // recovered engine's. REQUIRES: no input is being applied: before the pipeline's threads
+  // start, or in Promote once every followed input is published (nothing else is offered
+  // to a standby).
   engine::Timestamp StartTime() const;
 
   // Starts the clock thread: every wall_tick_ms a TimeCmd{now} and the listing it brings.

@@ -110,6 +110,8 @@ absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, Recover
   // The recovered engine is read before the threads start: a standby's sequencer hands the
   // matcher what it follows at once (until 2026-12-06 this ran after, racing with it).
   auto r = pipeline->Start([&] {
+    start_seq = pipeline->next_seq();
+    published_seq.store(start_seq - 1);  // before a standby's publisher can move it on
     SeedFromRecoveredEngine(info);
     *now = StartTime();
   });
@@ -120,8 +122,6 @@ absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, Recover
   info->replayed = r->replayed;
   info->snapshots_unreadable = r->snapshots_unreadable;
   info->skipped_snapshots = r->skipped_snapshots;
-  start_seq = r->next_seq;
-  published_seq.store(r->next_seq - 1);
   return absl::OkStatus();
 }
 

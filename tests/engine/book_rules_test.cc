@@ -300,7 +300,7 @@ TEST(OrderBookTest, MassCancelGoesInAcceptanceOrderAfterReleasesReorderTheLiveOr
   std::vector<ClientId> ids;
   for (int k = 4; k <= 60; ++k) ids.push_back(enter());
   std::vector<OrderId> kept;
-  for (int k = 59; k >= 4; --k) {  // newest first: each cancel moves an older order
+  for (int k = 59; k >= 4; --k) {  // newest first: each cancel moves the array's last entry
     if (k % 7 != 0) cancel(ids[k - 4]);
   }
   for (int k = 4; k <= 60; ++k) {

@@ -150,9 +150,9 @@ class Pipeline {
     RecoveryResult result;
     if (journal_ != nullptr) {
       MatcherStateMachine<Command, Outcome> adapter(codec_, matcher_);
-      auto recovered = Recover(*journal_, adapter, options_.recovery);
-      if (!recovered.ok()) return recovered.status();
-      result = *recovered;
+      auto rec = Recover(*journal_, adapter, options_.recovery);
+      if (!rec.ok()) return rec.status();
+      result = *rec;
       last_time_us_ = adapter.last_time_us();  // stamps never go back across a restart
     }
     next_seq_ = result.next_seq;
