@@ -48,6 +48,7 @@ std::pair<uint32_t, bool> ClientIdIndex::TryInsert(uint64_t hash, AccountId acct
   Record& r = recs_[rec];
   r.hash = hash;
   r.oid = 0;
+  r.slot = kNoSlot;
   r.acct = acct;
   r.cl = cl;
   if (size_ * 2 > table_.size()) {

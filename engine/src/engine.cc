@@ -60,7 +60,8 @@ uint32_t Engine::LookupLive(uint64_t acct_hash, AccountId acct, const ClientId& 
   const uint32_t rec = client_ids_.Find(ClHash(acct_hash, cl), acct, cl);
   if (rec_out != nullptr) *rec_out = rec;
   if (rec == ClientIdIndex::kNone || client_ids_.oid(rec) == 0) return kNoSlot;
-  return ctx_.store.Find(client_ids_.oid(rec));
+  const uint32_t slot = client_ids_.slot(rec);
+  return ctx_.store.HoldsLive(slot, client_ids_.oid(rec)) ? slot : kNoSlot;
 }
 
 void Engine::Prefetch(const Command& cmd) const {
@@ -212,7 +213,7 @@ void Engine::Apply(const NewOrderCmd& c) {
   o.session = c.session;
   o.cl = c.cl;
   o.status = OrderStatus::kNew;
-  client_ids_.set_oid(cl_rec, oid);
+  client_ids_.set_order(cl_rec, oid, slot);
   if (o.tif == TimeInForce::kGtd) next_gtd_expiry_ = std::min(next_gtd_expiry_, o.expire);
   book->MarkAccepted();
   Event& e = ctx_.Emit(EventType::kAccepted);
@@ -264,9 +265,9 @@ void Engine::Apply(const ReplaceCmd& c) {
     return;
   }
   // After a replace only the new id names the order; the old one stays taken.
-  client_ids_.set_oid(orig_rec, 0);
+  client_ids_.set_order(orig_rec, 0, kNoSlot);
   const uint32_t new_rec = client_ids_.TryInsert(ClHash(acct_hash, c.cl), acct, c.cl).first;
-  client_ids_.set_oid(new_rec, o.oid);
+  client_ids_.set_order(new_rec, o.oid, slot);
   book.Replace(slot, c.cl, px, qty);
 }
 
@@ -343,9 +344,8 @@ void Engine::Apply(const TimeCmd& c) {
 // one day's ids and those of live (GTC, GTD) orders, never every id the exchange has seen.
 // One pass over the set a day.
 void Engine::ForgetEndedClientIds() {
-  client_ids_.RetainIf([this](AccountId, const ClientId&, OrderId oid) {
-    return oid != 0 && ctx_.store.Find(oid) != kNoSlot;
-  });
+  client_ids_.RetainIf(
+      [this](OrderId oid, uint32_t slot) { return oid != 0 && ctx_.store.HoldsLive(slot, oid); });
 }
 
 void Engine::Apply(const CloseCmd& c) {
@@ -376,12 +376,6 @@ std::optional<OrderView> Engine::FindOrder(std::string_view acct, std::string_vi
   const uint32_t acct_id = accounts_.Find(acct_name, acct_hash);
   if (acct_id == NameTable::kNone) return std::nullopt;
   uint32_t slot = LookupLive(acct_hash, acct_id, id);
-  if (slot == kNoSlot) return std::nullopt;
-  return ViewOf(ctx_.store.at(slot));
-}
-
-std::optional<OrderView> Engine::FindOrder(OrderId oid) const {
-  uint32_t slot = ctx_.store.Find(oid);
   if (slot == kNoSlot) return std::nullopt;
   return ViewOf(ctx_.store.at(slot));
 }

@@ -3,8 +3,10 @@
 // docs/formats.md, "Engine snapshot". Orders are written in acceptance order (ascending order
 // ids, which Restore requires), then each book's resting orders level by level
 // (best first, FIFO) and its pending stops in list order (which rebuilds time priority).
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/engine/engine.h"
@@ -182,8 +184,9 @@ absl::Status Engine::Restore(absl::string_view blob) {
   if (absl::Status s = RestoreNames(r); !s.ok()) return s;
   if (absl::Status s = RestoreBooks(r); !s.ok()) return s;
   if (absl::Status s = RestoreClientIds(r); !s.ok()) return s;
-  if (absl::Status s = RestoreOrders(r); !s.ok()) return s;
-  if (absl::Status s = RestoreBookOrders(r); !s.ok()) return s;
+  std::vector<LiveOrderRef> by_oid;  // the restored orders' slots, by ascending oid
+  if (absl::Status s = RestoreOrders(r, &by_oid); !s.ok()) return s;
+  if (absl::Status s = RestoreBookOrders(r, by_oid); !s.ok()) return s;
   if (!r.ok() || !r.done()) return Bad("trailing or truncated bytes");
   return absl::OkStatus();
 }
@@ -249,7 +252,8 @@ absl::Status Engine::RestoreBooks(Reader& r) {
   return absl::OkStatus();
 }
 
-// The (account, client id) -> order id index, ended orders' ids included.
+// The (account, client id) -> order id index, ended orders' ids included (the live orders'
+// slots are set by RestoreOrders).
 absl::Status Engine::RestoreClientIds(Reader& r) {
   uint64_t nids = 0;
   if (!r.Count(&nids, 16)) return Bad("truncated client ids");
@@ -262,13 +266,14 @@ absl::Status Engine::RestoreClientIds(Reader& r) {
     const uint64_t acct_hash = accounts_.Hash(Name::From(accounts_.name(acct)));
     auto [rec, fresh] = client_ids_.TryInsert(ClHash(acct_hash, cl), acct, cl);
     if (!fresh) return Bad("duplicate client id");
-    client_ids_.set_oid(rec, oid);
+    client_ids_.set_order(rec, oid, kNoSlot);
   }
   return absl::OkStatus();
 }
 
-// Every live order into the store, in acceptance order, not yet in any book.
-absl::Status Engine::RestoreOrders(Reader& r) {
+// Every live order into the store, in acceptance order, not yet in any book; then each one's
+// slot into the record of its client id, which must name it.
+absl::Status Engine::RestoreOrders(Reader& r, std::vector<LiveOrderRef>* by_oid) {
   uint64_t norders = 0;
   if (!r.Count(&norders, 64)) return Bad("truncated orders");
   OrderId last_oid = 0;
@@ -287,12 +292,11 @@ absl::Status Engine::RestoreOrders(Reader& r) {
       return Bad("truncated order");
     }
     if (in.oid == 0 || in.oid >= next_oid_ || in.acct >= accounts_.size() ||
-        in.sym >= books_.size() || in.firm >= firms_.size() || in.stp >= firms_.size() ||
-        ctx_.store.Find(in.oid) != kNoSlot) {
+        in.sym >= books_.size() || in.firm >= firms_.size() || in.stp >= firms_.size()) {
       return Bad("inconsistent order");
     }
     // Acceptance order is oid order (ids are given at acceptance): the store walks its live
-    // orders by oid.
+    // orders by oid. Strictly ascending, so no id twice.
     if (in.oid <= last_oid) return Bad("orders out of acceptance order");
     last_oid = in.oid;
     uint32_t slot = ctx_.store.Allocate(in.oid, in.acct);
@@ -304,19 +308,33 @@ absl::Status Engine::RestoreOrders(Reader& r) {
     o.live = true;
     o.in_level = false;
     o.prev = o.next = kNoSlot;
+    by_oid->push_back(LiveOrderRef{in.oid, slot});
+  }
+  // A cancel or replace reaches a live order through its client id's record only.
+  for (const LiveOrderRef& ref : *by_oid) {
+    const Order& o = ctx_.store.at(ref.slot);
+    const uint64_t acct_hash = accounts_.Hash(Name::From(accounts_.name(o.acct)));
+    const uint32_t rec = client_ids_.Find(ClHash(acct_hash, o.cl), o.acct, o.cl);
+    if (rec == ClientIdIndex::kNone || client_ids_.oid(rec) != o.oid) {
+      return Bad("a live order's client id does not name it");
+    }
+    client_ids_.set_order(rec, o.oid, ref.slot);
   }
   return absl::OkStatus();
 }
 
 // Each book's resting orders and pending stops, in the order that rebuilds time priority.
-absl::Status Engine::RestoreBookOrders(Reader& r) {
+absl::Status Engine::RestoreBookOrders(Reader& r, const std::vector<LiveOrderRef>& by_oid) {
   for (auto& book : books_) {
     uint64_t n = 0;
     if (!r.Count(&n, 8)) return Bad("truncated book orders");
     for (uint64_t i = 0; i < n; ++i) {
       OrderId oid = 0;
       if (!r.Get(&oid)) return Bad("truncated book orders");
-      uint32_t slot = ctx_.store.Find(oid);
+      const auto it =
+          std::lower_bound(by_oid.begin(), by_oid.end(), oid,
+                           [](const LiveOrderRef& ref, OrderId id) { return ref.oid < id; });
+      const uint32_t slot = it != by_oid.end() && it->oid == oid ? it->slot : kNoSlot;
       if (slot == kNoSlot || ctx_.store.at(slot).sym != book->config().id ||
           ctx_.store.at(slot).in_level) {
         return Bad("book names an unknown order");

@@ -145,6 +145,22 @@ TEST(OrderBookTest, CancelOfUnknownEndedOrOtherAccountsOrderIsRejectedUnknownOrd
   EXPECT_EQ(rej[0], R"({"ev":"cancel_rejected","orig":"s1","acct":"X1","reason":"unknown_order"})");
 }
 
+// A client id's record keeps the slot its order had (order_store.h: the store has no oid
+// map), and the pool gives an ended order's slot to the next order accepted. A cancel or
+// replace by the ended order's id must not reach the order now in that slot, whether the
+// first ended by a cancel or by a fill, of the same account or another.
+TEST(OrderBookTest, CancelByAnEndedOrdersIdDoesNotReachTheOrderNowInItsSlot) {
+  auto out = RunNoSeq({ProductLine(), Limit("s1", "B1", "sell", "5.000", 1), CancelLine("s1", "B1"),
+                       Limit("s2", "B1", "sell", "5.010", 2), CancelLine("s1", "B1"),
+                       ReplaceLine("s1b", "s1", "B1", R"(,"qty":5)"),
+                       Limit("s3", "C1", "sell", "5.020", 1), Limit("b1", "A1", "buy", "5.020", 1),
+                       Limit("b2", "D1", "buy", "4.900", 3), CancelLine("b1", "A1")});
+  EXPECT_EQ(Grep(out, "unknown_order").size(), 3u);
+  EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("s1", "B1", 1, "user")));
+  EXPECT_THAT(Grep(out, "trade"), ElementsAre(Trade("5.010", 1, "b1", "A1", "s2", "B1", "buy")));
+  EXPECT_EQ(out.back(), BookLine(R"([["4.900",3,1]])", R"([["5.010",1,1],["5.020",1,1]])"));
+}
+
 TEST(OrderBookTest, ClientIdStaysTakenAfterOrderEnds) {
   auto out = RunNoSeq({ProductLine(), Limit("b1", "A1", "buy", "4.900", 1), CancelLine("b1", "A1"),
                        Limit("b1", "A1", "buy", "4.900", 1), Limit("b1", "A2", "buy", "4.900", 1)});

@@ -68,19 +68,24 @@ TEST(ClientIdIndexTest, MatchesAMapUnderRandomOperations) {
         if (rng() % 4 == 0) {
           index.EraseLast();
         } else {
-          index.set_oid(rec, next);
+          EXPECT_EQ(index.slot(rec), kNoSlot) << step;  // a fresh id names no order yet
+          index.set_order(rec, next, static_cast<uint32_t>(next * 7));
           m.oids[key] = next++;
           m.order.push_back(key);
         }
       } else if (op < 9) {  // look up; end the order (oid 0) sometimes
         const uint32_t rec = index.Find(h, key.first, cl);
         ASSERT_EQ(rec != ClientIdIndex::kNone, m.oids.contains(key)) << step;
+        if (rec != ClientIdIndex::kNone) {
+          const OrderId oid = m.oids[key];
+          EXPECT_EQ(index.slot(rec), oid == 0 ? kNoSlot : static_cast<uint32_t>(oid * 7)) << step;
+        }
         if (rec != ClientIdIndex::kNone && rng() % 3 == 0) {
-          index.set_oid(rec, 0);
+          index.set_order(rec, 0, kNoSlot);
           m.oids[key] = 0;
         }
       } else if (step % 50 == 0) {  // the day's change: keep the live ones
-        index.RetainIf([](AccountId, const ClientId&, OrderId oid) { return oid != 0; });
+        index.RetainIf([](OrderId oid, uint32_t) { return oid != 0; });
         std::erase_if(m.oids, [](const auto& kv) { return kv.second == 0; });
         std::erase_if(m.order, [&](const Key& k) { return !m.oids.contains(k); });
       }

@@ -148,6 +148,47 @@ TEST(EngineSnapshotTest, OrdersOutOfAcceptanceOrderAreDataLoss) {
   EXPECT_NE(st.message().find("orders out of acceptance order"), std::string::npos) << st;
 }
 
+// A cancel or replace reaches a live order through its client id's record only (the order
+// store keeps no map by order id), so a blob in which a live order's client id names another
+// order would restore an engine whose cancels miss or hit the wrong order: data loss.
+TEST(EngineSnapshotTest, ALiveOrderWhoseClientIdNamesAnotherOrderIsDataLoss) {
+  engine::Engine a;
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("S");
+  a.Process(p);
+  for (int i = 0; i < 2; ++i) {
+    engine::NewOrderCmd n;
+    n.cl = engine::ClientId::From(absl::StrCat("o", i));
+    n.acct = engine::Name::From("A1");
+    n.sym = engine::Name::From("S");
+    n.side = engine::Side::kBuy;
+    n.px = engine::PriceField::Ticks(engine::PriceTicks(100 + i));
+    n.qty = engine::Qty(1);
+    a.Process(n);
+  }
+  ASSERT_EQ(a.live_orders(), 2u);
+  std::string blob = a.Snapshot();
+  engine::Engine ok;
+  ASSERT_TRUE(ok.Restore(blob).ok());
+  engine::CancelCmd x;
+  x.acct = engine::Name::From("A1");
+  x.orig = engine::ClientId::From("o1");
+  ok.Process(x);
+  EXPECT_EQ(ok.live_orders(), 1u);  // the restored record reaches its order
+  // The client-id section comes first, the orders after it: swap the orders' own ids.
+  const size_t o0 = blob.rfind("o0"), o1 = blob.rfind("o1");
+  ASSERT_NE(o0, std::string::npos);
+  ASSERT_NE(o1, std::string::npos);
+  ASSERT_LT(blob.find("o0"), o0);
+  blob[o0 + 1] = '1';
+  blob[o1 + 1] = '0';
+  engine::Engine b;
+  const absl::Status st = b.Restore(blob);
+  EXPECT_TRUE(absl::IsDataLoss(st)) << st;
+  EXPECT_NE(st.message().find("a live order's client id does not name it"), std::string::npos)
+      << st;
+}
+
 class Collect : public journal::OutcomeSink<Outcome> {
  public:
   void Emit(const Outcome& o) override {

@@ -110,7 +110,7 @@ namespace {
 class BenchBook {
  public:
   explicit BenchBook(size_t capacity)
-      : ctx_(capacity), book_(Config(), &ctx_) {
+      : ctx_(capacity), book_(Config(), &ctx_), slot_of_(capacity + 1, kNoSlot) {
     ctx_.events.reserve(4096);
   }
   static BookConfig Config() {
@@ -123,7 +123,12 @@ class BenchBook {
     ctx_.events.clear();
     switch (w.op) {
       case WorkItem::Op::kNew: {
-        uint32_t slot = ctx_.store.Allocate(next_oid_++, 0);
+        const OrderId oid = next_oid_++;
+        uint32_t slot = ctx_.store.Allocate(oid, 0);
+        // The store keeps no oid map (the engine reaches orders by client id); the stream's
+        // cancels and replaces name oids, so the harness remembers each one's slot.
+        if (oid >= slot_of_.size()) slot_of_.resize(std::max<size_t>(oid + 1, 2 * slot_of_.size()));
+        slot_of_[oid] = slot;
         Order& o = ctx_.store.at(slot);
         o.accept_seq = o.oid;
         o.side = w.side;
@@ -135,12 +140,12 @@ class BenchBook {
         break;
       }
       case WorkItem::Op::kCancel: {
-        uint32_t slot = ctx_.store.Find(w.target);
+        const uint32_t slot = SlotOf(w.target);
         if (slot != kNoSlot) book_.Cancel(slot, CancelReason::kUser);
         break;
       }
       case WorkItem::Op::kReplace: {
-        uint32_t slot = ctx_.store.Find(w.target);
+        const uint32_t slot = SlotOf(w.target);
         if (slot != kNoSlot) {
           ClientId cl = ctx_.store.at(slot).cl;
           Qty qty = ctx_.store.at(slot).cum + w.qty;
@@ -155,8 +160,14 @@ class BenchBook {
   size_t resting() const { return book_.resting_count(); }
 
  private:
+  uint32_t SlotOf(OrderId oid) const {
+    const uint32_t slot = oid < slot_of_.size() ? slot_of_[oid] : kNoSlot;
+    return ctx_.store.HoldsLive(slot, oid) ? slot : kNoSlot;
+  }
+
   MatchContext ctx_;
   OrderBook book_;
+  std::vector<uint32_t> slot_of_;  // by oid: the slot it was given (it may have ended since)
   OrderId next_oid_ = 1;
   uint64_t trades_ = 0;
 };

@@ -1,6 +1,10 @@
-// The engine's (account, client id) -> order id index: every id taken this trading day, live
+// The engine's (account, client id) -> order index: every id taken this trading day, live
 // or ended (SPEC §4.2 duplicate_client_id), so it grows to millions of entries and is probed
-// by every new order, cancel and replace.
+// by every new order, cancel and replace. A record holds the order's id and its slot in the
+// order store, so a cancel or replace goes from the client id to the order with no other
+// index (the store keeps no id map: order_store.h). The slot is not cleared when the order
+// ends (that would touch the record again); a reader checks that the slot still holds a live
+// order of that id (Engine::LookupLive).
 //
 // Layout, chosen so that a probe costs one cache miss however many ids are taken:
 //   * the keys live in an append-only arena of records, in the order they were taken;
@@ -9,7 +13,8 @@
 //     ever removed alone (an order rejected after its id was taken), so no deletion shifts.
 // A probe reads one bucket line and compares hash bits; it reads the record (a second line)
 // only when those bits match, which for a fresh id almost never happens. A new id's record
-// is written at the arena's end, which the cache already holds.
+// is written at the arena's end, which the cache already holds. A record is one cache line
+// (64 bytes, aligned), so reading it is one miss.
 //
 // Both the arena and the table are allocated and written (touched) at construction for the
 // configured capacity, so the first use of a page does not fault inside the timed path;
@@ -53,8 +58,8 @@ class ClientIdIndex {
   // Brings the key's bucket into the cache (a hint; no effect on state).
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&table_[Bucket(hash)], 1, 3); }
 
-  // Takes (acct, cl) with order id 0 unless already taken. Returns the record and whether it
-  // is new; an existing key's record is returned unchanged.
+  // Takes (acct, cl) with order id 0 (slot kNoSlot) unless already taken. Returns the record and
+  // whether it is new; an existing key's record is returned unchanged.
   std::pair<uint32_t, bool> TryInsert(uint64_t hash, AccountId acct, const ClientId& cl);
   // The record of (acct, cl), or kNone.
   uint32_t Find(uint64_t hash, AccountId acct, const ClientId& cl) const;
@@ -63,7 +68,13 @@ class ClientIdIndex {
   void EraseLast();
 
   OrderId oid(uint32_t rec) const { return recs_[rec].oid; }
-  void set_oid(uint32_t rec, OrderId oid) { recs_[rec].oid = oid; }
+  // The store slot the order had when the id was given to it (it may since have ended).
+  uint32_t slot(uint32_t rec) const { return recs_[rec].slot; }
+  // Names the order (oid, slot) by the record's id; (0, kNoSlot): by no order any more.
+  void set_order(uint32_t rec, OrderId oid, uint32_t slot) {
+    recs_[rec].oid = oid;
+    recs_[rec].slot = slot;
+  }
   size_t size() const { return size_; }
 
   // fn(acct, cl, oid) for every record, in the order the ids were taken.
@@ -71,25 +82,27 @@ class ClientIdIndex {
   void ForEach(Fn&& fn) const {
     for (size_t i = 0; i < size_; ++i) fn(recs_[i].acct, recs_[i].cl, recs_[i].oid);
   }
-  // Keeps the records for which keep(acct, cl, oid) is true, in their order, and rebuilds
-  // the table.
+  // Keeps the records for which keep(oid, slot) is true, in their order, and rebuilds the
+  // table.
   template <typename Pred>
   void RetainIf(Pred&& keep) {
     size_t out = 0;
     for (size_t i = 0; i < size_; ++i) {
-      if (keep(recs_[i].acct, recs_[i].cl, recs_[i].oid)) recs_[out++] = recs_[i];
+      if (keep(recs_[i].oid, recs_[i].slot)) recs_[out++] = recs_[i];
     }
     size_ = out;
     Rebuild(table_.size());
   }
 
  private:
-  struct Record {
+  struct alignas(64) Record {
     uint64_t hash = 0;
     OrderId oid = 0;
     AccountId acct = 0;
+    uint32_t slot = kNoSlot;
     ClientId cl;
   };
+  static_assert(sizeof(Record) == 64);
   struct BucketEntry {
     uint32_t tag = 0;      // the hash's upper 32 bits
     uint32_t rec = kNone;  // kNone: empty

@@ -96,7 +96,6 @@ class Engine {
   // --- Lookups -------------------------------------------------------------------------
   // The live order named by (account, client id), or nullopt (unknown, ended, replaced away).
   std::optional<OrderView> FindOrder(std::string_view acct, std::string_view cl) const;
-  std::optional<OrderView> FindOrder(OrderId oid) const;
   std::optional<SymbolId> FindSymbol(std::string_view sym) const;
   std::optional<AccountId> FindAccount(std::string_view acct) const;
   std::string_view SymbolName(SymbolId id) const { return symbols_.name(id); }
@@ -163,8 +162,13 @@ class Engine {
   absl::Status RestoreNames(internal::SnapshotReader& r);
   absl::Status RestoreBooks(internal::SnapshotReader& r);
   absl::Status RestoreClientIds(internal::SnapshotReader& r);
-  absl::Status RestoreOrders(internal::SnapshotReader& r);
-  absl::Status RestoreBookOrders(internal::SnapshotReader& r);
+  struct LiveOrderRef {
+    OrderId oid;
+    uint32_t slot;
+  };
+  absl::Status RestoreOrders(internal::SnapshotReader& r, std::vector<LiveOrderRef>* by_oid);
+  absl::Status RestoreBookOrders(internal::SnapshotReader& r,
+                                 const std::vector<LiveOrderRef>& by_oid);
 
   // The account's id, interned (and the per-account tables grown) when new.
   AccountId InternAccount(const Name& name, uint64_t hash);

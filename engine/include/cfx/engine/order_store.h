@@ -1,5 +1,12 @@
-// Preallocated pool of orders plus the indexes the engine needs: oid -> slot (open
-// addressing, linear probing, backward-shift deletion) and the live slots.
+// Preallocated pool of orders plus the one index the engine needs on every path: the live
+// slots.
+//
+// No oid -> slot map (issue #13): the engine reaches an order by its client id, whose record
+// holds the slot (ClientIdIndex), and by the book's links. A map by oid cost a probe at
+// every acceptance and, when an order accepted long ago ended, a cold miss and a
+// backward-shift delete (3% of `cfx bench book --engine`), and 128 MiB at the serve
+// capacity. The rare lookups by oid (restoring a snapshot, the bench harness's cancels)
+// build their own.
 //
 // No acceptance-order list (issue #13): an intrusive list linked each order to the orders
 // accepted just before and after it, so releasing an order that had rested wrote two order
@@ -18,8 +25,8 @@
 // order instead, as cancel-on-disconnect and `close` do: its cost grows with the live
 // orders, and no order's cost grows with the accounts.
 //
-// Steady state allocates nothing: slots come from a free list, the map is sized up front.
-// Growth (pool or map beyond the configured capacity) allocates and is logged as a warm-up
+// Steady state allocates nothing: slots come from a free list sized up front.
+// Growth (the pool beyond the configured capacity) allocates and is logged as a warm-up
 // cost, never an error.
 // Thread safety: none; owned by one matcher thread.
 #ifndef CFX_ENGINE_ORDER_STORE_H_
@@ -36,13 +43,16 @@ class OrderStore {
  public:
   explicit OrderStore(size_t capacity = 1 << 16);
 
-  // Returns a fresh slot (fields default) with `oid` indexed.
+  // Returns a fresh slot (fields default) holding `oid`, live.
   // REQUIRES: `oid` is above every oid allocated before (ids are given in acceptance order).
   uint32_t Allocate(OrderId oid, AccountId acct);
-  // Unlinks the order from every index and returns its slot to the pool.
+  // Takes the order out of the live slots and returns its slot to the pool.
   void Release(uint32_t slot);
-  // Returns kNoSlot when `oid` is not live.
-  uint32_t Find(OrderId oid) const;
+  // Whether `slot` holds the live order `oid` (a slot remembered elsewhere may since have
+  // been released and reused). `slot` may be kNoSlot.
+  bool HoldsLive(uint32_t slot, OrderId oid) const {
+    return slot < pool_.size() && pool_[slot].live && pool_[slot].oid == oid;
+  }
 
   Order& at(uint32_t slot) { return pool_[slot]; }
   const Order& at(uint32_t slot) const { return pool_[slot]; }
@@ -68,26 +78,16 @@ class OrderStore {
 
  private:
   struct MapEntry {
-    OrderId oid = 0;  // 0: empty
+    OrderId oid = 0;
     uint32_t slot = kNoSlot;
   };
-  // Oids are assigned sequentially and live orders form a moving window, so the identity
-  // (mod table size) spreads them without collisions while the window fits the table and
-  // keeps neighbouring ids in neighbouring cache lines.
-  size_t Bucket(OrderId oid) const { return oid & (map_.size() - 1); }
   // The live orders' entries into *out, by oid.
   void LiveByOid(std::vector<MapEntry>* out) const;
-  void MapInsert(OrderId oid, uint32_t slot);
-  void MapErase(OrderId oid);
-  void GrowMap();
   void GrowPool();
 
-  // Huge pages where the kernel allows: orders and ids are reached at random.
+  // Huge pages where the kernel allows: orders are reached at random.
   std::vector<Order, HugePageAllocator<Order>> pool_;
   std::vector<uint32_t> free_;
-  std::vector<MapEntry, HugePageAllocator<MapEntry>> map_;
-  int shift_ = 64;
-  size_t map_size_ = 0;
   std::vector<uint32_t> live_slots_;  // Order::live_idx is each one's place
   OrderId last_oid_ = 0;  // the highest allocated (Allocate's REQUIRES)
   // ForEachLive's list, kept between walks so that a walk allocates only when the live
