@@ -272,7 +272,7 @@ absl::Status Engine::RestoreClientIds(Reader& r) {
 }
 
 // Every live order into the store, in acceptance order, not yet in any book; then each one's
-// slot into the record of its client id, which must name it.
+// slot into the record of its client id, which must name it and be the only one that does.
 absl::Status Engine::RestoreOrders(Reader& r, std::vector<LiveOrderRef>* by_oid) {
   uint64_t norders = 0;
   if (!r.Count(&norders, 64)) return Bad("truncated orders");
@@ -320,6 +320,16 @@ absl::Status Engine::RestoreOrders(Reader& r, std::vector<LiveOrderRef>* by_oid)
     }
     client_ids_.set_order(rec, o.oid, ref.slot);
   }
+  // ...and by no other id (a replace leaves the old id naming no order): a second record of
+  // a live order would keep no slot, and a cancel through it would miss the order.
+  size_t naming_live = 0;
+  client_ids_.ForEach([&](AccountId, const ClientId&, OrderId oid) {
+    const auto it =
+        std::lower_bound(by_oid->begin(), by_oid->end(), oid,
+                         [](const LiveOrderRef& ref, OrderId id) { return ref.oid < id; });
+    naming_live += it != by_oid->end() && it->oid == oid;
+  });
+  if (naming_live != by_oid->size()) return Bad("two client ids name one live order");
   return absl::OkStatus();
 }
 

@@ -189,6 +189,45 @@ TEST(EngineSnapshotTest, ALiveOrderWhoseClientIdNamesAnotherOrderIsDataLoss) {
       << st;
 }
 
+// After a replace only the new id names the order (the old one names none): a blob in which
+// the old id names the live order too would leave that record without the order's slot.
+TEST(EngineSnapshotTest, TwoClientIdsNamingOneLiveOrderAreDataLoss) {
+  engine::Engine a;
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("S");
+  a.Process(p);
+  engine::NewOrderCmd n;
+  n.cl = engine::ClientId::From("o0");
+  n.acct = engine::Name::From("A1");
+  n.sym = engine::Name::From("S");
+  n.side = engine::Side::kBuy;
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(100));
+  n.qty = engine::Qty(1);
+  a.Process(n);
+  engine::ReplaceCmd r;
+  r.cl = engine::ClientId::From("o0b");
+  r.orig = n.cl;
+  r.acct = n.acct;
+  a.Process(r);
+  ASSERT_EQ(a.live_orders(), 1u);
+  ASSERT_FALSE(a.FindOrder("A1", "o0").has_value());
+  std::string blob = a.Snapshot();
+  engine::Engine ok;
+  ASSERT_TRUE(ok.Restore(blob).ok());
+  // The client-id section comes first: the old id "o0" (length-prefixed), then its order id 0.
+  const size_t at = blob.find(std::string("\x02\0\0\0o0", 6));
+  ASSERT_NE(at, std::string::npos);
+  uint64_t oid = 0;
+  std::memcpy(&oid, blob.data() + at + 6, 8);
+  ASSERT_EQ(oid, 0u);
+  oid = 1;  // the live order's id
+  std::memcpy(blob.data() + at + 6, &oid, 8);
+  engine::Engine b;
+  const absl::Status st = b.Restore(blob);
+  EXPECT_TRUE(absl::IsDataLoss(st)) << st;
+  EXPECT_NE(st.message().find("two client ids name one live order"), std::string::npos) << st;
+}
+
 class Collect : public journal::OutcomeSink<Outcome> {
  public:
   void Emit(const Outcome& o) override {

@@ -4,7 +4,7 @@
 // No oid -> slot map (issue #13): the engine reaches an order by its client id, whose record
 // holds the slot (ClientIdIndex), and by the book's links. A map by oid cost a probe at
 // every acceptance and, when an order accepted long ago ended, a cold miss and a
-// backward-shift delete (3% of `cfx bench book --engine`), and 128 MiB at the serve
+// backward-shift delete (3% of `cfx bench book --engine`), and 32 bytes an order of
 // capacity. The rare lookups by oid (restoring a snapshot, the bench harness's cancels)
 // build their own.
 //

@@ -383,18 +383,8 @@ class Pipeline {
   // Holder of the matcher's role: applies the ring's front input `in_slot` and pops it.
   void MatchOne(const Sequenced& in_slot, Sink& sink);
 
-  void RunSnapshotter() {
-    SnapshotJob job;
-    ParkingIdle idle(&snapshot_wake_);
-    while (PopOrDone(snapshot_jobs_, matcher_done_, idle, job, [] {})) {
-      // A failed snapshot costs recovery time, not correctness: the journal has it all.
-      if (journal_->WriteSnapshot(job.seq, job.state).ok()) {
-        snapshots_written_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
-      }
-    }
-  }
+  // Snapshot thread: writes the matcher's snapshots (pipeline_publish-inl.h).
+  void RunSnapshotter();
 
   // Hands outputs to the listener: on the publisher thread, or with publish_on_matcher on
   // the matcher's. One thread only.
@@ -436,18 +426,8 @@ class Pipeline {
     bool error_reported_ = false;
   };
 
-  void RunPublisher() {
-    ParkingIdle idle(&publisher_wake_);
-    auto on_empty = [&] { delivery_.OnEmpty(); };
-    while (const Output* out = FrontOrDone(output_, matcher_done_, idle, on_empty)) {
-      if (const Output* ahead = output_.PeekAhead(kOutputPrefetchAhead)) {
-        __builtin_prefetch(ahead);
-      }
-      delivery_.One(*out);
-      output_.PopFront();
-    }
-    on_empty();
-  }
+  // Publisher thread: hands the outputs to the listener (pipeline_publish-inl.h).
+  void RunPublisher();
 
   // A consumer's next item: pops `ring` into `item`, parking on `idle` while it is empty and
   // calling on_empty() each time it finds it so. Returns false once the ring is empty and
@@ -596,10 +576,11 @@ class Pipeline {
 
 }  // namespace cfx::journal
 
-// The follower loop (replication), the matcher's stage and the leader's sequencer loop (the
-// journal), out of the class: each a job of its own.
+// The follower loop (replication), the matcher's stage, the leader's sequencer loop (the
+// journal) and the publisher and snapshot threads, out of the class: each a job of its own.
 #include "cfx/journal/pipeline_follow-inl.h"     // IWYU pragma: export
 #include "cfx/journal/pipeline_matcher-inl.h"    // IWYU pragma: export
+#include "cfx/journal/pipeline_publish-inl.h"    // IWYU pragma: export
 #include "cfx/journal/pipeline_sequencer-inl.h"  // IWYU pragma: export
 
 #endif  // CFX_JOURNAL_PIPELINE_H_
