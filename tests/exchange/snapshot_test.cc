@@ -77,21 +77,32 @@ TEST(EngineSnapshotTest, CorruptBlobsAreRejected) {
   EXPECT_FALSE(used.Restore(blob).ok());
 }
 
+// Lists the symbol "S" on `e`.
+void ListS(engine::Engine& e) {
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("S");
+  e.Process(p);
+}
+
+// A limit buy of 1 on "S" for account A1.
+engine::NewOrderCmd BuyS(const std::string& cl, int64_t ticks) {
+  engine::NewOrderCmd n;
+  n.cl = engine::ClientId::From(cl);
+  n.acct = engine::Name::From("A1");
+  n.sym = engine::Name::From("S");
+  n.side = engine::Side::kBuy;
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(ticks));
+  n.qty = engine::Qty(1);
+  return n;
+}
+
 // A resting order's price in a blob is checked: 0 ticks marks "no level" in the book, so an
 // order resting at it would be held and never matched, listed or hashed (a code review of
 // 2026-12-06; before far levels the grid's check caught it with an assert).
 TEST(EngineSnapshotTest, ARestingOrderAtZeroTicksIsDataLoss) {
   engine::Engine a;
-  engine::ProductCmd p;
-  p.sym = engine::Name::From("S");
-  a.Process(p);
-  engine::NewOrderCmd n;
-  n.cl = engine::ClientId::From("o1");
-  n.acct = engine::Name::From("A1");
-  n.sym = engine::Name::From("S");
-  n.px = engine::PriceField::Ticks(engine::PriceTicks(0x0123456789AB));
-  n.qty = engine::Qty(1);
-  a.Process(n);
+  ListS(a);
+  a.Process(BuyS("o1", 0x0123456789AB));
   ASSERT_EQ(a.live_orders(), 1u);
   std::string blob = a.Snapshot();
   engine::Engine ok;
@@ -111,20 +122,9 @@ TEST(EngineSnapshotTest, ARestingOrderAtZeroTicksIsDataLoss) {
 // whose mass cancels, expiries and snapshots walk its orders in an order the blob's did not.
 TEST(EngineSnapshotTest, OrdersOutOfAcceptanceOrderAreDataLoss) {
   engine::Engine a;
-  engine::ProductCmd p;
-  p.sym = engine::Name::From("S");
-  a.Process(p);
+  ListS(a);
   const int64_t prices[] = {0x0111111111, 0x0222222222, 0x0333333333};
-  for (int i = 0; i < 3; ++i) {
-    engine::NewOrderCmd n;
-    n.cl = engine::ClientId::From(absl::StrCat("o", i));
-    n.acct = engine::Name::From("A1");
-    n.sym = engine::Name::From("S");
-    n.side = engine::Side::kBuy;
-    n.px = engine::PriceField::Ticks(engine::PriceTicks(prices[i]));
-    n.qty = engine::Qty(1);
-    a.Process(n);
-  }
+  for (int i = 0; i < 3; ++i) a.Process(BuyS(absl::StrCat("o", i), prices[i]));
   ASSERT_EQ(a.live_orders(), 3u);
   std::string blob = a.Snapshot();
   engine::Engine ok;
@@ -153,19 +153,8 @@ TEST(EngineSnapshotTest, OrdersOutOfAcceptanceOrderAreDataLoss) {
 // order would restore an engine whose cancels miss or hit the wrong order: data loss.
 TEST(EngineSnapshotTest, ALiveOrderWhoseClientIdNamesAnotherOrderIsDataLoss) {
   engine::Engine a;
-  engine::ProductCmd p;
-  p.sym = engine::Name::From("S");
-  a.Process(p);
-  for (int i = 0; i < 2; ++i) {
-    engine::NewOrderCmd n;
-    n.cl = engine::ClientId::From(absl::StrCat("o", i));
-    n.acct = engine::Name::From("A1");
-    n.sym = engine::Name::From("S");
-    n.side = engine::Side::kBuy;
-    n.px = engine::PriceField::Ticks(engine::PriceTicks(100 + i));
-    n.qty = engine::Qty(1);
-    a.Process(n);
-  }
+  ListS(a);
+  for (int i = 0; i < 2; ++i) a.Process(BuyS(absl::StrCat("o", i), 100 + i));
   ASSERT_EQ(a.live_orders(), 2u);
   std::string blob = a.Snapshot();
   engine::Engine ok;
@@ -193,21 +182,12 @@ TEST(EngineSnapshotTest, ALiveOrderWhoseClientIdNamesAnotherOrderIsDataLoss) {
 // the old id names the live order too would leave that record without the order's slot.
 TEST(EngineSnapshotTest, TwoClientIdsNamingOneLiveOrderAreDataLoss) {
   engine::Engine a;
-  engine::ProductCmd p;
-  p.sym = engine::Name::From("S");
-  a.Process(p);
-  engine::NewOrderCmd n;
-  n.cl = engine::ClientId::From("o0");
-  n.acct = engine::Name::From("A1");
-  n.sym = engine::Name::From("S");
-  n.side = engine::Side::kBuy;
-  n.px = engine::PriceField::Ticks(engine::PriceTicks(100));
-  n.qty = engine::Qty(1);
-  a.Process(n);
+  ListS(a);
+  a.Process(BuyS("o0", 100));
   engine::ReplaceCmd r;
   r.cl = engine::ClientId::From("o0b");
-  r.orig = n.cl;
-  r.acct = n.acct;
+  r.orig = engine::ClientId::From("o0");
+  r.acct = engine::Name::From("A1");
   a.Process(r);
   ASSERT_EQ(a.live_orders(), 1u);
   ASSERT_FALSE(a.FindOrder("A1", "o0").has_value());
