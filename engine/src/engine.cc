@@ -39,8 +39,14 @@ FirmId Engine::DefaultFirm(AccountId acct, const Name& acct_name) {
 }
 
 OrderBook* Engine::BookOf(const Name& sym) {
+  // Orders come in runs on one contract: the last book found is compared before the name is
+  // hashed and looked up (books are never removed, so a remembered one stays valid).
+  if (last_book_ != nullptr && sym == last_sym_) return last_book_;
   const uint32_t id = symbols_.Find(sym);
-  return id == NameTable::kNone ? nullptr : books_[id].get();
+  if (id == NameTable::kNone) return nullptr;
+  last_sym_ = sym;
+  last_book_ = books_[id].get();
+  return last_book_;
 }
 
 std::optional<SymbolId> Engine::FindSymbol(std::string_view sym) const {

@@ -203,6 +203,8 @@ class Engine {
   EngineConfig config_;
   MatchContext ctx_;
   std::vector<std::unique_ptr<OrderBook>> books_;
+  Name last_sym_;                   // BookOf's memo: the last symbol it found...
+  OrderBook* last_book_ = nullptr;  // ...and its book
   NameTable symbols_, accounts_, firms_;
   std::vector<FirmId> default_firm_;  // by account: DefaultFirm's memo, NameTable::kNone unset
   ClientIdIndex client_ids_;
