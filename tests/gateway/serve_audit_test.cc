@@ -35,6 +35,7 @@
 #include "run_cfx.h"
 #include "scoped_umask.h"
 #include "serve_harness.h"
+#include "serve_server_test.h"
 
 namespace cfx::gateway {
 namespace {
@@ -77,35 +78,8 @@ json FindEvent(const std::vector<json>& events, const std::string& kind, const j
   return nullptr;
 }
 
-class ServeAuditTest : public ::testing::Test {
+class ServeAuditTest : public test::ServeServerTest {
  protected:
-  void SetUp() override {
-    dir_ = testsupport::FreshDir(std::string("cfx_serve_audit_") +
-                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    data_ = dir_ + "/data";
-  }
-  void TearDown() override {
-    if (server_) (void)server_->Stop();
-    server_.reset();
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  absl::Status StartServer(DataDirMode mode = DataDirMode::kCreate) {
-    auto config = common::ParseConfig(test::ServeConfigText(data_), "serve-test");
-    if (!config.ok()) return config.status();
-    ExchangeServerOptions options;
-    options.fix_port = 0;
-    options.http_port = 0;
-    options.manual_clock = true;
-    options.start_time = *common::ParseTimestamp("2027-03-01T14:00:00Z") * 1000;
-    options.fix_message_log = true;  // the log must not hold a password either
-    options.config_path = "serve-test.toml";
-    options.data_dir_mode = mode;
-    server_ = std::make_unique<ExchangeServer>(*config, options);
-    return server_->Start();
-  }
-
   absl::Status Logon(const std::string& comp_id, const std::string& password,
                      std::unique_ptr<FixClient>* out = nullptr) {
     FixClientOptions opt;
@@ -172,9 +146,7 @@ class ServeAuditTest : public ::testing::Test {
     return r->status;
   }
 
-  std::string dir_, data_;
   int clients_ = 0;
-  std::unique_ptr<ExchangeServer> server_;
 };
 
 // A start that fails on a busy port, a listen address that is no address or no sessions
@@ -417,104 +389,6 @@ TEST_F(ServeAuditTest, AFloodOfRefusalsIsWrittenAtABoundedRateWithTheCountSuppre
   EXPECT_GE(written, 1000u);  // the burst
   EXPECT_GT(suppressed, 0u);
   EXPECT_LE(written + suppressed, static_cast<uint64_t>(kRequests) + 1);
-}
-
-TEST_F(ServeAuditTest, AWorldWritableDataDirIsRefusedNamingIt) {
-  fs::create_directories(data_);
-  fs::permissions(data_, fs::perms::all);
-  absl::Status s = StartServer();
-  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
-  EXPECT_NE(s.message().find(data_), std::string::npos) << s;
-  EXPECT_FALSE(fs::exists(data_ + "/journal"));  // nothing was written
-}
-
-TEST_F(ServeAuditTest, AMissingOrEmptyDataDirIsNotANewExchangeUnlessToldSo) {
-  absl::Status missing = StartServer(DataDirMode::kExisting);
-  EXPECT_EQ(missing.code(), absl::StatusCode::kFailedPrecondition) << missing;
-  EXPECT_NE(missing.message().find("--init"), std::string::npos) << missing;
-  EXPECT_FALSE(fs::exists(data_));
-  ASSERT_TRUE(StartServer(DataDirMode::kNew).ok());
-  ASSERT_TRUE(server_->Stop().ok());
-  absl::Status again = StartServer(DataDirMode::kNew);  // --init on a live exchange's dir
-  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
-  ASSERT_TRUE(server_->Stop().ok());
-  ASSERT_TRUE(StartServer(DataDirMode::kExisting).ok());
-  EXPECT_FALSE(server_->recovery().fresh);
-}
-
-// An empty journal file (a copy or restore that wrote nothing) is no journal: LMDB would
-// make a new one in it and the exchange would start empty. Until 2026-12-06 it did.
-TEST_F(ServeAuditTest, AnEmptyJournalFileIsNotANewExchange) {
-  fs::create_directories(data_ + "/journal");
-  fs::permissions(data_, fs::perms::owner_all);
-  std::ofstream(data_ + "/journal/data.mdb").close();
-  for (DataDirMode mode : {DataDirMode::kExisting, DataDirMode::kNew}) {
-    absl::Status s = StartServer(mode);
-    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
-    EXPECT_NE(s.message().find(data_ + "/journal/data.mdb is empty"), std::string::npos) << s;
-    EXPECT_EQ(fs::file_size(data_ + "/journal/data.mdb"), 0u);  // nothing was made in it
-  }
-}
-
-// A data dir a `cfx replay --data-dir` wrote (a trade store, no journal) is no new exchange's:
-// --init on it took its next inputs for recorded ones, and served a security master with 14
-// contracts of the 24 it listed (an audit, 2026-12-06). Refused, nothing written, also for a
-// start that makes its journal (a standby; a review found that path open).
-TEST_F(ServeAuditTest, InitRefusesATradeStoreWithoutItsJournal) {
-  const std::string config = dir_ + "/cfx.toml";
-  std::ofstream(config) << test::ServeConfigText(data_);
-  const std::string input = dir_ + "/cmds.jsonl";
-  std::ofstream(input)
-      << "{\"op\":\"time\",\"ts\":\"2027-03-01T14:00:00Z\"}\n"
-         "{\"op\":\"product\",\"sym\":\"B200-GOLD-US-202703\"}\n"
-         "{\"op\":\"new\",\"cl\":\"b\",\"acct\":\"A1\",\"sym\":\"B200-GOLD-US-202703\","
-         "\"side\":\"buy\",\"type\":\"limit\",\"px\":\"5.000\",\"qty\":2}\n"
-         "{\"op\":\"new\",\"cl\":\"s\",\"acct\":\"B1\",\"sym\":\"B200-GOLD-US-202703\","
-         "\"side\":\"sell\",\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1}\n";
-  testsupport::CfxResult replay = testsupport::RunCfx("replay --input " + input + " --data-dir " +
-                                                      data_ + " --config " + config);
-  ASSERT_EQ(replay.exit_code, 0) << replay.output;
-  ASSERT_TRUE(fs::exists(data_ + "/trades/data.mdb"));
-  // In process first: on a binary without the check the CLI's serve would start and run on.
-  absl::Status s = StartServer(DataDirMode::kNew);
-  ASSERT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
-  // Nor a start that makes its journal where it is missing (a standby, the in-process
-  // server): the same trades would be taken for its own.
-  absl::Status created = StartServer(DataDirMode::kCreate);
-  ASSERT_EQ(created.code(), absl::StatusCode::kFailedPrecondition) << created;
-  EXPECT_NE(created.message().find("holds a trade store"), std::string::npos) << created;
-  testsupport::CfxResult init = testsupport::RunCfx("serve --init --config " + config);
-  EXPECT_NE(init.exit_code, 0);
-  EXPECT_NE(init.output.find("holds a trade store (" + data_ + "/trades/data.mdb) but no journal"),
-            std::string::npos)
-      << init.output;
-  EXPECT_FALSE(fs::exists(data_ + "/journal"));  // nothing was written
-  // Moving the trades away leaves another run's settlement ledger: refused as well.
-  fs::rename(data_ + "/trades", dir_ + "/trades-moved");
-  fs::create_directories(data_ + "/ledger");
-  std::ofstream(data_ + "/ledger/data.mdb") << "another run's ledger";
-  absl::Status ledger = StartServer(DataDirMode::kNew);
-  EXPECT_EQ(ledger.code(), absl::StatusCode::kFailedPrecondition) << ledger;
-  EXPECT_NE(ledger.message().find("a settlement ledger (" + data_ + "/ledger/data.mdb)"),
-            std::string::npos)
-      << ledger;
-}
-
-// `cfx serve` as an operator runs it: refused (non-zero, the path named) on a missing data
-// dir without --init and on a world-writable one.
-TEST_F(ServeAuditTest, CfxServeRefusesAMissingDataDirWithoutInitAndAWorldWritableOne) {
-  const std::string config = dir_ + "/cfx.toml";
-  std::ofstream(config) << test::ServeConfigText(data_);
-  testsupport::CfxResult missing = testsupport::RunCfx("serve --config " + config);
-  EXPECT_NE(missing.exit_code, 0);
-  EXPECT_NE(missing.output.find(data_), std::string::npos) << missing.output;
-  EXPECT_NE(missing.output.find("--init"), std::string::npos) << missing.output;
-  fs::create_directories(data_);
-  fs::permissions(data_, fs::perms::all);
-  testsupport::CfxResult open = testsupport::RunCfx("serve --init --config " + config);
-  EXPECT_NE(open.exit_code, 0);
-  EXPECT_NE(open.output.find(data_), std::string::npos) << open.output;
-  EXPECT_NE(open.output.find("writable"), std::string::npos) << open.output;
 }
 
 // The batch commands append to the same log: reference publications, settlement runs
