@@ -119,6 +119,15 @@ bool GetEnum(Reader& r, E* e, E last) {
   return true;
 }
 
+// The slot of the restored live order `oid` in `by_oid` (Engine::LiveOrderRef entries by
+// ascending oid), kNoSlot if none.
+template <typename Refs>
+uint32_t RestoredSlot(const Refs& by_oid, OrderId oid) {
+  const auto it = std::lower_bound(by_oid.begin(), by_oid.end(), oid,
+                                   [](const auto& ref, OrderId id) { return ref.oid < id; });
+  return it != by_oid.end() && it->oid == oid ? it->slot : kNoSlot;
+}
+
 absl::Status Bad(absl::string_view what) {
   return absl::DataLossError(absl::StrCat("engine snapshot: ", what));
 }
@@ -324,10 +333,7 @@ absl::Status Engine::RestoreOrders(Reader& r, std::vector<LiveOrderRef>* by_oid)
   // a live order would keep no slot, and a cancel through it would miss the order.
   size_t naming_live = 0;
   client_ids_.ForEach([&](AccountId, const ClientId&, OrderId oid) {
-    const auto it =
-        std::lower_bound(by_oid->begin(), by_oid->end(), oid,
-                         [](const LiveOrderRef& ref, OrderId id) { return ref.oid < id; });
-    naming_live += it != by_oid->end() && it->oid == oid;
+    naming_live += RestoredSlot(*by_oid, oid) != kNoSlot;
   });
   if (naming_live != by_oid->size()) return Bad("two client ids name one live order");
   return absl::OkStatus();
@@ -341,10 +347,7 @@ absl::Status Engine::RestoreBookOrders(Reader& r, const std::vector<LiveOrderRef
     for (uint64_t i = 0; i < n; ++i) {
       OrderId oid = 0;
       if (!r.Get(&oid)) return Bad("truncated book orders");
-      const auto it =
-          std::lower_bound(by_oid.begin(), by_oid.end(), oid,
-                           [](const LiveOrderRef& ref, OrderId id) { return ref.oid < id; });
-      const uint32_t slot = it != by_oid.end() && it->oid == oid ? it->slot : kNoSlot;
+      const uint32_t slot = RestoredSlot(by_oid, oid);
       if (slot == kNoSlot || ctx_.store.at(slot).sym != book->config().id ||
           ctx_.store.at(slot).in_level) {
         return Bad("book names an unknown order");
