@@ -1,6 +1,7 @@
 #include "cfx/settlement/statements.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -23,9 +24,29 @@ ojson OptPrice(const std::optional<common::PriceTicks>& price) {
   return price ? ojson(PriceText(*price)) : ojson(nullptr);
 }
 
-// Statements are private (0600, whatever the umask): they hold each account's money.
+// Statements are private (0600, whatever the umask): they hold each account's money. Not
+// flushed one by one: the folder is flushed whole before it is renamed into place.
 absl::Status WriteFile(const fs::path& path, const std::string& text) {
-  return storage::WritePrivateFile(path.string(), text);
+  return storage::WritePrivateFile(path.string(), text, storage::FileWrite::kReplace,
+                                   storage::FileSync::kUnsynced);
+}
+
+// Every file written in the folder's file system reaches the disk (one syncfs(2) for the
+// statements of every account, not one fsync each), and the folder's names with them.
+absl::Status FlushFolder(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot open ", dir.string(), " to flush it: ", std::strerror(errno)));
+  }
+  const int rc = ::syncfs(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot flush ", dir.string(), ": ", std::strerror(err)));
+  }
+  return storage::SyncFolder(dir.string());
 }
 
 // "0.6667": a share × 10^4, rounded half to even.
@@ -210,6 +231,10 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
   if (fail) {
     if (absl::Status f = fail("statements_written"); !f.ok()) return f;
   }
+  // Whole on disk before the folder gets its name: a power loss after the rename never
+  // leaves a statement folder of empty or partial files (which a rerun would refuse to
+  // replace).
+  if (absl::Status f = FlushFolder(tmp_dir); !f.ok()) return f;
   // Never over a folder that is there (the batch refuses one before posting; one made since
   // is someone else's): rename(2) would replace an empty one, renameat2's RENAME_NOREPLACE
   // does not (a file system without it: the check, then rename).
@@ -221,7 +246,7 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
       errno = EEXIST;
     }
   }
-  if (rc == 0) return absl::OkStatus();
+  if (rc == 0) return storage::SyncFolder(fs::path(out_dir).string());
   const int err = errno;
   fs::remove_all(tmp_dir, ec);
   if (err == EEXIST || err == ENOTEMPTY) {

@@ -1,11 +1,14 @@
 #include "cfx/storage/private_files.h"
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 
 #include "cfx/storage/lmdb_env.h"
@@ -79,6 +82,70 @@ TEST(PrivateFilesTest, ANewFileReplacesNothingAlreadyThere) {
   size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
   EXPECT_EQ(entries, 3u);
+}
+
+std::set<std::string> Names(const std::string& folder) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(folder)) {
+    names.insert(e.path().filename().string());
+  }
+  return names;
+}
+
+// A writer killed in the middle of the write (a crash, kill -9) leaves no file behind: the
+// file is written unnamed and gets its name only once it is whole. Until 2026-12-07 it was
+// written as `<path>.tmp.XXXXXX`, which such a kill left in the folder.
+TEST(PrivateFilesTest, AWriterKilledMidWriteLeavesNothingBehind) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  const std::string path = dir.path() + "/statement.json";
+  ASSERT_TRUE(WritePrivateFile(path, "old").ok());
+  const std::string fresh = dir.path() + "/fresh.json";
+  for (FileWrite mode : {FileWrite::kReplace, FileWrite::kNew}) {
+    const std::string& target = mode == FileWrite::kReplace ? path : fresh;
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const std::string big(64 << 20, 'x');
+      (void)!::write(ready[1], "r", 1);
+      (void)WritePrivateFile(target, big, mode);
+      ::_exit(0);
+    }
+    char c;
+    ASSERT_EQ(::read(ready[0], &c, 1), 1);
+    ::usleep(1000);
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    // Either the kill came first (nothing new) or the write was done (the whole file).
+    std::set<std::string> names = Names(dir.path());
+    names.erase("fresh.json");
+    EXPECT_EQ(names, std::set<std::string>{"statement.json"});
+    const std::string now = Read(path);
+    EXPECT_TRUE(now == "old" || now.size() == (64u << 20)) << now.size();
+    if (std::filesystem::exists(fresh)) {
+      EXPECT_EQ(std::filesystem::file_size(fresh), 64u << 20);
+    }
+  }
+}
+
+// kUnsynced publishes the file all the same (the caller flushes later), and SyncFolder names
+// a folder it cannot open.
+TEST(PrivateFilesTest, AnUnsyncedWriteIsPublishedAndAFolderFlushNamesWhatFailed) {
+  testsupport::TempDir dir("cfx_private_files_test");
+  const std::string path = dir.path() + "/a.csv";
+  ASSERT_TRUE(WritePrivateFile(path, "one", FileWrite::kNew, FileSync::kUnsynced).ok());
+  ASSERT_TRUE(WritePrivateFile(path, "two", FileWrite::kReplace, FileSync::kUnsynced).ok());
+  EXPECT_EQ(Read(path), "two");
+  EXPECT_EQ(ModeOf(path), 0600u);
+  EXPECT_EQ(Names(dir.path()), std::set<std::string>{"a.csv"});
+  EXPECT_TRUE(SyncFolder(dir.path()).ok());
+  absl::Status s = SyncFolder(dir.path() + "/missing");
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(s.message().find(dir.path() + "/missing"), std::string::npos) << s;
 }
 
 TEST(PrivateFilesTest, LmdbEnvironmentFilesAre0600UnderUmask000) {

@@ -24,14 +24,30 @@ enum class FileWrite {
   kNew,      // anything already at `path` is left as it is: AlreadyExists naming it
 };
 
-// Writes `contents` to `path` as a 0600 file, through a temporary file of its own beside it
-// (`path`.tmp.XXXXXX, never one already there) and a rename, so a reader sees the old file
-// or the new one and a failed write leaves nothing behind (a crash can leave the temporary
-// file). Unavailable naming the file and the cause on error; with kNew, AlreadyExists when
-// something is at `path`. kNew on a file system with neither RENAME_NOREPLACE nor hard
-// links creates `path` (O_EXCL) and writes it in place: there a crash can leave it partial.
+enum class FileSync {
+  kSynced,    // the file and its name are flushed before WritePrivateFile returns
+  kUnsynced,  // left to the caller, who flushes many files at once (statements: syncfs)
+};
+
+// Writes `contents` to `path` as a 0600 file, published in one step, so a reader sees the
+// old file or the new one and a failed write leaves nothing behind. The file is written
+// unnamed (O_TMPFILE) and flushed first, then linked in: a crash before that leaves nothing
+// at all; with kReplace it is linked under a temporary name of its own beside `path`
+// (`path`.tmp.XXXXXXXX, never one already there) and renamed over it at once. Where the
+// file system has no unnamed files the file is written under that temporary name, which a
+// crash during the write can leave behind. With kSynced (the default) the folder is flushed
+// after the rename too, so the new file survives a power loss once this returns.
+// Unavailable naming the file and the cause on error; with kNew, AlreadyExists when
+// something is at `path`. kNew on a file system with neither unnamed files,
+// RENAME_NOREPLACE nor hard links creates `path` (O_EXCL) and writes it in place: there a
+// crash can leave it partial.
 absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents,
-                              FileWrite mode = FileWrite::kReplace);
+                              FileWrite mode = FileWrite::kReplace,
+                              FileSync sync = FileSync::kSynced);
+
+// fsync(2) of a folder: the names made or renamed in it survive a power loss. Unavailable
+// naming the folder on error.
+absl::Status SyncFolder(absl::string_view path);
 
 // OK when `path` is a folder owned by this process's user that neither its group nor
 // others may write. PermissionDenied naming the path and what is wrong otherwise, NotFound
