@@ -167,39 +167,34 @@ ExitCode RunSettle(const SettleFlags& flags) {
   // passes 16:00Z within a second and then writes each contract's closing book, after every
   // trade before it. Until a listed contract has its close, the trade store may still lack
   // the last of the day's trades: refused too (retry in a moment).
-  std::string early;
-  if (AnExchangeRunsOn(flags.data_dir)) {
+  // Checked by the batch once it knows the date is not settled yet: a rerun of a settled
+  // date changes nothing and succeeds whatever the running exchange's clock says (SPEC §9).
+  auto ready = [&]() -> absl::Status {
+    if (!AnExchangeRunsOn(flags.data_dir)) return absl::OkStatus();
     const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
     if (now_us < cfx::common::AtHour(*date, 16)) {
-      early = absl::StrCat("the close of ", flags.date,
-                           " (16:00Z) has not come, and the exchange running on ", flags.data_dir,
-                           " is still taking that day's inputs: its closing window and its book "
-                           "at the close are not final; settle it after the close");
-    } else if (auto contracts = (*trades)->Contracts();
-               contracts.ok() && config.calendar.IsBusinessDay(*date)) {
-      // (A day that is no business day has no close: the batch refuses it as such.)
-      for (const security_master::Contract& c : *contracts) {
-        if (!c.SettlesOn(*date)) continue;
-        auto close = (*trades)->Close(c.sym, *date);
-        if (close.ok() && !close->has_value()) {
-          early = absl::StrCat("the exchange running on ", flags.data_dir,
-                               " has not recorded the close of ", flags.date,
-                               " yet (no closing book of ", c.sym,
-                               "): the day's last trades may not be stored yet; retry in a few "
-                               "seconds");
-          break;
-        }
+      return absl::UnavailableError(absl::StrCat(
+          "the close of ", flags.date, " (16:00Z) has not come, and the exchange running on ",
+          flags.data_dir,
+          " is still taking that day's inputs: its closing window and its book at the close "
+          "are not final; settle it after the close"));
+    }
+    auto contracts = (*trades)->Contracts();
+    if (!contracts.ok()) return absl::OkStatus();  // the batch reads them and says why
+    for (const security_master::Contract& c : *contracts) {
+      if (!c.SettlesOn(*date)) continue;
+      auto close = (*trades)->Close(c.sym, *date);
+      if (close.ok() && !close->has_value()) {
+        return absl::UnavailableError(absl::StrCat(
+            "the exchange running on ", flags.data_dir, " has not recorded the close of ",
+            flags.date, " yet (no closing book of ", c.sym,
+            "): the day's last trades may not be stored yet; retry in a few seconds"));
       }
     }
-  }
-  if (!early.empty()) {
-    audit_run("failed", early);
-    std::cerr << "cfx settle: " << flags.date << ": " << early << "\ncfx settle: nothing was "
-              << "written\n";
-    return 1;
-  }
+    return absl::OkStatus();
+  };
   // No reference store at all (a data dir where `cfx reference build` never ran) settles on
   // without fixes and margin, saying so; a store that is there but cannot be read (damaged,
   // cut short) is refused: settling on would commit a day of prices and calls for good
@@ -241,6 +236,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
   options.progress = [&](std::string_view stage, int64_t done, int64_t total) {
     progress.Update(stage, done, total);
   };
+  options.ready = ready;
   auto report = SettleDate(*date, config, inputs, options);
   if (!report.ok()) {
     audit_run("failed", std::string(report.status().message()));

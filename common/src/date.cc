@@ -152,6 +152,13 @@ Date BusinessCalendar::NextBusinessDay(Date d) const {
   return d;
 }
 
+Date BusinessCalendar::TradingDayOf(TimestampUs ts) const {
+  const int64_t days = ts >= 0 ? ts / kUsPerDay : -((-ts - 1) / kUsPerDay) - 1;  // floor
+  const Date d{static_cast<int32_t>(days)};
+  if (IsBusinessDay(d) && ts < AtHour(d, 16)) return d;
+  return NextBusinessDay(d);
+}
+
 Date BusinessCalendar::LastBusinessDayOfMonth(int year, int month) const {
   Date d = DateFromYmd(year, month, DaysInMonth(year, month));
   while (!IsBusinessDay(d)) --d.days;

@@ -3,12 +3,6 @@
 namespace cfx::security_master {
 namespace {
 
-std::optional<common::Date> DateOf(std::optional<common::TimestampUs> ts) {
-  if (!ts) return std::nullopt;
-  const int64_t days = *ts >= 0 ? *ts / common::kUsPerDay : -((-*ts - 1) / common::kUsPerDay) - 1;
-  return common::Date{static_cast<int32_t>(days)};
-}
-
 ContractEvent EventOf(const Contract& c, uint64_t seq, std::optional<common::TimestampUs> ts,
                       EventKind kind) {
   return ContractEvent{seq, ts, c.sym, kind, c.band_ref, c.max_order_qty};
@@ -28,7 +22,10 @@ std::optional<ContractEvent> ApplyListing(const ListingInput& in,
     }
     c.max_order_qty = in.max_order_qty;
     c.band_ref = in.band_ref;
-    c.listing_date = DateOf(in.ts);
+    // The trading day it is listed in: a listing at or after a day's 16:00Z close (the month
+    // that enters the window at a last trading day's close) trades from the next business
+    // day, and is settled from then on (SettlesOn).
+    if (in.ts) c.listing_date = calendar.TradingDayOf(*in.ts);
     c.listed_seq = c.updated_seq = in.seq;
     *row = std::move(c);
     return EventOf(**row, in.seq, in.ts, EventKind::kListed);

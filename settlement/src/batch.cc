@@ -391,6 +391,9 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
     }
     return report;
   }
+  if (options.ready) {
+    if (absl::Status s = options.ready(); !s.ok()) return s;
+  }
   auto first = (*ledger)->FirstSettledDate();
   if (!first.ok()) return first.status();
   auto last = (*ledger)->LastSettledDate();

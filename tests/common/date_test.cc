@@ -45,5 +45,20 @@ TEST(BusinessCalendarTest, SkipsWeekendsAndHolidays) {
       22u);
 }
 
+// SPEC §9: trading day D is [previous business day 16:00Z, D 16:00Z).
+TEST(BusinessCalendarTest, ATimeBelongsToTheTradingDayWhoseCloseComesNext) {
+  common::BusinessCalendar cal({*common::ParseDate("2027-04-02")});  // a Friday off
+  auto day = [&](const char* ts) {
+    return common::FormatDate(cal.TradingDayOf(*common::ParseTimestamp(ts)));
+  };
+  EXPECT_EQ(day("2027-03-31T00:00:00Z"), "2027-03-31");
+  EXPECT_EQ(day("2027-03-31T15:59:59.999999Z"), "2027-03-31");
+  EXPECT_EQ(day("2027-03-31T16:00:00Z"), "2027-04-01");  // at the close: the next day's
+  EXPECT_EQ(day("2027-04-01T16:00:01Z"), "2027-04-05");  // past Friday off and the weekend
+  EXPECT_EQ(day("2027-04-02T10:00:00Z"), "2027-04-05");  // on a holiday
+  EXPECT_EQ(day("2027-04-03T12:00:00Z"), "2027-04-05");  // on a Saturday
+  EXPECT_EQ(day("1969-12-31T12:00:00Z"), "1969-12-31");  // before the epoch: floored
+}
+
 }  // namespace
 }  // namespace cfx

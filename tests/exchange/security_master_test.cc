@@ -72,7 +72,10 @@ TEST(SecurityMasterCoreTest, StartListsTheWindowAndTheRollListsAndExpires) {
   EXPECT_EQ(Find(master, "B200-GOLD-US-202703")->state, security_master::ContractState::kExpired);
   const Contract* next = Find(master, "B200-GOLD-US-202803");
   ASSERT_NE(next, nullptr);
-  EXPECT_EQ(common::FormatDate(*next->listing_date), "2027-03-31");
+  // Listed after March 31's close: it trades, and is settled, from the next trading day.
+  EXPECT_EQ(common::FormatDate(*next->listing_date), "2027-04-01");
+  EXPECT_FALSE(next->SettlesOn(*common::ParseDate("2027-03-31")));
+  EXPECT_TRUE(next->SettlesOn(*common::ParseDate("2027-04-01")));
   EXPECT_EQ(common::FormatDate(*next->last_trading_day), "2028-03-31");
   EXPECT_EQ(core.ListedSymbols().size(), 12u);
   auto record = core.FindContract("B200-GOLD-US-202703");

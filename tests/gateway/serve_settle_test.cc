@@ -250,5 +250,97 @@ TEST(SettleRunningTest, ADayWhoseCloseARunningExchangeHasNotRecordedIsRefused) {
   ::close(lock);
 }
 
+// The trade store of SettleRunningTest: one contract listed on `listed`, one trade on
+// 2026-03-02, no closing book.
+void StoreOneContract(const std::string& dir, const std::string& sym, common::Date listed,
+                      bool trade) {
+  auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  auto txn = (*kv)->BeginWrite();
+  ASSERT_TRUE(txn.ok());
+  security_master::Contract c;
+  c.sym = sym;
+  c.contract = *common::ParseSymbol(sym);
+  c.listing_date = listed;
+  c.last_trading_day =
+      common::BusinessCalendar().LastBusinessDayOfMonth(c.contract->year, c.contract->month);
+  ASSERT_TRUE(
+      (*txn)
+          ->Put(security_master::kContractsTable, sym, security_master::FormatContractJson(c))
+          .ok());
+  if (trade) {
+    const settlement::Trade t = MakeTrade(1, "2026-03-02T15:45:00Z", sym, 5000, 2, "A1", "B1");
+    ASSERT_TRUE((*txn)
+                    ->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
+                          settlement::FormatTradeJson(t))
+                    .ok());
+  }
+  ASSERT_TRUE((*txn)->Commit().ok());
+}
+
+void StoreClose(const std::string& dir, const std::string& sym, common::Date date) {
+  auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  auto txn = (*kv)->BeginWrite();
+  ASSERT_TRUE(txn.ok());
+  ASSERT_TRUE((*txn)
+                  ->Put(settlement::kClosesTable, settlement::CloseKey(sym, date),
+                        settlement::FormatCloseJson(sym, date, {}))
+                  .ok());
+  ASSERT_TRUE((*txn)->Commit().ok());
+}
+
+// SPEC §9: a rerun of a settled date changes nothing, says so and exits 0. Beside a running
+// exchange it did not get that far: the check for the close the exchange has recorded came
+// first, and a date settled while the exchange was stopped (no closing books: a replay's
+// trades) was refused, exit 1, until 2026-12-07.
+TEST(SettleRunningTest, ARerunOfASettledDateBesideARunningExchangeChangesNothingAndExitsZero) {
+  const std::string dir = MakeDir("rerun");
+  const testsupport::RemoveOnExit cleanup(dir);
+  const std::string sym = "B200-GOLD-US-202603";
+  ASSERT_NO_FATAL_FAILURE(StoreOneContract(dir, sym, *common::ParseDate("2026-03-02"), true));
+  const std::string out = dir + "/out";
+  Result offline = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  ASSERT_EQ(offline.exit_code, 0) << offline.output;
+  const int lock = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  Result rerun = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.output;
+  EXPECT_NE(rerun.output.find("2026-03-02 is already settled; nothing changed"), std::string::npos)
+      << rerun.output;
+  // The next date is not settled: the running exchange's missing close still refuses it.
+  Result next = RunCfx("settle --date 2026-03-03 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(next.exit_code, 1) << next.output;
+  EXPECT_NE(next.output.find("has not recorded the close of 2026-03-03 yet"), std::string::npos)
+      << next.output;
+  ::close(lock);
+}
+
+// The month that enters the window at a last trading day's close is listed on the next
+// trading day (docs/settlement.md, `listing_date`): a running exchange that has recorded
+// the day's closes of what traded that day is not waiting for a close of it.
+TEST(SettleRunningTest, AContractListedForTheNextTradingDayIsNotDueTheDayBefore) {
+  const std::string dir = MakeDir("rolled");
+  const testsupport::RemoveOnExit cleanup(dir);
+  const common::Date date = *common::ParseDate("2026-03-02");
+  const std::string traded = "B200-GOLD-US-202603", rolled = "B200-GOLD-US-202703";
+  ASSERT_NO_FATAL_FAILURE(StoreOneContract(dir, traded, date, true));
+  ASSERT_NO_FATAL_FAILURE(StoreOneContract(dir, rolled, *common::ParseDate("2026-03-03"), false));
+  ASSERT_NO_FATAL_FAILURE(StoreClose(dir, traded, date));
+  const int lock = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  const std::string out = dir + "/out";
+  Result settled = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(settled.exit_code, 0) << settled.output;
+  std::ifstream prices(out + "/2026-03-02/settlement_prices.json");
+  ASSERT_TRUE(prices.good());
+  const std::string text((std::istreambuf_iterator<char>(prices)), {});
+  EXPECT_NE(text.find(traded), std::string::npos) << text;
+  EXPECT_EQ(text.find(rolled), std::string::npos) << text;
+  ::close(lock);
+}
+
 }  // namespace
 }  // namespace cfx

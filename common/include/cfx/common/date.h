@@ -52,6 +52,10 @@ class BusinessCalendar {
   bool IsBusinessDay(Date d) const;
   Date PreviousBusinessDay(Date d) const;  // strictly before d
   Date NextBusinessDay(Date d) const;      // strictly after d
+  // The trading day `ts` falls in (SPEC §9: trading day D is [previous business day 16:00Z,
+  // D 16:00Z)): its own date when that is a business day and `ts` is before its 16:00Z
+  // close, else the next business day.
+  Date TradingDayOf(TimestampUs ts) const;
   Date LastBusinessDayOfMonth(int year, int month) const;
   // Business days in [from, to], in order.
   std::vector<Date> BusinessDays(Date from, Date to) const;

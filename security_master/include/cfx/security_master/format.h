@@ -50,9 +50,11 @@ struct Contract {
   int64_t multiplier = kMultiplier;
   common::Qty max_order_qty{1000};
   std::optional<common::PriceTicks> band_ref;  // the engine's band reference; none: no band
-  // The UTC date of the sequenced time of the listing input; nullopt when the exchange had
-  // no time yet (a `cfx replay` file whose `product` lines come before any `time`): listed
-  // from the beginning.
+  // The trading day of the sequenced time of the listing input (SPEC §9: a listing at or
+  // after a day's 16:00Z close, or on a day off, is of the next business day's); nullopt
+  // when the exchange had no time yet (a `cfx replay` file whose `product` lines come before
+  // any `time`): listed from the beginning. Until 2026-12-07 the UTC date, so the month
+  // listed at a last trading day's close was settled that day, with no close of its own.
   std::optional<common::Date> listing_date;
   std::optional<common::Date> last_trading_day;  // with `contract`: the calendar's
   ContractState state = ContractState::kListed;

@@ -53,6 +53,11 @@ struct SettleOptions {
   // Called with a stage name and counts, for a progress bar; may be null.
   std::function<void(std::string_view stage, int64_t done, int64_t total)> progress;
   FailPoint fail;  // crash injection for tests (see Ledger::CommitDay, WriteStatements)
+  // Called once the date is known not to be settled yet, before anything of it is computed
+  // or posted; an error refuses the run with it, nothing written. May be null. `cfx settle`
+  // refuses here a date the exchange running on the data dir has not closed yet; a rerun of
+  // a settled date never gets this far (it changes nothing and succeeds).
+  std::function<absl::Status()> ready;
 };
 
 struct SettleReport {
