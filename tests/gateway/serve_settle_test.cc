@@ -194,62 +194,6 @@ TEST(SettleMarginTest, TradesWhoseSumsDoNotFitIn64BitsAreRefusedNotWrapped) {
   EXPECT_FALSE(std::filesystem::exists(out + "/2027-03-01"));
 }
 
-// While an exchange runs on the data dir (it holds serve.lock: taken here as cfx serve takes
-// it), a day past its close whose closes the exchange has not recorded yet is refused: the
-// trade store may still lack its last trades (the exchange writes each contract's closing
-// book within a second of 16:00Z, after every trade before it). With the close recorded the
-// same run settles. A past date: a future one is refused before (ServeAuditTest).
-TEST(SettleRunningTest, ADayWhoseCloseARunningExchangeHasNotRecordedIsRefused) {
-  const std::string dir = MakeDir("running");
-  const testsupport::RemoveOnExit cleanup(dir);
-  const common::Date date = *common::ParseDate("2026-03-02");
-  const std::string sym = "B200-GOLD-US-202603";
-  auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
-  ASSERT_TRUE(kv.ok()) << kv.status();
-  {
-    auto txn = (*kv)->BeginWrite();
-    ASSERT_TRUE(txn.ok());
-    security_master::Contract c;
-    c.sym = sym;
-    c.contract = *common::ParseSymbol(sym);
-    c.listing_date = date;
-    c.last_trading_day = *common::ParseDate("2026-03-31");
-    ASSERT_TRUE(
-        (*txn)
-            ->Put(security_master::kContractsTable, sym, security_master::FormatContractJson(c))
-            .ok());
-    const settlement::Trade t = MakeTrade(1, "2026-03-02T15:45:00Z", sym, 5000, 2, "A1", "B1");
-    ASSERT_TRUE((*txn)
-                    ->Put(settlement::kTradesTable, settlement::TradeKey(t.seq),
-                          settlement::FormatTradeJson(t))
-                    .ok());
-    ASSERT_TRUE((*txn)->Commit().ok());
-  }
-  const int lock = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  ASSERT_GE(lock, 0);
-  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
-  const std::string out = dir + "/out";
-  Result early = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
-  EXPECT_EQ(early.exit_code, 1) << early.output;
-  EXPECT_NE(early.output.find("has not recorded the close of 2026-03-02 yet (no closing book of " +
-                              sym + ")"),
-            std::string::npos)
-      << early.output;
-  EXPECT_FALSE(std::filesystem::exists(out));
-  {
-    auto txn = (*kv)->BeginWrite();
-    ASSERT_TRUE(txn.ok());
-    ASSERT_TRUE((*txn)
-                    ->Put(settlement::kClosesTable, settlement::CloseKey(sym, date),
-                          settlement::FormatCloseJson(sym, date, {}))
-                    .ok());
-    ASSERT_TRUE((*txn)->Commit().ok());
-  }
-  Result closed = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
-  EXPECT_EQ(closed.exit_code, 0) << closed.output;
-  ::close(lock);
-}
-
 // The trade store of SettleRunningTest: one contract listed on `listed`, one trade on
 // 2026-03-02, no closing book.
 void StoreOneContract(const std::string& dir, const std::string& sym, common::Date listed,
@@ -278,6 +222,13 @@ void StoreOneContract(const std::string& dir, const std::string& sym, common::Da
   ASSERT_TRUE((*txn)->Commit().ok());
 }
 
+// Takes serve.lock as cfx serve does: to `cfx settle`, an exchange runs on `dir`.
+void HoldServeLock(const std::string& dir, int* fd) {
+  *fd = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(*fd, 0);
+  ASSERT_EQ(::flock(*fd, LOCK_EX | LOCK_NB), 0);
+}
+
 void StoreClose(const std::string& dir, const std::string& sym, common::Date date) {
   auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = settlement::kTradeStoreFile});
   ASSERT_TRUE(kv.ok()) << kv.status();
@@ -288,6 +239,33 @@ void StoreClose(const std::string& dir, const std::string& sym, common::Date dat
                         settlement::FormatCloseJson(sym, date, {}))
                   .ok());
   ASSERT_TRUE((*txn)->Commit().ok());
+}
+
+// While an exchange runs on the data dir (it holds serve.lock: taken here as cfx serve takes
+// it), a day past its close whose closes the exchange has not recorded yet is refused: the
+// trade store may still lack its last trades (the exchange writes each contract's closing
+// book within a second of 16:00Z, after every trade before it). With the close recorded the
+// same run settles. A past date: a future one is refused before (ServeAuditTest).
+TEST(SettleRunningTest, ADayWhoseCloseARunningExchangeHasNotRecordedIsRefused) {
+  const std::string dir = MakeDir("running");
+  const testsupport::RemoveOnExit cleanup(dir);
+  const common::Date date = *common::ParseDate("2026-03-02");
+  const std::string sym = "B200-GOLD-US-202603";
+  ASSERT_NO_FATAL_FAILURE(StoreOneContract(dir, sym, date, true));
+  int lock = -1;
+  ASSERT_NO_FATAL_FAILURE(HoldServeLock(dir, &lock));
+  const std::string out = dir + "/out";
+  Result early = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(early.exit_code, 1) << early.output;
+  EXPECT_NE(early.output.find("has not recorded the close of 2026-03-02 yet (no closing book of " +
+                              sym + ")"),
+            std::string::npos)
+      << early.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  ASSERT_NO_FATAL_FAILURE(StoreClose(dir, sym, date));
+  Result closed = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
+  EXPECT_EQ(closed.exit_code, 0) << closed.output;
+  ::close(lock);
 }
 
 // SPEC §9: a rerun of a settled date changes nothing, says so and exits 0. Beside a running
@@ -302,9 +280,8 @@ TEST(SettleRunningTest, ARerunOfASettledDateBesideARunningExchangeChangesNothing
   const std::string out = dir + "/out";
   Result offline = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
   ASSERT_EQ(offline.exit_code, 0) << offline.output;
-  const int lock = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  ASSERT_GE(lock, 0);
-  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  int lock = -1;
+  ASSERT_NO_FATAL_FAILURE(HoldServeLock(dir, &lock));
   Result rerun = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
   EXPECT_EQ(rerun.exit_code, 0) << rerun.output;
   EXPECT_NE(rerun.output.find("2026-03-02 is already settled; nothing changed"), std::string::npos)
@@ -328,9 +305,8 @@ TEST(SettleRunningTest, AContractListedForTheNextTradingDayIsNotDueTheDayBefore)
   ASSERT_NO_FATAL_FAILURE(StoreOneContract(dir, traded, date, true));
   ASSERT_NO_FATAL_FAILURE(StoreOneContract(dir, rolled, *common::ParseDate("2026-03-03"), false));
   ASSERT_NO_FATAL_FAILURE(StoreClose(dir, traded, date));
-  const int lock = ::open((dir + "/serve.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  ASSERT_GE(lock, 0);
-  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  int lock = -1;
+  ASSERT_NO_FATAL_FAILURE(HoldServeLock(dir, &lock));
   const std::string out = dir + "/out";
   Result settled = RunCfx("settle --date 2026-03-02 --data-dir " + dir + " --out " + out);
   EXPECT_EQ(settled.exit_code, 0) << settled.output;
