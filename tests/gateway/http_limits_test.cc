@@ -328,6 +328,62 @@ TEST_F(HttpLimitsTest, AtTheLimitTheLongestIdleConnectionMakesRoom) {
   EXPECT_NE(m->body.find("cfx_http_connections_evicted_total 2"), std::string::npos) << m->body;
 }
 
+// A margin provider that takes a while: the request is answered from the valuation queue.
+class SlowMargin : public MarginProvider {
+ public:
+  absl::StatusOr<MarginResult> AccountMargin(const std::string& /*account*/,
+                                             MarginMethod /*method*/) override {
+    std::this_thread::sleep_for(milliseconds(20));
+    MarginResult r;
+    return r;
+  }
+  absl::StatusOr<MarginResult> WhatIf(const std::vector<WhatIfPosition>& /*positions*/,
+                                      MarginMethod /*method*/) override {
+    return MarginResult{};
+  }
+};
+
+// SPEC §7: connections are bounded. A connection chosen to make room while its margin
+// request is read (the request had come in, the choice saw it idle) is closed once the
+// answer is written. Until 2026-12-07 writing the answer cleared the mark: the connection
+// stayed open beside the new one, never to be chosen again, one over the bound for as long
+// as its client kept it alive. The race is timing: repeated until an answer has come with
+// `Connection: close` three times, or 150 rounds; with the bug, a round where both
+// connections still serve fails (in 2 of 5 runs of 60 rounds when it was written).
+TEST_F(HttpLimitsTest, AConnectionChosenToMakeRoomDuringAMarginRequestIsClosedAfterIt) {
+  SlowMargin margin;
+  FillProviders(&mem_);
+  HttpProviders providers = mem_.Providers();
+  providers.margin = &margin;
+  HttpServerOptions o = NoRateLimit();
+  o.max_connections = 1;
+  server_ = std::make_unique<HttpServer>(TestConfig(), providers, o);
+  ASSERT_TRUE(server_->Start().ok());
+  int evicted_after_answer = 0;
+  for (int round = 0; round < 150 && evicted_after_answer < 3; ++round) {
+    // The one slot, once the server has seen the last round's connections go.
+    absl::StatusOr<HttpClient> held;
+    for (int i = 0; i < 400 && !(held.ok() && held->Get("/healthz", "").ok()); ++i) {
+      std::this_thread::sleep_for(milliseconds(5));
+      held = HttpClient::Connect("127.0.0.1", server_->port());
+    }
+    ASSERT_TRUE(held.ok()) << held.status();
+    HttpClient& a = *held;
+    ASSERT_TRUE(a.SendRaw("GET /v1/accounts/ALPHA-1/margin HTTP/1.1\r\nHost: x\r\n"
+                          "Authorization: Bearer tok-alpha\r\n\r\n")
+                    .ok());
+    absl::StatusOr<HttpClient> c = HttpClient::Connect("127.0.0.1", server_->port());
+    ASSERT_TRUE(c.ok()) << c.status();
+    absl::StatusOr<HttpClientResponse> answer = a.ReadResponse();
+    const bool a_answered = answer.ok() && answer->status == 200;
+    if (a_answered && answer->Header("connection") == "close") ++evicted_after_answer;
+    // At most one of the two may still be served.
+    const bool a_serves = a.Get("/healthz", "").ok();
+    const bool c_serves = c->Get("/healthz", "").ok();
+    ASSERT_FALSE(a_serves && c_serves) << "round " << round << ": two connections open, bound 1";
+  }
+}
+
 // SPEC §7: one peer address cannot hold every connection. The slot comes back on close.
 TEST_F(HttpLimitsTest, ConnectionsPerPeerBeyondTheLimitAreClosed) {
   HttpServerOptions o = NoRateLimit();
@@ -385,6 +441,35 @@ TEST_F(HttpLimitsTest, HugeChunkedTrailerDropsOnlyThatConnection) {
   absl::StatusOr<HttpClientResponse> r = fresh.Get("/healthz", "");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 200);
+}
+
+// RFC 9110 §6.5.1: a trailer's fields are never merged with the header. Beast adds them to
+// the same message, so until 2026-12-07 an Authorization sent in the trailer of a chunked
+// body authenticated the request as if sent in its header, past whatever checked headers
+// on the way in. A trailer with fields is refused, 400, and the connection closed; an
+// empty trailer is the chunked body's end as usual.
+TEST_F(HttpLimitsTest, FieldsInAChunkedTrailerAreRefusedNotTakenAsHeaders) {
+  StartServer();
+  for (const std::string& trailer :
+       {std::string("Authorization: Bearer tok-alpha\r\n"), std::string("X-Checksum: 1\r\n")}) {
+    HttpClient c = Connect();
+    absl::StatusOr<HttpClientResponse> r =
+        SendRawAndRead(c,
+                       "GET /v1/accounts/ALPHA-1/positions HTTP/1.1\r\nHost: x\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\n0\r\n" +
+                           trailer + "\r\n");
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 400) << trailer << r->body;
+    EXPECT_NE(r->body.find("trailer"), std::string::npos) << r->body;
+    EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  }
+  HttpClient c = Connect();
+  absl::StatusOr<HttpClientResponse> r = SendRawAndRead(
+      c,
+      "GET /v1/accounts/ALPHA-1/positions HTTP/1.1\r\nHost: x\r\n"
+      "Authorization: Bearer tok-alpha\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200) << r->body;
 }
 
 // A chunk extension (or a trailer) that never ends is counted by neither Beast's header nor

@@ -1,6 +1,7 @@
 #include "http_session.h"
 
 #include <chrono>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -62,6 +63,10 @@ bool HttpSession::RefusedFraming() {
 
 void HttpSession::OnHeader(beast::error_code ec, size_t bytes) {
   if (!ec && RefusedFraming()) return;
+  if (!ec) {
+    const auto& fields = parser_->get().base();
+    header_fields_ = static_cast<size_t>(std::distance(fields.begin(), fields.end()));
+  }
   if (ec || parser_->is_done()) return OnRead(ec, bytes);
   const auto& header = parser_->get();
   const auto expect = header.find(bhttp::field::expect);
@@ -110,6 +115,15 @@ void HttpSession::OnRead(beast::error_code ec, size_t /*bytes*/) {
     return TransportError(400, "bad_request", ec.message());
   }
   if (ec) return Close();  // a socket error: nobody to answer
+  // Fields in a chunked body's trailer: Beast adds them to the header's, where an
+  // Authorization (or a second Host, a Content-Encoding) would be taken as sent in the
+  // header, past whatever checked the header on the way in. RFC 9110 §6.5.1: never merged
+  // with the header. Refused: no request of this API needs a trailer.
+  if (const auto& fields = parser_->get().base();
+      static_cast<size_t>(std::distance(fields.begin(), fields.end())) != header_fields_) {
+    return TransportError(400, "bad_request",
+                          "fields in a chunked body's trailer are not accepted");
+  }
 
   bhttp::request<bhttp::string_body> req = parser_->release();
   HttpRequest request;
@@ -151,7 +165,10 @@ void HttpSession::OnRead(beast::error_code ec, size_t /*bytes*/) {
 }
 
 void HttpSession::Answer(const HttpResponse& response, const Reply& reply) {
-  Write(response, reply.version, reply.keep_alive && !server_->stopping(), reply.head);
+  // Chosen to make room while this request was in hand: the answer says the connection
+  // closes, and it does (OnWrite).
+  Write(response, reply.version, reply.keep_alive && !server_->stopping() && !evicted(),
+        reply.head);
 }
 
 void HttpSession::TransportError(int status, const char* error, const std::string& detail) {
@@ -175,7 +192,9 @@ void HttpSession::Write(const HttpResponse& r, unsigned version, bool keep_alive
   res_.keep_alive(keep_alive);
   res_.prepare_payload();
   if (head) res_.body().clear();
-  close_after_write_ = !keep_alive;
+  // Never clears an Evict() that came while the request was in hand (a margin request is
+  // answered from the valuation queue): the connection would stay open, one over the bound.
+  close_after_write_ = close_after_write_ || !keep_alive;
   stream_.expires_after(server_->options().write_timeout);
   bhttp::async_write(stream_, res_,
                      beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this()));
@@ -188,7 +207,7 @@ int64_t HttpSession::NowNs() {
 }
 
 void HttpSession::OnWrite(beast::error_code ec, size_t /*bytes*/) {
-  if (ec || close_after_write_ || server_->stopping()) return Close();
+  if (ec || close_after_write_ || evicted() || server_->stopping()) return Close();
   DoRead();
 }
 

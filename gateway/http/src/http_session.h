@@ -187,6 +187,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // connection_token_sha256). Touched only on the session's strand.
   std::string token_sha256_;
   bool reading_ = false;
+  // How many fields the request's header had (OnHeader): a chunked body's trailer adds its
+  // fields to the same message, where they would pass for headers.
+  size_t header_fields_ = 0;
   bool close_after_write_ = false;
   std::atomic<int64_t> idle_since_ns_{0};
   std::atomic<bool> evicted_{false};
