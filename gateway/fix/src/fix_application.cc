@@ -140,7 +140,8 @@ void FixGateway::Impl::onLogon(const FIX::SessionID& id) {
     SessionState& s = sessions_[session];
     s.logged_on = true;
     ++s.generation;
-    s.throttle.Reset();
+    // The throttle's bucket is the session's, across its Logons: a Logon that refilled it
+    // let a session send its rate again at every Logout and Logon (SPEC §6).
     s.peer = internal::CurrentPeer();
   }
   if (config_.record_sequences) RecordAtLogon(id);

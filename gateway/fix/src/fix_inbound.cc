@@ -56,13 +56,21 @@ uint64_t MsgSeqOf(const FIX::Message& m) {
   return seq;
 }
 
+// A request's identifier (ClOrdID, OrigClOrdID, Account, Symbol) as a reject may carry it
+// back: as sent when it is one cfx could have taken (internal::ValidId: printable ASCII, at
+// most 64 characters), else left out. A refused value is never echoed, and so never stored
+// in the session's message store or copied to the firm's drop copies (SPEC §5: text from
+// outside is refused, never stored raw). Until 2026-12-07 a 10 kB or non-ASCII ClOrdID came
+// back in the reject that refused it, once for the session and once for each drop copy.
+std::string Echoable(std::string v) { return internal::ValidId(v) ? v : std::string(); }
+
 // Echo of a request's order fields, for a reject built by the gateway.
 OrderState Echo(const std::string& session, const FIX::Message& m) {
   OrderState o;
   o.session = session;
-  o.account = internal::FieldOr(m, 1);
-  o.cl_ord_id = internal::FieldOr(m, 11);
-  o.symbol = internal::FieldOr(m, 55);
+  o.account = Echoable(internal::FieldOr(m, 1));
+  o.cl_ord_id = Echoable(internal::FieldOr(m, 11));
+  o.symbol = Echoable(internal::FieldOr(m, 55));
   o.side = internal::FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
   int64_t qty = 0;
   if (internal::ParseQty(internal::FieldOr(m, 38), &qty)) o.qty = qty;
@@ -193,9 +201,9 @@ void FixGateway::Impl::RejectCancelOrReplace(const FixSessionSpec& spec, const F
                                              bool replace, const std::string& reason) {
   CancelRejected r;
   r.session = spec.sender_comp_id;
-  r.account = internal::FieldOr(m, 1);
-  r.cl_ord_id = internal::FieldOr(m, 11);
-  r.orig_cl_ord_id = internal::FieldOr(m, 41);
+  r.account = Echoable(internal::FieldOr(m, 1));
+  r.cl_ord_id = Echoable(internal::FieldOr(m, 11));
+  r.orig_cl_ord_id = Echoable(internal::FieldOr(m, 41));
   r.response_to_replace = replace;
   r.reason = reason;
   // An order of the firm's own that the request names well enough to find: the exchange
@@ -314,16 +322,24 @@ void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Me
   req.symbol = internal::FieldOr(m, 55);
   req.side = internal::FieldOr(m, 54) == "2" ? Side::kSell : Side::kBuy;
   req.status_req_id = internal::FieldOr(m, 790);
+  // What a refusal may echo of the request.
+  auto echoable = [&req] {
+    OrderStatus e = req;
+    e.account = Echoable(e.account);
+    e.cl_ord_id = Echoable(e.cl_ord_id);
+    e.symbol = Echoable(e.symbol);
+    return e;
+  };
   if (req.account.empty()) {
     // Client ids are per account (SPEC §4.2): without one no order is named. Refused as F
     // and G refuse it (invalid_field), not answered "unknown" for a live order (an audit).
-    StatusAnswer refused = UnknownOrderAnswer(req);
+    StatusAnswer refused = UnknownOrderAnswer(echoable());
     refused.reason = "invalid_field";
     StatusOut(refused);
     return;
   }
   if (!entitlements_.AccountAllowed(spec.firm, req.account) || !ValidId(req.cl_ord_id)) {
-    StatusOut(UnknownOrderAnswer(req));  // another firm's account: as an unknown order
+    StatusOut(UnknownOrderAnswer(echoable()));  // another firm's account: as an unknown order
     return;
   }
   exchange_->Status(req);
@@ -340,11 +356,11 @@ void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Messa
   if (type == "1") req.symbol = internal::FieldOr(m, 55);
   MassCancelResult reject;
   reject.session = req.session;
-  reject.cl_ord_id = req.cl_ord_id;
-  reject.account = req.account;
-  reject.symbol = req.symbol;
+  reject.cl_ord_id = Echoable(req.cl_ord_id);
+  reject.account = Echoable(req.account);
+  reject.symbol = Echoable(req.symbol);
   reject.rejected = true;
-  reject.request_type = type;  // echoed as sent (530=1 without 55 is not 530=7)
+  reject.request_type = Echoable(type);  // as sent (530=1 without 55 is not 530=7)
   if ((type == "1" && !ValidId(req.symbol)) || !ValidId(req.cl_ord_id) ||
       !ValidOptionalId(req.account)) {
     reject.reason = "invalid_field";

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "fix_gateway_impl.h"  // ValidId
 #include "fix_price.h"
 
 namespace cfx {
@@ -255,7 +256,9 @@ void MarketData::OnRequest(const std::string& session, uint64_t generation,
     request.getGroup(static_cast<unsigned>(i), g);
     std::string s = FieldOr(g, 55);
     if (!std::binary_search(symbols_.begin(), symbols_.end(), s)) {
-      Reject(session, generation, sub.md_req_id, kRejUnknownSymbol, "unknown_symbol: " + s);
+      // Named when it could be a symbol: a refused value is never echoed (SPEC §5).
+      Reject(session, generation, sub.md_req_id, kRejUnknownSymbol,
+             ValidId(s) ? "unknown_symbol: " + s : std::string("unknown_symbol"));
       return;
     }
     if (seen.insert(s).second) sub.symbols.push_back(s);

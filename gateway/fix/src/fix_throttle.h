@@ -31,11 +31,6 @@ class TokenBucket {
     return true;
   }
 
-  void Reset() {
-    tokens_ = rate_;
-    last_ = Clock::now();
-  }
-
  private:
   double rate_;
   double tokens_;  // a rate, not a price: double is fine here
