@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 
 namespace cfx::audit {
@@ -119,6 +120,35 @@ absl::Status ReadAt(int fd, uint64_t offset, size_t n, std::string* out, const s
   return absl::OkStatus();
 }
 
+// Calls fn(line, offset) for each whole line of the file in [from, to), in order, until fn
+// returns false; returns where the lines it read end (the byte after the last newline
+// read), which is short of `to` by an unfinished last line. A "line" over 1 MiB is not one
+// of ours: skipped a MiB at a time, never passed to fn whole.
+absl::StatusOr<uint64_t> ScanLines(int fd, const std::string& path, uint64_t from, uint64_t to,
+                                   absl::FunctionRef<bool(std::string_view, uint64_t)> fn) {
+  constexpr size_t kChunk = 1 << 20;
+  std::string buf;
+  uint64_t at = from;
+  while (at < to) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, to - at));
+    if (absl::Status s = ReadAt(fd, at, n, &buf, path); !s.ok()) return s;
+    size_t line_start = 0;
+    for (size_t nl = buf.find('\n'); nl != std::string::npos; nl = buf.find('\n', line_start)) {
+      const std::string_view line(buf.data() + line_start, nl - line_start);
+      const uint64_t offset = at + line_start;
+      line_start = nl + 1;
+      if (!fn(line, offset)) return at + line_start;
+    }
+    if (line_start == 0 && n == kChunk) {
+      at += n;
+      continue;
+    }
+    at += line_start;
+    if (line_start < n) break;  // an unfinished line
+  }
+  return at;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path) {
@@ -157,28 +187,14 @@ absl::Status AuditLog::CatchUp() {
     partial_tail_ = false;
     return absl::OkStatus();
   }
-  constexpr size_t kChunk = 1 << 20;
-  std::string buf;
-  while (scanned_ < size) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, size - scanned_));
-    if (absl::Status s = ReadAt(fd_, scanned_, n, &buf, path_); !s.ok()) return s;
-    size_t line_start = 0;
-    for (size_t nl = buf.find('\n'); nl != std::string::npos; nl = buf.find('\n', line_start)) {
-      std::string_view line(buf.data() + line_start, nl - line_start);
-      const uint64_t seq = SeqOf(line);
-      if (seq > last_seq_) {  // numbering only goes up; anything else is not an event
-        index_.push_back({seq, scanned_ + line_start, static_cast<uint32_t>(line.size())});
-        last_seq_ = seq;
-      }
-      line_start = nl + 1;
-    }
-    if (line_start == 0 && n == kChunk) {  // a "line" over 1 MiB: not one of ours, skip it
-      scanned_ += n;
-      continue;
-    }
-    scanned_ += line_start;
-    if (line_start < n) break;  // an unfinished line: read again next time
-  }
+  absl::StatusOr<uint64_t> end =
+      ScanLines(fd_, path_, scanned_, size, [this](std::string_view line, uint64_t offset) {
+        // The numbering only goes up: anything else is not an event.
+        if (const uint64_t seq = SeqOf(line); seq > last_seq_) Indexed(seq, offset);
+        return true;
+      });
+  if (!end.ok()) return end.status();
+  scanned_ = *end;
   partial_tail_ = scanned_ < size;
   return absl::OkStatus();
 }
@@ -214,10 +230,9 @@ uint64_t AuditLog::Record(std::string_view kind, std::initializer_list<Field> fi
   }
   if (n == static_cast<ssize_t>(line.size())) {
     // Under the lock nobody else appended since CatchUp: the line starts at size_.
-    index_.push_back({seq, size_ + skip, static_cast<uint32_t>(line.size() - skip - 1)});
+    Indexed(seq, size_ + skip);
     size_ += line.size();
     scanned_ = size_;
-    last_seq_ = seq;
     partial_tail_ = false;
     return seq;
   }
@@ -229,20 +244,44 @@ uint64_t AuditLog::Record(std::string_view kind, std::initializer_list<Field> fi
   return 0;
 }
 
+void AuditLog::Indexed(uint64_t seq, uint64_t offset) {
+  if (events_++ % kEventsPerCheckpoint == 0) checkpoints_.push_back({seq, offset});
+  last_seq_ = seq;
+}
+
+size_t AuditLog::IndexBytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return checkpoints_.capacity() * sizeof(Checkpoint);
+}
+
 absl::StatusOr<AuditPage> AuditLog::Read(uint64_t after, size_t limit) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = CatchUp(); !s.ok()) return s;
   AuditPage page;
   page.next_after = after;
-  auto it = std::upper_bound(index_.begin(), index_.end(), after,
-                             [](uint64_t a, const Entry& e) { return a < e.seq; });
-  std::string line;
-  for (; it != index_.end() && page.events.size() < limit; ++it) {
-    if (absl::Status s = ReadAt(fd_, it->offset, it->length, &line, path_); !s.ok()) return s;
-    page.events.push_back(line);
-    page.next_after = it->seq;
-  }
-  page.more = it != index_.end();
+  if (checkpoints_.empty() || after >= last_seq_) return page;
+  // The stretch that holds the first event past `after`: from the last checkpoint at or
+  // before it (the events between two checkpoints ascend), read line by line as CatchUp
+  // reads them, up to what CatchUp has indexed.
+  auto cp = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), after,
+                             [](uint64_t a, const Checkpoint& c) { return a < c.seq; });
+  if (cp != checkpoints_.begin()) --cp;
+  uint64_t running = cp->seq - 1;  // the checkpoint's own line is the next event
+  absl::StatusOr<uint64_t> end =
+      ScanLines(fd_, path_, cp->offset, scanned_, [&](std::string_view line, uint64_t) {
+        const uint64_t seq = SeqOf(line);
+        if (seq <= running) return true;  // not an event (see CatchUp)
+        running = seq;
+        if (seq <= after) return true;
+        if (page.events.size() == limit) {
+          page.more = true;
+          return false;
+        }
+        page.events.emplace_back(line);
+        page.next_after = seq;
+        return true;
+      });
+  if (!end.ok()) return end.status();
   return page;
 }
 

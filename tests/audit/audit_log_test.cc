@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -181,6 +183,60 @@ TEST(AuditLogTest, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
   const nlohmann::json e = nlohmann::json::parse(page->events[0]);  // valid JSON and UTF-8
   EXPECT_EQ(e["comp_id"], "A\xef\xbf\xbd\xef\xbf\xbd\x01" "B");
   EXPECT_EQ(e["peer"], "caf\xc3\xa9");
+}
+
+// The index keeps one entry for every AuditLog::kEventsPerCheckpoint events (a flood of
+// refusals, rate-bounded only, used to grow the process by 24 bytes an event), and Read
+// scans the file from the entry before what it is asked for. Against a model (every event
+// in order), for pages after any seq and of any size, across checkpoints, with junk lines
+// (a crash's cut line, a line with a lower seq, a non-event) and events another writer
+// (another AuditLog on the file) appended, in a log reopened (indexed by CatchUp) and not.
+TEST(AuditLogTest, PagesReadFromTheSparseIndexAreTheModelsOnesAcrossCheckpoints) {
+  testsupport::TempDir dir("cfx_audit_test");
+  const std::string path = dir.path() + "/audit.log";
+  constexpr uint64_t kEvents = 3 * AuditLog::kEventsPerCheckpoint + 37;
+  std::vector<std::string> model;  // event n is model[n - 1]
+  std::mt19937_64 rng(7);
+  auto check = [&](AuditLog& log) {
+    for (int round = 0; round < 200; ++round) {
+      const uint64_t after = rng() % (kEvents + 3);
+      const size_t limit = rng() % 3 == 0 ? 1 + rng() % 3 : rng() % 700;
+      absl::StatusOr<AuditPage> page = log.Read(after, limit);
+      ASSERT_TRUE(page.ok()) << page.status();
+      const uint64_t first = std::min<uint64_t>(after, kEvents);
+      const uint64_t n = std::min<uint64_t>(limit, kEvents - first);
+      ASSERT_EQ(page->events.size(), n) << "after " << after << " limit " << limit;
+      for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(page->events[i], model[first + i]);
+      EXPECT_EQ(page->next_after, n == 0 ? after : first + n);
+      EXPECT_EQ(page->more, first + n < kEvents) << "after " << after << " limit " << limit;
+    }
+  };
+  {
+    auto log = AuditLog::Open(path);
+    auto other = AuditLog::Open(path);
+    ASSERT_TRUE(log.ok() && other.ok());
+    for (uint64_t i = 1; i <= kEvents; ++i) {
+      AuditLog& w = i % 7 == 0 ? **other : **log;
+      ASSERT_EQ(w.Record("test_event", {{"n", std::to_string(i)}}), i);
+      if (i % 200 == 0) {  // junk between events: not events, never paged
+        std::ofstream(path, std::ios::app) << "{\"seq\":3,\"kind\":\"stale\"}\nnot json\n";
+      }
+    }
+    const std::string text = ReadAll(path);
+    for (size_t at = 0; at < text.size();) {
+      const size_t nl = text.find('\n', at);
+      const std::string line = text.substr(at, nl - at);
+      at = nl + 1;
+      if (line.find("\"test_event\"") != std::string::npos) model.push_back(line);
+    }
+    ASSERT_EQ(model.size(), kEvents);
+    EXPECT_LT((*log)->IndexBytes(), kEvents * 24 / 64) << "the index holds every event";
+    check(**log);  // indexed as it wrote, and caught up with the other's events
+    check(**other);
+  }
+  auto reopened = AuditLog::Open(path);  // indexed by reading the file
+  ASSERT_TRUE(reopened.ok());
+  check(**reopened);
 }
 
 TEST(TokenFingerprintTest, IsTheFirstEightHexDigitsOfSha256) {
