@@ -251,6 +251,73 @@ TEST(MarketDataTest, ABookUpdateNeverWaitsForARequestInProgress) {
   EXPECT_EQ(sent, want);
 }
 
+// SPEC §2: the matcher never waits on a reader's lock. Past the ring's 1,024 updates, while
+// a request holds the market data's state (here: a session's snapshot send that does not
+// return), the delivering thread keeps going; every update reaches the subscribers, in
+// order, once the request lets go. Until 2026-12-07 the 1,025th waited for the request.
+TEST(MarketDataTest, ABurstPastTheRingNeitherWaitsForARequestNorLosesAnUpdate) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool in_send = false, release = false;
+  std::string fast;  // every message sent to FAST, as text
+  MarketData md([&](const std::string& session, uint64_t, FIX::Message& msg) {
+    std::unique_lock<std::mutex> lock(m);
+    const std::string type = msg.getHeader().getField(35);
+    if (session == "FAST") fast += msg.toString();
+    if (session == "SLOW" && type == "W") {
+      in_send = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    }
+    return true;
+  });
+  ListedContract c;
+  c.symbol = "B200-GOLD-US-202703";
+  md.SetContracts({c});
+  md.OnRequest("FAST", 1, test::MarketDataMsg("f1", c.symbol, "0"));
+  std::thread slow([&] { md.OnRequest("SLOW", 1, test::MarketDataMsg("s1", c.symbol, "0")); });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return in_send; }));
+  }
+  constexpr int kTrades = 1500;
+  std::future<void> delivered = std::async(std::launch::async, [&] {
+    for (int i = 1; i <= kTrades; ++i) {
+      BookUpdate book;
+      book.symbol = c.symbol;
+      book.bids.push_back(BookLevel{5000, i, 1});
+      md.OnBook(book);
+      md.OnTrade(PublicTrade{c.symbol, 5000, i, static_cast<uint64_t>(i), 0});
+    }
+  });
+  const bool returned = delivered.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  EXPECT_TRUE(returned) << "the delivering thread waited for the request";
+  {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  slow.join();
+  if (!returned) delivered.wait();
+  std::lock_guard<std::mutex> lock(m);
+  // Each trade's size, in the order FAST got them: 1, 2, ..., kTrades.
+  std::vector<int64_t> sizes;
+  for (size_t at = fast.find("\x01"
+                             "269=2\x01");
+       at != std::string::npos; at = fast.find("\x01"
+                                               "269=2\x01",
+                                               at + 1)) {
+    const size_t size = fast.find(
+        "\x01"
+        "271=",
+        at);
+    ASSERT_NE(size, std::string::npos);
+    sizes.push_back(std::stoll(fast.substr(size + 5)));
+  }
+  ASSERT_EQ(sizes.size(), static_cast<size_t>(kTrades));
+  for (int i = 0; i < kTrades; ++i) ASSERT_EQ(sizes[static_cast<size_t>(i)], i + 1) << i;
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace gateway

@@ -297,13 +297,25 @@ MarketData::Held::~Held() {
 }
 
 void MarketData::DrainLocked() {
-  Update u;
-  while (pending_.TryPop(&u)) {
+  auto apply = [this](Update& u) {
     if (u.is_trade) {
       ApplyTrade(u.trade);
     } else {
       ApplyBook(std::move(u.book));
     }
+  };
+  Update u;
+  for (;;) {
+    while (pending_.TryPop(&u)) apply(u);
+    // The ring is empty and, while updates wait in the overflow, stays so: they are next.
+    if (!overflowed_.load(std::memory_order_acquire)) return;
+    std::deque<Update> spilled;
+    {
+      std::lock_guard<std::mutex> lock(overflow_mu_);
+      spilled.swap(overflow_);
+      overflowed_.store(false, std::memory_order_release);
+    }
+    for (Update& v : spilled) apply(v);
   }
 }
 
@@ -312,7 +324,7 @@ void MarketData::DrainIfFree() {
   // seeing its update here; the fences keep either the push or the unlock visible to the
   // other side.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  while (pending_.SizeApprox() > 0) {
+  while (pending_.SizeApprox() > 0 || overflowed_.load(std::memory_order_acquire)) {
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock()) return;  // its holder drains before it lets go
     DrainLocked();
@@ -323,17 +335,13 @@ void MarketData::DrainIfFree() {
 
 void MarketData::Push(Update update) {
   std::lock_guard<std::mutex> producer(produce_mu_);
-  if (!pending_.TryPush(std::move(update))) {
-    // Full: a request has held mu_ through 1,024 updates. Wait for it rather than drop one
-    // (a dropped book update would leave subscribers' books wrong).
-    std::lock_guard<std::mutex> lock(mu_);
-    DrainLocked();
-    if (update.is_trade) {
-      ApplyTrade(update.trade);
-    } else {
-      ApplyBook(std::move(update.book));
-    }
-    return;
+  if (overflowed_.load(std::memory_order_acquire) || !pending_.TryPush(std::move(update))) {
+    // Full: a request has held mu_ through 1,024 updates. Kept in order behind them, never
+    // dropped (a dropped book update would leave subscribers' books wrong) and never
+    // waited for (the matcher never waits on a reader's lock, SPEC §2).
+    std::lock_guard<std::mutex> lock(overflow_mu_);
+    overflow_.push_back(std::move(update));
+    overflowed_.store(true, std::memory_order_release);
   }
   DrainIfFree();
 }

@@ -4,6 +4,8 @@
 #ifndef CFX_GATEWAY_FIX_MARKET_DATA_H_
 #define CFX_GATEWAY_FIX_MARKET_DATA_H_
 
+#include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -26,8 +28,9 @@ namespace internal {
 // serve`, the matcher's own: SPEC §2, the matcher never waits on a reader's lock). They
 // never wait for mu_: the update goes into `pending_`, and whoever holds mu_ applies it,
 // the delivering thread itself when mu_ is free (try_lock), else the request thread that
-// holds it, before it lets go. Only while 1,024 updates wait for one request (a ring full)
-// does the delivering thread wait for mu_.
+// holds it, before it lets go. Past the ring's 1,024 updates they wait in `overflow_`, under
+// a lock held only to add or to take the whole list (never across a send); until
+// 2026-12-07 the delivering thread then waited for mu_, i.e. for the request's sends.
 class MarketData {
  public:
   // Sends `msg` to the session; returns false if the session is gone (subscription dropped).
@@ -88,6 +91,12 @@ class MarketData {
   // contended there; it keeps pending_ single-producer when a test feeds from several.
   std::mutex produce_mu_;
   MarketUpdateQueue pending_{1024};  // waiting for mu_; consumer: whoever holds mu_
+  // Updates that came while the ring was full, in order, all newer than the ring's: while
+  // any wait here the producer adds here, not to the ring. It grows only while one request
+  // holds mu_ (the time to send one answer), by what the matcher publishes meanwhile.
+  std::mutex overflow_mu_;
+  std::deque<Update> overflow_;          // under overflow_mu_
+  std::atomic<bool> overflowed_{false};  // !overflow_.empty(), read without the lock
   Sender send_;
   std::vector<std::string> symbols_;         // sorted
   std::vector<ListedContract> contracts_;    // sorted by symbol, as symbols_
