@@ -207,100 +207,108 @@ TEST(FixLogTest, EventsQuotingPiecesOfASecretAreRedactedToo) {
   const std::string rm = "rm -rf '" + dir + "'";
   EXPECT_EQ(std::system(rm.c_str()), 0) << rm;
 }
-TEST(MarketDataTest, ABookUpdateNeverWaitsForARequestInProgress) {
-  std::mutex m;
-  std::condition_variable cv;
-  bool in_send = false, release = false;
-  std::vector<std::string> sent;  // "<session>:<MsgType>", in the order sent
-  MarketData md([&](const std::string& session, uint64_t, FIX::Message& msg) {
-    std::unique_lock<std::mutex> lock(m);
-    const std::string type = msg.getHeader().getField(35);
-    sent.push_back(session + ":" + type);
-    if (session == "SLOW" && type == "W") {
-      in_send = true;
-      cv.notify_all();
-      cv.wait(lock, [&] { return release; });
+// Market data whose session FAST subscribes to the whole book of kMdSymbol, and whose
+// session SLOW's snapshot send does not return until Release(): a request in progress,
+// holding the market data's state. Records what is sent, in order.
+constexpr char kMdSymbol[] = "B200-GOLD-US-202703";
+class HeldRequest {
+ public:
+  HeldRequest()
+      : md_([this](const std::string& session, uint64_t, FIX::Message& msg) {
+          std::unique_lock<std::mutex> lock(m_);
+          const std::string type = msg.getHeader().getField(35);
+          sent_.push_back(session + ":" + type);
+          if (session == "FAST") fast_ += msg.toString();
+          if (session == "SLOW" && type == "W") {
+            in_send_ = true;
+            cv_.notify_all();
+            cv_.wait(lock, [&] { return release_; });
+          }
+          return true;
+        }) {
+    ListedContract c;
+    c.symbol = kMdSymbol;
+    md_.SetContracts({c});
+    md_.OnRequest("FAST", 1, test::MarketDataMsg("f1", kMdSymbol, "0"));
+    slow_ = std::thread(
+        [this] { md_.OnRequest("SLOW", 1, test::MarketDataMsg("s1", kMdSymbol, "0")); });
+    std::unique_lock<std::mutex> lock(m_);
+    EXPECT_TRUE(cv_.wait_for(lock, std::chrono::seconds(10), [&] { return in_send_; }));
+  }
+  ~HeldRequest() { Release(); }
+  MarketData& md() { return md_; }
+  // Runs `deliver` on another thread, as the matcher would; whether it returned while the
+  // request still held the state (within `wait`).
+  bool DeliveredWhileHeld(const std::function<void()>& deliver, std::chrono::seconds wait) {
+    delivered_ = std::async(std::launch::async, deliver);
+    return delivered_.wait_for(wait) == std::future_status::ready;
+  }
+  // Lets the request finish, and the delivery if it waited.
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      release_ = true;
     }
-    return true;
-  });
-  ListedContract c;
-  c.symbol = "B200-GOLD-US-202703";
-  md.SetContracts({c});
-  md.OnRequest("FAST", 1, test::MarketDataMsg("f1", c.symbol, "0"));
-  std::thread slow([&] { md.OnRequest("SLOW", 1, test::MarketDataMsg("s1", c.symbol, "0")); });
-  {
-    std::unique_lock<std::mutex> lock(m);
-    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return in_send; }));
+    cv_.notify_all();
+    if (slow_.joinable()) slow_.join();
+    if (delivered_.valid()) delivered_.wait();
   }
+  std::vector<std::string> sent() {
+    std::lock_guard<std::mutex> lock(m_);
+    return sent_;
+  }
+  std::string fast() {
+    std::lock_guard<std::mutex> lock(m_);
+    return fast_;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool in_send_ = false, release_ = false;
+  std::vector<std::string> sent_;  // "<session>:<MsgType>"
+  std::string fast_;               // every message sent to FAST, as text
+  MarketData md_;
+  std::thread slow_;
+  std::future<void> delivered_;
+};
+
+TEST(MarketDataTest, ABookUpdateNeverWaitsForARequestInProgress) {
+  HeldRequest held;
   BookUpdate book;
-  book.symbol = c.symbol;
+  book.symbol = kMdSymbol;
   book.bids.push_back(BookLevel{5000, 3, 1});
-  std::future<void> delivered = std::async(std::launch::async, [&] { md.OnBook(book); });
-  const bool returned = delivered.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
-  EXPECT_TRUE(returned) << "the delivering thread waited for the request";
-  {
-    std::lock_guard<std::mutex> lock(m);
-    EXPECT_EQ(std::count(sent.begin(), sent.end(), "FAST:X"), 0);  // not yet: the request holds it
-    release = true;
-  }
-  cv.notify_all();
-  slow.join();
-  if (!returned) delivered.wait();
-  std::lock_guard<std::mutex> lock(m);
+  EXPECT_TRUE(held.DeliveredWhileHeld([&] { held.md().OnBook(book); }, std::chrono::seconds(5)))
+      << "the delivering thread waited for the request";
+  const std::vector<std::string> before = held.sent();
+  EXPECT_EQ(std::count(before.begin(), before.end(), "FAST:X"), 0);  // the request holds it
+  held.Release();
   const std::vector<std::string> want = {"FAST:W", "SLOW:W", "FAST:X", "SLOW:X"};
-  EXPECT_EQ(sent, want);
+  EXPECT_EQ(held.sent(), want);
 }
 
 // SPEC §2: the matcher never waits on a reader's lock. Past the ring's 1,024 updates, while
-// a request holds the market data's state (here: a session's snapshot send that does not
-// return), the delivering thread keeps going; every update reaches the subscribers, in
-// order, once the request lets go. Until 2026-12-07 the 1,025th waited for the request.
+// a request holds the market data's state, the delivering thread keeps going; every update
+// reaches the subscribers, in order, once the request lets go. Until 2026-12-07 the 1,025th
+// waited for the request.
 TEST(MarketDataTest, ABurstPastTheRingNeitherWaitsForARequestNorLosesAnUpdate) {
-  std::mutex m;
-  std::condition_variable cv;
-  bool in_send = false, release = false;
-  std::string fast;  // every message sent to FAST, as text
-  MarketData md([&](const std::string& session, uint64_t, FIX::Message& msg) {
-    std::unique_lock<std::mutex> lock(m);
-    const std::string type = msg.getHeader().getField(35);
-    if (session == "FAST") fast += msg.toString();
-    if (session == "SLOW" && type == "W") {
-      in_send = true;
-      cv.notify_all();
-      cv.wait(lock, [&] { return release; });
-    }
-    return true;
-  });
-  ListedContract c;
-  c.symbol = "B200-GOLD-US-202703";
-  md.SetContracts({c});
-  md.OnRequest("FAST", 1, test::MarketDataMsg("f1", c.symbol, "0"));
-  std::thread slow([&] { md.OnRequest("SLOW", 1, test::MarketDataMsg("s1", c.symbol, "0")); });
-  {
-    std::unique_lock<std::mutex> lock(m);
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return in_send; }));
-  }
+  HeldRequest held;
   constexpr int kTrades = 1500;
-  std::future<void> delivered = std::async(std::launch::async, [&] {
-    for (int i = 1; i <= kTrades; ++i) {
-      BookUpdate book;
-      book.symbol = c.symbol;
-      book.bids.push_back(BookLevel{5000, i, 1});
-      md.OnBook(book);
-      md.OnTrade(PublicTrade{c.symbol, 5000, i, static_cast<uint64_t>(i), 0});
-    }
-  });
-  const bool returned = delivered.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-  EXPECT_TRUE(returned) << "the delivering thread waited for the request";
-  {
-    std::lock_guard<std::mutex> lock(m);
-    release = true;
-  }
-  cv.notify_all();
-  slow.join();
-  if (!returned) delivered.wait();
-  std::lock_guard<std::mutex> lock(m);
-  // Each trade's size, in the order FAST got them: 1, 2, ..., kTrades.
+  EXPECT_TRUE(held.DeliveredWhileHeld(
+      [&] {
+        for (int i = 1; i <= kTrades; ++i) {
+          BookUpdate book;
+          book.symbol = kMdSymbol;
+          book.bids.push_back(BookLevel{5000, i, 1});
+          held.md().OnBook(book);
+          held.md().OnTrade(PublicTrade{kMdSymbol, 5000, i, static_cast<uint64_t>(i), 0});
+        }
+      },
+      std::chrono::seconds(10)))
+      << "the delivering thread waited for the request";
+  held.Release();
+  // Each trade's size (the first 271 after a 269=2), in the order FAST got them.
+  const std::string fast = held.fast();
   std::vector<int64_t> sizes;
   for (size_t at = fast.find("\x01"
                              "269=2\x01");
