@@ -30,6 +30,13 @@
 namespace cfx::app {
 namespace {
 
+// One JSON line of output. Paths and names are bytes, not always UTF-8 (a data dir named in
+// Latin-1, say): written with U+FFFD for what is not, where nlohmann's dump() throws and
+// the command died of the exception (taken by verify's parent for a damaged LMDB page).
+std::string Json(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // How dump shows a payload: the input's sequencer stamp (µs; 0: none) and the decoded
 // engine command (EngineCodec) as {"time_us": n, "command": text}; a payload that does not
 // decode shows the error and the bytes in hex, so an operator can still see what is there.
@@ -85,9 +92,7 @@ ExitCode InAChildProcess(absl::string_view command, const std::string& data_dir,
              : absl::StrCat("reading ", data_dir, "/journal was stopped by signal ", sig, " (",
                             name, ")");
   if (json) {
-    std::cout
-        << nlohmann::json{{"path", data_dir + "/journal"}, {"ok", false}, {"error", error}}.dump()
-        << "\n";
+    std::cout << Json({{"path", data_dir + "/journal"}, {"ok", false}, {"error", error}}) << "\n";
   }
   return Fail(command, error);
 }
@@ -136,7 +141,7 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
       out["error"] =
           "the commit log's mark in LMDB is damaged: every start is refused until "
           "`--truncate-corrupt-tail` writes it again (no record is dropped for it)";
-      std::cout << out.dump() << "\n";
+      std::cout << Json(out) << "\n";
       return Fail("journal verify", out["error"].get<std::string>());
     }
     std::cerr << "cfx journal verify: the commit log's mark was damaged; written again\n";
@@ -155,7 +160,7 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
               << "); a start replays the whole journal\n";
   }
   if (s.ok() && log_cut == 0) {
-    std::cout << out.dump() << "\n";
+    std::cout << Json(out) << "\n";
     return 0;
   }
   uint64_t first_cut = log_cut;  // the commit log's records from there on were dropped
@@ -163,7 +168,7 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
     out["error"] = std::string(s.message());
     out["first_bad_seq"] = last_good + 1;
     if (!truncate) {
-      std::cout << out.dump() << "\n";
+      std::cout << Json(out) << "\n";
       return Fail("journal verify", s);
     }
     // Operator action, asked for explicitly: drop the bad record and everything after it.
@@ -179,7 +184,7 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   if (std::filesystem::is_directory(data_dir + "/fix")) {
     auto generation = gateway::RecordJournalCut(gateway::ExecIdGenerationPath(data_dir), first_cut);
     if (!generation.ok()) {
-      std::cout << out.dump() << "\n";
+      std::cout << Json(out) << "\n";
       return Fail("journal verify", generation.status());
     }
     out["execid_generation"] = generation->generation;
@@ -190,10 +195,10 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   // Only now, with the generation recorded, is a missing log's loss accepted: a run that
   // failed before this finds the loss again (and records the generation) when rerun.
   if (absl::Status accepted = (*journal)->AcceptCommitLogLoss(); !accepted.ok()) {
-    std::cout << out.dump() << "\n";
+    std::cout << Json(out) << "\n";
     return Fail("journal verify", accepted);
   }
-  std::cout << out.dump() << "\n";
+  std::cout << Json(out) << "\n";
   return 0;
 }
 
@@ -205,7 +210,7 @@ ExitCode RunDump(const std::string& data_dir, uint64_t from, uint64_t limit) {
     if (limit != 0 && printed >= limit) return false;
     nlohmann::json line = {{"seq", seq}, {"length", payload.size()}, {"checksum_ok", true}};
     line["payload"] = DescribePayload(payload);
-    std::cout << line.dump() << "\n";
+    std::cout << Json(line) << "\n";
     last = seq;
     ++printed;
     return true;
@@ -213,7 +218,7 @@ ExitCode RunDump(const std::string& data_dir, uint64_t from, uint64_t limit) {
   if (!s.ok()) {
     nlohmann::json line = {{"seq", last + 1}, {"checksum_ok", false},
                            {"error", std::string(s.message())}};
-    std::cout << line.dump() << "\n";
+    std::cout << Json(line) << "\n";
     std::cout.flush();
     return Fail("journal dump", s);
   }

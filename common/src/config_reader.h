@@ -4,6 +4,7 @@
 #ifndef CFX_COMMON_SRC_CONFIG_READER_H_
 #define CFX_COMMON_SRC_CONFIG_READER_H_
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -40,6 +41,16 @@ class Reader {
     if constexpr (std::is_same_v<T, std::string>) {
       auto v = node->value<std::string>();
       if (!node->is_string() || !v) return Error(node, name, "expected a string");
+      // TOML's escapes let a string hold any control character, \u0000 included: a path or
+      // an id with one is silently something else to the system (cut at the NUL). A tab is
+      // text.
+      for (unsigned char c : *v) {
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
+          return Error(
+              node, name,
+              absl::StrCat("holds a control character (U+00", absl::Hex(c, absl::kZeroPad2), ")"));
+        }
+      }
       *out = *v;
     } else if constexpr (std::is_same_v<T, bool>) {
       if (!node->is_boolean()) return Error(node, name, "expected true or false");
@@ -51,7 +62,10 @@ class Reader {
       *out = static_cast<int>(v);
     } else if constexpr (std::is_same_v<T, double>) {
       if (!node->is_number()) return Error(node, name, "expected a number");
-      *out = *node->value<double>();
+      // toml++ gives no double for an integer past 2^53, and NaN and inf are TOML floats.
+      auto v = node->value<double>();
+      if (!v || !std::isfinite(*v)) return Error(node, name, "out of range");
+      *out = *v;
     }
     return absl::OkStatus();
   }

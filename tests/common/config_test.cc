@@ -1,10 +1,11 @@
 #include "cfx/common/config.h"
-#include "cfx/common/csv.h"
 
 #include <cctype>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "cfx/common/csv.h"
 #include "cfx/demo/demo_config.h"
 #include "gtest/gtest.h"
 
@@ -129,7 +130,7 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"../../x\"\nfirm = \"F\"\n",
        "cfg.toml:4: sessions[0].sender_comp_id: not a CompID"},
       {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"AL\\u0001PHA\"\nfirm = \"F\"\n",
-       "sessions[0].sender_comp_id: not a CompID"},
+       "sessions[0].sender_comp_id: holds a control character (U+0001)"},
       {"[[firms]]\nid = \"F\"\n[[sessions]]\nsender_comp_id = \"" + std::string(65, 'S') +
            "\"\nfirm = \"F\"\n",
        "sessions[0].sender_comp_id: not a CompID"},
@@ -346,6 +347,37 @@ TEST(ConfigTest, APriceScanRangePastAThirdIsRefusedNamingTheLine) {
   EXPECT_NE(past.status().message().find("1/3"), std::string::npos) << past.status();
 }
 
+// A number that is no double (an integer past 2^53, which toml++ will not convert; nan,
+// inf) is refused naming the line and key: it used to be read from an empty optional, and
+// the value was garbage (usually a misleading range error, at times accepted).
+TEST(ConfigTest, ANumberThatIsNoFiniteDoubleIsRefusedNamingTheLine) {
+  for (const char* value : {"9007199254740993", "nan", "inf", "-inf"}) {
+    for (const char* key : {"psr", "close_concentration_alert"}) {
+      auto c = common::ParseConfig(absl::StrCat("[exchange]\n", key, " = ", value, "\n"), "c.toml");
+      ASSERT_FALSE(c.ok()) << key << " = " << value;
+      EXPECT_NE(
+          c.status().message().find(absl::StrCat("c.toml:2: exchange.", key, ": out of range")),
+          std::string::npos)
+          << c.status();
+    }
+  }
+}
+
+// TOML escapes let a string hold any control character: a data dir "/srv/cfx\u0000-prod"
+// was accepted and served from /srv/cfx (the system stops at the NUL). Refused, naming the
+// line, the key and the character.
+TEST(ConfigTest, AStringWithAControlCharacterIsRefusedNamingTheLine) {
+  for (const char* escaped : {"\\u0000", "\\n", "\\u001b", "\\u007f"}) {
+    auto c = common::ParseConfig(
+        absl::StrCat("[exchange]\ndata_dir = \"/srv/cfx", escaped, "-prod\"\n"), "c.toml");
+    ASSERT_FALSE(c.ok()) << escaped;
+    EXPECT_NE(c.status().message().find("c.toml:2: exchange.data_dir: holds a control character"),
+              std::string::npos)
+        << c.status();
+  }
+  EXPECT_TRUE(common::ParseConfig("[exchange]\ndata_dir = \"/srv/cfx-prod\"\n", "c.toml").ok());
+}
+
 // SPEC §6 calls the SendingTime accuracy `max_latency_secs`: accepted under that name too.
 TEST(ConfigTest, MaxLatencySecsIsTheSpecsNameForTheSendingTimeCheck) {
   auto spec_name = common::ParseConfig("[limits]\nmax_latency_secs = 30\n", "l.toml");
@@ -367,7 +399,7 @@ TEST(ConfigTest, SettlementTermsReadBackExactlyAndHoldNoCredential) {
   ASSERT_TRUE(config.ok()) << config.status();
   config->psr = 0.1;  // no exact binary double
   config->close_concentration_alert = 0.35;
-  config->firms[0].name = "Quote \" back\\slash \x01 tab\t";
+  config->firms[0].name = "Quote \" back\\slash tab\t";  // no other control character loads
   const std::string text = common::SettlementTermsToml(*config);
   auto back = common::ParseConfig(text, "settlement_terms.toml");
   ASSERT_TRUE(back.ok()) << back.status() << "\n" << text;

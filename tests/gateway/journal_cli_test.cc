@@ -98,6 +98,23 @@ TEST(JournalCliTest, VerifyAndDumpReadWhatOnlyTheCommitLogHoldsWithoutTakingIt) 
   EXPECT_EQ(after.value("from_commit_log", -1), 0) << after.dump();
 }
 
+// A data dir whose name is not UTF-8 (a Latin-1 é): `verify` and `dump` print it with
+// U+FFFD for the byte. Until 2026-12-07 the JSON writer threw on it, the checking child died
+// of the exception, and the parent reported a damaged LMDB page, then died the same way.
+TEST(JournalCliTest, ADataDirNamedInLatin1IsPrintedNotACrash) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string latin1 = dir.path() + "/d\xe9";
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(latin1, 3));
+  testsupport::CfxResult verify = testsupport::RunCfx("journal verify --data-dir '" + latin1 + "'");
+  EXPECT_EQ(verify.exit_code, 0) << verify.output;
+  EXPECT_THAT(verify.output, HasSubstr("\"records\":3"));
+  EXPECT_THAT(verify.output, HasSubstr("/d\xef\xbf\xbd/journal"));  // U+FFFD
+  testsupport::CfxResult dump = testsupport::RunCfx("journal dump --data-dir '" + latin1 + "'");
+  EXPECT_EQ(dump.exit_code, 0) << dump.output;
+  EXPECT_THAT(dump.output, HasSubstr("\"seq\":3"));
+}
+
 // One writer at a time: an operator's cut (`verify --truncate-corrupt-tail` opens the
 // journal writable) beside a running writer would restart the commit log under it, and what
 // the writer acknowledged next would be read by no one. It is refused, naming the file;
