@@ -104,17 +104,17 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
   }
   std::error_code ec;
   if (std::filesystem::is_directory(flags.input, ec)) {
-    return Fail("replay", "--input " + flags.input + " is a directory, not a file");
+    return Fail("replay", "--input " + flags.input + " is a directory, not a file", 2);
   }
   std::ifstream in(flags.input);
   if (!in) {
-    return Fail("replay", "cannot open --input " + flags.input + ": " + std::strerror(errno));
+    return Fail("replay", "cannot open --input " + flags.input + ": " + std::strerror(errno), 2);
   }
   if (flags.output != "-" && std::filesystem::equivalent(flags.input, flags.output, ec)) {
-    return Fail("replay", "--output " + flags.output + " is the --input file");
+    return Fail("replay", "--output " + flags.output + " is the --input file", 2);
   }
   if (flags.output != "-" && std::filesystem::is_directory(flags.output, ec)) {
-    return Fail("replay", "--output " + flags.output + " is a directory, not a file");
+    return Fail("replay", "--output " + flags.output + " is a directory, not a file", 2);
   }
   if (flags.data_dir.empty()) {
     if (flags.output == "-") {
@@ -171,7 +171,9 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
     std::istringstream scan(input);
     if (absl::Status s = cfx::exchange::CheckReplayListsContracts(scan); !s.ok()) {
       drop_tmp();
-      return Fail("replay", absl::StrCat("--data-dir ", flags.data_dir, ": ", s.message()));
+      // Named as the input's line and field, then what the data dir needs of it.
+      return Fail("replay", absl::StrCat(flags.input, ": ", s.message(), " (--data-dir ",
+                                         flags.data_dir, ")"));
     }
   }
   if (absl::Status s = cfx::storage::PrepareDataDir(flags.data_dir, /*create=*/true); !s.ok()) {

@@ -70,13 +70,13 @@ absl::Status CheckReplayListsContracts(std::istream& in) {
     if (px && *px > MatcherOptions::kMaxLimitPrice) {
       return absl::InvalidArgumentError(absl::StrCat(
           "line ", number,
-          ": a limit price above 1000000.000 USD per GPU-hour, the most the exchange takes (a "
+          ": px: a limit price above 1000000.000 USD per GPU-hour, the most the exchange takes (a "
           "data dir's days must settle); replay without --data-dir to run it; nothing was "
           "written"));
     }
     if (product != nullptr && !common::ParseSymbol(sym).ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "line ", number, ": product '", absl::CHexEscape(sym),
+          "line ", number, ": sym: product '", absl::CHexEscape(sym),
           "' is not a contract symbol (GPU-TIER-REGION-YYYYMM, e.g. B200-GOLD-US-202703): "
           "a data dir holds contracts that settle; replay without --data-dir to run it; "
           "nothing was written"));

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <new>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -87,7 +88,19 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
   UTable& u = engine->table_;
   u.num_contracts = static_cast<int32_t>(engine->contracts_.size());
   u.num_scenarios = static_cast<int32_t>(engine->scenarios_.scenarios.size());
-  u.values.resize(static_cast<size_t>(u.num_contracts) * u.num_scenarios);
+  const uint64_t cells = static_cast<uint64_t>(u.num_contracts) * u.num_scenarios;
+  auto too_large = [&] {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the scenario table of ", u.num_contracts, " contracts x ", u.num_scenarios,
+        " scenarios needs ", cells * sizeof(int64_t) >> 20, " MiB, more than ",
+        kMaxTableBytes >> 20, " MiB (fewer scenarios, or a prices file of the contracts held)"));
+  };
+  if (cells > kMaxTableBytes / sizeof(int64_t)) return too_large();
+  try {
+    u.values.resize(static_cast<size_t>(cells));
+  } catch (const std::bad_alloc&) {
+    return too_large();
+  }
   for (int32_t c = 0; c < u.num_contracts; ++c) {
     const Contract& contract = engine->contracts_[c];
     for (int32_t s = 0; s < u.num_scenarios; ++s) {

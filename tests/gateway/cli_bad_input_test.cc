@@ -46,11 +46,18 @@ TEST(CliBadInputTest, ReplayRefusesAnOutputThatIsItsInputAndADirectoryAsInput) {
   const std::string in = dir.path() + "/commands.jsonl";
   std::ofstream(in) << kReplayLines;
   auto same = RunCfx("replay --input " + in + " --output " + in);
-  EXPECT_NE(same.exit_code, 0) << same.output;
+  EXPECT_EQ(same.exit_code, 2) << same.output;  // a bad flag (run_status.h), as --config's
   EXPECT_NE(same.output.find("is the --input file"), std::string::npos) << same.output;
   EXPECT_EQ(FileText(in), kReplayLines) << "the input was truncated";
   auto folder = RunCfx("replay --input " + dir.path() + " --output " + dir.path() + "/out.jsonl");
-  EXPECT_NE(folder.exit_code, 0) << folder.output;
+  EXPECT_EQ(folder.exit_code, 2) << folder.output;
+  auto missing = RunCfx("replay --input " + dir.path() + "/missing.jsonl");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("cannot open --input " + dir.path() + "/missing.jsonl"),
+            std::string::npos)
+      << missing.output;
+  auto out_folder = RunCfx("replay --input " + in + " --output " + dir.path());
+  EXPECT_EQ(out_folder.exit_code, 2) << out_folder.output;
   EXPECT_NE(folder.output.find("is a directory"), std::string::npos) << folder.output;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/out.jsonl"));
 }

@@ -499,7 +499,10 @@ TEST_F(SettleCliTest, ReplayIntoADataDirRefusesAProductThatIsNoContract) {
   auto r = RunCfx("replay --input " + dir_ + "/commands.jsonl --output " + dir_ +
                   "/events.jsonl --data-dir " + data_);
   EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("line 3: product 'FOO' is not a contract symbol"), std::string::npos)
+  // The file, the line and the field (SPEC §11).
+  EXPECT_NE(r.output.find(dir_ + "/commands.jsonl: line 3: sym: product 'FOO' is not a contract "
+                                 "symbol"),
+            std::string::npos)
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(data_)) << "nothing was written, not even the folder";
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/events.jsonl"));
@@ -514,7 +517,7 @@ TEST_F(SettleCliTest, ReplayIntoADataDirRefusesAProductThatIsNoContract) {
   auto absurd = RunCfx("replay --input " + dir_ + "/absurd.jsonl --output " + dir_ +
                        "/events.jsonl --data-dir " + data_);
   EXPECT_NE(absurd.exit_code, 0) << absurd.output;
-  EXPECT_NE(absurd.output.find("line 2: a limit price above 1000000.000 USD per GPU-hour"),
+  EXPECT_NE(absurd.output.find("line 2: px: a limit price above 1000000.000 USD per GPU-hour"),
             std::string::npos)
       << absurd.output;
   EXPECT_FALSE(std::filesystem::exists(data_));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace cfx::gpu_valuation {
@@ -247,6 +248,25 @@ TEST(MarginEngineTest, MonteCarloTiesGoToTheLowestScenarioNumber) {
     EXPECT_EQ(r->worst_scenario_index, 0);
     EXPECT_EQ(r->worst_scenario, "1");
   }
+}
+
+// A table past kMaxTableBytes (contracts × scenarios × 8 bytes) is refused naming both
+// counts: a prices file of 1,100 contracts with 1,000,000 Monte Carlo scenarios used to ask
+// for 8.8 GB at once, and a failed allocation ended the process (cfx margin, no message).
+TEST(MarginEngineTest, AScenarioTablePastItsBoundIsRefusedNotAnAbort) {
+  std::vector<ContractPrice> prices;
+  for (int m = 0; m < 1100; ++m) {
+    prices.push_back(
+        {absl::StrCat("B200-GOLD-US-", 2027 + m / 12, m % 12 < 9 ? "0" : "", m % 12 + 1), 5000});
+  }
+  MarginOptions o;
+  o.method = ScenarioMethod::kMonteCarlo;
+  o.mc_scenarios = 1'000'000;
+  auto e = MarginEngine::Create(prices, {}, o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), absl::StatusCode::kResourceExhausted) << e.status();
+  EXPECT_NE(e.status().message().find("1100 contracts x 1000000 scenarios"), std::string::npos)
+      << e.status();
 }
 
 TEST(MarginEngineTest, RejectsBadInputs) {

@@ -47,6 +47,11 @@ inline int64_t ValuedTicks(int64_t settle_ticks) {
   return settle_ticks > kMaxSettleTicks ? kMaxSettleTicks : settle_ticks;
 }
 
+// The most memory the U table (one int64 per contract and scenario) may take: 8 GiB, e.g.
+// 1,000 contracts × 1,000,000 scenarios. Past it Create refuses, naming both counts, rather
+// than ending the process on a failed allocation.
+inline constexpr uint64_t kMaxTableBytes = 8ull << 30;
+
 // Latest settlement price S_c of a contract, in 0.001 USD ticks (> 0).
 struct ContractPrice {
   std::string sym;  // "B200-GOLD-US-202703"
@@ -106,7 +111,9 @@ class MarginEngine {
  public:
   // Builds the scenario set and the U table for every contract in `prices`. InvalidArgument
   // on a bad symbol, a duplicate or non-positive price, bad options or scenario file;
-  // Unavailable if options.backend == kCuda and no device is usable.
+  // ResourceExhausted when the table (contracts × scenarios × 8 bytes) would pass
+  // kMaxTableBytes or cannot be allocated; Unavailable if options.backend == kCuda and no
+  // device is usable.
   static absl::StatusOr<std::unique_ptr<MarginEngine>> Create(std::vector<ContractPrice> prices,
                                                               std::vector<ThroughputRow> throughput,
                                                               const MarginOptions& options);
