@@ -88,16 +88,31 @@ void OrderBook::EndOrder(uint32_t slot, CancelReason reason) {
 bool OrderBook::FokFillable(const Order& a, PriceTicks limit) const {
   int opp = Index(Opposite(a.side));
   Qty need = a.leaves(), avail{0};
+  const bool self_stops = a.stp_action != StpAction::kCancelResting;
+  auto is_self = [&a](const Order& r) { return r.firm == a.firm && r.stp == a.stp; };
   for (PriceTicks px = best_[opp]; px != kNoPrice; px = After(opp, px)) {
     if (a.side == Side::kBuy ? px > limit : px < limit) break;
-    for (uint32_t s = LevelAt(opp, px).head; s != kNoSlot; s = ctx_->store.at(s).next) {
+    const uint32_t head = LevelAt(opp, px).head;
+    // With cancel_aggressor or cancel_both the first self order of the level ends matching
+    // when it comes to the head (Match). An iceberg ahead of it trades its shown slice and
+    // then goes to the back of the level, behind it: only that slice is reached. Without
+    // such an order every order of the level trades out in turn, icebergs' hidden parts
+    // included. (Counting the whole iceberg filled part of a FOK and then canceled the rest
+    // `stp`: a FOK is never part filled.)
+    bool blocked = false;
+    if (self_stops) {
+      for (uint32_t s = head; s != kNoSlot && !blocked; s = ctx_->store.at(s).next) {
+        blocked = is_self(ctx_->store.at(s));
+      }
+    }
+    for (uint32_t s = head; s != kNoSlot; s = ctx_->store.at(s).next) {
       const Order& r = ctx_->store.at(s);
-      if (r.firm == a.firm && r.stp == a.stp) {
+      if (is_self(r)) {
         // cancel_resting removes the self order and goes on; the other actions stop here.
-        if (a.stp_action == StpAction::kCancelResting) continue;
+        if (!self_stops) continue;
         return false;
       }
-      avail += r.leaves();
+      avail += blocked ? r.shown : r.leaves();
       if (avail >= need) return true;
     }
   }

@@ -11,16 +11,18 @@ bool Crosses(Side side, int64_t limit, int64_t px) {
 }
 }  // namespace
 
-int ReferenceBook::BestOpp(Side side) const {
+int ReferenceBook::BestOpp(Side side) const { return BestOppIn(book_, side); }
+
+int ReferenceBook::BestOppIn(const std::vector<O>& book, Side side) {
   int best = -1;
-  for (int i = 0; i < static_cast<int>(book_.size()); ++i) {
-    const O& r = book_[i];
+  for (int i = 0; i < static_cast<int>(book.size()); ++i) {
+    const O& r = book[i];
     if (r.side == side) continue;
     if (best < 0) {
       best = i;
       continue;
     }
-    const O& b = book_[best];
+    const O& b = book[best];
     bool better = r.side == Side::kSell ? r.px < b.px : r.px > b.px;
     if (better || (r.px == b.px && r.prio < b.prio)) best = i;
   }
@@ -54,32 +56,9 @@ void ReferenceBook::Execute(O o) {
     }
     limit = o.side == Side::kBuy ? book_[b].px + 50 : book_[b].px - 50;
   }
-  if (o.tif == TimeInForce::kFok) {
-    // Walk a sorted copy of the opposite side.
-    std::vector<O> opp;
-    for (const O& r : book_)
-      if (r.side != o.side && Crosses(o.side, limit, r.px)) opp.push_back(r);
-    std::sort(opp.begin(), opp.end(), [&](const O& x, const O& y) {
-      if (x.px != y.px) return o.side == Side::kBuy ? x.px < y.px : x.px > y.px;
-      return x.prio < y.prio;
-    });
-    Lots avail = 0;
-    bool ok = false;
-    for (const O& r : opp) {
-      if (r.firm == o.firm && r.stp == o.stp) {
-        if (o.act == StpAction::kCancelResting) continue;
-        break;
-      }
-      avail += r.leaves();
-      if (avail >= o.leaves()) {
-        ok = true;
-        break;
-      }
-    }
-    if (!ok) {
-      Emit("C " + o.cl + " " + S(o.leaves()) + " fok");
-      return;
-    }
+  if (o.tif == TimeInForce::kFok && !FillsWhole(o, limit)) {
+    Emit("C " + o.cl + " " + S(o.leaves()) + " fok");
+    return;
   }
   while (o.leaves() > 0) {
     b = BestOpp(o.side);
@@ -120,6 +99,37 @@ void ReferenceBook::Execute(O o) {
     return;
   }
   Rest(o);
+}
+
+// The FOK rule at its plainest: the order's own matching, run on a copy of the book, fills
+// it whole. An own order that cancel_resting would cancel leaves the copy; any other STP
+// action ends the run unfilled.
+bool ReferenceBook::FillsWhole(O o, Ticks limit) const {
+  std::vector<O> book = book_;
+  uint64_t prio = prio_;
+  while (o.leaves() > 0) {
+    const int b = BestOppIn(book, o.side);
+    if (b < 0 || !Crosses(o.side, limit, book[b].px)) return false;
+    O& r = book[b];
+    if (r.firm == o.firm && r.stp == o.stp) {
+      if (o.act != StpAction::kCancelResting) return false;
+      book.erase(book.begin() + b);
+      continue;
+    }
+    const Lots q = std::min(o.leaves(), r.shown);
+    o.cum += q;
+    r.cum += q;
+    r.shown -= q;
+    if (r.shown == 0) {
+      if (r.leaves() == 0) {
+        book.erase(book.begin() + b);
+      } else {
+        r.shown = std::min(r.display, r.leaves());
+        r.prio = ++prio;
+      }
+    }
+  }
+  return true;
 }
 
 void ReferenceBook::Triggers(std::vector<Ticks> prints) {

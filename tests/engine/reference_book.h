@@ -90,6 +90,8 @@ class ReferenceBook {
   };
   bool InBand(Ticks px) const { return !has_ref_ || (px * 10 >= ref_ * 9 && px * 10 <= ref_ * 11); }
   int BestOpp(Side side) const;  // index into book_, -1 if none
+  static int BestOppIn(const std::vector<O>& book, Side side);
+  bool FillsWhole(O o, Ticks limit) const;  // a FOK's fill, on a copy of the book
   void Execute(O o);
   void Rest(O o);
   // In pre-open rests `o` (no matching); otherwise matches it, then fires the stops its
