@@ -73,10 +73,26 @@ class Fields {
     return true;
   }
   bool Int(const char* key, bool required, bool* present, Qty* out) const {
+    // A JSON integer past int64 is still a quantity, above any maximum: the engine's
+    // qty_above_max says so (SPEC §4.2's order of checks), not invalid_field.
+    if (auto it = j_.find(key); it != j_.end() && it->is_number_unsigned() &&
+                                it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      *present = true;
+      *out = Qty(INT64_MAX);
+      return true;
+    }
     int64_t v = 0;
     if (!Int(key, required, present, &v)) return false;
     if (*present) *out = Qty(v);
     return true;
+  }
+  // An optional extension key (replay's "session"): its value when it is one, else none. A
+  // key the spec does not name is ignored whatever it holds (SPEC §4.1).
+  uint64_t OptionalSession(const char* key) const {
+    auto it = j_.find(key);
+    if (it == j_.end() || !it->is_number_unsigned()) return 0;
+    const uint64_t v = it->get<uint64_t>();
+    return v <= UINT32_MAX ? v : 0;
   }
   bool Price(const char* key, bool required, PriceField* out) const {
     std::string_view s;
@@ -148,11 +164,7 @@ bool ParseNew(const Fields& f, NewOrderCmd* c) {
   std::string_view expire;
   if (!f.Str("expire", c->tif == TimeInForce::kGtd, &expire)) return false;
   if (f.Has("expire") && !ParseTimestamp(expire, &c->expire)) return false;
-  int64_t session = 0;
-  if (!f.Int("session", false, &has, &session) || session < 0 || session > UINT32_MAX) {
-    return false;
-  }
-  c->session = static_cast<SessionId>(session);
+  c->session = static_cast<SessionId>(f.OptionalSession("session"));
   return true;
 }
 
@@ -187,14 +199,22 @@ bool ParseObject(const json& j, Command* out) {
     *out = c;
   } else if (op == "mass_cancel") {
     MassCancelCmd c;
-    bool has = false;
-    int64_t session = 0;
-    if (!f.Account("acct", !f.Has("session"), &c.acct) || !f.Fixed("sym", false, &c.sym) ||
-        !f.Int("session", false, &has, &session) || session < 0 || session > UINT32_MAX) {
-      return false;
+    // With "acct" the spec's mass cancel, whatever else the line holds (an extra "session"
+    // is ignored, as any extra key: until 2026-12-07 it turned the line into a disconnect
+    // of that session, canceling other accounts' orders and not the account's). Without it,
+    // replay's extension: "session" names a session whose orders a disconnect cancels.
+    if (f.Has("acct")) {
+      if (!f.Account("acct", true, &c.acct) || !f.Fixed("sym", false, &c.sym)) return false;
+    } else {
+      bool has = false;
+      int64_t session = 0;
+      if (!f.Int("session", true, &has, &session) || session <= 0 || session > UINT32_MAX ||
+          !f.Fixed("sym", false, &c.sym)) {
+        return false;
+      }
+      c.session = static_cast<SessionId>(session);
+      c.disconnect = true;  // replay's "session" stands for cancel-on-disconnect
     }
-    c.session = static_cast<SessionId>(session);
-    c.disconnect = c.session != 0;  // replay's "session" stands for cancel-on-disconnect
     *out = c;
   } else if (op == "time") {
     TimeCmd c;

@@ -419,6 +419,21 @@ TEST(OrderBookTest, MassCancelBySessionCancelsWithReasonDisconnect) {
   EXPECT_THAT(Grep(out, "canceled"), ElementsAre(Canceled("b1", "A1", 1, "disconnect")));
 }
 
+// SPEC §4.1: unknown extra keys are ignored. A mass cancel naming an account is the spec's,
+// whatever else it holds: an extra "session" (replay's disconnect extension) turned it into
+// a disconnect of that session until 2026-12-07 (another account's order canceled
+// `disconnect`, the account's own left). A "session" that is no session number on a new
+// order is ignored too (it was invalid_field).
+TEST(OrderBookTest, AMassCancelNamingAnAccountIgnoresAnExtraSession) {
+  auto out = RunNoSeq({ProductLine(), Limit("b1", "B1", "buy", "4.900", 1, R"(,"session":7)"),
+                       Limit("a1", "A1", "buy", "4.900", 1, R"(,"session":"x")"),
+                       Limit("a2", "A1", "buy", "4.900", 1, R"(,"session":-1)"),
+                       R"({"op":"mass_cancel","acct":"A1","session":7})"});
+  EXPECT_THAT(Grep(out, "rejected"), IsEmpty());
+  EXPECT_THAT(Grep(out, "canceled"),
+              ElementsAre(Canceled("a1", "A1", 1, "mass"), Canceled("a2", "A1", 1, "mass")));
+}
+
 // A session's own mass cancel (not a disconnect) naming a firm cancels only the orders the
 // session entered for that firm: a session moved to another firm by an operator touches none
 // of its old firm's orders (SPEC §6). Without a firm (a journal before codec version 5), every

@@ -93,6 +93,12 @@ TEST(ValidationTest, EachRejectReason) {
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 5, R"(,"display":0)")}),
             "invalid_qty");
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.000", 1001)}), "qty_above_max");
+  {
+    // A JSON integer past int64 is a quantity above the maximum too (it was invalid_field).
+    std::string huge = Limit("a", "A1", "buy", "5.000", 1);
+    huge.replace(huge.find("\"qty\":1"), 7, "\"qty\":18446744073709551615");
+    EXPECT_EQ(RejectOf({ProductLine(), huge}), "qty_above_max") << huge;
+  }
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "5.0005", 1)}), "invalid_price_tick");
   EXPECT_EQ(RejectOf({ProductLine(), Limit("a", "A1", "buy", "6.000", 1)}), "price_outside_band");
   EXPECT_EQ(RejectOf({ProductLine(), Order("a", "A1", "sell", "stop", 1, R"(,"stop":"5.100")")}),
