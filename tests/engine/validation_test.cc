@@ -76,6 +76,16 @@ TEST(ValidationTest, TimesAreCalendarDatesAndFarFutureExpiresNever) {
   EXPECT_EQ(Grep(out, "accepted").size(), 1u);
   EXPECT_TRUE(Grep(out, "canceled").empty());
   EXPECT_EQ(Grep(out, R"("bids":[["4.990",1,1]])").size(), 1u);
+  // Past 2262 (the end of int64 nanoseconds) a time stays before every expiry past it: a
+  // time in 2300 expired a gtd of 2400 and refused one of 2500 until 2026-12-07.
+  auto far = RunNoSeq(
+      {ProductLine(), Time("2027-03-01T10:00:00Z"),
+       Limit("g1", "A1", "buy", "4.990", 1, R"(,"tif":"gtd","expire":"2400-01-01T00:00:00Z")"),
+       Time("2300-01-01T00:00:00Z"),
+       Limit("g2", "A1", "buy", "4.990", 1, R"(,"tif":"gtd","expire":"2500-01-01T00:00:00Z")")});
+  EXPECT_EQ(Grep(far, "accepted").size(), 2u);
+  EXPECT_TRUE(Grep(far, "canceled").empty());
+  EXPECT_TRUE(Grep(far, "rejected").empty());
 }
 
 TEST(ValidationTest, EachRejectReason) {
