@@ -5,6 +5,7 @@
 
 #include "cfx/engine/price.h"
 #include "cfx/engine/replay.h"
+#include "cfx/json/strict_json.h"
 
 namespace cfx::engine {
 namespace {
@@ -274,12 +275,10 @@ ReplayLine ReadReplayLine(std::istream& in, std::string* line) {
 ParsedLine ParseCommandLine(std::string_view line) {
   ParsedLine r;
   if (IsBlank(line)) return r;
-  // No JSON text holds a raw NUL (RFC 8259: none outside strings, control characters escaped
-  // inside), and nlohmann's reader takes one as the end of the input: `{...}\0junk` was read
-  // as `{...}` and accepted (an audit).
-  json j = line.find('\0') == std::string_view::npos
-               ? json::parse(line, nullptr, /*allow_exceptions=*/false)
-               : json(json::value_t::discarded);
+  // Strictly (cfx::json::ParseStrict): a raw NUL (nlohmann stopped at one: `{...}\0junk` was
+  // accepted as `{...}`) and a key repeated in the line (the last one was taken silently:
+  // `"side":"buy","side":"sell"` a sell, until 2026-12-07) are invalid_field.
+  json j = cfx::json::ParseStrict(line);
   if (j.is_discarded() || !j.is_object()) {
     r.kind = ParsedLine::Kind::kInvalid;
     return r;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/json/strict_json.h"
 #include "cfx/security_master/derive.h"
 #include "cfx/storage/kv_store.h"
 #include "cfx/trade_store/format.h"
@@ -47,10 +48,8 @@ bool FromName(const json& name, int count, E* out) {
 
 // Reads a row of `orders` or `ended_orders` (OrderRowText); false if a field is missing or bad.
 bool ParseOrderJson(absl::string_view text, OrderStateView* o, uint64_t* serial) {
-  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
-  if (text.find('\0') != absl::string_view::npos) return false;
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return false;
+  json j = cfx::json::ParseStored({text.data(), text.size()});  // a raw NUL is damage too
+  if (!j.is_object()) return false;
   for (const char* k : {"oid", "cum", "leaves", "notional", "px", "stop_px", "qty", "session"}) {
     if (!j.contains(k) || !j[k].is_number_integer()) return false;
   }
@@ -179,8 +178,7 @@ absl::Status TradeRecorder::Load() {
   if (last->has_value()) last_seq_.store(std::strtoull((*last)->c_str(), nullptr, 10));
   std::string error;
   absl::Status s = (*txn)->Scan(kPositionsTable, "", [&](absl::string_view k, absl::string_view v) {
-    json j = v.find('\0') == absl::string_view::npos ? json::parse(v, nullptr, false)
-                                                     : json(json::value_t::discarded);
+    json j = cfx::json::ParseStored({v.data(), v.size()});
     if (j.is_discarded() || !j.contains("acct")) {
       error = absl::StrCat(store_->path(), ": positions/", k, ": malformed");
       return false;

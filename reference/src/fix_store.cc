@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cfx/json/strict_json.h"
 #include "cfx/storage/kv_store.h"
 #include "internal/record_json.h"
 #include "nlohmann/json.hpp"
@@ -33,11 +34,8 @@ std::string FixPrefix(const std::string& grade, common::Date date) {
 }
 
 absl::StatusOr<FixRevision> DecodeRevision(absl::string_view value) {
-  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
-  if (value.find('\0') != absl::string_view::npos) {
-    return absl::DataLossError("reference store: malformed fix value");
-  }
-  nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+  nlohmann::json j =
+      cfx::json::ParseStored({value.data(), value.size()});  // a raw NUL is damage too
   if (j.is_discarded() || !j.is_object() || !j.contains("record")) {
     return absl::DataLossError("reference store: malformed fix value");
   }
@@ -58,9 +56,7 @@ std::string ThroughputKey(const OperatorThroughput& row) {
 }
 
 absl::StatusOr<ThroughputRevision> DecodeThroughput(absl::string_view value) {
-  nlohmann::json j = value.find('\0') == absl::string_view::npos
-                         ? nlohmann::json::parse(value, nullptr, false)
-                         : nlohmann::json(nlohmann::json::value_t::discarded);
+  nlohmann::json j = cfx::json::ParseStored({value.data(), value.size()});
   ThroughputRevision out;
   std::optional<common::Tier> tier;
   absl::StatusOr<common::Date> d = absl::InvalidArgumentError("missing date");

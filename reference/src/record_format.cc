@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cfx/common/decimal.h"
+#include "cfx/json/strict_json.h"
 #include "cfx/reference/fix_store.h"
 #include "cfx/reference/methodology.h"
 #include "internal/record_json.h"
@@ -174,11 +175,7 @@ std::string RecordToCsv(const FixRecord& r) {
 }
 
 absl::StatusOr<FixRecord> RecordFromJson(const std::string& text) {
-  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
-  if (text.find('\0') != std::string::npos) {
-    return absl::InvalidArgumentError("fix record: not a JSON object");
-  }
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = cfx::json::ParseStored(text);  // a raw NUL is damage too
   if (j.is_discarded()) return absl::InvalidArgumentError("fix record: not a JSON object");
   return internal::RecordFromJsonValue(j, internal::NumberText(text, {"volume"}));
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "cfx/json/strict_json.h"
 
 namespace cfx::settlement::internal {
 namespace {
@@ -76,9 +77,7 @@ std::string EncodeDayRecord(const DayRecord& day) {
 }
 
 absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
-  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
-  if (text.find('\0') != std::string_view::npos) return Corrupt("day record is not JSON", text);
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  json j = cfx::json::ParseStored(text);  // a raw NUL is damage too
   if (!j.is_object()) return Corrupt("day record is not JSON", text);
   try {
     DayRecord day;
@@ -134,10 +133,7 @@ std::string EncodeContractState(const ContractState& s) {
 }
 
 absl::StatusOr<ContractState> DecodeContractState(std::string_view text) {
-  if (text.find('\0') != std::string_view::npos) {
-    return Corrupt("contract state is not JSON", text);
-  }
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  json j = cfx::json::ParseStored(text);
   if (!j.is_object()) return Corrupt("contract state is not JSON", text);
   try {
     ContractState s;

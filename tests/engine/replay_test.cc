@@ -79,6 +79,27 @@ TEST(ReplayTest, ALineHoldingANulIsInvalidEvenAfterAWholeCommand) {
             "{\"seq\":2,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":3}\n");
 }
 
+// A key given twice in one line is invalid_field: nlohmann kept the last one silently, so
+// the line below was a sell of 1000 until 2026-12-07 (a review). The same order without the
+// repetition is accepted.
+TEST(ReplayTest, ALineGivingAKeyTwiceIsInvalid) {
+  const std::string twice =
+      "{\"op\":\"new\",\"cl\":\"o1\",\"acct\":\"A\",\"sym\":\"S\",\"side\":\"buy\","
+      "\"side\":\"sell\",\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1,\"qty\":1000}";
+  const std::string once =
+      "{\"op\":\"new\",\"cl\":\"o2\",\"acct\":\"A\",\"sym\":\"S\",\"side\":\"buy\","
+      "\"type\":\"limit\",\"px\":\"5.000\",\"qty\":1}";
+  std::istringstream in("{\"op\":\"product\",\"sym\":\"S\"}\n" + twice + "\n" + once + "\n");
+  std::ostringstream out;
+  RunReplay(in, out);
+  EXPECT_EQ(
+      out.str().find("{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":2}\n"),
+      0u)
+      << out.str();
+  EXPECT_NE(out.str().find(R"("ev":"accepted","cl":"o2")"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find(R"("cl":"o1")"), std::string::npos) << out.str();
+}
+
 // A line longer than any command (kMaxReplayLine) is one rejected line, read without being
 // held; the lines after it still run (SPEC §4.1: replay never stops). Before, a line too
 // large for memory ended the replay as if the file had (an audit, 2026-12-06).

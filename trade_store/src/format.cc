@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cfx/common/decimal.h"
+#include "cfx/json/strict_json.h"
 
 namespace cfx::trade_store {
 namespace {
@@ -71,9 +72,7 @@ std::string FormatTradeJson(const Trade& t) {
 }
 
 absl::StatusOr<Trade> ParseTradeJson(std::string_view text) {
-  // A NUL is in no JSON text; nlohmann would stop reading at it (`{...}\0junk` passed).
-  if (text.find('\0') != std::string_view::npos) return Bad("not a JSON object", text);
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  json j = cfx::json::ParseStored(text);  // a raw NUL is damage too
   if (!j.is_object()) return Bad("not a JSON object", text);
   Trade t;
   auto seq = j.find("seq");
@@ -134,8 +133,7 @@ std::string FormatCloseJson(std::string_view sym, common::Date date, const Close
 }
 
 absl::StatusOr<CloseQuote> ParseCloseJson(std::string_view text) {
-  if (text.find('\0') != std::string_view::npos) return Bad("not a JSON object", text);
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  json j = cfx::json::ParseStored(text);
   if (!j.is_object()) return Bad("not a JSON object", text);
   CloseQuote q;
   auto bid = GetPrice(j, "bid", text);

@@ -4,12 +4,12 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/date.h"
 #include "cfx/common/grade.h"
+#include "cfx/json/strict_json.h"
 #include "http_json.h"
 #include "nlohmann/json.hpp"
 
@@ -19,33 +19,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxWhatIfQty = 1'000'000'000;
-
-// Parses `text` (discarded when it is not JSON) and sets *duplicate when any object in it
-// holds a key twice (SPEC §7: malformed; nlohmann would keep the last one silently).
-json ParseJsonRefusingDuplicateKeys(const std::string& text, bool* duplicate) {
-  std::vector<std::unordered_set<std::string>> open;  // the keys of each object being read
-  json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        open.emplace_back();
-        break;
-      case json::parse_event_t::object_end:
-        if (!open.empty()) open.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        if (!open.back().insert(parsed.get_ref<const std::string&>()).second) *duplicate = true;
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
-  };
-  // No JSON text holds a raw NUL (RFC 8259), and nlohmann's reader takes one as the end of
-  // the input: `{...}\0garbage` was read as `{...}` and answered 200 (an audit).
-  if (text.find('\0') != std::string::npos) return json(json::value_t::discarded);
-  return json::parse(text, track, /*allow_exceptions=*/false);
-}
 
 // The one answer for "not yours" and "does not exist" under a firm token (docs/http.md).
 HttpResponse Forbidden() {
@@ -159,7 +132,7 @@ HttpResponse HandleMargin(const HandlerContext& ctx, const Principal& who,
 HttpResponse HandleWhatIf(const HandlerContext& ctx, const Query& query, const std::string& body) {
   if (auto bad = CheckQueryKeys(query, {})) return *bad;
   bool duplicate_key = false;
-  json doc = ParseJsonRefusingDuplicateKeys(body, &duplicate_key);
+  json doc = cfx::json::ParseStrict(body, &duplicate_key);
   if (duplicate_key) {
     return ErrorResponse(400, "invalid_json", "a key appears twice in one JSON object");
   }
@@ -371,9 +344,7 @@ HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const 
   json events = json::array();
   for (const std::string& line : page->events) {
     // A line with a NUL (damage: the writer escapes every control byte) is no event.
-    json e = line.find('\0') == std::string::npos
-                 ? json::parse(line, nullptr, /*allow_exceptions=*/false)
-                 : json(json::value_t::discarded);
+    json e = cfx::json::ParseStored(line);
     if (e.is_object()) events.push_back(std::move(e));
   }
   json out = {{"events", std::move(events)}, {"next_after", page->next_after},
