@@ -36,8 +36,8 @@ absl::StatusOr<ScenarioSet> ParseScenarioCsv(absl::string_view text, absl::strin
   std::set<std::string, std::less<>> labels;
   while (csv.Next()) {
     if (set.scenarios.size() == static_cast<size_t>(kMaxScenarios)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(file, ": more than ", kMaxScenarios, " scenarios"));
+      // Named at the row past the bound (SPEC §11: the file, the line and the field).
+      return csv.Error(0, absl::StrCat("more than ", kMaxScenarios, " scenarios"));
     }
     Scenario s;
     s.label = std::string(csv.field(0));

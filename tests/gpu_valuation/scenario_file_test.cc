@@ -1,3 +1,5 @@
+#include <string>
+
 #include "cfx/gpu_valuation/scenarios.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -62,6 +64,19 @@ TEST(ScenarioFileTest, RejectsEveryMalformedRowNamingFileLineAndColumn) {
     EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(set.status().message()), HasSubstr(c.expected)) << c.body;
   }
+}
+
+// A file past kMaxScenarios rows is refused at the first row past it, named with its line
+// (it named the file alone).
+TEST(ScenarioFileTest, AFileOfTooManyScenariosNamesTheRowPastTheBound) {
+  std::string text = kHeader;
+  text.reserve(text.size() + (kMaxScenarios + 1) * 24);
+  for (int i = 0; i <= kMaxScenarios; ++i) text += "s" + std::to_string(i) + ",1,0,0,0,0,0\n";
+  auto set = ParseScenarioCsv(text, "big.csv");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("big.csv:" + std::to_string(kMaxScenarios + 2) + ":"));
+  EXPECT_THAT(std::string(set.status().message()), HasSubstr("more than 1000000 scenarios"));
 }
 
 TEST(ScenarioFileTest, RejectsMissingOrWrongHeader) {
