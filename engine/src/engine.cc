@@ -266,6 +266,13 @@ void Engine::Apply(const ReplaceCmd& c) {
   PriceTicks px{0};
   Qty qty{0};
   RejectReason r = ValidateReplace(c, o, book, acct_hash, &px, &qty);
+  // More open quantity is more margin (SPEC §4: pre-trade risk counts open buys and
+  // sells): a replace that raises the total is checked as a new order of the difference
+  // would be. Until 2026-12-07 no replace was, so one could take an account far past its
+  // collateral.
+  if (r == RejectReason::kNone && risk_ != nullptr && qty > o.qty) {
+    r = risk_->CheckReplace(c, acct, o, Qty(qty.value() - o.qty.value()), book);
+  }
   if (r != RejectReason::kNone) {
     EmitCancelReject(c.orig, &c.cl, acct, r, &o);
     return;

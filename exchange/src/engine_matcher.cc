@@ -189,6 +189,19 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
     return engine::RejectReason::kThrottled;
   }
   if (!options_.pre_trade_risk) return engine::RejectReason::kNone;
+  return CheckMargin(acct, cmd.acct.view(), book, cmd.side, cmd.qty.value());
+}
+
+engine::RejectReason EngineMatcher::CheckReplace(const engine::ReplaceCmd& cmd,
+                                                 engine::AccountId acct, const engine::Order& order,
+                                                 engine::Qty added, const engine::OrderBook& book) {
+  if (!options_.pre_trade_risk) return engine::RejectReason::kNone;
+  return CheckMargin(acct, cmd.acct.view(), book, order.side, added.value());
+}
+
+engine::RejectReason EngineMatcher::CheckMargin(engine::AccountId acct, std::string_view acct_name,
+                                                const engine::OrderBook& book, engine::Side side,
+                                                int64_t add) {
   const engine::SymbolId sym = book.config().id;
   auto requirement = [&](engine::SymbolId s, const Exposure& x, int64_t add_buy,
                          int64_t add_sell) -> __int128 {
@@ -196,8 +209,8 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
     const int64_t b = std::llabs(x.pos - x.open_sell - add_sell);
     return static_cast<__int128>(std::max(a, b)) * Margin(s);
   };
-  const int64_t add_buy = cmd.side == engine::Side::kBuy ? cmd.qty.value() : 0;
-  const int64_t add_sell = cmd.side == engine::Side::kSell ? cmd.qty.value() : 0;
+  const int64_t add_buy = side == engine::Side::kBuy ? add : 0;
+  const int64_t add_sell = side == engine::Side::kSell ? add : 0;
   __int128 total = 0;
   bool counted = false;
   if (acct < exposure_.size()) {
@@ -211,7 +224,7 @@ engine::RejectReason EngineMatcher::CheckNewOrder(const engine::NewOrderCmd& cmd
     }
   }
   if (!counted) total += requirement(sym, Exposure{}, add_buy, add_sell);
-  const int64_t collateral = CollateralOf(acct, cmd.acct.view());
+  const int64_t collateral = CollateralOf(acct, acct_name);
   return total > collateral ? engine::RejectReason::kInsufficientMargin
                             : engine::RejectReason::kNone;
 }

@@ -216,6 +216,40 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
   ASSERT_TRUE(core.Stop().ok());
 }
 
+// SPEC §4: pre-trade risk counts open buys and sells, so a replace that raises an order's
+// quantity is checked as a new order of the difference would be; refused, it is
+// cancel_rejected `insufficient_margin` and the order stays as it was (SPEC §4.2). Until
+// 2026-12-07 no replace was checked: 3 lots within 5,000 USD of collateral became 500.
+TEST(ExchangeCoreTest, PreTradeRiskChecksAReplaceThatRaisesTheQuantity) {
+  testing::TempDir dir;
+  common::ExchangeConfig config = testing::TestConfig();
+  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+  ExchangeCore core(config, testing::TestOptions(dir.path()));
+  ASSERT_TRUE(core.Start().ok());
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+  auto replace = [](const char* orig, const char* cl, int64_t qty) {
+    engine::ReplaceCmd c;
+    c.orig = engine::Name::From(orig);
+    c.cl = engine::Name::From(cl);
+    c.acct = engine::Name::From("A0");
+    c.has_qty = true;
+    c.qty = engine::Qty(qty);
+    return c;
+  };
+  SubmitOrDie(core, Order("b", "A0", engine::Side::kBuy, 5000, 3));
+  SubmitOrDie(core, replace("b", "b500", 500));  // 500 lots > 5: refused
+  SubmitOrDie(core, replace("b", "b5", 5));      // 5 lots: fits
+  SubmitOrDie(core, replace("b5", "b6", 6));     // 6 lots > 5: refused
+  SubmitOrDie(core, replace("b5", "b1", 1));     // lower: never asked
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_FALSE(core.FindOrder("A0", "b500").has_value());
+  EXPECT_FALSE(core.FindOrder("A0", "b6").has_value());
+  auto now = core.FindOrder("A0", "b1");
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(now->detail.qty, engine::Qty(1));
+  ASSERT_TRUE(core.Stop().ok());
+}
+
 // SPEC §5: a restart replays the journal to the identical state, also when the next start
 // has other risk settings (the check switched off, collateral raised): they are sequenced
 // inputs, so the inputs before them replay under the settings they were decided with, and

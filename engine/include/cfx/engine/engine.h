@@ -42,6 +42,15 @@ class PreTradeRisk {
   // `acct`: cmd.acct as the engine interned it (no name lookup needed).
   virtual RejectReason CheckNewOrder(const NewOrderCmd& cmd, AccountId acct,
                                      const OrderBook& book) = 0;
+  // A replace of `order` that raises its total to `new_qty` (> order.qty: `added` more open
+  // on order.side), after every other replace check passes. kNone to accept, or the reason
+  // the replace is refused with (`cancel_rejected`, the order unchanged). A replace that
+  // keeps or lowers the quantity is never asked. Default: accept.
+  virtual RejectReason CheckReplace(const ReplaceCmd& cmd, AccountId acct, const Order& order,
+                                    Qty added, const OrderBook& book) {
+    (void)cmd, (void)acct, (void)order, (void)added, (void)book;
+    return RejectReason::kNone;
+  }
 };
 
 struct EngineConfig {

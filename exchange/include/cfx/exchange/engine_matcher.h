@@ -144,6 +144,13 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   };
   engine::RejectReason CheckNewOrder(const engine::NewOrderCmd& cmd, engine::AccountId acct,
                                      const engine::OrderBook& book) override;
+  engine::RejectReason CheckReplace(const engine::ReplaceCmd& cmd, engine::AccountId acct,
+                                    const engine::Order& order, engine::Qty added,
+                                    const engine::OrderBook& book) override;
+  // The §4 margin rule for `acct` with `add` more open on `side` in `book`'s contract:
+  // kInsufficientMargin when the requirement would pass the collateral.
+  engine::RejectReason CheckMargin(engine::AccountId acct, std::string_view acct_name,
+                                   const engine::OrderBook& book, engine::Side side, int64_t add);
   // The account's collateral (options_.collateral by name, looked up once an account).
   int64_t CollateralOf(engine::AccountId acct, std::string_view name);
   // Closing quotes at 16:00Z of each business day in (from, to] (none for an expired
