@@ -342,20 +342,22 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
                             journal::OutcomeSink<Outcome>& sink) {
   assert(seq > last_seq_);
   last_seq_ = seq;
-  if (const auto* t = std::get_if<engine::TimeCmd>(&command)) {
-    if (last_time_ == engine::kNoTime || t->ts > last_time_) {
-      if (options_.emit_closes && last_time_ != engine::kNoTime)
-        EmitCloses(last_time_, t->ts, sink);
-      last_time_ = t->ts;
-      published_time_.store(last_time_, std::memory_order_relaxed);
-    }
-  }
+  const auto* t = std::get_if<engine::TimeCmd>(&command);
+  const bool advances = t != nullptr && (last_time_ == engine::kNoTime || t->ts > last_time_);
+  const engine::Timestamp now = advances ? t->ts : last_time_;
   // Never before the exchange time the engine has seen: a stamp behind the latest TimeCmd
-  // (a manual clock set ahead, a wall clock stepped back) gives way to it.
-  input_time_ = last_time_;
+  // (a manual clock set ahead, a wall clock stepped back) gives way to it. Set before the
+  // closes and expiries a TimeCmd brings: their outcomes carry this input's time (they
+  // carried the input before's, or none after a snapshot restore, until 2026-12-07).
+  input_time_ = now;
   if (time_us > 0) {
     const engine::Timestamp stamp = time_us * 1000;  // µs -> the engine's ns
-    if (last_time_ == engine::kNoTime || stamp > last_time_) input_time_ = stamp;
+    if (now == engine::kNoTime || stamp > now) input_time_ = stamp;
+  }
+  if (advances) {
+    if (options_.emit_closes && last_time_ != engine::kNoTime) EmitCloses(last_time_, t->ts, sink);
+    last_time_ = t->ts;
+    published_time_.store(last_time_, std::memory_order_relaxed);
   }
   if (const auto* f = std::get_if<engine::FixSessionCmd>(&command)) {
     fix_sessions_.Apply(*f);  // no engine state, no outcome

@@ -83,6 +83,10 @@ TEST(SecurityMasterCoreTest, StartListsTheWindowAndTheRollListsAndExpires) {
   ASSERT_EQ(record->history.size(), 2u);
   EXPECT_EQ(record->history[0].kind, EventKind::kListed);
   EXPECT_EQ(record->history[1].kind, EventKind::kExpired);
+  // Stamped with the time input that brought the close (SPEC §5), not the input before it
+  // (the start's, 30 days earlier, until 2026-12-07).
+  ASSERT_TRUE(record->history[1].ts.has_value());
+  EXPECT_GE(*record->history[1].ts, close / 1000);
   EXPECT_FALSE(core.FindContract("B200-GOLD-US-209912").has_value());
   ASSERT_TRUE(core.Stop().ok());
   EXPECT_EQ(StoredText(dir.path()), Text(master));
