@@ -18,11 +18,15 @@
 #include <iostream>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/exchange/engine_codec.h"
+#include "cfx/exchange/trade_recorder.h"
 #include "cfx/gateway/execid_generation.h"
 #include "cfx/journal/journal.h"
 #include "cfx/journal/pipeline_interfaces.h"
+#include "cfx/storage/kv_store.h"
+#include "cfx/trade_store/format.h"
 #include "nlohmann/json.hpp"
 #include "registry.h"
 #include "run_status.h"
@@ -35,6 +39,42 @@ namespace {
 // the command died of the exception (taken by verify's parent for a damaged LMDB page).
 std::string Json(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// After a cut to `journal_last`: moves `<data_dir>/trades` to `trades.before-cut-<seq>` when
+// it recorded inputs past it. The new folder's path, or "" when there was nothing to move.
+absl::StatusOr<std::string> MoveTradeStoreAhead(const std::string& data_dir,
+                                                uint64_t journal_last) {
+  uint64_t recorded = 0;
+  {
+    storage::KvOptions opt;
+    opt.file = trade_store::kTradeStoreFile;
+    opt.create = false;
+    auto store = storage::KvStore::Open(data_dir, opt);
+    if (absl::IsNotFound(store.status())) return std::string();
+    if (!store.ok()) return store.status();
+    auto txn = (*store)->BeginRead();
+    if (!txn.ok()) return txn.status();
+    auto last = (*txn)->Get(exchange::kMetaTable, "last_seq");
+    if (!last.ok()) return last.status();
+    // A value that is no number is damage: moved aside as well, to be rebuilt.
+    if (last->has_value() && !absl::SimpleAtoi(**last, &recorded)) recorded = UINT64_MAX;
+  }
+  if (recorded <= journal_last) return std::string();
+  const std::string from = absl::StrCat(data_dir, "/", trade_store::kTradeStoreFile);
+  const std::string to = absl::StrCat(from, ".before-cut-", journal_last + 1);
+  std::error_code ec;
+  if (std::filesystem::exists(to, ec)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(from, " recorded inputs past the cut and must be moved aside, but ", to,
+                     " is already there: move one of them away and run the cut again"));
+  }
+  std::filesystem::rename(from, to, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot move ", from, " to ", to, ": ", ec.message()));
+  }
+  return to;
 }
 
 // How dump shows a payload: the input's sequencer stamp (µs; 0: none) and the decoded
@@ -197,6 +237,19 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   if (absl::Status accepted = (*journal)->AcceptCommitLogLoss(); !accepted.ok()) {
     std::cout << Json(out) << "\n";
     return Fail("journal verify", accepted);
+  }
+  // The trade store is derived from the journal: one that recorded inputs the cut dropped
+  // would keep their trades and positions, and take the inputs that reuse their seqs for
+  // recorded ones (a start refuses it). Moved aside whole, kept for the operator; the next
+  // start rebuilds it from the journal.
+  if (auto moved = MoveTradeStoreAhead(data_dir, (*journal)->LastSeq()); !moved.ok()) {
+    std::cout << Json(out) << "\n";
+    return Fail("journal verify", moved.status());
+  } else if (!moved->empty()) {
+    out["trade_store_moved_to"] = *moved;
+    std::cerr << "cfx journal verify: " << data_dir << "/trades recorded inputs past the cut; "
+              << "moved to " << *moved << " (the next start rebuilds the trade store from the "
+              << "journal; a settlement ledger may hold days settled on the trades cut)\n";
   }
   std::cout << Json(out) << "\n";
   return 0;

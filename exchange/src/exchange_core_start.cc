@@ -79,6 +79,17 @@ absl::Status ExchangeCore::Impl::OpenRecorder(const MatcherOptions& mo, Recovery
                                  options.ended_orders_kept, mo.calendar);
   if (!rec.ok()) return rec.status();
   recorder = std::move(*rec);
+  if (journal && options.record_trades && recorder->last_seq() > journal->LastSeq()) {
+    // Only an operator's cut of the journal leaves the store ahead of it (a record is
+    // journaled before it is recorded). Started on, the store would keep the rows of the
+    // inputs cut and take the next inputs, which reuse their seqs, for recorded ones.
+    return absl::FailedPreconditionError(absl::StrCat(
+        data_dir, "/trades holds inputs up to ", recorder->last_seq(),
+        ", past the journal's last (", journal->LastSeq(),
+        "): the journal was cut after them (cfx journal verify --truncate-corrupt-tail, which "
+        "moves the store aside itself). Move ",
+        data_dir, "/trades away and start again: it is rebuilt from the journal"));
+  }
   if (journal && options.record_trades && recorder->last_seq() < journal->LastSeq()) {
     auto n = RecordJournalTail(*journal, mo, recorder.get());
     if (!n.ok()) return n.status();

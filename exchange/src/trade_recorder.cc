@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/json/strict_json.h"
 #include "cfx/security_master/derive.h"
@@ -175,11 +177,28 @@ absl::Status TradeRecorder::Load() {
   if (!txn.ok()) return txn.status();
   auto last = (*txn)->Get(kMetaTable, "last_seq");
   if (!last.ok()) return last.status();
-  if (last->has_value()) last_seq_.store(std::strtoull((*last)->c_str(), nullptr, 10));
+  if (last->has_value()) {
+    // Where re-derivation from the journal starts: a damaged value read as a number would
+    // re-apply inputs already in the positions (a smaller one) or skip some (a larger one).
+    uint64_t seq = 0;
+    if (!absl::SimpleAtoi(**last, &seq)) {
+      return absl::DataLossError(absl::StrCat(store_->path(), ": meta/last_seq: not a number: '",
+                                              absl::CHexEscape(**last), "'"));
+    }
+    last_seq_.store(seq);
+  }
   std::string error;
   absl::Status s = (*txn)->Scan(kPositionsTable, "", [&](absl::string_view k, absl::string_view v) {
     json j = cfx::json::ParseStored({v.data(), v.size()});
-    if (j.is_discarded() || !j.contains("acct")) {
+    // Every field checked before it is read: a missing or mistyped one threw out of the
+    // start (nlohmann's type_error), ending the process without naming the file.
+    const bool well_formed = j.is_object() && j.contains("acct") && j["acct"].is_string() &&
+                             j.contains("sym") && j["sym"].is_string();
+    bool numbers = well_formed;
+    for (const char* f : {"qty", "bought", "sold"}) {
+      numbers = numbers && j.contains(f) && j[f].is_number_integer();
+    }
+    if (!numbers) {
       error = absl::StrCat(store_->path(), ": positions/", k, ": malformed");
       return false;
     }

@@ -578,6 +578,46 @@ TEST(ExchangeCoreTest, CorruptJournalTailStopsStartNamingTheRecord) {
 // What a kill -9 leaves in the journal's commit log only (acked, not yet copied into LMDB)
 // is taken at the next start, and RecoveryInfo counts it (`cfx serve` prints the count on
 // its start line): the recovered state is the replay of every record.
+// Only an operator's cut of the journal leaves the trade store ahead of it (an input is
+// journaled before it is recorded). A start on such a store is refused naming it: it kept
+// the cut inputs' rows and took the next inputs, which reuse their seqs, for recorded ones
+// (they were silently never stored, until 2026-12-07). Moved away, it is rebuilt.
+TEST(ExchangeCoreTest, AStartRefusesATradeStoreAheadOfTheJournal) {
+  testing::TempDir dir;
+  uint64_t last = 0;
+  {
+    ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+    ASSERT_TRUE(core.Start().ok());
+    SubmitOrDie(core, Order("b1", "A0", engine::Side::kBuy, 5000, 1));
+    SubmitOrDie(core, Order("s1", "A1", engine::Side::kSell, 5000, 1));
+    ASSERT_TRUE(core.Flush().ok());
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  {
+    auto journal = journal::Journal::Open({.data_dir = dir.path(), .commit_log = true});
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    last = (*journal)->LastSeq();
+    ASSERT_GE(last, 3u);
+    ASSERT_TRUE((*journal)->TruncateAfter(last - 2).ok());  // the operator's cut, by hand
+  }
+  {
+    ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+    auto started = core.Start();
+    ASSERT_FALSE(started.ok());
+    EXPECT_TRUE(absl::IsFailedPrecondition(started.status())) << started.status();
+    EXPECT_NE(started.status().message().find(dir.path() + "/trades holds inputs up to " +
+                                              std::to_string(last)),
+              std::string::npos)
+        << started.status();
+  }
+  std::filesystem::rename(dir.path() + "/trades", dir.path() + "/trades.aside");
+  ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+  auto started = core.Start();
+  ASSERT_TRUE(started.ok()) << started.status();
+  EXPECT_FALSE(core.FindOrder("A1", "s1").has_value()) << "the cut input is not recorded";
+  ASSERT_TRUE(core.Stop().ok());
+}
+
 TEST(ExchangeCoreTest, StartCountsTheInputsOnlyTheCommitLogHeld) {
   testing::TempDir dir;
   const common::ExchangeConfig config = testing::TestConfig();

@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "cfx/storage/kv_store.h"
+#include "cfx/trade_store/format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "temp_dir.h"
@@ -87,6 +89,42 @@ TEST(TradeRecorderTest, OrderRowTextIsWhatNlohmannJsonWrites) {
     v.detail.post_only = pick(2) == 0;
     const uint64_t end = pick(2) ? 0 : (pick(3) == 0 ? UINT64_MAX : rng());
     ASSERT_EQ(TradeRecorder::OrderRowText(v, end), ReferenceOrderRow(v, end)) << "row " << i;
+  }
+}
+
+// A damaged row refuses the open with DataLoss naming the file and the key: a position
+// missing a field (or of the wrong type) threw nlohmann's type_error out of the start, ending
+// `cfx serve` without a word of the file; a last_seq that is no number was read as a smaller
+// one (re-deriving inputs the positions already held) or a larger one (skipping some).
+TEST(TradeRecorderTest, ADamagedRowRefusesTheOpenNamingTheFileAndTheKey) {
+  const std::pair<std::string, std::string> damage[] = {
+      {kPositionsTable, R"({"acct":"A1","sym":"S","qty":1,"bought":1})"},  // no "sold"
+      {kPositionsTable, R"({"acct":"A1","sym":"S","qty":"1","bought":1,"sold":0})"},
+      {kPositionsTable, R"({"acct":"A1","qty":1,"bought":1,"sold":0})"},
+      {kPositionsTable, R"({"acct":7,"sym":"S","qty":1,"bought":1,"sold":0})"},
+      {kMetaTable, "12x"},
+      {kMetaTable, ""}};
+  for (const auto& [table, value] : damage) {
+    SCOPED_TRACE(value);
+    testsupport::TempDir dir("cfx_recorder");
+    ASSERT_FALSE(dir.path().empty());
+    {
+      auto kv = storage::KvStore::Open(dir.path(),
+                                       storage::KvOptions{.file = trade_store::kTradeStoreFile});
+      ASSERT_TRUE(kv.ok()) << kv.status();
+      auto txn = (*kv)->BeginWrite();
+      ASSERT_TRUE(txn.ok());
+      const std::string key = table == kMetaTable ? "last_seq" : "A1/S";
+      ASSERT_TRUE((*txn)->Put(table, key, value).ok());
+      ASSERT_TRUE((*txn)->Commit().ok());
+    }
+    auto recorder = TradeRecorder::Open(dir.path());
+    ASSERT_FALSE(recorder.ok());
+    EXPECT_TRUE(absl::IsDataLoss(recorder.status())) << recorder.status();
+    EXPECT_NE(
+        recorder.status().message().find(table == kMetaTable ? "meta/last_seq" : "positions/A1/S"),
+        std::string::npos)
+        << recorder.status();
   }
 }
 

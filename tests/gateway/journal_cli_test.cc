@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/exchange/trade_recorder.h"
 #include "cfx/journal/journal.h"
+#include "cfx/storage/kv_store.h"
+#include "cfx/trade_store/format.h"
 #include "commit_log_child.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -345,6 +348,42 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
   EXPECT_EQ(v.value("last_seq", 0), 9) << v.dump();
   EXPECT_EQ(ReadBytes(dir.path() + "/fix/reported.generation"), "cfx-execid-generation 1 10\n")
       << "a verify that cuts nothing records nothing";
+}
+
+// The trade store is derived from the journal: one that recorded inputs a cut drops would
+// keep their trades and take the inputs that reuse their seqs for recorded ones. The cut
+// moves it aside whole (`trades.before-cut-<first seq cut>`), and says so; a store that
+// recorded nothing past the cut stays. Until 2026-12-07 the cut left it, and a start on it
+// silently ignored the next inputs.
+TEST(JournalCliTest, ACutMovesATradeStoreThatRecordedInputsPastItAside) {
+  for (const uint64_t recorded : {uint64_t{40}, uint64_t{9}}) {
+    SCOPED_TRACE(recorded);
+    testsupport::TempDir dir("cfx_journal_cli");
+    ASSERT_FALSE(dir.path().empty());
+    ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 40));
+    {
+      auto kv = storage::KvStore::Open(dir.path(),
+                                       storage::KvOptions{.file = trade_store::kTradeStoreFile});
+      ASSERT_TRUE(kv.ok()) << kv.status();
+      auto txn = (*kv)->BeginWrite();
+      ASSERT_TRUE(txn.ok());
+      ASSERT_TRUE((*txn)->Put(exchange::kMetaTable, "last_seq", std::to_string(recorded)).ok());
+      ASSERT_TRUE((*txn)->Commit().ok());
+    }
+    ASSERT_NE(DamagePayload(dir.path() + "/journal/commit.log", "input 10;"), std::string::npos);
+    testsupport::CfxResult cut = CutAsAnExchangeThatServedFix(dir.path());
+    EXPECT_EQ(cut.exit_code, 0) << cut.output;
+    const std::string aside = dir.path() + "/trades.before-cut-10";
+    if (recorded > 9) {
+      EXPECT_THAT(cut.output, HasSubstr("\"trade_store_moved_to\":\"" + aside + "\""));
+      EXPECT_FALSE(std::filesystem::exists(dir.path() + "/trades"));
+      EXPECT_TRUE(std::filesystem::exists(aside + "/data.mdb"));
+    } else {
+      EXPECT_THAT(cut.output, ::testing::Not(HasSubstr("trade_store_moved_to")));
+      EXPECT_TRUE(std::filesystem::exists(dir.path() + "/trades/data.mdb"));
+      EXPECT_FALSE(std::filesystem::exists(aside));
+    }
+  }
 }
 
 // A commit log deleted after a run that did not stop cleanly (a cleanup of *.log files, say):
