@@ -285,6 +285,51 @@ TEST(PipelineTest, EveryInputIsStampedAtSequencingAndRecoveryReappliesTheSameSta
   EXPECT_EQ(machine.stamps, live);
 }
 
+// A clock that reads a fixed time: one far behind the stamps already journaled.
+class FixedClock : public InputClock {
+ public:
+  explicit FixedClock(int64_t now) : now_(now) {}
+  int64_t NowMicros() override { return now_; }
+
+ private:
+  int64_t now_;
+};
+
+// SPEC §5: after a restart a stamp is never earlier than the last journaled one, also when
+// the recovery replays no record (a snapshot at the journal's last seq) and the clock reads
+// earlier than that stamp. The floor came from replayed records only until 2026-12-07.
+TEST(PipelineTest, TheStampFloorHoldsAfterARecoveryFromASnapshotAtTheJournalsEnd) {
+  TestDir dir;
+  CounterCodec codec;
+  SteppingClock clock;
+  int64_t last_stamp = 0;
+  {
+    auto journal = *Journal::Open({.data_dir = dir.path()});
+    StampRecordingMachine machine;
+    RecordingListener listener;
+    CounterPipeline p({.max_batch = 64, .clock = &clock}, journal.get(), &codec, &machine,
+                      &listener);
+    ASSERT_TRUE(p.Start().ok());
+    Produce(p, 1, 50);
+    ASSERT_TRUE(p.Stop().ok());
+    ASSERT_EQ(machine.stamps.size(), 50u);
+    last_stamp = machine.stamps.back().second;
+    ASSERT_TRUE(journal->WriteSnapshot(journal->LastSeq(), machine.Snapshot()).ok());
+  }
+  auto journal = *Journal::Open({.data_dir = dir.path()});
+  StampRecordingMachine machine;
+  RecordingListener listener;
+  FixedClock behind(1'000'000);  // 1970: far behind every journaled stamp
+  CounterPipeline p({.clock = &behind}, journal.get(), &codec, &machine, &listener);
+  auto started = p.Start();
+  ASSERT_TRUE(started.ok()) << started.status();
+  EXPECT_EQ(started->replayed, 0u) << "the snapshot is at the journal's end";
+  Produce(p, 1, 3);
+  ASSERT_TRUE(p.Stop().ok());
+  ASSERT_EQ(machine.stamps.size(), 3u);
+  for (const auto& [seq, stamp] : machine.stamps) EXPECT_GE(stamp, last_stamp) << "seq " << seq;
+}
+
 TEST(PipelineTest, JournalFailureStopsTheOrderPathAndNothingUndurableIsAcked) {
   TestDir dir;
   auto journal = *Journal::Open({.data_dir = dir.path(), .map_size_bytes = 1 << 20});

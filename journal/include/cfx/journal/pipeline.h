@@ -154,6 +154,15 @@ class Pipeline {
       if (!rec.ok()) return rec.status();
       result = *rec;
       last_time_us_ = adapter.last_time_us();  // stamps never go back across a restart
+      // A recovery that replayed no record (the newest snapshot at the journal's end) has
+      // no stamp from them: the last record has it (stamps never go back). Until 2026-12-07
+      // the floor was lost there, and a wall clock behind stamped the next inputs earlier.
+      if (last_time_us_ == 0 && journal_->LastSeq() > 0) {
+        (void)journal_->ReadFrom(journal_->LastSeq(), [&](uint64_t, absl::string_view payload) {
+          if (payload.size() >= kInputStampSize) last_time_us_ = InputStampOf(payload);
+          return false;
+        });
+      }
     }
     next_seq_ = result.next_seq;
     if (options_.replication == nullptr) lead_start_seq_.store(next_seq_, std::memory_order_release);

@@ -97,17 +97,22 @@ void EncodeInput(int64_t time_us, const CommandCodec<Command>& codec, const Comm
   codec.Encode(command, out);
 }
 
+// The stamp of a payload of at least kInputStampSize bytes.
+inline int64_t InputStampOf(absl::string_view payload) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < kInputStampSize; ++i) {
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(payload[i])) << (8 * i);
+  }
+  return static_cast<int64_t>(v);
+}
+
 template <typename Command>
 absl::Status DecodeInput(absl::string_view payload, const CommandCodec<Command>& codec,
                          int64_t* time_us, Command* command) {
   if (payload.size() < kInputStampSize) {
     return absl::DataLossError("input shorter than its time stamp");
   }
-  uint64_t v = 0;
-  for (size_t i = 0; i < kInputStampSize; ++i) {
-    v |= static_cast<uint64_t>(static_cast<unsigned char>(payload[i])) << (8 * i);
-  }
-  *time_us = static_cast<int64_t>(v);
+  *time_us = InputStampOf(payload);
   return codec.Decode(payload.substr(kInputStampSize), command);
 }
 
