@@ -246,6 +246,28 @@ class StampRecordingMachine : public CounterMachine {
   std::vector<std::pair<uint64_t, int64_t>> stamps;
 };
 
+// A pipeline run on the journal in `dir` with `clock`: `producers` × `each` inputs, stopped.
+// The stamps the matcher applied them at, and (when given) the acks' stamps; with
+// `snapshot_at_end`, a snapshot of the matcher at the journal's last seq.
+void RunStamped(const std::string& dir, InputClock* clock, int producers, int each,
+                std::vector<std::pair<uint64_t, int64_t>>* applied,
+                std::vector<std::pair<uint64_t, int64_t>>* acked = nullptr,
+                bool snapshot_at_end = false) {
+  CounterCodec codec;
+  auto journal = *Journal::Open({.data_dir = dir});
+  StampRecordingMachine machine;
+  RecordingListener listener;
+  CounterPipeline p({.max_batch = 64, .clock = clock}, journal.get(), &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  Produce(p, producers, each);
+  ASSERT_TRUE(p.Stop().ok());
+  *applied = machine.stamps;
+  if (acked != nullptr) *acked = listener.ack_stamps;
+  if (snapshot_at_end) {
+    ASSERT_TRUE(journal->WriteSnapshot(journal->LastSeq(), machine.Snapshot()).ok());
+  }
+}
+
 // SPEC §5: the sequencer stamps every input from the exchange clock, never earlier than the
 // input before it; the stamp is journaled with the input, so recovery applies each input at
 // the time it had live. Each ack carries its input's stamp (the time of a report that has
@@ -254,19 +276,9 @@ TEST(PipelineTest, EveryInputIsStampedAtSequencingAndRecoveryReappliesTheSameSta
   TestDir dir;
   CounterCodec codec;
   SteppingClock clock;
-  std::vector<std::pair<uint64_t, int64_t>> live;
-  {
-    auto journal = *Journal::Open({.data_dir = dir.path()});
-    StampRecordingMachine machine;
-    RecordingListener listener;
-    CounterPipeline p({.max_batch = 64, .clock = &clock}, journal.get(), &codec, &machine,
-                      &listener);
-    ASSERT_TRUE(p.Start().ok());
-    Produce(p, 2, 500);
-    ASSERT_TRUE(p.Stop().ok());
-    live = machine.stamps;
-    EXPECT_EQ(listener.ack_stamps, live);
-  }
+  std::vector<std::pair<uint64_t, int64_t>> live, acked;
+  ASSERT_NO_FATAL_FAILURE(RunStamped(dir.path(), &clock, 2, 500, &live, &acked));
+  EXPECT_EQ(acked, live);
   ASSERT_EQ(live.size(), 1000u);
   for (size_t i = 0; i < live.size(); ++i) {
     EXPECT_EQ(live[i].first, i + 1);
@@ -302,20 +314,11 @@ TEST(PipelineTest, TheStampFloorHoldsAfterARecoveryFromASnapshotAtTheJournalsEnd
   TestDir dir;
   CounterCodec codec;
   SteppingClock clock;
-  int64_t last_stamp = 0;
-  {
-    auto journal = *Journal::Open({.data_dir = dir.path()});
-    StampRecordingMachine machine;
-    RecordingListener listener;
-    CounterPipeline p({.max_batch = 64, .clock = &clock}, journal.get(), &codec, &machine,
-                      &listener);
-    ASSERT_TRUE(p.Start().ok());
-    Produce(p, 1, 50);
-    ASSERT_TRUE(p.Stop().ok());
-    ASSERT_EQ(machine.stamps.size(), 50u);
-    last_stamp = machine.stamps.back().second;
-    ASSERT_TRUE(journal->WriteSnapshot(journal->LastSeq(), machine.Snapshot()).ok());
-  }
+  std::vector<std::pair<uint64_t, int64_t>> live;
+  ASSERT_NO_FATAL_FAILURE(RunStamped(dir.path(), &clock, 1, 50, &live, nullptr,
+                                     /*snapshot_at_end=*/true));
+  ASSERT_EQ(live.size(), 50u);
+  const int64_t last_stamp = live.back().second;
   auto journal = *Journal::Open({.data_dir = dir.path()});
   StampRecordingMachine machine;
   RecordingListener listener;
