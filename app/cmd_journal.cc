@@ -65,9 +65,9 @@ absl::StatusOr<std::string> MoveTradeStoreAhead(const std::string& data_dir,
   const std::string to = absl::StrCat(from, ".before-cut-", journal_last + 1);
   std::error_code ec;
   if (std::filesystem::exists(to, ec)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(from, " recorded inputs past the cut and must be moved aside, but ", to,
-                     " is already there: move one of them away and run the cut again"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        from, " recorded inputs past the cut and must be moved aside, but ", to,
+        " is already there: move one of them away and run the cut again (it moves the store)"));
   }
   std::filesystem::rename(from, to, ec);
   if (ec) {
@@ -199,7 +199,27 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
     std::cerr << "cfx journal verify: the snapshots cannot be read (" << snapshot.status().message()
               << "); a start replays the whole journal\n";
   }
+  // The trade store is derived from the journal: one that recorded inputs a cut dropped
+  // would keep their trades and positions, and take the inputs that reuse their seqs for
+  // recorded ones (a start refuses it). Moved aside whole, kept for the operator; the next
+  // start rebuilds it from the journal. Also on a rerun that finds nothing more to cut (a
+  // cut whose move failed, or a process that died after the cut).
+  auto move_trade_store = [&]() -> absl::Status {
+    if (!truncate) return absl::OkStatus();
+    auto moved = MoveTradeStoreAhead(data_dir, (*journal)->LastSeq());
+    if (!moved.ok()) return moved.status();
+    if (moved->empty()) return absl::OkStatus();
+    out["trade_store_moved_to"] = *moved;
+    std::cerr << "cfx journal verify: " << data_dir << "/trades recorded inputs past the cut; "
+              << "moved to " << *moved << " (the next start rebuilds the trade store from the "
+              << "journal; a settlement ledger may hold days settled on the trades cut)\n";
+    return absl::OkStatus();
+  };
   if (s.ok() && log_cut == 0) {
+    if (absl::Status m = move_trade_store(); !m.ok()) {
+      std::cout << Json(out) << "\n";
+      return Fail("journal verify", m);
+    }
     std::cout << Json(out) << "\n";
     return 0;
   }
@@ -238,18 +258,9 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
     std::cout << Json(out) << "\n";
     return Fail("journal verify", accepted);
   }
-  // The trade store is derived from the journal: one that recorded inputs the cut dropped
-  // would keep their trades and positions, and take the inputs that reuse their seqs for
-  // recorded ones (a start refuses it). Moved aside whole, kept for the operator; the next
-  // start rebuilds it from the journal.
-  if (auto moved = MoveTradeStoreAhead(data_dir, (*journal)->LastSeq()); !moved.ok()) {
+  if (absl::Status m = move_trade_store(); !m.ok()) {
     std::cout << Json(out) << "\n";
-    return Fail("journal verify", moved.status());
-  } else if (!moved->empty()) {
-    out["trade_store_moved_to"] = *moved;
-    std::cerr << "cfx journal verify: " << data_dir << "/trades recorded inputs past the cut; "
-              << "moved to " << *moved << " (the next start rebuilds the trade store from the "
-              << "journal; a settlement ledger may hold days settled on the trades cut)\n";
+    return Fail("journal verify", m);
   }
   std::cout << Json(out) << "\n";
   return 0;

@@ -182,6 +182,13 @@ absl::Status ConfigParser::Replication() {
       return r.Error(&item, absl::StrCat("replication.servers[", i, "]"),
                      "expected \"nats://host:port\"");
     }
+    // As every string of the config (Reader::Get): no control character.
+    for (unsigned char ch : *v) {
+      if (ch < 0x20 || ch == 0x7F) {
+        return r.Error(&item, absl::StrCat("replication.servers[", i, "]"),
+                       "holds a control character");
+      }
+    }
     rc.servers.push_back(*v);
   }
   CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "stream", &rc.stream, false));

@@ -86,9 +86,10 @@ absl::Status ExchangeCore::Impl::OpenRecorder(const MatcherOptions& mo, Recovery
     return absl::FailedPreconditionError(absl::StrCat(
         data_dir, "/trades holds inputs up to ", recorder->last_seq(),
         ", past the journal's last (", journal->LastSeq(),
-        "): the journal was cut after them (cfx journal verify --truncate-corrupt-tail, which "
-        "moves the store aside itself). Move ",
-        data_dir, "/trades away and start again: it is rebuilt from the journal"));
+        "): the journal was cut after them. `cfx journal verify --truncate-corrupt-tail "
+        "--data-dir ",
+        data_dir, "` moves the store aside (or move ", data_dir,
+        "/trades away yourself); the next start rebuilds it from the journal"));
   }
   if (journal && options.record_trades && recorder->last_seq() < journal->LastSeq()) {
     auto n = RecordJournalTail(*journal, mo, recorder.get());

@@ -376,6 +376,14 @@ TEST(ConfigTest, AStringWithAControlCharacterIsRefusedNamingTheLine) {
         << c.status();
   }
   EXPECT_TRUE(common::ParseConfig("[exchange]\ndata_dir = \"/srv/cfx-prod\"\n", "c.toml").ok());
+  // The replication servers' array too (read apart from the other strings).
+  auto nats = common::ParseConfig(
+      "[replication]\nservers = [\"nats://127.0.0.1:4222\", \"nats://h\\u0000x:4223\"]\n",
+      "c.toml");
+  ASSERT_FALSE(nats.ok());
+  EXPECT_NE(nats.status().message().find("c.toml:2: replication.servers[1]: holds a control"),
+            std::string::npos)
+      << nats.status();
 }
 
 // SPEC §6 calls the SendingTime accuracy `max_latency_secs`: accepted under that name too.

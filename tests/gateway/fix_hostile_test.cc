@@ -316,7 +316,9 @@ TEST_F(FixHostileTest, ALogonDoesNotRefillTheThrottle) {
   // What the bucket may have gained since it was emptied, at 5 a second; not a full bucket.
   const double since_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - emptied).count();
-  ASSERT_LT(since_s, 0.8) << "too slow a run to tell a refill from the time gone";
+  // A run so slow that a full second's refill was due anyway cannot tell (a sanitizer build
+  // on a busy machine): said, not failed.
+  if (since_s >= 0.8) GTEST_SKIP() << since_s << " s: too slow a run to tell a refill";
   EXPECT_LE(accepted, static_cast<int>(5 * since_s) + 1)
       << "accepted " << accepted << " of 10, " << since_s << " s after the bucket was emptied";
 }

@@ -355,21 +355,23 @@ TEST(JournalCliTest, DamageInsideTheCommitLogIsReportedAndOnlyAnExplicitCutDrops
 // moves it aside whole (`trades.before-cut-<first seq cut>`), and says so; a store that
 // recorded nothing past the cut stays. Until 2026-12-07 the cut left it, and a start on it
 // silently ignored the next inputs.
+// A trade store in `dir` that recorded inputs up to `recorded`.
+void StoreRecordedUpTo(const std::string& dir, uint64_t recorded) {
+  auto kv = storage::KvStore::Open(dir, storage::KvOptions{.file = trade_store::kTradeStoreFile});
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  auto txn = (*kv)->BeginWrite();
+  ASSERT_TRUE(txn.ok());
+  ASSERT_TRUE((*txn)->Put(exchange::kMetaTable, "last_seq", std::to_string(recorded)).ok());
+  ASSERT_TRUE((*txn)->Commit().ok());
+}
+
 TEST(JournalCliTest, ACutMovesATradeStoreThatRecordedInputsPastItAside) {
   for (const uint64_t recorded : {uint64_t{40}, uint64_t{9}}) {
     SCOPED_TRACE(recorded);
     testsupport::TempDir dir("cfx_journal_cli");
     ASSERT_FALSE(dir.path().empty());
     ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 40));
-    {
-      auto kv = storage::KvStore::Open(dir.path(),
-                                       storage::KvOptions{.file = trade_store::kTradeStoreFile});
-      ASSERT_TRUE(kv.ok()) << kv.status();
-      auto txn = (*kv)->BeginWrite();
-      ASSERT_TRUE(txn.ok());
-      ASSERT_TRUE((*txn)->Put(exchange::kMetaTable, "last_seq", std::to_string(recorded)).ok());
-      ASSERT_TRUE((*txn)->Commit().ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(StoreRecordedUpTo(dir.path(), recorded));
     ASSERT_NE(DamagePayload(dir.path() + "/journal/commit.log", "input 10;"), std::string::npos);
     testsupport::CfxResult cut = CutAsAnExchangeThatServedFix(dir.path());
     EXPECT_EQ(cut.exit_code, 0) << cut.output;
@@ -378,12 +380,28 @@ TEST(JournalCliTest, ACutMovesATradeStoreThatRecordedInputsPastItAside) {
       EXPECT_THAT(cut.output, HasSubstr("\"trade_store_moved_to\":\"" + aside + "\""));
       EXPECT_FALSE(std::filesystem::exists(dir.path() + "/trades"));
       EXPECT_TRUE(std::filesystem::exists(aside + "/data.mdb"));
+      // A rerun finds nothing more to cut or move.
+      testsupport::CfxResult again = CutAsAnExchangeThatServedFix(dir.path());
+      EXPECT_EQ(again.exit_code, 0) << again.output;
+      EXPECT_THAT(again.output, ::testing::Not(HasSubstr("trade_store_moved_to")));
     } else {
       EXPECT_THAT(cut.output, ::testing::Not(HasSubstr("trade_store_moved_to")));
       EXPECT_TRUE(std::filesystem::exists(dir.path() + "/trades/data.mdb"));
       EXPECT_FALSE(std::filesystem::exists(aside));
     }
   }
+  // A store found ahead by a rerun, with nothing left to cut (the cut's process died before
+  // it moved the store): moved then.
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 40));
+  ASSERT_NE(DamagePayload(dir.path() + "/journal/commit.log", "input 10;"), std::string::npos);
+  ASSERT_EQ(CutAsAnExchangeThatServedFix(dir.path()).exit_code, 0);
+  ASSERT_NO_FATAL_FAILURE(StoreRecordedUpTo(dir.path(), 40));
+  testsupport::CfxResult rerun = CutAsAnExchangeThatServedFix(dir.path());
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.output;
+  EXPECT_THAT(rerun.output,
+              HasSubstr("\"trade_store_moved_to\":\"" + dir.path() + "/trades.before-cut-10\""));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/trades"));
 }
 
 // A commit log deleted after a run that did not stop cleanly (a cleanup of *.log files, say):

@@ -306,9 +306,16 @@ void MarketData::DrainLocked() {
   };
   Update u;
   for (;;) {
+    // Read before the ring is emptied: while the flag is set the producer adds to the
+    // overflow, never to the ring, so what the ring holds then is older than the overflow.
+    // (Read after, the producer could refill the ring and overflow again in between, and
+    // the overflow would go before the updates it had put in the ring.)
+    const bool spill = overflowed_.load(std::memory_order_acquire);
     while (pending_.TryPop(&u)) apply(u);
-    // The ring is empty and, while updates wait in the overflow, stays so: they are next.
-    if (!overflowed_.load(std::memory_order_acquire)) return;
+    if (!spill) {
+      if (!overflowed_.load(std::memory_order_acquire)) return;
+      continue;  // it overflowed meanwhile: the ring again first
+    }
     std::deque<Update> spilled;
     {
       std::lock_guard<std::mutex> lock(overflow_mu_);
