@@ -1,0 +1,158 @@
+// The exchange core's pre-trade risk (SPEC §4): new orders and quantity-raising replaces
+// against collateral, and restarts that replay the decisions under other settings.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cfx/exchange/engine_codec.h"
+#include "cfx/exchange/engine_matcher.h"
+#include "cfx/exchange/exchange_core.h"
+#include "cfx/journal/journal.h"
+#include "cfx/journal/matcher_state_machine.h"
+#include "cfx/journal/recovery.h"
+#include "cfx/settlement/trade_store.h"
+#include "cfx/storage/kv_store.h"
+#include "commit_log_child.h"
+#include "core_test_util.h"
+#include "exchange_core_test_util.h"
+#include "gtest/gtest.h"
+
+namespace cfx::exchange {
+namespace {
+
+using testing::Order;
+using testing::Recorder;
+using testing::SubmitOrDie;
+
+TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
+  testing::TempDir dir;
+  common::ExchangeConfig config = testing::TestConfig();
+  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+  ExchangeCore core(config, testing::TestOptions(dir.path()));
+  Recorder rec(&core);
+  core.AddListener(&rec);
+  ASSERT_TRUE(core.Start().ok());
+  // 1,000 USD
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+  SubmitOrDie(core, Order("ok", "A0", engine::Side::kBuy, 5000, 3));
+  SubmitOrDie(core, Order("ok2", "A0", engine::Side::kSell, 5100, 2));  // max(|3|,|-2|) = 3
+  SubmitOrDie(core, Order("big", "A0", engine::Side::kBuy, 5000, 3));   // 6 lots > 5
+  SubmitOrDie(core, Order("fits", "A0", engine::Side::kBuy, 5000, 2));  // 5 lots
+  ASSERT_TRUE(core.Flush().ok());
+  ASSERT_EQ(rec.rejects.size(), 1u);
+  EXPECT_EQ(rec.rejects[0].event.order.cl.view(), "big");
+  EXPECT_EQ(rec.rejects[0].event.reject, engine::RejectReason::kInsufficientMargin);
+  EXPECT_TRUE(core.FindOrder("A0", "fits").has_value());
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+// SPEC §4: pre-trade risk counts open buys and sells, so a replace that raises an order's
+// quantity is checked as a new order of the difference would be; refused, it is
+// cancel_rejected `insufficient_margin` and the order stays as it was (SPEC §4.2). Until
+// 2026-12-07 no replace was checked: 3 lots within 5,000 USD of collateral became 500.
+TEST(ExchangeCoreTest, PreTradeRiskChecksAReplaceThatRaisesTheQuantity) {
+  testing::TempDir dir;
+  common::ExchangeConfig config = testing::TestConfig();
+  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+  ExchangeCore core(config, testing::TestOptions(dir.path()));
+  ASSERT_TRUE(core.Start().ok());
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+  auto replace = [](const char* orig, const char* cl, int64_t qty) {
+    engine::ReplaceCmd c;
+    c.orig = engine::Name::From(orig);
+    c.cl = engine::Name::From(cl);
+    c.acct = engine::Name::From("A0");
+    c.has_qty = true;
+    c.qty = engine::Qty(qty);
+    return c;
+  };
+  SubmitOrDie(core, Order("b", "A0", engine::Side::kBuy, 5000, 3));
+  SubmitOrDie(core, replace("b", "b500", 500));  // 500 lots > 5: refused
+  SubmitOrDie(core, replace("b", "b5", 5));      // 5 lots: fits
+  SubmitOrDie(core, replace("b5", "b6", 6));     // 6 lots > 5: refused
+  SubmitOrDie(core, replace("b5", "b1", 1));     // lower: never asked
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_FALSE(core.FindOrder("A0", "b500").has_value());
+  EXPECT_FALSE(core.FindOrder("A0", "b6").has_value());
+  auto now = core.FindOrder("A0", "b1");
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(now->detail.qty, engine::Qty(1));
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+// SPEC §5: a restart replays the journal to the identical state, also when the next start
+// has other risk settings (the check switched off, collateral raised): they are sequenced
+// inputs, so the inputs before them replay under the settings they were decided with, and
+// only what follows is decided under the new ones. With and without snapshots.
+TEST(ExchangeCoreTest, ARestartUnderOtherRiskSettingsReplaysTheDecisionsThatWereAcknowledged) {
+  for (const int64_t snapshot_every : {0, 1}) {
+    SCOPED_TRACE(snapshot_every);
+    testing::TempDir dir;
+    common::ExchangeConfig config = testing::TestConfig();
+    config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+    ExchangeOptions options = testing::TestOptions(dir.path());
+    options.snapshot_every = snapshot_every;
+    uint64_t hash = 0;
+    {
+      ExchangeCore core(config, options);
+      ASSERT_TRUE(core.Start().ok());
+      ASSERT_TRUE(
+          core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+      SubmitOrDie(core, Order("ok", "A0", engine::Side::kBuy, 5000, 3));
+      SubmitOrDie(core, Order("big", "A0", engine::Side::kBuy, 5000, 3));  // 6 lots > 5: refused
+      ASSERT_TRUE(core.Flush().ok());
+      ASSERT_FALSE(core.FindOrder("A0", "big").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    {  // the same settings: the reference state
+      ExchangeCore core(config, options);
+      auto info = core.Start();
+      ASSERT_TRUE(info.ok()) << info.status();
+      hash = info->state_hash;
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    common::ExchangeConfig richer = config;
+    richer.accounts[0].collateral = common::MicroUsd(50'000'000'000);
+    ExchangeOptions no_risk = options;
+    no_risk.pre_trade_risk = false;
+    for (const auto& [c, o] : {std::pair{richer, options}, std::pair{config, no_risk}}) {
+      {
+        ExchangeCore core(c, o);
+        auto info = core.Start();
+        ASSERT_TRUE(info.ok()) << info.status();
+        EXPECT_EQ(info->state_hash, hash) << "the refusal of 'big' replayed as acknowledged";
+        EXPECT_FALSE(core.FindOrder("A0", "big").has_value());
+        ASSERT_TRUE(core.Stop().ok());
+      }
+      {  // back to the first settings before the next case: what these starts recorded
+        ExchangeCore back(config, options);
+        ASSERT_TRUE(back.Start().ok());
+        ASSERT_TRUE(back.Stop().ok());
+      }
+    }
+    {  // the new settings decide what follows them: without the check 'big2' is accepted
+      ExchangeCore core(config, no_risk);
+      ASSERT_TRUE(core.Start().ok());
+      SubmitOrDie(core, Order("big2", "A0", engine::Side::kBuy, 5000, 3));
+      ASSERT_TRUE(core.Flush().ok());
+      EXPECT_TRUE(core.FindOrder("A0", "big2").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    {  // and replay after a start with the check on again keeps 'big2' and refuses 'big3'
+      ExchangeCore core(config, options);
+      ASSERT_TRUE(core.Start().ok());
+      EXPECT_TRUE(core.FindOrder("A0", "big2").has_value());
+      EXPECT_FALSE(core.FindOrder("A0", "big").has_value());
+      SubmitOrDie(core, Order("big3", "A0", engine::Side::kBuy, 5000, 3));
+      ASSERT_TRUE(core.Flush().ok());
+      EXPECT_FALSE(core.FindOrder("A0", "big3").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cfx::exchange
