@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdint>
 #include <set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -87,11 +88,12 @@ absl::Status ConfigParser::Exchange() {
   if (const toml::node* ex_node = root_.get("exchange")) {
     const toml::table* ex = ex_node->as_table();
     if (!ex) return r.Error(ex_node, "exchange", "expected a table");
-    CFX_RETURN_IF_ERROR(r.CheckKeys(
-        *ex, "exchange.",
-        {"data_dir", "listen_address", "fix_port", "http_port", "fix_target_comp_id", "holidays",
-         "psr", "band_pct", "market_protection_ticks", "snapshot_interval",
-         "close_concentration_alert"}));
+    CFX_RETURN_IF_ERROR(
+        r.CheckKeys(*ex, "exchange.",
+                    {"data_dir", "listen_address", "fix_port", "http_port", "fix_target_comp_id",
+                     "holidays", "psr", "band_pct", "market_protection_ticks", "snapshot_interval",
+                     "close_concentration_alert", "journal_map_gib", "snapshot_map_gib",
+                     "trade_store_map_gib"}));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "data_dir", &c.data_dir, false));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "listen_address", &c.listen_address, false));
     CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", "fix_port", &c.fix_port, false));
@@ -143,6 +145,17 @@ absl::Status ConfigParser::Exchange() {
     }
     if (c.snapshot_interval < 1) {
       return r.Error(ex->get("snapshot_interval"), "exchange.snapshot_interval", "must be >= 1");
+    }
+    // GiB of address space: 1 up to 64 TiB (half of a 47-bit user address space).
+    for (auto [key, bytes] : {std::pair{"journal_map_gib", &c.journal_map_bytes},
+                              std::pair{"snapshot_map_gib", &c.snapshot_map_bytes},
+                              std::pair{"trade_store_map_gib", &c.trade_store_map_bytes}}) {
+      int gib = static_cast<int>(*bytes >> 30);
+      CFX_RETURN_IF_ERROR(r.Get(*ex, "exchange.", key, &gib, false));
+      if (gib < 1 || gib > 65536) {
+        return r.Error(ex->get(key), absl::StrCat("exchange.", key), "must be 1..65536 (GiB)");
+      }
+      *bytes = static_cast<uint64_t>(gib) << 30;
     }
     if (const toml::node* h = ex->get("holidays")) {
       const toml::array* arr = h->as_array();

@@ -68,6 +68,10 @@ absl::Status ExchangeCore::Impl::OpenJournal() {
   jo.unsafe_no_sync = options.unsafe_no_sync;
   jo.defer_commit_sync = true;  // the pipeline acks from DurableSeq (docs/durability.md)
   jo.commit_log = options.commit_log;
+  jo.map_size_bytes = config.journal_map_bytes;
+  jo.map_size_setting = "exchange.journal_map_gib in the config";
+  jo.snapshot_map_size_bytes = config.snapshot_map_bytes;
+  jo.snapshot_map_size_setting = "exchange.snapshot_map_gib in the config";
   auto j = journal::Journal::Open(jo);
   if (!j.ok()) return j.status();
   journal = std::move(*j);
@@ -75,8 +79,9 @@ absl::Status ExchangeCore::Impl::OpenJournal() {
 }
 
 absl::Status ExchangeCore::Impl::OpenRecorder(const MatcherOptions& mo, RecoveryInfo* info) {
-  auto rec = TradeRecorder::Open(options.journal && options.record_trades ? data_dir : "",
-                                 options.ended_orders_kept, mo.calendar);
+  auto rec =
+      TradeRecorder::Open(options.journal && options.record_trades ? data_dir : "",
+                          options.ended_orders_kept, mo.calendar, config.trade_store_map_bytes);
   if (!rec.ok()) return rec.status();
   recorder = std::move(*rec);
   if (journal && options.record_trades && recorder->last_seq() > journal->LastSeq()) {

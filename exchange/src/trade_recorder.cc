@@ -155,7 +155,8 @@ namespace {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(
-    const std::string& data_dir, size_t ended_kept, common::BusinessCalendar calendar) {
+    const std::string& data_dir, size_t ended_kept, common::BusinessCalendar calendar,
+    uint64_t map_size_bytes) {
   std::unique_ptr<TradeRecorder> r(new TradeRecorder());
   r->ended_kept_ = ended_kept;
   r->calendar_ = std::move(calendar);
@@ -165,6 +166,8 @@ absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(
   // Derived from the journal, which re-derives a commit a power loss undid (Load, then
   // ExchangeCore's catch-up): one flush a commit (docs/durability.md, "The trade store").
   opt.no_meta_sync = true;
+  opt.map_size_bytes = map_size_bytes;
+  opt.map_size_setting = "exchange.trade_store_map_gib in the config";
   auto store = storage::KvStore::Open(data_dir, opt);
   if (!store.ok()) return store.status();
   r->store_ = std::move(*store);

@@ -30,6 +30,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   auto records =
       storage::LmdbEnv::Open({.path = impl->path,
                               .map_size_bytes = options.map_size_bytes,
+                              .map_size_setting = options.map_size_setting,
                               .no_sync = options.unsafe_no_sync,
                               .no_meta_sync = options.defer_commit_sync || options.commit_log,
                               .read_only = options.read_only});
@@ -52,6 +53,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
       !(empty_snapshots && options.read_only)) {
     auto snapshots = storage::LmdbEnv::Open({.path = snapshot_path,
                                              .map_size_bytes = options.snapshot_map_size_bytes,
+                                             .map_size_setting = options.snapshot_map_size_setting,
                                              .no_sync = options.unsafe_no_sync,
                                              .read_only = options.read_only});
     if (!snapshots.ok()) return snapshots.status();

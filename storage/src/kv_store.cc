@@ -176,6 +176,7 @@ absl::StatusOr<std::unique_ptr<KvStore>> KvStore::Open(const std::string& data_d
   }
   auto env = LmdbEnv::Open({.path = path,
                             .map_size_bytes = options.map_size_bytes,
+                            .map_size_setting = options.map_size_setting,
                             .no_meta_sync = options.no_meta_sync,
                             .max_tables = options.max_tables});
   if (!env.ok()) return env.status();

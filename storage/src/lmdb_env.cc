@@ -115,9 +115,11 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
   if (rc != 0) {
     return fail(absl::UnavailableError(absl::StrCat(path, ": open database: ", mdb_strerror(rc))));
   }
-  return std::unique_ptr<LmdbEnv>(new LmdbEnv(env, dbi, path, options.map_size_bytes,
-                                              options.no_meta_sync && !options.read_only &&
-                                                  !options.no_sync));
+  // LMDB keeps the larger of the size asked for and what the file already holds.
+  mdb_env_info(env, &info);
+  return std::unique_ptr<LmdbEnv>(
+      new LmdbEnv(env, dbi, path, info.me_mapsize, options.map_size_setting,
+                  options.no_meta_sync && !options.read_only && !options.no_sync));
 }
 
 LmdbEnv::~LmdbEnv() {
@@ -128,8 +130,9 @@ LmdbEnv::~LmdbEnv() {
 absl::Status LmdbEnv::Error(int rc, absl::string_view what) const {
   if (rc == MDB_MAP_FULL) {
     return absl::ResourceExhaustedError(
-        absl::StrCat(path_, ": ", what, ": LMDB map full (map size ", map_size_,
-                     " bytes); raise the map size"));
+        absl::StrCat(path_, ": ", what, ": LMDB map full (map size ", map_size_, " bytes); raise ",
+                     map_size_setting_.empty() ? "the map size" : map_size_setting_,
+                     " and start again (what is written stays)"));
   }
   if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) {
     return absl::ResourceExhaustedError(

@@ -363,6 +363,32 @@ TEST(ConfigTest, ANumberThatIsNoFiniteDoubleIsRefusedNamingTheLine) {
   }
 }
 
+// The LMDB map sizes under the data dir are settings (a full map's error names them; until
+// 2026-12-07 it said to raise a size no setting changed), in GiB, 1..65536.
+TEST(ConfigTest, StorageMapSizesAreSettingsInGibWithinRange) {
+  auto defaults = common::ParseConfig("[exchange]\n", "c.toml");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->journal_map_bytes, 16ull << 30);
+  EXPECT_EQ(defaults->snapshot_map_bytes, 4ull << 30);
+  EXPECT_EQ(defaults->trade_store_map_bytes, 8ull << 30);
+  auto set = common::ParseConfig(
+      "[exchange]\njournal_map_gib = 512\nsnapshot_map_gib = 1\ntrade_store_map_gib = 65536\n",
+      "c.toml");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->journal_map_bytes, 512ull << 30);
+  EXPECT_EQ(set->snapshot_map_bytes, 1ull << 30);
+  EXPECT_EQ(set->trade_store_map_bytes, 65536ull << 30);
+  for (const char* key : {"journal_map_gib", "snapshot_map_gib", "trade_store_map_gib"}) {
+    for (const char* value : {"0", "65537", "-1", "1.5", "\"16\""}) {
+      auto c = common::ParseConfig(absl::StrCat("[exchange]\n", key, " = ", value, "\n"), "c.toml");
+      ASSERT_FALSE(c.ok()) << key << " = " << value;
+      EXPECT_NE(c.status().message().find(absl::StrCat("c.toml:2: exchange.", key)),
+                std::string::npos)
+          << c.status();
+    }
+  }
+}
+
 // TOML escapes let a string hold any control character: a data dir "/srv/cfx\u0000-prod"
 // was accepted and served from /srv/cfx (the system stops at the NUL). Refused, naming the
 // line, the key and the character.

@@ -1,8 +1,10 @@
 // What a restart of the exchange core keeps beyond the engine's state: the published books'
 // marks that no replayed input reports again (exchange_core_test.cc has the recovery of the
 // state itself).
+#include <atomic>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -10,6 +12,7 @@
 #include "cfx/exchange/exchange_core.h"
 #include "core_test_util.h"
 #include "exchange_core_test_util.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace cfx::exchange {
@@ -52,6 +55,97 @@ TEST(ExchangeCoreTest, ARestartFromASnapshotAfterTheLastTradeKeepsIt) {
   EXPECT_EQ(book->last_px, before.last_px);
   EXPECT_EQ(book->last_qty.value(), 2);
   EXPECT_EQ(book->last_ts, before.last_ts);
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+// A full journal map stops the order path with an error that names the setting which raises
+// it (until 2026-12-07 it said "raise the map size", which no setting did), keeps what was
+// acknowledged, and a restart with the map raised recovers it all and takes orders again.
+TEST(ExchangeCoreTest, AFullJournalNamesItsSettingAndARestartWithMoreRoomGoesOn) {
+  testing::TempDir dir;
+  ExchangeOptions opt = testing::TestOptions(dir.path());
+  opt.pre_trade_risk = false;
+  common::ExchangeConfig config = testing::TestConfig();
+  config.journal_map_bytes = 4 << 20;
+  class Errors : public OutcomeListener {
+   public:
+    void OnOutcome(uint64_t, uint64_t, const Outcome&) override {}
+    void OnAck(uint64_t seq, uint64_t, int64_t) override { last_acked = seq; }
+    void OnJournalError(const absl::Status& s) override {
+      std::lock_guard<std::mutex> lock(mu);
+      error = s;
+    }
+    std::atomic<uint64_t> last_acked{0};
+    std::mutex mu;
+    absl::Status error;
+  };
+  uint64_t acked = 0;
+  uint64_t hash = 0;
+  {
+    ExchangeCore core(config, opt);
+    Errors errors;
+    core.AddListener(&errors);
+    ASSERT_TRUE(core.Start().ok());
+    ASSERT_TRUE(core.OpenAll().ok());
+    bool stopped = false;
+    for (int i = 0; i < 400000 && !stopped; ++i) {
+      const engine::Side side = i % 2 == 0 ? engine::Side::kBuy : engine::Side::kSell;
+      const engine::Command c =
+          Order(absl::StrCat("fill-the-journal-", i), absl::StrCat("A", i % 4), side,
+                side == engine::Side::kBuy ? 4900 - i % 90 : 5100 + i % 90, 1);
+      for (;;) {
+        const OfferResult r = core.Submit(c, 0);
+        if (r == OfferResult::kAccepted) break;
+        if (r == OfferResult::kStopped) {
+          stopped = true;
+          break;
+        }
+        std::this_thread::yield();
+      }
+    }
+    ASSERT_TRUE(stopped) << "4 MiB of journal took 400,000 orders";
+    const absl::Status stop = core.Stop();
+    EXPECT_EQ(stop.code(), absl::StatusCode::kResourceExhausted) << stop;
+    EXPECT_THAT(std::string(stop.message()), ::testing::HasSubstr("exchange.journal_map_gib"));
+    {
+      std::lock_guard<std::mutex> lock(errors.mu);
+      EXPECT_THAT(std::string(errors.error.message()),
+                  ::testing::HasSubstr("exchange.journal_map_gib"));
+      EXPECT_THAT(std::string(errors.error.message()), ::testing::HasSubstr(dir.path()));
+    }
+    acked = errors.last_acked.load();
+    ASSERT_GT(acked, 0u);
+  }
+  {
+    // The same map again: a clear refusal or a start that takes nothing new, never a crash
+    // or a lost input.
+    ExchangeCore core(config, opt);
+    auto info = core.Start();
+    if (info.ok()) {
+      // Every input the journal kept was acknowledged, and every acknowledged one kept.
+      EXPECT_EQ(info->next_seq, acked + 1);
+      hash = info->state_hash;
+      (void)core.Stop();
+    } else {
+      EXPECT_THAT(std::string(info.status().message()),
+                  ::testing::HasSubstr("exchange.journal_map_gib"));
+    }
+  }
+  config.journal_map_bytes = 16 << 20;
+  ExchangeCore core(config, opt);
+  Errors errors;
+  core.AddListener(&errors);
+  auto info = core.Start();
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_GE(info->next_seq, acked + 1) << "an acknowledged input was lost";
+  if (hash != 0) EXPECT_EQ(info->state_hash, hash);
+  const uint64_t before = info->next_seq - 1;
+  ASSERT_TRUE(core.OpenAll().ok());
+  SubmitOrDie(core, Order("after-the-raise", "A0", engine::Side::kBuy, 4700, 1));
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_GT(errors.last_acked.load(), before);
+  EXPECT_TRUE(core.FindOrder("A0", "after-the-raise").has_value());
+  EXPECT_TRUE(core.FindOrder("A1", "fill-the-journal-1").has_value());
   ASSERT_TRUE(core.Stop().ok());
 }
 

@@ -121,5 +121,60 @@ TEST(KvStoreTest, MapFullIsAClearErrorAndTheTransactionLeavesNothing) {
   std::filesystem::remove_all(dir);
 }
 
+// The map-full error names the setting that raises the map, and the size it reports is the
+// map in force: a store reopened with less than its file holds keeps what it holds (LMDB
+// maps at least the file's pages).
+TEST(KvStoreTest, MapFullNamesTheSettingAndAReopenWithMoreRoomTakesMore) {
+  std::string dir = TempDir("mapsetting");
+  const std::string value(64 * 1024, 'v');
+  auto fill = [&](KvStore& store, int from) {
+    absl::Status failed;
+    int i = from;
+    for (; i < from + 1000 && failed.ok(); ++i) {
+      auto txn = store.BeginWrite();
+      if (!txn.ok()) return std::pair{txn.status(), i};
+      failed = (*txn)->Put("t", "k" + std::to_string(i), value);
+      if (failed.ok()) failed = (*txn)->Commit();
+    }
+    return std::pair{failed, i - 1};
+  };
+  int stored = 0;
+  {
+    auto store = KvStore::Open(dir, {.file = "s",
+                                     .map_size_bytes = 1 << 20,
+                                     .map_size_setting = "exchange.trade_store_map_gib"});
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto [failed, at] = fill(**store, 0);
+    ASSERT_EQ(failed.code(), absl::StatusCode::kResourceExhausted) << failed;
+    EXPECT_NE(failed.message().find("raise exchange.trade_store_map_gib"), std::string::npos)
+        << failed;
+    EXPECT_NE(failed.message().find("map size 1048576 bytes"), std::string::npos) << failed;
+    stored = at;
+  }
+  {
+    auto store = KvStore::Open(dir, {.file = "s", .map_size_bytes = 4 << 20});
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto [failed, at] = fill(**store, stored);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_NE(failed.message().find("map size 4194304 bytes"), std::string::npos) << failed;
+    EXPECT_NE(failed.message().find("raise the map size"), std::string::npos) << failed;
+    EXPECT_GT(at, stored + 20) << "4 MiB took no more than 1";
+    stored = at;
+  }
+  auto store = KvStore::Open(dir, {.file = "s", .map_size_bytes = 1 << 20});
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto read = (*store)->BeginRead();
+  ASSERT_TRUE(read.ok());
+  for (int i = 0; i < stored; ++i) {
+    ASSERT_TRUE((*(*read)->Get("t", "k" + std::to_string(i))).has_value()) << i;
+  }
+  read->reset();
+  auto [failed, at] = fill(**store, stored);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.message().find("map size 1048576 bytes"), std::string::npos)
+      << "the size asked for, not the map in force (what the file holds): " << failed;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cfx::storage

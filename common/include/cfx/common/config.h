@@ -119,6 +119,12 @@ struct ExchangeConfig {
   int band_pct = 10;  // price band ± percent of the reference
   int market_protection_ticks = 50;
   int snapshot_interval = 100000;  // inputs between engine snapshots
+  // Address space reserved for the LMDB maps under data_dir (sparse files: disk is used only
+  // as they fill). A full map stops the order path with an error naming the setting; a
+  // restart with a larger one goes on (docs/durability.md, "A full map").
+  uint64_t journal_map_bytes = 16ull << 30;     // exchange.journal_map_gib
+  uint64_t snapshot_map_bytes = 4ull << 30;     // exchange.snapshot_map_gib
+  uint64_t trade_store_map_bytes = 8ull << 30;  // exchange.trade_store_map_gib
   // Close surveillance (SPEC §9 item 7): a closing-window share above this is an alert.
   double close_concentration_alert = 0.5;
   LimitsConfig limits;

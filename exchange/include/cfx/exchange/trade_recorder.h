@@ -70,10 +70,11 @@ class TradeRecorder {
  public:
   // Opens `<data_dir>/trades` (created if absent) and loads positions, open orders and the
   // most recent `ended_kept` ended orders. An empty `data_dir` keeps everything in memory.
-  // `calendar` (the config's holidays) gives the master's last trading days.
+  // `calendar` (the config's holidays) gives the master's last trading days. `map_size_bytes`:
+  // the store's LMDB map (ExchangeConfig::trade_store_map_bytes).
   static absl::StatusOr<std::unique_ptr<TradeRecorder>> Open(
       const std::string& data_dir, size_t ended_kept = kDefaultEndedOrdersKept,
-      common::BusinessCalendar calendar = {});
+      common::BusinessCalendar calendar = {}, uint64_t map_size_bytes = 8ull << 30);
   ~TradeRecorder();
 
   // The text of a row of `orders` (end_serial 0) or `ended_orders`: one JSON object with its

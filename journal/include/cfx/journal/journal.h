@@ -33,6 +33,9 @@ struct JournalOptions {
   // as ResourceExhausted naming the path, never a crash.
   uint64_t map_size_bytes = 16ull << 30;
   uint64_t snapshot_map_size_bytes = 4ull << 30;
+  // Where an operator raises each (storage::EnvOptions::map_size_setting).
+  std::string map_size_setting;
+  std::string snapshot_map_size_setting;
   // Snapshots kept; older ones are deleted when a new one is written.
   int keep_snapshots = 3;
   // Benchmarks only: commits are not synced, so a power loss may lose acknowledged inputs.

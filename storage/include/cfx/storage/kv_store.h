@@ -25,6 +25,7 @@ struct KvOptions {
   // Sub-folder of the data dir holding this environment (one LMDB env per module).
   std::string file = "store";
   uint64_t map_size_bytes = 8ull << 30;  // address space reserved, not disk used
+  std::string map_size_setting;          // EnvOptions::map_size_setting
   int max_tables = 32;
   // For a store derived from the journal (the trade store): one flush per commit, and a
   // power loss may undo the latest commit, which the journal then re-derives (EnvOptions).

@@ -24,6 +24,9 @@ namespace cfx::storage {
 struct EnvOptions {
   std::string path;  // a folder: data.mdb and lock.mdb live inside
   uint64_t map_size_bytes = 1ull << 30;
+  // Where an operator raises the map size (e.g. "exchange.journal_map_gib in the config"),
+  // named by the map-full error; empty: the error says to raise the map size.
+  std::string map_size_setting;
   bool no_sync = false;
   // MDB_NOMETASYNC: a commit syncs its data pages but not its meta page, which the next
   // commit's sync (or an explicit Sync) makes durable; integrity is kept, a power loss may
@@ -49,16 +52,19 @@ class LmdbEnv {
   absl::Status Error(int rc, absl::string_view what) const;
 
  private:
-  LmdbEnv(MDB_env* env, MDB_dbi dbi, std::string path, uint64_t map_size, bool sync_at_close)
+  LmdbEnv(MDB_env* env, MDB_dbi dbi, std::string path, uint64_t map_size,
+          std::string map_size_setting, bool sync_at_close)
       : env_(env),
         dbi_(dbi),
         path_(std::move(path)),
         map_size_(map_size),
+        map_size_setting_(std::move(map_size_setting)),
         sync_at_close_(sync_at_close) {}
   MDB_env* env_;
   MDB_dbi dbi_;
   std::string path_;
-  uint64_t map_size_;
+  uint64_t map_size_;  // as in force: at least what the file already holds
+  std::string map_size_setting_;
   bool sync_at_close_;  // no_meta_sync: the last commit's meta page is synced at close
 };
 
