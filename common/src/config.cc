@@ -146,7 +146,8 @@ absl::Status ConfigParser::Exchange() {
     if (c.snapshot_interval < 1) {
       return r.Error(ex->get("snapshot_interval"), "exchange.snapshot_interval", "must be >= 1");
     }
-    // GiB of address space: 1 up to 64 TiB (half of a 47-bit user address space).
+    // GiB of address space, each 1 up to 64 TiB (the three together must fit the process's
+    // address space: a map LMDB cannot reserve is an error at start naming its key).
     for (auto [key, bytes] : {std::pair{"journal_map_gib", &c.journal_map_bytes},
                               std::pair{"snapshot_map_gib", &c.snapshot_map_bytes},
                               std::pair{"trade_store_map_gib", &c.trade_store_map_bytes}}) {

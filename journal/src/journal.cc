@@ -20,6 +20,8 @@ using storage::Cursor;
 using storage::Txn;
 using storage::View;
 
+bool IsMapFull(const absl::Status& status) { return storage::IsMapFull(status); }
+
 Journal::Journal(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& options) {

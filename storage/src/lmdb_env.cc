@@ -8,10 +8,19 @@
 #include <filesystem>
 #include <system_error>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/storage/private_files.h"
 
 namespace cfx::storage {
+
+namespace {
+constexpr absl::string_view kMapFullPayload = "cfx.storage/lmdb_map_full";
+}  // namespace
+
+bool IsMapFull(const absl::Status& status) {
+  return status.GetPayload(kMapFullPayload).has_value();
+}
 
 namespace {
 
@@ -82,6 +91,13 @@ absl::StatusOr<std::unique_ptr<LmdbEnv>> LmdbEnv::Open(const EnvOptions& options
       return fail(absl::DataLossError(
           absl::StrCat(path, "/data.mdb: not a valid LMDB file: ", mdb_strerror(rc))));
     }
+    if (rc == ENOMEM) {
+      return fail(absl::ResourceExhaustedError(
+          absl::StrCat(path, ": cannot map ", options.map_size_bytes, " bytes of address space (",
+                       mdb_strerror(rc), "); lower ",
+                       options.map_size_setting.empty() ? "the map size" : options.map_size_setting,
+                       " or raise the process's limit (ulimit -v)")));
+    }
     return fail(absl::UnavailableError(
         absl::StrCat(path, ": cannot open the LMDB environment: ", mdb_strerror(rc))));
   }
@@ -128,11 +144,20 @@ LmdbEnv::~LmdbEnv() {
 }
 
 absl::Status LmdbEnv::Error(int rc, absl::string_view what) const {
+  if (rc == MDB_MAP_RESIZED) {
+    // A reader beside the writer (cfx settle, cfx journal verify) whose map the writer's
+    // data has outgrown (a map size raised in the config).
+    return absl::UnavailableError(
+        absl::StrCat(path_, ": ", what, ": the writer grew the file past this reader's map (",
+                     map_size_, " bytes); run it again"));
+  }
   if (rc == MDB_MAP_FULL) {
-    return absl::ResourceExhaustedError(
+    absl::Status full = absl::ResourceExhaustedError(
         absl::StrCat(path_, ": ", what, ": LMDB map full (map size ", map_size_, " bytes); raise ",
                      map_size_setting_.empty() ? "the map size" : map_size_setting_,
                      " and start again (what is written stays)"));
+    full.SetPayload(kMapFullPayload, absl::Cord("1"));
+    return full;
   }
   if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) {
     return absl::ResourceExhaustedError(

@@ -1,4 +1,5 @@
 #include "cfx/storage/kv_store.h"
+#include "cfx/storage/lmdb_env.h"
 
 #include <filesystem>
 
@@ -149,6 +150,8 @@ TEST(KvStoreTest, MapFullNamesTheSettingAndAReopenWithMoreRoomTakesMore) {
     EXPECT_NE(failed.message().find("raise exchange.trade_store_map_gib"), std::string::npos)
         << failed;
     EXPECT_NE(failed.message().find("map size 1048576 bytes"), std::string::npos) << failed;
+    EXPECT_TRUE(IsMapFull(failed));
+    EXPECT_FALSE(IsMapFull(absl::ResourceExhaustedError(failed.message())));  // the text alone
     stored = at;
   }
   {
@@ -173,6 +176,20 @@ TEST(KvStoreTest, MapFullNamesTheSettingAndAReopenWithMoreRoomTakesMore) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.message().find("map size 1048576 bytes"), std::string::npos)
       << "the size asked for, not the map in force (what the file holds): " << failed;
+  std::filesystem::remove_all(dir);
+}
+
+// A map larger than the address space LMDB can reserve is refused at open naming the setting,
+// not as a bare "Cannot allocate memory".
+TEST(KvStoreTest, AMapNoAddressSpaceHoldsIsRefusedNamingTheSetting) {
+  std::string dir = TempDir("hugemap");
+  auto store = KvStore::Open(dir, {.file = "s",
+                                   .map_size_bytes = 1ull << 60,
+                                   .map_size_setting = "exchange.trade_store_map_gib"});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kResourceExhausted) << store.status();
+  EXPECT_NE(store.status().message().find("lower exchange.trade_store_map_gib"), std::string::npos)
+      << store.status();
   std::filesystem::remove_all(dir);
 }
 

@@ -27,6 +27,10 @@
 
 namespace cfx::journal {
 
+// An AppendBatch refused for a full LMDB map: refused before anything was written or
+// flushed, so a Sync() after it can be trusted (not so after a failed write or flush).
+bool IsMapFull(const absl::Status& status);
+
 struct JournalOptions {
   std::string data_dir = "";
   // Address space reserved for the records (a sparse file on disk); a full map is reported

@@ -112,10 +112,18 @@ void Pipeline<Command, Outcome>::RunSequencer() {
       const int64_t t0 = options_.trace_stages ? SteadyNowNs() : 0;
       absl::StatusOr<uint64_t> last = journal_->AppendBatch(absl::MakeConstSpan(views.data(), n));
       if (!last.ok()) {
-        // The held batch's own commit went through: made durable now, it is applied and
-        // acknowledged like every input the journal keeps (until 2026-12-07 it was left
-        // unanswered, and a restart applied it).
-        if (sync_held()) Fail(last.status());  // else the sync's error stopped it
+        // The held batch's own commit went through. Once durable, by the failed append's
+        // own flush before it failed or by a flush now, it is applied and acknowledged like
+        // every input the journal keeps (until 2026-12-07 it was left unanswered, and a
+        // restart applied it). A flush now is trusted only after a full map, which LMDB
+        // refuses before it writes anything: after a failed write or flush, a flush that
+        // succeeds says nothing of what reached the disk.
+        if (held_n != 0 && (journal_->DurableSeq() >= held[held_n - 1].seq ||
+                            (IsMapFull(last.status()) && journal_->Sync().ok()))) {
+          release(held, held_n);
+          held_n = 0;
+        }
+        Fail(last.status());  // the cause, whatever the flush said
         break;
       }
       if (options_.trace_stages) stage_histograms_.Add(Stage::kCommitCall, SteadyNowNs() - t0);

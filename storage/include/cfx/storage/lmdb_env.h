@@ -68,6 +68,11 @@ class LmdbEnv {
   bool sync_at_close_;  // no_meta_sync: the last commit's meta page is synced at close
 };
 
+// True for LmdbEnv::Error's full map (MDB_MAP_FULL, a status payload): LMDB refuses it while
+// it allocates pages, before it writes or flushes anything, so what the file held before is
+// as durable as it was (a later flush of it can be trusted; not so after a failed write).
+bool IsMapFull(const absl::Status& status);
+
 // A transaction that aborts unless committed.
 class Txn {
  public:
