@@ -203,14 +203,28 @@ engine::RejectReason EngineMatcher::CheckMargin(engine::AccountId acct, std::str
                                                 const engine::OrderBook& book, engine::Side side,
                                                 int64_t add) {
   const engine::SymbolId sym = book.config().id;
-  auto requirement = [&](engine::SymbolId s, const Exposure& x, int64_t add_buy,
-                         int64_t add_sell) -> __int128 {
-    const int64_t a = std::llabs(x.pos + x.open_buy + add_buy);
-    const int64_t b = std::llabs(x.pos - x.open_sell - add_sell);
-    return static_cast<__int128>(std::max(a, b)) * Margin(s);
-  };
   const int64_t add_buy = side == engine::Side::kBuy ? add : 0;
   const int64_t add_sell = side == engine::Side::kSell ? add : 0;
+  // The larger side of a contract's exposure: the position with every open buy, or with
+  // every open sell, filled.
+  auto exposure = [](const Exposure& x, int64_t buy, int64_t sell) {
+    return std::max(std::llabs(x.pos + x.open_buy + buy), std::llabs(x.pos - x.open_sell - sell));
+  };
+  auto requirement = [&](engine::SymbolId s, const Exposure& x, int64_t buy,
+                         int64_t sell) -> __int128 {
+    const int64_t im = Margin(s);
+    if (im == MatcherOptions::kNoPriceMargin.value()) return 0;
+    return static_cast<__int128>(exposure(x, buy, sell)) * im;
+  };
+  // Nothing values a contract without a price: an order that would raise the exposure in it
+  // is not taken on a margin of 0 (one that lowers or keeps it, e.g. closing, is).
+  if (Margin(sym) == MatcherOptions::kNoPriceMargin.value()) {
+    const Exposure* held = FindExposure(acct, sym);
+    const Exposure x = held != nullptr ? *held : Exposure{};
+    if (exposure(x, add_buy, add_sell) > exposure(x, 0, 0)) {
+      return engine::RejectReason::kInsufficientMargin;
+    }
+  }
   __int128 total = 0;
   bool counted = false;
   if (acct < exposure_.size()) {

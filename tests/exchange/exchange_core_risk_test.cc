@@ -4,7 +4,9 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/exchange/engine_codec.h"
@@ -80,6 +82,58 @@ TEST(ExchangeCoreTest, PreTradeRiskChecksAReplaceThatRaisesTheQuantity) {
   auto now = core.FindOrder("A0", "b1");
   ASSERT_TRUE(now.has_value());
   EXPECT_EQ(now->detail.qty, engine::Qty(1));
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+// A contract with no price to value it (no settlement, no fix, no config `ref`) has no margin:
+// `cfx serve` sends it MatcherOptions::kNoPriceMargin, and under the check an order that
+// raises the exposure in it is refused `insufficient_margin`, while one that lowers or keeps
+// it is taken; its position counts 0 towards other contracts' checks. Until 2026-12-07 such
+// a contract's margin was 0 and any size was taken.
+TEST(ExchangeCoreTest, PreTradeRiskRefusesNewExposureInAContractWithNoPrice) {
+  testing::TempDir dir;
+  common::ExchangeConfig config = testing::TestConfig();
+  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+  ExchangeCore core(config, testing::TestOptions(dir.path()));
+  Recorder rec(&core);
+  core.AddListener(&rec);
+  ASSERT_TRUE(core.Start().ok());
+  const std::string priced = "B200-GOLD-US-202703", unpriced = "B200-GOLD-US-202704";
+  auto order = [&](const char* cl, const char* acct, const std::string& sym, engine::Side side,
+                   int64_t qty) {
+    engine::NewOrderCmd c = Order(cl, acct, side, 5000, qty);
+    c.sym = engine::Name::From(sym);
+    return c;
+  };
+  // A position of 2 in the second month while it still had a margin (of 0).
+  ASSERT_TRUE(core.RefreshMargins(
+                      {{priced, engine::MicroUsd(1'000'000'000)}, {unpriced, engine::MicroUsd(0)}})
+                  .ok());
+  SubmitOrDie(core, order("pos", "A0", unpriced, engine::Side::kBuy, 2));
+  SubmitOrDie(core, order("pos-other", "A1", unpriced, engine::Side::kSell, 2));
+  ASSERT_TRUE(core.Flush().ok());
+  ASSERT_TRUE(rec.rejects.empty());
+  ASSERT_EQ(rec.trades.size(), 1u);
+  // Then its price is gone from the risk desk's data: no margin for it.
+  ASSERT_TRUE(core.RefreshMargins({{unpriced, MatcherOptions::kNoPriceMargin}}).ok());
+  SubmitOrDie(core, order("more", "A0", unpriced, engine::Side::kBuy, 1));     // 3 > 2: refused
+  SubmitOrDie(core, order("fresh", "A2", unpriced, engine::Side::kBuy, 1));    // 1 > 0: refused
+  SubmitOrDie(core, order("close1", "A0", unpriced, engine::Side::kSell, 1));  // max(2, 1): kept
+  SubmitOrDie(core, order("flip", "A0", unpriced, engine::Side::kSell, 3));    // max(2, |2-4|)
+  SubmitOrDie(core, order("past", "A0", unpriced, engine::Side::kSell, 1));    // |2-5| = 3 > 2
+  // The priced month: 5 lots of 1,000 USD fit 5,000 USD; the other month's position adds 0.
+  SubmitOrDie(core, order("p5", "A0", priced, engine::Side::kBuy, 5));
+  SubmitOrDie(core, order("p6", "A0", priced, engine::Side::kBuy, 1));
+  ASSERT_TRUE(core.Flush().ok());
+  std::vector<std::string> refused;
+  for (const Outcome& o : rec.rejects) {
+    EXPECT_EQ(o.event.reject, engine::RejectReason::kInsufficientMargin) << o.event.order.cl.view();
+    refused.emplace_back(o.event.order.cl.view());
+  }
+  EXPECT_EQ(refused, (std::vector<std::string>{"more", "fresh", "past", "p6"}));
+  EXPECT_TRUE(core.FindOrder("A0", "close1").has_value());
+  EXPECT_TRUE(core.FindOrder("A0", "flip").has_value());
+  EXPECT_TRUE(core.FindOrder("A0", "p5").has_value());
   ASSERT_TRUE(core.Stop().ok());
 }
 

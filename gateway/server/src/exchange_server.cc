@@ -19,12 +19,14 @@
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/audit/audit_log.h"
 #include "cfx/audit/refusal_throttle.h"
 #include "cfx/common/free_port.h"
 #include "cfx/concurrency/thread_name.h"
+#include "cfx/exchange/engine_matcher.h"
 #include "cfx/gateway/exchange_order_entry.h"
 #include "cfx/gateway/fix_config.h"
 #include "cfx/gateway/fix_gateway.h"
@@ -51,6 +53,17 @@ absl::Status SendRiskData(exchange::ExchangeCore* core,
   std::map<std::string, engine::PriceTicks> refs;
   for (const auto& [sym, v] : band_ref_ticks) refs.emplace(sym, engine::PriceTicks(v));
   return core->RefreshMargins(margins, refs);
+}
+
+// The margins of the pre-trade check: the risk desk's, and for each listed contract it has no
+// price for (no settlement, no fix, no config `ref`) MatcherOptions::kNoPriceMargin, so an
+// order that raises the exposure in it is refused instead of taken at a margin of 0.
+std::map<std::string, int64_t> WithUnpricedRefused(std::map<std::string, int64_t> margins,
+                                                   const std::vector<std::string>& listed) {
+  for (const std::string& sym : listed) {
+    margins.try_emplace(sym, exchange::MatcherOptions::kNoPriceMargin.value());
+  }
+  return margins;
 }
 
 }  // namespace
@@ -298,7 +311,7 @@ class ExchangeServer::Impl {
       if (options_.pre_trade_risk) {
         auto m = http_->PerContractMargins();
         if (!m.ok()) return Fail("pre-trade margins", m.status());
-        margins = *std::move(m);
+        margins = WithUnpricedRefused(*std::move(m), core_->ListedSymbols());
       }
       auto refs = http_->BandReferences();
       if (!refs.ok()) return Fail("band references", refs.status());
@@ -375,6 +388,9 @@ class ExchangeServer::Impl {
       lock.unlock();
       absl::StatusOr<std::map<std::string, int64_t>> margins = std::map<std::string, int64_t>{};
       if (options_.pre_trade_risk) margins = http_->PerContractMargins();
+      if (options_.pre_trade_risk && margins.ok()) {
+        margins = WithUnpricedRefused(*std::move(margins), core_->ListedSymbols());
+      }
       auto refs = http_->BandReferences();
       // A new settlement moves the margins or the band references (or both): either is sent.
       if (margins.ok() && refs.ok() && (*margins != sent_margins_ || *refs != sent_refs_)) {

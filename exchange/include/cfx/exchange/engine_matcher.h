@@ -57,6 +57,11 @@ struct MatcherOptions {
   // margin engine values (gpu_valuation::kMaxSettleTicks) and far above any market. One lot's
   // notional there is 1e12 ticks, so no trade's sums, VM or AvgPx come near int64's end.
   static constexpr engine::PriceTicks kMaxLimitPrice{1'000'000'000};
+  // A contract's initial margin (ProductCmd::initial_margin) when it has no price to value it
+  // with (no settlement, no fix, no config `ref`): under the pre-trade check an order in it
+  // is refused `insufficient_margin` rather than taken at a margin of 0 (docs/engine.md,
+  // "Outside the engine"). Positions held in it count 0 towards other contracts' checks.
+  static constexpr engine::MicroUsd kNoPriceMargin{INT64_MAX};
 
   static engine::EngineConfig ExchangeEngineConfig() {
     engine::EngineConfig c;
