@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/exchange/engine_matcher.h"
 
 namespace cfx::exchange {
 namespace {
@@ -274,8 +275,10 @@ std::string DescribeCommand(const Command& command) {
         if constexpr (std::is_same_v<T, ProductCmd>) {
           return absl::StrCat("product sym=", A(c.sym.view()), " ref=", P(c.ref),
                               " max_qty=", c.max_order_qty.value(), " band%=", c.band_percent,
-                              " protection=", c.protection_ticks.value(),
-                              " im=", c.initial_margin.value());
+                              " protection=", c.protection_ticks.value(), " im=",
+                              c.initial_margin == MatcherOptions::kNoPriceMargin
+                                  ? std::string("no_price")
+                                  : absl::StrCat(c.initial_margin.value()));
         } else if constexpr (std::is_same_v<T, StateCmd>) {
           return absl::StrCat("state sym=", A(c.sym.view()), " state=", A(ToString(c.state)));
         } else if constexpr (std::is_same_v<T, NewOrderCmd>) {

@@ -48,6 +48,24 @@ EngineMatcher::OpenQty EngineMatcher::Open(engine::AccountId acct, engine::Symbo
   return OpenQty{x->open_buy, x->open_sell};
 }
 
+int64_t EngineMatcher::NextMargin(int64_t now, int64_t sent, bool listed_now) const {
+  constexpr int64_t kNoPrice = MatcherOptions::kNoPriceMargin.value();
+  if (sent == kNoPrice) {
+    // A contract the risk desk once priced keeps that margin (its positions keep counting);
+    // one it never priced takes no new exposure.
+    return now > 0 && now != kNoPrice ? now : kNoPrice;
+  }
+  if (sent >= 0) return sent;
+  // -1: keep. A month listed once the risk desk's margins arrived (the roll) has no price
+  // until its next poll: no new exposure meanwhile, rather than a margin of 0.
+  if (listed_now) {
+    for (int64_t m : margins_) {
+      if (m != 0) return kNoPrice;
+    }
+  }
+  return now;
+}
+
 int64_t EngineMatcher::Margin(engine::SymbolId sym) const {
   return sym < margins_.size() ? margins_[sym] : 0;
 }
@@ -402,8 +420,9 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     origin = &m->origin;
   } else if (const auto* p = std::get_if<engine::ProductCmd>(&command)) {
     if (auto id = engine_->FindSymbol(p->sym.view())) {
-      if (margins_.size() <= *id) margins_.resize(*id + 1, 0);
-      if (p->initial_margin >= engine::MicroUsd(0)) margins_[*id] = p->initial_margin.value();
+      const bool listed_now = margins_.size() <= *id;
+      if (listed_now) margins_.resize(*id + 1, 0);
+      margins_[*id] = NextMargin(margins_[*id], p->initial_margin.value(), listed_now);
       touched_.push_back(*id);
     }
   }

@@ -10,7 +10,12 @@ namespace {
 
 using internal::SteadyMicros;
 
+// The keeper whose callback this thread runs, if any (OnCallbackThread).
+thread_local const LeaseKeeper* calling_keeper = nullptr;
+
 }  // namespace
+
+bool LeaseKeeper::OnCallbackThread() const { return calling_keeper == this; }
 
 LeaseKeeper::LeaseKeeper(Lease* lease, JetStreamLog* log, Callbacks callbacks)
     : lease_(lease),
@@ -47,7 +52,7 @@ void LeaseKeeper::Resign(const absl::Status& why) {
 bool LeaseKeeper::WaitFor(int64_t ms) {
   std::unique_lock<std::mutex> lock(mu_);
   return !cv_.wait_for(lock, std::chrono::milliseconds(ms),
-                       [&] { return stopping_ || resigning_; });
+                       [&] { return stopping_ || resigning_ || promotion_failed_; });
 }
 
 void LeaseKeeper::Lose(const absl::Status& why) {
@@ -58,6 +63,7 @@ void LeaseKeeper::Lose(const absl::Status& why) {
 }
 
 void LeaseKeeper::Run() {
+  calling_keeper = this;
   const int64_t period_ms = std::max<int64_t>(ttl_ms_ / 3, 1);
   // 90% of the TTL from the moment a request was sent: the lease lapses on the servers at
   // the earliest TTL after they wrote it, which is after that moment.
@@ -83,13 +89,29 @@ void LeaseKeeper::Run() {
       return;
     }
   }
+  // The promotion runs beside the renewals: a standby far behind the log takes longer than
+  // the TTL to catch up, and until 2026-12-07 lost the lease in the middle of it (the
+  // renewals waited for it) and exited.
+  std::thread promotion;
   if (callbacks_.on_acquired) {
-    if (absl::Status s = callbacks_.on_acquired(); !s.ok()) {
-      (void)lease_->Release(rev);
-      Lose(s);
-      return;
-    }
+    promotion = std::thread([this] {
+      calling_keeper = this;
+      absl::Status s = callbacks_.on_acquired();
+      if (s.ok()) return;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        promotion_failed_ = true;
+        promotion_error_ = s;
+      }
+      cv_.notify_all();
+    });
   }
+  struct JoinAtExit {
+    std::thread& t;
+    ~JoinAtExit() {
+      if (t.joinable()) t.join();
+    }
+  } join_promotion{promotion};
   // Leader: renew until stopped or lost.
   for (;;) {
     if (!WaitFor(period_ms)) {
@@ -99,7 +121,11 @@ void LeaseKeeper::Run() {
       absl::Status why;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (resigning_) why = resign_why_;
+        if (promotion_failed_) {
+          why = promotion_error_;
+        } else if (resigning_) {
+          why = resign_why_;
+        }
       }
       if (!why.ok()) Lose(why);
       return;

@@ -218,6 +218,18 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheOpenOrderCap) {
       << "a version 5 payload with version 6's bytes has trailing bytes";
 }
 
+// A contract nothing prices travels as its margin (MatcherOptions::kNoPriceMargin) and reads
+// as such in `cfx journal dump`, not as int64's largest number.
+TEST(EngineCodecTest, AContractWithNoPriceReadsAsSuch) {
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("B200-GOLD-US-202703");
+  p.initial_margin = MatcherOptions::kNoPriceMargin;
+  ExpectRoundTrip(p);
+  EXPECT_NE(DescribeCommand(p).find(" im=no_price"), std::string::npos) << DescribeCommand(p);
+  p.initial_margin = engine::MicroUsd(1500);
+  EXPECT_NE(DescribeCommand(p).find(" im=1500"), std::string::npos) << DescribeCommand(p);
+}
+
 TEST(EngineCodecTest, RandomCommandsRoundTrip) {
   testing::RandomCommands gen(7);
   for (int i = 0; i < 20000; ++i) ExpectRoundTrip(gen.Next());

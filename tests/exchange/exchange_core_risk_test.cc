@@ -85,11 +85,11 @@ TEST(ExchangeCoreTest, PreTradeRiskChecksAReplaceThatRaisesTheQuantity) {
   ASSERT_TRUE(core.Stop().ok());
 }
 
-// A contract with no price to value it (no settlement, no fix, no config `ref`) has no margin:
-// `cfx serve` sends it MatcherOptions::kNoPriceMargin, and under the check an order that
-// raises the exposure in it is refused `insufficient_margin`, while one that lowers or keeps
-// it is taken; its position counts 0 towards other contracts' checks. Until 2026-12-07 such
-// a contract's margin was 0 and any size was taken.
+// A contract nothing prices (never settled, no fix, no config `ref`) has no margin: `cfx
+// serve` sends it MatcherOptions::kNoPriceMargin, and under the check an order that raises
+// the exposure in it is refused `insufficient_margin`, while one that lowers or keeps it goes
+// on to the sum check; its position counts 0 in the sum. Until 2026-12-07 such a contract's
+// margin was 0 and any size was taken.
 TEST(ExchangeCoreTest, PreTradeRiskRefusesNewExposureInAContractWithNoPrice) {
   testing::TempDir dir;
   common::ExchangeConfig config = testing::TestConfig();
@@ -134,6 +134,49 @@ TEST(ExchangeCoreTest, PreTradeRiskRefusesNewExposureInAContractWithNoPrice) {
   EXPECT_TRUE(core.FindOrder("A0", "close1").has_value());
   EXPECT_TRUE(core.FindOrder("A0", "flip").has_value());
   EXPECT_TRUE(core.FindOrder("A0", "p5").has_value());
+
+  // A contract the risk desk priced before keeps its margin when it has no price any more:
+  // its 5 lots still count (5 × 1,000 USD of 5,000), so 1 more lot is refused.
+  ASSERT_TRUE(core.RefreshMargins({{priced, MatcherOptions::kNoPriceMargin}}).ok());
+  SubmitOrDie(core, order("p-after", "A0", priced, engine::Side::kBuy, 1));
+  // A month listed once margins arrived (the roll) takes no new exposure until priced.
+  engine::ProductCmd listed;
+  listed.sym = engine::Name::From("B200-GOLD-US-202903");
+  listed.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
+  SubmitOrDie(core, listed);
+  SubmitOrDie(core, order("new-month", "A3", "B200-GOLD-US-202903", engine::Side::kBuy, 1));
+  ASSERT_TRUE(core.Flush().ok());
+  ASSERT_EQ(rec.rejects.size(), 6u);
+  EXPECT_EQ(rec.rejects[4].event.order.cl.view(), "p-after");
+  EXPECT_EQ(rec.rejects[5].event.order.cl.view(), "new-month");
+  EXPECT_EQ(rec.rejects[5].event.reject, engine::RejectReason::kInsufficientMargin);
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202903", engine::MicroUsd(1'000'000)}}).ok());
+  SubmitOrDie(core, order("priced-month", "A3", "B200-GOLD-US-202903", engine::Side::kBuy, 1));
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_EQ(rec.rejects.size(), 6u);
+  EXPECT_TRUE(core.FindOrder("A3", "priced-month").has_value());
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+// Before the risk desk's margins arrive the check has nothing to check against: a month
+// listed then (the start's listing) trades as before, on a margin of 0 (ExchangeOptions::
+// pre_trade_risk, "active once margins are set").
+TEST(ExchangeCoreTest, AMonthListedBeforeAnyMarginIsNotRefused) {
+  testing::TempDir dir;
+  ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+  Recorder rec(&core);
+  core.AddListener(&rec);
+  ASSERT_TRUE(core.Start().ok());
+  engine::ProductCmd listed;
+  listed.sym = engine::Name::From("B200-GOLD-US-202903");
+  listed.ref = engine::PriceField::Ticks(engine::PriceTicks(5000));
+  SubmitOrDie(core, listed);
+  engine::NewOrderCmd c = Order("o", "A0", engine::Side::kBuy, 5000, 1);
+  c.sym = listed.sym;
+  SubmitOrDie(core, c);
+  ASSERT_TRUE(core.Flush().ok());
+  EXPECT_TRUE(rec.rejects.empty());
+  EXPECT_TRUE(core.FindOrder("A0", "o").has_value());
   ASSERT_TRUE(core.Stop().ok());
 }
 

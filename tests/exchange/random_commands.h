@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/engine/command.h"
+#include "cfx/exchange/engine_matcher.h"
 
 namespace cfx::exchange::testing {
 
@@ -69,7 +70,10 @@ class RandomCommands {
     engine::ProductCmd p;
     p.sym = engine::Name::From(Sym(Pick(symbols_)));
     p.ref = engine::PriceField::Ticks(engine::PriceTicks(4900 + Pick(200)));
-    p.initial_margin = engine::MicroUsd(Pick(2) == 0 ? -1 : Pick(3) * 1000);
+    const int64_t margin = Pick(5);  // keep, a margin, or none (nothing prices it)
+    p.initial_margin = margin < 2   ? engine::MicroUsd(-1)
+                       : margin < 4 ? engine::MicroUsd(Pick(3) * 1000)
+                                    : MatcherOptions::kNoPriceMargin;
     return p;
   }
 

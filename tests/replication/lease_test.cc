@@ -1,10 +1,15 @@
 #include "cfx/replication/lease.h"
 
-#include <chrono>
-#include <thread>
-
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cfx/replication/jetstream_log.h"
+#include "cfx/replication/lease_keeper.h"
 #include "nats_test_cluster.h"
 
 namespace cfx::replication {
@@ -107,6 +112,85 @@ TEST(LeaseTest, ALeaseThatLapsedUntakenIsFreeAndItsOldHolderCannotRenew) {
   // Free: the other node takes it at once.
   auto taken = b->TryAcquire();
   EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
+// A promotion longer than the lease's TTL (a standby far behind the log) keeps the lease: the
+// keeper renews it while on_acquired runs. Until 2026-12-07 the renewals waited for the
+// promotion, the lease lapsed in the middle of it, and the new leader lost it and exited.
+TEST(LeaseKeeperTest, APromotionLongerThanTheTtlKeepsTheLease) {
+  CFX_REQUIRE_NATS();
+  NatsOptions o = TestNatsOptions("keeper_slow");
+  o.lease_ttl_ms = 2000;
+  o.timeout_ms = 1000;
+  auto lease = OpenLease(o, "node-a");
+  auto other = OpenLease(o, "node-b");
+  ASSERT_TRUE(lease && other);
+  auto log = JetStreamLog::Open(o);
+  ASSERT_TRUE(log.ok()) << log.status();
+  std::atomic<bool> promoted{false}, lost{false}, on_callback_thread{false};
+  std::atomic<uint64_t> rev_before{0}, rev_after{0};
+  LeaseKeeper* self = nullptr;
+  LeaseKeeper keeper(lease.get(), log->get(),
+                     {.on_acquired =
+                          [&] {
+                            on_callback_thread = self->OnCallbackThread();
+                            rev_before = self->revision();
+                            std::this_thread::sleep_for(std::chrono::milliseconds(5000));
+                            rev_after = self->revision();
+                            promoted = true;
+                            return absl::OkStatus();
+                          },
+                      .on_lost = [&](const absl::Status&) { lost = true; }});
+  self = &keeper;
+  EXPECT_FALSE(keeper.OnCallbackThread());
+  keeper.Start();
+  ASSERT_TRUE(WaitFor([&] { return promoted.load(); }, 30000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // a renewal after it
+  EXPECT_TRUE(on_callback_thread.load());
+  EXPECT_GT(rev_after.load(), rev_before.load()) << "no renewal during the promotion";
+  EXPECT_FALSE(lost.load());
+  EXPECT_TRUE(keeper.leading());
+  auto taken = other->TryAcquire();
+  EXPECT_TRUE(absl::IsFailedPrecondition(taken.status())) << taken.status();
+  keeper.Stop();
+  EXPECT_FALSE(lost.load()) << "a clean stop is no loss";
+  taken = other->TryAcquire();  // given back at the stop
+  EXPECT_TRUE(taken.ok()) << taken.status();
+}
+
+// A promotion that fails gives the lease back and reports the failure through on_lost.
+TEST(LeaseKeeperTest, AFailedPromotionGivesTheLeaseBackAndIsReported) {
+  CFX_REQUIRE_NATS();
+  NatsOptions o = TestNatsOptions("keeper_fail");
+  o.lease_ttl_ms = 2000;
+  o.timeout_ms = 1000;
+  auto lease = OpenLease(o, "node-a");
+  auto other = OpenLease(o, "node-b");
+  ASSERT_TRUE(lease && other);
+  auto log = JetStreamLog::Open(o);
+  ASSERT_TRUE(log.ok()) << log.status();
+  std::mutex mu;
+  std::string why;
+  std::atomic<bool> lost{false};
+  LeaseKeeper keeper(lease.get(), log->get(),
+                     {.on_acquired = [] { return absl::UnavailableError("no promotion today"); },
+                      .on_lost =
+                          [&](const absl::Status& s) {
+                            std::lock_guard<std::mutex> lock(mu);
+                            why = std::string(s.message());
+                            lost = true;
+                          }});
+  keeper.Start();
+  ASSERT_TRUE(WaitFor([&] { return lost.load(); }, 30000));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(why, "no promotion today");
+  }
+  EXPECT_FALSE(keeper.leading());
+  EXPECT_TRUE(keeper.lost());
+  auto taken = other->TryAcquire();
+  EXPECT_TRUE(taken.ok()) << taken.status();
+  keeper.Stop();
 }
 
 }  // namespace

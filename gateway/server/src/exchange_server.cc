@@ -267,10 +267,14 @@ class ExchangeServer::Impl {
     return absl::OkStatus();
   }
 
-  // The keeper's thread, once the lease is ours: the core reads the log to its end and
-  // sequences; then the risk data and the FIX port.
+  // The keeper's promotion thread, once the lease is ours (the keeper renews it meanwhile):
+  // the core reads the log to its end and sequences; then the risk data and the FIX port.
   absl::Status BecomeLeader() {
     if (absl::Status s = core_->Promote(); !s.ok()) return s;
+    // The keeper renews the lease while this runs, and may have lost it meanwhile.
+    if (deposed_.load(std::memory_order_acquire)) {
+      return absl::FailedPreconditionError("the lease was lost during the promotion");
+    }
     if (absl::Status s = StartOrderPorts(); !s.ok()) return s;
     audit_->Record("serve_lead", {{"lease_revision", std::to_string(keeper_->revision())},
                                   {"next_seq", std::to_string(core_->Stats().next_seq)}});
@@ -452,8 +456,8 @@ class ExchangeServer::Impl {
   }
 
   absl::Status Fail(const char* part, const absl::Status& s) {
-    // From the keeper's thread (BecomeLeader) the caller reports and the keeper ends itself.
-    if (keeper_ != nullptr && std::this_thread::get_id() == keeper_thread_id()) {
+    // From the keeper's callbacks (BecomeLeader) the caller reports and the keeper ends itself.
+    if (keeper_ != nullptr && keeper_->OnCallbackThread()) {
       return absl::Status(s.code(), absl::StrCat(part, ": ", s.message()));
     }
     start_failure_ = absl::StrCat(part, ": ", s.message());
@@ -510,10 +514,6 @@ class ExchangeServer::Impl {
   } journal_watch_;
   mutable std::mutex role_mu_;
   mutable std::condition_variable role_cv_;
-
-  std::thread::id keeper_thread_id() const {
-    return keeper_ ? keeper_->thread_id() : std::thread::id();
-  }
 };
 
 ExchangeServer::ExchangeServer(common::ExchangeConfig config, ExchangeServerOptions options)

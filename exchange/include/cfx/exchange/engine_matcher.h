@@ -57,10 +57,12 @@ struct MatcherOptions {
   // margin engine values (gpu_valuation::kMaxSettleTicks) and far above any market. One lot's
   // notional there is 1e12 ticks, so no trade's sums, VM or AvgPx come near int64's end.
   static constexpr engine::PriceTicks kMaxLimitPrice{1'000'000'000};
-  // A contract's initial margin (ProductCmd::initial_margin) when it has no price to value it
-  // with (no settlement, no fix, no config `ref`): under the pre-trade check an order in it
-  // is refused `insufficient_margin` rather than taken at a margin of 0 (docs/engine.md,
-  // "Outside the engine"). Positions held in it count 0 towards other contracts' checks.
+  // A contract's initial margin (ProductCmd::initial_margin) when nothing prices it (never
+  // settled, no fix in the window, no config `ref`): under the pre-trade check an order that
+  // raises the account's exposure in it is refused `insufficient_margin` rather than taken at
+  // a margin of 0 (docs/engine.md, "Outside the engine"); positions in it count 0 towards the
+  // sum. Sent for a contract priced before, it keeps the margin it had. A month listed after
+  // margins arrived (the roll) starts with it until the risk desk's next poll prices it.
   static constexpr engine::MicroUsd kNoPriceMargin{INT64_MAX};
 
   static engine::EngineConfig ExchangeEngineConfig() {
@@ -117,8 +119,10 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
     return acct < open_orders_.size() ? open_orders_[acct] : 0;
   }
   int64_t max_open_orders() const { return max_open_orders_; }
-  // Per-contract initial margin in force (micro-USD), 0 when none was set.
+  // Per-contract initial margin in force (micro-USD), 0 when none was set,
+  // MatcherOptions::kNoPriceMargin when nothing prices it.
   int64_t Margin(engine::SymbolId sym) const;
+
   // Where each FIX session stands (the `fix_session` inputs); any thread.
   std::vector<FixSessionSeqs> FixSessions() const { return fix_sessions_.All(); }
   uint64_t ReportsSentThrough() const { return fix_sessions_.ReportsSentThrough(); }
@@ -142,6 +146,9 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   }
 
  private:
+  // A contract's margin after a ProductCmd's initial_margin `sent` (-1: keep), from `now`;
+  // `listed_now`: the command lists it (MatcherOptions::kNoPriceMargin's rules).
+  int64_t NextMargin(int64_t now, int64_t sent, bool listed_now) const;
   struct Exposure {
     int64_t pos = 0;
     int64_t open_buy = 0;

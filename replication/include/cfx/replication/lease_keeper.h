@@ -1,6 +1,8 @@
 // Keeps one node's side of the leadership lease on a thread of its own (docs/replication.md,
 // "Leadership"): a standby tries to take the lease every TTL/3; once it has it, it calls
-// on_acquired (promote the core, open the order ports) and renews every TTL/3. Each renewal
+// on_acquired (promote the core, open the order ports) on a second thread while it renews
+// every TTL/3, so a promotion longer than the TTL (a standby far behind the log) keeps the
+// lease. Each renewal
 // moves the log's leader deadline to (the moment the renewal was sent + 90% of the TTL), so
 // a leader cut off from NATS stops appending, and so acknowledging, before the lease lapses
 // and a standby can take over. A renewal refused (someone else holds the lease) or a
@@ -29,8 +31,9 @@ namespace cfx::replication {
 class LeaseKeeper {
  public:
   struct Callbacks {
-    // On the keeper's thread, right after the lease was taken. An error gives the lease
-    // back and ends the keeper (on_lost is called with it).
+    // On a thread of the keeper's own, right after the lease was taken, while the keeper
+    // renews the lease: on_lost may run meanwhile. An error gives the lease back and ends
+    // the keeper (on_lost is called with it).
     std::function<absl::Status()> on_acquired;
     // On the keeper's thread, once: leadership lost (or on_acquired failed).
     std::function<void(const absl::Status&)> on_lost;
@@ -49,7 +52,9 @@ class LeaseKeeper {
   bool leading() const { return leading_.load(std::memory_order_acquire); }
   uint64_t revision() const { return revision_.load(std::memory_order_acquire); }
   bool lost() const { return lost_.load(std::memory_order_acquire); }
-  std::thread::id thread_id() const { return thread_.get_id(); }
+  // True on the threads the keeper calls its callbacks on (its own and the promotion's): a
+  // callback must not Stop() the keeper, which waits for it.
+  bool OnCallbackThread() const;
 
  private:
   void Run();
@@ -66,6 +71,8 @@ class LeaseKeeper {
   bool stopping_ = false;
   bool resigning_ = false;   // mu_
   absl::Status resign_why_;  // mu_
+  bool promotion_failed_ = false;  // mu_: on_acquired returned an error
+  absl::Status promotion_error_;   // mu_
   std::atomic<bool> leading_{false};
   std::atomic<bool> lost_{false};
   std::atomic<uint64_t> revision_{0};
