@@ -114,23 +114,35 @@ TEST(LeaseTest, ALeaseThatLapsedUntakenIsFreeAndItsOldHolderCannotRenew) {
   EXPECT_TRUE(taken.ok()) << taken.status();
 }
 
+// A keeper's lease (node-a, a TTL of 2 s) and log, and node-b's lease to contend with.
+struct KeeperParts {
+  explicit KeeperParts(const std::string& name) {
+    NatsOptions o = TestNatsOptions(name);
+    o.lease_ttl_ms = 2000;
+    o.timeout_ms = 1000;
+    lease = OpenLease(o, "node-a");
+    other = OpenLease(o, "node-b");
+    auto l = JetStreamLog::Open(o);
+    EXPECT_TRUE(l.ok()) << l.status();
+    if (l.ok()) log = std::move(*l);
+  }
+  bool ok() const { return lease && other && log; }
+  std::unique_ptr<Lease> lease, other;
+  std::unique_ptr<JetStreamLog> log;
+};
+
 // A promotion longer than the lease's TTL (a standby far behind the log) keeps the lease: the
 // keeper renews it while on_acquired runs. Until 2026-12-07 the renewals waited for the
 // promotion, the lease lapsed in the middle of it, and the new leader lost it and exited.
 TEST(LeaseKeeperTest, APromotionLongerThanTheTtlKeepsTheLease) {
   CFX_REQUIRE_NATS();
-  NatsOptions o = TestNatsOptions("keeper_slow");
-  o.lease_ttl_ms = 2000;
-  o.timeout_ms = 1000;
-  auto lease = OpenLease(o, "node-a");
-  auto other = OpenLease(o, "node-b");
-  ASSERT_TRUE(lease && other);
-  auto log = JetStreamLog::Open(o);
-  ASSERT_TRUE(log.ok()) << log.status();
+  KeeperParts parts("keeper_slow");
+  ASSERT_TRUE(parts.ok());
+  Lease* other = parts.other.get();
   std::atomic<bool> promoted{false}, lost{false}, on_callback_thread{false};
   std::atomic<uint64_t> rev_before{0}, rev_after{0};
   LeaseKeeper* self = nullptr;
-  LeaseKeeper keeper(lease.get(), log->get(),
+  LeaseKeeper keeper(parts.lease.get(), parts.log.get(),
                      {.on_acquired =
                           [&] {
                             on_callback_thread = self->OnCallbackThread();
@@ -161,18 +173,13 @@ TEST(LeaseKeeperTest, APromotionLongerThanTheTtlKeepsTheLease) {
 // A promotion that fails gives the lease back and reports the failure through on_lost.
 TEST(LeaseKeeperTest, AFailedPromotionGivesTheLeaseBackAndIsReported) {
   CFX_REQUIRE_NATS();
-  NatsOptions o = TestNatsOptions("keeper_fail");
-  o.lease_ttl_ms = 2000;
-  o.timeout_ms = 1000;
-  auto lease = OpenLease(o, "node-a");
-  auto other = OpenLease(o, "node-b");
-  ASSERT_TRUE(lease && other);
-  auto log = JetStreamLog::Open(o);
-  ASSERT_TRUE(log.ok()) << log.status();
+  KeeperParts parts("keeper_fail");
+  ASSERT_TRUE(parts.ok());
+  Lease* other = parts.other.get();
   std::mutex mu;
   std::string why;
   std::atomic<bool> lost{false};
-  LeaseKeeper keeper(lease.get(), log->get(),
+  LeaseKeeper keeper(parts.lease.get(), parts.log.get(),
                      {.on_acquired = [] { return absl::UnavailableError("no promotion today"); },
                       .on_lost =
                           [&](const absl::Status& s) {
