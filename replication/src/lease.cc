@@ -1,6 +1,7 @@
 #include "cfx/replication/lease.h"
 
 #include <chrono>
+#include <random>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,21 @@ namespace cfx::replication {
 namespace {
 
 constexpr char kKey[] = "leader";
+
+// What a holder writes: its node id, then '|' and a number drawn for this Lease, so that a
+// renewal of its own that NATS applied but whose answer was lost is told from another
+// process with the same node id (a restart, a misconfigured twin).
+std::string NewToken(const std::string& node_id) {
+  std::random_device rd;
+  const uint64_t nonce = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return absl::StrCat(node_id, "|", absl::Hex(nonce, absl::kZeroPad16));
+}
+
+// The node id of a value NewToken wrote (a value without '|' is a node id alone).
+std::string NodeOf(const std::string& value) {
+  const size_t bar = value.rfind('|');
+  return bar == std::string::npos ? value : value.substr(0, bar);
+}
 
 }  // namespace
 
@@ -21,7 +37,10 @@ struct Lease::Bucket {
 };
 
 Lease::Lease(const NatsOptions& options, std::unique_ptr<NatsConnection> conn)
-    : options_(options), conn_(std::move(conn)), kv_(std::make_unique<Bucket>()) {}
+    : options_(options),
+      token_(NewToken(options.node_id)),
+      conn_(std::move(conn)),
+      kv_(std::make_unique<Bucket>()) {}
 
 Lease::~Lease() = default;
 
@@ -56,7 +75,7 @@ absl::StatusOr<std::unique_ptr<Lease>> Lease::Open(const NatsOptions& options) {
 
 absl::StatusOr<uint64_t> Lease::TryAcquire() {
   uint64_t rev = 0;
-  natsStatus s = kvStore_CreateString(&rev, kv_->kv, kKey, options_.node_id.c_str());
+  natsStatus s = kvStore_CreateString(&rev, kv_->kv, kKey, token_.c_str());
   if (s == NATS_OK) return rev;
   absl::Status err = NatsError("acquire the lease", s);
   // Create fails on an existing key with "wrong last sequence": held by someone.
@@ -70,17 +89,26 @@ absl::StatusOr<uint64_t> Lease::TryAcquire() {
 
 absl::StatusOr<uint64_t> Lease::Renew(uint64_t revision) {
   uint64_t rev = 0;
-  natsStatus s = kvStore_UpdateString(&rev, kv_->kv, kKey, options_.node_id.c_str(), revision);
+  natsStatus s = kvStore_UpdateString(&rev, kv_->kv, kKey, token_.c_str(), revision);
   if (s == NATS_OK) return rev;
   absl::Status err = NatsError("renew the lease", s);
-  auto holder = Holder();
+  auto holder = HolderValue();
+  if (holder.ok() && holder->second != revision && holder->first == token_) {
+    // A renewal of this Lease's that NATS applied but whose answer timed out moved the
+    // revision: still ours. Renewed again from it, so the term runs from a write made now
+    // (until 2026-12-07 the leader took this for a lost lease and stopped).
+    s = kvStore_UpdateString(&rev, kv_->kv, kKey, token_.c_str(), holder->second);
+    if (s == NATS_OK) return rev;
+    err = NatsError("renew the lease", s);
+    holder = HolderValue();
+  }
   if (holder.ok() && holder->second != revision) {
     if (holder->first.empty()) {
       // Lapsed and not taken since (or taken and lapsed again): free, but not ours.
       return absl::FailedPreconditionError("lease lost: it lapsed and nobody holds it now");
     }
     return absl::FailedPreconditionError(absl::StrCat(
-        "lease lost: now held by '", holder->first, "' at revision ", holder->second));
+        "lease lost: now held by '", NodeOf(holder->first), "' at revision ", holder->second));
   }
   return err;
 }
@@ -95,6 +123,12 @@ absl::Status Lease::Release(uint64_t revision) {
 }
 
 absl::StatusOr<std::pair<std::string, uint64_t>> Lease::Holder() {
+  auto h = HolderValue();
+  if (h.ok()) h->first = NodeOf(h->first);
+  return h;
+}
+
+absl::StatusOr<std::pair<std::string, uint64_t>> Lease::HolderValue() {
   kvEntry* e = nullptr;
   natsStatus s = kvStore_Get(&e, kv_->kv, kKey);
   if (s == NATS_NOT_FOUND) return std::make_pair(std::string(), uint64_t{0});

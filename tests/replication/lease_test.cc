@@ -36,8 +36,9 @@ TEST(LeaseTest, OneHolderAtATimeAndRenewalMovesTheRevision) {
   auto rev2 = a->Renew(*rev);
   ASSERT_TRUE(rev2.ok()) << rev2.status();
   EXPECT_GT(*rev2, *rev);
-  // The old revision is no fencing token any more.
-  EXPECT_TRUE(absl::IsFailedPrecondition(a->Renew(*rev).status()));
+  // The old revision is no fencing token for anyone else (a's own retry from it is:
+  // LeaseTest.ARenewalAppliedButUnansweredIsNoLossButATwinCannotRenew).
+  EXPECT_TRUE(absl::IsFailedPrecondition(b->Renew(*rev).status()));
   auto holder = b->Holder();
   ASSERT_TRUE(holder.ok());
   EXPECT_EQ(holder->first, "node-a");
@@ -47,6 +48,31 @@ TEST(LeaseTest, OneHolderAtATimeAndRenewalMovesTheRevision) {
   auto taken = b->TryAcquire();
   ASSERT_TRUE(taken.ok()) << taken.status();
   EXPECT_TRUE(absl::IsFailedPrecondition(a->Renew(*rev2).status()));
+}
+
+// A renewal NATS applied but whose answer was lost leaves the holder with the old revision:
+// its retry from that revision is no loss (until 2026-12-07 it deposed the leader), while
+// another process under the same node id (a restart, a twin) cannot renew by it.
+TEST(LeaseTest, ARenewalAppliedButUnansweredIsNoLossButATwinCannotRenew) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("lease_retry");
+  auto a = OpenLease(o, "node-a");
+  auto twin = OpenLease(o, "node-a");
+  ASSERT_TRUE(a && twin);
+  auto rev = a->TryAcquire();
+  ASSERT_TRUE(rev.ok()) << rev.status();
+  auto applied = a->Renew(*rev);  // its answer "lost": the caller still holds *rev
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  auto retried = a->Renew(*rev);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_GT(*retried, *applied);
+  auto by_twin_old = twin->Renew(*rev);
+  EXPECT_TRUE(absl::IsFailedPrecondition(by_twin_old.status())) << by_twin_old.status();
+  auto holder = twin->Holder();
+  ASSERT_TRUE(holder.ok()) << holder.status();
+  EXPECT_EQ(holder->first, "node-a");  // the node id, not the token
+  EXPECT_EQ(holder->second, *retried);
+  EXPECT_TRUE(a->Renew(*retried).ok());
 }
 
 TEST(LeaseTest, ALapsedLeaseIsTakenAndItsOldHolderCannotRenew) {

@@ -32,18 +32,23 @@ class Lease {
   absl::StatusOr<uint64_t> TryAcquire();
   // Extends a lease held at `revision`; returns the new revision. FailedPrecondition: the
   // lease is no longer this holder's (lapsed and taken, or deleted); other errors: NATS
-  // could not confirm (treat as lost once the TTL runs out).
+  // could not confirm (treat as lost once the TTL runs out). A renewal of this Lease's that
+  // was applied but whose answer was lost (the revision moved, the value is this Lease's
+  // own) is no loss: it renews from the newer revision.
   absl::StatusOr<uint64_t> Renew(uint64_t revision);
   // Gives the lease up (best effort), so a standby need not wait for the TTL.
   absl::Status Release(uint64_t revision);
-  // Who holds it now ("" when nobody), and at which revision.
+  // Who holds it now (its node id; "" when nobody), and at which revision.
   absl::StatusOr<std::pair<std::string, uint64_t>> Holder();
 
   const NatsOptions& options() const { return options_; }
 
  private:
   Lease(const NatsOptions& options, std::unique_ptr<NatsConnection> conn);
+  // The key's value as written (the holder's token) and its revision.
+  absl::StatusOr<std::pair<std::string, uint64_t>> HolderValue();
   const NatsOptions options_;
+  const std::string token_;  // node id + '|' + a number drawn for this Lease
   std::unique_ptr<NatsConnection> conn_;
   struct Bucket;
   std::unique_ptr<Bucket> kv_;
