@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "exchange_core_impl.h"
 #include "journal_tail.h"
 
@@ -49,20 +50,37 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
   return info;
 }
 
-absl::Status ExchangeCore::Promote(int64_t timeout_ms) {
+absl::Status ExchangeCore::Promote(int64_t timeout_ms, const std::atomic<bool>* abandon) {
   Impl& m = *impl_;
   if (!m.started) return absl::FailedPreconditionError("ExchangeCore::Promote before Start");
   if (m.pipeline->leading()) return absl::OkStatus();
   m.pipeline->Promote();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto patience = std::chrono::milliseconds(timeout_ms);
+  auto deadline = std::chrono::steady_clock::now() + patience;
+  uint64_t seen = m.published_seq.load(std::memory_order_acquire);
   // Leading, and every followed input published: the listing below starts from the
   // published master, which then holds everything the old primary listed.
   while (!m.pipeline->leading() ||
          m.published_seq.load(std::memory_order_acquire) + 1 < m.pipeline->lead_start_seq()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return absl::DeadlineExceededError("ExchangeCore::Promote: not leading in time");
+    const auto now = std::chrono::steady_clock::now();
+    // The patience is for a standby that stopped reading, not for one far behind.
+    if (const uint64_t published = m.published_seq.load(std::memory_order_acquire);
+        published != seen) {
+      seen = published;
+      deadline = now + patience;
+    }
+    if (now > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("ExchangeCore::Promote: not leading, and no input of the log read for ",
+                       timeout_ms, " ms"));
     }
     if (!m.running.load(std::memory_order_acquire)) return absl::UnavailableError("stopped");
+    if (m.pipeline->failed()) {
+      return absl::UnavailableError("ExchangeCore::Promote: the order path failed (the log)");
+    }
+    if (abandon != nullptr && abandon->load(std::memory_order_acquire)) {
+      return absl::CancelledError("ExchangeCore::Promote: abandoned (the server stops)");
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   {

@@ -44,15 +44,15 @@ void LeaseKeeper::Resign(const absl::Status& why) {
     if (resigning_) return;
     resigning_ = true;
     resign_why_ = why;
+    log_->SetLeaderDeadline(0);  // no append from now on: a renewal in flight keeps it 0
   }
-  log_->SetLeaderDeadline(0);  // no append from now on, whatever the keeper is doing
   cv_.notify_all();
 }
 
 bool LeaseKeeper::WaitFor(int64_t ms) {
   std::unique_lock<std::mutex> lock(mu_);
   return !cv_.wait_for(lock, std::chrono::milliseconds(ms),
-                       [&] { return stopping_ || resigning_ || promotion_failed_; });
+                       [&] { return stopping_ || resigning_; });
 }
 
 void LeaseKeeper::Lose(const absl::Status& why) {
@@ -94,14 +94,20 @@ void LeaseKeeper::Run() {
   // renewals waited for it) and exited.
   std::thread promotion;
   if (callbacks_.on_acquired) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      promotion_running_ = true;
+    }
     promotion = std::thread([this] {
       calling_keeper = this;
       absl::Status s = callbacks_.on_acquired();
-      if (s.ok()) return;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        promotion_failed_ = true;
-        promotion_error_ = s;
+        promotion_running_ = false;
+        if (!s.ok()) {
+          promotion_failed_ = true;
+          promotion_error_ = s;
+        }
       }
       cv_.notify_all();
     });
@@ -112,21 +118,30 @@ void LeaseKeeper::Run() {
       if (t.joinable()) t.join();
     }
   } join_promotion{promotion};
-  // Leader: renew until stopped or lost.
+  // Leader: renew until stopped or lost. A stop asked for during the promotion waits for it
+  // (the server abandons it) with the lease still renewed, so that it ends under a lease of
+  // its own and the lease goes back after it.
   for (;;) {
-    if (!WaitFor(period_ms)) {
+    bool end = false;
+    absl::Status why;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      auto ending = [&] {
+        return resigning_ || promotion_failed_ || (stopping_ && !promotion_running_);
+      };
+      cv_.wait_for(lock, std::chrono::milliseconds(period_ms), ending);
+      end = ending();
+      // A promotion that failed because the keeper was stopping is a stop, not a loss.
+      if (resigning_) {
+        why = resign_why_;
+      } else if (promotion_failed_ && !stopping_) {
+        why = promotion_error_;
+      }
+    }
+    if (end) {
       log_->SetLeaderDeadline(0);
       (void)lease_->Release(rev);
       leading_.store(false, std::memory_order_release);
-      absl::Status why;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (promotion_failed_) {
-          why = promotion_error_;
-        } else if (resigning_) {
-          why = resign_why_;
-        }
-      }
       if (!why.ok()) Lose(why);
       return;
     }
@@ -136,7 +151,10 @@ void LeaseKeeper::Run() {
       rev = *renewed;
       revision_.store(rev, std::memory_order_release);
       deadline = sent + hold_us;
-      log_->SetLeaderDeadline(deadline);
+      // Not after a Resign that came while the renewal was in flight: its deadline of 0
+      // stands.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!resigning_) log_->SetLeaderDeadline(deadline);
       continue;
     }
     if (absl::IsFailedPrecondition(renewed.status())) {

@@ -270,12 +270,22 @@ class ExchangeServer::Impl {
   // The keeper's promotion thread, once the lease is ours (the keeper renews it meanwhile):
   // the core reads the log to its end and sequences; then the risk data and the FIX port.
   absl::Status BecomeLeader() {
-    if (absl::Status s = core_->Promote(); !s.ok()) return s;
-    // The keeper renews the lease while this runs, and may have lost it meanwhile.
-    if (deposed_.load(std::memory_order_acquire)) {
-      return absl::FailedPreconditionError("the lease was lost during the promotion");
-    }
+    // However far behind, a standby that keeps reading the log goes on (the keeper renews
+    // the lease meanwhile); a stop abandons it.
+    if (absl::Status s = core_->Promote(kPromoteStallMs, &abandon_promotion_); !s.ok()) return s;
+    // The keeper may have lost the lease meanwhile, or the server be stopping.
+    auto still_leading = [&]() -> absl::Status {
+      if (deposed_.load(std::memory_order_acquire)) {
+        return absl::FailedPreconditionError("the lease was lost during the promotion");
+      }
+      if (abandon_promotion_.load(std::memory_order_acquire)) {
+        return absl::CancelledError("the server stops");
+      }
+      return absl::OkStatus();
+    };
+    if (absl::Status s = still_leading(); !s.ok()) return s;
     if (absl::Status s = StartOrderPorts(); !s.ok()) return s;
+    if (absl::Status s = still_leading(); !s.ok()) return s;  // the ports close at the stop
     audit_->Record("serve_lead", {{"lease_revision", std::to_string(keeper_->revision())},
                                   {"next_seq", std::to_string(core_->Stats().next_seq)}});
     std::cerr << "cfx serve: leading (lease revision " << keeper_->revision()
@@ -415,6 +425,7 @@ class ExchangeServer::Impl {
     // back, so a standby need not wait out the TTL.
     const bool handing_over = keeper_ && order_ports_open_.load(std::memory_order_acquire) &&
                               !deposed_.load(std::memory_order_acquire);
+    abandon_promotion_.store(true, std::memory_order_release);  // one in progress returns
     // What is reported after the gateway stops is reported again at the next start.
     if (entry_) entry_->StopReports();
     if (handing_over) {
@@ -466,6 +477,9 @@ class ExchangeServer::Impl {
   }
 
   std::string start_failure_;  // Fail's, for the audit log's serve_stop
+  std::atomic<bool> abandon_promotion_{false};  // set by Stop: a promotion in progress ends
+  // A promotion that has read nothing of the log for this long gives the lease back.
+  static constexpr int64_t kPromoteStallMs = 30000;
   static constexpr std::chrono::seconds kRefreshEvery{1};
 
   // <data_dir>/serve.lock's descriptor (LockDataDir), closed last: declared first, so the

@@ -26,6 +26,7 @@
 #define CFX_EXCHANGE_EXCHANGE_CORE_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -233,9 +234,10 @@ class ExchangeCore {
   absl::StatusOr<RecoveryInfo> Start();
   // A standby (ExchangeOptions::replication) reads the log to its end and becomes the
   // primary: it then takes Submit, runs the clock and lists the months due, like Start.
-  // The caller holds the leadership lease. Errors: the log failed, or not leading within
-  // timeout_ms (DeadlineExceeded).
-  absl::Status Promote(int64_t timeout_ms = 30000);
+  // The caller holds the leadership lease. Errors: the log failed, no progress in reading
+  // it for timeout_ms (DeadlineExceeded: however far behind, a standby that keeps reading
+  // goes on), or `abandon` set (Cancelled; a stop).
+  absl::Status Promote(int64_t timeout_ms = 30000, const std::atomic<bool>* abandon = nullptr);
   bool leading() const;
   // With ExchangeOptions::replication: the FIX gateway then sequences `fix_session` inputs.
   bool replicated() const;

@@ -229,6 +229,8 @@ class Pipeline {
   }
   // Whether TryOffer takes inputs (always without replication; after Promote with it).
   bool leading() const { return leading_.load(std::memory_order_acquire); }
+  // The journal or the replicated log failed: the order path has stopped (Stop() says why).
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
   // The first seq this pipeline sequenced itself (UINT64_MAX while following): an input
   // below it came from the journal's recovery or from the replicated log. Any thread.
   uint64_t lead_start_seq() const { return lead_start_seq_.load(std::memory_order_acquire); }

@@ -12,6 +12,7 @@
 //   keeper.Start();
 //   ...
 //   keeper.Stop();   // releases the lease if held, so a standby need not wait the TTL
+//                    // (during a promotion: once on_acquired has returned, renewing till then)
 #ifndef CFX_REPLICATION_LEASE_KEEPER_H_
 #define CFX_REPLICATION_LEASE_KEEPER_H_
 
@@ -71,7 +72,8 @@ class LeaseKeeper {
   bool stopping_ = false;
   bool resigning_ = false;   // mu_
   absl::Status resign_why_;  // mu_
-  bool promotion_failed_ = false;  // mu_: on_acquired returned an error
+  bool promotion_running_ = false;  // mu_: on_acquired has not returned yet
+  bool promotion_failed_ = false;   // mu_: on_acquired returned an error
   absl::Status promotion_error_;   // mu_
   std::atomic<bool> leading_{false};
   std::atomic<bool> lost_{false};
