@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -81,6 +82,23 @@ bool AnExchangeRunsOn(const std::string& data_dir) {
   return held;
 }
 
+// One `cfx settle` at a time on a data dir: an exclusive lock on <data_dir>/settle.lock (0600)
+// held for the run. Two runs at once could interleave their statements folders (one clears
+// the other's `.D.tmp` and the rename publishes a folder missing accounts, which no rerun
+// repairs, since the folder then exists). -1 with errno EWOULDBLOCK: another run holds it.
+int LockSettleRun(const std::string& data_dir) {
+  const std::string path = data_dir + "/settle.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;  // released when the process exits
+}
+
 ExitCode RunSettle(const SettleFlags& flags) {
   using namespace cfx::settlement;
   auto date = cfx::common::ParseDate(flags.date);
@@ -88,6 +106,18 @@ ExitCode RunSettle(const SettleFlags& flags) {
   // The data dir must be there already (it holds the trades) and be this user's alone.
   if (absl::Status s = storage::PrepareDataDir(flags.data_dir, /*create=*/false); !s.ok()) {
     return Fail("settle", s);
+  }
+  // A folder that holds no trades is refused below with nothing created in it.
+  std::error_code no_trades;
+  if (std::filesystem::exists(flags.data_dir + "/trades", no_trades) &&
+      LockSettleRun(flags.data_dir) < 0) {
+    const int err = errno;
+    return Fail("settle", err == EWOULDBLOCK
+                              ? absl::StrCat("another cfx settle is running on ", flags.data_dir,
+                                             " (", flags.data_dir,
+                                             "/settle.lock): run this one after it; nothing "
+                                             "was written")
+                              : absl::StrCat(flags.data_dir, "/settle.lock: ", std::strerror(err)));
   }
   SettleConfig config;
   double psr = 0.15;  // SPEC §10 default price scan range

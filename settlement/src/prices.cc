@@ -1,5 +1,7 @@
 #include "cfx/settlement/prices.h"
 
+#include <algorithm>
+
 #include "cfx/common/decimal.h"
 
 namespace cfx::settlement {
@@ -42,6 +44,14 @@ common::PriceTicks RoundTowardPrior(__int128 num, __int128 den,
   return common::PriceTicks(static_cast<int64_t>(prior->value() <= q ? q : q + 1));
 }
 
+// A price from the fixes alone (T3, T4) is held at one tick or above: a fix that fell by
+// more than the prior settlement, or one under half a tick, would give 0 or less, which no
+// contract trades at and the margin engine refuses, so that the day, and every day after
+// it, could never settle (docs/settlement.md, "Settlement price").
+static common::PriceTicks AtLeastOneTick(int64_t ticks) {
+  return common::PriceTicks(std::max<int64_t>(ticks, 1));
+}
+
 std::optional<SettlePrice> ComputeSettlementPrice(const PriceInputs& in) {
   if (in.vwap_den > common::Qty(0)) {
     return SettlePrice{RoundTowardPrior(in.vwap_num, in.vwap_den.value(), in.prior_ticks),
@@ -56,11 +66,11 @@ std::optional<SettlePrice> ComputeSettlementPrice(const PriceInputs& in) {
     // The whole price prior + Δfix is rounded (fixes are one decimal finer than the tick).
     __int128 e4 =
         static_cast<__int128>(in.prior_ticks->value()) * 10 + (*in.fix_e4 - *in.prev_fix_e4);
-    return SettlePrice{common::PriceTicks(common::DivRoundHalfEven(e4, 10)), PriceTier::kT3};
+    return SettlePrice{AtLeastOneTick(common::DivRoundHalfEven(e4, 10)), PriceTier::kT3};
   }
-  if (in.fix_e4)
-    return SettlePrice{common::PriceTicks(common::DivRoundHalfEven(*in.fix_e4, 10)),
-                       PriceTier::kT4};
+  if (in.fix_e4) {
+    return SettlePrice{AtLeastOneTick(common::DivRoundHalfEven(*in.fix_e4, 10)), PriceTier::kT4};
+  }
   return std::nullopt;
 }
 

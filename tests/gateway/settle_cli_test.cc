@@ -2,6 +2,10 @@
 // (issue #14): the security master from the replay's `product` lines is the listing, so
 // every listed contract settles every day, traded or not, and one without any price source
 // fails the batch. Runs the built `cfx` binary.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -220,6 +224,25 @@ TEST_F(SettleCliTest, ARerunSaysSoAndABadDateNamesTheFlag) {
   EXPECT_NE(unknown.exit_code, 0) << unknown.output;
   EXPECT_NE(unknown.output.find("--bogus"), std::string::npos) << unknown.output;
   EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-02"));
+}
+
+// One run at a time on a data dir: a second one while the first holds its lock is refused,
+// writing nothing (two at once could publish a statements folder missing accounts for good).
+TEST_F(SettleCliTest, ASecondRunWhileOneRunsIsRefusedAndWritesNothing) {
+  ASSERT_NO_FATAL_FAILURE(Replay());
+  ASSERT_NO_FATAL_FAILURE(Reference(kCliGrades));
+  const int fd = ::open((data_ + "/settle.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as a run in progress holds it
+  auto refused = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_NE(refused.output.find("another cfx settle is running on " + data_), std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/2027-03-01"));
+  ::close(fd);
+  auto ran = RunCfx("settle --date 2027-03-01 --data-dir " + data_ + " --out " + out_);
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_TRUE(std::filesystem::exists(out_ + "/2027-03-01/A1.json"));
 }
 
 TEST_F(SettleCliTest, AListedContractWithoutAnyPriceSourceFailsTheBatch) {

@@ -112,6 +112,24 @@ TEST(SettlementPriceTest, T4FixRoundedHalfEven) {
   EXPECT_EQ(ComputeSettlementPrice(in)->ticks, common::PriceTicks(5236));
 }
 
+// A price from the fixes alone is held at one tick: T3 after a fix that fell by more than
+// the prior, T4 from a fix under half a tick. Until 2026-12-07 they came out at 0 or below,
+// the margin engine refused the day, and no later day could settle.
+TEST(SettlementPriceTest, PricesFromTheFixesAreAtLeastOneTick) {
+  PriceInputs in;
+  in.prior_ticks = common::PriceTicks(1000);  // 1.000
+  in.fix_e4 = 39000;                          // 3.9000
+  in.prev_fix_e4 = 50000;                     // 5.0000: -1.100 -> -0.100
+  EXPECT_EQ(*ComputeSettlementPrice(in), (SettlePrice{common::PriceTicks(1), PriceTier::kT3}));
+  in.fix_e4 = 40000;  // exactly 0.000
+  EXPECT_EQ(ComputeSettlementPrice(in)->ticks, common::PriceTicks(1));
+  in.fix_e4 = 40020;  // 0.002: above the floor, kept
+  EXPECT_EQ(ComputeSettlementPrice(in)->ticks, common::PriceTicks(2));
+  PriceInputs t4;
+  t4.fix_e4 = 4;  // 0.0004 -> 0.000
+  EXPECT_EQ(*ComputeSettlementPrice(t4), (SettlePrice{common::PriceTicks(1), PriceTier::kT4}));
+}
+
 TEST(SettlementPriceTest, NothingMeansUnsettled) {
   PriceInputs in;
   in.prev_fix_e4 = 50000;                   // yesterday's fix alone is no price
