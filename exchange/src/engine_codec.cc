@@ -213,7 +213,8 @@ void Fields(IO& io, C& c) {
   io.Int(c.check);
   io.Name(c.acct);
   io.Int(c.collateral);
-  if (io.version() >= 6) io.Int(c.max_open_orders);  // before: -1, as it is
+  if (io.version() >= 6) io.Int(c.max_open_orders);   // before: -1, as it is
+  if (io.version() >= 7) io.Int(c.close_day_orders);  // before: -1, as it is
 }
 
 template <size_t I>
@@ -317,6 +318,9 @@ std::string DescribeCommand(const Command& command) {
             absl::StrAppend(&s, " acct=", A(c.acct.view()), " collateral=", c.collateral.value());
           }
           if (c.max_open_orders >= 0) absl::StrAppend(&s, " max_open_orders=", c.max_open_orders);
+          if (c.close_day_orders >= 0) {
+            absl::StrAppend(&s, " close_day_orders=", c.close_day_orders != 0 ? "on" : "off");
+          }
           return s;
         } else if constexpr (std::is_same_v<T, FixSessionCmd>) {
           return absl::StrCat("fix_session session=", c.session, " next_target=", c.next_target,

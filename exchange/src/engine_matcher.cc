@@ -19,6 +19,7 @@ using engine::EventType;
 constexpr uint32_t kMagic = 0x4D584643;  // "CFXM"
 constexpr uint32_t kRiskMagic = 0x4B534952;  // "RISK": the risk settings section
 constexpr uint32_t kOpenOrdersMagic = 0x5043504F;  // "OPCP": the open-order cap, after it
+constexpr uint32_t kDayCloseMagic = 0x43594144;    // "DAYC": day orders expire at the closes
 constexpr int64_t kNsPerUs = 1000;
 
 using internal::Get;
@@ -166,6 +167,11 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     c.max_open_orders = cap;
     out.push_back(c);
   }
+  if (config.close_day_orders != close_day_orders_) {
+    engine::RiskCmd c;
+    c.close_day_orders = config.close_day_orders ? 1 : 0;
+    out.push_back(c);
+  }
   for (const auto& [name, amount] : config.collateral) {
     auto it = options_.collateral.find(name);
     if (risk_recorded_ && it != options_.collateral.end() && it->second == amount) continue;
@@ -270,6 +276,22 @@ void EngineMatcher::EmitCloses(engine::Timestamp from, engine::Timestamp to,
     const common::TimestampUs close = common::AtHour(day, 16);
     if (close <= from_us || close > to_us || !options_.calendar.IsBusinessDay(day)) continue;
     EmitQuotes(day, from, sink);
+    // The session close (SPEC §4): day orders expire, after the closing quotes took the book
+    // at the close; the next trading day begins at once, so each book keeps its state.
+    for (size_t id = 0; close_day_orders_ && id < engine_->symbol_count(); ++id) {
+      const auto sid = static_cast<engine::SymbolId>(id);
+      const engine::TradingState state = engine_->book(sid).state();
+      if (state == engine::TradingState::kExpired) continue;
+      const engine::Name sym = engine::Name::From(engine_->SymbolName(sid));
+      const engine::Command close = engine::CloseCmd{sym};
+      engine_->Process(close);
+      EmitEvents(close, 0, sink);
+      if (state != engine::TradingState::kClosed) {
+        const engine::Command again = engine::StateCmd{sym, state};
+        engine_->Process(again);
+        EmitEvents(again, 0, sink);
+      }
+    }
     // Expire what trades past its last trading day: that day's close, or the first close
     // after it if time jumped over it (a restart across it restores the same decision).
     for (size_t id = 0; options_.expire_contracts && id < engine_->symbol_count(); ++id) {
@@ -398,6 +420,7 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
   if (const auto* r = std::get_if<engine::RiskCmd>(&command)) {
     if (r->check >= 0) options_.pre_trade_risk = r->check != 0;
     if (r->max_open_orders >= 0) max_open_orders_ = r->max_open_orders;
+    if (r->close_day_orders >= 0) close_day_orders_ = r->close_day_orders != 0;
     if (!r->acct.empty()) {
       options_.collateral[std::string(r->acct.view())] = r->collateral;
       collateral_.clear();  // looked up again by name
@@ -506,6 +529,7 @@ std::string EngineMatcher::Snapshot() const {
       Put(&out, kOpenOrdersMagic);
       Put<int64_t>(&out, max_open_orders_);
     }
+    if (close_day_orders_) Put(&out, kDayCloseMagic);  // only when on, as the cap
   }
   return out;
 }
@@ -569,12 +593,22 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
     risk_recorded_ = true;
   }
   max_open_orders_ = 0;
+  close_day_orders_ = false;
+  uint32_t block = 0;
   if (!in.empty()) {  // the open-order cap a RiskCmd set
-    uint32_t cap_magic = 0;
-    int64_t cap = 0;
-    if (!Get(&in, &cap_magic) || cap_magic != kOpenOrdersMagic) return bad("trailing bytes");
-    if (!Get(&in, &cap) || cap < 0) return bad("truncated open-order cap");
-    max_open_orders_ = cap;
+    if (!Get(&in, &block)) return bad("trailing bytes");
+    if (block == kOpenOrdersMagic) {
+      int64_t cap = 0;
+      if (!Get(&in, &cap) || cap < 0) return bad("truncated open-order cap");
+      max_open_orders_ = cap;
+      block = 0;
+      if (!in.empty() && !Get(&in, &block)) return bad("trailing bytes");
+    }
+  }
+  if (block == kDayCloseMagic) {  // day orders expire at the closes (a RiskCmd's)
+    close_day_orders_ = true;
+  } else if (block != 0) {
+    return bad("trailing bytes");
   }
   if (!in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);

@@ -96,6 +96,7 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   MatcherOptions opt;
   opt.calendar = calendar;
   opt.expire_contracts = false;  // the store mirrors the printed §4.1 events
+  opt.close_day_orders = false;  // only the file's `close` inputs expire day orders
   opt.engine.client_ids_per_day = false;  // ids taken for the whole run, as replay prints
   opt.engine.max_price = engine::PriceTicks(0);  // any price, as replay prints
   EngineMatcher matcher(opt);

@@ -211,11 +211,30 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheOpenOrderCap) {
       << DescribeCommand(back);
   std::string v5 = Bytes(r);
   v5[0] = 5;
-  v5.resize(v5.size() - 8);
+  v5.resize(v5.size() - 9);  // version 7's day-close byte and version 6's cap
   ASSERT_TRUE(EngineCodec().Decode(v5, &back).ok());
   EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, -1);
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(r).replace(0, 1, 1, '\x05'), &back)))
-      << "a version 5 payload with version 6's bytes has trailing bytes";
+      << "a version 5 payload with version 7's bytes has trailing bytes";
+}
+
+// Version 7: a risk setting says whether day orders expire at the 16:00Z closes; a version 6
+// payload decodes as "as it is" (-1), so a journal written before the rule replays as it ran.
+TEST(EngineCodecTest, ARiskSettingCarriesTheDayClose) {
+  engine::RiskCmd r;
+  r.close_day_orders = 1;
+  ExpectRoundTrip(r);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
+  EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, 1);
+  EXPECT_NE(DescribeCommand(back).find(" close_day_orders=on"), std::string::npos)
+      << DescribeCommand(back);
+  std::string v6 = Bytes(r);
+  v6[0] = 6;
+  v6.resize(v6.size() - 1);
+  ASSERT_TRUE(EngineCodec().Decode(v6, &back).ok());
+  EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, -1);
+  EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, -1);
 }
 
 // A contract nothing prices travels as its margin (MatcherOptions::kNoPriceMargin) and reads

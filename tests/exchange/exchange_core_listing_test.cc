@@ -48,6 +48,75 @@ TEST(ExchangeCoreTest, ClosingQuotesAtFourPmOfBusinessDays) {
   EXPECT_FALSE(none->has_value());
 }
 
+// SPEC §4: day orders expire at the session close. `cfx serve`'s trading day ends at each
+// business day's 16:00Z close and the next begins at once: a day order resting then is
+// canceled `expired` after the closing quotes took it, a gtc order stays, and the book stays
+// open. A restart replays to the same state. Until 2026-12-07 day orders in `cfx serve`
+// never expired (only a `close` input, which nothing sent, did it).
+TEST(ExchangeCoreTest, DayOrdersExpireAtTheFourPmCloseAndTheBookStaysOpen) {
+  testing::TempDir dir;
+  {
+    ExchangeCore core(testing::TestConfig(), testing::TestOptions(dir.path()));
+    testing::Recorder rec(&core);
+    core.AddListener(&rec);
+    ASSERT_TRUE(core.Start().ok());
+    ASSERT_TRUE(core.OpenAll().ok());
+    engine::NewOrderCmd day = Order("day", "A0", engine::Side::kBuy, 4990, 1);
+    day.tif = engine::TimeInForce::kDay;
+    SubmitOrDie(core, day);
+    SubmitOrDie(core, Order("gtc", "A1", engine::Side::kSell, 5010, 1));
+    core.AdvanceTime(kMarch2027 + (15 * 3600 + 59 * 60) * kNsPerSec);  // Mon 15:59: still live
+    ASSERT_TRUE(core.Flush().ok());
+    auto before = core.FindOrder("A0", "day");
+    ASSERT_TRUE(before.has_value());
+    EXPECT_EQ(before->status, engine::OrderStatus::kNew);
+    core.AdvanceTime(kMarch2027 + 17 * 3600 * kNsPerSec);  // Mon 17:00
+    ASSERT_TRUE(core.Flush().ok());
+    auto after = core.FindOrder("A0", "day");
+    ASSERT_TRUE(after.has_value());
+    EXPECT_EQ(after->status, engine::OrderStatus::kCanceled);
+    EXPECT_TRUE(after->expired);
+    auto gtc = core.FindOrder("A1", "gtc");
+    ASSERT_TRUE(gtc.has_value());
+    EXPECT_EQ(gtc->status, engine::OrderStatus::kNew);
+    std::optional<BookView> book = core.BookSnapshot("B200-GOLD-US-202703", 5);
+    ASSERT_TRUE(book.has_value());
+    EXPECT_EQ(book->state, engine::TradingState::kOpen);
+    EXPECT_TRUE(book->bids.empty());
+    // The next trading day takes orders, day ones too.
+    engine::NewOrderCmd next = Order("next", "A0", engine::Side::kBuy, 5010, 1);
+    next.tif = engine::TimeInForce::kDay;
+    SubmitOrDie(core, next);
+    ASSERT_TRUE(core.Flush().ok());
+    EXPECT_TRUE(rec.rejects.empty());
+    EXPECT_EQ(rec.trades.size(), 1u);
+    ASSERT_TRUE(core.Stop().ok());
+  }
+  // The closing quote of Monday still holds the day order's bid.
+  auto src = settlement::OpenLmdbTradeSource(dir.path());
+  ASSERT_TRUE(src.ok());
+  auto q = (*src)->Close("B200-GOLD-US-202703", common::DateFromYmd(2027, 3, 1));
+  ASSERT_TRUE(q.ok() && q->has_value());
+  EXPECT_EQ((*q)->bid_ticks, common::PriceTicks(4990));
+  src->reset();
+  ExchangeOptions again = testing::TestOptions(dir.path());
+  again.snapshot_every = 0;  // the whole journal replayed
+  ExchangeCore core(testing::TestConfig(), again);
+  auto info = core.Start();
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->snapshot_seq, 0u);
+  auto day = core.FindOrder("A0", "day");
+  ASSERT_TRUE(day.has_value());
+  EXPECT_EQ(day->status, engine::OrderStatus::kCanceled);
+  EXPECT_TRUE(day->expired);
+  for (const auto& [acct, cl] : {std::pair{"A0", "next"}, std::pair{"A1", "gtc"}}) {
+    auto o = core.FindOrder(acct, cl);
+    ASSERT_TRUE(o.has_value()) << cl;
+    EXPECT_EQ(o->status, engine::OrderStatus::kFilled) << cl;
+  }
+  ASSERT_TRUE(core.Stop().ok());
+}
+
 // The exchange's matcher (cfx serve's, MatcherOptions' default engine) refuses limit prices
 // above MatcherOptions::kMaxLimitPrice, also on a contract without a band (docs/engine.md,
 // "Price limit"); at the limit an order is taken.

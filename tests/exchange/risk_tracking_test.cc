@@ -117,6 +117,33 @@ TEST(RiskTrackingTest, OpenQuantitiesEqualTheLeavesOfLiveOrdersAfterEveryInput) 
 }
 
 // The cap on an account's live orders (docs/reliability.md, "Bounds"), set by a sequenced
+// The day-close rule (RiskCmd::close_day_orders) is matcher state: off until a RiskCmd sets
+// it, kept by a snapshot with or without the open-order cap beside it, and off again in a
+// snapshot that does not hold it (one written before the rule).
+TEST(RiskTrackingTest, TheDayCloseRuleSurvivesASnapshotWithAndWithoutTheCap) {
+  for (const int64_t cap : {int64_t{0}, int64_t{7}}) {
+    EngineMatcher m(MatcherOptions{});
+    Discard sink;
+    EXPECT_FALSE(m.close_day_orders());
+    const std::string before = m.Snapshot();
+    engine::RiskCmd c;
+    c.close_day_orders = 1;
+    c.max_open_orders = cap;
+    m.Apply(1, c, sink);
+    ASSERT_TRUE(m.close_day_orders());
+    EngineMatcher restored(MatcherOptions{});
+    ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
+    EXPECT_TRUE(restored.close_day_orders()) << "cap " << cap;
+    EXPECT_EQ(restored.max_open_orders(), cap);
+    EXPECT_EQ(restored.Snapshot(), m.Snapshot());
+    ASSERT_TRUE(restored.Restore(before).ok());
+    EXPECT_FALSE(restored.close_day_orders());
+    c.close_day_orders = 0;
+    m.Apply(2, c, sink);
+    EXPECT_FALSE(m.close_day_orders());
+  }
+}
+
 // RiskCmd: in random streams no account ever has more live orders than the cap, a new order
 // is refused `throttled` exactly when its account is at the cap, and the cap and the counts
 // survive a snapshot. Replaces, triggers and fills never add an order.

@@ -140,6 +140,10 @@ struct RiskCmd {
   // Live orders (resting or pending stops) one account may have; a new order past it is
   // rejected `throttled`. 0: no cap; -1: as it is.
   int64_t max_open_orders = -1;
+  // 1: day orders expire at each business day's 16:00Z close (`cfx serve`, SPEC §4: the
+  // session close), 0: only at a `close` input, -1: as it is. Sequenced, so that a journal
+  // written before the rule replays as it ran.
+  int8_t close_day_orders = -1;
 };
 
 using Command = std::variant<ProductCmd, StateCmd, NewOrderCmd, CancelCmd, ReplaceCmd,

@@ -23,7 +23,7 @@ namespace cfx::exchange {
 // 4: a cancel and a mass cancel carry the request's own id, and they and a replace the
 // requesting session (answer_to); 5: a session's mass cancel carries its firm; 6: a risk
 // setting carries the cap on an account's open orders.
-inline constexpr uint8_t kEngineCodecVersion = 6;
+inline constexpr uint8_t kEngineCodecVersion = 7;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.

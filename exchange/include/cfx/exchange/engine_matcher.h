@@ -42,6 +42,11 @@ struct MatcherOptions {
   // Expire each contract at its last trading day's 16:00Z close (with emit_closes). Off for
   // `cfx replay --data-dir`, whose store must match the §4.1 events it prints.
   bool expire_contracts = true;
+  // Day orders expire at each business day's 16:00Z close, the session close of SPEC §4
+  // (with emit_closes): `cfx serve`'s trading day ends there and the next begins, so the
+  // books stay in their state. Like the risk settings, taken only through a sequenced
+  // RiskCmd (RiskCmdsFor). Off for `cfx replay --data-dir` (only its `close` inputs).
+  bool close_day_orders = true;
   // Pre-trade risk: on when set; collateral by account, others have 0.
   bool pre_trade_risk = false;
   std::map<std::string, common::MicroUsd, std::less<>> collateral;
@@ -119,6 +124,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
     return acct < open_orders_.size() ? open_orders_[acct] : 0;
   }
   int64_t max_open_orders() const { return max_open_orders_; }
+  bool close_day_orders() const { return close_day_orders_; }
   // Per-contract initial margin in force (micro-USD), 0 when none was set,
   // MatcherOptions::kNoPriceMargin when nothing prices it.
   int64_t Margin(engine::SymbolId sym) const;
@@ -213,6 +219,9 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // and the cap RiskCmds set (snapshotted with the risk settings; 0: none).
   std::vector<uint32_t> open_orders_;
   int64_t max_open_orders_ = 0;
+  // Day orders expire at the 16:00Z closes: set only by a RiskCmd (snapshotted when on), so a
+  // journal written before the rule replays as it ran.
+  bool close_day_orders_ = false;
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   // Whether a RiskCmd (or a snapshot holding its effect) set options_.pre_trade_risk and
   // options_.collateral; snapshotted with them when set.
