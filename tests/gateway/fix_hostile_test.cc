@@ -25,6 +25,34 @@ TEST_F(FixHostileTest, GarbageBytesCloseOnlyThatConnection) {
   ExpectStillServing();
 }
 
+// A connection's first message must be a Logon: any other is closed before a session sees
+// it, as QuickFIX's own acceptor does. Until 2026-12-07 the gateway attached the session named
+// by any first message's CompIDs: a SequenceReset sent first, with no password, set the
+// session's expected MsgSeqNum to 2^31 - 1 (its Logons then refused as "too low") and the
+// connection held the session with no Logon timeout.
+TEST_F(FixHostileTest, AFirstMessageThatIsNotALogonReachesNoSession) {
+  {
+    RawSocket s(port_);
+    ASSERT_TRUE(s.ok());
+    s.Write(Frame("35=4|49=ALPHA_T2|56=CFX|34=1|52=" + UtcNow() + "|36=2130706431|"));
+    bool closed = false;
+    s.Read(800, &closed);
+    EXPECT_TRUE(closed) << "the connection was kept";
+  }
+  RawSocket s(port_);
+  s.Write(Frame(Logon("ALPHA_T2", 1)));
+  bool closed = false;
+  std::string reply;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+  while (reply.find("35=A") == std::string::npos && !closed &&
+         std::chrono::steady_clock::now() < give_up) {
+    reply += s.Read(100, &closed);
+  }
+  EXPECT_NE(reply.find("35=A"), std::string::npos) << reply;
+  EXPECT_TRUE(gateway_->IsLoggedOn("ALPHA_T2"));
+  ExpectStillServing();
+}
+
 TEST_F(FixHostileTest, BadChecksumLogonIsNotAccepted) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T2", 1), /*corrupt_checksum=*/true));

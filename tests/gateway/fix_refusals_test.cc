@@ -127,6 +127,42 @@ TEST_F(FixHostileTest, RefusedIdentifiersAreNotEchoedInTheReject) {
   ExpectStillServing();
 }
 
+// SPEC §5, §6: a TestRequest's TestReqID (112) comes back in the Heartbeat the session's
+// store keeps. One that is not printable ASCII of at most 64 characters gets a session
+// Reject (371=112) and is never echoed; and a flood of TestRequests, each a stored
+// Heartbeat, closes the connection. Until 2026-12-07 any 112 came back and was stored as
+// sent, up to the connection's 20,000 messages a second.
+TEST_F(FixHostileTest, ATestRequestIdIsCheckedAndTestRequestsAreBounded) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  bool closed = false;
+  int seq = 2;
+  auto test_request = [&](const std::string& id) {
+    return Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                 "|112=" + id + "|");
+  };
+  for (const std::string& bad : {std::string("ab\x7f\xff"), std::string(300, 'q')}) {
+    s.Write(test_request(bad));
+    const std::string reply = s.ReadUntil(
+        "\x01"
+        "10=",
+        kWaitMs, &closed);
+    EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("371=112"), std::string::npos) << reply;
+    EXPECT_EQ(reply.find(bad), std::string::npos) << "echoed: " << reply;
+  }
+  s.Write(test_request("ping-1"));
+  EXPECT_NE(s.ReadUntil("112=ping-1", kWaitMs, &closed).find("35=0"), std::string::npos);
+  EXPECT_FALSE(closed);
+  std::string burst;
+  for (int i = 0; i < 30; ++i) burst += test_request("t" + std::to_string(i));
+  s.Write(burst);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+  while (!closed && std::chrono::steady_clock::now() < give_up) s.Read(100, &closed);
+  EXPECT_TRUE(closed) << "30 TestRequests at once were all answered";
+  ExpectStillServing();
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace gateway

@@ -202,7 +202,18 @@ void FixGateway::Impl::Audit(const char* kind, const std::string& comp_id,
 
 void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::SessionID& id) throw(
     FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue, FIX::RejectLogon) {
-  if (message.getHeader().getField(35) != "A") return;
+  const std::string type = message.getHeader().getField(35);
+  if (type == "1") {
+    // TestReqID (112) comes back in the Heartbeat, which the session's store keeps: an id
+    // from outside like the request ids (SPEC §5). One that is not printable ASCII of at
+    // most 64 characters is refused (session Reject, 371=112), never echoed or stored.
+    std::string test_id;
+    if (internal::GetField(message, 112, &test_id) && !internal::ValidId(test_id)) {
+      throw FIX::IncorrectTagValue(112);
+    }
+    return;
+  }
+  if (type != "A") return;
   const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
   if (!spec) throw FIX::RejectLogon("unknown session");
   internal::LogonVerdict verdict;

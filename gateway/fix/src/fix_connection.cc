@@ -315,6 +315,7 @@ bool BoundAcceptor::Link::ReadInbound() {
   if (at - window_start_ >= 1000) {
     window_start_ = at;
     in_window_ = 0;
+    test_requests_in_window_ = 0;
   }
   in_window_ += static_cast<int64_t>(ends.size());
   if (in_window_ > limits.max_messages_per_sec) {
@@ -345,7 +346,24 @@ bool BoundAcceptor::Link::DispatchInbound() {
 }
 
 bool BoundAcceptor::Link::Dispatch(const std::string& message) {
-  if (session_ == nullptr && !AttachSession(message)) return false;
+  if (session_ == nullptr) {
+    // As QuickFIX's own acceptor: only a Logon opens a session. Any other first message
+    // (a SequenceReset with a session's CompIDs) would reach the session unauthenticated,
+    // move its sequence numbers and hold it (the Logon timeout ends at the first message).
+    if (FieldValue(message, "35") != "A") {
+      LogRefusal(peer_, "closed: its first message is not a Logon");
+      return false;
+    }
+    if (!AttachSession(message)) return false;
+  }
+  // Each TestRequest makes the session answer with a Heartbeat its store keeps: a client has
+  // no need of more than a few a second (one per missed heartbeat interval); a flood of
+  // them is closed before it fills the store (found by a review on 2026-12-07).
+  if (FieldValue(message, "35") == "1" && ++test_requests_in_window_ > kMaxTestRequestsPerSec) {
+    LogRefusal(peer_, "closed: more than " + std::to_string(kMaxTestRequestsPerSec) +
+                          " TestRequests in a second");
+    return false;
+  }
   std::string without_reset;
   const std::string* to_session = &message;
   if (acceptor_.decide_logon_ && !session_->isLoggedOn() && FieldValue(message, "35") == "A") {
