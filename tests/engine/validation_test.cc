@@ -258,6 +258,31 @@ TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
   EXPECT_EQ(events.back().other.leaves, Qty(6));
 }
 
+// Firm and STP-group names stay for good: past EngineConfig::max_firm_names an order naming
+// one the engine does not know is refused `invalid_field`, while known names and the
+// account's own default go on. Until 2026-12-07 each fresh STP id (FIX 7928) grew the table
+// and every snapshot without bound.
+TEST(ValidationTest, NewStpGroupsPastTheCapAreRefusedKnownOnesGoOn) {
+  EngineConfig config;
+  config.max_firm_names = 3;  // A1's default, g1, g2
+  auto with_stp = [](const std::string& cl, const std::string& stp) {
+    return Limit(cl, "A1", "buy", "4.900", 1, R"(,"stp":")" + stp + R"(")");
+  };
+  std::vector<std::string> lines = {ProductLine(), Limit("own", "A1", "buy", "4.900", 1),
+                                    with_stp("g1", "G1"), with_stp("g2", "G2")};
+  Engine a(config);
+  EXPECT_EQ(RejectOf(lines, &a), "none");
+  EXPECT_EQ(a.firm_count(), 3u);
+  EXPECT_EQ(RejectOf({with_stp("g3", "G3")}, &a), "invalid_field");
+  EXPECT_EQ(RejectOf({with_stp("g1-again", "G1")}, &a), "none");
+  EXPECT_EQ(RejectOf({Limit("own-again", "A1", "buy", "4.900", 1)}, &a), "none");
+  EXPECT_EQ(a.firm_count(), 3u);
+  Engine uncapped{EngineConfig{}};  // `cfx replay`: no cap
+  lines.push_back(with_stp("g3", "G3"));
+  EXPECT_EQ(RejectOf(lines, &uncapped), "none");
+  EXPECT_EQ(uncapped.firm_count(), 4u);
+}
+
 }  // namespace
 }  // namespace cfx::engine::testing
 

@@ -315,7 +315,6 @@ bool BoundAcceptor::Link::ReadInbound() {
   if (at - window_start_ >= 1000) {
     window_start_ = at;
     in_window_ = 0;
-    test_requests_in_window_ = 0;
   }
   in_window_ += static_cast<int64_t>(ends.size());
   if (in_window_ > limits.max_messages_per_sec) {
@@ -355,14 +354,6 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
       return false;
     }
     if (!AttachSession(message)) return false;
-  }
-  // Each TestRequest makes the session answer with a Heartbeat its store keeps: a client has
-  // no need of more than a few a second (one per missed heartbeat interval); a flood of
-  // them is closed before it fills the store (found by a review on 2026-12-07).
-  if (FieldValue(message, "35") == "1" && ++test_requests_in_window_ > kMaxTestRequestsPerSec) {
-    LogRefusal(peer_, "closed: more than " + std::to_string(kMaxTestRequestsPerSec) +
-                          " TestRequests in a second");
-    return false;
   }
   std::string without_reset;
   const std::string* to_session = &message;

@@ -183,8 +183,6 @@ class BoundAcceptor::Link : public FIX::Responder,
   std::deque<std::string> inbound_;
   int64_t window_start_ = 0;
   int64_t in_window_ = 0;
-  int64_t test_requests_in_window_ = 0;  // TestRequests (35=1) in the same window
-  static constexpr int64_t kMaxTestRequestsPerSec = 10;
   bool in_resend_ = false;  // DispatchResend is serving pieces (it may wait)
   static constexpr int kNoRelease = INT32_MIN;
   int release_from_ = kNoRelease;  // ReleasePending's argument, until it runs
