@@ -594,23 +594,22 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   }
   max_open_orders_ = 0;
   close_day_orders_ = false;
+  // Then, each when set and in this order: the open-order cap, the day-close rule.
   uint32_t block = 0;
-  if (!in.empty()) {  // the open-order cap a RiskCmd set
-    if (!Get(&in, &block)) return bad("trailing bytes");
-    if (block == kOpenOrdersMagic) {
-      int64_t cap = 0;
-      if (!Get(&in, &cap) || cap < 0) return bad("truncated open-order cap");
-      max_open_orders_ = cap;
-      block = 0;
-      if (!in.empty() && !Get(&in, &block)) return bad("trailing bytes");
-    }
+  bool have_block = !in.empty();
+  if (have_block && !Get(&in, &block)) return bad("trailing bytes");
+  if (have_block && block == kOpenOrdersMagic) {
+    int64_t cap = 0;
+    if (!Get(&in, &cap) || cap < 0) return bad("truncated open-order cap");
+    max_open_orders_ = cap;
+    have_block = !in.empty();
+    if (have_block && !Get(&in, &block)) return bad("trailing bytes");
   }
-  if (block == kDayCloseMagic) {  // day orders expire at the closes (a RiskCmd's)
+  if (have_block && block == kDayCloseMagic) {
     close_day_orders_ = true;
-  } else if (block != 0) {
-    return bad("trailing bytes");
+    have_block = false;
   }
-  if (!in.empty()) return bad("trailing bytes");
+  if (have_block || !in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);
   RebuildLeaves();
   return absl::OkStatus();

@@ -116,7 +116,6 @@ TEST(RiskTrackingTest, OpenQuantitiesEqualTheLeavesOfLiveOrdersAfterEveryInput) 
   EXPECT_GT(traded, 1000u);
 }
 
-// The cap on an account's live orders (docs/reliability.md, "Bounds"), set by a sequenced
 // The day-close rule (RiskCmd::close_day_orders) is matcher state: off until a RiskCmd sets
 // it, kept by a snapshot with or without the open-order cap beside it, and off again in a
 // snapshot that does not hold it (one written before the rule).
@@ -141,9 +140,14 @@ TEST(RiskTrackingTest, TheDayCloseRuleSurvivesASnapshotWithAndWithoutTheCap) {
     c.close_day_orders = 0;
     m.Apply(2, c, sink);
     EXPECT_FALSE(m.close_day_orders());
+    // A word of zeros after the risk settings is no block: refused, as any trailing bytes.
+    std::string padded = m.Snapshot();
+    padded.append(4, '\0');
+    EXPECT_FALSE(restored.Restore(padded).ok()) << "cap " << cap;
   }
 }
 
+// The cap on an account's live orders (docs/reliability.md, "Bounds"), set by a sequenced
 // RiskCmd: in random streams no account ever has more live orders than the cap, a new order
 // is refused `throttled` exactly when its account is at the cap, and the cap and the counts
 // survive a snapshot. Replaces, triggers and fills never add an order.

@@ -22,7 +22,7 @@ namespace cfx::exchange {
 // 2: requests carry their Origin; 3: a session's mass cancel says whether it is a disconnect;
 // 4: a cancel and a mass cancel carry the request's own id, and they and a replace the
 // requesting session (answer_to); 5: a session's mass cancel carries its firm; 6: a risk
-// setting carries the cap on an account's open orders.
+// setting carries the cap on an account's open orders; 7: and the day-close rule.
 inline constexpr uint8_t kEngineCodecVersion = 7;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
