@@ -42,15 +42,13 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
       (c.expire == kNoTime || (now_ != kNoTime && now_ >= c.expire))) {
     return RejectReason::kInvalidField;  // missing, or already expired on arrival
   }
-  // A firm or STP group the engine does not know yet, once it holds as many as it keeps:
-  // each such name stays for good (a client sending a fresh STP id an order grew the table
-  // and every snapshot without bound).
-  if (config_.max_firm_names != 0 && firms_.size() >= config_.max_firm_names) {
-    for (const Name* n : {&c.firm, &c.stp}) {
-      if (!n->empty() && *n != c.acct && firms_.Find(*n) == NameTable::kNone) {
-        return RejectReason::kInvalidField;
-      }
-    }
+  // An STP group the engine does not know yet, once it holds as many names as it keeps: each
+  // stays for good (a client sending a fresh STP id an order grew the table and every
+  // snapshot without bound). Firms are the exchange's (`cfx serve` sets the session's
+  // firm from its config), and the account's own default is bounded with the accounts.
+  if (config_.max_firm_names != 0 && firms_.size() >= config_.max_firm_names && !c.stp.empty() &&
+      c.stp != c.acct && c.stp != c.firm && firms_.Find(c.stp) == NameTable::kNone) {
+    return RejectReason::kInvalidField;
   }
 
   OrderBook* book = BookOf(c.sym);

@@ -259,9 +259,9 @@ TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
 }
 
 // Firm and STP-group names stay for good: past EngineConfig::max_firm_names an order naming
-// one the engine does not know is refused `invalid_field`, while known names and the
-// account's own default go on. Until 2026-12-07 each fresh STP id (FIX 7928) grew the table
-// and every snapshot without bound.
+// an STP group the engine does not know is refused `invalid_field`, while known groups, the
+// account's own default and firms go on. Until 2026-12-07 each fresh STP id (FIX 7928) grew the
+// table and every snapshot without bound.
 TEST(ValidationTest, NewStpGroupsPastTheCapAreRefusedKnownOnesGoOn) {
   EngineConfig config;
   config.max_firm_names = 3;  // A1's default, g1, g2
@@ -277,6 +277,15 @@ TEST(ValidationTest, NewStpGroupsPastTheCapAreRefusedKnownOnesGoOn) {
   EXPECT_EQ(RejectOf({with_stp("g1-again", "G1")}, &a), "none");
   EXPECT_EQ(RejectOf({Limit("own-again", "A1", "buy", "4.900", 1)}, &a), "none");
   EXPECT_EQ(a.firm_count(), 3u);
+  // A firm the engine has not seen yet (a configured firm's first order; `cfx serve` sets
+  // the session's firm) goes on, its STP group its own; a new account's default too.
+  EXPECT_EQ(RejectOf({Limit("new-firm", "A1", "buy", "4.900", 1, R"(,"firm":"F9")")}, &a), "none");
+  EXPECT_EQ(
+      RejectOf({Limit("new-firm-stp", "A1", "buy", "4.900", 1, R"(,"firm":"F9","stp":"F9")")}, &a),
+      "none");
+  EXPECT_EQ(RejectOf({Limit("new-acct", "A7", "buy", "4.900", 1)}, &a), "none");
+  EXPECT_EQ(RejectOf({Limit("f9-g", "A1", "buy", "4.900", 1, R"(,"firm":"F9","stp":"G9")")}, &a),
+            "invalid_field");
   Engine uncapped{EngineConfig{}};  // `cfx replay`: no cap
   lines.push_back(with_stp("g3", "G3"));
   EXPECT_EQ(RejectOf(lines, &uncapped), "none");

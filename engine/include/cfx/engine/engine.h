@@ -73,10 +73,11 @@ struct EngineConfig {
   // a contract without a band otherwise traded at any price, and the day could then never
   // be settled.
   PriceTicks max_price{0};
-  // The most firm and STP-group names the engine keeps (0: no cap, `cfx replay`). They are
-  // never forgotten and every snapshot holds them: past the cap, an order naming a firm or
-  // STP group not yet known is refused `invalid_field`; known ones, and the account's own
-  // default, go on. `cfx serve` sets 65,536 (docs/engine.md, "Names kept").
+  // The most firm and STP-group names the engine keeps before it refuses new STP groups (0:
+  // no cap, `cfx replay`). They are never forgotten and every snapshot holds them: past the
+  // cap, an order naming an STP group not yet known is refused `invalid_field`; known ones,
+  // the account's own default and firms (the exchange's, from its config) go on. `cfx
+  // serve` sets 65,536 (docs/engine.md, "Names kept").
   size_t max_firm_names = 0;
 };
 
