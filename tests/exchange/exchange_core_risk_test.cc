@@ -29,13 +29,26 @@ using testing::Order;
 using testing::Recorder;
 using testing::SubmitOrDie;
 
-TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
+// A core on a fresh data dir whose account A0 holds 5,000 USD of collateral, its outcomes
+// recorded; Start()ed by the test.
+struct CoreWithCollateral {
+  static common::ExchangeConfig Config() {
+    common::ExchangeConfig config = testing::TestConfig();
+    config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
+    return config;
+  }
+  CoreWithCollateral() : core(Config(), testing::TestOptions(dir.path())), rec(&core) {
+    core.AddListener(&rec);
+  }
   testing::TempDir dir;
-  common::ExchangeConfig config = testing::TestConfig();
-  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
-  ExchangeCore core(config, testing::TestOptions(dir.path()));
-  Recorder rec(&core);
-  core.AddListener(&rec);
+  ExchangeCore core;
+  Recorder rec;
+};
+
+TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
+  CoreWithCollateral t;
+  ExchangeCore& core = t.core;
+  Recorder& rec = t.rec;
   ASSERT_TRUE(core.Start().ok());
   // 1,000 USD
   ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
@@ -56,10 +69,8 @@ TEST(ExchangeCoreTest, PreTradeRiskRejectsOrdersAboveCollateral) {
 // cancel_rejected `insufficient_margin` and the order stays as it was (SPEC §4.2). Until
 // 2026-12-07 no replace was checked: 3 lots within 5,000 USD of collateral became 500.
 TEST(ExchangeCoreTest, PreTradeRiskChecksAReplaceThatRaisesTheQuantity) {
-  testing::TempDir dir;
-  common::ExchangeConfig config = testing::TestConfig();
-  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
-  ExchangeCore core(config, testing::TestOptions(dir.path()));
+  CoreWithCollateral t;
+  ExchangeCore& core = t.core;
   ASSERT_TRUE(core.Start().ok());
   ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
   auto replace = [](const char* orig, const char* cl, int64_t qty) {
@@ -91,12 +102,9 @@ TEST(ExchangeCoreTest, PreTradeRiskChecksAReplaceThatRaisesTheQuantity) {
 // on to the sum check; its position counts 0 in the sum. Until 2026-12-07 such a contract's
 // margin was 0 and any size was taken.
 TEST(ExchangeCoreTest, PreTradeRiskRefusesNewExposureInAContractWithNoPrice) {
-  testing::TempDir dir;
-  common::ExchangeConfig config = testing::TestConfig();
-  config.accounts[0].collateral = common::MicroUsd(5'000'000'000);  // 5,000 USD
-  ExchangeCore core(config, testing::TestOptions(dir.path()));
-  Recorder rec(&core);
-  core.AddListener(&rec);
+  CoreWithCollateral t;
+  ExchangeCore& core = t.core;
+  Recorder& rec = t.rec;
   ASSERT_TRUE(core.Start().ok());
   const std::string priced = "B200-GOLD-US-202703", unpriced = "B200-GOLD-US-202704";
   auto order = [&](const char* cl, const char* acct, const std::string& sym, engine::Side side,
