@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +15,13 @@ namespace cfx {
 namespace gateway {
 namespace test {
 namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 // Counts the ExecutionReports in `bytes` that acknowledged (150=0) and that refused an
 // order as throttled.
@@ -151,6 +160,37 @@ TEST_F(FixHostileTest, ATestRequestIdIsCheckedAsAnIdFromOutside) {
   }
   s.Write(test_request("ping-1"));
   EXPECT_NE(s.ReadUntil("112=ping-1", kWaitMs, &closed).find("35=0"), std::string::npos);
+  EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
+// A TestRequest takes no throttle token, so what it makes the exchange send must cost the
+// exchange nothing it keeps: its Heartbeat (and any session Reject) is numbered and sent but
+// not stored, as QuickFIX's resend gap-fills such messages anyway. Until 2026-12-07 each
+// Heartbeat was kept in the session's files for the rest of its life.
+TEST_F(FixHostileTest, HeartbeatsAnsweringTestRequestsAreNotKept) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  bool closed = false;
+  int seq = 2;
+  constexpr int kPings = 200;
+  std::string pings;
+  for (int i = 0; i < kPings; ++i) {
+    pings += Frame("35=1|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                   "|112=ping-" + std::to_string(i) + "|");
+  }
+  s.Write(pings);
+  const std::string last = "112=ping-" + std::to_string(kPings - 1) + "\x01";
+  ASSERT_NE(s.ReadUntil(last, kWaitMs, &closed).find(last), std::string::npos);
+  s.Write(RawOrder(seq++, "kept-1"));
+  ASSERT_NE(s.ReadUntil(kAck, kWaitMs, &closed).find(kAck), std::string::npos);
+  const std::string body = ReadFile(dir_ + "/gw/fix/store/FIX.4.4-CFX-ALPHA_T2.body");
+  EXPECT_NE(body.find("11=kept-1\x01"), std::string::npos) << "the ack is kept";
+  EXPECT_EQ(body.find("\x01"
+                      "35=0\x01"),
+            std::string::npos)
+      << "a Heartbeat was kept";
+  EXPECT_LT(body.size(), 2000u);
   EXPECT_FALSE(closed);
   ExpectStillServing();
 }

@@ -346,6 +346,43 @@ TEST_F(BatchedFileStoreTest, MarketDataIsNotKeptForAResend) {
   EXPECT_EQ(ReadFile(dir_ + kPrefix + "body"), report + wide + cancel_reject);
 }
 
+// Session-level messages are gap-filled by QuickFIX's resend whether stored or not, so the
+// store keeps none: kept, a client's TestRequests grew the files by a Heartbeat each, and its
+// garbled messages by a Reject each. A BusinessMessageReject (j) is an application message
+// and is kept.
+TEST_F(BatchedFileStoreTest, SessionMessagesAreNotKeptForAResend) {
+  BatchedFileStoreFactory f(dir_);
+  FIX::MessageStore* s = f.create(kId);
+  auto typed = [](int seq, const std::string& type) {
+    return "8=FIX.4.4\x01"
+           "9=20\x01"
+           "35=" +
+           type +
+           "\x01"
+           "34=" +
+           std::to_string(seq) +
+           "\x01"
+           "58=x\x01";
+  };
+  const std::vector<std::string> types = {"A", "0", "1", "2", "3", "4", "5", "8", "j", "AE"};
+  std::vector<std::string> kept;
+  int seq = 0;
+  for (const std::string& type : types) {
+    const std::string m = typed(++seq, type);
+    s->set(seq, m);
+    if (type == "8" || type == "j" || type == "AE") kept.push_back(m);
+  }
+  s->setNextSenderMsgSeqNum(seq + 1);
+  std::vector<std::string> got;
+  s->get(1, seq, got);
+  EXPECT_EQ(got, kept);
+  EXPECT_EQ(s->getNextSenderMsgSeqNum(), seq + 1);  // numbered all the same
+  f.destroy(s);
+  std::string body;
+  for (const std::string& m : kept) body += m;
+  EXPECT_EQ(ReadFile(dir_ + kPrefix + "body"), body);
+}
+
 // Damaged sequence numbers (a power loss: the files are not synced) are not taken for a new
 // session's: starting again at 1 would send the client numbers it has seen. A store that
 // holds messages its seqnums file lags behind goes on after the last of them.

@@ -108,12 +108,19 @@ bool LooksStored(const std::string& message, int seq) {
              std::to_string(seq) + "\x01") != std::string::npos;
 }
 
-// Market data (MarketDataSnapshotFullRefresh W, MarketDataIncrementalRefresh X,
-// MarketDataRequestReject Y): not kept for a resend. A client that missed some asks for a
-// new snapshot, as FIX venues expect; a resend gap-fills their numbers. Stored, a
-// subscriber's stream grew the files and their in-memory index without bound (an audit:
-// 432,000 W in 30 s, 78 MB on disk and 29 MB of memory, kept across restarts).
-bool IsMarketData(const std::string& message) {
+// Messages not kept for a resend, only numbered and sent:
+// - Market data (MarketDataSnapshotFullRefresh W, MarketDataIncrementalRefresh X,
+//   MarketDataRequestReject Y). A client that missed some asks for a new snapshot, as FIX
+//   venues expect; a resend gap-fills their numbers. Stored, a subscriber's stream grew the
+//   files and their in-memory index without bound (an audit: 432,000 W in 30 s, 78 MB on
+//   disk and 29 MB of memory, kept across restarts).
+// - Session-level messages (Heartbeat 0, TestRequest 1, ResendRequest 2, Reject 3,
+//   SequenceReset 4, Logout 5, Logon A): QuickFIX's resend gap-fills them whether stored or
+//   not (Session::nextResendRequest), so keeping them bought nothing. Kept, a client's
+//   TestRequests, which take no order throttle token, grew the files by a Heartbeat each at
+//   up to the connection's message rate, and its garbled messages by a Reject each
+//   (2026-12-07).
+bool NotKept(const std::string& message) {
   const size_t at = message.find(
       "\x01"
       "35=");
@@ -121,7 +128,7 @@ bool IsMarketData(const std::string& message) {
     return false;
   }
   const char type = message[at + 4];
-  return type == 'W' || type == 'X' || type == 'Y';
+  return type == 'W' || type == 'X' || type == 'Y' || (type >= '0' && type <= '5') || type == 'A';
 }
 
 void CloseFd(int* fd) {
@@ -293,7 +300,7 @@ bool StoreFiles::Pending() const {
 BatchedFileStore::~BatchedFileStore() { files_->Close(); }
 
 bool BatchedFileStore::set(int seq, const std::string& message) throw(FIX::IOException) {
-  if (IsMarketData(message)) return true;  // numbered and sent, not kept (above)
+  if (NotKept(message)) return true;  // numbered and sent, not kept (above)
   StoreFiles& f = *files_;
   std::lock_guard<std::mutex> lock(f.mu_);
   const long offset = f.body_size_;
