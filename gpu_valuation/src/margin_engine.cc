@@ -45,9 +45,10 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
           absl::StrCat("throughput of operator ", r.operator_name, " must be positive"));
     }
     // θ is exact on tokens/s × 10^6 (reference::TpsE6), as the input files state them.
-    if (!(r.output_tps_per_gpu <= reference::kMaxTps) || reference::TpsE6(r) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat("throughput of operator ", r.operator_name,
-                                                     " must be in [0.000001, 1000000000]"));
+    if (!(r.output_tps_per_gpu >= reference::kMinTps &&
+          r.output_tps_per_gpu <= reference::kMaxTps)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("throughput of operator ", r.operator_name, " must be in [1, 1000000000]"));
     }
     auto [it, inserted] = operator_tier.try_emplace(r.operator_name, r.tier);
     if (!inserted && it->second != r.tier) {

@@ -66,7 +66,7 @@ absl::StatusOr<ThroughputRevision> DecodeThroughput(absl::string_view value) {
   }
   // The readers' range (TpsE6's contract): anything else was not written by cfx.
   if (!d.ok() || !tier || !j["output_tps_per_gpu"].is_number() ||
-      !(j["output_tps_per_gpu"].get<double>() > 0) ||
+      !(j["output_tps_per_gpu"].get<double>() >= kMinTps) ||
       !(j["output_tps_per_gpu"].get<double>() <= kMaxTps) ||
       !j.value("revision", nlohmann::json(0)).is_number_integer() ||
       !j.value("reason", nlohmann::json("")).is_string()) {

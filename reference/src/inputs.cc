@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
+#include "cfx/reference/throughput.h"
 #include "internal/canonical_row.h"
 #include "internal/text.h"
 
@@ -170,6 +171,9 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
     r.osl = *osl;
     absl::StatusOr<int64_t> tps = PositiveScaled(f[7]);
     if (!tps.ok()) return csv.Error(7, tps.status().message());
+    if (static_cast<double>(*tps) < kMinTps * 1e6) {
+      return csv.Error(7, absl::StrCat("must be >= 1 (tokens/s per GPU): '", f[7], "'"));
+    }
     r.tps_e6 = *tps;
     auto [it, inserted] = operator_tier.try_emplace(r.operator_name, r.tier, csv.line());
     if (!inserted && it->second.first != r.tier) {

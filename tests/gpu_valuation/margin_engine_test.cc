@@ -279,13 +279,23 @@ TEST(MarginEngineTest, RejectsBadInputs) {
   o = {};
   o.method = ScenarioMethod::kFile;
   EXPECT_FALSE(MarginEngine::Create({{kGold, 1}}, {}, o).ok());
-  // Throughput outside what the input files can state (> 0, <= 10^9, 6 decimals).
+  // Throughput outside what the input files can state (1 to 10^9 tokens/s, 6 decimals;
+  // docs/methodology.md §11: below 1 a price per 1M tokens could wrap past int64).
   const common::Date d = *common::ParseDate("2027-03-01");
-  for (double tps : {0.0, -1.0, 1e-7, 2e9}) {
+  for (double tps : {0.0, -1.0, 1e-7, 1e-6, 0.999999, 2e9}) {
     EXPECT_FALSE(
         MarginEngine::Create({{kGold, 1}}, {{"g1", common::Tier::kGold, "B200", d, tps}}, {}).ok())
         << tps;
   }
+  // The extremes: the highest settlement price at the least throughput is priced exactly.
+  auto e = MarginEngine::Create({{kGold, kMaxSettleTicks}},
+                                {{"g1", common::Tier::kGold, "B200", d, 1.0}}, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  auto r = (*e)->ComputeAccount("a", {{kGold, 1}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->positions.size(), 1u);
+  // 10^6 USD / (1 × 3600) × 10^6 = 277,777,777.7778 USD per 1M tokens
+  EXPECT_EQ(r->positions[0].price_per_mtok_e4, 2'777'777'777'778);
 }
 
 TEST(MarginEngineTest, ThetaIsTheReferenceMedianPrintedAsItAlwaysWas) {

@@ -82,6 +82,29 @@ TEST(BuilderTest, MarketWideSeriesConvertsEachObservationWithItsTiersTheta) {
   EXPECT_EQ(m.price_per_mtok_e4, m.fix_e4);
 }
 
+// The extremes the inputs accept: prices of 10^9 USD and a throughput of 1 token/s. The
+// price per 1M tokens, the grade's and the market-wide series' (whose outlier test takes four
+// times each per-token price), is exact; with the former least throughput (10^-6 tokens/s)
+// both wrapped past int64.
+TEST(BuilderTest, TheLargestPriceAtTheLeastThroughputKeepsItsPricePerToken) {
+  constexpr int64_t kMaxCents = 100'000'000'000;  // 10^9 USD
+  std::vector<Observation> obs = MondayTrades();
+  for (Observation& o : obs) o.price_e6 = kMaxCents * 10'000;
+  std::vector<ThroughputRow> tps = {Tp("2027-02-01", "A", common::Tier::kGold, 10)};  // 1.0
+  auto r = BuildFixes(obs, tps, Days(kMon, kMon), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->records.size(), 2u);
+  const FixRecord& f = r->records[0];
+  EXPECT_EQ(f.fix_e4, 10'000'000'000'000);
+  EXPECT_EQ(f.theta, 1.0);
+  // 10^9 / (1 × 3600) × 10^6 = 277,777,777,777.777… USD → 277777777777.7778
+  EXPECT_EQ(f.price_per_mtok_e4, 2'777'777'777'777'778);
+  const FixRecord& m = r->records[1];
+  EXPECT_THAT(m.flags, ElementsAre("market_wide"));
+  EXPECT_EQ(m.fix_e4, 2'777'777'777'777'778);
+  EXPECT_EQ(m.price_per_mtok_e4, m.fix_e4);
+}
+
 TEST(BuilderTest, NoThroughputFlag) {
   auto r = BuildFixes(MondayTrades(), {}, Days(kMon, kMon), nullptr);
   ASSERT_TRUE(r.ok());

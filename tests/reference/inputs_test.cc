@@ -193,6 +193,9 @@ TEST(ThroughputCsvTest, RejectsEachMalformedColumn) {
                   "not a decimal");
   ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000,0", "output_tps_per_gpu",
                   "must be > 0");
+  // Below one token a second a GPU serves nothing: a unit mistake (docs/methodology.md §11).
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000,0.999999", "output_tps_per_gpu",
+                  "must be >= 1 (tokens/s per GPU): '0.999999'");
 }
 
 TEST(ThroughputCsvTest, OperatorUnderTwoTiersIsAnInputError) {

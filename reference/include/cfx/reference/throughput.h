@@ -34,6 +34,12 @@ struct OperatorThroughput {
 
 // The largest accepted tokens/s per GPU (the readers' bound, SPEC §8 inputs).
 inline constexpr double kMaxTps = 1e9;
+// The smallest: below one token a second a GPU serves nothing (a unit mistake: tokens a
+// millisecond, an hour). The bound keeps the price per 1M tokens of every accepted price
+// (at most 10^9 USD) inside the methodology's integers: at most 2.8 · 10^11 USD, so its
+// micro-USD value times 4 fits int64 (docs/methodology.md, §11). Until
+// 2026-12-07 the bound was 10^-6 and such a price wrapped past int64.
+inline constexpr double kMinTps = 1;
 
 // tps = tps_e6 / 10^6, correctly rounded: the same double as parsing the decimal text.
 OperatorThroughput ToOperatorThroughput(const ThroughputRow& row);
