@@ -168,5 +168,31 @@ TEST_F(HttpProtocolTest, HostIsRequiredOnceInHttp11AndTheAbsoluteFormIsServed) {
   }
 }
 
+// RFC 9110 §15.6.6: a request in another version than HTTP/1.0 and 1.1 is refused 505 and
+// closed, answered as HTTP/1.1; until 2026-12-07 it was a 400 "bad version".
+TEST_F(HttpProtocolTest, AnotherMajorVersionIs505AndClosed) {
+  StartServer();
+  for (const char* request :
+       {"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", "GET /healthz HTTP/0.9\r\nHost: x\r\n\r\n",
+        "GET /healthz HTTP/3.1\r\nHost: x\r\n\r\n"}) {
+    SCOPED_TRACE(request);
+    HttpClient c = ConnectImpatient();
+    absl::StatusOr<HttpClientResponse> r = SendRawAndRead(c, request);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 505) << r->body;
+    EXPECT_NE(r->body.find("http_version_not_supported"), std::string::npos) << r->body;
+    EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
+  }
+  // A version that is not one is a malformed request: 400.
+  for (const char* request :
+       {"GET /healthz HTTP/1.x\r\nHost: x\r\n\r\n", "GET /healthz HTTP/11\r\nHost: x\r\n\r\n"}) {
+    SCOPED_TRACE(request);
+    HttpClient c = ConnectImpatient();
+    absl::StatusOr<HttpClientResponse> r = SendRawAndRead(c, request);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, 400) << r->body;
+  }
+}
+
 }  // namespace
 }  // namespace cfx::gateway::testing

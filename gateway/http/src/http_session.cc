@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iterator>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -9,6 +10,22 @@
 #include "http_json.h"
 
 namespace cfx::gateway::internal {
+namespace {
+
+// Whether the request line in `buffer` (the bytes read, Beast consumes none of a line it
+// refuses) ends in a well-formed version, "HTTP/" digit "." digit: one Beast refuses is then
+// another version than 1.0 and 1.1, not garbage.
+bool NamesAnotherVersion(const beast::flat_buffer& buffer) {
+  const auto data = buffer.data();
+  const std::string_view bytes(static_cast<const char*>(data.data()), data.size());
+  const size_t eol = bytes.find("\r\n");
+  if (eol == std::string_view::npos || eol < 9) return false;
+  const std::string_view v = bytes.substr(eol - 9, 9);  // " HTTP/d.d"
+  return v.substr(0, 6) == " HTTP/" && absl::ascii_isdigit(static_cast<unsigned char>(v[6])) &&
+         v[7] == '.' && absl::ascii_isdigit(static_cast<unsigned char>(v[8]));
+}
+
+}  // namespace
 
 void HttpSession::DoRead() {
   if (server_->stopping()) return Close();
@@ -110,6 +127,13 @@ void HttpSession::OnRead(beast::error_code ec, size_t /*bytes*/) {
     return TransportError(431, "headers_too_large",
                           absl::StrCat("request headers larger than ",
                                        server_->options().max_header_bytes, " bytes"));
+  // A well-formed request line in another version than HTTP/1.0 and 1.1 (Beast's parser
+  // takes no other): RFC 9110 §15.6.6's 505. Until 2026-12-07 it was a 400 "bad version",
+  // as a version that is not one ("THIS IS NOT HTTP") still is.
+  if (ec == bhttp::error::bad_version && NamesAnotherVersion(buffer_)) {
+    return TransportError(505, "http_version_not_supported",
+                          "only HTTP/1.0 and HTTP/1.1 are served");
+  }
   if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
     // Beast's own category: a malformed request.
     return TransportError(400, "bad_request", ec.message());
