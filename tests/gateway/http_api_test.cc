@@ -479,8 +479,11 @@ TEST_F(HttpApiTest, NoFirmCanReadAnotherFirmsAccountThroughAnyEndpoint) {
   const std::vector<Firm> firms = {{kAlpha, "ALPHA"}, {kBeta, "BETA"}, {kGamma, "GAMMA"}};
   const std::vector<std::string> accounts = {"ALPHA-1", "ALPHA-2", "BETA-1",     "GAMMA-1",
                                              "NOPE-1",  "alpha-1", "ALPHA-1%20", "ALPHA-1x"};
-  const std::vector<std::string> suffixes = {"/margin", "/margin?method=mc", "/margin?method=bogus",
-                                             "/positions", "/positions?x=1"};
+  // A repeated parameter too is looked at only after the access check (until 2026-12-07 it
+  // was a 400 before it, and a probe of another firm's account left no 403 in the audit).
+  const std::vector<std::string> suffixes = {
+      "/margin",    "/margin?method=mc", "/margin?method=bogus", "/margin?method=mc&method=mc",
+      "/positions", "/positions?x=1",    "/positions?x=1&x=1"};
   std::string forbidden_body;
   for (const Firm& f : firms) {
     for (const std::string& acct : accounts) {
@@ -520,6 +523,19 @@ TEST_F(HttpApiTest, NoFirmCanReadAnotherFirmsAccountThroughAnyEndpoint) {
       EXPECT_EQ(w.body.find(acct), std::string::npos);
     }
   }
+}
+
+// A repeated query parameter is a 400 once the request may be answered at all: after the
+// token (401), the account's access (403, 404) and the audit log's role (403).
+TEST_F(HttpApiTest, ARepeatedParameterIsDecidedAfterTheAccessCheck) {
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1/positions?x=1&x=1", "").status, 401);
+  EXPECT_EQ(Call("GET", "/v1/accounts/BETA-1/positions?x=1&x=1", kAlpha).status, 403);
+  EXPECT_EQ(Call("GET", "/v1/accounts/ALPHA-1/positions?x=1&x=1", kAlpha).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/accounts/NOPE-1/positions?x=1&x=1", kRisk).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/accounts/NOPE-1/margin?method=mc&method=mc", kRisk).status, 404);
+  EXPECT_EQ(Call("GET", "/v1/audit?after=1&after=1", kAlpha).status, 403);
+  EXPECT_EQ(Call("GET", "/v1/audit?after=1&after=1", kRisk).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/book/" + std::string(kSym) + "?a=1&a=1", kAlpha).status, 400);
 }
 
 TEST_F(HttpApiTest, UnknownPathIs404AndWrongMethodIs405) {

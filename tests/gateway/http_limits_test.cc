@@ -328,6 +328,40 @@ TEST_F(HttpLimitsTest, AtTheLimitTheLongestIdleConnectionMakesRoom) {
   EXPECT_NE(m->body.find("cfx_http_connections_evicted_total 2"), std::string::npos) << m->body;
 }
 
+// Clients that pipeline requests and never read the answers hold no slot for good: with no
+// idle connection to close, the one whose answer has waited unread longest (past a second)
+// makes room. Until 2026-12-07 only idle connections were closed, so such clients held every
+// slot, each for its write timeout, and every new connection was refused (SPEC §7).
+TEST_F(HttpLimitsTest, AtTheLimitAClientThatReadsNothingMakesRoom) {
+  HttpServerOptions o = NoRateLimit();
+  o.max_connections = 2;
+  StartServer(o);
+  std::string pipelined;
+  for (int i = 0; i < 4000; ++i) pipelined += "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::vector<int> fds;
+  for (int i = 0; i < 2; ++i) {
+    const int fd = testsupport::ConnectLoopback(server_->port());
+    ASSERT_GE(fd, 0);
+    const int small = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    // What the server's buffer takes now (never blocking): far more answers than the
+    // socket buffers hold.
+    ASSERT_GT(::send(fd, pipelined.data(), pipelined.size(), MSG_NOSIGNAL | MSG_DONTWAIT), 40000);
+    fds.push_back(fd);
+  }
+  // Both answers stall once the socket buffers are full; past a second they may be closed.
+  std::this_thread::sleep_for(milliseconds(1500));
+  absl::StatusOr<HttpClientResponse> r;
+  for (int i = 0; i < 100 && !r.ok(); ++i) {
+    HttpClient c = Connect();
+    r = c.Get("/healthz", "");
+    if (!r.ok()) std::this_thread::sleep_for(milliseconds(20));
+  }
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200);
+  for (int fd : fds) ::close(fd);
+}
+
 // A margin provider that takes a while: the request is answered from the valuation queue.
 class SlowMargin : public MarginProvider {
  public:

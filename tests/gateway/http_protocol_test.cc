@@ -2,6 +2,7 @@
 // for a body over 1 KiB and waits a second for the 100 before sending the body).
 
 #include <chrono>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -118,6 +119,26 @@ TEST_F(HttpProtocolTest, ATransferEncodingNotEndingInChunkedIs400AndClosed) {
   }
 }
 
+// RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding; one in a 1.0 request is faulty framing
+// (a proxy in front may read another request boundary): 400 and closed. Until 2026-12-07 the
+// chunked body was decoded and the connection kept alive.
+TEST_F(HttpProtocolTest, ATransferEncodingInHttp10Is400AndClosed) {
+  StartServer();
+  HttpClient c = ConnectImpatient();
+  const std::string chunked =
+      absl::StrCat(absl::Hex(std::strlen(kWhatIf)), "\r\n", kWhatIf, "\r\n0\r\n\r\n");
+  ASSERT_TRUE(c.SendRaw(absl::StrCat("POST /v1/margin/whatif HTTP/1.0\r\n",
+                                     "Connection: keep-alive\r\n", "Authorization: Bearer ", kRisk,
+                                     "\r\n", "Transfer-Encoding: chunked\r\n\r\n", chunked,
+                                     "GET /healthz HTTP/1.0\r\n\r\n"))
+                  .ok());
+  absl::StatusOr<HttpClientResponse> r = c.ReadResponse();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_NE(r->body.find("HTTP/1.0"), std::string::npos) << r->body;
+  EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));  // the GET after it is never answered
+}
+
 // A transfer coding besides chunked (which cfx does not decode) is 501 and closed, not
 // ignored: the body would be read still encoded.
 TEST_F(HttpProtocolTest, ATransferCodingBesidesChunkedIs501AndClosed) {
@@ -183,6 +204,11 @@ TEST_F(HttpProtocolTest, AnotherMajorVersionIs505AndClosed) {
     EXPECT_NE(r->body.find("http_version_not_supported"), std::string::npos) << r->body;
     EXPECT_TRUE(c.WaitForClose(milliseconds(2000)));
   }
+  // Counted under their own code, not as "other".
+  HttpClientResponse m = Call("GET", "/metrics", "");
+  EXPECT_NE(m.body.find("cfx_http_requests_total{endpoint=\"unmatched\",code=\"505\"} 3"),
+            std::string::npos)
+      << m.body;
   // A version that is not one is a malformed request: 400.
   for (const char* request :
        {"GET /healthz HTTP/1.x\r\nHost: x\r\n\r\n", "GET /healthz HTTP/11\r\nHost: x\r\n\r\n"}) {

@@ -1,6 +1,9 @@
 #include "http_api.h"
 
+#include <arpa/inet.h>
+
 #include <chrono>
+#include <cstring>
 #include <exception>
 
 #include "absl/strings/ascii.h"
@@ -66,6 +69,18 @@ HttpApi::HttpApi(const common::ExchangeConfig& config, HttpProviders providers,
       metrics_(metrics),
       ctx_{&auth_, providers_, &options_} {}
 
+std::string PeerKey(const std::string& address) {
+  in6_addr a;
+  if (address.find(':') == std::string::npos || ::inet_pton(AF_INET6, address.c_str(), &a) != 1) {
+    return address;
+  }
+  if (IN6_IS_ADDR_V4MAPPED(&a)) return address;  // an IPv4 client of a dual-stack listener
+  std::memset(a.s6_addr + 8, 0, 8);
+  char text[INET6_ADDRSTRLEN];
+  if (::inet_ntop(AF_INET6, &a, text, sizeof text) == nullptr) return address;
+  return std::string(text) + "/64";
+}
+
 Admission HttpApi::Admit(const HttpRequest& request) {
   Admission a;
   a.start_ns = NowNs();
@@ -77,6 +92,17 @@ Admission HttpApi::Admit(const HttpRequest& request) {
   if (!a.answer && a.endpoint == Endpoint::kMargin) {
     // Decided before the request waits for a valuation thread: a refusal never queues.
     a.answer = CheckAccess(ctx_, *a.who, a.route.param);
+  }
+  // A repeated query parameter is malformed (400), decided after authentication (no token
+  // or an unknown one is 401 whatever the query, SPEC §7) and after the access check, as
+  // every other parameter is (a foreign account is 403, audited, whatever the query): until
+  // 2026-12-07 it was decided before, and a probe of a foreign account left no trace.
+  if (!a.answer && a.target.duplicate_query_key) {
+    if (a.endpoint == Endpoint::kPositions) a.answer = CheckAccess(ctx_, *a.who, a.route.param);
+    if (a.endpoint == Endpoint::kAudit) a.answer = CheckAuditAccess(*a.who);
+    if (!a.answer) {
+      a.answer = ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
+    }
   }
   if (!a.answer) {
     a.valuation = a.endpoint == Endpoint::kMargin || a.endpoint == Endpoint::kWhatIf;
@@ -139,7 +165,7 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
     // connection that authenticated before with the very token it presents now (compared
     // with that connection's own token only, so it tells a guesser nothing): a client on an
     // address shared with a guesser keeps its open connections.
-    if (int64_t wait_ms = unauthorized_.RemainingMs(request.peer);
+    if (int64_t wait_ms = unauthorized_.RemainingMs(PeerKey(request.peer));
         wait_ms > 0 && !request.authorization.empty()) {
       std::optional<std::string> presented;
       if (!request.connection_token_sha256.empty()) {
@@ -156,7 +182,7 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
     a->who = auth_.Authenticate(request.authorization);
     if (!a->who) {
       // A missing header guesses nothing: only a presented credential starts a back-off.
-      if (!request.authorization.empty()) unauthorized_.Failed(request.peer);
+      if (!request.authorization.empty()) unauthorized_.Failed(PeerKey(request.peer));
       HttpResponse r =
           ErrorResponse(401, "unauthorized",
                         request.authorization.empty() ? "missing Authorization: Bearer <token>"
@@ -199,11 +225,6 @@ std::optional<HttpResponse> HttpApi::Check(const HttpRequest& request, Admission
     return ErrorResponse(415, "unsupported_media_type",
                          "Content-Encoding " + request.content_encoding +
                              ": only an unencoded (identity) body is accepted");
-  }
-  // A repeated query parameter is malformed (400), decided after authentication: no token
-  // or an unknown one is 401 whatever the query (SPEC §7).
-  if (target->duplicate_query_key) {
-    return ErrorResponse(400, "invalid_parameter", "a query parameter is repeated");
   }
   a->target = *std::move(target);
   return std::nullopt;

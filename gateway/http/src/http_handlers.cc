@@ -321,11 +321,16 @@ HttpResponse HandleContract(const HandlerContext& ctx, const std::string& sym,
   return JsonResponse(200, std::move(body));
 }
 
-HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query) {
+std::optional<HttpResponse> CheckAuditAccess(const Principal& who) {
   // Who logged on from where is the risk desk's to see, no firm's.
   if (who.role != common::TokenRole::kRiskDesk) {
     return ErrorResponse(403, "forbidden", "the audit log is the risk desk's");
   }
+  return std::nullopt;
+}
+
+HttpResponse HandleAudit(const HandlerContext& ctx, const Principal& who, const Query& query) {
+  if (auto denied = CheckAuditAccess(who)) return *denied;
   if (auto bad = CheckQueryKeys(query, {"after", "limit"})) return *bad;
   uint64_t after = 0;
   if (auto it = query.find("after"); it != query.end()) {

@@ -33,6 +33,8 @@ HttpResponse ProviderErrorResponse(const absl::Status& status);
 // (unknown account); nullopt when allowed.
 std::optional<HttpResponse> CheckAccess(const HandlerContext& ctx, const Principal& who,
                                         const std::string& account);
+// The audit log is the risk desk's: a 403 for any other principal, decided before the query.
+std::optional<HttpResponse> CheckAuditAccess(const Principal& who);
 
 HttpResponse HandleMargin(const HandlerContext& ctx, const Principal& who,
                           const std::string& account, const Query& query);

@@ -16,7 +16,8 @@ struct HttpRequest {
   int authorization_headers = 0;  // how many Authorization headers came (SPEC §7: > 1 is 400)
   std::string body;
   std::string content_encoding;  // the Content-Encoding header's value, "" when absent
-  std::string peer;  // the client's IP address ("" when unknown): the 401 back-off's key
+  std::string
+      peer;  // the client's IP address ("" when unknown); the 401 back-off counts PeerKey(peer)
   // The digest of the token this connection last authenticated with ("" none): the one
   // token still served on it during its address's 401 back-off (docs/http.md).
   std::string connection_token_sha256;

@@ -36,8 +36,10 @@ const char* EndpointLabel(Endpoint e);
 // see a count and a histogram from slightly different instants, as Prometheus allows).
 class HttpMetrics {
  public:
-  static constexpr std::array<int, 12> kStatuses = {200, 400, 401, 403, 404, 405,
-                                                    413, 417, 429, 431, 500, 503};
+  // Every status the API answers (others would count as "other"; 415, 501 and 505 did
+  // until 2026-12-07).
+  static constexpr std::array<int, 15> kStatuses = {200, 400, 401, 403, 404, 405, 413, 415,
+                                                    417, 429, 431, 500, 501, 503, 505};
   static constexpr std::array<double, 14> kBucketsSeconds = {
       0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
       0.01,    0.025,  0.05,    0.1,    0.25,  1.0,    5.0};

@@ -55,7 +55,13 @@ bool HttpSession::RefusedFraming() {
     for (auto it = te; it != header.end() && it->name() == bhttp::field::transfer_encoding; ++it) {
       absl::StrAppend(&codings, codings.empty() ? "" : ", ", std::string(it->value()));
     }
-    if (!parser_->chunked()) {
+    if (header.version() < 11) {
+      // RFC 9112 §6.1: faulty framing in HTTP/1.0, which has no Transfer-Encoding; a proxy
+      // in front that ignores it reads another request boundary. Until 2026-12-07 the
+      // chunked body was decoded and the connection kept.
+      status = 400, error = "bad_request";
+      detail = "Transfer-Encoding in an HTTP/1.0 request";
+    } else if (!parser_->chunked()) {
       status = 400, error = "bad_request";
       detail = absl::StrCat("Transfer-Encoding: ", codings,
                             ": the last transfer coding of a request must be chunked");
@@ -220,6 +226,7 @@ void HttpSession::Write(const HttpResponse& r, unsigned version, bool keep_alive
   // answered from the valuation queue): the connection would stay open, one over the bound.
   close_after_write_ = close_after_write_ || !keep_alive;
   stream_.expires_after(server_->options().write_timeout);
+  writing_since_ns_.store(NowNs(), std::memory_order_relaxed);
   bhttp::async_write(stream_, res_,
                      beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this()));
 }
@@ -231,6 +238,7 @@ int64_t HttpSession::NowNs() {
 }
 
 void HttpSession::OnWrite(beast::error_code ec, size_t /*bytes*/) {
+  writing_since_ns_.store(0, std::memory_order_relaxed);
   if (ec || close_after_write_ || evicted() || server_->stopping()) return Close();
   DoRead();
 }
@@ -245,7 +253,8 @@ size_t HttpSession::ReadBufferLimit(const HttpServerOptions& o) {
   return static_cast<size_t>(o.max_header_bytes) + static_cast<size_t>(o.max_body_bytes) +
          64 * 1024;
 }
-bool HttpSessionHost::TakeSlot(const std::string& peer) {
+bool HttpSessionHost::TakeSlot(const std::string& address) {
+  const std::string peer = PeerKey(address);
   std::shared_ptr<HttpSession> victim;
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);
@@ -255,12 +264,27 @@ bool HttpSessionHost::TakeSlot(const std::string& peer) {
       return false;
     }
     if (sessions_.size() - evicting_ >= static_cast<size_t>(options_.max_connections)) {
+      // The connection idle longest; else the one whose answer its client has left unread
+      // longest, past kStalledWriteNs. Until 2026-12-07 only idle ones were taken: clients
+      // that pipelined requests and never read the answers held every slot, each for its
+      // write timeout (15 s), and every new connection was refused.
       const SessionEntry* oldest = nullptr;
+      const SessionEntry* stalled = nullptr;
+      const int64_t stalled_before = HttpSession::NowNs() - kStalledWriteNs;
       for (const auto& [id, e] : sessions_) {
+        if (e.raw->evicted()) continue;
         const int64_t since = e.raw->idle_since_ns();
-        if (since == 0 || e.raw->evicted()) continue;
-        if (oldest == nullptr || since < oldest->raw->idle_since_ns()) oldest = &e;
+        if (since != 0) {
+          if (oldest == nullptr || since < oldest->raw->idle_since_ns()) oldest = &e;
+          continue;
+        }
+        const int64_t writing = e.raw->writing_since_ns();
+        if (writing != 0 && writing < stalled_before &&
+            (stalled == nullptr || writing < stalled->raw->writing_since_ns())) {
+          stalled = &e;
+        }
       }
+      if (oldest == nullptr) oldest = stalled;
       if (oldest != nullptr) victim = oldest->weak.lock();
       if (victim == nullptr) {
         if (n == 0) per_peer_.erase(peer);

@@ -63,7 +63,7 @@ class HttpSessionHost {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_.erase(id);
     if (evicted) --evicting_;
-    if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second <= 0) {
+    if (auto it = per_peer_.find(PeerKey(peer)); it != per_peer_.end() && --it->second <= 0) {
       per_peer_.erase(it);
     }
     if (sessions_.empty()) sessions_cv_.notify_all();
@@ -72,9 +72,13 @@ class HttpSessionHost {
   // max_connections_per_peer already, or the server is full and no connection is idle.
   // When full, the connection that has waited longest for a request is closed to make room
   // (a few addresses holding every slot with idle keep-alives must not lock every other
-  // client out, SPEC §7); the new one is admitted at once, the evicted one's slot coming
-  // back when it is gone.
+  // client out, SPEC §7), or, with none idle, the one whose client has left an answer
+  // unread longest, past kStalledWriteNs; the new one is admitted at once, the evicted
+  // one's slot coming back when it is gone.
   bool TakeSlot(const std::string& peer);
+  // How long a client may leave an answer unread (the socket's buffers full) before its
+  // connection may be closed to make room for another.
+  static constexpr int64_t kStalledWriteNs = 1'000'000'000;
 
  protected:
   HttpServerOptions options_;
@@ -91,7 +95,7 @@ class HttpSessionHost {
     HttpSession* raw = nullptr;
   };
   std::map<uint64_t, SessionEntry> sessions_;  // guarded by sessions_mu_
-  std::map<std::string, int> per_peer_;        // guarded by sessions_mu_
+  std::map<std::string, int> per_peer_;        // by PeerKey; guarded by sessions_mu_
   size_t evicting_ = 0;  // evicted sessions not yet gone; guarded by sessions_mu_
   std::atomic<bool> stopping_{false};
 };
@@ -117,12 +121,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // Steady-clock ns since when it has waited for a request (0: reading nothing yet is not
   // known, a request is being answered). Read under the host's lock by TakeSlot.
   int64_t idle_since_ns() const { return idle_since_ns_.load(std::memory_order_relaxed); }
+  // Steady-clock ns since when its response has been waiting for the client to take it (0: no
+  // write in flight). Read under the host's lock by TakeSlot.
+  int64_t writing_since_ns() const { return writing_since_ns_.load(std::memory_order_relaxed); }
   // TakeSlot chose it to make room (under the host's lock): closed on its strand.
   void MarkEvicted() { evicted_.store(true, std::memory_order_relaxed); }
   bool evicted() const { return evicted_.load(std::memory_order_relaxed); }
   void Evict() {
-    if (reading_) {
-      Close();
+    if (reading_ || writing_since_ns() != 0) {
+      Close();  // waiting for a request, or for a client that does not read its answers
     } else {
       close_after_write_ = true;  // a request came in meanwhile: closed once answered
     }
@@ -140,6 +147,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   asio::any_io_executor executor() { return stream_.get_executor(); }
+  static int64_t NowNs();  // the steady clock, as idle_since_ns and writing_since_ns read
 
  private:
   void DoRead();
@@ -165,7 +173,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // `head`: the answer to a HEAD request, its Content-Length without the body (a body would
   // be read by the client as the start of its next response).
   void Write(const HttpResponse& r, unsigned version, bool keep_alive, bool head = false);
-  static int64_t NowNs();
   void OnWrite(beast::error_code ec, size_t bytes);
   void Close();
   // The bytes read and not yet parsed. Beast's header_limit covers the start line and the
@@ -192,6 +199,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   size_t header_fields_ = 0;
   bool close_after_write_ = false;
   std::atomic<int64_t> idle_since_ns_{0};
+  std::atomic<int64_t> writing_since_ns_{0};
   std::atomic<bool> evicted_{false};
 };
 
