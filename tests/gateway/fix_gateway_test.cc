@@ -300,6 +300,8 @@ TEST_F(FixGatewayTest, DropCopySessionMayNotTrade_UnsupportedMessagesGetBusiness
   EXPECT_TRUE(dc->logged_on());
 }
 
+// A session's messages past its throttle are answered `throttled` and the session goes on
+// (up to ten times its throttle a second; past that, fix_refusals_test.cc: closed).
 TEST_F(FixGatewayTest, ThrottleRejectsPastTheRateAndKeepsTheSession) {
   auto t = Connect("THROTTLED");
   for (int i = 0; i < 20; ++i) t->Send(NewOrderMsg("t" + std::to_string(i), "B1", '1', 1, "5.000"));

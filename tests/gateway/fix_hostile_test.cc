@@ -122,6 +122,31 @@ TEST_F(FixHostileTest, OnlyTheFirstLogonRefusedInAWaitIsAnswered) {
   ExpectStillServing();
 }
 
+// A Logon in mid-session (a sequence reset, 141=Y) comes from the connection that
+// authenticated: its password is not verified again, so repeating it costs the gateway no
+// argon2id check (until 2026-12-07 each ran one, and a few clients repeating them held the
+// check's slots and the CPUs). Its HeartBtInt is still bounded.
+TEST_F(FixHostileTest, ALogonInMidSessionIsNotVerifiedAgain) {
+  RawSocket s(port_);
+  s.Write(Frame(Logon("ALPHA_T1", 1, "141=Y|554=alpha-secret|")));
+  bool closed = false;
+  ASSERT_NE(s.ReadUntil(kLogonAnswer, kWaitMs, &closed).find(kLogonAnswer), std::string::npos);
+  const uint64_t verified = gateway_->PasswordVerifications();
+  EXPECT_GE(verified, 1u);
+  for (int i = 0; i < 5; ++i) {
+    s.Write(Frame(Logon("ALPHA_T1", 1, "141=Y|554=alpha-secret|")));
+    const std::string reply = s.ReadUntil(kLogonAnswer, kWaitMs, &closed);
+    ASSERT_NE(reply.find("141=Y"), std::string::npos) << i << ": " << reply;
+  }
+  EXPECT_EQ(gateway_->PasswordVerifications(), verified);
+  EXPECT_TRUE(gateway_->IsLoggedOn("ALPHA_T1"));
+  // A mid-session Logon that would switch the heartbeat off is refused.
+  s.Write(Frame(Logon("ALPHA_T1", 1, "141=Y|554=alpha-secret|", "CFX", 0)));
+  const std::string refused = s.ReadUntil(kLogout, kWaitMs, &closed);
+  EXPECT_NE(refused.find("HeartBtInt"), std::string::npos) << refused;
+  ExpectStillServing();
+}
+
 TEST_F(FixHostileTest, BadPasswordGetsLogoutText) {
   RawSocket s(port_);
   s.Write(Frame(Logon("ALPHA_T1", 1, "554=guess|")));

@@ -96,6 +96,56 @@ TEST_F(FixHostileTest, ALogonDoesNotRefillTheThrottle) {
       << "accepted " << accepted << " of 10, " << since_s << " s after the bucket was emptied";
 }
 
+// SPEC §6: past a bound the connection is closed. Each `throttled` answer is stored for the
+// session's resend and copied to its firm's drop copies, so a session is answered so at most
+// ten times its throttle a second: past that the connection is closed unanswered (until
+// 2026-12-07 every message up to the connection's 20,000 a second was answered and stored).
+// Other sessions go on, and the session may log on again.
+TEST_F(FixHostileTest, PastTenTimesTheThrottleTheConnectionIsClosed) {
+  bool closed = false;
+  int seq = 1;
+  RawSocket s(port_);
+  s.Write(Frame(Logon("THROTTLED", seq++, "141=Y|")));
+  ASSERT_NE(s.ReadUntil("35=A", kWaitMs, &closed).find("35=A"), std::string::npos);
+  std::string orders;
+  for (int i = 0; i < 120; ++i) {
+    orders += Frame("35=D|49=THROTTLED|56=CFX|34=" + std::to_string(seq++) + "|52=" + UtcNow() +
+                    "|11=f" + std::to_string(i) + "|1=B1|55=" + kSym +
+                    "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|");
+  }
+  s.Write(orders);
+  std::string got;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+  while (!closed && std::chrono::steady_clock::now() < give_up) got += s.Read(50, &closed);
+  EXPECT_TRUE(closed);
+  int accepted = 0, throttled = 0;
+  CountAcks(got, &accepted, &throttled);
+  // What was answered last may not be written before the close (it is in the store).
+  EXPECT_GE(throttled, 1);
+  EXPECT_LE(accepted + throttled, 75) << "answered past ten times the throttle";
+  const auto out_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+  while (gateway_->IsLoggedOn("THROTTLED") && std::chrono::steady_clock::now() < out_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_FALSE(gateway_->IsLoggedOn("THROTTLED"));
+  // What the session's store keeps of them (each answer is stored): bounded the same way.
+  const std::string body = ReadFile(dir_ + "/gw/fix/store/FIX.4.4-CFX-THROTTLED.body");
+  size_t stored = 0;
+  for (size_t at = body.find("\x01"
+                             "35=8\x01");
+       at != std::string::npos; at = body.find("\x01"
+                                               "35=8\x01",
+                                               at + 1)) {
+    ++stored;
+  }
+  EXPECT_GE(stored, 45u);
+  EXPECT_LE(stored, 75u) << "stored past ten times the throttle";
+  ExpectStillServing();
+  RawSocket again(port_);
+  again.Write(Frame(Logon("THROTTLED", 1, "141=Y|")));
+  EXPECT_NE(again.ReadUntil("35=A", kWaitMs, &closed).find("35=A"), std::string::npos);
+}
+
 // SPEC §5: a value refused at the gateway is never echoed, so never stored in the session's
 // message store nor copied to drop copies. The identifiers a reject carries back (Account 1,
 // Symbol 55, OrigClOrdID 41, ClOrdID 11) are left out of it when they are not printable
@@ -192,6 +242,22 @@ TEST_F(FixHostileTest, HeartbeatsAnsweringTestRequestsAreNotKept) {
       << "a Heartbeat was kept";
   EXPECT_LT(body.size(), 2000u);
   EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
+// SPEC §5: an OrderStatusRequest's Symbol, like its other ids, is echoed only when valid:
+// until 2026-12-07 the answer for an unknown order carried any 55 as sent.
+TEST_F(FixHostileTest, AStatusRequestsSymbolIsNotEchoedUnlessValid) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  bool closed = false;
+  const std::string bad = "sym\x80\xff with spaces";
+  s.Write(Frame("35=H|49=ALPHA_T2|56=CFX|34=2|52=" + UtcNow() + "|11=nosuch|1=A2|55=" + bad +
+                "|54=1|"));
+  const std::string reply = s.ReadUntil("11=nosuch\x01", kWaitMs, &closed);
+  EXPECT_NE(reply.find("150=I"), std::string::npos) << reply;
+  EXPECT_EQ(reply.find(bad), std::string::npos) << "echoed: " << reply;
+  EXPECT_EQ(reply.find("\x80"), std::string::npos) << reply;
   ExpectStillServing();
 }
 

@@ -82,6 +82,10 @@ struct AcceptorCounters {
 // QuickFIX calls the Application's logon and logout callbacks of a connection on its thread,
 // which is how they learn who connected (the session itself does not know the socket).
 const std::string& CurrentPeer();
+// Closes the connection whose thread calls this (a stderr line names its peer and `why`),
+// as the connection's own bounds do; the session is logged out when it ends (cancel on
+// disconnect). Nothing on any other thread.
+void CloseCurrentConnection(const std::string& why);
 
 // Batched writes (docs/fix.md, "Batched writes"). Once a thread has called this, what the
 // sessions send on that thread is held on each connection and written by its next call:

@@ -70,15 +70,22 @@ internal::LogonVerdict FixGateway::Impl::DecideLogon(const FixSessionSpec& spec,
   internal::LogonVerdict verdict =
       logon_guard_.Check(spec, internal::CurrentPeer(), username, password);
   if (!verdict.accepted) return verdict;
+  const std::string refused = HeartbeatRefusal(heartbeat);
+  if (!refused.empty()) {
+    verdict.accepted = false;
+    verdict.reason = refused;
+  }
+  return verdict;
+}
+
+std::string FixGateway::Impl::HeartbeatRefusal(const std::string& heartbeat) const {
   // SPEC §6 bounds: the client's HeartBtInt becomes the session's, and QuickFIX drops a
   // silent connection only 2.4 intervals after its last message (never, for 0).
   int secs = 0;
   if (!ParseSeconds(heartbeat, &secs) || secs < 1 || secs > config_.max_heartbeat_secs) {
-    verdict.accepted = false;
-    verdict.reason =
-        "HeartBtInt must be 1 to " + std::to_string(config_.max_heartbeat_secs) + " seconds";
+    return "HeartBtInt must be 1 to " + std::to_string(config_.max_heartbeat_secs) + " seconds";
   }
-  return verdict;
+  return "";
 }
 
 internal::BoundAcceptor::LogonAhead FixGateway::Impl::DecideLogonAhead(const std::string& logon) {
@@ -216,6 +223,19 @@ void FixGateway::Impl::fromAdmin(const FIX::Message& message, const FIX::Session
   if (type != "A") return;
   const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
   if (!spec) throw FIX::RejectLogon("unknown session");
+  // A Logon while logged on (a sequence reset in mid-session, 141=Y) comes from the
+  // connection that authenticated: only one connection serves a session, and its first
+  // message was the Logon verified. Its password is not verified again: until 2026-12-07
+  // each such Logon ran the whole argon2id check, so a client repeating them held the
+  // check's slots and a CPU, and other firms' Logons waited. Its HeartBtInt is checked as
+  // at any Logon.
+  if (FIX::Session* s = FIX::Session::lookupSession(id); s != nullptr && s->isLoggedOn()) {
+    std::string heartbeat;
+    internal::GetField(message, 108, &heartbeat);
+    const std::string refused = HeartbeatRefusal(heartbeat);
+    if (!refused.empty()) throw FIX::RejectLogon(refused);
+    return;
+  }
   internal::LogonVerdict verdict;
   if (decided_logon.set && decided_logon.comp_id == id.getTargetCompID().getValue()) {
     verdict = decided_logon.verdict;  // DecideLogonAhead's, for this very Logon
@@ -248,9 +268,23 @@ void FixGateway::Impl::fromApp(const FIX::Message& message, const FIX::SessionID
     BusinessReject(session, message, 6, "drop-copy session may not send orders");
     return;
   }
-  if (!TakeToken(session)) {
-    Throttled(*spec, type, message);
-    return;
+  switch (TakeToken(session)) {
+    case Token::kTaken:
+      break;
+    case Token::kThrottled:
+      Throttled(*spec, type, message);
+      return;
+    case Token::kOverThrottle:
+      // Answered `throttled` ten times its throttle a second already: each refusal is stored
+      // for the session's resend and copied to its firm's drop copies, so answering them all
+      // let a client grow the stores at its connection's message rate (until 2026-12-07). A
+      // client this far over its throttle is misbehaving: the connection is closed, as past
+      // the message rate.
+      internal::CloseCurrentConnection(
+          session + " sent more than " + std::to_string(kRefusalsPerThrottle + 1) +
+          " times its throttle (" + std::to_string(spec->throttle_msgs_per_sec) +
+          " messages a second)");
+      return;
   }
   // The request ids an answer echoes (OrdStatusReqID 790, MDReqID 262, SecurityReqID 320)
   // are ids from outside like ClOrdID (SPEC §5): one that is not printable ASCII of at most

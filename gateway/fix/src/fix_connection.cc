@@ -20,6 +20,7 @@ namespace internal {
 namespace {
 
 thread_local std::string current_peer;  // see CurrentPeer()
+thread_local FIX::Responder* current_link = nullptr;  // see CloseCurrentConnection()
 
 // How often a connection runs its session's timers (Session::next()).
 constexpr int64_t kSessionTickMs = 250;
@@ -49,6 +50,12 @@ void FlushToClient(int fd, std::string* to_client) {
 }  // namespace
 
 const std::string& CurrentPeer() { return current_peer; }
+
+void CloseCurrentConnection(const std::string& why) {
+  if (current_link == nullptr) return;
+  LogRefusal(current_peer, "closed: " + why);
+  current_link->disconnect();
+}
 
 bool ReadSeqNum(const std::string& text, int* out) {
   size_t i = 0;
@@ -515,6 +522,10 @@ void BoundAcceptor::Link::Detach() {
 
 void BoundAcceptor::Link::Run() {
   current_peer = peer_;
+  current_link = this;
+  struct Unset {
+    ~Unset() { current_link = nullptr; }
+  } unset;
   const AcceptorLimits& limits = acceptor_.limits_;
   AcceptorCounters& counters = acceptor_.counters_;
   const int64_t logon_deadline = NowMs() + limits.logon_timeout_ms;

@@ -144,6 +144,8 @@ FixGateway::Impl::Impl(FixGatewayConfig config, OrderEntry* exchange)
   exec_prefix_ = "g" + std::string(buf) + "-";  // never a report of an input's "<seq>-<n>"
   for (const FixSessionSpec& s : config_.sessions) {
     sessions_[s.sender_comp_id].throttle = internal::TokenBucket(s.throttle_msgs_per_sec);
+    sessions_[s.sender_comp_id].refusals =
+        internal::TokenBucket(kRefusalsPerThrottle * std::max(s.throttle_msgs_per_sec, 1));
     held_sends_[s.sender_comp_id].reset(new HeldSends);
   }
 }
@@ -433,9 +435,11 @@ std::string FixGateway::Impl::NextExecId() {
   return exec_prefix_ + std::to_string(exec_seq_.fetch_add(1, std::memory_order_relaxed) + 1);
 }
 
-bool FixGateway::Impl::TakeToken(const std::string& session) {
+FixGateway::Impl::Token FixGateway::Impl::TakeToken(const std::string& session) {
   std::lock_guard<std::mutex> lock(mu_);
-  return sessions_[session].throttle.TryTake();
+  SessionState& state = sessions_[session];
+  if (state.throttle.TryTake()) return Token::kTaken;
+  return state.refusals.TryTake() ? Token::kThrottled : Token::kOverThrottle;
 }
 
 // --- FixGateway: forwards to Impl ----------------------------------------------------------
@@ -452,6 +456,7 @@ bool FixGateway::SeqNums(const std::string& s, FixSeqNums* out) const {
   return impl_->SeqNums(s, out);
 }
 bool FixGateway::IsLoggedOn(const std::string& s) const { return impl_->IsLoggedOn(s); }
+uint64_t FixGateway::PasswordVerifications() const { return impl_->PasswordVerifications(); }
 std::string FixGateway::DictionaryPath() const { return impl_->DictionaryPath(); }
 void FixGateway::OnAccepted(const OrderState& o) { impl_->Accepted(o); }
 void FixGateway::OnRejected(const OrderState& o, const std::string& r) { impl_->Rejected(o, r); }

@@ -66,6 +66,10 @@ class FixGateway::Impl : public FIX::Application {
   // The Logon's decision: the password (with its back-off), then the HeartBtInt bounds.
   internal::LogonVerdict DecideLogon(const FixSessionSpec& spec, const std::string& username,
                                      const std::string& password, const std::string& heartbeat);
+  // Why a Logon's HeartBtInt (108) is refused (SPEC §6: 1 to max_heartbeat_secs), or "".
+  std::string HeartbeatRefusal(const std::string& heartbeat) const;
+  // argon2id verifications the logon guard has run (FixGateway::PasswordVerifications).
+  uint64_t PasswordVerifications() const { return logon_guard_.verifications(); }
   // BoundAcceptor's LogonDecisionHook: decides a whole Logon before QuickFIX sees it, and
   // keeps the decision for the fromAdmin that follows on this thread.
   internal::BoundAcceptor::LogonAhead DecideLogonAhead(const std::string& logon);
@@ -107,6 +111,10 @@ class FixGateway::Impl : public FIX::Application {
     bool logged_on = false;
     uint64_t generation = 0;  // bumped at every logon
     internal::TokenBucket throttle;
+    // The throttled answers a session may get, kRefusalsPerThrottle times its throttle a
+    // second: past them its connection is closed (TakeToken), so what its refusals store
+    // and copy is bounded by its throttle, not by the connection's message rate.
+    internal::TokenBucket refusals;
     std::string peer;  // of the connection that logged on last (the audit's logout line)
     uint64_t sender_limit = 0;  // recorded (record_sequences): no MsgSeqNum sent at or above
   };
@@ -172,7 +180,11 @@ class FixGateway::Impl : public FIX::Application {
   void SendHeld(const std::string& session, FIX::Message& msg);
   FIX::SessionID IdOf(const std::string& session) const;
   std::string NextExecId();
-  bool TakeToken(const std::string& session);
+  // An order or data message's throttle token: taken, or refused and answered `throttled`,
+  // or refused past the session's throttled answers (its connection is closed, unanswered).
+  enum class Token { kTaken, kThrottled, kOverThrottle };
+  static constexpr int kRefusalsPerThrottle = 10;
+  Token TakeToken(const std::string& session);
   uint64_t Generation(const std::string& session);
   bool SendIfCurrent(const std::string& session, uint64_t generation, FIX::Message& msg);
 

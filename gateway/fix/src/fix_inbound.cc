@@ -342,6 +342,10 @@ void FixGateway::Impl::OnStatusRequest(const FixSessionSpec& spec, const FIX::Me
     StatusOut(UnknownOrderAnswer(echoable()));  // another firm's account: as an unknown order
     return;
   }
+  // The Symbol is only echoed (the order is found by account and ClOrdID): an id from
+  // outside like the others (SPEC §5), never echoed unless valid (until 2026-12-07 an
+  // unknown order's answer carried it as sent).
+  req.symbol = Echoable(req.symbol);
   exchange_->Status(req);
 }
 

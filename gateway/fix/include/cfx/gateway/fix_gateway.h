@@ -133,6 +133,8 @@ class FixGateway : public ExecutionListener {
   // Sequence numbers of a configured session; false if `sender_comp_id` is not configured.
   bool SeqNums(const std::string& sender_comp_id, FixSeqNums* out) const;
   bool IsLoggedOn(const std::string& sender_comp_id) const;
+  // Password verifications (argon2id) run since Start: each costs a CPU for a while.
+  uint64_t PasswordVerifications() const;
   // Path of the FIX 4.4 data dictionary the gateway validates against (after Start).
   std::string DictionaryPath() const;
 
