@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -56,7 +57,8 @@ class ProgressLine {
     drawn_ = true;
     std::cerr << "\r\033[K" << stage << " ";
     if (total > 0) {
-      int width = 30, filled = static_cast<int>(width * done / total);
+      const int width = 30;  // held in [0, width]: a count past the total draws a full bar
+      const int filled = static_cast<int>(std::clamp<int64_t>(width * done / total, 0, width));
       std::cerr << "[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] "
                 << done << "/" << total;
     } else {
@@ -125,8 +127,18 @@ ExitCode RunSettle(const SettleFlags& flags) {
   // `cfx serve` (or `replay --config --data-dir`) kept in the data dir; --config, when
   // given, replaces them. Read first: a bad config is a usage error (2) whatever the data dir.
   std::string config_path = flags.config;
-  if (config_path.empty() &&
-      std::filesystem::exists(cfx::common::SettlementTermsPath(flags.data_dir))) {
+  // Whether a file is there; a path that cannot be looked at (a folder this user may not
+  // search, a link to itself) is an error naming it (exists() without an error_code threw,
+  // and cfx aborted: until 2026-12-07).
+  auto there = [](const std::string& path) -> absl::StatusOr<bool> {
+    std::error_code ec;
+    const bool found = std::filesystem::exists(path, ec);
+    if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
+    return found;
+  };
+  auto terms_kept = there(cfx::common::SettlementTermsPath(flags.data_dir));
+  if (!terms_kept.ok()) return Fail("settle", terms_kept.status());
+  if (config_path.empty() && *terms_kept) {
     config_path = cfx::common::SettlementTermsPath(flags.data_dir);
   }
   if (!config_path.empty()) {
@@ -139,7 +151,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
     // not expiring that a later run finds past its last trading day: no later date could
     // be settled. Refused as `cfx reference build` refuses it.
     const std::string terms = cfx::common::SettlementTermsPath(flags.data_dir);
-    if (!flags.config.empty() && std::filesystem::exists(terms)) {
+    if (!flags.config.empty() && *terms_kept) {
       auto kept = cfx::common::LoadKeptSettlementTerms(terms);
       if (!kept.ok()) return Fail("settle", kept.status(), 2);
       const std::vector<cfx::common::Date> given = Normalized(exchange->holidays);
@@ -166,9 +178,10 @@ ExitCode RunSettle(const SettleFlags& flags) {
   // A folder that holds no trades is not an exchange's data dir: refused with nothing
   // created in it (no stores, and no audit log where there was none).
   auto trades = OpenLmdbTradeSource(flags.data_dir);
-  if (!trades.ok() &&
-      !std::filesystem::exists(std::filesystem::path(flags.data_dir) / "audit.log")) {
-    return Fail("settle", trades.status());
+  if (!trades.ok()) {
+    auto audited = there(flags.data_dir + "/audit.log");
+    if (!audited.ok()) return Fail("settle", audited.status());
+    if (!*audited) return Fail("settle", trades.status());
   }
   auto audit_log = audit::AuditLog::Open(flags.data_dir + "/audit.log");
   if (!audit_log.ok()) return Fail("settle", audit_log.status());

@@ -439,9 +439,9 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
       if (!found.ok() && !absl::IsCancelled(found)) return found;
       if (first_trade && *first_trade >= common::AtHour(date, 16)) {
         any = false;
-        // The trading day a trade belongs to ends at 16:00Z: after it, the next day's.
-        first_listed = common::Date{
-            static_cast<int32_t>((*first_trade + 8 * common::kUsPerHour) / common::kUsPerDay)};
+        // The trading day a trade belongs to (SPEC §9), a business day: a Friday evening's
+        // trade is Monday's (until 2026-12-07 the message named the Saturday).
+        first_listed = config.calendar.TradingDayOf(*first_trade);
       }
     }
     if (!contracts->empty() && !any) {
@@ -487,6 +487,12 @@ absl::StatusOr<SettleReport> SettleDate(common::Date date, const SettleConfig& c
         std::filesystem::path(options.out_dir) / ("." + common::FormatDate(date) + ".tmp");
     if (absl::Status made = storage::MakePrivateDirs(probe.string()); !made.ok()) {
       return absl::Status(made.code(), absl::StrCat("statements folder: ", made.message()));
+    }
+    // This user's alone (WriteStatements checks it again): refused before anything is posted.
+    if (absl::Status mine = storage::CheckPrivateDir(options.out_dir); !mine.ok()) {
+      std::filesystem::remove_all(probe, ec);
+      for (const std::filesystem::path& p : made_dirs) std::filesystem::remove(p, ec);
+      return absl::Status(mine.code(), absl::StrCat("statements folder: ", mine.message()));
     }
     std::filesystem::remove_all(probe, ec);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -106,7 +107,7 @@ absl::StatusOr<AccountDay> DecodeAccountDay(std::string_view account, std::strin
       return bad();
     }
     if (!item.empty() && !TakeUnit(&item, &line.final_vm)) return bad();
-    if (!item.empty() || contract < 0) return bad();
+    if (!item.empty() || contract < 0 || contract > INT32_MAX) return bad();  // not wrapped
     line.contract = static_cast<int32_t>(contract);
     day.lines.push_back(line);
   }

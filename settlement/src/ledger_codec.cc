@@ -10,6 +10,9 @@
 namespace cfx::settlement::internal {
 namespace {
 
+// More accounts than any day's run settles (the exchange's account tables hold millions).
+constexpr int64_t kMaxAccountsInADay = 1'000'000'000;
+
 using nlohmann::json;
 
 // The records hold PriceTicks and MicroUsd; the JSON holds their bare integers.
@@ -112,6 +115,11 @@ absl::StatusOr<DayRecord> DecodeDayRecord(std::string_view text) {
       day.concentration_alert_e4 = it->get<int64_t>();
     }
     day.accounts = j.at("accounts").get<int64_t>();
+    // A count the next run reserves room for: a damaged one is refused here, not an abort
+    // there (until 2026-12-07 -1 threw length_error out of the next day's run).
+    if (day.accounts < 0 || day.accounts > kMaxAccountsInADay) {
+      return Corrupt("accounts out of range", text);
+    }
     day.vm_paid = Get<common::MicroUsd>(j, "vm_paid");
     day.calls = j.at("calls").get<int64_t>();
     day.call_total = Get<common::MicroUsd>(j, "call_total");

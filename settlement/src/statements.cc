@@ -204,6 +204,13 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
   fs::path final_dir = fs::path(out_dir) / d;
   fs::path tmp_dir = fs::path(out_dir) / ("." + d + ".tmp");
   std::error_code ec;
+  // The folder the statements are published in must be this user's alone: in one another
+  // user may write, our folder could be swapped for a forged one after the rename, and a
+  // rerun would take that for ours (until 2026-12-07 any folder was taken).
+  if (absl::Status made = storage::MakePrivateDirs(out_dir); !made.ok()) return made;
+  if (absl::Status mine = storage::CheckPrivateDir(out_dir); !mine.ok()) {
+    return absl::Status(mine.code(), absl::StrCat("statements folder: ", mine.message()));
+  }
   fs::remove_all(tmp_dir, ec);
   if (absl::Status made = storage::MakePrivateDirs(tmp_dir.string()); !made.ok()) return made;
   if (absl::Status s = WriteFile(tmp_dir / "settlement_prices.json", SettlementPricesJson(rec));
@@ -214,6 +221,13 @@ absl::Status WriteStatements(Ledger& ledger, common::Date date, const std::strin
     return s;
   int64_t done = 0;
   absl::Status s = ledger.ForEachAccount(date, [&](AccountDay&& a) -> absl::Status {
+    for (const AccountLine& l : a.lines) {
+      if (l.contract < 0 || static_cast<size_t>(l.contract) >= rec.contracts.size()) {
+        return absl::DataLossError(absl::StrCat("ledger: ", a.account, " on ", d,
+                                                ": a line names contract ", l.contract, " of ",
+                                                rec.contracts.size()));
+      }
+    }
     if (!common::IsValidAccountId(a.account)) {
       return absl::InvalidArgumentError(absl::StrCat("account id unusable as a file name: '",
                                                      a.account, "' ", common::kAccountIdRule));

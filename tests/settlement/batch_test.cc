@@ -326,6 +326,28 @@ TEST_F(BatchTest, RerunOfASettledDateChangesNothingAndRestoresLostStatements) {
   EXPECT_EQ(ReadTree(out()), tree);
 }
 
+// The statements' folder must be this user's alone: in one others may write, a published
+// folder could be swapped for a forged one that a rerun then takes for ours. Refused before
+// anything is posted, naming the folder (until 2026-12-07 any folder was taken); a rerun of
+// a settled date refuses it too.
+TEST_F(BatchTest, AStatementsFolderOthersMayWriteIsRefusedBeforeAnythingIsPosted) {
+  FirstDay();
+  std::filesystem::create_directories(out());
+  std::filesystem::permissions(out(), std::filesystem::perms::all);  // 0777
+  auto r = Settle("2027-03-01");
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << r.status();
+  EXPECT_NE(r.status().message().find("statements folder"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find(out()), std::string::npos) << r.status();
+  EXPECT_TRUE(std::filesystem::is_empty(out()));
+  std::filesystem::permissions(out(), std::filesystem::perms::owner_all);  // 0700
+  ASSERT_TRUE(Settle("2027-03-01").ok());  // nothing was posted: the date settles now
+  std::filesystem::remove_all(out() + "/2027-03-01");
+  std::filesystem::permissions(out(), std::filesystem::perms::all);
+  auto rerun = Settle("2027-03-01");
+  EXPECT_EQ(rerun.status().code(), absl::StatusCode::kPermissionDenied) << rerun.status();
+  EXPECT_TRUE(std::filesystem::is_empty(out()));
+}
+
 // A `<out>/<D>` made by someone else while the batch runs (after the check before posting)
 // is left as it is: the statements are not renamed over it, their temporary folder goes.
 TEST_F(BatchTest, AStatementsFolderMadeDuringTheRunIsNotReplaced) {

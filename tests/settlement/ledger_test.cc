@@ -47,6 +47,10 @@ TEST(LedgerTest, EntryEncodingRoundTrips) {
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|").value().lines.size(), 0u);
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3|").status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|0:x:1").status().code(), absl::StatusCode::kDataLoss);
+  // A contract index past int32 is damage, not another contract (until 2026-12-07
+  // 4294967296 read as contract 0).
+  EXPECT_EQ(DecodeAccountDay("A1", "1 2 3 4|4294967296:5:0").status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 DayRecord OneContractDay(common::Date date) {
@@ -129,6 +133,37 @@ TEST(LedgerTest, StoredRowsAreTheDocumentedBytes) {
             R"({"expired":true,"fsp":5101,"last_date":"2027-03-31","last_settle":5050})");
   EXPECT_EQ(get("contracts", "B200-GOLD-US-202704"),
             R"({"expired":false,"fsp":null,"last_date":"2027-03-31","last_settle":5120})");
+}
+
+// A day record's account count, which the next run reserves room for, is refused when out of
+// range (until 2026-12-07 -1 threw length_error out of that run: an abort).
+TEST(LedgerTest, ADayRecordWithAnAccountCountOutOfRangeIsDataLoss) {
+  for (const char* bad : {"-1", "1000000000000"}) {
+    SCOPED_TRACE(bad);
+    TempDir dir;
+    {
+      auto ledger = Ledger::Open(dir.path());
+      ASSERT_TRUE(ledger.ok());
+      ASSERT_TRUE((*ledger)->CommitDay(OneContractDay(D("2027-03-01")), {}, nullptr).ok());
+    }
+    {
+      auto store = storage::KvStore::Open(dir.path(), {.file = kLedgerFile});
+      ASSERT_TRUE(store.ok()) << store.status();
+      auto txn = (*store)->BeginWrite();
+      ASSERT_TRUE(txn.ok());
+      auto text = (*txn)->Get("days", "2027-03-01");
+      ASSERT_TRUE(text.ok() && text->has_value());
+      std::string damaged = **text;
+      const size_t at = damaged.find("\"accounts\":2");
+      ASSERT_NE(at, std::string::npos) << damaged;
+      damaged.replace(at, std::string("\"accounts\":2").size(), std::string("\"accounts\":") + bad);
+      ASSERT_TRUE((*txn)->Put("days", "2027-03-01", damaged).ok());
+      ASSERT_TRUE((*txn)->Commit().ok());
+    }
+    auto ledger = Ledger::Open(dir.path());
+    ASSERT_TRUE(ledger.ok());
+    EXPECT_EQ((*ledger)->ReadDay(D("2027-03-01")).status().code(), absl::StatusCode::kDataLoss);
+  }
 }
 
 TEST(LedgerTest, FailureBeforeCommitLeavesNothing) {

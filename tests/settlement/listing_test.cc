@@ -78,6 +78,19 @@ TEST_F(ListingTest, OnlyContractsListedOnTheDateAndNotPastTheirLastTradingDaySet
   EXPECT_EQ(r->day.contracts[1].sym, "B200-GOLD-US-202705");
 }
 
+// A master without listing dates (a replay's `product` lines before any `time`): the first
+// trade says when trading began, and a first date before its trading day is refused naming
+// that day, a business day: a Friday evening's trade is Monday's (until 2026-12-07 the
+// message named the Saturday).
+TEST_F(ListingTest, AFirstDateBeforeTheFirstTradesDayNamesThatTradingDay) {
+  List(kMar);
+  AddTrade("2027-03-05T17:00:00Z", "5.200", 1, "A", "B");  // Friday, after the close
+  auto r = Settle("2027-03-05");
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find("(the first is listed on 2027-03-08)"), std::string::npos)
+      << r.status();
+}
+
 TEST_F(ListingTest, ASymbolOutsideTheContractSchemeIsNamedUnsettled) {
   security_master::Contract odd;
   odd.sym = "XYZ";
