@@ -89,13 +89,18 @@ void SetupPasswd(CLI::App& parent, ExitCode* rc) {
       "the config; reads standard input",
       RunPasswd);
   cmd->add_flag("--token", flags->token, "Print the SHA-256 hex of a bearer token instead");
+  // Within what the config takes (common::PasswordHashCostIsBounded): a hash past it would be
+  // refused at load, and a --memlimit-kib past 2^54 wrapped in the byte count (until
+  // 2026-12-07 both printed a hash and exited 0).
   cmd->add_option("--opslimit", flags->opslimit,
                   "argon2id passes (default: libsodium's interactive limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1ULL, static_cast<unsigned long long>(common::kMaxPasswordHashPasses)));
   cmd->add_option("--memlimit-kib", flags->memlimit_kib,
                   "argon2id memory in KiB (default: libsodium's interactive limit; lower only "
                   "for test configs)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{8}, static_cast<size_t>(common::kMaxPasswordHashMemoryKib)));
 }
 
 CFX_REGISTER_COMMAND("", SetupPasswd);

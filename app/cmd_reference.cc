@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "cfx/audit/audit_log.h"
 #include "cfx/common/config.h"
+#include "cfx/common/csv.h"
 #include "cfx/common/decimal.h"
 #include "cfx/reference/builder.h"
 #include "cfx/reference/explain.h"
@@ -53,7 +54,7 @@ struct SampleFlags {
 std::optional<common::Date> FlagDate(const std::string& flag, const std::string& text) {
   absl::StatusOr<common::Date> d = common::ParseDate(text);
   if (!d.ok()) {
-    Fail("reference", absl::StrCat(flag, ": ", d.status().message()));
+    Fail("reference", absl::StrCat(flag, ": ", common::Shown(d.status().message())));
     return std::nullopt;
   }
   return *d;
@@ -339,6 +340,9 @@ ExitCode RunExplain(const ExplainFlags& f) {
   return 0;
 }
 
+// What `reference sample` builds in memory at most (about 3 GB).
+constexpr int64_t kMaxSampleObservations = 20'000'000;
+
 ExitCode RunSample(const SampleFlags& f) {
   std::optional<common::Date> from = FlagDate("--from", f.from);
   if (!from) return 2;
@@ -349,7 +353,7 @@ ExitCode RunSample(const SampleFlags& f) {
                 absl::StrCat("--to: at most ", kMaxRangeDays, " days after --from"), 2);
   }
   // The sample is built in memory: 20 million observations a grade at most.
-  if (static_cast<int64_t>(to->days - from->days + 1) * f.per_day > 20'000'000) {
+  if (static_cast<int64_t>(to->days - from->days + 1) * f.per_day > kMaxSampleObservations) {
     return Fail("reference sample",
                 "--per-day x the days from --from to --to: at most 20,000,000 observations", 2);
   }
@@ -375,6 +379,18 @@ ExitCode RunSample(const SampleFlags& f) {
     }
   }
   if (*to < *from) return Fail("reference sample", "--to is before --from", 2);
+  // And in all: every grade (gpu x tier x region) gets --per-day a day, so the lists, which
+  // are not bounded themselves (a name may come twice), multiply it. Until 2026-12-07 only a
+  // grade's count was: 48 grades of a year at 50,000 a day ran out of memory and aborted.
+  const int64_t grades = static_cast<int64_t>(options.gpus.size()) * common::kNumTiers *
+                         static_cast<int64_t>(options.regions.size());
+  if (grades * (to->days - from->days + 1) * f.per_day > kMaxSampleObservations) {
+    return Fail("reference sample",
+                absl::StrCat("--per-day x the days x the ", grades,
+                             " grades (--gpus x 4 tiers x --regions): at most 20,000,000 "
+                             "observations in all"),
+                2);
+  }
   reference::SampleData data = reference::GenerateSample(options);
   if (absl::Status s = reference::WriteSampleFiles(data, f.out); !s.ok()) {
     return Fail("reference sample", s);

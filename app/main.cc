@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <string>
@@ -10,6 +11,39 @@
 
 #include "registry.h"
 #include "run_status.h"
+
+namespace {
+
+// Every integer option is read as a plain decimal number: CLI11 converts with base 0, so
+// "010" was 8, "0x10" 16, and "-1" wrapped to 2^64 - 1 for an unsigned one (until
+// 2026-12-07). A value of another form is refused as a usage error naming the option.
+void RequireDecimalIntegers(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options()) {
+    const std::string type = opt->get_type_name();
+    const bool is_signed = type == "INT" || type.rfind("INT:", 0) == 0;
+    const bool is_unsigned = type == "UINT" || type.rfind("UINT:", 0) == 0;
+    if (!is_signed && !is_unsigned) continue;
+    // A transform (check() would not let it drop the zeros), first of the option's checks.
+    opt->transform(CLI::Validator(
+        [is_signed](std::string& v) -> std::string {
+          const size_t sign = is_signed && !v.empty() && v[0] == '-' ? 1 : 0;
+          if (sign == v.size()) return "'" + v + "' is not a decimal integer";
+          for (size_t i = sign; i < v.size(); ++i) {
+            if (v[i] < '0' || v[i] > '9') return "'" + v + "' is not a decimal integer";
+          }
+          // Leading zeros go, so that CLI11's base-0 conversion reads "010" as 10, not 8.
+          const size_t digits = v.find_first_not_of('0', sign);
+          v.erase(sign, (digits == std::string::npos ? v.size() - 1 : digits) - sign);
+          return std::string();
+        },
+        "", "decimal"));
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    RequireDecimalIntegers(sub);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Past a file size limit a write fails with EFBIG, which storage reports as disk full
@@ -64,12 +98,18 @@ int main(int argc, char** argv) {
     at = *it;
   }
 
+  RequireDecimalIntegers(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help (0) prints and exits; every other parse error is a usage error: exit 2, as
     // docs/settlement.md says for settle, not CLI11's own 100-odd codes.
     return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    // A library's exception no command caught (a file system call on a folder it may not
+    // search): a clear failure, exit 1, not an abort with a core dump.
+    std::cerr << "cfx: " << e.what() << "\n";
+    return 1;
   }
   // Output a command wrote that did not reach its destination (a full disk under `> file`, a
   // closed pipe) is a failure, not a success with a file cut short.

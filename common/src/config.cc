@@ -229,7 +229,7 @@ absl::Status ConfigParser::Replication() {
   if (rc.replicas < 1 || rc.replicas > 5) return r.Error(t->get("replicas"), "replication.replicas", "must be 1..5");
   if (rc.lease_ttl_ms < 500) return r.Error(t->get("lease_ttl_ms"), "replication.lease_ttl_ms", "must be >= 500");
   if (rc.timeout_ms < 100) return r.Error(t->get("timeout_ms"), "replication.timeout_ms", "must be >= 100");
-  if (rc.timeout_ms * 2 > rc.lease_ttl_ms) {
+  if (int64_t{rc.timeout_ms} * 2 > rc.lease_ttl_ms) {  // in int64: the settings reach INT32_MAX
     return r.Error(t->get("timeout_ms"), "replication.timeout_ms",
                    "must be at most half of lease_ttl_ms (a renewal must fit in the lease)");
   }

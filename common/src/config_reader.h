@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cfx/common/csv.h"
 #include "toml++/toml.h"
 
 namespace cfx::common::internal {
@@ -27,7 +28,9 @@ class Reader {
     if (node && node->source().begin.line > 0) {
       absl::StrAppend(&where, ":", node->source().begin.line);
     }
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", key, ": ", what));
+    // Keys and values come from the file (a quoted key may hold any escape): shown with
+    // control bytes escaped, never raw to a terminal (until 2026-12-07 they were).
+    return absl::InvalidArgumentError(Shown(absl::StrCat(where, ": ", key, ": ", what)));
   }
 
   template <typename T>

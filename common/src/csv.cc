@@ -31,25 +31,6 @@ bool IsDigits(absl::string_view s) {
   return true;
 }
 
-// Text from the file as a message can show it: a control byte or one of 0x7F and up as
-// \xNN (a bare CR as \r), so an error never carries raw bytes to a terminal or a log.
-std::string Shown(absl::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c >= 0x7F) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 // What differs between the expected header and the one given, column by column: the first
 // column whose name is not the expected one, a missing one, or an extra one.
 std::string HeaderDifference(const std::vector<absl::string_view>& expected,
@@ -74,6 +55,25 @@ std::string HeaderDifference(const std::vector<absl::string_view>& expected,
 }
 
 }  // namespace
+
+// Text from the file as a message can show it: a control byte or one of 0x7F and up as
+// \xNN (a bare CR as \r), so an error never carries raw bytes to a terminal or a log.
+std::string Shown(absl::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
 
 absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
                       absl::string_view reason_in) {

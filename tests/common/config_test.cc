@@ -95,6 +95,10 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "replication.lease_ttl_ms"},
       {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 1000\ntimeout_ms = 900\n",
        "replication.timeout_ms: must be at most half"},
+      // Large enough that twice the timeout wrapped past int (until 2026-12-07: taken).
+      {"[replication]\nservers = [\"nats://a:1\"]\nlease_ttl_ms = 2000000000\n"
+       "timeout_ms = 1500000000\n",
+       "replication.timeout_ms: must be at most half"},
       {"[replication]\nservers = [\"nats://a:1\"]\nbogus = 1\n", "replication.bogus: unknown key"},
       {"[limits]\nfix_max_connections = 0\n",
        "cfg.toml:2: limits.fix_max_connections: must be >= 1"},
@@ -172,6 +176,21 @@ void ExpectRefusedWithoutEcho(const std::string& toml, const std::string& expect
   ASSERT_FALSE(c.ok()) << toml;
   EXPECT_NE(c.status().message().find(expect), std::string::npos) << c.status();
   EXPECT_EQ(c.status().message().find(secret), std::string::npos) << c.status();
+}
+
+// Keys and values from the file reach the error escaped: a holiday or a quoted key holding a
+// terminal's escape sequence is shown as \x1b..., never raw (until 2026-12-07 it was).
+TEST(ConfigTest, ErrorsShowControlBytesEscaped) {
+  for (const char* toml :
+       {"[exchange]\nholidays = [\"\\u001b[2J\"]\n", "[exchange]\n\"\\u001b[31m\" = 1\n"}) {
+    SCOPED_TRACE(toml);
+    auto c = common::ParseConfig(toml, "cfg.toml");
+    ASSERT_FALSE(c.ok());
+    const std::string message(c.status().message());
+    EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
+    EXPECT_NE(message.find("\\x1b"), std::string::npos) << message;
+    EXPECT_NE(message.find("cfg.toml:2: exchange."), std::string::npos) << message;
+  }
 }
 
 TEST(ConfigTest, PlainPasswordIsAnErrorNamingFileAndLine) {

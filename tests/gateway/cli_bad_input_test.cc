@@ -171,6 +171,14 @@ TEST(CliBadInputTest, ReferenceRangesTooLargeToHoldAreRefused) {
                      "/sample --from 2027-03-01 --to 2028-03-01 --per-day 1000000");
   EXPECT_EQ(many.exit_code, 2) << many.output;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/sample"));
+  // Within a grade's bound, past it in all (until 2026-12-07 only a grade's was checked):
+  // 12 grades x 366 days x 5,000.
+  auto grades = RunCfx("reference sample --out " + dir.path() +
+                       "/sample --from 2027-03-01 --to 2028-03-01 --per-day 5000 "
+                       "--gpus B200,H100,B200 --regions US");
+  EXPECT_EQ(grades.exit_code, 2) << grades.output;
+  EXPECT_NE(grades.output.find("12 grades"), std::string::npos) << grades.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/sample"));
 }
 
 TEST(CliBadInputTest, OutOfRangeFlagValuesAreUsageErrors) {

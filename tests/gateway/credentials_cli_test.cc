@@ -48,6 +48,19 @@ TEST_F(PasswdCliTest, PrintedHashVerifiesTheTypedPassword) {
   EXPECT_EQ(Trimmed(r.output).rfind("$argon2id$v=19$m=8,t=1,p=1$", 0), 0u) << r.output;
   EXPECT_TRUE(common::VerifyPassword(Trimmed(r.output), "pw"));
   EXPECT_EQ(Passwd("--opslimit 0", "pw").exit_code, 2);
+  // Past what the config takes (16 passes, 1 GiB), or past 2^54 KiB, which wrapped the byte
+  // count to 8 KiB: refused naming the flag, not a hash the config then refuses (until
+  // 2026-12-07 both printed one and exited 0).
+  for (const char* flags :
+       {"--opslimit 17", "--memlimit-kib 1048577", "--memlimit-kib 18014398509481992"}) {
+    SCOPED_TRACE(flags);
+    r = Passwd(flags, "pw");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output.find("$argon2id"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(std::string(flags).substr(0, std::string(flags).find(' '))),
+              std::string::npos)
+        << r.output;
+  }
 }
 
 TEST_F(PasswdCliTest, TokenModePrintsTheSha256TheConfigStores) {

@@ -29,6 +29,11 @@
 namespace cfx::common {
 
 // "file:line: column NAME: reason", or "file:line: reason" when `column` is empty.
+// Text from outside (a file, a flag) as a message can show it: a control byte or one of 0x7F
+// and up as \xNN (a bare CR as \r), so an error never carries raw bytes to a terminal or a
+// log.
+std::string Shown(absl::string_view text);
+
 absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
                       absl::string_view reason);
 
