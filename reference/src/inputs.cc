@@ -19,6 +19,11 @@ constexpr std::array<const char*, 5> kLeaseNames = {"on_demand", "reserved_1m", 
 // Values above 10^9 (USD per GPU-hour, GPU-hours, tokens/s) are data errors; the bound also
 // keeps every weight and product of the methodology far inside 64/128-bit integers.
 constexpr int64_t kMaxInputE6 = 1'000'000'000LL * 1'000'000;
+// The GPU-hours of one observations file together (a day's market trades far fewer): a
+// fix's volume, the sum of the hours it used, fits int64 micro-hours with room to spare.
+// Until 2026-12-07 about 9,300 rows of 10^9 hours wrapped the volume negative, and the
+// stored record was then refused on reading.
+constexpr int64_t kMaxTotalHoursE6 = 1'000'000'000'000LL * 1'000'000;
 
 absl::StatusOr<int64_t> PositiveScaled(absl::string_view f) {
   absl::StatusOr<int64_t> v = common::ParseScaled(f, kInputScale);
@@ -103,6 +108,7 @@ absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view 
   common::CsvReader csv(text, file, kObservationsHeader);
   std::vector<Observation> out;
   out.reserve(text.size() / 64);
+  int64_t total_hours_e6 = 0;  // a fix's volume sums a subset of them: it fits when this does
   while (csv.Next()) {
     const std::vector<absl::string_view>& f = csv.fields();
     Observation o;
@@ -134,6 +140,10 @@ absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view 
     absl::StatusOr<int64_t> hours = PositiveScaled(f[8]);
     if (!hours.ok()) return csv.Error(8, hours.status().message());
     o.gpu_hours_e6 = *hours;
+    if (*hours > kMaxTotalHoursE6 - total_hours_e6) {
+      return csv.Error(8, "the file's gpu_hours add up to more than 10^12");
+    }
+    total_hours_e6 += *hours;
     out.push_back(std::move(o));
   }
   if (!csv.status().ok()) return csv.status();

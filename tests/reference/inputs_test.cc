@@ -147,6 +147,23 @@ TEST(ObservationsCsvTest, RejectsEachMalformedColumn) {
                  "unexpected space or quote");
 }
 
+// A fix's volume sums the GPU-hours it used: the file's together are bounded (10^12) so that
+// it fits int64 micro-hours; until 2026-12-07 about 9,300 rows of 10^9 wrapped it negative and
+// the stored record was refused on reading. The row that passes the bound is named.
+TEST(ObservationsCsvTest, TheFilesGpuHoursTogetherAreBounded) {
+  std::string text = std::string(kObservationsHeader) + "\n";
+  for (int i = 0; i < 1000; ++i) {
+    text += "2027-03-01T10:00:00Z,P" + std::to_string(i % 3) +
+            ",B200,GOLD,US,on_demand,trade,5,1000000000\n";
+  }
+  EXPECT_TRUE(ParseObservationsCsv(text, "obs.csv").ok());  // exactly 10^12
+  text += "2027-03-01T10:00:00Z,P0,B200,GOLD,US,on_demand,trade,5,0.000001\n";
+  absl::StatusOr<std::vector<Observation>> r = ParseObservationsCsv(text, "obs.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("obs.csv:1002: column gpu_hours: the file's gpu_hours add up to more"));
+}
+
 TEST(ObservationsCsvTest, IneligibleRowsAreValidatedToo) {
   // A spot quote for another gpu is never eligible, but its bad price still stops the run.
   ExpectObsError("2027-03-01T10:00:00Z,Acme,H100,BRNZ,EU,spot,quote,x,1", "price", "not a decimal");
