@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cfx/storage/private_files.h"
+
 namespace cfx::demo {
 namespace {
 
@@ -29,8 +31,10 @@ absl::Status PrepareOut(const std::string& out) {
   }
   fs::create_directories(out, ec);
   if (ec) return absl::UnavailableError("cannot create " + out + ": " + ec.message());
-  std::ofstream(fs::path(out) / kMarker) << "written by cfx demo; wiped by the next run\n";
-  return absl::OkStatus();
+  // The marker is what lets the next run wipe the folder: one not written is an error now
+  // (until 2026-12-07 it went unchecked).
+  return storage::WritePrivateFile((fs::path(out) / kMarker).string(),
+                                   "written by cfx demo; wiped by the next run\n");
 }
 
 }  // namespace cfx::demo

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cfx/storage/private_files.h"
 #include "demo_html.h"
 #include "demo_internal.h"
 #include "nlohmann/json.hpp"
@@ -294,15 +295,16 @@ std::string Markdown(const DemoRun& run) {
 }  // namespace
 
 absl::Status WriteReport(const DemoRun& run, const DemoPaths& paths, std::ostream& out) {
-  const std::string md = Markdown(run);
-  std::ofstream f(paths.out + "/report.md");
-  f << md;
+  // Each file whole or not at all (0600, a temporary file renamed), an error naming it: until
+  // 2026-12-07 a full disk could leave a report cut short and the run exiting 0.
   const nlohmann::json report = ToJson(run);
-  std::ofstream j(paths.out + "/report.json");
-  j << report.dump(2) << "\n";
-  std::ofstream h(paths.out + "/report.html");
-  h << RenderHtmlReport(report);
-  if (!f || !j || !h) return absl::UnavailableError("cannot write the report in " + paths.out);
+  for (const auto& [name, text] : {std::pair<const char*, std::string>{"report.md", Markdown(run)},
+                                   {"report.json", report.dump(2) + "\n"},
+                                   {"report.html", RenderHtmlReport(report)}}) {
+    if (absl::Status s = storage::WritePrivateFile(paths.out + "/" + name, text); !s.ok()) {
+      return s;
+    }
+  }
   const TradingResult& t = run.trading;
   int64_t rejects = 0;
   for (const auto& [k, v] : t.rejects) rejects += v;
