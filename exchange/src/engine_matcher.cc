@@ -162,12 +162,13 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     c.close_day_orders = config.close_day_orders ? 1 : 0;
     out.push_back(c);
   }
+  // Each account whose configured collateral differs from the sequenced one (an account no
+  // RiskCmd named has 0, as in the margin check).
   for (const auto& [name, amount] : config.collateral) {
     auto it = options_.collateral.find(name);
-    if (risk_recorded_ && it != options_.collateral.end() && it->second == amount) continue;
-    if (!risk_recorded_ && amount == common::MicroUsd(0)) continue;  // 0 is the default
-    if (risk_recorded_ && it == options_.collateral.end() && amount == common::MicroUsd(0))
-      continue;
+    const common::MicroUsd sequenced =
+        it == options_.collateral.end() ? common::MicroUsd(0) : it->second;
+    if (sequenced == amount) continue;
     engine::RiskCmd c;
     if (!c.acct.Assign(name)) continue;  // not an account id the engine can hold
     c.collateral = amount;

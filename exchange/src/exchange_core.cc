@@ -40,7 +40,7 @@ absl::StatusOr<RecoveryInfo> ExchangeCore::Start() {
 
   // The risk settings are read before anything is offered, and sequenced after the time
   // and the listing (which take no risk decision) and before any client's input.
-  std::vector<engine::RiskCmd> risk = m.matcher->RiskCmdsFor(mo);
+  std::vector<engine::RiskCmd> risk = m.matcher->RiskCmdsFor(m.RiskSettingsFromConfig());
   if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
   if (absl::Status s = m.ListMonths(now, &info.listed); !s.ok()) return s;
   if (absl::Status s = m.OfferAll(risk); !s.ok()) return s;
@@ -89,7 +89,7 @@ absl::Status ExchangeCore::Promote(int64_t timeout_ms, const std::atomic<bool>* 
     m.listed_month_index = -1;
   }
   const engine::Timestamp now = m.StartTime();
-  std::vector<engine::RiskCmd> risk = m.matcher->RiskCmdsFor(m.MatcherOptionsFromConfig());
+  std::vector<engine::RiskCmd> risk = m.matcher->RiskCmdsFor(m.RiskSettingsFromConfig());
   if (absl::Status s = m.OfferRetrying(engine::TimeCmd{now}); !s.ok()) return s;
   if (absl::Status s = m.ListMonths(now, nullptr); !s.ok()) return s;
   if (absl::Status s = m.OfferAll(risk); !s.ok()) return s;

@@ -122,8 +122,14 @@ class ExchangeCore::Impl : public journal::PipelineListener<Outcome> {
   absl::Status ListMonths(engine::Timestamp now, std::vector<std::string>* added);
 
   // --- Start's steps (controlling thread, in this order) -----------------------------------
-  // The matcher's options: the config's calendar and collateral, the options' risk switch.
+  // The matcher's options: the config's calendar, the options' risk switch. What every
+  // matcher of this core starts with (the live one, the trade store's rebuild, the reports'
+  // replay): no collateral, which comes only from sequenced RiskCmds, so that a replay under
+  // another config decides as the run did.
   MatcherOptions MatcherOptionsFromConfig() const;
+  // The same with the config's collateral: what RiskCmdsFor compares the recovered settings
+  // with, to sequence each difference.
+  MatcherOptions RiskSettingsFromConfig() const;
 
   // Sequences `risk` (EngineMatcher::RiskCmdsFor this start's config and options, read
   // before anything was offered: the matcher was idle, so the read raced with nothing):

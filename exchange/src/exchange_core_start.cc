@@ -44,9 +44,15 @@ MatcherOptions ExchangeCore::Impl::MatcherOptionsFromConfig() const {
   mo.max_open_orders_per_account = config.limits.max_open_orders_per_account;
   // The configured accounts, with room for as many again (an account added at a restart).
   mo.engine.account_capacity = std::max<size_t>(64, 2 * config.accounts.size());
-  for (const common::AccountConfig& a : config.accounts) {
-    mo.collateral[a.id] = a.collateral;
-  }
+  // No collateral: until 2026-12-07 the config's seeded every matcher, so an account whose
+  // collateral was never sequenced (0 at the first start, or added at 0 later) replayed its
+  // refused orders under a raised amount and took them.
+  return mo;
+}
+
+MatcherOptions ExchangeCore::Impl::RiskSettingsFromConfig() const {
+  MatcherOptions mo = MatcherOptionsFromConfig();
+  for (const common::AccountConfig& a : config.accounts) mo.collateral[a.id] = a.collateral;
   return mo;
 }
 

@@ -56,6 +56,15 @@ absl::Status TradeRecorder::Commit() {
     // committer off it (`committing_`) while this thread writes.
     std::unique_lock<std::mutex> lock(commit_mu_);
     commit_cv_.wait(lock, [&] { return !committing_; });
+    if (given_up_) {
+      // Rows were dropped after the store's last_seq: a commit now would move last_seq past
+      // them, and the next start's rebuild would skip them. Nothing more this run.
+      ops_.clear();
+      pending_inputs_ = 0;
+      return absl::FailedPreconditionError(
+          "the trade store gave up committing for this run; the next start rebuilds it from the "
+          "journal");
+    }
     if (handed_seq_ > last_seq()) {  // handed over but not written (or failed): goes first
       batch.swap(handed_);
       seq = handed_seq_;
@@ -93,6 +102,13 @@ absl::Status TradeRecorder::CommitInBackground() {
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(commit_mu_);
+    if (given_up_) {  // the next start rebuilds the store from the journal
+      ops_.clear();
+      pending_inputs_ = 0;
+      error = commit_error_;
+      commit_error_ = absl::OkStatus();
+      return error;
+    }
     wake = committer_waiting_;
     if (pending_inputs_ > 0) {
       if (handed_.empty()) {
@@ -104,6 +120,7 @@ absl::Status TradeRecorder::CommitInBackground() {
       handed_seq_ = pending_seq_;
     }
     if (commit_failed_) {  // report once, then let the committer retry with this batch
+      // (after giving up, the error of the give-up is reported by the branch above)
       error = commit_error_;
       commit_error_ = absl::OkStatus();
       commit_failed_ = false;
@@ -153,9 +170,28 @@ void TradeRecorder::RunCommitter() {
       handed_.swap(batch);
       commit_failed_ = true;
       commit_error_ = s;
+      if (handed_.size() > max_held_rows_) {
+        // Held without bound, each retry re-serialising them all: given up for this run.
+        // Nothing more is committed, so the store's last_seq stays before every row dropped,
+        // and the next start's catch-up (RecordJournalTail) writes them from the journal.
+        std::vector<Op>().swap(handed_);
+        given_up_ = true;
+        commit_error_ = absl::Status(
+            s.code(),
+            absl::StrCat(s.message(),
+                         "; the trade store stops committing for this run "
+                         "(more than ",
+                         max_held_rows_,
+                         " rows held) and is rebuilt from the journal at the next start"));
+      }
     }
     commit_cv_.notify_all();
   }
+}
+
+bool TradeRecorder::given_up() const {
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  return given_up_;
 }
 
 bool TradeRecorder::WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const {

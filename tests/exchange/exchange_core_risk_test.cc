@@ -188,6 +188,72 @@ TEST(ExchangeCoreTest, AMonthListedBeforeAnyMarginIsNotRefused) {
   ASSERT_TRUE(core.Stop().ok());
 }
 
+// The same for an account whose collateral no RiskCmd named yet: 0 at the first start (or an
+// account added at 0 later) is sequenced state too, so raising it at a restart does not make
+// its refused orders replay as taken. Until 2026-12-07 every matcher started from the
+// config's collateral and only differences from it were sequenced: the refused order was
+// accepted in the replay, the state hash changed, and the raise never reached the journal.
+TEST(ExchangeCoreTest, AnAccountsCollateralNeverSequencedReplaysAtZeroUnderARaise) {
+  for (const int64_t snapshot_every : {0, 1}) {
+    SCOPED_TRACE(snapshot_every);
+    testing::TempDir dir;
+    common::ExchangeConfig config = testing::TestConfig();
+    config.accounts[1].collateral = common::MicroUsd(0);  // A1
+    ExchangeOptions options = testing::TestOptions(dir.path());
+    options.snapshot_every = snapshot_every;
+    uint64_t hash = 0;
+    {
+      ExchangeCore core(config, options);
+      ASSERT_TRUE(core.Start().ok());
+      ASSERT_TRUE(
+          core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+      SubmitOrDie(core, Order("zero", "A1", engine::Side::kBuy, 5000, 1));  // refused
+      ASSERT_TRUE(core.Flush().ok());
+      ASSERT_FALSE(core.FindOrder("A1", "zero").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    {
+      ExchangeCore core(config, options);
+      auto info = core.Start();
+      ASSERT_TRUE(info.ok()) << info.status();
+      hash = info->state_hash;
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    common::ExchangeConfig raised = config;
+    raised.accounts[1].collateral = common::MicroUsd(50'000'000'000);
+    common::ExchangeConfig added = config;  // A4 joins at 0, then is raised
+    added.accounts.push_back(common::AccountConfig{"A4", "F1", common::MicroUsd(0)});
+    {
+      ExchangeCore core(raised, options);
+      auto info = core.Start();
+      ASSERT_TRUE(info.ok()) << info.status();
+      EXPECT_EQ(info->state_hash, hash) << "the refusal of 'zero' replayed as acknowledged";
+      EXPECT_FALSE(core.FindOrder("A1", "zero").has_value());
+      // The raise is sequenced: what follows is decided under it.
+      SubmitOrDie(core, Order("after", "A1", engine::Side::kBuy, 5000, 1));
+      ASSERT_TRUE(core.Flush().ok());
+      EXPECT_TRUE(core.FindOrder("A1", "after").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    {
+      ExchangeCore core(added, options);
+      ASSERT_TRUE(core.Start().ok());
+      SubmitOrDie(core, Order("a4", "A4", engine::Side::kBuy, 5000, 1));  // refused at 0
+      ASSERT_TRUE(core.Flush().ok());
+      ASSERT_FALSE(core.FindOrder("A4", "a4").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+    added.accounts.back().collateral = common::MicroUsd(50'000'000'000);
+    {
+      ExchangeCore core(added, options);
+      ASSERT_TRUE(core.Start().ok());
+      EXPECT_FALSE(core.FindOrder("A4", "a4").has_value());
+      EXPECT_TRUE(core.FindOrder("A1", "after").has_value());
+      ASSERT_TRUE(core.Stop().ok());
+    }
+  }
+}
+
 // SPEC §5: a restart replays the journal to the identical state, also when the next start
 // has other risk settings (the check switched off, collateral raised): they are sequenced
 // inputs, so the inputs before them replay under the settings they were decided with, and

@@ -186,5 +186,49 @@ TEST(TradeRecorderTest, ASynchronousCommitDuringTheGapLeavesOneWriter) {
   EXPECT_EQ((*reopened)->last_seq(), seq);
 }
 
+// Failed background commits (here a full map) keep their rows for a retry, each later batch
+// appended: past TradeRecorder::kMaxHeldRows the store gives up for the run, holding nothing
+// and committing nothing more (its last_seq stays before every row dropped, so the next
+// start's rebuild from the journal writes them). Until 2026-12-07 every later row was held
+// and re-serialised at each retry, without bound.
+TEST(TradeRecorderTest, AfterFailedCommitsTheRowsHeldAreBoundedAndTheStoreGivesUp) {
+  testsupport::TempDir dir("cfx_recorder");
+  ASSERT_FALSE(dir.path().empty());
+  constexpr uint64_t kMap = 1 << 20;  // 1 MiB: full after about a hundred 8 KiB rows
+  uint64_t committed = 0;
+  {
+    auto recorder =
+        TradeRecorder::Open(dir.path(), kDefaultEndedOrdersKept, common::BusinessCalendar(), kMap);
+    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    (*recorder)->LimitHeldRows(64);
+    const std::string big(8192, 'x');
+    bool failed = false;
+    uint64_t seq = 0;
+    while (seq < 5000 && !(*recorder)->given_up()) {
+      ++seq;
+      (*recorder)->PutMeta("k" + std::to_string(seq), big);
+      (*recorder)->EndInput(seq);
+      failed |= !(*recorder)->CommitInBackground().ok();
+      (*recorder)->WaitCommitted(seq, std::chrono::seconds(10));
+    }
+    ASSERT_TRUE((*recorder)->given_up()) << "after " << seq << " inputs";
+    EXPECT_LT(seq, 1000u);
+    EXPECT_TRUE(failed);
+    committed = (*recorder)->last_seq();
+    EXPECT_GT(committed, 0u);
+    EXPECT_LT(committed, seq);
+    // Nothing more is written this run, in the background or by a synchronous Commit.
+    (*recorder)->PutMeta("after", "x");
+    (*recorder)->EndInput(seq + 1);
+    (*recorder)->CommitInBackground().IgnoreError();
+    EXPECT_FALSE((*recorder)->Commit().ok());
+    EXPECT_EQ((*recorder)->last_seq(), committed);
+  }
+  auto reopened =
+      TradeRecorder::Open(dir.path(), kDefaultEndedOrdersKept, common::BusinessCalendar(), kMap);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ((*reopened)->last_seq(), committed);
+}
+
 }  // namespace
 }  // namespace cfx::exchange

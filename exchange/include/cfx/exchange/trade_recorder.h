@@ -107,6 +107,13 @@ class TradeRecorder {
   // Waits until inputs up to `seq` are committed (true), or `timeout` passes, or a background
   // commit has failed (false).
   bool WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const;
+  // Rows held for a retry after failed background commits (a full map, a failing disk): past
+  // this many the store gives up for the rest of the run (kept rows dropped, nothing more
+  // committed, the error reported once) and the next start rebuilds it from the journal.
+  // Until 2026-12-07 every later row was held and re-serialised at each retry, without bound.
+  static constexpr size_t kMaxHeldRows = size_t{1} << 20;
+  void LimitHeldRows(size_t rows) { max_held_rows_ = rows; }  // before the first commit
+  bool given_up() const;
   // The committer's shortest gap between transactions: at a trickle of orders a flush per
   // order would sit on the one disk in front of the journal's next commit.
   static constexpr std::chrono::milliseconds kMinCommitInterval{10};
@@ -201,6 +208,8 @@ class TradeRecorder {
   // publisher thread's time in `cfx bench fix` (docs/performance.md).
   bool committer_waiting_ = false;
   bool commit_failed_ = false;    // the last background transaction failed
+  bool given_up_ = false;         // past max_held_rows_ after a failure: no more commits
+  size_t max_held_rows_ = kMaxHeldRows;
   mutable int commit_waiters_ = 0;  // WaitCommitted calls waiting: commit without the gap
   absl::Status commit_error_;     // not yet reported by CommitInBackground
   std::thread committer_;         // started by the first CommitInBackground
