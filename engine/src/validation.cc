@@ -124,8 +124,12 @@ RejectReason Engine::ValidateReplace(const ReplaceCmd& c, const Order& o, const 
     }
     *px = c.px.ticks;
   }
-  if (o.post_only && !o.is_stop_pending() && book.state() == TradingState::kOpen && *px != o.px &&
-      *qty > o.cum && book.WouldCross(o.side, *px)) {
+  // Checked whenever the replace loses priority (a new price, or more quantity): the order
+  // then enters the book again as an aggressor. A book left crossed (pre_open -> halted ->
+  // open runs no auction) made a quantity-only raise trade a post-only order until
+  // 2026-12-07.
+  if (o.post_only && !o.is_stop_pending() && book.state() == TradingState::kOpen &&
+      (*px != o.px || *qty > o.qty) && *qty > o.cum && book.WouldCross(o.side, *px)) {
     return RejectReason::kPostOnlyWouldCross;
   }
   return RejectReason::kNone;

@@ -157,6 +157,23 @@ TEST(ValidationTest, RefusedReplaceIsCancelRejectedWithReasonAndOrderUnchanged) 
   EXPECT_NE(out.back().find(R"("bids":[["4.900",2,1]])"), std::string::npos);
 }
 
+// SPEC §4: a post-only order never trades on arrival, and a replace that loses priority
+// arrives again. On a book left crossed (pre_open -> halted -> open runs no auction) a
+// replace that only raises the quantity is refused post_only_would_cross, the order
+// unchanged; until 2026-12-07 only a new price was checked, and it traded as the aggressor.
+TEST(ValidationTest, APostOnlyReplaceThatRaisesTheQuantityIsCheckedForCrossing) {
+  auto out = RunNoSeq({ProductLine(), StateLine("pre_open"),
+                       Limit("b1", "A1", "buy", "5.010", 5, R"(,"post_only":true)"),
+                       Limit("s1", "B1", "sell", "5.000", 5), StateLine("halted"),
+                       StateLine("open"), ReplaceLine("b1b", "b1", "A1", R"(,"qty":6)"),
+                       ReplaceLine("b1c", "b1", "A1", R"(,"qty":4)")});
+  EXPECT_TRUE(Grep(out, "\"trade\"").empty()) << out.back();
+  auto rej = Grep(out, "cancel_rejected");
+  ASSERT_EQ(rej.size(), 1u);
+  EXPECT_NE(rej[0].find("post_only_would_cross"), std::string::npos) << rej[0];
+  EXPECT_EQ(Grep(out, "\"replaced\"").size(), 1u);  // lowering keeps priority: taken
+}
+
 // EngineConfig::max_price (what `cfx serve` sets; none in `cfx replay`): a limit price above
 // it is price_outside_band at entry and at replace, also on a contract without a band; at it,
 // and for a stop's trigger price, orders are taken.
