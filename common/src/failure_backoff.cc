@@ -1,10 +1,25 @@
 #include "cfx/common/failure_backoff.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 namespace cfx {
 namespace common {
+
+std::string PeerKey(const std::string& address) {
+  in6_addr a;
+  if (address.find(':') == std::string::npos || ::inet_pton(AF_INET6, address.c_str(), &a) != 1) {
+    return address;
+  }
+  if (IN6_IS_ADDR_V4MAPPED(&a)) return address;
+  std::memset(a.s6_addr + 8, 0, 8);
+  char text[INET6_ADDRSTRLEN];
+  if (::inet_ntop(AF_INET6, &a, text, sizeof text) == nullptr) return address;
+  return std::string(text) + "/64";
+}
 
 FailureBackoff::FailureBackoff(BackoffOptions options, Clock clock)
     : options_(options), max_ns_(options.max_ms * 1000000), clock_(std::move(clock)) {

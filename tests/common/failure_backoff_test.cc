@@ -85,5 +85,17 @@ TEST_F(FailureBackoffTest, ZeroInitialTurnsItOff) {
   EXPECT_EQ(b.size(), 0u);
 }
 
+// The per-peer bounds (HTTP and FIX) count an IPv6 client by its /64: one host given a prefix
+// cannot pass for thousands of peers (until 2026-12-07 each /128 was a peer of its own).
+TEST(PeerKeyTest, IPv6ByItsSlash64AndIPv4AsItIs) {
+  EXPECT_EQ(PeerKey("10.1.2.3"), "10.1.2.3");
+  EXPECT_EQ(PeerKey("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64");
+  EXPECT_EQ(PeerKey("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+  EXPECT_NE(PeerKey("2001:db8:1:3::1"), PeerKey("2001:db8:1:2::1"));
+  EXPECT_EQ(PeerKey("::ffff:10.1.2.3"), "::ffff:10.1.2.3");  // IPv4 on a dual-stack listener
+  EXPECT_EQ(PeerKey("?"), "?");
+  EXPECT_EQ(PeerKey(""), "");
+}
+
 }  // namespace
 }  // namespace cfx::common

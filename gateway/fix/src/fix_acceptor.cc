@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "cfx/common/failure_backoff.h"
 #include "cfx/concurrency/thread_name.h"
 #include "fix_connection.h"
 
@@ -133,14 +134,17 @@ void BoundAcceptor::AcceptLoop() {
       ::close(fd);
       continue;
     }
+    // Counted by its /64 when IPv6 (until 2026-12-07 by the whole address: one host drawing
+    // addresses from its prefix had no bound).
+    const std::string key = common::PeerKey(peer);
     std::lock_guard<std::mutex> lock(mu_);
-    int& from_peer = per_peer_[peer];
+    int& from_peer = per_peer_[key];
     const bool peer_full = from_peer >= limits_.max_connections_per_peer;
     int held = 0;
     for (const auto& c : connections_) held += c->evicted || c->done ? 0 : 1;
     const bool full = !peer_full && held >= limits_.max_connections && !MakeRoom();
     if (full || peer_full) {
-      if (from_peer == 0) per_peer_.erase(peer);
+      if (from_peer == 0) per_peer_.erase(key);
       counters_.refused.fetch_add(1, std::memory_order_relaxed);
       LogRefusal(peer, full ? "refused: max_connections reached"
                             : "refused: max_connections_per_peer reached");
@@ -153,13 +157,14 @@ void BoundAcceptor::AcceptLoop() {
     Connection* c = connections_.back().get();
     c->own_fd = own_fd;
     c->peer = peer;
+    c->peer_key = key;
     try {
       StartConnection(c, fd);
     } catch (const std::system_error&) {  // no thread to be had: refuse this connection
       ::close(fd);
       ::close(own_fd);
       connections_.pop_back();
-      if (--per_peer_[peer] <= 0) per_peer_.erase(peer);
+      if (--per_peer_[key] <= 0) per_peer_.erase(key);
     }
   }
 }
@@ -199,7 +204,7 @@ void BoundAcceptor::StartConnection(Connection* c, int fd) {
     if (c->own_fd >= 0) ::close(c->own_fd);  // the last reference: the peer sees the close
     c->own_fd = -1;
     c->done = true;
-    auto it = per_peer_.find(c->peer);
+    auto it = per_peer_.find(c->peer_key);
     if (it != per_peer_.end() && --it->second <= 0) per_peer_.erase(it);
   });
 }

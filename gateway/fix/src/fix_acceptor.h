@@ -45,7 +45,7 @@ namespace internal {
 struct AcceptorLimits {
   bool no_delay = true;
   int max_connections = 256;            // in all
-  int max_connections_per_peer = 16;    // per peer IP address
+  int max_connections_per_peer = 16;    // per peer (an IPv4 address, an IPv6 /64)
   int logon_timeout_ms = 10000;         // connect -> first whole message
   size_t max_message_bytes = 16384;     // largest BodyLength accepted
   int max_messages_per_sec = 20000;     // whole messages in one second; more closes
@@ -146,6 +146,7 @@ class BoundAcceptor : public FIX::Acceptor {
     // descriptor number that was closed and reused meanwhile.
     int own_fd = -1;
     std::string peer;
+    std::string peer_key;  // common::PeerKey(peer): what per_peer_ counts it under
     std::thread thread;
     bool done = false;  // under mu_
     // No whole message (the Logon) has arrived yet: the connection may be evicted to make
@@ -198,7 +199,7 @@ class BoundAcceptor : public FIX::Acceptor {
   std::thread accept_thread_;
   std::mutex mu_;
   std::list<std::unique_ptr<Connection>> connections_;  // under mu_
-  std::map<std::string, int> per_peer_;                 // live connections; under mu_
+  std::map<std::string, int> per_peer_;                 // live connections by PeerKey; under mu_
 };
 
 }  // namespace internal

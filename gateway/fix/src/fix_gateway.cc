@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -144,8 +145,8 @@ FixGateway::Impl::Impl(FixGatewayConfig config, OrderEntry* exchange)
   exec_prefix_ = "g" + std::string(buf) + "-";  // never a report of an input's "<seq>-<n>"
   for (const FixSessionSpec& s : config_.sessions) {
     sessions_[s.sender_comp_id].throttle = internal::TokenBucket(s.throttle_msgs_per_sec);
-    sessions_[s.sender_comp_id].refusals =
-        internal::TokenBucket(kRefusalsPerThrottle * std::max(s.throttle_msgs_per_sec, 1));
+    sessions_[s.sender_comp_id].refusals = internal::TokenBucket(static_cast<int>(std::min<int64_t>(
+        INT_MAX, int64_t{kRefusalsPerThrottle} * std::max(s.throttle_msgs_per_sec, 1))));
     held_sends_[s.sender_comp_id].reset(new HeldSends);
   }
 }

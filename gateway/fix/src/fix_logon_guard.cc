@@ -56,7 +56,7 @@ void LogonGuard::Log(const std::string& comp_id, const std::string& peer, const 
 }
 
 int64_t LogonGuard::RemainingMs(const std::string& comp_id, const std::string& peer) const {
-  return std::max(comp_ids_.RemainingMs(comp_id), peers_.RemainingMs(peer));
+  return std::max(comp_ids_.RemainingMs(comp_id), peers_.RemainingMs(common::PeerKey(peer)));
 }
 
 void LogonGuard::AcquireTurn() {
@@ -115,12 +115,12 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   // The username is compared after the verification, so timing does not tell it apart.
   if (verified && (spec.username.empty() || username == spec.username)) {
     comp_ids_.Succeeded(comp_id);
-    peers_.Succeeded(peer);
+    peers_.Succeeded(common::PeerKey(peer));
     v.accepted = true;
     return v;
   }
   failed_.fetch_add(1, std::memory_order_relaxed);
-  const int64_t next = std::max(comp_ids_.Failed(comp_id), peers_.Failed(peer));
+  const int64_t next = std::max(comp_ids_.Failed(comp_id), peers_.Failed(common::PeerKey(peer)));
   Log(comp_id, peer, "failed (" + std::string(kInvalid) + "; back-off " + Seconds(next) + ")");
   v.reason = kInvalid;
   return v;
@@ -132,14 +132,14 @@ void LogonGuard::UnknownCompId(const std::string& comp_id, const std::string& pe
   for (char& c : shown) {
     if (c < 0x20 || c > 0x7E) c = '?';
   }
-  if (const int64_t wait_ms = peers_.RemainingMs(peer); wait_ms > 0) {
+  if (const int64_t wait_ms = peers_.RemainingMs(common::PeerKey(peer)); wait_ms > 0) {
     backed_off_.fetch_add(1, std::memory_order_relaxed);
     Log(shown, peer,
         "for an unknown CompID refused during back-off (" + Seconds(wait_ms) + " left)");
     return;
   }
   failed_.fetch_add(1, std::memory_order_relaxed);
-  const int64_t next = peers_.Failed(peer);
+  const int64_t next = peers_.Failed(common::PeerKey(peer));
   Log(shown, peer, "failed (unknown CompID; back-off " + Seconds(next) + ")");
 }
 

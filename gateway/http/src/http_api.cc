@@ -1,9 +1,6 @@
 #include "http_api.h"
 
-#include <arpa/inet.h>
-
 #include <chrono>
-#include <cstring>
 #include <exception>
 
 #include "absl/strings/ascii.h"
@@ -68,18 +65,6 @@ HttpApi::HttpApi(const common::ExchangeConfig& config, HttpProviders providers,
       unauthorized_(options_.unauthorized_backoff, clock),
       metrics_(metrics),
       ctx_{&auth_, providers_, &options_} {}
-
-std::string PeerKey(const std::string& address) {
-  in6_addr a;
-  if (address.find(':') == std::string::npos || ::inet_pton(AF_INET6, address.c_str(), &a) != 1) {
-    return address;
-  }
-  if (IN6_IS_ADDR_V4MAPPED(&a)) return address;  // an IPv4 client of a dual-stack listener
-  std::memset(a.s6_addr + 8, 0, 8);
-  char text[INET6_ADDRSTRLEN];
-  if (::inet_ntop(AF_INET6, &a, text, sizeof text) == nullptr) return address;
-  return std::string(text) + "/64";
-}
 
 Admission HttpApi::Admit(const HttpRequest& request) {
   Admission a;

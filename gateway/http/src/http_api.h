@@ -24,11 +24,7 @@
 
 namespace cfx::gateway::internal {
 
-// What the per-peer bounds (connections a peer, the 401 back-off) count a client address
-// under: an IPv4 address as it is, an IPv6 one by its /64 ("2001:db8:1:2::/64"), the least
-// a single host is given (RFC 6177), so that one host cannot pass for thousands of peers by
-// drawing addresses from its own prefix. Anything else (an address it cannot read) as it is.
-std::string PeerKey(const std::string& address);
+using common::PeerKey;  // the per-peer bounds' key (cfx/common/failure_backoff.h)
 
 // Where a request's route points ({acct}, {sym} or {grade} in param, {date} in param2).
 struct RouteMatch {

@@ -30,6 +30,13 @@
 namespace cfx {
 namespace common {
 
+// What the per-peer bounds (connections a peer, the failed-logon and 401 back-offs) count a
+// client address under: an IPv4 address as it is, an IPv6 one by its /64
+// ("2001:db8:1:2::/64"), the least a single host is given (RFC 6177), so that one host cannot
+// pass for thousands of peers by drawing addresses from its own prefix. An IPv4 address in
+// IPv6 form (a dual-stack listener) and anything it cannot read, as it is.
+std::string PeerKey(const std::string& address);
+
 struct BackoffOptions {
   int64_t initial_ms = 1000;  // the wait after the first failure; 0 turns back-off off
   // Failures in a row that cost no wait: the first wait (initial_ms) follows failure
