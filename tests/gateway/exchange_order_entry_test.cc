@@ -158,6 +158,31 @@ TEST_F(ExchangeOrderEntryTest, CancelOnDisconnectThroughAFullOrderPathNeitherWai
   })) << reports_.Last("after-2");
 }
 
+// A clean stop: the gateway logs its sessions out, and a cancel-on-disconnect a full path
+// postponed is offered again, waiting for room, before the core stops (`cfx serve`'s Stop
+// calls FlushDisconnectCancels between them). Until 2026-12-07 its retry came only at the
+// next end of a delivery burst, after the core had stopped, and was dropped: the session's
+// orders outlived the stop.
+TEST_F(ExchangeOrderEntryTest, AStopOffersAPostponedCancelOnDisconnectBeforeTheCoreStops) {
+  Start(/*replicated=*/false);
+  entry_->Submit(Order("S1", "A0", "rest-1", 4990));
+  ASSERT_TRUE(WaitFor([&] { return reports_.Last("rest-1") == "accepted"; }))
+      << reports_.Last("rest-1");
+  FillThePath();
+  entry_->Disconnected({"S1"});  // postponed: the path is full
+  std::thread opener([&] {
+    std::this_thread::sleep_for(100ms);
+    gate_.Open();  // the matcher moves again while the stop waits
+  });
+  EXPECT_EQ(entry_->FlushDisconnectCancels(std::chrono::seconds(10)), 0u);
+  opener.join();
+  ASSERT_TRUE(core_->Flush().ok());
+  EXPECT_TRUE(WaitFor([&] { return reports_.Last("rest-1") == "canceled disconnect"; }))
+      << reports_.Text();
+  // Nothing waits: a second flush returns at once.
+  EXPECT_EQ(entry_->FlushDisconnectCancels(std::chrono::milliseconds(0)), 0u);
+}
+
 // The gateway records a session's sequence numbers from QuickFIX's toApp, on the sending
 // thread, which for reports is the matcher's: with the order path full, RecordSequences
 // tries once and returns false at once (the next message sent tries again) instead of

@@ -3,8 +3,11 @@
 // Outcomes out: exchange_order_entry_outcomes.cc.
 #include "cfx/gateway/exchange_order_entry.h"
 
+#include <chrono>
+#include <iostream>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -51,6 +54,22 @@ absl::Status ExchangeOrderEntry::Start() {
   impl_->PostListing();
   impl_->PublishRecoveredMarket();
   return absl::OkStatus();
+}
+
+size_t ExchangeOrderEntry::FlushDisconnectCancels(std::chrono::milliseconds budget) {
+  const auto give_up = std::chrono::steady_clock::now() + budget;
+  for (;;) {
+    impl_->RetryDisconnectCancels();
+    const int left = impl_->disconnect_pending_n_.load(std::memory_order_acquire);
+    if (left == 0) return 0;
+    if (std::chrono::steady_clock::now() >= give_up) {
+      std::cerr << "cfx serve: " << left
+                << " cancel-on-disconnect(s) found no room in the core's ring before the stop: "
+                   "their sessions' orders stay\n";
+      return static_cast<size_t>(left);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the matcher frees room
+  }
 }
 
 void ExchangeOrderEntry::Stop() {

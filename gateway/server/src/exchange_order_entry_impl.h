@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -101,9 +102,16 @@ class ExchangeOrderEntry::Impl {
     std::lock_guard<std::mutex> lock(disconnect_mu_);
     auto& q = disconnect_retry_;
     for (size_t i = 0; i < q.size();) {
-      if (OfferOnce(q[i].command, q[i].pending) == exchange::OfferResult::kFull) {
+      const exchange::OfferResult r = OfferOnce(q[i].command, q[i].pending);
+      if (r == exchange::OfferResult::kFull) {
         ++i;
         continue;
+      }
+      if (r != exchange::OfferResult::kAccepted) {  // stopped, or no longer the leader
+        std::cerr << "cfx serve: the cancel-on-disconnect of session " << q[i].command.session
+                  << " could not be sequenced (the core "
+                  << (r == exchange::OfferResult::kNotLeader ? "no longer leads" : "stopped")
+                  << "): its orders stay\n";
       }
       disconnect_pending_.erase(q[i].command.session);
       disconnect_pending_n_.fetch_sub(1, std::memory_order_release);

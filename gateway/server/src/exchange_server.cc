@@ -140,6 +140,16 @@ class ExchangeServer::Impl {
 
   absl::Status Start() {
     if (started_) return absl::FailedPreconditionError("exchange server already started");
+    // A Start after a failed one begins afresh: its Stop left these set (until 2026-12-07 the
+    // refresher then ended at once, every promotion was abandoned, and a clean stop was
+    // audited as the failed start's).
+    {
+      std::lock_guard<std::mutex> lock(refresh_mu_);
+      stop_refresh_ = false;
+    }
+    abandon_promotion_.store(false, std::memory_order_release);
+    deposed_.store(false, std::memory_order_release);
+    start_failure_.clear();
     if (absl::Status s = Preflight(); !s.ok()) return s;
     if (absl::Status s = PrepareDataDir(config_.data_dir, options_.data_dir_mode); !s.ok()) {
       return s;
@@ -438,9 +448,17 @@ class ExchangeServer::Impl {
     StopRefresher();
     if (http_) http_->Stop();
     if (fix_) fix_->Stop();  // logouts: cancel-on-disconnect goes to the core
+    // Those a full ring postponed are offered now, while the core still runs: until
+    // 2026-12-07 their retry came after the core stopped and was dropped, and the sessions'
+    // orders outlived the stop.
+    if (entry_ && core_) entry_->FlushDisconnectCancels(std::chrono::seconds(5));
     absl::Status s;
-    if (core_ && started_) {
-      // The core drains every accepted input (COD included) before the listener stops.
+    if (core_) {
+      // The core drains every accepted input (COD included) before the listener stops. Also
+      // after a Start that failed once the core's threads ran (ExchangeCore::Stop does
+      // nothing for a core that never started): until 2026-12-07 such a core was stopped only
+      // by its destructor, after the order entry and the journal watch it delivers to were
+      // gone.
       s = core_->Stop();
     }
     if (entry_) entry_->Stop();

@@ -22,6 +22,7 @@
 #ifndef CFX_GATEWAY_EXCHANGE_ORDER_ENTRY_H_
 #define CFX_GATEWAY_EXCHANGE_ORDER_ENTRY_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -79,6 +80,11 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // The last input whose reports the listener had when it last became idle (OnIdle): what
   // StopReports writes. Any thread.
   uint64_t ReportedThrough() const;
+  // Offers the cancel-on-disconnects that wait for room in the core's ring (postponed when a
+  // logout found it full), retrying until each is taken or `budget` passes. For a clean
+  // stop: after the gateway logged its sessions out, before the core stops. Any thread that
+  // may block. Those not taken are named on stderr. Returns how many were left.
+  size_t FlushDisconnectCancels(std::chrono::milliseconds budget);
   // Answers what is queued on the worker, then joins it. Idempotent.
   void Stop();
 
