@@ -329,15 +329,29 @@ class CpuEvaluator final : public Evaluator {
   std::string Name() const override { return "cpu"; }
 
   absl::Status SetTable(const UTable& table) override {
-    table_ = table;
+    // A copy the process cannot hold is an error, not an abort (until 2026-12-07 bad_alloc
+    // ended the process; the table's own bound does not count this copy).
     split_.clear();
+    try {
+      table_ = table;
+    } catch (const std::bad_alloc&) {
+      table_ = UTable();
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the CPU evaluator cannot hold the scenario table (",
+                       table.values.size() * 8 >> 20, " MiB)"));
+    }
     if (kernel_ == Kernel::kAvx2) {
       const bool fits = std::all_of(table.values.begin(), table.values.end(), [](int64_t v) {
         return v > -kSplitLimit && v < kSplitLimit;
       });
       if (fits) {
-        split_.resize(table.values.size());
-        std::transform(table.values.begin(), table.values.end(), split_.begin(), SplitEntry);
+        try {
+          split_.resize(table.values.size());
+          std::transform(table.values.begin(), table.values.end(), split_.begin(), SplitEntry);
+        } catch (const std::bad_alloc&) {
+          split_.clear();  // the AVX2 kernel's faster copy: without it the plain one runs
+          split_.shrink_to_fit();
+        }
       }
     }
     return absl::OkStatus();

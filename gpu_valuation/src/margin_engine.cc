@@ -102,6 +102,7 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
   } catch (const std::bad_alloc&) {
     return too_large();
   }
+  engine->max_abs_u_.assign(static_cast<size_t>(u.num_contracts), 0);
   for (int32_t c = 0; c < u.num_contracts; ++c) {
     const Contract& contract = engine->contracts_[c];
     for (int32_t s = 0; s < u.num_scenarios; ++s) {
@@ -110,14 +111,26 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
       const int64_t v =
           ScenarioValueChangeMicro(contract.price.settle_ticks, sc.price_move, b, sc.weight);
       u.values[static_cast<size_t>(c) * u.num_scenarios + s] = v;
-      engine->max_abs_u_ = std::max(engine->max_abs_u_, v < 0 ? -v : v);
+      engine->max_abs_u_[c] = std::max(engine->max_abs_u_[c], v < 0 ? -v : v);
     }
   }
 
   absl::StatusOr<std::unique_ptr<Evaluator>> evaluator = MakeEvaluator(options.backend);
   if (!evaluator.ok()) return evaluator.status();
   engine->evaluator_ = std::move(*evaluator);
-  if (absl::Status s = engine->evaluator_->SetTable(u); !s.ok()) return s;
+  absl::Status s = engine->evaluator_->SetTable(u);
+  if (!s.ok() && options.backend == BackendChoice::kAuto && engine->evaluator_->Name() != "cpu") {
+    // The device could not take the table (its memory held by another process, a small
+    // MIG slice): the CPU gives the identical answer, as after a failure in ComputeMany.
+    // Until 2026-12-07 the error ended `cfx margin`, a settlement or the serve's margin basis.
+    if (std::getenv("CFX_DEBUG") != nullptr) {
+      std::fprintf(stderr, "cfx gpu_valuation: the table on the CPU: %s\n",
+                   std::string(s.message()).c_str());
+    }
+    engine->evaluator_ = MakeCpuEvaluator();
+    s = engine->evaluator_->SetTable(u);
+  }
+  if (!s.ok()) return s;
   return engine;
 }
 
@@ -161,23 +174,26 @@ absl::StatusOr<std::vector<MarginResult>> MarginEngine::ComputeMany(
     }
     std::sort(rows.begin(), rows.end(),
               [](const auto& x, const auto& y) { return x.first < y.first; });
-    __int128 gross = 0;
-    for (size_t k = 0; k < rows.size();) {
+    // Every partial sum of qty × U, in any order, is bounded by Σ |q_c| × max_s |U[c][s]|:
+    // kept inside int64. By contract: until 2026-12-07 the bound took the largest |U| of
+    // every contract, so one expensive contract refused accounts that did not hold it.
+    constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+    __int128 bound = 0;
+    bool exact = true;
+    for (size_t k = 0; k < rows.size() && exact;) {
       const int32_t c = rows[k].first;
       __int128 q = 0;
       for (; k < rows.size() && rows[k].first == c; ++k) q += rows[k].second;
-      if (q > std::numeric_limits<int64_t>::max() || q < -std::numeric_limits<int64_t>::max()) {
-        gross = q;  // fails the bound below
+      if (q > kMax || q < -kMax) {
+        exact = false;
         break;
       }
-      gross += q < 0 ? -q : q;
+      bound += (q < 0 ? -q : q) * max_abs_u_[static_cast<size_t>(c)];  // < 2^126 each
+      exact = bound <= kMax;
       netted[i].emplace_back(c, static_cast<int64_t>(q));
       if (q != 0) batch.AddEntry(c, static_cast<int64_t>(q));
     }
-    // Every partial sum of qty × U is bounded by gross × max|U|; keep it inside int64.
-    if (gross < 0) gross = -gross;
-    if (gross > std::numeric_limits<int64_t>::max() ||
-        gross * max_abs_u_ > std::numeric_limits<int64_t>::max()) {
+    if (!exact) {
       return absl::InvalidArgumentError(
           absl::StrCat("account ", accounts[i].account, ": positions too large to value exactly"));
     }

@@ -128,6 +128,22 @@ TEST(MarginEngineTest, PortfoliosBeyondExactInt64AreRejected) {
   EXPECT_TRUE(engine->ComputeAccount("H", {{kGold, 1'000'000'000}}).ok());
 }
 
+// The exactness bound is the account's own: Σ |q_c| × the largest |U| of each contract it
+// holds. Until 2026-12-07 it took the largest |U| of every contract priced, so one contract at
+// the price cap refused accounts that did not hold it (and with them a day's settlement).
+TEST(MarginEngineTest, AnExpensiveContractDoesNotRefuseAccountsThatDoNotHoldIt) {
+  const common::Date d = *common::ParseDate("2027-03-01");
+  auto engine = MarginEngine::Create({{kGold, kMaxSettleTicks}, {"H100-GOLD-US-202703", 2'000}},
+                                     {{"h1", common::Tier::kGold, "H100", d, 1000.0}},
+                                     {});  // no B200 rows: its TSR is 0.50
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto cheap = (*engine)->ComputeAccount("A", {{"H100-GOLD-US-202703", 13'000}});
+  EXPECT_TRUE(cheap.ok()) << cheap.status();
+  // Holding the expensive one at that size is still refused, not wrapped.
+  auto dear = (*engine)->ComputeAccount("B", {{kGold, 13'000}});
+  EXPECT_EQ(dear.status().code(), absl::StatusCode::kInvalidArgument) << dear.status();
+}
+
 TEST(MarginEngineTest, ComputeManyMatchesOneByOne) {
   auto engine = Engine();
   std::vector<AccountPositions> accounts = {

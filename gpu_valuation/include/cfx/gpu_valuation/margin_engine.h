@@ -163,7 +163,9 @@ class MarginEngine {
   ScenarioSet scenarios_;
   TsrTable tsr_;
   UTable table_;
-  int64_t max_abs_u_ = 0;
+  // By contract: the largest |U| over the scenarios (the exactness bound of a portfolio is
+  // Σ |q_c| × this, so a contract an account does not hold never refuses it).
+  std::vector<int64_t> max_abs_u_;
   mutable std::mutex mu_;  // guards evaluator_ (replaced by the CPU after a device failure)
   mutable std::unique_ptr<Evaluator> evaluator_;
 };
