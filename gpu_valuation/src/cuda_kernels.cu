@@ -302,7 +302,10 @@ bool CudaEvaluate(CudaState* state, int32_t rank, int64_t* out_loss, int32_t* ou
       loss_bytes + 1024 <= static_cast<size_t>(state->max_shared_optin);
   size_t blocks = std::min<size_t>(n, static_cast<size_t>(state->sm_count) * 32);
   if (use_shared) {
-    if (loss_bytes > 48 * 1024 &&
+    // Past 48 KB with the kernel's own 256 bytes (reduce_buffer) counted: dynamic and static
+    // shared memory together must fit without the opt-in (until 2026-12-07 only the losses
+    // were counted, and 6,113-6,144 scenarios failed the launch and went on on the CPU).
+    if (loss_bytes + sizeof(int64_t) * 32 > 48 * 1024 &&
         !Check(cudaFuncSetAttribute(MarginKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(loss_bytes)),
                "cudaFuncSetAttribute", error)) {
