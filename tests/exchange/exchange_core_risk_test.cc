@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -188,6 +189,30 @@ TEST(ExchangeCoreTest, AMonthListedBeforeAnyMarginIsNotRefused) {
   ASSERT_TRUE(core.Stop().ok());
 }
 
+// A run: a core of `config` started, the March contract priced (so the margin check has a
+// margin), `orders` entered, the orders `refused` (account, ClOrdID) checked refused, stopped.
+void RunPriced(const common::ExchangeConfig& config, const ExchangeOptions& options,
+               const std::vector<engine::NewOrderCmd>& orders,
+               const std::vector<std::pair<std::string, std::string>>& refused) {
+  ExchangeCore core(config, options);
+  ASSERT_TRUE(core.Start().ok());
+  ASSERT_TRUE(core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
+  for (const engine::NewOrderCmd& o : orders) SubmitOrDie(core, o);
+  ASSERT_TRUE(core.Flush().ok());
+  for (const auto& [acct, cl] : refused) ASSERT_FALSE(core.FindOrder(acct, cl).has_value()) << cl;
+  ASSERT_TRUE(core.Stop().ok());
+}
+
+// The state hash a start of `config` recovers (0 when the start fails).
+uint64_t HashAtStart(const common::ExchangeConfig& config, const ExchangeOptions& options) {
+  ExchangeCore core(config, options);
+  auto info = core.Start();
+  EXPECT_TRUE(info.ok()) << info.status();
+  const uint64_t hash = info.ok() ? info->state_hash : 0;
+  EXPECT_TRUE(core.Stop().ok());
+  return hash;
+}
+
 // The same for an account whose collateral no RiskCmd named yet: 0 at the first start (or an
 // account added at 0 later) is sequenced state too, so raising it at a restart does not make
 // its refused orders replay as taken. Until 2026-12-07 every matcher started from the
@@ -202,23 +227,9 @@ TEST(ExchangeCoreTest, AnAccountsCollateralNeverSequencedReplaysAtZeroUnderARais
     ExchangeOptions options = testing::TestOptions(dir.path());
     options.snapshot_every = snapshot_every;
     uint64_t hash = 0;
-    {
-      ExchangeCore core(config, options);
-      ASSERT_TRUE(core.Start().ok());
-      ASSERT_TRUE(
-          core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
-      SubmitOrDie(core, Order("zero", "A1", engine::Side::kBuy, 5000, 1));  // refused
-      ASSERT_TRUE(core.Flush().ok());
-      ASSERT_FALSE(core.FindOrder("A1", "zero").has_value());
-      ASSERT_TRUE(core.Stop().ok());
-    }
-    {
-      ExchangeCore core(config, options);
-      auto info = core.Start();
-      ASSERT_TRUE(info.ok()) << info.status();
-      hash = info->state_hash;
-      ASSERT_TRUE(core.Stop().ok());
-    }
+    RunPriced(config, options, {Order("zero", "A1", engine::Side::kBuy, 5000, 1)},
+              {{"A1", "zero"}});
+    hash = HashAtStart(config, options);
     common::ExchangeConfig raised = config;
     raised.accounts[1].collateral = common::MicroUsd(50'000'000'000);
     common::ExchangeConfig added = config;  // A4 joins at 0, then is raised
@@ -267,24 +278,11 @@ TEST(ExchangeCoreTest, ARestartUnderOtherRiskSettingsReplaysTheDecisionsThatWere
     ExchangeOptions options = testing::TestOptions(dir.path());
     options.snapshot_every = snapshot_every;
     uint64_t hash = 0;
-    {
-      ExchangeCore core(config, options);
-      ASSERT_TRUE(core.Start().ok());
-      ASSERT_TRUE(
-          core.RefreshMargins({{"B200-GOLD-US-202703", engine::MicroUsd(1'000'000'000)}}).ok());
-      SubmitOrDie(core, Order("ok", "A0", engine::Side::kBuy, 5000, 3));
-      SubmitOrDie(core, Order("big", "A0", engine::Side::kBuy, 5000, 3));  // 6 lots > 5: refused
-      ASSERT_TRUE(core.Flush().ok());
-      ASSERT_FALSE(core.FindOrder("A0", "big").has_value());
-      ASSERT_TRUE(core.Stop().ok());
-    }
-    {  // the same settings: the reference state
-      ExchangeCore core(config, options);
-      auto info = core.Start();
-      ASSERT_TRUE(info.ok()) << info.status();
-      hash = info->state_hash;
-      ASSERT_TRUE(core.Stop().ok());
-    }
+    RunPriced(config, options,
+              {Order("ok", "A0", engine::Side::kBuy, 5000, 3),
+               Order("big", "A0", engine::Side::kBuy, 5000, 3)},  // 6 lots > 5: refused
+              {{"A0", "big"}});
+    hash = HashAtStart(config, options);  // the same settings: the reference state
     common::ExchangeConfig richer = config;
     richer.accounts[0].collateral = common::MicroUsd(50'000'000'000);
     ExchangeOptions no_risk = options;

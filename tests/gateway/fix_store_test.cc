@@ -314,25 +314,20 @@ TEST_F(BatchedFileStoreTest, EntriesPastTheBodysEndAreLeftOut) {
   f.destroy(s);
 }
 
+// A stored message of type `type` (35) numbered `seq` (34).
+std::string Typed(int seq, const std::string& type) {
+  const std::string soh = "\x01";
+  return "8=FIX.4.4" + soh + "35=" + type + soh + "34=" + std::to_string(seq) + soh + "58=x" + soh;
+}
+
 // Market data (W, X, Y) is not kept for a resend (a resend gap-fills it; a client asks for
 // a new snapshot): a subscriber's stream does not grow the files or their index. Until
 // 2026-12-06 it did, without bound. Other messages are kept as ever.
 TEST_F(BatchedFileStoreTest, MarketDataIsNotKeptForAResend) {
   BatchedFileStoreFactory f(dir_);
   FIX::MessageStore* s = f.create(kId);
-  auto typed = [](int seq, const std::string& type) {
-    return "8=FIX.4.4\x01"
-           "9=20\x01"
-           "35=" +
-           type +
-           "\x01"
-           "34=" +
-           std::to_string(seq) +
-           "\x01"
-           "58=x\x01";
-  };
-  const std::string report = typed(1, "8"), snapshot = typed(2, "W"), update = typed(3, "X"),
-                    refused = typed(4, "Y"), wide = typed(5, "WX"), cancel_reject = typed(6, "9");
+  const std::string report = Typed(1, "8"), snapshot = Typed(2, "W"), update = Typed(3, "X"),
+                    refused = Typed(4, "Y"), wide = Typed(5, "WX"), cancel_reject = Typed(6, "9");
   for (const std::string& m : {report, snapshot, update, refused, wide, cancel_reject}) {
     const size_t at = m.find("34=") + 3;
     s->set(std::stoi(m.substr(at)), m);
@@ -353,22 +348,11 @@ TEST_F(BatchedFileStoreTest, MarketDataIsNotKeptForAResend) {
 TEST_F(BatchedFileStoreTest, SessionMessagesAreNotKeptForAResend) {
   BatchedFileStoreFactory f(dir_);
   FIX::MessageStore* s = f.create(kId);
-  auto typed = [](int seq, const std::string& type) {
-    return "8=FIX.4.4\x01"
-           "9=20\x01"
-           "35=" +
-           type +
-           "\x01"
-           "34=" +
-           std::to_string(seq) +
-           "\x01"
-           "58=x\x01";
-  };
   const std::vector<std::string> types = {"A", "0", "1", "2", "3", "4", "5", "8", "j", "AE"};
   std::vector<std::string> kept;
   int seq = 0;
   for (const std::string& type : types) {
-    const std::string m = typed(++seq, type);
+    const std::string m = Typed(++seq, type);
     s->set(seq, m);
     if (type == "8" || type == "j" || type == "AE") kept.push_back(m);
   }
