@@ -128,7 +128,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void MarkEvicted() { evicted_.store(true, std::memory_order_relaxed); }
   bool evicted() const { return evicted_.load(std::memory_order_relaxed); }
   void Evict() {
-    if (reading_ || writing_since_ns() != 0) {
+    const int64_t writing = writing_since_ns();
+    if (reading_ || (writing != 0 && NowNs() - writing > HttpSessionHost::kStalledWriteNs)) {
       Close();  // waiting for a request, or for a client that does not read its answers
     } else {
       close_after_write_ = true;  // a request came in meanwhile: closed once answered
