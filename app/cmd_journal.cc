@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -55,7 +56,7 @@ absl::StatusOr<std::string> MoveTradeStoreAhead(const std::string& data_dir,
     if (!store.ok()) return store.status();
     auto txn = (*store)->BeginRead();
     if (!txn.ok()) return txn.status();
-    auto last = (*txn)->Get(exchange::kMetaTable, "last_seq");
+    auto last = (*txn)->Get(trade_store::kMetaTable, trade_store::kLastSeqKey);
     if (!last.ok()) return last.status();
     // A value that is no number is damage: moved aside as well, to be rebuilt.
     if (last->has_value() && !absl::SimpleAtoi(**last, &recorded)) recorded = UINT64_MAX;
@@ -137,7 +138,38 @@ ExitCode InAChildProcess(absl::string_view command, const std::string& data_dir,
   return Fail(command, error);
 }
 
+// Where `verify --truncate-corrupt-tail` will cut (0: nothing), found read-only: the first
+// record the commit log drops, or the first bad LMDB record, whichever comes first.
+absl::StatusOr<uint64_t> PlannedCut(const std::string& data_dir) {
+  auto journal = journal::Journal::Open(
+      {.data_dir = data_dir, .read_only = true, .cut_damaged_commit_log = true});
+  if (!journal.ok()) return journal.status();
+  uint64_t cut = (*journal)->CommitLogCut();
+  uint64_t last_good = 0;
+  const absl::Status s = (*journal)->ReadFrom(1, [&](uint64_t seq, absl::string_view) {
+    last_good = seq;
+    return true;
+  });
+  if (!s.ok() && (cut == 0 || last_good + 1 < cut)) cut = last_good + 1;
+  return cut;
+}
+
 ExitCode RunVerify(const std::string& data_dir, bool truncate) {
+  // The ExecID generation of the seqs a cut frees is recorded before the cut is made: made
+  // first, a failure to record it (or a process that died between) left a cut that a rerun
+  // no longer finds, and the inputs that reuse the seqs repeated ExecIDs clients had seen
+  // (a review, 2026-12-07). A rerun after a failure here finds the same cut again.
+  const bool served_fix = std::filesystem::is_directory(data_dir + "/fix");
+  std::optional<gateway::ExecIdGeneration> recorded;
+  if (truncate && served_fix) {
+    absl::StatusOr<uint64_t> planned = PlannedCut(data_dir);
+    if (planned.ok() && *planned != 0) {
+      auto generation =
+          gateway::RecordJournalCut(gateway::ExecIdGenerationPath(data_dir), *planned);
+      if (!generation.ok()) return Fail("journal verify", generation.status());
+      recorded = *generation;
+    }
+  }
   // With the cut, a damaged entry inside the commit log ends its reading there (the records
   // after it are dropped, and said so below); without it the open reports the damage.
   auto journal = journal::Journal::Open(
@@ -241,8 +273,12 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   }
   // The inputs sequenced next reuse the dropped seqs, whose reports may have gone out: where
   // the exchange served FIX, their ExecIDs take a new generation (docs/fix.md, "ExecIDs").
-  if (std::filesystem::is_directory(data_dir + "/fix")) {
-    auto generation = gateway::RecordJournalCut(gateway::ExecIdGenerationPath(data_dir), first_cut);
+  if (served_fix) {
+    // Recorded before the cut (above); again only if the cut starts earlier than planned.
+    absl::StatusOr<gateway::ExecIdGeneration> generation =
+        recorded && recorded->from <= first_cut
+            ? absl::StatusOr<gateway::ExecIdGeneration>(*recorded)
+            : gateway::RecordJournalCut(gateway::ExecIdGenerationPath(data_dir), first_cut);
     if (!generation.ok()) {
       std::cout << Json(out) << "\n";
       return Fail("journal verify", generation.status());

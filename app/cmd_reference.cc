@@ -181,6 +181,15 @@ ExitCode RunBuild(const BuildFlags& f) {
   if (f.revise && f.data_dir.empty()) {
     return Fail("reference build", "--data-dir: --revise needs it (revisions are stored)", 2);
   }
+  // The reason goes into JSON (the store, `reference explain`): bytes that are not UTF-8
+  // (a Latin-1 terminal) ended the run in the JSON library's error, naming no flag.
+  try {
+    (void)nlohmann::json(f.reason).dump();
+  } catch (const nlohmann::json::exception&) {
+    return Fail("reference build",
+                "--reason: not UTF-8 text ('" + common::Shown(f.reason) + "'): write it in UTF-8",
+                2);
+  }
   if (calendar.BusinessDays(*from, *to).empty()) {
     return Fail("reference build",
                 absl::StrCat(f.to.empty() ? "--date: " : "--date/--to: ", "no business day in ",

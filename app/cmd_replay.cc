@@ -21,12 +21,14 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/config.h"
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/replay_store.h"
 #include "cfx/storage/private_files.h"
+#include "holiday_list.h"
 #include "registry.h"
 #include "run_status.h"
 
@@ -89,10 +91,12 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
   // config or flag exits non-zero with nothing half-written).
   cfx::common::BusinessCalendar calendar;
   std::string terms;            // the config's settlement terms, kept in the data dir
+  std::vector<cfx::common::Date> config_holidays;
   if (!flags.config.empty()) {  // read (and checked) with or without --data-dir
     auto config = cfx::common::LoadConfigFile(flags.config);
     if (!config.ok()) return Fail("replay", config.status(), 2);
     calendar = config->Calendar();
+    config_holidays = config->holidays;
     terms = cfx::common::SettlementTermsToml(*config);
     if (flags.data_dir.empty()) {
       // The engine alone (SPEC §4.1) has no calendar and no accounts: nothing of the config
@@ -100,6 +104,32 @@ ExitCode RunReplayCommand(const ReplayFlags& flags) {
       std::cerr << "cfx replay: warning: --config " << flags.config
                 << " was checked but applies only with --data-dir (holidays, collateral); the "
                    "replay runs without it\n";
+    }
+  }
+  // A data dir keeps the terms it was replayed under (settlement_terms.toml): its contracts'
+  // last trading days and its trades' days count that calendar. Without --config the run
+  // takes them (it took none: the next run listed months under another calendar than the
+  // data dir's); with one, its holidays must be those (as `cfx settle` checks).
+  if (!flags.data_dir.empty()) {
+    const std::string kept_path = cfx::common::SettlementTermsPath(flags.data_dir);
+    std::error_code exists_ec;
+    const bool kept = std::filesystem::exists(kept_path, exists_ec);
+    if (exists_ec) return Fail("replay", absl::StrCat(kept_path, ": ", exists_ec.message()));
+    if (kept) {
+      auto kept_terms = cfx::common::LoadKeptSettlementTerms(kept_path);
+      if (!kept_terms.ok()) return Fail("replay", kept_terms.status(), 2);
+      if (flags.config.empty()) {
+        calendar = kept_terms->Calendar();
+      } else if (Normalized(kept_terms->holidays) != Normalized(config_holidays)) {
+        return Fail(
+            "replay",
+            absl::StrCat("--config: its holidays (", HolidayText(Normalized(config_holidays)),
+                         ") are not those the data dir was replayed under (",
+                         HolidayText(Normalized(kept_terms->holidays)), ", in ", kept_path,
+                         "); its contracts' last trading days and trades' days count "
+                         "that calendar: drop --config, or use another data dir"),
+            2);
+      }
     }
   }
   std::error_code ec;

@@ -107,6 +107,15 @@ ExitCode RunServeChecked(const ServeFlags& flags) {
                                      : std::string("by replaying the whole journal"))
               << " (cfx journal verify counts them in corrupt_snapshots)" << std::endl;
   }
+  if (r.unrestorable_snapshots > 0) {
+    std::cerr << "cfx serve: " << server.data_dir()
+              << "/journal/snapshots: " << r.unrestorable_snapshots
+              << " snapshot(s) this binary cannot restore passed over (" << r.snapshot_restore_error
+              << "); recovered "
+              << (r.snapshot_seq > 0 ? "from the snapshot at seq " + std::to_string(r.snapshot_seq)
+                                     : std::string("by replaying the whole journal"))
+              << std::endl;
+  }
   if (r.commit_log_torn_at != 0) {
     // SPEC §5: a torn tail is detected and reported, never applied.
     std::cerr << "cfx serve: " << server.data_dir() << "/journal/commit.log: the last entry (byte "

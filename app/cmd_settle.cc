@@ -22,6 +22,7 @@
 #include "cfx/audit/audit_log.h"
 #include "cfx/common/config.h"
 #include "cfx/common/date.h"
+#include "cfx/journal/journal.h"
 #include "cfx/security_master/format.h"
 #include "cfx/settlement/batch.h"
 #include "cfx/settlement/ledger.h"
@@ -82,6 +83,34 @@ bool AnExchangeRunsOn(const std::string& data_dir) {
   const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);
   return held;
+}
+
+// The exchange writes its trade store after its journal, on its own thread: a crash (kill
+// -9, power loss) can leave acknowledged trades in the journal only, until the exchange's
+// next start stores them (ExchangeCore::Start, RecordJournalTail). Settling then would
+// leave them out for good: their day's window has passed when they are stored (a review,
+// 2026-12-07). A data dir without a journal (a replay's) has nothing to catch up.
+absl::Status CheckTradeStoreCaughtUp(const std::string& data_dir,
+                                     cfx::settlement::TradeSource& trades) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(data_dir + "/journal", ec)) return absl::OkStatus();
+  auto recorded = trades.RecordedThrough();
+  if (!recorded.ok()) return recorded.status();
+  auto journal = cfx::journal::Journal::Open({.data_dir = data_dir, .read_only = true});
+  if (!journal.ok()) {
+    return absl::Status(journal.status().code(),
+                        absl::StrCat("the exchange's journal, which the trade store must have "
+                                     "caught up with before a settlement: ",
+                                     journal.status().message()));
+  }
+  const uint64_t through = recorded->value_or(0), last = (*journal)->LastSeq();
+  if (through >= last) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      data_dir, "/trades holds the exchange's inputs through ", through,
+      " and its journal through ", last,
+      ": the exchange stopped before storing the rest (a crash), and a settlement now would "
+      "leave their trades out for good. Start the exchange (`cfx serve`), which stores them "
+      "from the journal, then settle"));
 }
 
 // One `cfx settle` at a time on a data dir: an exclusive lock on <data_dir>/settle.lock (0600)
@@ -213,7 +242,7 @@ ExitCode RunSettle(const SettleFlags& flags) {
   // Checked by the batch once it knows the date is not settled yet: a rerun of a settled
   // date changes nothing and succeeds whatever the running exchange's clock says (SPEC §9).
   auto ready = [&]() -> absl::Status {
-    if (!AnExchangeRunsOn(flags.data_dir)) return absl::OkStatus();
+    if (!AnExchangeRunsOn(flags.data_dir)) return CheckTradeStoreCaughtUp(flags.data_dir, **trades);
     const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();

@@ -1,6 +1,7 @@
 // Holiday lists compared as sets and said in messages, for the commands that check a
 // holiday list they are given against the exchange's (the settlement terms `cfx serve`
-// keeps in its data dir): `cfx reference build` and `cfx settle`.
+// keeps in its data dir, or `cfx replay --data-dir` kept there): `cfx reference build`, `cfx
+// settle` and `cfx replay`.
 //
 //   if (Normalized(given) != Normalized(kept)) Fail(..., HolidayText(given), ...);
 #ifndef CFX_APP_HOLIDAY_LIST_H_

@@ -38,19 +38,20 @@ std::string HeaderDifference(const std::vector<absl::string_view>& expected,
   if (got.find('\r') != absl::string_view::npos) {
     return "its lines end in a bare CR (carriage return): use LF or CRLF line ends";
   }
-  const std::vector<absl::string_view> names = absl::StrSplit(got, ',');
-  for (size_t i = 0; i < expected.size() || i < names.size(); ++i) {
-    if (i >= names.size()) {
-      return absl::StrCat("column ", i + 1, " '", expected[i], "' is missing");
-    }
+  // Column by column, no further than one past the expected ones: a header line of a
+  // gigabyte of commas holds no vector of its names.
+  size_t i = 0;
+  for (absl::string_view name : absl::StrSplit(got, ',')) {
     if (i >= expected.size()) {
-      return absl::StrCat("column ", i + 1, " '", Shown(names[i]), "' is not one of them");
+      return absl::StrCat("column ", i + 1, " '", Clipped(name), "' is not one of them");
     }
-    if (names[i] != expected[i]) {
-      return absl::StrCat("column ", i + 1, " is '", Shown(names[i]), "', expected '", expected[i],
+    if (name != expected[i]) {
+      return absl::StrCat("column ", i + 1, " is '", Clipped(name), "', expected '", expected[i],
                           "'");
     }
+    ++i;
   }
+  if (i < expected.size()) return absl::StrCat("column ", i + 1, " '", expected[i], "' is missing");
   return "";
 }
 
@@ -75,16 +76,19 @@ std::string Shown(absl::string_view text) {
   return out;
 }
 
-absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
+std::string Clipped(absl::string_view text) {
+  constexpr size_t kHead = 160, kTail = 160;
+  if (text.size() <= kHead + kTail + 64) return Shown(text);
+  return absl::StrCat(Shown(text.substr(0, kHead)), "...(", text.size() - kHead - kTail,
+                      " bytes not shown)...", Shown(text.substr(text.size() - kTail)));
+}
+
+absl::Status CsvError(absl::string_view file, int64_t line, absl::string_view column,
                       absl::string_view reason_in) {
   // The reason quotes what the file holds: raw bytes escaped, and a value of megabytes
-  // shown by its two ends (the message's own words come last, so its end is kept).
-  std::string reason = Shown(reason_in);
-  constexpr size_t kHead = 160, kTail = 160;
-  if (reason.size() > kHead + kTail + 64) {
-    reason = absl::StrCat(reason.substr(0, kHead), "...(", reason.size() - kHead - kTail,
-                          " bytes not shown)...", reason.substr(reason.size() - kTail));
-  }
+  // shown by its two ends (the message's own words come last, so its end is kept). Cut
+  // before escaping: an escaped copy of a gigabyte would be four.
+  const std::string reason = Clipped(reason_in);
   if (column.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": ", reason));
   }
@@ -112,7 +116,7 @@ absl::Status CsvReader::CheckHeader() {
   if (absl::StartsWith(header, kUtf8Bom)) header.remove_prefix(kUtf8Bom.size());
   if (header != header_) {
     return CsvError(file_, 1, "",
-                    absl::StrCat("header must be '", header_, "', got '", Shown(header),
+                    absl::StrCat("header must be '", header_, "', got '", Clipped(header),
                                  "': ", HeaderDifference(names_, header)));
   }
   return absl::OkStatus();
@@ -139,14 +143,14 @@ absl::Status CsvReader::SplitRow(absl::string_view line) {
     return CsvError(file_, line_, "",
                     absl::StrCat("expected ", names_.size(), " fields, got ",
                                  1 + std::count(line.begin(), line.end(), ','), ": field ",
-                                 names_.size() + 1, " ('", Shown(fields_[names_.size()]),
+                                 names_.size() + 1, " ('", Clipped(fields_[names_.size()]),
                                  "', after column ", names_.back(), ") is not in the header"));
   }
   for (size_t i = 0; i < fields_.size(); ++i) {
     absl::string_view f = fields_[i];
     if (f.empty()) return Error(i, "empty");
     if (IsPadding(f.front()) || IsPadding(f.back()) || f.find('"') != absl::string_view::npos) {
-      return Error(i, absl::StrCat("unexpected space or quote: '", Shown(f), "'"));
+      return Error(i, absl::StrCat("unexpected space or quote: '", Clipped(f), "'"));
     }
   }
   return absl::OkStatus();

@@ -25,7 +25,7 @@ bool IsKnownRegion(absl::string_view s) {
 }
 
 bool IsValidGpuName(absl::string_view s) {
-  if (s.empty() || s.size() > 16 || s[0] < 'A' || s[0] > 'Z') return false;
+  if (s.empty() || s.size() > kMaxGpuNameChars || s[0] < 'A' || s[0] > 'Z') return false;
   for (char c : s) {
     if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
   }
@@ -40,6 +40,10 @@ absl::StatusOr<Grade> ParseGrade(absl::string_view key) {
     return absl::InvalidArgumentError(absl::StrCat("not a grade (GPU-TIER-REGION): '", key, "'"));
   }
   Grade g;
+  if (parts[0].size() > kMaxGpuNameChars) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gpu '", parts[0], "' in '", key, "' is longer than ", kMaxGpuNameChars, " characters"));
+  }
   if (!IsValidGpuName(parts[0])) {
     return absl::InvalidArgumentError(absl::StrCat("unknown gpu '", parts[0], "' in '", key, "'"));
   }

@@ -145,6 +145,8 @@ absl::Status ExchangeCore::Impl::StartPipeline(const MatcherOptions& mo, Recover
   info->replayed = r->replayed;
   info->snapshots_unreadable = r->snapshots_unreadable;
   info->skipped_snapshots = r->skipped_snapshots;
+  info->unrestorable_snapshots = r->unrestorable_snapshots;
+  info->snapshot_restore_error = r->snapshot_restore_error;
   return absl::OkStatus();
 }
 

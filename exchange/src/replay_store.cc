@@ -74,6 +74,18 @@ absl::Status CheckReplayListsContracts(std::istream& in) {
           "data dir's days must settle); replay without --data-dir to run it; nothing was "
           "written"));
     }
+    // A time the engine holds at the end of its range (before 1677-09-22 or after
+    // 2262-04-11, docs/formats.md) would stamp the store's trades with another day than
+    // the file's, and settlement would never see them.
+    if (const auto* t = std::get_if<engine::TimeCmd>(&parsed.command);
+        t != nullptr && parsed.kind == engine::ParsedLine::Kind::kCommand &&
+        (t->ts >= INT64_MAX - 1 || t->ts <= engine::kNoTime + 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", number,
+          ": ts: a time outside 1677-09-22 .. 2262-04-11, which the engine's nanosecond clock "
+          "cannot hold (its trades would be stamped another day); replay without --data-dir "
+          "to run it; nothing was written"));
+    }
     if (product != nullptr && !common::ParseSymbol(sym).ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "line ", number, ": sym: product '", absl::CHexEscape(sym),

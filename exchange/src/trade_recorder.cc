@@ -178,7 +178,7 @@ absl::StatusOr<std::unique_ptr<TradeRecorder>> TradeRecorder::Open(
 absl::Status TradeRecorder::Load() {
   auto txn = store_->BeginRead();
   if (!txn.ok()) return txn.status();
-  auto last = (*txn)->Get(kMetaTable, "last_seq");
+  auto last = (*txn)->Get(kMetaTable, trade_store::kLastSeqKey);
   if (!last.ok()) return last.status();
   if (last->has_value()) {
     // Where re-derivation from the journal starts: a damaged value read as a number would
@@ -283,6 +283,27 @@ absl::Status TradeRecorder::Load() {
   if (s.ok() && error.empty()) ForgetEndedBeyondCap();
   if (!s.ok()) return s;
   if (!error.empty()) return absl::DataLossError(error);
+  return CheckLastTradingDays();
+}
+
+// A contract's last trading day is one of its terms, fixed at listing (SPEC §3; FIX 541, GET
+// /v1/contracts, settlement's final day). A holiday list that moves it expired the contract
+// on the new day while the master and settlement kept the old one, and its settlement could
+// then never end (a review, 2026-12-07). The start is refused, naming the contract.
+absl::Status TradeRecorder::CheckLastTradingDays() const {
+  for (const auto& [sym, rec] : master_) {
+    const security_master::Contract& c = rec.contract;
+    if (!c.last_trading_day || !c.contract) continue;
+    const common::Date now = security_master::LastTradingDay(*c.contract, calendar_);
+    if (now == *c.last_trading_day) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        store_ != nullptr ? store_->path() : "trade store", ": contract ", sym,
+        " was listed with last trading day ", common::FormatDate(*c.last_trading_day),
+        ", and the holidays in force now make it ", common::FormatDate(now),
+        ": a listed contract's last trading day does not change. Run with the holidays it was "
+        "listed under (the data dir's settlement_terms.toml keeps the last ones); a holiday on "
+        "a month's last business day can be added for months not yet listed"));
+  }
   return absl::OkStatus();
 }
 

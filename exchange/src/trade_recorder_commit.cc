@@ -37,7 +37,8 @@ absl::Status TradeRecorder::WriteTxn(const std::vector<Op>& ops, uint64_t seq) {
                              : (*txn)->Put(op.table, op.key, RowText(op.value));
       if (!s.ok() && !(absl::IsNotFound(s) && erase)) return s;
     }
-    if (absl::Status s = (*txn)->Put(kMetaTable, "last_seq", absl::StrCat(seq)); !s.ok()) {
+    if (absl::Status s = (*txn)->Put(kMetaTable, trade_store::kLastSeqKey, absl::StrCat(seq));
+        !s.ok()) {
       return s;
     }
     if (absl::Status s = (*txn)->Commit(); !s.ok()) return s;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cfx/common/decimal.h"
+#include "cfx/reference/methodology.h"
 #include "cfx/reference/throughput.h"
 
 namespace cfx::gpu_valuation {
@@ -75,13 +76,17 @@ absl::StatusOr<std::unique_ptr<MarginEngine>> MarginEngine::Create(
     Contract c;
     c.price = prices[i];
     c.grade = sym->grade;
-    // The printed θ keeps the interpolated double `cfx margin` has always shown.
+    // θ and the price per million tokens as `cfx reference build` publishes them (SPEC §8:
+    // the mean of the middle two, exact; the price from 2θ in integers), so `cfx margin`,
+    // the HTTP answer and the fix record show one number. Until 2026-12-07 the margin printed
+    // the interpolated double (260.70000000000005 against the record's 260.7) and took the
+    // price from it, which could differ in the last digit.
     const std::optional<reference::Theta> theta =
         reference::GradeTheta(latest, c.grade.gpu, c.grade.tier, options.as_of);
-    if (theta.has_value()) c.theta = theta->InterpolatedValue();
-    if (c.theta.has_value()) {
-      const double settle = static_cast<double>(c.price.settle_ticks) / 1000.0;
-      c.price_per_mtok_e4 = common::RoundHalfEven(settle / (*c.theta * 3600.0) * 1e6 * 1e4);
+    if (theta.has_value()) {
+      c.theta = theta->Value();
+      c.price_per_mtok_e4 =
+          reference::PricePerMtokE4(c.price.settle_ticks * 10, theta->two_theta_e6());
     }
     engine->contracts_.push_back(std::move(c));
   }

@@ -76,6 +76,15 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
     }
   }
   if (absl::Status s = internal::OpenCommitLog(*impl); !s.ok()) return s;
+  // Snapshots past the journal's end are of inputs it no longer holds (a commit log cut,
+  // lost or cut short; the snapshot thread runs ahead of the log's copy into LMDB). None is
+  // ever used while the journal ends before it, but the inputs sequenced next reuse its seq,
+  // and once the journal reaches it again it would pass for their state. Deleted before
+  // anything is sequenced (docs/durability.md, "Snapshots").
+  if (!options.read_only) {
+    const uint64_t end = impl->last_seq.load(std::memory_order_relaxed);
+    if (absl::Status s = internal::DeleteSnapshotsPastEnd(*impl, end); !s.ok()) return s;
+  }
   impl->durable_seq.store(impl->last_seq.load(std::memory_order_relaxed),
                           std::memory_order_release);
   if (impl->log != nullptr) {

@@ -70,6 +70,9 @@ class Journal::Impl {
 namespace internal {
 // Deletes every snapshot with seq > `seq` (synced). OK when there is no snapshot store.
 absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq);
+// The same for `end` when the newest snapshot is past it; nothing when none is, or when the
+// store cannot be read (recovery replays around an unreadable store).
+absl::Status DeleteSnapshotsPastEnd(Journal::Impl& impl, uint64_t end);
 // Flushes the records' latest commit when defer_commit_sync left it unsynced, and marks
 // everything up to last_seq durable.
 absl::Status SyncRecords(Journal::Impl& impl);

@@ -39,13 +39,36 @@ absl::StatusOr<RecoveryResult> Recover(Journal& journal, StateMachine& machine,
     snapshot = std::optional<Snapshot>();
     journal.StopSnapshots();
   }
-  if (snapshot->has_value()) {
+  // A snapshot the machine refuses (its checksum good: a binary rolled back past its
+  // format, a Snapshot/Restore mismatch) is passed over for an older one, or for a replay
+  // from record 1, as a damaged one is: snapshots only shorten recovery, and the journal
+  // holds every record. Until 2026-12-07 it stopped every start (a review). The state a
+  // refused Restore left is replaced by the empty machine's own blob first.
+  std::string empty_state;
+  if (snapshot->has_value()) empty_state = machine.Snapshot();
+  while (snapshot->has_value()) {
+    const uint64_t seq = (*snapshot)->seq;
     absl::Status s = Guarded([&] { return machine.Restore((*snapshot)->state); });
-    if (!s.ok()) {
-      return absl::DataLossError(absl::StrCat("snapshot ", (*snapshot)->seq,
-                                              ": cannot be restored: ", s.message()));
+    if (s.ok()) {
+      result.snapshot_seq = seq;
+      break;
     }
-    result.snapshot_seq = (*snapshot)->seq;
+    if (result.unrestorable_snapshots++ == 0) {
+      result.snapshot_restore_error = absl::StrCat("snapshot ", seq, ": ", s.message());
+    }
+    if (absl::Status e = Guarded([&] { return machine.Restore(empty_state); }); !e.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("snapshot ", seq, ": cannot be restored (", s.message(),
+                       "), nor the empty state after it: ", e.message(), kOperatorHint));
+    }
+    int skipped = 0;
+    snapshot = journal.LatestValidSnapshot(&skipped, seq - 1);
+    result.skipped_snapshots += skipped;
+    if (!snapshot.ok()) {
+      result.snapshots_unreadable = std::string(snapshot.status().message());
+      snapshot = std::optional<Snapshot>();
+      journal.StopSnapshots();
+    }
   }
 
   uint64_t last_applied = result.snapshot_seq;

@@ -80,9 +80,11 @@ absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skippe
        rc = mdb_cursor_get(cursor.get(), &k, &v, MDB_PREV)) {
     uint64_t seq;
     absl::string_view state;
-    if (internal::DecodeKey(View(k), &seq) && seq > at_most && seq <= last_seq) continue;
-    // A snapshot past the journal's end cannot be trusted: its inputs are not durable here.
-    if (internal::DecodeKey(View(k), &seq) && seq <= last_seq &&
+    // A snapshot past the journal's end cannot be trusted: its inputs are not durable here
+    // (a writer's open deletes such; a reader beside a writer can see one written after it
+    // read the journal's end). Passed over, not counted as corrupt.
+    if (internal::DecodeKey(View(k), &seq) && (seq > at_most || seq > last_seq)) continue;
+    if (internal::DecodeKey(View(k), &seq) &&
         internal::DecodeValue(internal::kSnapshotMagic, "snapshot", seq, View(v), &state).ok()) {
       return std::optional<Snapshot>(Snapshot{seq, std::string(state)});
     }
@@ -93,6 +95,26 @@ absl::StatusOr<std::optional<Snapshot>> Journal::LatestValidSnapshot(int* skippe
 }
 
 namespace internal {
+
+absl::Status DeleteSnapshotsPastEnd(Journal::Impl& impl, uint64_t end) {
+  if (impl.snapshots == nullptr) return absl::OkStatus();
+  // Read first: almost always there is none, and a store LMDB cannot read (a damaged page,
+  // which a write can abort on) is left to recovery, which replays around it.
+  bool past_end = false;
+  {
+    Txn txn;
+    Cursor cursor;
+    MDB_val k, v;
+    uint64_t seq = 0;
+    if (txn.Begin(*impl.snapshots, /*read_only=*/true) != 0 ||
+        cursor.Open(txn, impl.snapshots->dbi()) != 0 ||
+        mdb_cursor_get(cursor.get(), &k, &v, MDB_LAST) != 0) {
+      return absl::OkStatus();
+    }
+    past_end = internal::DecodeKey(View(k), &seq) && seq > end;
+  }
+  return past_end ? DeleteSnapshotsAfter(impl, end) : absl::OkStatus();
+}
 
 absl::Status DeleteSnapshotsAfter(Journal::Impl& impl, uint64_t seq) {
   if (impl.snapshots == nullptr) return absl::OkStatus();

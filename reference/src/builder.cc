@@ -75,12 +75,15 @@ class Builder {
 
   const std::vector<Observation>& obs_;
   const std::vector<ThroughputRow>* tput_;     // the run's rows, or effective_tput_
-  std::vector<ThroughputRow> effective_tput_;  // with stored values where not revised
+  // With a store: the stored rows the run has no row for, then the run's, with stored values
+  // where a differing one was not revised (ReconcileThroughput).
+  std::vector<ThroughputRow> effective_tput_;
   std::vector<OperatorThroughput> new_throughput_;
   std::vector<ThroughputRevision> throughput_revisions_;
   const BuildOptions& options_;
   FixStore* store_;
   std::vector<int32_t> provider_id_;        // per observation row
+  std::vector<int32_t> day_providers_;      // Inputs' scratch: the day's provider ids, sorted
   // The canonical rows of the eligible observations in the run's windows, one after the
   // other (row i is [row_begin_[i], row_begin_[i + 1]) of rows_; empty for the others).
   std::string rows_;
@@ -181,6 +184,20 @@ DayInputs Builder::Inputs(const Series& s, const Window& w,
     out.inputs.push_back(std::move(in));
   }
   if (out.inputs.size() - group > 1) std::sort(out.inputs.begin() + group, out.inputs.end(), by_row);
+  // Provider ids are dense over the whole file, and the methodology sizes its per-provider
+  // arrays by the largest id it is given: a day of six points among a file of two million
+  // providers scanned arrays of two million, some ten times a series-day (a review,
+  // 2026-12-07). The day's own ids are renumbered 0..k-1 in the same order.
+  day_providers_.clear();
+  for (const PricePoint& p : out.candidates) day_providers_.push_back(p.provider);
+  std::sort(day_providers_.begin(), day_providers_.end());
+  day_providers_.erase(std::unique(day_providers_.begin(), day_providers_.end()),
+                       day_providers_.end());
+  for (PricePoint& p : out.candidates) {
+    p.provider = static_cast<int32_t>(
+        std::lower_bound(day_providers_.begin(), day_providers_.end(), p.provider) -
+        day_providers_.begin());
+  }
   return out;
 }
 
@@ -360,14 +377,30 @@ absl::Status Builder::ReconcileThroughput() {
         " differs and was not stored, the stored one is used (use --revise --reason to publish "
         "a correction)"));
   }
-  if (!kept.empty()) {
-    effective_tput_ = *tput_;
-    for (ThroughputRow& r : effective_tput_) {
-      auto it = kept.find(Key{r.gpu, r.operator_name, r.date});
-      if (it != kept.end()) r.tps_e6 = it->second;
-    }
-    tput_ = &effective_tput_;
+  // SPEC §8 step 6: θ is over each operator's latest measurement dated <= D, and §9.4 has
+  // margin and settlement read the measurements as stored. So θ takes the stored rows as
+  // well as the run's: an operator measured in an earlier run and absent from this one's
+  // file still counts, as it does for margin (FixStore::LatestThroughput). Until 2026-12-07
+  // θ took only the run's file, and a day built from a file of one new measurement
+  // published a θ the margin of that day did not use (a review).
+  std::vector<ThroughputRow> effective;
+  effective.reserve(stored->size() + tput_->size());
+  for (const ThroughputRevision& t : *stored) {
+    const OperatorThroughput& o = t.row;
+    if (latest.count(Key{o.gpu, o.operator_name, o.date}) != 0) continue;  // the run's row
+    effective.push_back(ThroughputRow{.date = o.date,
+                                      .operator_name = o.operator_name,
+                                      .tier = o.tier,
+                                      .gpu = o.gpu,
+                                      .tps_e6 = TpsE6(o)});
   }
+  for (ThroughputRow r : *tput_) {
+    auto it = kept.find(Key{r.gpu, r.operator_name, r.date});
+    if (it != kept.end()) r.tps_e6 = it->second;
+    effective.push_back(std::move(r));
+  }
+  effective_tput_ = std::move(effective);
+  tput_ = &effective_tput_;
   return absl::OkStatus();
 }
 
@@ -446,6 +479,17 @@ absl::StatusOr<BuildResult> Builder::Run() {
     if (absl::Status st = ReconcileThroughput(); !st.ok()) return st;
   }
   IndexSeries(days);
+  // A record per grade (and market-wide series) per business day (SPEC §8), all held until
+  // printed: ten thousand GPU names in a 700 KB file over ten years came to 26 M records and
+  // tens of GB before anything was written (a review, 2026-12-07). Bounded, with a message
+  // saying what to split.
+  const uint64_t series = grade_list_.size() + (options_.market_wide ? regions_.size() : 0);
+  if (series * days.size() > kMaxRecordsPerRun) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the observations name ", grade_list_.size(), " grades, which over ", days.size(),
+        " business days make ", series * days.size(), " records, more than ", kMaxRecordsPerRun,
+        " in one run: build fewer days at a time"));
+  }
 
   for (common::Date day : days) {
     const Window window = FixWindow(day, options_.calendar);

@@ -154,7 +154,7 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
                                                               absl::string_view file) {
   common::CsvReader csv(text, file, kThroughputHeader);
   std::vector<ThroughputRow> out;
-  std::map<std::string, std::pair<common::Tier, int>, std::less<>>
+  std::map<std::string, std::pair<common::Tier, int64_t>, std::less<>>
       operator_tier;  // tier, first line
   while (csv.Next()) {
     const std::vector<absl::string_view>& f = csv.fields();

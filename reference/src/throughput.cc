@@ -78,12 +78,6 @@ std::vector<OperatorThroughput> LatestPerOperator(const std::vector<OperatorThro
   return out;
 }
 
-double Theta::InterpolatedValue() const {
-  const double lower = static_cast<double>(lower_e6) / 1e6;
-  const double upper = static_cast<double>(upper_e6) / 1e6;
-  return lower + 0.5 * (upper - lower);
-}
-
 std::optional<Theta> GradeTheta(const std::vector<OperatorThroughput>& rows, const std::string& gpu,
                                 common::Tier tier, std::optional<common::Date> as_of) {
   return GradeThetaOf(rows, gpu, tier, as_of);

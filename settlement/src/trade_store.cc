@@ -1,5 +1,6 @@
 #include "cfx/settlement/trade_store.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/storage/kv_store.h"
 
@@ -48,6 +49,20 @@ class LmdbTradeSource : public TradeSource {
           absl::StrCat(store_->path(), " closes/", key, ": ", quote.status().message()));
     }
     return std::optional<CloseQuote>(*quote);
+  }
+
+  absl::StatusOr<std::optional<uint64_t>> RecordedThrough() override {
+    auto txn = store_->BeginRead();
+    if (!txn.ok()) return txn.status();
+    auto last = (*txn)->Get(trade_store::kMetaTable, trade_store::kLastSeqKey);
+    if (!last.ok()) return last.status();
+    if (!last->has_value()) return std::optional<uint64_t>();
+    uint64_t seq = 0;
+    if (!absl::SimpleAtoi(**last, &seq)) {
+      return absl::DataLossError(
+          absl::StrCat(store_->path(), " meta/", trade_store::kLastSeqKey, ": not a number"));
+    }
+    return std::optional<uint64_t>(seq);
   }
 
   absl::StatusOr<std::vector<security_master::Contract>> Contracts() override {

@@ -1,6 +1,7 @@
 // Snapshot + restore + the rest of the stream gives the same events, order ids and
 // StateHash() as running the whole stream on one engine (and on one EngineMatcher).
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <string>
@@ -455,6 +456,51 @@ TEST(ReplayStoreTest, AFileMustBeginWithTheInputsTheStoreHolds) {
   EXPECT_NE(refused.status().message().find("that no `cfx replay --data-dir` recorded"),
             std::string::npos)
       << refused.status();
+}
+
+// A time past the engine's nanosecond range would be held at 2262-04-11 and its trades stored
+// under that day, where no settlement of the file's contracts looks: a data dir refuses it,
+// naming the line and the field, with nothing written. Replay alone still runs it.
+TEST(ReplayStoreTest, ATimeOutsideTheEnginesRangeIsRefusedWithNothingWritten) {
+  for (const char* ts : {"2300-01-15T10:00:00Z", "1600-01-15T10:00:00Z"}) {
+    const std::string text = std::string(R"({"op":"product","sym":"B200-GOLD-US-230001"})") + "\n" +
+                             R"({"op":"time","ts":")" + ts + R"("})" + "\n";
+    testing::TempDir dir;
+    const std::string data = dir.path() + "/data";
+    std::istringstream in(text);
+    auto r = PersistReplay(in, data, common::BusinessCalendar());
+    ASSERT_FALSE(r.ok()) << ts;
+    EXPECT_NE(r.status().message().find("line 2: ts: a time outside 1677-09-22 .. 2262-04-11"),
+              std::string::npos)
+        << r.status();
+    EXPECT_FALSE(std::filesystem::exists(data)) << ts;
+  }
+  std::istringstream in(std::string(R"({"op":"time","ts":"2262-04-11T00:00:00Z"})") + "\n");
+  testing::TempDir dir;
+  EXPECT_TRUE(PersistReplay(in, dir.path() + "/data", common::BusinessCalendar()).ok());
+}
+
+// A contract's last trading day is fixed at listing: a data dir reopened under holidays that
+// move it (a holiday on 2027-03-31) is refused, naming the contract and both days, since the
+// engine would expire it on the new day while the master and settlement keep the old one; a
+// holiday that moves no listed contract's last day (2027-03-10) is taken.
+TEST(ReplayStoreTest, HolidaysThatMoveAListedContractsLastTradingDayAreRefused) {
+  const std::string text = std::string(R"({"op":"product","sym":"B200-GOLD-US-202703"})") + "\n" +
+                           R"({"op":"time","ts":"2027-03-01T10:00:00Z"})" + "\n";
+  testing::TempDir dir;
+  auto persist = [&](const common::BusinessCalendar& calendar) {
+    std::istringstream in(text);
+    return PersistReplay(in, dir.path(), calendar);
+  };
+  ASSERT_TRUE(persist(common::BusinessCalendar()).ok());
+  auto moved = persist(common::BusinessCalendar({*common::ParseDate("2027-03-31")}));
+  ASSERT_FALSE(moved.ok());
+  EXPECT_NE(moved.status().message().find(
+                "contract B200-GOLD-US-202703 was listed with last trading day 2027-03-31, and "
+                "the holidays in force now make it 2027-03-30"),
+            std::string::npos)
+      << moved.status();
+  EXPECT_TRUE(persist(common::BusinessCalendar({*common::ParseDate("2027-03-10")})).ok());
 }
 
 }  // namespace

@@ -151,6 +151,49 @@ TEST(CliBadInputTest, ReplayWithADataDirPrintsTheEventsOfAPipedInput) {
   EXPECT_EQ(FileText(out), plain.output);
 }
 
+// A data dir keeps the terms it was replayed under: a later replay into it without --config
+// takes their holidays (it took none), and one with other holidays is refused with nothing
+// written, as `cfx settle` refuses them (a review, 2026-12-07).
+TEST(CliBadInputTest, AReplayIntoADataDirRunsUnderTheHolidaysItKeeps) {
+  testsupport::TempDir dir("cfx_cli_bad_input");
+  const std::string data = dir.path() + "/data";
+  const std::string first = dir.path() + "/first.jsonl";
+  std::ofstream(first) << kReplayLines;
+  std::ofstream(dir.path() + "/h.toml") << "[exchange]\nholidays = [\"2027-12-31\"]\n";
+  std::ofstream(dir.path() + "/other.toml") << "[exchange]\nholidays = [\"2027-12-24\"]\n";
+  auto r = RunCfx("replay --input " + first + " --data-dir " + data + " --config " + dir.path() +
+                  "/h.toml");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string terms = FileText(data + "/settlement_terms.toml");
+  // The file goes on with December's contract: listed without --config, under the kept
+  // holidays (its last trading day 2027-12-30, as settlement counts it).
+  const std::string next = dir.path() + "/next.jsonl";
+  std::ofstream(next) << kReplayLines
+                      << R"({"op":"product","sym":"B200-GOLD-US-202712","ref":"5.000"})"
+                      << "\n";
+  auto other = RunCfx("replay --input " + next + " --data-dir " + data + " --config " + dir.path() +
+                      "/other.toml");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("--config: its holidays (2027-12-24) are not those the data dir "
+                              "was replayed under (2027-12-31"),
+            std::string::npos)
+      << other.output;
+  EXPECT_EQ(FileText(data + "/settlement_terms.toml"), terms);
+  auto kept = RunCfx("replay --input " + next + " --data-dir " + data);
+  ASSERT_EQ(kept.exit_code, 0) << kept.output;
+  EXPECT_EQ(FileText(data + "/settlement_terms.toml"), terms);
+  // Under the kept calendar December's last trading day is 2027-12-30: a run under none
+  // (2027-12-31) is refused by the listed contract's check.
+  std::ofstream(dir.path() + "/none.toml") << "[exchange]\n";
+  std::filesystem::remove(data + "/settlement_terms.toml");
+  auto moved = RunCfx("replay --input " + next + " --data-dir " + data + " --config " + dir.path() +
+                      "/none.toml");
+  EXPECT_NE(moved.exit_code, 0) << moved.output;
+  EXPECT_NE(moved.output.find("B200-GOLD-US-202712 was listed with last trading day 2027-12-30"),
+            std::string::npos)
+      << moved.output;
+}
+
 // Ranges are built in memory: `--to 9999-12-31` grew past 6 GB, `--per-day 2000000000`
 // ended in std::bad_alloc (an abort).
 TEST(CliBadInputTest, ReferenceRangesTooLargeToHoldAreRefused) {

@@ -28,6 +28,7 @@ using namespace std::chrono_literals;
 
 using order_entry_test::kMarch2027;
 using order_entry_test::kNsPerSec;
+using order_entry_test::Report;
 
 common::ExchangeConfig Config() {
   return order_entry_test::OneGradeConfig({{"A0", "F1"}, {"A1", "F1"}});
@@ -46,7 +47,30 @@ class Gate : public exchange::OutcomeListener {
   std::atomic<bool> closed_{false};
 };
 
-using Reports = order_entry_test::Recorder;  // what the gateway would send
+// What the gateway would send; book updates as the bids they show, with how many reports
+// had gone out before each.
+class Reports : public order_entry_test::Recorder {
+ public:
+  struct Book {
+    std::string bids;  // "4990,4980,"
+    size_t reports_before = 0;
+  };
+  void OnBookUpdate(const BookUpdate& u) override {
+    Book b;
+    for (const BookLevel& l : u.bids) b.bids += std::to_string(l.price_ticks) + ",";
+    b.reports_before = Count();
+    std::lock_guard<std::mutex> lock(books_mu_);
+    books_.push_back(std::move(b));
+  }
+  std::vector<Book> Books() {
+    std::lock_guard<std::mutex> lock(books_mu_);
+    return books_;
+  }
+
+ private:
+  std::mutex books_mu_;
+  std::vector<Book> books_;
+};
 
 NewOrder Order(const std::string& session, const std::string& account, const std::string& id,
                int64_t price_ticks) {
@@ -82,14 +106,15 @@ bool WaitFor(Pred pred, std::chrono::milliseconds limit = 10s) {
 // sessions S1 and S2, and the Gate on its matcher.
 class ExchangeOrderEntryTest : public ::testing::Test {
  protected:
-  // `replicated`: the core runs on an AcceptingLog, promoted to primary.
-  void Start(bool replicated) {
+  // `replicated`: the core runs on an AcceptingLog, promoted to primary. `batch`: rings of
+  // that many slots and inputs a batch.
+  void Start(bool replicated, size_t batch = 1) {
     exchange::ExchangeOptions options;
     options.data_dir = dir_.path();
     options.clock = exchange::ClockMode::kManual;
     options.start_time = kMarch2027 + 9 * 3600 * kNsPerSec;
-    options.ring_capacity = 2;
-    options.max_batch = 1;
+    options.ring_capacity = std::max<size_t>(2, batch);
+    options.max_batch = batch;
     if (replicated) options.replication = &log_;
     core_ = std::make_unique<exchange::ExchangeCore>(Config(), options);
     core_->AddListener(&gate_);
@@ -209,6 +234,50 @@ TEST_F(ExchangeOrderEntryTest, RecordingSequencesThroughAFullOrderPathTriesOnce)
     EXPECT_EQ(s.sender_limit, 1000u);
   }
   EXPECT_TRUE(found);
+}
+
+// The matcher applies a run of waiting inputs, publishing each book it changes, before it
+// delivers their outcomes: at an input's ack the published book can already show later
+// inputs. It is handed to market data at the ack of the input it shows, so no subscriber sees
+// a level leave before the report of the input that took it out. Until 2026-12-07 the ack of
+// `y` published the book after the cancel of `x` (no 4980 bid) before x's cancel report
+// (a review).
+TEST_F(ExchangeOrderEntryTest, ABookIsPublishedAtTheAckOfTheInputItShows) {
+  Start(/*replicated=*/false, /*batch=*/8);
+  gate_.Close();  // x's delivery holds the order path: y and the cancel of x wait, then go
+                  // in one batch, applied together before their outcomes are delivered
+  entry_->Submit(Order("S1", "A0", "x", 4980));
+  std::this_thread::sleep_for(100ms);  // x applied, its delivery held
+  entry_->Submit(Order("S2", "A1", "y", 4990));
+  CancelOrder cancel;
+  cancel.session = "S1";
+  cancel.account = "A0";
+  cancel.cl_ord_id = "x-cancel";
+  cancel.orig_cl_ord_id = "x";
+  cancel.symbol = order_entry_test::kSymbol;
+  entry_->Cancel(cancel);
+  std::this_thread::sleep_for(100ms);  // both sequenced and waiting for the matcher
+  gate_.Open();
+  ASSERT_TRUE(WaitFor([&] { return reports_.Last("x-cancel") == "canceled user"; }))
+      << reports_.Text();
+  ASSERT_TRUE(WaitFor([&] {
+    const std::vector<Reports::Book> books = reports_.Books();
+    return !books.empty() && books.back().bids == "4990,";
+  })) << reports_.Text();
+  const std::vector<Report> all = reports_.All();
+  size_t accepted_at = all.size(), canceled_at = all.size();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].kind == "accepted" && all[i].cl == "x") accepted_at = i;
+    if (all[i].kind == "canceled" && all[i].cl == "x-cancel") canceled_at = i;
+  }
+  ASSERT_LT(canceled_at, all.size()) << reports_.Text();
+  for (const Reports::Book& b : reports_.Books()) {
+    if (b.reports_before <= accepted_at) continue;           // before x was in the book
+    if (b.bids.find("4980") != std::string::npos) continue;  // x still shown
+    EXPECT_GT(b.reports_before, canceled_at)
+        << "the book without x went out before x's cancel "
+        << "report: " << b.bids << " after " << b.reports_before << " reports; " << reports_.Text();
+  }
 }
 
 }  // namespace

@@ -287,6 +287,32 @@ TEST(JournalCliTest, ALastEntryCutShortOrDamagedIsReportedAndNotApplied) {
   EXPECT_EQ(v.value("commit_log_torn_at", uint64_t{0}), at - 8 - 24) << v.dump();
 }
 
+// The ExecID generation of the seqs a cut frees is recorded before the cut: when it cannot be
+// (here its file is a folder), nothing is cut, and the rerun after the operator's fix finds
+// the same cut and records it. Made the other way round, the rerun found nothing to cut and
+// recorded nothing, and the inputs reusing the seqs repeated ExecIDs (a review, 2026-12-07).
+TEST(JournalCliTest, TheExecIdGenerationIsRecordedBeforeTheCutIsMade) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  ASSERT_TRUE(LeaveInputsInTheCommitLog(dir.path(), 20));
+  const std::string log = dir.path() + "/journal/commit.log";
+  ASSERT_NE(DamagePayload(log, "input 10;"), std::string::npos);
+  const std::string bytes = ReadBytes(log);
+  const std::string generation = dir.path() + "/fix/reported.generation";
+  std::filesystem::create_directories(generation);  // cannot be read or replaced
+  testsupport::CfxResult failed = CutAsAnExchangeThatServedFix(dir.path());
+  EXPECT_NE(failed.exit_code, 0) << failed.output;
+  EXPECT_THAT(failed.output, HasSubstr("reported.generation"));
+  EXPECT_EQ(ReadBytes(log), bytes) << "nothing was cut";
+  ExpectTheNextStartIsRefused(dir.path());
+  std::filesystem::remove(generation);
+  testsupport::CfxResult cut = CutAsAnExchangeThatServedFix(dir.path());
+  EXPECT_EQ(cut.exit_code, 0) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("\"execid_generation\":1"));
+  EXPECT_EQ(ReadBytes(generation), "cfx-execid-generation 1 10\n");
+  EXPECT_EQ(Verify(dir.path()).value("last_seq", 0), 9);
+}
+
 // A commit log cut short (copied short, truncated) may have held acknowledged records past
 // its end: `verify` and the exchange's next start refuse it; the operator's explicit cut
 // accepts it, says so, and, where the exchange served FIX, records the ExecID generation of

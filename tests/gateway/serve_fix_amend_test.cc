@@ -340,6 +340,35 @@ TEST_F(ServeFixTest, ASessionMovedToAnotherFirmNeitherGetsAgainNorCancelsItsOldF
   EXPECT_EQ(report.find(soh + "150=4" + soh), std::string::npos) << report;
 }
 
+// The gateway's refusal of an order on an account the session may not use (a typo here)
+// echoes the Account it was sent with and names no order (37=NONE): a ResendRequest gets it
+// again (43=Y), not a GapFill, so the client learns its order's fate. It was gap-filled as
+// another firm's report until 2026-12-07 (a review), and the order stayed pending for good.
+TEST_F(ServeFixTest, AGatewayRefusalOfAForeignAccountIsResentNotGapFilled) {
+  const std::string soh(1, '\x01');
+  auto raw = [](int seq, const std::string& type, const std::string& fields) {
+    return Frame("35=" + type + "|49=ALPHA_T2|56=CFX|34=" + std::to_string(seq) +
+                 "|52=" + UtcNow() + "|" + fields);
+  };
+  bool closed = false;
+  RawSocket s(server_->fix_port());
+  ASSERT_TRUE(s.Write(raw(1, "A", "98=0|108=30|141=Y|")));
+  ASSERT_NE(s.ReadUntil(soh + "35=A" + soh, 5000, &closed).find(soh + "35=A" + soh),
+            std::string::npos);
+  ASSERT_TRUE(s.Write(raw(2, "D",
+                          "11=typo1|1=TYPO|55=" + std::string(kSym) +
+                              "|54=1|38=1|40=2|44=5.000|59=0|60=" + UtcNow() + "|")));
+  const std::string refused = s.ReadUntil(soh + "11=typo1" + soh, 5000, &closed);
+  ASSERT_NE(refused.find(soh + "58=account_not_permitted" + soh), std::string::npos) << refused;
+  ASSERT_NE(refused.find(soh + "37=NONE" + soh), std::string::npos) << refused;
+  ASSERT_TRUE(s.Write(raw(3, "2", "7=1|16=0|")));
+  std::string resent = s.ReadUntil(soh + "11=typo1" + soh, 5000, &closed);
+  resent += s.Read(300, &closed);
+  EXPECT_NE(resent.find(soh + "43=Y" + soh), std::string::npos) << resent;
+  EXPECT_NE(resent.find(soh + "11=typo1" + soh), std::string::npos) << resent;
+  EXPECT_NE(resent.find(soh + "1=TYPO" + soh), std::string::npos) << resent;
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace gateway

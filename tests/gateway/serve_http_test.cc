@@ -94,7 +94,15 @@ class ServeHttpTest : public ::testing::Test {
     reference::PublishItem cut = unlisted;
     cut.record.date = *common::ParseDate("2027-02-24");
     cut.explanation = std::string("{\"grade\":\"H200-SILV-EU\"}\0junk", 29);
-    ASSERT_TRUE((*store)->Publish({item, revised, unlisted, damaged, cut}, ops).ok());
+    std::vector<reference::PublishItem> items = {item, revised, unlisted, damaged, cut};
+    if (first_day_fix_e4_ != 0) {  // the fix of the first day, published at its close
+      reference::PublishItem first_day = item;
+      first_day.record.date = *common::ParseDate("2027-03-01");
+      first_day.record.fix_e4 = first_day_fix_e4_;
+      first_day.explanation = R"({"grade":"B200-GOLD-US","date":"2027-03-01","revision":0})";
+      items.push_back(first_day);
+    }
+    ASSERT_TRUE((*store)->Publish(items, ops).ok());
     store->reset();
     auto config = common::ParseConfig(test::ServeConfigText(dir_), "serve-test");
     ASSERT_TRUE(config.ok()) << config.status();
@@ -124,6 +132,18 @@ class ServeHttpTest : public ::testing::Test {
     EXPECT_EQ(r->status, want) << target << ": " << r->body;
     return nlohmann::json::parse(r->body, nullptr, false);
   }
+  // The band reference of `sym` once it is `ticks` (the server's margin refresher polls every
+  // second), or as it stands after 15 s.
+  std::optional<common::PriceTicks> BandRefOnceItIs(const std::string& sym, int64_t ticks) {
+    std::optional<common::PriceTicks> ref;
+    for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
+      ref = server_->core().FindContract(sym)->contract.band_ref;
+      if (ref == common::PriceTicks(ticks)) break;
+    }
+    return ref;
+  }
   // POST /v1/margin/whatif as ALPHA with `body`.
   absl::StatusOr<HttpClientResponse> WhatIf(const std::string& body) {
     auto client = HttpClient::Connect("127.0.0.1", server_->http_port());
@@ -142,6 +162,7 @@ class ServeHttpTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<ExchangeServer> server_;
   bool pre_trade_risk_ = true;
+  int64_t first_day_fix_e4_ = 0;  // not 0: a fix of 2027-03-01 is in the store too
 };
 
 // `cfx serve --no-risk`: no margin check, the same price band.
@@ -149,6 +170,34 @@ class ServeHttpNoRiskTest : public ServeHttpTest {
  protected:
   ServeHttpNoRiskTest() { pre_trade_risk_ = false; }
 };
+
+// The store holds the fix of 2027-03-01 too (5.400), as it does once the day's fix is built.
+class ServeHttpFirstDayFixTest : public ServeHttpTest {
+ protected:
+  ServeHttpFirstDayFixTest() { first_day_fix_e4_ = 54000; }
+};
+
+// SPEC §3: the band reference is the grade's latest fix. Trading day 2027-03-02 begins at
+// 2027-03-01 16:00Z, when the fix of 03-01 is the latest: the band moves to it then (5.400:
+// [4.860, 5.940]), not at midnight UTC (until 2026-12-07 the basis was dated by the UTC
+// calendar day, so for eight hours a contract never settled kept the day before's fix and
+// its margin; a review).
+TEST_F(ServeHttpFirstDayFixTest, TheBandMovesToTheDaysFixWhenTheNextTradingDayBegins) {
+  ExchangeServer& s = *server_;
+  ASSERT_EQ(s.core().FindContract(kSym)->contract.band_ref, common::PriceTicks(5010));
+  ASSERT_EQ(s.core().AdvanceTime(*common::ParseTimestamp("2027-03-01T16:00:01Z") * 1000),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  EXPECT_EQ(BandRefOnceItIs(kSym, 5400), common::PriceTicks(5400))
+      << "the band is not on the latest fix";
+  ASSERT_EQ(s.core().Submit(Order("in", "A1", engine::Side::kBuy, 1, 5940), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_EQ(s.core().Submit(Order("out", "A1", engine::Side::kBuy, 1, 5941), 0),
+            exchange::OfferResult::kAccepted);
+  ASSERT_TRUE(s.core().Flush().ok());
+  EXPECT_TRUE(s.core().FindOrder("A1", "in").has_value());
+  EXPECT_FALSE(s.core().FindOrder("A1", "out").has_value());
+}
 
 TEST_F(ServeHttpTest, BookAfterTradesIsThePublishedSnapshot) {
   Trade();
@@ -278,14 +327,8 @@ TEST_F(ServeHttpTest, AMonthListedAtTheRollIsPricedBandedAndMarginedAtOnce) {
             exchange::OfferResult::kAccepted);
   ASSERT_TRUE(s.core().Flush().ok());
   ASSERT_TRUE(s.core().FindContract(kNew).has_value()) << "not listed at the roll";
-  std::optional<common::PriceTicks> ref;
-  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-       std::chrono::steady_clock::now() < deadline;
-       std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
-    ref = s.core().FindContract(kNew)->contract.band_ref;
-    if (ref == common::PriceTicks(5010)) break;
-  }
-  ASSERT_EQ(ref, common::PriceTicks(5010)) << "the new month's band reference is not the fix";
+  ASSERT_EQ(BandRefOnceItIs(kNew, 5010), common::PriceTicks(5010))
+      << "the new month's band reference is not the fix";
   auto order = [&](const char* cl, const char* acct, int64_t px) {
     engine::NewOrderCmd c = Order(cl, acct, engine::Side::kBuy, 1, px);
     c.sym.Assign(kNew);

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "cfx/gpu_valuation/margin_json.h"
+#include "cfx/reference/methodology.h"
 #include "gtest/gtest.h"
 
 namespace cfx::gpu_valuation {
@@ -314,9 +316,11 @@ TEST(MarginEngineTest, RejectsBadInputs) {
   EXPECT_EQ(r->positions[0].price_per_mtok_e4, 2'777'777'777'778);
 }
 
-TEST(MarginEngineTest, ThetaIsTheReferenceMedianPrintedAsItAlwaysWas) {
-  // An even count: θ is the reference's median of 260.3 and 261.1; the reported double is
-  // the interpolated one `cfx margin` has always printed (260.70000000000005).
+TEST(MarginEngineTest, ThetaAndPricePerMtokAreThoseTheFixRecordPublishes) {
+  // An even count: θ is the reference's median of 260.3 and 261.1, exactly 260.7 as `cfx
+  // reference build` publishes it (SPEC §8), and the price per million tokens is the
+  // record's integer formula on it. The margin used to print the interpolated double
+  // 260.70000000000005.
   const common::Date d = *common::ParseDate("2027-03-01");
   std::vector<ThroughputRow> rows = {{"g1", common::Tier::kGold, "B200", d, 260.3},
                                      {"g2", common::Tier::kGold, "B200", d, 261.1}};
@@ -324,11 +328,16 @@ TEST(MarginEngineTest, ThetaIsTheReferenceMedianPrintedAsItAlwaysWas) {
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto r = (*engine)->ComputeAccount("A", {{kGold, 1}});
   ASSERT_TRUE(r.ok()) << r.status();
-  const double lower = 260.3, upper = 261.1;
-  EXPECT_EQ(*r->positions[0].theta, lower + 0.5 * (upper - lower));
-  EXPECT_EQ(*r->positions[0].theta,
-            reference::GradeTheta(rows, "B200", common::Tier::kGold, d)->InterpolatedValue());
+  const std::optional<reference::Theta> theta =
+      reference::GradeTheta(rows, "B200", common::Tier::kGold, d);
+  ASSERT_TRUE(theta.has_value());
+  EXPECT_EQ(*r->positions[0].theta, 260.7);
+  EXPECT_EQ(*r->positions[0].theta, theta->Value());
+  EXPECT_EQ(*r->positions[0].price_per_mtok_e4,
+            reference::PricePerMtokE4(5000 * 10, theta->two_theta_e6()));
   EXPECT_EQ(*r->positions[0].price_per_mtok_e4, 53275);  // 5 / (260.7 × 3600) × 10^6
+  EXPECT_NE(MarginResultToJson(*r).find(R"("theta":260.7,)"), std::string::npos)
+      << MarginResultToJson(*r);
 }
 
 }  // namespace

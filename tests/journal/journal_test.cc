@@ -338,6 +338,35 @@ TEST(JournalTest, AnEmptySnapshotFileIsNoSnapshotNotAFailedOpen) {
   EXPECT_EQ((*(*j)->LatestValidSnapshot())->state, "SNAPSHOT-AT-5");
 }
 
+// A snapshot past the journal's end (taken of inputs only a commit log held, which was then
+// lost or cut) is deleted by the next writable open: the inputs sequenced after it reuse its
+// seq, and once the journal reached it again it was taken for their state (a review,
+// 2026-12-07). It is never counted as corrupt.
+TEST(JournalTest, ASnapshotPastTheJournalsEndIsDeletedAtAWritableOpen) {
+  TestDir dir;
+  {
+    auto j = *Journal::Open({.data_dir = dir.path()});
+    ASSERT_TRUE(AppendRange(*j, 1, 5).ok());
+    ASSERT_TRUE(j->WriteSnapshot(3, "SNAPSHOT-AT-3").ok());
+    ASSERT_TRUE(j->WriteSnapshot(8, "OF-INPUTS-THE-JOURNAL-LOST").ok());
+    int skipped = -1;
+    EXPECT_EQ((*j->LatestValidSnapshot(&skipped))->seq, 3u);
+    EXPECT_EQ(skipped, 0);
+  }
+  {
+    auto reader = *Journal::Open({.data_dir = dir.path(), .read_only = true});
+    EXPECT_EQ((*reader->LatestValidSnapshot())->seq, 3u);
+  }
+  auto j = *Journal::Open({.data_dir = dir.path()});
+  ASSERT_TRUE(AppendRange(*j, 6, 10).ok());
+  int skipped = -1;
+  auto latest = *j->LatestValidSnapshot(&skipped);
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->seq, 3u);
+  EXPECT_EQ(latest->state, "SNAPSHOT-AT-3");
+  EXPECT_EQ(skipped, 0);
+}
+
 TEST(JournalTest, TruncateAfterCutsRecordsAndLaterSnapshots) {
   TestDir dir;
   auto j = *Journal::Open({.data_dir = dir.path()});

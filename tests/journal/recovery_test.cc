@@ -218,6 +218,65 @@ TEST(RecoveryTest, UndecodablePayloadIsDataLossAndNeverTruncated) {
 // SPEC §5: a stored record that makes the state machine throw stops recovery with an error
 // naming the record and telling the operator what to do; it never aborts (which would
 // repeat on every restart).
+// A counter machine that refuses one snapshot blob after changing its state part-way, as a
+// Restore that fails inside a later block does.
+class RefusingMachine : public StateMachine {
+ public:
+  static constexpr absl::string_view kRefused = "A-FORMAT-THIS-BINARY-CANNOT-READ";
+  absl::Status Restore(absl::string_view snapshot) override {
+    if (snapshot != kRefused) return adapter_.Restore(snapshot);
+    std::string bytes;
+    EncodeInput(0, codec_, CounterCommand{99, 7, 1000}, &bytes);
+    (void)adapter_.Apply(99, bytes);  // changed, then refused
+    return absl::DataLossError("matcher snapshot: trailing bytes");
+  }
+  std::string Snapshot() const override { return adapter_.Snapshot(); }
+  absl::Status Apply(uint64_t seq, absl::string_view payload) override {
+    return adapter_.Apply(seq, payload);
+  }
+  uint64_t StateHash() const { return inner_.StateHash(); }
+
+ private:
+  CounterCodec codec_;
+  CounterMachine inner_;
+  MatcherStateMachine<CounterCommand, CounterOutcome> adapter_{&codec_, &inner_};
+};
+
+// A snapshot whose checksum is good but that the machine refuses (a binary rolled back past
+// its format) is passed over for an older one, or for a replay from record 1, and counted:
+// snapshots only shorten recovery. It used to stop every start (a review, 2026-12-07).
+TEST(RecoveryTest, ASnapshotTheMachineRefusesIsPassedOverForAnOlderOne) {
+  std::mt19937_64 rng(17);
+  const auto stream = RandomStream(rng, 10);
+  for (const bool with_older : {true, false}) {
+    TestDir dir;
+    auto journal = *Journal::Open({.data_dir = dir.path()});
+    CounterCodec codec;
+    for (size_t i = 0; i < stream.size(); ++i) {
+      std::string bytes;
+      EncodeInput(0, codec, stream[i], &bytes);
+      absl::string_view view(bytes);
+      ASSERT_TRUE(journal->AppendBatch({&view, 1}).ok());
+      if (i + 1 == 3 && with_older) {
+        CounterMachine m;
+        NullSink sink;
+        for (size_t k = 0; k < 3; ++k) m.Apply(k + 1, stream[k], sink);
+        ASSERT_TRUE(journal->WriteSnapshot(3, m.Snapshot()).ok());
+      }
+    }
+    ASSERT_TRUE(journal->WriteSnapshot(6, RefusingMachine::kRefused).ok());
+    RefusingMachine machine;
+    auto result = Recover(*journal, machine);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->snapshot_seq, with_older ? 3u : 0u);
+    EXPECT_EQ(result->unrestorable_snapshots, 1);
+    EXPECT_THAT(result->snapshot_restore_error, HasSubstr("snapshot 6: matcher snapshot"));
+    EXPECT_EQ(result->skipped_snapshots, 0);
+    EXPECT_EQ(result->next_seq, stream.size() + 1);
+    EXPECT_EQ(machine.StateHash(), ReferenceHash(stream, stream.size())) << with_older;
+  }
+}
+
 class ThrowingMachine : public StateMachine {
  public:
   absl::Status Restore(absl::string_view) override { return absl::OkStatus(); }

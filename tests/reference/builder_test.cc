@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "cfx/reference/methodology.h"
+#include "cfx/reference/throughput.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -190,6 +191,31 @@ TEST(BuilderTest, CarryLimitCountsAcrossRunsThroughTheStore) {
   EXPECT_TRUE((*again)->HasFlag("stale"));
 }
 
+// SPEC §8 step 6: θ is over each operator's latest measurement dated <= D. With a store, the
+// measurements of earlier runs count though the day's file does not list them, as they count
+// for margin (FixStore::LatestThroughput); θ used to be the file's alone (400 here).
+TEST(BuilderTest, ThetaCountsStoredMeasurementsTheRunsFileDoesNotList) {
+  const std::string dir = TempDir("theta_stored");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  auto monday = BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get());
+  ASSERT_TRUE(monday.ok()) << monday.status();
+  EXPECT_EQ(monday->records[0].theta, 260.0);  // A 270, B 260, C 240
+  const common::Date tue = common::DateFromYmd(2027, 3, 2);
+  const std::vector<ThroughputRow> only_d = {Tp("2027-03-02", "D", common::Tier::kGold, 4000)};
+  auto tuesday = BuildFixes(MondayTrades(), only_d, Days(tue, tue), store->get());
+  ASSERT_TRUE(tuesday.ok()) << tuesday.status();
+  ASSERT_EQ(tuesday->records[0].grade, "B200-GOLD-US");
+  EXPECT_EQ(tuesday->records[0].theta, 265.0);  // A 270, B 260, C 240, D 400
+  auto stored = (*store)->LatestThroughput(tue);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(GradeTheta(*stored, "B200", common::Tier::kGold, tue)->Value(), 265.0);
+  // Without a store, the file's alone.
+  auto alone = BuildFixes(MondayTrades(), only_d, Days(tue, tue), nullptr);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(alone->records[0].theta, 400.0);
+}
+
 TEST(BuilderTest, FirstRunWithoutHistoryHasNoCarry) {
   auto r =
       BuildFixes(MondayTrades(), GoldThroughput(),
@@ -310,6 +336,26 @@ TEST(BuilderTest, StoresThroughputForValuation) {
   EXPECT_EQ(GradeTheta(*ops, "B200", common::Tier::kGold, kMon)->Value(), 260.0);
   EXPECT_EQ((*store)->LatestThroughput(common::DateFromYmd(2027, 3, 5))->at(2).output_tps_per_gpu,
             999.0);
+}
+
+// A record per grade per business day, all held until printed: a run that would make more than
+// kMaxRecordsPerRun is refused before computing one, saying how many and what to split (a
+// review found ten thousand GPU names over ten years made 26 M records and tens of GB).
+TEST(BuilderTest, ARunOfMoreRecordsThanTheBoundIsRefusedBeforeComputing) {
+  std::vector<Observation> obs;
+  for (int g = 0; g < 999; ++g) {
+    obs.push_back(Ob("2027-02-26T17:00:00Z", "A", "G" + std::to_string(g) + "-GOLD-US",
+                     Kind::kTrade, 500, 100));
+  }
+  // 999 grades + 1 market-wide series (ALL-US) = 1,000 series; 1,001 business days.
+  BuildOptions o = Days(kMon, kMon);
+  for (int days = 1; days < 1001; ++days) o.to = o.calendar.NextBusinessDay(o.to);
+  auto over = BuildFixes(obs, GoldThroughput(), o, nullptr);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("999 grades, which over 1001 business days make "
+                                         "1001000 records, more than 1000000"),
+            std::string::npos)
+      << over.status();
 }
 
 }  // namespace

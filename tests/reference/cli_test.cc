@@ -99,6 +99,14 @@ TEST(ReferenceCliTest, StoredRunsAreIdempotentAndRevisionsNeedAReason) {
   EXPECT_NE(no_reason.exit_code, 0);
   EXPECT_THAT(no_reason.err, HasSubstr("--reason"));
   EXPECT_TRUE(no_reason.out.empty());
+  // A reason that is not UTF-8 (typed in a Latin-1 terminal) is refused naming the flag; it
+  // ended the run in the JSON library's error before.
+  RunResult latin1 =
+      RunCfx(ExampleArgs() + " --data-dir " + dir + " --revise --reason \"$(printf 'caf\\351')\"");
+  EXPECT_EQ(latin1.exit_code, 2) << latin1.err;
+  EXPECT_THAT(latin1.err, HasSubstr("--reason: not UTF-8 text ('caf\\xe9')"));
+  EXPECT_THAT(latin1.err, Not(HasSubstr("json.exception")));
+  EXPECT_TRUE(latin1.out.empty());
 }
 
 // `reference explain` only reads: on a data dir where no fix was ever built it says so and
@@ -464,6 +472,36 @@ TEST(ReferenceCliTest, SampleReplacesNoFileAlreadyThere) {
   EXPECT_EQ(std::filesystem::status(dir + "/observations.csv").permissions() &
                 std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+// A header line of 50 MB of commas (an export without line ends) is a clear error naming the
+// file and line 1, within 400 MB of address space: the header's columns were split into a
+// vector first (16 bytes a comma) and the process died of std::bad_alloc, naming nothing.
+TEST(ReferenceCliTest, AHugeBadHeaderIsAClearErrorWithinBoundedMemory) {
+  const std::string dir = testing::TempDir("cli_huge_header");
+  const std::string obs = dir + "/observations.csv";
+  {
+    std::ofstream out(obs, std::ios::binary);
+    out << "date";
+    const std::string chunk(1 << 20, ',');
+    for (int i = 0; i < 50; ++i) out << chunk;
+  }
+  // Under a 400 MB address-space limit, set in the shell that starts cfx.
+  const std::string cmd = "(ulimit -v 400000; " + kCfx + " reference build --observations " + obs +
+                          " --throughput " + kExample +
+                          "/throughput.csv --date 2027-03-01 > /dev/null) 2>&1; echo exit=$?";
+  std::string output;
+  if (FILE* pipe = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) output.append(buf, n);
+    pclose(pipe);
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_THAT(output, HasSubstr(obs + ":1: header must be")) << output.substr(0, 2000);
+  EXPECT_THAT(output, HasSubstr("bytes not shown"));
+  EXPECT_THAT(output, Not(HasSubstr("bad_alloc")));
+  EXPECT_THAT(output, Not(HasSubstr("exit=0")));
+  EXPECT_LT(output.size(), 4000u);
 }
 
 }  // namespace

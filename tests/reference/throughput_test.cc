@@ -52,15 +52,12 @@ TEST(ThetaTest, OddCountIsTheMiddleValueEvenCountTheMeanOfTheMiddleTwo) {
   EXPECT_FALSE(GradeTheta(rows, "B200", common::Tier::kSilv, std::nullopt).has_value());
 }
 
-TEST(ThetaTest, ValueIsCorrectlyRoundedInterpolatedValueIsValuationsDouble) {
+TEST(ThetaTest, ValueIsCorrectlyRounded) {
   // The sample data's B200 GOLD on 2027-03-01: middle values 260.3 and 261.1.
   const Theta theta{260'300'000, 261'100'000};
-  EXPECT_EQ(theta.Value(), 260.7);
-  const double lower = 260.3, upper = 261.1;
-  EXPECT_EQ(theta.InterpolatedValue(), lower + 0.5 * (upper - lower));
-  EXPECT_NE(theta.InterpolatedValue(), theta.Value());  // 260.70000000000005
+  EXPECT_EQ(theta.Value(), 260.7);  // lower + (upper - lower) / 2 in double: 260.70000000000005
   const Theta odd{260'700'000, 260'700'000};
-  EXPECT_EQ(odd.InterpolatedValue(), odd.Value());
+  EXPECT_EQ(odd.Value(), 260.7);
 }
 
 TEST(ThroughputTest, LatestPerOperatorByDateThenLaterRowAndOnlyUpToAsOf) {

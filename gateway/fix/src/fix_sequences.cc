@@ -12,6 +12,20 @@
 namespace cfx {
 namespace gateway {
 
+namespace {
+
+// An ExecutionReport or OrderCancelReject with OrderID NONE, or a rejected mass cancel's
+// report (531=0): an answer about a request, carrying no order's state.
+bool NamesNoOrder(const FIX::Message& message) {
+  std::string type, order_id, response;
+  internal::GetField(message.getHeader(), 35, &type);
+  if (type == "8" || type == "9")
+    return internal::GetField(message, 37, &order_id) && order_id == "NONE";
+  return type == "r" && internal::GetField(message, 531, &response) && response == "0";
+}
+
+}  // namespace
+
 void FixGateway::Impl::toApp(FIX::Message& message, const FIX::SessionID& id) throw(
     FIX::DoNotSend) {
   // SPEC §6: no session ever receives another firm's execution reports. Reports go by their
@@ -19,11 +33,16 @@ void FixGateway::Impl::toApp(FIX::Message& message, const FIX::SessionID& id) th
   // one: what the store kept for this session while the config put it in another firm. Such
   // a message, or one on an account no longer configured, is not sent again: QuickFIX
   // gap-fills it (docs/fix.md, "A session moved to another firm").
+  // A refusal that names no order (the gateway's account_not_permitted, an unknown order's
+  // status or cancel, a refused mass cancel) only echoes what the session itself sent: it is
+  // sent again, else the client's order manager (and its firm's drop copy) kept a request
+  // pending for good (a review, 2026-12-07).
   std::string poss_dup, account;
   if (internal::GetField(message.getHeader(), 43, &poss_dup) && poss_dup == "Y" &&
       internal::GetField(message, 1, &account)) {
     const FixSessionSpec* spec = entitlements_.Session(id.getTargetCompID().getValue());
-    if (spec == nullptr || entitlements_.FirmOfAccount(account) != spec->firm) {
+    if ((spec == nullptr || entitlements_.FirmOfAccount(account) != spec->firm) &&
+        !NamesNoOrder(message)) {
       throw FIX::DoNotSend();
     }
   }

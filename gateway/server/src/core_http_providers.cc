@@ -43,10 +43,14 @@ struct Basis {
 class CoreHttpProviders::Impl {
  public:
   Impl(exchange::ExchangeCore* core, const common::ExchangeConfig& config, std::string data_dir)
-      : core_(core), config_(config), data_dir_(std::move(data_dir)) {}
+      : core_(core),
+        config_(config),
+        calendar_(config.Calendar()),
+        data_dir_(std::move(data_dir)) {}
 
   exchange::ExchangeCore* core_;
   common::ExchangeConfig config_;
+  common::BusinessCalendar calendar_;
   std::string data_dir_;
 
   std::mutex mu_;  // guards the stores and basis_ (never held during a margin run)
@@ -54,13 +58,16 @@ class CoreHttpProviders::Impl {
   std::unique_ptr<settlement::Ledger> ledger_;
   std::shared_ptr<Basis> basis_;
 
+  // The trading day now is in (SPEC §9: D is [the previous business day's 16:00Z, D's
+  // 16:00Z)). Until 2026-12-07 the UTC calendar date: from a day's close to midnight the
+  // basis still took the fix before that day's as the latest.
   common::Date Today() const {
     engine::Timestamp now = core_->now();
     int64_t us = now == engine::kNoTime ? std::chrono::duration_cast<std::chrono::microseconds>(
                                               std::chrono::system_clock::now().time_since_epoch())
                                               .count()
                                         : now / 1000;
-    return common::Date{static_cast<int32_t>(us / common::kUsPerDay)};
+    return calendar_.TradingDayOf(us);
   }
 
   // REQUIRES: mu_ held.

@@ -290,7 +290,7 @@ class ExchangeOrderEntry::Impl {
   void PublishRecoveredMarket();
 
   // The end of an input: the books it changed, a new listing, a mass cancel's result.
-  void OnAck(uint64_t tag, int64_t time_us);
+  void OnAck(uint64_t seq, uint64_t tag, int64_t time_us);
 
   // --- Reports a crash kept from going out (exchange_order_entry_reports.cc) ------------
   // docs/durability.md, "Reports a crash kept from going out". Until StartReports, the

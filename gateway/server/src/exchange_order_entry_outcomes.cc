@@ -284,16 +284,28 @@ void ExchangeOrderEntry::Impl::PublishRecoveredMarket() {
   }
 }
 
-void ExchangeOrderEntry::Impl::OnAck(uint64_t tag, int64_t time_us) {
+void ExchangeOrderEntry::Impl::OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {
   // A month listed or expired while running: market data and security lists follow.
   if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
   if (poss_resend_) touched_.clear();  // sent again: the books went out as they stood
-  for (const std::string& sym : touched_) {
-    std::optional<exchange::BookView> view = core_->BookSnapshot(sym, exchange::kMaxPublishedDepth);
+  // The matcher applies a run of waiting inputs, publishing each book it changes, before it
+  // delivers their outcomes: a book that already shows a later input waits for that input's
+  // ack (it touched the book too), so that no subscriber sees a level change before the
+  // reports and trades of the input that made it. Until 2026-12-07 it went out at once (a
+  // review).
+  size_t kept = 0;
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    std::optional<exchange::BookView> view =
+        core_->BookSnapshot(touched_[i], exchange::kMaxPublishedDepth);
     if (!view) continue;
-    listener_->OnBookUpdate(BookUpdateOf(sym, *view));
+    if (view->seq > seq) {
+      if (kept != i) touched_[kept] = std::move(touched_[i]);
+      ++kept;
+      continue;
+    }
+    listener_->OnBookUpdate(BookUpdateOf(touched_[i], *view));
   }
-  touched_.clear();
+  touched_.resize(kept);
   if (tag == 0) return;
   Pending done;
   {
@@ -332,7 +344,7 @@ void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {
     }
     return;
   }
-  impl_->OnAck(tag, time_us);
+  impl_->OnAck(seq, tag, time_us);
   impl_->acked_ = seq;
 }
 

@@ -43,7 +43,7 @@ class Republisher : public exchange::TailVisitor {
   }
   absl::Status OnInputEnd(uint64_t seq, int64_t time_us) override {
     if (seq <= after_) return absl::OkStatus();
-    m_->OnAck(tag_, time_us);
+    m_->OnAck(seq, tag_, time_us);
     return absl::OkStatus();
   }
 

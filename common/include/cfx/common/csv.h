@@ -33,8 +33,10 @@ namespace cfx::common {
 // and up as \xNN (a bare CR as \r), so an error never carries raw bytes to a terminal or a
 // log.
 std::string Shown(absl::string_view text);
+// Shown, of at most ~400 bytes of `text`: its two ends and how many bytes between are left out.
+std::string Clipped(absl::string_view text);
 
-absl::Status CsvError(absl::string_view file, int line, absl::string_view column,
+absl::Status CsvError(absl::string_view file, int64_t line, absl::string_view column,
                       absl::string_view reason);
 
 // Reads the data rows of one CSV text, checking the header on the first Next().
@@ -55,7 +57,7 @@ class CsvReader {
   absl::string_view field(size_t i) const { return fields_[i]; }
   const std::vector<absl::string_view>& fields() const { return fields_; }
   // 1-based physical line of the current row; the header is line 1.
-  int line() const { return line_; }
+  int64_t line() const { return line_; }
   size_t column_count() const { return names_.size(); }
   absl::string_view column_name(size_t i) const { return names_[i]; }
 
@@ -74,7 +76,7 @@ class CsvReader {
   std::vector<absl::string_view> names_;
   std::vector<absl::string_view> fields_;
   size_t pos_ = 0;
-  int line_ = 0;
+  int64_t line_ = 0;  // a file of 2^31 blank lines is only 2 GiB
   bool header_checked_ = false;
   absl::Status status_;
 };

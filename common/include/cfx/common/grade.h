@@ -21,7 +21,11 @@ const char* TierName(Tier t);
 
 inline constexpr std::array<const char*, 3> kRegionNames = {"US", "EU", "APAC"};
 bool IsKnownRegion(absl::string_view s);
-// GPU models: upper-case letters and digits, starting with a letter (B200, H100, B300...).
+// GPU models: upper-case letters and digits, starting with a letter (B200, H100, B300...),
+// at most kMaxGpuNameChars: the longest symbol (`<GPU>-BRNZ-APAC-YYYYMM`) then fits the
+// engine's 32-byte names, so every grade the config or a file accepts can be listed.
+inline constexpr size_t kMaxSymbolChars = 32;
+inline constexpr size_t kMaxGpuNameChars = kMaxSymbolChars - sizeof("-BRNZ-APAC-YYYYMM") + 1;
 bool IsValidGpuName(absl::string_view s);
 
 struct Grade {

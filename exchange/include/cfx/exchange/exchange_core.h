@@ -109,6 +109,10 @@ struct RecoveryInfo {
   // Snapshots whose record failed its check, passed over for an older one (or for a replay
   // from record 1): the start is slower, not wrong (journal::RecoveryResult).
   int skipped_snapshots = 0;
+  // Snapshots the matcher refused to restore (their checksum good: a binary rolled back past
+  // their format), passed over the same way, and the first one's error.
+  int unrestorable_snapshots = 0;
+  std::string snapshot_restore_error;
   uint64_t recorder_replayed = 0;   // inputs re-derived into the trade store (crash recovery)
   uint64_t recorder_start_seq = 0;  // the journal record that re-derivation read from
   uint64_t state_hash = 0;          // engine StateHash() after recovery

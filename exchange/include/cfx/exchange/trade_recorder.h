@@ -58,7 +58,7 @@ namespace cfx::exchange {
 inline constexpr char kPositionsTable[] = "positions";
 inline constexpr char kOrdersTable[] = "orders";
 inline constexpr char kEndedOrdersTable[] = "ended_orders";
-inline constexpr char kMetaTable[] = "meta";
+using trade_store::kMetaTable;
 
 // Thread safety: Add, EndInput, Commit, CommitInBackground, Seed* on one writer thread (the
 // one delivering outcomes: the matcher's since it delivers them itself, or a publisher
@@ -104,8 +104,9 @@ class TradeRecorder {
   // together by its next one (unless WaitCommitted is waiting for them). Returns the error
   // of a failed background transaction once (its rows are retried with the next batch).
   absl::Status CommitInBackground();
-  // Waits until inputs up to `seq` are committed (true), or `timeout` passes, or a background
-  // commit has failed (false).
+  // Waits until inputs up to `seq` are committed or a background commit has failed (true:
+  // nothing more to wait for; the failure is CommitInBackground's to report), or until
+  // `timeout` passes (false).
   bool WaitCommitted(uint64_t seq, std::chrono::milliseconds timeout) const;
   // Rows held for a retry after failed background commits (a full map, a failing disk): past
   // this many the store gives up for the rest of the run (kept rows dropped, nothing more
@@ -164,6 +165,7 @@ class TradeRecorder {
   };
   TradeRecorder() = default;
   absl::Status Load();
+  absl::Status CheckLastTradingDays() const;  // Load's last step
   // One transaction: `ops` and last_seq = `seq`. Store thread: the writer or the committer.
   absl::Status WriteTxn(const std::vector<Op>& ops, uint64_t seq);
   static std::string RowText(const decltype(Op::value)& value);

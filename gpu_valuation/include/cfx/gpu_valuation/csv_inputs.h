@@ -19,7 +19,7 @@ namespace cfx::gpu_valuation {
 struct PositionRow {
   std::string account;
   Position position;
-  int line = 0;
+  int64_t line = 0;
 };
 
 // Header `account,sym,qty`; qty a signed integer with |qty| <= kMaxRowQty.

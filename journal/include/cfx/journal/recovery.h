@@ -27,7 +27,9 @@ namespace cfx::journal {
 class StateMachine {
  public:
   virtual ~StateMachine() = default;
-  // Replaces the whole state with a snapshot made by Snapshot(). Error: the blob is bad.
+  // Replaces the whole state with a snapshot made by Snapshot(), whatever the state before
+  // (also after a failed Restore: Recover restores the empty state's blob then). Error: the
+  // blob is bad.
   virtual absl::Status Restore(absl::string_view snapshot) = 0;
   // The whole state as an opaque blob.
   virtual std::string Snapshot() const = 0;
@@ -50,6 +52,11 @@ struct RecoveryResult {
   // Not empty: the snapshot store itself could not be read (why; e.g. LMDB found a damaged
   // page), so every record was replayed from 1. Snapshots only shorten recovery.
   std::string snapshots_unreadable;
+  // Snapshots whose checksum was good but that the machine refused to restore (a binary
+  // rolled back past a snapshot format, a Snapshot/Restore mismatch), passed over for an
+  // older one or a replay from record 1; the first refusal's message.
+  int unrestorable_snapshots = 0;
+  std::string snapshot_restore_error;
   // Set only with truncate_corrupt_tail: the reason and the first seq deleted (0: none).
   uint64_t truncated_from = 0;
   std::string truncation_reason;

@@ -25,6 +25,10 @@
 
 namespace cfx::reference {
 
+// The most records one run computes (grades and market-wide series × business days): 10 GPU
+// models' 120 grades over 30 years, each held until printed.
+inline constexpr uint64_t kMaxRecordsPerRun = 1'000'000;
+
 struct BuildOptions {
   common::Date from;
   common::Date to;  // inclusive; only business days in [from, to] are published

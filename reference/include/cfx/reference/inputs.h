@@ -54,7 +54,7 @@ struct ThroughputRow {
   int64_t isl = 0;
   int64_t osl = 0;
   int64_t tps_e6 = 0;  // output tokens/s per GPU × 10^6, > 0
-  int line = 0;        // its line in the file (the header is line 1); 0 when not read from one
+  int64_t line = 0;    // its line in the file (the header is line 1); 0 when not read from one
 };
 
 inline constexpr absl::string_view kObservationsHeader =

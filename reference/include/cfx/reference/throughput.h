@@ -62,12 +62,8 @@ struct Theta {
   int64_t upper_e6 = 0;
   // 2θ × 10^6, exact.
   int64_t two_theta_e6() const { return lower_e6 + upper_e6; }
-  // θ, correctly rounded: what `cfx reference build` publishes.
+  // θ, correctly rounded: what `cfx reference build` publishes and `cfx margin` prints.
   double Value() const { return static_cast<double>(two_theta_e6()) / 2e6; }
-  // θ as lower + (upper − lower) / 2 in double: what `cfx margin` has always printed. For an
-  // even count it can differ from Value() in the last bit (260.70000000000005 against
-  // 260.7); kept so valuation output stays byte-identical.
-  double InterpolatedValue() const;
   friend bool operator==(const Theta&, const Theta&) = default;
 };
 

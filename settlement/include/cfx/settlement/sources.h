@@ -47,6 +47,11 @@ class TradeSource {
   virtual absl::StatusOr<std::vector<security_master::Contract>> Contracts() {
     return std::vector<security_master::Contract>();
   }
+  // The last exchange input (journal seq) the store holds everything of; nullopt when the
+  // source does not say (a synthetic one, a store no exchange wrote).
+  virtual absl::StatusOr<std::optional<uint64_t>> RecordedThrough() {
+    return std::optional<uint64_t>();
+  }
 };
 
 // Daily benchmark fixes (SPEC §8), as published by `cfx reference build`.

@@ -23,6 +23,10 @@ namespace cfx::trade_store {
 inline constexpr char kTradeStoreFile[] = "trades";
 inline constexpr char kTradesTable[] = "trades";
 inline constexpr char kClosesTable[] = "closes";
+// The exchange's own bookkeeping; under kLastSeqKey, in decimal, the last journal input the
+// store holds everything of (the exchange's next start stores the rest from the journal).
+inline constexpr char kMetaTable[] = "meta";
+inline constexpr char kLastSeqKey[] = "last_seq";
 
 enum class Aggressor { kBuy, kSell, kNone };
 
