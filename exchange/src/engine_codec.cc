@@ -319,7 +319,10 @@ std::string DescribeCommand(const Command& command) {
           }
           if (c.max_open_orders >= 0) absl::StrAppend(&s, " max_open_orders=", c.max_open_orders);
           if (c.close_day_orders >= 0) {
-            absl::StrAppend(&s, " close_day_orders=", c.close_day_orders != 0 ? "on" : "off");
+            absl::StrAppend(&s, " close_day_orders=",
+                            c.close_day_orders == 2   ? "on_at_stamps"
+                            : c.close_day_orders != 0 ? "on"
+                                                      : "off");
           }
           return s;
         } else if constexpr (std::is_same_v<T, FixSessionCmd>) {

@@ -22,7 +22,10 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 }  // namespace
 
 EngineMatcher::EngineMatcher(MatcherOptions options)
-    : options_(std::move(options)), engine_(std::make_unique<engine::Engine>(options_.engine)) {
+    : options_(std::move(options)),
+      engine_(std::make_unique<engine::Engine>(options_.engine)),
+      initial_pre_trade_risk_(options_.pre_trade_risk),
+      initial_collateral_(options_.collateral) {
   engine_->set_pre_trade_risk(this);
 }
 
@@ -157,9 +160,10 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     c.max_open_orders = cap;
     out.push_back(c);
   }
-  if (config.close_day_orders != close_day_orders_) {
+  const bool at_stamps = config.close_day_orders && config.close_at_stamps;
+  if (config.close_day_orders != close_day_orders_ || at_stamps != close_at_stamps_) {
     engine::RiskCmd c;
-    c.close_day_orders = config.close_day_orders ? 1 : 0;
+    c.close_day_orders = at_stamps ? 2 : config.close_day_orders ? 1 : 0;
     out.push_back(c);
   }
   // Each account whose configured collateral differs from the sequenced one (an account no
@@ -331,6 +335,31 @@ void EngineMatcher::EmitOpenDayClose(journal::OutcomeSink<Outcome>& sink) {
   EmitQuotes(day, last_time_, sink);
 }
 
+// SPEC §9.1: the book at the close is the book after the last input before 16:00Z. An input
+// stamped at or past a close the clock's `time` inputs have not reached yet (they tick once a
+// second) is preceded by the clock at its stamp: the closing quotes, the day orders' expiry
+// and the contracts' expiry first, then the input. Until 2026-12-07 inputs in the second
+// after 16:00Z went into the book the closing quote took (a review).
+void EngineMatcher::CloseAtStamp(engine::Timestamp stamp, journal::OutcomeSink<Outcome>& sink) {
+  if (!options_.emit_closes || last_time_ == engine::kNoTime || stamp <= last_time_) return;
+  if (next_close_ == engine::kNoTime || next_close_ <= last_time_) {
+    // The first business day whose 16:00Z is after last_time_.
+    const int64_t last_us = FloorDiv(last_time_, kNsPerUs);
+    common::Date day{static_cast<int32_t>(FloorDiv(last_us, common::kUsPerDay))};
+    if (common::AtHour(day, 16) <= last_us || !options_.calendar.IsBusinessDay(day)) {
+      day = options_.calendar.NextBusinessDay(day);
+    }
+    next_close_ = common::AtHour(day, 16) * kNsPerUs;
+  }
+  if (stamp < next_close_) return;
+  EmitCloses(last_time_, stamp, sink);
+  last_time_ = stamp;
+  published_time_.store(last_time_, std::memory_order_relaxed);
+  const engine::Command tick = engine::TimeCmd{stamp};
+  engine_->Process(tick);
+  EmitEvents(tick, 0, sink);
+}
+
 int32_t EngineMatcher::LastTradingDay(engine::SymbolId id) {
   while (last_trading_day_.size() <= id && last_trading_day_.size() < engine_->symbol_count()) {
     const auto next = static_cast<engine::SymbolId>(last_trading_day_.size());
@@ -403,6 +432,8 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     if (options_.emit_closes && last_time_ != engine::kNoTime) EmitCloses(last_time_, t->ts, sink);
     last_time_ = t->ts;
     published_time_.store(last_time_, std::memory_order_relaxed);
+  } else if (close_at_stamps_ && time_us > 0) {
+    CloseAtStamp(input_time_, sink);
   }
   if (const auto* f = std::get_if<engine::FixSessionCmd>(&command)) {
     fix_sessions_.Apply(*f);  // no engine state, no outcome
@@ -411,7 +442,10 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
   if (const auto* r = std::get_if<engine::RiskCmd>(&command)) {
     if (r->check >= 0) options_.pre_trade_risk = r->check != 0;
     if (r->max_open_orders >= 0) max_open_orders_ = r->max_open_orders;
-    if (r->close_day_orders >= 0) close_day_orders_ = r->close_day_orders != 0;
+    if (r->close_day_orders >= 0) {
+      close_day_orders_ = r->close_day_orders != 0;
+      close_at_stamps_ = r->close_day_orders == 2;
+    }
     if (!r->acct.empty()) {
       options_.collateral[std::string(r->acct.view())] = r->collateral;
       collateral_.clear();  // looked up again by name

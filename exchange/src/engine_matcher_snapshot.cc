@@ -17,6 +17,7 @@ constexpr uint32_t kMagic = 0x4D584643;            // "CFXM"
 constexpr uint32_t kRiskMagic = 0x4B534952;        // "RISK": the risk settings section
 constexpr uint32_t kOpenOrdersMagic = 0x5043504F;  // "OPCP": the open-order cap, after it
 constexpr uint32_t kDayCloseMagic = 0x43594144;    // "DAYC": day orders expire at the closes
+constexpr uint32_t kStampCloseMagic = 0x504D5453;  // "STMP": closes at the first input past them
 
 using internal::Get;
 using internal::Put;
@@ -63,6 +64,7 @@ std::string EngineMatcher::Snapshot() const {
       Put<int64_t>(&out, max_open_orders_);
     }
     if (close_day_orders_) Put(&out, kDayCloseMagic);  // only when on, as the cap
+    if (close_at_stamps_) Put(&out, kStampCloseMagic);  // only with the day close
   }
   return out;
 }
@@ -78,6 +80,12 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   engine_ = std::make_unique<engine::Engine>(options_.engine);
   engine_->set_pre_trade_risk(this);
   last_trading_day_.clear();  // by symbol id of the engine being replaced
+  // The whole state is replaced, whatever came before (Recover restores the empty state's
+  // blob after a snapshot it refused): the risk settings are the constructed ones until the
+  // blob's own block says otherwise.
+  options_.pre_trade_risk = initial_pre_trade_risk_;
+  options_.collateral = initial_collateral_;
+  risk_recorded_ = false;
   if (absl::Status s = engine_->Restore(in.substr(0, n)); !s.ok()) return s;
   in.remove_prefix(n);
   exposure_.clear();
@@ -127,7 +135,10 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   }
   max_open_orders_ = 0;
   close_day_orders_ = false;
-  // Then, each when set and in this order: the open-order cap, the day-close rule.
+  close_at_stamps_ = false;
+  next_close_ = engine::kNoTime;
+  // Then, each when set and in this order: the open-order cap, the day-close rule, the
+  // closes at stamps.
   uint32_t block = 0;
   bool have_block = !in.empty();
   if (have_block && !Get(&in, &block)) return bad("trailing bytes");
@@ -140,7 +151,12 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   }
   if (have_block && block == kDayCloseMagic) {
     close_day_orders_ = true;
-    have_block = false;
+    have_block = !in.empty();
+    if (have_block && !Get(&in, &block)) return bad("trailing bytes");
+    if (have_block && block == kStampCloseMagic) {
+      close_at_stamps_ = true;
+      have_block = false;
+    }
   }
   if (have_block || !in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);

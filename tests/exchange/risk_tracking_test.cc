@@ -12,6 +12,9 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cfx/common/date.h"
 #include "cfx/engine/engine.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/exchange/trade_recorder.h"
@@ -144,6 +147,88 @@ TEST(RiskTrackingTest, TheDayCloseRuleSurvivesASnapshotWithAndWithoutTheCap) {
     std::string padded = m.Snapshot();
     padded.append(4, '\0');
     EXPECT_FALSE(restored.Restore(padded).ok()) << "cap " << cap;
+    // The closes at stamps (close_day_orders = 2) ride with the day close, in snapshots too.
+    c.close_day_orders = 2;
+    m.Apply(3, c, sink);
+    ASSERT_TRUE(m.close_day_orders() && m.close_at_stamps());
+    ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
+    EXPECT_TRUE(restored.close_at_stamps());
+    EXPECT_EQ(restored.Snapshot(), m.Snapshot());
+    c.close_day_orders = 1;
+    m.Apply(4, c, sink);
+    EXPECT_TRUE(m.close_day_orders());
+    EXPECT_FALSE(m.close_at_stamps());
+    ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
+    EXPECT_FALSE(restored.close_at_stamps());
+  }
+}
+
+engine::Command DayLimit(const char* cl, const char* acct, engine::Side side, int64_t px) {
+  engine::NewOrderCmd n;
+  n.cl = engine::ClientId::From(cl);
+  n.acct = engine::Name::From(acct);
+  n.sym = engine::Name::From("B200-GOLD-US-202703");
+  n.side = side;
+  n.tif = engine::TimeInForce::kDay;
+  n.px = engine::PriceField::Ticks(engine::PriceTicks(px));
+  n.qty = engine::Qty(1);
+  return n;
+}
+
+// SPEC §9.1: the book at the close is the book after the last input before 16:00Z. With the
+// closes at stamps (close_day_orders = 2, what `cfx serve` sequences), an input stamped at
+// 16:00:00.3 comes after the closing quote (5.050 / 5.100, the book of 15:59:59) and after
+// the day orders' expiry: it is the next trading day's. With the rule as journals before it
+// hold (close_day_orders = 1) the close waits for the clock's next `time` input and takes
+// the book with that input in it (5.095), as it ran then (a review, 2026-12-07).
+TEST(RiskTrackingTest, AnInputStampedPastTheCloseComesAfterTheCloseWithClosesAtStamps) {
+  const int64_t before_us = *common::ParseTimestamp("2027-03-01T15:59:59Z");
+  const int64_t after_us = *common::ParseTimestamp("2027-03-01T16:00:00.300000Z");
+  const int64_t tick_us = *common::ParseTimestamp("2027-03-01T16:00:01Z");
+  for (const int8_t rule : {int8_t{2}, int8_t{1}}) {
+    SCOPED_TRACE(rule);
+    EngineMatcher m(MatcherOptions{});
+    Keep sink;
+    uint64_t seq = 0;
+    engine::ProductCmd p;
+    p.sym = engine::Name::From("B200-GOLD-US-202703");
+    p.band_percent = 0;
+    m.ApplyAt(++seq, 0, p, sink);
+    engine::RiskCmd r;
+    r.close_day_orders = rule;
+    m.ApplyAt(++seq, 0, r, sink);
+    m.ApplyAt(++seq, before_us, engine::TimeCmd{before_us * 1000}, sink);
+    m.ApplyAt(++seq, before_us, DayLimit("bid", "A1", engine::Side::kBuy, 5050), sink);
+    m.ApplyAt(++seq, before_us, DayLimit("ask", "B1", engine::Side::kSell, 5100), sink);
+    sink.outcomes.clear();
+    m.ApplyAt(++seq, after_us, DayLimit("late", "A1", engine::Side::kBuy, 5095), sink);
+    std::vector<std::string> kinds;
+    for (const Outcome& o : sink.outcomes) {
+      if (o.kind == OutcomeKind::kClose) {
+        kinds.push_back(absl::StrCat("close ", o.bid.value(), "/", o.ask.value()));
+      } else if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kAccepted) {
+        kinds.push_back("accepted " + std::string(o.event.order.cl.view()));
+      } else if (o.kind == OutcomeKind::kEvent && o.event.type == engine::EventType::kCanceled) {
+        kinds.push_back("canceled " + std::string(o.event.order.cl.view()));
+      }
+    }
+    if (rule == 2) {
+      EXPECT_EQ(absl::StrJoin(kinds, "; "),
+                "close 5050/5100; canceled bid; canceled ask; accepted late");
+      EXPECT_EQ(m.engine().book(0).resting_count(), 1u);  // the late bid alone
+    } else {
+      EXPECT_EQ(absl::StrJoin(kinds, "; "), "accepted late");
+    }
+    sink.outcomes.clear();
+    m.ApplyAt(++seq, tick_us, engine::TimeCmd{tick_us * 1000}, sink);
+    size_t closes = 0;
+    for (const Outcome& o : sink.outcomes) {
+      if (o.kind != OutcomeKind::kClose) continue;
+      ++closes;
+      EXPECT_EQ(o.bid.value(), 5095)
+          << "the close after the input, as journals before the rule ran";
+    }
+    EXPECT_EQ(closes, rule == 2 ? 0u : 1u) << "one close a day";
   }
 }
 

@@ -47,6 +47,12 @@ struct MatcherOptions {
   // books stay in their state. Like the risk settings, taken only through a sequenced
   // RiskCmd (RiskCmdsFor). Off for `cfx replay --data-dir` (only its `close` inputs).
   bool close_day_orders = true;
+  // With close_day_orders: a close is taken at the first input stamped at or past it, as if
+  // a `time` input at that stamp came first (SPEC §9.1: the book at the close is the book
+  // after the last input before 16:00Z), not at the next clock tick up to a second later.
+  // Sequenced with close_day_orders (RiskCmd::close_day_orders = 2), so that a journal
+  // written before it replays as it ran.
+  bool close_at_stamps = true;
   // Pre-trade risk: on when set; collateral by account, others have 0.
   bool pre_trade_risk = false;
   std::map<std::string, common::MicroUsd, std::less<>> collateral;
@@ -130,6 +136,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   }
   int64_t max_open_orders() const { return max_open_orders_; }
   bool close_day_orders() const { return close_day_orders_; }
+  bool close_at_stamps() const { return close_at_stamps_; }
   // Per-contract initial margin in force (micro-USD), 0 when none was set,
   // MatcherOptions::kNoPriceMargin when nothing prices it.
   int64_t Margin(engine::SymbolId sym) const;
@@ -182,6 +189,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // its orders are canceled `expired`, new ones refused). Derived from the TimeCmd and the
   // calendar, so replaying the journal with the same holidays expires the same contracts
   // at the same input (docs/engine.md: do not change holidays of past dates).
+  void CloseAtStamp(engine::Timestamp stamp, journal::OutcomeSink<Outcome>& sink);
   void EmitCloses(engine::Timestamp from, engine::Timestamp to,
                   journal::OutcomeSink<Outcome>& sink);
   // The closing quote of every contract not expired for business day `day`, stamped `ts`.
@@ -227,10 +235,18 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // Day orders expire at the 16:00Z closes: set only by a RiskCmd (snapshotted when on), so a
   // journal written before the rule replays as it ran.
   bool close_day_orders_ = false;
+  // Closes at the first input stamped past them (MatcherOptions::close_at_stamps), and the
+  // first business-day close after last_time_ (kNoTime: to be found again).
+  bool close_at_stamps_ = false;
+  engine::Timestamp next_close_ = engine::kNoTime;
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   // Whether a RiskCmd (or a snapshot holding its effect) set options_.pre_trade_risk and
   // options_.collateral; snapshotted with them when set.
   bool risk_recorded_ = false;
+  // options_.pre_trade_risk and options_.collateral as constructed: Restore starts from them,
+  // so that it replaces the whole state whatever came before (a refused Restore too).
+  bool initial_pre_trade_risk_ = false;
+  std::map<std::string, common::MicroUsd, std::less<>> initial_collateral_;
   std::vector<int32_t> last_trading_day_;  // by symbol id, filled as symbols appear
   internal::BookPublisher* publisher_ = nullptr;
   std::vector<engine::SymbolId> touched_;
