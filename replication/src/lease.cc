@@ -79,10 +79,19 @@ absl::StatusOr<uint64_t> Lease::TryAcquire() {
   if (s == NATS_OK) return rev;
   absl::Status err = NatsError("acquire the lease", s);
   // Create fails on an existing key with "wrong last sequence": held by someone.
-  auto holder = Holder();
+  auto holder = HolderValue();
+  if (holder.ok() && holder->first == token_) {
+    // A create NATS applied but whose answer timed out: the lease is this Lease's. Renewed
+    // from its revision, so that the term runs from a write made now. Until 2026-12-07 it
+    // answered "held by" itself, and nobody led until the key lapsed (a review).
+    s = kvStore_UpdateString(&rev, kv_->kv, kKey, token_.c_str(), holder->second);
+    if (s == NATS_OK) return rev;
+    err = NatsError("acquire the lease", s);
+    holder = HolderValue();
+  }
   if (holder.ok() && !holder->first.empty()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("lease held by ", holder->first, " at revision ", holder->second));
+        absl::StrCat("lease held by ", NodeOf(holder->first), " at revision ", holder->second));
   }
   return err;
 }

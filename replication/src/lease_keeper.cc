@@ -1,5 +1,6 @@
 #include "cfx/replication/lease_keeper.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -121,6 +122,11 @@ void LeaseKeeper::Run() {
   // Leader: renew until stopped or lost. A stop asked for during the promotion waits for it
   // (the server abandons it) with the lease still renewed, so that it ends under a lease of
   // its own and the lease goes back after it.
+  // After a renewal NATS did not answer, the next is tried soon, not a period later: with
+  // the defaults (TTL 10 s, requests of 2 s) a failed renewal then a period's wait passed
+  // the 9 s deadline, so a NATS election of 4 s deposed the leader (a review, 2026-12-07).
+  const int64_t retry_ms = std::min<int64_t>(period_ms, 200);
+  int64_t wait_ms = period_ms;
   for (;;) {
     bool end = false;
     absl::Status why;
@@ -129,7 +135,7 @@ void LeaseKeeper::Run() {
       auto ending = [&] {
         return resigning_ || promotion_failed_ || (stopping_ && !promotion_running_);
       };
-      cv_.wait_for(lock, std::chrono::milliseconds(period_ms), ending);
+      cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), ending);
       end = ending();
       // A promotion that failed because the keeper was stopping is a stop, not a loss.
       if (resigning_) {
@@ -148,6 +154,7 @@ void LeaseKeeper::Run() {
     const int64_t sent = SteadyMicros();
     absl::StatusOr<uint64_t> renewed = lease_->Renew(rev);
     if (renewed.ok()) {
+      wait_ms = period_ms;
       rev = *renewed;
       revision_.store(rev, std::memory_order_release);
       deadline = sent + hold_us;
@@ -162,6 +169,7 @@ void LeaseKeeper::Run() {
       return;
     }
     // NATS did not answer: keep trying while the lease may still be ours.
+    wait_ms = retry_ms;
     if (SteadyMicros() > deadline) {
       Lose(absl::UnavailableError(
           absl::StrCat("lease not renewed within its TTL: ", renewed.status().message())));

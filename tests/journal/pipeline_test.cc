@@ -1,11 +1,15 @@
 #include "cfx/journal/pipeline.h"
 
+#include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <tuple>
 #include <vector>
 
 #include "cfx/journal/counter_machine.h"
+#include "cfx/journal/replication_log.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_dir.h"
@@ -15,6 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using CounterPipeline = Pipeline<CounterCommand, CounterOutcome>;
+using namespace std::chrono_literals;
 
 // Collects everything on the publisher thread; read only after Stop() (join orders it).
 class RecordingListener : public PipelineListener<CounterOutcome> {
@@ -448,6 +453,63 @@ TEST(PipelineTest, RecoveryErrorPreventsStart) {
   auto r = p.Start();
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("journal record 1: bad length"));
+}
+
+// A replicated log that takes every batch (one writer) and records each one's bytes.
+class SizingLog : public ReplicationLog {
+ public:
+  absl::Status Append(uint64_t first_seq, absl::Span<const absl::string_view> payloads,
+                      const StateCheckpoint&) override {
+    size_t bytes = 0;
+    for (absl::string_view p : payloads) bytes += p.size();
+    std::lock_guard<std::mutex> lock(mu_);
+    largest_ = std::max(largest_, bytes);
+    end_ = first_seq + payloads.size();
+    return absl::OkStatus();
+  }
+  absl::Status Read(uint64_t, int64_t timeout_ms, ReplicatedBatch*) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(timeout_ms, 5)));
+    return absl::DeadlineExceededError("nothing appended by another writer");
+  }
+  absl::StatusOr<uint64_t> EndSeq() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return end_;
+  }
+  size_t largest() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return largest_;
+  }
+
+ private:
+  std::mutex mu_;
+  size_t largest_ = 0;
+  uint64_t end_ = 1;
+};
+
+// A replicated batch is one message of the log, and the server bounds a message's size
+// (NATS: 1 MiB): a leader's batches stop at max_batch_bytes of encoded inputs, whatever
+// max_batch allows. 8192 inputs with long ids passed the server's limit, and the refused
+// publish was retried until the leader's deadline (a review, 2026-12-07).
+TEST(PipelineTest, ALeadersBatchesStayWithinTheLogsMessageBytes) {
+  TestDir dir;
+  auto journal = *Journal::Open({.data_dir = dir.path()});
+  CounterCodec codec;
+  CounterMachine machine;
+  RecordingListener listener;
+  SizingLog log;
+  constexpr size_t kBytes = 4096;
+  CounterPipeline p({.max_batch = 8192, .max_batch_bytes = kBytes, .replication = &log},
+                    journal.get(), &codec, &machine, &listener);
+  ASSERT_TRUE(p.Start().ok());
+  p.Promote();
+  for (int i = 0; i < 2000 && !p.leading(); ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(p.leading());
+  Produce(p, 2, 20000);
+  ASSERT_TRUE(p.Stop().ok());
+  const size_t input = kInputStampSize + CounterCodec::kEncodedSize;
+  EXPECT_GT(log.largest(), kBytes / 2) << "the batches never grew: nothing tested";
+  EXPECT_LT(log.largest(), kBytes + input);
+  EXPECT_EQ(journal->LastSeq(), 40000u);
 }
 
 }  // namespace

@@ -51,6 +51,29 @@ TEST(LeaseTest, OneHolderAtATimeAndRenewalMovesTheRevision) {
   EXPECT_TRUE(absl::IsFailedPrecondition(a->Renew(*rev2).status()));
 }
 
+// A create NATS applied but whose answer was lost: the retry finds the key holding this
+// Lease's own token and takes it (renewed from its revision), where it answered "held by"
+// itself until the key lapsed, and nobody led meanwhile (a review, 2026-12-07). A twin under
+// the same node id (another process) is refused.
+TEST(LeaseTest, ACreateAppliedButUnansweredIsTakenOnTheRetry) {
+  CFX_REQUIRE_NATS();
+  NatsOptions o = TestNatsOptions("lease_create_retry");
+  o.timeout_ms = o.lease_ttl_ms / 2;  // semantics, not timing (as below)
+  auto a = OpenLease(o, "node-a");
+  auto twin = OpenLease(o, "node-a");
+  ASSERT_TRUE(a && twin);
+  auto created = a->TryAcquire();  // its answer "lost"
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto retried = a->TryAcquire();
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_GT(*retried, *created);
+  auto by_twin = twin->TryAcquire();
+  EXPECT_TRUE(absl::IsFailedPrecondition(by_twin.status())) << by_twin.status();
+  EXPECT_NE(by_twin.status().message().find("held by node-a"), std::string::npos)
+      << by_twin.status();
+  EXPECT_TRUE(a->Renew(*retried).ok());
+}
+
 // A renewal NATS applied but whose answer was lost leaves the holder with the old revision:
 // its retry from that revision is no loss (until 2026-12-07 it deposed the leader), while
 // another process under the same node id (a restart, a twin) cannot renew by it.

@@ -438,11 +438,19 @@ class ExchangeServer::Impl {
     abandon_promotion_.store(true, std::memory_order_release);  // one in progress returns
     // What is reported after the gateway stops is reported again at the next start.
     if (entry_) entry_->StopReports();
+    absl::Status s;
+    bool core_stopped = false;
     if (handing_over) {
       StopRefresher();
       if (http_) http_->Stop();
       if (fix_) fix_->Stop();
-      if (core_ && started_) (void)core_->Flush();
+      if (entry_ && core_) entry_->FlushDisconnectCancels(std::chrono::seconds(5));
+      // The core stops (its clock first, then every accepted input drained and replicated)
+      // while the lease is still held: until 2026-12-07 the keeper let go first, and a clock
+      // tick or a postponed cancel appended after that failed the pipeline, so a clean
+      // hand-over exited 1 (a review).
+      if (core_) s = core_->Stop();
+      core_stopped = true;
     }
     if (keeper_) keeper_->Stop();
     StopRefresher();
@@ -451,9 +459,10 @@ class ExchangeServer::Impl {
     // Those a full ring postponed are offered now, while the core still runs: until
     // 2026-12-07 their retry came after the core stopped and was dropped, and the sessions'
     // orders outlived the stop.
-    if (entry_ && core_) entry_->FlushDisconnectCancels(std::chrono::seconds(5));
-    absl::Status s;
-    if (core_) {
+    if (entry_ && core_ && !core_stopped) {
+      entry_->FlushDisconnectCancels(std::chrono::seconds(5));
+    }
+    if (core_ && !core_stopped) {
       // The core drains every accepted input (COD included) before the listener stops. Also
       // after a Start that failed once the core's threads ran (ExchangeCore::Stop does
       // nothing for a core that never started): until 2026-12-07 such a core was stopped only

@@ -61,6 +61,10 @@ struct PipelineOptions {
   size_t sequenced_capacity = 1 << 16;  // SPSC sequencer -> matcher
   size_t output_capacity = 1 << 16;     // SPSC matcher -> publisher
   size_t max_batch = 8192;              // most inputs in one group commit
+  // Most bytes of encoded inputs in one group commit (0: no bound), with a replication log:
+  // each batch is one message of the log, and a message past the server's limit (NATS: 1
+  // MiB by default) is refused, every time it is tried. 8192 inputs with long ids passed it.
+  size_t max_batch_bytes = 512 * 1024;
   // The exchange clock the sequencer stamps each input with (journaled with it, SPEC §5);
   // null: inputs carry stamp 0 and the matcher keeps its own time (TimeCmd). Not owned.
   InputClock* clock = nullptr;

@@ -58,7 +58,10 @@ void Pipeline<Command, Outcome>::RunSequencer() {
     const bool closing = input_closed_.load(std::memory_order_acquire);
     size_t n = 0;
     bytes.clear();
-    while (n < options_.max_batch && input_.TryPop(in)) {
+    // A replicated batch is one message of the log, whose size the server bounds.
+    const size_t max_bytes = options_.replication != nullptr ? options_.max_batch_bytes : 0;
+    while (n < options_.max_batch && (max_bytes == 0 || bytes.size() < max_bytes) &&
+           input_.TryPop(in)) {
       batch[n].tag = in.tag;
       batch[n].offered_ns = in.offered_ns;
       batch[n].taken_ns = options_.trace_stages ? SteadyNowNs() : 0;
