@@ -280,5 +280,24 @@ TEST_F(ExchangeOrderEntryTest, ABookIsPublishedAtTheAckOfTheInputItShows) {
   }
 }
 
+// A node taking over resumes each session at the limit the stream holds, and first sequences
+// a reserve kSenderReserve past it (waited for): a node that takes over from it then never
+// sends those numbers again. Until 2026-12-07 the reserve came with the first Logon, one try
+// on the ring, and a node that died before it was sequenced left the next one resuming at
+// the same limit (a review).
+TEST_F(ExchangeOrderEntryTest, ATakeoverReservesPastTheLimitItResumesAt) {
+  Start(/*replicated=*/true);
+  ASSERT_TRUE(entry_->RecordSequences({"S1", 7, 250}));
+  ASSERT_TRUE(core_->Flush().ok());
+  const std::vector<SessionSequences> resume = entry_->ResumeSequences();
+  ASSERT_EQ(resume.size(), 1u);
+  EXPECT_EQ(resume[0].sender_limit, 250u);
+  ASSERT_TRUE(entry_->ReserveSenderSequences(resume).ok());
+  const std::vector<SessionSequences> after = entry_->ResumeSequences();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].sender_limit, 250u + kSenderReserve);
+  EXPECT_EQ(after[0].next_target, 7u);
+}
+
 }  // namespace
 }  // namespace cfx::gateway

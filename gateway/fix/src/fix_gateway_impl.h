@@ -121,10 +121,7 @@ class FixGateway::Impl : public FIX::Application {
   void Audit(const char* kind, const std::string& comp_id, const std::string& peer,
              const char* result, const std::string& reason) const;
 
-  // fix_sequences.cc (record_sequences). The limit is recorded this far ahead of the
-  // MsgSeqNum sent, and again once what is sent comes within half of it: a whole half
-  // (50,000 messages) would have to go out within one journal commit to overtake it.
-  static constexpr uint64_t kSenderReserve = 100000;
+  // fix_sequences.cc (record_sequences), with gateway::kSenderReserve.
   // Start: applies resume_ to the sessions the acceptor made.
   void ApplyResume();
   // onLogon: where the session stands now, and a limit kSenderReserve ahead.

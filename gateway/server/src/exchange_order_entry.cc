@@ -372,6 +372,22 @@ bool ExchangeOrderEntry::RecordSequences(const SessionSequences& sequences) {
   return impl_->core_->Submit(mark, 0) == exchange::OfferResult::kAccepted;
 }
 
+absl::Status ExchangeOrderEntry::ReserveSenderSequences(
+    const std::vector<SessionSequences>& resume) {
+  // Until 2026-12-07 the reserve came with the first Logon's RecordAtLogon, one try on the
+  // ring: a node that died before it was sequenced left the next one resuming at the same
+  // limit, and the client saw MsgSeqNums again (a review).
+  for (const SessionSequences& r : resume) {
+    if (r.sender_limit == 0) continue;  // no limit recorded: the session resumes as it is
+    const en::FixSessionCmd reserve{SessionIdOf(r.session), 0, r.sender_limit + kSenderReserve};
+    if (impl_->SubmitRetrying(reserve, 0) != exchange::OfferResult::kAccepted) {
+      return absl::UnavailableError(
+          absl::StrCat("the order path did not take the sequence reserve of session ", r.session));
+    }
+  }
+  return impl_->core_->Flush();
+}
+
 std::vector<SessionSequences> ExchangeOrderEntry::ResumeSequences() const {
   std::vector<SessionSequences> out;
   for (const exchange::FixSessionSeqs& s : impl_->core_->FixSessions()) {

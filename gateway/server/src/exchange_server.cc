@@ -383,7 +383,14 @@ class ExchangeServer::Impl {
     // left it.
     fix_config.record_sequences = options_.role != ServeRole::kAlone;
     fix_ = std::make_unique<FixGateway>(fix_config, entry_.get());
-    if (options_.role != ServeRole::kAlone) fix_->ResumeSessions(entry_->ResumeSequences());
+    if (options_.role != ServeRole::kAlone) {
+      // Resumed where the stream left each session, with a reserve past that sequenced first.
+      std::vector<SessionSequences> resume = entry_->ResumeSequences();
+      if (absl::Status s = entry_->ReserveSenderSequences(resume); !s.ok()) {
+        return Fail("FIX sequence numbers", s);
+      }
+      fix_->ResumeSessions(std::move(resume));
+    }
     entry_->SetListener(fix_.get());
     // The reports a crash (or a failover) kept from going out are sent at this start: one
     // node follows them with a file (docs/durability.md), a replicated one with a mark in

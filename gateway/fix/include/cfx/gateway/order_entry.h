@@ -149,6 +149,10 @@ struct SessionSequences {
   uint64_t next_target = 0;
   uint64_t sender_limit = 0;
 };
+// How far ahead of the MsgSeqNum sent its limit is recorded (and again once what is sent
+// comes within half of it: a whole half would have to go out within one journal commit to
+// overtake it); a node that takes over reserves as much past the limit it resumes at.
+inline constexpr uint64_t kSenderReserve = 100000;
 
 struct CancelRejected;  // below, with the outcomes
 

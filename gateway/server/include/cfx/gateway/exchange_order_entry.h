@@ -102,6 +102,11 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // Where each configured session stands in the core's state (after Promote: as the old
   // primary left it), for FixGateway::ResumeSessions.
   std::vector<SessionSequences> ResumeSequences() const;
+  // A node taking over: sequences, for each of `resume` (ResumeSequences), a sender limit
+  // kSenderReserve past the one it resumes at, and waits until the core has applied them:
+  // before any message goes out from the resumed numbers, so that a node taking over from
+  // this one never sends them again. Error: the order path did not take them.
+  absl::Status ReserveSenderSequences(const std::vector<SessionSequences>& resume);
 
   // exchange::OutcomeListener (publisher thread)
   void OnOutcome(uint64_t seq, uint64_t tag, const exchange::Outcome& outcome) override;
