@@ -432,7 +432,11 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     if (options_.emit_closes && last_time_ != engine::kNoTime) EmitCloses(last_time_, t->ts, sink);
     last_time_ = t->ts;
     published_time_.store(last_time_, std::memory_order_relaxed);
-  } else if (close_at_stamps_ && time_us > 0) {
+  } else if (close_at_stamps_ && time_us > 0 &&
+             !std::holds_alternative<engine::FixSessionCmd>(command) &&
+             !std::holds_alternative<engine::RiskCmd>(command)) {
+    // Not at the exchange's own bookkeeping inputs, which publish no book: the close waits
+    // for the next order input or clock tick.
     CloseAtStamp(input_time_, sink);
   }
   if (const auto* f = std::get_if<engine::FixSessionCmd>(&command)) {

@@ -237,6 +237,21 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheDayClose) {
   EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, -1);
 }
 
+// Version 8: the day-close rule may be 2, closes at the first input stamped past them. A
+// binary of version 7 would read 2 as 1 (closes at the tick) and replay elsewhere than the
+// run: the version moved, so it refuses the record instead of diverging.
+TEST(EngineCodecTest, TheClosesAtStampsRuleIsWrittenAsVersion8) {
+  engine::RiskCmd r;
+  r.close_day_orders = 2;
+  ExpectRoundTrip(r);
+  EXPECT_EQ(Bytes(r)[0], 8);
+  engine::Command back;
+  ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
+  EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, 2);
+  EXPECT_NE(DescribeCommand(back).find(" close_day_orders=on_at_stamps"), std::string::npos)
+      << DescribeCommand(back);
+}
+
 // A contract nothing prices travels as its margin (MatcherOptions::kNoPriceMargin) and reads
 // as such in `cfx journal dump`, not as int64's largest number.
 TEST(EngineCodecTest, AContractWithNoPriceReadsAsSuch) {

@@ -260,6 +260,7 @@ TEST_F(ExchangeOrderEntryTest, ABookIsPublishedAtTheAckOfTheInputItShows) {
   gate_.Open();
   ASSERT_TRUE(WaitFor([&] { return reports_.Last("x-cancel") == "canceled user"; }))
       << reports_.Text();
+  EXPECT_GE(core_->Stats().max_batch, 2u) << "y and the cancel were not one batch: nothing tested";
   ASSERT_TRUE(WaitFor([&] {
     const std::vector<Reports::Book> books = reports_.Books();
     return !books.empty() && books.back().bids == "4990,";

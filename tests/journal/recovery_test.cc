@@ -215,9 +215,6 @@ TEST(RecoveryTest, UndecodablePayloadIsDataLossAndNeverTruncated) {
   EXPECT_EQ(journal->LastSeq(), 1u);
 }
 
-// SPEC §5: a stored record that makes the state machine throw stops recovery with an error
-// naming the record and telling the operator what to do; it never aborts (which would
-// repeat on every restart).
 // A counter machine that refuses one snapshot blob after changing its state part-way, as a
 // Restore that fails inside a later block does.
 class RefusingMachine : public StateMachine {
@@ -277,6 +274,9 @@ TEST(RecoveryTest, ASnapshotTheMachineRefusesIsPassedOverForAnOlderOne) {
   }
 }
 
+// SPEC §5: a stored record that makes the state machine throw stops recovery with an error
+// naming the record and telling the operator what to do; it never aborts (which would
+// repeat on every restart).
 class ThrowingMachine : public StateMachine {
  public:
   absl::Status Restore(absl::string_view) override { return absl::OkStatus(); }

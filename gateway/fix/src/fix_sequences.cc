@@ -17,7 +17,9 @@ namespace {
 // An ExecutionReport or OrderCancelReject with OrderID NONE, or a rejected mass cancel's
 // report (531=0): an answer about a request, carrying no order's state.
 bool NamesNoOrder(const FIX::Message& message) {
-  std::string type, order_id, response;
+  std::string type, order_id, response, copy;
+  // A drop copy (797=Y) is another session's answer: never an echo of this session's own.
+  if (internal::GetField(message, 797, &copy) && copy == "Y") return false;
   internal::GetField(message.getHeader(), 35, &type);
   if (type == "8" || type == "9")
     return internal::GetField(message, 37, &order_id) && order_id == "NONE";

@@ -73,6 +73,7 @@ class ExchangeOrderEntry::Impl {
 
   // Publisher thread only: symbols whose book changed during the current input.
   std::vector<std::string> touched_;
+  std::vector<uint32_t> touched_waits_;    // by touched_'s index: acks it has waited for
   std::atomic<uint64_t> listing_seen_{0};  // the ListingVersion of the last list handed over
 
   // The worker: status answers and local rejects, so that no listener call happens inside

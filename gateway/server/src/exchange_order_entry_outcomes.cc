@@ -89,6 +89,7 @@ void ExchangeOrderEntry::Impl::Touch(const en::Name& sym) {
     if (t == sym.view()) return;
   }
   touched_.emplace_back(sym.view());
+  touched_waits_.push_back(0);
 }
 
 // The request in flight under `tag`, or nullptr (tag 0: not an order entry's input).
@@ -193,7 +194,10 @@ void ExchangeOrderEntry::Impl::DeliverCanceled(const exchange::Outcome& o, Pendi
     if (!p->asked.session.empty()) s.session = p->asked.session;
     s.cl_ord_id = p->cl_ord_id;
     s.orig_cl_ord_id = p->orig_cl_ord_id;
-  } else if (p != nullptr && p->kind == Pending::Kind::kMass) {
+  } else if (p != nullptr && p->kind == Pending::Kind::kMass &&
+             e.cancel == en::CancelReason::kMass) {
+    // Only the request's own cancels: a close taken at its input (docs/engine.md) expires
+    // day orders of every firm under its tag, which its report must not count.
     ++p->mass.canceled_count;
     p->mass.transact_time_us = TimeUs(o);
   }
@@ -287,25 +291,34 @@ void ExchangeOrderEntry::Impl::PublishRecoveredMarket() {
 void ExchangeOrderEntry::Impl::OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {
   // A month listed or expired while running: market data and security lists follow.
   if (core_->ListingVersion() != listing_seen_.load(std::memory_order_acquire)) PostListing();
-  if (poss_resend_) touched_.clear();  // sent again: the books went out as they stood
+  if (poss_resend_) {  // sent again: the books went out as they stood
+    touched_.clear();
+    touched_waits_.clear();
+  }
   // The matcher applies a run of waiting inputs, publishing each book it changes, before it
   // delivers their outcomes: a book that already shows a later input waits for that input's
   // ack (it touched the book too), so that no subscriber sees a level change before the
   // reports and trades of the input that made it. Until 2026-12-07 it went out at once (a
   // review).
+  // A book that changes at every input while delivery runs far behind the matcher (the
+  // publisher thread of `cfx bench fix --publisher-thread`) would wait for good: past
+  // kMaxBookWaits acks it goes out as it stands.
+  constexpr uint32_t kMaxBookWaits = 64;
   size_t kept = 0;
   for (size_t i = 0; i < touched_.size(); ++i) {
     std::optional<exchange::BookView> view =
         core_->BookSnapshot(touched_[i], exchange::kMaxPublishedDepth);
     if (!view) continue;
-    if (view->seq > seq) {
+    if (view->seq > seq && touched_waits_[i] < kMaxBookWaits) {
       if (kept != i) touched_[kept] = std::move(touched_[i]);
+      touched_waits_[kept] = touched_waits_[i] + 1;
       ++kept;
       continue;
     }
     listener_->OnBookUpdate(BookUpdateOf(touched_[i], *view));
   }
   touched_.resize(kept);
+  touched_waits_.resize(kept);
   if (tag == 0) return;
   Pending done;
   {

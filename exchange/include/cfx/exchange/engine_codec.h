@@ -22,8 +22,10 @@ namespace cfx::exchange {
 // 2: requests carry their Origin; 3: a session's mass cancel says whether it is a disconnect;
 // 4: a cancel and a mass cancel carry the request's own id, and they and a replace the
 // requesting session (answer_to); 5: a session's mass cancel carries its firm; 6: a risk
-// setting carries the cap on an account's open orders; 7: and the day-close rule.
-inline constexpr uint8_t kEngineCodecVersion = 7;
+// setting carries the cap on an account's open orders; 7: and the day-close rule; 8: the
+// same layout, the day-close rule may be 2 (closes at stamps): a binary of version 7 would
+// take 2 for 1 and replay the closes elsewhere, so it refuses the version instead.
+inline constexpr uint8_t kEngineCodecVersion = 8;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.
