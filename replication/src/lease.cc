@@ -89,6 +89,17 @@ absl::StatusOr<uint64_t> Lease::TryAcquire() {
     err = NatsError("acquire the lease", s);
     holder = HolderValue();
   }
+  if (holder.ok() && holder->first.empty()) {
+    // Free (released or lapsed), yet the create was refused: the client library's read of
+    // the key before its retry can be answered by a replica that has not seen the delete
+    // yet. Tried once more after a moment, rather than a whole period later (a clean-clone
+    // run refused a create right after a release this way).
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    s = kvStore_CreateString(&rev, kv_->kv, kKey, token_.c_str());
+    if (s == NATS_OK) return rev;
+    err = NatsError("acquire the lease", s);
+    holder = HolderValue();
+  }
   if (holder.ok() && !holder->first.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("lease held by ", NodeOf(holder->first), " at revision ", holder->second));
