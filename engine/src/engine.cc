@@ -194,7 +194,7 @@ void Engine::Apply(const NewOrderCmd& c) {
   OrderId oid = next_oid_++;
   uint32_t slot = ctx_.store.Allocate(oid, acct);
   Order& o = ctx_.store.at(slot);
-  o.accept_seq = next_accept_++;
+  ++next_accept_;
   o.side = c.side;
   o.type = c.type;
   // A market order is IOC whatever its tif, except FOK (§4.2).

@@ -99,7 +99,7 @@ void PutOrder(Writer& w, const Order& o) {
   w.Put(static_cast<uint8_t>(o.post_only));
   w.Put(o.display);
   w.Put(o.notional);
-  w.Put(o.accept_seq);
+  w.Put(o.oid);  // the acceptance number: the oid (the format keeps the field)
   w.Put(o.priority_seq);
   w.Put(o.stop_px);
   w.Put(o.expire);
@@ -289,13 +289,14 @@ absl::Status Engine::RestoreOrders(Reader& r, std::vector<LiveOrderRef>* by_oid)
   for (uint64_t i = 0; i < norders; ++i) {
     Order in;
     uint8_t post_only = 0;
+    uint64_t accept_seq = 0;  // kept in the format until 2026-12-07; always the oid, unread
     if (!r.Get(&in.oid) || !r.Get(&in.px) || !r.Get(&in.qty) || !r.Get(&in.cum) ||
         !r.Get(&in.shown) || !r.Get(&in.firm) || !r.Get(&in.stp) ||
         !GetEnum(r, &in.side, Side::kSell) || !GetEnum(r, &in.type, OrderType::kStopLimit) ||
         !GetEnum(r, &in.tif, TimeInForce::kGtd) ||
         !GetEnum(r, &in.stp_action, StpAction::kCancelBoth) ||
         !GetEnum(r, &in.status, OrderStatus::kCanceled) || !r.Get(&post_only) ||
-        !r.Get(&in.display) || !r.Get(&in.notional) || !r.Get(&in.accept_seq) ||
+        !r.Get(&in.display) || !r.Get(&in.notional) || !r.Get(&accept_seq) ||
         !r.Get(&in.priority_seq) || !r.Get(&in.stop_px) || !r.Get(&in.expire) || !r.Get(&in.acct) ||
         !r.Get(&in.sym) || !r.Get(&in.session) || !r.Fixed(&in.cl)) {
       return Bad("truncated order");

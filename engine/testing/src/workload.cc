@@ -130,7 +130,6 @@ class BenchBook {
         if (oid >= slot_of_.size()) slot_of_.resize(std::max<size_t>(oid + 1, 2 * slot_of_.size()));
         slot_of_[oid] = slot;
         Order& o = ctx_.store.at(slot);
-        o.accept_seq = o.oid;
         o.side = w.side;
         o.tif = w.tif;
         o.px = w.px;

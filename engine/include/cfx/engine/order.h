@@ -29,7 +29,6 @@ struct Order {
   // Then the rest.
   Qty display{0};  // iceberg slice size; 0: fully displayed
   int64_t notional = 0;
-  uint64_t accept_seq = 0;  // acceptance number (walks go by oid, which follows it)
   // Time priority in the book, and a pending stop's submission time among the stops one
   // print triggers; renewed when the order loses priority.
   uint64_t priority_seq = 0;
