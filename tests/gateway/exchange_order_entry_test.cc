@@ -300,5 +300,48 @@ TEST_F(ExchangeOrderEntryTest, ATakeoverReservesPastTheLimitItResumesAt) {
   EXPECT_EQ(after[0].next_target, 7u);
 }
 
+// docs/replication.md, "FIX sessions": a request refused before it became an input (here a
+// symbol no contract can have) is recorded in the stream (a `fix_session` mark: the session
+// expects the MsgSeqNum after it) before its refusal goes out, so a node taking over never
+// processes the client's resend of it (43=Y) as a new request. Until 2026-12-07 the
+// refusal went out at once and the stream kept no trace of the request (a review). The
+// matcher is held on an earlier order's report: the refusal waits for it.
+TEST_F(ExchangeOrderEntryTest, AReplicatedRefusalGoesOutAfterTheStreamRecordsTheRequest) {
+  Start(/*replicated=*/true);
+  gate_.Close();
+  entry_->Submit(Order("S2", "A1", "held", 4980));  // its accepted report holds the matcher
+  NewOrder refused = Order("S1", "A0", "refused", 4990);
+  refused.symbol = std::string(40, 'Z');  // longer than any listed symbol: refused here
+  refused.msg_seq = 9;
+  entry_->Submit(refused);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(reports_.Last("refused"), "") << "answered before the stream recorded it";
+  gate_.Open();
+  ASSERT_TRUE(WaitFor([&] { return reports_.Last("refused") == "rejected unknown_symbol"; }))
+      << reports_.Text();
+  bool found = false;
+  for (const SessionSequences& s : entry_->ResumeSequences()) {
+    if (s.session != "S1") continue;
+    found = true;
+    EXPECT_EQ(s.next_target, 10u);
+  }
+  EXPECT_TRUE(found) << "the refused request left no trace in the stream";
+}
+
+// One node keeps no sessions in its stream (QuickFIX's store does): a refusal goes out at
+// once, whatever the matcher is doing.
+TEST_F(ExchangeOrderEntryTest, OneNodesRefusalGoesOutAtOnce) {
+  Start(/*replicated=*/false);
+  gate_.Close();
+  entry_->Submit(Order("S2", "A1", "held", 4980));
+  NewOrder refused = Order("S1", "A0", "refused", 4990);
+  refused.symbol = std::string(40, 'Z');
+  refused.msg_seq = 9;
+  entry_->Submit(refused);
+  EXPECT_TRUE(WaitFor([&] { return reports_.Last("refused") == "rejected unknown_symbol"; }))
+      << reports_.Text();
+  EXPECT_TRUE(entry_->ResumeSequences().empty());
+}
+
 }  // namespace
 }  // namespace cfx::gateway

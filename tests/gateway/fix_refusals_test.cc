@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fix_hostile.h"
@@ -182,6 +183,71 @@ TEST_F(FixHostileTest, RefusedIdentifiersAreNotEchoedInTheReject) {
       EXPECT_EQ(reply.find(bad), std::string::npos) << "echoed: " << reply;
     }
   }
+  EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
+// docs/replication.md, "FIX sessions": a replicated exchange records that a session sent a
+// request the gateway refused before the refusal goes out, so a node taking over never
+// processes the client's resend (43=Y) of a request already answered "rejected". Until
+// 2026-12-07 the gateway's refusals (an account of another firm, a malformed mass cancel,
+// the throttle) went out at once and left no trace in the stream (a review): after a
+// failover the resend of an order answered `throttled` could execute. Here the exchange
+// holds each answer (FakeExchange::HoldRefusals): none may reach the client before it is
+// released, and each names the request's MsgSeqNum.
+TEST_F(FixHostileTest, ARefusalGoesOutOnlyAfterTheExchangeRecordedTheRequest) {
+  exchange_->HoldRefusals();
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  const std::string sym = kSym;
+  const std::string bodies[] = {
+      // D for BETA's account: account_not_permitted.
+      "35=D|11=d1|1=B1|55=" + sym + "|54=1|38=1|40=2|44=5.000|60=" + UtcNow() + "|",
+      // F naming BETA's account: answered as an unknown order.
+      "35=F|11=f1|41=o1|1=B1|55=" + sym + "|54=1|38=1|60=" + UtcNow() + "|",
+      // q for BETA's account: account_not_permitted.
+      "35=q|11=q1|530=7|1=B1|60=" + UtcNow() + "|"};
+  int seq = 2;
+  for (const std::string& body : bodies) {
+    ASSERT_TRUE(s.Write(Frame(body.substr(0, 5) + "49=ALPHA_T2|56=CFX|34=" + std::to_string(seq++) +
+                              "|52=" + UtcNow() + "|" + body.substr(5))));
+  }
+  bool closed = false;
+  const std::string before = s.Read(300, &closed);
+  EXPECT_EQ(before.find("\x01"
+                        "35=8\x01"),
+            std::string::npos)
+      << before;
+  EXPECT_EQ(before.find("\x01"
+                        "35=9\x01"),
+            std::string::npos)
+      << before;
+  EXPECT_EQ(before.find("\x01"
+                        "35=r\x01"),
+            std::string::npos)
+      << before;
+  const std::vector<std::pair<std::string, uint64_t>> want = {
+      {"ALPHA_T2", 2}, {"ALPHA_T2", 3}, {"ALPHA_T2", 4}};
+  EXPECT_EQ(exchange_->RecordedRefusals(), want);
+  exchange_->ReleaseRefusals();
+  std::string after = s.ReadUntil(
+      "\x01"
+      "35=r\x01",
+      kWaitMs, &closed);
+  const size_t d = after.find(
+      "\x01"
+      "58=account_not_permitted\x01");
+  const size_t f = after.find(
+      "\x01"
+      "35=9\x01");
+  const size_t q = after.find(
+      "\x01"
+      "35=r\x01");
+  ASSERT_NE(d, std::string::npos) << after;
+  ASSERT_NE(f, std::string::npos) << after;
+  ASSERT_NE(q, std::string::npos) << after;
+  EXPECT_LT(d, f) << "answered out of order: " << after;
+  EXPECT_LT(f, q) << "answered out of order: " << after;
   EXPECT_FALSE(closed);
   ExpectStillServing();
 }

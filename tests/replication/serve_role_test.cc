@@ -168,6 +168,13 @@ client::FixOrder FixOrderOf(int i) {
   return o;
 }
 
+// An order for an account ALPHA does not have: refused `account_not_permitted` at the gateway.
+client::FixOrder RefusedOrder() {
+  client::FixOrder o = FixOrderOf(999);
+  o.account = "Z9";
+  return o;
+}
+
 int64_t SeqOf(const client::FixMessage& m) {
   int64_t v = 0;
   return absl::SimpleAtoi(m.Get(34), &v) ? v : -1;
@@ -203,6 +210,17 @@ TEST(ServeRoleTest, AFixClientContinuesItsSequenceNumbersOnTheNewPrimary) {
       ack_exec_ids[FixOrderOf(i).cl_ord_id] = ack.Get(17);
       last_seen = std::max(last_seen, SeqOf(ack));
     }
+    // Refused at the gateway (an account the firm does not have), so never an input: the
+    // stream records it all the same, before the reject goes out, and the new primary does
+    // not ask for it again. Until 2026-12-07 it did, and the resend was processed anew.
+    ASSERT_TRUE(c.SendOrder(RefusedOrder()).ok());
+    client::FixMessage rejected;
+    ASSERT_TRUE(c.WaitFor(
+        [](const client::FixMessage& m) { return m.IsExecReport(RefusedOrder().cl_ord_id); },
+        &rejected, std::chrono::seconds(10)));
+    EXPECT_EQ(rejected.exec_type(), '8');
+    EXPECT_EQ(rejected.Get(58), "account_not_permitted");
+    last_seen = std::max(last_seen, SeqOf(rejected));
     // Answered by the old primary and never sequenced: the new primary asks for it again.
     ASSERT_TRUE(c.SendStatusRequest("before", "f0", "A1", "B200-GOLD-US-202703",
                                     client::Side::kBuy)
@@ -215,8 +233,8 @@ TEST(ServeRoleTest, AFixClientContinuesItsSequenceNumbersOnTheNewPrimary) {
     ASSERT_TRUE(Followed(*primary, *standby));
     std::vector<exchange::FixSessionSeqs> seqs = standby->core().FixSessions();
     ASSERT_EQ(seqs.size(), 1u);
-    EXPECT_EQ(seqs[0].next_target, static_cast<uint64_t>(kOrders + 2))
-        << "the Logon was 1, the orders 2.." << kOrders + 1;
+    EXPECT_EQ(seqs[0].next_target, static_cast<uint64_t>(kOrders + 3))
+        << "the Logon was 1, the orders 2.." << kOrders + 1 << ", the refused one " << kOrders + 2;
     EXPECT_GT(seqs[0].sender_limit, static_cast<uint64_t>(last_seen));
     ASSERT_TRUE(primary->Stop().ok());  // gives the lease back; the client is logged out
     c.Logout(std::chrono::seconds(2));
@@ -245,6 +263,8 @@ TEST(ServeRoleTest, AFixClientContinuesItsSequenceNumbersOnTheNewPrimary) {
   // comes again, as the same execution (its ExecID), never as a new order.
   int canceled = 0;
   for (const client::FixMessage& m : c.TakeAll()) {
+    EXPECT_FALSE(m.IsExecReport(RefusedOrder().cl_ord_id))
+        << "the order refused before the failover was processed again";
     if (!m.IsExecReport() || m.Get(11) == FixOrderOf(kOrders).cl_ord_id) continue;
     EXPECT_EQ(m.Get(97), "Y") << "an old order's report not marked PossResend: " << m.Get(11);
     if (m.exec_type() == '0') {

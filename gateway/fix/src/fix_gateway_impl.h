@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -151,6 +152,11 @@ class FixGateway::Impl : public FIX::Application {
                  const FIX::Message& m);
   void BusinessReject(const std::string& session, const FIX::Message& ref, int reason,
                       const std::string& text);
+  // Answers request `m` of `session`, refused here, by `answer`: now, or (a replicated
+  // exchange) once the exchange has recorded that the session sent it
+  // (OrderEntry::AnswerWhenRecorded).
+  void Refuse(const std::string& session, const FIX::Message& m,
+              const std::function<void()>& answer);
 
   // fix_outbound.cc
   FIX::Message ExecReport(const OrderState& o, char exec_type, char ord_status);

@@ -191,10 +191,16 @@ void FixGateway::Impl::OnNewOrder(const FixSessionSpec& spec, const FIX::Message
     reason = "account_not_permitted";
   }
   if (!reason.empty()) {
-    RejectedAtGateway(Echo(spec.sender_comp_id, m), reason);
+    const OrderState echo = Echo(spec.sender_comp_id, m);
+    Refuse(spec.sender_comp_id, m, [this, echo, reason] { RejectedAtGateway(echo, reason); });
     return;
   }
   exchange_->Submit(order);
+}
+
+void FixGateway::Impl::Refuse(const std::string& session, const FIX::Message& m,
+                              const std::function<void()>& answer) {
+  if (!exchange_->AnswerWhenRecorded(session, MsgSeqOf(m), answer)) answer();
 }
 
 void FixGateway::Impl::RejectCancelOrReplace(const FixSessionSpec& spec, const FIX::Message& m,
@@ -206,16 +212,17 @@ void FixGateway::Impl::RejectCancelOrReplace(const FixSessionSpec& spec, const F
   r.orig_cl_ord_id = Echoable(internal::FieldOr(m, 41));
   r.response_to_replace = replace;
   r.reason = reason;
+  r.msg_seq = MsgSeqOf(m);
   // An order of the firm's own that the request names well enough to find: the exchange
   // answers, with the order's id and status when it still works (a client reading 39=8
   // would take a working order for a dead one). Another firm's account or an unknown order
   // gets 37=NONE 39=8 from here, the same answer either way (SPEC §6).
   if (reason != "unknown_order" && ValidId(r.account) && ValidId(r.orig_cl_ord_id) &&
       entitlements_.AccountAllowed(spec.firm, r.account)) {
-    exchange_->RefuseAmend(r);
+    exchange_->RefuseAmend(r);  // recorded there, as Refuse does
     return;
   }
-  CancelRejectedOut(r);
+  Refuse(spec.sender_comp_id, m, [this, r] { CancelRejectedOut(r); });
 }
 
 std::string FixGateway::Impl::CheckAmend(const FixSessionSpec& spec, const FIX::Message& m,
@@ -374,17 +381,22 @@ void FixGateway::Impl::OnMassCancel(const FixSessionSpec& spec, const FIX::Messa
     exchange_->MassCancelOrders(req);
     return;
   }
-  MassCancelOut(reject);
+  Refuse(spec.sender_comp_id, m, [this, reject] { MassCancelOut(reject); });
 }
 
 void FixGateway::Impl::Throttled(const FixSessionSpec& spec, const std::string& type,
                                  const FIX::Message& m) {
   const std::string reason = "throttled";
   if (type == "D") {
-    RejectedAtGateway(Echo(spec.sender_comp_id, m), reason);
+    const OrderState echo = Echo(spec.sender_comp_id, m);
+    Refuse(spec.sender_comp_id, m, [this, echo, reason] { RejectedAtGateway(echo, reason); });
   } else if (type == "F" || type == "G") {
     RejectCancelOrReplace(spec, m, type == "G", reason);
-  } else {
+  } else if (type == "q") {  // a mass cancel: one the next primary must not run either
+    const FIX::Message ref = m;
+    const std::string session = spec.sender_comp_id;
+    Refuse(session, m, [this, session, ref, reason] { BusinessReject(session, ref, 0, reason); });
+  } else {  // a status or market data request: a resend asks again, nothing more
     BusinessReject(spec.sender_comp_id, m, 0, reason);
   }
 }

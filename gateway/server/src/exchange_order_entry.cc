@@ -144,11 +144,11 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   en::NewOrderCmd c;
   if (!c.cl.Assign(r.cl_ord_id) || !Assign(&c.acct, r.account) || !Assign(&c.firm, r.firm) ||
       !Assign(&c.stp, r.stp_id)) {
-    impl_->RejectNew(s, "invalid_field");
+    impl_->RejectNew(s, "invalid_field", r.msg_seq);
     return;
   }
   if (!Assign(&c.sym, r.symbol)) {
-    impl_->RejectNew(s, "unknown_symbol");
+    impl_->RejectNew(s, "unknown_symbol", r.msg_seq);
     return;
   }
   c.side = ToEngine(r.side);
@@ -165,7 +165,7 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   if (r.tif == TimeInForce::kGtd) {
     std::optional<en::Timestamp> expire = ExpireOf(r.expire_time);
     if (!expire) {
-      impl_->RejectNew(s, "invalid_field");
+      impl_->RejectNew(s, "invalid_field", r.msg_seq);
       return;
     }
     c.expire = *expire;
@@ -173,16 +173,17 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
   c.origin = impl_->OriginOf(r.session, r.msg_seq);
   OrderState asked = s;
   if (impl_->DisconnectCancelPending(c.session)) {  // its last connection's cancel comes first
-    impl_->RejectNew(asked, "throttled");
+    impl_->RejectNew(asked, "throttled", r.msg_seq);
     return;
   }
   if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted)
-    impl_->RejectNew(asked, "throttled");
+    impl_->RejectNew(asked, "throttled", r.msg_seq);
 }
 
 void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
   CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, false, "", false,
                          0,         0};
+  refusal.msg_seq = r.msg_seq;
   en::CancelCmd c;
   if (!c.orig.Assign(r.orig_cl_ord_id) || !Assign(&c.acct, r.account)) {
     refusal.reason = "unknown_order";  // no such id can exist in the engine
@@ -215,6 +216,7 @@ void ExchangeOrderEntry::Replace(const ReplaceOrder& r) {
   if (impl_->AlreadyHas(r)) return;
   CancelRejected refusal{r.session, r.account, r.cl_ord_id, r.orig_cl_ord_id, true, "", false,
                          0,         0};
+  refusal.msg_seq = r.msg_seq;
   en::ReplaceCmd c;
   if (!c.orig.Assign(r.orig_cl_ord_id) || !Assign(&c.acct, r.account)) {
     refusal.reason = "unknown_order";
@@ -313,13 +315,15 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
   if (!Assign(&c.acct, r.account) || !Assign(&c.sym, r.symbol)) {
     result.rejected = true;
     result.reason = "unknown_symbol";
-    impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
+    impl_->AnswerRefused(r.session, r.msg_seq,
+                         [this, result] { impl_->listener_->OnMassCancelResult(result); });
     return;
   }
   if (!c.req.Assign(r.cl_ord_id)) {  // journaled: held to the engine's ids' length
     result.rejected = true;
     result.reason = "invalid_field";
-    impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
+    impl_->AnswerRefused(r.session, r.msg_seq,
+                         [this, result] { impl_->listener_->OnMassCancelResult(result); });
     return;
   }
   if (r.account.empty()) {
@@ -335,7 +339,8 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
   if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
     result.rejected = true;
     result.reason = "throttled";
-    impl_->Post([this, result] { impl_->listener_->OnMassCancelResult(result); });
+    impl_->AnswerRefused(r.session, r.msg_seq,
+                         [this, result] { impl_->listener_->OnMassCancelResult(result); });
   }
 }
 
@@ -370,6 +375,11 @@ bool ExchangeOrderEntry::RecordSequences(const SessionSequences& sequences) {
   // matcher's, and retrying there while the ring is full would keep the ring full. Not
   // recorded, the next message sent tries again (half the reserve ahead of the limit).
   return impl_->core_->Submit(mark, 0) == exchange::OfferResult::kAccepted;
+}
+
+bool ExchangeOrderEntry::AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
+                                            const std::function<void()>& answer) {
+  return impl_->AnswerWhenRecorded(session, msg_seq, answer);
 }
 
 absl::Status ExchangeOrderEntry::ReserveSenderSequences(

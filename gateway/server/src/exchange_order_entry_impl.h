@@ -38,13 +38,16 @@ constexpr int kFullRetries = 2000;
 
 // What the publisher needs to answer one request: the request itself, as sent.
 struct Pending {
-  enum class Kind { kNew, kCancel, kReplace, kMass, kDisconnect };
+  // kAnswer: the `fix_session` mark of a request refused before it became an input
+  // (AnswerWhenRecorded): `answer` sends the refusal at the mark's ack.
+  enum class Kind { kNew, kCancel, kReplace, kMass, kDisconnect, kAnswer };
   Kind kind = Kind::kNew;
   OrderState asked;            // kNew: the order as asked (for rejects)
   bool poss_dup_unplaced = false;  // kNew: 43=Y, and no order found under its ClOrdID
   std::string cl_ord_id;       // cancel/replace/mass: the request's id
   std::string orig_cl_ord_id;  // cancel/replace: the order named
   MassCancelResult mass;       // kMass: filled as outcomes arrive
+  std::function<void()> answer;  // kAnswer
 };
 
 }  // namespace internal
@@ -203,9 +206,33 @@ class ExchangeOrderEntry::Impl {
   // The same for a replace: the order now has the replace's ClOrdID and its terms.
   bool AlreadyHas(const ReplaceOrder& r) const;
 
-  // Refuses a request locally, from the worker thread.
-  void RejectNew(const OrderState& asked, const std::string& reason) {
-    Post([this, asked, reason] { listener_->OnRejected(asked, reason); });
+  // OrderEntry::AnswerWhenRecorded: a replicated core sequences a `fix_session` mark, the
+  // session having sent `msg_seq` (the next expected is the one after), and `answer` goes
+  // out at its ack, in order with the session's other inputs. The mark is offered on the
+  // caller's thread before the session's next request, so a mark never moves the expected
+  // number back past a later request's. False (answer now): one node, no number, or a
+  // full order path (an overload: the refusal goes out unrecorded, docs/replication.md).
+  bool AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
+                          const std::function<void()>& answer) {
+    const en::Origin origin = OriginOf(session, msg_seq);
+    if (origin.msg_seq == 0) return false;
+    Pending p;
+    p.kind = Pending::Kind::kAnswer;
+    p.answer = answer;
+    const en::FixSessionCmd mark{origin.session, uint64_t{origin.msg_seq} + 1, 0};
+    // Not the leader any more, or stopping: not answered; the client's resend reaches the
+    // next primary, which has no record of the request and processes it once.
+    return Offer(mark, std::move(p)) != exchange::OfferResult::kFull;
+  }
+  // Answers a request refused here: from the worker thread, or (replicated) at its mark's
+  // ack (AnswerWhenRecorded).
+  void AnswerRefused(const std::string& session, uint64_t msg_seq, std::function<void()> answer) {
+    if (!AnswerWhenRecorded(session, msg_seq, answer)) Post(std::move(answer));
+  }
+  // Refuses a new order locally (AnswerRefused).
+  void RejectNew(const OrderState& asked, const std::string& reason, uint64_t msg_seq) {
+    AnswerRefused(asked.session, msg_seq,
+                  [this, asked, reason] { listener_->OnRejected(asked, reason); });
   }
   // Offers the cancel or replace `command` of the request `refusal` describes; refuses it
   // `throttled` when the input ring stays full.
@@ -226,7 +253,9 @@ class ExchangeOrderEntry::Impl {
   // unknown (or another firm's: the same answer), the report carries the order's id and
   // state when it is live (FIX 37/39: a working order is not reported as rejected).
   void RejectCancel(CancelRejected r) {
-    Post([this, r]() mutable {
+    const std::string session = r.session;
+    const uint64_t msg_seq = r.msg_seq;
+    AnswerRefused(session, msg_seq, [this, r]() mutable {
       if (r.reason != "unknown_order" && !r.order_live) {
         std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.orig_cl_ord_id);
         if (v && !en::Ended(v->status)) {

@@ -328,6 +328,10 @@ void ExchangeOrderEntry::Impl::OnAck(uint64_t seq, uint64_t tag, int64_t time_us
     done = std::move(it->second);
     pending_.erase(it);
   }
+  if (done.kind == Pending::Kind::kAnswer) {  // the refused request is recorded now
+    done.answer();
+    return;
+  }
   if (done.kind == Pending::Kind::kMass) {
     // The request's exchange stamp, which its cancels carry too; also when it canceled
     // nothing (SPEC §5). 0: no time yet (a manual clock before its first time input).

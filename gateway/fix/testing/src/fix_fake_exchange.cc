@@ -421,6 +421,34 @@ void FakeExchange::Inject(std::function<void(ExecutionListener&)> deliver) {
   Post([this, deliver] { deliver(*listener_); });
 }
 
+void FakeExchange::HoldRefusals() {
+  std::lock_guard<std::mutex> lock(refusals_mu_);
+  hold_refusals_ = true;
+}
+
+void FakeExchange::ReleaseRefusals() {
+  std::vector<std::function<void()>> held;
+  {
+    std::lock_guard<std::mutex> lock(refusals_mu_);
+    held.swap(held_);
+  }
+  for (std::function<void()>& answer : held) Post(std::move(answer));
+}
+
+std::vector<std::pair<std::string, uint64_t>> FakeExchange::RecordedRefusals() {
+  std::lock_guard<std::mutex> lock(refusals_mu_);
+  return recorded_;
+}
+
+bool FakeExchange::AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
+                                      const std::function<void()>& answer) {
+  std::lock_guard<std::mutex> lock(refusals_mu_);
+  if (!hold_refusals_) return false;
+  recorded_.emplace_back(session, msg_seq);
+  held_.push_back(answer);
+  return true;
+}
+
 }  // namespace testing
 }  // namespace gateway
 }  // namespace cfx

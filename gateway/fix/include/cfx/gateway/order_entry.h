@@ -19,6 +19,7 @@
 #define CFX_GATEWAY_ORDER_ENTRY_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,20 @@ class OrderEntry {
     (void)sequences;
     return true;
   }
+  // The gateway refused request `msg_seq` of `session` before it became an input (a
+  // throttle, a field, an entitlement, a full order path) and `answer` sends the refusal.
+  // False: the caller answers now (the default: one node, whose QuickFIX store keeps where
+  // the session stands). True: taken. A replicated exchange first records in its stream
+  // that the session sent `msg_seq`, and runs `answer` once that is applied, on the thread
+  // that delivers reports, so that a node taking over never processes the client's resend
+  // (43=Y) of a request already refused; it drops `answer` when it no longer leads (the
+  // client resends the request to the next primary, which processes it once).
+  // docs/replication.md, "FIX sessions".
+  virtual bool AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
+                                  const std::function<void()>& answer) {
+    (void)session, (void)msg_seq, (void)answer;
+    return false;
+  }
 };
 
 // --- Outcomes: exchange -> gateway -------------------------------------------------------
@@ -261,6 +276,7 @@ struct CancelRejected {
   int64_t cum_qty = 0;
   int64_t transact_time_us = 0;  // as OrderState's: the refusing input's time; 0: now
   bool poss_resend = false;      // as OrderState's
+  uint64_t msg_seq = 0;          // a refusal by the gateway (RefuseAmend): the request's MsgSeqNum
 };
 
 struct StatusAnswer {

@@ -99,6 +99,10 @@ class ExchangeOrderEntry : public OrderEntry, public exchange::OutcomeListener {
   // A replicated core: sequences a `fix_session` input (engine::FixSessionCmd). One node:
   // nothing (true).
   bool RecordSequences(const SessionSequences& sequences) override;
+  // A replicated core: sequences a `fix_session` mark (the session sent `msg_seq`) and runs
+  // `answer` at its ack, on the delivering thread. One node: false (answer now).
+  bool AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
+                          const std::function<void()>& answer) override;
   // Where each configured session stands in the core's state (after Promote: as the old
   // primary left it), for FixGateway::ResumeSessions.
   std::vector<SessionSequences> ResumeSequences() const;

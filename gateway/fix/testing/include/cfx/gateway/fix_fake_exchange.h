@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cfx/gateway/order_entry.h"
@@ -57,6 +58,15 @@ class FakeExchange : public OrderEntry {
   // own report, such as the exchange would make for an order entered under an older config.
   void Inject(std::function<void(ExecutionListener&)> deliver);
 
+  // As a replicated exchange (AnswerWhenRecorded): from now on each refusal the gateway
+  // makes is recorded as (session, MsgSeqNum) and its answer held until ReleaseRefusals,
+  // which runs the held answers on the worker, in order. Off by default: answered at once.
+  void HoldRefusals();
+  void ReleaseRefusals();
+  std::vector<std::pair<std::string, uint64_t>> RecordedRefusals();
+  bool AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
+                          const std::function<void()>& answer) override;
+
   class Book;  // matching state, worker thread only
 
  private:
@@ -74,6 +84,11 @@ class FakeExchange : public OrderEntry {
   bool stopping_ = false;
   uint64_t posted_ = 0, done_ = 0;
   std::thread worker_;
+
+  std::mutex refusals_mu_;
+  bool hold_refusals_ = false;
+  std::vector<std::pair<std::string, uint64_t>> recorded_;
+  std::vector<std::function<void()>> held_;
 };
 
 }  // namespace testing
