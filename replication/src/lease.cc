@@ -134,12 +134,29 @@ absl::StatusOr<uint64_t> Lease::Renew(uint64_t revision) {
 }
 
 absl::Status Lease::Release(uint64_t revision) {
-  auto holder = Holder();
-  if (!holder.ok()) return holder.status();
-  if (holder->second != revision) return absl::OkStatus();  // no longer ours
-  natsStatus s = kvStore_Delete(kv_->kv, kKey);
-  if (s != NATS_OK) return NatsError("release the lease", s);
-  return absl::OkStatus();
+  // What kvStore_Delete publishes (a message with a KV-Operation: DEL header on the key's
+  // subject), with the stream's check that the key's last write is still `revision`. Until
+  // 2026-12-07 the key was read and then deleted unconditionally: a lease that lapsed and
+  // was taken between the read and the delete lost its new holder's key (a review).
+  natsMsg* msg = nullptr;
+  const std::string subject = absl::StrCat("$KV.", options_.lease_bucket, ".", kKey);
+  natsStatus s = natsMsg_Create(&msg, subject.c_str(), nullptr, nullptr, 0);
+  if (s == NATS_OK) s = natsMsgHeader_Set(msg, "KV-Operation", "DEL");
+  if (s != NATS_OK) {
+    natsMsg_Destroy(msg);
+    return NatsError("release the lease", s);
+  }
+  jsPubOptions opts;
+  jsPubOptions_Init(&opts);
+  opts.ExpectLastSubjectSeq = revision;
+  jsPubAck* ack = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  s = js_PublishMsg(&ack, conn_->js(), msg, &opts, &code);
+  jsPubAck_Destroy(ack);
+  natsMsg_Destroy(msg);
+  if (s == NATS_OK) return absl::OkStatus();
+  if (code == JSStreamWrongLastSequenceErr) return absl::OkStatus();  // no longer ours
+  return NatsError("release the lease", s);
 }
 
 absl::StatusOr<std::pair<std::string, uint64_t>> Lease::Holder() {

@@ -140,6 +140,40 @@ TEST(LeaseTest, ALapsedLeaseIsTakenAndItsOldHolderCannotRenew) {
   }
 }
 
+// A release deletes the key only while the releasing revision is its last write: a holder
+// whose lease lapsed and was taken meanwhile leaves the new holder's key alone. Until
+// 2026-12-07 Release read the key and then deleted it unconditionally, so a lease taken
+// between the two lost its key and, for a moment, nobody led (a review). That window is too
+// short for a test to hit; this one fails for any release that deletes without the
+// condition (Release reads nothing first now).
+TEST(LeaseTest, AReleaseFromALapsedRevisionLeavesTheNextHolderAlone) {
+  CFX_REQUIRE_NATS();
+  NatsOptions o = TestNatsOptions("lease_stale_release");
+  o.lease_ttl_ms = 1000;
+  auto a = OpenLease(o, "node-a");
+  auto b = OpenLease(o, "node-b");
+  ASSERT_TRUE(a && b);
+  auto rev = a->TryAcquire();
+  ASSERT_TRUE(rev.ok()) << rev.status();
+  absl::StatusOr<uint64_t> taken = absl::UnknownError("not tried");
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < give_up) {
+    taken = b->TryAcquire();
+    if (taken.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_TRUE(a->Release(*rev).ok());  // not a's any more: nothing to do
+  auto holder = a->Holder();
+  ASSERT_TRUE(holder.ok()) << holder.status();
+  EXPECT_EQ(holder->first, "node-b") << "a stale release deleted the next holder's key";
+  EXPECT_EQ(holder->second, *taken);
+  // The holder's own release still frees it at once.
+  ASSERT_TRUE(b->Release(*taken).ok());
+  auto again = a->TryAcquire();
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
 TEST(LeaseTest, ALeaseThatLapsedUntakenIsFreeAndItsOldHolderCannotRenew) {
   CFX_REQUIRE_NATS();
   NatsOptions o = TestNatsOptions("lease_lapsed");

@@ -36,7 +36,10 @@ class Lease {
   // was applied but whose answer was lost (the revision moved, the value is this Lease's
   // own) is no loss: it renews from the newer revision.
   absl::StatusOr<uint64_t> Renew(uint64_t revision);
-  // Gives the lease up (best effort), so a standby need not wait for the TTL.
+  // Gives the lease up (best effort), so a standby need not wait for the TTL. Deletes the
+  // key only while `revision` is still its last write (a delete conditional on it): a
+  // holder whose lease lapsed and was taken meanwhile never deletes the next holder's key.
+  // OK when the lease was no longer this revision's.
   absl::Status Release(uint64_t revision);
   // Who holds it now (its node id; "" when nobody), and at which revision.
   absl::StatusOr<std::pair<std::string, uint64_t>> Holder();
