@@ -76,6 +76,31 @@ class SkewedMachine : public CounterMachine {
   }
 };
 
+// SkewedMachine whose Apply of input `held_at` waits until Release (or 30 s): a standby
+// whose matcher is behind the log.
+class HeldSkewedMachine : public SkewedMachine {
+ public:
+  explicit HeldSkewedMachine(uint64_t held_at) : held_at_(held_at) {}
+  void Apply(uint64_t seq, const CounterCommand& c,
+             journal::OutcomeSink<CounterOutcome>& sink) override {
+    if (seq == held_at_) {
+      reached_.store(true, std::memory_order_release);
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (held_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    SkewedMachine::Apply(seq, c, sink);
+  }
+  bool reached() const { return reached_.load(std::memory_order_acquire); }
+  void Release() { held_.store(false, std::memory_order_release); }
+
+ private:
+  const uint64_t held_at_;
+  std::atomic<bool> held_{true};
+  std::atomic<bool> reached_{false};
+};
+
 // The node's log, passed through; `after_end` (set before Promote) runs once on the
 // sequencer thread right after the log's end was read while promoting, before the fence:
 // whatever it appends lands in that window.
@@ -108,8 +133,10 @@ class InterposedLog : public journal::ReplicationLog {
 // One exchange node: its own data dir, journal, log connection, machine and pipeline.
 struct Node {
   explicit Node(const NatsOptions& o, const std::string& dir, bool skewed = false)
-      : machine_owned(skewed ? std::make_unique<SkewedMachine>() : std::make_unique<CounterMachine>()),
-        machine(*machine_owned) {
+      : Node(o, dir,
+             skewed ? std::make_unique<SkewedMachine>() : std::make_unique<CounterMachine>()) {}
+  Node(const NatsOptions& o, const std::string& dir, std::unique_ptr<CounterMachine> m)
+      : machine_owned(std::move(m)), machine(*machine_owned) {
     auto j = journal::Journal::Open({.data_dir = dir});
     EXPECT_TRUE(j.ok()) << j.status();
     journal = std::move(*j);

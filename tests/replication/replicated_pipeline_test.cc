@@ -135,6 +135,43 @@ TEST(ReplicatedPipelineTest, AStandbyThatDivergesStopsAndNeverLeads) {
   EXPECT_FALSE(b.pipeline->leading());
 }
 
+// A standby promoted while its matcher is behind the log compares its last hashes before it
+// leads: here its matcher is held at input 1000 (a snapshot seq) while the primary's hash
+// after 1000 is already in the log, and it diverged at input 777. Promoted, it waits for its
+// matcher, finds the difference and never leads. Until 2026-12-07 it led at once, and its hash
+// after 1000, recorded once leading, was compared with nothing (a review).
+TEST(ReplicatedPipelineTest, AStandbyPromotedWithItsMatcherBehindComparesBeforeItLeads) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("diverge_behind");
+  testsupport::TempDir dir_a("cfx_node_a"), dir_b("cfx_node_b"), dir_c("cfx_node_c");
+  std::mt19937_64 rng(5);
+  Node a(o, dir_a.path());
+  auto held = std::make_unique<HeldSkewedMachine>(1000);
+  HeldSkewedMachine& b_machine = *held;
+  Node b(o, dir_b.path(), std::move(held));
+  Node c(o, dir_c.path());
+  ASSERT_TRUE(a.Lead());
+  ASSERT_EQ(a.Offer(1, 1000, rng), 1000u);
+  ASSERT_TRUE(a.WaitFor([&] { return a.recorder.acks() == 1000; }));
+  // The primary's hash after 1000 is in the log: the healthy standby compared it.
+  ASSERT_TRUE(c.WaitFor([&] { return c.pipeline->stats().state_checked_seq == 1000; }));
+  ASSERT_TRUE(b.WaitFor([&] { return b_machine.reached(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // b reads the hash of 1000
+  EXPECT_TRUE(b.recorder.error().ok()) << "found before the promotion: nothing tested";
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    b_machine.Release();
+  });
+  b.pipeline->Promote();
+  release.join();
+  ASSERT_TRUE(b.WaitFor([&] { return !b.recorder.error().ok(); }, 10000))
+      << "the diverged standby led: " << b.pipeline->leading();
+  EXPECT_EQ(b.recorder.error().code(), absl::StatusCode::kDataLoss) << b.recorder.error();
+  EXPECT_NE(b.recorder.error().message().find("this standby diverged"), std::string::npos)
+      << b.recorder.error();
+  EXPECT_FALSE(b.pipeline->leading());
+}
+
 // R3: with one of the three servers killed (the one both nodes connected to first), the
 // primary keeps acknowledging and the standby keeps following; nothing is lost or doubled.
 TEST(ReplicatedPipelineTest, LosingOneNatsServerLosesNothing) {

@@ -566,6 +566,9 @@ class Pipeline {
   std::atomic<uint64_t> lead_start_seq_{UINT64_MAX};
   StateChecks checks_;  // state hashes: docs/replication.md, "Checking the standby"
   std::atomic<uint64_t> followed_inputs_{0};
+  // The matcher role's last input applied (and hashed, at a snapshot seq): what a promoting
+  // follower waits for before its last comparison of hashes (Follow).
+  alignas(kCacheLineSize) std::atomic<uint64_t> applied_seq_{0};
   alignas(kCacheLineSize) std::atomic<int> active_offers_{0};
   std::atomic<bool> stopping_{false};
   alignas(kCacheLineSize) std::atomic<bool> input_closed_{false};

@@ -19,6 +19,7 @@ bool Pipeline<Command, Outcome>::Follow() {
   // promoted node gives up leading.
   constexpr int kMaxFenceRefusals = 20;
   int fence_refusals = 0;
+  uint64_t last_pushed = 0;  // the last input handed to the matcher here
   for (;;) {
     if (input_closed_.load(std::memory_order_acquire)) return false;
     const bool promoting = promote_.load(std::memory_order_acquire);
@@ -97,7 +98,21 @@ bool Pipeline<Command, Outcome>::Follow() {
     RecordBatch(n);
     followed_inputs_.fetch_add(n, std::memory_order_relaxed);
     for (size_t i = 0; i < n; ++i) PushSequenced(seqd[i], full);
+    last_pushed = seqd[n - 1].seq;
     matcher_wake_.Notify();
+  }
+  // Every input handed to the matcher applied, and so hashed, then the last comparison: a
+  // node promoted while its matcher was behind compared the primary's latest hashes with
+  // none of its own, and led a state that had diverged (until 2026-12-07, a review).
+  BackoffIdle behind;
+  while (applied_seq_.load(std::memory_order_acquire) < last_pushed) {
+    if (input_closed_.load(std::memory_order_acquire)) return false;
+    matcher_wake_.Notify();
+    behind.Idle();
+  }
+  if (absl::Status c = checks_.Compare(); !c.ok()) {
+    Fail(c);
+    return false;
   }
   lead_start_seq_.store(next_seq_, std::memory_order_release);
   leading_.store(true, std::memory_order_release);

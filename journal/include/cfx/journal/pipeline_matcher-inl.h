@@ -108,6 +108,7 @@ void Pipeline<Command, Outcome>::MatchOne(const Sequenced& in_slot, Sink& sink) 
       snapshots_dropped_.fetch_add(1, std::memory_order_relaxed);
     }
   }
+  applied_seq_.store(seq, std::memory_order_release);
 }
 
 }  // namespace cfx::journal
