@@ -108,7 +108,9 @@ class ExchangeOrderEntryTest : public ::testing::Test {
  protected:
   // `replicated`: the core runs on an AcceptingLog, promoted to primary. `batch`: rings of
   // that many slots and inputs a batch.
-  void Start(bool replicated, size_t batch = 1) {
+  // `stream_reports`: reports follow the stream's mark (a replicated leader's start), held
+  // back until the test calls StartReports.
+  void Start(bool replicated, size_t batch = 1, bool stream_reports = false) {
     exchange::ExchangeOptions options;
     options.data_dir = dir_.path();
     options.clock = exchange::ClockMode::kManual;
@@ -124,6 +126,7 @@ class ExchangeOrderEntryTest : public ::testing::Test {
     ASSERT_TRUE(core_->Start().ok());
     if (replicated) ASSERT_TRUE(core_->Promote(10000).ok());
     ASSERT_TRUE(core_->Flush().ok());
+    if (stream_reports) entry_->SetReportsFromStream(core_->Stats().next_seq - 1);
     ASSERT_TRUE(entry_->Start().ok());
   }
   void TearDown() override {
@@ -326,6 +329,24 @@ TEST_F(ExchangeOrderEntryTest, AReplicatedRefusalGoesOutAfterTheStreamRecordsThe
     EXPECT_EQ(s.next_target, 10u);
   }
   EXPECT_TRUE(found) << "the refused request left no trace in the stream";
+}
+
+// A refusal recorded while outcomes are held back (the FIX port opens before the reports
+// that a failover kept from going out are made again): its mark has no outcome to report
+// again, so its answer waits for StartReports and goes out then. Until 2026-12-07 (the day
+// refusals were recorded at all) such an answer was dropped with the held outcomes.
+TEST_F(ExchangeOrderEntryTest, ARefusalRecordedBeforeReportsStartIsAnsweredWhenTheyDo) {
+  Start(/*replicated=*/true, /*batch=*/1, /*stream_reports=*/true);
+  NewOrder refused = Order("S1", "A0", "refused", 4990);
+  refused.symbol = std::string(40, 'Z');
+  refused.msg_seq = 9;
+  entry_->Submit(refused);
+  ASSERT_TRUE(core_->Flush().ok());  // the mark is acknowledged, its outcome held back
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(reports_.Last("refused"), "") << "answered before the reports started";
+  ASSERT_TRUE(entry_->StartReports().ok());
+  EXPECT_TRUE(WaitFor([&] { return reports_.Last("refused") == "rejected unknown_symbol"; }))
+      << reports_.Text();
 }
 
 // One node keeps no sessions in its stream (QuickFIX's store does): a refusal goes out at

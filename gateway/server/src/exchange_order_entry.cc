@@ -177,7 +177,7 @@ void ExchangeOrderEntry::Submit(const NewOrder& r) {
     return;
   }
   if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted)
-    impl_->RejectNew(asked, "throttled", r.msg_seq);
+    impl_->RejectNew(asked, "throttled", r.msg_seq, /*tries=*/1);
 }
 
 void ExchangeOrderEntry::Cancel(const CancelOrder& r) {
@@ -339,8 +339,9 @@ void ExchangeOrderEntry::MassCancelOrders(const MassCancel& r) {
   if (impl_->Offer(c, std::move(p)) != exchange::OfferResult::kAccepted) {
     result.rejected = true;
     result.reason = "throttled";
-    impl_->AnswerRefused(r.session, r.msg_seq,
-                         [this, result] { impl_->listener_->OnMassCancelResult(result); });
+    impl_->AnswerRefused(
+        r.session, r.msg_seq, [this, result] { impl_->listener_->OnMassCancelResult(result); },
+        /*tries=*/1);
   }
 }
 

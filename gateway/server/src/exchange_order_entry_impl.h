@@ -212,8 +212,11 @@ class ExchangeOrderEntry::Impl {
   // caller's thread before the session's next request, so a mark never moves the expected
   // number back past a later request's. False (answer now): one node, no number, or a
   // full order path (an overload: the refusal goes out unrecorded, docs/replication.md).
+  // `tries`: offers of the mark while the ring is full (1 after the request's own offer
+  // found it full: a second wait under the session's lock would only hold the matcher's
+  // reports to this session longer).
   bool AnswerWhenRecorded(const std::string& session, uint64_t msg_seq,
-                          const std::function<void()>& answer) {
+                          const std::function<void()>& answer, int tries = internal::kFullRetries) {
     const en::Origin origin = OriginOf(session, msg_seq);
     if (origin.msg_seq == 0) return false;
     Pending p;
@@ -222,17 +225,20 @@ class ExchangeOrderEntry::Impl {
     const en::FixSessionCmd mark{origin.session, uint64_t{origin.msg_seq} + 1, 0};
     // Not the leader any more, or stopping: not answered; the client's resend reaches the
     // next primary, which has no record of the request and processes it once.
-    return Offer(mark, std::move(p)) != exchange::OfferResult::kFull;
+    return Register(mark, std::move(p), tries) != exchange::OfferResult::kFull;
   }
   // Answers a request refused here: from the worker thread, or (replicated) at its mark's
   // ack (AnswerWhenRecorded).
-  void AnswerRefused(const std::string& session, uint64_t msg_seq, std::function<void()> answer) {
-    if (!AnswerWhenRecorded(session, msg_seq, answer)) Post(std::move(answer));
+  void AnswerRefused(const std::string& session, uint64_t msg_seq, std::function<void()> answer,
+                     int tries = internal::kFullRetries) {
+    if (!AnswerWhenRecorded(session, msg_seq, answer, tries)) Post(std::move(answer));
   }
   // Refuses a new order locally (AnswerRefused).
-  void RejectNew(const OrderState& asked, const std::string& reason, uint64_t msg_seq) {
-    AnswerRefused(asked.session, msg_seq,
-                  [this, asked, reason] { listener_->OnRejected(asked, reason); });
+  void RejectNew(const OrderState& asked, const std::string& reason, uint64_t msg_seq,
+                 int tries = internal::kFullRetries) {
+    AnswerRefused(
+        asked.session, msg_seq, [this, asked, reason] { listener_->OnRejected(asked, reason); },
+        tries);
   }
   // Offers the cancel or replace `command` of the request `refusal` describes; refuses it
   // `throttled` when the input ring stays full.
@@ -245,27 +251,31 @@ class ExchangeOrderEntry::Impl {
     p.orig_cl_ord_id = refusal.orig_cl_ord_id;
     if (Offer(command, std::move(p)) != exchange::OfferResult::kAccepted) {
       refusal.reason = "throttled";
-      RejectCancel(refusal);
+      RejectCancel(refusal, 1);
     }
   }
 
   // Answers a cancel or replace refused before the engine saw it. Unless the order is
   // unknown (or another firm's: the same answer), the report carries the order's id and
   // state when it is live (FIX 37/39: a working order is not reported as rejected).
-  void RejectCancel(CancelRejected r) {
+  void RejectCancel(CancelRejected r, int tries = internal::kFullRetries) {
     const std::string session = r.session;
     const uint64_t msg_seq = r.msg_seq;
-    AnswerRefused(session, msg_seq, [this, r]() mutable {
-      if (r.reason != "unknown_order" && !r.order_live) {
-        std::optional<exchange::OrderStateView> v = core_->FindOrder(r.account, r.orig_cl_ord_id);
-        if (v && !en::Ended(v->status)) {
-          r.order_live = true;
-          r.order_id = v->oid;
-          r.cum_qty = v->cum.value();
-        }
-      }
-      listener_->OnCancelRejected(r);
-    });
+    AnswerRefused(
+        session, msg_seq,
+        [this, r]() mutable {
+          if (r.reason != "unknown_order" && !r.order_live) {
+            std::optional<exchange::OrderStateView> v =
+                core_->FindOrder(r.account, r.orig_cl_ord_id);
+            if (v && !en::Ended(v->status)) {
+              r.order_live = true;
+              r.order_id = v->oid;
+              r.cum_qty = v->cum.value();
+            }
+          }
+          listener_->OnCancelRejected(r);
+        },
+        tries);
   }
 
   // Outcomes out (exchange_order_entry_outcomes.cc), on the delivering thread unless said.
@@ -385,6 +395,10 @@ class ExchangeOrderEntry::Impl {
   std::atomic<bool> live_{false};
   uint64_t live_after_ = 0;    // set before live_: inputs up to it were reported by replay
   uint64_t held_through_ = 0;  // under gate_mu_
+  // The answers of refusals whose marks were acknowledged while outcomes were held back
+  // (before StartReports): a mark has no outcome to report again, so StartReports sends
+  // them once it has reported the rest. Under gate_mu_.
+  std::vector<std::function<void()>> held_answers_;
   bool frozen_ = false;        // under gate_mu_: StopReports ran; the file moves no more
   uint64_t written_ = 0;       // under gate_mu_: what the file holds
   bool watermark_written_ = false;      // under gate_mu_: written_ was written by this run

@@ -354,11 +354,26 @@ void ExchangeOrderEntry::OnOutcome(uint64_t seq, uint64_t tag, const exchange::O
 
 void ExchangeOrderEntry::OnAck(uint64_t seq, uint64_t tag, int64_t time_us) {
   if (!impl_->Delivers(seq)) {
-    // Held back: reported by StartReports from the journal, under a tag of its own.
-    if (tag != 0) {
+    // Held back: reported by StartReports from the journal, under a tag of its own; the
+    // answer of a refusal's mark (which has no outcome to report again) waits for it.
+    if (tag == 0) return;
+    std::function<void()> answer;
+    {
       std::lock_guard<std::mutex> lock(impl_->pending_mu_);
-      impl_->pending_.erase(tag);
+      auto it = impl_->pending_.find(tag);
+      if (it == impl_->pending_.end()) return;
+      if (it->second.kind == Impl::Pending::Kind::kAnswer) answer = std::move(it->second.answer);
+      impl_->pending_.erase(it);
     }
+    if (!answer) return;
+    {
+      std::lock_guard<std::mutex> lock(impl_->gate_mu_);
+      if (!impl_->live_.load(std::memory_order_acquire)) {
+        impl_->held_answers_.push_back(std::move(answer));
+        return;
+      }
+    }
+    answer();  // reported by StartReports already (seq <= live_after_): answered now
     return;
   }
   impl_->OnAck(seq, tag, time_us);

@@ -211,6 +211,17 @@ absl::Status ExchangeOrderEntry::StartReports() {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.gate_mu_);  // the delivering thread waits meanwhile
   if (m.live_.load(std::memory_order_acquire)) return absl::OkStatus();
+  // Once live, after the reports made again: the refusals answered while outcomes were held
+  // back (their marks acknowledged between the FIX port's opening and this call).
+  struct AnswerHeld {
+    Impl& m;
+    ~AnswerHeld() {
+      if (!m.live_.load(std::memory_order_acquire)) return;
+      std::vector<std::function<void()>> held;
+      held.swap(m.held_answers_);
+      for (std::function<void()>& answer : held) answer();
+    }
+  } answer_held{m};
   if (m.reports_from_stream_) return m.StartReportsFromStream();
   auto w = internal::ReportWatermark::Open(m.reported_path_);
   if (!w.ok()) return w.status();

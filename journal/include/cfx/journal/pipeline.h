@@ -361,6 +361,9 @@ class Pipeline {
   // (false) or Promote; on Promote reads the log to its end and returns true (leading).
   // Defined in pipeline_follow-inl.h (included at the end of this header).
   bool Follow();
+  // Sequencer thread, promoting: waits until the matcher has applied input `seq` (0: none
+  // to wait for); false when the pipeline stops meanwhile.
+  bool WaitForMatcher(uint64_t seq);
 
   // Sequencer thread: hands one input to the matcher. When the ring is full the matcher is
   // behind: wait for it to drain half the ring rather than push one input per slot it

@@ -10,6 +10,17 @@
 namespace cfx::journal {
 
 template <typename Command, typename Outcome>
+bool Pipeline<Command, Outcome>::WaitForMatcher(uint64_t seq) {
+  BackoffIdle behind;
+  while (applied_seq_.load(std::memory_order_acquire) < seq) {
+    if (input_closed_.load(std::memory_order_acquire)) return false;
+    matcher_wake_.Notify();
+    behind.Idle();
+  }
+  return true;
+}
+
+template <typename Command, typename Outcome>
 bool Pipeline<Command, Outcome>::Follow() {
   ReplicationLog& log = *options_.replication;
   ReplicatedBatch rb;
@@ -34,6 +45,16 @@ bool Pipeline<Command, Outcome>::Follow() {
       // node's fence is the log's next entry.
       absl::StatusOr<uint64_t> end = log.EndSeq();
       if (end.ok() && *end == next_seq_) {
+        // Before the fence (which deposes whoever still writes): every input handed to the
+        // matcher applied, and so hashed, then the last comparison. A node promoted while
+        // its matcher was behind compared the primary's latest hashes with none of its own
+        // and led a state that had diverged (until 2026-12-07, a review); one that fenced
+        // first would then fail, having deposed a healthy primary.
+        if (!WaitForMatcher(last_pushed)) return false;
+        if (absl::Status c = checks_.Compare(); !c.ok()) {
+          Fail(c);
+          return false;
+        }
         // The fence: this leader's first append, at once and empty (followers skip it). A
         // publish of the deposed primary still in flight (its retries, sent before its lease
         // lapsed and held up by the network) then finds the stream moved on and is refused;
@@ -100,19 +121,6 @@ bool Pipeline<Command, Outcome>::Follow() {
     for (size_t i = 0; i < n; ++i) PushSequenced(seqd[i], full);
     last_pushed = seqd[n - 1].seq;
     matcher_wake_.Notify();
-  }
-  // Every input handed to the matcher applied, and so hashed, then the last comparison: a
-  // node promoted while its matcher was behind compared the primary's latest hashes with
-  // none of its own, and led a state that had diverged (until 2026-12-07, a review).
-  BackoffIdle behind;
-  while (applied_seq_.load(std::memory_order_acquire) < last_pushed) {
-    if (input_closed_.load(std::memory_order_acquire)) return false;
-    matcher_wake_.Notify();
-    behind.Idle();
-  }
-  if (absl::Status c = checks_.Compare(); !c.ok()) {
-    Fail(c);
-    return false;
   }
   lead_start_seq_.store(next_seq_, std::memory_order_release);
   leading_.store(true, std::memory_order_release);
