@@ -7,6 +7,8 @@
 #include "cfx/gateway/http_server.h"
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "boost/asio/steady_timer.hpp"
 #include "boost/asio/strand.hpp"
 #include "cfx/concurrency/thread_name.h"
 #include "http_session.h"
@@ -58,6 +61,7 @@ class HttpServer::Impl : public internal::HttpSessionHost {
   asio::io_context ioc_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::optional<tcp::acceptor> acceptor_;
+  std::optional<asio::steady_timer> accept_retry_;  // on the acceptor's strand
   std::vector<std::thread> threads_;
 };
 
@@ -75,6 +79,7 @@ absl::Status HttpServer::Impl::Start() {
   }
   tcp::endpoint endpoint(addr, static_cast<uint16_t>(configured_port_));
   acceptor_.emplace(asio::make_strand(ioc_));
+  accept_retry_.emplace(acceptor_->get_executor());
   auto fail = [&](const char* what) {
     return absl::UnavailableError(
         absl::StrCat("http ", what, " ", address_, ":", configured_port_, ": ", ec.message()));
@@ -132,7 +137,20 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
       session->Run();
     }
   }
-  // Accept errors (e.g. EMFILE) do not stop the listener.
+  // Accept errors do not stop the listener. Out of descriptors or memory, the pending
+  // connection stays queued and an accept at once fails again: until 2026-12-07 that spun
+  // an I/O thread at 100% while the process was out of descriptors (a review). Now it
+  // waits 50 ms, as the FIX acceptor does.
+  if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+      ec == asio::error::no_memory || ec.value() == ENFILE) {
+    metrics_.ConnectionRefused();
+    accept_retry_->expires_after(std::chrono::milliseconds(50));
+    accept_retry_->async_wait([this](beast::error_code wait_ec) {
+      if (wait_ec || !acceptor_->is_open()) return;  // stopping
+      DoAccept();
+    });
+    return;
+  }
   DoAccept();
 }
 
@@ -142,6 +160,7 @@ void HttpServer::Impl::Stop() {
   stopping_.store(true, std::memory_order_release);
   asio::post(acceptor_->get_executor(), [this] {
     beast::error_code ignored;
+    accept_retry_->cancel();
     acceptor_->close(ignored);
   });
   std::vector<std::shared_ptr<internal::HttpSession>> live;

@@ -35,6 +35,7 @@
 #include "cfx/replication/lease_keeper.h"
 #include "cfx/storage/private_files.h"
 #include "data_dir_checks.h"
+#include "file_limit.h"
 #include "serve_http.h"
 
 namespace cfx::gateway {
@@ -151,6 +152,14 @@ class ExchangeServer::Impl {
     deposed_.store(false, std::memory_order_release);
     start_failure_.clear();
     if (absl::Status s = Preflight(); !s.ok()) return s;
+    // Before any connection bound can act, the descriptors to reach it (until 2026-12-07 the
+    // default bounds needed more than the usual soft limit of 1,024, and a flood of idle
+    // connections ran the process out before its bounds closed any: a review).
+    if (absl::Status s = internal::RaiseFileLimit(
+            config_, options_.config_path.empty() ? "the config" : options_.config_path);
+        !s.ok()) {
+      return s;
+    }
     if (absl::Status s = PrepareDataDir(config_.data_dir, options_.data_dir_mode); !s.ok()) {
       return s;
     }
