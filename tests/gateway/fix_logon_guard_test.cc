@@ -2,6 +2,7 @@
 // (docs/fix.md "Logon"), on a manual clock. C++14 (built with the QuickFIX-side tests).
 #include "fix_logon_guard.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -104,9 +105,35 @@ TEST_F(LogonGuardTest, BackOffRefusesWithoutVerifyingThenLetsTheRightPasswordIn)
   EXPECT_EQ(guard_->verifications(), 2u);
   now_ += 1 * kMs;
   EXPECT_TRUE(Accepted(alpha_, "10.0.0.1", "alpha-secret"));
-  EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "guess-3"));  // reset: 1 s again
-  now_ += 1000 * kMs;
+  // The CompID's streak ended; the address's goes on: its third failure waits 4 s.
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "guess-3"));
+  now_ += 3999 * kMs;
+  EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "alpha-secret"));
+  now_ += 1 * kMs;
   EXPECT_TRUE(Accepted(alpha_, "10.0.0.1", "alpha-secret"));
+}
+
+// SPEC §6: failed logons are slowed per CompID and per peer address. A success ends the
+// CompID's streak, not the address's: a firm that guesses at another firm's CompID (or
+// scans for unknown ones) and logs on as its own session after each wait keeps doubling
+// its address's wait. Until 2026-12-07 any success from the address ended its streak, and
+// such a client never waited past 1 s (a review).
+TEST_F(LogonGuardTest, AnotherCompIdsSuccessDoesNotEndTheAddresssStreak) {
+  int64_t wait_s = 1;
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE(round);
+    EXPECT_FALSE(Accepted(alpha_, "10.0.0.1", "guess"));  // another firm's CompID
+    EXPECT_FALSE(Accepted(beta_, "10.0.0.1", "beta-secret"));
+    EXPECT_EQ(last_.reason, "too many failed logons: retry in " + std::to_string(wait_s) + " s");
+    now_ += wait_s * 1000 * kMs;
+    EXPECT_TRUE(Accepted(beta_, "10.0.0.1", "beta-secret"));  // its own, after the wait
+    guard_->UnknownCompId("GHOST", "10.0.0.1");               // a scan: the address's streak too
+    wait_s = std::min<int64_t>(2 * wait_s, 60);               // up to the cap
+    EXPECT_FALSE(Accepted(beta_, "10.0.0.1", "beta-secret"));
+    EXPECT_EQ(last_.reason, "too many failed logons: retry in " + std::to_string(wait_s) + " s");
+    now_ += wait_s * 1000 * kMs;
+    wait_s = std::min<int64_t>(2 * wait_s, 60);
+  }
 }
 
 // Only the first refusal of a CompID's wait is answered (a Logout from the session takes one

@@ -114,8 +114,12 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   }
   // The username is compared after the verification, so timing does not tell it apart.
   if (verified && (spec.username.empty() || username == spec.username)) {
+    // The CompID's streak ends; the address's only with a quiet spell (FailureBackoff
+    // forgets a key max_ms after its wait ended). Until 2026-12-07 any success from the
+    // address ended it too, so a firm that guessed at another firm's CompIDs, or scanned for
+    // unknown ones, logged on as its own session after each wait and never waited past 1 s
+    // (a review; the HTTP back-off was fixed the same way before).
     comp_ids_.Succeeded(comp_id);
-    peers_.Succeeded(common::PeerKey(peer));
     v.accepted = true;
     return v;
   }
