@@ -280,6 +280,35 @@ TEST_F(FixHostileTest, ATestRequestIdIsCheckedAsAnIdFromOutside) {
   ExpectStillServing();
 }
 
+// SPEC §5: Text (58) is free text from outside, checked at the gateway: printable ASCII and
+// spaces of at most 256 characters. Anything else in an order message gets a session Reject
+// naming the tag (371=58) and the request goes no further (no ExecutionReport); the bytes
+// are never echoed. Until 2026-12-07 any Text was taken (a review).
+TEST_F(FixHostileTest, AnOrdersTextIsCheckedAsTextFromOutside) {
+  RawSocket s(port_);
+  ASSERT_TRUE(LogOnAlphaT2(s));
+  bool closed = false;
+  int seq = 2;
+  int n = 0;
+  for (const std::string& bad : {std::string("ab\x7f\xff"), std::string(257, 'q')}) {
+    const std::string cl = "t" + std::to_string(++n);
+    s.Write(RawOrder(seq++, cl, "2", "58=" + bad + "|"));
+    const std::string reply = s.ReadUntil(
+        "\x01"
+        "10=",
+        kWaitMs, &closed);
+    EXPECT_NE(reply.find("35=3"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("371=58"), std::string::npos) << reply;
+    EXPECT_EQ(reply.find(bad), std::string::npos) << "echoed: " << reply;
+    EXPECT_EQ(reply.find(kAck), std::string::npos) << "taken: " << reply;
+  }
+  // Text as a client writes it goes through.
+  s.Write(RawOrder(seq++, "t-ok", "2", "58=hedge for desk 7, see ticket #12|"));
+  EXPECT_NE(s.ReadUntil(kAck, kWaitMs, &closed).find("11=t-ok"), std::string::npos);
+  EXPECT_FALSE(closed);
+  ExpectStillServing();
+}
+
 // A TestRequest takes no throttle token, so what it makes the exchange send must cost the
 // exchange nothing it keeps: its Heartbeat (and any session Reject) is numbered and sent but
 // not stored, as QuickFIX's resend gap-fills such messages anyway. Until 2026-12-07 each

@@ -296,6 +296,14 @@ void FixGateway::Impl::fromApp(const FIX::Message& message, const FIX::SessionID
       throw FIX::IncorrectTagValue(tag);
     }
   }
+  // Text (58) is free text from outside (SPEC §5): printable ASCII and spaces, at most
+  // internal::kMaxTextLength characters, or the same session Reject. The exchange keeps no
+  // request's Text, but a value it cannot take is refused, not accepted (until 2026-12-07
+  // any bytes were, a review).
+  std::string text;
+  if (internal::GetField(message, 58, &text) && !internal::ValidText(text)) {
+    throw FIX::IncorrectTagValue(58);
+  }
   if (type == "D") {
     OnNewOrder(*spec, message);
   } else if (type == "F") {

@@ -36,6 +36,9 @@ void MakeFilesPrivate(const std::string& dir);
 // most 64 characters (fix_inbound.cc). ClOrdID, OrigClOrdID, Account, the STP id and the
 // request ids (OrdStatusReqID, MDReqID, SecurityReqID).
 bool ValidId(const std::string& id);
+// Free text from outside (Text 58): printable ASCII and spaces, at most kMaxTextLength.
+constexpr size_t kMaxTextLength = 256;
+bool ValidText(const std::string& text);
 
 }  // namespace internal
 

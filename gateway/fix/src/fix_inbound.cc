@@ -19,6 +19,14 @@ bool ValidId(const std::string& id) {
   return true;
 }
 
+bool ValidText(const std::string& text) {
+  if (text.size() > kMaxTextLength) return false;
+  for (char c : text) {
+    if (c < 0x20 || c > 0x7E) return false;
+  }
+  return true;
+}
+
 }  // namespace internal
 
 namespace {
