@@ -1,6 +1,7 @@
 #include "cfx/common/config.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -110,6 +111,14 @@ absl::Status ConfigParser::Exchange() {
     if (!(c.close_concentration_alert > 0 && c.close_concentration_alert <= 1)) {
       return r.Error(ex->get("close_concentration_alert"), "exchange.close_concentration_alert",
                      "must be in (0, 1]");
+    }
+    // Settlement compares shares in ten-thousandths (SPEC §9.7's alert, `_surveillance.json`
+    // writes four decimals): a finer threshold was rounded there, so 0.99995 alerted on
+    // nothing and 0.00004 on everything (until 2026-12-07, a review). Refused instead.
+    if (const double e4 = c.close_concentration_alert * 1e4;
+        std::fabs(e4 - std::nearbyint(e4)) > 1e-6) {
+      return r.Error(ex->get("close_concentration_alert"), "exchange.close_concentration_alert",
+                     "at most 4 decimal places (shares are compared in ten-thousandths)");
     }
     if (c.fix_port > 65535)
       return r.Error(ex->get("fix_port"), "exchange.fix_port", "out of range");

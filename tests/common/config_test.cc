@@ -124,6 +124,12 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
        "accounts[0].id: 'settlement_prices' is not an account id"},
       {"[exchange]\nclose_concentration_alert = 1.5\n",
        "exchange.close_concentration_alert: must be in (0, 1]"},
+      // SPEC §9.7's alert compares shares in ten-thousandths: a finer threshold was rounded
+      // (0.99995 to 1: no share above it; 0.00004 to 0: every share above it).
+      {"[exchange]\nclose_concentration_alert = 0.99995\n",
+       "exchange.close_concentration_alert: at most 4 decimal places"},
+      {"[exchange]\nclose_concentration_alert = 0.00004\n",
+       "exchange.close_concentration_alert: at most 4 decimal places"},
       // What used to load and then fail the start (or a client) with no file, line or key.
       {"[exchange]\nfix_port = 39871\nhttp_port = 39871\n",
        "cfg.toml:3: exchange.http_port: the same port as exchange.fix_port"},
