@@ -170,6 +170,19 @@ absl::StatusOr<Contract> ParseContractJson(std::string_view text) {
   c.listed_seq = static_cast<uint64_t>(seq);
   CFX_ASSIGN_OR_RETURN_SM(seq, r.Integer("updated_seq"));
   c.updated_seq = static_cast<uint64_t>(seq);
+  // What no listing writes: a row this damaged is refused, never settled on (until
+  // 2026-12-07 such a row was read as written, and a last trading day mid-month expired the
+  // contract there, at an FSP of half its month: a review).
+  if (c.multiplier <= 0) return Bad("'multiplier' not positive", text);
+  if (c.max_order_qty <= common::Qty(0)) return Bad("'max_order_qty' not positive", text);
+  if (c.last_trading_day) {
+    if (!c.contract) return Bad("a last trading day for a symbol with no month", text);
+    int y = 0, m = 0, d = 0;
+    common::YmdFromDate(*c.last_trading_day, &y, &m, &d);
+    if (y != c.contract->year || m != c.contract->month) {
+      return Bad("'last_trading_day' outside the symbol's month", text);
+    }
+  }
   return c;
 }
 

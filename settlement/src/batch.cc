@@ -127,7 +127,18 @@ absl::Status Batch::LoadListing() {
     if (!index.ok()) return index.status();
     Contract& c = contracts_[*index];
     c.required = true;
-    if (m.last_trading_day) c.last_trading_day = m.last_trading_day;
+    // The master's last trading day was the calendar's at listing (`cfx serve` refuses
+    // holidays that would move a listed one). Another one here is a damaged row or other
+    // holidays than the exchange's: refused, rather than expire the contract on a day
+    // nobody traded to (until 2026-12-07 the row's day was taken as it was, a review).
+    if (m.last_trading_day && m.last_trading_day != c.last_trading_day) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "security master: ", m.sym, " lasts until ", common::FormatDate(*m.last_trading_day),
+          ", but with these holidays its last trading day is ",
+          common::FormatDate(*c.last_trading_day),
+          ": settle with the holidays it was listed under (the data dir's settlement terms), or "
+          "the row is damaged"));
+    }
   }
   return absl::OkStatus();
 }

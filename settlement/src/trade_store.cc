@@ -80,6 +80,12 @@ class LmdbTradeSource : public TradeSource {
                                                             c.status().message()));
             return false;
           }
+          if (c->sym != std::string_view(key.data(), key.size())) {
+            inner = absl::DataLossError(
+                absl::StrCat(store_->path(), " ", security_master::kContractsTable, "/",
+                             std::string(key), ": the row is of '", c->sym, "'"));
+            return false;
+          }
           out.push_back(*std::move(c));
           return true;
         });

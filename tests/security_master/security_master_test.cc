@@ -107,6 +107,47 @@ TEST(SecurityMasterTest, RowsAndEventsRoundTripAndBadRowsNameTheField) {
       ParseContractEventJson(FormatContractEventJson(*e) + std::string(1, '\0') + "x").ok());
 }
 
+// What no listing writes is refused, naming what is wrong: a last trading day outside the
+// symbol's month (or for a symbol with no month), a multiplier or a maximum quantity that is
+// not positive. Until 2026-12-07 such rows were read as written and settled on (a review).
+TEST(SecurityMasterTest, RowsNoListingWritesAreRefused) {
+  std::optional<Contract> row;
+  ASSERT_TRUE(ApplyListing(Listing(5, Ts("2027-03-01T12:00:00Z"), "B200-SILV-EU-202705", 4100),
+                           common::BusinessCalendar(), &row));
+  const std::string good = FormatContractJson(*row);
+  ASSERT_TRUE(ParseContractJson(good).ok());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from << " in " << text;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return ParseContractJson(text);
+  };
+  const std::string ltd = "\"last_trading_day\":\"" + common::FormatDate(*row->last_trading_day);
+  auto outside = with(ltd, "\"last_trading_day\":\"2027-06-30");
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("outside the symbol's month"), std::string::npos)
+      << outside.status();
+  auto multiplier = with("\"multiplier\":1000", "\"multiplier\":0");
+  ASSERT_FALSE(multiplier.ok());
+  EXPECT_NE(multiplier.status().message().find("'multiplier'"), std::string::npos)
+      << multiplier.status();
+  auto qty = with("\"max_order_qty\":", "\"max_order_qty\":-");
+  ASSERT_FALSE(qty.ok());
+  EXPECT_NE(qty.status().message().find("'max_order_qty'"), std::string::npos) << qty.status();
+  std::optional<Contract> odd;
+  ASSERT_TRUE(
+      ApplyListing(Listing(6, std::nullopt, "XYZ", 1000), common::BusinessCalendar(), &odd));
+  std::string text = FormatContractJson(*odd);
+  const std::string none = "\"last_trading_day\":null";
+  const size_t at = text.find(none);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, none.size(), "\"last_trading_day\":\"2027-03-31\"");
+  auto no_month = ParseContractJson(text);
+  ASSERT_FALSE(no_month.ok());
+  EXPECT_NE(no_month.status().message().find("no month"), std::string::npos) << no_month.status();
+}
+
 TEST(SecurityMasterTest, TheWindowIsTwelveMonthsAcrossTheYearEnd) {
   auto window = ListingWindow(*common::ParseGrade("B200-GOLD-US"), D("2027-06-15"));
   ASSERT_EQ(window.size(), 12u);

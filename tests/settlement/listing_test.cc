@@ -64,6 +64,27 @@ TEST_F(ListingTest, AListedContractWithoutAnyPriceSourceFailsTheBatchAndWritesNo
   EXPECT_FALSE((*(*ledger)->LastSettledDate()).has_value());
 }
 
+// The master's last trading day is the calendar's at listing (`cfx serve` refuses holidays
+// that would move it): another one is a damaged row, or holidays other than the exchange's.
+// The batch refuses it, naming the contract and both days, and writes nothing. Until
+// 2026-12-07 a row saying 2027-03-15 expired March mid-month at an FSP of half its month
+// (a review).
+TEST_F(ListingTest, AMasterRowWhoseLastTradingDayIsNotTheCalendarsFailsTheBatch) {
+  security_master::Contract c;
+  c.sym = kMar;
+  c.contract = *common::ParseSymbol(kMar);
+  c.last_trading_day = D("2027-03-15");  // the calendar's: 2027-03-31
+  trades_.List(std::move(c));
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
+  auto r = Settle("2027-03-01");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find(kMar), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("2027-03-15"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("2027-03-31"), std::string::npos) << r.status();
+  EXPECT_FALSE(std::filesystem::exists(out() + "/2027-03-01"));
+}
+
 TEST_F(ListingTest, OnlyContractsListedOnTheDateAndNotPastTheirLastTradingDaySettle) {
   fixes_.Set("B200-GOLD-US", D("2027-03-31"), 52000);
   List("B200-GOLD-US-202702");                // last trading day 2027-02-26: past

@@ -1,5 +1,6 @@
 #include "cfx/settlement/trade_store.h"
 
+#include "cfx/security_master/format.h"
 #include "cfx/storage/kv_store.h"
 #include "test_util.h"
 
@@ -111,6 +112,33 @@ TEST(TradeStoreTest, CorruptTradeRecordIsReportedWithItsKey) {
                                         [](const Trade&) { return absl::OkStatus(); });
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("0000000000000009"), std::string::npos) << s;
+}
+
+// A security-master row is stored under its symbol: one whose key names another contract
+// is damage, refused naming both (until 2026-12-07 it was read as its `sym` said, a review).
+TEST(TradeStoreTest, AContractRowUnderAnotherSymbolsKeyIsDataLoss) {
+  TempDir dir;
+  {
+    security_master::Contract c;
+    c.sym = "B200-GOLD-US-202704";
+    c.contract = *common::ParseSymbol(c.sym);
+    c.last_trading_day =
+        common::BusinessCalendar().LastBusinessDayOfMonth(c.contract->year, c.contract->month);
+    auto store = storage::KvStore::Open(dir.path(), {.file = kTradeStoreFile});
+    auto txn = (*store)->BeginWrite();
+    ASSERT_TRUE((*txn)
+                    ->Put(security_master::kContractsTable, "B200-GOLD-US-202703",
+                          security_master::FormatContractJson(c))
+                    .ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  auto src = OpenLmdbTradeSource(dir.path());
+  ASSERT_TRUE(src.ok()) << src.status();
+  auto contracts = (*src)->Contracts();
+  ASSERT_FALSE(contracts.ok());
+  EXPECT_EQ(contracts.status().code(), absl::StatusCode::kDataLoss) << contracts.status();
+  EXPECT_NE(contracts.status().message().find("B200-GOLD-US-202703"), std::string::npos);
+  EXPECT_NE(contracts.status().message().find("B200-GOLD-US-202704"), std::string::npos);
 }
 
 }  // namespace
