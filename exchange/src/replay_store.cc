@@ -1,5 +1,6 @@
 #include "cfx/exchange/replay_store.h"
 
+#include <algorithm>
 #include <istream>
 #include <optional>
 #include <variant>
@@ -7,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/common/credentials.h"
+#include "cfx/common/date.h"
 #include "cfx/common/grade.h"
 #include "cfx/engine/replay.h"
 #include "cfx/exchange/engine_matcher.h"
@@ -40,12 +42,17 @@ std::string InputsMeta(uint64_t n, const std::string& digest) {
 
 using PriceTicksOrNone = std::optional<engine::PriceTicks>;
 
+// The years of the months a data dir takes (CheckReplayListsContracts).
+constexpr int kFirstListedYear = 2000;
+constexpr int kLastListedYear = 2999;
+
 absl::Status CheckReplayListsContracts(std::istream& in) {
   // A data dir holds contracts that settle: a `product` line whose symbol is no contract's
   // (SPEC §2: <grade>-<YYYYMM>) would put trades in the store that no settlement can take
   // (`cfx settle` refused every date of it).
   std::string line;
   uint64_t number = 0;
+  engine::Timestamp latest = engine::kNoTime;  // the file's latest `time` so far
   for (engine::ReplayLine read;
        (read = engine::ReadReplayLine(in, &line)) != engine::ReplayLine::kEnd;) {
     ++number;
@@ -86,12 +93,42 @@ absl::Status CheckReplayListsContracts(std::istream& in) {
           "cannot hold (its trades would be stamped another day); replay without --data-dir "
           "to run it; nothing was written"));
     }
-    if (product != nullptr && !common::ParseSymbol(sym).ok()) {
+    if (const auto* t = std::get_if<engine::TimeCmd>(&parsed.command);
+        t != nullptr && parsed.kind == engine::ParsedLine::Kind::kCommand) {
+      latest = std::max(latest, t->ts);
+    }
+    if (product == nullptr) continue;
+    const absl::StatusOr<common::ContractSymbol> contract = common::ParseSymbol(sym);
+    if (!contract.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "line ", number, ": sym: product '", absl::CHexEscape(sym),
           "' is not a contract symbol (GPU-TIER-REGION-YYYYMM, e.g. B200-GOLD-US-202703): "
           "a data dir holds contracts that settle; replay without --data-dir to run it; "
           "nothing was written"));
+    }
+    // A month no exchange lists (year 0000, or one whose month ended before the file's time
+    // got there) takes trades that no settlement date can settle: every later `cfx settle`
+    // of the data dir failed on it (until 2026-12-07, a review).
+    if (contract->year < kFirstListedYear || contract->year > kLastListedYear) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", number, ": sym: product '", sym, "': a month of year ",
+                       contract->year, ", outside ", kFirstListedYear, "..", kLastListedYear,
+                       "; replay without --data-dir to run it; nothing was written"));
+    }
+    const int32_t month_end =
+        common::DateFromYmd(contract->month == 12 ? contract->year + 1 : contract->year,
+                            contract->month == 12 ? 1 : contract->month + 1, 1)
+            .days -
+        1;
+    constexpr int64_t kNsPerDay = 86'400'000'000'000;
+    const int64_t latest_day =
+        latest >= 0 ? latest / kNsPerDay : -((kNsPerDay - 1 - latest) / kNsPerDay);
+    if (latest != engine::kNoTime && latest_day > month_end) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", number, ": sym: product '", sym, "' listed after its month ended (the file's ",
+          "time is ", common::FormatTimestamp(latest / 1000),
+          "): its trades could never be settled; replay without --data-dir to run it; nothing "
+          "was written"));
     }
   }
   in.clear();

@@ -398,6 +398,40 @@ TEST(ReplayStoreTest, ClientIdsStayTakenAcrossDatesInTheStoreAsInTheEvents) {
 // A data dir holds one replay: the same file again records nothing, a file that goes on
 // from it records only the rest, and another file is refused with nothing written (before,
 // its first inputs were skipped as if recorded: trades lost without a word).
+// A data dir takes months that settle: a product of a year no exchange lists (0000), or one
+// listed after its month ended (the file's time already past it), is refused before
+// anything is written, naming the line. Until 2026-12-07 either was taken, and every later
+// `cfx settle` of the data dir failed on its trades (a review). A month listed in time goes.
+TEST(ReplayStoreTest, AMonthThatCouldNeverSettleIsRefused) {
+  const auto product = [](const std::string& sym) {
+    return std::string(R"({"op":"product","sym":")") + sym + R"(","ref":"5.000"})" + "\n";
+  };
+  const std::string at_april = std::string(R"({"op":"time","ts":"2027-04-01T15:40:00Z"})") + "\n";
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  for (const Case& c :
+       {Case{product("B200-GOLD-US-000012"),
+             "line 1: sym: product 'B200-GOLD-US-000012': a month "
+             "of year 0, outside 2000..2999"},
+        Case{at_april + product("B200-GOLD-US-202703"),
+             "line 2: sym: product 'B200-GOLD-US-202703' listed after its month ended"}}) {
+    SCOPED_TRACE(c.text);
+    testing::TempDir dir;
+    std::istringstream in(c.text);
+    auto r = PersistReplay(in, dir.path(), common::BusinessCalendar());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find("nothing was written"), std::string::npos) << r.status();
+  }
+  testing::TempDir dir;
+  std::istringstream in(at_april + product("B200-GOLD-US-202704"));
+  auto ok = PersistReplay(in, dir.path(), common::BusinessCalendar());
+  EXPECT_TRUE(ok.ok()) << ok.status();
+}
+
 TEST(ReplayStoreTest, AFileMustBeginWithTheInputsTheStoreHolds) {
   const std::string sym = "B200-GOLD-US-202703";
   auto order = [&](const char* cl, const char* acct, const char* side) {
