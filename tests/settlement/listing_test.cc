@@ -175,6 +175,44 @@ TEST_F(ListingTest, SurveillanceReportsTheLargestSharesAndAlertsAboveTheThreshol
   EXPECT_NE(alerts.find("firm F-A"), std::string::npos) << alerts;
 }
 
+// SPEC §9.7 names the largest account's share and the largest firm's: a firm's share adds
+// up its accounts, counts a trade between two of its own accounts once, and a trade that
+// names no firm counts for its account. Window of 10 lots: A1 and A2 (firm F) each buy 3
+// and trade 1 between them, D (no firm) buys 3 from E (firm L). A1 and A2 took part in 4
+// each (0.4: no alert), F in 7 (0.7: an alert).
+TEST_F(ListingTest, AFirmsShareAddsItsAccountsAndCountsItsOwnTradesOnce) {
+  List(kMar);
+  fixes_.Set("B200-GOLD-US", D("2027-03-01"), 52000);
+  auto add = [&](const char* ts, int64_t qty, const char* buy, const char* buy_firm,
+                 const char* sell, const char* sell_firm) {
+    Trade t = testing::MakeTrade(++seq_, ts, kMar, "5.250", qty, buy, sell);
+    t.buy_firm = buy_firm;
+    t.sell_firm = sell_firm;
+    trades_.AddTrade(t);
+  };
+  add("2027-03-01T15:31:00Z", 3, "A1", "F", "B", "G");
+  add("2027-03-01T15:35:00Z", 3, "A2", "F", "C", "H");
+  add("2027-03-01T15:40:00Z", 1, "A2", "F", "A1", "F");
+  add("2027-03-01T15:45:00Z", 3, "D", "", "E", "L");
+  auto r = Settle("2027-03-01");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->day.surveillance.size(), 1u);
+  const CloseConcentration& s = r->day.surveillance[0];
+  EXPECT_EQ(s.volume, common::Qty(10));
+  EXPECT_EQ(s.top_account, "A1");  // A1 and A2 both 4: the smaller id
+  EXPECT_EQ(s.top_account_qty, common::Qty(4));
+  EXPECT_EQ(s.top_firm, "F");
+  EXPECT_EQ(s.top_firm_qty, common::Qty(7)) << "F's own trade counted twice, or not at all";
+  auto j = nlohmann::json::parse(ReadFile(out() + "/2027-03-01/_surveillance.json"));
+  EXPECT_EQ(j["contracts"][0]["largest_account"]["share"], "0.4000");
+  EXPECT_EQ(j["contracts"][0]["largest_account"]["alert"], false);
+  EXPECT_EQ(j["contracts"][0]["largest_firm"]["share"], "0.7000");
+  EXPECT_EQ(j["contracts"][0]["largest_firm"]["alert"], true);
+  const std::string alerts = SurveillanceAlertsText(r->day);
+  EXPECT_NE(alerts.find("firm F"), std::string::npos) << alerts;
+  EXPECT_EQ(alerts.find("account A1"), std::string::npos) << alerts;
+}
+
 TEST_F(ListingTest, NoAlertAtOrBelowTheConfiguredThreshold) {
   config_.close_concentration_alert_e4 = 8000;  // 0.8 exactly is not above
   List(kMar);
