@@ -357,6 +357,36 @@ TEST_F(FixHostileTest, LogonWithAStaleSendingTimeIsRefused) {
   ExpectStillServing();
 }
 
+// SPEC §6: a Logon refused for its SendingTime is a failed Logon, counted and slowed like a
+// wrong password: the next Logon of the CompID (or from the address) waits out the back-off,
+// and only the wait's first refusal is answered. Until 2026-12-07 stale Logons were only
+// audited, and each took a Logout, one of the session's MsgSeqNums, at the connection rate
+// (a review).
+TEST_F(FixHostileTest, StaleLogonsAreSlowedLikeWrongPasswords) {
+  const auto logon_reply = [this](const std::string& sending_time) {
+    RawSocket s(port_);
+    s.Write(Frame("35=A|49=ALPHA_T1|56=CFX|34=1|52=" + sending_time +
+                  "|98=0|108=30|554=alpha-secret|"));
+    bool closed = false;
+    std::string reply = s.ReadUntil(kLogout, 2000, &closed);
+    if (!closed) s.Read(500, &closed);
+    EXPECT_TRUE(closed);
+    return reply;
+  };
+  const std::string stale = "20200101-00:00:00.000";
+  EXPECT_EQ(logon_reply(stale).find("35=A"), std::string::npos);  // refused
+  // The right password with a good SendingTime, in the wait: refused unverified.
+  const uint64_t verified = gateway_->PasswordVerifications();
+  EXPECT_NE(logon_reply(UtcNow()).find("too many failed logons"), std::string::npos);
+  EXPECT_EQ(gateway_->PasswordVerifications(), verified);
+  for (int i = 0; i < 3; ++i) {  // the same wait: closed without an answer
+    const std::string reply = logon_reply(stale);
+    EXPECT_EQ(reply.find("35=5"), std::string::npos) << i << ": " << reply;
+  }
+  EXPECT_FALSE(gateway_->IsLoggedOn("ALPHA_T1"));
+  ExpectStillServing();
+}
+
 // SPEC §6: the SendingTime check and the CompID check hold inside a session too, not only
 // at Logon: an order whose 52 is 2020's, or one that names another session as its sender,
 // gets a session-level Reject (373=10, 373=9) and a Logout, and reaches no book.

@@ -102,14 +102,27 @@ internal::BoundAcceptor::LogonAhead FixGateway::Impl::DecideLogonAhead(const std
   if (config_.max_latency_secs > 0 &&
       (!FixTimeSeconds(internal::FieldValue(logon, "52"), &sent) ||
        std::llabs(sent - static_cast<int64_t>(std::time(nullptr))) > config_.max_latency_secs)) {
-    decided_logon.verdict.accepted = false;
-    decided_logon.verdict.reason = "SendingTime accuracy problem";
+    // A failed Logon like a wrong password (SPEC §6): counted and slowed per CompID and
+    // peer, only the first refusal of a wait answered. Until 2026-12-07 stale Logons were
+    // audited only, and each took a Logout (one of the session's MsgSeqNums) at the
+    // connection rate (a review).
+    decided_logon.verdict =
+        logon_guard_.Refuse(comp_id, internal::CurrentPeer(), "SendingTime accuracy problem");
+    const std::string stale = "SendingTime more than " + std::to_string(config_.max_latency_secs) +
+                              " s from the exchange clock";
+    if (decided_logon.verdict.silent) {
+      Audit("fix_logon", comp_id, internal::CurrentPeer(), "refused",
+            decided_logon.verdict.reason + " (closed without an answer)");
+      decided_logon = DecidedLogon{};
+      return Ahead::kDrop;
+    }
     decided_logon.set = true;
     decided_logon.comp_id = comp_id;
     decided_logon.audited = true;
     Audit("fix_logon", comp_id, internal::CurrentPeer(), "refused",
-          "SendingTime more than " + std::to_string(config_.max_latency_secs) +
-              " s from the exchange clock");
+          decided_logon.verdict.reason == "SendingTime accuracy problem"
+              ? stale
+              : decided_logon.verdict.reason + " (" + stale + ")");
     return Ahead::kRefuse;
   }
   decided_logon.verdict =

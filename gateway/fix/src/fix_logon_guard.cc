@@ -94,24 +94,7 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
     }
     ReleaseTurn();
   }
-  if (wait_ms > 0) {
-    backed_off_.fetch_add(1, std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> lock(answered_mu_);
-      const int64_t now = Now();
-      int64_t& until = answered_until_[comp_id];
-      if (until > now) {
-        v.silent = true;
-      } else {
-        until = now + wait_ms * 1000000;
-      }
-    }
-    Log(comp_id, peer,
-        "refused during back-off (" + Seconds(wait_ms) + " left" +
-            (v.silent ? "; closed without an answer, this wait's refusal was answered" : "") + ")");
-    v.reason = "too many failed logons: retry in " + Seconds(wait_ms);
-    return v;
-  }
+  if (wait_ms > 0) return BackedOff(comp_id, peer, wait_ms);
   // The username is compared after the verification, so timing does not tell it apart.
   if (verified && (spec.username.empty() || username == spec.username)) {
     // The CompID's streak ends; the address's only with a quiet spell (FailureBackoff
@@ -127,6 +110,40 @@ LogonVerdict LogonGuard::Check(const FixSessionSpec& spec, const std::string& pe
   const int64_t next = std::max(comp_ids_.Failed(comp_id), peers_.Failed(common::PeerKey(peer)));
   Log(comp_id, peer, "failed (" + std::string(kInvalid) + "; back-off " + Seconds(next) + ")");
   v.reason = kInvalid;
+  return v;
+}
+
+LogonVerdict LogonGuard::BackedOff(const std::string& comp_id, const std::string& peer,
+                                   int64_t wait_ms) {
+  LogonVerdict v;
+  backed_off_.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(answered_mu_);
+    const int64_t now = Now();
+    int64_t& until = answered_until_[comp_id];
+    if (until > now) {
+      v.silent = true;
+    } else {
+      until = now + wait_ms * 1000000;
+    }
+  }
+  Log(comp_id, peer,
+      "refused during back-off (" + Seconds(wait_ms) + " left" +
+          (v.silent ? "; closed without an answer, this wait's refusal was answered" : "") + ")");
+  v.reason = "too many failed logons: retry in " + Seconds(wait_ms);
+  return v;
+}
+
+LogonVerdict LogonGuard::Refuse(const std::string& comp_id, const std::string& peer,
+                                const std::string& reason) {
+  if (const int64_t wait_ms = RemainingMs(comp_id, peer); wait_ms > 0) {
+    return BackedOff(comp_id, peer, wait_ms);
+  }
+  LogonVerdict v;
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t next = std::max(comp_ids_.Failed(comp_id), peers_.Failed(common::PeerKey(peer)));
+  Log(comp_id, peer, "failed (" + reason + "; back-off " + Seconds(next) + ")");
+  v.reason = reason;
   return v;
 }
 

@@ -57,6 +57,13 @@ class LogonGuard {
   // key). During the peer's wait it is counted as refused in back-off and waits no longer.
   void UnknownCompId(const std::string& comp_id, const std::string& peer);
 
+  // A Logon of a known CompID refused before its password is looked at (a stale
+  // SendingTime): a failed Logon too, counted for the CompID and the peer and slowed like a
+  // wrong password; during their wait it is refused in back-off (and after the wait's first
+  // answer, silently) like any other. `reason` is the refusal's text when not backing off.
+  LogonVerdict Refuse(const std::string& comp_id, const std::string& peer,
+                      const std::string& reason);
+
   // argon2id verifications run so far (tests: a refusal during back-off runs none).
   uint64_t verifications() const { return verifications_.load(std::memory_order_relaxed); }
   // Logons refused for a wrong password or username, and refused during a back-off.
@@ -77,6 +84,9 @@ class LogonGuard {
   int64_t Now() const;
   // The longer of the CompID's and the peer's remaining waits, in ms.
   int64_t RemainingMs(const std::string& comp_id, const std::string& peer) const;
+  // The refusal of a Logon during a wait of `wait_ms` (> 0): counted, logged, and silent
+  // after the wait's first answer.
+  LogonVerdict BackedOff(const std::string& comp_id, const std::string& peer, int64_t wait_ms);
   // A verification slot: AcquireTurn waits until fewer than max_verifying_ are in use.
   void AcquireTurn();
   void ReleaseTurn();
