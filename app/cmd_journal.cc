@@ -27,6 +27,7 @@
 #include "cfx/journal/journal.h"
 #include "cfx/journal/pipeline_interfaces.h"
 #include "cfx/storage/kv_store.h"
+#include "cfx/storage/private_files.h"
 #include "cfx/trade_store/format.h"
 #include "nlohmann/json.hpp"
 #include "registry.h"
@@ -155,6 +156,26 @@ absl::StatusOr<uint64_t> PlannedCut(const std::string& data_dir) {
 }
 
 ExitCode RunVerify(const std::string& data_dir, bool truncate) {
+  // A cut opens the journal writable, which makes what is missing: on a mistyped path or an
+  // unmounted volume it left an empty journal there, exited 0, and `cfx serve` then started
+  // a new exchange on it (reusing order ids, ExecIDs and MsgSeqNums) where it refuses a
+  // missing one (until 2026-12-07, a review). A cut needs a journal to cut, in a data dir
+  // that is the exchange's own.
+  if (truncate) {
+    if (absl::Status s = storage::CheckPrivateDir(data_dir); !s.ok()) {
+      return Fail("journal verify", s);
+    }
+    std::error_code ec;
+    const std::string file = data_dir + "/journal/data.mdb";
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec || size == 0) {
+      return Fail("journal verify",
+                  absl::NotFoundError(absl::StrCat(
+                      file, ec ? " does not exist" : " is empty",
+                      ": no journal to cut (a mistyped --data-dir, or a volume not mounted?); "
+                      "nothing was created")));
+    }
+  }
   // The ExecID generation of the seqs a cut frees is recorded before the cut is made: made
   // first, a failure to record it (or a process that died between) left a cut that a rerun
   // no longer finds, and the inputs that reuse the seqs repeated ExecIDs clients had seen
@@ -174,7 +195,15 @@ ExitCode RunVerify(const std::string& data_dir, bool truncate) {
   // after it are dropped, and said so below); without it the open reports the damage.
   auto journal = journal::Journal::Open(
       {.data_dir = data_dir, .read_only = !truncate, .cut_damaged_commit_log = truncate});
-  if (!journal.ok()) return Fail("journal verify", journal.status());
+  if (!journal.ok()) {
+    // The JSON line too (docs/durability.md: a script reads "ok"): until 2026-12-07 a
+    // journal that could not be opened printed none (a review).
+    std::cout << Json({{"path", data_dir + "/journal"},
+                       {"ok", false},
+                       {"error", std::string(journal.status().message())}})
+              << "\n";
+    return Fail("journal verify", journal.status());
+  }
   const uint64_t log_cut = (*journal)->CommitLogCut();
   if (log_cut != 0 && (*journal)->CommitLogMissing()) {
     std::cerr << "cfx journal verify: the commit log is missing; whatever it held from record "

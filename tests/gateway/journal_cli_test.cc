@@ -174,6 +174,28 @@ TEST(JournalCliTest, VerifyNamesAnEmptyJournalFile) {
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr(dir.path() + "/journal/data.mdb: the file is empty (0 bytes)"));
   EXPECT_EQ(std::filesystem::file_size(dir.path() + "/journal/data.mdb"), 0u);
+  // With its JSON line, as every verify (a script reads "ok"; until 2026-12-07 none came).
+  EXPECT_THAT(r.output, HasSubstr("\"ok\":false")) << r.output;
+}
+
+// A cut opens the journal to write, which would make whatever is missing: on a mistyped
+// --data-dir or an unmounted volume it left an empty journal, exited 0, and `cfx serve` then
+// started a new exchange there. It needs a journal to cut: refused, exit 1, nothing created
+// (until 2026-12-07 it made one, a review). An empty journal file is not one either.
+TEST(JournalCliTest, ACutOfADataDirWithNoJournalCreatesNothing) {
+  testsupport::TempDir dir("cfx_journal_cli");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string missing = dir.path() + "/not-mounted";
+  testsupport::CfxResult r =
+      testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + missing);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(missing)) << "the cut created the data dir";
+  std::filesystem::create_directories(dir.path() + "/journal");
+  std::ofstream(dir.path() + "/journal/data.mdb").close();
+  r = testsupport::RunCfx("journal verify --truncate-corrupt-tail --data-dir " + dir.path());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("is empty: no journal to cut")) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(dir.path() + "/journal/data.mdb"), 0u);
 }
 
 // LMDB aborts the process on a page of the wrong type (mdb_assert: a leaf that is not
