@@ -40,8 +40,10 @@ absl::StatusOr<std::vector<PositionRow>> ParsePositionsCsv(absl::string_view tex
     PositionRow row;
     row.line = csv.line();
     row.account = std::string(csv.field(0));
-    if (!common::IsPlainName(row.account)) {
-      return csv.Error(0, common::kPlainNameRule);
+    // An account id (SPEC §9), as settlement takes it: until 2026-12-07 any plain name was
+    // taken, `_desk.1` or `settlement_prices` too, which no exchange account can be.
+    if (!common::IsValidAccountId(row.account)) {
+      return csv.Error(0, common::kAccountIdRule);
     }
     if (absl::Status s = CheckSymbol(csv, 1); !s.ok()) return s;
     row.position.sym = std::string(csv.field(1));

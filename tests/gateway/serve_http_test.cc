@@ -265,6 +265,8 @@ TEST_F(ServeHttpTest, PositionsAndMarginOfTheCallersFirmOnly) {
   EXPECT_NE(margin["margin"], "0.00") << margin;
   // Before any settlement the basis is the grade's latest fix, rounded to the tick.
   EXPECT_EQ(margin["positions"][0]["settle"], "5.010") << margin;
+  // What valued it (docs/valuation.md: every answer says; no GPU in the tests' runs).
+  EXPECT_TRUE(margin["backend"] == "cpu" || margin["backend"] == "cuda") << margin;
   // SPEC §10: TSR is per GPU and tier; the scenario shows the moves of each GPU valued, and
   // `tput_moves` is the first GPU's.
   const nlohmann::json& scenario = margin["scenario"];

@@ -48,6 +48,9 @@ TEST(CsvInputsTest, RejectsBadPositions) {
           {h + "A1,B200-GOLD-US-202703,1.5\n", "p.csv:2: column qty: not an integer"},
           {h + "A1,B200-GOLD-XX-202703,1\n", "p.csv:2: column sym"},
           {h + ",B200-GOLD-US-202703,1\n", "p.csv:2: column account"},
+          // Account ids as SPEC §9 has them, as settlement refuses the rest.
+          {h + "_desk.1,B200-GOLD-US-202703,1\n", "p.csv:2: column account"},
+          {h + "settlement_prices,B200-GOLD-US-202703,1\n", "p.csv:2: column account"},
           {h + "A,B200-GOLD-US-202703,2000000000\n", "p.csv:2: column qty"},
           {"acct,sym,qty\n", "p.csv:1: header must be 'account,sym,qty', got 'acct,sym,qty'"},
       });

@@ -95,6 +95,7 @@ std::string MarginJson(const std::optional<std::string>& account, MarginMethod m
   j["scenario"] = ScenarioJson(result.worst_scenario);
   j["scenario_count"] = result.scenario_count;
   j["positions"] = std::move(positions);
+  j["backend"] = result.backend;
   return Dump(j);
 }
 

@@ -11,6 +11,7 @@ MarginResult ToHttpMargin(const gpu_valuation::MarginResult& r, int scenario_cou
   MarginResult out;
   out.margin_micro_usd = r.margin_micro;  // exact; `margin` shows it rounded to cents
   out.scenario_count = scenario_count;
+  out.backend = r.backend;  // until 2026-12-07 dropped here (a review)
   out.worst_scenario.number = r.worst_scenario_index + 1;
   out.worst_scenario.label = r.worst_scenario;
   out.worst_scenario.weight = r.weight;

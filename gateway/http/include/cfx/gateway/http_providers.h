@@ -71,6 +71,7 @@ struct MarginResult {
   ScenarioParams worst_scenario;  // an empty account: scenario 1
   int scenario_count = 0;         // 16 for span16, N for mc
   std::vector<MarginPositionLine> positions;
+  std::string backend;  // what valued it: "cpu" or "cuda" (docs/valuation.md)
 };
 
 struct WhatIfPosition {
