@@ -481,7 +481,10 @@ void ReferenceBook::Replace(const ReplaceCmd& c) {
     }
     px = c.px.ticks.value();
   }
-  if (o.post_only && !is_stop && state_ == TradingState::kOpen && px != o.px && qty > o.cum) {
+  // A new price or a larger quantity (which loses priority: the order arrives again) is
+  // checked for crossing, as the engine has since 2026-12-07.
+  if (o.post_only && !is_stop && state_ == TradingState::kOpen && (px != o.px || qty > o.qty) &&
+      qty > o.cum) {
     int b = BestOpp(o.side);
     if (b >= 0 && Crosses(o.side, px, book_[b].px)) {
       Emit("X " + orig + " post_only_would_cross");

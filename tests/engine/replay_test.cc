@@ -63,6 +63,35 @@ TEST(ReplayTest, SeqStrictlyIncreasesAndBlankLinesCountForLineNumbers) {
   EXPECT_EQ(out.str(), "{\"seq\":1,\"ev\":\"rejected\",\"reason\":\"invalid_field\",\"line\":4}\n");
 }
 
+// Rules that only show with two contracts (SPEC §4, §4.2): a mass cancel naming a symbol
+// cancels that symbol's orders only; `close` expires the day orders of its symbol only; the
+// closing book lines come one per symbol, sorted by symbol (X before Y, listed after it).
+// Every other engine test lists one contract, so none of these would fail if broken (a
+// review, 2026-12-07).
+TEST(ReplayTest, MassCancelCloseAndBookLinesKeepToTheirSymbol) {
+  auto order = [](const char* cl, const char* sym) {
+    return std::string(R"({"op":"new","cl":")") + cl + R"(","acct":"A1","sym":")" + sym +
+           R"(","side":"buy","type":"limit","px":"1.000","qty":1,"tif":"day"})" + "\n";
+  };
+  std::istringstream in(std::string(R"({"op":"product","sym":"Y"})") + "\n" +
+                        R"({"op":"product","sym":"X"})" + "\n" + order("a", "Y") + order("b", "X") +
+                        R"({"op":"mass_cancel","acct":"A1","sym":"X"})" + "\n" + order("c", "Y") +
+                        order("d", "X") + R"({"op":"close","sym":"X"})" + "\n");
+  std::ostringstream out;
+  RunReplay(in, out);
+  EXPECT_EQ(
+      out.str(),
+      "{\"seq\":1,\"ev\":\"accepted\",\"cl\":\"a\",\"acct\":\"A1\",\"oid\":1}\n"
+      "{\"seq\":2,\"ev\":\"accepted\",\"cl\":\"b\",\"acct\":\"A1\",\"oid\":2}\n"
+      "{\"seq\":3,\"ev\":\"canceled\",\"cl\":\"b\",\"acct\":\"A1\",\"qty\":1,\"reason\":\"mass\"}\n"
+      "{\"seq\":4,\"ev\":\"accepted\",\"cl\":\"c\",\"acct\":\"A1\",\"oid\":3}\n"
+      "{\"seq\":5,\"ev\":\"accepted\",\"cl\":\"d\",\"acct\":\"A1\",\"oid\":4}\n"
+      "{\"seq\":6,\"ev\":\"canceled\",\"cl\":\"d\",\"acct\":\"A1\",\"qty\":1,\"reason\":"
+      "\"expired\"}\n"
+      "{\"seq\":7,\"ev\":\"book\",\"sym\":\"X\",\"bids\":[],\"asks\":[]}\n"
+      "{\"seq\":8,\"ev\":\"book\",\"sym\":\"Y\",\"bids\":[[\"1.000\",2,2]],\"asks\":[]}\n");
+}
+
 // A raw NUL is in no JSON text (RFC 8259): a line holding one is invalid_field, whatever
 // precedes it. nlohmann's reader stops at the NUL, and `{...}\0junk` was accepted as `{...}`
 // until 2026-12-06 (an audit).
