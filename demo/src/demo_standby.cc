@@ -24,6 +24,7 @@
 #include "cfx/demo/demo.h"
 #include "cfx/demo/demo_config.h"
 #include "cfx/replication/local_nats_cluster.h"
+#include "cfx/storage/private_files.h"
 #include "demo_credentials.h"
 #include "demo_out.h"
 #include "demo_serve_node.h"
@@ -199,7 +200,13 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
     if (!fix.ok() || !http.ok()) return absl::UnavailableError("no free loopback port");
     n.fix_port = *fix;
     n.http_port = *http;
-    std::ofstream(n.config) << NodeConfig(servers, n.name, options.lease_ttl_ms);
+    // Checked (a full disk, an --out not writable): until 2026-12-07 an unwritten config
+    // showed up later as a confusing serve failure (a review).
+    if (absl::Status s =
+            storage::WritePrivateFile(n.config, NodeConfig(servers, n.name, options.lease_ttl_ms));
+        !s.ok()) {
+      return s;
+    }
     n.process = std::make_unique<ServeProcess>(binary, n.name, out + "/" + n.name + ".log");
   }
   auto serve_args = [&](const Node& n, const char* role, bool init) {
@@ -409,7 +416,10 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
                       {"in_flight_known_after", summary.in_flight_known_after},
                       {"caught_up", summary.caught_up},
                       {"state_checks", summary.state_checks}};
-  std::ofstream(out + "/standby.json") << j.dump(2) << "\n";
+  if (absl::Status s = storage::WritePrivateFile(out + "/standby.json", j.dump(2) + "\n");
+      !s.ok()) {
+    return s;
+  }
   const bool lost = summary.acked_known_after != summary.acked_before_kill;
   log << (lost ? "FAILED: " : "ok: ") << summary.acked_known_after << "/" << summary.acked_before_kill
       << " acknowledged orders known after the failover; takeover " << summary.takeover_ms
