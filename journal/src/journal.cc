@@ -1,6 +1,8 @@
 #include "cfx/journal/journal.h"
 
+#include <ctime>
 #include <filesystem>
+#include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "journal_impl.h"
@@ -53,11 +55,25 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   }
   if ((!options.read_only || std::filesystem::is_directory(snapshot_path, ec)) &&
       !(empty_snapshots && options.read_only)) {
-    auto snapshots = storage::LmdbEnv::Open({.path = snapshot_path,
-                                             .map_size_bytes = options.snapshot_map_size_bytes,
-                                             .map_size_setting = options.snapshot_map_size_setting,
-                                             .no_sync = options.unsafe_no_sync,
-                                             .read_only = options.read_only});
+    const storage::EnvOptions snapshot_options{
+        .path = snapshot_path,
+        .map_size_bytes = options.snapshot_map_size_bytes,
+        .map_size_setting = options.snapshot_map_size_setting,
+        .no_sync = options.unsafe_no_sync,
+        .read_only = options.read_only};
+    auto snapshots = storage::LmdbEnv::Open(snapshot_options);
+    if (!snapshots.ok() && !options.read_only && absl::IsDataLoss(snapshots.status())) {
+      // Not LMDB, or cut short (a power loss right after the store was made can leave its
+      // first pages half there): a cache, so it is moved aside and a new one made. Until
+      // 2026-12-07 only a 0-byte file was, and anything else refused every start (a review).
+      const std::string aside =
+          absl::StrCat(snapshot_file, ".damaged-", static_cast<int64_t>(std::time(nullptr)));
+      std::filesystem::rename(snapshot_file, aside, ec);
+      std::filesystem::remove(snapshot_path + "/lock.mdb", ec);
+      std::cerr << "cfx journal: " << snapshots.status().message() << ": moved aside to " << aside
+                << "; the snapshots start again (recovery replays the journal from its start)\n";
+      snapshots = storage::LmdbEnv::Open(snapshot_options);
+    }
     if (!snapshots.ok()) return snapshots.status();
     impl->snapshots = std::move(*snapshots);
   }

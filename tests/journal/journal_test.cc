@@ -338,6 +338,38 @@ TEST(JournalTest, AnEmptySnapshotFileIsNoSnapshotNotAFailedOpen) {
   EXPECT_EQ((*(*j)->LatestValidSnapshot())->state, "SNAPSHOT-AT-5");
 }
 
+// A snapshot store that is not LMDB or was cut short (a power loss right after it was made
+// can leave its first pages half written) is moved aside by a writer, which makes a new one:
+// snapshots are a cache. Until 2026-12-07 only a 0-byte file was taken so, and anything
+// else refused every start (a review). A reader still says it cannot read them.
+TEST(JournalTest, ADamagedSnapshotStoreIsMovedAsideByAWriter) {
+  for (const uintmax_t keep : {uintmax_t{100}, uintmax_t{4096}}) {
+    SCOPED_TRACE(keep);
+    TestDir dir;
+    {
+      auto j = *Journal::Open({.data_dir = dir.path()});
+      ASSERT_TRUE(AppendRange(*j, 1, 5).ok());
+      ASSERT_TRUE(j->WriteSnapshot(5, "SNAPSHOT-AT-5").ok());
+    }
+    const std::string file = dir.path() + "/journal/snapshots/data.mdb";
+    std::filesystem::resize_file(file, keep);
+    ::testing::internal::CaptureStderr();
+    auto j = Journal::Open({.data_dir = dir.path()});
+    const std::string said = ::testing::internal::GetCapturedStderr();
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_NE(said.find("moved aside"), std::string::npos) << said;
+    EXPECT_EQ((*j)->LastSeq(), 5u);
+    EXPECT_FALSE((*(*j)->LatestValidSnapshot()).has_value());
+    ASSERT_TRUE((*j)->WriteSnapshot(5, "SNAPSHOT-AT-5").ok());
+    EXPECT_EQ((*(*j)->LatestValidSnapshot())->state, "SNAPSHOT-AT-5");
+    size_t aside = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/journal/snapshots")) {
+      aside += e.path().filename().string().rfind("data.mdb.damaged-", 0) == 0;
+    }
+    EXPECT_EQ(aside, 1u) << "the damaged file is kept, aside";
+  }
+}
+
 // A snapshot past the journal's end (taken of inputs only a commit log held, which was then
 // lost or cut) is deleted by the next writable open: the inputs sequenced after it reuse its
 // seq, and once the journal reached it again it was taken for their state (a review,
