@@ -298,8 +298,12 @@ ExitCode RunSettle(const SettleFlags& flags) {
   } else if (!absl::IsNotFound(margin.status())) {
     return refuse_store(margin.status());
   } else {
-    std::cerr << "cfx settle: warning: no margin (" << margin.status().message()
-              << "); initial margin taken as 0\n";
+    // No throughput measured: span16 still (SPEC §9 step 4), every tier at the conservative
+    // throughput move. Until 2026-12-07 the margin was taken as 0 (a review).
+    std::cerr << "cfx settle: warning: no throughput (" << margin.status().message()
+              << "); span16 margin with every tier at the conservative throughput move\n";
+    margin = ValuationMarginWithoutThroughput(*date, psr);
+    inputs.margin = margin->get();
   }
   ProgressLine progress;
   SettleOptions options;

@@ -81,4 +81,8 @@ absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(const st
   return std::unique_ptr<MarginSource>(new ValuationMarginSource(*std::move(ops), date, psr));
 }
 
+std::unique_ptr<MarginSource> ValuationMarginWithoutThroughput(common::Date date, double psr) {
+  return std::unique_ptr<MarginSource>(new ValuationMarginSource({}, date, psr));
+}
+
 }  // namespace cfx::settlement

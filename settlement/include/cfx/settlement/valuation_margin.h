@@ -28,6 +28,12 @@ absl::StatusOr<std::unique_ptr<MarginSource>> OpenValuationMarginSource(const st
                                                                         common::Date date,
                                                                         double psr);
 
+// The same span16 margin with no throughput measured (a data dir where `cfx reference
+// build` never ran): every tier moves by the conservative TSR of docs/valuation.md and no
+// grade has a θ. SPEC §9 step 4 asks for the span16 initial margin whatever the reference
+// holds; until 2026-12-07 such a run took it as 0 (a review).
+std::unique_ptr<MarginSource> ValuationMarginWithoutThroughput(common::Date date, double psr);
+
 }  // namespace cfx::settlement
 
 #endif  // CFX_SETTLEMENT_VALUATION_MARGIN_H_
