@@ -50,6 +50,35 @@ TEST(ReportWatermarkTest, TheExecIdGenerationFileReadsBackOnlyWhole) {
   }
 }
 
+// Every cut's generation is kept, one line each: an input's ExecIDs are those of the
+// latest cut at or before it. Until 2026-12-07 the file held the latest only, and after a
+// second cut (at 300) the reports sent again of inputs between the two cuts (251..299) went
+// out as `<seq>-<n>`, not the `<seq>.1-<n>` they had (a review). A file of one line, as
+// before, reads as that generation; generations that do not ascend are damage.
+TEST(ReportWatermarkTest, EveryCutsGenerationIsKeptAndTheLatestAtOrBeforeASeqIsIts) {
+  testsupport::TempDir dir{"cfx_reports_test"};
+  const std::string path = dir.path() + "/reported.generation";
+  ASSERT_TRUE(WriteExecIdGeneration(path, {1, 100}).ok());
+  ASSERT_TRUE(WriteExecIdGeneration(path, {2, 300}).ok());
+  ASSERT_TRUE(WriteExecIdGeneration(path, {3, 200}).ok());  // a third cut, lower still
+  EXPECT_FALSE(WriteExecIdGeneration(path, {3, 500}).ok()) << "not past the latest";
+  auto all = ReadExecIdGenerations(path);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ(GenerationOf(*all, 99), 0u);
+  EXPECT_EQ(GenerationOf(*all, 100), 1u);
+  EXPECT_EQ(GenerationOf(*all, 199), 1u);
+  EXPECT_EQ(GenerationOf(*all, 250), 3u);  // the third cut replaced everything from 200
+  EXPECT_EQ(GenerationOf(*all, 350), 3u);
+  auto latest = ReadExecIdGeneration(path);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(latest->generation, 3u);
+  EXPECT_EQ(latest->from, 200u);
+  std::ofstream(path, std::ios::trunc | std::ios::binary)
+      << "cfx-execid-generation 2 300\ncfx-execid-generation 1 100\n";
+  EXPECT_EQ(ReadExecIdGenerations(path).status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST(ReportWatermarkTest, TwoSlotsSurviveATornWriteAndDamageToBothIsRefused) {
   testsupport::TempDir dir{"cfx_reports_test"};
   const std::string path = dir.path() + "/reported";

@@ -25,6 +25,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/gateway/exchange_order_entry.h"
+#include "cfx/gateway/execid_generation.h"
 #include "report_watermark.h"
 
 namespace cfx::gateway {
@@ -361,8 +362,8 @@ class ExchangeOrderEntry::Impl {
   // `<seq>-<n>`; `<seq>.<g>-<n>` from the first seq of ExecID generation g on (after an
   // operator cut the journal's tail: cfx/gateway/execid_generation.h).
   std::string ExecId(int leg) const {
-    if (exec_generation_ > 0 && exec_seq_ >= exec_generation_from_) {
-      return absl::StrCat(exec_seq_, ".", exec_generation_, "-", 2 * exec_index_ + leg);
+    if (const uint32_t g = GenerationOf(exec_generations_, exec_seq_); g > 0) {
+      return absl::StrCat(exec_seq_, ".", g, "-", 2 * exec_index_ + leg);
     }
     return absl::StrCat(exec_seq_, "-", 2 * exec_index_ + leg);
   }
@@ -408,8 +409,7 @@ class ExchangeOrderEntry::Impl {
   uint64_t exec_index_ = 0;
   // Set by StartReports before any outcome is numbered (the delivering thread waits on the
   // gate until then), read by the delivering thread.
-  uint32_t exec_generation_ = 0;
-  uint64_t exec_generation_from_ = 0;
+  std::vector<ExecIdGeneration> exec_generations_;  // every journal cut's (StartReports)
   bool poss_resend_ = false;
   uint64_t acked_ = 0;
   std::chrono::steady_clock::time_point written_at_{};

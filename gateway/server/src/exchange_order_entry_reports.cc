@@ -226,8 +226,10 @@ absl::Status ExchangeOrderEntry::StartReports() {
   auto w = internal::ReportWatermark::Open(m.reported_path_);
   if (!w.ok()) return w.status();
   const std::string generation_path = m.reported_path_ + ".generation";
-  auto generation = ReadExecIdGeneration(generation_path);
-  if (!generation.ok()) return generation.status();
+  auto generations = ReadExecIdGenerations(generation_path);
+  if (!generations.ok()) return generations.status();
+  ExecIdGeneration latest = generations->empty() ? ExecIdGeneration{} : generations->back();
+  auto* generation = &latest;
   const bool cut = (*w)->found().value_or(0) > m.recovered_last_;
   // Reports went out for inputs the journal no longer holds (an operator cut its tail): the
   // inputs sequenced from here on reuse their seqs, so their ExecIDs take a new generation,
@@ -236,14 +238,22 @@ absl::Status ExchangeOrderEntry::StartReports() {
   if (cut && generation->from != m.recovered_last_ + 1) {
     const ExecIdGeneration next{generation->generation + 1, m.recovered_last_ + 1};
     if (absl::Status s = WriteExecIdGeneration(generation_path, next); !s.ok()) return s;
+    generations->push_back(next);
     std::cerr << "cfx serve: " << m.reported_path_ << " says inputs through " << *(*w)->found()
               << " were reported, but the journal ends at " << m.recovered_last_
               << " (its tail was cut): the ExecIDs of inputs from " << next.from << " on are <seq>."
               << next.generation << "-<n>, so none repeats one sent before" << std::endl;
     *generation = next;
   }
-  m.exec_generation_ = generation->generation;
-  m.exec_generation_from_ = generation->from;
+  if (cut) {
+    // The file back to the journal's end, flushed, before the inputs held since are
+    // reported: a start that died before its watermark write left the stale value, and the
+    // next start took it for a cut again, with a generation of its own and the held inputs
+    // counted as reported (never sent; until 2026-12-07, a review).
+    if (absl::Status s = (*w)->Write(m.recovered_last_); !s.ok()) return s;
+    if (absl::Status s = (*w)->Sync(); !s.ok()) return s;
+  }
+  m.exec_generations_ = *std::move(generations);
   // A file past what the journal holds (an operator cut its tail) says nothing of the
   // inputs sequenced since: none of them was reported.
   const uint64_t after = std::min((*w)->found().value_or(m.recovered_last_), m.recovered_last_);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -27,13 +28,20 @@ struct ExecIdGeneration {
 // `<data_dir>/fix/reported.generation`.
 std::string ExecIdGenerationPath(const std::string& data_dir);
 
-// The generation the file holds; {0, 0} when there is no file. DataLoss naming the file when
-// it is not exactly one whole line (a start must not guess: the ExecIDs it gives would be
-// wrong).
+// Every generation the file holds, one line a cut, ascending; none when there is no file.
+// DataLoss naming the file when a line is not whole or the generations do not ascend (a
+// start must not guess: the ExecIDs it gives would be wrong). Until 2026-12-07 the file held
+// the latest generation only, and after a second cut the reports sent again of inputs
+// between the two cuts carried plain `<seq>-<n>` instead of the ExecIDs they went out with
+// (a review); such a one-line file reads as its one generation.
+absl::StatusOr<std::vector<ExecIdGeneration>> ReadExecIdGenerations(const std::string& path);
+// The latest of them; {0, 0} when there is none.
 absl::StatusOr<ExecIdGeneration> ReadExecIdGeneration(const std::string& path);
+// The generation of input `seq`'s ExecIDs: that of the latest cut at or before it (0: plain).
+uint32_t GenerationOf(const std::vector<ExecIdGeneration>& generations, uint64_t seq);
 
-// Writes `g` durably (a 0600 file through a synced temporary file and a rename, the folder
-// synced): it is on the disk before any report carries the generation.
+// Adds `g` (past every generation held) durably (a 0600 file through a synced temporary
+// file and a rename, the folder synced): it is on the disk before any report carries it.
 absl::Status WriteExecIdGeneration(const std::string& path, ExecIdGeneration g);
 
 // Records a cut of the journal from `first_cut_seq` on: the next generation, from there.
