@@ -495,6 +495,46 @@ TEST_F(FixSendingTimeConfiguredTest, AConfiguredSendingTimeThresholdIsTheOneAppl
 // with ResetSeqNumFlag (141=Y) before the application decides the Logon. A refused one (a
 // wrong password, a back-off, a HeartBtInt out of bounds) must change nothing: the absent
 // client's next Logon goes on from its numbers, and what was stored for it is still there.
+// The gateway decides a Logon on its raw text while QuickFIX reads `0141` as 141 and `049`
+// as 49: a refused Logon that asked for its reset as `0141=Y`, or named a session twice,
+// reset that session and emptied its store until 2026-12-07 (the gateway took out `141=Y`
+// only as written; a review). Such a Logon is closed before any session sees it: another
+// firm's sequence numbers and stored reports stay as they were.
+TEST_F(FixHostileTest, ALogonWithATagNotInPlainFormOrTwiceIsClosedUnread) {
+  {
+    auto alpha = Connect("ALPHA_T1", "alpha-secret");
+    Msg m;
+    alpha->Send(NewOrderMsg("keep", "A1", '1', 1, "5.000"));
+    ASSERT_TRUE(alpha->WaitExec("keep", '0', &m));
+    alpha->Stop();
+    ASSERT_TRUE(alpha->WaitLoggedOut());
+  }
+  for (int i = 0; i < 100 && gateway_->IsLoggedOn("ALPHA_T1"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  FixSeqNums before;
+  ASSERT_TRUE(gateway_->SeqNums("ALPHA_T1", &before));
+  ASSERT_GT(before.next_sender, 2);
+  const std::string now = UtcNow();
+  for (const std::string& logon :
+       {"35=A|49=ALPHA_T1|56=CFX|34=1|52=" + now + "|98=0|108=30|0141=Y|554=guess|",
+        "35=A|049=ALPHA_T1|49=BETA_T1|56=CFX|34=1|52=" + now + "|98=0|108=30|141=Y|554=guess|",
+        "35=A|49=ALPHA_T1|56=CFX|34=1|52=" + now + "|98=0|108=30|141=N|141=Y|554=guess|"}) {
+    SCOPED_TRACE(logon);
+    RawSocket s(port_);
+    ASSERT_TRUE(s.Write(Frame(logon)));
+    bool closed = false;
+    const std::string reply = s.Read(1000, &closed);
+    EXPECT_TRUE(closed) << reply;
+    EXPECT_EQ(reply.find(kLogonAnswer), std::string::npos) << reply;
+    FixSeqNums after;
+    ASSERT_TRUE(gateway_->SeqNums("ALPHA_T1", &after));
+    EXPECT_EQ(after.next_target, before.next_target);
+    EXPECT_EQ(after.next_sender, before.next_sender) << "the session was reset or answered";
+  }
+  ExpectStillServing();
+}
+
 TEST_F(FixHostileTest, ARefusedLogonAskingForAResetResetsNothing) {
   {
     auto alpha = Connect("ALPHA_T1", "alpha-secret");

@@ -360,8 +360,17 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
       LogRefusal(peer_, "closed: its first message is not a Logon");
       return false;
     }
-    if (!AttachSession(message)) return false;
   }
+  // A Logon the gateway and QuickFIX could read differently (`0141=Y`, a second 49): closed
+  // before any session sees it. Until 2026-12-07 a refused Logon written so still reset the
+  // session it named and emptied its store (the gateway took out `141=Y` only as written),
+  // so a firm knowing another's CompID could wipe that session's reports (a review).
+  if ((session_ == nullptr || !session_->isLoggedOn()) && FieldValue(message, "35") == "A" &&
+      !PlainLogonTags(message)) {
+    LogRefusal(peer_, "closed: a Logon with a tag not in plain form or given twice");
+    return false;
+  }
+  if (session_ == nullptr && !AttachSession(message)) return false;
   std::string without_reset;
   const std::string* to_session = &message;
   if (acceptor_.decide_logon_ && !session_->isLoggedOn() && FieldValue(message, "35") == "A") {

@@ -137,6 +137,30 @@ std::string FieldValue(const std::string& message, const char* tag) {
   return message.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 
+bool PlainLogonTags(const std::string& message) {
+  static constexpr int kDecided[] = {8, 9, 35, 34, 49, 56, 52, 98, 108, 141, 553, 554};
+  int seen[sizeof(kDecided) / sizeof(kDecided[0])] = {};
+  size_t pos = 0;
+  while (pos < message.size()) {
+    const size_t eq = message.find('=', pos);
+    const size_t end = message.find('\001', pos);
+    if (eq == std::string::npos || (end != std::string::npos && end < eq)) return false;
+    const size_t len = eq - pos;
+    if (len == 0 || len > 9 || message[pos] == '0') return false;
+    int tag = 0;
+    for (size_t i = pos; i < eq; ++i) {
+      if (message[i] < '0' || message[i] > '9') return false;
+      tag = tag * 10 + (message[i] - '0');
+    }
+    for (size_t k = 0; k < sizeof(kDecided) / sizeof(kDecided[0]); ++k) {
+      if (kDecided[k] == tag && ++seen[k] > 1) return false;
+    }
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return true;
+}
+
 bool TakeOutResetRequest(std::string* message) {
   static const char kReset[] =
       "\001"

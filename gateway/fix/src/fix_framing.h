@@ -76,6 +76,13 @@ std::string FieldValue(const std::string& message, const char* tag);
 // be refused (docs/fix.md, "Logon").
 bool TakeOutResetRequest(std::string* message);
 
+// Whether every field of `message` (a Logon, before any session takes it) has a tag in plain
+// form (decimal digits, no leading zero) and no tag the Logon's decision reads (8, 9, 35, 34,
+// 49, 56, 52, 98, 108, 141, 553, 554) comes twice. The gateway decides a Logon on its raw
+// text (FieldValue, TakeOutResetRequest) while QuickFIX reads `0141` as 141 and takes the
+// first or last of a repeated tag: a Logon on which they could differ is closed unread.
+bool PlainLogonTags(const std::string& message);
+
 // The MsgSeqNum (34) of a framed message as QuickFIX reads it (its IntConvertor wraps a
 // longer number modulo 2^32); false when the field is absent or not all digits (QuickFIX's
 // to refuse).
