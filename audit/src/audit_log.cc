@@ -152,7 +152,7 @@ absl::StatusOr<uint64_t> ScanLines(int fd, const std::string& path, uint64_t fro
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot open the audit log: ", std::strerror(errno)));

@@ -170,7 +170,7 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
     // Created under a temporary name and renamed, so a crash never leaves a log without its
     // header.
     const std::string tmp = absl::StrCat(options.path, ".new");
-    int tfd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int tfd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     std::unique_ptr<CommitLog> log(new CommitLog(options, tfd));
     if (tfd < 0) return log->Error("create");
     if (absl::Status s = log->WriteHeader(1); !s.ok()) return s;

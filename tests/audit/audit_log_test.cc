@@ -68,6 +68,17 @@ TEST(AuditLogTest, FileIsPrivateWhateverTheUmask) {
   ASSERT_TRUE(AuditLog::Open(path).ok());
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
+  // Never through a link put in its place: the file it names is neither written nor
+  // narrowed (until 2026-12-07 it was chmod-ed to 0600 and appended to, a review).
+  const std::string other = dir.path() + "/other";
+  ASSERT_EQ(::close(::open(other.c_str(), O_WRONLY | O_CREAT, 0644)), 0);
+  ASSERT_EQ(::chmod(other.c_str(), 0644), 0);
+  const std::string link = dir.path() + "/linked.log";
+  ASSERT_EQ(::symlink(other.c_str(), link.c_str()), 0);
+  EXPECT_FALSE(AuditLog::Open(link).ok());
+  ASSERT_EQ(::stat(other.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  EXPECT_EQ(st.st_size, 0);
 }
 
 TEST(AuditLogTest, ReopeningContinuesTheNumberingAndAppends) {

@@ -92,7 +92,7 @@ std::string RedactPieces(std::string text, const std::vector<std::string>& piece
 // Opens `path` for appending, 0600 whatever the umask (an older file is made 0600 too);
 // -1 on error (the log is for debugging: losing it never stops a session).
 int OpenPrivateAppend(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) ::fchmod(fd, 0600);
   return fd;
 }
