@@ -1,6 +1,7 @@
 #include "cfx/reference/builder.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cfx/common/credentials.h"
 #include "cfx/common/csv.h"
@@ -72,6 +74,9 @@ class Builder {
   bool Explaining() const { return store_ != nullptr || options_.explain; }
   // Builds the grade and market-wide series (compact rows, time-ordered) from obs_.
   void IndexSeries(const std::vector<common::Date>& days);
+  // With a store: the grades and market-wide series it published for the business day
+  // before `first` that the run's file does not name, added (carried, SPEC §8 level 3).
+  absl::Status AddStoredSeries(common::Date first);
 
   const std::vector<Observation>& obs_;
   const std::vector<ThroughputRow>* tput_;     // the run's rows, or effective_tput_
@@ -461,6 +466,46 @@ void Builder::IndexSeries(const std::vector<common::Date>& days) {
             [&](int a, int b) { return grade_list_[a].key < grade_list_[b].key; });
 }
 
+absl::Status Builder::AddStoredSeries(common::Date first) {
+  // SPEC §8: level 3 carries a grade's fix across runs for up to five business days, and a
+  // grade that goes quiet shows `stale` (docs/methodology.md §7), never silently absent. A
+  // grade (or market-wide series) the store published for the business day before the run
+  // that the run's file does not name is built too: until 2026-12-07 it got no record, its
+  // carry chain broke and settlement found no fix for it that day (a review).
+  absl::StatusOr<std::vector<std::string>> stored = store_->Grades();
+  if (!stored.ok()) return stored.status();
+  const common::Date before = options_.calendar.PreviousBusinessDay(first);
+  bool added = false;
+  for (const std::string& key : *stored) {
+    const bool market_wide = absl::StartsWith(key, kMarketWidePrefix);
+    if (market_wide) {
+      const std::string region = key.substr(std::strlen(kMarketWidePrefix));
+      if (!options_.market_wide || regions_.contains(region)) continue;
+      absl::StatusOr<std::optional<FixRecord>> prev = Lookup(key, before);
+      if (!prev.ok()) return prev.status();
+      if (*prev) regions_.emplace(region, Series{key, true, {}});
+      continue;
+    }
+    if (grade_ids_.contains(key)) continue;
+    absl::StatusOr<common::Grade> grade = common::ParseGrade(key);
+    if (!grade.ok()) continue;  // not a grade this build could have written
+    absl::StatusOr<std::optional<FixRecord>> prev = Lookup(key, before);
+    if (!prev.ok()) return prev.status();
+    if (!*prev) continue;
+    grade_ids_.emplace(key, grade_list_.size());
+    grade_list_.push_back(Series{key, false, {}});
+    grade_parts_.push_back(*grade);
+    added = true;
+  }
+  if (added) {
+    grade_order_.resize(grade_list_.size());
+    std::iota(grade_order_.begin(), grade_order_.end(), 0);
+    std::sort(grade_order_.begin(), grade_order_.end(),
+              [&](int a, int b) { return grade_list_[a].key < grade_list_[b].key; });
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BuildResult> Builder::Run() {
   if (options_.to < options_.from) return absl::InvalidArgumentError("--to is before --date");
   if (options_.revise && options_.reason.empty()) {
@@ -479,6 +524,9 @@ absl::StatusOr<BuildResult> Builder::Run() {
     if (absl::Status st = ReconcileThroughput(); !st.ok()) return st;
   }
   IndexSeries(days);
+  if (store_ != nullptr) {
+    if (absl::Status st = AddStoredSeries(days.front()); !st.ok()) return st;
+  }
   // A record per grade (and market-wide series) per business day (SPEC §8), all held until
   // printed: ten thousand GPU names in a 700 KB file over ten years came to 26 M records and
   // tens of GB before anything was written (a review, 2026-12-07). Bounded, with a message

@@ -191,6 +191,44 @@ TEST(BuilderTest, CarryLimitCountsAcrossRunsThroughTheStore) {
   EXPECT_TRUE((*again)->HasFlag("stale"));
 }
 
+// SPEC §8: the carry counts business days across runs, and a quiet grade shows `stale`,
+// never silently absent. A run whose file does not name a grade the store published the
+// business day before (here Tuesday's file holds SILV rows only) still builds that grade,
+// carried; and the market-wide series of a region the file does not name, likewise. Until
+// 2026-12-07 GOLD got no Tuesday record, its chain broke, and settlement found no fix for it
+// that day (a review).
+TEST(BuilderTest, AGradeTheRunsFileDoesNotNameIsCarriedFromTheStore) {
+  const std::string dir = TempDir("carry_unnamed");
+  auto store = FixStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(BuildFixes(MondayTrades(), GoldThroughput(), Days(kMon, kMon), store->get()).ok());
+  const common::Date tue = common::DateFromYmd(2027, 3, 2);
+  const std::vector<Observation> silver = {
+      Ob("2027-03-01T17:00:00Z", "A", "B200-SILV-EU", Kind::kTrade, 400, 100)};
+  auto r = BuildFixes(silver, {}, Days(tue, tue), store->get());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const FixRecord* gold = nullptr;
+  const FixRecord* all_us = nullptr;
+  for (const FixRecord& f : r->records) {
+    if (f.grade == "B200-GOLD-US") gold = &f;
+    if (f.grade == "ALL-US") all_us = &f;
+  }
+  ASSERT_NE(gold, nullptr) << "no record for the grade the file does not name";
+  EXPECT_EQ(gold->level, 3);
+  EXPECT_EQ(gold->fix_e4, 52000);
+  EXPECT_TRUE(gold->HasFlag("stale"));
+  ASSERT_NE(all_us, nullptr) << "no record for the region the file does not name";
+  EXPECT_TRUE(all_us->HasFlag("stale") || all_us->HasFlag("insufficient_data"));
+  // Wednesday, again without GOLD: the chain goes on (two stale days), not broken.
+  const common::Date wed = common::DateFromYmd(2027, 3, 3);
+  auto w = BuildFixes(silver, {}, Days(wed, wed), store->get());
+  ASSERT_TRUE(w.ok()) << w.status();
+  auto stored = (*store)->Get("B200-GOLD-US", wed);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->level, 3);
+  EXPECT_EQ((*stored)->fix_e4, 52000);
+}
+
 // SPEC §8 step 6: θ is over each operator's latest measurement dated <= D. With a store, the
 // measurements of earlier runs count though the day's file does not list them, as they count
 // for margin (FixStore::LatestThroughput); θ used to be the file's alone (400 here).
