@@ -96,6 +96,17 @@ bool IsValidProviderName(absl::string_view name) {
         (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF || (cp >= 0x80 && cp <= 0x9F)) {
       return false;
     }
+    // Nothing that shows as nothing or as a plain space: "Acme", "Acme" + U+200B and
+    // "Acme" + U+00A0 looked alike and counted as three providers, each with its own vote
+    // in step 3 and its own cap (until 2026-12-07, a review). Refused: the no-break and
+    // other spaces (U+00A0, U+1680, U+2000..U+200A, U+202F, U+205F, U+3000), the format
+    // characters (U+00AD, U+061C, U+180E, U+200B..U+200F, U+202A..U+202E, U+2060..U+206F,
+    // U+FEFF, U+FFF9..U+FFFB) and the line and paragraph separators (U+2028, U+2029).
+    const bool invisible = cp == 0xA0 || cp == 0xAD || cp == 0x61C || cp == 0x1680 ||
+                           cp == 0x180E || (cp >= 0x2000 && cp <= 0x200F) ||
+                           (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) ||
+                           cp == 0x3000 || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB);
+    if (invisible) return false;
     i += 1 + extra;
   }
   return true;
@@ -113,10 +124,17 @@ absl::StatusOr<std::vector<Observation>> ParseObservationsCsv(absl::string_view 
     const std::vector<absl::string_view>& f = csv.fields();
     Observation o;
     absl::StatusOr<common::TimestampUs> ts = common::ParseTimestamp(f[0]);
+    // ISO 8601 with its `T` (the common parser also takes a space, for other callers).
+    if (ts.ok() && (f[0].size() < 11 || f[0][10] != 'T')) {
+      ts = absl::InvalidArgumentError(
+          absl::StrCat("not an ISO 8601 UTC time (YYYY-MM-DDTHH:MM:SSZ): '", f[0], "'"));
+    }
     if (!ts.ok()) return csv.Error(0, ts.status().message());
     o.ts = *ts;
     if (!IsValidProviderName(f[1])) {
-      return csv.Error(1, "provider must be 1-128 bytes of UTF-8 text without control characters");
+      return csv.Error(1,
+                       "provider must be 1-128 bytes of UTF-8 text without control, format or "
+                       "space characters other than a plain space");
     }
     o.provider = std::string(f[1]);
     if (!common::IsValidGpuName(f[2]))
@@ -172,6 +190,10 @@ absl::StatusOr<std::vector<ThroughputRow>> ParseThroughputCsv(absl::string_view 
     if (!common::IsValidGpuName(f[3]))
       return csv.Error(3, absl::StrCat("unknown gpu: '", f[3], "'"));
     r.gpu = std::string(f[3]);
+    // Recorded (not used): text from outside all the same, refused unless printable.
+    if (!IsValidProviderName(f[4])) {
+      return csv.Error(4, "model must be 1-128 bytes of UTF-8 text without control characters");
+    }
     r.model = std::string(f[4]);
     absl::StatusOr<int64_t> isl = PositiveInteger(f[5]);
     if (!isl.ok()) return csv.Error(5, isl.status().message());

@@ -113,12 +113,23 @@ TEST(ObservationsCsvTest, RejectsEachMalformedColumn) {
        {std::string("Gran\xff\xfe"
                     "Cloud"),
         std::string("Gran\0ite", 8), std::string("Tab\tCo"), std::string("Del\x7f"),
-        std::string("\xc3"), std::string("\xc0\xaf"), std::string(129, 'p')}) {
+        std::string("\xc3"), std::string("\xc0\xaf"), std::string(129, 'p'),
+        // Names that look like "Acme" and would count as other providers (until 2026-12-07):
+        // a zero-width space, a no-break space, a right-to-left override, a BOM.
+        std::string("Acme\xe2\x80\x8b"), std::string("Acme\xc2\xa0"),
+        std::string("\xe2\x80\xae"
+                    "Acme"),
+        std::string("\xef\xbb\xbf"
+                    "Acme")}) {
     ExpectObsError("2027-03-01T10:00:00Z," + bad + ",B200,GOLD,US,on_demand,trade,5.25,1",
                    "provider", "provider must be");
   }
   ExpectObsError("2027-03-01T10:00:00Z,Acme,b200,GOLD,US,on_demand,trade,5.25,1", "gpu",
                  "unknown gpu");
+  // ISO 8601's `T`: a space between the date and the time is refused (until 2026-12-07 it
+  // was taken).
+  ExpectObsError("2027-03-01 16:00:00Z,Acme,B200,GOLD,US,on_demand,trade,5.25,1", "ts",
+                 "not an ISO 8601");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLDEN,US,on_demand,trade,5.25,1", "tier",
                  "unknown tier: 'GOLDEN'");
   ExpectObsError("2027-03-01T10:00:00Z,Acme,B200,GOLD,LATAM,on_demand,trade,5.25,1", "region",
@@ -203,6 +214,7 @@ TEST(ThroughputCsvTest, RejectsEachMalformedColumn) {
   ExpectTputError("2027-03-01,Acme,TOP,B200,llama,8000,1000,250", "tier", "unknown tier");
   ExpectTputError("2027-03-01,Acme,GOLD,-,llama,8000,1000,250", "gpu", "unknown gpu");
   ExpectTputError("2027-03-01,Acme,GOLD,B200,,8000,1000,250", "model", "empty");
+  ExpectTputError("2027-03-01,Acme,GOLD,B200,\x01\xff,8000,1000,250", "model", "model must be");
   ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8k,1000,250", "isl", "not an integer");
   ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,0,250", "osl", "must be > 0");
   ExpectTputError("2027-03-01,Acme,GOLD,B200,llama,8000,1000.5,250", "osl", "not an integer");
