@@ -244,6 +244,16 @@ absl::Status CheckPrivateDir(absl::string_view path) {
         p, ": the data dir is writable by ", (st.st_mode & S_IWOTH) != 0 ? "every user" : "its group",
         " (mode ", mode, "); refusing to use it (chmod 700 ", p, ")"));
   }
+  // Readable or listable by others (a folder made by hand, 0755): made 0700, said once.
+  // What the exchange writes is its user's alone; until 2026-12-07 such a folder was used
+  // as it was, and other users could list the statements' and stores' names (a review).
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    if (::chmod(p.c_str(), kPrivateDirMode) != 0) {
+      return absl::PermissionDeniedError(
+          absl::StrCat(p, ": cannot make the folder private (0700): ", std::strerror(errno)));
+    }
+    std::fprintf(stderr, "cfx: %s was readable by others; made private (0700)\n", p.c_str());
+  }
   return absl::OkStatus();
 }
 

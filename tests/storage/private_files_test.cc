@@ -185,8 +185,13 @@ TEST(PrivateFilesTest, AWorldOrGroupWritableDataDirIsRefusedNamingThePath) {
   EXPECT_NE(s.message().find("0777"), std::string::npos) << s;
   ASSERT_EQ(::chmod(data.c_str(), 0770), 0);
   EXPECT_EQ(CheckPrivateDir(data).code(), absl::StatusCode::kPermissionDenied);
-  ASSERT_EQ(::chmod(data.c_str(), 0750), 0);  // readable by the group: allowed
-  EXPECT_TRUE(CheckPrivateDir(data).ok());
+  // Readable by the group or others (a folder made by hand): made 0700, not refused. Until
+  // 2026-12-07 it was used as it was, and others could list what the exchange writes.
+  for (const mode_t mode : {mode_t{0750}, mode_t{0755}, mode_t{0711}}) {
+    ASSERT_EQ(::chmod(data.c_str(), mode), 0);
+    EXPECT_TRUE(CheckPrivateDir(data).ok());
+    EXPECT_EQ(ModeOf(data), 0700u) << std::oct << mode;
+  }
 }
 
 TEST(PrivateFilesTest, ADataDirOwnedByAnotherUserIsRefused) {

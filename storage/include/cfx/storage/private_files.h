@@ -50,8 +50,9 @@ absl::Status WritePrivateFile(absl::string_view path, absl::string_view contents
 absl::Status SyncFolder(absl::string_view path);
 
 // OK when `path` is a folder owned by this process's user that neither its group nor
-// others may write. PermissionDenied naming the path and what is wrong otherwise, NotFound
-// when it does not exist.
+// others may write; one they may read or list is made 0700 (said on stderr).
+// PermissionDenied naming the path and what is wrong otherwise, NotFound when it does not
+// exist.
 absl::Status CheckPrivateDir(absl::string_view path);
 
 // With `create`, makes `path` (0700) if it is missing; then CheckPrivateDir. Without it, a
