@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,25 @@ ExitCode RunBuild(const BuildFlags& f) {
   absl::StatusOr<std::vector<reference::ThroughputRow>> tput =
       reference::ReadThroughputFile(f.throughput);
   if (!tput.ok()) return Fail("reference build", tput.status());
+  // The builder's bound on records a run holds, checked before a data dir is made (a run it
+  // refuses leaves nothing behind; until 2026-12-07 it left an empty store and audit log, a
+  // review). The store's grades can only add to it: the builder checks again.
+  {
+    std::set<std::string> grades, regions;
+    for (const reference::Observation& o : *obs) {
+      grades.insert(absl::StrCat(o.gpu, "-", common::TierName(o.tier), "-", o.region));
+      regions.insert(o.region);
+    }
+    const uint64_t days = calendar.BusinessDays(*from, *to).size();
+    const uint64_t records = (grades.size() + regions.size()) * days;
+    if (records > reference::kMaxRecordsPerRun) {
+      return Fail("reference build",
+                  absl::StrCat("the observations name ", grades.size(), " grades, which over ",
+                               days, " business days make ", records, " records, more than ",
+                               reference::kMaxRecordsPerRun,
+                               " in one run: build fewer days at a time; nothing was written"));
+    }
+  }
   std::unique_ptr<reference::FixStore> store;
   std::unique_ptr<audit::AuditLog> audit;
   if (!f.data_dir.empty()) {

@@ -264,9 +264,9 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   }
   SecondLogon("ALPHA_T1", kPassword);
   alpha->Logout();
-  // A Logon QuickFIX refuses itself, before the application sees it (a repeated tag): it
-  // sends no Logout, and until 2026-12-06 the refusal was neither audited nor counted.
-  // The password right both times: QuickFIX, not the password check, refuses it.
+  // A Logon with a repeated tag the decision reads: closed unread before any session sees
+  // it (since 2026-12-07; QuickFIX refused it before, and until 2026-12-06 the refusal was
+  // neither audited nor counted). The password right both times: not the password check.
   const std::string pw = kPassword;
   RawLogon("ALPHA_T1", "554=" + pw + "\x01" + "554=" + pw + "\x01");
   EXPECT_FALSE(Logon("ALPHA_T1", kWrongPassword).ok());
@@ -309,7 +309,9 @@ TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {
   EXPECT_FALSE(FindEvent(events, "fix_logon",
                          {{"comp_id", "ALPHA_T1"},
                           {"result", "refused"},
-                          {"reason", "malformed Logon, refused by the session layer"}})
+                          {"reason",
+                           "malformed Logon: a tag not in plain form or given twice, closed "
+                           "unread"}})
                    .is_null());
   EXPECT_FALSE(FindEvent(events, "fix_logon",
                          {{"comp_id", "NOBODY_T1"},

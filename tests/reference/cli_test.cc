@@ -505,4 +505,25 @@ TEST(ReferenceCliTest, AHugeBadHeaderIsAClearErrorWithinBoundedMemory) {
 }
 
 }  // namespace
+// A run the builder's bound refuses (more than kMaxRecordsPerRun records) is refused before
+// the data dir is made: nothing is left behind (until 2026-12-07 an empty store and audit log
+// were, a review).
+TEST(ReferenceCliTest, ARunOverTheRecordBoundLeavesNoDataDir) {
+  const std::string dir = testing::TempDir("cli_bound");
+  const std::string obs = dir + "/many.csv";
+  {
+    std::ofstream out(obs);
+    out << "ts,provider,gpu,tier,region,lease,kind,price,gpu_hours\n";
+    for (int g = 0; g < 999; ++g) {
+      out << "2027-02-26T17:00:00Z,A,G" << g << ",GOLD,US,on_demand,trade,5.00,100\n";
+    }
+  }
+  const std::string data = dir + "/data";
+  RunResult r = RunCfx("reference build --observations " + obs + " --throughput " + kExample +
+                       "/throughput.csv --date 2027-03-01 --to 2031-01-31 --data-dir " + data);
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("records, more than 1000000"));
+  EXPECT_FALSE(std::filesystem::exists(data)) << "the refused run made the data dir";
+}
+
 }  // namespace cfx::reference

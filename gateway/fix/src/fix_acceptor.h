@@ -96,6 +96,8 @@ void BatchWritesOnThisThread();
 
 // Why a first Logon names no configured session (the refused-logon hook's `why`).
 constexpr char kUnknownCompIdsReason[] = "unknown SenderCompID or TargetCompID";
+constexpr char kMalformedLogonReason[] =
+    "malformed Logon: a tag not in plain form or given twice, closed unread";
 
 class BoundAcceptor : public FIX::Acceptor {
  public:
@@ -115,6 +117,7 @@ class BoundAcceptor : public FIX::Acceptor {
   // telling the application. REQUIRES: set before start().
   // `why`: kUnknownCompIdsReason, "first message is not a Logon", or "" (a known session's
   // Logon, refused by QuickFIX when that session is logged on already).
+  // Also kMalformedLogonReason: a Logon closed unread (PlainLogonTags).
   using RefusedLogonHook = std::function<void(const std::string& comp_id, const std::string& peer,
                                               const std::string& reason)>;
   void SetRefusedLogonHook(RefusedLogonHook hook) { refused_logon_ = std::move(hook); }

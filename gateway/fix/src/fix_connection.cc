@@ -368,6 +368,11 @@ bool BoundAcceptor::Link::Dispatch(const std::string& message) {
   if ((session_ == nullptr || !session_->isLoggedOn()) && FieldValue(message, "35") == "A" &&
       !PlainLogonTags(message)) {
     LogRefusal(peer_, "closed: a Logon with a tag not in plain form or given twice");
+    // A failed Logon (SPEC §6): audited, counted and slowed as the others.
+    if (acceptor_.refused_logon_) {
+      acceptor_.refused_logon_(FieldValue(message, "49").substr(0, 64), peer_,
+                               std::string(kMalformedLogonReason));
+    }
     return false;
   }
   if (session_ == nullptr && !AttachSession(message)) return false;

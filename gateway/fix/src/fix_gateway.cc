@@ -233,6 +233,7 @@ absl::Status FixGateway::Impl::Start() {
           // A Logon no session has: a failed Logon, slowed per peer address (SPEC §6); it
           // was counted and audited but not slowed, so CompIDs could be tried at full speed.
           if (why == internal::kUnknownCompIdsReason) logon_guard_.UnknownCompId(comp_id, peer);
+          if (why == internal::kMalformedLogonReason) (void)logon_guard_.Refuse(comp_id, peer, why);
           if (!config_.audit) return;
           // A Logon for a session that is logged on: QuickFIX closes the new connection
           // without a word and leaves the live one alone (docs/fix.md).
