@@ -121,9 +121,10 @@ absl::Status CheckReplayListsContracts(std::istream& in) {
             .days -
         1;
     constexpr int64_t kNsPerDay = 86'400'000'000'000;
-    const int64_t latest_day =
-        latest >= 0 ? latest / kNsPerDay : -((kNsPerDay - 1 - latest) / kNsPerDay);
-    if (latest != engine::kNoTime && latest_day > month_end) {
+    // The day of `latest` (floor division, which cannot overflow), or none before the
+    // file's first time.
+    const auto day_of = [](int64_t ns) { return ns / kNsPerDay - (ns % kNsPerDay < 0 ? 1 : 0); };
+    if (latest != engine::kNoTime && day_of(latest) > month_end) {
       return absl::InvalidArgumentError(absl::StrCat(
           "line ", number, ": sym: product '", sym, "' listed after its month ended (the file's ",
           "time is ", common::FormatTimestamp(latest / 1000),
