@@ -26,6 +26,7 @@ struct ServeFlags {
   bool no_risk = false;
   bool fix_log = false;
   bool init = false;
+  bool existing = false;  // must recover: no new exchange on a missing data dir
   std::string role = "alone";
 };
 
@@ -75,14 +76,17 @@ ExitCode RunServeChecked(const ServeFlags& flags) {
   options.pre_trade_risk = !flags.no_risk;
   options.fix_message_log = flags.fix_log;
   options.config_path = flags.config;
-  options.data_dir_mode =
-      flags.init ? gateway::DataDirMode::kNew : gateway::DataDirMode::kExisting;
+  // SPEC §11: `cfx serve --config FILE` runs the exchange, a new one on a new data dir.
+  // --existing (an operator's restart) refuses to start one; --init refuses to recover one.
+  options.data_dir_mode = flags.init       ? gateway::DataDirMode::kNew
+                          : flags.existing ? gateway::DataDirMode::kExisting
+                                           : gateway::DataDirMode::kOpenOrNew;
   options.role = flags.role == "primary"   ? gateway::ServeRole::kPrimary
                  : flags.role == "standby" ? gateway::ServeRole::kStandby
                                            : gateway::ServeRole::kAlone;
   // A standby's journal fills from the replicated log: a new, empty data dir is its normal
   // first start.
-  if (options.role == gateway::ServeRole::kStandby && !flags.init) {
+  if (options.role == gateway::ServeRole::kStandby && !flags.init && !flags.existing) {
     options.data_dir_mode = gateway::DataDirMode::kCreate;
   }
   gateway::ExchangeServer server(*config, options);
@@ -96,6 +100,12 @@ ExitCode RunServeChecked(const ServeFlags& flags) {
                                             " inputs from the journal's commit log, "
                                       : "")
             << r.listed.size() << " symbols listed)" << std::endl;
+  if (r.fresh && options.data_dir_mode == gateway::DataDirMode::kOpenOrNew) {
+    std::cerr << "cfx serve: " << server.data_dir()
+              << " held no journal: started a new exchange there (restart with --existing to "
+                 "refuse a missing or empty data dir instead)"
+              << std::endl;
+  }
   if (!r.snapshots_unreadable.empty()) {
     std::cerr << "cfx serve: " << server.data_dir() << "/journal/snapshots: cannot be read ("
               << r.snapshots_unreadable << "); replayed the whole journal instead" << std::endl;
@@ -161,8 +171,13 @@ void SetupServe(CLI::App& parent, ExitCode* rc) {
                   "alone (default), or with [replication]: primary (takes the lease) or standby "
                   "(follows, takes over when the lease lapses)")
       ->check(CLI::IsMember({"alone", "primary", "standby"}));
-  cmd->add_flag("--init", flags->init,
-                "Start a new exchange: the data dir must not hold a journal (made if missing)");
+  CLI::Option* init =
+      cmd->add_flag("--init", flags->init,
+                    "Start a new exchange: the data dir must not hold a journal (made if missing)");
+  cmd->add_flag("--existing", flags->existing,
+                "Recover an exchange: the data dir must hold a journal (a missing or empty data "
+                "dir is refused, not started as a new exchange)")
+      ->excludes(init);
 }
 
 CFX_REGISTER_COMMAND("", SetupServe);

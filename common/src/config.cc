@@ -557,36 +557,6 @@ absl::Status ConfigParser::Products() {
 
 }  // namespace
 
-const AccountConfig* ExchangeConfig::FindAccount(absl::string_view id) const {
-  for (const auto& a : accounts) {
-    if (a.id == id) return &a;
-  }
-  return nullptr;
-}
-
-const SessionConfig* ExchangeConfig::FindSession(absl::string_view id) const {
-  for (const auto& s : sessions) {
-    if (s.sender_comp_id == id) return &s;
-  }
-  return nullptr;
-}
-
-const TokenConfig* ExchangeConfig::FindToken(absl::string_view token) const {
-  const std::string digest = TokenSha256Hex(std::string(token));
-  for (const auto& t : tokens) {
-    if (t.token_sha256 == digest) return &t;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> ExchangeConfig::SessionsWithoutPassword() const {
-  std::vector<std::string> out;
-  for (const auto& s : sessions) {
-    if (!s.password_hash) out.push_back(s.sender_comp_id);
-  }
-  return out;
-}
-
 absl::StatusOr<ExchangeConfig> ParseConfig(absl::string_view text, absl::string_view source) {
   toml::table root;
   try {

@@ -72,9 +72,9 @@ TEST_F(PasswdCliTest, TokenModePrintsTheSha256TheConfigStores) {
 
 class ServeConfigCliTest : public ::testing::Test {
  protected:
-  // Writes a config whose [[sessions]] table is `session`, and runs `cfx serve` on it. The
-  // data dir does not exist and there is no --init, so a config that loads still ends at
-  // once, before anything is created.
+  // Writes a config whose [[sessions]] table is `session`, and runs `cfx serve --existing`
+  // on it. The data dir does not exist, so a config that loads still ends at once, before
+  // anything is created.
   testsupport::CfxResult Serve(const std::string& session) {
     path_ = dir_.path() + "/c.toml";
     std::ofstream(path_) << "[exchange]\ndata_dir = \"" << dir_.path()
@@ -82,7 +82,7 @@ class ServeConfigCliTest : public ::testing::Test {
                          << "[[firms]]\nid = \"F\"\n"
                          << "[[sessions]]\nsender_comp_id = \"RIG\"\nfirm = \"F\"\n"
                          << session;
-    return RunCfx("serve --config " + path_);
+    return RunCfx("serve --existing --config " + path_);
   }
   testsupport::TempDir dir_{"cfx_credentials_cli_test"};
   std::string path_;

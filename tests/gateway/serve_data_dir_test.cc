@@ -32,7 +32,7 @@ TEST_F(ServeDataDirTest, AWorldWritableDataDirIsRefusedNamingIt) {
 TEST_F(ServeDataDirTest, AMissingOrEmptyDataDirIsNotANewExchangeUnlessToldSo) {
   absl::Status missing = StartServer(DataDirMode::kExisting);
   EXPECT_EQ(missing.code(), absl::StatusCode::kFailedPrecondition) << missing;
-  EXPECT_NE(missing.message().find("--init"), std::string::npos) << missing;
+  EXPECT_NE(missing.message().find("--existing"), std::string::npos) << missing;
   EXPECT_FALSE(fs::exists(data_));
   ASSERT_TRUE(StartServer(DataDirMode::kNew).ok());
   ASSERT_TRUE(server_->Stop().ok());
@@ -43,13 +43,25 @@ TEST_F(ServeDataDirTest, AMissingOrEmptyDataDirIsNotANewExchangeUnlessToldSo) {
   EXPECT_FALSE(server_->recovery().fresh);
 }
 
+// `cfx serve`'s own mode (SPEC §11: `cfx serve --config FILE` runs the exchange): a missing
+// data dir is a new exchange, made private; the next start recovers it, not a new one.
+TEST_F(ServeDataDirTest, ServeStartsANewExchangeOnAMissingDataDirAndRecoversItNextTime) {
+  ASSERT_FALSE(fs::exists(data_));
+  ASSERT_TRUE(StartServer(DataDirMode::kOpenOrNew).ok());
+  EXPECT_TRUE(server_->recovery().fresh);
+  EXPECT_EQ(fs::status(data_).permissions() & fs::perms::all, fs::perms::owner_all);
+  ASSERT_TRUE(server_->Stop().ok());
+  ASSERT_TRUE(StartServer(DataDirMode::kOpenOrNew).ok());
+  EXPECT_FALSE(server_->recovery().fresh);
+}
+
 // An empty journal file (a copy or restore that wrote nothing) is no journal: LMDB would
 // make a new one in it and the exchange would start empty. Until 2026-12-06 it did.
 TEST_F(ServeDataDirTest, AnEmptyJournalFileIsNotANewExchange) {
   fs::create_directories(data_ + "/journal");
   fs::permissions(data_, fs::perms::owner_all);
   std::ofstream(data_ + "/journal/data.mdb").close();
-  for (DataDirMode mode : {DataDirMode::kExisting, DataDirMode::kNew}) {
+  for (DataDirMode mode : {DataDirMode::kExisting, DataDirMode::kOpenOrNew, DataDirMode::kNew}) {
     absl::Status s = StartServer(mode);
     EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
     EXPECT_NE(s.message().find(data_ + "/journal/data.mdb is empty"), std::string::npos) << s;
@@ -81,9 +93,11 @@ TEST_F(ServeDataDirTest, InitRefusesATradeStoreWithoutItsJournal) {
   ASSERT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   // Nor a start that makes its journal where it is missing (a standby, the in-process
   // server): the same trades would be taken for its own.
-  absl::Status created = StartServer(DataDirMode::kCreate);
-  ASSERT_EQ(created.code(), absl::StatusCode::kFailedPrecondition) << created;
-  EXPECT_NE(created.message().find("holds a trade store"), std::string::npos) << created;
+  for (DataDirMode mode : {DataDirMode::kCreate, DataDirMode::kOpenOrNew}) {
+    absl::Status created = StartServer(mode);
+    ASSERT_EQ(created.code(), absl::StatusCode::kFailedPrecondition) << created;
+    EXPECT_NE(created.message().find("holds a trade store"), std::string::npos) << created;
+  }
   testsupport::CfxResult init = testsupport::RunCfx("serve --init --config " + config);
   EXPECT_NE(init.exit_code, 0);
   EXPECT_NE(init.output.find("holds a trade store (" + data_ + "/trades/data.mdb) but no journal"),
@@ -101,15 +115,20 @@ TEST_F(ServeDataDirTest, InitRefusesATradeStoreWithoutItsJournal) {
       << ledger;
 }
 
-// `cfx serve` as an operator runs it: refused (non-zero, the path named) on a missing data
-// dir without --init and on a world-writable one.
-TEST_F(ServeDataDirTest, CfxServeRefusesAMissingDataDirWithoutInitAndAWorldWritableOne) {
+// `cfx serve --existing` as an operator restarts it: refused (non-zero, the path named) on a
+// missing data dir, and (any flags) on a world-writable one. Without --existing a missing
+// data dir is a new exchange (SPEC §11; ServeProcessTest.StartsAndStopsCleanlyOnSigterm).
+TEST_F(ServeDataDirTest, CfxServeExistingRefusesAMissingDataDirAndAnyServeAWorldWritableOne) {
   const std::string config = dir_ + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(data_);
-  testsupport::CfxResult missing = testsupport::RunCfx("serve --config " + config);
+  testsupport::CfxResult missing = testsupport::RunCfx("serve --existing --config " + config);
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.output.find(data_), std::string::npos) << missing.output;
-  EXPECT_NE(missing.output.find("--init"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("--existing"), std::string::npos) << missing.output;
+  EXPECT_FALSE(fs::exists(data_));
+  testsupport::CfxResult both = testsupport::RunCfx("serve --existing --init --config " + config);
+  EXPECT_EQ(both.exit_code, 2) << both.output;  // a bad flag: nothing started
+  EXPECT_FALSE(fs::exists(data_));
   fs::create_directories(data_);
   fs::permissions(data_, fs::perms::all);
   testsupport::CfxResult open = testsupport::RunCfx("serve --init --config " + config);

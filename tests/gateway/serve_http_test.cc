@@ -434,7 +434,9 @@ TEST(MarginAnswerTest, MicroUsdIsTheExactMargin) {
   EXPECT_EQ(ToHttpMargin(r, 16).margin_micro_usd, 1'234'565'000);
 }
 
-// `cfx serve` as a process: starts, answers /healthz, exits 0 on SIGTERM.
+// `cfx serve` as a process, started as SPEC §11 writes it (`cfx serve --config FILE`, no
+// other flag) on a data dir that does not exist yet: starts a new exchange, answers
+// /healthz, exits 0 on SIGTERM. Until 2026-12-07 it refused a new data dir without --init.
 TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
   const std::string dir = FreshDir("process");
   const testsupport::RemoveOnExit cleanup(dir);
@@ -447,7 +449,7 @@ TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
     FILE* f = freopen(log.c_str(), "w", stderr);
     (void)f;
     const std::string bin = std::string(CFX_BINARY_DIR) + "/app/cfx";
-    execl(bin.c_str(), bin.c_str(), "serve", "--init", "--config", config.c_str(), nullptr);
+    execl(bin.c_str(), bin.c_str(), "serve", "--config", config.c_str(), nullptr);
     _exit(127);
   }
   int http_port = 0;
@@ -459,6 +461,12 @@ TEST(ServeProcessTest, StartsAndStopsCleanlyOnSigterm) {
     if (at != std::string::npos) http_port = std::atoi(text.c_str() + at + 5);
   }
   ASSERT_GT(http_port, 0) << "no listening line in " << log;
+  {
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("(fresh,"), std::string::npos) << text;
+    EXPECT_NE(text.find("started a new exchange"), std::string::npos) << text;
+  }
   auto client = HttpClient::Connect("127.0.0.1", http_port);
   ASSERT_TRUE(client.ok());
   auto health = client->Get("/healthz", "");
@@ -499,7 +507,7 @@ TEST(ServeProcessTest, ADataDirThatIsAFileIsNamedAsSuch) {
   const std::string config = dir + "/cfx.toml";
   std::ofstream(config) << test::ServeConfigText(dir + "/data");
   std::ofstream(dir + "/afile") << "x";
-  for (const char* init : {"", " --init"}) {
+  for (const char* init : {"", " --init", " --existing"}) {
     SCOPED_TRACE(init);
     testsupport::CfxResult r =
         testsupport::RunCfx("serve --config " + config + " --data-dir " + dir + "/afile" + init);

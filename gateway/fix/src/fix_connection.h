@@ -21,6 +21,7 @@
 
 #include "fix_acceptor.h"
 #include "fix_framing.h"
+#include "fix_sent_header.h"
 
 namespace cfx {
 namespace gateway {
@@ -31,11 +32,6 @@ inline int64_t NowMs() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-// A MsgSeqNum-valued field (34, 7, 16, 36) read exactly as QuickFIX reads it
-// (FIX::IntConvertor): an optional '-', then digits, leading zeros allowed, and a value past
-// the range of int wrapping around as QuickFIX's does. False for anything else.
-bool ReadSeqNum(const std::string& text, int* out);
 
 // Whether the connection's thread is handing QuickFIX a piece of a resend (fix_resend.cc),
 // and whether QuickFIX answered it with a Reject or a Logout (send() notes it): the piece

@@ -37,8 +37,9 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
   if (mode == DataDirMode::kExisting && !has_journal) {
     return absl::FailedPreconditionError(absl::StrCat(
         "data dir ", dir, exists ? " holds no journal" : " does not exist",
-        ": refusing to start a new, empty exchange there (if it is new, start once with --init; "
-        "if it should hold the exchange's state, check the path and the volume)"));
+        ": refusing to start a new, empty exchange there with --existing (if it is new, start "
+        "without --existing, or with --init; if it should hold the exchange's state, check the "
+        "path and the volume)"));
   }
   // An empty journal file is no journal: LMDB would make a new one in it, and the exchange
   // would start empty (a copy or restore that wrote nothing, a full disk). Refused like a
@@ -46,9 +47,9 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
   if (has_journal && st.st_size == 0 && mode != DataDirMode::kCreate) {
     return absl::FailedPreconditionError(absl::StrCat(
         journal, " is empty (0 bytes), not an exchange's journal: refusing to start ",
-        mode == DataDirMode::kExisting ? "a new, empty exchange on it (check the volume and "
-                                         "restore the journal)"
-                                       : "on it with --init (remove it if it is a new exchange)"));
+        mode == DataDirMode::kNew ? "on it with --init (remove it if it is a new exchange)"
+                                  : "a new, empty exchange on it (check the volume and restore "
+                                    "the journal; remove it if the exchange is new)"));
   }
   if (mode == DataDirMode::kNew && has_journal) {
     return absl::FailedPreconditionError(

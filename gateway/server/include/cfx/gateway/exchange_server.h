@@ -28,12 +28,14 @@ namespace cfx::gateway {
 // What Start does with the data dir (docs/serve.md, "Data dir"). In every mode a data dir
 // that another user owns or that its group or others may write is refused.
 enum class DataDirMode {
-  kCreate,    // made (0700) when missing; a dir without a journal starts a fresh exchange
-  kExisting,  // must hold a journal (`cfx serve`): a missing or empty one is refused
-  kNew,       // must not hold a journal (`cfx serve --init`); made when missing
+  kCreate,     // made (0700) when missing; a dir without a journal starts a fresh exchange
+  kOpenOrNew,  // `cfx serve`: opens the journal it holds; missing or without one, a new
+               // exchange (made 0700); an empty (0-byte) journal file is refused
+  kExisting,   // must hold a journal (`cfx serve --existing`): a missing or empty one is refused
+  kNew,        // must not hold a journal (`cfx serve --init`); made when missing
 };
-// kCreate and kNew also refuse a dir without a journal that holds a trade store or a
-// settlement ledger: another run's (a `cfx replay --data-dir`, a journal removed).
+// kCreate, kOpenOrNew and kNew also refuse a dir without a journal that holds a trade store
+// or a settlement ledger: another run's (a `cfx replay --data-dir`, a journal removed).
 
 // How the server takes part in replication (docs/replication.md; needs [replication]).
 enum class ServeRole {
