@@ -265,6 +265,16 @@ absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) cons
     return absl::DataLossError(absl::StrCat("engine command: unknown tag ", tag));
   }
   absl::Status s = in.Finish();
+  // The day-close rule's values each version knows (docs/formats.md): a byte past them is
+  // damage, not a rule to guess at.
+  if (const auto* r = std::get_if<RiskCmd>(&decoded); s.ok() && r != nullptr) {
+    const int max_rule = version >= 9 ? 3 : version >= 8 ? 2 : 1;
+    if (r->close_day_orders < -1 || r->close_day_orders > max_rule) {
+      return absl::DataLossError(absl::StrCat(
+          "engine command: risk close_day_orders ", static_cast<int>(r->close_day_orders),
+          " is not a rule of codec version ", static_cast<int>(version)));
+    }
+  }
   if (s.ok()) *command = decoded;
   return s;
 }
@@ -320,7 +330,8 @@ std::string DescribeCommand(const Command& command) {
           if (c.max_open_orders >= 0) absl::StrAppend(&s, " max_open_orders=", c.max_open_orders);
           if (c.close_day_orders >= 0) {
             absl::StrAppend(&s, " close_day_orders=",
-                            c.close_day_orders == 2   ? "on_at_stamps"
+                            c.close_day_orders == 3   ? "on_at_stamps_clock"
+                            : c.close_day_orders == 2 ? "on_at_stamps"
                             : c.close_day_orders != 0 ? "on"
                                                       : "off");
           }

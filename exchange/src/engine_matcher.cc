@@ -161,9 +161,11 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     out.push_back(c);
   }
   const bool at_stamps = config.close_day_orders && config.close_at_stamps;
-  if (config.close_day_orders != close_day_orders_ || at_stamps != close_at_stamps_) {
+  const bool clock = at_stamps && config.clock_at_stamps;
+  if (config.close_day_orders != close_day_orders_ || at_stamps != close_at_stamps_ ||
+      clock != clock_at_stamps_) {
     engine::RiskCmd c;
-    c.close_day_orders = at_stamps ? 2 : config.close_day_orders ? 1 : 0;
+    c.close_day_orders = clock ? 3 : at_stamps ? 2 : config.close_day_orders ? 1 : 0;
     out.push_back(c);
   }
   // Each account whose configured collateral differs from the sequenced one (an account no
@@ -438,6 +440,15 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     // Not at the exchange's own bookkeeping inputs, which publish no book: the close waits
     // for the next order input or clock tick.
     CloseAtStamp(input_time_, sink);
+    // The engine's clock at the input's stamp (a compare for all but the first input of a
+    // new microsecond): GTD expiries due by then go first, and a GTD order entered or
+    // replaced is judged against this time (SPEC §4.2), not the last tick's.
+    if (clock_at_stamps_ && input_time_ != engine::kNoTime &&
+        (engine_->now() == engine::kNoTime || input_time_ > engine_->now())) {
+      const engine::Command tick = engine::TimeCmd{input_time_};
+      engine_->Process(tick);
+      EmitEvents(tick, 0, sink);
+    }
   }
   if (const auto* f = std::get_if<engine::FixSessionCmd>(&command)) {
     fix_sessions_.Apply(*f);  // no engine state, no outcome
@@ -448,7 +459,8 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
     if (r->max_open_orders >= 0) max_open_orders_ = r->max_open_orders;
     if (r->close_day_orders >= 0) {
       close_day_orders_ = r->close_day_orders != 0;
-      close_at_stamps_ = r->close_day_orders == 2;
+      close_at_stamps_ = r->close_day_orders >= 2;
+      clock_at_stamps_ = r->close_day_orders == 3;
     }
     if (!r->acct.empty()) {
       options_.collateral[std::string(r->acct.view())] = r->collateral;

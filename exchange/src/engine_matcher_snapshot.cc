@@ -18,6 +18,7 @@ constexpr uint32_t kRiskMagic = 0x4B534952;        // "RISK": the risk settings 
 constexpr uint32_t kOpenOrdersMagic = 0x5043504F;  // "OPCP": the open-order cap, after it
 constexpr uint32_t kDayCloseMagic = 0x43594144;    // "DAYC": day orders expire at the closes
 constexpr uint32_t kStampCloseMagic = 0x504D5453;  // "STMP": closes at the first input past them
+constexpr uint32_t kStampClockMagic = 0x534B4C43;  // "CLKS": the engine's clock at the stamps
 
 using internal::Get;
 using internal::Put;
@@ -65,6 +66,7 @@ std::string EngineMatcher::Snapshot() const {
     }
     if (close_day_orders_) Put(&out, kDayCloseMagic);  // only when on, as the cap
     if (close_at_stamps_) Put(&out, kStampCloseMagic);  // only with the day close
+    if (clock_at_stamps_) Put(&out, kStampClockMagic);  // only with the closes at stamps
   }
   return out;
 }
@@ -136,6 +138,7 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   max_open_orders_ = 0;
   close_day_orders_ = false;
   close_at_stamps_ = false;
+  clock_at_stamps_ = false;
   next_close_ = engine::kNoTime;
   // Then, each when set and in this order: the open-order cap, the day-close rule, the
   // closes at stamps.
@@ -155,7 +158,12 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
     if (have_block && !Get(&in, &block)) return bad("trailing bytes");
     if (have_block && block == kStampCloseMagic) {
       close_at_stamps_ = true;
-      have_block = false;
+      have_block = !in.empty();
+      if (have_block && !Get(&in, &block)) return bad("trailing bytes");
+      if (have_block && block == kStampClockMagic) {
+        clock_at_stamps_ = true;
+        have_block = false;
+      }
     }
   }
   if (have_block || !in.empty()) return bad("trailing bytes");

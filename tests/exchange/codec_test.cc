@@ -239,17 +239,29 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheDayClose) {
 
 // Version 8: the day-close rule may be 2, closes at the first input stamped past them. A
 // binary of version 7 would read 2 as 1 (closes at the tick) and replay elsewhere than the
-// run: the version moved, so it refuses the record instead of diverging.
-TEST(EngineCodecTest, TheClosesAtStampsRuleIsWrittenAsVersion8) {
-  engine::RiskCmd r;
-  r.close_day_orders = 2;
-  ExpectRoundTrip(r);
-  EXPECT_EQ(Bytes(r)[0], 8);
+// run: the version moved, so it refuses the record instead of diverging. Version 9: it may
+// be 3, the engine's clock at each input's stamp too (GTD expiry), which a version 8 binary
+// would read as 1; a rule past the ones a record's version knows is damage.
+TEST(EngineCodecTest, TheStampRulesAreWrittenAsVersion9AndCheckedAgainstTheVersion) {
+  for (const int8_t rule : {int8_t{2}, int8_t{3}}) {
+    engine::RiskCmd r;
+    r.close_day_orders = rule;
+    ExpectRoundTrip(r);
+    EXPECT_EQ(Bytes(r)[0], 9);
+    engine::Command back;
+    ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
+    EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, rule);
+    const std::string text = DescribeCommand(back);
+    EXPECT_NE(text.find(" close_day_orders=on_at_stamps"), std::string::npos) << text;
+    EXPECT_EQ(text.find("on_at_stamps_clock") != std::string::npos, rule == 3) << text;
+    std::string v8 = Bytes(r);
+    v8[0] = 8;
+    EXPECT_EQ(EngineCodec().Decode(v8, &back).ok(), rule == 2) << int{rule};
+  }
+  engine::RiskCmd bad;
+  bad.close_day_orders = 4;
   engine::Command back;
-  ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
-  EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, 2);
-  EXPECT_NE(DescribeCommand(back).find(" close_day_orders=on_at_stamps"), std::string::npos)
-      << DescribeCommand(back);
+  EXPECT_EQ(EngineCodec().Decode(Bytes(bad), &back).code(), absl::StatusCode::kDataLoss);
 }
 
 // A contract nothing prices travels as its margin (MatcherOptions::kNoPriceMargin) and reads
@@ -284,7 +296,7 @@ TEST(EngineCodecTest, MalformedPayloadsAreDataLoss) {
   engine::Command c;
   std::string good = Bytes(engine::CancelCmd{engine::Name::From("o1"), engine::Name::From("A1")});
   std::string bad_version = good;
-  bad_version[0] = 9;
+  bad_version[0] = kEngineCodecVersion + 1;
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(bad_version, &c)));
   std::string bad_tag = good;
   bad_tag[1] = 9;

@@ -232,6 +232,73 @@ TEST(RiskTrackingTest, AnInputStampedPastTheCloseComesAfterTheCloseWithClosesAtS
   }
 }
 
+engine::Command Gtd(const char* cl, const char* acct, engine::Side side, int64_t px,
+                    int64_t expire_us) {
+  engine::Command c = DayLimit(cl, acct, side, px);
+  auto& n = std::get<engine::NewOrderCmd>(c);
+  n.tif = engine::TimeInForce::kGtd;
+  n.expire = expire_us * 1000;
+  return n;
+}
+
+// SPEC §4.2 / §5: a GTD order expires at its ExpireTime, and one already expired when it
+// arrives is rejected `invalid_field`; the time of an input is its stamp. With the engine's
+// clock at the stamps (close_day_orders = 3, what `cfx serve` sequences), between two clock
+// ticks (10:00:00 and 10:00:01): a GTD bid expiring at .300 is expired before a sell stamped
+// .500 reaches it (no trade), and a GTD order stamped .700 expiring at .600 is rejected. With
+// the rule a journal before it holds (2), the engine's clock is the last tick's, as it ran:
+// the sell trades with the expired bid and the late GTD order is accepted (a review,
+// 2026-12-07). The rule rides in snapshots.
+TEST(RiskTrackingTest, AGtdOrderExpiresAtTheStampOfTheInputThatPassesItsTime) {
+  const int64_t at = *common::ParseTimestamp("2027-03-01T10:00:00Z");  // a clock tick
+  for (const int8_t rule : {int8_t{3}, int8_t{2}}) {
+    SCOPED_TRACE(rule);
+    EngineMatcher m(MatcherOptions{});
+    Keep sink;
+    uint64_t seq = 0;
+    engine::ProductCmd p;
+    p.sym = engine::Name::From("B200-GOLD-US-202703");
+    p.band_percent = 0;
+    m.ApplyAt(++seq, 0, p, sink);
+    engine::RiskCmd r;
+    r.close_day_orders = rule;
+    m.ApplyAt(++seq, 0, r, sink);
+    EXPECT_EQ(m.clock_at_stamps(), rule == 3);
+    EngineMatcher restored(MatcherOptions{});
+    ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
+    EXPECT_EQ(restored.clock_at_stamps(), rule == 3);
+    EXPECT_EQ(restored.Snapshot(), m.Snapshot());
+    m.ApplyAt(++seq, at, engine::TimeCmd{at * 1000}, sink);
+    m.ApplyAt(++seq, at + 100'000, Gtd("gtd", "A1", engine::Side::kBuy, 5050, at + 300'000), sink);
+    sink.outcomes.clear();
+    m.ApplyAt(++seq, at + 500'000, DayLimit("sell", "B1", engine::Side::kSell, 5050), sink);
+    m.ApplyAt(++seq, at + 700'000, Gtd("late", "A1", engine::Side::kBuy, 5000, at + 600'000), sink);
+    std::vector<std::string> kinds;
+    for (const Outcome& o : sink.outcomes) {
+      if (o.kind != OutcomeKind::kEvent) continue;
+      const engine::Event& e = o.event;
+      if (e.type == engine::EventType::kTrade) {
+        kinds.push_back("trade");
+      } else if (e.type == engine::EventType::kCanceled) {
+        kinds.push_back(absl::StrCat("canceled ", std::string(e.order.cl.view()), " ",
+                                     std::string(engine::ToString(e.cancel)), " at ",
+                                     o.ts / 1000 - at));
+      } else if (e.type == engine::EventType::kRejected) {
+        kinds.push_back(absl::StrCat("rejected ", std::string(e.order.cl.view()), " ",
+                                     std::string(engine::ToString(e.reject))));
+      } else if (e.type == engine::EventType::kAccepted) {
+        kinds.push_back("accepted " + std::string(e.order.cl.view()));
+      }
+    }
+    if (rule == 3) {
+      EXPECT_EQ(absl::StrJoin(kinds, "; "),
+                "canceled gtd expired at 500000; accepted sell; rejected late invalid_field");
+    } else {
+      EXPECT_EQ(absl::StrJoin(kinds, "; "), "accepted sell; trade; accepted late");
+    }
+  }
+}
+
 // The cap on an account's live orders (docs/reliability.md, "Bounds"), set by a sequenced
 // RiskCmd: in random streams no account ever has more live orders than the cap, a new order
 // is refused `throttled` exactly when its account is at the cap, and the cap and the counts

@@ -142,7 +142,9 @@ struct RiskCmd {
   int64_t max_open_orders = -1;
   // 1: day orders expire at each business day's 16:00Z close (`cfx serve`, SPEC §4: the
   // session close), taken when a `time` input passes it; 2: the same, and a close is taken
-  // at the first input stamped at or past it (SPEC §9.1); 0: only at a `close` input; -1:
+  // at the first input stamped at or past it (SPEC §9.1); 3: as 2, and the engine's clock
+  // moves to each order input's stamp before it is applied (a GTD order expires, and is
+  // judged expired on arrival, at the stamp: SPEC §4.2, §5); 0: only at a `close` input; -1:
   // as it is. Sequenced, so that a journal written before the rule replays as it ran.
   int8_t close_day_orders = -1;
 };

@@ -24,8 +24,9 @@ namespace cfx::exchange {
 // requesting session (answer_to); 5: a session's mass cancel carries its firm; 6: a risk
 // setting carries the cap on an account's open orders; 7: and the day-close rule; 8: the
 // same layout, the day-close rule may be 2 (closes at stamps): a binary of version 7 would
-// take 2 for 1 and replay the closes elsewhere, so it refuses the version instead.
-inline constexpr uint8_t kEngineCodecVersion = 8;
+// take 2 for 1 and replay the closes elsewhere, so it refuses the version instead; 9: the
+// same layout, the rule may be 3 (and the engine's clock at each input's stamp).
+inline constexpr uint8_t kEngineCodecVersion = 9;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.

@@ -53,6 +53,12 @@ struct MatcherOptions {
   // Sequenced with close_day_orders (RiskCmd::close_day_orders = 2), so that a journal
   // written before it replays as it ran.
   bool close_at_stamps = true;
+  // With close_at_stamps: the engine's clock moves to each order input's stamp before the
+  // input is applied (as if a `time` input at that stamp came first), so a GTD order is
+  // judged expired on arrival, and expires before anything trades with it, at the input's
+  // time (SPEC §4.2, §5), not at the clock's next tick up to a second later. Sequenced
+  // (RiskCmd::close_day_orders = 3) like the closes at stamps.
+  bool clock_at_stamps = true;
   // Pre-trade risk: on when set; collateral by account, others have 0.
   bool pre_trade_risk = false;
   std::map<std::string, common::MicroUsd, std::less<>> collateral;
@@ -137,6 +143,7 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   int64_t max_open_orders() const { return max_open_orders_; }
   bool close_day_orders() const { return close_day_orders_; }
   bool close_at_stamps() const { return close_at_stamps_; }
+  bool clock_at_stamps() const { return clock_at_stamps_; }
   // Per-contract initial margin in force (micro-USD), 0 when none was set,
   // MatcherOptions::kNoPriceMargin when nothing prices it.
   int64_t Margin(engine::SymbolId sym) const;
@@ -238,6 +245,8 @@ class EngineMatcher : public journal::Matcher<engine::Command, Outcome>,
   // Closes at the first input stamped past them (MatcherOptions::close_at_stamps), and the
   // first business-day close after last_time_ (kNoTime: to be found again).
   bool close_at_stamps_ = false;
+  // The engine's clock at each order input's stamp (MatcherOptions::clock_at_stamps).
+  bool clock_at_stamps_ = false;
   engine::Timestamp next_close_ = engine::kNoTime;
   FixSessionTable fix_sessions_;           // snapshotted (when not empty)
   // Whether a RiskCmd (or a snapshot holding its effect) set options_.pre_trade_risk and
