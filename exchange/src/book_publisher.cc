@@ -49,7 +49,8 @@ void BookPublisher::NoteTrade(engine::SymbolId id, engine::PriceTicks px, engine
   b.last_ts = ts;
 }
 
-void BookPublisher::Publish(const engine::Engine& engine, engine::SymbolId id, uint64_t seq) {
+void BookPublisher::Publish(const engine::Engine& engine, engine::SymbolId id, uint64_t seq,
+                            engine::Timestamp ts) {
   if (id >= kMaxSymbols) return;
   Slot& slot = slots_[id];
   size_t n = count_.load(std::memory_order_relaxed);
@@ -65,6 +66,7 @@ void BookPublisher::Publish(const engine::Engine& engine, engine::SymbolId id, u
   PublishedBook b = slot.last;
   const engine::OrderBook& book = engine.book(id);
   b.seq = seq;
+  b.ts = ts;
   b.state = StateCode(book.state());
   for (int side = 0; side < 2; ++side) {
     scratch_.clear();
@@ -130,6 +132,7 @@ std::optional<BookView> BookPublisher::Read(std::string_view sym, int depth) con
   view.sym = std::string(sym);
   view.state = kStateOfCode[b.state];  // only StateCode writes b.state
   view.seq = b.seq;
+  view.ts = b.ts;
   depth = std::clamp(depth, 0, kMaxPublishedDepth);
   for (int side = 0; side < 2; ++side) {
     auto& out = side == 0 ? view.bids : view.asks;

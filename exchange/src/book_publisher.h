@@ -20,6 +20,7 @@ namespace cfx::exchange::internal {
 
 struct alignas(8) PublishedBook {
   uint64_t seq = 0;
+  int64_t ts = 0;  // the exchange time of input `seq` (ns; kNoTime: none)
   uint8_t state = 0;
   uint8_t has_last = 0;
   uint8_t nbids = 0, nasks = 0;
@@ -40,9 +41,10 @@ class BookPublisher {
   static constexpr size_t kMaxSymbols = 4096;
   BookPublisher();
 
-  // Writer: publishes `book` of `engine` as of input `seq`. Symbols beyond kMaxSymbols are
-  // not published (logged once).
-  void Publish(const engine::Engine& engine, engine::SymbolId id, uint64_t seq);
+  // Writer: publishes `book` of `engine` as of input `seq`, whose exchange time is `ts`.
+  // Symbols beyond kMaxSymbols are not published (logged once).
+  void Publish(const engine::Engine& engine, engine::SymbolId id, uint64_t seq,
+               engine::Timestamp ts);
   // Writer: records the latest trade of a book (published with its next Publish).
   void NoteTrade(engine::SymbolId id, engine::PriceTicks px, engine::Qty qty, engine::Timestamp ts);
   // Writer: whether NoteTrade has recorded a trade of the book.

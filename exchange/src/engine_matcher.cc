@@ -498,7 +498,7 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
   if (publisher_ != nullptr) {
     std::sort(touched_.begin(), touched_.end());
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-    for (engine::SymbolId id : touched_) publisher_->Publish(*engine_, id, seq);
+    for (engine::SymbolId id : touched_) publisher_->Publish(*engine_, id, seq, input_time_);
   }
   touched_.clear();
 }
@@ -529,7 +529,7 @@ void EngineMatcher::EmitEvents(const engine::Command& command, engine::SessionId
 void EngineMatcher::PublishAll() {
   if (publisher_ == nullptr) return;
   for (size_t id = 0; id < engine_->symbol_count(); ++id) {
-    publisher_->Publish(*engine_, static_cast<engine::SymbolId>(id), last_seq_);
+    publisher_->Publish(*engine_, static_cast<engine::SymbolId>(id), last_seq_, input_time_);
   }
 }
 

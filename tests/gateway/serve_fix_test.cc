@@ -300,6 +300,7 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   }
   EXPECT_TRUE(found);
   ASSERT_TRUE(SendAndWaitExec(*alpha, NewOrderMsg("md1", "A1", '1', 5, "5.000"), '0', &m));
+  const std::string md1_time = F(m, 60);  // TransactTime: the input's exchange time
   ASSERT_TRUE(server_->Flush());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg("md-1", kSym), "W", &m));
@@ -308,6 +309,10 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   m.getGroup(1, e);
   EXPECT_EQ(e.getField(270), "5.000");
   EXPECT_EQ(e.getField(271), "5");
+  // A book entry carries the exchange time of the input that made the book (SPEC §5), as
+  // the trade entry does: the resting bid's is its order's TransactTime.
+  ASSERT_TRUE(e.isSetField(272) && e.isSetField(273));
+  EXPECT_EQ(e.getField(272) + "-" + e.getField(273), md1_time);
   beta->Send(NewOrderMsg("md2", "B1", '2', 2, "5.000"));
   ASSERT_TRUE(beta->WaitFor(FirstIncremental("2", "2"), &m));
   auto trade_entry = [](const Msg& msg, std::string* date, std::string* time) {
@@ -324,6 +329,24 @@ TEST_F(ServeFixTest, SecurityListAndMarketDataFromTheEngine) {
   std::string x_date, x_time, w_date, w_time;
   ASSERT_TRUE(trade_entry(m, &x_date, &x_time));
   EXPECT_EQ(x_date.size(), 8u) << x_date;
+  // The bid the trade reduced (5 -> 3) changes in an X with the trade's input's time.
+  const Msg trade_x = m;
+  auto bid_change = [&](const Msg& msg, std::string* when) {
+    if (F(msg, 268).empty() || F(msg, 262) != "md-1") return false;
+    for (int i = 1; i <= std::stoi(F(msg, 268)); ++i) {
+      FIX::Group g(268, 279);
+      msg.getGroup(i, g);
+      if (g.getField(269) != "0") continue;
+      *when = g.isSetField(272) ? g.getField(272) + "-" + g.getField(273) : "";
+      return true;
+    }
+    return false;
+  };
+  std::string bid_when;
+  if (!bid_change(trade_x, &bid_when)) {
+    ASSERT_TRUE(beta->WaitFor([&](const Msg& msg) { return bid_change(msg, &bid_when); }, &m));
+  }
+  EXPECT_EQ(bid_when, x_date + "-" + x_time);
   // A snapshot taken after it shows the trade with the same exchange time (SPEC §5).
   ASSERT_TRUE(SendAndWaitType(*beta, MarketDataMsg("md-2", kSym), "W", &m));
   ASSERT_TRUE(trade_entry(m, &w_date, &w_time));

@@ -26,11 +26,21 @@ const int kSnapshotEntryOrder[] = {269, 270, 271, 272, 273, 346, 0};
 const int kIncrementalEntryOrder[] = {279, 269, 55, 270, 271, 272, 273, 346, 0};
 const int kSymbolOrder[] = {55, 167, 200, 541, 231, 969, 1140, 0};
 
-void AddLevel(FIX::Message& msg, char type, const BookLevel& level) {
+// MDEntryDate/MDEntryTime (272/273) of an entry: the exchange time of the input that made
+// it (SPEC §5); none when unknown (0).
+void AddEntryTime(FIX::Group& g, int64_t time_us) {
+  if (time_us <= 0) return;
+  const std::string ts = TransactTimeFix(time_us);  // YYYYMMDD-HH:MM:SS.ffffff
+  g.setField(272, ts.substr(0, 8));
+  g.setField(273, ts.substr(9));
+}
+
+void AddLevel(FIX::Message& msg, char type, const BookLevel& level, int64_t time_us) {
   FIX::Group g(268, 269, kSnapshotEntryOrder);
   g.setField(269, std::string(1, type));
   g.setField(270, FormatTicks(level.price_ticks));
   g.setField(271, std::to_string(level.qty));
+  AddEntryTime(g, time_us);
   g.setField(346, std::to_string(level.order_count));
   msg.addGroup(g);
 }
@@ -43,36 +53,33 @@ void AddChange(FIX::Message& msg, char action, char type, const std::string& sym
   g.setField(55, symbol);
   g.setField(270, FormatTicks(px));
   g.setField(271, std::to_string(qty));
-  if (time_us > 0) {  // a trade: MDEntryDate/MDEntryTime, its exchange time (SPEC §5)
-    const std::string ts = TransactTimeFix(time_us);  // YYYYMMDD-HH:MM:SS.ffffff
-    g.setField(272, ts.substr(0, 8));
-    g.setField(273, ts.substr(9));
-  }
+  AddEntryTime(g, time_us);
   if (with_orders) g.setField(346, std::to_string(orders));
   msg.addGroup(g);
 }
 
 // Appends to `msg` the price-level changes that turn `before` into `after` (one side).
 int DiffSide(FIX::Message& msg, char type, const std::string& symbol,
-             const std::vector<BookLevel>& before, const std::vector<BookLevel>& after) {
+             const std::vector<BookLevel>& before, const std::vector<BookLevel>& after,
+             int64_t time_us) {
   std::map<int64_t, BookLevel> old_levels, new_levels;
   for (const BookLevel& l : before) old_levels[l.price_ticks] = l;
   for (const BookLevel& l : after) new_levels[l.price_ticks] = l;
   int n = 0;
   for (const auto& o : old_levels) {
     if (!new_levels.count(o.first)) {
-      AddChange(msg, '2', type, symbol, o.first, 0, 0, false);
+      AddChange(msg, '2', type, symbol, o.first, 0, 0, false, time_us);
       ++n;
     }
   }
   for (const auto& l : new_levels) {
     auto it = old_levels.find(l.first);
     if (it == old_levels.end()) {
-      AddChange(msg, '0', type, symbol, l.first, l.second.qty, l.second.order_count, true);
+      AddChange(msg, '0', type, symbol, l.first, l.second.qty, l.second.order_count, true, time_us);
       ++n;
     } else if (it->second.qty != l.second.qty ||
                it->second.order_count != l.second.order_count) {
-      AddChange(msg, '1', type, symbol, l.first, l.second.qty, l.second.order_count, true);
+      AddChange(msg, '1', type, symbol, l.first, l.second.qty, l.second.order_count, true, time_us);
       ++n;
     }
   }
@@ -148,9 +155,9 @@ FIX::Message MarketData::Snapshot(const Subscription& sub, const std::string& sy
   if (book != books_.end()) {
     BookUpdate cut = Cut(book->second, sub.depth);
     if (sub.bids)
-      for (const BookLevel& l : cut.bids) AddLevel(w, '0', l), ++n;
+      for (const BookLevel& l : cut.bids) AddLevel(w, '0', l, cut.time_us), ++n;
     if (sub.offers)
-      for (const BookLevel& l : cut.asks) AddLevel(w, '1', l), ++n;
+      for (const BookLevel& l : cut.asks) AddLevel(w, '1', l, cut.time_us), ++n;
   }
   auto trade = last_trade_.find(symbol);
   if (sub.trades && trade != last_trade_.end()) {
@@ -158,11 +165,7 @@ FIX::Message MarketData::Snapshot(const Subscription& sub, const std::string& sy
     g.setField(269, "2");
     g.setField(270, FormatTicks(trade->second.price_ticks));
     g.setField(271, std::to_string(trade->second.qty));
-    if (trade->second.time_us > 0) {  // the last trade's exchange time, as in X (SPEC §5)
-      const std::string ts = TransactTimeFix(trade->second.time_us);
-      g.setField(272, ts.substr(0, 8));
-      g.setField(273, ts.substr(9));
-    }
+    AddEntryTime(g, trade->second.time_us);  // the last trade's exchange time, as in X
     w.addGroup(g);
     ++n;
   }
@@ -271,7 +274,7 @@ void MarketData::OnRequest(const std::string& session, uint64_t generation,
     FIX::Message w = Snapshot(sub, s);
     if (!send_(session, generation, w)) return;
     auto book = books_.find(s);
-    sub.sent[s] = book == books_.end() ? BookUpdate{s, {}, {}} : Cut(book->second, sub.depth);
+    sub.sent[s] = book == books_.end() ? BookUpdate{s, {}, {}, 0} : Cut(book->second, sub.depth);
   }
   if (type == "1") subs_.push_back(std::move(sub));
 }
@@ -381,8 +384,8 @@ void MarketData::ApplyBook(BookUpdate book) {
     FIX::Message x = NewMessage("X");
     x.setField(262, sub.md_req_id);
     int n = 0;
-    if (sub.bids) n += DiffSide(x, '0', book.symbol, before.bids, now.bids);
-    if (sub.offers) n += DiffSide(x, '1', book.symbol, before.asks, now.asks);
+    if (sub.bids) n += DiffSide(x, '0', book.symbol, before.bids, now.bids, book.time_us);
+    if (sub.offers) n += DiffSide(x, '1', book.symbol, before.asks, now.asks, book.time_us);
     before = now;
     if (n > 0 && !send_(sub.session, sub.generation, x)) {
       it = subs_.erase(it);

@@ -29,6 +29,7 @@ BookUpdate BookUpdateOf(const std::string& sym, const exchange::BookView& view) 
     u.bids.push_back({l.px.value(), l.qty.value(), l.count});
   for (const exchange::BookLevelView& l : view.asks)
     u.asks.push_back({l.px.value(), l.qty.value(), l.count});
+  u.time_us = view.ts == en::kNoTime || view.ts <= 0 ? 0 : view.ts / 1000;
   return u;
 }
 

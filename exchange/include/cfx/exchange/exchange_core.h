@@ -161,6 +161,7 @@ struct BookView {
   std::string sym;
   engine::TradingState state = engine::TradingState::kOpen;
   uint64_t seq = 0;                 // the input seq the copy reflects
+  engine::Timestamp ts = engine::kNoTime;  // that input's exchange time (SPEC §5)
   std::vector<BookLevelView> bids;  // best first
   std::vector<BookLevelView> asks;  // best first
   bool has_last_trade = false;

@@ -331,6 +331,9 @@ struct BookUpdate {
   std::string symbol;
   std::vector<BookLevel> bids;
   std::vector<BookLevel> asks;
+  // The exchange time of the input the book is after (SPEC §5): MDEntryDate/MDEntryTime
+  // (272/273) of its entries. 0: unknown (no entry time sent).
+  int64_t time_us = 0;
 };
 
 // A listed contract as SecurityList(y) describes it: the security master's terms (SPEC §3).
