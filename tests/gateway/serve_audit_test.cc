@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -249,6 +250,26 @@ TEST_F(ServeAuditTest, UnderUmask000EveryFolderIs0700EveryFile0600AndNoneHoldsAS
   // The message log was written, with the Logon's password redacted.
   const std::string log = ReadAll(data_ + "/fix/log/FIX.4.4-CFX-ALPHA_T1.messages.log");
   EXPECT_NE(log.find("\x01" "554=***\x01"), std::string::npos) << log;
+  // Nor do the firm's own client's files hold it: QuickFIX stores every message a session
+  // sends, its Logon too (until 2026-12-07 `554=<password>` in clear in the client store's
+  // .body file; a review). The stored Logon keeps the field, blanked.
+  std::string bodies;
+  for (const fs::directory_entry& client : fs::directory_iterator(dir_)) {
+    if (client.path().filename().string().rfind("client-", 0) != 0) continue;
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(client.path())) {
+      if (!e.is_regular_file()) continue;
+      const std::string text = ReadAll(e.path().string());
+      if (e.path().extension() == ".body") bodies += text;
+      for (const char* secret : {kPassword, kWrongPassword}) {
+        EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << e.path();
+      }
+    }
+  }
+  EXPECT_NE(bodies.find("\x01"
+                        "554=" +
+                        std::string(std::strlen(kPassword), '*') + "\x01"),
+            std::string::npos)
+      << bodies;
 }
 
 TEST_F(ServeAuditTest, LogonsLogoutsRefusalsAndConfigLoadsAreAuditEvents) {

@@ -109,7 +109,7 @@ class FixSession : public FIX::Application {
   const FIX::SessionID id_;
   Handler handler_;  // set before Start, read-only after
   FIX::SessionSettings settings_;
-  std::unique_ptr<FIX::FileStoreFactory> store_;
+  std::unique_ptr<FIX::MessageStoreFactory> store_;  // files without the Logon's secrets
   std::unique_ptr<InitiatorThreads> threads_;  // outlives initiator_, built on it
   std::unique_ptr<WatchedInitiator> initiator_;
 
