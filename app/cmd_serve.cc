@@ -89,6 +89,13 @@ ExitCode RunServeChecked(const ServeFlags& flags) {
   if (options.role == gateway::ServeRole::kStandby && !flags.init && !flags.existing) {
     options.data_dir_mode = gateway::DataDirMode::kCreate;
   }
+  if (options.role != gateway::ServeRole::kAlone && config->replication.user.empty()) {
+    std::cerr << "cfx serve: warning: [replication] has no user and password_file: this node "
+                 "connects to NATS without credentials, so anyone who reaches the NATS servers "
+                 "can read every firm's orders from the stream and take the lease "
+                 "(docs/replication.md, \"Credentials\")"
+              << std::endl;
+  }
   gateway::ExchangeServer server(*config, options);
   if (absl::Status s = server.Start(); !s.ok()) return Fail("serve", s);
   const exchange::RecoveryInfo& r = server.recovery();

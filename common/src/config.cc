@@ -191,9 +191,10 @@ absl::Status ConfigParser::Replication() {
   const toml::table* t = node->as_table();
   if (!t) return r.Error(node, "replication", "expected a table");
   ReplicationConfig& rc = c.replication;
-  CFX_RETURN_IF_ERROR(r.CheckKeys(*t, "replication.",
-                                  {"servers", "stream", "subject", "replicas", "lease_bucket",
-                                   "lease_ttl_ms", "timeout_ms", "node_id"}));
+  CFX_RETURN_IF_ERROR(
+      r.CheckKeys(*t, "replication.",
+                  {"servers", "stream", "subject", "replicas", "lease_bucket", "lease_ttl_ms",
+                   "timeout_ms", "node_id", "user", "password_file"}));
   const toml::node* sv = t->get("servers");
   if (!sv) return r.Error(t, "replication.servers", "missing");
   const toml::array* arr = sv->as_array();
@@ -212,6 +213,13 @@ absl::Status ConfigParser::Replication() {
                        "holds a control character");
       }
     }
+    // `nats://user:password@host`: a password in the config, in clear (user and
+    // password_file say who connects, the secret in a file of its own).
+    if (v->find('@') != std::string::npos) {
+      return r.Error(&item, absl::StrCat("replication.servers[", i, "]"),
+                     "holds credentials (user@): set replication.user and "
+                     "replication.password_file instead");
+    }
     rc.servers.push_back(*v);
   }
   CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "stream", &rc.stream, false));
@@ -221,6 +229,14 @@ absl::Status ConfigParser::Replication() {
   CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "lease_ttl_ms", &rc.lease_ttl_ms, false));
   CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "timeout_ms", &rc.timeout_ms, false));
   CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "node_id", &rc.node_id, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "user", &rc.user, false));
+  CFX_RETURN_IF_ERROR(r.Get(*t, "replication.", "password_file", &rc.password_file, false));
+  if (rc.user.empty() != rc.password_file.empty()) {
+    const char* given = rc.user.empty() ? "password_file" : "user";
+    return r.Error(t->get(given), absl::StrCat("replication.", given),
+                   "user and password_file go together (the NATS user the nodes connect as, "
+                   "and the file holding its password)");
+  }
   // JetStream names: letters, digits, '-' and '_' (no '.', '*', '>' or spaces).
   auto name_ok = [](const std::string& n, bool dots) {
     if (n.empty() || n.size() > 64) return false;
@@ -244,6 +260,9 @@ absl::Status ConfigParser::Replication() {
   }
   if (!rc.node_id.empty() && !name_ok(rc.node_id, true)) {
     return r.Error(t->get("node_id"), "replication.node_id", "expected letters, digits, '-', '_' or '.'");
+  }
+  if (!rc.user.empty() && !name_ok(rc.user, true)) {
+    return r.Error(t->get("user"), "replication.user", "expected letters, digits, '-', '_' or '.'");
   }
   return absl::OkStatus();
 }

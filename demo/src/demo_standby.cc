@@ -86,13 +86,15 @@ bool WaitAccepting(int port, std::chrono::milliseconds timeout) {
 // The embedded demo config with a [replication] section for `node_id` on `servers`, and
 // snapshots (so state hash checks) every 50 inputs instead of every 100,000.
 std::string NodeConfig(const std::vector<std::string>& servers, const std::string& node_id,
-                       int lease_ttl_ms) {
+                       int lease_ttl_ms, const replication::LocalNatsCluster& cluster) {
   std::string text(DemoConfigText());
   text = absl::StrReplaceAll(text, {{"snapshot_interval = 100000", "snapshot_interval = 50"}});
   std::string list;
   for (const std::string& s : servers) absl::StrAppend(&list, list.empty() ? "" : ", ", "\"", s, "\"");
   absl::StrAppend(&text, "\n[replication]\nservers = [", list, "]\nlease_ttl_ms = ", lease_ttl_ms,
-                  "\ntimeout_ms = ", lease_ttl_ms / 3, "\nnode_id = \"", node_id, "\"\n");
+                  "\ntimeout_ms = ", lease_ttl_ms / 3, "\nnode_id = \"", node_id, "\"\n",
+                  "user = \"", cluster.user(), "\"\npassword_file = \"", cluster.password_file(),
+                  "\"\n");
   return text;
 }
 
@@ -202,8 +204,8 @@ absl::StatusOr<StandbyDemoSummary> RunStandbyDemo(const StandbyDemoOptions& opti
     n.http_port = *http;
     // Checked (a full disk, an --out not writable): until 2026-12-07 an unwritten config
     // showed up later as a confusing serve failure (a review).
-    if (absl::Status s =
-            storage::WritePrivateFile(n.config, NodeConfig(servers, n.name, options.lease_ttl_ms));
+    if (absl::Status s = storage::WritePrivateFile(
+            n.config, NodeConfig(servers, n.name, options.lease_ttl_ms, **cluster));
         !s.ok()) {
       return s;
     }

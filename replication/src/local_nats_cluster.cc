@@ -1,5 +1,6 @@
 #include "cfx/replication/local_nats_cluster.h"
 
+#include <crypt.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -44,6 +45,42 @@ void Reap(pid_t pid, int first_signal) {
   }
 }
 
+// 16 bytes of the system's randomness as 32 hex digits; "" if it cannot be read.
+std::string RandomSecret() {
+  unsigned char bytes[16];
+  const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  const bool ok = read(fd, bytes, sizeof(bytes)) == static_cast<ssize_t>(sizeof(bytes));
+  close(fd);
+  if (!ok) return "";
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+// The bcrypt hash of `secret` (libxcrypt, "$2b$", cost 4: the servers verify a hash at each
+// connection, and these clusters live on loopback for tests and the demo); "" on failure.
+std::string Bcrypt(const std::string& secret) {
+  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+  if (crypt_gensalt_rn("$2b$", 4, nullptr, 0, salt, sizeof(salt)) == nullptr) return "";
+  crypt_data data{};
+  const char* hash = crypt_rn(secret.c_str(), salt, &data, sizeof(data));
+  return hash == nullptr || hash[0] != '$' ? "" : std::string(hash);
+}
+
+// Writes `text` to a new file `path` (0600, O_EXCL), all of it.
+absl::Status WritePrivate(const std::string& path, const std::string& text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path));
+  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  return ok ? absl::OkStatus() : absl::InternalError(absl::StrCat("cannot write ", path));
+}
+
 }  // namespace
 
 std::string FindNatsServer() {
@@ -69,6 +106,22 @@ absl::StatusOr<std::unique_ptr<LocalNatsCluster>> LocalNatsCluster::Start(const 
   }
   c->dir_ = dir;
   c->nodes_.resize(servers);
+  // Clients connect as user `cfx` and the servers route to each other as `route`, each with
+  // a fresh random password: no one else who reaches a port on loopback reads the orders the
+  // stream carries or joins the cluster (a review, 2026-12-07). The servers' configs hold
+  // bcrypt hashes, the clients' password is in `<dir>/nats.password` (0600); a route's
+  // password is in its server's config (0600), as a route URL needs it.
+  c->password_ = RandomSecret();
+  const std::string route_password = RandomSecret();
+  const std::string client_hash = Bcrypt(c->password_);
+  const std::string route_hash = Bcrypt(route_password);
+  if (c->password_.empty() || route_password.empty() || client_hash.empty() || route_hash.empty()) {
+    return absl::InternalError("cannot make the NATS cluster's credentials");
+  }
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);  // the caller's folder, made when missing
+  c->password_file_ = absl::StrCat(dir, "/nats.password");
+  if (absl::Status s = WritePrivate(c->password_file_, c->password_ + "\n"); !s.ok()) return s;
   // Distinct ports: a port picked is free again once the picker closes it, and the kernel
   // may hand it out twice (the standby demo's did, 2026-12-06).
   std::set<int> taken;
@@ -91,19 +144,20 @@ absl::StatusOr<std::unique_ptr<LocalNatsCluster>> LocalNatsCluster::Start(const 
     std::string routes;
     for (int j = 0; j < servers; ++j) {
       if (j == i) continue;
-      absl::StrAppend(&routes, routes.empty() ? "" : ", ", "nats-route://127.0.0.1:",
-                      c->nodes_[j].cluster_port);
+      absl::StrAppend(&routes, routes.empty() ? "" : ", ", "nats-route://route:", route_password,
+                      "@127.0.0.1:", c->nodes_[j].cluster_port);
     }
     n.config = absl::StrCat(dir, "/n", i, ".conf");
-    std::ofstream f(n.config);
-    f << "server_name: n" << i << "\n"
-      << "listen: 127.0.0.1:" << n.client_port << "\n"
-      << "jetstream { store_dir: \"" << store << "\", max_memory_store: 64MB, max_file_store: 1GB }\n";
+    std::string conf = absl::StrCat("server_name: n", i, "\n", "listen: 127.0.0.1:", n.client_port,
+                                    "\n", "authorization { user: ", c->user_, ", password: \"",
+                                    client_hash, "\" }\n", "jetstream { store_dir: \"", store,
+                                    "\", max_memory_store: 64MB, max_file_store: 1GB }\n");
     if (servers > 1) {
-      f << "cluster { name: cfx, listen: 127.0.0.1:" << n.cluster_port << ", routes: [" << routes
-        << "] }\n";
+      absl::StrAppend(&conf, "cluster { name: cfx, listen: 127.0.0.1:", n.cluster_port,
+                      ", authorization { user: route, password: \"", route_hash, "\" }, routes: [",
+                      routes, "] }\n");
     }
-    if (!f) return absl::InternalError(absl::StrCat("cannot write ", n.config));
+    if (absl::Status s = WritePrivate(n.config, conf); !s.ok()) return s;
   }
   for (Node& n : c->nodes_) {
     if (absl::Status s = c->Launch(n); !s.ok()) return s;
@@ -118,6 +172,8 @@ absl::Status LocalNatsCluster::WaitReady(int64_t timeout_ms) {
   static std::atomic<int> probes{0};
   NatsOptions o;
   o.servers = urls();
+  o.user = user_;
+  o.password = password_;
   o.replicas = size();
   o.timeout_ms = 1000;
   o.stream = absl::StrCat("CFX_READY_PROBE_", getpid(), "_", probes.fetch_add(1));

@@ -39,6 +39,9 @@ absl::StatusOr<std::unique_ptr<NatsConnection>> NatsConnection::Connect(const Na
   if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);
   if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 100);
   if (s == NATS_OK) s = natsOptions_SetNoRandomize(opts, false);
+  if (s == NATS_OK && !o.user.empty()) {
+    s = natsOptions_SetUserInfo(opts, o.user.c_str(), o.password.c_str());
+  }
   if (s == NATS_OK) s = natsConnection_Connect(&c->nc_, opts);
   natsOptions_Destroy(opts);
   if (s != NATS_OK) return NatsError("connect", s);

@@ -47,6 +47,14 @@ TEST(ConfigTest, ReplicationSectionParsesWithDefaults) {
   EXPECT_EQ(c->replication.replicas, 3);
   EXPECT_EQ(c->replication.lease_ttl_ms, 5000);
   EXPECT_EQ(c->replication.node_id, "cfx-a");
+  EXPECT_TRUE(c->replication.user.empty());
+  auto with_user = common::ParseConfig(
+      "[replication]\nservers = [\"nats://127.0.0.1:4222\"]\nuser = \"cfx\"\n"
+      "password_file = \"/etc/cfx/nats.password\"\n",
+      "cfg.toml");
+  ASSERT_TRUE(with_user.ok()) << with_user.status();
+  EXPECT_EQ(with_user->replication.user, "cfx");
+  EXPECT_EQ(with_user->replication.password_file, "/etc/cfx/nats.password");
   auto none = common::ParseConfig("", "cfg.toml");
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->replication.servers.empty());
@@ -88,6 +96,15 @@ TEST(ConfigTest, BadConfigNamesLineAndKey) {
       {"[replication]\nservers = []\n", "cfg.toml:2: replication.servers: expected a non-empty"},
       {"[replication]\nservers = [\"127.0.0.1:4222\"]\n", "replication.servers[0]"},
       {"[replication]\nservers = [\"nats://a:1\"]\nstream = \"a.b\"\n", "replication.stream"},
+      // A password in a server's URL is a secret in the config: user and password_file say it.
+      {"[replication]\nservers = [\"nats://cfx:secret@a:1\"]\n",
+       "cfg.toml:2: replication.servers[0]: holds credentials"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nuser = \"cfx\"\n",
+       "cfg.toml:3: replication.user: user and password_file go together"},
+      {"[replication]\nservers = [\"nats://a:1\"]\npassword_file = \"/etc/cfx/nats\"\n",
+       "cfg.toml:3: replication.password_file: user and password_file go together"},
+      {"[replication]\nservers = [\"nats://a:1\"]\nuser = \"c fx\"\npassword_file = \"p\"\n",
+       "replication.user: expected letters"},
       {"[replication]\nservers = [\"nats://a:1\"]\nsubject = \"a.>\"\n", "replication.subject"},
       {"[replication]\nservers = [\"nats://a:1\"]\nreplicas = 7\n",
        "replication.replicas: must be 1..5"},

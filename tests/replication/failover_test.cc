@@ -138,7 +138,8 @@ TEST(FailoverTest, KillNineOfThePrimaryLosesNoAcknowledgedOrderAndTheStandbyTake
   const NatsOptions o = TestNatsOptions("failover");
   testsupport::TempDir dir_a("cfx_node_a"), dir_b("cfx_node_b");
   auto args = [&](const std::string& dir, int seed) {
-    std::vector<std::string> a = {CFX_REPLICA_CHILD, dir, o.stream, std::to_string(seed)};
+    std::vector<std::string> a = {CFX_REPLICA_CHILD, dir, o.stream, std::to_string(seed),
+                                  SharedNatsCluster::Get()->password_file()};
     for (const std::string& u : o.servers) a.push_back(u);
     return a;
   };

@@ -1,11 +1,13 @@
 #include "cfx/replication/jetstream_log.h"
 
-#include <chrono>
-
 #include <gtest/gtest.h>
 #include <nats/nats.h>
 
+#include <chrono>
+#include <cstring>
+
 #include "cfx/replication/batch_format.h"
+#include "cfx/replication/lease.h"
 #include "nats_test_cluster.h"
 
 namespace cfx::replication {
@@ -113,6 +115,33 @@ TEST(JetStreamLogTest, RefusesAnAppendBeforeReadingAndAfterTheLeaderDeadline) {
   EXPECT_TRUE(Append(*log, 1, {"x"}).ok());
 }
 
+// The first server's URL with the cluster's user and `password` in it (a raw client).
+std::string WithCredentials(const NatsOptions& o, const std::string& password) {
+  return "nats://" + o.user + ":" + password + "@" + o.servers[0].substr(std::strlen("nats://"));
+}
+
+// The stream carries every firm's orders: a client without the cluster's credentials, or
+// with a wrong password, is refused at connect, so it reads nothing, publishes nothing and
+// cannot touch the lease (a review, 2026-12-07: the servers took anyone on loopback).
+TEST(JetStreamLogTest, OnlyAClientWithTheClustersCredentialsConnects) {
+  CFX_REQUIRE_NATS();
+  const NatsOptions o = TestNatsOptions("credentials");
+  ASSERT_FALSE(o.user.empty());
+  ASSERT_TRUE(OpenLog(o));
+  for (const std::string& url :
+       {o.servers[0], WithCredentials(o, "wrong-" + o.password), WithCredentials(o, "")}) {
+    natsConnection* nc = nullptr;
+    EXPECT_NE(natsConnection_ConnectTo(&nc, url.c_str()), NATS_OK) << "connected anonymously";
+    if (nc != nullptr) natsConnection_Destroy(nc);
+  }
+  NatsOptions anonymous = o;
+  anonymous.user.clear();
+  anonymous.password.clear();
+  anonymous.timeout_ms = 500;
+  EXPECT_FALSE(JetStreamLog::Open(anonymous).ok());
+  EXPECT_FALSE(Lease::Open(anonymous).ok());
+}
+
 // Hostile or broken bytes in the stream (written around cfx, straight to the subject):
 // a follower reports DataLoss naming the stream message, and never applies them.
 TEST(JetStreamLogTest, AFollowerRefusesGarbageAndGapsNamingTheMessage) {
@@ -121,7 +150,7 @@ TEST(JetStreamLogTest, AFollowerRefusesGarbageAndGapsNamingTheMessage) {
   auto log = OpenLog(o);
   ASSERT_TRUE(log);
   natsConnection* nc = nullptr;
-  ASSERT_EQ(natsConnection_ConnectTo(&nc, o.servers[0].c_str()), NATS_OK);
+  ASSERT_EQ(natsConnection_ConnectTo(&nc, WithCredentials(o, o.password).c_str()), NATS_OK);
   jsCtx* js = nullptr;
   ASSERT_EQ(natsConnection_JetStream(&js, nc, nullptr), NATS_OK);
   auto publish = [&](const std::string& bytes) {

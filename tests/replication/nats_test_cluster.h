@@ -66,6 +66,8 @@ inline NatsOptions TestNatsOptions(const std::string& name) {
   static std::atomic<int> n{0};
   NatsOptions o;
   o.servers = SharedNatsCluster::Get()->urls();
+  o.user = SharedNatsCluster::Get()->user();
+  o.password = SharedNatsCluster::Get()->password();
   o.stream = absl::StrCat("T_", name, "_", n.fetch_add(1));
   o.subject = absl::StrCat("t.", o.stream);
   o.lease_bucket = absl::StrCat("L_", o.stream);

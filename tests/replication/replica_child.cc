@@ -3,7 +3,7 @@
 // prints `LEAD`, submits orders from three producers and prints `ACK <acct> <cl>` for each
 // order this node accepted (only once durable in the log and the journal). The test kills
 // it with SIGKILL at random moments.
-//   replica_child <data_dir> <stream> <seed> <nats url>...
+//   replica_child <data_dir> <stream> <seed> <password file> <nats url>...
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +16,7 @@
 
 #include "../exchange/core_test_util.h"
 #include "absl/strings/str_cat.h"
+#include "cfx/common/secret_file.h"
 #include "cfx/replication/jetstream_log.h"
 #include "cfx/replication/lease.h"
 #include "cfx/replication/lease_keeper.h"
@@ -48,11 +49,18 @@ class Printer : public OutcomeListener {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 5) return 2;
+  if (argc < 6) return 2;
   const std::string dir = argv[1], stream = argv[2];
   const uint64_t seed = std::stoull(argv[3]);
   replication::NatsOptions o;
-  for (int i = 4; i < argc; ++i) o.servers.push_back(argv[i]);
+  absl::StatusOr<std::string> password = common::ReadSecretFile(argv[4]);
+  if (!password.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(password.status().message()).c_str());
+    return 1;
+  }
+  o.user = "cfx";  // LocalNatsCluster's
+  o.password = *password;
+  for (int i = 5; i < argc; ++i) o.servers.push_back(argv[i]);
   o.stream = stream;
   o.subject = "t." + stream;
   o.lease_bucket = "L_" + stream;

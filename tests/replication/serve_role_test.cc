@@ -29,13 +29,22 @@ http_port = 0
 snapshot_interval = 50
 
 [replication]
-servers = [)", servers, R"(]
-stream = ")", o.stream, R"("
-subject = ")", o.subject, R"("
-lease_bucket = ")", o.lease_bucket, R"("
+servers = [)",
+                      servers, R"(]
+stream = ")",
+                      o.stream, R"("
+subject = ")",
+                      o.subject, R"("
+lease_bucket = ")",
+                      o.lease_bucket, R"("
 lease_ttl_ms = 2000
 timeout_ms = 500
-node_id = ")", node, R"("
+node_id = ")",
+                      node, R"("
+user = ")",
+                      o.user, R"("
+password_file = ")",
+                      SharedNatsCluster::Get()->password_file(), R"("
 
 [[firms]]
 id = "ALPHA"

@@ -25,6 +25,7 @@
 #include "cfx/audit/audit_log.h"
 #include "cfx/audit/refusal_throttle.h"
 #include "cfx/common/free_port.h"
+#include "cfx/common/secret_file.h"
 #include "cfx/concurrency/thread_name.h"
 #include "cfx/exchange/engine_matcher.h"
 #include "cfx/gateway/exchange_order_entry.h"
@@ -272,6 +273,15 @@ class ExchangeServer::Impl {
     o.lease_bucket = rc.lease_bucket;
     o.lease_ttl_ms = rc.lease_ttl_ms;
     o.node_id = rc.node_id;
+    if (!rc.user.empty()) {
+      absl::StatusOr<std::string> password = common::ReadSecretFile(rc.password_file);
+      if (!password.ok()) {
+        return absl::Status(password.status().code(), absl::StrCat("[replication] password_file: ",
+                                                                   password.status().message()));
+      }
+      o.user = rc.user;
+      o.password = *std::move(password);
+    }
     if (o.node_id.empty()) {
       char host[256] = {};
       gethostname(host, sizeof(host) - 1);

@@ -84,6 +84,8 @@ class BenchExchange {
       if (!cluster.ok()) return cluster.status();
       cluster_ = std::move(*cluster);
       config.replication.servers = cluster_->urls();
+      config.replication.user = cluster_->user();
+      config.replication.password_file = cluster_->password_file();
       config.replication.node_id = "bench";
       so.role = gateway::ServeRole::kPrimary;
     }
@@ -94,7 +96,11 @@ class BenchExchange {
   // The NATS options of the cluster (replicated), for the publish-ack yardstick.
   replication::NatsOptions Nats(const std::string& stream) const {
     replication::NatsOptions o;
-    if (cluster_) o.servers = cluster_->urls();
+    if (cluster_) {
+      o.servers = cluster_->urls();
+      o.user = cluster_->user();
+      o.password = cluster_->password();
+    }
     o.stream = stream;
     o.subject = "cfx.bench." + stream;
     return o;

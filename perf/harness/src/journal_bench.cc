@@ -207,6 +207,8 @@ absl::StatusOr<nlohmann::json> RunReplicated(const JournalBenchOptions& options,
     if (!c.ok()) return c.status();
     cluster = std::move(*c);
     o.servers = cluster->urls();
+    o.user = cluster->user();
+    o.password = cluster->password();
   }
   o.stream = absl::StrCat("CFX_BENCH_", std::chrono::steady_clock::now().time_since_epoch().count());
   o.subject = "cfx.bench." + o.stream;

@@ -105,6 +105,11 @@ struct ReplicationConfig {
   int lease_ttl_ms = 10000;             // a lease not renewed for this long lapses (>= 500)
   int timeout_ms = 2000;                // one publish ack or request (>= 100)
   std::string node_id;                  // this node in the lease; empty: host name + data dir
+  // The NATS user the nodes connect as, and the file holding its password (read at start,
+  // ReadSecretFile: private to its owner). Both or neither; neither: no credentials (`cfx
+  // serve` warns: anyone who reaches the servers reads every order).
+  std::string user;
+  std::string password_file;
 };
 
 struct ExchangeConfig {

@@ -5,6 +5,7 @@
 //
 //   auto cluster = LocalNatsCluster::Start(dir.path(), 3);   // waits until JetStream answers
 //   NatsOptions o; o.servers = (*cluster)->urls();
+//   o.user = (*cluster)->user(); o.password = (*cluster)->password();
 //   (*cluster)->Kill(1);                               // kill -9 one server
 //   (*cluster)->Restart(1);                            // same ports, same storage
 #ifndef CFX_REPLICATION_LOCAL_NATS_CLUSTER_H_
@@ -35,6 +36,11 @@ class LocalNatsCluster {
   LocalNatsCluster& operator=(const LocalNatsCluster&) = delete;
 
   std::vector<std::string> urls() const;  // "nats://127.0.0.1:<port>", one per server
+  // The credentials its clients connect with (NatsOptions::user, password), made at start;
+  // the password is also in password_file() (0600), for a config's [replication].
+  const std::string& user() const { return user_; }
+  const std::string& password() const { return password_; }
+  const std::string& password_file() const { return password_file_; }
   int size() const { return static_cast<int>(nodes_.size()); }
   void Kill(int i);               // SIGKILL, reaped
   // Starts server i again on its ports and storage; returns once it has rejoined.
@@ -53,6 +59,9 @@ class LocalNatsCluster {
   absl::Status Launch(Node& n);
   std::string binary_;
   std::string dir_;
+  std::string user_ = "cfx";
+  std::string password_;
+  std::string password_file_;
   std::vector<Node> nodes_;
 };
 

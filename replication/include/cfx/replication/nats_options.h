@@ -24,6 +24,10 @@ struct NatsOptions {
   // one NATS server does not also depose the primary.
   int64_t lease_ttl_ms = 10000;
   std::string node_id;                     // this process, as the lease names its holder
+  // The NATS user to connect as and its password (both or neither; neither: no credentials).
+  // The password comes from a secret file ([replication] password_file), never the config.
+  std::string user;
+  std::string password;
 };
 
 }  // namespace cfx::replication
