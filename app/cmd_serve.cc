@@ -1,6 +1,7 @@
 // `cfx serve --config FILE`: the exchange (engine, journal, FIX, HTTP) until SIGTERM or
 // SIGINT (SPEC §11, docs/serve.md). Thin: flags -> ExchangeServer; signals -> Stop.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <iostream>
 #include <memory>
@@ -96,6 +97,11 @@ ExitCode RunServeChecked(const ServeFlags& flags) {
                  "(docs/replication.md, \"Credentials\")"
               << std::endl;
   }
+  // Whether the data dir held a journal before this start (for the start line's note).
+  struct stat journal_stat {};
+  const std::string journal_file =
+      (flags.data_dir.empty() ? config->data_dir : flags.data_dir) + "/journal/data.mdb";
+  const bool had_journal = ::stat(journal_file.c_str(), &journal_stat) == 0;
   gateway::ExchangeServer server(*config, options);
   if (absl::Status s = server.Start(); !s.ok()) return Fail("serve", s);
   const exchange::RecoveryInfo& r = server.recovery();
@@ -107,7 +113,8 @@ ExitCode RunServeChecked(const ServeFlags& flags) {
                                             " inputs from the journal's commit log, "
                                       : "")
             << r.listed.size() << " symbols listed)" << std::endl;
-  if (r.fresh && options.data_dir_mode == gateway::DataDirMode::kOpenOrNew) {
+  if (!had_journal && options.role == gateway::ServeRole::kAlone &&
+      options.data_dir_mode == gateway::DataDirMode::kOpenOrNew) {
     std::cerr << "cfx serve: " << server.data_dir()
               << " held no journal: started a new exchange there (restart with --existing to "
                  "refuse a missing or empty data dir instead)"

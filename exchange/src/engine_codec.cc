@@ -268,7 +268,8 @@ absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) cons
   // The day-close rule's values each version knows (docs/formats.md): a byte past them is
   // damage, not a rule to guess at.
   if (const auto* r = std::get_if<RiskCmd>(&decoded); s.ok() && r != nullptr) {
-    const int max_rule = version >= 9 ? 3 : version >= 8 ? 2 : 1;
+    // Version 7 holds 2 too: builds of one afternoon (2026-12-07) wrote it before version 8.
+    const int max_rule = version >= 9 ? 3 : version >= 7 ? 2 : 1;
     if (r->close_day_orders < -1 || r->close_day_orders > max_rule) {
       return absl::DataLossError(absl::StrCat(
           "engine command: risk close_day_orders ", static_cast<int>(r->close_day_orders),

@@ -529,7 +529,10 @@ void EngineMatcher::EmitEvents(const engine::Command& command, engine::SessionId
 void EngineMatcher::PublishAll() {
   if (publisher_ == nullptr) return;
   for (size_t id = 0; id < engine_->symbol_count(); ++id) {
-    publisher_->Publish(*engine_, static_cast<engine::SymbolId>(id), last_seq_, input_time_);
+    // No input time: the books after a restore or a replay were last changed by inputs whose
+    // times are not kept per book (the last input's would be another book's, or none after a
+    // snapshot); their market data has no entry time until an input changes them.
+    publisher_->Publish(*engine_, static_cast<engine::SymbolId>(id), last_seq_, engine::kNoTime);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,11 +73,13 @@ std::string Bcrypt(const std::string& secret) {
   return hash == nullptr || hash[0] != '$' ? "" : std::string(hash);
 }
 
-// Writes `text` to a new file `path` (0600, O_EXCL), all of it.
+// Writes `text` to `path` (0600, replacing an earlier run's file; not through a link), all
+// of it.
 absl::Status WritePrivate(const std::string& path, const std::string& text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path));
-  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const bool ok = fchmod(fd, 0600) == 0 &&
+                  write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   close(fd);
   return ok ? absl::OkStatus() : absl::InternalError(absl::StrCat("cannot write ", path));
 }

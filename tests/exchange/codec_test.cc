@@ -257,6 +257,10 @@ TEST(EngineCodecTest, TheStampRulesAreWrittenAsVersion9AndCheckedAgainstTheVersi
     std::string v8 = Bytes(r);
     v8[0] = 8;
     EXPECT_EQ(EngineCodec().Decode(v8, &back).ok(), rule == 2) << int{rule};
+    // Version 7 with 2: written by builds of one afternoon before version 8; still read.
+    std::string v7 = v8;
+    v7[0] = 7;
+    EXPECT_EQ(EngineCodec().Decode(v7, &back).ok(), rule == 2) << int{rule};
   }
   engine::RiskCmd bad;
   bad.close_day_orders = 4;

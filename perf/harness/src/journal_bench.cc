@@ -215,8 +215,16 @@ absl::StatusOr<nlohmann::json> RunReplicated(const JournalBenchOptions& options,
   absl::StatusOr<nlohmann::json> out = absl::UnknownError("not run");
   {
     auto log = replication::JetStreamLog::Open(o);
-    if (!log.ok()) return log.status();
-    if (!internal::MakeDirs(dir)) return absl::UnavailableError("cannot create " + dir);
+    absl::Status opened = log.status();
+    if (opened.ok() && !internal::MakeDirs(dir)) {
+      opened = absl::UnavailableError("cannot create " + dir);
+    }
+    if (!opened.ok()) {
+      log = absl::UnknownError("closed");
+      cluster.reset();
+      internal::RemoveDirQuietly(cluster_dir);  // nothing of the bench's left behind
+      return opened;
+    }
     out = RunOnJournal(options, dir, log->get());
   }
   // One publish the size of a 10-input batch (as the raw commit yardstick's 10 records).
