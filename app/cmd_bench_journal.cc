@@ -38,7 +38,9 @@ void SetupBenchJournal(CLI::App& parent, ExitCode* rc) {
                 "Also run the load through a NATS JetStream stream (R3) as a primary, beside the "
                 "unreplicated figures and a raw publish-ack yardstick (docs/replication.md)");
   cmd->add_option("--nats", flags->nats_servers,
-                  "NATS servers for --replicated (default: a 3-server cluster on loopback)");
+                  "NATS servers for --replicated (default: a 3-server cluster on loopback, with "
+                  "its own credentials); given servers are connected to without credentials, "
+                  "so give them in the URL (nats://user:password@host:port) if they need them");
   cmd->add_flag("--two-flush-commits{false}", flags->defer_commit_sync,
                 "Commit as LMDB does by default (data, then meta page, each synced) instead of "
                 "one flush per commit with the ack after the next (docs/durability.md)");

@@ -141,7 +141,7 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   clock_at_stamps_ = false;
   next_close_ = engine::kNoTime;
   // Then, each when set and in this order: the open-order cap, the day-close rule, the
-  // closes at stamps.
+  // closes at stamps, the clock at stamps.
   uint32_t block = 0;
   bool have_block = !in.empty();
   if (have_block && !Get(&in, &block)) return bad("trailing bytes");

@@ -1,8 +1,8 @@
 // The data dir at start, end to end (docs/serve.md "Data dir"): a world-writable one is
-// refused naming it; a missing or empty one, an empty journal file, or a trade store or
-// ledger without its journal is no new exchange's unless `--init` says so, and `--init`
-// refuses a live exchange's; nothing is written where a start is refused. In process and
-// through `cfx serve` as an operator runs it.
+// refused naming it; a missing or empty one is refused by `--existing` (kExisting) and a new
+// exchange for plain `cfx serve` (kOpenOrNew); an empty journal file, or a trade store or
+// ledger without its journal, is no new exchange's; `--init` refuses a live exchange's;
+// nothing is written where a start is refused. In process and through `cfx serve`.
 #include <filesystem>
 #include <fstream>
 #include <string>

@@ -14,9 +14,10 @@
 
 namespace cfx::gateway::internal {
 
-// The data dir as `mode` wants it (docs/serve.md, "Data dir"): a missing or empty data dir
-// of a running exchange (a volume not mounted, a wrong path) must not start a new exchange
-// that reuses order ids and sequence numbers; and only this user may write it.
+// The data dir as `mode` wants it (docs/serve.md, "A new data dir is a new exchange"): with
+// kExisting (`cfx serve --existing`) a missing or empty data dir (a volume not mounted, a
+// wrong path) is refused, never a new exchange reusing order ids and sequence numbers;
+// kOpenOrNew (plain `cfx serve`) starts a new exchange there; only this user may write it.
 absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
   if (dir.empty()) {
     return absl::InvalidArgumentError("no data dir: give [exchange] data_dir or --data-dir");
@@ -63,7 +64,7 @@ absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode) {
   // exchange started on it took its next inputs for recorded ones and served listings,
   // books and positions that disagreed (an audit: 14 contracts of 24), or band references
   // and margins from another run's settlement prices. Refused for every start that may
-  // make a journal (--init, a standby, in process).
+  // make a journal (plain `cfx serve`, --init, a standby, in process).
   if (mode != DataDirMode::kExisting && !has_journal) {
     for (const char* part : {"trades", "ledger"}) {
       const std::string file = absl::StrCat(dir, "/", part, "/data.mdb");

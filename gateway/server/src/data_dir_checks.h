@@ -11,9 +11,10 @@
 
 namespace cfx::gateway::internal {
 
-// The data dir as `mode` wants it: a missing or empty data dir of a running exchange must not
-// start a new exchange; a trade store or ledger without a journal is another run's; only this
-// user may write it. FailedPrecondition or PermissionDenied naming the path otherwise.
+// The data dir as `mode` wants it: kExisting refuses a missing or empty one, kOpenOrNew and
+// kCreate start a new exchange there, kNew refuses one holding a journal; a trade store or
+// ledger without a journal is another run's; only this user may write it.
+// FailedPrecondition or PermissionDenied naming the path otherwise.
 absl::Status PrepareDataDir(const std::string& dir, DataDirMode mode);
 
 // An exclusive lock on <dir>/serve.lock (the fd, held until the process ends);

@@ -50,8 +50,8 @@ struct MatcherOptions {
   // With close_day_orders: a close is taken at the first input stamped at or past it, as if
   // a `time` input at that stamp came first (SPEC §9.1: the book at the close is the book
   // after the last input before 16:00Z), not at the next clock tick up to a second later.
-  // Sequenced with close_day_orders (RiskCmd::close_day_orders = 2), so that a journal
-  // written before it replays as it ran.
+  // Sequenced with close_day_orders (RiskCmd::close_day_orders = 2; 3 with clock_at_stamps),
+  // so that a journal written before it replays as it ran.
   bool close_at_stamps = true;
   // With close_at_stamps: the engine's clock moves to each order input's stamp before the
   // input is applied (as if a `time` input at that stamp came first), so a GTD order is

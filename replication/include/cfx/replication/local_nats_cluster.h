@@ -1,7 +1,9 @@
 // A NATS cluster on loopback for tests and `cfx demo --standby`: n real `nats-server`
 // processes (Debian's nats-server, installed by scripts/setup) with JetStream on file
-// storage under a folder of the caller's, routed to each other. Not a fake: the servers are
-// the ones a deployment runs, on ports picked free at start.
+// storage under a folder of the caller's, routed to each other, refusing any client but one
+// with the credentials made at start (user(), password(); docs/replication.md,
+// "Credentials"). Not a fake: the servers are the ones a deployment runs, on ports picked
+// free at start.
 //
 //   auto cluster = LocalNatsCluster::Start(dir.path(), 3);   // waits until JetStream answers
 //   NatsOptions o; o.servers = (*cluster)->urls();
