@@ -67,7 +67,7 @@ absl::Status FixSession::Start() {
   try {
     settings_ = FIX::SessionSettings();  // a restart builds its settings anew
     settings_.set(id_, InitiatorSettings(options_, dictionary));
-    store_.reset(new internal::SecretFreeStoreFactory(settings_));
+    store_.reset(new SecretFreeStoreFactory(settings_));
     threads_.reset(new InitiatorThreads());
     initiator_.reset(new WatchedInitiator(*this, *store_, settings_, *threads_));
     initiator_->start();

@@ -4,7 +4,6 @@
 
 namespace cfx {
 namespace client {
-namespace internal {
 namespace {
 
 // Forwards to the FileStore it owns; `set` writes the message without its secrets.
@@ -71,6 +70,5 @@ FIX::MessageStore* SecretFreeStoreFactory::create(const FIX::SessionID& id) {
 
 void SecretFreeStoreFactory::destroy(FIX::MessageStore* store) { delete store; }
 
-}  // namespace internal
 }  // namespace client
 }  // namespace cfx

@@ -3,7 +3,8 @@
 // Logon too, so a plain FileStore kept Password (554) and NewPassword (925) in clear in
 // `<store>/FIX.4.4-<CompID>-CFX.body`. Each secret's value is overwritten with '*' of the
 // same length (the stored copy is never sent again: QuickFIX gap-fills admin messages on a
-// resend). Internal to cfx_client; C++14 like every file that includes QuickFIX.
+// resend). Internal to cfx_client (not in `client::internal`, which
+// fix_client.cc aliases to the gateway's); C++14 like every file that includes QuickFIX.
 #ifndef CFX_CLIENT_SRC_SECRET_FREE_STORE_H_
 #define CFX_CLIENT_SRC_SECRET_FREE_STORE_H_
 
@@ -15,7 +16,6 @@
 
 namespace cfx {
 namespace client {
-namespace internal {
 
 // `message` with the values of 554 and 925 replaced by '*' (same length); other bytes as they
 // were.
@@ -32,7 +32,6 @@ class SecretFreeStoreFactory : public FIX::MessageStoreFactory {
   FIX::FileStoreFactory files_;
 };
 
-}  // namespace internal
 }  // namespace client
 }  // namespace cfx
 
