@@ -163,6 +163,20 @@ TEST(RiskTrackingTest, TheDayCloseRuleSurvivesASnapshotWithAndWithoutTheCap) {
   }
 }
 
+// Lists B200-GOLD-US-202703 (no band) on `m` and sequences the day-close rule `rule`
+// (RiskCmd::close_day_orders); returns the last seq used.
+uint64_t ListWithDayCloseRule(EngineMatcher& m, Keep& sink, int8_t rule) {
+  uint64_t seq = 0;
+  engine::ProductCmd p;
+  p.sym = engine::Name::From("B200-GOLD-US-202703");
+  p.band_percent = 0;
+  m.ApplyAt(++seq, 0, p, sink);
+  engine::RiskCmd r;
+  r.close_day_orders = rule;
+  m.ApplyAt(++seq, 0, r, sink);
+  return seq;
+}
+
 engine::Command DayLimit(const char* cl, const char* acct, engine::Side side, int64_t px) {
   engine::NewOrderCmd n;
   n.cl = engine::ClientId::From(cl);
@@ -189,14 +203,7 @@ TEST(RiskTrackingTest, AnInputStampedPastTheCloseComesAfterTheCloseWithClosesAtS
     SCOPED_TRACE(rule);
     EngineMatcher m(MatcherOptions{});
     Keep sink;
-    uint64_t seq = 0;
-    engine::ProductCmd p;
-    p.sym = engine::Name::From("B200-GOLD-US-202703");
-    p.band_percent = 0;
-    m.ApplyAt(++seq, 0, p, sink);
-    engine::RiskCmd r;
-    r.close_day_orders = rule;
-    m.ApplyAt(++seq, 0, r, sink);
+    uint64_t seq = ListWithDayCloseRule(m, sink, rule);
     m.ApplyAt(++seq, before_us, engine::TimeCmd{before_us * 1000}, sink);
     m.ApplyAt(++seq, before_us, DayLimit("bid", "A1", engine::Side::kBuy, 5050), sink);
     m.ApplyAt(++seq, before_us, DayLimit("ask", "B1", engine::Side::kSell, 5100), sink);
@@ -255,14 +262,7 @@ TEST(RiskTrackingTest, AGtdOrderExpiresAtTheStampOfTheInputThatPassesItsTime) {
     SCOPED_TRACE(rule);
     EngineMatcher m(MatcherOptions{});
     Keep sink;
-    uint64_t seq = 0;
-    engine::ProductCmd p;
-    p.sym = engine::Name::From("B200-GOLD-US-202703");
-    p.band_percent = 0;
-    m.ApplyAt(++seq, 0, p, sink);
-    engine::RiskCmd r;
-    r.close_day_orders = rule;
-    m.ApplyAt(++seq, 0, r, sink);
+    uint64_t seq = ListWithDayCloseRule(m, sink, rule);
     EXPECT_EQ(m.clock_at_stamps(), rule == 3);
     EngineMatcher restored(MatcherOptions{});
     ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
