@@ -18,20 +18,33 @@ namespace cfx::journal::internal {
 namespace {
 
 constexpr uint32_t kLogMagic = 0x4C584643;  // "CFXL" as little-endian bytes
-// 3: the file always extends at least kTailGuard bytes past the end of the last entry
-// written, and that size is durable before the entry is written: a file that ends sooner,
-// or inside an entry whose prefix checks out, was cut (by a copy that stopped early, a
-// truncation), not left so by a crash. 2 (read, no longer written): each entry's prefix is
-// the generation's low 32 bits and a CRC-32C of the generation and the record's header, so
-// that a torn append (its prefix on disk, its record not) cannot pass an older generation's
-// record left at that offset for its own; the same entries in 3. 1 (read): the prefix was
-// the bare 8-byte generation.
-constexpr uint16_t kLogVersion = 3;
-constexpr uint16_t kLogVersionCrcPrefix = 2;
+// 4: each entry's prefix (16 bytes) also says where its append (the one write of a batch)
+// begins and ends, under the check: a power loss in the middle of an append can leave a
+// later entry of it on the disk and an earlier one not (the file's pages reach the disk in
+// any order), and with nothing intact after that append, such damage is a torn append
+// (nothing of it was acknowledged), not damage inside acknowledged records. Read, no longer
+// written: 3, the file always extends at least TailGuardOf(version) bytes past the end of
+// the last entry written, and that size is durable before the entry is written: a file that
+// ends sooner, or inside an entry whose prefix checks out, was cut (by a copy that stopped
+// early, a truncation), not left so by a crash (so in 4). 2: each entry's prefix is the
+// generation's low 32 bits and a CRC-32C of the generation and the record's header, so that
+// a torn append (its prefix on disk, its record not) cannot pass an older generation's
+// record left at that offset for its own (so in 3 and 4). 1: the prefix was the bare 8-byte
+// generation.
+constexpr uint16_t kLogVersion = 4;
+constexpr uint16_t kLogVersionTailGuard = 3;
 constexpr uint16_t kLogVersionBareGeneration = 1;
-// What a version-3 file always holds past its last entry: room for one more entry's prefix
-// and record header.
-constexpr uint64_t kTailGuard = kCommitLogEntryPrefix + kHeaderSize;
+// Before version 4 an entry's prefix was 8 bytes (the generation's low 32 bits and the check).
+constexpr uint64_t kShortPrefix = 8;
+static_assert(kCommitLogEntryPrefix == 16, "version 4: generation, check, the append's extent");
+
+uint64_t PrefixOf(uint64_t version) {
+  return version >= kLogVersion ? kCommitLogEntryPrefix : kShortPrefix;
+}
+
+// What a file of version 3 or later always holds past its last entry: room for one more
+// entry's prefix and record header.
+uint64_t TailGuardOf(uint64_t version) { return PrefixOf(version) + kHeaderSize; }
 constexpr size_t kHeaderFields = 16;  // magic, version, flags, generation; then the CRC
 // The file grows by this much at a time, written with zeros, so that an append's flush
 // writes data into blocks that already exist (no allocation to journal in the file system).
@@ -69,29 +82,50 @@ bool ReadAll(int fd, std::string* out) {
   return true;
 }
 
-// A version-2 entry's prefix check: CRC-32C of the 8-byte generation and the record's
-// 24-byte header (which holds the record's own CRC, over its payload).
-uint32_t EntryCrc(uint64_t generation, const char* record_header) {
+// An entry's prefix check: CRC-32C of the 8-byte generation, from version 4 the prefix's
+// append extent (its bytes 8..15), and the record's 24-byte header (which holds the record's
+// own CRC, over its payload).
+uint32_t EntryCrc(uint64_t generation, const char* prefix, uint64_t version,
+                  const char* record_header) {
   char gen[8];
   PutLe(gen, generation, 8);
-  return Crc32cExtend(Crc32c(gen, sizeof gen), record_header, kHeaderSize);
+  uint32_t crc = Crc32c(gen, sizeof gen);
+  if (version >= kLogVersion) crc = Crc32cExtend(crc, prefix + 8, 8);
+  return Crc32cExtend(crc, record_header, kHeaderSize);
 }
+
+// Whether the prefix at `e` (version 2 or later) names `generation` and checks out against the
+// record header that follows it.
+bool PrefixChecks(const char* e, uint64_t generation, uint64_t version) {
+  return GetLe(e, 4) == (generation & 0xFFFFFFFF) &&
+         GetLe(e + 4, 4) == EntryCrc(generation, e, version, e + PrefixOf(version));
+}
+
+// From version 4: where an entry's append begins and ends, as offsets in the file.
+struct AppendExtent {
+  uint64_t begin = 0, end = 0;
+};
 
 // Whether an intact entry of `generation` starts at `pos`: its prefix matches, its record
 // fits in the file and passes its checksum. *seq, *size: its record's seq and the entry's size.
+// From version 4, *extent: its append's.
 bool IntactEntryAt(const std::string& bytes, uint64_t pos, uint64_t generation, uint64_t version,
-                   uint64_t* seq, uint64_t* size) {
-  if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) return false;
+                   uint64_t* seq, uint64_t* size, AppendExtent* extent = nullptr) {
+  const uint64_t prefix = PrefixOf(version);
+  if (pos + prefix + kHeaderSize > bytes.size()) return false;
   const char* e = bytes.data() + pos;
-  const char* value = e + kCommitLogEntryPrefix;
+  const char* value = e + prefix;
   if (version == kLogVersionBareGeneration) {
     if (GetLe(e, 8) != generation) return false;
-  } else if (GetLe(e, 4) != (generation & 0xFFFFFFFF) ||
-             GetLe(e + 4, 4) != EntryCrc(generation, value)) {
+  } else if (!PrefixChecks(e, generation, version)) {
     return false;  // another generation's, or a prefix whose record never reached the disk
   }
+  if (extent != nullptr && version >= kLogVersion) {
+    extent->begin = pos - std::min<uint64_t>(pos, GetLe(e + 8, 4));
+    extent->end = pos + GetLe(e + 12, 4);
+  }
   const uint64_t length = GetLe(value + 16, 4);
-  *size = kCommitLogEntryPrefix + kHeaderSize + length;
+  *size = prefix + kHeaderSize + length;
   if (pos + *size > bytes.size()) return false;
   *seq = GetLe(value + 8, 8);
   absl::string_view payload;
@@ -100,17 +134,16 @@ bool IntactEntryAt(const std::string& bytes, uint64_t pos, uint64_t generation, 
       .ok();
 }
 
-// Whether the entry at `pos` has an intact version-2/3 prefix for `generation` (so its
-// record header, length included, is the one written) and its record runs past the end of
-// `bytes`. In a version-3 file that is a cut: the file was grown past the entry first.
-bool EntryRunsPastTheEnd(const std::string& bytes, uint64_t pos, uint64_t generation) {
-  if (pos + kCommitLogEntryPrefix + kHeaderSize > bytes.size()) return false;
+// Whether the entry at `pos` has an intact prefix (version 3 or later) for `generation` (so
+// its record header, length included, is the one written) and its record runs past the end
+// of `bytes`. That is a cut: the file was grown past the entry first.
+bool EntryRunsPastTheEnd(const std::string& bytes, uint64_t pos, uint64_t generation,
+                         uint64_t version) {
+  const uint64_t prefix = PrefixOf(version);
+  if (pos + prefix + kHeaderSize > bytes.size()) return false;
   const char* e = bytes.data() + pos;
-  const char* value = e + kCommitLogEntryPrefix;
-  if (GetLe(e, 4) != (generation & 0xFFFFFFFF) || GetLe(e + 4, 4) != EntryCrc(generation, value)) {
-    return false;
-  }
-  return pos + kCommitLogEntryPrefix + kHeaderSize + GetLe(value + 16, 4) > bytes.size();
+  if (!PrefixChecks(e, generation, version)) return false;
+  return pos + prefix + kHeaderSize + GetLe(e + prefix + 16, 4) > bytes.size();
 }
 
 // Whether an entry of `generation` begins at `pos` (its prefix names the generation), intact
@@ -126,14 +159,15 @@ bool EntryOfGenerationAt(const std::string& bytes, uint64_t pos, uint64_t genera
 constexpr uint64_t kNoEntry = ~uint64_t{0};
 
 // The first intact entry of `generation` at or after `from` (any byte offset: a damaged
-// entry's length cannot be trusted to skip it), or kNoEntry; *seq its record's seq.
+// entry's length cannot be trusted to skip it), or kNoEntry; *seq its record's seq, *extent
+// (version 4) its append's.
 uint64_t NextIntactEntry(const std::string& bytes, uint64_t from, uint64_t generation,
-                         uint64_t version, uint64_t* seq) {
+                         uint64_t version, uint64_t* seq, AppendExtent* extent = nullptr) {
   const uint32_t low = static_cast<uint32_t>(generation & 0xFFFFFFFF);
-  for (uint64_t pos = from; pos + kCommitLogEntryPrefix + kHeaderSize <= bytes.size(); ++pos) {
+  for (uint64_t pos = from; pos + PrefixOf(version) + kHeaderSize <= bytes.size(); ++pos) {
     if (GetLe(bytes.data() + pos, 4) != low) continue;  // the cheap test first
     uint64_t size = 0;
-    if (IntactEntryAt(bytes, pos, generation, version, seq, &size)) return pos;
+    if (IntactEntryAt(bytes, pos, generation, version, seq, &size, extent)) return pos;
   }
   return kNoEntry;
 }
@@ -203,8 +237,7 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
   tail->last = after;
   const uint64_t version = bytes.size() < kCommitLogHeaderSize ? 0 : GetLe(bytes.data() + 4, 2);
   if (bytes.size() < kCommitLogHeaderSize || GetLe(bytes.data(), 4) != kLogMagic ||
-      (version != kLogVersion && version != kLogVersionCrcPrefix &&
-       version != kLogVersionBareGeneration) ||
+      version < kLogVersionBareGeneration || version > kLogVersion ||
       GetLe(bytes.data() + kHeaderFields, 4) != Crc32c(bytes.data(), kHeaderFields)) {
     return absl::DataLossError(
         absl::StrCat(options.path,
@@ -223,14 +256,37 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
       // record never reached the disk)... unless an intact entry of this generation follows:
       // then an entry inside the log is damaged, and what follows it was acknowledged.
       uint64_t next_seq = 0;
-      const uint64_t next = NextIntactEntry(bytes, pos + 1, log->generation_, version, &next_seq);
-      if (next == kNoEntry) {
-        if (EntryOfGenerationAt(bytes, pos, log->generation_, version)) tail->torn_at = pos;
+      AppendExtent extent;
+      const uint64_t next =
+          NextIntactEntry(bytes, pos + 1, log->generation_, version, &next_seq, &extent);
+      if (next != kNoEntry && next_seq <= after + 1) {
+        pos = next;  // every record the damage hides is in LMDB already: read on after it
+        continue;
+      }
+      // From version 4: the intact entry is of the append the damaged one is in (that append
+      // began at or before the damage), and nothing intact follows that append. An append is
+      // acknowledged only once all of it is synced, and the next one is written only after
+      // that: so this append was never acknowledged, and a power loss in the middle of it
+      // took an earlier page of it and left a later one. A torn append, as when nothing
+      // intact follows the damage at all.
+      uint64_t later_seq = 0;
+      const bool torn_append =
+          next != kNoEntry && version >= kLogVersion && extent.begin <= pos &&
+          NextIntactEntry(bytes, extent.end, log->generation_, version, &later_seq) == kNoEntry;
+      if (next == kNoEntry || torn_append) {
+        if (torn_append || EntryOfGenerationAt(bytes, pos, log->generation_, version)) {
+          tail->torn_at = pos;
+        }
+        // Appending at `pos` in this generation would leave the torn append's intact later
+        // entries readable after the new ones: a writer restarts the log first.
+        log->restart_before_append_ = torn_append;
         // A crash leaves the file's size as it was before the append (grown, and synced,
-        // first): only a cut ends it here.
-        const bool inside =
-            version >= kLogVersion && EntryRunsPastTheEnd(bytes, pos, log->generation_);
-        const bool cut = inside || (version >= kLogVersion && bytes.size() < pos + kTailGuard);
+        // first): only a cut ends it here, or inside the torn append.
+        const uint64_t end = torn_append ? extent.end : pos;
+        const bool inside = version >= kLogVersionTailGuard && !torn_append &&
+                            EntryRunsPastTheEnd(bytes, pos, log->generation_, version);
+        const bool cut = inside || (version >= kLogVersionTailGuard &&
+                                    bytes.size() < end + TailGuardOf(version));
         if (cut && options.stop_at_damage) {
           tail->cut_short_at = bytes.size();
         } else if (cut) {
@@ -250,10 +306,6 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
         }
         break;
       }
-      if (next_seq <= after + 1) {
-        pos = next;  // every record the damage hides is in LMDB already: read on after it
-        continue;
-      }
       if (options.stop_at_damage) {  // the operator's cut: what follows the damage is dropped
         tail->damaged_at = pos;
         tail->intact_after_damage = next_seq;
@@ -268,7 +320,7 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
           "`--truncate-corrupt-tail` drops records ",
           last_intact + 1, ".. (every record after ", last_intact, ")"));
     }
-    const char* value = bytes.data() + pos + kCommitLogEntryPrefix;
+    const char* value = bytes.data() + pos + PrefixOf(version);
     // Records at or below LMDB's last are skipped; batches that went straight into LMDB
     // leave gaps between them. After it the records must run on without a gap.
     if (seq <= after) {
@@ -289,7 +341,7 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
           absl::StrCat(options.path, ": record ", seq, " follows the journal's last record ",
                        tail->last, ": records ", tail->last + 1, "..", seq - 1, " are in neither"));
     }
-    tail->values.append(value, size - kCommitLogEntryPrefix);
+    tail->values.append(value, size - PrefixOf(version));
     tail->last = seq;
     ++tail->records;
   }
@@ -337,6 +389,7 @@ absl::Status CommitLog::WriteHeader(uint64_t generation) {
   if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync the header"));
   generation_ = generation;
   version_ = kLogVersion;
+  restart_before_append_ = false;
   position_ = kCommitLogHeaderSize;
   return absl::OkStatus();
 }
@@ -346,24 +399,44 @@ absl::Status CommitLog::Restart() { return WriteHeader(generation_ + 1); }
 void CommitLog::EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const {
   const size_t at = out->size();
   out->resize(at + kCommitLogEntryPrefix + kHeaderSize + payload.size());
-  char* value = out->data() + at + kCommitLogEntryPrefix;
-  EncodeValue(kRecordMagic, seq, payload, value);
-  PutLe(out->data() + at, generation_ & 0xFFFFFFFF, 4);
-  PutLe(out->data() + at + 4, EntryCrc(generation_, value), 4);
+  EncodeValue(kRecordMagic, seq, payload, out->data() + at + kCommitLogEntryPrefix);
+  PutLe(out->data() + at, generation_ & 0xFFFFFFFF, 4);  // the check and extent: at Append
 }
 
-absl::Status CommitLog::Append(absl::string_view entries) {
+absl::Status CommitLog::Append(std::string* entries) {
   if (!failed_.ok()) return failed_;
   if (version_ != kLogVersion) {  // EncodeEntry writes the current version's entries
     return absl::FailedPreconditionError(
         absl::StrCat(options_.path, ": a version-", version_, " log is restarted before appends"));
   }
-  const uint64_t end = position_ + entries.size();
-  if (end + kTailGuard > zeroed_) {
-    // Grow by whole chunks of zeros first, past the entries by kTailGuard at least, and make
-    // the new size durable before an entry is written into it: then a file that ends sooner
-    // than that was cut, never left so by a crash (version 3). One more flush a MiB of log.
-    const uint64_t need = end + kTailGuard;
+  if (restart_before_append_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(options_.path, ": intact entries of a torn append lie past byte ", position_,
+                     "; the log is restarted before appends"));
+  }
+  if (entries->size() > UINT32_MAX) {  // an append's extent is kept in 32 bits
+    return absl::InvalidArgumentError(
+        absl::StrCat(options_.path, ": an append of ", entries->size(), " bytes is too large"));
+  }
+  // Each entry's prefix: how far back its append begins and how far ahead it ends, then the
+  // check over the generation, those and the record's header (version 4).
+  for (size_t at = 0; at < entries->size();) {
+    char* e = entries->data() + at;
+    const size_t size =
+        kCommitLogEntryPrefix + kHeaderSize + GetLe(e + kCommitLogEntryPrefix + 16, 4);
+    PutLe(e + 8, at, 4);
+    PutLe(e + 12, entries->size() - at, 4);
+    PutLe(e + 4, EntryCrc(generation_, e, kLogVersion, e + kCommitLogEntryPrefix), 4);
+    at += size;
+  }
+  const uint64_t end = position_ + entries->size();
+  const uint64_t guard = TailGuardOf(kLogVersion);
+  if (end + guard > zeroed_) {
+    // Grow by whole chunks of zeros first, past the entries by the tail guard at least, and
+    // make the new size durable before an entry is written into it: then a file that ends
+    // sooner than that was cut, never left so by a crash (version 3 on). One more flush a MiB
+    // of log.
+    const uint64_t need = end + guard;
     const uint64_t to = std::min<uint64_t>(std::max<uint64_t>(need, zeroed_ + kGrowBytes),
                                            std::max(options_.max_bytes, need));
     std::string zeros(static_cast<size_t>(to - zeroed_), '\0');
@@ -371,7 +444,7 @@ absl::Status CommitLog::Append(absl::string_view entries) {
     if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync its growth"));
     zeroed_ = to;
   }
-  if (!WriteAll(fd_, entries.data(), entries.size(), position_)) {
+  if (!WriteAll(fd_, entries->data(), entries->size(), position_)) {
     return Fail(Error(absl::StrCat("append at byte ", position_)));
   }
   if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync"));

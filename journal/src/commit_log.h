@@ -5,18 +5,22 @@
 // path, and restarts the log once LMDB has them durably.
 //
 // Layout (docs/formats.md, "Commit log"): a 4,096-byte header (magic "CFXL", version,
-// generation, CRC-32C), then entries back to back, each an 8-byte prefix (the generation's
-// low 32 bits and a CRC-32C of the generation and the record's header) followed by a journal
-// record value (record_format.h: 24-byte header with seq, length and CRC, then the payload).
+// generation, CRC-32C), then entries back to back, each a 16-byte prefix (the generation's
+// low 32 bits, a CRC-32C of the generation, the rest of the prefix and the record's header,
+// and where the entry's append begins and ends) followed by a journal record value
+// (record_format.h: 24-byte header with seq, length and CRC, then the payload).
 // Reading stops at the first entry of another generation, cut short or failing a checksum:
 // that is where the last append before a crash ended, when no intact entry of the log's
-// generation follows it. When one does, the damage is inside what was acknowledged: the open
-// fails (DataLoss) unless every record the damage hides is in LMDB already (reading then goes
-// on after it) or the operator asked for the cut (stop_at_damage). A version-3 file always
-// extends kTailGuard bytes past its last entry (grown and synced before the entry is
-// written), so one that ends sooner, or inside an entry whose prefix checks out, was cut: the
-// open fails the same way. Logs of versions 1 (the bare 8-byte generation as the prefix) and
-// 2 (no guard) are still read; every writable open restarts a log as version 3.
+// generation follows it, or when the intact ones that do are of the same append and nothing
+// intact follows that append (its pages reached the disk out of order). Otherwise the damage
+// is inside what was acknowledged: the open fails (DataLoss) unless every record the damage
+// hides is in LMDB already (reading then goes on after it) or the operator asked for the cut
+// (stop_at_damage). A file always extends the tail guard (an entry's prefix and record
+// header) past its last entry (grown and synced before the entry is written), so one that
+// ends sooner, or inside an entry whose prefix checks out, was cut: the open fails the same
+// way. Logs of versions 1 (the bare 8-byte generation as the prefix), 2 (an 8-byte prefix, no
+// guard) and 3 (an 8-byte prefix) are still read; every writable open restarts a log as
+// version 4.
 // Records up to the LMDB journal's last are skipped (batches that went straight into LMDB
 // leave gaps between them); after it they must run on from that seq + 1. A restart writes a
 // new generation into the header, so what an earlier generation left in the file is never
@@ -38,7 +42,9 @@
 namespace cfx::journal::internal {
 
 inline constexpr size_t kCommitLogHeaderSize = 4096;
-inline constexpr size_t kCommitLogEntryPrefix = 8;  // generation and check before a record
+// Before each record (version 4): the generation's low 32 bits, the check, and how far back
+// and ahead the entry's append begins and ends.
+inline constexpr size_t kCommitLogEntryPrefix = 16;
 
 struct CommitLogOptions {
   std::string path;               // the file
@@ -97,13 +103,15 @@ class CommitLog {
   // Whether `bytes` more fit before the log must restart.
   bool Fits(size_t bytes) const { return position_ + bytes <= options_.max_bytes; }
 
-  // Appends one entry for (seq, payload) to *out.
+  // Appends one entry for (seq, payload) to *out (its check and its append's extent are
+  // filled in by Append).
   void EncodeEntry(uint64_t seq, absl::string_view payload, std::string* out) const;
 
-  // Writes `entries` (from EncodeEntry) at the end of the log and flushes them. On error the
-  // log's end does not move, and the log refuses every later Append and Restart.
-  // REQUIRES: Fits(entries.size()); not read_only.
-  absl::Status Append(absl::string_view entries);
+  // Writes `*entries` (from EncodeEntry, as one append) at the end of the log and flushes
+  // them, after filling in each entry's append extent and check. On error the log's end does
+  // not move, and the log refuses every later Append and Restart.
+  // REQUIRES: Fits(entries->size()); not read_only.
+  absl::Status Append(std::string* entries);
 
   // Starts a new generation at the beginning of the file (header written and flushed):
   // everything in the log so far is no longer read. Only once the journal holds all of it
@@ -124,6 +132,9 @@ class CommitLog {
   int fd_ = -1;
   uint64_t generation_ = 0;
   uint16_t version_ = 0;  // the header's format; Append needs kLogVersion (after a Restart)
+  // Open found a torn append with intact entries of it past its damage: Append needs a
+  // Restart first.
+  bool restart_before_append_ = false;
   uint64_t position_ = kCommitLogHeaderSize;  // where the next entry goes
   uint64_t zeroed_ = 0;                       // the file's blocks exist up to here
 };

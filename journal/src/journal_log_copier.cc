@@ -324,7 +324,7 @@ absl::StatusOr<uint64_t> internal::AppendToLog(Journal::Impl& impl,
   impl.log_batch.clear();
   uint64_t seq = before;
   for (absl::string_view payload : payloads) impl.log->EncodeEntry(++seq, payload, &impl.log_batch);
-  if (absl::Status s = impl.log->Append(impl.log_batch); !s.ok()) return fail(s);
+  if (absl::Status s = impl.log->Append(&impl.log_batch); !s.ok()) return fail(s);
   {
     std::lock_guard<std::mutex> lock(impl.pending_mu);
     impl.pending.append(impl.log_batch);

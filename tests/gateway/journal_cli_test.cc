@@ -305,8 +305,8 @@ TEST(JournalCliTest, ALastEntryCutShortOrDamagedIsReportedAndNotApplied) {
   nlohmann::json v = Verify(dir.path());
   EXPECT_EQ(v.value("ok", false), true) << v.dump();
   EXPECT_EQ(v.value("last_seq", 0), 11) << v.dump();
-  // The entry's prefix (8 bytes) and record header (24) come before its payload.
-  EXPECT_EQ(v.value("commit_log_torn_at", uint64_t{0}), at - 8 - 24) << v.dump();
+  // The entry's prefix (16 bytes) and record header (24) come before its payload.
+  EXPECT_EQ(v.value("commit_log_torn_at", uint64_t{0}), at - 16 - 24) << v.dump();
 }
 
 // The ExecID generation of the seqs a cut frees is recorded before the cut: when it cannot be

@@ -31,7 +31,7 @@ void AppendSeqs(CommitLog& log, uint64_t from, uint64_t to, int round = 0) {
   for (uint64_t seq = from; seq <= to; ++seq) {
     std::string entries;
     log.EncodeEntry(seq, Payload(seq, round), &entries);
-    ASSERT_TRUE(log.Append(entries).ok());
+    ASSERT_TRUE(log.Append(&entries).ok());
   }
 }
 
@@ -51,11 +51,47 @@ void Overwrite(const std::string& path, uint64_t offset, size_t n, char byte) {
   close(fd);
 }
 
-// Offset of the entry for `seq` when seqs 1.. were appended one entry each from the start.
+constexpr uint64_t kPrefix = internal::kCommitLogEntryPrefix;  // 16 (version 4)
+constexpr uint64_t kRecordHeader = internal::kHeaderSize;      // 24
+
+// Offset of the entry for `seq` when seqs 1.. were appended from the start.
 uint64_t OffsetOf(uint64_t seq) {
   uint64_t at = internal::kCommitLogHeaderSize;
-  for (uint64_t s = 1; s < seq; ++s) at += 8 + 24 + Payload(s).size();
+  for (uint64_t s = 1; s < seq; ++s) at += kPrefix + kRecordHeader + Payload(s).size();
   return at;
+}
+
+// A commit log's 4,096-byte header of `version` and `generation` (docs/formats.md).
+std::string LogHeader(uint16_t version, uint64_t generation) {
+  std::string header(internal::kCommitLogHeaderSize, '\0');
+  internal::PutLe(header.data(), 0x4C584643, 4);  // "CFXL"
+  internal::PutLe(header.data() + 4, version, 2);
+  internal::PutLe(header.data() + 8, generation, 8);
+  internal::PutLe(header.data() + 16, Crc32c(header.data(), 16), 4);
+  return header;
+}
+
+// One entry as version 4 writes it, written by hand from docs/formats.md: the generation's
+// low 32 bits, the CRC-32C of the generation, the prefix's bytes 8..15 and the record's
+// header, then how far back the entry's append begins and how far ahead it ends.
+std::string EntryV4(uint64_t generation, uint64_t seq, absl::string_view payload, uint32_t back,
+                    uint32_t ahead) {
+  const std::string value = internal::EncodeValue(internal::kRecordMagic, seq, payload);
+  std::string prefix(kPrefix, '\0');
+  internal::PutLe(prefix.data(), generation & 0xFFFFFFFF, 4);
+  internal::PutLe(prefix.data() + 8, back, 4);
+  internal::PutLe(prefix.data() + 12, ahead, 4);
+  char gen[8];
+  internal::PutLe(gen, generation, 8);
+  const uint32_t crc =
+      Crc32cExtend(Crc32cExtend(Crc32c(gen, 8), prefix.data() + 8, 8), value.data(), kRecordHeader);
+  internal::PutLe(prefix.data() + 4, crc, 4);
+  return prefix + value;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // A log in `dir` holding records 1..6, one append each; returns its path.
@@ -98,7 +134,7 @@ TEST(CommitLogTest, RecordsReadBackAndReadingStopsAtAnEntryCutShortOrDamaged) {
   EXPECT_EQ(tail.torn_at, OffsetOf(6)) << "where it stopped is reported (SPEC §5)";
   // A damaged byte in the payload of the last intact record (5): reading stops before it,
   // as at an append cut short (nothing intact follows).
-  Overwrite(path, OffsetOf(5) + 8 + 24 + 2, 1, '#');
+  Overwrite(path, OffsetOf(5) + kPrefix + kRecordHeader + 2, 1, '#');
   ASSERT_TRUE(OpenLog(path, 0, &tail));
   EXPECT_EQ(tail.records, 4u);
   EXPECT_EQ(tail.last, 4u);
@@ -113,15 +149,13 @@ TEST(CommitLogTest, DamageThatIntactRecordsFollowFailsTheOpenUnlessLmdbHoldsWhat
   TestDir dir;
   const std::string path = LogOfSixRecords(dir);
   CommitLogTail tail;
-  for (const uint64_t at : {OffsetOf(3) + 8 + 24 + 2,  // a payload byte of record 3
-                            OffsetOf(3) + 8 + 16,      // its length: the entry cannot be skipped
-                            OffsetOf(3) + 1}) {        // its prefix
+  for (const uint64_t at : {OffsetOf(3) + kPrefix + kRecordHeader + 2,  // a payload byte of 3
+                            OffsetOf(3) + kPrefix + 16,  // its length: the entry cannot be skipped
+                            OffsetOf(3) + 1,             // its prefix
+                            OffsetOf(3) + 9}) {          // its append's extent
+
     SCOPED_TRACE(at);
-    std::string before;
-    {
-      std::ifstream in(path, std::ios::binary);
-      before.assign(std::istreambuf_iterator<char>(in), {});
-    }
+    const std::string before = ReadFile(path);
     Overwrite(path, at, 1, '#');
     auto refused = CommitLog::Open({.path = path}, 0, &tail);
     ASSERT_FALSE(refused.ok());
@@ -187,7 +221,7 @@ TEST(CommitLogTest, ATornAppendCannotPassAnOlderGenerationsRecordForItsOwn) {
     ASSERT_TRUE(log);
     AppendSeqs(*log, 5, 7);  // then cut back to 4 in LMDB, and the log restarted
     ASSERT_TRUE(log->Restart().ok());
-    log->EncodeEntry(5, "a new record 5, never acknowledged", &torn);
+    torn = EntryV4(log->generation(), 5, "a new record 5, never acknowledged", 0, 0);
   }
   {
     const int fd = open(path.c_str(), O_WRONLY);
@@ -202,7 +236,7 @@ TEST(CommitLogTest, ATornAppendCannotPassAnOlderGenerationsRecordForItsOwn) {
   EXPECT_EQ(tail.last, 4u);
 }
 
-// A version-3 log always extends past its last entry (grown and synced before the entry is
+// A log always extends past its last entry (grown and synced before the entry is
 // written), so a file that ends right after an entry, a few bytes later, or inside one whose
 // prefix checks out was cut: a copy that stopped early, a truncation. The open refuses it
 // instead of taking the end for a torn append and losing the acknowledged records the cut
@@ -214,13 +248,14 @@ TEST(CommitLogTest, AFileCutShortIsDataLossNotATornAppend) {
   CommitLogTail tail;
   const std::string whole = path + ".whole";
   std::filesystem::copy_file(path, whole);
-  ASSERT_GE(std::filesystem::file_size(path), OffsetOf(7) + 8 + 24);
+  ASSERT_GE(std::filesystem::file_size(path), OffsetOf(7) + kPrefix + kRecordHeader);
   struct Cut {
     uint64_t at;
     uint64_t last;  // the last record before it
   };
-  for (const Cut& cut : {Cut{OffsetOf(7), 6}, Cut{OffsetOf(7) + 5, 6},
-                         Cut{OffsetOf(6) + 8 + 24 + 3, 5}, Cut{OffsetOf(6) + 4, 5}}) {
+  for (const Cut& cut :
+       {Cut{OffsetOf(7), 6}, Cut{OffsetOf(7) + 5, 6},
+        Cut{OffsetOf(6) + kPrefix + kRecordHeader + 3, 5}, Cut{OffsetOf(6) + 4, 5}}) {
     SCOPED_TRACE(cut.at);
     std::filesystem::copy_file(whole, path, std::filesystem::copy_options::overwrite_existing);
     std::filesystem::resize_file(path, cut.at);
@@ -239,15 +274,11 @@ TEST(CommitLogTest, AFileCutShortIsDataLossNotATornAppend) {
 }
 
 // A log written by the first version (each entry's prefix the bare generation) is read as it
-// is; appends wait for the restart every writable open makes, which writes version 3.
+// is; appends wait for the restart every writable open makes, which writes version 4.
 TEST(CommitLogTest, AVersionOneLogIsReadAndRestartedAsTheCurrentVersion) {
   TestDir dir;
   const std::string path = dir.path() + "/commit.log";
-  std::string file(internal::kCommitLogHeaderSize, '\0');
-  internal::PutLe(file.data(), 0x4C584643, 4);  // "CFXL"
-  internal::PutLe(file.data() + 4, 1, 2);
-  internal::PutLe(file.data() + 8, 7, 8);  // generation 7
-  internal::PutLe(file.data() + 16, Crc32c(file.data(), 16), 4);
+  std::string file = LogHeader(1, 7);  // generation 7
   for (uint64_t seq = 1; seq <= 3; ++seq) {
     char gen[8];
     internal::PutLe(gen, 7, 8);
@@ -272,7 +303,7 @@ TEST(CommitLogTest, AVersionOneLogIsReadAndRestartedAsTheCurrentVersion) {
     EXPECT_EQ(tail.records, 3u);
     std::string entry;
     log->EncodeEntry(4, Payload(4), &entry);
-    EXPECT_EQ(log->Append(entry).code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(log->Append(&entry).code(), absl::StatusCode::kFailedPrecondition);
     ASSERT_TRUE(log->Restart().ok());  // LMDB would hold 1..3 by now
     AppendSeqs(*log, 4, 5);
   }
@@ -374,6 +405,175 @@ TEST(CommitLogTest, AReaderAsksForLmdbsLastAfterReadingSoARestartBetweenCannotSk
       []() -> absl::StatusOr<uint64_t> { return 9; }, &tail);
   ASSERT_TRUE(absent.ok());
   EXPECT_EQ(tail.last, 9u);
+}
+
+// The entries the writer leaves are docs/formats.md's, byte for byte: an entry alone in its
+// append, and the two entries of one append, each with its append's extent.
+TEST(CommitLogTest, TheWrittenEntriesAreTheFormatsByteForByte) {
+  TestDir dir;
+  const std::string path = dir.path() + "/commit.log";
+  CommitLogTail tail;
+  uint64_t generation = 0;
+  {
+    auto log = OpenLog(path, 0, &tail);
+    ASSERT_TRUE(log);
+    generation = log->generation();
+    AppendSeqs(*log, 1, 1);
+    std::string entries;
+    log->EncodeEntry(2, Payload(2), &entries);
+    log->EncodeEntry(3, Payload(3), &entries);
+    ASSERT_TRUE(log->Append(&entries).ok());
+  }
+  const std::string file = ReadFile(path);
+  EXPECT_EQ(file.substr(0, internal::kCommitLogHeaderSize), LogHeader(4, generation));
+  const auto size = [](uint64_t seq) {
+    return static_cast<uint32_t>(kPrefix + kRecordHeader + Payload(seq).size());
+  };
+  EXPECT_EQ(file.substr(OffsetOf(1), size(1)), EntryV4(generation, 1, Payload(1), 0, size(1)));
+  EXPECT_EQ(file.substr(OffsetOf(2), size(2)),
+            EntryV4(generation, 2, Payload(2), 0, size(2) + size(3)));
+  EXPECT_EQ(file.substr(OffsetOf(3), size(3)),
+            EntryV4(generation, 3, Payload(3), size(2), size(3)));
+}
+
+// A log `name` in `dir` holding records 1 and 2 (an append each), 3..6 (one append) and, with
+// `then_seven`, 7 (an append after it); returns its path.
+std::string LogWithABatchAfterTwoRecords(const TestDir& dir, const std::string& name,
+                                         bool then_seven) {
+  const std::string path = dir.path() + "/" + name;
+  CommitLogTail tail;
+  auto log = OpenLog(path, 0, &tail);
+  EXPECT_TRUE(log);
+  if (!log) return path;
+  AppendSeqs(*log, 1, 2);
+  std::string entries;
+  for (uint64_t seq = 3; seq <= 6; ++seq) log->EncodeEntry(seq, Payload(seq), &entries);
+  EXPECT_TRUE(log->Append(&entries).ok());
+  if (then_seven) AppendSeqs(*log, 7, 7);
+  return path;
+}
+
+// A power loss in the middle of one append can leave a later entry of it on the disk and an
+// earlier one not (a file's pages reach the disk in any order). Nothing of that append was
+// acknowledged (an append is acknowledged once all of it is synced), so with nothing intact
+// after the append, the open reports a torn append where the damage begins and reads what
+// came before it, as for an append cut short. Until version 4 the log could not tell such
+// damage from damage inside acknowledged records, and `cfx serve` refused to start until the
+// operator cut the log. Damage inside an append that a later append follows is still
+// DataLoss (the later append was written only once the earlier one was synced).
+TEST(CommitLogTest, AnAppendWhosePagesReachedTheDiskOutOfOrderIsTornNotDataLoss) {
+  TestDir dir;
+  const std::string path = LogWithABatchAfterTwoRecords(dir, "commit.log", false);
+  CommitLogTail tail;
+  const std::string whole = ReadFile(path);
+  const auto restore = [&] {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << whole;
+  };
+  struct Loss {
+    uint64_t from, to;  // the bytes that never reached the disk
+    uint64_t last;      // the last record read
+  };
+  for (const Loss& loss :
+       {Loss{OffsetOf(4), OffsetOf(5), 3},                              // the append's second entry
+        Loss{OffsetOf(3), OffsetOf(5) - 7, 2},                          // its first and most of 4
+        Loss{OffsetOf(4) + kPrefix + 8, OffsetOf(4) + kPrefix + 9, 3},  // 4's seq
+        Loss{OffsetOf(3), OffsetOf(6), 2}}) {                           // all but its last entry
+    SCOPED_TRACE(absl::StrCat(loss.from, "..", loss.to));
+    restore();
+    Overwrite(path, loss.from, loss.to - loss.from, '\0');
+    for (const bool read_only : {true, false}) {
+      auto log = CommitLog::Open({.path = path, .read_only = read_only}, 0, &tail);
+      ASSERT_TRUE(log.ok()) << log.status();
+      EXPECT_EQ(tail.last, loss.last);
+      EXPECT_EQ(tail.records, loss.last);
+      EXPECT_EQ(tail.torn_at, OffsetOf(loss.last + 1)) << "reported where the damage begins";
+      EXPECT_EQ(tail.damaged_at, 0u);
+      if (!read_only) {
+        // Appending in this generation would leave records 5 and 6 readable after the new
+        // ones: the log is restarted first.
+        std::string entry;
+        (*log)->EncodeEntry(loss.last + 1, Payload(loss.last + 1, 1), &entry);
+        EXPECT_EQ((*log)->Append(&entry).code(), absl::StatusCode::kFailedPrecondition);
+        ASSERT_TRUE((*log)->Restart().ok());  // LMDB would hold 1..last by now
+        AppendSeqs(**log, loss.last + 1, loss.last + 1, 1);
+      }
+    }
+    ASSERT_TRUE(OpenLog(path, loss.last, &tail));
+    EXPECT_EQ(tail.records, 1u) << "only the record appended after the restart";
+    EXPECT_EQ(tail.torn_at, 0u);
+  }
+  // The same damage with an append after the torn one: that append was written only once
+  // this one was synced, so this one was acknowledged, and the damage is not a torn append.
+  const std::string later = LogWithABatchAfterTwoRecords(dir, "later.log", true);
+  Overwrite(later, OffsetOf(4), OffsetOf(5) - OffsetOf(4), '\0');
+  auto refused = CommitLog::Open({.path = later, .read_only = true}, 0, &tail);
+  ASSERT_TRUE(absl::IsDataLoss(refused.status())) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("after record 3"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("record 5 at byte"));
+}
+
+// A log written by version 3 (8-byte prefixes: the generation's low 32 bits and the check
+// over the generation and the record's header) is read as it is: its records, a torn last
+// entry reported, damage with an intact entry after it refused (a version-3 entry does not
+// say which append it is of), and appends wait for the restart to version 4.
+TEST(CommitLogTest, AVersionThreeLogIsReadAndRestartedAsTheCurrentVersion) {
+  TestDir dir;
+  const std::string path = dir.path() + "/commit.log";
+  std::string file = LogHeader(3, 9);
+  std::vector<uint64_t> offsets;
+  for (uint64_t seq = 1; seq <= 4; ++seq) {
+    offsets.push_back(file.size());
+    const std::string value = internal::EncodeValue(internal::kRecordMagic, seq, Payload(seq));
+    char prefix[8];
+    char gen[8];
+    internal::PutLe(gen, 9, 8);
+    internal::PutLe(prefix, 9, 4);
+    internal::PutLe(prefix + 4, Crc32cExtend(Crc32c(gen, 8), value.data(), kRecordHeader), 4);
+    file.append(prefix, 8);
+    file += value;
+  }
+  file.append(4096, '\0');
+  const auto write = [&](const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  };
+  write(file);
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  CommitLogTail tail;
+  auto read = CommitLog::Open({.path = path, .read_only = true}, 0, &tail);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(tail.records, 4u);
+  EXPECT_EQ(tail.last, 4u);
+  read->reset();
+  std::string torn = file;  // the last entry's payload damaged: torn, reported
+  torn[offsets[3] + 8 + kRecordHeader + 1] ^= 1;
+  write(torn);
+  read = CommitLog::Open({.path = path, .read_only = true}, 0, &tail);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(tail.last, 3u);
+  EXPECT_EQ(tail.torn_at, offsets[3]);
+  read->reset();
+  std::string damaged = file;  // the second entry's: record 3 follows intact
+  damaged[offsets[1] + 8 + kRecordHeader + 1] ^= 1;
+  write(damaged);
+  read = CommitLog::Open({.path = path, .read_only = true}, 0, &tail);
+  ASSERT_TRUE(absl::IsDataLoss(read.status())) << read.status();
+  EXPECT_THAT(read.status().message(), HasSubstr("record 3 at byte"));
+  write(file);
+  {
+    auto log = OpenLog(path, 0, &tail);
+    ASSERT_TRUE(log);
+    std::string entry;
+    log->EncodeEntry(5, Payload(5), &entry);
+    EXPECT_EQ(log->Append(&entry).code(), absl::StatusCode::kFailedPrecondition);
+    ASSERT_TRUE(log->Restart().ok());
+    AppendSeqs(*log, 5, 6);
+  }
+  ASSERT_TRUE(OpenLog(path, 4, &tail));
+  EXPECT_EQ(tail.records, 2u);
+  EXPECT_EQ(tail.last, 6u);
+  EXPECT_EQ(ReadFile(path).substr(4, 2), std::string("\x04\x00", 2)) << "restarted as version 4";
 }
 
 }  // namespace
