@@ -163,9 +163,16 @@ constexpr uint64_t kNoEntry = ~uint64_t{0};
 // (version 4) its append's.
 uint64_t NextIntactEntry(const std::string& bytes, uint64_t from, uint64_t generation,
                          uint64_t version, uint64_t* seq, AppendExtent* extent = nullptr) {
-  const uint32_t low = static_cast<uint32_t>(generation & 0xFFFFFFFF);
-  for (uint64_t pos = from; pos + PrefixOf(version) + kHeaderSize <= bytes.size(); ++pos) {
-    if (GetLe(bytes.data() + pos, 4) != low) continue;  // the cheap test first
+  // Every entry begins with the generation's low 32 bits (version 1: all 64, the low ones
+  // first): memmem finds the candidates, the full check the entries.
+  char low[4];
+  PutLe(low, generation & 0xFFFFFFFF, 4);
+  const uint64_t last = PrefixOf(version) + kHeaderSize;  // room for a prefix and header
+  for (uint64_t pos = from; pos + last <= bytes.size(); ++pos) {
+    const void* hit = memmem(bytes.data() + pos, bytes.size() - pos, low, sizeof low);
+    if (hit == nullptr) break;
+    pos = static_cast<uint64_t>(static_cast<const char*>(hit) - bytes.data());
+    if (pos + last > bytes.size()) break;
     uint64_t size = 0;
     if (IntactEntryAt(bytes, pos, generation, version, seq, &size, extent)) return pos;
   }
@@ -444,9 +451,15 @@ absl::Status CommitLog::Append(std::string* entries) {
     if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync its growth"));
     zeroed_ = to;
   }
-  if (!WriteAll(fd_, entries->data(), entries->size(), position_)) {
-    return Fail(Error(absl::StrCat("append at byte ", position_)));
-  }
+  // Zeros after the entries, in the same write: where the log's entries end is never read as
+  // an entry begun there, whatever an earlier generation left at that offset (after a
+  // restart an old entry's bytes can name this generation by chance, and the open reported
+  // a torn append at the end of a clean log). The next append writes over them.
+  const size_t written = entries->size();
+  entries->append(kCommitLogEntryPrefix, '\0');
+  const bool wrote = WriteAll(fd_, entries->data(), entries->size(), position_);
+  entries->resize(written);
+  if (!wrote) return Fail(Error(absl::StrCat("append at byte ", position_)));
   if (!options_.no_sync && ::fdatasync(fd_) != 0) return Fail(Error("sync"));
   position_ = end;
   return absl::OkStatus();

@@ -513,6 +513,37 @@ TEST(CommitLogTest, AnAppendWhosePagesReachedTheDiskOutOfOrderIsTornNotDataLoss)
   EXPECT_THAT(refused.status().message(), HasSubstr("record 5 at byte"));
 }
 
+// After a restart the file still holds the earlier generation's bytes past the new entries,
+// and four of them can name the new generation by chance (a seq, a length). Where the
+// entries end, the open then saw an entry begun by this generation and reported a torn
+// append at the end of a clean log (the line `cfx serve` prints at start). Each append now
+// writes zeros after its entries in the same write.
+TEST(CommitLogTest, TheEndOfACleanLogIsNotReportedTornWhateverAnEarlierGenerationLeftThere) {
+  TestDir dir;
+  const std::string path = dir.path() + "/commit.log";
+  CommitLogTail tail;
+  {
+    auto log = OpenLog(path, 0, &tail);
+    ASSERT_TRUE(log);
+    AppendSeqs(*log, 1, 6);
+    ASSERT_TRUE(log->Restart().ok());  // LMDB would hold 1..6 by now
+    // What the earlier generation left where record 7's entry will end: the new generation's
+    // number (an old seq or length of that value, say).
+    std::string stale(4, '\0');
+    internal::PutLe(stale.data(), log->generation() & 0xFFFFFFFF, 4);
+    const uint64_t end =
+        internal::kCommitLogHeaderSize + kPrefix + kRecordHeader + Payload(7).size();
+    const int fd = open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(pwrite(fd, stale.data(), stale.size(), static_cast<off_t>(end)), 4);
+    close(fd);
+    AppendSeqs(*log, 7, 7);
+  }
+  ASSERT_TRUE(OpenLog(path, 6, &tail));
+  EXPECT_EQ(tail.last, 7u);
+  EXPECT_EQ(tail.torn_at, 0u) << "a clean log's end is not a torn append";
+}
+
 // A log written by version 3 (8-byte prefixes: the generation's low 32 bits and the check
 // over the generation and the record's header) is read as it is: its records, a torn last
 // entry reported, damage with an intact entry after it refused (a version-3 entry does not
