@@ -215,6 +215,7 @@ void Engine::Apply(const NewOrderCmd& c) {
   o.firm = c.firm.empty() ? DefaultFirm(acct, c.acct) : firms_.Intern(firm);
   o.stp = stp == firm ? o.firm : stp == c.acct ? DefaultFirm(acct, c.acct) : firms_.Intern(stp);
   o.stp_action = c.stp_action;
+  if (config_.max_stp_groups_per_firm != 0 && NamesOwnStpGroup(c)) CountStpGroup(o);
   o.sym = book->config().id;
   o.session = c.session;
   o.cl = c.cl;
@@ -411,6 +412,11 @@ uint64_t Engine::StateHash() const {
   });
   h = HashMix(h, ids);
   for (const auto& book : books_) h = book->Hash(h);
+  if (!stp_groups_.empty()) {  // (an engine without the cap, or no group yet, hashes as before)
+    uint64_t groups = 0;       // order-independent, as the client ids
+    for (const uint64_t key : stp_groups_) groups += HashMix(0x57B, key);
+    h = HashMix(h, groups);
+  }
   return h;
 }
 

@@ -62,7 +62,9 @@ namespace {
 using Reader = internal::SnapshotReader;
 
 constexpr uint32_t kMagic = 0x45584643;  // "CFXE" little-endian
-constexpr uint8_t kVersion = 1;
+// 2: the (firm, STP group) pairs of the per-firm cap after the books' orders; 1 (read): none.
+constexpr uint8_t kVersion = 2;
+constexpr uint8_t kVersionNoStpGroups = 1;
 
 class Writer {
  public:
@@ -181,6 +183,12 @@ std::string Engine::Snapshot() const {
     w.Put<uint64_t>(oids.size());
     for (OrderId oid : oids) w.Put(oid);
   }
+  // The per-firm STP groups (EngineConfig::max_stp_groups_per_firm), sorted: equal states
+  // give equal blobs.
+  std::vector<uint64_t> groups(stp_groups_.begin(), stp_groups_.end());
+  std::sort(groups.begin(), groups.end());
+  w.Put<uint64_t>(groups.size());
+  for (const uint64_t key : groups) w.Put(key);
   return out;
 }
 
@@ -189,23 +197,28 @@ absl::Status Engine::Restore(absl::string_view blob) {
     return absl::FailedPreconditionError("engine snapshot: restore into a used engine");
   }
   Reader r(blob);
-  if (absl::Status s = RestoreCounters(r); !s.ok()) return s;
+  uint8_t version = 0;
+  if (absl::Status s = RestoreCounters(r, &version); !s.ok()) return s;
   if (absl::Status s = RestoreNames(r); !s.ok()) return s;
   if (absl::Status s = RestoreBooks(r); !s.ok()) return s;
   if (absl::Status s = RestoreClientIds(r); !s.ok()) return s;
   std::vector<LiveOrderRef> by_oid;  // the restored orders' slots, by ascending oid
   if (absl::Status s = RestoreOrders(r, &by_oid); !s.ok()) return s;
   if (absl::Status s = RestoreBookOrders(r, by_oid); !s.ok()) return s;
+  if (version != kVersionNoStpGroups) {
+    if (absl::Status s = RestoreStpGroups(r); !s.ok()) return s;
+  }
   if (!r.ok() || !r.done()) return Bad("trailing or truncated bytes");
   return absl::OkStatus();
 }
 
 // Magic, version and the counters (a short counter read fails Restore's final check).
-absl::Status Engine::RestoreCounters(Reader& r) {
+absl::Status Engine::RestoreCounters(Reader& r, uint8_t* version) {
   uint32_t magic = 0;
-  uint8_t version = 0;
   if (!r.Get(&magic) || magic != kMagic) return Bad("bad magic");
-  if (!r.Get(&version) || version != kVersion) return Bad("unsupported version");
+  if (!r.Get(version) || (*version != kVersion && *version != kVersionNoStpGroups)) {
+    return Bad("unsupported version");
+  }
   r.Get(&next_oid_);
   r.Get(&next_accept_);
   r.Get(&now_);
@@ -228,6 +241,26 @@ absl::Status Engine::RestoreNames(Reader& r) {
       const uint32_t id = accounts ? InternAccount(name) : firms_.Intern(name);
       if (id != i) return Bad("duplicate name");
     }
+  }
+  return absl::OkStatus();
+}
+
+// The (firm, STP group) pairs firms named (version 2), each of names the snapshot holds, and
+// the count of each firm's rebuilt from them.
+absl::Status Engine::RestoreStpGroups(Reader& r) {
+  uint64_t n = 0;
+  if (!r.Count(&n, 8)) return Bad("truncated STP groups");
+  uint64_t previous = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t key = 0;
+    if (!r.Get(&key)) return Bad("truncated STP groups");
+    const uint64_t firm = key >> 32, stp = key & 0xFFFFFFFF;
+    if (firm >= firms_.size() || stp >= firms_.size()) return Bad("STP group of an unknown name");
+    if (i > 0 && key <= previous) return Bad("STP groups out of order");
+    previous = key;
+    stp_groups_.insert(key);
+    if (firm >= stp_groups_of_firm_.size()) stp_groups_of_firm_.resize(firm + 1, 0);
+    ++stp_groups_of_firm_[firm];
   }
   return absl::OkStatus();
 }

@@ -12,6 +12,28 @@ bool IsStop(OrderType t) { return t == OrderType::kStop || t == OrderType::kStop
 
 }  // namespace
 
+bool Engine::StpGroupOverCap(const NewOrderCmd& c, AccountId acct) const {
+  // The order's firm as Apply will take it, without interning anything: a firm or group
+  // not in the table yet has named nothing.
+  FirmId firm = NameTable::kNone;
+  if (!c.firm.empty()) {
+    firm = firms_.Find(c.firm);
+  } else {
+    firm = acct < default_firm_.size() ? default_firm_[acct] : NameTable::kNone;
+    if (firm == NameTable::kNone) firm = firms_.Find(c.acct);
+  }
+  const uint32_t named = firm < stp_groups_of_firm_.size() ? stp_groups_of_firm_[firm] : 0;
+  if (named < config_.max_stp_groups_per_firm) return false;
+  const uint32_t stp = firms_.Find(c.stp);
+  return stp == NameTable::kNone || !stp_groups_.contains(StpKey(firm, stp));
+}
+
+void Engine::CountStpGroup(const Order& o) {
+  if (!stp_groups_.insert(StpKey(o.firm, o.stp)).second) return;
+  if (o.firm >= stp_groups_of_firm_.size()) stp_groups_of_firm_.resize(o.firm + 1, 0);
+  ++stp_groups_of_firm_[o.firm];
+}
+
 RejectReason Engine::ValidateNew(const NewOrderCmd& c, OrderBook** book_out, AccountId acct,
                                  uint64_t acct_hash, uint32_t* cl_rec) {
   const RejectReason r = ValidateNewTerms(c, book_out, acct, acct_hash, cl_rec);
@@ -42,12 +64,11 @@ RejectReason Engine::ValidateNewTerms(const NewOrderCmd& c, OrderBook** book_out
       (c.expire == kNoTime || (now_ != kNoTime && now_ >= c.expire))) {
     return RejectReason::kInvalidField;  // missing, or already expired on arrival
   }
-  // An STP group the engine does not know yet, once it holds as many names as it keeps: each
-  // stays for good (a client sending a fresh STP id an order grew the table and every
-  // snapshot without bound). Firms are the exchange's (`cfx serve` sets the session's
-  // firm from its config), and the account's own default is bounded with the accounts.
-  if (config_.max_firm_names != 0 && firms_.size() >= config_.max_firm_names && !c.stp.empty() &&
-      c.stp != c.acct && c.stp != c.firm && firms_.Find(c.stp) == NameTable::kNone) {
+  // An STP group of its own past the firm's cap: each name stays for good (a client sending a
+  // fresh STP id an order grew the table and every snapshot without bound). Firms are the
+  // exchange's (`cfx serve` sets the session's firm from its config), and the accounts'
+  // defaults are bounded with the accounts.
+  if (config_.max_stp_groups_per_firm != 0 && NamesOwnStpGroup(c) && StpGroupOverCap(c, acct)) {
     return RejectReason::kInvalidField;
   }
 

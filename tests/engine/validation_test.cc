@@ -275,38 +275,88 @@ TEST(EngineTest, OrderLookupByAccountAndClientIdReportsExecutionState) {
   EXPECT_EQ(events.back().other.leaves, Qty(6));
 }
 
-// Firm and STP-group names stay for good: past EngineConfig::max_firm_names an order naming
-// an STP group the engine does not know is refused `invalid_field`, while known groups, the
-// account's own default and firms go on. Until 2026-12-07 each fresh STP id (FIX 7928) grew the
-// table and every snapshot without bound.
-TEST(ValidationTest, NewStpGroupsPastTheCapAreRefusedKnownOnesGoOn) {
+// STP groups are counted per firm (EngineConfig::max_stp_groups_per_firm): past its cap a
+// firm's order naming a group it has not named before is refused `invalid_field`, while its
+// known groups, its accounts' defaults and its firm go on, and no other firm is affected. What
+// a firm at its cap is told does not depend on whether another firm uses the name. Until
+// 2026-12-07 the cap was one table of 65,536 names for the whole exchange: one firm filling it
+// stopped every other firm's new groups, and a firm could tell from the refusal whether a name
+// was in use.
+TEST(ValidationTest, StpGroupsAreCappedPerFirmAndAFirmAtItsCapStopsNoOther) {
   EngineConfig config;
-  config.max_firm_names = 3;  // A1's default, g1, g2
-  auto with_stp = [](const std::string& cl, const std::string& stp) {
-    return Limit(cl, "A1", "buy", "4.900", 1, R"(,"stp":")" + stp + R"(")");
+  config.max_stp_groups_per_firm = 2;
+  auto order = [](const std::string& cl, const std::string& acct, const std::string& extra) {
+    return Limit(cl, acct, "buy", "4.900", 1, extra);
   };
-  std::vector<std::string> lines = {ProductLine(), Limit("own", "A1", "buy", "4.900", 1),
-                                    with_stp("g1", "G1"), with_stp("g2", "G2")};
+  auto stp = [](const std::string& group) { return R"(,"stp":")" + group + R"(")"; };
+  const std::string f2 = R"(,"firm":"F2")";
   Engine a(config);
-  EXPECT_EQ(RejectOf(lines, &a), "none");
-  EXPECT_EQ(a.firm_count(), 3u);
-  EXPECT_EQ(RejectOf({with_stp("g3", "G3")}, &a), "invalid_field");
-  EXPECT_EQ(RejectOf({with_stp("g1-again", "G1")}, &a), "none");
-  EXPECT_EQ(RejectOf({Limit("own-again", "A1", "buy", "4.900", 1)}, &a), "none");
-  EXPECT_EQ(a.firm_count(), 3u);
-  // A firm the engine has not seen yet (a configured firm's first order; `cfx serve` sets
-  // the session's firm) goes on, its STP group its own; a new account's default too.
-  EXPECT_EQ(RejectOf({Limit("new-firm", "A1", "buy", "4.900", 1, R"(,"firm":"F9")")}, &a), "none");
+  // Firm A1 (the account's default firm) names G1 and G2: its cap.
   EXPECT_EQ(
-      RejectOf({Limit("new-firm-stp", "A1", "buy", "4.900", 1, R"(,"firm":"F9","stp":"F9")")}, &a),
+      RejectOf({ProductLine(), order("g1", "A1", stp("G1")), order("g2", "A1", stp("G2"))}, &a),
       "none");
-  EXPECT_EQ(RejectOf({Limit("new-acct", "A7", "buy", "4.900", 1)}, &a), "none");
-  EXPECT_EQ(RejectOf({Limit("f9-g", "A1", "buy", "4.900", 1, R"(,"firm":"F9","stp":"G9")")}, &a),
-            "invalid_field");
-  Engine uncapped{EngineConfig{}};  // `cfx replay`: no cap
-  lines.push_back(with_stp("g3", "G3"));
-  EXPECT_EQ(RejectOf(lines, &uncapped), "none");
-  EXPECT_EQ(uncapped.firm_count(), 4u);
+  EXPECT_EQ(RejectOf({order("g3", "A1", stp("G3"))}, &a), "invalid_field");
+  EXPECT_EQ(RejectOf({order("g1-again", "A1", stp("G1")), order("own", "A1", ""),
+                      order("own-named", "A1", stp("A1"))},
+                     &a),
+            "none");
+  // Firm F2 names groups of its own, G1 among them (a name A1 uses), and reaches its cap.
+  EXPECT_EQ(
+      RejectOf({order("f2-g3", "A2", f2 + stp("G3")), order("f2-g1", "A2", f2 + stp("G1"))}, &a),
+      "none");
+  // At its cap F2 is refused G2, which A1 uses, as it is G9, which nobody does.
+  EXPECT_EQ(RejectOf({order("f2-g2", "A2", f2 + stp("G2"))}, &a), "invalid_field");
+  EXPECT_EQ(RejectOf({order("f2-g9", "A2", f2 + stp("G9"))}, &a), "invalid_field");
+  EXPECT_EQ(
+      RejectOf({order("f2-g3-again", "A2", f2 + stp("G3")), order("f2-firm", "A2", f2 + stp("F2")),
+                order("f2-acct", "A2", f2 + stp("A2"))},
+               &a),
+      "none");
+  // A refused order names nothing: F3's order on an unknown contract leaves its cap whole.
+  const std::string f3 = R"(,"firm":"F3")";
+  EXPECT_EQ(RejectOf({R"({"op":"new","cl":"f3-x","acct":"A3","sym":"NOPE","side":"buy",)"
+                      R"("type":"limit","px":"4.900","qty":1,"firm":"F3","stp":"X1"})"},
+                     &a),
+            "unknown_symbol");
+  EXPECT_EQ(
+      RejectOf({order("f3-g1", "A3", f3 + stp("G1")), order("f3-g2", "A3", f3 + stp("G2"))}, &a),
+      "none");
+  // The counts are state: a snapshot carries them, and the state hash covers them.
+  Engine restored(config);
+  ASSERT_TRUE(restored.Restore(a.Snapshot()).ok());
+  EXPECT_EQ(restored.StateHash(), a.StateHash());
+  EXPECT_EQ(RejectOf({order("r-g3", "A1", stp("G3"))}, &restored), "invalid_field");
+  EXPECT_EQ(RejectOf({order("r-g2", "A1", stp("G2"))}, &restored), "none");
+  // Without the cap (`cfx replay`) nothing is counted or refused.
+  Engine uncapped{EngineConfig{}};
+  EXPECT_EQ(RejectOf({ProductLine(), order("g1", "A1", stp("G1")), order("g2", "A1", stp("G2")),
+                      order("g3", "A1", stp("G3"))},
+                     &uncapped),
+            "none");
+}
+
+// A version-1 engine snapshot (before the per-firm STP groups) restores with no group
+// counted; one whose groups name no known name, or come out of order, is damage.
+TEST(ValidationTest, AnEngineSnapshotWithoutStpGroupsRestoresAndBadGroupsAreDataLoss) {
+  EngineConfig config;
+  config.max_stp_groups_per_firm = 1;
+  Engine a(config);
+  ASSERT_EQ(RejectOf({ProductLine(), Limit("g1", "A1", "buy", "4.900", 1, R"(,"stp":"G1")")}, &a),
+            "none");
+  const std::string blob = a.Snapshot();
+  // The blob ends with the groups: a count (8 bytes) and one 8-byte key (firm << 32 | group).
+  ASSERT_GT(blob.size(), 21u);
+  ASSERT_EQ(blob[4], 2) << "the version byte after the magic";
+  std::string v1 = blob.substr(0, blob.size() - 16);
+  v1[4] = 1;
+  Engine old(config);
+  ASSERT_TRUE(old.Restore(v1).ok());
+  EXPECT_EQ(RejectOf({Limit("g2", "A1", "buy", "4.900", 1, R"(,"stp":"G2")")}, &old), "none")
+      << "nothing counted for the firm before";
+  std::string unknown = blob;
+  unknown[unknown.size() - 1] = 0x7F;  // the key's firm: no such name
+  Engine bad(config);
+  EXPECT_TRUE(absl::IsDataLoss(bad.Restore(unknown)));
 }
 
 }  // namespace

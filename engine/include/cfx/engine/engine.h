@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "cfx/engine/client_id_index.h"
@@ -73,12 +74,16 @@ struct EngineConfig {
   // a contract without a band otherwise traded at any price, and the day could then never
   // be settled.
   PriceTicks max_price{0};
-  // The most firm and STP-group names the engine keeps before it refuses new STP groups (0:
-  // no cap, `cfx replay`). They are never forgotten and every snapshot holds them: past the
-  // cap, an order naming an STP group not yet known is refused `invalid_field`; known ones,
-  // the account's own default and firms (the exchange's, from its config) go on. `cfx
-  // serve` sets 65,536 (docs/engine.md, "Names kept").
-  size_t max_firm_names = 0;
+  // The most STP groups of its own one firm may name (0: no cap, `cfx replay`): a group is
+  // an order's `stp` other than its account and its firm (FIX 7928, whatever the client
+  // sends), counted once per firm and name the first time the firm's order naming it is
+  // accepted. Names are never forgotten and every snapshot holds them; past its cap a firm's
+  // order naming a group it has not named before is refused `invalid_field`, whether or not
+  // another firm uses that name, and its known groups, its accounts' defaults and its firm go
+  // on. Per firm, so that one firm cannot use up what other firms' groups need (until
+  // 2026-12-07 the cap was one table of 65,536 names for the whole exchange). `cfx serve` sets
+  // 4,096 (docs/engine.md, "Names kept").
+  size_t max_stp_groups_per_firm = 0;
 };
 
 // A live order as FindOrder reports it: what an event would say of it, and its symbol.
@@ -164,6 +169,16 @@ class Engine {
   // the duplicate check and the insertion are one probe. Any other result leaves the index
   // as it was.
   // `acct_hash` is accounts_.Hash(c.acct), computed once per command.
+  // Whether `c` names an STP group of its own (not its account's, not its firm's).
+  static bool NamesOwnStpGroup(const NewOrderCmd& c) {
+    return !c.stp.empty() && c.stp != c.acct && c.stp != (c.firm.empty() ? c.acct : c.firm);
+  }
+  static uint64_t StpKey(FirmId firm, uint32_t stp) { return uint64_t{firm} << 32 | stp; }
+  // Whether `c` (account `acct`) would name an STP group its firm may not add: the cap is
+  // reached and the firm has not named this one before. Changes nothing.
+  bool StpGroupOverCap(const NewOrderCmd& c, AccountId acct) const;
+  // After acceptance: counts the order's STP group for its firm (with the cap).
+  void CountStpGroup(const Order& o);
   RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct,
                            uint64_t acct_hash, uint32_t* cl_rec);
   RejectReason ValidateNewTerms(const NewOrderCmd& c, OrderBook** book, AccountId acct,
@@ -173,9 +188,10 @@ class Engine {
 
   // Restore's steps (snapshot.cc), in blob order. Each reads its section into the engine
   // and returns DataLoss naming what is wrong (the caller checks trailing bytes at the end).
-  absl::Status RestoreCounters(internal::SnapshotReader& r);
+  absl::Status RestoreCounters(internal::SnapshotReader& r, uint8_t* version);
   absl::Status RestoreNames(internal::SnapshotReader& r);
   absl::Status RestoreBooks(internal::SnapshotReader& r);
+  absl::Status RestoreStpGroups(internal::SnapshotReader& r);
   absl::Status RestoreClientIds(internal::SnapshotReader& r);
   struct LiveOrderRef {
     OrderId oid;
@@ -222,6 +238,10 @@ class Engine {
   OrderBook* last_book_ = nullptr;  // ...and its book
   NameTable symbols_, accounts_, firms_;
   std::vector<FirmId> default_firm_;  // by account: DefaultFirm's memo, NameTable::kNone unset
+  // With max_stp_groups_per_firm: the (firm, STP group) pairs firms' accepted orders named
+  // (StpKey), and how many each firm has (by firm id). In the snapshot.
+  absl::flat_hash_set<uint64_t> stp_groups_;
+  std::vector<uint32_t> stp_groups_of_firm_;
   ClientIdIndex client_ids_;
   OrderId next_oid_ = 1;
   uint64_t next_accept_ = 1;

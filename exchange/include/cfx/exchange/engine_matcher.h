@@ -74,10 +74,10 @@ struct MatcherOptions {
   // margin engine values (gpu_valuation::kMaxSettleTicks) and far above any market. One lot's
   // notional there is 1e12 ticks, so no trade's sums, VM or AvgPx come near int64's end.
   static constexpr engine::PriceTicks kMaxLimitPrice{1'000'000'000};
-  // Firm and STP-group names the exchange's engine keeps (engine::EngineConfig::
-  // max_firm_names): far more than a market's firms and their STP groups, a bound on what
-  // clients sending fresh STP ids can make every snapshot hold.
-  static constexpr size_t kMaxFirmNames = 65536;
+  // STP groups of its own one firm may name (engine::EngineConfig::max_stp_groups_per_firm):
+  // far more than a firm's traders and strategies, a bound on what a firm's clients sending
+  // fresh STP ids can make every snapshot hold, which no firm can use up for another.
+  static constexpr size_t kMaxStpGroupsPerFirm = 4096;
   // A contract's initial margin (ProductCmd::initial_margin) when nothing prices it (never
   // settled, no fix in the window, no config `ref`): under the pre-trade check an order that
   // raises the account's exposure in it is refused `insufficient_margin` rather than taken at
@@ -90,7 +90,7 @@ struct MatcherOptions {
     engine::EngineConfig c;
     c.client_ids_per_day = true;
     c.max_price = kMaxLimitPrice;
-    c.max_firm_names = kMaxFirmNames;
+    c.max_stp_groups_per_firm = kMaxStpGroupsPerFirm;
     return c;
   }
 };
