@@ -1,12 +1,19 @@
 // The journal's commit log on recovery (docs/durability.md, "The commit log"): whatever a
 // crash, a bad disk or a hand with an editor leaves in `commit.log`, opening it returns an
 // error or records that were written, in order from the journal's last, never one that was
-// not; and damage confined to the last append (a power loss in the middle of it, its pages
-// reaching the disk in any order) never fails the open, so the exchange starts.
+// not. Two properties more:
+// - a power loss during the last append (any of the 512-byte sectors its write covers left
+//   as they were before it) never fails the open, nor loses a record appended before it: the
+//   exchange starts;
+// - damage to what was acknowledged before the last append (bytes before it) never goes
+//   unnoticed: the open fails, or reads every record, or (the operator's cut) says where it
+//   stopped.
 //
 // Each input describes a log: its appends (records 1..n in batches), an optional restart
-// (LMDB then holds the records before it), then bytes overwritten and an optional cut. The
-// log is written by the real writer (without syncs) in a scratch folder removed at exit.
+// (LMDB then holds the records before it), then the damage (a power loss in the last append,
+// or bytes overwritten, and maybe a cut). The log is written by the real writer (without
+// syncs) in a scratch folder removed at exit.
+#include <fcntl.h>
 #include <fuzzer/FuzzedDataProvider.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -43,9 +50,12 @@ const std::string& ScratchDir() {
   return dir;
 }
 
-std::string PayloadOf(uint64_t seq, uint8_t length) {
+constexpr uint64_t kSector = 512;
+
+// Mostly short payloads (several entries a sector), some long enough to span sectors.
+std::string PayloadOf(uint64_t seq, uint8_t size) {
   std::string p = absl::StrCat("r", seq, ":");
-  p.append(length, static_cast<char>('a' + seq % 26));
+  p.append(size < 200 ? size % 80 : (size - 200) * 24, static_cast<char>('a' + seq % 26));
   return p;
 }
 
@@ -56,6 +66,10 @@ struct Written {
   uint64_t last_append_begin = cfx::journal::internal::kCommitLogHeaderSize;
   uint64_t last_append_first = 1;
   uint64_t end = 0;                   // where the entries end
+  // The whole sectors the last append's write covered (its zeros after it too), as they were
+  // before it, from `before_at`; empty when the log restarted after it.
+  std::string before;
+  uint64_t before_at = 0;
 };
 
 // Writes the log the input describes to `path`; false when the writer refused (no case of
@@ -83,6 +97,16 @@ bool WriteLog(FuzzedDataProvider& in, const std::string& path, Written* w) {
       w->payloads.push_back(PayloadOf(seq, in.ConsumeIntegral<uint8_t>() % 80));
       (*log)->EncodeEntry(seq, w->payloads.back(), &entries);
     }
+    // What the sectors this write covers held before it.
+    w->before_at = position / kSector * kSector;
+    const uint64_t to = (position + entries.size() + 16 + kSector - 1) / kSector * kSector;
+    w->before.assign(to - w->before_at, '\0');
+    const int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    const ssize_t got =
+        pread(fd, w->before.data(), w->before.size(), static_cast<off_t>(w->before_at));
+    close(fd);
+    if (got < 0) return false;  // past the file's end: zeros, as the writer grows it
     if (!(*log)->Append(&entries).ok()) return false;
     position += entries.size();
   }
@@ -91,6 +115,7 @@ bool WriteLog(FuzzedDataProvider& in, const std::string& path, Written* w) {
     w->after = seq;
     w->last_append_begin = position = cfx::journal::internal::kCommitLogHeaderSize;
     w->last_append_first = seq + 1;
+    w->before.clear();
   }
   w->end = position;
   return true;
@@ -126,46 +151,62 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::filesystem::remove(path);
   Written w;
   if (!WriteLog(in, path, &w)) abort();
-  // The damage: bytes overwritten (most in the entries, some anywhere, the header too), and
-  // maybe a cut.
-  const int changes = in.ConsumeIntegralInRange<int>(0, 6);
-  bool only_last_append = true;
   const uint64_t file_size = std::filesystem::file_size(path);
+  const bool power_loss = !w.before.empty() && in.ConsumeBool();
+  int changes = 0;
+  bool only_before_last = true;  // every byte changed lies before the last append
   {
     FILE* f = fopen(path.c_str(), "r+b");
     if (f == nullptr) abort();
-    for (int c = 0; c < changes; ++c) {
-      const bool anywhere = in.ConsumeIntegralInRange<int>(0, 9) == 0;
-      const uint64_t lo = anywhere ? 0 : w.last_append_begin;
-      const uint64_t hi = anywhere ? file_size - 1 : std::max(w.end + 64, lo);
-      const uint64_t at = in.ConsumeIntegralInRange<uint64_t>(lo, std::min(hi, file_size - 1));
-      const int run = in.ConsumeIntegralInRange<int>(1, 48);
-      const bool zeros = in.ConsumeBool();  // a page that never reached the disk, or garbage
-      const uint8_t byte = zeros ? 0 : in.ConsumeIntegral<uint8_t>();
-      if (at < w.last_append_begin) only_last_append = false;
-      fseek(f, static_cast<long>(at), SEEK_SET);
-      for (int i = 0; i < run && at + i < file_size; ++i) fputc(byte, f);
+    if (power_loss) {  // sectors of the last write that never reached the disk
+      for (uint64_t k = 0; k < w.before.size() / kSector; ++k) {
+        if (!in.ConsumeBool()) continue;
+        ++changes;
+        fseek(f, static_cast<long>(w.before_at + k * kSector), SEEK_SET);
+        fwrite(w.before.data() + k * kSector, 1, kSector, f);
+      }
+    } else {  // bytes overwritten: most in the entries, some anywhere, the header too
+      changes = in.ConsumeIntegralInRange<int>(0, 6);
+      for (int c = 0; c < changes; ++c) {
+        const bool anywhere = in.ConsumeIntegralInRange<int>(0, 4) == 0;
+        const uint64_t hi = std::min(anywhere ? file_size - 1 : w.end + 64, file_size - 1);
+        const uint64_t at = in.ConsumeIntegralInRange<uint64_t>(0, hi);
+        const int run = in.ConsumeIntegralInRange<int>(1, 48);
+        const bool zeros = in.ConsumeBool();
+        const uint8_t byte = zeros ? 0 : in.ConsumeIntegral<uint8_t>();
+        if (at + run > w.last_append_begin) only_before_last = false;
+        fseek(f, static_cast<long>(at), SEEK_SET);
+        for (int i = 0; i < run && at + i < file_size; ++i) fputc(byte, f);
+      }
     }
     fclose(f);
   }
-  const bool cut = in.ConsumeIntegralInRange<int>(0, 7) == 0;
+  const bool cut = !power_loss && in.ConsumeIntegralInRange<int>(0, 7) == 0;
   if (cut) {
     std::filesystem::resize_file(
         path, in.ConsumeIntegralInRange<uint64_t>(0, std::min<uint64_t>(file_size, w.end + 80)));
   }
+  const uint64_t written = w.payloads.size();
   for (const bool stop_at_damage : {false, true}) {
     CommitLogTail tail;
     auto log = CommitLog::Open(
         CommitLogOptions{.path = path, .read_only = true, .stop_at_damage = stop_at_damage},
         w.after, &tail);
-    if (log.ok()) {
-      CheckTail(tail, w);
-      // Undamaged: every record, and no torn append reported at its end.
-      if (changes == 0 && !cut && (tail.last != w.payloads.size() || tail.torn_at != 0)) abort();
-    } else if (!cut && only_last_append) {
-      abort();  // a power loss during the last append never keeps the exchange from starting
+    if (!log.ok()) {
+      if (power_loss || (changes == 0 && !cut)) abort();  // the exchange would not start
+      continue;
     }
-    if (log.ok() && !cut && only_last_append && tail.last + 1 < w.last_append_first) abort();
+    CheckTail(tail, w);
+    // Undamaged: every record, and no torn append reported at its end.
+    if (changes == 0 && !cut && (tail.last != written || tail.torn_at != 0)) abort();
+    // A power loss during the last append loses nothing appended before it.
+    if (power_loss && tail.last + 1 < w.last_append_first) abort();
+    // Damage to what was acknowledged before the last append: an error (above), everything,
+    // or the operator's cut saying where it stopped.
+    if (!power_loss && changes > 0 && only_before_last && !cut && tail.last != written &&
+        (!stop_at_damage || (tail.damaged_at == 0 && tail.cut_short_at == 0))) {
+      abort();
+    }
   }
   return 0;
 }

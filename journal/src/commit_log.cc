@@ -120,13 +120,16 @@ bool IntactEntryAt(const std::string& bytes, uint64_t pos, uint64_t generation, 
   } else if (!PrefixChecks(e, generation, version)) {
     return false;  // another generation's, or a prefix whose record never reached the disk
   }
-  if (extent != nullptr && version >= kLogVersion) {
-    extent->begin = pos - std::min<uint64_t>(pos, GetLe(e + 8, 4));
-    extent->end = pos + GetLe(e + 12, 4);
-  }
   const uint64_t length = GetLe(value + 16, 4);
   *size = prefix + kHeaderSize + length;
   if (pos + *size > bytes.size()) return false;
+  if (version >= kLogVersion) {
+    // The append holds the entry and lies after the header: an extent that does not was not
+    // written by the writer (it can pass the check only by a CRC collision).
+    const uint64_t back = GetLe(e + 8, 4), ahead = GetLe(e + 12, 4);
+    if (back > pos - kCommitLogHeaderSize || ahead < *size) return false;
+    if (extent != nullptr) *extent = AppendExtent{pos - back, pos + ahead};
+  }
   *seq = GetLe(value + 8, 8);
   absl::string_view payload;
   return DecodeValue(kRecordMagic, "commit log record", *seq,
@@ -160,9 +163,11 @@ constexpr uint64_t kNoEntry = ~uint64_t{0};
 
 // The first intact entry of `generation` at or after `from` (any byte offset: a damaged
 // entry's length cannot be trusted to skip it), or kNoEntry; *seq its record's seq, *extent
-// (version 4) its append's.
+// (version 4) its append's. With `prefix_only` (version 2 on), the first entry whose prefix
+// checks out, its record intact or not (*seq, *extent not set).
 uint64_t NextIntactEntry(const std::string& bytes, uint64_t from, uint64_t generation,
-                         uint64_t version, uint64_t* seq, AppendExtent* extent = nullptr) {
+                         uint64_t version, uint64_t* seq, AppendExtent* extent = nullptr,
+                         bool prefix_only = false) {
   // Every entry begins with the generation's low 32 bits (version 1: all 64, the low ones
   // first): memmem finds the candidates, the full check the entries.
   char low[4];
@@ -173,6 +178,10 @@ uint64_t NextIntactEntry(const std::string& bytes, uint64_t from, uint64_t gener
     if (hit == nullptr) break;
     pos = static_cast<uint64_t>(static_cast<const char*>(hit) - bytes.data());
     if (pos + last > bytes.size()) break;
+    if (prefix_only) {
+      if (PrefixChecks(bytes.data() + pos, generation, version)) return pos;
+      continue;
+    }
     uint64_t size = 0;
     if (IntactEntryAt(bytes, pos, generation, version, seq, &size, extent)) return pos;
   }
@@ -271,15 +280,22 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
         continue;
       }
       // From version 4: the intact entry is of the append the damaged one is in (that append
-      // began at or before the damage), and nothing intact follows that append. An append is
-      // acknowledged only once all of it is synced, and the next one is written only after
-      // that: so this append was never acknowledged, and a power loss in the middle of it
-      // took an earlier page of it and left a later one. A torn append, as when nothing
-      // intact follows the damage at all.
+      // began at or before the damage), and no entry of a later append follows (none whose
+      // prefix checks out, intact or not). An append is acknowledged only once all of it is
+      // synced, and the next one is written only after that: so this append was never
+      // acknowledged, and a power loss in the middle of it took an earlier sector of it and
+      // left a later one. A disk writes a sector (512 bytes at least) whole or not at all, so
+      // the damage must begin in a sector before the one the intact entry begins in: damage
+      // inside that very sector was written and damaged since (a bad block, a flipped bit in
+      // what was acknowledged), and is refused as below. A torn append, as when nothing intact
+      // follows the damage at all.
+      constexpr uint64_t kSector = 512;
       uint64_t later_seq = 0;
       const bool torn_append =
           next != kNoEntry && version >= kLogVersion && extent.begin <= pos &&
-          NextIntactEntry(bytes, extent.end, log->generation_, version, &later_seq) == kNoEntry;
+          next / kSector > pos / kSector &&
+          NextIntactEntry(bytes, extent.end, log->generation_, version, &later_seq, nullptr,
+                          /*prefix_only=*/true) == kNoEntry;
       if (next == kNoEntry || torn_append) {
         if (torn_append || EntryOfGenerationAt(bytes, pos, log->generation_, version)) {
           tail->torn_at = pos;

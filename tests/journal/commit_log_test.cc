@@ -434,60 +434,92 @@ TEST(CommitLogTest, TheWrittenEntriesAreTheFormatsByteForByte) {
             EntryV4(generation, 2, Payload(2), 0, size(2) + size(3)));
   EXPECT_EQ(file.substr(OffsetOf(3), size(3)),
             EntryV4(generation, 3, Payload(3), size(2), size(3)));
+  EXPECT_EQ(file.substr(OffsetOf(4), kPrefix), std::string(kPrefix, '\0'))
+      << "zeros after the last append, written with it";
+}
+
+// Records for the sector tests: 1,000-byte payloads, so that each entry (1,040 bytes) spans
+// sectors. Entry k (1-based) begins at BigOffsetOf(k) when 1.. were appended from the start.
+constexpr uint64_t kSector = 512;
+constexpr uint64_t kBigEntry = kPrefix + kRecordHeader + 1000;
+std::string BigPayload(uint64_t seq) { return std::string(1000, static_cast<char>('a' + seq)); }
+uint64_t BigOffsetOf(uint64_t seq) {
+  return internal::kCommitLogHeaderSize + (seq - 1) * kBigEntry;
 }
 
 // A log `name` in `dir` holding records 1 and 2 (an append each), 3..6 (one append) and, with
-// `then_seven`, 7 (an append after it); returns its path.
-std::string LogWithABatchAfterTwoRecords(const TestDir& dir, const std::string& name,
-                                         bool then_seven) {
+// `then_seven`, 7 (an append after it), all BigPayload; returns its path. *before: the file
+// as it was before the append of 3..6 (what its sectors hold if that write never lands).
+std::string LogWithABatchOfBigRecords(const TestDir& dir, const std::string& name, bool then_seven,
+                                      std::string* before) {
   const std::string path = dir.path() + "/" + name;
   CommitLogTail tail;
   auto log = OpenLog(path, 0, &tail);
   EXPECT_TRUE(log);
   if (!log) return path;
-  AppendSeqs(*log, 1, 2);
-  std::string entries;
-  for (uint64_t seq = 3; seq <= 6; ++seq) log->EncodeEntry(seq, Payload(seq), &entries);
-  EXPECT_TRUE(log->Append(&entries).ok());
-  if (then_seven) AppendSeqs(*log, 7, 7);
+  const auto append = [&](uint64_t from, uint64_t to) {
+    std::string entries;
+    for (uint64_t seq = from; seq <= to; ++seq) log->EncodeEntry(seq, BigPayload(seq), &entries);
+    EXPECT_TRUE(log->Append(&entries).ok());
+  };
+  append(1, 1);
+  append(2, 2);
+  *before = ReadFile(path);
+  append(3, 6);
+  if (then_seven) append(7, 7);
   return path;
 }
 
-// A power loss in the middle of one append can leave a later entry of it on the disk and an
-// earlier one not (a file's pages reach the disk in any order). Nothing of that append was
-// acknowledged (an append is acknowledged once all of it is synced), so with nothing intact
-// after the append, the open reports a torn append where the damage begins and reads what
-// came before it, as for an append cut short. Until version 4 the log could not tell such
-// damage from damage inside acknowledged records, and `cfx serve` refused to start until the
-// operator cut the log. Damage inside an append that a later append follows is still
-// DataLoss (the later append was written only once the earlier one was synced).
-TEST(CommitLogTest, AnAppendWhosePagesReachedTheDiskOutOfOrderIsTornNotDataLoss) {
+// Puts back the sectors [first, first + count) of `path` as `before` holds them: a write that
+// never reached them.
+void RevertSectors(const std::string& path, const std::string& before, uint64_t first,
+                   uint64_t count) {
+  const int fd = open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const uint64_t at = first * kSector, n = count * kSector;
+  ASSERT_EQ(pwrite(fd, before.data() + at, n, static_cast<off_t>(at)), static_cast<ssize_t>(n));
+  close(fd);
+}
+
+// A power loss in the middle of one append can leave a later sector of it on the disk and an
+// earlier one not (a file's pages, and a page's sectors, reach the disk in any order; a sector
+// is written whole or not at all). Nothing of that append was acknowledged (an append is
+// acknowledged once all of it is synced), so with nothing of a later append after it, the
+// open reports a torn append where the damage begins and reads what came before it, as for
+// an append cut short. Until version 4 the log could not tell this from damage inside
+// acknowledged records, and `cfx serve` refused to start until the operator cut the log.
+// Refused still: damage inside an append that a later append follows (the later one was
+// written only once the earlier one was synced), damage in an earlier append (the guard that
+// the intact entry's append began at or before the damage), and damage in the sector the
+// intact entry begins in (that sector was written: the damage came after).
+TEST(CommitLogTest, AnAppendWhoseSectorsReachedTheDiskOutOfOrderIsTornNotDataLoss) {
   TestDir dir;
-  const std::string path = LogWithABatchAfterTwoRecords(dir, "commit.log", false);
-  CommitLogTail tail;
+  std::string before;
+  const std::string path = LogWithABatchOfBigRecords(dir, "commit.log", false, &before);
   const std::string whole = ReadFile(path);
   const auto restore = [&] {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << whole;
   };
+  CommitLogTail tail;
   struct Loss {
-    uint64_t from, to;  // the bytes that never reached the disk
-    uint64_t last;      // the last record read
+    uint64_t first, count;  // the sectors the append's write never reached
+    uint64_t last;          // the last record read
   };
-  for (const Loss& loss :
-       {Loss{OffsetOf(4), OffsetOf(5), 3},                              // the append's second entry
-        Loss{OffsetOf(3), OffsetOf(5) - 7, 2},                          // its first and most of 4
-        Loss{OffsetOf(4) + kPrefix + 8, OffsetOf(4) + kPrefix + 9, 3},  // 4's seq
-        Loss{OffsetOf(3), OffsetOf(6), 2}}) {                           // all but its last entry
-    SCOPED_TRACE(absl::StrCat(loss.from, "..", loss.to));
+  const uint64_t s3 = BigOffsetOf(3) / kSector, s4 = BigOffsetOf(4) / kSector;
+  const uint64_t s6 = BigOffsetOf(6) / kSector;
+  for (const Loss& loss : {Loss{s4 + 1, 1, 3},        // inside record 4
+                           Loss{s3, s4 - s3 + 1, 2},  // 3's start to 4's start
+                           Loss{s3, s6 - s3, 2}}) {   // all but the sector 6 begins in
+    SCOPED_TRACE(absl::StrCat("sectors ", loss.first, "+", loss.count));
     restore();
-    Overwrite(path, loss.from, loss.to - loss.from, '\0');
+    RevertSectors(path, before, loss.first, loss.count);
     for (const bool read_only : {true, false}) {
       auto log = CommitLog::Open({.path = path, .read_only = read_only}, 0, &tail);
       ASSERT_TRUE(log.ok()) << log.status();
       EXPECT_EQ(tail.last, loss.last);
       EXPECT_EQ(tail.records, loss.last);
-      EXPECT_EQ(tail.torn_at, OffsetOf(loss.last + 1)) << "reported where the damage begins";
+      EXPECT_EQ(tail.torn_at, BigOffsetOf(loss.last + 1)) << "reported where the damage begins";
       EXPECT_EQ(tail.damaged_at, 0u);
       if (!read_only) {
         // Appending in this generation would leave records 5 and 6 readable after the new
@@ -503,14 +535,34 @@ TEST(CommitLogTest, AnAppendWhosePagesReachedTheDiskOutOfOrderIsTornNotDataLoss)
     EXPECT_EQ(tail.records, 1u) << "only the record appended after the restart";
     EXPECT_EQ(tail.torn_at, 0u);
   }
-  // The same damage with an append after the torn one: that append was written only once
-  // this one was synced, so this one was acknowledged, and the damage is not a torn append.
-  const std::string later = LogWithABatchAfterTwoRecords(dir, "later.log", true);
-  Overwrite(later, OffsetOf(4), OffsetOf(5) - OffsetOf(4), '\0');
-  auto refused = CommitLog::Open({.path = later, .read_only = true}, 0, &tail);
-  ASSERT_TRUE(absl::IsDataLoss(refused.status())) << refused.status();
-  EXPECT_THAT(refused.status().message(), HasSubstr("after record 3"));
-  EXPECT_THAT(refused.status().message(), HasSubstr("record 5 at byte"));
+  const auto expect_refused = [&](const std::string& log, const std::string& what) {
+    SCOPED_TRACE(what);
+    auto refused = CommitLog::Open({.path = log, .read_only = true}, 0, &tail);
+    ASSERT_TRUE(absl::IsDataLoss(refused.status())) << refused.status();
+  };
+  // The same loss with an append after the torn one.
+  const std::string later = LogWithABatchOfBigRecords(dir, "later.log", true, &before);
+  RevertSectors(later, before, s4 + 1, 1);
+  expect_refused(later, "an append follows");
+  std::filesystem::resize_file(later, BigOffsetOf(7) + 100);  // its record cut, its prefix whole
+  expect_refused(later, "the prefix of an append follows");
+  // A sector inside record 2, an append of its own before the batch: 3..6 follow it intact.
+  restore();
+  Overwrite(path, (BigOffsetOf(2) / kSector + 1) * kSector, kSector, '\0');
+  expect_refused(path, "an earlier append");
+  // Small entries: one byte of record 4 damaged in the sector record 5 begins in.
+  const std::string small = dir.path() + "/small.log";
+  {
+    auto log = OpenLog(small, 0, &tail);
+    ASSERT_TRUE(log);
+    AppendSeqs(*log, 1, 2);
+    std::string entries;  // 3..6 in one append
+    for (uint64_t seq = 3; seq <= 6; ++seq) log->EncodeEntry(seq, Payload(seq), &entries);
+    ASSERT_TRUE(log->Append(&entries).ok());
+  }
+  ASSERT_EQ(OffsetOf(4) / kSector, OffsetOf(5) / kSector);
+  Overwrite(small, OffsetOf(4) + kPrefix + kRecordHeader + 1, 1, '#');
+  expect_refused(small, "damage in the sector the intact entry begins in");
 }
 
 // After a restart the file still holds the earlier generation's bytes past the new entries,
@@ -564,7 +616,7 @@ TEST(CommitLogTest, AVersionThreeLogIsReadAndRestartedAsTheCurrentVersion) {
     file.append(prefix, 8);
     file += value;
   }
-  file.append(4096, '\0');
+  file.append(36, '\0');  // past version 3's tail guard (32 bytes), short of version 4's (40)
   const auto write = [&](const std::string& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
