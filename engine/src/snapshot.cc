@@ -141,7 +141,9 @@ std::string Engine::Snapshot() const {
   out.reserve(256 + ctx_.store.live_count() * 160 + client_ids_.size() * 56);
   Writer w(&out);
   w.Put(kMagic);
-  w.Put(kVersion);
+  // Version 1's layout while no firm has named a group under the cap: the blob (and the
+  // replication digest of it) stays what an engine before the cap wrote.
+  w.Put(stp_groups_.empty() ? kVersionNoStpGroups : kVersion);
   w.Put(next_oid_);
   w.Put(next_accept_);
   w.Put(now_);
@@ -185,10 +187,12 @@ std::string Engine::Snapshot() const {
   }
   // The per-firm STP groups (EngineConfig::max_stp_groups_per_firm), sorted: equal states
   // give equal blobs.
-  std::vector<uint64_t> groups(stp_groups_.begin(), stp_groups_.end());
-  std::sort(groups.begin(), groups.end());
-  w.Put<uint64_t>(groups.size());
-  for (const uint64_t key : groups) w.Put(key);
+  if (!stp_groups_.empty()) {
+    std::vector<uint64_t> groups(stp_groups_.begin(), stp_groups_.end());
+    std::sort(groups.begin(), groups.end());
+    w.Put<uint64_t>(groups.size());
+    for (const uint64_t key : groups) w.Put(key);
+  }
   return out;
 }
 

@@ -215,6 +215,7 @@ void Fields(IO& io, C& c) {
   io.Int(c.collateral);
   if (io.version() >= 6) io.Int(c.max_open_orders);   // before: -1, as it is
   if (io.version() >= 7) io.Int(c.close_day_orders);  // before: -1, as it is
+  if (io.version() >= 10) io.Int(c.stp_groups_per_firm);  // before: -1, as it is
 }
 
 template <size_t I>
@@ -274,6 +275,10 @@ absl::Status EngineCodec::Decode(absl::string_view bytes, Command* command) cons
       return absl::DataLossError(absl::StrCat(
           "engine command: risk close_day_orders ", static_cast<int>(r->close_day_orders),
           " is not a rule of codec version ", static_cast<int>(version)));
+    }
+    if (r->stp_groups_per_firm < -1 || r->stp_groups_per_firm > UINT32_MAX) {
+      return absl::DataLossError(absl::StrCat("engine command: risk stp_groups_per_firm ",
+                                              r->stp_groups_per_firm, " out of range"));
     }
   }
   if (s.ok()) *command = decoded;
@@ -335,6 +340,9 @@ std::string DescribeCommand(const Command& command) {
                             : c.close_day_orders == 2 ? "on_at_stamps"
                             : c.close_day_orders != 0 ? "on"
                                                       : "off");
+          }
+          if (c.stp_groups_per_firm >= 0) {
+            absl::StrAppend(&s, " stp_groups_per_firm=", c.stp_groups_per_firm);
           }
           return s;
         } else if constexpr (std::is_same_v<T, FixSessionCmd>) {

@@ -160,6 +160,12 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     c.max_open_orders = cap;
     out.push_back(c);
   }
+  const int64_t groups = std::max<int64_t>(0, config.max_stp_groups_per_firm);
+  if (static_cast<uint64_t>(groups) != engine_->stp_groups_per_firm()) {
+    engine::RiskCmd c;
+    c.stp_groups_per_firm = groups;
+    out.push_back(c);
+  }
   const bool at_stamps = config.close_day_orders && config.close_at_stamps;
   const bool clock = at_stamps && config.clock_at_stamps;
   if (config.close_day_orders != close_day_orders_ || at_stamps != close_at_stamps_ ||
@@ -461,6 +467,9 @@ void EngineMatcher::ApplyAt(uint64_t seq, int64_t time_us, const engine::Command
       close_day_orders_ = r->close_day_orders != 0;
       close_at_stamps_ = r->close_day_orders >= 2;
       clock_at_stamps_ = r->close_day_orders == 3;
+    }
+    if (r->stp_groups_per_firm >= 0) {
+      engine_->set_stp_groups_per_firm(static_cast<size_t>(r->stp_groups_per_firm));
     }
     if (!r->acct.empty()) {
       options_.collateral[std::string(r->acct.view())] = r->collateral;

@@ -19,6 +19,7 @@ constexpr uint32_t kOpenOrdersMagic = 0x5043504F;  // "OPCP": the open-order cap
 constexpr uint32_t kDayCloseMagic = 0x43594144;    // "DAYC": day orders expire at the closes
 constexpr uint32_t kStampCloseMagic = 0x504D5453;  // "STMP": closes at the first input past them
 constexpr uint32_t kStampClockMagic = 0x534B4C43;  // "CLKS": the engine's clock at the stamps
+constexpr uint32_t kStpGroupsMagic = 0x47505453;   // "STPG": the per-firm STP-group cap
 
 using internal::Get;
 using internal::Put;
@@ -67,6 +68,10 @@ std::string EngineMatcher::Snapshot() const {
     if (close_day_orders_) Put(&out, kDayCloseMagic);  // only when on, as the cap
     if (close_at_stamps_) Put(&out, kStampCloseMagic);  // only with the day close
     if (clock_at_stamps_) Put(&out, kStampClockMagic);  // only with the closes at stamps
+    if (engine_->stp_groups_per_firm() != 0) {          // only when set, as the open-order cap
+      Put(&out, kStpGroupsMagic);
+      Put<uint64_t>(&out, engine_->stp_groups_per_firm());
+    }
   }
   return out;
 }
@@ -141,7 +146,7 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   clock_at_stamps_ = false;
   next_close_ = engine::kNoTime;
   // Then, each when set and in this order: the open-order cap, the day-close rule, the
-  // closes at stamps, the clock at stamps.
+  // closes at stamps, the clock at stamps, the per-firm STP-group cap.
   uint32_t block = 0;
   bool have_block = !in.empty();
   if (have_block && !Get(&in, &block)) return bad("trailing bytes");
@@ -162,9 +167,16 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
       if (have_block && !Get(&in, &block)) return bad("trailing bytes");
       if (have_block && block == kStampClockMagic) {
         clock_at_stamps_ = true;
-        have_block = false;
+        have_block = !in.empty();
+        if (have_block && !Get(&in, &block)) return bad("trailing bytes");
       }
     }
+  }
+  if (have_block && block == kStpGroupsMagic) {  // the engine starts with none (options_)
+    uint64_t cap = 0;
+    if (!Get(&in, &cap) || cap == 0 || cap > UINT32_MAX) return bad("bad STP-group cap");
+    engine_->set_stp_groups_per_firm(static_cast<size_t>(cap));
+    have_block = false;
   }
   if (have_block || !in.empty()) return bad("trailing bytes");
   published_time_.store(last_time_, std::memory_order_relaxed);

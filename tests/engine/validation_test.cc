@@ -343,6 +343,9 @@ TEST(ValidationTest, AnEngineSnapshotWithoutStpGroupsRestoresAndBadGroupsAreData
   Engine a(config);
   ASSERT_EQ(RejectOf({ProductLine(), Limit("g1", "A1", "buy", "4.900", 1, R"(,"stp":"G1")")}, &a),
             "none");
+  Engine none(config);  // no group named: version 1's layout, as an engine before the cap
+  ASSERT_EQ(RejectOf({ProductLine(), Limit("own", "A1", "buy", "4.900", 1)}, &none), "none");
+  EXPECT_EQ(none.Snapshot()[4], 1);
   const std::string blob = a.Snapshot();
   // The blob ends with the groups: a count (8 bytes) and one 8-byte key (firm << 32 | group).
   ASSERT_GT(blob.size(), 21u);

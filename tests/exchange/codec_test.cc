@@ -211,7 +211,7 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheOpenOrderCap) {
       << DescribeCommand(back);
   std::string v5 = Bytes(r);
   v5[0] = 5;
-  v5.resize(v5.size() - 9);  // version 7's day-close byte and version 6's cap
+  v5.resize(v5.size() - 17);  // version 10's STP-group cap, 7's day-close byte and 6's cap
   ASSERT_TRUE(EngineCodec().Decode(v5, &back).ok());
   EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, -1);
   EXPECT_TRUE(absl::IsDataLoss(EngineCodec().Decode(Bytes(r).replace(0, 1, 1, '\x05'), &back)))
@@ -231,7 +231,7 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheDayClose) {
       << DescribeCommand(back);
   std::string v6 = Bytes(r);
   v6[0] = 6;
-  v6.resize(v6.size() - 1);
+  v6.resize(v6.size() - 9);  // version 10's STP-group cap and 7's day-close byte
   ASSERT_TRUE(EngineCodec().Decode(v6, &back).ok());
   EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, -1);
   EXPECT_EQ(std::get<engine::RiskCmd>(back).max_open_orders, -1);
@@ -242,19 +242,28 @@ TEST(EngineCodecTest, ARiskSettingCarriesTheDayClose) {
 // run: the version moved, so it refuses the record instead of diverging. Version 9: it may
 // be 3, the engine's clock at each input's stamp too (GTD expiry), which a version 8 binary
 // would read as 1; a rule past the ones a record's version knows is damage.
+// A risk setting of version 9: version 10's bytes without the STP-group cap at the end.
+std::string RiskV9(const engine::RiskCmd& r) {
+  std::string bytes = Bytes(r);
+  bytes.resize(bytes.size() - 8);
+  bytes[0] = 9;
+  return bytes;
+}
+
 TEST(EngineCodecTest, TheStampRulesAreWrittenAsVersion9AndCheckedAgainstTheVersion) {
   for (const int8_t rule : {int8_t{2}, int8_t{3}}) {
     engine::RiskCmd r;
     r.close_day_orders = rule;
     ExpectRoundTrip(r);
-    EXPECT_EQ(Bytes(r)[0], 9);
+    EXPECT_EQ(Bytes(r)[0], 10);
     engine::Command back;
-    ASSERT_TRUE(EngineCodec().Decode(Bytes(r), &back).ok());
+    ASSERT_TRUE(EngineCodec().Decode(RiskV9(r), &back).ok());
     EXPECT_EQ(std::get<engine::RiskCmd>(back).close_day_orders, rule);
+    EXPECT_EQ(std::get<engine::RiskCmd>(back).stp_groups_per_firm, -1) << "before 10: as it is";
     const std::string text = DescribeCommand(back);
     EXPECT_NE(text.find(" close_day_orders=on_at_stamps"), std::string::npos) << text;
     EXPECT_EQ(text.find("on_at_stamps_clock") != std::string::npos, rule == 3) << text;
-    std::string v8 = Bytes(r);
+    std::string v8 = RiskV9(r);
     v8[0] = 8;
     EXPECT_EQ(EngineCodec().Decode(v8, &back).ok(), rule == 2) << int{rule};
     // Version 7 with 2: written by builds of one afternoon before version 8; still read.
@@ -266,6 +275,23 @@ TEST(EngineCodecTest, TheStampRulesAreWrittenAsVersion9AndCheckedAgainstTheVersi
   bad.close_day_orders = 4;
   engine::Command back;
   EXPECT_EQ(EngineCodec().Decode(Bytes(bad), &back).code(), absl::StatusCode::kDataLoss);
+}
+
+// The per-firm STP-group cap is a risk setting of version 10 (docs/engine.md, "Names kept"):
+// round trip, its text, and a value out of range refused as damage.
+TEST(EngineCodecTest, TheStpGroupCapIsWrittenAsVersion10) {
+  engine::RiskCmd r;
+  r.stp_groups_per_firm = 4096;
+  ExpectRoundTrip(r);
+  EXPECT_EQ(Bytes(r)[0], 10);
+  EXPECT_NE(DescribeCommand(r).find(" stp_groups_per_firm=4096"), std::string::npos)
+      << DescribeCommand(r);
+  engine::Command back;
+  for (const int64_t bad : {int64_t{-2}, int64_t{1} << 40}) {
+    engine::RiskCmd b;
+    b.stp_groups_per_firm = bad;
+    EXPECT_EQ(EngineCodec().Decode(Bytes(b), &back).code(), absl::StatusCode::kDataLoss) << bad;
+  }
 }
 
 // A contract nothing prices travels as its margin (MatcherOptions::kNoPriceMargin) and reads

@@ -303,6 +303,67 @@ TEST(RiskTrackingTest, AGtdOrderExpiresAtTheStampOfTheInputThatPassesItsTime) {
 // RiskCmd: in random streams no account ever has more live orders than the cap, a new order
 // is refused `throttled` exactly when its account is at the cap, and the cap and the counts
 // survive a snapshot. Replaces, triggers and fills never add an order.
+// The per-firm STP-group cap (docs/engine.md, "Names kept") is a sequenced setting
+// (RiskCmd::stp_groups_per_firm, what `cfx serve` sequences at start): before its input
+// nothing is counted or refused, so a journal written before it replays as it ran, and every
+// node counts from that input; after it, a firm past its cap is refused a new group
+// (`invalid_field`), a group named before the rule included. The cap and the counts survive a
+// snapshot, and a snapshot of a matcher that never took the rule is what it was.
+TEST(RiskTrackingTest, TheStpGroupCapIsSequencedAndSurvivesASnapshot) {
+  EngineMatcher m(MatcherOptions{});
+  Keep sink;
+  uint64_t seq = ListWithDayCloseRule(m, sink, 0);
+  const auto accepted = [&](EngineMatcher& on, const char* cl, const char* group) {
+    engine::Command c = DayLimit(cl, "A1", engine::Side::kBuy, 5000);
+    std::get<engine::NewOrderCmd>(c).stp = engine::Name::From(group);
+    sink.outcomes.clear();
+    on.ApplyAt(++seq, 0, c, sink);
+    for (const Outcome& o : sink.outcomes) {
+      if (o.kind != OutcomeKind::kEvent) continue;
+      if (o.event.type == engine::EventType::kAccepted) return true;
+      if (o.event.type == engine::EventType::kRejected) {
+        EXPECT_EQ(o.event.reject, engine::RejectReason::kInvalidField) << cl;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(accepted(m, "g1", "G1"));
+  EXPECT_TRUE(accepted(m, "g2", "G2"));
+  EXPECT_EQ(m.engine().stp_groups_per_firm(), 0u) << "none before the rule's input";
+  EXPECT_EQ(m.Snapshot().find("STPG"), std::string::npos);
+  engine::RiskCmd rule;
+  rule.stp_groups_per_firm = 1;
+  m.ApplyAt(++seq, 0, rule, sink);
+  EXPECT_TRUE(accepted(m, "g3", "G3"));  // the firm's first counted group
+  EXPECT_FALSE(accepted(m, "g4", "G4"));
+  EXPECT_FALSE(accepted(m, "g1-again", "G1")) << "named before the rule: not counted";
+  EXPECT_TRUE(accepted(m, "g3-again", "G3"));
+  EXPECT_TRUE(accepted(m, "own", "A1"));
+  EngineMatcher restored(MatcherOptions{});
+  ASSERT_TRUE(restored.Restore(m.Snapshot()).ok());
+  EXPECT_EQ(restored.engine().stp_groups_per_firm(), 1u);
+  EXPECT_EQ(restored.engine().StateHash(), m.engine().StateHash());
+  EXPECT_EQ(restored.Snapshot(), m.Snapshot());
+  EXPECT_FALSE(accepted(restored, "r-g5", "G5"));
+  EXPECT_TRUE(accepted(restored, "r-g3", "G3"));
+  // What `cfx serve` sequences at start: its cap, once, only while the state differs.
+  const auto groups_cmds = [](const std::vector<engine::RiskCmd>& cmds) {
+    int64_t n = -1;
+    for (const engine::RiskCmd& c : cmds) n = std::max(n, c.stp_groups_per_firm);
+    return n;
+  };
+  EXPECT_EQ(groups_cmds(restored.RiskCmdsFor(MatcherOptions{})),
+            MatcherOptions::kMaxStpGroupsPerFirm);
+  MatcherOptions one;
+  one.max_stp_groups_per_firm = 1;
+  EXPECT_EQ(groups_cmds(restored.RiskCmdsFor(one)), -1);
+  // The rule off again: nothing refused, the groups counted so far kept.
+  rule.stp_groups_per_firm = 0;
+  m.ApplyAt(++seq, 0, rule, sink);
+  EXPECT_TRUE(accepted(m, "g6", "G6"));
+  EXPECT_EQ(m.Snapshot().find("STPG"), std::string::npos);
+}
+
 TEST(RiskTrackingTest, NoAccountHoldsMoreLiveOrdersThanTheCap) {
   constexpr int64_t kCap = 4;
   size_t throttled = 0, accepted_at_cap_minus_one = 0;

@@ -147,6 +147,10 @@ struct RiskCmd {
   // judged expired on arrival, at the stamp: SPEC §4.2, §5); 0: only at a `close` input; -1:
   // as it is. Sequenced, so that a journal written before the rule replays as it ran.
   int8_t close_day_orders = -1;
+  // STP groups of its own one firm may name (EngineConfig::max_stp_groups_per_firm): 0 no
+  // cap, -1 as it is. Sequenced, so that a journal written before the cap replays as it ran
+  // and every node counts from the same input (codec version 10).
+  int64_t stp_groups_per_firm = -1;
 };
 
 using Command = std::variant<ProductCmd, StateCmd, NewOrderCmd, CancelCmd, ReplaceCmd,

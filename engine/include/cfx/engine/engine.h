@@ -81,8 +81,8 @@ struct EngineConfig {
   // order naming a group it has not named before is refused `invalid_field`, whether or not
   // another firm uses that name, and its known groups, its accounts' defaults and its firm go
   // on. Per firm, so that one firm cannot use up what other firms' groups need (until
-  // 2026-12-07 the cap was one table of 65,536 names for the whole exchange). `cfx serve` sets
-  // 4,096 (docs/engine.md, "Names kept").
+  // 2026-12-07 the cap was one table of 65,536 names for the whole exchange). `cfx serve`'s
+  // matcher sets 4,096 through a sequenced input (docs/engine.md, "Names kept").
   size_t max_stp_groups_per_firm = 0;
 };
 
@@ -129,6 +129,10 @@ class Engine {
   size_t symbol_count() const { return books_.size(); }
   size_t account_count() const { return accounts_.size(); }
   size_t firm_count() const { return firms_.size(); }
+  // EngineConfig::max_stp_groups_per_firm, as a sequenced input sets it (the exchange's
+  // RiskCmd::stp_groups_per_firm): the groups counted so far stay counted.
+  size_t stp_groups_per_firm() const { return config_.max_stp_groups_per_firm; }
+  void set_stp_groups_per_firm(size_t n) { config_.max_stp_groups_per_firm = n; }
   const OrderBook& book(SymbolId id) const { return *books_[id]; }
   Timestamp now() const { return now_; }
   size_t live_orders() const { return ctx_.store.live_count(); }
@@ -164,11 +168,6 @@ class Engine {
   void Apply(const RiskCmd&) {}        // the same
   void ForgetEndedClientIds();
 
-  // Validation (validation.cc); kNone when the order may be accepted.
-  // On kNone, *cl_rec is the order's new record in client_ids_ (order id 0 until accepted):
-  // the duplicate check and the insertion are one probe. Any other result leaves the index
-  // as it was.
-  // `acct_hash` is accounts_.Hash(c.acct), computed once per command.
   // Whether `c` names an STP group of its own (not its account's, not its firm's).
   static bool NamesOwnStpGroup(const NewOrderCmd& c) {
     return !c.stp.empty() && c.stp != c.acct && c.stp != (c.firm.empty() ? c.acct : c.firm);
@@ -179,6 +178,11 @@ class Engine {
   bool StpGroupOverCap(const NewOrderCmd& c, AccountId acct) const;
   // After acceptance: counts the order's STP group for its firm (with the cap).
   void CountStpGroup(const Order& o);
+  // Validation (validation.cc); kNone when the order may be accepted.
+  // On kNone, *cl_rec is the order's new record in client_ids_ (order id 0 until accepted):
+  // the duplicate check and the insertion are one probe. Any other result leaves the index
+  // as it was.
+  // `acct_hash` is accounts_.Hash(c.acct), computed once per command.
   RejectReason ValidateNew(const NewOrderCmd& c, OrderBook** book, AccountId acct,
                            uint64_t acct_hash, uint32_t* cl_rec);
   RejectReason ValidateNewTerms(const NewOrderCmd& c, OrderBook** book, AccountId acct,

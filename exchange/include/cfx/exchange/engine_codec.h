@@ -25,8 +25,9 @@ namespace cfx::exchange {
 // setting carries the cap on an account's open orders; 7: and the day-close rule; 8: the
 // same layout, the day-close rule may be 2 (closes at stamps): a binary of version 7 would
 // take 2 for 1 and replay the closes elsewhere, so it refuses the version instead; 9: the
-// same layout, the rule may be 3 (and the engine's clock at each input's stamp).
-inline constexpr uint8_t kEngineCodecVersion = 9;
+// same layout, the rule may be 3 (and the engine's clock at each input's stamp); 10: a risk
+// setting carries the per-firm STP-group cap.
+inline constexpr uint8_t kEngineCodecVersion = 10;
 inline constexpr uint8_t kEngineCodecOldestVersion = 1;
 
 // Thread safety: stateless; any thread.

@@ -66,6 +66,11 @@ struct MatcherOptions {
   // matcher starts with no cap and takes this one only through a sequenced RiskCmd
   // (RiskCmdsFor), so that a replay decides as the run it replays did.
   int64_t max_open_orders_per_account = 0;
+  // STP groups of its own one firm may name (engine::EngineConfig::max_stp_groups_per_firm;
+  // 0: no cap). Taken only through a sequenced RiskCmd (RiskCmdsFor), so that a journal
+  // written before the cap replays as it ran and every node counts from the same input.
+  // `cfx replay --data-dir` sets 0.
+  int64_t max_stp_groups_per_firm = kMaxStpGroupsPerFirm;
   // The exchange's engine: ClOrdIDs per UTC date (client_ids_per_day), as `cfx serve`;
   // `cfx replay --data-dir` turns it off, its store matching the §4.1 events it prints.
   engine::EngineConfig engine = ExchangeEngineConfig();
@@ -74,10 +79,10 @@ struct MatcherOptions {
   // margin engine values (gpu_valuation::kMaxSettleTicks) and far above any market. One lot's
   // notional there is 1e12 ticks, so no trade's sums, VM or AvgPx come near int64's end.
   static constexpr engine::PriceTicks kMaxLimitPrice{1'000'000'000};
-  // STP groups of its own one firm may name (engine::EngineConfig::max_stp_groups_per_firm):
-  // far more than a firm's traders and strategies, a bound on what a firm's clients sending
-  // fresh STP ids can make every snapshot hold, which no firm can use up for another.
-  static constexpr size_t kMaxStpGroupsPerFirm = 4096;
+  // max_stp_groups_per_firm's default: far more than a firm's traders and strategies, a
+  // bound on what a firm's clients sending fresh STP ids can make every snapshot hold, which
+  // no firm can use up for another.
+  static constexpr int64_t kMaxStpGroupsPerFirm = 4096;
   // A contract's initial margin (ProductCmd::initial_margin) when nothing prices it (never
   // settled, no fix in the window, no config `ref`): under the pre-trade check an order that
   // raises the account's exposure in it is refused `insufficient_margin` rather than taken at
@@ -90,7 +95,6 @@ struct MatcherOptions {
     engine::EngineConfig c;
     c.client_ids_per_day = true;
     c.max_price = kMaxLimitPrice;
-    c.max_stp_groups_per_firm = kMaxStpGroupsPerFirm;
     return c;
   }
 };
