@@ -20,6 +20,10 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
   static const char* const kSyms[] = {"B200-GOLD-US-202703", "B200-SILV-EU-202704"};
   static const char* const kAccts[] = {"A1", "A2", "B1"};
   static const char* const kIds[] = {"o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"};
+  // STP groups (none, the account's, groups of their own) and firms (none: the account's),
+  // with the per-firm STP-group cap below as a sequenced risk setting.
+  static const char* const kStps[] = {"", "A1", "G1", "G2", "G3"};
+  static const char* const kFirms[] = {"", "", "F1", "F2"};
   auto price = [&] {
     engine::PriceField p;
     p.present = in.ConsumeBool();
@@ -27,7 +31,7 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
     p.on_tick = in.ConsumeIntegralInRange<int>(0, 15) != 0;
     return p;
   };
-  switch (in.ConsumeIntegralInRange<int>(0, 9)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 10)) {
     case 0: {
       engine::ProductCmd c;
       c.sym = PickName(in, kSyms, 2);
@@ -59,6 +63,8 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
       c.display = engine::Qty(in.ConsumeIntegralInRange<int64_t>(0, 10));
       c.post_only = in.ConsumeIntegralInRange<int>(0, 7) == 0;
       c.stp_action = static_cast<engine::StpAction>(in.ConsumeIntegralInRange<int>(0, 2));
+      c.stp = PickName(in, kStps, 5);
+      c.firm = PickName(in, kFirms, 4);
       if (c.tif == engine::TimeInForce::kGtd) c.expire = *clock + in.ConsumeIntegral<uint16_t>();
       c.session = in.ConsumeIntegralInRange<uint32_t>(0, 3);
       return c;
@@ -90,6 +96,11 @@ inline engine::Command NextCommand(FuzzedDataProvider& in, engine::Timestamp* cl
     case 8: {
       *clock += in.ConsumeIntegral<uint32_t>();
       return engine::TimeCmd{*clock};
+    }
+    case 9: {
+      engine::RiskCmd c;  // the per-firm STP-group cap: off, or one or two groups a firm
+      c.stp_groups_per_firm = in.ConsumeIntegralInRange<int64_t>(0, 2);
+      return c;
     }
     default: {
       engine::CloseCmd c;

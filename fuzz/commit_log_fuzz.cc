@@ -94,7 +94,7 @@ bool WriteLog(FuzzedDataProvider& in, const std::string& path, Written* w) {
     w->last_append_first = seq + 1;
     for (int r = 0; r < records; ++r) {
       ++seq;
-      w->payloads.push_back(PayloadOf(seq, in.ConsumeIntegral<uint8_t>() % 80));
+      w->payloads.push_back(PayloadOf(seq, in.ConsumeIntegral<uint8_t>()));
       (*log)->EncodeEntry(seq, w->payloads.back(), &entries);
     }
     // What the sectors this write covers held before it.

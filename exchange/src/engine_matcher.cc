@@ -27,6 +27,7 @@ EngineMatcher::EngineMatcher(MatcherOptions options)
       initial_pre_trade_risk_(options_.pre_trade_risk),
       initial_collateral_(options_.collateral) {
   engine_->set_pre_trade_risk(this);
+  engine_->set_stp_groups_per_firm(0);  // only a sequenced RiskCmd sets it (RiskCmdsFor)
 }
 
 EngineMatcher::~EngineMatcher() = default;
@@ -160,7 +161,7 @@ std::vector<engine::RiskCmd> EngineMatcher::RiskCmdsFor(const MatcherOptions& co
     c.max_open_orders = cap;
     out.push_back(c);
   }
-  const int64_t groups = std::max<int64_t>(0, config.max_stp_groups_per_firm);
+  const int64_t groups = std::clamp<int64_t>(config.max_stp_groups_per_firm, 0, UINT32_MAX);
   if (static_cast<uint64_t>(groups) != engine_->stp_groups_per_firm()) {
     engine::RiskCmd c;
     c.stp_groups_per_firm = groups;

@@ -86,6 +86,7 @@ absl::Status EngineMatcher::Restore(absl::string_view in) {
   if (!Get(&in, &n) || n > in.size()) return bad("truncated engine state");
   engine_ = std::make_unique<engine::Engine>(options_.engine);
   engine_->set_pre_trade_risk(this);
+  engine_->set_stp_groups_per_firm(0);  // as the constructor: the STPG block below, if any
   last_trading_day_.clear();  // by symbol id of the engine being replaced
   // The whole state is replaced, whatever came before (Recover restores the empty state's
   // blob after a snapshot it refused): the risk settings are the constructed ones until the

@@ -149,7 +149,7 @@ absl::StatusOr<ReplayStoreResult> PersistReplay(std::istream& in, const std::str
   opt.close_day_orders = false;  // only the file's `close` inputs expire day orders
   opt.engine.client_ids_per_day = false;  // ids taken for the whole run, as replay prints
   opt.engine.max_price = engine::PriceTicks(0);  // any price, as replay prints
-  opt.max_stp_groups_per_firm = 0;               // any number of STP groups, as replay prints
+  opt.max_stp_groups_per_firm = 0;  // no cap (nothing sequences one here), as replay prints
   EngineMatcher matcher(opt);
   internal::ListingOutcomes listing(&matcher);  // the `product` lines fill the security master
   RecordSink sink(recorder->get());

@@ -285,15 +285,22 @@ absl::StatusOr<std::unique_ptr<CommitLog>> CommitLog::Open(
       // synced, and the next one is written only after that: so this append was never
       // acknowledged, and a power loss in the middle of it took an earlier sector of it and
       // left a later one. A disk writes a sector (512 bytes at least) whole or not at all, so
-      // the damage must begin in a sector before the one the intact entry begins in: damage
-      // inside that very sector was written and damaged since (a bad block, a flipped bit in
-      // what was acknowledged), and is refused as below. A torn append, as when nothing intact
-      // follows the damage at all.
+      // the damage must be able to begin in a sector before the one the intact entry begins
+      // in: a damaged entry that lies wholly in that very sector (its payload, when its prefix
+      // checks out) was written and damaged since (a bad block, a flipped bit in what was
+      // acknowledged), and is refused as below. A torn append, as when nothing intact follows
+      // the damage at all.
       constexpr uint64_t kSector = 512;
+      // Where the damage can begin: the record's payload when the entry's prefix checks out
+      // (its CRC covers the record's header), else the entry's first byte. (next > pos leaves
+      // room for a prefix and a header at pos.)
+      const bool prefix_whole = next != kNoEntry && version >= kLogVersion &&
+                                PrefixChecks(bytes.data() + pos, log->generation_, version);
+      const uint64_t damage_from = prefix_whole ? pos + PrefixOf(version) + kHeaderSize : pos;
       uint64_t later_seq = 0;
       const bool torn_append =
           next != kNoEntry && version >= kLogVersion && extent.begin <= pos &&
-          next / kSector > pos / kSector &&
+          next / kSector > damage_from / kSector &&
           NextIntactEntry(bytes, extent.end, log->generation_, version, &later_seq, nullptr,
                           /*prefix_only=*/true) == kNoEntry;
       if (next == kNoEntry || torn_append) {

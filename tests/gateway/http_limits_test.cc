@@ -386,6 +386,15 @@ class SlowMargin : public MarginProvider {
 // connections still serve fails (in 2 of 5 runs of 60 rounds when it was written).
 TEST_F(HttpLimitsTest, AConnectionChosenToMakeRoomDuringAMarginRequestIsClosedAfterIt) {
   SlowMargin margin;
+  // The server stops (a margin request still running finishes) before `margin` ends, however
+  // the body ends: a request of the last round could still be inside it when the body
+  // returned (TSan saw the valuation thread read it after its scope, 2026-12-08).
+  struct StopFirst {
+    std::unique_ptr<HttpServer>& server;
+    ~StopFirst() {
+      if (server) server->Stop();
+    }
+  } stop_first{server_};
   FillProviders(&mem_);
   HttpProviders providers = mem_.Providers();
   providers.margin = &margin;

@@ -563,6 +563,28 @@ TEST(CommitLogTest, AnAppendWhoseSectorsReachedTheDiskOutOfOrderIsTornNotDataLos
   ASSERT_EQ(OffsetOf(4) / kSector, OffsetOf(5) / kSector);
   Overwrite(small, OffsetOf(4) + kPrefix + kRecordHeader + 1, 1, '#');
   expect_refused(small, "damage in the sector the intact entry begins in");
+  // Record 4's prefix and header end one sector, its payload and record 5 begin the next: a
+  // damaged byte of that payload lies in the sector record 5 begins in (entries of 164, 164,
+  // 164, then 50 bytes: record 4 at 4,588, its payload at 4,628, record 5 at 4,638).
+  const std::string straddle = dir.path() + "/straddle.log";
+  {
+    auto log = OpenLog(straddle, 0, &tail);
+    ASSERT_TRUE(log);
+    const std::vector<std::string> payloads = {std::string(124, 'a'), std::string(124, 'b'),
+                                               std::string(124, 'c'), std::string(10, 'd'),
+                                               std::string(20, 'e'),  std::string(20, 'f')};
+    for (uint64_t seq = 1; seq <= 2; ++seq) {
+      std::string entry;
+      log->EncodeEntry(seq, payloads[seq - 1], &entry);
+      ASSERT_TRUE(log->Append(&entry).ok());
+    }
+    std::string entries;
+    for (uint64_t seq = 3; seq <= 6; ++seq) log->EncodeEntry(seq, payloads[seq - 1], &entries);
+    ASSERT_TRUE(log->Append(&entries).ok());
+  }
+  ASSERT_EQ(ReadFile(straddle).substr(4628, 10), std::string(10, 'd'));
+  Overwrite(straddle, 4630, 1, '#');
+  expect_refused(straddle, "a payload that begins in the sector the intact entry begins in");
 }
 
 // After a restart the file still holds the earlier generation's bytes past the new entries,

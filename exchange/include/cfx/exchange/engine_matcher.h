@@ -68,7 +68,8 @@ struct MatcherOptions {
   int64_t max_open_orders_per_account = 0;
   // STP groups of its own one firm may name (engine::EngineConfig::max_stp_groups_per_firm;
   // 0: no cap). Taken only through a sequenced RiskCmd (RiskCmdsFor), so that a journal
-  // written before the cap replays as it ran and every node counts from the same input.
+  // written before the cap replays as it ran and every node counts from the same input
+  // (engine.max_stp_groups_per_firm is not taken: the matcher's engine starts without a cap).
   // `cfx replay --data-dir` sets 0.
   int64_t max_stp_groups_per_firm = kMaxStpGroupsPerFirm;
   // The exchange's engine: ClOrdIDs per UTC date (client_ids_per_day), as `cfx serve`;
